@@ -1,0 +1,40 @@
+package approx
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Landmarks is what a Sampler returns: M points, the rows of X they came from
+// when they are data points, and optional weights.
+type Landmarks struct {
+	// Points holds the M landmarks, one per row (M×d). Always set.
+	Points *mat.Dense
+	// Indices are the rows of X the landmarks were taken from, or nil when the
+	// landmarks are not data points (k-means centroids).
+	Indices []int
+	// Weights, when non-nil, holds one positive weight per landmark: BLESS's
+	// diagonal A_h, or the inverse sampling probabilities of leverage-score
+	// sampling. Nil means uniform.
+	Weights []float64
+}
+
+// Sampler picks landmarks for Nyström-type approximations.
+//
+// m is the number of landmarks wanted; samplers that derive their size from a
+// regularization λ (BLESS, leverage scores with a fixed λ) document how they
+// treat m. All randomness comes from rng.
+type Sampler interface {
+	Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error)
+}
+
+// FeatureMap is a fitted low-rank map φ with K(x, y) ≈ φ(x)·φ(y).
+type FeatureMap interface {
+	// Dim is the number of features r.
+	Dim() int
+	// Transform writes φ(x_i) into row i of dst (n×r).
+	Transform(ctx context.Context, dst, x *mat.Dense) error
+}

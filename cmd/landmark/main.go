@@ -1,0 +1,129 @@
+// Command landmark fits, evaluates and benchmarks Landmark's kernel methods
+// from the command line. Run "landmark help" for the list of subcommands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand: its name, a one-line summary and the function that runs it.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is the one table of subcommands; help lists it sorted by name.
+var commands = []command{
+	{"approx", "measure a kernel approximation's error, rank, time and memory", runApprox},
+	{"bench", "benchmark the kernel engine (and estimators) side by side with scikit-learn", runBench},
+	{"data", "inspect and convert datasets (data info FILE)", runData},
+	{"demo", "fit and score an estimator on a bundled dataset", runDemo},
+	{"fit", "fit a model on a dataset and save it", runFit},
+	{"predict", "predict with a saved model", runPredict},
+	{"run", "run a YAML experiment (grid × cross-validation)", runRun},
+	{"version", "print the version", runVersion},
+}
+
+// errUsage marks errors caused by a malformed command line (exit code 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 1 {
+			return dispatch(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil, errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "landmark: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "landmark — kernel methods at scale (KRR, FALKON, kernel SVM, BKA-SVM)")
+	fmt.Fprintln(w, "\nUsage: landmark COMMAND [flags]\n\nCommands:")
+	cs := append([]command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"landmark COMMAND --help\" for a command's flags.")
+}
+
+// newFlags returns a flag set that prints its usage to stderr and returns errors
+// instead of exiting.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("landmark "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: landmark %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, wrapping failures in errUsage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// version is the module version; release builds set it with -ldflags "-X main.version=…".
+var version = "v0.1.0-dev"
+
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", "", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "landmark", version)
+	return nil
+}
+
+// notYet reports a subcommand whose implementation has not landed yet.
+func notYet(name string) error {
+	return fmt.Errorf("%s is not implemented yet in this build (%s)", name, strings.TrimSpace(version))
+}

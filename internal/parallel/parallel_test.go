@@ -1,0 +1,44 @@
+package parallel
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+func TestForVisitsEachIndexOnce(t *testing.T) {
+	for _, w := range []int{1, 2, 8} {
+		counts := make([]int32, 1000)
+		if err := For(context.Background(), len(counts), w, func(worker, i int) {
+			if worker < 0 || worker >= w {
+				t.Errorf("worker %d out of range for %d workers", worker, w)
+			}
+			atomic.AddInt32(&counts[i], 1)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range counts {
+			if c != 1 {
+				t.Fatalf("workers=%d: index %d visited %d times", w, i, c)
+			}
+		}
+	}
+}
+
+func TestForCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int32
+	err := For(ctx, 1000, 2, func(_, i int) {
+		if i == 10 {
+			cancel()
+		}
+		done.Add(1)
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if done.Load() >= 1000 {
+		t.Fatalf("all tasks ran despite cancellation")
+	}
+}

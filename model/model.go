@@ -1,0 +1,119 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNotFitted is returned by Predict and friends before a successful Fit.
+var ErrNotFitted = errors.New("model: not fitted")
+
+// ErrInput is wrapped by every error about bad training or prediction data,
+// and by errors about invalid configuration values.
+var ErrInput = check.ErrInput
+
+// Estimator is what every Landmark model implements. For regression y holds
+// targets; for classification it holds class labels (any distinct values, for
+// example ±1 or 0…9) and Predict returns labels from the same set.
+type Estimator interface {
+	Fit(ctx context.Context, x *mat.Dense, y []float64) error
+	Predict(x *mat.Dense) ([]float64, error)
+}
+
+// Task says what an estimator learns.
+type Task string
+
+// The tasks. The zero value means regression.
+const (
+	Regression     Task = "regression"
+	Classification Task = "classification"
+)
+
+func (t Task) resolve() (Task, error) {
+	switch t {
+	case "", Regression:
+		return Regression, nil
+	case Classification, "binary", "multiclass":
+		return Classification, nil
+	}
+	return "", fmt.Errorf("%w: unknown task %q (want regression or classification)", ErrInput, t)
+}
+
+// Labels maps class labels to columns of a one-vs-rest target matrix and back.
+// Classes are kept sorted. With two classes a single ±1 column is used (the
+// larger label is +1), as LIBSVM and FALKON do for binary problems.
+type Labels struct {
+	// Classes are the distinct labels seen in training, ascending.
+	Classes []float64
+}
+
+// NewLabels collects the distinct labels of y. It errors when there are fewer than two.
+func NewLabels(y []float64) (Labels, error) {
+	c := slices.Clone(y)
+	slices.Sort(c)
+	c = slices.Compact(c)
+	if len(c) < 2 {
+		return Labels{}, fmt.Errorf("%w: classification needs at least two classes, y has %d", ErrInput, len(c))
+	}
+	return Labels{Classes: c}, nil
+}
+
+// Outputs is the number of target columns: 1 for binary, the number of classes otherwise.
+func (l Labels) Outputs() int {
+	if len(l.Classes) == 2 {
+		return 1
+	}
+	return len(l.Classes)
+}
+
+// Targets returns the n×Outputs() target matrix: ±1 for binary, one-vs-rest ±1
+// columns otherwise.
+func (l Labels) Targets(y []float64) *mat.Dense {
+	t := mat.NewDense(len(y), l.Outputs(), nil)
+	for i, v := range y {
+		k, _ := slices.BinarySearch(l.Classes, v)
+		if l.Outputs() == 1 {
+			if k == 1 {
+				t.Set(i, 0, 1)
+			} else {
+				t.Set(i, 0, -1)
+			}
+			continue
+		}
+		for j := range l.Classes {
+			t.Set(i, j, -1)
+		}
+		t.Set(i, k, 1)
+	}
+	return t
+}
+
+// Decode turns decision values (n×Outputs()) into labels: the sign for binary,
+// the arg-max column otherwise (ties go to the smaller label).
+func (l Labels) Decode(scores *mat.Dense) []float64 {
+	n, c := scores.Dims()
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if c == 1 {
+			if scores.At(i, 0) > 0 {
+				out[i] = l.Classes[1]
+			} else {
+				out[i] = l.Classes[0]
+			}
+			continue
+		}
+		best := 0
+		for j := 1; j < c; j++ {
+			if scores.At(i, j) > scores.At(i, best) {
+				best = j
+			}
+		}
+		out[i] = l.Classes[best]
+	}
+	return out
+}
