@@ -1,0 +1,443 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Defaults of KMeans.
+const (
+	// DefaultKMeansIter bounds Lloyd's iterations. Lloyd's objective drops
+	// fastest in the first iterations; landmarks and partitions only need a
+	// good cover of the data, not a converged local optimum, and 20 bounds
+	// the cost at 20 passes over the (sub)sample.
+	DefaultKMeansIter = 20
+	// DefaultKMeansSubsample is the size of the sample k-means runs on, as in
+	// the MEKA paper (Si, Hsieh & Dhillon, Sec. 5: "we sample 20000 points").
+	DefaultKMeansSubsample = 20000
+	// DefaultKMeansTol is the relative decrease of the objective below which
+	// Lloyd's iterations stop.
+	DefaultKMeansTol = 1e-4
+)
+
+// assignRows is the number of rows per block in nearest-centroid searches. It
+// is fixed so that results do not depend on the number of workers.
+const assignRows = 256
+
+// KMeans configures k-means clustering: k-means++ seeding, Lloyd iterations,
+// run on a seeded subsample of at most Subsample points (default 20,000, as the
+// MEKA paper does) and then all points assigned to the nearest centroid. Zero
+// values mean defaults.
+//
+// Empty clusters: whenever an assignment step leaves a cluster empty, it is
+// re-seeded deterministically with the sample point farthest from its centroid
+// (ties to the lowest row) among the clusters with more than one member; that
+// point moves to the empty cluster. This never increases the objective. Every
+// cluster of the returned partition therefore holds at least one point, unless
+// X has fewer than K distinct rows.
+type KMeans struct {
+	K         int     // number of clusters (required, 1 ≤ K ≤ n)
+	MaxIter   int     // Lloyd iterations, default DefaultKMeansIter (see there why)
+	Subsample int     // default 20000; n ≤ Subsample uses all points
+	Tol       float64 // relative change of the objective to stop, default 1e-4
+	// Sketch, if > 0, selects the randomized clustered mode (Pourkamali-Anaraki
+	// & Becker, Alg. 3): cluster the ±1 random sketch Y = XRᵀ/√p of p = Sketch
+	// dimensions, then recompute the centroids in the original space as the
+	// means of the partition (a second pass over X). The compression factor
+	// is p/d.
+	Sketch int
+	// Progress, if non-nil, is called after each assignment step of Lloyd's
+	// iterations with the iteration number (from 0) and the objective.
+	Progress func(iter int, objective float64)
+}
+
+// Partition is a k-means clustering of the training rows.
+type Partition struct {
+	Centroids *mat.Dense // K×d, original space
+	Labels    []int      // cluster of each training row
+	// Objective holds the k-means objective (sum of squared distances of
+	// the clustered sample to its centroids) after each assignment step; it
+	// is non-increasing. In sketch mode it is measured in the sketch space.
+	Objective []float64
+
+	sketch   *mat.Dense // p×d sketch R/√p (sketch mode only)
+	assignTo *mat.Dense // centroids Assign compares against: Centroids, or the sketched ones
+}
+
+// Fit clusters the rows of x. All randomness (subsample, sketch, seeding) comes
+// from rng.
+func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partition, error) {
+	if err := check.Matrix("X", x); err != nil {
+		return nil, err
+	}
+	if rng == nil {
+		return nil, fmt.Errorf("%w: k-means: rng is nil", check.ErrInput)
+	}
+	n, d := x.Dims()
+	cfg := km
+	switch {
+	case cfg.K < 1 || cfg.K > n:
+		return nil, fmt.Errorf("%w: k-means: K = %d, want 1 ≤ K ≤ n = %d", check.ErrInput, cfg.K, n)
+	case cfg.MaxIter < 0:
+		return nil, fmt.Errorf("%w: k-means: MaxIter = %d < 0", check.ErrInput, cfg.MaxIter)
+	case cfg.Subsample < 0:
+		return nil, fmt.Errorf("%w: k-means: Subsample = %d < 0", check.ErrInput, cfg.Subsample)
+	case cfg.Tol < 0 || math.IsNaN(cfg.Tol) || math.IsInf(cfg.Tol, 0):
+		return nil, fmt.Errorf("%w: k-means: Tol = %g, want finite and ≥ 0", check.ErrInput, cfg.Tol)
+	case cfg.Sketch < 0:
+		return nil, fmt.Errorf("%w: k-means: Sketch = %d < 0", check.ErrInput, cfg.Sketch)
+	}
+	if cfg.MaxIter == 0 {
+		cfg.MaxIter = DefaultKMeansIter
+	}
+	if cfg.Subsample == 0 {
+		cfg.Subsample = DefaultKMeansSubsample
+	}
+	if cfg.Tol == 0 {
+		cfg.Tol = DefaultKMeansTol
+	}
+	if cfg.Subsample < cfg.K {
+		return nil, fmt.Errorf("%w: k-means: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
+	}
+
+	sample := x
+	if n > cfg.Subsample {
+		sample = kmRows(x, kmSampleRows(n, cfg.Subsample, rng))
+	}
+	var sk *mat.Dense
+	space := sample
+	if cfg.Sketch > 0 {
+		sk = kmSignSketch(cfg.Sketch, d, rng)
+		s, _ := sample.Dims()
+		space = mat.NewDense(s, cfg.Sketch, nil)
+		space.Mul(sample, sk.T())
+	}
+	cents, obj, err := kmLloyd(ctx, space, cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	p := &Partition{Objective: obj, sketch: sk, assignTo: cents}
+	p.Labels = make([]int, n)
+	if err := kmNearest(ctx, p.Labels, nil, x, sk, cents); err != nil {
+		return nil, err
+	}
+	if sk == nil {
+		p.Centroids = cents
+		return p, nil
+	}
+	// Second pass over X: centroids in the original space.
+	p.Centroids = mat.NewDense(cfg.K, d, nil)
+	kmMeans(p.Centroids, x, p.Labels)
+	return p, nil
+}
+
+// Assign returns the cluster of each row of x: the nearest centroid, or in
+// sketch mode the nearest sketched centroid after sketching x, so that Assign
+// on the training rows reproduces Labels. x must have as many columns as the
+// training data; Assign panics otherwise.
+func (p *Partition) Assign(x *mat.Dense) []int {
+	n, d := x.Dims()
+	if _, dc := p.Centroids.Dims(); d != dc {
+		panic(fmt.Sprintf("approx: Partition.Assign: X has %d columns, the partition %d", d, dc))
+	}
+	lab := make([]int, n)
+	_ = kmNearest(context.Background(), lab, nil, x, p.sketch, p.assignTo)
+	return lab
+}
+
+// Members returns the row indices of each cluster, ascending.
+func (p *Partition) Members() [][]int {
+	k, _ := p.Centroids.Dims()
+	out := make([][]int, k)
+	for i, l := range p.Labels {
+		out[l] = append(out[l], i)
+	}
+	return out
+}
+
+// kmLloyd runs k-means++ seeding and Lloyd's iterations on the rows of s and
+// returns the centroids (whose assignment gave the last objective) and the
+// objective after each assignment step.
+func kmLloyd(ctx context.Context, s *mat.Dense, cfg KMeans, rng *rand.Rand) (*mat.Dense, []float64, error) {
+	n, _ := s.Dims()
+	k := cfg.K
+	c, err := kmSeed(ctx, s, k, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	lab := make([]int, n)
+	dist := make([]float64, n)
+	var obj []float64
+	// Each pass: assign (objective), then stop, or re-seed empties and update.
+	// Re-seeding passes do not count toward MaxIter, but at most K of them
+	// can happen in a row before the clusters are non-empty, so the loop is
+	// bounded by MaxIter + K + 1 passes.
+	for pass := 0; pass <= cfg.MaxIter+k; pass++ {
+		if err := kmNearest(ctx, lab, dist, s, nil, c); err != nil {
+			return nil, nil, err
+		}
+		f := 0.0
+		for _, v := range dist {
+			f += v
+		}
+		obj = append(obj, f)
+		if cfg.Progress != nil {
+			cfg.Progress(len(obj)-1, f)
+		}
+		counts := make([]int, k)
+		for _, l := range lab {
+			counts[l]++
+		}
+		empty := slices.Contains(counts, 0)
+		if !empty {
+			it := len(obj) - 1
+			if it >= cfg.MaxIter || f == 0 {
+				break
+			}
+			if it > 0 && obj[it-1]-f <= cfg.Tol*obj[it-1] {
+				break
+			}
+		}
+		if empty && !kmReseed(s, c, lab, dist, counts) {
+			break // fewer distinct points than clusters
+		}
+		kmMeans(c, s, lab)
+	}
+	return c, obj, nil
+}
+
+// kmReseed moves, for each empty cluster in increasing order, the point farthest
+// from its centroid (among clusters with more than one member) into it and
+// makes that point its centroid. It reports false when no point can move.
+func kmReseed(s, c *mat.Dense, lab []int, dist []float64, counts []int) bool {
+	for j, cnt := range counts {
+		if cnt > 0 {
+			continue
+		}
+		best, bd := -1, -1.0
+		for i, v := range dist {
+			if counts[lab[i]] > 1 && v > bd {
+				best, bd = i, v
+			}
+		}
+		if best < 0 || bd <= 0 {
+			return false
+		}
+		counts[lab[best]]--
+		counts[j]++
+		lab[best] = j
+		dist[best] = 0
+		c.SetRow(j, s.RawRowView(best))
+	}
+	return true
+}
+
+// kmMeans sets row j of c to the mean of the rows of x labelled j; rows of c with
+// no members are left unchanged. Summation is in row order.
+func kmMeans(c, x *mat.Dense, lab []int) {
+	k, d := c.Dims()
+	sum := make([]float64, k*d)
+	cnt := make([]int, k)
+	for i, l := range lab {
+		row := x.RawRowView(i)
+		acc := sum[l*d : (l+1)*d]
+		for t, v := range row {
+			acc[t] += v
+		}
+		cnt[l]++
+	}
+	for j := 0; j < k; j++ {
+		if cnt[j] == 0 {
+			continue
+		}
+		inv := 1 / float64(cnt[j])
+		row := c.RawRowView(j)
+		for t := range row {
+			row[t] = sum[j*d+t] * inv
+		}
+	}
+}
+
+// kmSeed picks k rows of s by k-means++ (Arthur & Vassilvitskii 2007):
+// the first uniformly, each next with probability proportional to its squared
+// distance to the nearest chosen row.
+func kmSeed(ctx context.Context, s *mat.Dense, k int, rng *rand.Rand) (*mat.Dense, error) {
+	n, d := s.Dims()
+	c := mat.NewDense(k, d, nil)
+	minD := make([]float64, n)
+	for i := range minD {
+		minD[i] = math.Inf(1)
+	}
+	chosen := make([]bool, n)
+	next := rng.IntN(n)
+	const chunk = 1024
+	for j := 0; j < k; j++ {
+		chosen[next] = true
+		ctr := s.RawRowView(next)
+		c.SetRow(j, ctr)
+		if j == k-1 {
+			break
+		}
+		err := parallel.For(ctx, (n+chunk-1)/chunk, 0, func(_, b int) {
+			for i := b * chunk; i < min((b+1)*chunk, n); i++ {
+				if v := kmSqDist(s.RawRowView(i), ctr); v < minD[i] {
+					minD[i] = v
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		total := 0.0
+		for _, v := range minD {
+			total += v
+		}
+		u := rng.Float64() * total
+		next = -1
+		if total > 0 {
+			acc := 0.0
+			for i, v := range minD {
+				acc += v
+				if v > 0 && acc > u {
+					next = i
+					break
+				}
+			}
+			if next < 0 { // rounding: take the last point with positive weight
+				for i := n - 1; i >= 0; i-- {
+					if minD[i] > 0 {
+						next = i
+						break
+					}
+				}
+			}
+		} else {
+			// Every point coincides with a chosen center: take the first unchosen row.
+			for i := range chosen {
+				if !chosen[i] {
+					next = i
+					break
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// kmNearest writes into lab[i] the index of the row of c nearest to row i of x
+// (ties to the lowest index) and, if dist is non-nil, the squared distance into
+// dist[i]. When sk (p×d) is non-nil, x is first sketched as x·skᵀ and c lives
+// in the sketch space. Rows are processed in fixed blocks; each row's result
+// does not depend on the blocking or the number of workers.
+func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Dense) error {
+	n, _ := x.Dims()
+	k, dc := c.Dims()
+	cn := make([]float64, k)
+	for j := range cn {
+		r := c.RawRowView(j)
+		cn[j] = kmDot(r, r)
+	}
+	ct := c.RawMatrix()
+	nb := (n + assignRows - 1) / assignRows
+	w := parallel.Workers(0)
+	bufs := make([][]float64, w)
+	projs := make([][]float64, w)
+	return parallel.For(ctx, nb, w, func(worker, b int) {
+		r0, r1 := b*assignRows, min((b+1)*assignRows, n)
+		rows := r1 - r0
+		if bufs[worker] == nil {
+			bufs[worker] = make([]float64, assignRows*k)
+			if sk != nil {
+				projs[worker] = make([]float64, assignRows*dc)
+			}
+		}
+		xs := x.Slice(r0, r1, 0, x.RawMatrix().Cols).(*mat.Dense).RawMatrix()
+		if sk != nil {
+			y := blas64.General{Rows: rows, Cols: dc, Stride: dc, Data: projs[worker][:rows*dc]}
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, sk.RawMatrix(), 0, y)
+			xs = y
+		}
+		g := blas64.General{Rows: rows, Cols: k, Stride: k, Data: bufs[worker][:rows*k]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, ct, 0, g)
+		for i := 0; i < rows; i++ {
+			xr := xs.Data[i*xs.Stride : i*xs.Stride+xs.Cols]
+			xx := kmDot(xr, xr)
+			best, bv := 0, math.Inf(1)
+			for j, v := range g.Data[i*k : (i+1)*k] {
+				if e := xx + cn[j] - 2*v; e < bv {
+					best, bv = j, e
+				}
+			}
+			lab[r0+i] = best
+			if dist != nil {
+				dist[r0+i] = max(bv, 0)
+			}
+		}
+	})
+}
+
+// kmSampleRows returns m distinct rows of [0, n) chosen uniformly, ascending.
+func kmSampleRows(n, m int, rng *rand.Rand) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	for i := 0; i < m; i++ {
+		j := i + rng.IntN(n-i)
+		p[i], p[j] = p[j], p[i]
+	}
+	idx := p[:m:m]
+	slices.Sort(idx)
+	return idx
+}
+
+// kmRows copies the given rows of x into a new matrix.
+func kmRows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for r, i := range idx {
+		out.SetRow(r, x.RawRowView(i))
+	}
+	return out
+}
+
+// kmSignSketch returns a p×d matrix of independent ±1/√p entries.
+func kmSignSketch(p, d int, rng *rand.Rand) *mat.Dense {
+	v := 1 / math.Sqrt(float64(p))
+	r := mat.NewDense(p, d, nil)
+	raw := r.RawMatrix().Data
+	for i := range raw {
+		if rng.Uint64()&1 == 1 {
+			raw[i] = v
+		} else {
+			raw[i] = -v
+		}
+	}
+	return r
+}
+
+func kmDot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func kmSqDist(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		e := v - b[i]
+		s += e * e
+	}
+	return s
+}
