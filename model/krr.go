@@ -1,0 +1,363 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/mat"
+)
+
+// KRR is kernel ridge regression (and regularized least-squares
+// classification) with a pluggable solver backend.
+//
+// With Approx nil it is exact KRR: α = (K + λnI)⁻¹y, solved by a Cholesky
+// factorization of the n×n matrix K + λnI, with jitter added (and reported in
+// Info) only if the factorization fails. Predictions are f(x) = Σᵢ αᵢ k(x, xᵢ).
+//
+// Units: λ multiplies n (see the package documentation). scikit-learn's
+// KernelRidge(alpha=a) is KRR with Lambda = a/n; FALKON's penalty is Lambda.
+//
+// Classification: Fit takes class labels; two classes are coded ±1 (the larger
+// label +1) and predicted by the sign, more classes are coded one-vs-rest ±1
+// columns and predicted by the arg-max (see Labels).
+//
+// The zero value of every field except Lambda means its default; defaults are
+// resolved into a local copy at Fit and never written back.
+type KRR struct {
+	// Kernel is the kernel. nil means Gaussian with γ = 1/d (scikit-learn's
+	// gamma="auto"), d the number of features. YAML configurations describe
+	// kernels with kernel.Spec and build them with kernel.New.
+	Kernel kernel.Kernel `yaml:"kernel"`
+	// Lambda is the regularization λ > 0 (required); the system solved is
+	// (K + λnI)α = y.
+	Lambda float64 `yaml:"lambda"`
+	// Task is regression (default) or classification.
+	Task Task `yaml:"task"`
+	// Approx is the solver backend; nil means exact KRR (ExactKRR).
+	Approx KRRApprox `yaml:"approx"`
+	// Seed seeds the random choices of approximate backends (landmark
+	// sampling, random features). Exact KRR is deterministic.
+	Seed uint64 `yaml:"seed"`
+	// Workers bounds the goroutines of the kernel engine; 0 means GOMAXPROCS.
+	// Results do not depend on it.
+	Workers int `yaml:"workers"`
+	// MemoryLimit, when positive, is the largest peak memory in bytes a fit may
+	// plan; a fit that needs more fails with ErrMemory before allocating.
+	// 0 means no limit.
+	MemoryLimit int64 `yaml:"memory_limit"`
+	// Cholesky tunes the jitter added when a factorization fails.
+	Cholesky solver.CholOptions `yaml:"cholesky"`
+
+	fit *krrFit
+}
+
+var _ Estimator = (*KRR)(nil)
+
+// krrFit is the whole fitted state of a KRR, kept in one place so that a
+// persistence file in this package can encode and restore it.
+type krrFit struct {
+	task   Task
+	labels Labels // classification only
+	d      int
+	pred   KRRPredictor
+	info   KRRInfo
+}
+
+// KRRInfo describes a fit.
+type KRRInfo struct {
+	// Backend names the solver backend, e.g. "exact".
+	Backend string `json:"backend"`
+	// N and D are the training set's size and dimension; Outputs is the number
+	// of target columns (1 for regression and binary classification).
+	N       int `json:"n"`
+	D       int `json:"d"`
+	Outputs int `json:"outputs"`
+	// Rank is the size of the linear system solved: n for exact KRR, the
+	// number of centers or features for approximations.
+	Rank int `json:"rank"`
+	// Lambda is λ and Penalty is λn, the value added to the diagonal.
+	Lambda  float64 `json:"lambda"`
+	Penalty float64 `json:"penalty"`
+	// Jitter is the absolute amount added to the diagonal on top of the
+	// penalty because a Cholesky factorization failed (0 when none was needed);
+	// CholAttempts counts the factorizations tried.
+	Jitter       float64 `json:"jitter"`
+	CholAttempts int     `json:"chol_attempts"`
+	// MemoryBytes is the planned peak memory of the fit.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// Kernel is the kernel used, after defaults.
+	Kernel string `json:"kernel"`
+}
+
+// KRRProblem is the ridge problem handed to a KRRApprox backend.
+type KRRProblem struct {
+	// Kernel is the resolved, validated kernel.
+	Kernel kernel.Kernel
+	// X (n×d) and Y (n×t) are the validated training data. Backends must not
+	// modify them and must copy what they keep.
+	X, Y *mat.Dense
+	// Lambda is λ > 0; backends solve with penalty λn (see the package
+	// documentation).
+	Lambda float64
+	// Rng is the only source of randomness a backend may use.
+	Rng *rand.Rand
+	// Workers, MemoryLimit and Cholesky are the estimator's settings.
+	Workers     int
+	MemoryLimit int64
+	Cholesky    solver.CholOptions
+}
+
+// KRRApprox is a KRR solver backend: exact, Nyström, ridge on a feature map,
+// MEKA. Implementations live in this package or anywhere else; a backend only
+// needs this exported method, so other files and packages can add new ones.
+type KRRApprox interface {
+	// FitKRR solves the ridge problem and returns the fitted predictor and
+	// information about the fit (the caller fills N, D, Outputs, Lambda and
+	// Kernel if the backend leaves them zero).
+	FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error)
+}
+
+// KRRPredictor is a fitted KRR function.
+type KRRPredictor interface {
+	// Decision writes the decision values for the rows of x (m×d, validated
+	// by the caller) into dst (m×Outputs()).
+	Decision(ctx context.Context, dst, x *mat.Dense) error
+	// Outputs is the number of output columns t.
+	Outputs() int
+}
+
+// KernelExpansion is the predictor f(x) = Σⱼ Coef[j,:] k(x, Centers[j,:]):
+// exact KRR (centers = training points) and Nyström/FALKON solutions.
+type KernelExpansion struct {
+	// Kernel is the kernel.
+	Kernel kernel.Kernel
+	// Centers holds the M expansion points, one per row (M×d).
+	Centers *mat.Dense
+	// Coef holds the coefficients (M×t).
+	Coef *mat.Dense
+	// Workers bounds the engine's goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+var _ KRRPredictor = (*KernelExpansion)(nil)
+
+// Outputs returns the number of columns of Coef.
+func (e *KernelExpansion) Outputs() int {
+	_, t := e.Coef.Dims()
+	return t
+}
+
+// Decision sets dst = K(x, Centers)·Coef through the kernel block engine.
+func (e *KernelExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
+	_, d := e.Centers.Dims()
+	if err := check.Cols(x, d); err != nil {
+		return err
+	}
+	op := kernel.NewOp(e.Kernel, x, e.Centers, kernel.Options{Workers: e.Workers})
+	return op.Mul(ctx, dst, e.Coef)
+}
+
+// ExactKRR is the exact KRR backend: Cholesky on K + λnI. Its memory is
+// dominated by the n×n kernel matrix, which is factored in place (8n² bytes).
+type ExactKRR struct{}
+
+var _ KRRApprox = ExactKRR{}
+
+// FitKRR implements KRRApprox.
+func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	n, d := p.X.Dims()
+	_, t := p.Y.Dims()
+	op := kernel.NewOp(p.Kernel, p.X, p.X, kernel.Options{Workers: p.Workers})
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)) + op.ScratchBytes(0)
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
+	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
+		return nil, info, err
+	}
+	k := mat.NewDense(n, n, nil)
+	if err := op.Block(ctx, k); err != nil {
+		return nil, info, err
+	}
+	raw := k.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride:]
+		for j := 0; j < i; j++ { // symmetrize: the engine's rounding may differ across the diagonal
+			row[j] = raw.Data[j*raw.Stride+i]
+		}
+		row[i] += info.Penalty
+	}
+	chol, err := solver.CholeskyInPlace(k, p.Cholesky)
+	if err != nil {
+		return nil, info, fmt.Errorf("model: exact KRR: %w", err)
+	}
+	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
+	if err := ctx.Err(); err != nil {
+		return nil, info, err
+	}
+	alpha := mat.DenseCopyOf(p.Y)
+	if err := chol.Solve(alpha); err != nil {
+		return nil, info, err
+	}
+	return &KernelExpansion{Kernel: p.Kernel, Centers: mat.DenseCopyOf(p.X), Coef: alpha, Workers: p.Workers}, info, nil
+}
+
+// krrSeedStream is the second PCG word for KRR's random source, so that the
+// same Seed drives different estimators through different streams.
+const krrSeedStream = 0x6b7272 // "krr"
+
+// Fit trains the model on x (n×d) and y (n targets or class labels). It
+// validates the configuration and the data first. On error the model is left
+// unfitted.
+func (m *KRR) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+	m.fit = nil
+	if err := check.XY(x, y); err != nil {
+		return err
+	}
+	task, err := m.Task.resolve()
+	if err != nil {
+		return err
+	}
+	var labels Labels
+	var targets *mat.Dense
+	if task == Classification {
+		if labels, err = NewLabels(y); err != nil {
+			return err
+		}
+		targets = labels.Targets(y)
+	} else {
+		targets = mat.NewDense(len(y), 1, slices.Clone(y))
+	}
+	return m.fitTargets(ctx, x, targets, task, labels)
+}
+
+// FitMulti trains a multi-output regression on x (n×d) and the targets y
+// (n×t), one column per output. Predict then returns the first output; use
+// DecisionFunction for all of them.
+func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
+	m.fit = nil
+	if err := check.Matrix("X", x); err != nil {
+		return err
+	}
+	if err := check.Matrix("Y", y); err != nil {
+		return err
+	}
+	if rx, _ := x.Dims(); rx != y.RawMatrix().Rows {
+		return fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
+	}
+	if task, err := m.Task.resolve(); err != nil {
+		return err
+	} else if task != Regression {
+		return fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
+	}
+	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
+}
+
+func (m *KRR) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, labels Labels) error {
+	n, d := x.Dims()
+	if err := check.Positive("lambda", m.Lambda); err != nil {
+		return err
+	}
+	k := m.Kernel
+	if k == nil {
+		k = kernel.Gaussian{Gamma: 1 / float64(d)}
+	}
+	if err := k.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if m.Workers < 0 {
+		return fmt.Errorf("%w: workers = %d, want ≥ 0", ErrInput, m.Workers)
+	}
+	if m.MemoryLimit < 0 {
+		return fmt.Errorf("%w: memory limit %d bytes is negative", ErrInput, m.MemoryLimit)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	backend := m.Approx
+	if backend == nil {
+		backend = ExactKRR{}
+	}
+	p := KRRProblem{
+		Kernel: k, X: x, Y: targets, Lambda: m.Lambda,
+		Rng:     rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
+		Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky,
+	}
+	pred, info, err := backend.FitKRR(ctx, p)
+	if err != nil {
+		return err
+	}
+	_, t := targets.Dims()
+	if pred.Outputs() != t {
+		return fmt.Errorf("model: KRR backend %T returned %d outputs, want %d", backend, pred.Outputs(), t)
+	}
+	info.N, info.D, info.Outputs, info.Lambda = n, d, t, m.Lambda
+	if info.Penalty == 0 {
+		info.Penalty = m.Lambda * float64(n)
+	}
+	if info.Kernel == "" {
+		info.Kernel = k.String()
+	}
+	m.fit = &krrFit{task: task, labels: labels, d: d, pred: pred, info: info}
+	return nil
+}
+
+// DecisionFunction returns the raw outputs for the rows of x: n×1 for
+// regression and binary classification, n×classes (one-vs-rest scores) for
+// multi-class classification.
+func (m *KRR) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+	if m.fit == nil {
+		return nil, ErrNotFitted
+	}
+	if err := check.Cols(x, m.fit.d); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	dst := mat.NewDense(n, m.fit.pred.Outputs(), nil)
+	if err := m.fit.pred.Decision(context.Background(), dst, x); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Predict returns predicted targets (regression, first output) or class labels
+// (classification) for the rows of x.
+func (m *KRR) Predict(x *mat.Dense) ([]float64, error) {
+	f, err := m.DecisionFunction(x)
+	if err != nil {
+		return nil, err
+	}
+	if m.fit.task == Classification {
+		return m.fit.labels.Decode(f), nil
+	}
+	return mat.Col(nil, 0, f), nil
+}
+
+// Info describes the last successful fit; the zero KRRInfo before one.
+func (m *KRR) Info() KRRInfo {
+	if m.fit == nil {
+		return KRRInfo{}
+	}
+	return m.fit.info
+}
+
+// Predictor returns the fitted predictor (nil before Fit), for example a
+// *KernelExpansion for exact KRR.
+func (m *KRR) Predictor() KRRPredictor {
+	if m.fit == nil {
+		return nil
+	}
+	return m.fit.pred
+}
+
+// Classes returns the class labels seen in training (nil for regression or
+// before Fit).
+func (m *KRR) Classes() []float64 {
+	if m.fit == nil {
+		return nil
+	}
+	return slices.Clone(m.fit.labels.Classes)
+}

@@ -1,0 +1,182 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNotPD is returned when a matrix is not positive definite even after the
+// largest jitter allowed was added to its diagonal.
+var ErrNotPD = errors.New("solver: matrix is not positive definite")
+
+// ErrShape is wrapped by errors about matrices of the wrong size.
+var ErrShape = errors.New("solver: dimension mismatch")
+
+// CholOptions controls the jitter Cholesky adds when a factorization fails.
+// The zero value means the defaults below.
+type CholOptions struct {
+	// Jitter is the first jitter tried after the plain factorization failed,
+	// relative to the mean of the diagonal. 0 means 1e-10.
+	Jitter float64 `yaml:"jitter,omitempty" json:"jitter,omitempty"`
+	// MaxJitter is the largest relative jitter tried before giving up with
+	// ErrNotPD. 0 means 1e-2.
+	MaxJitter float64 `yaml:"max_jitter,omitempty" json:"max_jitter,omitempty"`
+}
+
+const (
+	defaultJitter    = 1e-10
+	defaultMaxJitter = 1e-2
+)
+
+func (o CholOptions) resolve() (CholOptions, error) {
+	if o.Jitter == 0 {
+		o.Jitter = defaultJitter
+	}
+	if o.MaxJitter == 0 {
+		o.MaxJitter = defaultMaxJitter
+	}
+	if !(o.Jitter > 0) || math.IsInf(o.Jitter, 0) || !(o.MaxJitter >= o.Jitter) || math.IsInf(o.MaxJitter, 0) {
+		return o, fmt.Errorf("solver: cholesky: want 0 < jitter (%g) ≤ max jitter (%g), finite", o.Jitter, o.MaxJitter)
+	}
+	return o, nil
+}
+
+// Chol is the Cholesky factor L (lower triangular) of A + Jitter·I = LLᵀ.
+type Chol struct {
+	l blas64.Triangular
+	// Jitter is the absolute amount added to the diagonal: 0 when A itself
+	// could be factored.
+	Jitter float64
+	// Attempts is the number of factorizations tried (1 when no jitter was needed).
+	Attempts int
+}
+
+// Cholesky factors the symmetric matrix a (which it does not modify), adding
+// jitter to the diagonal when needed as described in the package
+// documentation. It allocates n² floats.
+func Cholesky(a mat.Symmetric, opt CholOptions) (*Chol, error) {
+	n := a.SymmetricDim()
+	full := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			full.Set(i, j, a.At(i, j))
+		}
+	}
+	return CholeskyInPlace(full, opt)
+}
+
+// CholeskyInPlace factors the symmetric n×n matrix stored in a (both
+// triangles must be set). It overwrites the lower triangle of a with L and
+// keeps the strict upper triangle, which it uses to restore the matrix between
+// jitter attempts; the returned Chol shares a's memory, so a must not be
+// modified while the Chol is in use. No n² memory beyond a is allocated.
+func CholeskyInPlace(a *mat.Dense, opt CholOptions) (*Chol, error) {
+	opt, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	r, c := a.Dims()
+	if r != c || r == 0 {
+		return nil, fmt.Errorf("%w: cholesky of a %d×%d matrix", ErrShape, r, c)
+	}
+	n := r
+	raw := a.RawMatrix()
+	diag := make([]float64, n)
+	var mean float64
+	for i := range diag {
+		v := raw.Data[i*raw.Stride+i]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: diagonal element %d is %v", ErrNotPD, i, v)
+		}
+		diag[i] = v
+		mean += math.Abs(v)
+	}
+	mean /= float64(n)
+	if mean == 0 {
+		mean = 1
+	}
+	sym := blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: raw.Stride, Data: raw.Data}
+	jitter := 0.0
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			// Restore the lower triangle from the untouched upper one.
+			for i := 0; i < n; i++ {
+				row := raw.Data[i*raw.Stride:]
+				for j := 0; j < i; j++ {
+					row[j] = raw.Data[j*raw.Stride+i]
+				}
+				row[i] = diag[i] + jitter
+			}
+		}
+		if t, ok := lapack64.Potrf(sym); ok {
+			return &Chol{l: t, Jitter: jitter, Attempts: attempt}, nil
+		}
+		switch {
+		case jitter == 0:
+			jitter = opt.Jitter * mean
+		case jitter*10 <= opt.MaxJitter*mean*(1+1e-12):
+			jitter *= 10
+		default:
+			return nil, fmt.Errorf("%w: factorization failed with jitter %g (%g × mean diagonal) after %d attempts",
+				ErrNotPD, jitter, jitter/mean, attempt)
+		}
+	}
+}
+
+// Size returns n.
+func (c *Chol) Size() int { return c.l.N }
+
+// L returns the lower-triangular factor as a view (not a copy).
+func (c *Chol) L() *mat.TriDense {
+	var t mat.TriDense
+	t.SetRawTriangular(c.l)
+	return &t
+}
+
+// Solve overwrites b (n×t) with (A + Jitter·I)⁻¹ b.
+func (c *Chol) Solve(b *mat.Dense) error {
+	if err := c.checkRHS(b); err != nil {
+		return err
+	}
+	lapack64.Potrs(c.l, b.RawMatrix())
+	return nil
+}
+
+// SolveL overwrites b with L⁻¹b, or with L⁻ᵀb when trans is true.
+func (c *Chol) SolveL(b *mat.Dense, trans bool) error {
+	if err := c.checkRHS(b); err != nil {
+		return err
+	}
+	t := blas.NoTrans
+	if trans {
+		t = blas.Trans
+	}
+	blas64.Trsm(blas.Left, t, 1, c.l, b.RawMatrix())
+	return nil
+}
+
+// MulL overwrites b with L·b, or with Lᵀ·b when trans is true.
+func (c *Chol) MulL(b *mat.Dense, trans bool) error {
+	if err := c.checkRHS(b); err != nil {
+		return err
+	}
+	t := blas.NoTrans
+	if trans {
+		t = blas.Trans
+	}
+	blas64.Trmm(blas.Left, t, 1, c.l, b.RawMatrix())
+	return nil
+}
+
+func (c *Chol) checkRHS(b *mat.Dense) error {
+	if r, _ := b.Dims(); r != c.l.N {
+		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, r, c.l.N, c.l.N)
+	}
+	return nil
+}
