@@ -1,0 +1,106 @@
+package solver
+
+// Cache keeps recently used kernel columns within a byte budget and evicts the
+// least recently used one when full, as LIBSVM's kernel cache does (Chang &
+// Lin, LIBSVM: a library for support vector machines, ACM TIST 2011, Sect. 5.1).
+//
+// Columns have a fixed length; a column is computed by the fill function on a
+// miss. At least two columns are always kept, so that the two columns an SMO
+// step needs are both valid at once: the slice returned by Get stays valid
+// until two further Get calls with other keys have been made.
+type Cache struct {
+	colLen int
+	fill   func(key int, dst []float64)
+	cap    int     // maximum number of slots
+	slot   []int32 // key → slot, −1 when absent
+	key    []int   // slot → key
+	data   [][]float64
+	prev   []int32 // LRU list over slots; head is the most recently used
+	next   []int32
+	head   int32
+	tail   int32
+	hits   int64
+	misses int64
+}
+
+// NewCache returns an empty cache for keys in [0, keys) whose columns have
+// colLen elements and are computed by fill. budget is in bytes; the cache
+// holds max(2, budget / (8·colLen)) columns, and never more than keys.
+func NewCache(keys, colLen int, budget int64, fill func(key int, dst []float64)) *Cache {
+	per := int64(8 * max(colLen, 1))
+	c := int(min(int64(keys), max(2, budget/per)))
+	c = max(c, min(2, keys))
+	slot := make([]int32, keys)
+	for i := range slot {
+		slot[i] = -1
+	}
+	return &Cache{colLen: colLen, fill: fill, cap: c, slot: slot, head: -1, tail: -1}
+}
+
+// Capacity returns the number of columns the cache can hold.
+func (c *Cache) Capacity() int { return c.cap }
+
+// Stats returns the number of hits and misses so far.
+func (c *Cache) Stats() (hits, misses int64) { return c.hits, c.misses }
+
+// Get returns column key, computing it on a miss. The caller must not modify it.
+func (c *Cache) Get(key int) []float64 {
+	if s := c.slot[key]; s >= 0 {
+		c.hits++
+		c.touch(s)
+		return c.data[s]
+	}
+	c.misses++
+	var s int32
+	if len(c.data) < c.cap {
+		s = int32(len(c.data))
+		c.data = append(c.data, make([]float64, c.colLen))
+		c.key = append(c.key, key)
+		c.prev = append(c.prev, -1)
+		c.next = append(c.next, -1)
+	} else {
+		s = c.tail
+		c.unlink(s)
+		c.slot[c.key[s]] = -1
+		c.key[s] = key
+	}
+	c.slot[key] = s
+	c.pushFront(s)
+	c.fill(key, c.data[s])
+	return c.data[s]
+}
+
+func (c *Cache) touch(s int32) {
+	if c.head == s {
+		return
+	}
+	c.unlink(s)
+	c.pushFront(s)
+}
+
+func (c *Cache) unlink(s int32) {
+	p, n := c.prev[s], c.next[s]
+	if p >= 0 {
+		c.next[p] = n
+	} else {
+		c.head = n
+	}
+	if n >= 0 {
+		c.prev[n] = p
+	} else {
+		c.tail = p
+	}
+	c.prev[s], c.next[s] = -1, -1
+}
+
+func (c *Cache) pushFront(s int32) {
+	c.prev[s] = -1
+	c.next[s] = c.head
+	if c.head >= 0 {
+		c.prev[c.head] = s
+	}
+	c.head = s
+	if c.tail < 0 {
+		c.tail = s
+	}
+}

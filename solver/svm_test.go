@@ -1,0 +1,418 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// denseK is a test kernel matrix held in full: K(x_i, x_j) = exp(−γ‖x_i − x_j‖²).
+type denseK struct {
+	k     [][]float64
+	calls int
+}
+
+func (d *denseK) Len() int           { return len(d.k) }
+func (d *denseK) Diag(i int) float64 { return d.k[i][i] }
+func (d *denseK) Column(i int, dst []float64) {
+	d.calls++
+	for r := range d.k {
+		dst[r] = d.k[r][i]
+	}
+}
+
+// subK adds Subsetter and Multiplier to denseK.
+type subK struct{ denseK }
+
+func (d *subK) Subset(idx []int) Columns {
+	s := &subK{}
+	s.k = make([][]float64, len(idx))
+	for r, i := range idx {
+		s.k[r] = make([]float64, len(idx))
+		for c, j := range idx {
+			s.k[r][c] = d.k[i][j]
+		}
+	}
+	return s
+}
+
+func (d *subK) MulVec(_ context.Context, rows, cols []int, v, dst []float64) error {
+	for r, i := range rows {
+		dst[r] = 0
+		for c, j := range cols {
+			dst[r] += d.k[i][j] * v[c]
+		}
+	}
+	return nil
+}
+
+// twoBlobs draws n points in 2-D from two overlapping Gaussian classes, so
+// that the SVM has free, bounded and zero dual variables.
+func twoBlobs(n int, gamma float64, seed uint64) ([][]float64, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := make([][]float64, n)
+	y := make([]float64, n)
+	for i := range x {
+		y[i] = 1
+		if i%2 == 1 {
+			y[i] = -1
+		}
+		x[i] = []float64{rng.NormFloat64() + 0.8*y[i], rng.NormFloat64()}
+	}
+	k := make([][]float64, n)
+	for i := range k {
+		k[i] = make([]float64, n)
+		for j := range k {
+			d0, d1 := x[i][0]-x[j][0], x[i][1]-x[j][1]
+			k[i][j] = math.Exp(-gamma * (d0*d0 + d1*d1))
+		}
+	}
+	return k, y
+}
+
+func constC(n int, c float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = c
+	}
+	return v
+}
+
+func objective(k [][]float64, y, a []float64) float64 {
+	var f float64
+	for i := range a {
+		for j := range a {
+			f += 0.5 * a[i] * a[j] * y[i] * y[j] * k[i][j]
+		}
+		f -= a[i]
+	}
+	return f
+}
+
+// projectBox projects v onto {0 ≤ α ≤ C}, and with eq also onto yᵀα = 0 by
+// bisection on the multiplier μ of α(μ) = clip(v − μy, 0, C), whose yᵀα(μ)
+// is non-increasing in μ.
+func project(v, y, c []float64, eq bool) []float64 {
+	clip := func(mu float64) ([]float64, float64) {
+		a := make([]float64, len(v))
+		var s float64
+		for i := range v {
+			a[i] = min(max(v[i]-mu*y[i], 0), c[i])
+			s += y[i] * a[i]
+		}
+		return a, s
+	}
+	if !eq {
+		a, _ := clip(0)
+		return a
+	}
+	lo, hi := -1e3, 1e3
+	for range 64 {
+		mid := (lo + hi) / 2
+		if _, s := clip(mid); s > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	a, _ := clip((lo + hi) / 2)
+	return a
+}
+
+// bruteQP minimizes the dual by accelerated projected gradient (FISTA) with
+// step 1/L, L = n·max|K| ≥ ‖Q‖₂, run far past convergence.
+func bruteQP(k [][]float64, y, c []float64, eq bool) []float64 {
+	n := len(y)
+	L := float64(n)
+	a := make([]float64, n)
+	z := make([]float64, n)
+	t := 1.0
+	g := make([]float64, n)
+	for range 200000 {
+		for i := range n {
+			g[i] = -1
+			for j := range n {
+				g[i] += y[i] * y[j] * k[i][j] * z[j]
+			}
+		}
+		v := make([]float64, n)
+		for i := range n {
+			v[i] = z[i] - g[i]/L
+		}
+		next := project(v, y, c, eq)
+		tn := (1 + math.Sqrt(1+4*t*t)) / 2
+		for i := range n {
+			z[i] = next[i] + (t-1)/tn*(next[i]-a[i])
+		}
+		var step float64
+		for i := range n {
+			step = max(step, math.Abs(next[i]-a[i]))
+		}
+		a, t = next, tn
+		if step < 1e-13 {
+			break
+		}
+	}
+	return a
+}
+
+func TestCacheLRU(t *testing.T) {
+	fills := 0
+	c := NewCache(10, 4, 3*4*8, func(k int, dst []float64) {
+		fills++
+		for i := range dst {
+			dst[i] = float64(10*k + i)
+		}
+	})
+	if c.Capacity() != 3 {
+		t.Fatalf("capacity %d, want 3 (budget of three 4-element columns)", c.Capacity())
+	}
+	for _, k := range []int{1, 2, 3, 1, 4} { // 4 evicts 2, the least recently used
+		if col := c.Get(k); col[3] != float64(10*k+3) {
+			t.Fatalf("column %d = %v", k, col)
+		}
+	}
+	if h, m := c.Stats(); h != 1 || m != 4 {
+		t.Fatalf("hits %d misses %d, want 1 and 4", h, m)
+	}
+	c.Get(1)
+	c.Get(3)
+	if fills != 4 {
+		t.Fatalf("1 and 3 should still be cached; fills = %d", fills)
+	}
+	c.Get(2)
+	if fills != 5 {
+		t.Fatalf("2 should have been evicted; fills = %d", fills)
+	}
+	if small := NewCache(10, 4, 1, nil); small.Capacity() != 2 {
+		t.Fatalf("a tiny budget must still hold 2 columns, got %d", small.Capacity())
+	}
+}
+
+func TestSolversMatchBruteForceQP(t *testing.T) {
+	const n = 40
+	k, y := twoBlobs(n, 0.5, 1)
+	c := constC(n, 2)
+	// Per-sample bounds as class weights give: C·3 for the positive class.
+	cw := constC(n, 2)
+	for i := range cw {
+		if y[i] > 0 {
+			cw[i] = 6
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		bias  bool
+		c     []float64
+		solve func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error)
+	}{
+		{"smo", true, c, SolveSMO},
+		{"smo-weighted", true, cw, SolveSMO},
+		{"dcd", false, c, SolveDCD},
+		{"dcd-weighted", false, cw, SolveDCD},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := objective(k, y, bruteQP(k, y, tc.c, tc.bias))
+			for _, cols := range []Columns{&denseK{k: k}, &subK{denseK{k: k}}} {
+				// Tol 1e-8 makes the solver's suboptimality far below the 1e-6
+				// relative agreement the issue asks for.
+				r, err := tc.solve(context.Background(), SVMProblem{K: cols, Y: y, C: tc.c}, SVMOptions{Tol: 1e-8})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != SVMConverged {
+					t.Fatalf("status %v", r.Status)
+				}
+				got := objective(k, y, r.Alpha)
+				if math.Abs(got-want) > 1e-6*math.Abs(want) {
+					t.Errorf("objective %.10g, brute force %.10g", got, want)
+				}
+				if math.Abs(r.Objective-got) > 1e-9*math.Abs(got) {
+					t.Errorf("reported objective %.12g, recomputed %.12g", r.Objective, got)
+				}
+				checkKKT(t, k, y, tc.c, r, tc.bias, 1e-8)
+				if r.SV == 0 || r.BoundedSV == 0 || r.SV == r.BoundedSV {
+					t.Errorf("want free and bounded SVs for a meaningful test, got SV=%d bounded=%d", r.SV, r.BoundedSV)
+				}
+			}
+		})
+	}
+}
+
+// checkKKT verifies feasibility, the reported gradient and the KKT conditions
+// at tolerance tol, in the solver's own violation measure.
+func checkKKT(t *testing.T, k [][]float64, y, c []float64, r *SVMResult, bias bool, tol float64) {
+	t.Helper()
+	n := len(y)
+	var sum float64
+	upMax, lowMax := math.Inf(-1), math.Inf(-1) // for the SVM with bias
+	pgHi, pgLo := math.Inf(-1), math.Inf(1)     // without
+	for i := range n {
+		a := r.Alpha[i]
+		if a < 0 || a > c[i] {
+			t.Fatalf("α[%d] = %g outside [0, %g]", i, a, c[i])
+		}
+		sum += y[i] * a
+		g := -1.0
+		for j := range n {
+			g += y[i] * y[j] * k[i][j] * r.Alpha[j]
+		}
+		if math.Abs(g-r.Gradient[i]) > 1e-9 {
+			t.Fatalf("gradient[%d] = %g, recomputed %g", i, r.Gradient[i], g)
+		}
+		// I_up: α can move in the +y direction; I_low: in the −y direction.
+		if (y[i] > 0 && a < c[i]) || (y[i] < 0 && a > 0) {
+			upMax = max(upMax, -y[i]*g)
+		}
+		if (y[i] > 0 && a > 0) || (y[i] < 0 && a < c[i]) {
+			lowMax = max(lowMax, y[i]*g)
+		}
+		pg := g
+		if a == 0 {
+			pg = min(g, 0)
+		} else if a == c[i] {
+			pg = max(g, 0)
+		}
+		pgHi, pgLo = max(pgHi, pg, 0), min(pgLo, pg, 0)
+	}
+	if bias {
+		if math.Abs(sum) > 1e-9 {
+			t.Errorf("yᵀα = %g, want 0", sum)
+		}
+		if upMax+lowMax > tol {
+			t.Errorf("KKT violation %g > %g", upMax+lowMax, tol)
+		}
+		// At a free α_i the margin is exact: y_i f(x_i) = 1 up to the tolerance.
+		for i := range n {
+			if r.Alpha[i] > 0 && r.Alpha[i] < c[i] {
+				f := r.Bias
+				for j := range n {
+					f += r.Alpha[j] * y[j] * k[i][j]
+				}
+				if math.Abs(y[i]*f-1) > 10*tol {
+					t.Errorf("free SV %d has margin %g, want 1", i, y[i]*f)
+				}
+			}
+		}
+	} else if pgHi-pgLo > tol {
+		t.Errorf("projected-gradient spread %g > %g", pgHi-pgLo, tol)
+	}
+}
+
+func TestSMOAndDCDAgreeOnHardMarginLimits(t *testing.T) {
+	// Without bias the problem has fewer constraints, so its optimum is lower
+	// (or equal): a relation between the two formulations that must hold.
+	k, y := twoBlobs(60, 1, 3)
+	c := constC(60, 1)
+	p := SVMProblem{K: &denseK{k: k}, Y: y, C: c}
+	a, err := SolveSMO(context.Background(), p, SVMOptions{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SolveDCD(context.Background(), p, SVMOptions{Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Objective > a.Objective+1e-9 {
+		t.Errorf("no-bias objective %g above with-bias %g", b.Objective, a.Objective)
+	}
+	// Starting DCD from the SMO solution (feasible for the box) must reach the
+	// same no-bias optimum.
+	w, err := SolveDCD(context.Background(), p, SVMOptions{Tol: 1e-9, Init: a.Alpha})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(w.Objective-b.Objective) > 1e-7*math.Abs(b.Objective) {
+		t.Errorf("warm-started DCD objective %.10g, cold %.10g", w.Objective, b.Objective)
+	}
+}
+
+func TestSmallCacheAndShrinkingDoNotChangeTheSolution(t *testing.T) {
+	const n = 300
+	k, y := twoBlobs(n, 2, 5)
+	c := constC(n, 10)
+	for _, solve := range []func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error){SolveSMO, SolveDCD} {
+		ref, err := solve(context.Background(), SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Tol: 1e-6, NoShrinking: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cols := range []Columns{&denseK{k: k}, &subK{denseK{k: k}}} {
+			// A 1-byte budget holds two columns: every other request recomputes.
+			r, err := solve(context.Background(), SVMProblem{K: cols, Y: y, C: c}, SVMOptions{Tol: 1e-6, CacheBytes: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Both stop within 1e-6 of the KKT conditions; the objective gap is
+			// then of order tol²·n, far below 1e-6 relative.
+			if math.Abs(r.Objective-ref.Objective) > 1e-6*math.Abs(ref.Objective) {
+				t.Errorf("objective %.10g with shrinking and a tiny cache, %.10g without", r.Objective, ref.Objective)
+			}
+			if r.CacheMisses == 0 || r.CacheHits+r.CacheMisses < int64(r.Iterations) {
+				t.Errorf("cache stats %d hits, %d misses for %d iterations", r.CacheHits, r.CacheMisses, r.Iterations)
+			}
+			checkKKT(t, k, y, c, r, r.Bias != 0, 1e-6)
+		}
+	}
+}
+
+func TestSVMProblemErrors(t *testing.T) {
+	k, y := twoBlobs(6, 1, 1)
+	c := constC(6, 1)
+	bad := []struct {
+		name string
+		p    SVMProblem
+		o    SVMOptions
+	}{
+		{"nil K", SVMProblem{Y: y, C: c}, SVMOptions{}},
+		{"short y", SVMProblem{K: &denseK{k: k}, Y: y[:3], C: c}, SVMOptions{}},
+		{"label 0", SVMProblem{K: &denseK{k: k}, Y: []float64{1, -1, 0, 1, -1, 1}, C: c}, SVMOptions{}},
+		{"C=0", SVMProblem{K: &denseK{k: k}, Y: y, C: []float64{1, 1, 0, 1, 1, 1}}, SVMOptions{}},
+		{"C=NaN", SVMProblem{K: &denseK{k: k}, Y: y, C: []float64{1, 1, math.NaN(), 1, 1, 1}}, SVMOptions{}},
+		{"tol<0", SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Tol: -1}},
+		{"init outside box", SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Init: []float64{2, 0, 0, 0, 0, 0}}},
+		{"init wrong length", SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Init: []float64{0}}},
+	}
+	for _, b := range bad {
+		for _, solve := range []func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error){SolveSMO, SolveDCD} {
+			if _, err := solve(context.Background(), b.p, b.o); !errors.Is(err, ErrSVMProblem) {
+				t.Errorf("%s: err = %v, want ErrSVMProblem", b.name, err)
+			}
+		}
+	}
+	// yᵀα ≠ 0 is infeasible with a bias only.
+	init := []float64{0.5, 0, 0, 0, 0, 0}
+	if _, err := SolveSMO(context.Background(), SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Init: init}); !errors.Is(err, ErrSVMProblem) {
+		t.Errorf("SMO accepted an infeasible start: %v", err)
+	}
+	if _, err := SolveDCD(context.Background(), SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Init: init}); err != nil {
+		t.Errorf("DCD rejected a box-feasible start: %v", err)
+	}
+}
+
+func TestSVMCancelAndMaxIter(t *testing.T) {
+	k, y := twoBlobs(2000, 5, 9)
+	c := constC(2000, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	opt := SVMOptions{Tol: 1e-9, Progress: func(SVMProgress) {
+		calls++
+		cancel()
+	}}
+	if _, err := SolveSMO(ctx, SVMProblem{K: &denseK{k: k}, Y: y, C: c}, opt); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if calls != 1 {
+		t.Errorf("progress called %d times before cancellation took effect, want 1", calls)
+	}
+	for _, solve := range []func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error){SolveSMO, SolveDCD} {
+		r, err := solve(context.Background(), SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Tol: 1e-9, MaxIter: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != SVMMaxIter || r.Iterations != 5 {
+			t.Errorf("status %v after %d iterations, want max-iter after 5", r.Status, r.Iterations)
+		}
+	}
+}
