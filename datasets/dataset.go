@@ -1,11 +1,75 @@
 package datasets
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
+
+// ErrInput is wrapped by every error about invalid arguments or data (it is
+// check.ErrInput, the same sentinel model.ErrInput is).
+var ErrInput = check.ErrInput
+
+// ErrFormat is wrapped by every error about a malformed file or stream; it
+// wraps ErrInput in turn, so errors.Is(err, ErrInput) also holds.
+var ErrFormat = fmt.Errorf("%w: malformed data", ErrInput)
+
+// ParseError reports malformed text data: the file (empty for a plain reader),
+// the 1-based line number and what is wrong there. errors.Is(err, ErrFormat)
+// holds for every ParseError; the underlying cause (a strconv error, say) is
+// also reachable through errors.Is/As.
+type ParseError struct {
+	// File is the file name, or "" when reading from an io.Reader.
+	File string
+	// Line is the 1-based line number (0 when the problem is not tied to a line).
+	Line int
+	// Msg says what is wrong.
+	Msg string
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+// Error formats the error as "file: line N: msg".
+func (e *ParseError) Error() string {
+	s := e.Msg
+	if e.Line > 0 {
+		s = "line " + strconv.Itoa(e.Line) + ": " + s
+	}
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s
+}
+
+// Unwrap returns ErrFormat and the cause.
+func (e *ParseError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrFormat, e.Err}
+	}
+	return []error{ErrFormat}
+}
+
+// withFile sets the file name of a ParseError that has none, and prefixes
+// other errors with the file name.
+func withFile(err error, file string) error {
+	if err == nil {
+		return nil
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.File == "" {
+		pe.File = file
+		return err
+	}
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
 
 // Dataset is a dense design matrix with one target or label per row.
 type Dataset struct {
@@ -15,6 +79,11 @@ type Dataset struct {
 	X *mat.Dense
 	// Y holds the regression target or class label of each row.
 	Y []float64
+	// Features names the columns of X when the source named them (a CSV
+	// header); nil otherwise.
+	Features []string
+	// Target names the target column when the source named it; "" otherwise.
+	Target string
 }
 
 // Len returns the number of samples.
@@ -24,6 +93,52 @@ func (d *Dataset) Len() int { return len(d.Y) }
 func (d *Dataset) Dim() int {
 	_, c := d.X.Dims()
 	return c
+}
+
+// Validate checks that d holds a non-empty, finite X with one finite target
+// per row, and that Features, when set, names every column.
+func (d *Dataset) Validate() error {
+	if d == nil {
+		return fmt.Errorf("%w: nil dataset", ErrInput)
+	}
+	if err := check.XY(d.X, d.Y); err != nil {
+		return err
+	}
+	if d.Features != nil && len(d.Features) != d.Dim() {
+		return fmt.Errorf("%w: %d feature names for %d columns", ErrInput, len(d.Features), d.Dim())
+	}
+	return nil
+}
+
+// Subset returns a new dataset holding copies of the rows idx, in that order
+// (repeats allowed). An index out of range is an error.
+func (d *Dataset) Subset(idx []int) (*Dataset, error) {
+	if d == nil || d.X == nil {
+		return nil, fmt.Errorf("%w: nil dataset", ErrInput)
+	}
+	n, c := d.X.Dims()
+	if len(d.Y) != n {
+		return nil, fmt.Errorf("%w: dataset has %d rows and %d targets", ErrInput, n, len(d.Y))
+	}
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("%w: empty subset", ErrInput)
+	}
+	x := mat.NewDense(len(idx), c, nil)
+	y := make([]float64, len(idx))
+	src := d.X.RawMatrix()
+	dst := x.RawMatrix()
+	for k, i := range idx {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("%w: subset index %d out of range [0,%d)", ErrInput, i, n)
+		}
+		copy(dst.Data[k*dst.Stride:k*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+		y[k] = d.Y[i]
+	}
+	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target}
+	if d.Features != nil {
+		out.Features = append([]string(nil), d.Features...)
+	}
+	return out, nil
 }
 
 // SharedPath returns the path of a file in the project's shared dataset folder

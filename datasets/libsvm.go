@@ -2,116 +2,230 @@ package datasets
 
 import (
 	"bufio"
-	"compress/gzip"
+	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"math"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // ReadLIBSVMFile reads a LIBSVM/svmlight file ("label idx:val ...", 1-based
-// indices); a .gz suffix is decompressed.
+// ascending indices); gzip and bzip2 compression are detected and undone.
+// It is ReadFile(path, ReadOptions{Format: LIBSVM}).
 func ReadLIBSVMFile(path string) (*Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	d, err := ReadLIBSVM(r, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	d.Name = filepath.Base(path)
-	return d, nil
+	return ReadFile(path, ReadOptions{Format: LIBSVM})
 }
 
 // ReadLIBSVM reads LIBSVM/svmlight text from r into a dense dataset. dim, when
 // positive, fixes the number of features (for a test file whose largest index
-// is smaller than the training file's).
+// is smaller than the training file's); an index above it is an error. With
+// dim ≤ 0 the dimension is the largest index seen.
+//
+// Each non-blank line is "label idx:val idx:val ...": indices are 1-based and
+// strictly ascending, absent features are zero (explicit zeros are fine), "#"
+// starts a comment that runs to the end of the line, and svmlight's "qid:N"
+// is ignored. Errors are *ParseError values carrying the line number.
 func ReadLIBSVM(r io.Reader, dim int) (*Dataset, error) {
-	type entry struct {
-		idx int
-		val float64
+	return readLIBSVM(r, "", ReadOptions{Dim: dim})
+}
+
+// sparseRows accumulates parsed rows in flat slices (one allocation pattern
+// for the whole file rather than one per row).
+type sparseRows struct {
+	y     []float64
+	start []int // start[i] is the first entry of row i; len = rows+1
+	idx   []int32
+	val   []float64
+	maxd  int
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// nextField returns the next whitespace-separated field of b starting at i,
+// and the position after it.
+func nextField(b []byte, i int) (field []byte, next int) {
+	for i < len(b) && isSpace(b[i]) {
+		i++
 	}
-	var (
-		rows [][]entry
-		y    []float64
-		maxd int
-	)
+	j := i
+	for j < len(b) && !isSpace(b[j]) {
+		j++
+	}
+	return b[i:j], j
+}
+
+// parseIndex parses a positive decimal feature index (no sign, at most 9 digits).
+func parseIndex(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n >= 1
+}
+
+// parseFinite parses a float and insists that it is finite.
+func parseFinite(b []byte) (float64, string, error) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, "is not a number", err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "is not finite", nil
+	}
+	return v, "", nil
+}
+
+// parseLine parses one LIBSVM line into s. It returns false for a blank or
+// comment-only line.
+func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
+	if k := bytes.IndexByte(b, '#'); k >= 0 {
+		b = b[:k]
+	}
+	f, pos := nextField(b, 0)
+	if len(f) == 0 {
+		return false, nil
+	}
+	label, why, err := parseFinite(f)
+	if why != "" {
+		return false, &ParseError{Line: line, Msg: fmt.Sprintf("label %q %s", f, why), Err: err}
+	}
+	prev := 0
+	for {
+		f, pos = nextField(b, pos)
+		if len(f) == 0 {
+			break
+		}
+		c := bytes.IndexByte(f, ':')
+		if c < 0 {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("%q is not index:value", f)}
+		}
+		key, v := f[:c], f[c+1:]
+		if string(key) == "qid" {
+			continue
+		}
+		k, ok := parseIndex(key)
+		if !ok {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)}
+		}
+		switch {
+		case k == prev:
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d repeated", k)}
+		case k < prev:
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d after %d: indices must ascend", k, prev)}
+		case dim > 0 && k > dim:
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d exceeds the dimension %d", k, dim)}
+		}
+		prev = k
+		x, why, err := parseFinite(v)
+		if why != "" {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k, v, why), Err: err}
+		}
+		s.idx = append(s.idx, int32(k))
+		s.val = append(s.val, x)
+	}
+	s.maxd = max(s.maxd, prev)
+	s.y = append(s.y, label)
+	s.start = append(s.start, len(s.idx))
+	return true, nil
+}
+
+// readLIBSVM is the reader behind ReadLIBSVM and ReadFile; errors carry no file name.
+func readLIBSVM(r io.Reader, _ string, opt ReadOptions) (*Dataset, error) {
+	s := sparseRows{start: []int{0}}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
+		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
+		if err != nil {
+			return nil, err
 		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
+		if got && opt.MaxRows > 0 && len(s.y) >= opt.MaxRows {
+			break
 		}
-		label, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil || label != label {
-			return nil, fmt.Errorf("line %d: bad label %q", line, fields[0])
-		}
-		row := make([]entry, 0, len(fields)-1)
-		prev := 0
-		for _, f := range fields[1:] {
-			k, v, ok := strings.Cut(f, ":")
-			if !ok {
-				return nil, fmt.Errorf("line %d: %q is not index:value", line, f)
-			}
-			if k == "qid" {
-				continue
-			}
-			idx, err := strconv.Atoi(k)
-			if err != nil || idx < 1 {
-				return nil, fmt.Errorf("line %d: bad index %q", line, k)
-			}
-			if idx <= prev {
-				return nil, fmt.Errorf("line %d: index %d after %d: indices must ascend", line, idx, prev)
-			}
-			prev = idx
-			val, err := strconv.ParseFloat(v, 64)
-			if err != nil || val != val || val > 1.7976931348623157e308 || val < -1.7976931348623157e308 {
-				return nil, fmt.Errorf("line %d: bad value %q", line, v)
-			}
-			row = append(row, entry{idx, val})
-			maxd = max(maxd, idx)
-		}
-		rows = append(rows, row)
-		y = append(y, label)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, &ParseError{Line: line + 1, Msg: "read failed: " + err.Error(), Err: err}
 	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("no data")
+	if len(s.y) == 0 {
+		return nil, &ParseError{Msg: "no data rows"}
 	}
-	if dim <= 0 {
-		dim = maxd
-	} else if maxd > dim {
-		return nil, fmt.Errorf("feature index %d exceeds the dimension %d", maxd, dim)
+	d := s.maxd
+	if opt.Dim > 0 {
+		d = opt.Dim
 	}
-	x := mat.NewDense(len(rows), max(dim, 1), nil)
-	for i, row := range rows {
-		for _, e := range row {
-			x.Set(i, e.idx-1, e.val)
+	if d == 0 {
+		return nil, &ParseError{Msg: "no features on any row (give the dimension explicitly)"}
+	}
+	if err := planDense(len(s.y), d, opt.MaxBytes); err != nil {
+		return nil, err
+	}
+	x := mat.NewDense(len(s.y), d, nil)
+	raw := x.RawMatrix()
+	for i := range s.y {
+		row := raw.Data[i*raw.Stride:]
+		for e := s.start[i]; e < s.start[i+1]; e++ {
+			row[s.idx[e]-1] = s.val[e]
 		}
 	}
-	return &Dataset{X: x, Y: y}, nil
+	return &Dataset{X: x, Y: s.y}, nil
+}
+
+// maxLine is the longest line the readers accept (256 MiB).
+const maxLine = 256 << 20
+
+// defaultMaxBytes bounds the dense matrix a reader allocates unless told otherwise.
+const defaultMaxBytes = 8 << 30
+
+// planDense checks that an n×d float64 matrix fits the memory budget.
+func planDense(n, d int, budget int64) error {
+	if budget <= 0 {
+		budget = defaultMaxBytes
+	}
+	need := float64(n) * float64(d) * 8
+	if need > float64(budget) {
+		return fmt.Errorf("%w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
+			ErrInput, n, d, need/1e9, float64(budget)/1e9)
+	}
+	return nil
+}
+
+// WriteLIBSVM writes d in LIBSVM format: one line "label idx:val ..." per row,
+// 1-based indices, zeros omitted, numbers in the shortest form that reads
+// back to the same float64 (so ReadLIBSVM(WriteLIBSVM(d)) reproduces d
+// exactly, up to the sign of zero).
+func WriteLIBSVM(w io.Writer, d *Dataset) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	raw := d.X.RawMatrix()
+	c := d.Dim()
+	var buf []byte
+	for i, y := range d.Y {
+		buf = strconv.AppendFloat(buf[:0], y, 'g', -1, 64)
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if v == 0 {
+				continue
+			}
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(j+1), 10)
+			buf = append(buf, ':')
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

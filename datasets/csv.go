@@ -1,0 +1,207 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSV reads delimited text from r: every record has the same number of
+// numeric fields, one of which (opt.Target, default the last) is the target.
+// A header line is detected (or forced with opt.Header); its names become
+// Features and Target. Lines starting with '#' are comments. Empty fields,
+// text in a numeric field, NaN/Inf and ragged records are errors carrying the
+// line number. Compressed input is detected and undone.
+func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, error) {
+	opt.Format = CSV
+	return read(r, opt)
+}
+
+func readCSV(r io.Reader, opt ReadOptions) (*Dataset, error) {
+	cr := csv.NewReader(r)
+	if opt.Comma != 0 {
+		cr.Comma = opt.Comma
+	}
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	var (
+		names  []string
+		target = -1
+		cols   int
+		xs, ys []float64
+	)
+	for first := true; ; first = false {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				msg := pe.Err.Error()
+				if errors.Is(pe.Err, csv.ErrFieldCount) {
+					msg = fmt.Sprintf("%d fields, the first record has %d", len(rec), cols)
+				}
+				return nil, &ParseError{Line: pe.StartLine, Msg: msg, Err: pe.Err}
+			}
+			return nil, &ParseError{Msg: "read failed: " + err.Error(), Err: err}
+		}
+		line, _ := cr.FieldPos(0)
+		if first {
+			cols = len(rec)
+			if cols < 2 {
+				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, cr.Comma)}
+			}
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+			if isHeader(rec, opt.Header) {
+				names = make([]string, cols)
+				for j, s := range rec {
+					names[j] = strings.TrimSpace(s)
+				}
+				if target, err = targetColumn(opt.Target, names, cols); err != nil {
+					return nil, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
+				}
+				continue
+			}
+			if target, err = targetColumn(opt.Target, nil, cols); err != nil {
+				return nil, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
+			}
+		}
+		for j, s := range rec {
+			v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
+			if why != "" {
+				col := strconv.Itoa(j)
+				if names != nil {
+					col = strconv.Quote(names[j])
+				}
+				if strings.TrimSpace(s) == "" {
+					why = "is empty (missing values are not supported)"
+				}
+				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
+			}
+			if j == target {
+				ys = append(ys, v)
+			} else {
+				xs = append(xs, v)
+			}
+		}
+		if opt.MaxRows > 0 && len(ys) >= opt.MaxRows {
+			break
+		}
+	}
+	if len(ys) == 0 {
+		return nil, &ParseError{Msg: "no data rows"}
+	}
+	if err := planDense(len(ys), cols-1, opt.MaxBytes); err != nil {
+		return nil, err
+	}
+	d := &Dataset{X: mat.NewDense(len(ys), cols-1, xs), Y: ys}
+	if names != nil {
+		d.Target = names[target]
+		d.Features = append(append([]string(nil), names[:target]...), names[target+1:]...)
+	}
+	return d, nil
+}
+
+// isHeader decides whether the first record is a header.
+func isHeader(rec []string, mode HeaderMode) bool {
+	switch mode {
+	case HeaderPresent:
+		return true
+	case HeaderAbsent:
+		return false
+	}
+	for _, s := range rec {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// targetColumn resolves the Target option against the header names (nil
+// without a header).
+func targetColumn(spec string, names []string, cols int) (int, error) {
+	if spec == "" {
+		return cols - 1, nil
+	}
+	for j, n := range names {
+		if n == spec {
+			return j, nil
+		}
+	}
+	found := -1
+	for j, n := range names {
+		if strings.EqualFold(n, spec) {
+			if found >= 0 {
+				return 0, fmt.Errorf("target %q matches columns %d and %d (case-insensitively)", spec, found, j)
+			}
+			found = j
+		}
+	}
+	if found >= 0 {
+		return found, nil
+	}
+	k, err := strconv.Atoi(spec)
+	if err != nil {
+		if names == nil {
+			return 0, fmt.Errorf("target column %q: no header to look the name up in", spec)
+		}
+		return 0, fmt.Errorf("no column named %q (columns: %s)", spec, strings.Join(names, ", "))
+	}
+	if k < 0 {
+		k += cols
+	}
+	if k < 0 || k >= cols {
+		return 0, fmt.Errorf("target column %s out of range for %d columns", spec, cols)
+	}
+	return k, nil
+}
+
+// WriteCSV writes d as delimited text (comma 0 means ','): a header line (the
+// Features and Target names, or x1…xd and y when unnamed), then one record per
+// row with the target last. Numbers use the shortest form that reads back to
+// the same float64.
+func WriteCSV(w io.Writer, d *Dataset, comma rune) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if comma != 0 {
+		cw.Comma = comma
+	}
+	c := d.Dim()
+	rec := make([]string, c+1)
+	for j := range c {
+		if d.Features != nil {
+			rec[j] = d.Features[j]
+		} else {
+			rec[j] = "x" + strconv.Itoa(j+1)
+		}
+	}
+	rec[c] = d.Target
+	if rec[c] == "" {
+		rec[c] = "y"
+	}
+	if err := cw.Write(rec); err != nil {
+		return err
+	}
+	raw := d.X.RawMatrix()
+	for i, y := range d.Y {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		rec[c] = strconv.FormatFloat(y, 'g', -1, 64)
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

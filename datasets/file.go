@@ -1,0 +1,289 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Format names a text data format.
+type Format string
+
+// The formats. The zero value asks the reader to choose from the file name
+// (and, failing that, from the content).
+const (
+	// Auto picks the format from the extension: .libsvm, .svm, .svmlight,
+	// .txt, .t, .tr, .scale → LIBSVM; .csv, .tsv → CSV; otherwise the first
+	// data line decides (a field holding ':' means LIBSVM, a comma CSV).
+	Auto   Format = ""
+	LIBSVM Format = "libsvm"
+	CSV    Format = "csv"
+)
+
+// HeaderMode says whether a CSV file starts with a header line.
+type HeaderMode int
+
+// The header modes. The zero value detects a header: the first record is a
+// header when any of its fields is not a number.
+const (
+	HeaderAuto HeaderMode = iota
+	HeaderPresent
+	HeaderAbsent
+)
+
+// ReadOptions tunes ReadFile and friends. The zero value reads any supported
+// file whole, with the format chosen from its name.
+type ReadOptions struct {
+	// Format of the file; Auto (the zero value) chooses from the name.
+	Format Format
+	// Dim fixes the number of features of a LIBSVM file (0: the largest index
+	// seen). Use it, or ReadTestFile, for test files.
+	Dim int
+	// Target selects the CSV target column: a header name (matched exactly,
+	// else case-insensitively), or a 0-based index, negative counting from
+	// the end. "" means the last column.
+	Target string
+	// Comma is the CSV field delimiter (0: ',' or, for .tsv files, '\t').
+	Comma rune
+	// Header says whether a CSV file has a header line (default: detect).
+	Header HeaderMode
+	// MaxRows, when positive, stops after that many data rows.
+	MaxRows int
+	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
+	// beyond it reading fails with an error rather than exhausting memory.
+	MaxBytes int64
+}
+
+// FormatOf returns the format a file name implies, ignoring a trailing .gz or
+// .bz2, and whether the name decided it.
+func FormatOf(path string) (Format, bool) {
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".gz"), ".bz2")
+	switch filepath.Ext(base) {
+	case ".libsvm", ".svm", ".svmlight", ".txt", ".t", ".tr", ".scale":
+		return LIBSVM, true
+	case ".csv", ".tsv":
+		return CSV, true
+	}
+	return Auto, false
+}
+
+// ReadFile reads a LIBSVM or CSV file into a dense dataset named after the
+// file. Gzip and bzip2 compression are detected from the content and undone.
+// Malformed data gives a *ParseError naming the file and line.
+func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Comma == 0 && strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".bz2"), ".tsv") {
+		opt.Comma = '\t'
+	}
+	if opt.Format == Auto {
+		opt.Format, _ = FormatOf(path)
+	}
+	d, err := read(f, opt)
+	if err != nil {
+		return nil, withFile(err, path)
+	}
+	d.Name = filepath.Base(path)
+	return d, nil
+}
+
+// ReadTestFile reads a file meant to be used with a model trained on train:
+// a LIBSVM file gets train's dimension (a test file whose largest index is
+// smaller still has train.Dim() columns; a larger index is an error), and a
+// CSV file must have the same number of feature columns and, when both are
+// named, the same feature names in the same order.
+func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error) {
+	if train == nil || train.X == nil {
+		return nil, fmt.Errorf("%w: nil training dataset", ErrInput)
+	}
+	opt.Dim = train.Dim()
+	if opt.Target == "" && train.Target != "" {
+		opt.Target = train.Target
+	}
+	d, err := ReadFile(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := compatible(train, d); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// compatible checks that test has train's columns.
+func compatible(train, test *Dataset) error {
+	if test.Dim() != train.Dim() {
+		return fmt.Errorf("%w: %d features, the training data has %d", ErrInput, test.Dim(), train.Dim())
+	}
+	if train.Features != nil && test.Features != nil {
+		for j, name := range train.Features {
+			if test.Features[j] != name {
+				return fmt.Errorf("%w: feature %d is %q, the training data's is %q", ErrInput, j, test.Features[j], name)
+			}
+		}
+	}
+	return nil
+}
+
+// Read reads a LIBSVM or CSV stream (possibly gzip- or bzip2-compressed);
+// with Format Auto the content decides. Errors carry line numbers but no
+// file name.
+func Read(r io.Reader, opt ReadOptions) (*Dataset, error) {
+	return read(r, opt)
+}
+
+func read(r io.Reader, opt ReadOptions) (*Dataset, error) {
+	br, closeFn, err := decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	if opt.Format == Auto {
+		opt.Format, err = sniff(br)
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch opt.Format {
+	case LIBSVM:
+		return readLIBSVM(br, "", opt)
+	case CSV:
+		return readCSV(br, opt)
+	}
+	return nil, fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
+}
+
+// decompress wraps r in a gzip or bzip2 reader when its first bytes say so.
+func decompress(r io.Reader) (*bufio.Reader, func(), error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	magic, _ := br.Peek(3)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, &ParseError{Msg: "bad gzip stream", Err: err}
+		}
+		return bufio.NewReaderSize(gz, 256<<10), func() { gz.Close() }, nil
+	case len(magic) == 3 && string(magic) == "BZh":
+		return bufio.NewReaderSize(bzip2.NewReader(br), 256<<10), func() {}, nil
+	}
+	return br, func() {}, nil
+}
+
+// sniff guesses the format from the first data line in the buffer.
+func sniff(br *bufio.Reader) (Format, error) {
+	head, err := br.Peek(64 << 10)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Auto, err
+	}
+	for line := range bytes.Lines(head) {
+		if k := bytes.IndexByte(line, '#'); k >= 0 {
+			line = line[:k]
+		}
+		fields := bytes.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		for _, f := range fields[1:] {
+			if bytes.IndexByte(f, ':') > 0 {
+				return LIBSVM, nil
+			}
+		}
+		if bytes.ContainsAny(line, ",;\t") {
+			return CSV, nil
+		}
+		if len(fields) == 1 {
+			return LIBSVM, nil // a label with no features
+		}
+		break
+	}
+	return Auto, &ParseError{Msg: "cannot tell the format from the content; name it (libsvm or csv)"}
+}
+
+// WriteOptions tunes WriteFile. The zero value picks the format from the name.
+type WriteOptions struct {
+	// Format of the file; Auto chooses from the name (see FormatOf).
+	Format Format
+	// Comma is the CSV delimiter (0: ',' or, for .tsv files, '\t').
+	Comma rune
+}
+
+// WriteFile writes d to path as LIBSVM or CSV, gzip-compressed when the name
+// ends in .gz (bzip2 cannot be written: the standard library only reads it).
+// The file is written under a temporary name and renamed into place, so a
+// failure never leaves a half-written file at path.
+func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
+	if opt.Format == Auto {
+		var ok bool
+		if opt.Format, ok = FormatOf(path); !ok {
+			return fmt.Errorf("%w: %s: cannot tell the format from the name; name it (libsvm or csv)", ErrInput, path)
+		}
+	}
+	lower := strings.ToLower(path)
+	if strings.HasSuffix(lower, ".bz2") {
+		return fmt.Errorf("%w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
+	}
+	if opt.Comma == 0 && strings.HasSuffix(strings.TrimSuffix(lower, ".gz"), ".tsv") {
+		opt.Comma = '\t'
+	}
+	if opt.Format != LIBSVM && opt.Format != CSV {
+		return fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	var w io.Writer = tmp
+	var gz *gzip.Writer
+	if strings.HasSuffix(lower, ".gz") {
+		gz = gzip.NewWriter(tmp)
+		w = gz
+	}
+	if opt.Format == LIBSVM {
+		err = WriteLIBSVM(w, d)
+	} else {
+		err = WriteCSV(w, d, opt.Comma)
+	}
+	if err != nil {
+		return err
+	}
+	if gz != nil {
+		if err = gz.Close(); err != nil {
+			return err
+		}
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Open returns a bundled dataset when name is one of Bundled()'s names, and
+// otherwise reads the file at name with ReadFile. (To read a file whose name
+// is also a bundled name, give a path such as ./cadata.)
+func Open(name string, opt ReadOptions) (*Dataset, error) {
+	if _, ok := lookup(name); ok {
+		return Load(name)
+	}
+	return ReadFile(name, opt)
+}

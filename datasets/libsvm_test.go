@@ -1,0 +1,279 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// small is testdata/small.libsvm written out by hand: comments, a blank line,
+// qid, an explicit zero, a CRLF line ending and a missing feature.
+var (
+	smallX = mat.NewDense(3, 3, []float64{
+		0.5, 0, -2,
+		0, 1e-3, 0,
+		4, 5, 6,
+	})
+	smallY = []float64{1, -1, 2}
+)
+
+func sameData(t *testing.T, what string, d *Dataset, x *mat.Dense, y []float64) {
+	t.Helper()
+	if !mat.Equal(d.X, x) {
+		t.Fatalf("%s: X =\n%v\nwant\n%v", what, mat.Formatted(d.X), mat.Formatted(x))
+	}
+	if len(d.Y) != len(y) {
+		t.Fatalf("%s: %d labels, want %d", what, len(d.Y), len(y))
+	}
+	for i := range y {
+		if d.Y[i] != y[i] {
+			t.Fatalf("%s: Y[%d] = %v, want %v", what, i, d.Y[i], y[i])
+		}
+	}
+}
+
+func TestReadLIBSVMSmallFiles(t *testing.T) {
+	// The plain, gzip and bzip2 files (made with gzip -9n and bzip2 -9) hold the same text.
+	for _, name := range []string{"small.libsvm", "small.libsvm.gz", "small.libsvm.bz2"} {
+		d, err := ReadFile(filepath.Join("testdata", name), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameData(t, name, d, smallX, smallY)
+		if d.Name != name {
+			t.Errorf("Name = %q, want %q", d.Name, name)
+		}
+	}
+	// ReadLIBSVMFile is the same reader.
+	d, err := ReadLIBSVMFile(filepath.Join("testdata", "small.libsvm.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "ReadLIBSVMFile", d, smallX, smallY)
+}
+
+func TestReadLIBSVMFixedDim(t *testing.T) {
+	// A test file whose largest index (2) is below the training dimension (4).
+	d, err := ReadLIBSVM(strings.NewReader("1 1:1\n0 2:3\n"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "dim 4", d, mat.NewDense(2, 4, []float64{1, 0, 0, 0, 0, 3, 0, 0}), []float64{1, 0})
+	// An index above the fixed dimension is an error on its line.
+	_, err = ReadLIBSVM(strings.NewReader("1 1:1\n0 5:3\n"), 4)
+	wantLine(t, err, 2, "exceeds the dimension 4")
+	// ReadTestFile takes the dimension from the training set.
+	train := &Dataset{X: mat.NewDense(1, 5, nil), Y: []float64{1}}
+	test, err := ReadTestFile(filepath.Join("testdata", "small.libsvm"), train, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if test.Dim() != 5 {
+		t.Fatalf("test file read with %d columns, want the training set's 5", test.Dim())
+	}
+	train.X = mat.NewDense(1, 2, nil)
+	_, err = ReadTestFile(filepath.Join("testdata", "small.libsvm"), train, ReadOptions{})
+	wantLine(t, err, 2, "exceeds the dimension 2")
+}
+
+// wantLine checks that err is a *ParseError for the given line whose message
+// contains msg, that it wraps ErrFormat and ErrInput, and that the text says
+// "line N".
+func wantLine(t *testing.T, err error, line int, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one on line %d (%s)", line, msg)
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %q (%T) is not a *ParseError", err, err)
+	}
+	if pe.Line != line {
+		t.Errorf("error %q: line %d, want %d", err, pe.Line, line)
+	}
+	if !strings.Contains(err.Error(), "line "+strconv.Itoa(line)+":") || !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q does not say line %d and %q", err, line, msg)
+	}
+	if !errors.Is(err, ErrFormat) || !errors.Is(err, ErrInput) {
+		t.Errorf("error %q does not wrap ErrFormat and ErrInput", err)
+	}
+}
+
+func TestReadLIBSVMMalformed(t *testing.T) {
+	good := "1 1:1 2:2\n# comment\n"
+	cases := []struct {
+		name, line, msg string
+	}{
+		{"ragged index (no colon)", "1 1:1 3", `"3" is not index:value`},
+		{"empty index", "1 :4", `bad feature index ""`},
+		{"text index", "1 a:4", `bad feature index "a"`},
+		{"zero index (0-based file)", "1 0:4 1:2", `bad feature index "0"`},
+		{"negative index", "1 -2:4", `bad feature index "-2"`},
+		{"descending indices", "1 3:1 2:1", "feature index 2 after 3: indices must ascend"},
+		{"repeated index", "1 2:1 2:1", "feature index 2 repeated"},
+		{"text in a value", "1 1:abc", `feature 1: value "abc" is not a number`},
+		{"double colon", "1 1:2:3", `feature 1: value "2:3" is not a number`},
+		{"empty value", "1 1:", `feature 1: value "" is not a number`},
+		{"NaN value", "1 1:NaN", `feature 1: value "NaN" is not finite`},
+		{"Inf value", "1 2:-Inf", `feature 2: value "-Inf" is not finite`},
+		{"overflowing value", "1 1:1e400", `feature 1: value "1e400" is not a number`},
+		{"text label", "yes 1:1", `label "yes" is not a number`},
+		{"multi-label", "1,2 1:1", `label "1,2" is not a number`},
+		{"NaN label", "nan 1:1", `label "nan" is not finite`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// The bad line is line 3, after a good line and a comment.
+			_, err := ReadLIBSVM(strings.NewReader(good+c.line+"\n1 1:1\n"), 0)
+			wantLine(t, err, 3, c.msg)
+		})
+	}
+}
+
+func TestReadFileErrorNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad.libsvm")
+	if err := os.WriteFile(p, []byte("1 1:1\n1 2:1 1:3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(p, ReadOptions{})
+	wantLine(t, err, 2, "indices must ascend")
+	if !strings.HasPrefix(err.Error(), p+": line 2: ") {
+		t.Errorf("error %q does not start with the file name and line", err)
+	}
+}
+
+func TestReadLIBSVMEmptyAndLimits(t *testing.T) {
+	for _, in := range []string{"", "# only a comment\n\n"} {
+		if _, err := ReadLIBSVM(strings.NewReader(in), 0); !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: err = %v, want ErrFormat", in, err)
+		}
+	}
+	// Labels without any feature need an explicit dimension.
+	if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), 0); !errors.Is(err, ErrFormat) {
+		t.Errorf("no features: err = %v, want ErrFormat", err)
+	}
+	d, err := ReadLIBSVM(strings.NewReader("1\n2\n"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "labels only", d, mat.NewDense(2, 3, nil), []float64{1, 2})
+	// MaxRows stops early.
+	d, err = Read(strings.NewReader("1 1:1\n2 1:2\n3 1:3\n"), ReadOptions{MaxRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "MaxRows", d, mat.NewDense(2, 1, []float64{1, 2}), []float64{1, 2})
+	// A sparse index that would make a huge dense matrix is refused before allocating it.
+	// (2 rows × 999,999,999 columns × 8 bytes = 16 GB > the default 8 GiB;
+	// 1 × 200,000 × 8 = 1.6 MB > a 1 MiB budget.)
+	_, err = ReadLIBSVM(strings.NewReader("1 999999999:1\n2 1:1\n"), 0)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "budget") {
+		t.Errorf("huge dimension: err = %v, want a memory-budget error", err)
+	}
+	_, err = Read(strings.NewReader("1 200000:1\n"), ReadOptions{MaxBytes: 1 << 20})
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "budget") {
+		t.Errorf("over MaxBytes: err = %v, want a memory-budget error", err)
+	}
+}
+
+// randomSparse returns an n×d dataset with about half its entries zero and
+// values spread over many magnitudes, plus awkward decimals.
+func randomSparse(rng *rand.Rand, n, d int) *Dataset {
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	special := []float64{1.0 / 3, 0.1, -1e-300, 1e300, math.SmallestNonzeroFloat64, -math.MaxFloat64, 5e-324, 123456789.123456789}
+	for i := range n {
+		y[i] = math.Round(rng.NormFloat64() * 3)
+		for j := range d {
+			switch rng.IntN(4) {
+			case 0, 1:
+			case 2:
+				x.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(40)-20)))
+			default:
+				x.Set(i, j, special[rng.IntN(len(special))])
+			}
+		}
+	}
+	return &Dataset{X: x, Y: y}
+}
+
+func TestLIBSVMRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := randomSparse(rng, 200, 17)
+	// Make the last column all zero: the writer omits it, so the reader needs
+	// the dimension to get it back.
+	for i := range d.Len() {
+		d.X.Set(i, 16, 0)
+	}
+	var buf bytes.Buffer
+	if err := WriteLIBSVM(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLIBSVM(bytes.NewReader(buf.Bytes()), 17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "round trip", got, d.X, d.Y)
+	// Through files, compressed and not.
+	dir := t.TempDir()
+	for _, name := range []string{"rt.libsvm", "rt.svm.gz"} {
+		p := filepath.Join(dir, name)
+		if err := WriteFile(p, d, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(p, ReadOptions{Dim: 17})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameData(t, name, got, d.X, d.Y)
+	}
+	// Writing refuses invalid data and bzip2.
+	bad := &Dataset{X: mat.NewDense(1, 1, []float64{math.NaN()}), Y: []float64{1}}
+	if err := WriteLIBSVM(&buf, bad); !errors.Is(err, ErrInput) {
+		t.Errorf("NaN data: err = %v, want ErrInput", err)
+	}
+	if err := WriteFile(filepath.Join(dir, "x.libsvm.bz2"), d, WriteOptions{}); !errors.Is(err, ErrInput) {
+		t.Errorf("bz2: err = %v, want ErrInput", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("%d files in the output folder, want the 2 written (no temporaries left)", len(entries))
+	}
+}
+
+func TestFormatDetection(t *testing.T) {
+	for name, want := range map[string]Format{
+		"a.libsvm": LIBSVM, "a.SVM.gz": LIBSVM, "ijcnn1.t": LIBSVM, "a.txt.bz2": LIBSVM,
+		"b.csv": CSV, "b.tsv.gz": CSV, "noext": Auto,
+	} {
+		if got, _ := FormatOf(name); got != want {
+			t.Errorf("FormatOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+	// Without a telling extension the content decides.
+	d, err := Read(strings.NewReader("# c\n1 2:3\n"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "sniffed libsvm", d, mat.NewDense(1, 2, []float64{0, 3}), []float64{1})
+	d, err = Read(strings.NewReader("a,b\n1,2\n"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "sniffed csv", d, mat.NewDense(1, 1, []float64{1}), []float64{2})
+	if _, err := Read(strings.NewReader("1 2 3\n"), ReadOptions{}); !errors.Is(err, ErrFormat) {
+		t.Errorf("undecidable content: err = %v, want ErrFormat", err)
+	}
+	if _, err := Read(strings.NewReader("1 2:3\n"), ReadOptions{Format: "arff"}); !errors.Is(err, ErrInput) {
+		t.Errorf("unknown format: err = %v, want ErrInput", err)
+	}
+}
