@@ -1,0 +1,401 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Defaults of BKAOptions.
+const (
+	// DefaultBKAClusters is the number of clusters BKA-SVM uses in the MEKA
+	// paper's Table 2 (64).
+	DefaultBKAClusters = 64
+	// DefaultBKAMaxBytes bounds Σ 8·n_s², the memory of the diagonal blocks (2 GiB).
+	DefaultBKAMaxBytes = 2 << 30
+)
+
+// BKAOptions configures FitBKA. The zero value means 64 k-means clusters and
+// a 2 GiB memory budget.
+type BKAOptions struct {
+	// Clusters is c (ignored when Partition is set).
+	Clusters int
+	// KMeans configures the clustering; its K is replaced by Clusters.
+	KMeans KMeans
+	// Partition, when non-nil, is used instead of running k-means.
+	Partition *Partition
+	// MaxBytes bounds the planned memory Σ 8·n_s² of the blocks; 0 means
+	// DefaultBKAMaxBytes. FitBKA fails with ErrInput, before allocating, when
+	// the partition needs more.
+	MaxBytes int64
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if non-nil, is called with the stage ("cluster", "block"),
+	// units done and units in the stage.
+	Progress func(stage string, done, total int)
+}
+
+// BKAStats describes a fitted BKA.
+type BKAStats struct {
+	ClusterTime time.Duration // k-means (zero when a Partition was given)
+	BlockTime   time.Duration // forming the diagonal blocks
+	Sizes       []int         // n_s
+	// Bytes is the memory of the blocks, 8·Σ n_s², plus the bookkeeping.
+	Bytes int64
+}
+
+// BKA is the block-diagonal kernel approximation (Si, Hsieh & Dhillon 2017,
+// Section 4): G_BKA keeps the exact diagonal blocks G⁽ˢˢ⁾ = K(X_s, X_s) of a
+// k-means partition and is zero elsewhere. Memory is O(Σ n_s²) (8 bytes per
+// entry), which is n²/c for balanced clusters.
+type BKA struct {
+	kern    kernel.Kernel
+	x       *mat.Dense // training data (not copied; must not be modified)
+	n, d    int
+	opt     BKAOptions
+	part    *Partition
+	members [][]int
+	blocks  []*mat.SymDense
+
+	cholMu sync.Mutex
+	chol   map[float64]*bkaChol // factorizations per μ = λn, looked up only
+
+	stats BKAStats
+}
+
+// bkaChol holds the Cholesky factors of G⁽ˢˢ⁾ + (μ + jitter_s)I.
+type bkaChol struct {
+	f      []*mat.Cholesky
+	jitter []float64
+}
+
+// FitBKA partitions x (or uses opt.Partition) and forms the exact diagonal
+// kernel blocks. x is kept by reference for CrossMul.
+func FitBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
+	if err := check.Matrix("X", x); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("approx: bka: %w: nil kernel", check.ErrInput)
+	}
+	if err := k.Validate(); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	n, d := x.Dims()
+	o := opt
+	switch {
+	case o.Clusters < 0:
+		return nil, fmt.Errorf("approx: bka: %w: Clusters = %d < 0", check.ErrInput, o.Clusters)
+	case o.MaxBytes < 0:
+		return nil, fmt.Errorf("approx: bka: %w: MaxBytes = %d < 0", check.ErrInput, o.MaxBytes)
+	}
+	if o.Clusters == 0 {
+		o.Clusters = min(DefaultBKAClusters, n)
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultBKAMaxBytes
+	}
+	b := &BKA{kern: k, x: x, n: n, d: d, opt: o, chol: map[float64]*bkaChol{}}
+	t0 := time.Now()
+	part := o.Partition
+	if part == nil {
+		if rng == nil {
+			return nil, fmt.Errorf("approx: bka: %w: nil random source", check.ErrInput)
+		}
+		if o.Clusters > n {
+			return nil, fmt.Errorf("approx: bka: %w: %d clusters for n = %d points", check.ErrInput, o.Clusters, n)
+		}
+		km := o.KMeans
+		km.K = o.Clusters
+		var err error
+		part, err = km.Fit(ctx, x, rng)
+		if err != nil {
+			return nil, fmt.Errorf("approx: bka: clustering: %w", err)
+		}
+	}
+	members, _, _, err := partitionMembers(part, n, d)
+	if err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	b.part, b.members = part, members
+	b.stats.ClusterTime = time.Since(t0)
+	if o.Progress != nil {
+		o.Progress("cluster", 1, 1)
+	}
+	var plan int64
+	for _, mem := range members {
+		plan += 8 * int64(len(mem)) * int64(len(mem))
+	}
+	if plan > o.MaxBytes {
+		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²), more than MaxBytes %d; use more clusters",
+			check.ErrInput, plan, o.MaxBytes)
+	}
+	t0 = time.Now()
+	c := len(members)
+	b.blocks = make([]*mat.SymDense, c)
+	var done int
+	var mu sync.Mutex
+	err = parallel.For(ctx, c, o.Workers, func(_, s int) {
+		ns := len(members[s])
+		if ns == 0 {
+			return
+		}
+		xs := gatherRows(x, members[s])
+		g := mat.NewSymDense(ns, nil)
+		k.Block(mat.NewDense(ns, ns, g.RawSymmetric().Data), xs, xs)
+		b.blocks[s] = g
+		if o.Progress != nil {
+			mu.Lock()
+			done++
+			o.Progress("block", done, c)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.stats.BlockTime = time.Since(t0)
+	b.stats.Sizes = make([]int, c)
+	for s, mem := range members {
+		b.stats.Sizes[s] = len(mem)
+	}
+	b.stats.Bytes = plan + 8*int64(n)
+	return b, nil
+}
+
+// Stats returns the fit's statistics.
+func (b *BKA) Stats() BKAStats {
+	s := b.stats
+	s.Sizes = slices.Clone(s.Sizes)
+	return s
+}
+
+// Bytes returns the memory held by the blocks, 8·Σ n_s² (plus 8n of bookkeeping).
+func (b *BKA) Bytes() int64 { return b.stats.Bytes }
+
+// Len returns n.
+func (b *BKA) Len() int { return b.n }
+
+// Partition returns the partition.
+func (b *BKA) Partition() *Partition { return b.part }
+
+// Members returns the training rows of cluster s, ascending.
+func (b *BKA) Members(s int) []int { return slices.Clone(b.members[s]) }
+
+// Block returns a copy of the diagonal block G⁽ˢˢ⁾.
+func (b *BKA) Block(s int) *mat.SymDense {
+	if b.blocks[s] == nil {
+		return &mat.SymDense{}
+	}
+	g := mat.NewSymDense(b.blocks[s].SymmetricDim(), nil)
+	g.CopySym(b.blocks[s])
+	return g
+}
+
+// Assign returns the cluster of each row of x (nearest centroid).
+func (b *BKA) Assign(x *mat.Dense) []int { return b.part.Assign(x) }
+
+// Mul sets dst = G_BKA·V (n×t), blockwise.
+func (b *BKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
+	rv, t := v.Dims()
+	if rd, td := dst.Dims(); rv != b.n || rd != b.n || td != t {
+		return fmt.Errorf("approx: bka: Mul: dst %d×%d and V %d×%d, want %d×t", rd, td, rv, t, b.n)
+	}
+	return parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
+		mem := b.members[s]
+		if len(mem) == 0 {
+			return
+		}
+		vs := gatherRows(v, mem)
+		out := mat.NewDense(len(mem), t, nil)
+		out.Mul(b.blocks[s], vs)
+		for i, row := range mem {
+			copy(dst.RawRowView(row), out.RawRowView(i))
+		}
+	})
+}
+
+// Rows writes rows idx of G_BKA into dst (len(idx) × n).
+func (b *BKA) Rows(dst *mat.Dense, idx []int) error {
+	if rd, cd := dst.Dims(); rd != len(idx) || cd != b.n {
+		return fmt.Errorf("approx: bka: Rows: dst is %d×%d, want %d×%d", rd, cd, len(idx), b.n)
+	}
+	pos := make(map[int]int) // row → position in its cluster, looked up only
+	for i, row := range idx {
+		if row < 0 || row >= b.n {
+			return fmt.Errorf("approx: bka: Rows: %w: row %d out of [0, %d)", check.ErrInput, row, b.n)
+		}
+		s := b.part.Labels[row]
+		p, ok := pos[row]
+		if !ok {
+			p, _ = slices.BinarySearch(b.members[s], row)
+			pos[row] = p
+		}
+		drow := dst.RawRowView(i)
+		clear(drow)
+		for j, col := range b.members[s] {
+			drow[col] = b.blocks[s].At(p, j)
+		}
+	}
+	return nil
+}
+
+// BKASolution is the result of (*BKA).Solve.
+type BKASolution struct {
+	// Alpha holds the coefficients (n×t).
+	Alpha *mat.Dense
+	// Jitter is the extra diagonal added to each block whose Cholesky
+	// factorization failed at G⁽ˢˢ⁾ + λnI (0 for the blocks that did not need it).
+	Jitter []float64
+}
+
+// Solve solves (G_BKA + λnI)α = y blockwise by Cholesky: each cluster
+// solves (G⁽ˢˢ⁾ + λnI)α_s = y_s independently. λ follows the project's
+// convention (it is multiplied by n). A block whose factorization fails
+// (round-off with tiny λ) is retried with jitter 1e-10·trace/n_s, growing
+// ×10 up to 1e-2·trace/n_s, and the jitter is reported. The factors are cached per λ.
+func (b *BKA) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*BKASolution, error) {
+	if err := check.Positive("lambda", lambda); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	if err := check.Matrix("y", y); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	ry, t := y.Dims()
+	if ry != b.n {
+		return nil, fmt.Errorf("approx: bka: %w: y has %d rows, the approximation %d", check.ErrInput, ry, b.n)
+	}
+	mu := lambda * float64(b.n)
+	ch, err := b.factor(ctx, mu)
+	if err != nil {
+		return nil, err
+	}
+	alpha := mat.NewDense(b.n, t, nil)
+	err = parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
+		mem := b.members[s]
+		if len(mem) == 0 {
+			return
+		}
+		ys := gatherRows(y, mem)
+		var as mat.Dense
+		// SolveTo's only error is a mat.Condition warning about ill-conditioning;
+		// the factor exists (λn or the jitter made the block positive definite).
+		_ = ch.f[s].SolveTo(&as, ys)
+		for i, row := range mem {
+			copy(alpha.RawRowView(row), as.RawRowView(i))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &BKASolution{Alpha: alpha, Jitter: slices.Clone(ch.jitter)}, nil
+}
+
+func (b *BKA) factor(ctx context.Context, mu float64) (*bkaChol, error) {
+	b.cholMu.Lock()
+	defer b.cholMu.Unlock()
+	if ch, ok := b.chol[mu]; ok {
+		return ch, nil
+	}
+	c := len(b.members)
+	ch := &bkaChol{f: make([]*mat.Cholesky, c), jitter: make([]float64, c)}
+	fail := make([]bool, c)
+	err := parallel.For(ctx, c, b.opt.Workers, func(_, s int) {
+		g := b.blocks[s]
+		if g == nil {
+			return
+		}
+		ns := g.SymmetricDim()
+		a := mat.NewSymDense(ns, nil)
+		var tr float64
+		for i := 0; i < ns; i++ {
+			tr += g.At(i, i)
+		}
+		jit := 0.0
+		for {
+			a.CopySym(g)
+			for i := 0; i < ns; i++ {
+				a.SetSym(i, i, g.At(i, i)+mu+jit)
+			}
+			var f mat.Cholesky
+			if f.Factorize(a) {
+				ch.f[s], ch.jitter[s] = &f, jit
+				return
+			}
+			switch {
+			case jit == 0:
+				jit = 1e-10 * math.Max(tr/float64(ns), mu)
+			case jit < 1e-2*math.Max(tr/float64(ns), mu):
+				jit *= 10
+			default:
+				fail[s] = true
+				return
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for s, f := range fail {
+		if f {
+			return nil, fmt.Errorf("approx: bka: Cholesky of block %d (n_s = %d) failed even with jitter", s, len(b.members[s]))
+		}
+	}
+	if len(b.chol) >= 8 { // bound the cache: keep at most 8 values of λ
+		clear(b.chol)
+	}
+	b.chol[mu] = ch
+	return ch, nil
+}
+
+// CrossMul sets dst = G_BKA(X_new, X)·α: each new point is assigned to its
+// nearest centroid s and sees only its cluster, k(x, X_s)·α_s, which is how
+// BKA models predict (α is n×t, dst q×t).
+func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
+	if err := check.Cols(xnew, b.d); err != nil {
+		return fmt.Errorf("approx: bka: %w", err)
+	}
+	ra, t := alpha.Dims()
+	q, _ := xnew.Dims()
+	if rd, td := dst.Dims(); ra != b.n || rd != q || td != t {
+		return fmt.Errorf("approx: bka: CrossMul: dst %d×%d and α %d×%d, want %d×t and %d×t", rd, td, ra, t, q, b.n)
+	}
+	lab := b.part.Assign(xnew)
+	rows := make([][]int, len(b.members))
+	for i, s := range lab {
+		rows[s] = append(rows[s], i)
+	}
+	return parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
+		if len(rows[s]) == 0 {
+			return
+		}
+		mem := b.members[s]
+		if len(mem) == 0 {
+			for _, i := range rows[s] {
+				clear(dst.RawRowView(i))
+			}
+			return
+		}
+		xs := gatherRows(b.x, mem)
+		as := gatherRows(alpha, mem)
+		for lo := 0; lo < len(rows[s]); lo += 512 {
+			chunk := rows[s][lo:min(lo+512, len(rows[s]))]
+			kq := mat.NewDense(len(chunk), len(mem), nil)
+			b.kern.Block(kq, gatherRows(xnew, chunk), xs)
+			out := mat.NewDense(len(chunk), t, nil)
+			out.Mul(kq, as)
+			for i, row := range chunk {
+				copy(dst.RawRowView(row), out.RawRowView(i))
+			}
+		}
+	})
+}
