@@ -2,6 +2,20 @@
 // preconditioned conjugate gradient over a small linear-operator abstraction,
 // and a Cholesky factorization with adaptive jitter.
 //
+// Conjugate gradient. CG and PCG (Hestenes & Stiefel 1952; the preconditioned
+// form as in Saad, Iterative Methods for Sparse Linear Systems, Alg. 9.1) see
+// only an Operator (x ↦ Ax, symmetric positive definite) and an optional
+// Preconditioner (r ↦ Pr, P ≈ A⁻¹). FALKON (Rudi, Carratino, Rosasco, NIPS
+// 2017, Alg. 1) is PCG on (K_nMᵀK_nM + λnK_MM)α = K_nMᵀy with P = BBᵀ from
+// package precond; running PCG with P = BBᵀ produces the same iterates α as
+// running CG on FALKON's BᵀHBβ = BᵀK_nMᵀy with α = Bβ, while keeping α (the
+// quantity callers want, e.g. to record validation error) at every step.
+// Multiple right-hand sides (n×t) are t independent recurrences sharing each
+// application of the operator, so a kernel operator makes one pass over the
+// data per iteration for all outputs. Stopping: relative residual
+// ‖b − Ax‖/‖b‖ ≤ Tol for every column, MaxIter (a status, not an error), a
+// callback returning false, or context cancellation.
+//
 // Cholesky with jitter. Kernel matrices are positive semi-definite in exact
 // arithmetic but often numerically singular (Gaussian kernels with small γ,
 // duplicated points). Cholesky first factors A as given; when that fails it

@@ -1,0 +1,317 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Status says why conjugate gradient stopped. Reaching MaxIter is a status,
+// not an error.
+type Status string
+
+// The statuses.
+const (
+	// Converged: every column reached the tolerance.
+	Converged Status = "converged"
+	// MaxIter: the iteration limit was reached first.
+	MaxIter Status = "max-iter"
+	// Stopped: the callback asked to stop.
+	Stopped Status = "stopped"
+	// Breakdown: for some column pᵀAp was not positive (A or P is not
+	// positive definite to working precision); that column was frozen at its
+	// last iterate and the others continued.
+	Breakdown Status = "breakdown"
+	// Cancelled: the context was cancelled; the error is the context's.
+	Cancelled Status = "cancelled"
+)
+
+// Options controls CG and PCG. The zero value means the defaults below.
+type Options struct {
+	// Tol is the relative residual ‖b − Ax‖/‖b‖ at which a column counts as
+	// converged. 0 means 1e-10.
+	Tol float64 `yaml:"tol,omitempty" json:"tol,omitempty"`
+	// MaxIter is the largest number of iterations. 0 means n, the size of the
+	// operator (where exact-arithmetic CG terminates).
+	MaxIter int `yaml:"max_iter,omitempty" json:"max_iter,omitempty"`
+	// Callback, when set, is called after every iteration with the current
+	// state. Returning false stops the run with status Stopped.
+	Callback func(Progress) bool `yaml:"-" json:"-"`
+}
+
+// DefaultTol is the relative residual tolerance used when Options.Tol is 0.
+const DefaultTol = 1e-10
+
+// Progress is what the callback sees after an iteration.
+type Progress struct {
+	// Iteration counts completed iterations, from 1.
+	Iteration int
+	// Residual is the largest relative residual over the columns, as updated
+	// by the recurrence.
+	Residual float64
+	// X is the current iterate (n×t). It is read-only and valid only during
+	// the call.
+	X *mat.Dense
+}
+
+// Result reports a CG or PCG run.
+type Result struct {
+	// Status says why the run stopped.
+	Status Status
+	// Iterations is the number of iterations done (0 when the starting point
+	// already met the tolerance).
+	Iterations int
+	// Residual is the largest relative residual ‖b − Ax‖/‖b‖ over the
+	// columns, as updated by the recurrence; Residuals holds it per column.
+	Residual  float64
+	Residuals []float64
+}
+
+// CG solves A·x = b by conjugate gradient; it is PCG without a preconditioner.
+func CG(ctx context.Context, a Operator, b, x *mat.Dense, opt Options) (Result, error) {
+	return PCG(ctx, a, nil, b, x, opt)
+}
+
+// PCG solves A·X = B for the n×t blocks B and X by preconditioned conjugate
+// gradient, with p a preconditioner P ≈ A⁻¹ (nil means none).
+//
+// Multiple right-hand sides are solved as t independent CG recurrences that
+// share each application of A and P: every column has its own step lengths,
+// so the result for a column does not depend on the others, while the
+// operator (a pass over the data for kernel operators) is applied once per
+// iteration for all of them. A column that converges is frozen.
+//
+// x holds the starting point on entry (warm start; a zero matrix for a cold
+// start) and the solution on return. Columns of b that are zero get x = 0.
+// The run stops when every column's relative residual is at most Tol (status
+// Converged), after MaxIter iterations (status MaxIter), when the callback
+// returns false (Stopped), or when the context is cancelled (the error is
+// ctx.Err() and x holds the last iterate).
+func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt Options) (Result, error) {
+	n := a.Size()
+	if err := opCheckBlock(n, x, b); err != nil {
+		return Result{}, err
+	}
+	if opt.Tol == 0 {
+		opt.Tol = DefaultTol
+	}
+	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) {
+		return Result{}, fmt.Errorf("solver: cg: tolerance %g, want finite and > 0", opt.Tol)
+	}
+	if opt.MaxIter < 0 {
+		return Result{}, fmt.Errorf("solver: cg: max iterations %d, want ≥ 0", opt.MaxIter)
+	}
+	if opt.MaxIter == 0 {
+		opt.MaxIter = n
+	}
+	_, t := b.Dims()
+	res := Result{Residuals: make([]float64, t)}
+
+	bnorm := cgColNorms(b)
+	r := mat.NewDense(n, t, nil)
+	if cgIsZero(x) {
+		r.Copy(b)
+	} else {
+		if err := a.Apply(ctx, r, x); err != nil {
+			return cgCancelled(res, err)
+		}
+		r.Sub(b, r)
+	}
+	active := make([]bool, t)
+	nActive := 0
+	for j := 0; j < t; j++ {
+		if bnorm[j] == 0 {
+			cgSetCol(x, j, 0)
+			cgSetCol(r, j, 0)
+			continue
+		}
+		res.Residuals[j] = cgColNorm(r, j) / bnorm[j]
+		if res.Residuals[j] > opt.Tol {
+			active[j] = true
+			nActive++
+		}
+	}
+	res.Residual = cgMax(res.Residuals)
+	if nActive == 0 {
+		res.Status = Converged
+		return res, nil
+	}
+
+	z := r
+	if p != nil {
+		z = mat.NewDense(n, t, nil)
+		if err := p.Precondition(ctx, z, r); err != nil {
+			return cgCancelled(res, err)
+		}
+	}
+	dir := mat.DenseCopyOf(z)
+	rz := cgColDots(r, z)
+	q := mat.NewDense(n, t, nil)
+	broke := false
+	for it := 1; it <= opt.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return cgCancelled(res, err)
+		}
+		for j := 0; j < t; j++ {
+			if !active[j] {
+				cgSetCol(dir, j, 0)
+			}
+		}
+		if err := a.Apply(ctx, q, dir); err != nil {
+			return cgCancelled(res, err)
+		}
+		pq := cgColDots(dir, q)
+		step := make([]float64, t)
+		for j := 0; j < t; j++ {
+			if !active[j] {
+				continue
+			}
+			if !(pq[j] > 0) || !(rz[j] > 0) {
+				active[j], broke = false, true
+				nActive--
+				continue
+			}
+			step[j] = rz[j] / pq[j]
+		}
+		cgAxpyCols(x, step, dir)
+		negStep := make([]float64, t)
+		for j, s := range step {
+			negStep[j] = -s
+		}
+		cgAxpyCols(r, negStep, q)
+		for j := 0; j < t; j++ {
+			if !active[j] {
+				continue
+			}
+			res.Residuals[j] = cgColNorm(r, j) / bnorm[j]
+			if res.Residuals[j] <= opt.Tol {
+				active[j] = false
+				nActive--
+			}
+		}
+		res.Iterations = it
+		res.Residual = cgMax(res.Residuals)
+		if opt.Callback != nil && !opt.Callback(Progress{Iteration: it, Residual: res.Residual, X: x}) {
+			res.Status = Stopped
+			return res, nil
+		}
+		if nActive == 0 {
+			break
+		}
+		if p != nil {
+			if err := p.Precondition(ctx, z, r); err != nil {
+				return cgCancelled(res, err)
+			}
+		}
+		rzNew := cgColDots(r, z)
+		beta := make([]float64, t)
+		for j := range beta {
+			if active[j] {
+				beta[j] = rzNew[j] / rz[j]
+			}
+		}
+		// dir = z + β·dir, column by column.
+		cgScaleCols(dir, beta)
+		dir.Add(dir, z)
+		rz = rzNew
+	}
+	switch {
+	case nActive > 0:
+		res.Status = MaxIter
+	case broke:
+		res.Status = Breakdown
+	default:
+		res.Status = Converged
+	}
+	return res, nil
+}
+
+func cgCancelled(res Result, err error) (Result, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		res.Status = Cancelled
+	}
+	return res, err
+}
+
+func cgIsZero(x *mat.Dense) bool {
+	raw := x.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func cgColDots(a, b *mat.Dense) []float64 {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	out := make([]float64, ra.Cols)
+	for i := 0; i < ra.Rows; i++ {
+		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
+		y := rb.Data[i*rb.Stride : i*rb.Stride+ra.Cols]
+		for j := range x {
+			out[j] += x[j] * y[j]
+		}
+	}
+	return out
+}
+
+func cgColNorms(a *mat.Dense) []float64 {
+	out := cgColDots(a, a)
+	for j := range out {
+		out[j] = math.Sqrt(out[j])
+	}
+	return out
+}
+
+func cgColNorm(a *mat.Dense, j int) float64 {
+	raw := a.RawMatrix()
+	var s float64
+	for i := 0; i < raw.Rows; i++ {
+		v := raw.Data[i*raw.Stride+j]
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+func cgSetCol(a *mat.Dense, j int, v float64) {
+	raw := a.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		raw.Data[i*raw.Stride+j] = v
+	}
+}
+
+// cgAxpyCols sets y[:, j] += s[j]·x[:, j].
+func cgAxpyCols(y *mat.Dense, s []float64, x *mat.Dense) {
+	ry, rx := y.RawMatrix(), x.RawMatrix()
+	for i := 0; i < ry.Rows; i++ {
+		yr := ry.Data[i*ry.Stride : i*ry.Stride+ry.Cols]
+		xr := rx.Data[i*rx.Stride : i*rx.Stride+ry.Cols]
+		for j := range yr {
+			yr[j] += s[j] * xr[j]
+		}
+	}
+}
+
+func cgScaleCols(a *mat.Dense, s []float64) {
+	raw := a.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		r := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		for j := range r {
+			r[j] *= s[j]
+		}
+	}
+}
+
+func cgMax(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
