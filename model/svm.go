@@ -1,0 +1,496 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Multi-class strategies of SVM and BKASVM.
+const (
+	// OneVsOne trains one binary SVM per pair of classes and predicts by
+	// voting, as LIBSVM does. It is the default.
+	OneVsOne = "ovo"
+	// OneVsRest trains one binary SVM per class against all others and
+	// predicts the class with the largest decision value.
+	OneVsRest = "ovr"
+)
+
+// Defaults of SVM and BKASVM.
+const (
+	// DefaultSVMC is the default C, LIBSVM's default.
+	DefaultSVMC = 1.0
+	// DefaultSVMTol is the default stopping tolerance on the maximal KKT
+	// violation, LIBSVM's -e default.
+	DefaultSVMTol = 1e-3
+	// DefaultSVMCacheBytes is the default kernel-column cache budget
+	// (LIBSVM's -m defaults to 100 MB of float32 columns; we keep float64).
+	DefaultSVMCacheBytes = 200 << 20
+)
+
+// SVM is the exact kernel support vector machine for classification, C-SVC:
+// for each binary sub-problem with labels y ∈ {±1} it solves the dual
+//
+//	min ½αᵀQα − eᵀα,  0 ≤ α_i ≤ C·w_{y_i},  yᵀα = 0,  Q = yyᵀ∘K,
+//
+// by SMO with second-order working-set selection (solver.SolveSMO) and
+// predicts f(x) = Σ α_i y_i K(x_i, x) + b. With NoBias it drops b and the
+// constraint yᵀα = 0 and solves by dual coordinate descent
+// (solver.SolveDCD), the formulation BKA-SVM and DC-SVM use.
+//
+// C is LIBSVM's -c and ClassWeights its -wi; with the Gaussian kernel
+// exp(−γ‖x−y‖²), γ is LIBSVM's -g. The n×n kernel matrix is never formed:
+// columns are computed on demand and kept in a cache of CacheBytes.
+//
+// Two classes give one sub-problem whose positive class is the larger label.
+// More classes are handled one-vs-one (default, voting as LIBSVM, ties to the
+// smaller label) or one-vs-rest.
+//
+// The zero value of every field means its default; defaults are resolved into
+// a local copy at Fit and never written back.
+type SVM struct {
+	// Kernel is the kernel; nil means Gaussian with γ = 1/d, LIBSVM's default.
+	Kernel kernel.Kernel `yaml:"kernel"`
+	// C is the penalty C > 0; 0 means 1.
+	C float64 `yaml:"c"`
+	// ClassWeights multiplies C for the samples of a class (LIBSVM's -wi):
+	// label → weight > 0. Classes not listed have weight 1.
+	ClassWeights map[float64]float64 `yaml:"class_weights"`
+	// Multiclass is OneVsOne ("ovo", default) or OneVsRest ("ovr").
+	Multiclass string `yaml:"multiclass"`
+	// NoBias solves the SVM without bias term.
+	NoBias bool `yaml:"no_bias"`
+	// Tol is the stopping tolerance on the maximal KKT violation; 0 means 1e-3.
+	Tol float64 `yaml:"tol"`
+	// MaxIter caps the solver updates per sub-problem; 0 means max(10⁷, 100n).
+	MaxIter int `yaml:"max_iter"`
+	// CacheBytes is the kernel-column cache budget; 0 means 200 MB.
+	CacheBytes int64 `yaml:"cache_bytes"`
+	// NoShrinking turns the solver's shrinking heuristic off.
+	NoShrinking bool `yaml:"no_shrinking"`
+	// Workers bounds the goroutines computing kernel columns and predictions;
+	// 0 means GOMAXPROCS. Results do not depend on it.
+	Workers int `yaml:"workers"`
+	// Progress, when non-nil, receives the solver's progress with the index
+	// of the sub-problem.
+	Progress func(task int, p solver.SVMProgress) `yaml:"-"`
+
+	fit *svmFit
+}
+
+var _ Estimator = (*SVM)(nil)
+
+// SVMTaskInfo describes the solution of one binary sub-problem.
+type SVMTaskInfo struct {
+	// Positive and Negative are the labels coded +1 and −1; Negative is NaN
+	// for a one-vs-rest task (all other classes).
+	Positive, Negative float64
+	// N is the number of training samples of the sub-problem.
+	N int
+	// Objective is the dual objective ½αᵀQα − eᵀα.
+	Objective float64
+	// Bias is b (0 without bias).
+	Bias float64
+	// SV and BoundedSV count support vectors and those at the bound C_i.
+	SV, BoundedSV int
+	// Iterations is the number of solver updates; Status says why it stopped.
+	Iterations int
+	Status     solver.SVMStatus
+	// Violation is the final maximal KKT violation.
+	Violation float64
+}
+
+// SVMInfo describes an SVM fit.
+type SVMInfo struct {
+	// Tasks holds one entry per binary sub-problem, in decision-column order.
+	Tasks []SVMTaskInfo
+	// SV is the number of distinct training points that are support vectors
+	// of some sub-problem.
+	SV int
+}
+
+// svmFit is the fitted state of an SVM.
+type svmFit struct {
+	labels Labels
+	ovo    bool
+	d      int
+	dec    *svmDecision
+	info   SVMInfo
+}
+
+// svmConfig is an SVM or BKASVM configuration with its defaults resolved.
+type svmConfig struct {
+	k          kernel.Kernel
+	c          float64
+	weights    map[float64]float64
+	ovo        bool
+	tol        float64
+	maxIter    int
+	cacheBytes int64
+	noShrink   bool
+	workers    int
+}
+
+func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, tol float64, maxIter int, cache int64, d int) (svmConfig, error) {
+	cfg := svmConfig{k: k, c: c, weights: w, tol: tol, maxIter: maxIter, cacheBytes: cache}
+	if cfg.k == nil {
+		cfg.k = kernel.Gaussian{Gamma: 1 / float64(d)}
+	}
+	if err := cfg.k.Validate(); err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if cfg.c == 0 {
+		cfg.c = DefaultSVMC
+	}
+	if err := check.Positive("C", cfg.c); err != nil {
+		return cfg, err
+	}
+	for l, v := range w {
+		if err := check.Positive(fmt.Sprintf("class weight of %g", l), v); err != nil {
+			return cfg, err
+		}
+	}
+	switch mc {
+	case "", OneVsOne:
+		cfg.ovo = true
+	case OneVsRest:
+	default:
+		return cfg, fmt.Errorf("%w: multiclass %q, want %q or %q", ErrInput, mc, OneVsOne, OneVsRest)
+	}
+	if cfg.tol == 0 {
+		cfg.tol = DefaultSVMTol
+	}
+	if err := check.Positive("tol", cfg.tol); err != nil {
+		return cfg, err
+	}
+	if cfg.maxIter < 0 {
+		return cfg, fmt.Errorf("%w: max_iter = %d, want ≥ 0", ErrInput, cfg.maxIter)
+	}
+	if cfg.cacheBytes < 0 {
+		return cfg, fmt.Errorf("%w: cache_bytes = %d, want ≥ 0", ErrInput, cfg.cacheBytes)
+	}
+	if cfg.cacheBytes == 0 {
+		cfg.cacheBytes = DefaultSVMCacheBytes
+	}
+	return cfg, nil
+}
+
+// svmTask is one binary sub-problem: the training rows it uses and their ±1 labels.
+type svmTask struct {
+	pos, neg int // class indices; neg = −1 for one-vs-rest
+	rows     []int
+	y        []float64
+}
+
+// svmTasks splits a classification problem into binary sub-problems.
+func svmTasks(labels Labels, cls []int, ovo bool) []svmTask {
+	k := len(labels.Classes)
+	if k == 2 {
+		t := svmTask{pos: 1, neg: 0, rows: make([]int, len(cls)), y: make([]float64, len(cls))}
+		for i, c := range cls {
+			t.rows[i] = i
+			t.y[i] = float64(2*c - 1)
+		}
+		return []svmTask{t}
+	}
+	var tasks []svmTask
+	if ovo {
+		// Pair (a, b), a < b, in class order; +1 is the larger label b, as
+		// for binary problems.
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				t := svmTask{pos: b, neg: a}
+				for i, c := range cls {
+					if c == a || c == b {
+						v := -1.0
+						if c == b {
+							v = 1
+						}
+						t.rows = append(t.rows, i)
+						t.y = append(t.y, v)
+					}
+				}
+				tasks = append(tasks, t)
+			}
+		}
+		return tasks
+	}
+	for a := 0; a < k; a++ {
+		t := svmTask{pos: a, neg: -1, rows: make([]int, len(cls)), y: make([]float64, len(cls))}
+		for i, c := range cls {
+			t.rows[i] = i
+			t.y[i] = -1
+			if c == a {
+				t.y[i] = 1
+			}
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks
+}
+
+// classIndex returns the index of each label in labels.Classes.
+func classIndex(labels Labels, y []float64) []int {
+	cls := make([]int, len(y))
+	for i, v := range y {
+		cls[i], _ = slices.BinarySearch(labels.Classes, v)
+	}
+	return cls
+}
+
+// bounds returns the per-sample upper bounds C·w_{label} of a task.
+func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask) []float64 {
+	b := make([]float64, len(t.rows))
+	for r, i := range t.rows {
+		w, ok := cfg.weights[labels.Classes[cls[i]]]
+		if !ok {
+			w = 1
+		}
+		b[r] = cfg.c * w
+	}
+	return b
+}
+
+func (cfg svmConfig) checkWeights(labels Labels) error {
+	keys := make([]float64, 0, len(cfg.weights))
+	for l := range cfg.weights {
+		keys = append(keys, l)
+	}
+	slices.Sort(keys) // deterministic error message
+	for _, l := range keys {
+		if _, ok := slices.BinarySearch(labels.Classes, l); !ok {
+			return fmt.Errorf("%w: class weight for label %g, which is not in y", ErrInput, l)
+		}
+	}
+	return nil
+}
+
+func (cfg svmConfig) options(init []float64) solver.SVMOptions {
+	return solver.SVMOptions{Tol: cfg.tol, MaxIter: cfg.maxIter, CacheBytes: cfg.cacheBytes, NoShrinking: cfg.noShrink, Init: init}
+}
+
+func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
+	ti := SVMTaskInfo{Positive: labels.Classes[t.pos], Negative: math.NaN(), N: len(t.rows),
+		Objective: r.Objective, Bias: r.Bias, SV: r.SV, BoundedSV: r.BoundedSV,
+		Iterations: r.Iterations, Status: r.Status, Violation: r.Violation}
+	if t.neg >= 0 {
+		ti.Negative = labels.Classes[t.neg]
+	}
+	return ti
+}
+
+// Fit trains the SVM on x (n×d) and class labels y.
+func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+	s.fit = nil
+	if err := check.XY(x, y); err != nil {
+		return err
+	}
+	_, d := x.Dims()
+	cfg, err := resolveSVM(s.Kernel, s.C, s.ClassWeights, s.Multiclass, s.Tol, s.MaxIter, s.CacheBytes, d)
+	if err != nil {
+		return err
+	}
+	cfg.noShrink = s.NoShrinking
+	cfg.workers = parallel.Workers(s.Workers)
+	labels, err := NewLabels(y)
+	if err != nil {
+		return err
+	}
+	if err := cfg.checkWeights(labels); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cls := classIndex(labels, y)
+	tasks := svmTasks(labels, cls, cfg.ovo)
+	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}
+	parts := make([]svmPart, len(tasks))
+	for ti, t := range tasks {
+		cols := newKernelColumns(cfg.k, gatherRows(x, t.rows), cfg.workers)
+		opt := cfg.options(nil)
+		if s.Progress != nil {
+			opt.Progress = func(p solver.SVMProgress) { s.Progress(ti, p) }
+		}
+		prob := solver.SVMProblem{K: cols, Y: t.y, C: cfg.bounds(labels, cls, t)}
+		var r *solver.SVMResult
+		if s.NoBias {
+			r, err = solver.SolveDCD(ctx, prob, opt)
+		} else {
+			r, err = solver.SolveSMO(ctx, prob, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("model: svm task %d: %w", ti, err)
+		}
+		parts[ti] = svmPart{rows: t.rows, y: t.y, alpha: r.Alpha, bias: r.Bias}
+		f.info.Tasks = append(f.info.Tasks, taskInfo(labels, t, r))
+	}
+	f.dec = newSVMDecision(cfg.k, x, parts, cfg.workers)
+	f.info.SV, _ = f.dec.sv.Dims()
+	if f.dec.empty {
+		f.info.SV = 0
+	}
+	s.fit = f
+	return nil
+}
+
+// Info describes the fit; it returns ErrNotFitted before Fit.
+func (s *SVM) Info() (SVMInfo, error) {
+	if s.fit == nil {
+		return SVMInfo{}, ErrNotFitted
+	}
+	info := s.fit.info
+	info.Tasks = slices.Clone(info.Tasks)
+	return info, nil
+}
+
+// Classes returns the class labels seen in training, ascending; nil before Fit.
+func (s *SVM) Classes() []float64 {
+	if s.fit == nil {
+		return nil
+	}
+	return slices.Clone(s.fit.labels.Classes)
+}
+
+// DecisionFunction returns the decision values of the rows of x: one column
+// for two classes (positive means the larger label), one column per pair
+// (a, b) of class indices a < b in order (0,1), (0,2), …, (1,2), … for
+// one-vs-one (positive means b), one column per class for one-vs-rest.
+func (s *SVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+	if s.fit == nil {
+		return nil, ErrNotFitted
+	}
+	if err := check.Cols(x, s.fit.d); err != nil {
+		return nil, err
+	}
+	return s.fit.dec.eval(context.Background(), x)
+}
+
+// Predict returns the predicted class label of each row of x.
+func (s *SVM) Predict(x *mat.Dense) ([]float64, error) {
+	dec, err := s.DecisionFunction(x)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSVM(s.fit.labels, s.fit.ovo, dec), nil
+}
+
+// decodeSVM turns decision values into labels: the sign for one column, votes
+// for one-vs-one (ties to the smaller label), the arg-max for one-vs-rest.
+func decodeSVM(labels Labels, ovo bool, dec *mat.Dense) []float64 {
+	if !ovo {
+		return labels.Decode(dec)
+	}
+	n, _ := dec.Dims()
+	k := len(labels.Classes)
+	out := make([]float64, n)
+	votes := make([]int, k)
+	for i := range n {
+		clear(votes)
+		row := dec.RawRowView(i)
+		col := 0
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				if row[col] > 0 {
+					votes[b]++
+				} else {
+					votes[a]++
+				}
+				col++
+			}
+		}
+		best := 0
+		for c := 1; c < k; c++ {
+			if votes[c] > votes[best] {
+				best = c
+			}
+		}
+		out[i] = labels.Classes[best]
+	}
+	return out
+}
+
+// svmPart is the solution of one binary sub-problem over training rows.
+type svmPart struct {
+	rows  []int
+	y     []float64
+	alpha []float64
+	bias  float64
+}
+
+// svmDecision evaluates f_t(x) = Σ_i W_it K(x, s_i) + b_t for all sub-models
+// t at once over the union of their support vectors s_i: one pass of the
+// kernel block engine, K(X, S)·W.
+type svmDecision struct {
+	k       kernel.Kernel
+	sv      *mat.Dense // m×d support vectors (1×d of zeros when empty)
+	w       *mat.Dense // m×T coefficients α_i y_i
+	bias    []float64
+	empty   bool // no support vector at all: f_t = b_t
+	workers int
+}
+
+// newSVMDecision collects the support vectors of parts (rows of x).
+func newSVMDecision(k kernel.Kernel, x *mat.Dense, parts []svmPart, workers int) *svmDecision {
+	_, d := x.Dims()
+	pos := map[int]int{}
+	var idx []int
+	for _, p := range parts {
+		for r, a := range p.alpha {
+			if a > 0 {
+				if _, ok := pos[p.rows[r]]; !ok {
+					pos[p.rows[r]] = -1
+					idx = append(idx, p.rows[r])
+				}
+			}
+		}
+	}
+	slices.Sort(idx) // training order, whatever the order of the parts
+	for j, i := range idx {
+		pos[i] = j
+	}
+	dec := &svmDecision{k: k, bias: make([]float64, len(parts)), workers: workers}
+	if len(idx) == 0 {
+		dec.empty = true
+		dec.sv = mat.NewDense(1, d, nil)
+		dec.w = mat.NewDense(1, len(parts), nil)
+	} else {
+		dec.sv = gatherRows(x, idx)
+		dec.w = mat.NewDense(len(idx), len(parts), nil)
+	}
+	for t, p := range parts {
+		dec.bias[t] = p.bias
+		for r, a := range p.alpha {
+			if a > 0 {
+				dec.w.Set(pos[p.rows[r]], t, a*p.y[r])
+			}
+		}
+	}
+	return dec
+}
+
+func (dec *svmDecision) eval(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+	n, _ := x.Dims()
+	_, t := dec.w.Dims()
+	out := mat.NewDense(n, t, nil)
+	if !dec.empty {
+		op := kernel.NewOp(dec.k, x, dec.sv, kernel.Options{Workers: dec.workers})
+		if err := op.Mul(ctx, out, dec.w); err != nil {
+			return nil, err
+		}
+	}
+	for i := range n {
+		row := out.RawRowView(i)
+		for j := range row {
+			row[j] += dec.bias[j]
+		}
+	}
+	return out, nil
+}
