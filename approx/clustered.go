@@ -1,0 +1,111 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultCompression is RandomizedClustered's default compression factor
+// γ = p/d. Pourkamali-Anaraki & Becker show that the sketch dimension p needed
+// for a given accuracy does not grow with d, and use small factors on
+// high-dimensional data; 0.1 keeps k-means ten times cheaper per iteration.
+const DefaultCompression = 0.1
+
+// KMeansCenters is k-means Nyström (Zhang & Kwok, "Clustered Nyström Method
+// for Large Scale Manifold Learning and Dimension Reduction", 2010): the m
+// landmarks are the centroids of a k-means clustering of X (KMeans with K = m;
+// k-means++ seeding, Lloyd iterations on a seeded subsample). The landmarks are
+// not data points, so Indices is nil. Zero values mean KMeans's defaults.
+type KMeansCenters struct {
+	MaxIter   int     // see KMeans.MaxIter
+	Subsample int     // see KMeans.Subsample
+	Tol       float64 // see KMeans.Tol
+}
+
+var _ Sampler = KMeansCenters{}
+
+// Sample returns the m k-means centroids of x. The kernel is only validated:
+// the clustering is in input space, as in the paper.
+func (s KMeansCenters) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := clusteredKernelCheck(k); err != nil {
+		return nil, fmt.Errorf("approx: k-means centers: %w", err)
+	}
+	p, err := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol}.Fit(ctx, x, rng)
+	if err != nil {
+		return nil, fmt.Errorf("approx: k-means centers: %w", err)
+	}
+	return &Landmarks{Points: p.Centroids}, nil
+}
+
+// RandomizedClustered is Randomized Clustered Nyström (Pourkamali-Anaraki &
+// Becker, Alg. 3): sketch the data as Y = XRᵀ with a random ±1 matrix R of p
+// rows (compression factor γ = p/d), run k-means (k-means++ and Lloyd) on the
+// sketch, then recompute each centroid in the original space as the mean of
+// its cluster — two passes over X. The landmarks are those centroids. Zero
+// values mean defaults.
+type RandomizedClustered struct {
+	// Dim is the sketch dimension p; 0 derives it from Compression.
+	Dim int
+	// Compression is γ = p/d in (0, 1], used when Dim is 0: p = ⌈γ·d⌉.
+	// 0 means DefaultCompression.
+	Compression float64
+	MaxIter     int     // see KMeans.MaxIter
+	Subsample   int     // see KMeans.Subsample
+	Tol         float64 // see KMeans.Tol
+}
+
+var _ Sampler = RandomizedClustered{}
+
+// SketchDim returns the sketch dimension p used for d input dimensions.
+func (s RandomizedClustered) SketchDim(d int) int {
+	if s.Dim > 0 {
+		return s.Dim
+	}
+	g := s.Compression
+	if g == 0 {
+		g = DefaultCompression
+	}
+	return max(1, int(math.Ceil(g*float64(d))))
+}
+
+// Sample returns m centroids found by k-means on the sketch, recomputed in
+// the original space.
+func (s RandomizedClustered) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := clusteredKernelCheck(k); err != nil {
+		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
+	}
+	if s.Dim < 0 {
+		return nil, fmt.Errorf("approx: randomized clustered: %w: Dim = %d < 0", check.ErrInput, s.Dim)
+	}
+	if !(s.Compression >= 0 && s.Compression <= 1) {
+		return nil, fmt.Errorf("approx: randomized clustered: %w: Compression = %g, want in (0, 1]", check.ErrInput, s.Compression)
+	}
+	if err := check.Matrix("X", x); err != nil {
+		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
+	}
+	_, d := x.Dims()
+	km := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, Sketch: s.SketchDim(d)}
+	p, err := km.Fit(ctx, x, rng)
+	if err != nil {
+		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
+	}
+	return &Landmarks{Points: p.Centroids}, nil
+}
+
+// clusteredKernelCheck accepts a nil kernel (samplers that do not evaluate it) and
+// validates any other.
+func clusteredKernelCheck(k kernel.Kernel) error {
+	if k == nil {
+		return nil
+	}
+	if err := k.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", check.ErrInput, err)
+	}
+	return nil
+}

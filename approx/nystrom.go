@@ -1,0 +1,238 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultNystromFloor is the default relative eigenvalue floor of Nystrom.
+// Eigenvalues of the symmetric M×M matrix W are computed with an absolute
+// error of order M·ε·λ_max (ε ≈ 2.2e-16), about 1e-13·λ_max for M in the
+// thousands; eigenvalues below 1e-10·λ_max are therefore mostly rounding
+// noise, and inverting them would blow the approximation up.
+const DefaultNystromFloor = 1e-10
+
+// DefaultNystromMaxBytes bounds the memory of the n×M matrix C = K(X, L) the
+// QR variant stores (8·n·M bytes): 2 GiB.
+const DefaultNystromMaxBytes = 2 << 30
+
+// Nystrom configures a Nyström approximation K̃ ≈ K built from landmarks L
+// (Pourkamali-Anaraki & Becker, Sec. 2–3). With C = K(X, L) (n×M) and
+// W = K(L, L) (M×M):
+//
+//   - standard (QR false): K̃ = C W_k⁺ Cᵀ, where W_k is the best rank-k
+//     approximation of W (their Alg. 1); Rank 0 means the full W⁺;
+//   - QR (QR true): the best rank-k approximation of C W⁺ Cᵀ itself (their
+//     Alg. 2): thin QR C = QR, eigendecomposition R W⁺ Rᵀ = U Σ Uᵀ,
+//     K̃ = Q U_k Σ_k U_kᵀ Qᵀ. Its error is never larger than the standard
+//     rank-k error from the same landmarks, and equal at k = M. QR stores C
+//     on the training set: 8·n·M bytes, bounded by MaxBytes.
+//
+// W⁺ is the pseudo-inverse with eigenvalues ≤ Floor·λ_max(W) treated as zero
+// (reported in NystromMap.Dropped), rather than inverted. Landmark weights are
+// ignored: C W⁺ Cᵀ does not change when the landmarks are rescaled. Zero
+// values mean defaults.
+type Nystrom struct {
+	// Rank is the target rank k; 0 keeps every eigenvalue above the floor.
+	Rank int
+	// QR selects the best rank-k approximation (Alg. 2) instead of Alg. 1.
+	QR bool
+	// Floor is the relative eigenvalue floor in [0, 1); 0 means
+	// DefaultNystromFloor.
+	Floor float64
+	// MaxBytes bounds the memory of C in the QR variant; 0 means
+	// DefaultNystromMaxBytes.
+	MaxBytes int64
+	// Kernel engine options for K(X, L).
+	Engine kernel.Options
+}
+
+// NystromMap is a fitted Nyström feature map φ(x) = K(x, L)·T with
+// K̃(x, y) = φ(x)·φ(y).
+type NystromMap struct {
+	Kernel    kernel.Kernel
+	Landmarks *mat.Dense // M×d
+	// T is the M×r projection: V_k Λ_k^{-1/2} for the standard map,
+	// V_r Λ_r^{-1/2} Z_k for QR (Z_k: top right singular vectors of
+	// R V_r Λ_r^{-1/2}).
+	T *mat.Dense
+	// Values are, for QR maps, the approximate top-r eigenvalues of K (those
+	// of K̃), descending; the matching approximate eigenvectors on the
+	// training rows are the columns of φ(X) divided by √Values. For standard
+	// maps they are the eigenvalues of W that were kept, descending.
+	Values []float64
+	// Dropped counts the eigenvalues of W at or below the floor.
+	Dropped int
+	engine  kernel.Options
+}
+
+var _ FeatureMap = (*NystromMap)(nil)
+
+// Dim returns the number of features r.
+func (m *NystromMap) Dim() int { _, r := m.T.Dims(); return r }
+
+// Transform writes φ(x_i) = K(x_i, L)·T into row i of dst (n×r), through the
+// kernel engine.
+func (m *NystromMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
+	_, d := m.Landmarks.Dims()
+	if err := check.Cols(x, d); err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	if r, c := dst.Dims(); r != n || c != m.Dim() {
+		return fmt.Errorf("%w: nyström: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, m.Dim())
+	}
+	return kernel.NewOp(m.Kernel, x, m.Landmarks, m.engine).Mul(ctx, dst, m.T)
+}
+
+// Fit builds the Nyström map of k on x from the landmarks lm. x is used only
+// by the QR variant (which needs C on the training rows); the standard map
+// depends on the landmarks alone.
+func (ny Nystrom) Fit(ctx context.Context, x *mat.Dense, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nyström: kernel is nil", check.ErrInput)
+	}
+	if err := k.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: nyström: %w", check.ErrInput, err)
+	}
+	if lm == nil {
+		return nil, fmt.Errorf("%w: nyström: landmarks are nil", check.ErrInput)
+	}
+	if err := check.Matrix("landmarks", lm.Points); err != nil {
+		return nil, err
+	}
+	mLm, d := lm.Points.Dims()
+	cfg := ny
+	switch {
+	case cfg.Rank < 0 || cfg.Rank > mLm:
+		return nil, fmt.Errorf("%w: nyström: Rank = %d, want 0 ≤ Rank ≤ M = %d", check.ErrInput, cfg.Rank, mLm)
+	case !(cfg.Floor >= 0 && cfg.Floor < 1):
+		return nil, fmt.Errorf("%w: nyström: Floor = %g, want in [0, 1)", check.ErrInput, cfg.Floor)
+	case cfg.MaxBytes < 0:
+		return nil, fmt.Errorf("%w: nyström: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+	}
+	if cfg.Floor == 0 {
+		cfg.Floor = DefaultNystromFloor
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultNystromMaxBytes
+	}
+	rank := cfg.Rank
+	if rank == 0 {
+		rank = mLm
+	}
+	var n int
+	if cfg.QR {
+		if err := check.Cols(x, d); err != nil {
+			return nil, err
+		}
+		n, _ = x.Dims()
+		if need := 8 * int64(n) * int64(mLm); need > cfg.MaxBytes {
+			return nil, fmt.Errorf("%w: nyström QR: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
+				check.ErrInput, need>>20, n, mLm, cfg.MaxBytes>>20)
+		}
+	}
+
+	// W = K(L, L) and its floored eigendecomposition.
+	w := mat.NewDense(mLm, mLm, nil)
+	if err := kernel.NewOp(k, lm.Points, lm.Points, cfg.Engine).Block(ctx, w); err != nil {
+		return nil, err
+	}
+	vals, vecs, dropped, err := floorEig(w, cfg.Floor)
+	if err != nil {
+		return nil, err
+	}
+	r := len(vals)
+	// T0 = V_r Λ_r^{-1/2}, columns in decreasing eigenvalue order.
+	t0 := mat.NewDense(mLm, r, nil)
+	for j := 0; j < r; j++ {
+		s := 1 / math.Sqrt(vals[j])
+		for i := 0; i < mLm; i++ {
+			t0.Set(i, j, vecs.At(i, j)*s)
+		}
+	}
+	out := &NystromMap{Kernel: k, Landmarks: mat.DenseCopyOf(lm.Points), Dropped: dropped, engine: cfg.Engine}
+	if !cfg.QR {
+		keep := min(rank, r)
+		out.T = mat.DenseCopyOf(t0.Slice(0, mLm, 0, keep))
+		out.Values = append([]float64(nil), vals[:keep]...)
+		return out, nil
+	}
+
+	// QR variant: C = QR, B = R·T0 (M×r); R W⁺ Rᵀ = B Bᵀ, so its eigenpairs
+	// come from the SVD B = U S Zᵀ: Σ = S², and Q U_k Σ_k^{1/2} = C T0 Z_k.
+	c := mat.NewDense(n, mLm, nil)
+	if err := kernel.NewOp(k, x, lm.Points, cfg.Engine).Block(ctx, c); err != nil {
+		return nil, err
+	}
+	// In-place Householder QR (LAPACK dgeqrf): R is the upper triangle of
+	// the first min(n, M) rows; nothing else of size n×M is allocated.
+	rc := c.RawMatrix()
+	tau := make([]float64, min(n, mLm))
+	work := []float64{0}
+	lapack64.Geqrf(rc, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	lapack64.Geqrf(rc, tau, work, len(work))
+	rows := min(n, mLm)
+	rm := mat.NewDense(rows, mLm, nil)
+	for i := 0; i < rows; i++ {
+		copy(rm.RawRowView(i)[i:], c.RawRowView(i)[i:])
+	}
+	var b mat.Dense
+	b.Mul(rm, t0)
+	var svd mat.SVD
+	if !svd.Factorize(&b, mat.SVDThin) {
+		return nil, fmt.Errorf("nyström QR: SVD of R·W^(-1/2) did not converge")
+	}
+	sv := svd.Values(nil)
+	var z mat.Dense
+	svd.VTo(&z)
+	keep := min(rank, len(sv))
+	// Singular values below the floor carry no information: drop them too.
+	for keep > 0 && sv[keep-1]*sv[keep-1] <= cfg.Floor*sv[0]*sv[0] {
+		keep--
+	}
+	var t mat.Dense
+	t.Mul(t0, z.Slice(0, r, 0, keep))
+	out.T = &t
+	out.Values = make([]float64, keep)
+	for j := range out.Values {
+		out.Values[j] = sv[j] * sv[j]
+	}
+	return out, nil
+}
+
+// floorEig returns the eigenvalues of the symmetric w above floor·λ_max in
+// decreasing order, their eigenvectors as columns, and how many were dropped.
+func floorEig(w *mat.Dense, floor float64) ([]float64, *mat.Dense, int, error) {
+	m, _ := w.Dims()
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(m, w.RawMatrix().Data), true) {
+		return nil, nil, 0, fmt.Errorf("nyström: eigendecomposition of W did not converge")
+	}
+	asc := es.Values(nil)
+	var v mat.Dense
+	es.VectorsTo(&v)
+	top := asc[m-1]
+	if !(top > 0) {
+		return nil, nil, 0, fmt.Errorf("%w: nyström: W = K(L, L) has no positive eigenvalue (largest %g)", check.ErrInput, top)
+	}
+	var vals []float64
+	for j := m - 1; j >= 0 && asc[j] > floor*top; j-- {
+		vals = append(vals, asc[j])
+	}
+	r := len(vals)
+	vecs := mat.NewDense(m, r, nil)
+	for j := 0; j < r; j++ {
+		for i := 0; i < m; i++ {
+			vecs.Set(i, j, v.At(i, m-1-j))
+		}
+	}
+	return vals, vecs, m - r, nil
+}

@@ -1,0 +1,104 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// RFF configures random Fourier features (Rahimi & Recht, "Random Features for
+// Large-Scale Kernel Machines", NIPS 2007): for a shift-invariant kernel
+// k(x, y) = κ(x − y) with spectral density p(ω) (Bochner's theorem),
+// φ(x) = √(2/D)·cos(Ωx + b) with the D rows of Ω drawn from p and b uniform
+// on [0, 2π), so that E[φ(x)·φ(y)] = k(x, y) and the error decays as 1/√D.
+//
+// Supported kernels: Gaussian exp(−γ‖x−y‖²), whose density is N(0, 2γI), and
+// the L1 Laplacian exp(−γ‖x−y‖₁), whose density is a product of Cauchy
+// densities of scale γ.
+type RFF struct {
+	// Features is D, the number of random features (required, ≥ 1).
+	Features int
+}
+
+// RFFMap is a fitted random Fourier feature map.
+type RFFMap struct {
+	Omega  *mat.Dense // D×d frequencies
+	Offset []float64  // D phases in [0, 2π)
+}
+
+var _ FeatureMap = (*RFFMap)(nil)
+
+// Fit draws the frequencies and phases for kernel k on d-dimensional inputs.
+func (f RFF) Fit(k kernel.Kernel, d int, rng *rand.Rand) (*RFFMap, error) {
+	if f.Features < 1 {
+		return nil, fmt.Errorf("%w: rff: Features = %d, want ≥ 1", check.ErrInput, f.Features)
+	}
+	if d < 1 {
+		return nil, fmt.Errorf("%w: rff: d = %d, want ≥ 1", check.ErrInput, d)
+	}
+	if rng == nil {
+		return nil, fmt.Errorf("%w: rff: rng is nil", check.ErrInput)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("%w: rff: kernel is nil", check.ErrInput)
+	}
+	if err := k.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: rff: %w", check.ErrInput, err)
+	}
+	var draw func() float64
+	switch kk := k.(type) {
+	case kernel.Gaussian:
+		s := math.Sqrt(2 * kk.Gamma)
+		draw = func() float64 { return s * rng.NormFloat64() }
+	case kernel.Laplacian:
+		g := kk.Gamma
+		draw = func() float64 { return g * math.Tan(math.Pi*(rng.Float64()-0.5)) }
+	default:
+		return nil, fmt.Errorf("%w: rff: kernel %v has no random Fourier features here (gaussian or laplacian)", check.ErrInput, k)
+	}
+	om := mat.NewDense(f.Features, d, nil)
+	raw := om.RawMatrix().Data
+	for i := range raw {
+		raw[i] = draw()
+	}
+	b := make([]float64, f.Features)
+	for i := range b {
+		b[i] = 2 * math.Pi * rng.Float64()
+	}
+	return &RFFMap{Omega: om, Offset: b}, nil
+}
+
+// Dim returns D.
+func (m *RFFMap) Dim() int { return len(m.Offset) }
+
+// Transform writes φ(x_i) = √(2/D)·cos(Ωx_i + b) into row i of dst (n×D).
+func (m *RFFMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
+	_, d := m.Omega.Dims()
+	if err := check.Cols(x, d); err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	D := m.Dim()
+	if r, c := dst.Dims(); r != n || c != D {
+		return fmt.Errorf("%w: rff: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, D)
+	}
+	scale := math.Sqrt(2 / float64(D))
+	const rows = 256
+	return parallel.For(ctx, (n+rows-1)/rows, 0, func(_, b int) {
+		r0, r1 := b*rows, min((b+1)*rows, n)
+		out := dst.Slice(r0, r1, 0, D).(*mat.Dense)
+		out.Mul(x.Slice(r0, r1, 0, d), m.Omega.T())
+		for i := 0; i < r1-r0; i++ {
+			row := out.RawRowView(i)
+			for j, v := range row {
+				row[j] = scale * math.Cos(v+m.Offset[j])
+			}
+		}
+	})
+}
