@@ -1,0 +1,219 @@
+package precond
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrInput is wrapped by errors about invalid arguments.
+var ErrInput = errors.New("precond: invalid input")
+
+// DefaultEpsilon is the ε used when Options.Epsilon is 0: T = chol(K_MM + εM·s·I).
+const DefaultEpsilon = 1e-7
+
+// Options configures the FALKON preconditioners. The zero value means the defaults.
+type Options struct {
+	// Epsilon is ε in T = chol(K_MM + εM·s·I), s the mean diagonal of K_MM.
+	// 0 means DefaultEpsilon.
+	Epsilon float64 `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
+	// Cholesky controls the extra jitter added when a factorization still fails.
+	Cholesky solver.CholOptions `yaml:"cholesky,omitempty" json:"cholesky,omitempty"`
+}
+
+// Falkon is a built FALKON preconditioner P = BBᵀ (see the package
+// documentation). It also keeps K_MM itself (in the upper triangle of the
+// matrix it was built from), so that the Nyström operator can apply λn·K_MM
+// without a second M×M copy.
+type Falkon struct {
+	kmm  *mat.Dense // lower: L_T (T = L_Tᵀ); strict upper: K_MM
+	diag []float64  // diagonal of K_MM
+	t, a *solver.Chol
+	n    int
+
+	// Epsilon is the relative ε used and Shift = εM·s the value added to the
+	// diagonal of K_MM before factoring.
+	Epsilon, Shift float64
+	// JitterT and JitterA are the extra jitters the two Cholesky
+	// factorizations needed (0 when none).
+	JitterT, JitterA float64
+	// Weighted says whether the BLESS weights of eq. 15 were used.
+	Weighted bool
+}
+
+var _ solver.Preconditioner = (*Falkon)(nil)
+
+// BuildFalkon builds the FALKON preconditioner of eq. 14 for n training
+// points and regularization λ (the penalty is λn, see package model) from
+// kmm = K_MM (M×M, both triangles set). kmm is taken over: it is overwritten
+// by the factor T and must not be used by the caller afterwards. Cost: two
+// M×M Cholesky factorizations and one triangular product, O(M³); memory: kmm
+// plus one M×M matrix.
+func BuildFalkon(kmm *mat.Dense, n int, lambda float64, opt Options) (*Falkon, error) {
+	return build(kmm, n, lambda, nil, opt)
+}
+
+// BuildWeighted builds the FALKON-BLESS preconditioner of eq. 15 with center
+// weights a (A_J = diag(a), a_j = n·q_j for sampling probability q_j; all
+// ones gives eq. 14). kmm is taken over as in BuildFalkon.
+func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Options) (*Falkon, error) {
+	m, _ := kmm.Dims()
+	if len(a) != m {
+		return nil, fmt.Errorf("%w: %d weights for %d centers", ErrInput, len(a), m)
+	}
+	for j, v := range a {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: weight %d is %g, want finite and > 0", ErrInput, j, v)
+		}
+	}
+	return build(kmm, n, lambda, a, opt)
+}
+
+func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
+	m, c := kmm.Dims()
+	if m != c || m == 0 {
+		return nil, fmt.Errorf("%w: K_MM is %d×%d", ErrInput, m, c)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%w: n = %d", ErrInput, n)
+	}
+	if !(lambda > 0) || math.IsInf(lambda, 0) {
+		return nil, fmt.Errorf("%w: lambda = %g, want finite and > 0", ErrInput, lambda)
+	}
+	eps := opt.Epsilon
+	if eps == 0 {
+		eps = DefaultEpsilon
+	}
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return nil, fmt.Errorf("%w: epsilon = %g, want finite and > 0", ErrInput, eps)
+	}
+	raw := kmm.RawMatrix()
+	diag := make([]float64, m)
+	var s float64
+	for j := range diag {
+		diag[j] = raw.Data[j*raw.Stride+j]
+		if math.IsNaN(diag[j]) || math.IsInf(diag[j], 0) {
+			return nil, fmt.Errorf("%w: K_MM[%d,%d] = %g", ErrInput, j, j, diag[j])
+		}
+		s += math.Abs(diag[j])
+	}
+	s /= float64(m)
+	if s == 0 {
+		s = 1
+	}
+	shift := eps * float64(m) * s
+	for j := range diag {
+		raw.Data[j*raw.Stride+j] += shift
+	}
+	t, err := solver.CholeskyInPlace(kmm, opt.Cholesky)
+	if err != nil {
+		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
+	}
+	// C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI, formed in place by
+	// a triangular product on a copy of L_T with scaled rows.
+	cm := mat.NewDense(m, m, nil)
+	cr := cm.RawMatrix()
+	for i := 0; i < m; i++ {
+		scale := 1.0
+		if w != nil {
+			scale = 1 / w[i]
+		}
+		row := raw.Data[i*raw.Stride : i*raw.Stride+i+1]
+		dst := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
+		for j, v := range row {
+			dst[j] = scale * v
+		}
+	}
+	lt := t.L().RawTriangular()
+	blas64.Trmm(blas.Left, blas.Trans, 1/float64(m), lt, cr)
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ { // symmetrize from the lower triangle
+			cr.Data[j*cr.Stride+i] = cr.Data[i*cr.Stride+j]
+		}
+		cr.Data[i*cr.Stride+i] += lambda
+	}
+	a, err := solver.CholeskyInPlace(cm, opt.Cholesky)
+	if err != nil {
+		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
+	}
+	return &Falkon{
+		kmm: kmm, diag: diag, t: t, a: a, n: n,
+		Epsilon: eps, Shift: shift, JitterT: t.Jitter, JitterA: a.Jitter, Weighted: w != nil,
+	}, nil
+}
+
+// Size returns M.
+func (f *Falkon) Size() int { return len(f.diag) }
+
+// Precondition sets dst = BBᵀ·r through four triangular solves.
+func (f *Falkon) Precondition(_ context.Context, dst, r *mat.Dense) error {
+	if dst != r {
+		dst.Copy(r)
+	}
+	if err := f.MulBT(dst); err != nil {
+		return err
+	}
+	return f.MulB(dst)
+}
+
+// MulBT overwrites x (M×t) with Bᵀx = (1/√n) A⁻ᵀT⁻ᵀx.
+func (f *Falkon) MulBT(x *mat.Dense) error {
+	if err := f.t.SolveL(x, false); err != nil { // T⁻ᵀ = L_T⁻¹
+		return err
+	}
+	if err := f.a.SolveL(x, false); err != nil {
+		return err
+	}
+	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	return nil
+}
+
+// MulB overwrites x (M×t) with Bx = (1/√n) T⁻¹A⁻¹x.
+func (f *Falkon) MulB(x *mat.Dense) error {
+	if err := f.a.SolveL(x, true); err != nil {
+		return err
+	}
+	if err := f.t.SolveL(x, true); err != nil { // T⁻¹ = L_T⁻ᵀ
+		return err
+	}
+	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	return nil
+}
+
+// MulKMM sets dst = K_MM·v (v and dst M×t, not aliased), using the copy of
+// K_MM kept in the upper triangle; K_MM is the matrix given at build time,
+// without the shift.
+func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
+	m := len(f.diag)
+	rv, rd := v.RawMatrix(), dst.RawMatrix()
+	if rv.Rows != m || rd.Rows != m || rv.Cols != rd.Cols {
+		return fmt.Errorf("%w: MulKMM of %d×%d into %d×%d, M = %d", ErrInput, rv.Rows, rv.Cols, rd.Rows, rd.Cols, m)
+	}
+	raw := f.kmm.RawMatrix()
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: raw.Stride, Data: raw.Data}
+	blas64.Symm(blas.Left, 1, sym, rv, 0, rd)
+	// The stored diagonal is L_T's; correct it to K_MM's.
+	for i := 0; i < m; i++ {
+		c := f.diag[i] - raw.Data[i*raw.Stride+i]
+		vr := rv.Data[i*rv.Stride : i*rv.Stride+rv.Cols]
+		dr := rd.Data[i*rd.Stride : i*rd.Stride+rd.Cols]
+		for j := range dr {
+			dr[j] += c * vr[j]
+		}
+	}
+	return nil
+}
+
+// T returns the factor T = L_Tᵀ of K_MM + Shift·I as an upper-triangular copy.
+func (f *Falkon) T() *mat.TriDense {
+	m := len(f.diag)
+	t := mat.NewTriDense(m, mat.Upper, nil)
+	t.Copy(f.t.L().T())
+	return t
+}

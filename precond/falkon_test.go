@@ -1,0 +1,244 @@
+package precond
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// gaussKMM returns K_MM for m random points in 3-d with a Gaussian kernel.
+func gaussKMM(seed uint64, m int, gamma float64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	c := mat.NewDense(m, 3, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			c.Set(i, j, rng.NormFloat64())
+		}
+	}
+	k := kernel.Gaussian{Gamma: gamma}
+	out := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			out.Set(i, j, k.Eval(c.RawRowView(i), c.RawRowView(j)))
+		}
+	}
+	return out
+}
+
+func maxAbs(a mat.Matrix) float64 {
+	r, c := a.Dims()
+	var m float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m = math.Max(m, math.Abs(a.At(i, j)))
+		}
+	}
+	return m
+}
+
+// applyDense returns the M×M matrix of x ↦ f(x) by applying f to the identity.
+func applyDense(m int, f func(x *mat.Dense) error) (*mat.Dense, error) {
+	x := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		x.Set(i, i, 1)
+	}
+	return x, f(x)
+}
+
+// The identities of eq. 14 and eq. 15, checked densely on a 25-center
+// problem. ε = 1e-4 and λ = 1e-3 keep the matrices moderately conditioned
+// (the smallest eigenvalue of K + εMI is at least εM = 2.5e-3), so BBᵀ·H − I
+// is rounding-level: measured 6e-12 (eq. 14) and 8e-12 (eq. 15); the bound
+// 1e-9 leaves two orders of magnitude.
+func TestFalkonIdentities(t *testing.T) {
+	const m, n, lambda, eps = 25, 400, 1e-3, 1e-4
+	kmm := gaussKMM(1, m, 0.5)
+	w := make([]float64, m)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for j := range w {
+		w[j] = 0.2 + 3*rng.Float64()
+	}
+	for _, weighted := range []bool{false, true} {
+		work := mat.DenseCopyOf(kmm)
+		var p *Falkon
+		var err error
+		if weighted {
+			p, err = BuildWeighted(work, n, lambda, w, Options{Epsilon: eps})
+		} else {
+			p, err = BuildFalkon(work, n, lambda, Options{Epsilon: eps})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.JitterT != 0 || p.JitterA != 0 || p.Weighted != weighted || p.Epsilon != eps {
+			t.Errorf("weighted=%v: %+v", weighted, p)
+		}
+		// Gaussian diagonal is 1, so the shift is exactly εM.
+		if math.Abs(p.Shift-eps*m) > 1e-18 {
+			t.Errorf("shift %g, want εM = %g", p.Shift, eps*m)
+		}
+		// TᵀT = K_MM + εMI.
+		k := mat.DenseCopyOf(kmm)
+		for i := 0; i < m; i++ {
+			k.Set(i, i, k.At(i, i)+p.Shift)
+		}
+		tt := p.T()
+		var ttt mat.Dense
+		ttt.Mul(tt.T(), tt)
+		ttt.Sub(&ttt, k)
+		if d := maxAbs(&ttt); d > 1e-12 {
+			t.Errorf("weighted=%v: TᵀT − (K_MM + εMI) = %g", weighted, d)
+		}
+		// (BBᵀ)·((n/M) K D⁻¹ K + λn K) = I with K = K_MM + εMI and D = diag(w)
+		// (D = I for eq. 14).
+		bbt, err := applyDense(m, func(x *mat.Dense) error { return p.Precondition(context.Background(), x, x) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		kd := mat.DenseCopyOf(k)
+		if weighted {
+			for i := 0; i < m; i++ {
+				for j := 0; j < m; j++ {
+					kd.Set(i, j, k.At(i, j)/w[j])
+				}
+			}
+		}
+		var h mat.Dense
+		h.Mul(kd, k)
+		h.Scale(float64(n)/m, &h)
+		var lk mat.Dense
+		lk.Scale(lambda*n, k)
+		h.Add(&h, &lk)
+		var prod mat.Dense
+		prod.Mul(bbt, &h)
+		for i := 0; i < m; i++ {
+			prod.Set(i, i, prod.At(i, i)-1)
+		}
+		t.Logf("weighted=%v: max abs of BBᵀH − I = %.2g", weighted, maxAbs(&prod))
+		if d := maxAbs(&prod); d > 1e-9 {
+			t.Errorf("weighted=%v: BBᵀ·(eq. %d matrix) − I = %g", weighted, map[bool]int{false: 14, true: 15}[weighted], d)
+		}
+		// BBᵀ is symmetric, and MulB after MulBT is the same thing.
+		var asym mat.Dense
+		asym.Sub(bbt, bbt.T())
+		if d := maxAbs(&asym) / maxAbs(bbt); d > 1e-12 {
+			t.Errorf("weighted=%v: BBᵀ asymmetric by %g", weighted, d)
+		}
+		// MulKMM applies the K_MM given at build time (no shift).
+		v := mat.NewDense(m, 2, nil)
+		for i := 0; i < m; i++ {
+			v.Set(i, 0, rng.NormFloat64())
+			v.Set(i, 1, rng.NormFloat64())
+		}
+		got := mat.NewDense(m, 2, nil)
+		if err := p.MulKMM(got, v); err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		want.Mul(kmm, v)
+		want.Sub(&want, got)
+		if d := maxAbs(&want); d > 1e-12 {
+			t.Errorf("weighted=%v: MulKMM differs from K_MM·v by %g", weighted, d)
+		}
+	}
+}
+
+// With all weights 1, eq. 15 is eq. 14.
+func TestWeightedOnesIsFalkon(t *testing.T) {
+	const m = 20
+	kmm := gaussKMM(3, m, 1)
+	ones := make([]float64, m)
+	for i := range ones {
+		ones[i] = 1
+	}
+	a, err := BuildFalkon(mat.DenseCopyOf(kmm), 100, 1e-4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := BuildWeighted(mat.DenseCopyOf(kmm), 100, 1e-4, ones, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := applyDense(m, func(x *mat.Dense) error { return a.Precondition(context.Background(), x, x) })
+	pb, _ := applyDense(m, func(x *mat.Dense) error { return b.Precondition(context.Background(), x, x) })
+	// Same arithmetic except multiplications by 1/1: identical.
+	if !mat.Equal(pa, pb) {
+		t.Error("weighted preconditioner with unit weights differs from eq. 14")
+	}
+	if a.Epsilon != DefaultEpsilon {
+		t.Errorf("default epsilon %g, want %g", a.Epsilon, DefaultEpsilon)
+	}
+}
+
+// A rank-deficient K_MM (duplicated centers) with a tiny ε still factors:
+// the extra jitter is added and reported.
+func TestFalkonJitterReported(t *testing.T) {
+	k := gaussKMM(4, 10, 1)
+	dup := mat.NewDense(20, 20, nil)
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 20; j++ {
+			dup.Set(i, j, k.At(i%10, j%10))
+		}
+	}
+	p, err := BuildFalkon(dup, 100, 1e-6, Options{Epsilon: 1e-300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(p.JitterT > 0) {
+		t.Errorf("JitterT = %g, want > 0 for a singular K_MM with ε = 1e-300", p.JitterT)
+	}
+}
+
+func TestFalkonBadInput(t *testing.T) {
+	k := gaussKMM(5, 5, 1)
+	cases := []struct {
+		name string
+		f    func() error
+	}{
+		{"non-square", func() error { _, err := BuildFalkon(mat.NewDense(3, 4, nil), 10, 1, Options{}); return err }},
+		{"n = 0", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 0, 1, Options{}); return err }},
+		{"λ = 0", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, 0, Options{}); return err }},
+		{"λ NaN", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, math.NaN(), Options{}); return err }},
+		{"ε < 0", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, 1, Options{Epsilon: -1}); return err }},
+		{"4 weights", func() error { _, err := BuildWeighted(mat.DenseCopyOf(k), 10, 1, []float64{1, 1, 1, 1}, Options{}); return err }},
+		{"zero weight", func() error {
+			_, err := BuildWeighted(mat.DenseCopyOf(k), 10, 1, []float64{1, 1, 0, 1, 1}, Options{})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		if err := c.f(); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: err = %v, want ErrInput", c.name, err)
+		}
+	}
+}
+
+func TestIdentityAndJacobi(t *testing.T) {
+	r := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	dst := mat.NewDense(3, 2, nil)
+	if err := (Identity{}).Precondition(context.Background(), dst, r); err != nil || !mat.Equal(dst, r) {
+		t.Errorf("identity: %v, %v", mat.Formatted(dst), err)
+	}
+	j := Jacobi{Diag: []float64{1, 2, 4}}
+	if err := j.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Precondition(context.Background(), dst, r); err != nil {
+		t.Fatal(err)
+	}
+	want := mat.NewDense(3, 2, []float64{1, 2, 1.5, 2, 1.25, 1.5})
+	if !mat.Equal(dst, want) {
+		t.Errorf("jacobi: got %v", mat.Formatted(dst))
+	}
+	if err := (Jacobi{Diag: []float64{1, 0}}).Validate(); !errors.Is(err, ErrInput) {
+		t.Errorf("zero diagonal: err = %v", err)
+	}
+	if err := j.Precondition(context.Background(), dst, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrInput) {
+		t.Errorf("wrong size: err = %v", err)
+	}
+}
