@@ -205,7 +205,10 @@ func TestFalkonBadInput(t *testing.T) {
 		{"λ = 0", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, 0, Options{}); return err }},
 		{"λ NaN", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, math.NaN(), Options{}); return err }},
 		{"ε < 0", func() error { _, err := BuildFalkon(mat.DenseCopyOf(k), 10, 1, Options{Epsilon: -1}); return err }},
-		{"4 weights", func() error { _, err := BuildWeighted(mat.DenseCopyOf(k), 10, 1, []float64{1, 1, 1, 1}, Options{}); return err }},
+		{"4 weights", func() error {
+			_, err := BuildWeighted(mat.DenseCopyOf(k), 10, 1, []float64{1, 1, 1, 1}, Options{})
+			return err
+		}},
 		{"zero weight", func() error {
 			_, err := BuildWeighted(mat.DenseCopyOf(k), 10, 1, []float64{1, 1, 0, 1, 1}, Options{})
 			return err
