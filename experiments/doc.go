@@ -1,0 +1,44 @@
+// Package experiments runs YAML-described experiments: a grid of settings
+// (λ, γ or σ, sample size m, clusters, rank, SVM C, any numeric estimator
+// option), each cross-validated, then the best setting refitted on the whole
+// training set and scored on the test set.
+//
+// A spec (see Spec and experiments/examples/) names the data, the task, an
+// estimator from one explicit table (EstimatorNames), its kernel
+// (kernel.Spec), approximation backend and options, the grid, the
+// cross-validation (k folds, stratified for classification, a selection
+// metric) and a seed. Decoding is strict: unknown keys, wrong types and
+// impossible values (λ ≤ 0, folds < 2, and with the data loaded m > n) are
+// errors naming the YAML line (SpecError, ErrSpec).
+//
+// Regularization follows the project convention (model/doc.go): lambda is λ
+// with penalty λn, as in (K + λnI)α = y and FALKON's
+// (K_nMᵀK_nM + λn K_MM)α = K_nMᵀy (Rudi et al. 2017, eq. 8). A spec may
+// instead give scikit-learn's alpha = λn explicitly; it is converted with the
+// n of each fit (λ = alpha/n), never guessed.
+//
+// Run writes into the output folder: results.log (one JSON line per finished
+// grid point, fsynced, so an interrupted run resumes without recomputing and
+// a changed spec — detected by the hash of its canonical JSON — is refused
+// unless Options.Fresh), results.csv and results.json (one row per grid point
+// with the mean and sample standard deviation of every metric of the task over
+// folds × repeats, fit and predict time, peak Go-heap growth), summary.md,
+// plots (CV metric against λ, γ and the other axes; metric and fit time
+// against m) as PNG and SVG, and manifest.json. Every output is written to a
+// temporary file, fsynced and renamed, so no half-written result is ever left.
+//
+// Randomness: the train/test split, subsampling, folds (one PCG stream per
+// repeat) and the estimators' seeds (one per repeat and fold, the same for
+// every grid point) all derive from the spec's seed, so the same spec gives
+// byte-identical results.csv apart from the timing columns.
+//
+// Metrics: rmse, mae, r2 (regression); accuracy, error, balanced_accuracy, f1
+// (classification); auc (binary, the Mann–Whitney statistic, from decision
+// values when the estimator exposes DecisionFunction).
+//
+// Reuse of work along a regularization path: the grid is ordered so that
+// consecutive points differ only in λ (Grid.Axes), the order in which one
+// BLESS path (Rudi et al. 2018, Alg. 1) or a FALKON warm start could serve
+// several λ. The estimators do not yet expose path or warm-start APIs, so
+// every point is fitted from scratch for now.
+package experiments

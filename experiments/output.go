@@ -1,0 +1,226 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TimingColumns are the results.csv columns that measure time or memory and
+// so differ between otherwise identical runs.
+var TimingColumns = []string{"fit_seconds", "predict_seconds", "peak_bytes"}
+
+func fmtFloat(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// CSV renders the results table: one row per grid point with the mean and
+// standard deviation of every metric over the folds, times and peak memory.
+func (r *Result) CSV() ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	axes := r.Spec.Grid.Axes()
+	head := []string{"index"}
+	head = append(head, axes...)
+	head = append(head, "fits")
+	var mnames []string
+	if len(r.Points) > 0 {
+		for _, m := range r.Points[0].Metrics {
+			mnames = append(mnames, m.Name)
+			head = append(head, m.Name+"_mean", m.Name+"_std")
+		}
+	}
+	head = append(head, TimingColumns...)
+	head = append(head, "error")
+	if err := w.Write(head); err != nil {
+		return nil, err
+	}
+	for _, p := range r.Points {
+		row := []string{strconv.Itoa(p.Index)}
+		for _, a := range axes {
+			v, _ := p.Params.Value(a)
+			row = append(row, fmtFloat(v))
+		}
+		row = append(row, strconv.Itoa(p.Fits))
+		for _, n := range mnames {
+			s, _ := p.Metric(n)
+			row = append(row, fmtFloat(s.Mean), fmtFloat(s.Std))
+		}
+		row = append(row, fmtFloat(p.FitSeconds), fmtFloat(p.PredictSeconds), strconv.FormatInt(p.PeakBytes, 10), p.Error)
+		if err := w.Write(row); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+// Markdown renders summary.md: the best configuration, its test score and
+// the grid table.
+func (r *Result) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Spec.Name)
+	fmt.Fprintf(&b, "Estimator **%s**", r.Spec.Estimator.Type)
+	if r.Spec.Estimator.Approx.Type != "" {
+		fmt.Fprintf(&b, " (approx %s)", r.Spec.Estimator.Approx.Type)
+	}
+	fmt.Fprintf(&b, ", kernel %s, task %s; %d training rows × %d features", r.Spec.Estimator.Kernel.Type, r.Spec.Task, r.NTrain, r.Dim)
+	if r.NTest > 0 {
+		fmt.Fprintf(&b, ", %d test rows", r.NTest)
+	}
+	folds := r.Spec.CV.Folds
+	if folds == 0 {
+		folds = 5
+	}
+	fmt.Fprintf(&b, ". %d-fold cross-validation, selection metric %s, seed %d. λ follows the λn convention (model/doc.go).\n\n", folds, r.Metric, r.Spec.Seed)
+	if r.Best >= 0 {
+		bp := r.Points[r.Best]
+		s, _ := bp.Metric(r.Metric)
+		key := bp.Key
+		if key == "" {
+			key = "(no grid)"
+		}
+		fmt.Fprintf(&b, "## Best configuration\n\n`%s`: CV %s %s ± %s (mean ± std over %d fits), fit %.3g s per fold.\n\n", key, r.Metric, fmtFloat(s.Mean), fmtFloat(s.Std), bp.Fits, bp.FitSeconds)
+	}
+	if r.Test != nil {
+		fmt.Fprintf(&b, "## Test score (refit on all %d training rows, %d test rows)\n\n", r.Test.NTrain, r.Test.NTest)
+		b.WriteString("| metric | test |\n|---|---|\n")
+		for _, m := range r.Test.Metrics {
+			fmt.Fprintf(&b, "| %s | %s |\n", m.Name, fmtFloat(m.Mean))
+		}
+		fmt.Fprintf(&b, "\nRefit %.3g s, predict %.3g s, peak Go heap +%s.\n\n", r.Test.FitSeconds, r.Test.PredictSeconds, fmtBytes(r.Test.PeakBytes))
+	} else {
+		b.WriteString("No test set (set dataset.test_path or test_fraction for one).\n\n")
+	}
+	b.WriteString("## Grid\n\n|")
+	axes := r.Spec.Grid.Axes()
+	for _, a := range axes {
+		fmt.Fprintf(&b, " %s |", a)
+	}
+	fmt.Fprintf(&b, " CV %s | fit s | peak heap | |\n|", r.Metric)
+	for range len(axes) + 4 {
+		b.WriteString("---|")
+	}
+	b.WriteByte('\n')
+	for i, p := range r.Points {
+		b.WriteByte('|')
+		for _, a := range axes {
+			v, _ := p.Params.Value(a)
+			fmt.Fprintf(&b, " %s |", fmtFloat(v))
+		}
+		s, _ := p.Metric(r.Metric)
+		mark := ""
+		if i == r.Best {
+			mark = "best"
+		}
+		if p.Error != "" {
+			mark = "failed: " + strings.ReplaceAll(p.Error, "|", "/")
+		}
+		fmt.Fprintf(&b, " %.6g ± %.2g | %.3g | %s | %s |\n", s.Mean, s.Std, p.FitSeconds, fmtBytes(p.PeakBytes), mark)
+	}
+	return b.String()
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Manifest records how and where a run was made.
+type Manifest struct {
+	// Spec is the spec that ran.
+	Spec *Spec `json:"spec"`
+	// SpecHash is Spec.Hash().
+	SpecHash string `json:"spec_hash"`
+	// Seed is the spec's seed.
+	Seed uint64 `json:"seed"`
+	// GoVersion is runtime.Version().
+	GoVersion string `json:"go_version"`
+	// Module is the module path and version.
+	Module string `json:"module"`
+	// Cores is runtime.NumCPU(); GOMAXPROCS the setting in force.
+	Cores      int `json:"cores"`
+	GOMAXPROCS int `json:"gomaxprocs"`
+	// OS and Arch are the platform.
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	// Start and End bracket the run.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Computed and Resumed count the grid points computed in this run and read from the log.
+	Computed int `json:"computed"`
+	Resumed  int `json:"resumed"`
+}
+
+func moduleVersion(v string) string {
+	path := "github.com/landmark-ml/landmark"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path != "" {
+			path = bi.Main.Path
+		}
+		if v == "" && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return path + " " + v
+}
+
+// writeOutputs writes the tables, summary, manifest and plots, each atomically.
+func writeOutputs(r *Result, opt Options) error {
+	csvb, err := r.CSV()
+	if err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	man := Manifest{
+		Spec: r.Spec, SpecHash: r.Hash, Seed: r.Spec.Seed, GoVersion: runtime.Version(),
+		Module: moduleVersion(opt.Version), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Start: r.Start, End: r.End, Computed: r.Computed, Resumed: r.Resumed,
+	}
+	mj, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{"results.csv", csvb},
+		{"results.json", append(js, '\n')},
+		{"summary.md", []byte(r.Markdown())},
+		{"manifest.json", append(mj, '\n')},
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(filepath.Join(r.Out, f.name), f.data); err != nil {
+			return err
+		}
+	}
+	if !opt.NoPlots {
+		return writePlots(r)
+	}
+	return nil
+}

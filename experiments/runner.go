@@ -1,0 +1,634 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrSpecChanged is returned when an output folder holds results of a
+// different spec and the run was not told to start over (Options.Fresh).
+var ErrSpecChanged = errors.New("experiments: the output folder holds results of a different spec")
+
+// Options configure Run. The zero value means: output folder from the spec,
+// resume, quiet.
+type Options struct {
+	// Out is the output folder; default the spec's output, else results/NAME.
+	Out string
+	// Fresh discards results already in the folder instead of resuming.
+	Fresh bool
+	// Progress, when non-nil, receives one line per grid point and fold.
+	Progress io.Writer
+	// OnPoint, when non-nil, is called after each grid point is computed and
+	// logged (not for points resumed from the log): i is the point's index,
+	// n the number of points.
+	OnPoint func(i, n int, r PointResult)
+	// Version is the module version recorded in the manifest.
+	Version string
+	// NoPlots skips the PNG/SVG plots.
+	NoPlots bool
+}
+
+// Summary is the mean and sample standard deviation of a metric over the
+// fits of a grid point (folds × repeats).
+type Summary struct {
+	// Name is the metric.
+	Name string `json:"name"`
+	// Mean is the average over fits.
+	Mean float64 `json:"mean"`
+	// Std is the sample standard deviation over fits (n−1 denominator; 0 for one fit).
+	Std float64 `json:"std"`
+}
+
+// PointResult is the cross-validation summary of one grid point.
+type PointResult struct {
+	// Index is the point's position in Grid.Points().
+	Index int `json:"index"`
+	// Key is Point.Key(), the identity used to resume.
+	Key string `json:"key"`
+	// Params are the point's grid values.
+	Params Point `json:"params"`
+	// Fits is the number of fits scored (folds × repeats).
+	Fits int `json:"fits"`
+	// Metrics summarises every metric of the task, in table order.
+	Metrics []Summary `json:"metrics"`
+	// FitSeconds is the mean wall time of one fit.
+	FitSeconds float64 `json:"fit_seconds"`
+	// PredictSeconds is the mean wall time of predicting one validation fold.
+	PredictSeconds float64 `json:"predict_seconds"`
+	// PeakBytes is the largest Go-heap growth seen during a fit and predict.
+	PeakBytes int64 `json:"peak_bytes"`
+	// Error is set when a fit failed; the metrics are then NaN.
+	Error string `json:"error,omitempty"`
+}
+
+// Metric returns the summary of the named metric.
+func (r PointResult) Metric(name string) (Summary, bool) {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Summary{}, false
+}
+
+// TestResult is the refit of the best point on the whole training set, scored on the test set.
+type TestResult struct {
+	// Metrics are the test scores, one per metric of the task.
+	Metrics []Summary `json:"metrics"`
+	// NTrain and NTest are the sizes of the training and test sets.
+	NTrain int `json:"n_train"`
+	NTest  int `json:"n_test"`
+	// FitSeconds and PredictSeconds are the refit's wall times.
+	FitSeconds     float64 `json:"fit_seconds"`
+	PredictSeconds float64 `json:"predict_seconds"`
+	// PeakBytes is the Go-heap growth during the refit.
+	PeakBytes int64 `json:"peak_bytes"`
+}
+
+// Result is a finished run.
+type Result struct {
+	// Spec is the spec that ran (after --smoke, if any).
+	Spec *Spec `json:"spec"`
+	// Hash is Spec.Hash().
+	Hash string `json:"spec_hash"`
+	// Metric is the selection metric.
+	Metric string `json:"metric"`
+	// Points are the grid points in Grid.Points() order.
+	Points []PointResult `json:"points"`
+	// Best is the index of the selected point (−1 when every point failed).
+	Best int `json:"best"`
+	// Test is the best point's test score (nil without a test set).
+	Test *TestResult `json:"test,omitempty"`
+	// Computed and Resumed count the points computed now and read from the log.
+	Computed int `json:"computed"`
+	Resumed  int `json:"resumed"`
+	// NTrain, NTest and Dim describe the data after splitting and subsampling.
+	NTrain int `json:"n_train"`
+	NTest  int `json:"n_test"`
+	Dim    int `json:"dim"`
+	// Out is the output folder.
+	Out string `json:"out"`
+	// Start and End bracket the run.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// Random streams: each use of randomness has its own PCG stream of the seed.
+const (
+	streamSplit uint64 = iota + 1
+	streamSubsample
+	streamTestSubsample
+	streamFolds // + repeat
+)
+
+// runner holds one run's resolved state.
+type runner struct {
+	s        *Spec
+	entry    EstimatorEntry
+	metric   Metric
+	metrics  []Metric
+	folds    int
+	repeats  int
+	strat    bool
+	x, xTest *mat.Dense
+	y, yTest []float64
+	cv       [][][]int // [repeat][fold] validation rows
+	progress io.Writer
+}
+
+// Run runs the experiment: every grid point cross-validated, each finished
+// point appended to OUT/results.log, then the best point refitted on the whole
+// training set and scored on the test set, and the tables, plots and manifest
+// written. A rerun with the same spec resumes from the log; a different spec
+// is refused with ErrSpecChanged unless opt.Fresh is set.
+func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
+	start := time.Now()
+	r, err := newRunner(s, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := opt.Out
+	if out == "" {
+		out = s.Output
+	}
+	if out == "" {
+		out = filepath.Join("results", s.Name)
+	}
+	res := &Result{Spec: s, Hash: s.Hash(), Metric: r.metric.Name, Out: out, Start: start, Best: -1}
+	res.NTrain, res.Dim = r.x.Dims()
+	res.NTest = len(r.yTest)
+
+	log, done, err := openLog(out, res.Hash, opt.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+
+	pts := s.Grid.Points()
+	for i, p := range pts {
+		key := p.Key()
+		if pr, ok := done[key]; ok {
+			pr.Index = i
+			res.Points = append(res.Points, pr)
+			res.Resumed++
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pr, err := r.evalPoint(ctx, i, len(pts), p)
+		if err != nil {
+			return nil, err
+		}
+		if err := log.append(pr); err != nil {
+			return nil, err
+		}
+		res.Points = append(res.Points, pr)
+		res.Computed++
+		if opt.OnPoint != nil {
+			opt.OnPoint(i, len(pts), pr)
+		}
+	}
+	res.Best = r.best(res.Points)
+	if res.Best < 0 {
+		return nil, fmt.Errorf("experiments: every grid point failed; first error: %s", res.Points[0].Error)
+	}
+	if r.xTest != nil {
+		t, err := r.test(ctx, res.Points[res.Best].Params)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: refit of the best point: %w", err)
+		}
+		res.Test = t
+	}
+	res.End = time.Now()
+	if err := writeOutputs(res, opt); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func newRunner(s *Spec, opt Options) (*runner, error) {
+	if s == nil {
+		return nil, &SpecError{Msg: "nil spec"}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	r := &runner{s: s, progress: opt.Progress}
+	r.entry, _ = estimatorByName(s.Estimator.Type)
+	mname := s.CV.Metric
+	if mname == "" {
+		mname = defaultMetric(s.Task)
+	}
+	r.metric, _ = metricByName(mname)
+	r.metrics = taskMetrics(s.Task)
+	r.folds = s.CV.Folds
+	if r.folds == 0 {
+		r.folds = 5
+	}
+	r.repeats = max(s.Repeats, 1)
+	r.strat = s.Task != TaskRegression && (s.CV.Stratified == nil || *s.CV.Stratified)
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	n := len(r.y)
+	if r.folds > n {
+		return nil, s.errAt(fmt.Sprintf("folds = %d exceeds the %d training rows", r.folds, n), "cv", "folds")
+	}
+	if err := r.checkSizes(); err != nil {
+		return nil, err
+	}
+	for rep := 0; rep < r.repeats; rep++ {
+		f, err := Folds(r.y, r.folds, r.strat, rand.New(rand.NewPCG(s.Seed, streamFolds+uint64(rep))))
+		if err != nil {
+			return nil, err
+		}
+		r.cv = append(r.cv, f)
+	}
+	return r, nil
+}
+
+// load reads, splits and subsamples the data.
+func (r *runner) load() error {
+	d := r.s.Dataset
+	var train, test *datasets.Dataset
+	if d.Name != "" {
+		return r.s.errAt(fmt.Sprintf("bundled dataset %q: bundled datasets are not available in this build yet; use path", d.Name), "dataset", "name")
+	}
+	p, err := resolvePath(r.s.dir, d.Path)
+	if err != nil {
+		return r.s.errAt(err.Error(), "dataset", "path")
+	}
+	if train, err = readFile(p, d.Format); err != nil {
+		return err
+	}
+	if d.TestPath != "" {
+		tp, err := resolvePath(r.s.dir, d.TestPath)
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+		if test, err = readFile(tp, d.Format); err != nil {
+			return err
+		}
+		dim := max(train.Dim(), test.Dim())
+		train.X, test.X = padCols(train.X, dim), padCols(test.X, dim)
+	}
+	x, y := train.X, train.Y
+	var xt *mat.Dense
+	var yt []float64
+	if test != nil {
+		xt, yt = test.X, test.Y
+	}
+	if err := r.checkLabels(y, "training"); err != nil {
+		return err
+	}
+	if d.TestFraction > 0 {
+		tr, te := holdOut(y, d.TestFraction, r.s.Task != TaskRegression, rand.New(rand.NewPCG(r.s.Seed, streamSplit)))
+		if len(tr) == 0 || len(te) == 0 {
+			return r.s.errAt(fmt.Sprintf("test_fraction %g leaves an empty side of %d rows", d.TestFraction, len(y)), "dataset", "test_fraction")
+		}
+		xt, yt = rows(x, y, te)
+		x, y = rows(x, y, tr)
+	}
+	if d.Subsample > 0 && d.Subsample < len(y) {
+		x, y = rows(x, y, subsample(len(y), d.Subsample, rand.New(rand.NewPCG(r.s.Seed, streamSubsample))))
+	}
+	if xt != nil && d.TestSubsample > 0 && d.TestSubsample < len(yt) {
+		xt, yt = rows(xt, yt, subsample(len(yt), d.TestSubsample, rand.New(rand.NewPCG(r.s.Seed, streamTestSubsample))))
+	}
+	if err := r.checkLabels(y, "training"); err != nil {
+		return err
+	}
+	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
+	return nil
+}
+
+// checkLabels checks that the labels fit the task.
+func (r *runner) checkLabels(y []float64, which string) error {
+	c := len(classes(y))
+	switch r.s.Task {
+	case TaskBinary:
+		if c != 2 {
+			return r.s.errAt(fmt.Sprintf("task binary but the %s data has %d distinct labels", which, c), "task")
+		}
+	case TaskMulticlass:
+		if c < 2 {
+			return r.s.errAt(fmt.Sprintf("task multiclass but the %s data has %d distinct labels", which, c), "task")
+		}
+	}
+	return nil
+}
+
+// checkSizes checks options bounded by the number of training rows (m ≤ n)
+// against the smallest fit, a cross-validation training fold.
+func (r *runner) checkSizes() error {
+	n := len(r.y)
+	nFit := n - (n+r.folds-1)/r.folds
+	for _, o := range r.entry.Options {
+		if !o.AtMostN {
+			continue
+		}
+		if v, ok := r.s.Estimator.Options[o.Name]; ok {
+			if f, _ := toFloat(v); f > float64(nFit) {
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds the %d rows of a cross-validation training fold (n = %d, %d folds)", o.Name, f, nFit, n, r.folds), "estimator", o.Name)
+			}
+		}
+		for i, f := range r.s.Grid[o.Name] {
+			if f > float64(nFit) {
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds the %d rows of a cross-validation training fold (n = %d, %d folds)", o.Name, f, nFit, n, r.folds), "grid", o.Name, "["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// config builds the estimator configuration of point p for a fit on n rows.
+func (r *runner) config(p Point, n int, seed uint64) Config {
+	c := Config{
+		Task:          model.Regression,
+		Kernel:        r.s.Estimator.Kernel,
+		Approx:        r.s.Estimator.Approx.Type,
+		ApproxOptions: maps.Clone(r.s.Estimator.Approx.Options),
+		Options:       map[string]any{},
+		N:             n,
+		Seed:          seed,
+	}
+	if r.s.Task != TaskRegression {
+		c.Task = model.Classification
+	}
+	set := func(name string, v any) {
+		if name == "alpha" {
+			f, _ := toFloat(v)
+			c.Options["lambda"] = f / float64(n) // scikit-learn's alpha = λn
+			return
+		}
+		c.Options[name] = v
+	}
+	for _, k := range sortedKeys(r.s.Estimator.Options) {
+		set(k, r.s.Estimator.Options[k])
+	}
+	for _, q := range p {
+		if slices.Contains(kernelParams, q.Name) {
+			setKernelField(&c.Kernel, q.Name, q.Value)
+			continue
+		}
+		set(q.Name, q.Value)
+	}
+	return c
+}
+
+// fitSeed derives the estimator seed of one fit from the spec seed.
+func fitSeed(seed uint64, rep, fold int) uint64 {
+	z := seed + 0x9e3779b97f4a7c15*uint64(rep*1000+fold+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// evalPoint cross-validates one grid point.
+func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointResult, error) {
+	pr := PointResult{Index: idx, Key: p.Key(), Params: p}
+	scores := make([][]float64, len(r.metrics))
+	var fitSum, predSum float64
+	n := len(r.y)
+	for rep, folds := range r.cv {
+		for f, val := range folds {
+			if r.progress != nil {
+				fmt.Fprintf(r.progress, "[%d/%d] %s: fold %d/%d", idx+1, total, pr.Key, f+1, len(folds))
+				if r.repeats > 1 {
+					fmt.Fprintf(r.progress, ", repeat %d/%d", rep+1, r.repeats)
+				}
+				fmt.Fprintln(r.progress)
+			}
+			tr := complement(n, val)
+			xtr, ytr := rows(r.x, r.y, tr)
+			xva, yva := rows(r.x, r.y, val)
+			fs, err := r.fitScore(ctx, p, xtr, ytr, xva, yva, fitSeed(r.s.Seed, rep, f))
+			if err != nil {
+				if ctx.Err() != nil {
+					return pr, ctx.Err()
+				}
+				pr.Error = err.Error()
+				pr.Fits = 0
+				pr.Metrics = nanSummaries(r.metrics)
+				return pr, nil
+			}
+			for i, v := range fs.scores {
+				scores[i] = append(scores[i], v)
+			}
+			fitSum += fs.fit
+			predSum += fs.predict
+			pr.PeakBytes = max(pr.PeakBytes, fs.peak)
+			pr.Fits++
+		}
+	}
+	for i, m := range r.metrics {
+		mean, std := sampleMeanStd(scores[i])
+		pr.Metrics = append(pr.Metrics, Summary{Name: m.Name, Mean: mean, Std: std})
+	}
+	pr.FitSeconds = fitSum / float64(pr.Fits)
+	pr.PredictSeconds = predSum / float64(pr.Fits)
+	if r.progress != nil {
+		s, _ := pr.Metric(r.metric.Name)
+		fmt.Fprintf(r.progress, "[%d/%d] %s: %s %.6g ± %.3g (fit %.3gs)\n", idx+1, total, pr.Key, s.Name, s.Mean, s.Std, pr.FitSeconds)
+	}
+	return pr, nil
+}
+
+func nanSummaries(ms []Metric) []Summary {
+	out := make([]Summary, len(ms))
+	for i, m := range ms {
+		out[i] = Summary{Name: m.Name, Mean: math.NaN(), Std: math.NaN()}
+	}
+	return out
+}
+
+func sampleMeanStd(v []float64) (mean, std float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(v)-1))
+}
+
+type fitScores struct {
+	scores            []float64
+	fit, predict      float64
+	peak              int64
+	nTrain, nValidate int
+}
+
+// decider is implemented by estimators that expose decision values; binary
+// auc then ranks by them instead of by labels.
+type decider interface {
+	DecisionFunction(x *mat.Dense) (*mat.Dense, error)
+}
+
+// fitScore fits the estimator of point p on (xtr, ytr) — standardizing with
+// the training rows' statistics when the spec asks — and scores it on (xva, yva).
+// xtr and xva are owned by the call and modified.
+func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
+	d := r.s.Dataset
+	if d.Standardize {
+		sc := fitScaler(xtr)
+		sc.apply(xtr)
+		sc.apply(xva)
+	}
+	yfit := ytr
+	mu, sd := 0.0, 1.0
+	if d.StandardizeTarget {
+		mu, sd = meanStd(ytr)
+		yfit = make([]float64, len(ytr))
+		for i, v := range ytr {
+			yfit[i] = (v - mu) / sd
+		}
+	}
+	cfg := r.config(p, len(ytr), seed)
+	est, err := r.entry.New(cfg)
+	if err != nil {
+		return fitScores{}, err
+	}
+	w := startMemWatch()
+	t0 := time.Now()
+	err = est.Fit(ctx, xtr, yfit)
+	t1 := time.Now()
+	if err != nil {
+		w.Stop()
+		return fitScores{}, err
+	}
+	pred, err := est.Predict(xva)
+	t2 := time.Now()
+	var dec []float64
+	if err == nil && r.s.Task == TaskBinary {
+		if dm, ok := est.(decider); ok {
+			m, derr := dm.DecisionFunction(xva)
+			if derr != nil {
+				err = derr
+			} else {
+				dec = mat.Col(nil, 0, m)
+			}
+		}
+	}
+	peak := w.Stop()
+	if err != nil {
+		return fitScores{}, err
+	}
+	if d.StandardizeTarget {
+		for i := range pred {
+			pred[i] = pred[i]*sd + mu
+		}
+	}
+	out := fitScores{fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
+	for _, m := range r.metrics {
+		v, err := m.Score(yva, pred, dec)
+		if err != nil {
+			return fitScores{}, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		out.scores = append(out.scores, v)
+	}
+	return out, nil
+}
+
+// best returns the index of the point with the best mean selection metric
+// (the first of equals), or −1 when all failed.
+func (r *runner) best(pts []PointResult) int {
+	b := -1
+	bv := math.NaN()
+	for i, p := range pts {
+		if p.Error != "" {
+			continue
+		}
+		s, _ := p.Metric(r.metric.Name)
+		if b < 0 || r.metric.better(s.Mean, bv) {
+			b, bv = i, s.Mean
+		}
+	}
+	return b
+}
+
+// test refits point p on the whole training set and scores it on the test set.
+func (r *runner) test(ctx context.Context, p Point) (*TestResult, error) {
+	if r.progress != nil {
+		fmt.Fprintf(r.progress, "refit %s on %d rows, test on %d\n", p.Key(), len(r.y), len(r.yTest))
+	}
+	xtr := mat.DenseCopyOf(r.x)
+	xte := mat.DenseCopyOf(r.xTest)
+	fs, err := r.fitScore(ctx, p, xtr, r.y, xte, r.yTest, fitSeed(r.s.Seed, 1<<20, 0))
+	if err != nil {
+		return nil, err
+	}
+	t := &TestResult{NTrain: len(r.y), NTest: len(r.yTest), FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak}
+	for i, m := range r.metrics {
+		t.Metrics = append(t.Metrics, Summary{Name: m.Name, Mean: fs.scores[i]})
+	}
+	return t, nil
+}
+
+// summaryJSON is Summary on the wire: NaN (a failed or undefined metric) is null.
+type summaryJSON struct {
+	Name string   `json:"name"`
+	Mean *float64 `json:"mean"`
+	Std  *float64 `json:"std"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func unfinite(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// MarshalJSON writes NaN values as null.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	return json.Marshal(summaryJSON{Name: s.Name, Mean: finite(s.Mean), Std: finite(s.Std)})
+}
+
+// UnmarshalJSON reads null values as NaN.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var w summaryJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = Summary{Name: w.Name, Mean: unfinite(w.Mean), Std: unfinite(w.Std)}
+	return nil
+}

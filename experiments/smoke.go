@@ -1,0 +1,68 @@
+package experiments
+
+import (
+	"maps"
+	"slices"
+)
+
+// Smoke limits: small enough that every example runs end to end in seconds.
+const (
+	smokeTrain = 400 // training rows kept
+	smokeTest  = 200 // test rows kept
+	smokeSize  = 50  // cap on sample-size options (m, clusters): ≤ a 2-fold training half
+)
+
+// Smoke returns a copy of s shrunk for a quick end-to-end check (CI, `landmark
+// run --smoke`): at most 400 training and 200 test rows, 2 folds, one
+// repeat, the first value of every grid axis except the first multi-valued
+// one, which keeps its first two values (so at most two grid points), and
+// sample-size options (m, clusters) capped at 50. The copy has its own hash,
+// so smoke results never mix with full ones.
+func (s *Spec) Smoke() *Spec {
+	c := *s
+	c.Name = s.Name + "-smoke"
+	c.Estimator.Options = maps.Clone(s.Estimator.Options)
+	c.Estimator.Approx.Options = maps.Clone(s.Estimator.Approx.Options)
+	if c.Dataset.Subsample == 0 || c.Dataset.Subsample > smokeTrain {
+		c.Dataset.Subsample = smokeTrain
+	}
+	if c.Dataset.TestSubsample == 0 || c.Dataset.TestSubsample > smokeTest {
+		c.Dataset.TestSubsample = smokeTest
+	}
+	c.CV.Folds = 2
+	c.Repeats = 0
+	ent, _ := estimatorByName(s.Estimator.Type)
+	capSize := func(name string, v float64) float64 {
+		if o, ok := ent.option(name); ok && o.AtMostN && v > smokeSize {
+			return smokeSize
+		}
+		return v
+	}
+	for k, v := range c.Estimator.Options {
+		if f, ok := toFloat(v); ok {
+			if g := capSize(k, f); g != f {
+				c.Estimator.Options[k] = g
+			}
+		}
+	}
+	c.Grid = Grid{}
+	two := false
+	for _, a := range s.Grid.Axes() {
+		var vals []float64
+		for _, v := range s.Grid[a] {
+			v = capSize(a, v)
+			if !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		keep := 1
+		if !two && len(vals) >= 2 {
+			keep, two = 2, true
+		}
+		c.Grid[a] = vals[:keep]
+	}
+	if len(c.Grid) == 0 {
+		c.Grid = nil
+	}
+	return &c
+}

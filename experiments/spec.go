@@ -1,0 +1,531 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"gopkg.in/yaml.v3"
+)
+
+// ErrSpec is wrapped by every error about an experiment specification: YAML
+// syntax, unknown keys, wrong types and impossible values.
+var ErrSpec = errors.New("experiment spec")
+
+// SpecError is a problem at one place of a YAML spec. Line is 1-based (0 when
+// the problem has no single place, such as a missing key).
+type SpecError struct {
+	// Line is the 1-based line of the offending key or value (0 if unknown).
+	Line int
+	// Path names the key, for example "grid.lambda[1]".
+	Path string
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (e *SpecError) Error() string {
+	where := ""
+	if e.Line > 0 {
+		where = "line " + strconv.Itoa(e.Line) + ": "
+	}
+	if e.Path != "" {
+		return fmt.Sprintf("%s: %s%s: %s", ErrSpec, where, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s%s", ErrSpec, where, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrSpec) hold.
+func (e *SpecError) Unwrap() error { return ErrSpec }
+
+// Spec is one experiment: data, task, estimator, the grid of settings to
+// cross-validate, and where to write the results. The zero value of every
+// optional field means its default; defaults are resolved by the runner into
+// a local copy and never written back.
+type Spec struct {
+	// Name labels the run in tables and plots.
+	Name string `yaml:"name" json:"name"`
+	// Dataset says where the data comes from and how it is prepared.
+	Dataset DatasetSpec `yaml:"dataset" json:"dataset"`
+	// Task is regression, binary or multiclass.
+	Task string `yaml:"task" json:"task"`
+	// Estimator is the model to fit and its fixed options.
+	Estimator EstimatorSpec `yaml:"estimator" json:"estimator"`
+	// Grid maps a parameter to the values to try; the run covers the
+	// cartesian product. Parameters: lambda (λ, the project's λn convention),
+	// alpha (scikit-learn's, = λn, converted with the n of each fit), gamma or
+	// sigma (kernel), and any numeric estimator option (m, c, clusters, rank…).
+	Grid Grid `yaml:"grid,omitempty" json:"grid,omitempty"`
+	// CV configures cross-validation.
+	CV CVSpec `yaml:"cv,omitempty" json:"cv"`
+	// Repeats is how many times the whole cross-validation is repeated with
+	// seeds Seed, Seed+1, …; default 1.
+	Repeats int `yaml:"repeats,omitempty" json:"repeats,omitempty"`
+	// Seed drives every random choice of the run (splits, folds, estimators).
+	Seed uint64 `yaml:"seed" json:"seed"`
+	// Output is the results folder (relative to the working directory);
+	// default results/NAME.
+	Output string `yaml:"output,omitempty" json:"output,omitempty"`
+
+	// root is the parsed YAML, kept to name lines in errors found later.
+	root *yaml.Node
+	// dir is the folder of the spec file, against which relative paths resolve.
+	dir string
+}
+
+// DatasetSpec says where an experiment's data comes from.
+type DatasetSpec struct {
+	// Name is a bundled dataset (see datasets.Load when available).
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Path is a data file: absolute, relative to the spec file's folder, or
+	// the name of a file in the shared dataset folder (datasets.SharedPath).
+	Path string `yaml:"path,omitempty" json:"path,omitempty"`
+	// Format is libsvm or csv; default from the file name (.csv, .csv.gz → csv).
+	Format string `yaml:"format,omitempty" json:"format,omitempty"`
+	// TestPath is an optional separate test file, resolved like Path.
+	TestPath string `yaml:"test_path,omitempty" json:"test_path,omitempty"`
+	// TestFraction holds out this fraction of the data as the test set when
+	// there is no TestPath (0 means no test set: cross-validation only).
+	TestFraction float64 `yaml:"test_fraction,omitempty" json:"test_fraction,omitempty"`
+	// Standardize scales features to zero mean and unit variance with
+	// training statistics.
+	Standardize bool `yaml:"standardize,omitempty" json:"standardize,omitempty"`
+	// StandardizeTarget standardizes a regression target with training
+	// statistics for fitting; predictions and scores are in original units.
+	StandardizeTarget bool `yaml:"standardize_target,omitempty" json:"standardize_target,omitempty"`
+	// Subsample keeps a random subset of this many training rows (0: all).
+	Subsample int `yaml:"subsample,omitempty" json:"subsample,omitempty"`
+	// TestSubsample keeps a random subset of this many test rows (0: all).
+	TestSubsample int `yaml:"test_subsample,omitempty" json:"test_subsample,omitempty"`
+}
+
+// EstimatorSpec is the estimator block: a type from the estimator table, a
+// kernel, an optional approximation backend and the estimator's own options.
+type EstimatorSpec struct {
+	// Type is one of EstimatorNames().
+	Type string `yaml:"type" json:"type"`
+	// Kernel is the kernel; grid values of gamma or sigma override its own.
+	Kernel kernel.Spec `yaml:"kernel" json:"kernel"`
+	// Approx is the approximation backend (empty: the estimator's default).
+	Approx ApproxSpec `yaml:"approx,omitempty" json:"approx,omitempty"`
+	// Options holds the estimator's other options (lambda, m, max_iter…),
+	// checked against the options the estimator table declares.
+	Options map[string]any `yaml:",inline" json:"options,omitempty"`
+}
+
+// ApproxSpec names an approximation backend and its options.
+type ApproxSpec struct {
+	// Type is the backend name (uniform, rls, bless, …).
+	Type string `yaml:"type,omitempty" json:"type,omitempty"`
+	// Options are the backend's options, passed through to the estimator.
+	Options map[string]any `yaml:",inline" json:"options,omitempty"`
+}
+
+// CVSpec configures cross-validation.
+type CVSpec struct {
+	// Folds is k, at least 2; default 5.
+	Folds int `yaml:"folds,omitempty" json:"folds,omitempty"`
+	// Metric selects the best grid point; default rmse for regression and
+	// accuracy for classification. Every metric of the task is reported.
+	Metric string `yaml:"metric,omitempty" json:"metric,omitempty"`
+	// Stratified keeps class proportions in each fold (default true for
+	// classification; ignored for regression).
+	Stratified *bool `yaml:"stratified,omitempty" json:"stratified,omitempty"`
+}
+
+// Grid maps parameter names to the values tried.
+type Grid map[string][]float64
+
+// The tasks a spec can name.
+const (
+	TaskRegression = "regression"
+	TaskBinary     = "binary"
+	TaskMulticlass = "multiclass"
+)
+
+// kernelParams are the grid names that go to the kernel, not the estimator.
+var kernelParams = []string{"coef0", "degree", "gamma", "sigma"}
+
+// Decode reads a YAML spec strictly: unknown keys, wrong types and impossible
+// values are errors naming the line. dir is the folder relative data paths are
+// resolved against (usually the spec file's folder).
+func Decode(r io.Reader, dir string) (*Spec, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSpec, err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrSpec, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 {
+		return nil, &SpecError{Msg: "empty spec"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%w: %s", ErrSpec, strings.Join(te.Errors, "; "))
+		}
+		return nil, fmt.Errorf("%w: %s", ErrSpec, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	s.root = &root
+	s.dir = dir
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// DecodeFile reads and validates the spec in a file; relative data paths are
+// resolved against the file's folder.
+func DecodeFile(path string) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := Decode(f, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Encode writes s as YAML; Decode reads it back to an equal Spec.
+func (s *Spec) Encode(w io.Writer) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// Hash is the SHA-256 of the spec's canonical JSON form (maps sorted, the
+// output folder left out). Results logged under one hash are never mixed with
+// another's.
+func (s *Spec) Hash() string {
+	c := *s
+	c.Output = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		// Spec holds only JSON-encodable values (Decode produced them).
+		panic(fmt.Sprintf("experiments: spec not encodable: %v", err))
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// line returns the line of the node at path in the spec's YAML (keys of
+// mappings, "[i]" for sequence elements), or of the deepest ancestor found.
+func (s *Spec) line(path ...string) int {
+	if s.root == nil || len(s.root.Content) == 0 {
+		return 0
+	}
+	n := s.root.Content[0]
+	ln := n.Line
+	for _, p := range path {
+		var next *yaml.Node
+		switch {
+		case strings.HasPrefix(p, "["):
+			i, err := strconv.Atoi(strings.Trim(p, "[]"))
+			if err == nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+				next = n.Content[i]
+			}
+			if next != nil {
+				ln = next.Line
+			}
+		case n.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == p {
+					ln = n.Content[j].Line // the key's line
+					next = n.Content[j+1]
+					break
+				}
+			}
+		}
+		if next == nil {
+			return ln
+		}
+		n = next
+	}
+	return ln
+}
+
+// errAt builds a SpecError at path (dot-separated keys, "[i]" for elements).
+func (s *Spec) errAt(msg string, path ...string) error {
+	return &SpecError{Line: s.line(path...), Path: joinPath(path), Msg: msg}
+}
+
+func joinPath(path []string) string {
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 && !strings.HasPrefix(p, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Validate checks everything that can be checked without the data: names
+// against the tables, value ranges, conflicting keys. Checks that need the
+// data (m ≤ n) happen when the run loads it.
+func (s *Spec) Validate() error {
+	if strings.TrimSpace(s.Name) == "" {
+		return s.errAt("missing name", "name")
+	}
+	if err := s.validateDataset(); err != nil {
+		return err
+	}
+	switch s.Task {
+	case TaskRegression, TaskBinary, TaskMulticlass:
+	case "":
+		return s.errAt("missing task (regression, binary or multiclass)", "task")
+	default:
+		return s.errAt(fmt.Sprintf("unknown task %q (want regression, binary or multiclass)", s.Task), "task")
+	}
+	if err := s.validateEstimator(); err != nil {
+		return err
+	}
+	if err := s.validateGrid(); err != nil {
+		return err
+	}
+	if s.CV.Folds != 0 && s.CV.Folds < 2 {
+		return s.errAt(fmt.Sprintf("folds = %d, want at least 2", s.CV.Folds), "cv", "folds")
+	}
+	if s.CV.Metric != "" {
+		m, ok := metricByName(s.CV.Metric)
+		if !ok {
+			return s.errAt(fmt.Sprintf("unknown metric %q (known: %s)", s.CV.Metric, strings.Join(MetricNames(), ", ")), "cv", "metric")
+		}
+		if !m.appliesTo(s.Task) {
+			return s.errAt(fmt.Sprintf("metric %s does not apply to %s tasks", m.Name, s.Task), "cv", "metric")
+		}
+	}
+	if s.Repeats < 0 {
+		return s.errAt(fmt.Sprintf("repeats = %d, want ≥ 1", s.Repeats), "repeats")
+	}
+	return nil
+}
+
+func (s *Spec) validateDataset() error {
+	d := s.Dataset
+	switch {
+	case d.Name == "" && d.Path == "":
+		return s.errAt("dataset needs a name (bundled) or a path", "dataset")
+	case d.Name != "" && d.Path != "":
+		return s.errAt("dataset: set name or path, not both", "dataset", "name")
+	case d.Name != "" && d.TestPath != "":
+		return s.errAt("test_path goes with path, not with a bundled name", "dataset", "test_path")
+	}
+	switch d.Format {
+	case "", "libsvm", "csv":
+	default:
+		return s.errAt(fmt.Sprintf("unknown format %q (want libsvm or csv)", d.Format), "dataset", "format")
+	}
+	if d.TestFraction < 0 || d.TestFraction >= 1 || math.IsNaN(d.TestFraction) {
+		return s.errAt(fmt.Sprintf("test_fraction = %g, want 0 ≤ f < 1", d.TestFraction), "dataset", "test_fraction")
+	}
+	if d.TestFraction > 0 && d.TestPath != "" {
+		return s.errAt("set test_path or test_fraction, not both", "dataset", "test_fraction")
+	}
+	if d.Subsample < 0 {
+		return s.errAt(fmt.Sprintf("subsample = %d, want ≥ 0", d.Subsample), "dataset", "subsample")
+	}
+	if d.TestSubsample < 0 {
+		return s.errAt(fmt.Sprintf("test_subsample = %d, want ≥ 0", d.TestSubsample), "dataset", "test_subsample")
+	}
+	if d.StandardizeTarget && s.Task != "" && s.Task != TaskRegression {
+		return s.errAt("standardize_target applies to regression only", "dataset", "standardize_target")
+	}
+	return nil
+}
+
+func (s *Spec) validateEstimator() error {
+	e := s.Estimator
+	if e.Type == "" {
+		return s.errAt("missing estimator type (known: "+strings.Join(EstimatorNames(), ", ")+")", "estimator", "type")
+	}
+	ent, ok := estimatorByName(e.Type)
+	if !ok {
+		return s.errAt(fmt.Sprintf("unknown estimator %q (known: %s)", e.Type, strings.Join(EstimatorNames(), ", ")), "estimator", "type")
+	}
+	if !slices.Contains(ent.Tasks, s.Task) {
+		return s.errAt(fmt.Sprintf("estimator %s does not do %s (it does: %s)", e.Type, s.Task, strings.Join(ent.Tasks, ", ")), "task")
+	}
+	if e.Kernel.Type == "" {
+		return s.errAt("missing kernel type (known: "+strings.Join(kernel.Names(), ", ")+")", "estimator", "kernel")
+	}
+	if !slices.Contains(kernel.Names(), e.Kernel.Type) {
+		return s.errAt(fmt.Sprintf("unknown kernel %q (known: %s)", e.Kernel.Type, strings.Join(kernel.Names(), ", ")), "estimator", "kernel", "type")
+	}
+	// The kernel must be valid once grid values are filled in: try it with
+	// the first value of each kernel axis.
+	ks := e.Kernel
+	for _, p := range kernelParams {
+		vals, ok := s.Grid[p]
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		if kernelField(&ks, p) != 0 {
+			return s.errAt(fmt.Sprintf("%s is both in the kernel and in the grid", p), "grid", p)
+		}
+		setKernelField(&ks, p, vals[0])
+	}
+	if ks.Sigma != 0 && ks.Gamma != 0 {
+		path := []string{"estimator", "kernel", "sigma"}
+		if hasKey(s.Grid, "sigma") {
+			path = []string{"grid", "sigma"}
+		}
+		return s.errAt("set gamma or sigma, not both (γ = 1/(2σ²))", path...)
+	}
+	if _, err := kernel.New(ks); err != nil {
+		return s.errAt(err.Error(), "estimator", "kernel")
+	}
+	if e.Approx.Type != "" {
+		if len(ent.Approx) == 0 {
+			return s.errAt(fmt.Sprintf("estimator %s takes no approximation backend", e.Type), "estimator", "approx", "type")
+		}
+		if !slices.Contains(ent.Approx, e.Approx.Type) {
+			return s.errAt(fmt.Sprintf("estimator %s does not take approx %q (it takes: %s)", e.Type, e.Approx.Type, strings.Join(ent.Approx, ", ")), "estimator", "approx", "type")
+		}
+	}
+	for _, k := range sortedKeys(e.Approx.Options) {
+		o, ok := ent.approxOption(k)
+		if !ok {
+			return s.errAt(fmt.Sprintf("unknown approx option %q for %s (known: %s)", k, e.Type, strings.Join(optionNames(ent.ApproxOptions), ", ")), "estimator", "approx", k)
+		}
+		if err := o.check(e.Approx.Options[k]); err != nil {
+			return s.errAt(err.Error(), "estimator", "approx", k)
+		}
+	}
+	for _, k := range sortedKeys(e.Options) {
+		o, ok := ent.option(k)
+		if !ok {
+			return s.errAt(fmt.Sprintf("unknown option %q for estimator %s (known: %s)", k, e.Type, strings.Join(optionNames(ent.Options), ", ")), "estimator", k)
+		}
+		if err := o.check(e.Options[k]); err != nil {
+			return s.errAt(err.Error(), "estimator", k)
+		}
+		if _, inGrid := s.Grid[k]; inGrid {
+			return s.errAt(fmt.Sprintf("%s is both an estimator option and a grid axis", k), "grid", k)
+		}
+	}
+	for _, o := range ent.Options {
+		if !o.Required || hasKey(e.Options, o.Name) || hasKey(s.Grid, o.Name) {
+			continue
+		}
+		if o.Name == "lambda" && (hasKey(e.Options, "alpha") || hasKey(s.Grid, "alpha")) {
+			continue
+		}
+		return s.errAt(fmt.Sprintf("estimator %s needs %s (in the estimator block or the grid)", e.Type, o.Name), "estimator")
+	}
+	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
+		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
+	}
+	return nil
+}
+
+func (s *Spec) validateGrid() error {
+	ent, _ := estimatorByName(s.Estimator.Type)
+	for _, k := range sortedKeys(s.Grid) {
+		vals := s.Grid[k]
+		if len(vals) == 0 {
+			return s.errAt("empty list of values", "grid", k)
+		}
+		var o Option
+		if slices.Contains(kernelParams, k) {
+			o = Option{Name: k, Kind: KindFloat, Min: 0, MinOpen: true}
+			if k == "degree" {
+				o = Option{Name: k, Kind: KindInt, Min: 1}
+			}
+			if k == "coef0" {
+				o = Option{Name: k, Kind: KindFloat, Min: 0}
+			}
+		} else {
+			var ok bool
+			o, ok = ent.option(k)
+			if !ok {
+				return s.errAt(fmt.Sprintf("unknown grid parameter %q for estimator %s (known: %s)", k, s.Estimator.Type, strings.Join(append(slices.Clone(kernelParams), optionNames(ent.Options)...), ", ")), "grid", k)
+			}
+			if o.Kind != KindFloat && o.Kind != KindInt {
+				return s.errAt(fmt.Sprintf("%s is not numeric and cannot be a grid axis", k), "grid", k)
+			}
+		}
+		seen := map[float64]bool{}
+		for i, v := range vals {
+			if err := o.check(v); err != nil {
+				return s.errAt(err.Error(), "grid", k, "["+strconv.Itoa(i)+"]")
+			}
+			if seen[v] {
+				return s.errAt(fmt.Sprintf("value %g repeated", v), "grid", k, "["+strconv.Itoa(i)+"]")
+			}
+			seen[v] = true
+		}
+	}
+	if hasKey(s.Grid, "lambda") && hasKey(s.Grid, "alpha") {
+		return s.errAt("grid: set lambda (λ, penalty λn) or alpha (= λn), not both", "grid", "alpha")
+	}
+	if (hasKey(s.Grid, "lambda") && hasKey(s.Estimator.Options, "alpha")) || (hasKey(s.Grid, "alpha") && hasKey(s.Estimator.Options, "lambda")) {
+		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "grid")
+	}
+	if hasKey(s.Grid, "gamma") && hasKey(s.Grid, "sigma") {
+		return s.errAt("grid: set gamma or sigma, not both (γ = 1/(2σ²))", "grid", "sigma")
+	}
+	return nil
+}
+
+func kernelField(k *kernel.Spec, name string) float64 {
+	switch name {
+	case "gamma":
+		return k.Gamma
+	case "sigma":
+		return k.Sigma
+	case "degree":
+		return float64(k.Degree)
+	case "coef0":
+		return k.Coef0
+	}
+	return 0
+}
+
+func setKernelField(k *kernel.Spec, name string, v float64) {
+	switch name {
+	case "gamma":
+		k.Gamma = v
+	case "sigma":
+		k.Sigma = v
+	case "degree":
+		k.Degree = int(v)
+	case "coef0":
+		k.Coef0 = v
+	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
