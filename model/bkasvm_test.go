@@ -16,7 +16,9 @@ import (
 func TestBKASVMConformance(t *testing.T) {
 	for _, mk := range []func() Estimator{
 		func() Estimator { return &BKASVM{C: 10, Clusters: 3, Seed: 1} },
-		func() Estimator { return &BKASVM{C: 10, Clusters: 4, Prediction: LocalPrediction, Multiclass: OneVsRest} },
+		func() Estimator {
+			return &BKASVM{C: 10, Clusters: 4, Prediction: LocalPrediction, Multiclass: OneVsRest}
+		},
 		func() Estimator { return &BKASVM{C: 10, Clusters: 3, Sketch: 2, Refine: true, Workers: 1} },
 	} {
 		checkConformance(t, mk, conformanceBinary(1), conformanceMulticlass(2))
