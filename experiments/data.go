@@ -2,10 +2,10 @@ package experiments
 
 import (
 	"fmt"
-	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"gonum.org/v1/gonum/mat"
@@ -29,34 +29,6 @@ func resolvePath(dir, p string) (string, error) {
 	return "", fmt.Errorf("data file %q not found (looked in %s, the working directory and the shared dataset folder)", p, dir)
 }
 
-// readFile reads a data file in the given (or inferred) format.
-func readFile(path, format string) (*datasets.Dataset, error) {
-	if format == "" {
-		format = "libsvm"
-		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".bz2"), ".xz")
-		if strings.HasSuffix(base, ".csv") {
-			format = "csv"
-		}
-	}
-	switch format {
-	case "libsvm":
-		return datasets.ReadLIBSVMFile(path)
-	}
-	return nil, fmt.Errorf("%w: format %s is not readable in this build yet (libsvm is)", ErrSpec, format)
-}
-
-// padCols returns x widened with zero columns to d (LIBSVM omits zeros, so a
-// file whose largest feature index is smaller has those features at zero).
-func padCols(x *mat.Dense, d int) *mat.Dense {
-	r, c := x.Dims()
-	if c >= d {
-		return x
-	}
-	out := mat.NewDense(r, d, nil)
-	out.Slice(0, r, 0, c).(*mat.Dense).Copy(x)
-	return out
-}
-
 // rows gathers the given rows of x and y into new storage.
 func rows(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
 	_, d := x.Dims()
@@ -69,60 +41,56 @@ func rows(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
 	return xs, ys
 }
 
-// scaler standardizes columns with statistics of one (training) matrix:
-// x ↦ (x − mean)/std, a constant column only centred.
-type scaler struct{ mean, std []float64 }
-
-func fitScaler(x *mat.Dense) scaler {
-	n, d := x.Dims()
-	s := scaler{mean: make([]float64, d), std: make([]float64, d)}
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			s.mean[j] += v
+// subsample returns m random rows of 0…n−1, sorted (all rows when m ≤ 0 or m ≥ n).
+func subsample(n, m int, rng *rand.Rand) []int {
+	if m <= 0 || m >= n {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
 		}
+		return idx
 	}
-	for j := range s.mean {
-		s.mean[j] /= float64(n)
-	}
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			dv := v - s.mean[j]
-			s.std[j] += dv * dv
-		}
-	}
-	for j := range s.std {
-		s.std[j] = math.Sqrt(s.std[j] / float64(n))
-		if s.std[j] == 0 {
-			s.std[j] = 1
-		}
-	}
-	return s
+	idx := rng.Perm(n)[:m]
+	slices.Sort(idx)
+	return idx
 }
 
-// apply standardizes x in place.
-func (s scaler) apply(x *mat.Dense) {
-	n, _ := x.Dims()
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] = (row[j] - s.mean[j]) / s.std[j]
-		}
+// folds draws k cross-validation folds (datasets.StratifiedKFold when
+// stratified, else datasets.KFold).
+func folds(y []float64, k int, stratified bool, rng *rand.Rand) ([]datasets.Fold, error) {
+	if stratified {
+		return datasets.StratifiedKFold(y, k, rng)
 	}
+	return datasets.KFold(len(y), k, rng)
 }
 
-// meanStd returns the mean and (population) standard deviation of v, the std
-// replaced by 1 when it is zero.
-func meanStd(v []float64) (mean, std float64) {
-	for _, x := range v {
-		mean += x
+// scaleFeatures fits the spec's feature scaling on xtr and applies it to
+// xtr and xva (returned as new matrices); "" leaves them as they are.
+func scaleFeatures(kind string, xtr, xva *mat.Dense) (*mat.Dense, *mat.Dense, error) {
+	var sc interface {
+		Fit(*mat.Dense) error
+		Transform(*mat.Dense) (*mat.Dense, error)
 	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
+	switch kind {
+	case "":
+		return xtr, xva, nil
+	case scaleStandardize:
+		sc = &datasets.Standardizer{}
+	case scaleMinMax:
+		sc = &datasets.MinMax{}
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
 	}
-	std = math.Sqrt(std / float64(len(v)))
-	if std == 0 {
-		std = 1
+	if err := sc.Fit(xtr); err != nil {
+		return nil, nil, err
 	}
-	return mean, std
+	a, err := sc.Transform(xtr)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := sc.Transform(xva)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
 }

@@ -146,7 +146,7 @@ type runner struct {
 	strat    bool
 	x, xTest *mat.Dense
 	y, yTest []float64
-	cv       [][][]int // [repeat][fold] validation rows
+	cv       [][]datasets.Fold // [repeat][fold]
 	progress io.Writer
 }
 
@@ -253,7 +253,7 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 		return nil, err
 	}
 	for rep := 0; rep < r.repeats; rep++ {
-		f, err := Folds(r.y, r.folds, r.strat, rand.New(rand.NewPCG(s.Seed, streamFolds+uint64(rep))))
+		f, err := folds(r.y, r.folds, r.strat, rand.New(rand.NewPCG(s.Seed, streamFolds+uint64(rep))))
 		if err != nil {
 			return nil, err
 		}
@@ -266,26 +266,35 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 func (r *runner) load() error {
 	d := r.s.Dataset
 	var train, test *datasets.Dataset
+	var err error
 	if d.Name != "" {
-		return r.s.errAt(fmt.Sprintf("bundled dataset %q: bundled datasets are not available in this build yet; use path", d.Name), "dataset", "name")
-	}
-	p, err := resolvePath(r.s.dir, d.Path)
-	if err != nil {
-		return r.s.errAt(err.Error(), "dataset", "path")
-	}
-	if train, err = readFile(p, d.Format); err != nil {
-		return err
-	}
-	if d.TestPath != "" {
-		tp, err := resolvePath(r.s.dir, d.TestPath)
+		if d.TestFraction == 0 {
+			train, test, err = datasets.LoadSplit(d.Name)
+		}
+		if train == nil {
+			train, err = datasets.Load(d.Name)
+		}
 		if err != nil {
-			return r.s.errAt(err.Error(), "dataset", "test_path")
+			return r.s.errAt(err.Error(), "dataset", "name")
 		}
-		if test, err = readFile(tp, d.Format); err != nil {
-			return err
+	} else {
+		opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
+		p, err := resolvePath(r.s.dir, d.Path)
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
 		}
-		dim := max(train.Dim(), test.Dim())
-		train.X, test.X = padCols(train.X, dim), padCols(test.X, dim)
+		if train, err = datasets.ReadFile(p, opt); err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
+		}
+		if d.TestPath != "" {
+			tp, err := resolvePath(r.s.dir, d.TestPath)
+			if err != nil {
+				return r.s.errAt(err.Error(), "dataset", "test_path")
+			}
+			if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
+				return r.s.errAt(err.Error(), "dataset", "test_path")
+			}
+		}
 	}
 	x, y := train.X, train.Y
 	var xt *mat.Dense
@@ -297,9 +306,15 @@ func (r *runner) load() error {
 		return err
 	}
 	if d.TestFraction > 0 {
-		tr, te := holdOut(y, d.TestFraction, r.s.Task != TaskRegression, rand.New(rand.NewPCG(r.s.Seed, streamSplit)))
-		if len(tr) == 0 || len(te) == 0 {
-			return r.s.errAt(fmt.Sprintf("test_fraction %g leaves an empty side of %d rows", d.TestFraction, len(y)), "dataset", "test_fraction")
+		rng := rand.New(rand.NewPCG(r.s.Seed, streamSplit))
+		var tr, te []int
+		if r.s.Task == TaskRegression {
+			tr, te, err = datasets.Split(len(y), d.TestFraction, rng)
+		} else {
+			tr, te, err = datasets.StratifiedSplit(y, d.TestFraction, rng)
+		}
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "test_fraction")
 		}
 		xt, yt = rows(x, y, te)
 		x, y = rows(x, y, tr)
@@ -414,9 +429,8 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	pr := PointResult{Index: idx, Key: p.Key(), Params: p}
 	scores := make([][]float64, len(r.metrics))
 	var fitSum, predSum float64
-	n := len(r.y)
 	for rep, folds := range r.cv {
-		for f, val := range folds {
+		for f, fold := range folds {
 			if r.progress != nil {
 				fmt.Fprintf(r.progress, "[%d/%d] %s: fold %d/%d", idx+1, total, pr.Key, f+1, len(folds))
 				if r.repeats > 1 {
@@ -424,9 +438,8 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 				}
 				fmt.Fprintln(r.progress)
 			}
-			tr := complement(n, val)
-			xtr, ytr := rows(r.x, r.y, tr)
-			xva, yva := rows(r.x, r.y, val)
+			xtr, ytr := rows(r.x, r.y, fold.Train)
+			xva, yva := rows(r.x, r.y, fold.Test)
 			fs, err := r.fitScore(ctx, p, xtr, ytr, xva, yva, fitSeed(r.s.Seed, rep, f))
 			if err != nil {
 				if ctx.Err() != nil {
@@ -497,24 +510,22 @@ type decider interface {
 	DecisionFunction(x *mat.Dense) (*mat.Dense, error)
 }
 
-// fitScore fits the estimator of point p on (xtr, ytr) — standardizing with
-// the training rows' statistics when the spec asks — and scores it on (xva, yva).
-// xtr and xva are owned by the call and modified.
+// fitScore fits the estimator of point p on (xtr, ytr) — scaling features
+// (and the regression target) with the training rows' statistics when the
+// spec asks — and scores it on (xva, yva).
 func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
 	d := r.s.Dataset
-	if d.Standardize {
-		sc := fitScaler(xtr)
-		sc.apply(xtr)
-		sc.apply(xva)
+	xtr, xva, err := scaleFeatures(d.scale(), xtr, xva)
+	if err != nil {
+		return fitScores{}, err
 	}
 	yfit := ytr
-	mu, sd := 0.0, 1.0
+	var ts datasets.TargetScaler // zero value: identity
 	if d.StandardizeTarget {
-		mu, sd = meanStd(ytr)
-		yfit = make([]float64, len(ytr))
-		for i, v := range ytr {
-			yfit[i] = (v - mu) / sd
+		if err := ts.Fit(ytr); err != nil {
+			return fitScores{}, err
 		}
+		yfit = ts.Transform(ytr)
 	}
 	cfg := r.config(p, len(ytr), seed)
 	est, err := r.entry.New(cfg)
@@ -547,9 +558,7 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 		return fitScores{}, err
 	}
 	if d.StandardizeTarget {
-		for i := range pred {
-			pred[i] = pred[i]*sd + mu
-		}
+		pred = ts.Inverse(pred)
 	}
 	out := fitScores{fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
 	for _, m := range r.metrics {

@@ -85,7 +85,8 @@ type Spec struct {
 
 // DatasetSpec says where an experiment's data comes from.
 type DatasetSpec struct {
-	// Name is a bundled dataset (see datasets.Load when available).
+	// Name is a bundled dataset (datasets.Bundled); its official test part,
+	// when it has one, is the test set unless test_fraction is set.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Path is a data file: absolute, relative to the spec file's folder, or
 	// the name of a file in the shared dataset folder (datasets.SharedPath).
@@ -97,9 +98,15 @@ type DatasetSpec struct {
 	// TestFraction holds out this fraction of the data as the test set when
 	// there is no TestPath (0 means no test set: cross-validation only).
 	TestFraction float64 `yaml:"test_fraction,omitempty" json:"test_fraction,omitempty"`
-	// Standardize scales features to zero mean and unit variance with
-	// training statistics.
+	// Target is the CSV target column: a header name or a 0-based index
+	// (negative from the end); default the last column.
+	Target string `yaml:"target,omitempty" json:"target,omitempty"`
+	// Standardize scales features to zero mean and unit variance with the
+	// statistics of each fit's training rows (shorthand for scale: standardize).
 	Standardize bool `yaml:"standardize,omitempty" json:"standardize,omitempty"`
+	// Scale is the feature scaling fitted on each fit's training rows:
+	// standardize, or minmax (to [−1, 1], as svm-scale); default none.
+	Scale string `yaml:"scale,omitempty" json:"scale,omitempty"`
 	// StandardizeTarget standardizes a regression target with training
 	// statistics for fitting; predictions and scores are in original units.
 	StandardizeTarget bool `yaml:"standardize_target,omitempty" json:"standardize_target,omitempty"`
@@ -152,6 +159,20 @@ const (
 	TaskBinary     = "binary"
 	TaskMulticlass = "multiclass"
 )
+
+// The feature scalings a spec can name.
+const (
+	scaleStandardize = "standardize"
+	scaleMinMax      = "minmax"
+)
+
+// scale resolves the feature scaling ("" for none).
+func (d DatasetSpec) scale() string {
+	if d.Standardize {
+		return scaleStandardize
+	}
+	return d.Scale
+}
 
 // kernelParams are the grid names that go to the kernel, not the estimator.
 var kernelParams = []string{"coef0", "degree", "gamma", "sigma"}
@@ -336,6 +357,17 @@ func (s *Spec) validateDataset() error {
 	case "", "libsvm", "csv":
 	default:
 		return s.errAt(fmt.Sprintf("unknown format %q (want libsvm or csv)", d.Format), "dataset", "format")
+	}
+	switch d.Scale {
+	case "", scaleStandardize, scaleMinMax:
+	default:
+		return s.errAt(fmt.Sprintf("unknown scale %q (want standardize or minmax)", d.Scale), "dataset", "scale")
+	}
+	if d.Standardize && d.Scale == scaleMinMax {
+		return s.errAt("standardize: true contradicts scale: minmax", "dataset", "scale")
+	}
+	if d.Target != "" && d.Format == "libsvm" {
+		return s.errAt("target selects a CSV column; LIBSVM files have their target first", "dataset", "target")
 	}
 	if d.TestFraction < 0 || d.TestFraction >= 1 || math.IsNaN(d.TestFraction) {
 		return s.errAt(fmt.Sprintf("test_fraction = %g, want 0 ≤ f < 1", d.TestFraction), "dataset", "test_fraction")
