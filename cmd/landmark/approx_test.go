@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestApproxMethodTableSorted(t *testing.T) {
+	names := approxMethodNames()
+	if !slices.IsSorted(names) {
+		t.Fatalf("method table not sorted: %v", names)
+	}
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			t.Fatalf("duplicate method %q", names[i])
+		}
+	}
+}
+
+// approxTSV runs "landmark approx … --format tsv" and returns the row as a
+// header→value map.
+func approxTSV(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := runApprox(context.Background(), append(args, "--format", "tsv"), &out, &errb); err != nil {
+		t.Fatalf("%v: %v (%s)", args, err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("output %q", out.String())
+	}
+	h, v := strings.Split(lines[0], "\t"), strings.Split(lines[1], "\t")
+	row := map[string]string{}
+	for i := range h {
+		row[h[i]] = v[i]
+	}
+	return row
+}
+
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestApproxCommand(t *testing.T) {
+	// heart_scale is bundled: 270 points. With all 270 rows as uniform
+	// landmarks Nyström reproduces K, so both errors vanish up to the
+	// eigenvalue floor (1e-10 relative) and rounding.
+	base := []string{"--data", "heart_scale", "--gamma", "0.05", "--spectral-n", "200"}
+	full := approxTSV(t, append(base, "--method", "uniform", "--m", "270")...)
+	if e := num(t, full["rel_frob"]); e > 1e-6 {
+		t.Errorf("uniform with M = n: relative error %g", e)
+	}
+	if e := num(t, full["spectral_rel"]); e > 1e-6 {
+		t.Errorf("uniform with M = n: spectral error ratio %g", e)
+	}
+	// With 20 landmarks the error is real but below 1 (K̃ is a projection of
+	// K, so ‖K − K̃‖_F ≤ ‖K‖_F), and rank-5 QR has rank 5.
+	part := approxTSV(t, append(base, "--method", "kmeans", "--m", "20")...)
+	if e := num(t, part["rel_frob"]); !(e > 1e-4 && e < 1) {
+		t.Errorf("kmeans M = 20: relative error %g", e)
+	}
+	qr := approxTSV(t, append(base, "--method", "uniform", "--m", "20", "--rank", "5", "--qr")...)
+	if qr["rank"] != "5" {
+		t.Errorf("rank %s, want 5", qr["rank"])
+	}
+	// Same seed, same numbers.
+	again := approxTSV(t, append(base, "--method", "kmeans", "--m", "20")...)
+	if again["rel_frob"] != part["rel_frob"] || again["spectral"] != part["spectral"] {
+		t.Errorf("not reproducible: %v vs %v", part, again)
+	}
+	r := approxTSV(t, append(base, "--method", "rff", "--m", "50")...)
+	if e := num(t, r["rel_frob"]); !(e > 0 && e < 2) {
+		t.Errorf("rff relative error %g", e)
+	}
+}
+
+func TestApproxCommandErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--method", "uniform"}, // no data
+		{"--data", "heart_scale", "--gamma", "1", "--method", "nope"},
+		{"--data", "heart_scale", "--gamma", "1", "--m", "0"},
+		{"--data", "heart_scale", "--gamma", "0"},
+		{"--data", "heart_scale", "--gamma", "1", "--m", "1000"}, // M > n
+		{"--data", "heart_scale", "--gamma", "1", "--scale", "zz"},
+		{"--data", "heart_scale", "--gamma", "1", "extra"},
+	} {
+		var out, errb bytes.Buffer
+		if err := runApprox(context.Background(), args, &out, &errb); !errors.Is(err, errUsage) {
+			t.Errorf("%v: err = %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestSpectralAndFrobeniusMeasures(t *testing.T) {
+	// Against dense computations: a Nyström map of 15 landmarks on 120 points.
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := mat.NewDense(120, 3, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	k := kernel.Gaussian{Gamma: 0.3}
+	ctx := context.Background()
+	lm, err := approx.Uniform{}.Sample(ctx, x, k, 15, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nm, err := approx.Nystrom{}.Fit(ctx, x, k, lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &mapRows{f: nm, x: x}
+	kd := mat.NewDense(120, 120, nil)
+	if err := kernel.NewOp(k, x, x, kernel.Options{}).Block(ctx, kd); err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, 120)
+	for i := range all {
+		all[i] = i
+	}
+	kt := mat.NewDense(120, 120, nil)
+	if err := a.Rows(ctx, kt, all); err != nil {
+		t.Fatal(err)
+	}
+	var diff mat.Dense
+	diff.Sub(kd, kt)
+	// All rows sampled: the estimate is the exact relative Frobenius error.
+	want := mat.Norm(&diff, 2) / mat.Norm(kd, 2)
+	got, err := relFrobenius(ctx, x, k, a, 500, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("relative Frobenius %g, dense %g", got, want)
+	}
+	// Whole set as the subset: power iteration gives the largest |eigenvalue|.
+	var es mat.EigenSym
+	es.Factorize(mat.NewSymDense(120, diff.RawMatrix().Data), false)
+	v := es.Values(nil)
+	wantS := math.Max(math.Abs(v[0]), math.Abs(v[119]))
+	gotS, _, err := spectralError(ctx, x, k, a, 1000, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Power iteration stops at relative change 1e-10; the eigenvalue
+	// estimate is then accurate to well within 1e-6.
+	if math.Abs(gotS-wantS) > 1e-6*wantS {
+		t.Errorf("spectral error %g, dense %g", gotS, wantS)
+	}
+}
