@@ -1,4 +1,57 @@
 // Package datasets reads and writes LIBSVM/svmlight and CSV data, scales
 // features, splits data for testing and cross-validation, generates synthetic
 // problems, and ships small real datasets inside the binary.
+//
+// # Files
+//
+// ReadFile reads a LIBSVM/svmlight file ("label idx:val ...", 1-based
+// strictly ascending indices, zeros omitted, '#' comments, svmlight's qid
+// ignored; Joachims, "Making large-scale SVM learning practical", 1999, and
+// the LIBSVM README of Chang & Lin, 2011) or a CSV file (optional header,
+// any delimiter, target column chosen by name or index, by default the last)
+// into a dense Dataset. The format comes from the extension (.libsvm, .svm,
+// .txt, .t → LIBSVM; .csv, .tsv → CSV) or, failing that, from the content;
+// gzip and bzip2 compression are recognised by their magic bytes. Malformed
+// input — a garbled, descending or repeated index, text or NaN/Inf in a value
+// or label, a ragged CSV record — is an error of type *ParseError naming the
+// file and line; errors.Is(err, ErrFormat) and errors.Is(err, ErrInput) hold.
+// ReadTestFile reads a test file with the training file's dimension (LIBSVM
+// test files often stop short of the largest index). WriteFile, WriteLIBSVM
+// and WriteCSV write numbers in their shortest exact form, so reading back
+// reproduces the data bit for bit.
+//
+// # Labels and scaling
+//
+// ClassCounts, GuessTask and CheckClasses inspect labels; PlusMinus and
+// OneVsRest map them to ±1 (the larger label positive, as model.Labels does).
+// Standardizer (mean and population standard deviation; a constant column is
+// only centred), MinMax (svm-scale's linear map to [−1, 1] or any range) and
+// TargetScaler (for regression targets, with Inverse for predictions) are fitted
+// on training data and applied unchanged to test data.
+//
+// # Splits
+//
+// Split and StratifiedSplit draw a train/test partition; KFold and
+// StratifiedKFold draw cross-validation folds. All return ascending row
+// indices, take an explicit *rand.Rand (math/rand/v2), and give the same
+// result for the same generator state. Dataset.Subset copies rows by index.
+//
+// # Synthetic data
+//
+// Clusters draws Gaussian clusters of geometrically decreasing size, the case
+// where uniform landmark sampling misses whole clusters and ridge-leverage
+// sampling (Musco & Musco, NIPS 2017, §1 and §5) or clustered landmarks
+// (Pourkamali-Anaraki & Becker, JMLR) do not. Smooth is a noisy smooth
+// regression function and Moons a two-class problem that needs a nonlinear
+// kernel.
+//
+// # Bundled data
+//
+// Bundled lists the sets compiled into the binary (gzip-compressed, 1.3 MB):
+// cadata (20,640×8 regression), cpusmall (8,192×12 regression), heart_scale
+// (270×13 binary), pendigits and pendigits.test (7,494 + 3,498 × 16, ten
+// classes), satimage and satimage.test (4,435 + 2,000 × 36, six classes) and
+// the two wine-quality sets (1,599 and 4,898 × 11, regression). Load returns
+// one by name; LoadSplit returns an official train/test pair. Their sources
+// are listed in Info.Citation and in ../shared/datasets/MANIFEST.md.
 package datasets

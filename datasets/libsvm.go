@@ -31,14 +31,28 @@ func ReadLIBSVM(r io.Reader, dim int) (*Dataset, error) {
 	return readLIBSVM(r, "", ReadOptions{Dim: dim})
 }
 
-// sparseRows accumulates parsed rows in flat slices (one allocation pattern
-// for the whole file rather than one per row).
+// sparseRows accumulates parsed rows. Entries live in fixed-size chunks so
+// that a large file is never copied by slice growth.
 type sparseRows struct {
 	y     []float64
 	start []int // start[i] is the first entry of row i; len = rows+1
-	idx   []int32
-	val   []float64
+	idx   [][]int32
+	val   [][]float64
+	n     int // entries so far
 	maxd  int
+}
+
+const chunkBits = 16
+
+func (s *sparseRows) push(k int, v float64) {
+	c := s.n >> chunkBits
+	if c == len(s.idx) {
+		s.idx = append(s.idx, make([]int32, 0, 1<<chunkBits))
+		s.val = append(s.val, make([]float64, 0, 1<<chunkBits))
+	}
+	s.idx[c] = append(s.idx[c], int32(k))
+	s.val[c] = append(s.val[c], v)
+	s.n++
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
@@ -128,12 +142,11 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		if why != "" {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k, v, why), Err: err}
 		}
-		s.idx = append(s.idx, int32(k))
-		s.val = append(s.val, x)
+		s.push(k, x)
 	}
 	s.maxd = max(s.maxd, prev)
 	s.y = append(s.y, label)
-	s.start = append(s.start, len(s.idx))
+	s.start = append(s.start, s.n)
 	return true, nil
 }
 
@@ -174,7 +187,8 @@ func readLIBSVM(r io.Reader, _ string, opt ReadOptions) (*Dataset, error) {
 	for i := range s.y {
 		row := raw.Data[i*raw.Stride:]
 		for e := s.start[i]; e < s.start[i+1]; e++ {
-			row[s.idx[e]-1] = s.val[e]
+			c, o := e>>chunkBits, e&(1<<chunkBits-1)
+			row[s.idx[c][o]-1] = s.val[c][o]
 		}
 	}
 	return &Dataset{X: x, Y: s.y}, nil

@@ -14,7 +14,8 @@ var ErrNotFitted = errors.New("datasets: scaler not fitted")
 
 // columnStats returns each column's mean, population standard deviation
 // (divided by n, as scikit-learn's StandardScaler), minimum and maximum.
-// The variance is the corrected two-pass formula (Σ(x−μ)² − (Σ(x−μ))²/n)/n.
+// The variance is the corrected two-pass formula (Σ(x−μ)² − (Σ(x−μ))²/n)/n,
+// and the mean gets the same correction, μ + Σ(x−μ)/n.
 func columnStats(x *mat.Dense) (mean, std, lo, hi []float64) {
 	n, c := x.Dims()
 	raw := x.RawMatrix()
@@ -48,6 +49,7 @@ func columnStats(x *mat.Dense) (mean, std, lo, hi []float64) {
 			continue
 		}
 		std[j] = math.Sqrt(math.Max(0, (std[j]-dev[j]*dev[j]/float64(n))/float64(n)))
+		mean[j] += dev[j] / float64(n) // second-pass correction of the mean's round-off
 	}
 	return mean, std, lo, hi
 }

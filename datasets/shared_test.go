@@ -1,0 +1,126 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// sharedFile is one row of ../shared/datasets/MANIFEST.md: the numbers below
+// are copied from that table (rows, d, label set or target range).
+type sharedFile struct {
+	name   string
+	rows   int
+	dim    int
+	labels []float64 // the distinct labels of a classification set
+	lo, hi float64   // the target range of a regression set
+	large  bool      // only the first rows in tests; BenchmarkReadLarge reads it whole
+	pos    float64   // the fraction of +1 labels, when the MANIFEST gives it
+}
+
+var manifest = []sharedFile{
+	{name: "cadata.libsvm.gz", rows: 20640, dim: 8, lo: 14999, hi: 500001},
+	{name: "cpusmall.libsvm.gz", rows: 8192, dim: 12, lo: 0, hi: 99},
+	{name: "ijcnn1.train.libsvm.gz", rows: 49990, dim: 22, labels: []float64{-1, 1}, pos: 0.097},
+	{name: "ijcnn1.test.libsvm.gz", rows: 91701, dim: 22, labels: []float64{-1, 1}},
+	{name: "covtype.binary.libsvm.gz", rows: 581012, dim: 54, labels: []float64{1, 2}, large: true},
+	{name: "pendigits.train.libsvm.gz", rows: 7494, dim: 16, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	{name: "pendigits.test.libsvm.gz", rows: 3498, dim: 16, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	{name: "satimage.train.libsvm.gz", rows: 4435, dim: 36, labels: []float64{1, 2, 3, 4, 5, 7}},
+	{name: "satimage.test.libsvm.gz", rows: 2000, dim: 36, labels: []float64{1, 2, 3, 4, 5, 7}},
+	{name: "mnist.train.libsvm.gz", rows: 60000, dim: 784, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, large: true},
+	{name: "mnist.test.libsvm.gz", rows: 10000, dim: 784, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	{name: "heart_scale.libsvm", rows: 270, dim: 13, labels: []float64{-1, 1}},
+	{name: "winequality-red.csv.gz", rows: 1599, dim: 11, lo: 3, hi: 9},
+	{name: "winequality-white.csv.gz", rows: 4898, dim: 11, lo: 3, hi: 9},
+}
+
+// TestReadSharedDatasets reads every file of the shared folder and checks the
+// MANIFEST's counts. LIBSVM files are read with the MANIFEST's d fixed (the
+// MNIST files never use their last pixels: their largest index is 780 and
+// 778). covtype and the MNIST training set take 1.5–2.5 s of CPU each (more
+// when the machine is shared), so the test reads their first 2,000 rows and
+// BenchmarkReadLarge reads them whole with the same checks.
+func TestReadSharedDatasets(t *testing.T) {
+	for _, m := range manifest {
+		t.Run(m.name, func(t *testing.T) {
+			p, ok := SharedPath(m.name)
+			if !ok {
+				t.Skip("shared dataset absent")
+			}
+			t.Parallel()
+			rows := 0
+			if m.large {
+				rows = 2000
+			}
+			if err := m.check(p, rows); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// check reads the file (its first maxRows rows when positive) and compares
+// with the MANIFEST.
+func (m sharedFile) check(path string, maxRows int) error {
+	d, err := ReadFile(path, ReadOptions{Dim: m.dim, MaxRows: maxRows})
+	if err != nil {
+		return err
+	}
+	rows := m.rows
+	if maxRows > 0 {
+		rows = maxRows
+	}
+	if d.Len() != rows || d.Dim() != m.dim {
+		return fmt.Errorf("%d×%d, MANIFEST says %d×%d", d.Len(), d.Dim(), rows, m.dim)
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	cc := ClassCounts(d.Y)
+	if m.labels == nil {
+		if cc[0].Label < m.lo || cc[len(cc)-1].Label > m.hi {
+			return fmt.Errorf("target range [%v, %v], MANIFEST says within [%v, %v]", cc[0].Label, cc[len(cc)-1].Label, m.lo, m.hi)
+		}
+		return nil
+	}
+	got := make([]float64, len(cc))
+	for i, c := range cc {
+		got[i] = c.Label
+	}
+	if !slices.Equal(got, m.labels) {
+		return fmt.Errorf("labels %v, MANIFEST says %v", got, m.labels)
+	}
+	if err := CheckClasses(d.Y, 0); err != nil {
+		return err
+	}
+	// "9.7% positive" is rounded to 0.1%.
+	if f := float64(cc[len(cc)-1].Count) / float64(d.Len()); m.pos > 0 && math.Abs(f-m.pos) > 0.0005 {
+		return fmt.Errorf("%.4f positive, MANIFEST says %v", f, m.pos)
+	}
+	return nil
+}
+
+// BenchmarkReadLarge reads the two largest shared files whole (covtype:
+// 581,012×54; MNIST train: 60,000×784) and checks them against the MANIFEST:
+//
+//	go test -run XXX -bench ReadLarge -benchtime 1x ./datasets/
+func BenchmarkReadLarge(b *testing.B) {
+	for _, m := range manifest {
+		if !m.large {
+			continue
+		}
+		b.Run(m.name, func(b *testing.B) {
+			p, ok := SharedPath(m.name)
+			if !ok {
+				b.Skip("shared dataset absent")
+			}
+			for b.Loop() {
+				if err := m.check(p, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
