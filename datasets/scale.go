@@ -215,7 +215,7 @@ func (t *TargetScaler) Fit(y []float64) error {
 	if err := check.Vector("y", y, len(y)); err != nil {
 		return err
 	}
-	mean, std, _, _ := columnStats(mat.NewDense(len(y), 1, y))
+	mean, std, _, _ := columnStats(columnOf(y))
 	t.Mean, t.Std = mean[0], std[0]
 	return nil
 }
@@ -243,3 +243,6 @@ func (t *TargetScaler) Inverse(y []float64) []float64 {
 	}
 	return out
 }
+
+// columnOf views y as an n×1 matrix (sharing its memory).
+func columnOf(y []float64) *mat.Dense { return mat.NewDense(len(y), 1, y) }

@@ -2,7 +2,274 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/landmark-ml/landmark/datasets"
 )
 
-func runData(_ context.Context, _ []string, _, _ io.Writer) error { return notYet("data") }
+const dataUsage = `Usage:
+  landmark data list                      list the datasets compiled into the binary
+  landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
+  landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
+
+FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2;
+NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --help" for flags.
+`
+
+func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, dataUsage)
+		return fmt.Errorf("%w: missing data subcommand (list, info or convert)", errUsage)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, dataUsage)
+		return nil
+	case "list":
+		return dataList(args[1:], stdout, stderr)
+	case "info":
+		return dataInfo(ctx, args[1:], stdout, stderr)
+	case "convert":
+		return dataConvert(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprint(stderr, dataUsage)
+	return fmt.Errorf("%w: unknown data subcommand %q (want list, info or convert)", errUsage, args[0])
+}
+
+// readFlags holds the flags that say how to read a data file.
+type readFlags struct {
+	format, target, delim, header string
+	dim                           int
+}
+
+func (r *readFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
+	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
+	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
+	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto, yes or no")
+	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+}
+
+func parseDelim(s string) (rune, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "tab", `\t`:
+		return '\t', nil
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if size != len(s) || r == utf8.RuneError || r == '\n' || r == '\r' || r == '"' {
+		return 0, fmt.Errorf("%w: --delim %q: want one character other than a quote or newline", errUsage, s)
+	}
+	return r, nil
+}
+
+func (r *readFlags) options() (datasets.ReadOptions, error) {
+	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim}
+	switch strings.ToLower(r.format) {
+	case "":
+	case "libsvm", "svmlight", "svm":
+		opt.Format = datasets.LIBSVM
+	case "csv":
+		opt.Format = datasets.CSV
+	default:
+		return opt, fmt.Errorf("%w: --format %q: want libsvm or csv", errUsage, r.format)
+	}
+	switch r.header {
+	case "auto", "":
+	case "yes":
+		opt.Header = datasets.HeaderPresent
+	case "no":
+		opt.Header = datasets.HeaderAbsent
+	default:
+		return opt, fmt.Errorf("%w: --header %q: want auto, yes or no", errUsage, r.header)
+	}
+	if r.dim < 0 {
+		return opt, fmt.Errorf("%w: --dim %d: want ≥ 0", errUsage, r.dim)
+	}
+	var err error
+	opt.Comma, err = parseDelim(r.delim)
+	return opt, err
+}
+
+// parseDataArgs parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones.
+func parseDataArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func dataList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data list", "", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: data list takes no arguments", errUsage)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROWS\tD\tTASK\tCLASSES\tSPLIT\tTARGET\tSOURCE")
+	for _, b := range datasets.Bundled() {
+		split := "-"
+		switch {
+		case b.Test != "":
+			split = "train (test: " + b.Test + ")"
+		case b.Train != "":
+			split = "test (train: " + b.Train + ")"
+		}
+		classes := "-"
+		if b.Classes > 0 {
+			classes = fmt.Sprint(b.Classes)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", b.Name, b.N, b.D, b.Task, classes, split, b.Target, b.Citation)
+	}
+	return tw.Flush()
+}
+
+// openData reads a bundled set or a file.
+func openData(name string, opt datasets.ReadOptions) (*datasets.Dataset, *datasets.Info, error) {
+	for _, b := range datasets.Bundled() {
+		if b.Name == name {
+			d, err := datasets.Load(name)
+			return d, &b, err
+		}
+	}
+	d, err := datasets.ReadFile(name, opt)
+	return d, nil, err
+}
+
+func dataInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data info", "FILE|NAME [flags]", stderr)
+	var rf readFlags
+	rf.register(fs)
+	all := fs.Bool("all", false, "list every feature (default: at most 30)")
+	pos, err := parseDataArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
+	}
+	opt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	d, info, err := openData(pos[0], opt)
+	if err != nil {
+		return err
+	}
+	s, err := datasets.Summarize(d)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "dataset:\t%s\n", pos[0])
+	if info != nil {
+		fmt.Fprintf(w, "bundled:\t%s; %s\n", info.Task, info.Citation)
+	}
+	fmt.Fprintf(w, "rows:\t%d\n", s.Rows)
+	fmt.Fprintf(w, "features:\t%d (%d constant)\n", s.Dim, s.Constant)
+	fmt.Fprintf(w, "task (guess):\t%s\n", s.Task)
+	fmt.Fprintf(w, "sparsity:\t%.2f%% zeros (%d non-zeros)\n", 100*s.Sparsity(), s.Rows*s.Dim-s.Zeros)
+	t := s.Target
+	fmt.Fprintf(w, "target %s:\tmin %.6g  max %.6g  mean %.6g  std %.6g\n", t.Name, t.Min, t.Max, t.Mean, t.Std)
+	if s.Classes != nil {
+		parts := make([]string, len(s.Classes))
+		for i, c := range s.Classes {
+			parts[i] = fmt.Sprintf("%g: %d (%.1f%%)", c.Label, c.Count, 100*float64(c.Count)/float64(s.Rows))
+		}
+		fmt.Fprintf(w, "labels:\t%s\n", strings.Join(parts, ", "))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	w = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "#\tfeature\tmin\tmax\tmean\tstd\tzeros\t")
+	show := len(s.Columns)
+	if !*all {
+		show = min(show, 30)
+	}
+	for j, c := range s.Columns[:show] {
+		fmt.Fprintf(w, "%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.1f%%\t\n", j+1, c.Name, c.Min, c.Max, c.Mean, c.Std, 100*float64(c.Zeros)/float64(s.Rows))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if show < len(s.Columns) {
+		lo, hi := s.Columns[0].Min, s.Columns[0].Max
+		for _, c := range s.Columns {
+			lo, hi = min(lo, c.Min), max(hi, c.Max)
+		}
+		fmt.Fprintf(stdout, "… %d more features (--all lists them); all features lie in [%.6g, %.6g]\n", len(s.Columns)-show, lo, hi)
+	}
+	return nil
+}
+
+func dataConvert(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data convert", "IN OUT [flags]", stderr)
+	var rf readFlags
+	rf.register(fs)
+	to := fs.String("to", "", "output format: libsvm or csv (default: from OUT's name)")
+	outDelim := fs.String("out-delim", "", `CSV output delimiter (default: ",", or tab for .tsv)`)
+	pos, err := parseDataArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: data convert takes IN and OUT, got %d arguments", errUsage, len(pos))
+	}
+	opt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	wopt := datasets.WriteOptions{}
+	switch strings.ToLower(*to) {
+	case "":
+		if _, ok := datasets.FormatOf(pos[1]); !ok {
+			return fmt.Errorf("%w: cannot tell the output format from %q: use --to libsvm|csv", errUsage, pos[1])
+		}
+	case "libsvm", "svmlight", "svm":
+		wopt.Format = datasets.LIBSVM
+	case "csv":
+		wopt.Format = datasets.CSV
+	default:
+		return fmt.Errorf("%w: --to %q: want libsvm or csv", errUsage, *to)
+	}
+	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
+		return err
+	}
+	d, _, err := openData(pos[0], opt)
+	if err != nil {
+		return err
+	}
+	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
+		if errors.Is(err, datasets.ErrInput) {
+			return err
+		}
+		return fmt.Errorf("writing %s: %w", pos[1], err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d rows × %d features\n", pos[1], d.Len(), d.Dim())
+	return nil
+}
