@@ -224,8 +224,12 @@ func (b *BKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	})
 }
 
-// Rows writes rows idx of G_BKA into dst (len(idx) × n).
-func (b *BKA) Rows(dst *mat.Dense, idx []int) error {
+// Rows writes rows idx of G_BKA into dst (len(idx) × n), for measuring its
+// error against exact kernel rows.
+func (b *BKA) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if rd, cd := dst.Dims(); rd != len(idx) || cd != b.n {
 		return fmt.Errorf("approx: bka: Rows: dst is %d×%d, want %d×%d", rd, cd, len(idx), b.n)
 	}

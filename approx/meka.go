@@ -217,7 +217,7 @@ func FitMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt MEKAOptions
 	for s := range basisSeeds {
 		basisSeeds[s] = rng.Uint64()
 	}
-	linkSeeds := make([]uint64, c*c)
+	linkSeeds := make([]uint64, c)
 	for i := range linkSeeds {
 		linkSeeds[i] = rng.Uint64()
 	}
@@ -641,25 +641,35 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		}
 	}
 	m.stats.Linked = len(pairs)
-	// Pseudo-inverses of the sampled rows depend on the pair's sample, so
-	// each pair draws its own rows.
+	// Each cluster draws its ⌈(1+ρ)k_s⌉ sample rows once and reuses them for
+	// all its pairs: every pair (s, t) still sees uniformly sampled rows of
+	// V_s and V_t, and the pseudo-inverse of W̄⁽ˢ⁾ is computed c times
+	// instead of c(c−1).
+	samples := make([][]int, c)
+	pinvs := make([]*mat.Dense, c)
+	err := parallel.For(ctx, c, o.Workers, func(_, s int) {
+		if m.w[s] == nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seeds[s], 0x6c696e6b))
+		loc := m.sampleRows(s, rng)
+		pinvs[s] = pinvRows(m.w[s], loc) // k_s × |v_s|
+		g := make([]int, len(loc))
+		for i, j := range loc {
+			g[i] = m.members[s][j]
+		}
+		samples[s] = g
+	})
+	if err != nil {
+		return err
+	}
 	var done int
 	var mu sync.Mutex
 	return parallel.For(ctx, len(pairs), o.Workers, func(_, p int) {
 		s, t := pairs[p].s, pairs[p].t
-		rng := rand.New(rand.NewPCG(seeds[s*c+t], 0x6c696e6b))
-		vs := m.sampleRows(s, rng)
-		vt := m.sampleRows(t, rng)
-		ps := pinvRows(m.w[s], vs) // k_s × |v_s|
-		pt := pinvRows(m.w[t], vt) // k_t × |v_t|
-		gs := make([]int, len(vs))
-		for i, j := range vs {
-			gs[i] = m.members[s][j]
-		}
-		gt := make([]int, len(vt))
-		for i, j := range vt {
-			gt[i] = m.members[t][j]
-		}
+		ps, pt := pinvs[s], pinvs[t]
+		gs, gt := samples[s], samples[t]
+		vs, vt := gs, gt
 		g := mat.NewDense(len(vs), len(vt), nil)
 		m.kern.Block(g, gatherRows(x, gs), gatherRows(x, gt))
 		var tmp, lst mat.Dense
@@ -701,22 +711,17 @@ func pinvRows(w *mat.Dense, rows []int) *mat.Dense {
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
+	// pinv = V Σ⁺ Uᵀ.
 	for j, sj := range sv {
-		if sj <= pinvRelTol*sv[0] || sj == 0 {
-			continue
+		inv := 0.0
+		if sj > pinvRelTol*sv[0] {
+			inv = 1 / sj
 		}
-		// out += v_j u_jᵀ / σ_j
 		for a := 0; a < k; a++ {
-			va := v.At(a, j) / sj
-			if va == 0 {
-				continue
-			}
-			row := out.RawRowView(a)
-			for b := 0; b < q; b++ {
-				row[b] += va * u.At(b, j)
-			}
+			v.Set(a, j, v.At(a, j)*inv)
 		}
 	}
+	out.Mul(&v, u.T())
 	return out
 }
 

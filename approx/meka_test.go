@@ -391,7 +391,7 @@ func bkaError(t *testing.T, b *BKA, g *mat.Dense) float64 {
 		idx[i] = i
 	}
 	d := mat.NewDense(n, n, nil)
-	if err := b.Rows(d, idx); err != nil {
+	if err := b.Rows(context.Background(), d, idx); err != nil {
 		t.Fatal(err)
 	}
 	return relFro(d, g)
