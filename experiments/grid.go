@@ -24,6 +24,10 @@ func (p Point) Key() string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
+		if m, ok := strings.CutPrefix(q.Name, "method:"); ok {
+			b.WriteString("method=" + m)
+			continue
+		}
 		b.WriteString(q.Name)
 		b.WriteByte('=')
 		b.WriteString(strconv.FormatFloat(q.Value, 'g', -1, 64))

@@ -31,7 +31,11 @@ func (r *Result) CSV() ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	axes := r.Spec.Grid.Axes()
+	approxRun := r.Spec.Approximation != nil
 	head := []string{"index"}
+	if approxRun {
+		head = append(head, "method")
+	}
 	head = append(head, axes...)
 	head = append(head, "fits")
 	var mnames []string
@@ -41,6 +45,9 @@ func (r *Result) CSV() ([]byte, error) {
 			head = append(head, m.Name+"_mean", m.Name+"_std")
 		}
 	}
+	if approxRun {
+		head = append(head, "bytes")
+	}
 	head = append(head, TimingColumns...)
 	head = append(head, "error")
 	if err := w.Write(head); err != nil {
@@ -48,14 +55,24 @@ func (r *Result) CSV() ([]byte, error) {
 	}
 	for _, p := range r.Points {
 		row := []string{strconv.Itoa(p.Index)}
+		if approxRun {
+			row = append(row, p.Method)
+		}
 		for _, a := range axes {
-			v, _ := p.Params.Value(a)
+			v, ok := p.Params.Value(a)
+			if !ok {
+				row = append(row, "")
+				continue
+			}
 			row = append(row, fmtFloat(v))
 		}
 		row = append(row, strconv.Itoa(p.Fits))
 		for _, n := range mnames {
 			s, _ := p.Metric(n)
 			row = append(row, fmtFloat(s.Mean), fmtFloat(s.Std))
+		}
+		if approxRun {
+			row = append(row, strconv.FormatInt(p.Bytes, 10))
 		}
 		row = append(row, fmtFloat(p.FitSeconds), fmtFloat(p.PredictSeconds), strconv.FormatInt(p.PeakBytes, 10), p.Error)
 		if err := w.Write(row); err != nil {
@@ -69,6 +86,9 @@ func (r *Result) CSV() ([]byte, error) {
 // Markdown renders summary.md: the best configuration, its test score and
 // the grid table.
 func (r *Result) Markdown() string {
+	if r.Spec.Approximation != nil {
+		return r.approxMarkdown()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Spec.Name)
 	fmt.Fprintf(&b, "Estimator **%s**", r.Spec.Estimator.Type)
@@ -223,4 +243,48 @@ func writeOutputs(r *Result, opt Options) error {
 		return writePlots(r)
 	}
 	return nil
+}
+
+// approxMarkdown is summary.md of an approximation run: one table row per
+// method and grid point.
+func (r *Result) approxMarkdown() string {
+	a := r.Spec.Approximation
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Spec.Name)
+	fmt.Fprintf(&b, "Kernel approximation run: kernel %s on %d rows × %d features, methods %s, %d repeat(s), seed %d.\n", a.Kernel.Type, r.NTrain, r.Dim, strings.Join(a.Methods, ", "), max(r.Spec.Repeats, 1), r.Spec.Seed)
+	b.WriteString("Errors are relative: frobenius = ‖K − K̃‖_F/‖K‖_F (sampled rows), spectral = ‖K − K̃‖₂/‖K‖₂ (random subset). Memory = bytes of K̃'s representation on the data.\n\n|")
+	axes := r.Spec.Grid.Axes()
+	b.WriteString(" method |")
+	for _, x := range axes {
+		fmt.Fprintf(&b, " %s |", x)
+	}
+	ms := a.measures()
+	for _, m := range ms {
+		fmt.Fprintf(&b, " %s |", m)
+	}
+	b.WriteString(" build s | memory | |\n|")
+	for range 1 + len(axes) + len(ms) + 3 {
+		b.WriteString("---|")
+	}
+	b.WriteByte('\n')
+	for _, p := range r.Points {
+		fmt.Fprintf(&b, "| %s |", p.Method)
+		for _, x := range axes {
+			if v, ok := p.Params.Value(x); ok {
+				fmt.Fprintf(&b, " %s |", fmtFloat(v))
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		for _, m := range ms {
+			s, _ := p.Metric(m)
+			fmt.Fprintf(&b, " %.4g ± %.2g |", s.Mean, s.Std)
+		}
+		note := ""
+		if p.Error != "" {
+			note = "failed: " + strings.ReplaceAll(p.Error, "|", "/")
+		}
+		fmt.Fprintf(&b, " %.3g | %s | %s |\n", p.FitSeconds, fmtBytes(p.Bytes), note)
+	}
+	return b.String()
 }

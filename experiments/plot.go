@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -45,6 +46,9 @@ type series struct {
 func writePlots(r *Result) error {
 	if r.Best < 0 {
 		return nil
+	}
+	if r.Spec.Approximation != nil {
+		return writeApproxPlots(r)
 	}
 	best := r.Points[r.Best].Params
 	axes := r.Spec.Grid.Axes()
@@ -179,6 +183,18 @@ func (r *Result) savePlot(file, title, xlabel, ylabel string, ss []series) error
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	logY := strings.HasPrefix(ylabel, "relative")
+	for _, s := range ss {
+		for i, xy := range s.xy {
+			if xy.Y <= 0 || (s.err != nil && xy.Y-s.err[i] <= 0) {
+				logY = false
+			}
+		}
+	}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	for i, s := range ss {
 		c := palette[i%len(palette)]
 		ln, pts, err := plotter.NewLinePoints(s.xy)
@@ -186,6 +202,9 @@ func (r *Result) savePlot(file, title, xlabel, ylabel string, ss []series) error
 			return err
 		}
 		ln.Color = c
+		if i >= len(palette) {
+			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
 		pts.Color = c
 		pts.Shape = draw.CircleGlyph{}
 		p.Add(ln, pts)
@@ -213,6 +232,53 @@ func (r *Result) savePlot(file, title, xlabel, ylabel string, ss []series) error
 		}
 		if err := writeFileAtomic(filepath.Join(r.Out, file+"."+format), b.Bytes()); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// writeApproxPlots draws, for each measure, the error against m, against
+// build time and against memory, one line per method (other axes at their
+// first value).
+func writeApproxPlots(r *Result) error {
+	a := r.Spec.Approximation
+	first := Point{}
+	for _, ax := range r.Spec.Grid.Axes() {
+		if ax != "m" {
+			first = append(first, Param{Name: ax, Value: r.Spec.Grid[ax][0]})
+		}
+	}
+	xs := []struct {
+		file, label string
+		x           func(PointResult) float64
+	}{
+		{"m", "m", func(p PointResult) float64 { v, _ := p.Params.Value("m"); return v }},
+		{"time", "build time (s)", func(p PointResult) float64 { return p.FitSeconds }},
+		{"memory", "memory of K̃ (MiB)", func(p PointResult) float64 { return float64(p.Bytes) / (1 << 20) }},
+	}
+	for _, meas := range a.measures() {
+		for _, xd := range xs {
+			var ss []series
+			for _, m := range a.Methods {
+				s := series{label: m}
+				for _, p := range r.Points {
+					if p.Method != m || p.Error != "" || !agrees(p.Params[1:], first, "m", "") {
+						continue
+					}
+					sm, _ := p.Metric(meas)
+					s.xy = append(s.xy, plotter.XY{X: xd.x(p), Y: sm.Mean})
+					s.err = append(s.err, sm.Std)
+				}
+				if len(s.xy) > 0 {
+					ss = append(ss, s)
+				}
+			}
+			if xd.file == "m" && len(r.Spec.Grid["m"]) < 2 {
+				continue
+			}
+			if err := r.savePlot(meas+"_error_vs_"+xd.file, meas+" error vs "+xd.file, xd.label, "relative "+meas+" error", ss); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

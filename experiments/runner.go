@@ -73,6 +73,11 @@ type PointResult struct {
 	PeakBytes int64 `json:"peak_bytes"`
 	// Error is set when a fit failed; the metrics are then NaN.
 	Error string `json:"error,omitempty"`
+	// Method is the approximation method (approximation runs only).
+	Method string `json:"method,omitempty"`
+	// Bytes is the memory of the approximation's representation of K̃ on the
+	// training set (approximation runs only).
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
 // Metric returns the summary of the named metric.
@@ -179,6 +184,11 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	defer log.Close()
 
 	pts := s.Grid.Points()
+	eval := r.evalPoint
+	if s.Approximation != nil {
+		pts = s.approxPoints()
+		eval = r.evalApprox
+	}
 	for i, p := range pts {
 		key := p.Key()
 		if pr, ok := done[key]; ok {
@@ -190,7 +200,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pr, err := r.evalPoint(ctx, i, len(pts), p)
+		pr, err := eval(ctx, i, len(pts), p)
 		if err != nil {
 			return nil, err
 		}
@@ -229,6 +239,13 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{s: s, progress: opt.Progress}
+	r.repeats = max(s.Repeats, 1)
+	if s.Approximation != nil {
+		if err := r.initApprox(); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	r.entry, _ = estimatorByName(s.Estimator.Type)
 	mname := s.CV.Metric
 	if mname == "" {
@@ -240,7 +257,6 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 	if r.folds == 0 {
 		r.folds = 5
 	}
-	r.repeats = max(s.Repeats, 1)
 	r.strat = s.Task != TaskRegression && (s.CV.Stratified == nil || *s.CV.Stratified)
 	if err := r.load(); err != nil {
 		return nil, err
@@ -260,6 +276,28 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 		r.cv = append(r.cv, f)
 	}
 	return r, nil
+}
+
+// initApprox prepares an approximation run: data, measures, size checks.
+func (r *runner) initApprox() error {
+	a := r.s.Approximation
+	r.metric = Metric{Name: a.measures()[0]}
+	if err := r.load(); err != nil {
+		return err
+	}
+	r.xTest, r.yTest = nil, nil
+	n := len(r.y)
+	for i, v := range r.s.Grid["m"] {
+		if v > float64(n) {
+			return r.s.errAt(fmt.Sprintf("m = %v exceeds the %d rows", v, n), "grid", "m", "["+strconv.Itoa(i)+"]")
+		}
+	}
+	for i, v := range r.s.Grid["clusters"] {
+		if v > float64(n) {
+			return r.s.errAt(fmt.Sprintf("clusters = %v exceeds the %d rows", v, n), "grid", "clusters", "["+strconv.Itoa(i)+"]")
+		}
+	}
+	return nil
 }
 
 // load reads, splits and subsamples the data.

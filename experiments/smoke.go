@@ -16,7 +16,8 @@ const (
 // run --smoke`): at most 400 training and 200 test rows, 2 folds, one
 // repeat, the first value of every grid axis except the first multi-valued
 // one, which keeps its first two values (so at most two grid points), and
-// sample-size options (m, clusters) capped at 50. The copy has its own hash,
+// sample-size options (m, clusters) capped at 50. Approximation runs keep
+// their methods and measure errors on 200 rows, with at most 10 clusters. The copy has its own hash,
 // so smoke results never mix with full ones.
 func (s *Spec) Smoke() *Spec {
 	c := *s
@@ -29,14 +30,33 @@ func (s *Spec) Smoke() *Spec {
 	if c.Dataset.TestSubsample == 0 || c.Dataset.TestSubsample > smokeTest {
 		c.Dataset.TestSubsample = smokeTest
 	}
-	c.CV.Folds = 2
 	c.Repeats = 0
 	ent, _ := estimatorByName(s.Estimator.Type)
 	capSize := func(name string, v float64) float64 {
 		if o, ok := ent.option(name); ok && o.AtMostN && v > smokeSize {
 			return smokeSize
 		}
+		if s.Approximation != nil && (name == "m" || name == "clusters") && v > smokeSize {
+			return smokeSize
+		}
 		return v
+	}
+	if s.Approximation == nil {
+		c.CV.Folds = 2
+	} else {
+		a := *s.Approximation
+		a.Rows = min(a.Rows, 200)
+		if a.Rows == 0 {
+			a.Rows = 200
+		}
+		a.Subset = min(a.Subset, 200)
+		if a.Subset == 0 {
+			a.Subset = 200
+		}
+		if a.Clusters > smokeSize/5 {
+			a.Clusters = smokeSize / 5
+		}
+		c.Approximation = &a
 	}
 	for k, v := range c.Estimator.Options {
 		if f, ok := toFloat(v); ok {

@@ -60,7 +60,10 @@ type Spec struct {
 	// Task is regression, binary or multiclass.
 	Task string `yaml:"task" json:"task"`
 	// Estimator is the model to fit and its fixed options.
-	Estimator EstimatorSpec `yaml:"estimator" json:"estimator"`
+	Estimator EstimatorSpec `yaml:"estimator,omitempty" json:"estimator,omitempty"`
+	// Approximation, instead of an estimator, makes an approximation-only
+	// run: kernel approximation methods scored by ‖K − K̃‖ (no task, no CV).
+	Approximation *ApproximationSpec `yaml:"approximation,omitempty" json:"approximation,omitempty"`
 	// Grid maps a parameter to the values to try; the run covers the
 	// cartesian product. Parameters: lambda (λ, the project's λn convention),
 	// alpha (scikit-learn's, = λn, converted with the n of each fit), gamma or
@@ -312,6 +315,12 @@ func (s *Spec) Validate() error {
 	if err := s.validateDataset(); err != nil {
 		return err
 	}
+	if s.Repeats < 0 {
+		return s.errAt(fmt.Sprintf("repeats = %d, want ≥ 1", s.Repeats), "repeats")
+	}
+	if s.Approximation != nil {
+		return s.validateApproximation()
+	}
 	switch s.Task {
 	case TaskRegression, TaskBinary, TaskMulticlass:
 	case "":
@@ -336,9 +345,6 @@ func (s *Spec) Validate() error {
 		if !m.appliesTo(s.Task) {
 			return s.errAt(fmt.Sprintf("metric %s does not apply to %s tasks", m.Name, s.Task), "cv", "metric")
 		}
-	}
-	if s.Repeats < 0 {
-		return s.errAt(fmt.Sprintf("repeats = %d, want ≥ 1", s.Repeats), "repeats")
 	}
 	return nil
 }
@@ -399,34 +405,8 @@ func (s *Spec) validateEstimator() error {
 	if !slices.Contains(ent.Tasks, s.Task) {
 		return s.errAt(fmt.Sprintf("estimator %s does not do %s (it does: %s)", e.Type, s.Task, strings.Join(ent.Tasks, ", ")), "task")
 	}
-	if e.Kernel.Type == "" {
-		return s.errAt("missing kernel type (known: "+strings.Join(kernel.Names(), ", ")+")", "estimator", "kernel")
-	}
-	if !slices.Contains(kernel.Names(), e.Kernel.Type) {
-		return s.errAt(fmt.Sprintf("unknown kernel %q (known: %s)", e.Kernel.Type, strings.Join(kernel.Names(), ", ")), "estimator", "kernel", "type")
-	}
-	// The kernel must be valid once grid values are filled in: try it with
-	// the first value of each kernel axis.
-	ks := e.Kernel
-	for _, p := range kernelParams {
-		vals, ok := s.Grid[p]
-		if !ok || len(vals) == 0 {
-			continue
-		}
-		if kernelField(&ks, p) != 0 {
-			return s.errAt(fmt.Sprintf("%s is both in the kernel and in the grid", p), "grid", p)
-		}
-		setKernelField(&ks, p, vals[0])
-	}
-	if ks.Sigma != 0 && ks.Gamma != 0 {
-		path := []string{"estimator", "kernel", "sigma"}
-		if hasKey(s.Grid, "sigma") {
-			path = []string{"grid", "sigma"}
-		}
-		return s.errAt("set gamma or sigma, not both (γ = 1/(2σ²))", path...)
-	}
-	if _, err := kernel.New(ks); err != nil {
-		return s.errAt(err.Error(), "estimator", "kernel")
+	if err := s.validateKernel(e.Kernel, "estimator"); err != nil {
+		return err
 	}
 	if e.Approx.Type != "" {
 		if len(ent.Approx) == 0 {
@@ -468,6 +448,38 @@ func (s *Spec) validateEstimator() error {
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
+	}
+	return nil
+}
+
+// validateKernel checks the kernel of block (estimator or approximation)
+// with the first value of each kernel grid axis filled in.
+func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
+	if ks.Type == "" {
+		return s.errAt("missing kernel type (known: "+strings.Join(kernel.Names(), ", ")+")", block, "kernel")
+	}
+	if !slices.Contains(kernel.Names(), ks.Type) {
+		return s.errAt(fmt.Sprintf("unknown kernel %q (known: %s)", ks.Type, strings.Join(kernel.Names(), ", ")), block, "kernel", "type")
+	}
+	for _, p := range kernelParams {
+		vals, ok := s.Grid[p]
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		if kernelField(&ks, p) != 0 {
+			return s.errAt(fmt.Sprintf("%s is both in the kernel and in the grid", p), "grid", p)
+		}
+		setKernelField(&ks, p, vals[0])
+	}
+	if ks.Sigma != 0 && ks.Gamma != 0 {
+		path := []string{block, "kernel", "sigma"}
+		if hasKey(s.Grid, "sigma") {
+			path = []string{"grid", "sigma"}
+		}
+		return s.errAt("set gamma or sigma, not both (γ = 1/(2σ²))", path...)
+	}
+	if _, err := kernel.New(ks); err != nil {
+		return s.errAt(err.Error(), block, "kernel")
 	}
 	return nil
 }

@@ -2,7 +2,158 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/kernel"
 )
 
-func runRun(_ context.Context, _ []string, _, _ io.Writer) error { return notYet("run") }
+// isTerminal reports whether w is a character device (an interactive terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments ("run SPEC.yaml --out DIR") and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list", stderr)
+	out := fs.String("out", "", "output folder (default: the spec's output, else results/NAME)")
+	fresh := fs.Bool("fresh", false, "discard results already in the output folder instead of resuming")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (progress is shown only when stderr is a terminal)")
+	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
+	smoke := fs.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
+	list := fs.Bool("list", false, "list estimators, approximations, kernels and metrics")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *list {
+		printList(stdout)
+		return nil
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one SPEC.yaml, got %d arguments", errUsage, len(pos))
+	}
+	spec, err := experiments.DecodeFile(pos[0])
+	if err != nil {
+		return err
+	}
+	if *smoke {
+		spec = spec.Smoke()
+	}
+	opt := experiments.Options{Out: *out, Fresh: *fresh, Version: version}
+	if !*quiet && isTerminal(stderr) {
+		opt.Progress = stderr
+	}
+	if *smoke && opt.Out == "" {
+		// Smoke results go beside, never into, the full run's folder.
+		dir := spec.Output
+		if dir == "" {
+			dir = "results/" + spec.Name
+		} else {
+			dir += "-smoke"
+		}
+		opt.Out = dir
+	}
+	res, err := experiments.Run(ctx, spec, opt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; finished grid points are kept, rerun the same command to resume")
+		}
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printResult(stdout, res)
+	return nil
+}
+
+// printResult prints the best point, its scores and where the outputs are.
+func printResult(w io.Writer, r *experiments.Result) {
+	b := r.Points[r.Best]
+	s, _ := b.Metric(r.Metric)
+	key := b.Key
+	if key == "" {
+		key = "(no grid)"
+	}
+	fmt.Fprintf(w, "%s: %d grid points (%d computed, %d resumed), %d training rows × %d features\n", r.Spec.Name, len(r.Points), r.Computed, r.Resumed, r.NTrain, r.Dim)
+	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
+	if r.Test != nil {
+		var parts []string
+		for _, m := range r.Test.Metrics {
+			parts = append(parts, fmt.Sprintf("%s %.6g", m.Name, m.Mean))
+		}
+		fmt.Fprintf(w, "test (%d rows, refit on %d in %.3g s): %s\n", r.Test.NTest, r.Test.NTrain, r.Test.FitSeconds, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "results in %s (results.csv, results.json, summary.md, manifest.json, plots)\n", r.Out)
+}
+
+// printList prints the names a spec may use.
+func printList(w io.Writer) {
+	fmt.Fprintln(w, "Estimators (estimator.type):")
+	approx := map[string]bool{}
+	for _, e := range experiments.Estimators() {
+		fmt.Fprintf(w, "  %-8s %s\n", e.Name, e.Summary)
+		fmt.Fprintf(w, "  %-8s tasks: %s\n", "", strings.Join(e.Tasks, ", "))
+		if len(e.Approx) > 0 {
+			fmt.Fprintf(w, "  %-8s approx: %s\n", "", strings.Join(e.Approx, ", "))
+		}
+		var opts []string
+		for _, o := range e.Options {
+			opts = append(opts, o.Name)
+		}
+		fmt.Fprintf(w, "  %-8s options: %s\n", "", strings.Join(opts, ", "))
+		for _, a := range e.Approx {
+			approx[a] = true
+		}
+	}
+	fmt.Fprintln(w, "\nApproximations (estimator.approx.type):")
+	for _, e := range experiments.Estimators() {
+		for _, a := range e.Approx {
+			if approx[a] {
+				fmt.Fprintf(w, "  %s\n", a)
+				delete(approx, a)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nKernels (estimator.kernel.type):")
+	for _, k := range kernel.Names() {
+		fmt.Fprintf(w, "  %s\n", k)
+	}
+	fmt.Fprintln(w, "\nMetrics (cv.metric):")
+	for _, m := range experiments.Metrics() {
+		dir := "lower is better"
+		if m.HigherBetter {
+			dir = "higher is better"
+		}
+		fmt.Fprintf(w, "  %-18s %s (%s; %s)\n", m.Name, m.Doc, strings.Join(m.Tasks, ", "), dir)
+	}
+}
