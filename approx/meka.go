@@ -989,19 +989,42 @@ func (m *MEKA) extend(ctx context.Context, dst, x *mat.Dense, right func(s int) 
 // CrossMul sets dst = K̃(X_new, X)·α for new points X_new (q×d) and
 // coefficients α (n×t), through the out-of-sample extension: each new point
 // gets the basis row w(x) of its cluster and K̃(x, X)α = w(x)ᵀ (L Wᵀα)_s.
-// This is how KRR on MEKA predicts.
+// This is how KRR on MEKA predicts; Coefficients and Expand split it in two
+// so that β = L Wᵀα is computed once.
 func (m *MEKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
+	beta, err := m.Coefficients(alpha)
+	if err != nil {
+		return err
+	}
+	return m.Expand(ctx, dst, xnew, beta)
+}
+
+// Coefficients returns β = L Wᵀα ((Σk_s)×t) for coefficients α (n×t).
+func (m *MEKA) Coefficients(alpha *mat.Dense) (*mat.Dense, error) {
+	if err := check.Matrix("alpha", alpha); err != nil {
+		return nil, fmt.Errorf("approx: meka: %w", err)
+	}
+	ra, t := alpha.Dims()
+	if ra != m.n {
+		return nil, fmt.Errorf("approx: meka: %w: α has %d rows, want n = %d", check.ErrInput, ra, m.n)
+	}
+	beta := mat.NewDense(m.Rank(), t, nil)
+	beta.Mul(m.l, m.wtMul(alpha))
+	return beta, nil
+}
+
+// Expand sets dst_i = w(x_i)ᵀ β_s for each new point x_i (q×d) assigned to
+// cluster s, with β from Coefficients; dst is q×t. Memory and time are
+// O(q·m_s·(d + k_s)): the basis rows of new points are never stored.
+func (m *MEKA) Expand(ctx context.Context, dst, xnew, beta *mat.Dense) error {
 	if err := check.Cols(xnew, m.d); err != nil {
 		return fmt.Errorf("approx: meka: %w", err)
 	}
-	ra, t := alpha.Dims()
+	rb, t := beta.Dims()
 	q, _ := xnew.Dims()
-	if rd, td := dst.Dims(); ra != m.n || rd != q || td != t {
-		return fmt.Errorf("approx: meka: CrossMul: dst %d×%d and α %d×%d, want %d×t and %d×t", rd, td, ra, t, q, m.n)
+	if rd, td := dst.Dims(); rb != m.Rank() || rd != q || td != t {
+		return fmt.Errorf("approx: meka: Expand: dst %d×%d and β %d×%d, want %d×t and %d×t", rd, td, rb, t, q, m.Rank())
 	}
-	u := m.wtMul(alpha)
-	beta := mat.NewDense(m.Rank(), t, nil)
-	beta.Mul(m.l, u)
 	return m.extend(ctx, dst, xnew, func(s int) *mat.Dense {
 		return beta.Slice(m.off[s], m.off[s+1], 0, t).(*mat.Dense)
 	})

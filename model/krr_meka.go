@@ -1,0 +1,108 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/approx"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MEKAKRR is the KRR backend on the MEKA approximation K ≈ W L Wᵀ
+// (Si, Hsieh & Dhillon, JMLR 2017, Sections 6.3 and 7): it fits MEKA on the
+// training set, solves (W L Wᵀ + λnI)α = y by the Woodbury identity (default)
+// or by conjugate gradient, and predicts through MEKA's out-of-sample
+// extension, f(x) = w(x)ᵀ(L Wᵀα)_s for x in cluster s.
+//
+// The MEKA-PSD fix (negative eigenvalues of L set to zero) is applied unless
+// SkipPSD is set: without it W L Wᵀ + λnI can be indefinite and the ridge
+// problem ill-posed. Zero values mean approx.MEKAOptions' defaults.
+type MEKAKRR struct {
+	// Rank is k, the average rank per cluster (default 128).
+	Rank int `yaml:"rank"`
+	// Clusters is c (default 10).
+	Clusters int `yaml:"clusters"`
+	// Landmarks is m_s per cluster (default 2k_s).
+	Landmarks int `yaml:"landmarks"`
+	// Rho is ρ for the link samples (default 2).
+	Rho float64 `yaml:"rho"`
+	// Epsilon is the link threshold ε on k(m_s, m_t) (default 0: link all).
+	Epsilon float64 `yaml:"epsilon"`
+	// Strategy is the rank strategy: same (default), proportional or eigen.
+	Strategy approx.RankStrategy `yaml:"strategy"`
+	// SkipPSD keeps L as fitted, without the MEKA-PSD fix.
+	SkipPSD bool `yaml:"skip_psd"`
+	// Solver is "woodbury" (default, direct) or "cg".
+	Solver string `yaml:"solver"`
+	// CG tunes the CG solver (tolerance, iterations).
+	CG approx.MEKACG `yaml:"-"`
+}
+
+var _ KRRApprox = (*MEKAKRR)(nil)
+
+// FitKRR implements KRRApprox.
+func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	solverName := b.Solver
+	switch solverName {
+	case "":
+		solverName = "woodbury"
+	case "woodbury", "cg":
+	default:
+		return nil, KRRInfo{}, fmt.Errorf("%w: MEKA solver %q, want woodbury or cg", ErrInput, b.Solver)
+	}
+	opt := approx.MEKAOptions{
+		Rank: b.Rank, Clusters: b.Clusters, Landmarks: b.Landmarks, Rho: b.Rho,
+		Epsilon: b.Epsilon, Strategy: b.Strategy, PSD: !b.SkipPSD,
+		MaxBytes: p.MemoryLimit, Workers: p.Workers,
+	}
+	info := KRRInfo{Backend: "meka-" + solverName, Penalty: p.Lambda * float64(p.X.RawMatrix().Rows)}
+	m, err := approx.FitMEKA(ctx, p.X, p.Kernel, opt, p.Rng)
+	if err != nil {
+		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
+	}
+	info.Rank = m.Rank()
+	var sol *approx.MEKASolution
+	if solverName == "cg" {
+		sol, err = m.SolveCG(ctx, p.Lambda, p.Y, b.CG)
+	} else {
+		sol, err = m.Solve(ctx, p.Lambda, p.Y)
+	}
+	if err != nil {
+		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
+	}
+	if sol.Indefinite {
+		return nil, info, fmt.Errorf("model: MEKA KRR: W L Wᵀ + λnI is not positive definite (smallest eigenvalue of L %g, λn = %g); do not set SkipPSD",
+			m.Stats().MinEigenvalue, info.Penalty)
+	}
+	beta, err := m.Coefficients(sol.Alpha)
+	if err != nil {
+		return nil, info, err
+	}
+	info.MemoryBytes = m.Bytes()
+	pred := &MEKAExpansion{MEKA: m, Beta: beta, Solution: sol}
+	return pred, info, nil
+}
+
+// MEKAExpansion is the predictor of KRR on MEKA: f(x) = w(x)ᵀ β_s for x in
+// cluster s, with β = L Wᵀα.
+type MEKAExpansion struct {
+	// MEKA is the fitted approximation (its bases extend to new points).
+	MEKA *approx.MEKA
+	// Beta is L Wᵀα, (Σk_s)×t.
+	Beta *mat.Dense
+	// Solution reports the solve (method, CG iterations, residuals).
+	Solution *approx.MEKASolution
+}
+
+var _ KRRPredictor = (*MEKAExpansion)(nil)
+
+// Outputs returns the number of columns of Beta.
+func (e *MEKAExpansion) Outputs() int {
+	_, t := e.Beta.Dims()
+	return t
+}
+
+// Decision writes w(x_i)ᵀβ_s for every row of x into dst.
+func (e *MEKAExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
+	return e.MEKA.Expand(ctx, dst, x, e.Beta)
+}
