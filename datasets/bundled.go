@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"path"
@@ -75,7 +76,8 @@ func Bundled() []Info {
 	return slices.Clone(bundled)
 }
 
-func lookup(name string) (Info, bool) {
+// Lookup returns the Info of a bundled dataset.
+func Lookup(name string) (Info, bool) {
 	i, ok := slices.BinarySearchFunc(bundled, name, func(in Info, n string) int { return strings.Compare(in.Name, n) })
 	if !ok {
 		return Info{}, false
@@ -94,7 +96,7 @@ func bundledNames() string {
 // Load decompresses and parses a bundled dataset (a fresh copy each call).
 // Test parts are read with their training part's dimension.
 func Load(name string) (*Dataset, error) {
-	info, ok := lookup(name)
+	info, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
 	}
@@ -107,7 +109,7 @@ func Load(name string) (*Dataset, error) {
 	if strings.Contains(info.file, ".csv") {
 		opt = ReadOptions{Format: CSV}
 	}
-	d, err := read(f, opt)
+	d, err := read(context.Background(), f, opt)
 	if err != nil {
 		return nil, withFile(err, "bundled "+info.file)
 	}
@@ -122,12 +124,12 @@ func Load(name string) (*Dataset, error) {
 // may be either part's name. It errors for sets without an official split
 // (use Split or StratifiedSplit on them).
 func LoadSplit(name string) (train, test *Dataset, err error) {
-	info, ok := lookup(name)
+	info, ok := Lookup(name)
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
 	}
 	if info.Train != "" {
-		info, _ = lookup(info.Train)
+		info, _ = Lookup(info.Train)
 	}
 	if info.Test == "" {
 		return nil, nil, fmt.Errorf("%w: bundled %s has no official test part; split it with Split or StratifiedSplit", ErrInput, name)

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,15 +20,17 @@ import (
 // line number. Compressed input is detected and undone.
 func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, error) {
 	opt.Format = CSV
-	return read(r, opt)
+	return read(context.Background(), r, opt)
 }
 
-func readCSV(r io.Reader, opt ReadOptions) (*Dataset, error) {
+func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
 	cr := csv.NewReader(r)
 	if opt.Comma != 0 {
 		cr.Comma = opt.Comma
 	}
-	cr.Comment = '#'
+	if cr.Comma != '#' {
+		cr.Comment = '#'
+	}
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
 	var (
@@ -53,6 +56,11 @@ func readCSV(r io.Reader, opt ReadOptions) (*Dataset, error) {
 			return nil, &ParseError{Msg: "read failed: " + err.Error(), Err: err}
 		}
 		line, _ := cr.FieldPos(0)
+		if line%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if first {
 			cols = len(rec)
 			if cols < 2 {

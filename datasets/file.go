@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,12 @@ func FormatOf(path string) (Format, bool) {
 // file. Gzip and bzip2 compression are detected from the content and undone.
 // Malformed data gives a *ParseError naming the file and line.
 func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
+	return ReadFileContext(context.Background(), path, opt)
+}
+
+// ReadFileContext is ReadFile that stops with ctx's error when ctx is
+// cancelled (reading covtype or MNIST takes seconds).
+func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -90,7 +97,7 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	if opt.Format == Auto {
 		opt.Format, _ = FormatOf(path)
 	}
-	d, err := read(f, opt)
+	d, err := read(ctx, f, opt)
 	if err != nil {
 		return nil, withFile(err, path)
 	}
@@ -140,10 +147,10 @@ func compatible(train, test *Dataset) error {
 // with Format Auto the content decides. Errors carry line numbers but no
 // file name.
 func Read(r io.Reader, opt ReadOptions) (*Dataset, error) {
-	return read(r, opt)
+	return read(context.Background(), r, opt)
 }
 
-func read(r io.Reader, opt ReadOptions) (*Dataset, error) {
+func read(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
 	br, closeFn, err := decompress(r)
 	if err != nil {
 		return nil, err
@@ -157,9 +164,9 @@ func read(r io.Reader, opt ReadOptions) (*Dataset, error) {
 	}
 	switch opt.Format {
 	case LIBSVM:
-		return readLIBSVM(br, "", opt)
+		return readLIBSVM(ctx, br, opt)
 	case CSV:
-		return readCSV(br, opt)
+		return readCSV(ctx, br, opt)
 	}
 	return nil, fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
 }
@@ -282,7 +289,7 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 // otherwise reads the file at name with ReadFile. (To read a file whose name
 // is also a bundled name, give a path such as ./cadata.)
 func Open(name string, opt ReadOptions) (*Dataset, error) {
-	if _, ok := lookup(name); ok {
+	if _, ok := Lookup(name); ok {
 		return Load(name)
 	}
 	return ReadFile(name, opt)

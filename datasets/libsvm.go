@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -28,7 +29,7 @@ func ReadLIBSVMFile(path string) (*Dataset, error) {
 // starts a comment that runs to the end of the line, and svmlight's "qid:N"
 // is ignored. Errors are *ParseError values carrying the line number.
 func ReadLIBSVM(r io.Reader, dim int) (*Dataset, error) {
-	return readLIBSVM(r, "", ReadOptions{Dim: dim})
+	return readLIBSVM(context.Background(), r, ReadOptions{Dim: dim})
 }
 
 // sparseRows accumulates parsed rows. Entries live in fixed-size chunks so
@@ -150,14 +151,20 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 	return true, nil
 }
 
-// readLIBSVM is the reader behind ReadLIBSVM and ReadFile; errors carry no file name.
-func readLIBSVM(r io.Reader, _ string, opt ReadOptions) (*Dataset, error) {
+// readLIBSVM is the reader behind ReadLIBSVM and ReadFile; errors carry no
+// file name. ctx is checked every 4,096 lines.
+func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
 	s := sparseRows{start: []int{0}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
+		if line%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -275,5 +276,26 @@ func TestFormatDetection(t *testing.T) {
 	}
 	if _, err := Read(strings.NewReader("1 2:3\n"), ReadOptions{Format: "arff"}); !errors.Is(err, ErrInput) {
 		t.Errorf("unknown format: err = %v, want ErrInput", err)
+	}
+}
+
+func TestReadFileContextCancelled(t *testing.T) {
+	// 10,000 lines: the reader checks the context every 4,096 lines.
+	var buf bytes.Buffer
+	for i := range 10000 {
+		buf.WriteString(strconv.Itoa(i%2) + " 1:1\n")
+	}
+	p := filepath.Join(t.TempDir(), "big.libsvm")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadFileContext(ctx, p, ReadOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read: err = %v, want context.Canceled", err)
+	}
+	d, err := ReadFileContext(context.Background(), p, ReadOptions{})
+	if err != nil || d.Len() != 10000 {
+		t.Fatalf("uncancelled read: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -58,6 +60,27 @@ func TestReadSharedDatasets(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestManifestCoversSharedFolder makes sure no shared data file escapes
+// TestReadSharedDatasets.
+func TestManifestCoversSharedFolder(t *testing.T) {
+	p, ok := SharedPath("MANIFEST.md")
+	if !ok {
+		t.Skip("shared datasets absent")
+	}
+	entries, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "MANIFEST.md" || e.IsDir() {
+			continue
+		}
+		if !slices.ContainsFunc(manifest, func(m sharedFile) bool { return m.name == e.Name() }) {
+			t.Errorf("shared file %s is not checked by TestReadSharedDatasets", e.Name())
+		}
 	}
 }
 

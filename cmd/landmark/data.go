@@ -145,19 +145,17 @@ func dataList(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-// openData reads a bundled set or a file.
-func openData(name string, opt datasets.ReadOptions) (*datasets.Dataset, *datasets.Info, error) {
-	for _, b := range datasets.Bundled() {
-		if b.Name == name {
-			d, err := datasets.Load(name)
-			return d, &b, err
-		}
+// openData reads a bundled set or a file (a bundled name wins, as in datasets.Open).
+func openData(ctx context.Context, name string, opt datasets.ReadOptions) (*datasets.Dataset, *datasets.Info, error) {
+	if info, ok := datasets.Lookup(name); ok {
+		d, err := datasets.Load(name)
+		return d, &info, err
 	}
-	d, err := datasets.ReadFile(name, opt)
+	d, err := datasets.ReadFileContext(ctx, name, opt)
 	return d, nil, err
 }
 
-func dataInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data info", "FILE|NAME [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
@@ -174,7 +172,7 @@ func dataInfo(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	d, info, err := openData(pos[0], opt)
+	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
 	}
@@ -226,7 +224,7 @@ func dataInfo(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func dataConvert(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data convert", "IN OUT [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
@@ -260,7 +258,7 @@ func dataConvert(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
 		return err
 	}
-	d, _, err := openData(pos[0], opt)
+	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
 	}
