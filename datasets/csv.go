@@ -99,12 +99,18 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				xs = append(xs, v)
 			}
 		}
+		if opt.Progress != nil && len(ys)%ProgressRows == 0 {
+			opt.Progress(len(ys))
+		}
 		if opt.MaxRows > 0 && len(ys) >= opt.MaxRows {
 			break
 		}
 	}
 	if len(ys) == 0 {
 		return nil, &ParseError{Msg: "no data rows"}
+	}
+	if opt.Progress != nil {
+		opt.Progress(len(ys))
 	}
 	if err := planDense(len(ys), cols-1, opt.MaxBytes); err != nil {
 		return nil, err

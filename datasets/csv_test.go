@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,6 +103,21 @@ func TestReadCSVMalformed(t *testing.T) {
 	}
 	_, err := ReadCSV(strings.NewReader("1\n2\n"), ReadOptions{})
 	wantLine(t, err, 1, "want at least one feature and a target")
+	// Progress counts every 65,536th row and the last one.
+	var b strings.Builder
+	for i := range 70000 {
+		b.WriteString("1,")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString("\n")
+	}
+	var calls []int
+	d, err := ReadCSV(strings.NewReader(b.String()), ReadOptions{Progress: func(r int) { calls = append(calls, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() != 70000 || !slices.Equal(calls, []int{ProgressRows, 70000}) {
+		t.Errorf("progress: %d rows, calls %v", d.Len(), calls)
+	}
 	_, err = ReadCSV(strings.NewReader("a,b\n"), ReadOptions{})
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("header only: err = %v, want ErrFormat", err)

@@ -60,7 +60,13 @@ type ReadOptions struct {
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
 	// beyond it reading fails with an error rather than exhausting memory.
 	MaxBytes int64
+	// Progress, when set, is called with the number of data rows read so
+	// far every ProgressRows rows and once at the end.
+	Progress func(rows int)
 }
+
+// ProgressRows is how often ReadOptions.Progress is called.
+const ProgressRows = 1 << 16
 
 // FormatOf returns the format a file name implies, ignoring a trailing .gz or
 // .bz2, and whether the name decided it.

@@ -169,6 +169,9 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 		if err != nil {
 			return nil, err
 		}
+		if got && opt.Progress != nil && len(s.y)%ProgressRows == 0 {
+			opt.Progress(len(s.y))
+		}
 		if got && opt.MaxRows > 0 && len(s.y) >= opt.MaxRows {
 			break
 		}
@@ -178,6 +181,9 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 	}
 	if len(s.y) == 0 {
 		return nil, &ParseError{Msg: "no data rows"}
+	}
+	if opt.Progress != nil {
+		opt.Progress(len(s.y))
 	}
 	d := s.maxd
 	if opt.Dim > 0 {

@@ -294,8 +294,13 @@ func TestReadFileContextCancelled(t *testing.T) {
 	if _, err := ReadFileContext(ctx, p, ReadOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled read: err = %v, want context.Canceled", err)
 	}
-	d, err := ReadFileContext(context.Background(), p, ReadOptions{})
+	var calls []int
+	d, err := ReadFileContext(context.Background(), p, ReadOptions{Progress: func(rows int) { calls = append(calls, rows) }})
 	if err != nil || d.Len() != 10000 {
 		t.Fatalf("uncancelled read: %v", err)
+	}
+	// 10,000 rows < ProgressRows: one call, at the end.
+	if len(calls) != 1 || calls[0] != 10000 {
+		t.Errorf("progress calls %v, want [10000]", calls)
 	}
 }
