@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Load a bundled regression set, split it, and standardize features and
@@ -100,4 +101,32 @@ func ExampleBundled() {
 	// satimage.test      2000 × 36  multiclass
 	// winequality-red    1599 × 11  regression
 	// winequality-white  4898 × 11  regression
+}
+
+// Scale features to [−1, 1] as svm-scale does, with the training range.
+func ExampleMinMax() {
+	train := mat.NewDense(3, 2, []float64{0, 10, 5, 10, 10, 10})
+	test := mat.NewDense(1, 2, []float64{20, 10})
+	var m datasets.MinMax // zero value: [−1, 1]
+	if err := m.Fit(train); err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, _ := m.Transform(train)
+	b, _ := m.Transform(test)
+	fmt.Println(mat.Col(nil, 0, a), mat.Col(nil, 1, a), b.RawRowView(0))
+	// Output:
+	// [-1 0 1] [0 0 0] [3 0]
+}
+
+// Read a file; the format comes from the name and compression from the content.
+func ExampleReadFile() {
+	d, err := datasets.ReadFile("testdata/small.libsvm.bz2", datasets.ReadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.Name, d.Len(), d.Dim(), d.Y)
+	// Output:
+	// small.libsvm.bz2 3 3 [1 -1 2]
 }
