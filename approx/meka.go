@@ -152,6 +152,7 @@ type MEKA struct {
 	proj []*mat.Dense // P_s (m_s × k_s): w(x) = k(x, Z_s)·P_s
 	w    []*mat.Dense // W⁽ˢ⁾ (n_s × k_s), orthonormal columns
 	off  []int        // offset of cluster s's block in L (len c+1)
+	lm   [][]int      // positions of the landmarks Z_s within cluster s
 	l    *mat.SymDense
 
 	eigOnce sync.Once
@@ -375,6 +376,7 @@ func (m *MEKA) bytes() int64 {
 // basisFactor holds what stage 2 computes for one cluster.
 type basisFactor struct {
 	idx   []int      // landmark rows (global)
+	loc   []int      // landmark positions within the cluster
 	vals  []float64  // eigenvalues of K(Z,Z), descending
 	vecs  *mat.Dense // matching eigenvectors (m × m)
 	nrank int        // numerical rank of K(Z,Z)
@@ -412,7 +414,7 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		m.kern.Block(mat.NewDense(ms, ms, kz.RawSymmetric().Data), z, z)
 		var es mat.EigenSym
 		if !es.Factorize(kz, true) {
-			fac[s] = basisFactor{idx: idx}
+			fac[s] = basisFactor{idx: idx, loc: loc}
 			return
 		}
 		asc := es.Values(nil)
@@ -433,7 +435,7 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 				nr++
 			}
 		}
-		fac[s] = basisFactor{idx: idx, vals: vals, vecs: vecs, nrank: nr}
+		fac[s] = basisFactor{idx: idx, loc: loc, vals: vals, vecs: vecs, nrank: nr}
 	})
 	if err != nil {
 		return err
@@ -442,6 +444,10 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 	m.z = make([]*mat.Dense, c)
 	m.proj = make([]*mat.Dense, c)
 	m.w = make([]*mat.Dense, c)
+	m.lm = make([][]int, c)
+	for s := range fac {
+		m.lm[s] = fac[s].loc
+	}
 	m.off = make([]int, c+1)
 	for s := 0; s < c; s++ {
 		m.off[s+1] = m.off[s] + ranks[s]
@@ -690,11 +696,43 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 
 // sampleRows draws ⌈(1+ρ)k_s⌉ positions within cluster s (all of them when
 // the cluster is smaller), ascending.
+//
+// The sample starts with the cluster's Nyström landmarks Z_s (a random
+// subset of them when there are more than the sample size) and is filled up
+// with rows drawn uniformly from the rest. The basis rows at the landmarks,
+// W⁽ˢ⁾[Z_s] = U Σ^(1/2) R⁻¹, have full column rank, so the least-squares fit
+// of L⁽ˢᵗ⁾ is well posed; a purely uniform sample can miss the few rows on
+// which a basis vector lives when γ is large (the kernel is then nearly
+// diagonal and so are the Nyström basis vectors) and blow the fit up.
 func (m *MEKA) sampleRows(s int, rng *rand.Rand) []int {
 	ns := len(m.members[s])
 	ks := m.w[s].RawMatrix().Cols
 	q := min(ns, int(math.Ceil((1+m.opt.Rho)*float64(ks))))
-	return sampleWithoutReplacement(ns, q, rng)
+	lm := m.lm[s]
+	if q <= len(lm) {
+		pick := sampleWithoutReplacement(len(lm), q, rng)
+		out := make([]int, q)
+		for i, j := range pick {
+			out[i] = lm[j]
+		}
+		return out
+	}
+	isLM := make([]bool, ns)
+	for _, p := range lm {
+		isLM[p] = true
+	}
+	rest := make([]int, 0, ns-len(lm))
+	for p := 0; p < ns; p++ {
+		if !isLM[p] {
+			rest = append(rest, p)
+		}
+	}
+	out := slices.Clone(lm)
+	for _, j := range sampleWithoutReplacement(len(rest), q-len(lm), rng) {
+		out = append(out, rest[j])
+	}
+	slices.Sort(out)
+	return out
 }
 
 // pinvRows returns the pseudo-inverse (k × |rows|) of the rows of w at the

@@ -26,6 +26,7 @@ type approxOpts struct {
 	qr          bool    // Nyström via QR (best rank-k from the landmarks)
 	compression float64 // clustered: γ = p/d
 	maxIter     int     // k-means Lloyd iterations
+	clusters    int     // meka, bka: number of k-means clusters c (0 = the method's default)
 }
 
 // approxBuilt is a fitted approximation as the error measures see it.
@@ -50,12 +51,14 @@ type approxMethod struct {
 // approxMethods is the one name→constructor table of "landmark approx",
 // sorted by name (a test checks it). To add a method, add one line here.
 var approxMethods = []approxMethod{
+	{"bka", "block-diagonal kernel approximation on --clusters k-means clusters (Si, Hsieh & Dhillon, Sec. 4)", buildBKA},
 	{"clustered", "randomized clustered Nyström: k-means on a ±1 sketch of ⌈(p/d)·d⌉ dims, --compression p/d (Pourkamali-Anaraki & Becker, Alg. 3)",
 		nystromWith(func(o approxOpts) approx.Sampler {
 			return approx.RandomizedClustered{Compression: o.compression, MaxIter: o.maxIter}
 		})},
 	{"kmeans", "k-means Nyström: landmarks are k-means centroids (Zhang & Kwok)",
 		nystromWith(func(o approxOpts) approx.Sampler { return approx.KMeansCenters{MaxIter: o.maxIter} })},
+	{"meka", "MEKA: per-cluster Nyström bases of rank --rank + least-squares link blocks, --clusters c (Si, Hsieh & Dhillon, Alg. 1)", buildMEKA},
 	{"rff", "random Fourier features, --m features (Rahimi & Recht); gaussian or laplacian kernel", buildRFF},
 	{"uniform", "uniform Nyström: --m rows without replacement",
 		nystromWith(func(approxOpts) approx.Sampler { return approx.Uniform{} })},
@@ -245,6 +248,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	qr := fs.Bool("qr", false, "Nyström via QR: the best rank-k approximation from the landmarks (stores n×M)")
 	compression := fs.Float64("compression", 0, "clustered: compression factor γ = p/d (0: 0.1)")
 	maxIter := fs.Int("kmeans-iter", 0, "k-means Lloyd iterations (0: 20)")
+	clusters := fs.Int("clusters", 0, "meka, bka: number of k-means clusters (0: 10 for meka, 64 for bka)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	sampleRows := fs.Int("sample-rows", 1000, "rows sampled for the relative Frobenius error")
 	subset := fs.Int("spectral-n", 2000, "subset size for the spectral error (0: skip)")
@@ -325,7 +329,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	n, d := x.Dims()
 
-	opts := approxOpts{m: *m, rank: *rank, qr: *qr, compression: *compression, maxIter: *maxIter}
+	opts := approxOpts{m: *m, rank: *rank, qr: *qr, compression: *compression, maxIter: *maxIter, clusters: *clusters}
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
