@@ -26,4 +26,24 @@
 //     eigenvalue floor instead of inverting tiny eigenvalues of W.
 //   - RFF: random Fourier features (A. Rahimi, B. Recht. Random Features for
 //     Large-Scale Kernel Machines. NIPS 2007).
+//
+// MEKA and BKA (meka.go, meka_solve.go, bka.go; Si, Hsieh & Dhillon 2017):
+//   - BKA (Section 4) keeps the exact diagonal blocks G⁽ˢˢ⁾ = K(X_s, X_s) of a
+//     k-means partition and zeros elsewhere: memory 8·Σn_s² bytes, products
+//     and the ridge solve (G_BKA + λnI)α = y block by block (Cholesky).
+//   - MEKA (Algorithm 1) approximates G ≈ W L Wᵀ with W = diag(W⁽¹⁾…W⁽ᶜ⁾):
+//     W⁽ˢ⁾ is an orthonormal basis of the rank-k_s Nyström approximation of
+//     G⁽ˢˢ⁾ from m_s = 2k_s sampled columns (so L⁽ˢˢ⁾ = RRᵀ from its QR), and
+//     each link block is the least-squares fit on a sampled submatrix,
+//     L⁽ˢᵗ⁾ = W̄⁽ˢ⁾⁺ Ḡ⁽ˢᵗ⁾ (W̄⁽ᵗ⁾⁺)ᵀ (Section 5.3; (W̄ₛᵀW̄ₛ)⁻¹W̄ₛᵀḠW̄ₜ(W̄ₜᵀW̄ₜ)⁻¹
+//     when W̄ has full column rank) on ⌈(1+ρ)k_s⌉ rows per cluster, or zero
+//     when k(m_s, m_t) ≤ ε for the centroids. Rank strategies of Section 5.2:
+//     same k, proportional to n_s, or the top c·k estimated eigenvalues.
+//     Memory O(nk + (ck)²): W is kept as c blocks.
+//   - MEKA-PSD (Section 7.1): L = VΛVᵀ with negative eigenvalues set to 0.
+//   - KRR on MEKA (Sections 6.3 and 7.3), with the project's λn convention:
+//     Woodbury, α = (y − WWᵀy)/λn + WV(Λ + λnI)⁻¹VᵀWᵀy since WᵀW = I, or CG
+//     with the O(nk + (ck)²) product W L Wᵀv; predictions extend a new point
+//     x in cluster s by w(x) = k(x, Z_s)·U_kΣ_k^(−1/2)R⁻¹ (the Nyström
+//     extension of that cluster's basis), f(x) = w(x)ᵀ(L Wᵀα)_s.
 package approx
