@@ -111,7 +111,7 @@ func StratifiedSplit(y []float64, testFraction float64, rng *rand.Rand) (train, 
 		return cmp.Compare(len(groups[b]), len(groups[a]))
 	})
 	for _, c := range byRem[:min(max(testSize(n, testFraction)-total, 0), len(byRem))] {
-		quota[c]++
+		quota[c] = min(quota[c]+1, len(groups[c]))
 	}
 	for c, g := range groups {
 		g = slices.Clone(g)

@@ -113,6 +113,25 @@ func TestStratifiedSplit(t *testing.T) {
 	if len(test) != 333 {
 		t.Errorf("f=0.333: %d test rows, want 333", len(test))
 	}
+	// Small random problems with extreme fractions: always a partition with
+	// round(f·n) test rows (clamped to [1, n−1]).
+	rng := seeded(10)
+	for range 300 {
+		n := 2 + rng.IntN(30)
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = float64(rng.IntN(1 + rng.IntN(5)))
+		}
+		f := []float64{0.01, 0.3, 0.5, 0.97, rng.Float64()*0.98 + 0.01}[rng.IntN(5)]
+		train, test, err := StratifiedSplit(y, f, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPartition(t, n, train, test)
+		if len(test) != testSize(n, f) {
+			t.Fatalf("n=%d f=%v: %d test rows, want %d", n, f, len(test), testSize(n, f))
+		}
+	}
 	if _, _, err := StratifiedSplit([]float64{1, math.NaN()}, 0.5, seeded(1)); !errors.Is(err, ErrInput) {
 		t.Errorf("NaN label: err = %v", err)
 	}
