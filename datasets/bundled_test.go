@@ -104,3 +104,19 @@ func TestLoadErrorsAndSplit(t *testing.T) {
 		t.Fatalf("Open(file): %v", err)
 	}
 }
+
+// BenchmarkLoad measures decompressing and parsing bundled sets (the brief
+// asks for cadata well under 0.5 s):
+//
+//	go test -run XXX -bench Load ./datasets/
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range []string{"cadata", "satimage"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Load(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
