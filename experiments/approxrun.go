@@ -90,24 +90,11 @@ func featureRows(ctx context.Context, f approx.FeatureMap, x *mat.Dense) (approx
 // sampler also appears with a -qr suffix: the best rank-k approximation from
 // the same landmarks (Pourkamali-Anaraki & Becker, Alg. 2).
 var approxMethods = func() []approxMethod {
-	samplers := []struct {
-		name, summary string
-		s             approx.Sampler
-	}{
-		{"bless", "Nyström on BLESS landmarks, fixed-size mode (Rudi et al. 2018, Alg. 1)", approx.BLESS{}},
-		{"bless-r", "Nyström on BLESS-R landmarks, without replacement (Rudi et al. 2018, Alg. 2)", approx.BLESSR{}},
-		{"clustered", "Nyström on randomized clustered k-means centroids (Pourkamali-Anaraki & Becker, Alg. 3)", approx.RandomizedClustered{}},
-		{"exact-rls", "Nyström on landmarks drawn by exact ridge leverage scores (n ≤ a few thousand)", approx.ExactRLS{}},
-		{"kmeans", "Nyström on k-means centroids (Zhang & Kwok)", approx.KMeansCenters{}},
-		{"rls", "Nyström on recursive RLS landmarks (Musco & Musco, Alg. 2, fixed size)", approx.RecursiveRLS{}},
-		{"rls-accelerated", "recursive RLS with under-sampled intermediate levels (Musco & Musco, App. G)", approx.RecursiveRLS{Accelerated: true}},
-		{"uniform", "Nyström on uniformly sampled landmarks", approx.Uniform{}},
-	}
 	var t []approxMethod
 	for _, s := range samplers {
 		b := nystromMethod(s.s)
-		t = append(t, approxMethod{name: s.name, summary: s.summary + "; standard rank-k (Alg. 1)", usesM: true, build: b})
-		t = append(t, approxMethod{name: s.name + "-qr", summary: s.summary + "; best rank-k via QR (Alg. 2)", usesM: true,
+		t = append(t, approxMethod{name: s.name, summary: "Nyström on " + s.summary + "; standard rank-k (Alg. 1)", usesM: true, build: b})
+		t = append(t, approxMethod{name: s.name + "-qr", summary: "Nyström on " + s.summary + "; best rank-k via QR (Alg. 2)", usesM: true,
 			build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 				p.qr = true
 				return b(ctx, x, k, p, rng)

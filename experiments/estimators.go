@@ -2,6 +2,10 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/landmark-ml/landmark/approx"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -39,12 +43,37 @@ var estimators = []EstimatorEntry{
 		New: newBKASVM,
 	},
 	{
-		Name:    "krr",
-		Summary: "kernel ridge regression (K + λnI)α = y, exact (model.KRR)",
+		Name:    "falkon",
+		Summary: "FALKON: Nyström KRR on m centers by preconditioned CG, (K_nMᵀK_nM + λn K_MM)α = K_nMᵀy (model.Falkon; FALKON-BLESS with approx bless)",
 		Tasks:   allTasks,
-		Approx:  []string{"exact"},
-		Options: []Option{optJitter, optLambda, optMaxJitter, optMemLimit, optWorkers},
-		New:     newKRR,
+		Approx:  samplerNames(),
+		Options: []Option{
+			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
+			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
+			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
+			optJitter, optLambda,
+			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
+			optMaxIter, optMaxJitter, optMemLimit,
+			{Name: "preconditioner", Kind: KindString, Values: []string{model.PrecondFalkon, model.PrecondBLESS, model.PrecondJacobi, model.PrecondNone}, Doc: "falkon (eq. 14), bless (eq. 15), jacobi or none; default bless for BLESS centers, else falkon"},
+			{Name: "tol", Kind: KindFloat, HasMin: true, Doc: "relative residual at which CG stops early (0: 1e-8)"},
+			optWorkers,
+		},
+		New: newFalkon,
+	},
+	{
+		Name:    "krr",
+		Summary: "kernel ridge regression (K + λnI)α = y: exact, Nyström on m landmarks of a sampler (SoR, or ridge on rank-k QR features with SAMPLER-qr), rff, or meka (model.KRR)",
+		Tasks:   allTasks,
+		Approx:  krrApprox(),
+		Options: []Option{
+			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "MEKA clusters c (default 10)", With: isApprox("meka")},
+			optJitter, optLambda,
+			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "landmarks M (Nyström) or features D (rff); 0: ⌈5√n⌉", With: func(a string) bool { return a != "" && a != "exact" && a != "meka" }},
+			optMaxJitter, optMemLimit,
+			{Name: "rank", Kind: KindInt, HasMin: true, Doc: "rank k: of the SAMPLER-qr maps (0: all), or MEKA's per-cluster rank (default 128)", With: func(a string) bool { return a == "meka" || strings.HasSuffix(a, "-qr") }},
+			optWorkers,
+		},
+		New: newKRR,
 	},
 	{
 		Name:    "svm",
@@ -70,6 +99,43 @@ var (
 	optNoShrinking = Option{Name: "no_shrinking", Kind: KindBool, Doc: "turn the solver's shrinking heuristic off"}
 	optTol         = Option{Name: "tol", Kind: KindFloat, HasMin: true, Doc: "stopping tolerance on the maximal KKT violation (0: 1e-3)"}
 )
+
+func newFalkon(c Config) (model.Estimator, error) {
+	k, err := kernel.New(c.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	f := &model.Falkon{
+		Kernel:         k,
+		Lambda:         c.Float("lambda", 0),
+		M:              c.Int("m", 0),
+		Preconditioner: c.String("preconditioner", ""),
+		Epsilon:        c.Float("epsilon", 0),
+		MaxIter:        c.Int("max_iter", 0),
+		Tol:            c.Float("tol", 0),
+		Task:           c.Task,
+		Seed:           c.Seed,
+		Workers:        c.Int("workers", 0),
+		BlockRows:      c.Int("block_rows", 0),
+		MemoryLimit:    int64(c.Float("memory_limit", 0)),
+		CacheKnm:       c.Bool("cache_knm", false),
+		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
+	}
+	if c.Approx != "" {
+		s, ok := samplerByName(c.Approx)
+		if !ok {
+			return nil, fmt.Errorf("%w: falkon: unknown sampler %q", ErrSpec, c.Approx)
+		}
+		f.Sampler = s
+	}
+	if c.Progress != nil {
+		f.Progress = func(it model.FalkonIteration) bool {
+			c.Progress(it.Iteration, it.Residual)
+			return true
+		}
+	}
+	return f, nil
+}
 
 func newSVM(c Config) (model.Estimator, error) {
 	k, err := kernel.New(c.Kernel)
@@ -112,17 +178,52 @@ func newBKASVM(c Config) (model.Estimator, error) {
 	}, nil
 }
 
+func isApprox(names ...string) func(string) bool {
+	return func(a string) bool { return slices.Contains(names, a) }
+}
+
+// krrApprox lists KRR's backends: exact, every sampler (Nyström SoR), every
+// sampler with -qr (ridge on QR rank-k Nyström features), meka and rff.
+func krrApprox() []string {
+	a := []string{"exact", "meka", "rff"}
+	for _, s := range samplerNames() {
+		a = append(a, s, s+"-qr")
+	}
+	slices.Sort(a)
+	return a
+}
+
 func newKRR(c Config) (model.Estimator, error) {
 	k, err := kernel.New(c.Kernel)
 	if err != nil {
 		return nil, err
 	}
-	switch c.Approx {
-	case "", "exact":
+	var backend model.KRRApprox
+	m := c.Int("m", 0)
+	switch a := c.Approx; {
+	case a == "" || a == "exact":
+	case a == "rff":
+		if m == 0 {
+			return nil, fmt.Errorf("%w: krr with rff needs m (the number of features)", ErrSpec)
+		}
+		backend = model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: m}}}
+	case a == "meka":
+		backend = &model.MEKAKRR{Rank: c.Int("rank", 0), Clusters: c.Int("clusters", 0)}
+	case strings.HasSuffix(a, "-qr"):
+		smp, ok := samplerByName(strings.TrimSuffix(a, "-qr"))
+		if !ok {
+			return nil, fmt.Errorf("%w: krr: unknown approx %q", ErrSpec, a)
+		}
+		backend = model.FeatureRidge{Features: model.NystromFeatures{M: m, Sampler: smp, Nystrom: approx.Nystrom{Rank: c.Int("rank", 0), QR: true}}}
 	default:
-		return nil, fmt.Errorf("%w: krr: approx %q is not available", ErrSpec, c.Approx)
+		smp, ok := samplerByName(a)
+		if !ok {
+			return nil, fmt.Errorf("%w: krr: unknown approx %q", ErrSpec, a)
+		}
+		backend = model.NystromKRR{M: m, Sampler: smp}
 	}
 	return &model.KRR{
+		Approx:      backend,
 		Kernel:      k,
 		Lambda:      c.Float("lambda", 0),
 		Task:        c.Task,

@@ -111,13 +111,13 @@ func (r *Result) Markdown() string {
 		if key == "" {
 			key = "(no grid)"
 		}
-		fmt.Fprintf(&b, "## Best configuration\n\n`%s`: CV %s %s ± %s (mean ± std over %d fits), fit %.3g s per fold.\n\n", key, r.Metric, fmtFloat(s.Mean), fmtFloat(s.Std), bp.Fits, bp.FitSeconds)
+		fmt.Fprintf(&b, "## Best configuration\n\n`%s`: CV %s %.6g ± %.3g (mean ± std over %d fits), fit %.3g s per fold.\n\n", key, r.Metric, s.Mean, s.Std, bp.Fits, bp.FitSeconds)
 	}
 	if r.Test != nil {
 		fmt.Fprintf(&b, "## Test score (refit on all %d training rows, %d test rows)\n\n", r.Test.NTrain, r.Test.NTest)
 		b.WriteString("| metric | test |\n|---|---|\n")
 		for _, m := range r.Test.Metrics {
-			fmt.Fprintf(&b, "| %s | %s |\n", m.Name, fmtFloat(m.Mean))
+			fmt.Fprintf(&b, "| %s | %.6g |\n", m.Name, m.Mean)
 		}
 		fmt.Fprintf(&b, "\nRefit %.3g s, predict %.3g s, peak Go heap +%s.\n\n", r.Test.FitSeconds, r.Test.PredictSeconds, fmtBytes(r.Test.PeakBytes))
 	} else {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -181,7 +182,7 @@ func (r *Result) savePlot(file, title, xlabel, ylabel string, ss []series) error
 	}
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = decades{}
 	}
 	logY := strings.HasPrefix(ylabel, "relative")
 	for _, s := range ss {
@@ -193,7 +194,7 @@ func (r *Result) savePlot(file, title, xlabel, ylabel string, ss []series) error
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = decades{}
 	}
 	for i, s := range ss {
 		c := palette[i%len(palette)]
@@ -282,4 +283,29 @@ func writeApproxPlots(r *Result) error {
 		}
 	}
 	return nil
+}
+
+// decades labels the powers of ten of a log axis (1e-06, 0.001, 1, 100…),
+// with unlabelled minor ticks at 2…9 times them.
+type decades struct{}
+
+// Ticks implements plot.Ticker.
+func (decades) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		p := math.Pow10(e)
+		if p >= lo && p <= hi {
+			ts = append(ts, plot.Tick{Value: p, Label: strconv.FormatFloat(p, 'g', -1, 64)})
+		}
+		for k := 2; k <= 9; k++ {
+			if v := float64(k) * p; v >= lo && v <= hi {
+				ts = append(ts, plot.Tick{Value: v})
+			}
+		}
+	}
+	if len(ts) > 0 && !slices.ContainsFunc(ts, func(t plot.Tick) bool { return t.Label != "" }) {
+		// Less than a decade: label the ends.
+		ts = append(ts, plot.Tick{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)}, plot.Tick{Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)})
+	}
+	return ts
 }

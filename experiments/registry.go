@@ -43,6 +43,10 @@ type Option struct {
 	// AtMostN bounds the value by the number of training rows of a fit
 	// (sample sizes such as m and clusters).
 	AtMostN bool
+	// With, when set, reports whether the option applies with the given
+	// approximation backend ("" for the default); setting an option that
+	// does not apply is an error, never silently ignored.
+	With func(approx string) bool
 	// Values lists the allowed strings of a string option (nil: any).
 	Values []string
 	// Doc is a one-line description with units.

@@ -566,6 +566,13 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 		yfit = ts.Transform(ytr)
 	}
 	cfg := r.config(p, len(ytr), seed)
+	iters := 0
+	if r.progress != nil {
+		cfg.Progress = func(it int, res float64) {
+			iters++
+			fmt.Fprintf(r.progress, "\r    iteration %d, residual %.2e", it, res)
+		}
+	}
 	est, err := r.entry.New(cfg)
 	if err != nil {
 		return fitScores{}, err
@@ -574,6 +581,9 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 	t0 := time.Now()
 	err = est.Fit(ctx, xtr, yfit)
 	t1 := time.Now()
+	if iters > 0 {
+		fmt.Fprintln(r.progress)
+	}
 	if err != nil {
 		w.Stop()
 		return fitScores{}, err

@@ -438,6 +438,19 @@ func (s *Spec) validateEstimator() error {
 		}
 	}
 	for _, o := range ent.Options {
+		_, inOpts := e.Options[o.Name]
+		_, inGrid := s.Grid[o.Name]
+		if o.With != nil && (inOpts || inGrid) && !o.With(e.Approx.Type) {
+			where := []string{"estimator", o.Name}
+			if inGrid {
+				where = []string{"grid", o.Name}
+			}
+			a := e.Approx.Type
+			if a == "" {
+				a = "the default"
+			}
+			return s.errAt(fmt.Sprintf("%s does not apply to %s with approx %s", o.Name, e.Type, a), where...)
+		}
 		if !o.Required || hasKey(e.Options, o.Name) || hasKey(s.Grid, o.Name) {
 			continue
 		}

@@ -180,3 +180,15 @@ func TestTablesSorted(t *testing.T) {
 		t.Errorf("metric table not sorted: %v", MetricNames())
 	}
 }
+
+func TestOptionNeedsBackend(t *testing.T) {
+	spec := strings.Replace(goodSpec, "  jitter: 1.0e-9", "  m: 100", 1)
+	_, err := Decode(strings.NewReader(spec), ".")
+	if err == nil || !strings.Contains(err.Error(), "line 11: estimator.m: m does not apply to krr with approx exact") {
+		t.Errorf("m with exact KRR: %v", err)
+	}
+	spec = strings.Replace(spec, "type: exact", "type: rls", 1)
+	if _, err := Decode(strings.NewReader(spec), "."); err != nil {
+		t.Errorf("m with Nyström KRR rejected: %v", err)
+	}
+}
