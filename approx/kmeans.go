@@ -277,9 +277,18 @@ func kmSeed(ctx context.Context, s *mat.Dense, k int, rng *rand.Rand) (*mat.Dens
 	for i := range minD {
 		minD[i] = math.Inf(1)
 	}
+	// Squared distances as ‖x‖² + ‖c‖² − 2x·c, with x·c from a matrix-vector
+	// product per chunk (each row's value does not depend on the chunking).
+	sn := make([]float64, n)
+	for i := range sn {
+		r := s.RawRowView(i)
+		sn[i] = kmDot(r, r)
+	}
+	dots := make([]float64, n)
 	chosen := make([]bool, n)
 	next := rng.IntN(n)
 	const chunk = 1024
+	sr := s.RawMatrix()
 	for j := 0; j < k; j++ {
 		chosen[next] = true
 		ctr := s.RawRowView(next)
@@ -287,9 +296,13 @@ func kmSeed(ctx context.Context, s *mat.Dense, k int, rng *rand.Rand) (*mat.Dens
 		if j == k-1 {
 			break
 		}
+		cc := sn[next]
 		err := parallel.For(ctx, (n+chunk-1)/chunk, 0, func(_, b int) {
-			for i := b * chunk; i < min((b+1)*chunk, n); i++ {
-				if v := kmSqDist(s.RawRowView(i), ctr); v < minD[i] {
+			r0, r1 := b*chunk, min((b+1)*chunk, n)
+			blk := blas64.General{Rows: r1 - r0, Cols: d, Stride: sr.Stride, Data: sr.Data[r0*sr.Stride:]}
+			blas64.Gemv(blas.NoTrans, 1, blk, blas64.Vector{N: d, Inc: 1, Data: ctr}, 0, blas64.Vector{N: r1 - r0, Inc: 1, Data: dots[r0:r1]})
+			for i := r0; i < r1; i++ {
+				if v := max(sn[i]+cc-2*dots[i], 0); v < minD[i] {
 					minD[i] = v
 				}
 			}
@@ -297,6 +310,7 @@ func kmSeed(ctx context.Context, s *mat.Dense, k int, rng *rand.Rand) (*mat.Dens
 		if err != nil {
 			return nil, err
 		}
+		minD[next] = 0 // exactly, whatever the rounding above
 		total := 0.0
 		for _, v := range minD {
 			total += v
@@ -429,15 +443,6 @@ func kmDot(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
 		s += v * b[i]
-	}
-	return s
-}
-
-func kmSqDist(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		e := v - b[i]
-		s += e * e
 	}
 	return s
 }

@@ -237,3 +237,13 @@ func TestKMeansErrors(t *testing.T) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
+
+// kmSqDist is ‖a − b‖², computed directly.
+func kmSqDist(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		e := v - b[i]
+		s += e * e
+	}
+	return s
+}
