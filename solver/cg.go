@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,6 +38,11 @@ type Options struct {
 	// MaxIter is the largest number of iterations. 0 means n, the size of the
 	// operator (where exact-arithmetic CG terminates).
 	MaxIter int `yaml:"max_iter,omitempty" json:"max_iter,omitempty"`
+	// PrecondNorm measures residuals in the preconditioner's norm,
+	// √(rᵀPr)/√(bᵀPb), instead of ‖r‖/‖b‖. With P = BBᵀ this is the Euclidean
+	// relative residual of the split system BᵀABβ = Bᵀb, the quantity
+	// FALKON's CG monitors. Ignored without a preconditioner.
+	PrecondNorm bool `yaml:"precond_norm,omitempty" json:"precond_norm,omitempty"`
 	// Callback, when set, is called after every iteration with the current
 	// state. Returning false stops the run with status Stopped.
 	Callback func(Progress) bool `yaml:"-" json:"-"`
@@ -110,7 +116,6 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 	_, t := b.Dims()
 	res := Result{Residuals: make([]float64, t)}
 
-	bnorm := cgColNorms(b)
 	r := mat.NewDense(n, t, nil)
 	if cgIsZero(x) {
 		r.Copy(b)
@@ -120,15 +125,48 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 		}
 		r.Sub(b, r)
 	}
+	z := r
+	if p != nil {
+		z = mat.NewDense(n, t, nil)
+		if err := p.Precondition(ctx, z, r); err != nil {
+			return cgCancelled(res, err)
+		}
+	}
+	rz := cgColDots(r, z)
+	precNorm := opt.PrecondNorm && p != nil
+	// bnorm is ‖b‖ per column, or √(bᵀPb) in the preconditioner's norm.
+	bnorm := cgColNorms(b)
+	if precNorm {
+		if cgIsZero(x) {
+			bnorm = slices.Clone(rz)
+		} else {
+			pb := mat.NewDense(n, t, nil)
+			if err := p.Precondition(ctx, pb, b); err != nil {
+				return cgCancelled(res, err)
+			}
+			bnorm = cgColDots(b, pb)
+		}
+		for j, v := range bnorm {
+			bnorm[j] = math.Sqrt(math.Max(v, 0))
+		}
+	}
+	resid := func(j int) float64 {
+		if precNorm {
+			return math.Sqrt(math.Max(rz[j], 0)) / bnorm[j]
+		}
+		return cgColNorm(r, j) / bnorm[j]
+	}
 	active := make([]bool, t)
 	nActive := 0
 	for j := 0; j < t; j++ {
 		if bnorm[j] == 0 {
 			cgSetCol(x, j, 0)
 			cgSetCol(r, j, 0)
+			cgSetCol(z, j, 0)
+			rz[j] = 0
 			continue
 		}
-		res.Residuals[j] = cgColNorm(r, j) / bnorm[j]
+		res.Residuals[j] = resid(j)
 		if res.Residuals[j] > opt.Tol {
 			active[j] = true
 			nActive++
@@ -140,16 +178,10 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 		return res, nil
 	}
 
-	z := r
-	if p != nil {
-		z = mat.NewDense(n, t, nil)
-		if err := p.Precondition(ctx, z, r); err != nil {
-			return cgCancelled(res, err)
-		}
-	}
 	dir := mat.DenseCopyOf(z)
-	rz := cgColDots(r, z)
 	q := mat.NewDense(n, t, nil)
+	step := make([]float64, t)
+	beta := make([]float64, t)
 	broke := false
 	for it := 1; it <= opt.MaxIter; it++ {
 		if err := ctx.Err(); err != nil {
@@ -164,8 +196,8 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 			return cgCancelled(res, err)
 		}
 		pq := cgColDots(dir, q)
-		step := make([]float64, t)
 		for j := 0; j < t; j++ {
+			step[j] = 0
 			if !active[j] {
 				continue
 			}
@@ -177,16 +209,28 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 			step[j] = rz[j] / pq[j]
 		}
 		cgAxpyCols(x, step, dir)
-		negStep := make([]float64, t)
-		for j, s := range step {
-			negStep[j] = -s
+		for j := range step {
+			step[j] = -step[j]
 		}
-		cgAxpyCols(r, negStep, q)
+		cgAxpyCols(r, step, q)
+		if p != nil {
+			if err := p.Precondition(ctx, z, r); err != nil {
+				return cgCancelled(res, err)
+			}
+		}
+		rzNew := cgColDots(r, z)
+		for j := range beta {
+			beta[j] = 0
+			if active[j] {
+				beta[j] = rzNew[j] / rz[j]
+			}
+		}
+		rz = rzNew
 		for j := 0; j < t; j++ {
 			if !active[j] {
 				continue
 			}
-			res.Residuals[j] = cgColNorm(r, j) / bnorm[j]
+			res.Residuals[j] = resid(j)
 			if res.Residuals[j] <= opt.Tol {
 				active[j] = false
 				nActive--
@@ -201,22 +245,9 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 		if nActive == 0 {
 			break
 		}
-		if p != nil {
-			if err := p.Precondition(ctx, z, r); err != nil {
-				return cgCancelled(res, err)
-			}
-		}
-		rzNew := cgColDots(r, z)
-		beta := make([]float64, t)
-		for j := range beta {
-			if active[j] {
-				beta[j] = rzNew[j] / rz[j]
-			}
-		}
 		// dir = z + β·dir, column by column.
 		cgScaleCols(dir, beta)
 		dir.Add(dir, z)
-		rz = rzNew
 	}
 	switch {
 	case nActive > 0:

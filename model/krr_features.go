@@ -1,0 +1,193 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// FeatureMapper builds a feature map φ with K(x, y) ≈ φ(x)·φ(y) from the
+// training data (a Nyström map from sampled landmarks, random Fourier
+// features, …).
+type FeatureMapper interface {
+	FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error)
+}
+
+// FeatureRidge is the KRR backend of the "linearized" kernel machine: ridge
+// regression on r features,
+//
+//	(ΦᵀΦ + λn I) w = Φᵀy,   f(x) = φ(x)·w,
+//
+// which is exact KRR with the approximate kernel K̃ = ΦΦᵀ. Φ is formed in row
+// chunks and never held whole: O(nr² + r³) time, O(r² + chunk·r) memory
+// besides the data. scikit-learn's Ridge(alpha=λn, fit_intercept=False) on
+// the same features solves the same system.
+type FeatureRidge struct {
+	// Features builds the map; required.
+	Features FeatureMapper `yaml:"features"`
+}
+
+var _ KRRApprox = FeatureRidge{}
+
+// FitKRR implements KRRApprox.
+func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	n, d := p.X.Dims()
+	_, t := p.Y.Dims()
+	info := KRRInfo{Backend: "features", Penalty: p.Lambda * float64(n)}
+	if b.Features == nil {
+		return nil, info, fmt.Errorf("%w: feature ridge needs a FeatureMapper", ErrInput)
+	}
+	phi, err := b.Features.FitMap(ctx, p.X, p.Kernel, p.Rng)
+	if err != nil {
+		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+	}
+	r := phi.Dim()
+	if r < 1 {
+		return nil, info, fmt.Errorf("model: feature ridge: feature map has dimension %d", r)
+	}
+	info.Rank = r
+	chunk := krrChunkRows(n, r)
+	info.MemoryBytes = bytesF64(int64(n)*int64(d+t) + int64(r)*int64(r+t) + int64(chunk)*int64(r))
+	if err := checkMemory(fmt.Sprintf("feature ridge (n=%d, r=%d)", n, r), info.MemoryBytes, p.MemoryLimit); err != nil {
+		return nil, info, err
+	}
+	g := mat.NewDense(r, r, nil)
+	c := mat.NewDense(r, t, nil)
+	buf := make([]float64, chunk*r)
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(n, r0+chunk)
+		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
+		if err := phi.Transform(ctx, fb, p.X.Slice(r0, r1, 0, d).(*mat.Dense)); err != nil {
+			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, fb.RawMatrix(), fb.RawMatrix(), 1, g.RawMatrix())
+		yb := p.Y.Slice(r0, r1, 0, t).(*mat.Dense)
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, fb.RawMatrix(), yb.RawMatrix(), 1, c.RawMatrix())
+	}
+	krrSymmetrize(g)
+	for i := 0; i < r; i++ {
+		g.Set(i, i, g.At(i, i)+info.Penalty)
+	}
+	chol, err := solver.CholeskyInPlace(g, p.Cholesky)
+	if err != nil {
+		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+	}
+	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
+	if err := chol.Solve(c); err != nil {
+		return nil, info, err
+	}
+	return &LinearFeatures{Map: phi, Weights: c}, info, nil
+}
+
+// LinearFeatures is the predictor f(x) = φ(x)·W of a feature-map model.
+type LinearFeatures struct {
+	// Map is the fitted feature map φ (r features).
+	Map approx.FeatureMap
+	// Weights is r×t.
+	Weights *mat.Dense
+}
+
+var _ KRRPredictor = (*LinearFeatures)(nil)
+
+// Outputs returns the number of columns of Weights.
+func (l *LinearFeatures) Outputs() int {
+	_, t := l.Weights.Dims()
+	return t
+}
+
+// Decision sets dst = φ(x)·W, transforming x in chunks of rows.
+func (l *LinearFeatures) Decision(ctx context.Context, dst, x *mat.Dense) error {
+	if err := check.Matrix("X", x); err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	r := l.Map.Dim()
+	chunk := krrChunkRows(n, r)
+	buf := make([]float64, chunk*r)
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(n, r0+chunk)
+		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
+		if err := l.Map.Transform(ctx, fb, x.Slice(r0, r1, 0, d).(*mat.Dense)); err != nil {
+			return err
+		}
+		out := dst.Slice(r0, r1, 0, l.Outputs()).(*mat.Dense)
+		out.Mul(fb, l.Weights)
+	}
+	return nil
+}
+
+// NystromFeatures builds a Nyström feature map (standard or QR, package
+// approx) on M landmarks from a sampler.
+type NystromFeatures struct {
+	// M is the number of landmarks; 0 means min(n, ⌈5√n⌉).
+	M int `yaml:"m"`
+	// Sampler picks the landmarks; nil means approx.Uniform.
+	Sampler approx.Sampler `yaml:"sampler"`
+	// Nystrom configures the map (rank, QR variant, eigenvalue floor).
+	Nystrom approx.Nystrom `yaml:"nystrom"`
+}
+
+var _ FeatureMapper = NystromFeatures{}
+
+// FitMap samples the landmarks and fits the Nyström map.
+func (f NystromFeatures) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	n, _ := x.Dims()
+	m := f.M
+	if m < 0 || m > n {
+		return nil, fmt.Errorf("%w: nystrom features: M = %d, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, m, n)
+	}
+	if m == 0 {
+		m = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	}
+	s := f.Sampler
+	if s == nil {
+		s = approx.Uniform{}
+	}
+	lm, err := s.Sample(ctx, x, k, m, rng)
+	if err != nil {
+		return nil, err
+	}
+	return f.Nystrom.Fit(ctx, x, k, lm)
+}
+
+// RFFFeatures builds random Fourier features (Gaussian and Laplacian kernels).
+type RFFFeatures struct {
+	// RFF holds the number of features D (required).
+	RFF approx.RFF `yaml:"rff"`
+}
+
+var _ FeatureMapper = RFFFeatures{}
+
+// FitMap draws the random features.
+func (f RFFFeatures) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	_, d := x.Dims()
+	return f.RFF.Fit(k, d, rng)
+}
+
+// FixedFeatures is an already fitted feature map, used as given.
+type FixedFeatures struct {
+	// Map is the fitted map.
+	Map approx.FeatureMap `yaml:"-"`
+}
+
+var _ FeatureMapper = FixedFeatures{}
+
+// FitMap returns Map.
+func (f FixedFeatures) FitMap(ctx context.Context, _ *mat.Dense, _ kernel.Kernel, _ *rand.Rand) (approx.FeatureMap, error) {
+	if f.Map == nil {
+		return nil, fmt.Errorf("%w: fixed features without a map", ErrInput)
+	}
+	return f.Map, ctx.Err()
+}

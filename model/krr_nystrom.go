@@ -1,0 +1,143 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NystromKRR is the KRR backend that solves the Nyström (subset of regressors)
+// system directly:
+//
+//	(K_nMᵀK_nM + λn K_MM) α = K_nMᵀy,   f(x) = Σⱼ αⱼ k(x, c̃ⱼ),
+//
+// the same system Falkon solves iteratively (Rudi et al., FALKON, eq. 8), here
+// by forming the M×M matrix in row chunks of K_nM (never held whole) and a
+// Cholesky factorization with jitter. Cost O(nM² + M³) time, O(M² + chunk·M)
+// memory besides the data. scikit-learn's Nystroem(n_components=M) +
+// Ridge(alpha=λn) fits the same model up to the pseudo-inverse of K_MM.
+type NystromKRR struct {
+	// M is the number of centers; 0 means min(n, ⌈5√n⌉). M > n is an error.
+	M int `yaml:"m"`
+	// Sampler picks the centers; nil means approx.Uniform.
+	Sampler approx.Sampler `yaml:"sampler"`
+	// Centers, when set, are used as given (M and Sampler are ignored).
+	Centers *mat.Dense `yaml:"-"`
+}
+
+var _ KRRApprox = NystromKRR{}
+
+// FitKRR implements KRRApprox.
+func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	n, d := p.X.Dims()
+	_, t := p.Y.Dims()
+	info := KRRInfo{Backend: "nystrom", Penalty: p.Lambda * float64(n)}
+	centers := b.Centers
+	mc := b.M
+	if centers != nil {
+		if err := check.Cols(centers, d); err != nil {
+			return nil, info, fmt.Errorf("nystrom centers: %w", err)
+		}
+		mc, _ = centers.Dims()
+	} else if mc < 0 || mc > n {
+		return nil, info, fmt.Errorf("%w: nystrom: M = %d, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, mc, n)
+	} else if mc == 0 {
+		mc = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	}
+	engine := kernel.Options{Workers: p.Workers}
+	chunk := krrChunkRows(n, mc)
+	info.MemoryBytes = bytesF64(int64(n)*int64(d+t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
+		kernel.NewOp(p.Kernel, p.X, mat.NewDense(mc, d, nil), engine).ScratchBytes(t)
+	if err := checkMemory(fmt.Sprintf("nystrom KRR (n=%d, M=%d)", n, mc), info.MemoryBytes, p.MemoryLimit); err != nil {
+		return nil, info, err
+	}
+	if centers == nil {
+		s := b.Sampler
+		if s == nil {
+			s = approx.Uniform{}
+		}
+		lm, err := s.Sample(ctx, p.X, p.Kernel, mc, p.Rng)
+		if err != nil {
+			return nil, info, fmt.Errorf("model: nystrom KRR: sampling centers: %w", err)
+		}
+		if lm == nil || lm.Points == nil || lm.Points.RawMatrix().Cols != d {
+			return nil, info, fmt.Errorf("model: nystrom KRR: sampler %T returned no usable landmarks", s)
+		}
+		centers = lm.Points
+	} else {
+		centers = mat.DenseCopyOf(centers)
+	}
+	mc, _ = centers.Dims()
+	info.Rank = mc
+
+	// A = K_nMᵀK_nM + λn K_MM, accumulated over row chunks.
+	a := mat.NewDense(mc, mc, nil)
+	ar := a.RawMatrix()
+	if err := krrKernelChunks(ctx, p.Kernel, p.X, centers, engine, chunk, func(kb *mat.Dense, _, _ int) {
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb.RawMatrix(), kb.RawMatrix(), 1, ar)
+	}); err != nil {
+		return nil, info, err
+	}
+	kmm := mat.NewDense(mc, mc, nil)
+	if err := kernel.NewOp(p.Kernel, centers, centers, engine).Block(ctx, kmm); err != nil {
+		return nil, info, err
+	}
+	a.Add(a, krrScaled(info.Penalty, kmm))
+	krrSymmetrize(a)
+	rhs := mat.NewDense(mc, t, nil)
+	if err := kernel.NewOp(p.Kernel, p.X, centers, engine).MulT(ctx, rhs, p.Y); err != nil {
+		return nil, info, err
+	}
+	chol, err := solver.CholeskyInPlace(a, p.Cholesky)
+	if err != nil {
+		return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
+	}
+	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
+	if err := chol.Solve(rhs); err != nil {
+		return nil, info, err
+	}
+	return &KernelExpansion{Kernel: p.Kernel, Centers: centers, Coef: rhs, Workers: p.Workers}, info, nil
+}
+
+// krrChunkRows is the number of rows of a K block of about 8 MiB with m columns.
+func krrChunkRows(n, m int) int { return max(1, min(n, (8<<20)/(8*max(m, 1)))) }
+
+// krrKernelChunks calls f with K(X[r0:r1], C) for consecutive chunks of rows,
+// in order, each formed by the kernel engine in a reused buffer.
+func krrKernelChunks(ctx context.Context, k kernel.Kernel, x, c *mat.Dense, opt kernel.Options, chunk int, f func(kb *mat.Dense, r0, r1 int)) error {
+	n, d := x.Dims()
+	m, _ := c.Dims()
+	buf := make([]float64, chunk*m)
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(n, r0+chunk)
+		kb := mat.NewDense(r1-r0, m, buf[:(r1-r0)*m])
+		if err := kernel.NewOp(k, x.Slice(r0, r1, 0, d).(*mat.Dense), c, opt).Block(ctx, kb); err != nil {
+			return err
+		}
+		f(kb, r0, r1)
+	}
+	return nil
+}
+
+func krrScaled(s float64, a *mat.Dense) *mat.Dense {
+	a.Scale(s, a)
+	return a
+}
+
+// krrSymmetrize copies the upper triangle onto the lower one.
+func krrSymmetrize(a *mat.Dense) {
+	raw := a.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for j := 0; j < i; j++ {
+			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
+		}
+	}
+}
