@@ -536,6 +536,7 @@ func sampleMeanStd(v []float64) (mean, std float64) {
 }
 
 type fitScores struct {
+	est               model.Estimator
 	scores            []float64
 	fit, predict      float64
 	peak              int64
@@ -552,6 +553,12 @@ type decider interface {
 // (and the regression target) with the training rows' statistics when the
 // spec asks — and scores it on (xva, yva).
 func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
+	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, seed, nil)
+}
+
+// fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
+// model (its scalers are refitted on xtr, which is deterministic).
+func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64, est model.Estimator) (fitScores, error) {
 	d := r.s.Dataset
 	xtr, xva, err := scaleFeatures(d.scale(), xtr, xva)
 	if err != nil {
@@ -573,13 +580,14 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 			fmt.Fprintf(r.progress, "\r    iteration %d, residual %.2e", it, res)
 		}
 	}
-	est, err := r.entry.New(cfg)
-	if err != nil {
-		return fitScores{}, err
-	}
 	w := startMemWatch()
 	t0 := time.Now()
-	err = est.Fit(ctx, xtr, yfit)
+	if est == nil {
+		est, err = r.entry.New(cfg)
+		if err == nil {
+			err = est.Fit(ctx, xtr, yfit)
+		}
+	}
 	t1 := time.Now()
 	if iters > 0 {
 		fmt.Fprintln(r.progress)
@@ -608,7 +616,7 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 	if d.StandardizeTarget {
 		pred = ts.Inverse(pred)
 	}
-	out := fitScores{fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
+	out := fitScores{est: est, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
 	for _, m := range r.metrics {
 		v, err := m.Score(yva, pred, dec)
 		if err != nil {
@@ -688,4 +696,25 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	}
 	*s = Summary{Name: w.Name, Mean: unfinite(w.Mean), Std: unfinite(w.Std)}
 	return nil
+}
+
+// fitScoreMany fits point p on (xtr, ytr) and scores the fitted model on
+// each (xs[i], ys[i]), scaling features (and the target) with the training
+// rows' statistics as fitScore does.
+func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xs []*mat.Dense, ys [][]float64, seed uint64) (model.Estimator, [][]Summary, error) {
+	var est model.Estimator
+	var out [][]Summary
+	for i := range xs {
+		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], seed, est)
+		if err != nil {
+			return nil, nil, err
+		}
+		est = fs.est
+		var sc []Summary
+		for j, m := range r.metrics {
+			sc = append(sc, Summary{Name: m.Name, Mean: fs.scores[j]})
+		}
+		out = append(out, sc)
+	}
+	return est, out, nil
 }

@@ -1,8 +1,185 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/landmark-ml/landmark/experiments"
+	"gopkg.in/yaml.v3"
 )
 
-func runFit(_ context.Context, _ []string, _, _ io.Writer) error { return notYet("fit") }
+// errNoPersistence is returned by fit --save and predict until model
+// persistence (model.Save/Load) is part of the build.
+var errNoPersistence = errors.New("saving and loading models needs model persistence (model.Save/Load), which is not in this build yet")
+
+// setFlags collects repeated "--set key=value" estimator options.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// scalar parses a flag value as YAML would: number, boolean or string.
+func scalar(v string) any {
+	if i, err := strconv.Atoi(v); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f
+	}
+	if b, err := strconv.ParseBool(v); err == nil {
+		return b
+	}
+	return v
+}
+
+// specFlags are the flags that describe an estimator block and its data
+// without a YAML file; fit and predict share them.
+type specFlags struct {
+	data, dataset, testData, format, task, estimator, kernel, approx string
+	testFraction, gamma, sigma, lambda, alpha, c                  float64
+	m, subsample                                                  int
+	standardize                                                   bool
+	seed                                                          uint64
+	set                                                           setFlags
+}
+
+func (f *specFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", "", "training data file (LIBSVM or CSV; relative, absolute or a file of the shared dataset folder)")
+	fs.StringVar(&f.dataset, "dataset", "", "bundled dataset name (instead of --data)")
+	fs.StringVar(&f.testData, "test-data", "", "test data file")
+	fs.Float64Var(&f.testFraction, "test-fraction", 0, "hold out this fraction as the test set")
+	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name)")
+	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
+	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics")
+	fs.StringVar(&f.task, "task", "regression", "regression, binary or multiclass")
+	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
+	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type")
+	fs.Float64Var(&f.gamma, "gamma", 0, "kernel γ (Gaussian exp(−γ‖x−y‖²))")
+	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth σ (γ = 1/(2σ²)), instead of --gamma")
+	fs.StringVar(&f.approx, "approx", "", "approximation backend (landmark run --list)")
+	fs.Float64Var(&f.lambda, "lambda", 0, "regularization λ (penalty λn, the project's convention)")
+	fs.Float64Var(&f.alpha, "alpha", 0, "scikit-learn's alpha = λn, instead of --lambda")
+	fs.Float64Var(&f.c, "c", 0, "SVM penalty C")
+	fs.IntVar(&f.m, "m", 0, "number of landmarks / centers / features")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.Var(&f.set, "set", "other estimator option KEY=VALUE (repeatable)")
+}
+
+// spec builds the YAML spec the flags describe and decodes it strictly, so
+// flags get exactly the checks a spec file gets.
+func (f *specFlags) spec(name string) (*experiments.Spec, error) {
+	ds := map[string]any{}
+	switch {
+	case f.data != "" && f.dataset != "":
+		return nil, fmt.Errorf("%w: set --data or --dataset, not both", errUsage)
+	case f.data != "":
+		ds["path"] = f.data
+	case f.dataset != "":
+		ds["name"] = f.dataset
+	default:
+		return nil, fmt.Errorf("%w: need SPEC.yaml, --data FILE or --dataset NAME", errUsage)
+	}
+	put := func(m map[string]any, k string, v any, set bool) {
+		if set {
+			m[k] = v
+		}
+	}
+	put(ds, "test_path", f.testData, f.testData != "")
+	put(ds, "test_fraction", f.testFraction, f.testFraction != 0)
+	put(ds, "format", f.format, f.format != "")
+	put(ds, "subsample", f.subsample, f.subsample != 0)
+	put(ds, "standardize", true, f.standardize)
+	k := map[string]any{"type": f.kernel}
+	put(k, "gamma", f.gamma, f.gamma != 0)
+	put(k, "sigma", f.sigma, f.sigma != 0)
+	est := map[string]any{"type": f.estimator, "kernel": k}
+	put(est, "approx", map[string]any{"type": f.approx}, f.approx != "")
+	put(est, "lambda", f.lambda, f.lambda != 0)
+	put(est, "alpha", f.alpha, f.alpha != 0)
+	put(est, "c", f.c, f.c != 0)
+	put(est, "m", f.m, f.m != 0)
+	for _, kv := range f.set {
+		key, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
+		}
+		est[key] = scalar(val)
+	}
+	doc := map[string]any{"name": name, "dataset": ds, "task": f.task, "estimator": est, "seed": f.seed}
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	wd, _ := os.Getwd()
+	s, err := experiments.Decode(bytes.NewReader(b), wd)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
+	}
+	return s, nil
+}
+
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
+	var sf specFlags
+	sf.register(fs)
+	save := fs.String("save", "", "save the fitted model to this file")
+	asJSON := fs.Bool("json", false, "print the scores as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *save != "" {
+		return errNoPersistence
+	}
+	var spec *experiments.Spec
+	switch len(pos) {
+	case 0:
+		if spec, err = sf.spec("fit"); err != nil {
+			return err
+		}
+	case 1:
+		if spec, err = experiments.DecodeFile(pos[0]); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
+	}
+	res, err := experiments.Fit(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
+		})
+	}
+	setting := res.Point.Key()
+	if setting == "" {
+		setting = "(no grid)"
+	}
+	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
+	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
+	if res.Test != nil {
+		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
+	}
+	return nil
+}
+
+func scoreLine(s []experiments.Summary) string {
+	parts := make([]string, len(s))
+	for i, m := range s {
+		parts[i] = fmt.Sprintf("%s %.6g", m.Name, m.Mean)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -135,7 +135,7 @@ func printList(w io.Writer) {
 			approx[a] = true
 		}
 	}
-	fmt.Fprintln(w, "\nApproximations (estimator.approx.type):")
+	fmt.Fprintln(w, "\nApproximation backends (estimator.approx.type):")
 	for _, e := range experiments.Estimators() {
 		for _, a := range e.Approx {
 			if approx[a] {
@@ -143,6 +143,10 @@ func printList(w io.Writer) {
 				delete(approx, a)
 			}
 		}
+	}
+	fmt.Fprintln(w, "\nApproximation methods (approximation.methods, for runs without an estimator):")
+	for _, a := range experiments.ApproximationNames() {
+		fmt.Fprintf(w, "  %-18s %s\n", a[0], a[1])
 	}
 	fmt.Fprintln(w, "\nKernels (estimator.kernel.type):")
 	for _, k := range kernel.Names() {

@@ -1,0 +1,69 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// FitResult is one estimator fitted on a spec's whole training set.
+type FitResult struct {
+	// Estimator is the fitted model (it expects features scaled as Scale says).
+	Estimator model.Estimator
+	// Point is the setting fitted (the spec's single grid value per axis).
+	Point Point
+	// Train are the scores on the training set itself.
+	Train []Summary
+	// Test are the scores on the test set (nil without one).
+	Test []Summary
+	// NTrain, NTest and Dim describe the data.
+	NTrain, NTest, Dim int
+	// FitSeconds is the fit's wall time.
+	FitSeconds float64
+}
+
+// Fit fits the spec's estimator once on the whole training set, at the one
+// setting its grid names (every axis must have a single value; use Run for
+// grids), and scores it on the training and test sets. Feature scaling and
+// target standardization are fitted on the training set as in Run; the
+// returned estimator is trained on scaled features.
+func Fit(ctx context.Context, s *Spec) (*FitResult, error) {
+	if s != nil && s.Approximation != nil {
+		return nil, s.errAt("fit needs an estimator, not an approximation block", "approximation")
+	}
+	if s != nil {
+		for _, a := range s.Grid.Axes() {
+			if len(s.Grid[a]) != 1 {
+				return nil, s.errAt(fmt.Sprintf("fit takes one setting but the grid has %d values of %s (use run for grids)", len(s.Grid[a]), a), "grid", a)
+			}
+		}
+	}
+	r, err := newRunner(s, Options{})
+	if err != nil {
+		return nil, err
+	}
+	p := s.Grid.Points()[0]
+	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest)}
+	_, res.Dim = r.x.Dims()
+	xs := []*mat.Dense{mat.DenseCopyOf(r.x)}
+	ys := [][]float64{r.y}
+	if r.xTest != nil {
+		xs = append(xs, r.xTest)
+		ys = append(ys, r.yTest)
+	}
+	t0 := time.Now()
+	est, scores, err := r.fitScoreMany(ctx, p, xs[0], r.y, xs, ys, fitSeed(s.Seed, 1<<20, 0))
+	if err != nil {
+		return nil, err
+	}
+	res.FitSeconds = time.Since(t0).Seconds()
+	res.Estimator = est
+	res.Train = scores[0]
+	if len(scores) > 1 {
+		res.Test = scores[1]
+	}
+	return res, nil
+}
