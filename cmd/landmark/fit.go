@@ -44,11 +44,11 @@ func scalar(v string) any {
 // without a YAML file; fit and predict share them.
 type specFlags struct {
 	data, dataset, testData, format, task, estimator, kernel, approx string
-	testFraction, gamma, sigma, lambda, alpha, c                  float64
-	m, subsample                                                  int
-	standardize                                                   bool
-	seed                                                          uint64
-	set                                                           setFlags
+	testFraction, gamma, sigma, lambda, alpha, c                     float64
+	m, subsample                                                     int
+	standardize                                                      bool
+	seed                                                             uint64
+	set                                                              setFlags
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
