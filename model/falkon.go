@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"time"
 
@@ -583,12 +584,15 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	return nil
 }
 
+// isBLESS reports whether s is approx.BLESS or approx.BLESSR (by value or
+// pointer), whose landmark weights are BLESS's A_h. It matches by type name so
+// that this package does not depend on those samplers being compiled in.
 func isBLESS(s approx.Sampler) bool {
-	switch s.(type) {
-	case approx.BLESS, *approx.BLESS, approx.BLESSR, *approx.BLESSR:
-		return true
+	t := reflect.TypeOf(s)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return false
+	return t != nil && t.PkgPath() == reflect.TypeOf(approx.Uniform{}).PkgPath() && (t.Name() == "BLESS" || t.Name() == "BLESSR")
 }
 
 // falkonHDiag computes diag(H) = Σᵢ K(xᵢ, c_j)² + λn K_jj in chunks of rows,

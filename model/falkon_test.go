@@ -255,30 +255,41 @@ func TestFalkonMemory(t *testing.T) {
 	}
 }
 
-// FALKON-BLESS: with BLESS centers the weighted preconditioner (eq. 15) is
-// chosen and the fit converges to the same solution as eq. 14 on the same
-// centers.
-func TestFalkonBLESSPreconditioner(t *testing.T) {
+// FALKON-BLESS: with center weights the weighted preconditioner (eq. 15) is
+// chosen, and it converges to the same solution as eq. 14 on the same
+// centers (the preconditioner changes the path, not the system).
+func TestFalkonWeightedPreconditioner(t *testing.T) {
 	x, y := krrTestData(121, 800, 3)
 	k := kernel.Gaussian{Gamma: 0.5}
 	const lambda = 1e-4
-	b := &Falkon{Kernel: k, Lambda: lambda, M: 80, Sampler: approx.BLESS{Lambda: 1e-3}, MaxIter: 200, Tol: 1e-11, Seed: 3}
+	centers := mat.DenseCopyOf(x.Slice(0, 80, 0, 3))
+	w := make([]float64, 80)
+	for j := range w {
+		w[j] = 0.05 + 0.1*float64(j%7) // positive, uneven, on BLESS's M/n scale
+	}
+	b := &Falkon{Kernel: k, Lambda: lambda, Centers: centers, CenterWeights: w, MaxIter: 300, Tol: 1e-11}
 	if err := b.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
 	info := b.Info()
 	if info.Preconditioner != PrecondBLESS {
-		t.Fatalf("preconditioner %q with BLESS centers, want bless", info.Preconditioner)
+		t.Fatalf("preconditioner %q with center weights, want bless", info.Preconditioner)
 	}
-	u := &Falkon{Kernel: k, Lambda: lambda, Centers: b.Solution().Centers, Preconditioner: PrecondFalkon, MaxIter: 200, Tol: 1e-11}
+	u := &Falkon{Kernel: k, Lambda: lambda, Centers: centers, CenterWeights: w, Preconditioner: PrecondFalkon, MaxIter: 300, Tol: 1e-11}
 	if err := u.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
 	pb, _ := b.Predict(x)
 	pu, _ := u.Predict(x)
-	t.Logf("BLESS M = %d: %d iterations weighted, %d unweighted", info.M, info.Iterations, u.Info().Iterations)
+	t.Logf("%d iterations weighted, %d unweighted", info.Iterations, u.Info().Iterations)
+	if info.Status != solver.Converged || u.Info().Status != solver.Converged {
+		t.Fatalf("status %s / %s", info.Status, u.Info().Status)
+	}
 	if d := maxRelDiff(pb, pu); d > 1e-7 {
 		t.Errorf("weighted and unweighted preconditioners converge to solutions %g apart", d)
+	}
+	if isBLESS(approx.Uniform{}) || isBLESS(nil) {
+		t.Error("isBLESS(Uniform) or isBLESS(nil) is true")
 	}
 }
 
