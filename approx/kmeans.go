@@ -119,7 +119,9 @@ func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partit
 		sk = kmSignSketch(cfg.Sketch, d, rng)
 		s, _ := sample.Dims()
 		space = mat.NewDense(s, cfg.Sketch, nil)
-		space.Mul(sample, sk.T())
+		for i := 0; i < s; i++ {
+			kmProject(space.RawRowView(i), sk, sample.RawRowView(i))
+		}
 	}
 	cents, obj, err := kmLloyd(ctx, space, cfg, rng)
 	if err != nil {
@@ -370,17 +372,25 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 		rows := r1 - r0
 		if bufs[worker] == nil {
 			bufs[worker] = make([]float64, assignRows*k)
+		}
+		// Every block handed to Gemm is assignRows×dc (the last one padded
+		// with zero rows), so each row's dot products go through the same
+		// arithmetic wherever the row sits: Fit's labels and Assign agree.
+		if projs[worker] == nil {
+			projs[worker] = make([]float64, assignRows*dc)
+		}
+		y := blas64.General{Rows: assignRows, Cols: dc, Stride: dc, Data: projs[worker]}
+		clear(y.Data[rows*dc:])
+		for i := 0; i < rows; i++ {
+			xr := x.RawRowView(r0 + i)
 			if sk != nil {
-				projs[worker] = make([]float64, assignRows*dc)
+				kmProject(y.Data[i*dc:(i+1)*dc], sk, xr)
+			} else {
+				copy(y.Data[i*dc:(i+1)*dc], xr)
 			}
 		}
-		xs := x.Slice(r0, r1, 0, x.RawMatrix().Cols).(*mat.Dense).RawMatrix()
-		if sk != nil {
-			y := blas64.General{Rows: rows, Cols: dc, Stride: dc, Data: projs[worker][:rows*dc]}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, sk.RawMatrix(), 0, y)
-			xs = y
-		}
-		g := blas64.General{Rows: rows, Cols: k, Stride: k, Data: bufs[worker][:rows*k]}
+		xs := y
+		g := blas64.General{Rows: assignRows, Cols: k, Stride: k, Data: bufs[worker]}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, ct, 0, g)
 		for i := 0; i < rows; i++ {
 			xr := xs.Data[i*xs.Stride : i*xs.Stride+xs.Cols]
@@ -397,6 +407,14 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 			}
 		}
 	})
+}
+
+// kmProject writes sk·x into dst: one dot product per sketch row, so each
+// projected row is bit-for-bit the same wherever it is computed (Fit's sample
+// and Assign agree).
+func kmProject(dst []float64, sk *mat.Dense, x []float64) {
+	p, d := sk.Dims()
+	blas64.Gemv(blas.NoTrans, 1, sk.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x}, 0, blas64.Vector{N: p, Inc: 1, Data: dst})
 }
 
 // kmSampleRows returns m distinct rows of [0, n) chosen uniformly, ascending.

@@ -128,6 +128,17 @@ func TestKMeansAssignMatchesLabels(t *testing.T) {
 		if got := p.Assign(x); !slices.Equal(got, p.Labels) {
 			t.Fatalf("%+v: Assign differs from Labels", km)
 		}
+		// Rows in other positions (other blocks, a short last block) get the
+		// same clusters: 300 training rows in reversed order.
+		sub := make([]int, 300)
+		for i := range sub {
+			sub[i] = 1499 - 5*i
+		}
+		for i, l := range p.Assign(kmRows(x, sub)) {
+			if l != p.Labels[sub[i]] {
+				t.Fatalf("%+v: Assign on a subset: row %d got %d, label %d", km, sub[i], l, p.Labels[sub[i]])
+			}
+		}
 		// Members lists every row once, ascending, and no cluster is empty.
 		seen := 0
 		for j, mem := range p.Members() {
