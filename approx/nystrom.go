@@ -70,6 +70,7 @@ type NystromMap struct {
 	// Dropped counts the eigenvalues of W at or below the floor.
 	Dropped int
 	engine  kernel.Options
+	qr      bool
 }
 
 var _ FeatureMap = (*NystromMap)(nil)
@@ -89,6 +90,32 @@ func (m *NystromMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
 		return fmt.Errorf("%w: nyström: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, m.Dim())
 	}
 	return kernel.NewOp(m.Kernel, x, m.Landmarks, m.engine).Mul(ctx, dst, m.T)
+}
+
+// Eigenvectors returns the approximate top-r eigenvectors of K(X, X) on the
+// training rows x of a QR map (Pourkamali-Anaraki & Becker, Alg. 2: Q·U_k),
+// as the columns of an n×r matrix with orthonormal columns; the matching
+// eigenvalues are Values. Standard maps have no such eigenvectors (their
+// features are not orthogonal) and return an error.
+func (m *NystromMap) Eigenvectors(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+	if !m.qr {
+		return nil, fmt.Errorf("%w: nyström: eigenvectors need a QR map (Nystrom.QR)", check.ErrInput)
+	}
+	n, _ := x.Dims()
+	if err := check.Matrix("X", x); err != nil {
+		return nil, err
+	}
+	v := mat.NewDense(n, m.Dim(), nil)
+	if err := m.Transform(ctx, v, x); err != nil {
+		return nil, err
+	}
+	for j, s := range m.Values {
+		col := 1 / math.Sqrt(s)
+		for i := 0; i < n; i++ {
+			v.Set(i, j, v.At(i, j)*col)
+		}
+	}
+	return v, nil
 }
 
 // Fit builds the Nyström map of k on x from the landmarks lm. x is used only
@@ -157,7 +184,7 @@ func (ny Nystrom) Fit(ctx context.Context, x *mat.Dense, k kernel.Kernel, lm *La
 			t0.Set(i, j, vecs.At(i, j)*s)
 		}
 	}
-	out := &NystromMap{Kernel: k, Landmarks: mat.DenseCopyOf(lm.Points), Dropped: dropped, engine: cfg.Engine}
+	out := &NystromMap{Kernel: k, Landmarks: mat.DenseCopyOf(lm.Points), Dropped: dropped, engine: cfg.Engine, qr: cfg.QR}
 	if !cfg.QR {
 		keep := min(rank, r)
 		out.T = mat.DenseCopyOf(t0.Slice(0, mLm, 0, keep))

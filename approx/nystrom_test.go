@@ -197,6 +197,37 @@ func TestNystromQREigenpairs(t *testing.T) {
 			}
 		}
 	}
+	// Eigenvectors: orthonormal columns u_j with K̃ u_j = Values_j u_j.
+	u, err := m.Eigenvectors(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var utu mat.Dense
+	utu.Mul(u.T(), u)
+	for i := 0; i < m.Dim(); i++ {
+		for j := 0; j < m.Dim(); j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(utu.At(i, j)-want) > 1e-9 {
+				t.Fatalf("UᵀU[%d,%d] = %g", i, j, utu.At(i, j))
+			}
+		}
+	}
+	kq := nyApprox(t, m, x, x)
+	var ku mat.Dense
+	ku.Mul(kq, u)
+	for j := 0; j < m.Dim(); j++ {
+		for i := 0; i < 80; i++ {
+			if math.Abs(ku.At(i, j)-m.Values[j]*u.At(i, j)) > 1e-9*m.Values[0] {
+				t.Fatalf("K̃u ≠ λu at (%d, %d)", i, j)
+			}
+		}
+	}
+	if _, err := (&NystromMap{}).Eigenvectors(context.Background(), x); !errors.Is(err, check.ErrInput) {
+		t.Errorf("standard map: %v", err)
+	}
 	// The values are also the top eigenvalues of the full-rank C W⁺ Cᵀ.
 	full, err := Nystrom{}.Fit(context.Background(), x, k, lm)
 	if err != nil {
