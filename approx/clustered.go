@@ -17,6 +17,12 @@ import (
 // high-dimensional data; 0.1 keeps k-means ten times cheaper per iteration.
 const DefaultCompression = 0.1
 
+// MinDefaultSketch is the smallest sketch dimension the default compression
+// gives (or d itself when d is smaller): a ±1 sketch distorts distances by a
+// factor of about 1 ± 1/√p, so a handful of dimensions would blur the cluster
+// structure the landmarks are meant to follow.
+const MinDefaultSketch = 16
+
 // KMeansCenters is k-means Nyström (Zhang & Kwok, "Clustered Nyström Method
 // for Large Scale Manifold Learning and Dimension Reduction", 2010): the m
 // landmarks are the centroids of a k-means clustering of X (KMeans with K = m;
@@ -53,7 +59,7 @@ type RandomizedClustered struct {
 	// Dim is the sketch dimension p; 0 derives it from Compression.
 	Dim int
 	// Compression is γ = p/d in (0, 1], used when Dim is 0: p = ⌈γ·d⌉.
-	// 0 means DefaultCompression.
+	// 0 means DefaultCompression with p at least min(d, MinDefaultSketch).
 	Compression float64
 	MaxIter     int     // see KMeans.MaxIter
 	Subsample   int     // see KMeans.Subsample
@@ -67,11 +73,10 @@ func (s RandomizedClustered) SketchDim(d int) int {
 	if s.Dim > 0 {
 		return s.Dim
 	}
-	g := s.Compression
-	if g == 0 {
-		g = DefaultCompression
+	if s.Compression == 0 {
+		return max(int(math.Ceil(DefaultCompression*float64(d))), min(d, MinDefaultSketch))
 	}
-	return max(1, int(math.Ceil(g*float64(d))))
+	return max(1, int(math.Ceil(s.Compression*float64(d))))
 }
 
 // Sample returns m centroids found by k-means on the sketch, recomputed in

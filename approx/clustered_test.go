@@ -54,7 +54,9 @@ func TestRandomizedClusteredSketchDim(t *testing.T) {
 		d, p int
 	}{
 		{RandomizedClustered{}, 784, 79}, // ⌈0.1·784⌉
-		{RandomizedClustered{}, 5, 1},
+		{RandomizedClustered{}, 5, 5},    // min(d, 16)
+		{RandomizedClustered{}, 54, 16},  // ⌈5.4⌉ raised to 16
+		{RandomizedClustered{Compression: 0.1}, 54, 6},
 		{RandomizedClustered{Compression: 0.5}, 9, 5},
 		{RandomizedClustered{Dim: 12, Compression: 0.5}, 9, 12},
 	}

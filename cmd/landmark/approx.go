@@ -246,7 +246,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	m := fs.Int("m", 100, "landmarks (Nyström methods) or features (rff)")
 	rank := fs.Int("rank", 0, "target rank k of the Nyström approximation (0: all)")
 	qr := fs.Bool("qr", false, "Nyström via QR: the best rank-k approximation from the landmarks (stores n×M)")
-	compression := fs.Float64("compression", 0, "clustered: compression factor γ = p/d (0: 0.1)")
+	compression := fs.Float64("compression", 0, "clustered: compression factor p/d (0: 0.1, at least min(d, 16) dims)")
 	maxIter := fs.Int("kmeans-iter", 0, "k-means Lloyd iterations (0: 20)")
 	clusters := fs.Int("clusters", 0, "meka, bka: number of k-means clusters (0: 10 for meka, 64 for bka)")
 	seed := fs.Uint64("seed", 1, "random seed")
