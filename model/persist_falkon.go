@@ -1,0 +1,129 @@
+package model
+
+import (
+	"time"
+
+	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/solver"
+)
+
+// encode writes a fitted Falkon: its scalar configuration (Sampler, Centers,
+// CenterWeights, Validation, WarmStart and Progress are not saved) and its
+// fitted state, including the solver's history.
+func (m *Falkon) encode(e *binfmt.Enc) error {
+	if m.fit == nil {
+		return errSaveUnfitted
+	}
+	if err := e.Kernel(m.Kernel); err != nil {
+		return err
+	}
+	e.Float(m.Lambda)
+	e.Int(m.M)
+	e.String(m.Preconditioner)
+	e.Float(m.Epsilon)
+	e.Int(m.MaxIter)
+	e.Float(m.Tol)
+	encTask(e, m.Task)
+	e.Uint(m.Seed)
+	e.Int(m.Workers)
+	e.Int(m.BlockRows)
+	e.Int64(m.MemoryLimit)
+	e.Bool(m.CacheKnm)
+	encChol(e, m.Cholesky)
+
+	f := m.fit
+	encTask(e, f.task)
+	if f.task == Classification {
+		e.Floats(f.labels.Classes)
+	}
+	e.Int(f.d)
+	if err := encExpansion(e, f.pred); err != nil {
+		return err
+	}
+	i := f.info
+	for _, v := range []int{i.N, i.D, i.M, i.Outputs} {
+		e.Int(v)
+	}
+	for _, v := range []float64{i.Lambda, i.Penalty} {
+		e.Float(v)
+	}
+	e.String(i.Kernel)
+	e.String(i.Sampler)
+	e.String(i.Preconditioner)
+	for _, v := range []float64{i.Epsilon, i.Shift, i.JitterT, i.JitterA} {
+		e.Float(v)
+	}
+	e.String(string(i.Status))
+	e.Int(i.Iterations)
+	e.Float(i.Residual)
+	e.Uint(uint64(len(i.History)))
+	for _, h := range i.History {
+		e.Int(h.Iteration)
+		e.Float(h.Residual)
+		e.Float(h.ValError)
+		e.Int64(int64(h.Elapsed))
+	}
+	p := i.Plan
+	for _, v := range []int64{p.Data, p.Centers, p.Precond, p.Engine, p.Solver, p.Validation, p.Cache, p.Total} {
+		e.Int64(v)
+	}
+	e.Int(p.BlockRows)
+	e.Bool(i.CachedKnm)
+	for _, v := range []time.Duration{i.SampleTime, i.PrecondTime, i.SolveTime} {
+		e.Int64(int64(v))
+	}
+	return nil
+}
+
+func loadFalkon(d *binfmt.Dec) *Falkon {
+	m := &Falkon{Kernel: d.Kernel(), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
+		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
+		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), MemoryLimit: d.Int64(),
+		CacheKnm: d.Bool(), Cholesky: decChol(d)}
+	f := &falkonFit{task: decTask(d, true)}
+	if f.task == Classification {
+		f.labels = decLabels(d)
+	}
+	f.d = decNonNeg(d, "dimension")
+	if d.Err() != nil {
+		return nil
+	}
+	if f.d < 1 {
+		d.Fail("dimension %d", f.d)
+		return nil
+	}
+	f.pred = decExpansion(d, f.d)
+	if d.Err() != nil {
+		return nil
+	}
+	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
+	i := &f.info
+	i.N, i.D, i.M, i.Outputs = d.Int(), d.Int(), d.Int(), d.Int()
+	i.Lambda, i.Penalty = d.Float(), d.Float()
+	i.Kernel, i.Sampler, i.Preconditioner = d.String(), d.String(), d.String()
+	i.Epsilon, i.Shift, i.JitterT, i.JitterA = d.Float(), d.Float(), d.Float(), d.Float()
+	i.Status = solver.Status(d.String())
+	i.Iterations, i.Residual = d.Int(), d.Float()
+	// Each history entry takes at least 1+8+8+1 bytes.
+	nh := d.Count("history length", d.Left()/18)
+	if d.Err() != nil {
+		return nil
+	}
+	if nh > 0 {
+		i.History = make([]FalkonIteration, nh)
+		for j := range i.History {
+			i.History[j] = FalkonIteration{Iteration: d.Int(), Residual: d.Float(), ValError: d.Float(), Elapsed: time.Duration(d.Int64())}
+		}
+	}
+	p := &i.Plan
+	p.Data, p.Centers, p.Precond, p.Engine = d.Int64(), d.Int64(), d.Int64(), d.Int64()
+	p.Solver, p.Validation, p.Cache, p.Total = d.Int64(), d.Int64(), d.Int64(), d.Int64()
+	p.BlockRows = d.Int()
+	i.CachedKnm = d.Bool()
+	i.SampleTime, i.PrecondTime, i.SolveTime = time.Duration(d.Int64()), time.Duration(d.Int64()), time.Duration(d.Int64())
+	if d.Err() != nil {
+		return nil
+	}
+	m.fit = f
+	return m
+}

@@ -1,0 +1,257 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/binfmt"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Predictor kinds inside a saved KRR.
+const (
+	predExpansion = "expansion"
+	predFeatures  = "features"
+	predMEKA      = "meka"
+)
+
+// encode writes a fitted KRR: its configuration (without Approx, which is
+// not saved) and its fitted state.
+func (m *KRR) encode(e *binfmt.Enc) error {
+	if m.fit == nil {
+		return errSaveUnfitted
+	}
+	if err := e.Kernel(m.Kernel); err != nil {
+		return err
+	}
+	e.Float(m.Lambda)
+	encTask(e, m.Task)
+	e.Uint(m.Seed)
+	e.Int(m.Workers)
+	e.Int64(m.MemoryLimit)
+	encChol(e, m.Cholesky)
+
+	f := m.fit
+	encTask(e, f.task)
+	if f.task == Classification {
+		e.Floats(f.labels.Classes)
+	}
+	e.Int(f.d)
+	i := f.info
+	e.String(i.Backend)
+	e.Int(i.N)
+	e.Int(i.D)
+	e.Int(i.Outputs)
+	e.Int(i.Rank)
+	e.Float(i.Lambda)
+	e.Float(i.Penalty)
+	e.Float(i.Jitter)
+	e.Int(i.CholAttempts)
+	e.Int64(i.MemoryBytes)
+	e.String(i.Kernel)
+	return encPredictor(e, f.pred)
+}
+
+func loadKRR(d *binfmt.Dec) *KRR {
+	m := &KRR{Kernel: d.Kernel(), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
+		Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64(), Cholesky: decChol(d)}
+	f := &krrFit{task: decTask(d, true)}
+	if f.task == Classification {
+		f.labels = decLabels(d)
+	}
+	f.d = decNonNeg(d, "dimension")
+	i := &f.info
+	i.Backend, i.N, i.D, i.Outputs, i.Rank = d.String(), d.Int(), d.Int(), d.Int(), d.Int()
+	i.Lambda, i.Penalty, i.Jitter, i.CholAttempts = d.Float(), d.Float(), d.Float(), d.Int()
+	i.MemoryBytes, i.Kernel = d.Int64(), d.String()
+	if d.Err() != nil {
+		return nil
+	}
+	if f.d < 1 {
+		d.Fail("dimension %d", f.d)
+		return nil
+	}
+	f.pred = decPredictor(d, f.d)
+	if d.Err() != nil {
+		return nil
+	}
+	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
+	m.fit = f
+	return m
+}
+
+// checkOutputs checks that a predictor's outputs match the task.
+func checkOutputs(d *binfmt.Dec, task Task, labels Labels, t int) {
+	if task == Classification && t != labels.Outputs() {
+		d.Fail("%d outputs for %d classes", t, len(labels.Classes))
+	}
+}
+
+// encPredictor writes a KRRPredictor of this package.
+func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
+	switch p := p.(type) {
+	case *KernelExpansion:
+		e.String(predExpansion)
+		return encExpansion(e, p)
+	case *LinearFeatures:
+		e.String(predFeatures)
+		blob, err := approx.MarshalMap(p.Map)
+		if err != nil {
+			return err
+		}
+		e.Blob(blob)
+		e.Dense(p.Weights)
+		return nil
+	case *MEKAExpansion:
+		e.String(predMEKA)
+		blob, err := approx.MarshalMap(p.MEKA)
+		if err != nil {
+			return err
+		}
+		e.Blob(blob)
+		e.Dense(p.Beta)
+		s := p.Solution
+		e.Bool(s != nil)
+		if s != nil {
+			e.Dense(s.Alpha)
+			e.String(s.Method)
+			e.Ints(s.Iterations)
+			e.Floats(s.Residuals)
+			e.Bool(s.Converged)
+			e.Bool(s.Indefinite)
+		}
+		return nil
+	}
+	return fmt.Errorf("KRR predictor %T cannot be saved", p)
+}
+
+// decPredictor reads a KRRPredictor for inputs of dimension dim.
+func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
+	kind := d.String()
+	if d.Err() != nil {
+		return nil
+	}
+	switch kind {
+	case predExpansion:
+		return decExpansion(d, dim)
+	case predFeatures:
+		fm := decNestedMap(d)
+		if d.Err() != nil {
+			return nil
+		}
+		if in, ok := mapInputs(fm); ok && in != dim {
+			d.Fail("feature map takes %d inputs, the model %d", in, dim)
+			return nil
+		}
+		w := decMatrix(d, "weights", fm.Dim(), -1)
+		if d.Err() != nil {
+			return nil
+		}
+		return &LinearFeatures{Map: fm, Weights: w}
+	case predMEKA:
+		fm := decNestedMap(d)
+		if d.Err() != nil {
+			return nil
+		}
+		mk, ok := fm.(*approx.MEKA)
+		if !ok {
+			d.Fail("MEKA predictor holds a %T", fm)
+			return nil
+		}
+		p := &MEKAExpansion{MEKA: mk, Beta: decMatrix(d, "MEKA coefficients", mk.Rank(), -1)}
+		if d.Bool() {
+			s := &approx.MEKASolution{Alpha: d.Dense(), Method: d.String(), Iterations: d.Ints(),
+				Residuals: d.Floats(), Converged: d.Bool(), Indefinite: d.Bool()}
+			p.Solution = s
+		}
+		if d.Err() != nil {
+			return nil
+		}
+		// Expand checks the input columns against the MEKA's own dimension.
+		return p
+	}
+	d.Fail("unknown KRR predictor %q", kind)
+	return nil
+}
+
+// mapInputs returns the input dimension of a feature map when it is known.
+func mapInputs(fm approx.FeatureMap) (int, bool) {
+	switch m := fm.(type) {
+	case *approx.NystromMap:
+		return m.Landmarks.RawMatrix().Cols, true
+	case *approx.RFFMap:
+		return m.Omega.RawMatrix().Cols, true
+	}
+	return 0, false
+}
+
+func decNestedMap(d *binfmt.Dec) approx.FeatureMap {
+	blob := d.Blob()
+	if d.Err() != nil {
+		return nil
+	}
+	fm, err := approx.LoadMap(bytes.NewReader(blob))
+	if err != nil {
+		d.Fail("nested feature map: %v", err)
+		return nil
+	}
+	if fm.Dim() < 1 {
+		d.Fail("feature map of dimension %d", fm.Dim())
+		return nil
+	}
+	return fm
+}
+
+func encExpansion(e *binfmt.Enc, p *KernelExpansion) error {
+	if err := e.Kernel(p.Kernel); err != nil {
+		return err
+	}
+	e.Dense(p.Centers)
+	e.Dense(p.Coef)
+	e.Int(p.Workers)
+	return nil
+}
+
+func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
+	k := d.Kernel()
+	if d.Err() == nil && k == nil {
+		d.Fail("kernel expansion without a kernel")
+	}
+	c := decMatrix(d, "centers", -1, dim)
+	var mc int
+	if c != nil {
+		mc = c.RawMatrix().Rows
+	}
+	coef := decMatrix(d, "coefficients", mc, -1)
+	w := decNonNeg(d, "workers")
+	if d.Err() != nil {
+		return nil
+	}
+	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
+}
+
+// decMatrix reads a non-nil, non-empty, finite matrix with the given shape
+// (a negative dimension means any).
+func decMatrix(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
+	m := d.Dense()
+	if d.Err() != nil {
+		return nil
+	}
+	if m == nil || m.IsEmpty() {
+		d.Fail("%s is missing", what)
+		return nil
+	}
+	r, c := m.Dims()
+	if (rows >= 0 && r != rows) || (cols >= 0 && c != cols) {
+		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
+		return nil
+	}
+	for _, v := range m.RawMatrix().Data {
+		if v-v != 0 { // NaN or ±Inf
+			d.Fail("%s has non-finite entries", what)
+			return nil
+		}
+	}
+	return m
+}

@@ -1,0 +1,263 @@
+package model
+
+import (
+	"bytes"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/solver"
+)
+
+// encode writes a fitted SVM: its configuration (without Progress) and the
+// support vectors, coefficients and biases of every sub-problem.
+func (s *SVM) encode(e *binfmt.Enc) error {
+	if s.fit == nil {
+		return errSaveUnfitted
+	}
+	if err := e.Kernel(s.Kernel); err != nil {
+		return err
+	}
+	e.Float(s.C)
+	encWeights(e, s.ClassWeights)
+	e.String(s.Multiclass)
+	e.Bool(s.NoBias)
+	e.Float(s.Tol)
+	e.Int(s.MaxIter)
+	e.Int64(s.CacheBytes)
+	e.Bool(s.NoShrinking)
+	e.Int(s.Workers)
+
+	f := s.fit
+	e.Floats(f.labels.Classes)
+	e.Bool(f.ovo)
+	e.Int(f.d)
+	if err := encDecision(e, f.dec); err != nil {
+		return err
+	}
+	encTaskInfos(e, f.info.Tasks)
+	e.Int(f.info.SV)
+	return nil
+}
+
+func loadSVM(d *binfmt.Dec) *SVM {
+	s := &SVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
+		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
+		Workers: decNonNeg(d, "workers")}
+	f := &svmFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
+	if d.Err() != nil {
+		return nil
+	}
+	if f.d < 1 {
+		d.Fail("dimension %d", f.d)
+		return nil
+	}
+	f.dec = decDecision(d, f.d, svmColumns(f.labels, f.ovo))
+	f.info.Tasks = decTaskInfos(d)
+	f.info.SV = d.Int()
+	if d.Err() != nil {
+		return nil
+	}
+	s.fit = f
+	return s
+}
+
+// svmColumns is the number of decision columns for the labels: 1 for two
+// classes, k(k−1)/2 for one-vs-one, k for one-vs-rest.
+func svmColumns(l Labels, ovo bool) int {
+	k := len(l.Classes)
+	switch {
+	case k == 2:
+		return 1
+	case ovo:
+		return k * (k - 1) / 2
+	}
+	return k
+}
+
+func encDecision(e *binfmt.Enc, dec *svmDecision) error {
+	if err := e.Kernel(dec.k); err != nil {
+		return err
+	}
+	e.Dense(dec.sv)
+	e.Dense(dec.w)
+	e.Floats(dec.bias)
+	e.Bool(dec.empty)
+	e.Int(dec.workers)
+	return nil
+}
+
+// decDecision reads a decision function over dim inputs with cols outputs.
+func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
+	dec := &svmDecision{k: d.Kernel()}
+	if d.Err() == nil && dec.k == nil {
+		d.Fail("decision function without a kernel")
+	}
+	dec.sv = decMatrix(d, "support vectors", -1, dim)
+	var m int
+	if dec.sv != nil {
+		m = dec.sv.RawMatrix().Rows
+	}
+	dec.w = decMatrix(d, "dual coefficients", m, cols)
+	dec.bias = d.Floats()
+	dec.empty = d.Bool()
+	dec.workers = decNonNeg(d, "workers")
+	if d.Err() != nil {
+		return nil
+	}
+	if len(dec.bias) != cols {
+		d.Fail("%d biases for %d decision columns", len(dec.bias), cols)
+		return nil
+	}
+	return dec
+}
+
+func encTaskInfos(e *binfmt.Enc, ts []SVMTaskInfo) {
+	e.Uint(uint64(len(ts)))
+	for _, t := range ts {
+		e.Float(t.Positive)
+		e.Float(t.Negative)
+		e.Int(t.N)
+		e.Float(t.Objective)
+		e.Float(t.Bias)
+		e.Int(t.SV)
+		e.Int(t.BoundedSV)
+		e.Int(t.Iterations)
+		e.Int(int(t.Status))
+		e.Float(t.Violation)
+	}
+}
+
+func decTaskInfos(d *binfmt.Dec) []SVMTaskInfo {
+	// Each entry takes at least 5·8 + 5 bytes.
+	n := d.Count("sub-problems", d.Left()/45)
+	if d.Err() != nil || n == 0 {
+		return nil
+	}
+	ts := make([]SVMTaskInfo, n)
+	for i := range ts {
+		ts[i] = SVMTaskInfo{Positive: d.Float(), Negative: d.Float(), N: d.Int(), Objective: d.Float(),
+			Bias: d.Float(), SV: d.Int(), BoundedSV: d.Int(), Iterations: d.Int(),
+			Status: solver.SVMStatus(d.Int()), Violation: d.Float()}
+	}
+	return ts
+}
+
+// encode writes a fitted BKASVM: its configuration (without Progress), the
+// k-means partition, the global decision function and, for local
+// prediction, the per-cluster ones.
+func (b *BKASVM) encode(e *binfmt.Enc) error {
+	if b.fit == nil {
+		return errSaveUnfitted
+	}
+	if err := e.Kernel(b.Kernel); err != nil {
+		return err
+	}
+	e.Float(b.C)
+	encWeights(e, b.ClassWeights)
+	e.String(b.Multiclass)
+	e.Int(b.Clusters)
+	e.Int(b.Sketch)
+	e.Int(b.KMeansSubsample)
+	e.String(b.Prediction)
+	e.Bool(b.Refine)
+	e.Float(b.Tol)
+	e.Int(b.MaxIter)
+	e.Int64(b.CacheBytes)
+	e.Bool(b.NoShrinking)
+	e.Uint(b.Seed)
+	e.Int(b.Workers)
+
+	f := b.fit
+	e.Floats(f.labels.Classes)
+	e.Bool(f.ovo)
+	e.Int(f.d)
+	var pb bytes.Buffer
+	if err := approx.SavePartition(&pb, f.part); err != nil {
+		return err
+	}
+	e.Blob(pb.Bytes())
+	if err := encDecision(e, f.global); err != nil {
+		return err
+	}
+	e.Bool(f.local != nil)
+	if f.local != nil {
+		e.Uint(uint64(len(f.local)))
+		for _, l := range f.local {
+			e.Bool(l != nil)
+			if l != nil {
+				if err := encDecision(e, l); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	e.Int(f.ntasks)
+	e.Ints(f.info.ClusterSizes)
+	encTaskInfos(e, f.info.Tasks)
+	e.Int(f.info.SV)
+	e.Bool(f.info.Refined)
+	return nil
+}
+
+func loadBKASVM(d *binfmt.Dec) *BKASVM {
+	b := &BKASVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
+		Clusters: d.Int(), Sketch: d.Int(), KMeansSubsample: d.Int(), Prediction: d.String(),
+		Refine: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
+		Seed: d.Uint(), Workers: decNonNeg(d, "workers")}
+	f := &bkaFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
+	if d.Err() != nil {
+		return nil
+	}
+	if f.d < 1 {
+		d.Fail("dimension %d", f.d)
+		return nil
+	}
+	blob := d.Blob()
+	if d.Err() != nil {
+		return nil
+	}
+	part, err := approx.LoadPartition(bytes.NewReader(blob))
+	if err != nil {
+		d.Fail("partition: %v", err)
+		return nil
+	}
+	k, pd := part.Centroids.Dims()
+	if pd != f.d {
+		d.Fail("partition centroids have %d columns, the model %d", pd, f.d)
+		return nil
+	}
+	f.part = part
+	cols := svmColumns(f.labels, f.ovo)
+	f.global = decDecision(d, f.d, cols)
+	if d.Bool() {
+		// Each entry takes at least one byte.
+		n := d.Count("local decision functions", d.Left())
+		if d.Err() != nil {
+			return nil
+		}
+		if n != k {
+			d.Fail("%d local decision functions for %d clusters", n, k)
+			return nil
+		}
+		f.local = make([]*svmDecision, n)
+		for s := range f.local {
+			if d.Bool() {
+				f.local[s] = decDecision(d, f.d, cols)
+			}
+		}
+	}
+	f.ntasks = d.Int()
+	f.info.ClusterSizes = d.Ints()
+	f.info.Tasks = decTaskInfos(d)
+	f.info.SV = d.Int()
+	f.info.Refined = d.Bool()
+	if d.Err() != nil {
+		return nil
+	}
+	if f.ntasks != cols {
+		d.Fail("%d sub-problems, want %d", f.ntasks, cols)
+		return nil
+	}
+	b.fit = f
+	return b
+}
