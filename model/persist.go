@@ -257,4 +257,3 @@ func decNonNeg(d *binfmt.Dec, what string) int {
 	}
 	return v
 }
-
