@@ -109,19 +109,33 @@ func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partit
 		return nil, fmt.Errorf("%w: k-means: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
 	}
 
-	sample := x
+	// The clustered sample: all rows, or a seeded subsample. In sketch mode
+	// only its p-dimensional sketch is stored (s×p instead of s×d).
+	var idx []int
 	if n > cfg.Subsample {
-		sample = kmRows(x, kmSampleRows(n, cfg.Subsample, rng))
+		idx = kmSampleRows(n, cfg.Subsample, rng)
 	}
 	var sk *mat.Dense
-	space := sample
-	if cfg.Sketch > 0 {
+	var space *mat.Dense
+	switch {
+	case cfg.Sketch > 0:
 		sk = kmSignSketch(cfg.Sketch, d, rng)
-		s, _ := sample.Dims()
-		space = mat.NewDense(s, cfg.Sketch, nil)
-		for i := 0; i < s; i++ {
-			kmProject(space.RawRowView(i), sk, sample.RawRowView(i))
+		s := n
+		if idx != nil {
+			s = len(idx)
 		}
+		space = mat.NewDense(s, cfg.Sketch, nil)
+		for r := 0; r < s; r++ {
+			i := r
+			if idx != nil {
+				i = idx[r]
+			}
+			kmProject(space.RawRowView(r), sk, x.RawRowView(i))
+		}
+	case idx != nil:
+		space = kmRows(x, idx)
+	default:
+		space = x
 	}
 	cents, obj, err := kmLloyd(ctx, space, cfg, rng)
 	if err != nil {
