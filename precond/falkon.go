@@ -9,6 +9,7 @@ import (
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -127,14 +128,15 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
 	}
-	// C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI, formed in place by
-	// a triangular product on a copy of L_T with scaled rows.
+	// C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI: with W = D^{-1/2} L_T
+	// (still lower triangular), LAPACK's lauum forms WᵀW in place, blocked,
+	// in M³/3 flops (a general triangular product would take M³).
 	cm := mat.NewDense(m, m, nil)
 	cr := cm.RawMatrix()
 	for i := 0; i < m; i++ {
 		scale := 1.0
 		if w != nil {
-			scale = 1 / w[i]
+			scale = 1 / math.Sqrt(w[i])
 		}
 		row := raw.Data[i*raw.Stride : i*raw.Stride+i+1]
 		dst := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
@@ -142,13 +144,15 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 			dst[j] = scale * v
 		}
 	}
-	lt := t.L().RawTriangular()
-	blas64.Trmm(blas.Left, blas.Trans, 1/float64(m), lt, cr)
+	lapackgonum.Implementation{}.Dlauum(blas.Lower, m, cr.Data, cr.Stride)
+	invM := 1 / float64(m)
 	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ { // symmetrize from the lower triangle
-			cr.Data[j*cr.Stride+i] = cr.Data[i*cr.Stride+j]
+		row := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
+		for j := range row {
+			row[j] *= invM
+			cr.Data[j*cr.Stride+i] = row[j] // symmetrize into the upper triangle
 		}
-		cr.Data[i*cr.Stride+i] += lambda
+		row[i] += lambda
 	}
 	a, err := solver.CholeskyInPlace(cm, opt.Cholesky)
 	if err != nil {
