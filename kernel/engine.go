@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas"
@@ -30,14 +31,17 @@ const maxSegments = 32
 // linear operator without being stored. Each product walks X in row blocks,
 // forms K(X_B, C) for the block in per-worker scratch space and uses it at once.
 //
-// An Op is safe for concurrent use only if its methods are not called
-// concurrently; it keeps no state between calls besides the squared norms.
+// The first product packs C into panels for the inner kernels and computes the
+// squared norms; the Op keeps them (about 8·M·d bytes) for later calls.
+// Methods may be called from several goroutines at once, each call using its
+// own scratch space.
 type Op struct {
 	k    Kernel
 	x, c *mat.Dense
 	opt  Options
-	xn   []float64 // squared row norms of X (nil when the kernel does not need them)
-	cn   []float64 // squared row norms of C
+
+	once sync.Once
+	plan plan
 }
 
 // NewOp returns the operator K(X, C). It panics if X and C have different
@@ -68,52 +72,25 @@ func (o *Op) BlockRows() int {
 	return autoBlockRows(m)
 }
 
+// autoBlockRows sizes a block of K (rows × M) to about blockBytes: small
+// enough to stay in the per-core L2 cache between being formed and being used.
 func autoBlockRows(m int) int {
-	const target = 512 << 10 / 8 // elements in 512 KiB
-	b := target / max(m, 1)
-	return min(max(b, 16), 1024)
+	const blockBytes = 1 << 20
+	b := blockBytes / 8 / max(roundUp(m, panelCols), 1)
+	return min(max(b&^(panelRows-1), panelRows), 1024)
 }
 
 // ScratchBytes returns the memory the engine allocates per call for t right-hand
-// sides: one block per worker and the partial sums of the reductions.
+// sides (one block of K and one packed block of X per worker, and the partial
+// sums of the reductions), plus the packed copy of C it keeps after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
 	n, m := o.Dims()
+	_, d := o.x.Dims()
 	b := o.BlockRows()
+	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
 	w := int64(parallel.Workers(o.opt.Workers))
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	return 8 * (w*int64(b)*int64(m+t) + seg*int64(m)*int64(t))
-}
-
-func (o *Op) prepareNorms() {
-	d, ok := o.k.(dotForm)
-	if !ok || !d.needsNorms() || o.xn != nil {
-		return
-	}
-	n, m := o.Dims()
-	o.xn = make([]float64, n)
-	o.cn = make([]float64, m)
-	norms(o.xn, o.x)
-	norms(o.cn, o.c)
-}
-
-// block writes K(X[r0:r1], C) into dst (r1−r0 × M, contiguous).
-func (o *Op) block(dst []float64, r0, r1 int) {
-	_, m := o.Dims()
-	rows := r1 - r0
-	out := blas64.General{Rows: rows, Cols: m, Stride: m, Data: dst[:rows*m]}
-	xs := o.x.Slice(r0, r1, 0, o.x.RawMatrix().Cols).(*mat.Dense)
-	if dk, ok := o.k.(dotForm); ok {
-		gemmABt(out, xs.RawMatrix(), o.c.RawMatrix())
-		var xx float64
-		for i := 0; i < rows; i++ {
-			if o.xn != nil {
-				xx = o.xn[r0+i]
-			}
-			dk.fromDots(dst[i*m:(i+1)*m], xx, o.cn)
-		}
-		return
-	}
-	o.k.Block(mat.NewDense(rows, m, dst[:rows*m]), xs, o.c)
+	return 8 * (w*(bp*(mp+int64(d))+int64(b*t)) + seg*mp*int64(t) + mp*int64(d+1) + int64(n))
 }
 
 // Block writes K(X, C) into dst (n×M), block by block on all workers.
@@ -122,21 +99,20 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 	if r, c := dst.Dims(); r != n || c != m {
 		return fmt.Errorf("kernel: dst is %d×%d, want %d×%d", r, c, n, m)
 	}
-	o.prepareNorms()
+	p := o.prepare()
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
-	scratch := make([][]float64, w)
+	ws := make([]*work, w)
 	rd := dst.RawMatrix()
 	return parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
-		if scratch[worker] == nil {
-			scratch[worker] = make([]float64, b*m)
+		if ws[worker] == nil {
+			ws[worker] = p.newWork(b, 0)
 		}
-		buf := scratch[worker]
-		o.block(buf, r0, r1)
+		kb := p.kernelBlock(ws[worker], r0, r1)
 		for i := r0; i < r1; i++ {
-			copy(rd.Data[i*rd.Stride:i*rd.Stride+m], buf[(i-r0)*m:(i-r0+1)*m])
+			copy(rd.Data[i*rd.Stride:i*rd.Stride+m], kb.Data[(i-r0)*kb.Stride:])
 		}
 	})
 }
@@ -147,19 +123,18 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	if err := checkRHS("Mul", dst, v, n, m); err != nil {
 		return err
 	}
-	o.prepareNorms()
+	p := o.prepare()
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
-	scratch := make([][]float64, w)
+	ws := make([]*work, w)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	return parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
-		if scratch[worker] == nil {
-			scratch[worker] = make([]float64, b*m)
+		if ws[worker] == nil {
+			ws[worker] = p.newWork(b, 0)
 		}
-		kb := blas64.General{Rows: r1 - r0, Cols: m, Stride: m, Data: scratch[worker]}
-		o.block(kb.Data, r0, r1)
+		kb := p.kernelBlock(ws[worker], r0, r1)
 		out := blas64.General{Rows: r1 - r0, Cols: rd.Cols, Stride: rd.Stride, Data: rd.Data[r0*rd.Stride:]}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rv, 0, out)
 	})
@@ -172,7 +147,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 		return err
 	}
 	ru := u.RawMatrix()
-	return o.reduce(ctx, dst, ru.Cols, func(kb blas64.General, r0, r1 int, acc blas64.General) {
+	p := o.prepare()
+	return o.reduce(ctx, dst, ru.Cols, 0, func(w *work, r0, r1 int, acc blas64.General) {
+		kb := p.kernelBlock(w, r0, r1)
 		us := blas64.General{Rows: r1 - r0, Cols: ru.Cols, Stride: ru.Stride, Data: ru.Data[r0*ru.Stride:]}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb, us, 1, acc)
 	})
@@ -180,6 +157,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 
 // MulTMul sets dst = K(X, C)ᵀ·(K(X, C)·V), with V and dst M×t. Each block of K
 // is formed once and used for both products; K(X, C)·V is never stored whole.
+// With one right-hand side and the Gaussian kernel, each row of a block is
+// mapped through exp and dotted with v in one pass while it is in cache, and
+// the block's contribution Kᵀ(K v) is accumulated four rows at a time.
 func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	_, m := o.Dims()
 	if err := checkRHS("MulTMul", dst, v, m, m); err != nil {
@@ -187,41 +167,43 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	}
 	rv := v.RawMatrix()
 	t := rv.Cols
-	b := o.BlockRows()
-	w := parallel.Workers(o.opt.Workers)
-	tmp := make([][]float64, w)
-	return o.reduceW(ctx, dst, t, func(worker int, kb blas64.General, r0, r1 int, acc blas64.General) {
-		if tmp[worker] == nil {
-			tmp[worker] = make([]float64, b*t)
+	p := o.prepare()
+	if g, ok := o.k.(Gaussian); ok && t == 1 {
+		vp := make([]float64, p.mp)
+		for j := range m {
+			vp[j] = rv.Data[j*rv.Stride]
 		}
-		kv := blas64.General{Rows: r1 - r0, Cols: t, Stride: t, Data: tmp[worker]}
+		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
+			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data)
+		})
+	}
+	return o.reduce(ctx, dst, t, t, func(w *work, r0, r1 int, acc blas64.General) {
+		kb := p.kernelBlock(w, r0, r1)
+		kv := blas64.General{Rows: r1 - r0, Cols: t, Stride: t, Data: w.kv}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rv, 0, kv)
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb, kv, 1, acc)
 	})
 }
 
-func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t int, f func(kb blas64.General, r0, r1 int, acc blas64.General)) error {
-	return o.reduceW(ctx, dst, t, func(_ int, kb blas64.General, r0, r1 int, acc blas64.General) { f(kb, r0, r1, acc) })
-}
-
-// reduceW runs f on every row block and sums the M×t results into dst in a
+// reduce runs f on every row block and sums the M×t results into dst in a
 // fixed order: the blocks are split into at most maxSegments contiguous
-// segments, each segment is summed sequentially into its own partial, and the
-// partials are added in segment order.
-func (o *Op) reduceW(ctx context.Context, dst *mat.Dense, t int, f func(worker int, kb blas64.General, r0, r1 int, acc blas64.General)) error {
+// segments, each segment is summed sequentially into its own partial (M×t,
+// with rows padded to the panel width), and the partials are added in
+// segment order. kvCols is the width of the per-worker K·V scratch f needs.
+func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w *work, r0, r1 int, acc blas64.General)) error {
 	n, m := o.Dims()
-	o.prepareNorms()
+	p := o.prepare()
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
 	nseg := min(maxSegments, nb)
 	partial := make([][]float64, nseg)
 	w := parallel.Workers(o.opt.Workers)
-	scratch := make([][]float64, w)
+	ws := make([]*work, w)
 	err := parallel.For(ctx, nseg, w, func(worker, s int) {
-		if scratch[worker] == nil {
-			scratch[worker] = make([]float64, b*m)
+		if ws[worker] == nil {
+			ws[worker] = p.newWork(b, kvCols)
 		}
-		acc := blas64.General{Rows: m, Cols: t, Stride: t, Data: make([]float64, m*t)}
+		acc := blas64.General{Rows: m, Cols: t, Stride: t, Data: make([]float64, p.mp*t)}
 		partial[s] = acc.Data
 		lo, hi := s*nb/nseg, (s+1)*nb/nseg
 		for blk := lo; blk < hi; blk++ {
@@ -229,9 +211,7 @@ func (o *Op) reduceW(ctx context.Context, dst *mat.Dense, t int, f func(worker i
 				return
 			}
 			r0, r1 := blk*b, min((blk+1)*b, n)
-			kb := blas64.General{Rows: r1 - r0, Cols: m, Stride: m, Data: scratch[worker]}
-			o.block(kb.Data, r0, r1)
-			f(worker, kb, r0, r1, acc)
+			f(ws[worker], r0, r1, acc)
 		}
 	})
 	if err != nil {

@@ -78,15 +78,7 @@ func (g Gaussian) String() string { return fmt.Sprintf("gaussian(gamma=%g)", g.G
 func (Gaussian) needsNorms() bool { return true }
 
 func (g Gaussian) fromDots(row []float64, xx float64, cc []float64) {
-	cc = cc[:len(row)]
-	ng := -g.Gamma
-	for j, dot := range row {
-		d := xx + cc[j] - 2*dot
-		if d < 0 {
-			d = 0 // round-off in the expanded form
-		}
-		row[j] = expNeg(ng * d)
-	}
+	gaussRow(row, cc, xx, -g.Gamma)
 }
 
 // Laplacian is the L1 Laplacian kernel k(x, y) = exp(−γ‖x − y‖₁), as in
@@ -323,7 +315,3 @@ func positive(kern, name string, v float64) error {
 	}
 	return nil
 }
-
-// expNeg returns e^x for x ≤ 0. It is the one place the engine calls exp, so a
-// faster implementation can replace it without touching the kernels.
-func expNeg(x float64) float64 { return math.Exp(x) }

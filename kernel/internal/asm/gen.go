@@ -1,0 +1,295 @@
+// Command asm generates the AVX-512 micro-kernels of package kernel
+// (kernel/simd_amd64.s and kernel/simd_stub_amd64.go) with avo.
+//
+// Run it through "go generate ./kernel" (see kernel/simd.go). The kernels are:
+//
+//   - gemm8x16AVX512: an 8×16 register-blocked tile of A·Bᵀ from packed
+//     panels (A as [k][8], B as [k][16]), 16 zmm accumulators, the inner loop
+//     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
+//   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
+//     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed by
+//     Cody–Waite range reduction x = k·ln2 + r, |r| ≤ ln2/2, a degree-13
+//     Taylor polynomial in r and VSCALEFPD for the exact scaling by 2^k
+//     (which also produces correctly rounded subnormals near underflow);
+//     the Dot variant also returns Σ_j k_j·v_j.
+//   - axpyAVX512 / axpy4AVX512: y += a·x, and y += a0·x0 + a1·x1 + a2·x2 +
+//     a3·x3 as four FMAs in that order (bit-identical to four axpy calls).
+//   - cpuid / xgetbv for the run-time feature check.
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// expPolyDegree is the degree of the Taylor polynomial for e^r on
+// |r| ≤ ln2/2: the remainder (ln2/2)^14/14! ≈ 4e-18 is far below half an ulp.
+const expPolyDegree = 13
+
+// The constants below must match kernel/exp.go.
+const (
+	log2e = 1.4426950408889634073599246810018921374266459541530
+	ln2Hi = 6.93147180369123816490e-01 // Go's math.Ln2Hi: 32 significant bits, so k·ln2Hi is exact
+	ln2Lo = 1.90821492927058770002e-10
+	clamp = -746.0 // below −745.13…, e^x rounds to zero
+)
+
+var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
+	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
+
+func main() {
+	Package("github.com/landmark-ml/landmark/kernel")
+	ConstraintExpr("amd64")
+
+	consts := GLOBL("expconsts", RODATA|NOPTR)
+	vals := []float64{log2e, ln2Hi, ln2Lo, clamp, 2}
+	for i := expPolyDegree; i >= 0; i-- {
+		vals = append(vals, 1/factorial(i))
+	}
+	for i, v := range vals {
+		DATA(8*i, U64(math.Float64bits(v))) // bits: avo prints F64(2) as the integer $(2)
+	}
+	cst := func(i int) Mem { return consts.Offset(8 * i) }
+
+	gemm()
+	expRow("expRowAVX512", false, cst)
+	expRow("expRowDotAVX512", true, cst)
+	axpy()
+	axpy4()
+	cpu()
+	Generate()
+}
+
+func factorial(n int) float64 {
+	f := 1.0
+	for i := 2; i <= n; i++ {
+		f *= float64(i)
+	}
+	return f
+}
+
+func gemm() {
+	TEXT("gemm8x16AVX512", NOSPLIT, "func(k int, a, b, c *float64, ldc int, add bool)")
+	Doc("gemm8x16AVX512 sets (or, when add, increments) the 8×16 tile at c (row stride ldc",
+		"elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(3), ldc)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	VMOVUPD(Mem{Base: b}, Z16)
+	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSD(Mem{Base: a, Disp: 8 * r}, t)
+		VFMADD231PD(Z16, t, zmm[2*r])
+		VFMADD231PD(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(64), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
+	add := RAX
+	Load(Param("add"), add)
+	TESTB(add.As8(), add.As8())
+	JE(LabelRef("overwrite"))
+	for r := 0; r < 8; r++ {
+		VADDPD(Mem{Base: c}, zmm[2*r], zmm[2*r])
+		VADDPD(Mem{Base: c, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
+		VMOVUPD(zmm[2*r], Mem{Base: c})
+		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+	Label("overwrite")
+	for r := 0; r < 8; r++ {
+		VMOVUPD(zmm[2*r], Mem{Base: c})
+		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// expRow emits the Gaussian row map, two vectors (16 elements) per step.
+func expRow(name string, withDot bool, cst func(int) Mem) {
+	sig := "func(row, cc *float64, n int, xx, ng float64)"
+	if withDot {
+		sig = "func(row, cc, v *float64, n int, xx, ng float64) float64"
+	}
+	TEXT(name, NOSPLIT, sig)
+	if withDot {
+		Doc(name+" replaces row[j] (a dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))",
+			"for j < n (n a multiple of 16) and returns Σ_j row[j]·v[j] (two 8-lane partial sums).")
+	} else {
+		Doc(name+" replaces row[j] (a dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))",
+			"for j < n (n a multiple of 16).")
+	}
+	row, cc, v, n := RSI, RDI, R8, RCX
+	Load(Param("row"), row)
+	Load(Param("cc"), cc)
+	if withDot {
+		Load(Param("v"), v)
+	}
+	Load(Param("n"), n)
+	SHRQ(Imm(4), n)
+	// Z24 xx, Z25 ng, Z26 log2e, Z27 ln2Hi, Z28 ln2Lo, Z29 clamp, Z30 2, Z31 zero.
+	Load(Param("xx"), X0)
+	VBROADCASTSD(X0, Z24)
+	Load(Param("ng"), X0)
+	VBROADCASTSD(X0, Z25)
+	VBROADCASTSD(cst(0), Z26)
+	VBROADCASTSD(cst(1), Z27)
+	VBROADCASTSD(cst(2), Z28)
+	VBROADCASTSD(cst(3), Z29)
+	VBROADCASTSD(cst(4), Z30)
+	VPXORQ(Z31, Z31, Z31)
+	VPXORQ(Z20, Z20, Z20) // dot partials
+	VPXORQ(Z21, Z21, Z21)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 2; h++ {
+		t, x, kf, p := zmm[4*h], zmm[4*h+1], zmm[4*h+2], zmm[4*h+3]
+		VADDPD(Mem{Base: cc, Disp: 64 * h}, Z24, t)        // t = xx + cc
+		VFNMADD231PD(Mem{Base: row, Disp: 64 * h}, Z30, t) // t −= 2·row (2·row is exact)
+		VMAXPD(t, Z31, t)                                  // clamp round-off at 0 (NaN stays NaN)
+		VMULPD(Z25, t, x)                                  // x = ng·t ≤ 0
+		VMAXPD(x, Z29, x)                                  // x ≥ −746
+		VMULPD(Z26, x, kf)
+		VRNDSCALEPD(Imm(0), kf, kf) // k = round(x·log2e)
+		VFNMADD231PD(Z27, kf, x)    // r = x − k·ln2Hi (exact)
+		VFNMADD231PD(Z28, kf, x)    // r −= k·ln2Lo
+		VBROADCASTSD(cst(5), p)     // 1/13!
+		for i := 1; i <= expPolyDegree; i++ {
+			VFMADD213PD_BCST(cst(5+i), x, p) // p = p·r + 1/(13−i)!
+		}
+		VSCALEFPD(kf, p, p) // p·2^k
+		VMOVUPD(p, Mem{Base: row, Disp: 64 * h})
+		if withDot {
+			VFMADD231PD(Mem{Base: v, Disp: 64 * h}, p, zmm[20+h])
+		}
+	}
+	ADDQ(Imm(128), row)
+	ADDQ(Imm(128), cc)
+	if withDot {
+		ADDQ(Imm(128), v)
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	if withDot {
+		VADDPD(Z21, Z20, Z20)
+		VEXTRACTF64X4(Imm(1), Z20, Y1)
+		VADDPD(Y1, Y20, Y1)
+		VEXTRACTF128(Imm(1), Y1, X2)
+		VADDPD(X2, X1, X1)
+		VPERMILPD(Imm(1), X1, X2)
+		VADDSD(X2, X1, X1)
+		Store(X1, ReturnIndex(0))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+func axpy() {
+	TEXT("axpyAVX512", NOSPLIT, "func(n int, a float64, x, y *float64)")
+	Doc("axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
+	n, x, y := RCX, RSI, RDI
+	Load(Param("n"), n)
+	Load(Param("x"), x)
+	Load(Param("y"), y)
+	SHRQ(Imm(4), n)
+	Load(Param("a"), X0)
+	VBROADCASTSD(X0, Z16)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	VMOVUPD(Mem{Base: y}, Z0)
+	VMOVUPD(Mem{Base: y, Disp: 64}, Z1)
+	VFMADD231PD(Mem{Base: x}, Z16, Z0)
+	VFMADD231PD(Mem{Base: x, Disp: 64}, Z16, Z1)
+	VMOVUPD(Z0, Mem{Base: y})
+	VMOVUPD(Z1, Mem{Base: y, Disp: 64})
+	ADDQ(Imm(128), x)
+	ADDQ(Imm(128), y)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func axpy4() {
+	TEXT("axpy4AVX512", NOSPLIT, "func(n int, a *[4]float64, x *float64, stride int, y *float64)")
+	Doc("axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
+		"for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.")
+	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
+	Load(Param("n"), n)
+	Load(Param("a"), ap)
+	Load(Param("x"), x)
+	Load(Param("stride"), st)
+	Load(Param("y"), y)
+	SHLQ(Imm(3), st)
+	SHRQ(Imm(4), n)
+	for i := 0; i < 4; i++ {
+		VBROADCASTSD(Mem{Base: ap, Disp: 8 * i}, zmm[16+i])
+	}
+	x1, x2, x3 := R8, R9, R10
+	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
+	LEAQ(Mem{Base: x1, Index: st, Scale: 1}, x2)
+	LEAQ(Mem{Base: x2, Index: st, Scale: 1}, x3)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 2; h++ {
+		acc := zmm[h]
+		VMOVUPD(Mem{Base: y, Disp: 64 * h}, acc)
+		for i, xp := range []Register{x, x1, x2, x3} {
+			VFMADD231PD(Mem{Base: xp, Disp: 64 * h}, zmm[16+i], acc)
+		}
+		VMOVUPD(acc, Mem{Base: y, Disp: 64 * h})
+	}
+	for _, p := range []Register{x, x1, x2, x3, y} {
+		ADDQ(Imm(128), p)
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func cpu() {
+	TEXT("cpuid", NOSPLIT, "func(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)")
+	Doc("cpuid executes CPUID with the given EAX and ECX.")
+	Load(Param("eaxArg"), EAX)
+	Load(Param("ecxArg"), ECX)
+	CPUID()
+	Store(EAX, Return("eax"))
+	Store(EBX, Return("ebx"))
+	Store(ECX, Return("ecx"))
+	Store(EDX, Return("edx"))
+	RET()
+
+	TEXT("xgetbv", NOSPLIT, "func() (eax, edx uint32)")
+	Doc("xgetbv reads XCR0 (call only when CPUID reports OSXSAVE).")
+	XORL(ECX, ECX)
+	XGETBV()
+	Store(EAX, Return("eax"))
+	Store(EDX, Return("edx"))
+	RET()
+}

@@ -1,0 +1,230 @@
+package kernel
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Register-block shape of the inner kernel: a tile of K is panelRows rows of X
+// by panelCols centers (8×16 doubles: 16 AVX-512 accumulators).
+const (
+	panelRows = 8
+	panelCols = 16
+)
+
+// smallDim is the largest d for which the portable code computes the dot
+// products with its own loops over packed centers instead of gonum's Dgemm.
+const smallDim = 16
+
+// kBlock bounds the number of features one pass of the inner kernel covers,
+// so that a packed panel of centers (kBlock×16 doubles, 32 KiB) stays in L1.
+const kBlock = 256
+
+// plan is what an Op computes once: squared norms and C packed into panels.
+type plan struct {
+	k     Kernel
+	dk    dotForm // nil for kernels that are not functions of dot products
+	gauss bool
+	ng    float64 // −γ for the Gaussian
+
+	x, c    blas64.General
+	n, m, d int
+	mp      int       // M rounded up to panelCols
+	cp      []float64 // C packed: mp/16 panels, each d×16 (feature-major)
+	xn, cn  []float64 // squared norms (cn padded with zeros to mp)
+}
+
+func (o *Op) prepare() *plan {
+	o.once.Do(func() {
+		p := &o.plan
+		p.k = o.k
+		p.x, p.c = o.x.RawMatrix(), o.c.RawMatrix()
+		p.n, p.m, p.d = p.x.Rows, p.c.Rows, p.x.Cols
+		p.mp = roundUp(p.m, panelCols)
+		dk, ok := o.k.(dotForm)
+		if !ok {
+			return
+		}
+		p.dk = dk
+		if g, ok := o.k.(Gaussian); ok {
+			p.gauss, p.ng = true, -g.Gamma
+		}
+		if dk.needsNorms() {
+			p.xn = make([]float64, p.n)
+			p.cn = make([]float64, p.mp)
+			norms(p.xn, o.x)
+			norms(p.cn[:p.m], o.c)
+		}
+		p.cp = make([]float64, p.mp*p.d)
+		for j := 0; j < p.m; j++ {
+			row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
+			panel := p.cp[(j/panelCols)*panelCols*p.d:]
+			for k, v := range row {
+				panel[k*panelCols+j%panelCols] = v
+			}
+		}
+	})
+	return &o.plan
+}
+
+// work is one worker's scratch space.
+type work struct {
+	simd bool
+	blk  []float64 // K block, bp×mp
+	a    []float64 // X block packed in panels of panelRows rows, feature-major
+	kv   []float64 // K block · V
+}
+
+func (p *plan) newWork(b, t int) *work {
+	bp := roundUp(b, panelRows)
+	w := &work{simd: useAVX512, blk: make([]float64, bp*p.mp), kv: make([]float64, b*t)}
+	if w.simd && p.dk != nil {
+		w.a = make([]float64, bp*p.d)
+	}
+	return w
+}
+
+// dots writes x_i·c_j into w.blk (stride mp) for the rows i of X[r0:r1] and
+// j < M (with AVX-512: j < mp, the padding getting zeros).
+func (p *plan) dots(w *work, r0, r1 int) {
+	rows, d, mp := r1-r0, p.d, p.mp
+	if d == 0 || p.m == 0 {
+		clear(w.blk[:rows*mp])
+		return
+	}
+	switch {
+	case w.simd:
+		// Pack the block of X: panels of 8 rows, feature-major, zero rows at the end.
+		rp := roundUp(rows, panelRows)
+		for ip := 0; ip < rp; ip += panelRows {
+			panel := w.a[ip*d : (ip+panelRows)*d]
+			for i := 0; i < panelRows; i++ {
+				if ip+i >= rows {
+					for k := 0; k < d; k++ {
+						panel[k*panelRows+i] = 0
+					}
+					continue
+				}
+				x := p.x.Data[(r0+ip+i)*p.x.Stride : (r0+ip+i)*p.x.Stride+d]
+				for k, v := range x {
+					panel[k*panelRows+i] = v
+				}
+			}
+		}
+		nk := (d + kBlock - 1) / kBlock
+		kc := (d + nk - 1) / nk
+		for k0 := 0; k0 < d; k0 += kc {
+			kl := min(kc, d-k0)
+			for jp := 0; jp < mp; jp += panelCols {
+				b := &p.cp[jp*d+k0*panelCols]
+				for ip := 0; ip < rp; ip += panelRows {
+					gemm8x16AVX512(kl, &w.a[ip*d+k0*panelRows], b, &w.blk[ip*mp+jp], mp, k0 > 0)
+				}
+			}
+		}
+	case d <= smallDim:
+		for i := 0; i < rows; i++ {
+			x := p.x.Data[(r0+i)*p.x.Stride : (r0+i)*p.x.Stride+d]
+			smallDots(w.blk[i*mp:(i+1)*mp], x, p.cp)
+		}
+	default:
+		xs := blas64.General{Rows: rows, Cols: d, Stride: p.x.Stride, Data: p.x.Data[r0*p.x.Stride:]}
+		out := blas64.General{Rows: rows, Cols: p.m, Stride: mp, Data: w.blk}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, p.c, 0, out)
+	}
+}
+
+// smallDots writes x·c_j into out[j] for every packed center, eight at a time
+// with the whole feature loop inside (the portable kernel for small d).
+func smallDots(out, x, cp []float64) {
+	d := len(x)
+	for jp := 0; jp < len(out); jp += panelCols {
+		panel := cp[jp*d : (jp+panelCols)*d]
+		for h := 0; h < panelCols; h += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 float64
+			for k, xk := range x {
+				c := panel[k*panelCols+h : k*panelCols+h+8 : k*panelCols+h+8]
+				s0 += xk * c[0]
+				s1 += xk * c[1]
+				s2 += xk * c[2]
+				s3 += xk * c[3]
+				s4 += xk * c[4]
+				s5 += xk * c[5]
+				s6 += xk * c[6]
+				s7 += xk * c[7]
+			}
+			o := out[jp+h : jp+h+8 : jp+h+8]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+	}
+}
+
+// kernelBlock forms K(X[r0:r1], C) in w.blk and returns it as a rows×M matrix
+// with stride mp.
+func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
+	rows, m, mp := r1-r0, p.m, p.mp
+	kb := blas64.General{Rows: rows, Cols: m, Stride: max(mp, 1), Data: w.blk}
+	if p.dk == nil {
+		var dst, xs mat.Dense
+		dst.SetRawMatrix(kb)
+		xs.SetRawMatrix(blas64.General{Rows: rows, Cols: p.d, Stride: p.x.Stride, Data: p.x.Data[r0*p.x.Stride:]})
+		var cs mat.Dense
+		cs.SetRawMatrix(p.c)
+		if rows > 0 && m > 0 {
+			p.k.Block(&dst, &xs, &cs)
+		}
+		return kb
+	}
+	p.dots(w, r0, r1)
+	if m == 0 {
+		return kb
+	}
+	for i := 0; i < rows; i++ {
+		row := w.blk[i*mp : (i+1)*mp]
+		var xx float64
+		if p.xn != nil {
+			xx = p.xn[r0+i]
+		}
+		switch {
+		case p.gauss && w.simd:
+			expRowAVX512(&row[0], &p.cn[0], mp, xx, p.ng)
+		case p.gauss:
+			gaussRow(row[:m], p.cn[:m], xx, p.ng)
+		default:
+			p.dk.fromDots(row[:m], xx, p.cn)
+		}
+	}
+	return kb
+}
+
+// fusedGaussian adds K_Bᵀ(K_B v) to acc (length mp) for the block B = X[r0:r1]
+// of the Gaussian kernel, vp being v padded with zeros to length mp.
+func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64) {
+	rows, m, mp := r1-r0, p.m, p.mp
+	if m == 0 {
+		return
+	}
+	p.dots(w, r0, r1)
+	kv := w.kv[:rows]
+	if !w.simd {
+		for i := range kv {
+			row := w.blk[i*mp : i*mp+m]
+			kv[i] = gaussRowDot(row, p.cn[:m], vp[:m], p.xn[r0+i], ng)
+			axpy(kv[i], row, acc[:m])
+		}
+		return
+	}
+	for i := range kv {
+		kv[i] = expRowDotAVX512(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], ng)
+	}
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		axpy4AVX512(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
+	}
+	for ; i < rows; i++ {
+		axpyAVX512(mp, kv[i], &w.blk[i*mp], &acc[0])
+	}
+}
+
+func roundUp(a, b int) int { return (a + b - 1) / b * b }

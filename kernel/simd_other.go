@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package kernel
+
+// hasAVX512 is false off amd64: the portable code is used.
+const hasAVX512 = false
+
+func gemm8x16AVX512(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX-512") }
+func expRowAVX512(*float64, *float64, int, float64, float64)      { panic("kernel: no AVX-512") }
+func expRowDotAVX512(*float64, *float64, *float64, int, float64, float64) float64 {
+	panic("kernel: no AVX-512")
+}
+func axpyAVX512(int, float64, *float64, *float64)           { panic("kernel: no AVX-512") }
+func axpy4AVX512(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX-512") }

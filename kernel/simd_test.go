@@ -1,0 +1,226 @@
+package kernel
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ulpDiff returns |a − b| in units of the spacing of float64 numbers at b
+// (2^-1074 for subnormal b).
+func ulpDiff(a, b float64) float64 {
+	ulp := math.Nextafter(math.Abs(b), math.Inf(1)) - math.Abs(b)
+	return math.Abs(a-b) / ulp
+}
+
+// TestExpNeg compares expNeg with math.Exp on a dense grid of [−746, 0],
+// on tiny |x| and across the subnormal range. The bound of 3 ulps (measured:
+// 2) covers a degree-13 polynomial evaluated by Horner's rule without FMA after
+// a two-constant Cody–Waite reduction (each step adds under half an ulp), plus
+// math.Exp's own error of under 1 ulp.
+func TestExpNeg(t *testing.T) {
+	var xs []float64
+	for i := 0; i <= 2_000_000; i++ {
+		xs = append(xs, -746*float64(i)/2_000_000)
+	}
+	for e := -1; e >= -320; e-- {
+		xs = append(xs, -math.Pow(10, float64(e)), -3*math.Pow(10, float64(e)))
+	}
+	for x := -708.0; x >= -746; x -= 1.0 / 1024 {
+		xs = append(xs, x)
+	}
+	xs = append(xs, 0, math.Copysign(0, -1), -math.SmallestNonzeroFloat64, -745.1332191019411, -745.1332191019412, -1000, math.Inf(-1))
+	worst, at := 0.0, 0.0
+	for _, x := range xs {
+		got, want := expNeg(x), math.Exp(x)
+		if u := ulpDiff(got, want); u > worst {
+			worst, at = u, x
+		}
+	}
+	t.Logf("max error %.3g ulp at x = %v", worst, at)
+	if worst > 3 {
+		t.Fatalf("expNeg: %.3g ulp at x = %v: got %v, math.Exp %v", worst, at, expNeg(at), math.Exp(at))
+	}
+	if !math.IsNaN(expNeg(math.NaN())) {
+		t.Fatal("expNeg(NaN) is not NaN")
+	}
+}
+
+// TestExpRowSIMD checks the AVX-512 Gaussian row map against the portable one
+// element by element, on arguments spread over [−746, 0] including the
+// subnormal range, zero distances and negative round-off (clamped to zero).
+// Both compute the same reduction and polynomial, the SIMD code with FMAs, so
+// they agree to a couple of ulps; 1e-13 relative is well inside the 1e-12
+// the engine promises.
+func TestExpRowSIMD(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	const n = 4096
+	row, cc, v := make([]float64, n), make([]float64, n), make([]float64, n)
+	for j := range row {
+		// t = xx + cc − 2·row = cc + 1 − 2·row with xx = 1, ng = −1.
+		switch j % 4 {
+		case 0:
+			cc[j], row[j] = 745*r.Float64(), 0.5
+		case 1:
+			cc[j], row[j] = 700+46*r.Float64(), 0.5 // subnormal results and zero
+		case 2:
+			cc[j], row[j] = 1e-9*r.Float64(), 0.5+1e-9*r.Float64() // tiny and negative t
+		case 3:
+			cc[j], row[j] = 5*r.Float64(), 0.5+r.NormFloat64()
+		}
+		v[j] = r.NormFloat64()
+	}
+	want := append([]float64(nil), row...)
+	wantDot := gaussRowDot(want, cc, v, 1, -1)
+	got := append([]float64(nil), row...)
+	gotDot := expRowDotAVX512(&got[0], &cc[0], &v[0], n, 1, -1)
+	got2 := append([]float64(nil), row...)
+	expRowAVX512(&got2[0], &cc[0], n, 1, -1)
+	for j := range want {
+		if got[j] != got2[j] {
+			t.Fatalf("j=%d: expRow %v, expRowDot %v", j, got2[j], got[j])
+		}
+		if want[j] == 0 || want[j] < 0x1p-1022 {
+			if ulpDiff(got[j], want[j]) > 2 {
+				t.Fatalf("j=%d (subnormal): simd %v portable %v", j, got[j], want[j])
+			}
+			continue
+		}
+		if !relClose(got[j], want[j], 1e-13) || math.Abs(got[j]-want[j]) > 1e-13*want[j] {
+			t.Fatalf("j=%d: simd %v portable %v", j, got[j], want[j])
+		}
+	}
+	if !relClose(gotDot, wantDot, 1e-12) {
+		t.Fatalf("dot: simd %v portable %v", gotDot, wantDot)
+	}
+}
+
+// TestSIMDMatchesPortable runs every product of the engine with the AVX-512
+// kernels and with the portable code on ragged shapes (n, M, d not multiples
+// of 8 or 16, d = 1, d past the 256-feature k-blocking) and requires 1e-12
+// relative agreement (the bound), and checks both against the naive
+// double loop.
+func TestSIMDMatchesPortable(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	ctx := context.Background()
+	shapes := []struct{ n, m, d, b int }{
+		{37, 19, 1, 0}, {101, 33, 3, 9}, {64, 16, 8, 16}, {53, 47, 17, 0}, {29, 21, 300, 13}, {5, 1, 2, 0},
+	}
+	for _, s := range shapes {
+		x, c := randDense(r, s.n, s.d), randDense(r, s.m, s.d)
+		v1, v2, u := randDense(r, s.m, 1), randDense(r, s.m, 3), randDense(r, s.n, 2)
+		for _, k := range []Kernel{Gaussian{Gamma: 0.7 / float64(s.d)}, Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, Linear{}} {
+			var res [2][5]*mat.Dense
+			for i, simd := range []bool{true, false} {
+				restore := setSIMD(simd)
+				op := NewOp(k, x, c, Options{BlockRows: s.b})
+				res[i] = [5]*mat.Dense{mat.NewDense(s.n, s.m, nil), mat.NewDense(s.m, 1, nil), mat.NewDense(s.m, 3, nil),
+					mat.NewDense(s.n, 3, nil), mat.NewDense(s.m, 2, nil)}
+				for _, err := range []error{
+					op.Block(ctx, res[i][0]), op.MulTMul(ctx, res[i][1], v1), op.MulTMul(ctx, res[i][2], v2),
+					op.Mul(ctx, res[i][3], v2), op.MulT(ctx, res[i][4], u),
+				} {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				restore()
+			}
+			if !mat.EqualApprox(res[0][0], naive(k, x, c), 1e-12) {
+				t.Fatalf("%v %+v: SIMD block differs from naive", k, s)
+			}
+			for p := range res[0] {
+				scale := math.Max(1, mat.Norm(res[1][p], math.Inf(1)))
+				if !mat.EqualApprox(res[0][p], res[1][p], 1e-12*scale) {
+					t.Fatalf("%v %+v: product %d: SIMD and portable differ", k, s, p)
+				}
+			}
+		}
+	}
+}
+
+// TestGaussianNearUnderflow uses points so far apart that most kernel values
+// are subnormal or zero: SIMD and portable must still agree, without NaNs.
+func TestGaussianNearUnderflow(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	x, c := randDense(r, 45, 3), randDense(r, 27, 3)
+	x.Scale(20, x)
+	c.Scale(20, c)
+	k := Gaussian{Gamma: 0.35} // γ‖x−c‖² spreads over roughly [0, 2000]
+	want := naive(k, x, c)
+	for _, simd := range []bool{true, false} {
+		restore := setSIMD(simd)
+		got := mat.NewDense(45, 27, nil)
+		if err := NewOp(k, x, c, Options{}).Block(context.Background(), got); err != nil {
+			t.Fatal(err)
+		}
+		restore()
+		for i := range 45 {
+			for j := range 27 {
+				g, w := got.At(i, j), want.At(i, j)
+				if math.IsNaN(g) || math.Abs(g-w) > 1e-12*math.Max(w, 1e-300) && w > 1e-300 {
+					t.Fatalf("simd=%v (%d,%d): got %v want %v", simd, i, j, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestDispatch checks both ways of selecting the inner kernels: the test hook
+// and the environment variable's parsing.
+func TestDispatch(t *testing.T) {
+	restore := setSIMD(false)
+	if Accel() != "portable" {
+		t.Fatalf("forced fallback: Accel() = %q", Accel())
+	}
+	restore()
+	restore = setSIMD(true)
+	if want := map[bool]string{true: "avx512", false: "portable"}[hasAVX512]; Accel() != want {
+		t.Fatalf("SIMD on, hasAVX512=%v: Accel() = %q, want %q", hasAVX512, Accel(), want)
+	}
+	restore()
+	for v, off := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
+		if envOff(v) != off {
+			t.Errorf("%s=%q: off = %v, want %v", noSIMDEnv, v, envOff(v), off)
+		}
+	}
+}
+
+// TestFusedWorkers checks that the fused single-vector Gaussian product is
+// bit-identical for 1 and 8 workers in both modes (fixed reduction order), and
+// equals the explicit Kᵀ(K v).
+func TestFusedWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	x, c, v := randDense(r, 517, 6), randDense(r, 35, 6), randDense(r, 35, 1)
+	k := Gaussian{Gamma: 0.2}
+	full := naive(k, x, c)
+	var kv, want mat.Dense
+	kv.Mul(full, v)
+	want.Mul(full.T(), &kv)
+	for _, simd := range []bool{true, false} {
+		restore := setSIMD(simd)
+		var got [2]*mat.Dense
+		for i, w := range []int{1, 8} {
+			got[i] = mat.NewDense(35, 1, nil)
+			if err := NewOp(k, x, c, Options{Workers: w, BlockRows: 12}).MulTMul(context.Background(), got[i], v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		restore()
+		if !mat.Equal(got[0], got[1]) {
+			t.Fatalf("simd=%v: 1 and 8 workers differ", simd)
+		}
+		if !mat.EqualApprox(got[0], &want, 1e-12*mat.Norm(&want, math.Inf(1))) {
+			t.Fatalf("simd=%v: fused product differs from explicit", simd)
+		}
+	}
+}
