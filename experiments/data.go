@@ -64,33 +64,53 @@ func folds(y []float64, k int, stratified bool, rng *rand.Rand) ([]datasets.Fold
 	return datasets.KFold(len(y), k, rng)
 }
 
+// Scaling is a fitted feature scaling: Standardizer or MinMax statistics of
+// the training rows (both nil: none).
+type Scaling struct {
+	// Standardize holds the standardization statistics, when used.
+	Standardize *datasets.Standardizer `json:"standardize,omitempty"`
+	// MinMax holds the min–max statistics, when used.
+	MinMax *datasets.MinMax `json:"minmax,omitempty"`
+}
+
+// Transform applies the scaling to x (a new matrix; x itself when none).
+func (s Scaling) Transform(x *mat.Dense) (*mat.Dense, error) {
+	switch {
+	case s.Standardize != nil:
+		return s.Standardize.Transform(x)
+	case s.MinMax != nil:
+		return s.MinMax.Transform(x)
+	}
+	return x, nil
+}
+
 // scaleFeatures fits the spec's feature scaling on xtr and applies it to
 // xtr and xva (returned as new matrices); "" leaves them as they are.
-func scaleFeatures(kind string, xtr, xva *mat.Dense) (*mat.Dense, *mat.Dense, error) {
-	var sc interface {
-		Fit(*mat.Dense) error
-		Transform(*mat.Dense) (*mat.Dense, error)
-	}
+func scaleFeatures(kind string, xtr, xva *mat.Dense) (*mat.Dense, *mat.Dense, Scaling, error) {
+	var sc Scaling
+	var fit func(*mat.Dense) error
 	switch kind {
 	case "":
-		return xtr, xva, nil
+		return xtr, xva, sc, nil
 	case scaleStandardize:
-		sc = &datasets.Standardizer{}
+		sc.Standardize = &datasets.Standardizer{}
+		fit = sc.Standardize.Fit
 	case scaleMinMax:
-		sc = &datasets.MinMax{}
+		sc.MinMax = &datasets.MinMax{}
+		fit = sc.MinMax.Fit
 	default:
-		return nil, nil, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
+		return nil, nil, sc, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
 	}
-	if err := sc.Fit(xtr); err != nil {
-		return nil, nil, err
+	if err := fit(xtr); err != nil {
+		return nil, nil, sc, err
 	}
 	a, err := sc.Transform(xtr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, sc, err
 	}
 	b, err := sc.Transform(xva)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, sc, err
 	}
-	return a, b, nil
+	return a, b, sc, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -23,6 +24,29 @@ type FitResult struct {
 	NTrain, NTest, Dim int
 	// FitSeconds is the fit's wall time.
 	FitSeconds float64
+	// Scaling is the feature scaling fitted on the training set; new data
+	// must go through it before Estimator.Predict.
+	Scaling Scaling
+	// Target, when set, maps the estimator's outputs back to target units.
+	Target *datasets.TargetScaler
+	// Task is the spec's task.
+	Task string
+}
+
+// Predict applies the scaling, the estimator and the target scaling to new rows.
+func (f *FitResult) Predict(x *mat.Dense) ([]float64, error) {
+	xs, err := f.Scaling.Transform(mat.DenseCopyOf(x))
+	if err != nil {
+		return nil, err
+	}
+	p, err := f.Estimator.Predict(xs)
+	if err != nil {
+		return nil, err
+	}
+	if f.Target != nil {
+		p = f.Target.Inverse(p)
+	}
+	return p, nil
 }
 
 // Fit fits the spec's estimator once on the whole training set, at the one
@@ -55,12 +79,18 @@ func Fit(ctx context.Context, s *Spec) (*FitResult, error) {
 		ys = append(ys, r.yTest)
 	}
 	t0 := time.Now()
-	est, scores, err := r.fitScoreMany(ctx, p, xs[0], r.y, xs, ys, fitSeed(s.Seed, 1<<20, 0))
+	fs, scores, err := r.fitScoreMany(ctx, p, xs[0], r.y, xs, ys, fitSeed(s.Seed, 1<<20, 0))
 	if err != nil {
 		return nil, err
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
-	res.Estimator = est
+	res.Estimator = fs.est
+	res.Scaling = fs.scaling
+	if s.Dataset.StandardizeTarget {
+		t := fs.target
+		res.Target = &t
+	}
+	res.Task = s.Task
 	res.Train = scores[0]
 	if len(scores) > 1 {
 		res.Test = scores[1]

@@ -274,3 +274,17 @@ func auc(y, pred, scores []float64) (float64, error) {
 	}
 	return (rankSum - np*(np+1)/2) / (np * nn), nil
 }
+
+// Score computes every metric of task (regression, binary, multiclass) for
+// predictions pred of y; auc uses labels as scores.
+func Score(task string, y, pred []float64) ([]Summary, error) {
+	var out []Summary
+	for _, m := range taskMetrics(task) {
+		v, err := m.Score(y, pred, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		out = append(out, Summary{Name: m.Name, Mean: v})
+	}
+	return out, nil
+}

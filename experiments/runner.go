@@ -537,6 +537,8 @@ func sampleMeanStd(v []float64) (mean, std float64) {
 
 type fitScores struct {
 	est               model.Estimator
+	scaling           Scaling
+	target            datasets.TargetScaler
 	scores            []float64
 	fit, predict      float64
 	peak              int64
@@ -560,7 +562,7 @@ func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []fl
 // model (its scalers are refitted on xtr, which is deterministic).
 func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64, est model.Estimator) (fitScores, error) {
 	d := r.s.Dataset
-	xtr, xva, err := scaleFeatures(d.scale(), xtr, xva)
+	xtr, xva, sc, err := scaleFeatures(d.scale(), xtr, xva)
 	if err != nil {
 		return fitScores{}, err
 	}
@@ -616,7 +618,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	if d.StandardizeTarget {
 		pred = ts.Inverse(pred)
 	}
-	out := fitScores{est: est, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
+	out := fitScores{est: est, scaling: sc, target: ts, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
 	for _, m := range r.metrics {
 		v, err := m.Score(yva, pred, dec)
 		if err != nil {
@@ -701,20 +703,21 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 // fitScoreMany fits point p on (xtr, ytr) and scores the fitted model on
 // each (xs[i], ys[i]), scaling features (and the target) with the training
 // rows' statistics as fitScore does.
-func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xs []*mat.Dense, ys [][]float64, seed uint64) (model.Estimator, [][]Summary, error) {
+func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xs []*mat.Dense, ys [][]float64, seed uint64) (fitScores, [][]Summary, error) {
 	var est model.Estimator
+	var last fitScores
 	var out [][]Summary
 	for i := range xs {
 		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], seed, est)
 		if err != nil {
-			return nil, nil, err
+			return fitScores{}, nil, err
 		}
-		est = fs.est
+		est, last = fs.est, fs
 		var sc []Summary
 		for j, m := range r.metrics {
 			sc = append(sc, Summary{Name: m.Name, Mean: fs.scores[j]})
 		}
 		out = append(out, sc)
 	}
-	return est, out, nil
+	return last, out, nil
 }

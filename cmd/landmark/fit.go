@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,10 +14,6 @@ import (
 	"github.com/landmark-ml/landmark/experiments"
 	"gopkg.in/yaml.v3"
 )
-
-// errNoPersistence is returned by fit --save and predict until model
-// persistence (model.Save/Load) is part of the build.
-var errNoPersistence = errors.New("saving and loading models needs model persistence (model.Save/Load), which is not in this build yet")
 
 // setFlags collects repeated "--set key=value" estimator options.
 type setFlags []string
@@ -136,9 +131,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *save != "" {
-		return errNoPersistence
-	}
 	var spec *experiments.Spec
 	switch len(pos) {
 	case 0:
@@ -156,6 +148,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if *save != "" {
+		if err := res.SaveFile(*save, spec); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -172,6 +169,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
+	}
+	if *save != "" {
+		fmt.Fprintf(stdout, "saved to %s\n", *save)
 	}
 	return nil
 }

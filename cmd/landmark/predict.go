@@ -1,21 +1,86 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/experiments"
 )
 
-func runPredict(_ context.Context, args []string, _, stderr io.Writer) error {
+func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", "--model FILE --data FILE [--out FILE]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
-	data := fs.String("data", "", "data to predict (LIBSVM or CSV)")
-	fs.String("out", "", "write predictions here (default stdout)")
+	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit)")
+	format := fs.String("format", "", "data format: libsvm or csv (default from the file name)")
+	out := fs.String("out", "", "write the predictions here, one per line (default stdout)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *data == "" {
 		return fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
 	}
-	return errNoPersistence
+	fit, err := experiments.LoadFitFile(*modelPath)
+	if err != nil {
+		return err
+	}
+	d, err := datasets.ReadFileContext(ctx, *data, datasets.ReadOptions{Format: datasets.Format(*format), Dim: fit.Dim})
+	if err != nil {
+		return err
+	}
+	if d.Dim() != fit.Dim {
+		return fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, *data, d.Dim(), fit.Dim)
+	}
+	pred, err := fit.Predict(d.X)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	for _, p := range pred {
+		b.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
+		b.WriteByte('\n')
+	}
+	if *out == "" {
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = writeAtomic(*out, b.Bytes())
+	}
+	if err != nil {
+		return err
+	}
+	if fit.Task != "" {
+		// The file's own targets or labels give a score for free.
+		if sc, err := experiments.Score(fit.Task, d.Y, pred); err == nil {
+			fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(pred), scoreLine(sc))
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a synced temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
 )
 
 func TestRunList(t *testing.T) {
@@ -60,8 +63,41 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("no spec: exit %d, want 2", code)
 	}
 	se.Reset()
-	if code := dispatch(context.Background(), []string{"fit", "--dataset", "heart_scale", "--task", "binary", "--gamma", "0.1", "--lambda", "0.01", "--save", "m.bin"}, &so, &se); code != 1 || !strings.Contains(se.String(), "persistence") {
-		t.Errorf("fit --save: exit %d, %s", code, se.String())
+	if code := dispatch(context.Background(), []string{"predict", "--model", filepath.Join(dir, "none"), "--data", bad}, &so, &se); code != 1 {
+		t.Errorf("predict with a missing model: exit %d", code)
+	}
+}
+
+// TestFitSavePredict: fit --save then predict on the bundled heart data
+// reproduces fit's training accuracy from the saved file.
+func TestFitSavePredict(t *testing.T) {
+	dir := t.TempDir()
+	mp := filepath.Join(dir, "heart.lmk")
+	var so, se bytes.Buffer
+	args := []string{"fit", "--dataset", "heart_scale", "--task", "binary", "--estimator", "krr", "--gamma", "0.1", "--lambda", "0.01", "--standardize", "--save", mp}
+	if code := dispatch(context.Background(), args, &so, &se); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, se.String())
+	}
+	m := regexp.MustCompile(`train: accuracy ([0-9.]+)`).FindStringSubmatch(so.String())
+	if m == nil {
+		t.Fatalf("no training accuracy in:\n%s", so.String())
+	}
+	data, ok := datasets.SharedPath("heart_scale.libsvm")
+	if !ok {
+		t.Skip("shared heart_scale.libsvm absent")
+	}
+	so.Reset()
+	se.Reset()
+	out := filepath.Join(dir, "pred.txt")
+	if code := dispatch(context.Background(), []string{"predict", "--model", mp, "--data", data, "--out", out}, &so, &se); code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(se.String(), "accuracy "+m[1]) {
+		t.Errorf("predict reports %q, fit had training accuracy %s", se.String(), m[1])
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), "\n"); n != 270 {
+		t.Errorf("%d predictions, want 270", n)
 	}
 }
 

@@ -1,0 +1,99 @@
+package experiments
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/model"
+)
+
+// savedMagic starts a saved fit: the preprocessing as one JSON line, then
+// the estimator in model.Save's format.
+const savedMagic = "landmark-fit v1\n"
+
+// ErrSaved is wrapped by errors about a malformed saved fit.
+var ErrSaved = errors.New("experiments: not a saved landmark fit")
+
+// savedHeader is the JSON line of a saved fit.
+type savedHeader struct {
+	Spec    *Spec                  `json:"spec"`
+	Setting string                 `json:"setting"`
+	Task    string                 `json:"task"`
+	Dim     int                    `json:"dim"`
+	Scaling Scaling                `json:"scaling"`
+	Target  *datasets.TargetScaler `json:"target,omitempty"`
+}
+
+// Save writes the fit — its preprocessing (feature scaling, target scaling)
+// and the estimator (model.Save) — so that LoadFit predicts identically.
+func (f *FitResult) Save(w io.Writer, s *Spec) error {
+	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	buf.WriteString(savedMagic)
+	buf.Write(b)
+	buf.WriteByte('\n')
+	if err := model.Save(&buf, f.Estimator); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// SaveFile writes the fit to path atomically (temporary file, fsync, rename).
+func (f *FitResult) SaveFile(path string, s *Spec) error {
+	var b bytes.Buffer
+	if err := f.Save(&b, s); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
+}
+
+// LoadFit reads a fit written by Save. Its Predict takes raw features.
+func LoadFit(r io.Reader) (*FitResult, error) {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(savedMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != savedMagic {
+		return nil, fmt.Errorf("%w: bad magic", ErrSaved)
+	}
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("%w: truncated header", ErrSaved)
+	}
+	var h savedHeader
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrSaved, err)
+	}
+	est, err := model.Load(br)
+	if err != nil {
+		return nil, err
+	}
+	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task}, nil
+}
+
+// LoadFitFile reads a fit saved with SaveFile.
+func LoadFitFile(path string) (*FitResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	res, err := LoadFit(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
