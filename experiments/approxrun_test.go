@@ -105,3 +105,25 @@ func TestApproximationSpecErrors(t *testing.T) {
 		t.Errorf("m > n: %v", err)
 	}
 }
+
+// TestApproximationScales: approximation runs see the scaled features
+// (standardize: every column mean 0, standard deviation 1).
+func TestApproximationScales(t *testing.T) {
+	dir := writeSine(t, 100)
+	r, err := newRunner(decodeIn(t, approxSpec, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := r.x.Dims()
+	for j := 0; j < d; j++ {
+		var s, ss float64
+		for i := 0; i < n; i++ {
+			v := r.x.At(i, j)
+			s += v
+			ss += v * v
+		}
+		if mean, v := s/float64(n), ss/float64(n); mean > 1e-12 || mean < -1e-12 || v < 1-1e-12 || v > 1+1e-12 {
+			t.Errorf("column %d: mean %v, variance %v after standardize", j, mean, v)
+		}
+	}
+}

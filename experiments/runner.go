@@ -286,6 +286,12 @@ func (r *runner) initApprox() error {
 		return err
 	}
 	r.xTest, r.yTest = nil, nil
+	// No cross-validation here: the scaling is fitted on all the rows used.
+	x, _, _, err := scaleFeatures(r.s.Dataset.scale(), r.x, r.x)
+	if err != nil {
+		return err
+	}
+	r.x = x
 	n := len(r.y)
 	for i, v := range r.s.Grid["m"] {
 		if v > float64(n) {
