@@ -51,6 +51,13 @@ func (c *Cache) Get(key int) []float64 {
 		return c.data[s]
 	}
 	c.misses++
+	col := c.insert(key)
+	c.fill(key, col)
+	return col
+}
+
+// insert gives key a slot, evicting the least recently used column when full.
+func (c *Cache) insert(key int) []float64 {
 	var s int32
 	if len(c.data) < c.cap {
 		s = int32(len(c.data))
@@ -66,7 +73,6 @@ func (c *Cache) Get(key int) []float64 {
 	}
 	c.slot[key] = s
 	c.pushFront(s)
-	c.fill(key, c.data[s])
 	return c.data[s]
 }
 
@@ -103,4 +109,23 @@ func (c *Cache) pushFront(s int32) {
 	if c.tail < 0 {
 		c.tail = s
 	}
+}
+
+// Each calls f on every cached column from the least to the most recently
+// used.
+func (c *Cache) Each(f func(key int, col []float64)) {
+	for s := c.tail; s >= 0; s = c.prev[s] {
+		f(c.key[s], c.data[s])
+	}
+}
+
+// Put makes key the most recently used column without computing it and
+// returns its storage for the caller to fill. It counts neither a hit nor a
+// miss.
+func (c *Cache) Put(key int) []float64 {
+	if s := c.slot[key]; s >= 0 {
+		c.touch(s)
+		return c.data[s]
+	}
+	return c.insert(key)
 }
