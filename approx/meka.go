@@ -161,7 +161,8 @@ type MEKA struct {
 	vecs    *mat.Dense // eigenvectors of L
 	feat    *mat.Dense // V₊Λ₊^(1/2), r × Dim()
 
-	stats MEKAStats
+	statsMu sync.Mutex // guards stats against the lazy eigendecomposition
+	stats   MEKAStats
 }
 
 var _ FeatureMap = (*MEKA)(nil)
@@ -823,12 +824,15 @@ func (m *MEKA) eigen() error {
 		vals := es.Values(nil)
 		vecs := new(mat.Dense)
 		es.VectorsTo(vecs)
-		m.stats.MinEigenvalue = vals[0]
+		neg := 0
 		for _, v := range vals {
 			if v < 0 {
-				m.stats.NegativeEigenvalues++
+				neg++
 			}
 		}
+		m.statsMu.Lock()
+		m.stats.MinEigenvalue, m.stats.NegativeEigenvalues = vals[0], neg
+		m.statsMu.Unlock()
 		if m.opt.PSD {
 			for i, v := range vals {
 				if v < 0 {
@@ -850,7 +854,9 @@ func (m *MEKA) eigen() error {
 					m.l.SetSym(i, j, 0.5*(lf.At(i, j)+lf.At(j, i)))
 				}
 			}
+			m.statsMu.Lock()
 			m.stats.PSDFixed = true
+			m.statsMu.Unlock()
 		}
 		// Features V₊Λ₊^(1/2) of the PSD-fixed L, dropping eigenvalues that
 		// contribute below round-off (≤ 1e-14·r·λ_max).
@@ -871,10 +877,12 @@ func (m *MEKA) eigen() error {
 		if len(keep) == 0 {
 			feat = mat.NewDense(r, 1, nil)
 		}
+		m.statsMu.Lock()
 		m.vals, m.vecs, m.feat = vals, vecs, feat
 		m.stats.Eigendecomposed = true
 		m.stats.EigenTime = time.Since(t0)
 		m.stats.Bytes = m.bytes()
+		m.statsMu.Unlock()
 		m.opt.progress("eigen", 1, 1)
 	})
 	return m.eigErr
@@ -882,7 +890,9 @@ func (m *MEKA) eigen() error {
 
 // Stats returns the fit's statistics (per-stage times, ranks, memory).
 func (m *MEKA) Stats() MEKAStats {
+	m.statsMu.Lock()
 	s := m.stats
+	m.statsMu.Unlock()
 	s.Sizes = slices.Clone(s.Sizes)
 	s.Ranks = slices.Clone(s.Ranks)
 	return s
@@ -895,7 +905,11 @@ func (m *MEKA) Len() int { return m.n }
 func (m *MEKA) Rank() int { return m.off[len(m.off)-1] }
 
 // Bytes returns the memory held by the approximation in bytes.
-func (m *MEKA) Bytes() int64 { return m.bytes() }
+func (m *MEKA) Bytes() int64 {
+	m.statsMu.Lock()
+	defer m.statsMu.Unlock()
+	return m.bytes()
+}
 
 // Clusters returns c, the number of clusters of the partition.
 func (m *MEKA) Clusters() int { return len(m.members) }

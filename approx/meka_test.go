@@ -585,3 +585,35 @@ func TestMEKABadInput(t *testing.T) {
 		t.Errorf("cancelled fit: %v, want context.Canceled", err)
 	}
 }
+
+// TestMEKAConcurrentUse runs Transform (which eigendecomposes L lazily) and
+// Stats/Bytes/Mul from several goroutines; run with -race.
+func TestMEKAConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	x, _ := blobs(3, 30, 3, 2, rand.New(rand.NewPCG(41, 42)))
+	m, err := FitMEKA(ctx, x, kernel.Gaussian{Gamma: 0.3}, MEKAOptions{Rank: 4, Clusters: 3}, rand.New(rand.NewPCG(43, 44)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			if g%2 == 0 {
+				phi := mat.NewDense(90, m.Dim(), nil)
+				done <- m.Transform(ctx, phi, x)
+				return
+			}
+			_ = m.Stats()
+			_ = m.Bytes()
+			done <- m.Mul(ctx, mat.NewDense(90, 1, nil), mat.NewDense(90, 1, nil))
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if !m.Stats().Eigendecomposed {
+		t.Error("Transform did not record the eigendecomposition")
+	}
+}
