@@ -37,8 +37,19 @@
 // values when the estimator exposes DecisionFunction).
 //
 // Reuse of work along a regularization path: the grid is ordered so that
-// consecutive points differ only in λ (Grid.Axes), the order in which one
-// BLESS path (Rudi et al. 2018, Alg. 1) or a FALKON warm start could serve
-// several λ. The estimators do not yet expose path or warm-start APIs, so
-// every point is fitted from scratch for now.
+// consecutive points differ only in λ (Grid.Axes). With warm_start: true a
+// falkon fit starts from the fit of the same fold at the previous λ — its
+// centers and coefficients (FALKON's warm start along a decreasing λ
+// sequence) — so the centers are sampled once per chain; a chain is resumed
+// or recomputed whole, so interrupted runs still reproduce uninterrupted
+// ones. BLESS's path (Rudi et al. 2018, Alg. 1) is not yet shared across λ:
+// falkon with BLESS centers uses BLESS's fixed-size mode, whose centers do not
+// depend on λ, and warm starts are refused there because the fitted model
+// does not expose the BLESS weights the preconditioner (eq. 15) needs.
+//
+// Approximation-only runs (Spec.Approximation) build each method of a table
+// (Nyström on any sampler, standard rank-k or QR rank-k; rff; meka; bka) for
+// every grid point and score ‖K − K̃‖ with approx.RelFrobeniusError and
+// approx.SpectralError, relative to ‖K‖. Fit fits one setting and FitResult
+// saves it with its preprocessing (Save, LoadFit).
 package experiments

@@ -56,9 +56,11 @@ var estimators = []EstimatorEntry{
 			optMaxIter, optMaxJitter, optMemLimit,
 			{Name: "preconditioner", Kind: KindString, Values: []string{model.PrecondFalkon, model.PrecondBLESS, model.PrecondJacobi, model.PrecondNone}, Doc: "falkon (eq. 14), bless (eq. 15), jacobi or none; default bless for BLESS centers, else falkon"},
 			{Name: "tol", Kind: KindFloat, HasMin: true, Doc: "relative residual at which CG stops early (0: 1e-8)"},
+			{Name: "warm_start", Kind: KindBool, Doc: "start each fit from the fit at the previous λ of the grid (same fold, same other values); chains are recomputed whole on resume", With: func(a string) bool { return a != "bless" && a != "bless-r" }},
 			optWorkers,
 		},
-		New: newFalkon,
+		New:  newFalkon,
+		Warm: warmFalkon,
 	},
 	{
 		Name:    "krr",
@@ -135,6 +137,17 @@ func newFalkon(c Config) (model.Estimator, error) {
 		}
 	}
 	return f, nil
+}
+
+// warmFalkon gives next the centers and coefficients of prev.
+func warmFalkon(next, prev model.Estimator) error {
+	n, ok1 := next.(*model.Falkon)
+	p, ok2 := prev.(*model.Falkon)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("experiments: warm start between %T and %T", next, prev)
+	}
+	n.WarmStart = p.Solution()
+	return nil
 }
 
 func newSVM(c Config) (model.Estimator, error) {

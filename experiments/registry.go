@@ -172,6 +172,10 @@ type EstimatorEntry struct {
 	ApproxOptions []Option
 	// New builds an unfitted estimator.
 	New func(Config) (model.Estimator, error)
+	// Warm, when set, makes next (built by New, unfitted) start from the
+	// fitted prev, a fit of the same setting at a larger λ (FALKON's warm
+	// start along a decreasing λ sequence). Used with warm_start: true.
+	Warm func(next, prev model.Estimator) error
 }
 
 func (e EstimatorEntry) option(name string) (Option, bool) {

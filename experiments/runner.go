@@ -152,6 +152,10 @@ type runner struct {
 	x, xTest *mat.Dense
 	y, yTest []float64
 	cv       [][]datasets.Fold // [repeat][fold]
+	// warm is set when the estimator warm-starts along λ (warm_start: true);
+	// warmPrev holds the previous point's fitted models [repeat][fold].
+	warm     bool
+	warmPrev [][]model.Estimator
 	progress io.Writer
 }
 
@@ -189,29 +193,58 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 		pts = s.approxPoints()
 		eval = r.evalApprox
 	}
-	for i, p := range pts {
-		key := p.Key()
-		if pr, ok := done[key]; ok {
-			pr.Index = i
+	// With warm starts a regularization chain (consecutive points that differ
+	// only in λ) is the unit of work: it is resumed whole or recomputed whole,
+	// so a resumed run gives the results of an uninterrupted one.
+	chainOf := func(p Point) string {
+		q := Point{}
+		for _, v := range p {
+			if !isReg(v.Name) {
+				q = append(q, v)
+			}
+		}
+		return q.Key()
+	}
+	for i := 0; i < len(pts); {
+		j := i + 1
+		for r.warm && j < len(pts) && chainOf(pts[j]) == chainOf(pts[i]) {
+			j++
+		}
+		all := true
+		for _, p := range pts[i:j] {
+			_, ok := done[p.Key()]
+			all = all && ok
+		}
+		r.warmPrev = nil
+		for k := i; k < j; k++ {
+			p := pts[k]
+			key := p.Key()
+			pr, logged := done[key]
+			if logged && all {
+				pr.Index = k
+				res.Points = append(res.Points, pr)
+				res.Resumed++
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			pr, err := eval(ctx, k, len(pts), p)
+			if err != nil {
+				return nil, err
+			}
+			if !logged {
+				if err := log.append(pr); err != nil {
+					return nil, err
+				}
+			}
 			res.Points = append(res.Points, pr)
-			res.Resumed++
-			continue
+			res.Computed++
+			if opt.OnPoint != nil {
+				opt.OnPoint(k, len(pts), pr)
+			}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		pr, err := eval(ctx, i, len(pts), p)
-		if err != nil {
-			return nil, err
-		}
-		if err := log.append(pr); err != nil {
-			return nil, err
-		}
-		res.Points = append(res.Points, pr)
-		res.Computed++
-		if opt.OnPoint != nil {
-			opt.OnPoint(i, len(pts), pr)
-		}
+		i = j
 	}
 	res.Best = r.best(res.Points)
 	if res.Best < 0 {
@@ -258,6 +291,7 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 		r.folds = 5
 	}
 	r.strat = s.Task != TaskRegression && (s.CV.Stratified == nil || *s.CV.Stratified)
+	r.warm = r.entry.Warm != nil && s.Estimator.Options["warm_start"] == true
 	if err := r.load(); err != nil {
 		return nil, err
 	}
@@ -473,7 +507,9 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	pr := PointResult{Index: idx, Key: p.Key(), Params: p}
 	scores := make([][]float64, len(r.metrics))
 	var fitSum, predSum float64
+	var next [][]model.Estimator
 	for rep, folds := range r.cv {
+		next = append(next, make([]model.Estimator, len(folds)))
 		for f, fold := range folds {
 			if r.progress != nil {
 				fmt.Fprintf(r.progress, "[%d/%d] %s: fold %d/%d", idx+1, total, pr.Key, f+1, len(folds))
@@ -484,8 +520,13 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 			}
 			xtr, ytr := rows(r.x, r.y, fold.Train)
 			xva, yva := rows(r.x, r.y, fold.Test)
-			fs, err := r.fitScore(ctx, p, xtr, ytr, xva, yva, fitSeed(r.s.Seed, rep, f))
+			var from model.Estimator
+			if r.warm && r.warmPrev != nil {
+				from = r.warmPrev[rep][f]
+			}
+			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitSeed(r.s.Seed, rep, f), nil, from)
 			if err != nil {
+				r.warmPrev = nil
 				if ctx.Err() != nil {
 					return pr, ctx.Err()
 				}
@@ -501,7 +542,11 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 			predSum += fs.predict
 			pr.PeakBytes = max(pr.PeakBytes, fs.peak)
 			pr.Fits++
+			next[rep][f] = fs.est
 		}
+	}
+	if r.warm {
+		r.warmPrev = next
 	}
 	for i, m := range r.metrics {
 		mean, std := sampleMeanStd(scores[i])
@@ -561,12 +606,13 @@ type decider interface {
 // (and the regression target) with the training rows' statistics when the
 // spec asks — and scores it on (xva, yva).
 func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
-	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, seed, nil)
+	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, seed, nil, nil)
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
-// model (its scalers are refitted on xtr, which is deterministic).
-func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64, est model.Estimator) (fitScores, error) {
+// model (its scalers are refitted on xtr, which is deterministic), or
+// warm-starting a new fit from the fitted model from, when non-nil.
+func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64, est, from model.Estimator) (fitScores, error) {
 	d := r.s.Dataset
 	xtr, xva, sc, err := scaleFeatures(d.scale(), xtr, xva)
 	if err != nil {
@@ -592,6 +638,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	t0 := time.Now()
 	if est == nil {
 		est, err = r.entry.New(cfg)
+		if err == nil && from != nil {
+			err = r.entry.Warm(est, from)
+		}
 		if err == nil {
 			err = est.Fit(ctx, xtr, yfit)
 		}
@@ -714,7 +763,7 @@ func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], seed, est)
+		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], seed, est, nil)
 		if err != nil {
 			return fitScores{}, nil, err
 		}
