@@ -308,7 +308,7 @@ func (m *MEKA) encode(e *binfmt.Enc) error {
 		e.Dense(m.vecs)
 		e.Dense(m.feat)
 	}
-	s := m.stats
+	s := m.Stats()
 	for _, t := range []int64{int64(s.ClusterTime), int64(s.BasisTime), int64(s.LinkTime), int64(s.EigenTime)} {
 		e.Int64(t)
 	}

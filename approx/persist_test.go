@@ -1,0 +1,168 @@
+package approx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// persistData draws n points in [−1, 1]^d from a fixed seed.
+func persistData(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	x := mat.NewDense(n, d, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = 2*rng.Float64() - 1
+	}
+	return x
+}
+
+func persistMaps(t *testing.T) map[string]FeatureMap {
+	t.Helper()
+	ctx := context.Background()
+	x := persistData(80, 3, 1)
+	g := kernel.Gaussian{Gamma: 2}
+	rng := rand.New(rand.NewPCG(5, 6))
+	lm, err := Uniform{}.Sample(ctx, x, g, 15, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]FeatureMap{}
+	if out["nystrom"], err = (Nystrom{Engine: kernel.Options{BlockRows: 5}}).Fit(ctx, x, g, lm); err != nil {
+		t.Fatal(err)
+	}
+	if out["nystrom-qr"], err = (Nystrom{Rank: 6, QR: true}).Fit(ctx, x, kernel.Laplacian{Gamma: 1}, lm); err != nil {
+		t.Fatal(err)
+	}
+	if out["rff"], err = (RFF{Features: 20}).Fit(g, 3, rng); err != nil {
+		t.Fatal(err)
+	}
+	if out["meka-psd"], err = FitMEKA(ctx, x, g, MEKAOptions{Rank: 4, Clusters: 3, PSD: true}, rng); err != nil {
+		t.Fatal(err)
+	}
+	if out["meka-sketch"], err = FitMEKA(ctx, x, g, MEKAOptions{Rank: 3, Clusters: 2, Epsilon: 1e-3, KMeans: KMeans{Sketch: 2}}, rng); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Reloaded maps transform bit-identically and re-save to the same bytes.
+func TestSaveLoadMap(t *testing.T) {
+	xt := persistData(30, 3, 2)
+	for name, m := range persistMaps(t) {
+		var buf bytes.Buffer
+		if err := SaveMap(&buf, m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		saved := bytes.Clone(buf.Bytes())
+		got, err := LoadMap(&buf)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.Dim() != m.Dim() {
+			t.Fatalf("%s: Dim %d, want %d", name, got.Dim(), m.Dim())
+		}
+		a := mat.NewDense(30, m.Dim(), nil)
+		b := mat.NewDense(30, m.Dim(), nil)
+		if err := m.Transform(context.Background(), a, xt); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Transform(context.Background(), b, xt); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range a.RawMatrix().Data {
+			if math.Float64bits(v) != math.Float64bits(b.RawMatrix().Data[i]) {
+				t.Fatalf("%s: transform differs after reload at %d", name, i)
+			}
+		}
+		again, err := MarshalMap(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, saved) {
+			t.Errorf("%s: re-saved bytes differ", name)
+		}
+		if mk, ok := m.(*MEKA); ok {
+			// The whole approximation, not only the feature map, survives.
+			gm := got.(*MEKA)
+			v := persistData(80, 2, 3)
+			p, q := mat.NewDense(80, 2, nil), mat.NewDense(80, 2, nil)
+			if err := mk.Mul(context.Background(), p, v); err != nil {
+				t.Fatal(err)
+			}
+			if err := gm.Mul(context.Background(), q, v); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(p, q) || gm.Rank() != mk.Rank() || !slices.Equal(gm.Assign(xt), mk.Assign(xt)) {
+				t.Errorf("%s: reloaded MEKA differs", name)
+			}
+			ws, wg := mk.Stats(), gm.Stats()
+			if !slices.Equal(ws.Ranks, wg.Ranks) || ws.Linked != wg.Linked || ws.PSDFixed != wg.PSDFixed || ws.Bytes != wg.Bytes {
+				t.Errorf("%s: stats %+v, want %+v", name, wg, ws)
+			}
+		}
+	}
+}
+
+func TestSaveLoadPartition(t *testing.T) {
+	x := persistData(100, 4, 7)
+	xt := persistData(40, 4, 8)
+	for _, km := range []KMeans{{K: 5}, {K: 4, Sketch: 2}} {
+		p, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := SavePartition(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadPartition(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Assign(xt), p.Assign(xt)) || !slices.Equal(got.Labels, p.Labels) || !mat.Equal(got.Centroids, p.Centroids) {
+			t.Errorf("sketch %d: reloaded partition differs", km.Sketch)
+		}
+	}
+}
+
+// Truncated and corrupted files, and files of another type, fail with
+// ErrFormat.
+func TestLoadMapRejectsDamage(t *testing.T) {
+	for name, m := range persistMaps(t) {
+		b, err := MarshalMap(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := max(1, len(b)/800)
+		for n := 0; n < len(b); n += step {
+			if _, err := LoadMap(bytes.NewReader(b[:n])); !errors.Is(err, ErrFormat) {
+				t.Fatalf("%s cut at %d: err = %v", name, n, err)
+			}
+		}
+		for i := 0; i < len(b); i += step {
+			bad := bytes.Clone(b)
+			bad[i] ^= 0x10
+			if _, err := LoadMap(bytes.NewReader(bad)); !errors.Is(err, ErrFormat) {
+				t.Fatalf("%s flip at %d: err = %v", name, i, err)
+			}
+		}
+		if _, err := LoadPartition(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s read as a partition: err = %v", name, err)
+		}
+	}
+	if err := SaveMap(&bytes.Buffer{}, otherMap{}); err == nil {
+		t.Error("foreign map saved")
+	}
+}
+
+type otherMap struct{}
+
+func (otherMap) Dim() int                                                { return 1 }
+func (otherMap) Transform(context.Context, *mat.Dense, *mat.Dense) error { return nil }
