@@ -67,7 +67,8 @@ type BKASVM struct {
 	// approx package's default (approx.DefaultKMeansSubsample). All points
 	// are assigned to the resulting centroids.
 	KMeansSubsample int `yaml:"kmeans_subsample"`
-	// Prediction is GlobalPrediction ("global", default) or LocalPrediction ("local").
+	// Prediction is GlobalPrediction ("global", default) or LocalPrediction
+	// ("local"). It is read when predicting: it may be changed after Fit.
 	Prediction string `yaml:"prediction"`
 	// Refine continues the exact no-bias solver from the concatenated α.
 	Refine bool `yaml:"refine"`
@@ -140,13 +141,8 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	if k < 1 || k > n {
 		return fmt.Errorf("%w: clusters = %d, want 1 ≤ clusters ≤ n = %d", ErrInput, k, n)
 	}
-	local := false
-	switch b.Prediction {
-	case "", GlobalPrediction:
-	case LocalPrediction:
-		local = true
-	default:
-		return fmt.Errorf("%w: prediction %q, want %q or %q", ErrInput, b.Prediction, GlobalPrediction, LocalPrediction)
+	if _, err := b.local(); err != nil {
+		return err
 	}
 	labels, err := NewLabels(y)
 	if err != nil {
@@ -267,7 +263,9 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	if !f.global.empty {
 		f.info.SV, _ = f.global.sv.Dims()
 	}
-	if local {
+	{
+		// Both prediction modes are kept, so that Prediction can be changed
+		// after Fit; the local models hold each support vector a second time.
 		f.local = make([]*svmDecision, k)
 		for s := range k {
 			sub := make([]svmPart, len(parts))
@@ -321,8 +319,12 @@ func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 	if err := check.Cols(x, b.fit.d); err != nil {
 		return nil, err
 	}
+	local, err := b.local()
+	if err != nil {
+		return nil, err
+	}
 	ctx := context.Background()
-	if b.fit.local == nil {
+	if !local {
 		return b.fit.global.eval(ctx, x)
 	}
 	n, _ := x.Dims()
@@ -333,7 +335,7 @@ func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 		groups[l] = append(groups[l], i)
 	}
 	errs := make([]error, len(groups))
-	err := parallel.For(ctx, len(groups), b.Workers, func(_, s int) {
+	err = parallel.For(ctx, len(groups), b.Workers, func(_, s int) {
 		if len(groups[s]) == 0 || b.fit.local[s] == nil {
 			return // no support vector in the cluster: f = 0
 		}
@@ -364,4 +366,15 @@ func (b *BKASVM) Predict(x *mat.Dense) ([]float64, error) {
 		return nil, err
 	}
 	return decodeSVM(b.fit.labels, b.fit.ovo, dec), nil
+}
+
+// local resolves Prediction.
+func (b *BKASVM) local() (bool, error) {
+	switch b.Prediction {
+	case "", GlobalPrediction:
+		return false, nil
+	case LocalPrediction:
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: prediction %q, want %q or %q", ErrInput, b.Prediction, GlobalPrediction, LocalPrediction)
 }

@@ -125,6 +125,17 @@ func TestBKASVMIsSumOfClusterSVMs(t *testing.T) {
 			t.Fatalf("row %d: global %g vs Σ clusters %g; local %g vs own cluster %g", i, dg.At(i, 0), sum[i], dl.At(i, 0), own[i])
 		}
 	}
+	// Prediction is read at predict time: switching it after Fit gives the
+	// local model's values exactly.
+	glob.Prediction = LocalPrediction
+	if dsw, err := glob.DecisionFunction(c.xTest); err != nil || !mat.Equal(dsw, dl) {
+		t.Errorf("switching to local prediction after Fit: err %v, values differ: %v", err, !mat.Equal(dsw, dl))
+	}
+	glob.Prediction = "nearest"
+	if _, err := glob.Predict(c.xTest); !errors.Is(err, ErrInput) {
+		t.Errorf("unknown prediction mode at predict time: err = %v, want ErrInput", err)
+	}
+	glob.Prediction = GlobalPrediction
 	info, _ := glob.Info()
 	if math.Abs(info.Tasks[0].Objective-obj) > 1e-12*math.Abs(obj) {
 		t.Errorf("objective %g, Σ cluster objectives %g", info.Tasks[0].Objective, obj)
