@@ -2,7 +2,53 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"sort"
 )
 
-func runBench(_ context.Context, _ []string, _, _ io.Writer) error { return notYet("bench") }
+// benchTarget is one thing "landmark bench" measures.
+type benchTarget struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// benchTargets is the one table of benchmark targets; help lists it sorted.
+// Each target lives in its own file bench_NAME.go.
+var benchTargets = []benchTarget{
+	{"kernel", "fused Gaussian K(X,C)ᵀ(K(X,C)v) and X·Cᵀ vs scikit-learn/numpy", runBenchKernel},
+}
+
+func benchUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: landmark bench TARGET [flags]\n\nTargets:")
+	ts := append([]benchTarget(nil), benchTargets...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+	width := 0
+	for _, t := range ts {
+		width = max(width, len(t.name))
+	}
+	for _, t := range ts {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, t.name, t.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"landmark bench TARGET --help\" for a target's flags.")
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		benchUsage(stderr)
+		return fmt.Errorf("%w: missing benchmark target", errUsage)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		benchUsage(stdout)
+		return nil
+	}
+	for _, t := range benchTargets {
+		if t.name == args[0] {
+			return t.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	benchUsage(stderr)
+	return fmt.Errorf("%w: unknown benchmark target %q", errUsage, args[0])
+}
