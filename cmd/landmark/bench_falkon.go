@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+//go:embed bench_falkon.py
+var benchFalkonPy string
+
+// falkonBenchDefaults are DESIGN.md's anchor settings per dataset.
+var falkonBenchDefaults = map[string]struct {
+	gamma, lambda float64
+	m             string
+	task          model.Task
+}{
+	"cadata":  {gamma: 0.125, lambda: 1e-6, m: "2000", task: model.Regression},
+	"ijcnn1":  {gamma: 2, lambda: 1e-7, m: "5000", task: model.Classification},
+	"covtype": {gamma: 0.125, lambda: 1e-8, m: "2000", task: model.Classification},
+}
+
+// falkonBenchMeta describes the arrays shared by the Go and Python sides.
+type falkonBenchMeta struct {
+	NTrain int     `json:"ntrain"`
+	NTest  int     `json:"ntest"`
+	D      int     `json:"d"`
+	YMean  float64 `json:"ymean"`
+	YSD    float64 `json:"ysd"`
+	Task   string  `json:"task"`
+}
+
+// falkonBenchResult is one measured fit.
+type falkonBenchResult struct {
+	FitS       float64 `json:"fit_s"`
+	PredictS   float64 `json:"predict_s"`
+	Error      float64 `json:"error"`
+	RSSBytes   int64   `json:"rss_bytes"`
+	DataRSS    int64   `json:"data_rss_bytes"`
+	Iterations int     `json:"iterations,omitempty"`
+	SetupS     float64 `json:"setup_s,omitempty"`
+	Residual   float64 `json:"residual,omitempty"`
+	M          int     `json:"m,omitempty"`
+}
+
+// runBenchFalkon benchmarks model.Falkon against scikit-learn's Nystroem +
+// Ridge on the same standardized arrays, each fit in its own process so that
+// peak memory (max RSS) is comparable, and prints a Markdown table.
+func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench falkon", "[flags]", stderr)
+	data := fs.String("data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
+	ms := fs.String("m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
+	skms := fs.String("sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
+	gamma := fs.Float64("gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5)")
+	lambda := fs.Float64("lambda", 0, "λ, penalty λn (default per dataset)")
+	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
+	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
+	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform")
+	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
+	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
+	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
+	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
+	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn and numpy")
+	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	def, ok := falkonBenchDefaults[*data]
+	if !ok {
+		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1 or covtype", errUsage, *data)
+	}
+	if *gamma == 0 {
+		*gamma = def.gamma
+	}
+	if *lambda == 0 {
+		*lambda = def.lambda
+	}
+	if *ms == "" {
+		*ms = def.m
+	}
+	if *skms == "" {
+		*skms = *ms
+	}
+	if *gamma < 0 || *lambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
+		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
+	}
+	if *sampler != "uniform" {
+		return fmt.Errorf("%w: -sampler %q: only uniform for now (BLESS is not in package approx yet)", errUsage, *sampler)
+	}
+	fm, err := falkonBenchInts(*ms)
+	if err != nil {
+		return err
+	}
+	var sm []int
+	if *skms != "none" {
+		if sm, err = falkonBenchInts(*skms); err != nil {
+			return err
+		}
+	}
+	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, MaxIter: *iters, Tol: 1e-30,
+		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache}
+	if *child != "" {
+		if len(fm) != 1 {
+			return fmt.Errorf("%w: -child takes one -m", errUsage)
+		}
+		cfg.M = fm[0]
+		return falkonBenchChild(ctx, *child, cfg, stdout)
+	}
+
+	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	meta, err := falkonBenchPrepare(ctx, *data, *seed, *ntrain, *ntest, dir, def.task)
+	if err != nil {
+		return err
+	}
+	unit := "test error (%)"
+	if def.task == model.Regression {
+		unit = "test RMSE"
+	}
+	fmt.Fprintf(stdout, "# bench falkon: %s, %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, sampler %s, ε %s, memory limit %g GB\n\n",
+		*data, meta.NTrain, meta.NTest, meta.D, *gamma, *lambda, *lambda*float64(meta.NTrain), *iters, *sampler, falkonBenchEps(*eps), *memLimit)
+	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	row := func(name string, m int, r falkonBenchResult, note string) {
+		e := r.Error
+		if def.task == model.Classification {
+			e *= 100
+		}
+		fmt.Fprintf(stdout, "| %s | %d | %.1f | %.1f | %.5g | %.2f | %s |\n", name, m, r.FitS, r.PredictS, e, float64(r.RSSBytes)/1e9, note)
+	}
+	for _, m := range fm {
+		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
+			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
+			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-seed", fmt.Sprint(*seed),
+			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache)}
+		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
+		if err != nil {
+			fmt.Fprintf(stdout, "| landmark Falkon | %d | | | | | failed: %v |\n", m, err)
+			continue
+		}
+		row("landmark Falkon", m, r, fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s", r.Iterations, r.Residual, r.SetupS))
+	}
+	for _, m := range sm {
+		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
+		r, err := falkonBenchRun(ctx, *python, pyArgs, stderr)
+		if err != nil {
+			fmt.Fprintf(stdout, "| scikit-learn Nystroem+Ridge | %d | | | | | failed: %v |\n", m, err)
+			continue
+		}
+		row("scikit-learn Nystroem+Ridge", m, r, "")
+	}
+	return nil
+}
+
+func falkonBenchEps(e float64) string {
+	if e == 0 {
+		return "default"
+	}
+	return fmt.Sprint(e)
+}
+
+func falkonBenchInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%w: %q: want positive integers", errUsage, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// falkonBenchRun runs a command that prints one JSON result line.
+func falkonBenchRun(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+	var r falkonBenchResult
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return r, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		return r, fmt.Errorf("reading the result of %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// falkonBenchPrepare loads, splits and standardizes the dataset and writes the
+// arrays for both sides.
+func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, ntest int, dir string, task model.Task) (falkonBenchMeta, error) {
+	var meta falkonBenchMeta
+	read := func(file string) (*datasets.Dataset, error) {
+		p, ok := datasets.SharedPath(file)
+		if !ok {
+			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
+		}
+		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{})
+	}
+	var tr, te *datasets.Dataset
+	switch name {
+	case "ijcnn1":
+		var err error
+		if tr, err = read("ijcnn1.train.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if te, err = read("ijcnn1.test.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if tr.Dim() != te.Dim() {
+			d := max(tr.Dim(), te.Dim())
+			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
+		}
+	default:
+		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
+		all, err := read(file)
+		if err != nil {
+			return meta, err
+		}
+		itr, ite, err := datasets.Split(all.Len(), 0.2, rand.New(rand.NewPCG(seed, 0x73706c74)))
+		if err != nil {
+			return meta, err
+		}
+		if tr, err = all.Subset(itr); err != nil {
+			return meta, err
+		}
+		if te, err = all.Subset(ite); err != nil {
+			return meta, err
+		}
+	}
+	if ntrain > 0 && ntrain < tr.Len() {
+		tr = falkonBenchHead(tr, ntrain)
+	}
+	if ntest > 0 && ntest < te.Len() {
+		te = falkonBenchHead(te, ntest)
+	}
+	var sc datasets.Standardizer
+	if err := sc.Fit(tr.X); err != nil {
+		return meta, err
+	}
+	xtr, err := sc.Transform(tr.X)
+	if err != nil {
+		return meta, err
+	}
+	xte, err := sc.Transform(te.X)
+	if err != nil {
+		return meta, err
+	}
+	ytr, yte := append([]float64(nil), tr.Y...), append([]float64(nil), te.Y...)
+	meta = falkonBenchMeta{NTrain: tr.Len(), NTest: te.Len(), D: tr.Dim(), YMean: 0, YSD: 1, Task: string(task)}
+	if task == model.Regression {
+		var s, ss float64
+		for _, v := range ytr {
+			s += v
+		}
+		meta.YMean = s / float64(len(ytr))
+		for _, v := range ytr {
+			ss += (v - meta.YMean) * (v - meta.YMean)
+		}
+		meta.YSD = math.Sqrt(ss / float64(len(ytr)))
+		for i, v := range ytr {
+			ytr[i] = (v - meta.YMean) / meta.YSD
+		}
+	} else {
+		// Binary labels to ±1 (the larger label +1), as model.Labels does.
+		hi := math.Inf(-1)
+		for _, v := range ytr {
+			hi = math.Max(hi, v)
+		}
+		for _, y := range [][]float64{ytr, yte} {
+			for i, v := range y {
+				y[i] = -1
+				if v == hi {
+					y[i] = 1
+				}
+			}
+		}
+	}
+	for file, v := range map[string][]float64{"xtr.f64": xtr.RawMatrix().Data, "xte.f64": xte.RawMatrix().Data, "ytr.f64": ytr, "yte.f64": yte} {
+		if err := falkonBenchWrite(filepath.Join(dir, file), v); err != nil {
+			return meta, err
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return meta, err
+	}
+	return meta, os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644)
+}
+
+func falkonBenchHead(d *datasets.Dataset, n int) *datasets.Dataset {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	s, _ := d.Subset(idx)
+	return s
+}
+
+func falkonBenchPad(d *datasets.Dataset, dim int) *datasets.Dataset {
+	if d.Dim() == dim {
+		return d
+	}
+	x := mat.NewDense(d.Len(), dim, nil)
+	x.Slice(0, d.Len(), 0, d.Dim()).(*mat.Dense).Copy(d.X)
+	return &datasets.Dataset{Name: d.Name, X: x, Y: d.Y}
+}
+
+func falkonBenchWrite(path string, v []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := binary.Write(f, binary.LittleEndian, v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func falkonBenchRead(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v := make([]float64, n)
+	if err := binary.Read(f, binary.LittleEndian, v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// falkonBenchChild fits one Falkon on the prepared arrays and prints a JSON result.
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, stdout io.Writer) error {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return err
+	}
+	var meta falkonBenchMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return err
+	}
+	xtr, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+	if err != nil {
+		return err
+	}
+	ytr, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain)
+	if err != nil {
+		return err
+	}
+	xte, err := falkonBenchRead(filepath.Join(dir, "xte.f64"), meta.NTest*meta.D)
+	if err != nil {
+		return err
+	}
+	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
+	if err != nil {
+		return err
+	}
+	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
+	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
+	t0 := time.Now()
+	if err := cfg.Fit(ctx, xt, ytr); err != nil {
+		return err
+	}
+	r.FitS = time.Since(t0).Seconds()
+	t1 := time.Now()
+	pred, err := cfg.Predict(mat.NewDense(meta.NTest, meta.D, xte))
+	if err != nil {
+		return err
+	}
+	r.PredictS = time.Since(t1).Seconds()
+	if meta.Task == string(model.Regression) {
+		var s float64
+		for i, p := range pred {
+			e := p*meta.YSD + meta.YMean - yte[i]
+			s += e * e
+		}
+		r.Error = math.Sqrt(s / float64(len(pred)))
+	} else {
+		wrong := 0
+		for i, p := range pred {
+			if p != yte[i] {
+				wrong++
+			}
+		}
+		r.Error = float64(wrong) / float64(len(pred))
+	}
+	info := cfg.Info()
+	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
+	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
+	r.RSSBytes = falkonBenchMaxRSS()
+	return json.NewEncoder(stdout).Encode(r)
+}
+
+// falkonBenchMaxRSS is the peak resident set size of this process in bytes.
+func falkonBenchMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}
