@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -164,7 +165,9 @@ repeats: 2
 seed: 5
 `
 	var outs []string
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for i := 0; i < 2; i++ {
+		runtime.GOMAXPROCS(1 + i) // 1 then 2 threads: results must not change
 		s := decodeIn(t, spec, dir)
 		res, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "out"), NoPlots: i == 0})
 		if err != nil {
