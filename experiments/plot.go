@@ -299,7 +299,12 @@ func (decades) Ticks(lo, hi float64) []plot.Tick {
 		}
 		for k := 2; k <= 9; k++ {
 			if v := float64(k) * p; v >= lo && v <= hi {
-				ts = append(ts, plot.Tick{Value: v})
+				t := plot.Tick{Value: v}
+				if (k == 2 || k == 5) && hi/lo < 1000 {
+					// Few decades: label 2× and 5× too.
+					t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+				}
+				ts = append(ts, t)
 			}
 		}
 	}

@@ -98,6 +98,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // printResult prints the best point, its scores and where the outputs are.
 func printResult(w io.Writer, r *experiments.Result) {
+	if r.Spec.Approximation != nil {
+		printApprox(w, r)
+		return
+	}
 	b := r.Points[r.Best]
 	s, _ := b.Metric(r.Metric)
 	key := b.Key
@@ -112,6 +116,29 @@ func printResult(w io.Writer, r *experiments.Result) {
 			parts = append(parts, fmt.Sprintf("%s %.6g", m.Name, m.Mean))
 		}
 		fmt.Fprintf(w, "test (%d rows, refit on %d in %.3g s): %s\n", r.Test.NTest, r.Test.NTrain, r.Test.FitSeconds, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "results in %s (results.csv, results.json, summary.md, manifest.json, plots)\n", r.Out)
+}
+
+// printApprox prints one line per method: its error (the first measure) at
+// each grid point.
+func printApprox(w io.Writer, r *experiments.Result) {
+	fmt.Fprintf(w, "%s: %d points (%d computed, %d resumed), %d rows × %d features; relative %s error (mean over repeats):\n", r.Spec.Name, len(r.Points), r.Computed, r.Resumed, r.NTrain, r.Dim, r.Metric)
+	for _, m := range r.Spec.Approximation.Methods {
+		var parts []string
+		for _, p := range r.Points {
+			if p.Method != m {
+				continue
+			}
+			key := strings.TrimPrefix(strings.TrimPrefix(p.Key, "method="+m), ",")
+			if p.Error != "" {
+				parts = append(parts, key+" failed")
+				continue
+			}
+			s, _ := p.Metric(r.Metric)
+			parts = append(parts, fmt.Sprintf("%s %.4g", key, s.Mean))
+		}
+		fmt.Fprintf(w, "  %-16s %s\n", m, strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "results in %s (results.csv, results.json, summary.md, manifest.json, plots)\n", r.Out)
 }
