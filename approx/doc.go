@@ -46,4 +46,12 @@
 //     with the O(nk + (ck)²) product W L Wᵀv; predictions extend a new point
 //     x in cluster s by w(x) = k(x, Z_s)·U_kΣ_k^(−1/2)R⁻¹ (the Nyström
 //     extension of that cluster's basis), f(x) = w(x)ᵀ(L Wᵀα)_s.
+//
+// Persistence: SaveMap and LoadMap write and read fitted feature maps
+// (*NystromMap, *RFFMap and the whole *MEKA approximation, including its
+// partition, bases, link matrix and eigendecomposition), SavePartition and
+// LoadPartition k-means partitions, in Landmark's versioned, checksummed
+// format (described in package model, "Saved models"); reloaded objects
+// transform, multiply and assign bit-identically, and damaged files give
+// errors wrapping ErrFormat.
 package approx

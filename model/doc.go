@@ -17,4 +17,45 @@
 // Alg. 1; eq. 14 of Rudi, Calandriello, Carratino, Rosasco, NeurIPS 2018) or
 // the BLESS-weighted one (eq. 15 there) — see packages precond and solver.
 // Classification in all of them regresses ±1 one-vs-rest codes (Labels).
+//
+// Saved models. Save, SaveFile and Marshal write a fitted KRR (every backend
+// of this package: exact, NystromKRR, FeatureRidge on Nyström, QR-Nyström,
+// random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
+// LoadFile and Unmarshal read it back into an estimator whose predictions and
+// decision values are bit-identical to the saved one's (and which re-saves to
+// the same bytes). The format, version 1, is
+//
+//	offset  size  field
+//	0       8     magic "LANDMARK"
+//	8       2     format version, uint16 little-endian (1)
+//	10      1     length L of the type tag (1…64)
+//	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
+//	              (approx.SaveMap and approx.SavePartition write
+//	              approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
+//	11+L    8     payload length P, uint64 little-endian
+//	19+L    P     payload
+//	19+L+P  4     CRC-32C (Castagnoli) of bytes [0, 19+L+P), little-endian
+//
+// The payload is a sequence of fields in a fixed order per type: unsigned
+// and zig-zag signed varints, float64 bit patterns (8 bytes little-endian),
+// length-prefixed strings and slices, and matrices (a kind byte — 0 nil,
+// 1 empty, 2 data — then rows, columns and the row-major values). Kernels are
+// stored by their kernel.Spec (type, γ, σ, degree, c₀) and rebuilt with
+// kernel.New; a kernel defined outside package kernel cannot be saved.
+// Feature maps and partitions are nested as complete files of their own.
+// A payload holds the estimator's configuration, then its fitted state and
+// its Info. Not saved, because they are code or data rather than settings:
+// KRR.Approx, Falkon's Sampler, Centers, CenterWeights, Validation,
+// WarmStart and Progress, SVM's and BKASVM's Progress, and MEKAKRR's CG
+// callback; a loaded estimator predicts, and refitting it uses the exact
+// backend and default sampler unless they are set again.
+//
+// Loading never trusts the file: a wrong magic, version (ErrVersion), tag or
+// checksum (ErrChecksum), a truncation, or contents that do not fit together
+// (matrix shapes, class counts, label order, cluster offsets, non-finite
+// coefficients) are errors wrapping ErrFormat, never panics; every length is
+// checked against the bytes left before anything is allocated, so a hostile
+// file costs at most its own size in memory. FuzzLoad and FuzzDecode check
+// this on arbitrary bytes. Package model/golearn stores the same bytes inside
+// golearn's model files.
 package model
