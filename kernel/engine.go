@@ -21,6 +21,15 @@ type Options struct {
 	// block of K (BlockRows × M) takes about 512 KiB. Results depend on it only
 	// through floating-point summation order.
 	BlockRows int
+	// Float32 computes the dot products x·c of the Gaussian, polynomial and
+	// linear kernels in single precision (inputs rounded to float32, products
+	// summed in float32 over blocks of at most 256 features, the blocks summed
+	// in float64); norms, exp and every product with K and its sums stay in
+	// float64. It is about twice as fast for large d and adds an error to the
+	// kernel values that kernel/BENCH.md measures (at most 2e-7 absolute for
+	// standard-normal data with γ = 1/d, d = 8 … 784). Keep it off for anything whose accuracy
+	// matters beyond that, such as the Cholesky factor of K_MM.
+	Float32 bool
 }
 
 // maxSegments bounds the number of partial sums kept by the reductions. It is a

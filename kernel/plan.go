@@ -30,10 +30,16 @@ type plan struct {
 
 	x, c    blas64.General
 	n, m, d int
-	mp      int       // M rounded up to panelCols
+	mp      int       // M rounded up to the panel width (panelCols, or panelCols32 with f32)
 	cp      []float64 // C packed: mp/16 panels, each d×16 (feature-major)
 	xn, cn  []float64 // squared norms (cn padded with zeros to mp)
+
+	f32  bool      // Options.Float32
+	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
 }
+
+// panelCols32 is the tile width of the float32 inner kernel (8×32 floats).
+const panelCols32 = 32
 
 func (o *Op) prepare() *plan {
 	o.once.Do(func() {
@@ -46,6 +52,10 @@ func (o *Op) prepare() *plan {
 		if !ok {
 			return
 		}
+		if o.opt.Float32 {
+			p.f32 = true
+			p.mp = roundUp(p.m, panelCols32)
+		}
 		p.dk = dk
 		if g, ok := o.k.(Gaussian); ok {
 			p.gauss, p.ng = true, -g.Gamma
@@ -55,6 +65,17 @@ func (o *Op) prepare() *plan {
 			p.cn = make([]float64, p.mp)
 			norms(p.xn, o.x)
 			norms(p.cn[:p.m], o.c)
+		}
+		if p.f32 {
+			p.cp32 = make([]float32, p.mp*p.d)
+			for j := 0; j < p.m; j++ {
+				row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
+				panel := p.cp32[(j/panelCols32)*panelCols32*p.d:]
+				for k, v := range row {
+					panel[k*panelCols32+j%panelCols32] = float32(v)
+				}
+			}
+			return
 		}
 		p.cp = make([]float64, p.mp*p.d)
 		for j := 0; j < p.m; j++ {
@@ -73,13 +94,17 @@ type work struct {
 	simd bool
 	blk  []float64 // K block, bp×mp
 	a    []float64 // X block packed in panels of panelRows rows, feature-major
+	a32  []float32 // the same in float32 mode
 	kv   []float64 // K block · V
 }
 
 func (p *plan) newWork(b, t int) *work {
 	bp := roundUp(b, panelRows)
 	w := &work{simd: useAVX512, blk: make([]float64, bp*p.mp), kv: make([]float64, b*t)}
-	if w.simd && p.dk != nil {
+	switch {
+	case p.dk != nil && p.f32:
+		w.a32 = make([]float32, bp*p.d)
+	case p.dk != nil && w.simd:
 		w.a = make([]float64, bp*p.d)
 	}
 	return w
@@ -94,6 +119,8 @@ func (p *plan) dots(w *work, r0, r1 int) {
 		return
 	}
 	switch {
+	case p.f32:
+		p.dots32(w, r0, r1)
 	case w.simd:
 		// Pack the block of X: panels of 8 rows, feature-major, zero rows at the end.
 		rp := roundUp(rows, panelRows)
@@ -132,6 +159,79 @@ func (p *plan) dots(w *work, r0, r1 int) {
 		xs := blas64.General{Rows: rows, Cols: d, Stride: p.x.Stride, Data: p.x.Data[r0*p.x.Stride:]}
 		out := blas64.General{Rows: rows, Cols: p.m, Stride: mp, Data: w.blk}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, p.c, 0, out)
+	}
+}
+
+// dots32 is dots in float32 mode.
+func (p *plan) dots32(w *work, r0, r1 int) {
+	rows, d, mp := r1-r0, p.d, p.mp
+	rp := roundUp(rows, panelRows)
+	for ip := 0; ip < rp; ip += panelRows {
+		panel := w.a32[ip*d : (ip+panelRows)*d]
+		for i := 0; i < panelRows; i++ {
+			if ip+i >= rows {
+				for k := 0; k < d; k++ {
+					panel[k*panelRows+i] = 0
+				}
+				continue
+			}
+			x := p.x.Data[(r0+ip+i)*p.x.Stride : (r0+ip+i)*p.x.Stride+d]
+			for k, v := range x {
+				panel[k*panelRows+i] = float32(v)
+			}
+		}
+	}
+	nk := (d + kBlock - 1) / kBlock
+	kc := (d + nk - 1) / nk
+	for k0 := 0; k0 < d; k0 += kc {
+		kl := min(kc, d-k0)
+		for jp := 0; jp < mp; jp += panelCols32 {
+			b := p.cp32[jp*d+k0*panelCols32:]
+			for ip := 0; ip < rp; ip += panelRows {
+				a := w.a32[ip*d+k0*panelRows:]
+				c := w.blk[ip*mp+jp:]
+				if w.simd {
+					gemm8x32F32AVX512(kl, &a[0], &b[0], &c[0], mp, k0 > 0)
+				} else {
+					gemm8x32F32(kl, a, b, c, mp, k0 > 0)
+				}
+			}
+		}
+	}
+}
+
+// gemm8x32F32 is the portable gemm8x32F32AVX512: float32 sums over the k
+// features of one block, added to (or stored in) the float64 tile.
+func gemm8x32F32(k int, a, b []float32, c []float64, ldc int, add bool) {
+	for i := 0; i < panelRows; i++ {
+		out := c[i*ldc : i*ldc+panelCols32]
+		for h := 0; h < panelCols32; h += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 float32
+			for p := 0; p < k; p++ {
+				x := a[p*panelRows+i]
+				bb := b[p*panelCols32+h : p*panelCols32+h+8 : p*panelCols32+h+8]
+				s0 += x * bb[0]
+				s1 += x * bb[1]
+				s2 += x * bb[2]
+				s3 += x * bb[3]
+				s4 += x * bb[4]
+				s5 += x * bb[5]
+				s6 += x * bb[6]
+				s7 += x * bb[7]
+			}
+			o := out[h : h+8 : h+8]
+			if !add {
+				clear(o)
+			}
+			o[0] += float64(s0)
+			o[1] += float64(s1)
+			o[2] += float64(s2)
+			o[3] += float64(s3)
+			o[4] += float64(s4)
+			o[5] += float64(s5)
+			o[6] += float64(s6)
+			o[7] += float64(s7)
+		}
 	}
 }
 

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -55,6 +56,7 @@ func main() {
 	cst := func(i int) Mem { return consts.Offset(8 * i) }
 
 	gemm()
+	gemm32()
 	expRow("expRowAVX512", false, cst)
 	expRow("expRowDotAVX512", true, cst)
 	axpy()
@@ -118,6 +120,59 @@ func gemm() {
 	for r := 0; r < 8; r++ {
 		VMOVUPD(zmm[2*r], Mem{Base: c})
 		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+func gemm32() {
+	TEXT("gemm8x32F32AVX512", NOSPLIT, "func(k int, a, b *float32, c *float64, ldc int, add bool)")
+	Doc("gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]",
+		"over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(3), ldc)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	VMOVUPS(Mem{Base: b}, Z16)
+	VMOVUPS(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSS(Mem{Base: a, Disp: 4 * r}, t)
+		VFMADD231PS(Z16, t, zmm[2*r])
+		VFMADD231PS(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(32), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
+	add := RAX
+	Load(Param("add"), add)
+	for r := 0; r < 8; r++ {
+		for h := 0; h < 2; h++ {
+			acc := zmm[2*r+h]
+			lo, hi := Z24, Z25
+			VCVTPS2PD(acc.AsY(), lo)
+			VEXTRACTF64X4(Imm(1), acc, Y26)
+			VCVTPS2PD(Y26, hi)
+			TESTB(add.As8(), add.As8())
+			JE(LabelRef(fmt.Sprintf("st%d_%d", r, h)))
+			VADDPD(Mem{Base: c, Disp: 128 * h}, lo, lo)
+			VADDPD(Mem{Base: c, Disp: 128*h + 64}, hi, hi)
+			Label(fmt.Sprintf("st%d_%d", r, h))
+			VMOVUPD(lo, Mem{Base: c, Disp: 128 * h})
+			VMOVUPD(hi, Mem{Base: c, Disp: 128*h + 64})
+		}
 		ADDQ(ldc, c)
 	}
 	VZEROUPPER()
