@@ -10,13 +10,14 @@ const (
 	smokeTrain = 400 // training rows kept
 	smokeTest  = 200 // test rows kept
 	smokeSize  = 50  // cap on sample-size options (m, clusters): ≤ a 2-fold training half
+	smokeRank  = 10  // cap on rank options
 )
 
 // Smoke returns a copy of s shrunk for a quick end-to-end check (CI, `landmark
 // run --smoke`): at most 400 training and 200 test rows, 2 folds, one
 // repeat, the first value of every grid axis except the first multi-valued
 // one, which keeps its first two values (so at most two grid points), and
-// sample-size options (m, clusters) capped at 50. Approximation runs keep
+// sample-size options (m, clusters) capped at 50 and ranks at 10. Approximation runs keep
 // their methods and measure errors on 200 rows, with at most 10 clusters. The copy has its own hash,
 // so smoke results never mix with full ones.
 func (s *Spec) Smoke() *Spec {
@@ -38,6 +39,9 @@ func (s *Spec) Smoke() *Spec {
 		}
 		if s.Approximation != nil && (name == "m" || name == "clusters") && v > smokeSize {
 			return smokeSize
+		}
+		if name == "rank" && v > smokeRank {
+			return smokeRank
 		}
 		return v
 	}
