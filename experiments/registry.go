@@ -20,6 +20,7 @@ const (
 	KindString
 )
 
+// String names the kind as error messages do.
 func (k Kind) String() string {
 	return [...]string{"number", "integer", "boolean", "string"}[k]
 }

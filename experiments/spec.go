@@ -34,6 +34,7 @@ type SpecError struct {
 	Msg string
 }
 
+// Error formats the error as "experiment spec: line N: path: msg".
 func (e *SpecError) Error() string {
 	where := ""
 	if e.Line > 0 {
