@@ -105,7 +105,7 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	i.Status = solver.Status(d.String())
 	i.Iterations, i.Residual = d.Int(), d.Float()
 	// Each history entry takes at least 1+8+8+1 bytes.
-	nh := d.Count("history length", d.Left()/18)
+	nh := d.Count("history length", 18)
 	if d.Err() != nil {
 		return nil
 	}

@@ -129,7 +129,7 @@ func encTaskInfos(e *binfmt.Enc, ts []SVMTaskInfo) {
 
 func decTaskInfos(d *binfmt.Dec) []SVMTaskInfo {
 	// Each entry takes at least 5·8 + 5 bytes.
-	n := d.Count("sub-problems", d.Left()/45)
+	n := d.Count("sub-problems", 45)
 	if d.Err() != nil || n == 0 {
 		return nil
 	}
@@ -231,7 +231,7 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	f.global = decDecision(d, f.d, cols)
 	if d.Bool() {
 		// Each entry takes at least one byte.
-		n := d.Count("local decision functions", d.Left())
+		n := d.Count("local decision functions", 1)
 		if d.Err() != nil {
 			return nil
 		}

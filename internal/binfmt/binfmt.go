@@ -258,10 +258,6 @@ func (d *Dec) Done() error {
 
 func (d *Dec) left() int { return len(d.buf) - d.off }
 
-// Left returns the number of payload bytes not read yet, to bound counts of
-// records of known minimum size before allocating them.
-func (d *Dec) Left() int { return d.left() }
-
 // Uint reads an unsigned varint.
 func (d *Dec) Uint() uint64 {
 	if d.err != nil {
@@ -300,11 +296,16 @@ func (d *Dec) Int() int {
 	return int(v)
 }
 
-// Count reads a length or count that must be in [0, max].
-func (d *Dec) Count(what string, max int) int {
+// Count reads the number of items that follow, each taking at least
+// minBytes ≥ 1 bytes; a count the bytes left (after the count itself) cannot
+// hold is an error, so the caller may allocate the items safely.
+func (d *Dec) Count(what string, minBytes int) int {
 	v := d.Uint()
-	if v > uint64(max) {
-		d.Fail("%s = %d, at most %d possible here", what, v, max)
+	if d.err != nil {
+		return 0
+	}
+	if most := d.left() / max(minBytes, 1); v > uint64(most) {
+		d.Fail("%s = %d, at most %d possible in the %d bytes left", what, v, most, d.left())
 		return 0
 	}
 	return int(v)
@@ -343,7 +344,7 @@ func (d *Dec) Bool() bool {
 
 // Blob reads a length-prefixed byte slice (a copy).
 func (d *Dec) Blob() []byte {
-	n := d.Count("byte length", d.left())
+	n := d.Count("byte length", 1)
 	if d.err != nil {
 		return nil
 	}
@@ -354,7 +355,7 @@ func (d *Dec) Blob() []byte {
 
 // String reads a length-prefixed string.
 func (d *Dec) String() string {
-	n := d.Count("string length", d.left())
+	n := d.Count("string length", 1)
 	if d.err != nil {
 		return ""
 	}
@@ -365,7 +366,7 @@ func (d *Dec) String() string {
 
 // Floats reads a float64 slice (nil when empty).
 func (d *Dec) Floats() []float64 {
-	n := d.Count("float count", d.left()/8)
+	n := d.Count("float count", 8)
 	if d.err != nil || n == 0 {
 		return nil
 	}
@@ -378,7 +379,7 @@ func (d *Dec) Floats() []float64 {
 
 // Ints reads an int slice (nil when empty).
 func (d *Dec) Ints() []int {
-	n := d.Count("int count", d.left())
+	n := d.Count("int count", 1)
 	if d.err != nil || n == 0 {
 		return nil
 	}
@@ -410,13 +411,12 @@ func (d *Dec) Dense() *mat.Dense {
 		d.Fail("matrix kind %d", kind)
 		return nil
 	}
-	most := d.left() / 8
-	r := d.Count("matrix rows", most)
-	c := d.Count("matrix columns", most)
+	r := d.Count("matrix rows", 8)
+	c := d.Count("matrix columns", 8)
 	if d.err != nil {
 		return nil
 	}
-	if r == 0 || c == 0 || c > most/r {
+	if most := d.left() / 8; r == 0 || c == 0 || c > most/r {
 		d.Fail("matrix %d×%d does not fit in the %d bytes left", r, c, d.left())
 		return nil
 	}
