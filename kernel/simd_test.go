@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -222,5 +225,22 @@ func TestFusedWorkers(t *testing.T) {
 		if !mat.EqualApprox(got[0], &want, 1e-12*mat.Norm(&want, math.Inf(1))) {
 			t.Fatalf("simd=%v: fused product differs from explicit", simd)
 		}
+	}
+}
+
+// TestNoSIMDEnv re-runs this test binary with LANDMARK_NOSIMD=1 and checks
+// that the child process selected the portable code at start-up.
+func TestNoSIMDEnv(t *testing.T) {
+	if os.Getenv("LANDMARK_TEST_CHILD") == "1" {
+		if Accel() != "portable" {
+			t.Fatalf("%s=%q: Accel() = %q, want portable", noSIMDEnv, os.Getenv(noSIMDEnv), Accel())
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoSIMDEnv$", "-test.v")
+	cmd.Env = append(os.Environ(), "LANDMARK_TEST_CHILD=1", noSIMDEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("child with %s=1: %v\n%s", noSIMDEnv, err, out)
 	}
 }
