@@ -42,10 +42,13 @@
 // centers and coefficients (FALKON's warm start along a decreasing λ
 // sequence) — so the centers are sampled once per chain; a chain is resumed
 // or recomputed whole, so interrupted runs still reproduce uninterrupted
-// ones. BLESS's path (Rudi et al. 2018, Alg. 1) is not yet shared across λ:
-// falkon with BLESS centers uses BLESS's fixed-size mode, whose centers do not
-// depend on λ, and warm starts are refused there because the fitted model
-// does not expose the BLESS weights the preconditioner (eq. 15) needs.
+// ones. With approx {type: bless, path: true} (or bless-r) one BLESS path
+// (Rudi et al. 2018, Alg. 1/2) per fold and λ chain, run down to the chain's
+// smallest λ, serves every λ: the centers and weights of λ are (J_h, A_h) of
+// the first step with λ_h ≤ λ, and FALKON-BLESS uses them with the weighted
+// preconditioner (eq. 15). Without path, bless runs in fixed-size mode (m
+// centers, independent of λ). Warm starts are refused with BLESS centers
+// because a fitted model does not carry the weights eq. 15 needs.
 //
 // Approximation-only runs (Spec.Approximation) build each method of a table
 // (Nyström on any sampler, standard rank-k or QR rank-k; rff; meka; bka) for

@@ -59,8 +59,12 @@ var estimators = []EstimatorEntry{
 			{Name: "warm_start", Kind: KindBool, Doc: "start each fit from the fit at the previous λ of the grid (same fold, same other values); chains are recomputed whole on resume", With: func(a string) bool { return a != "bless" && a != "bless-r" }},
 			optWorkers,
 		},
-		New:  newFalkon,
-		Warm: warmFalkon,
+		ApproxOptions: []Option{
+			{Name: "path", Kind: KindBool, With: isApprox("bless", "bless-r"), Doc: "one BLESS path per fold and λ chain serves every λ: the centers of λ are the path step at λ (M from d_eff, not m)"},
+		},
+		New:   newFalkon,
+		Warm:  warmFalkon,
+		Check: checkFalkon,
 	},
 	{
 		Name:    "krr",
@@ -123,7 +127,9 @@ func newFalkon(c Config) (model.Estimator, error) {
 		CacheKnm:       c.Bool("cache_knm", false),
 		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
-	if c.Approx != "" {
+	if c.Centers != nil {
+		f.Centers, f.CenterWeights = c.Centers, c.CenterWeights
+	} else if c.Approx != "" {
 		s, ok := samplerByName(c.Approx)
 		if !ok {
 			return nil, fmt.Errorf("%w: falkon: unknown sampler %q", ErrSpec, c.Approx)
@@ -137,6 +143,25 @@ func newFalkon(c Config) (model.Estimator, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkFalkon rejects settings that give the centers twice: a BLESS path
+// with m or with warm starts.
+func checkFalkon(s *Spec) error {
+	if s.Estimator.Approx.Options["path"] != true {
+		return nil
+	}
+	if hasKey(s.Estimator.Options, "m") || hasKey(s.Grid, "m") {
+		where := []string{"estimator", "m"}
+		if hasKey(s.Grid, "m") {
+			where = []string{"grid", "m"}
+		}
+		return s.errAt("with approx path: true the BLESS path sets the centers; m does not apply", where...)
+	}
+	if s.Estimator.Options["warm_start"] == true {
+		return s.errAt("warm_start and approx path: true both choose the centers; use one", "estimator", "warm_start")
+	}
+	return nil
 }
 
 // warmFalkon gives next the centers and coefficients of prev.

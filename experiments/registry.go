@@ -7,6 +7,7 @@ import (
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Kind is the type of an estimator option's value.
@@ -114,6 +115,10 @@ type Config struct {
 	N int
 	// Seed seeds the estimator's own randomness.
 	Seed uint64
+	// Centers and CenterWeights, when set, are landmarks chosen by the
+	// runner (a BLESS path shared across λ), to be used as given.
+	Centers       *mat.Dense
+	CenterWeights []float64
 	// Progress, when non-nil, receives solver progress (CG iterations).
 	Progress func(iter int, residual float64)
 }
@@ -173,6 +178,9 @@ type EstimatorEntry struct {
 	ApproxOptions []Option
 	// New builds an unfitted estimator.
 	New func(Config) (model.Estimator, error)
+	// Check, when set, validates combinations of options the table cannot
+	// express (it returns a SpecError naming the line).
+	Check func(s *Spec) error
 	// Warm, when set, makes next (built by New, unfitted) start from the
 	// fitted prev, a fit of the same setting at a larger λ (FALKON's warm
 	// start along a decreasing λ sequence). Used with warm_start: true.

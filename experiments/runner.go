@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -156,7 +157,14 @@ type runner struct {
 	// warmPrev holds the previous point's fitted models [repeat][fold].
 	warm     bool
 	warmPrev [][]model.Estimator
-	progress io.Writer
+	// path is set when falkon takes its centers from one BLESS path per
+	// fold and λ chain (approx option path: true); pathCache holds the paths
+	// of the current chain, pathRuns counts the paths computed.
+	path      bool
+	pathChain string
+	pathCache map[string][]approx.PathStep
+	pathRuns  int
+	progress  io.Writer
 }
 
 // Run runs the experiment: every grid point cross-validated, each finished
@@ -292,6 +300,7 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 	}
 	r.strat = s.Task != TaskRegression && (s.CV.Stratified == nil || *s.CV.Stratified)
 	r.warm = r.entry.Warm != nil && s.Estimator.Options["warm_start"] == true
+	r.path = s.Estimator.Approx.Options["path"] == true
 	if err := r.load(); err != nil {
 		return nil, err
 	}
@@ -524,7 +533,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 			if r.warm && r.warmPrev != nil {
 				from = r.warmPrev[rep][f]
 			}
-			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitSeed(r.s.Seed, rep, f), nil, from)
+			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f)})
 			if err != nil {
 				r.warmPrev = nil
 				if ctx.Err() != nil {
@@ -606,13 +615,26 @@ type decider interface {
 // (and the regression target) with the training rows' statistics when the
 // spec asks — and scores it on (xva, yva).
 func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
-	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, seed, nil, nil)
+	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: seed, pathKey: "all"})
+}
+
+// fitOpts are the per-fit settings of fitScoreWith.
+type fitOpts struct {
+	// seed seeds the estimator.
+	seed uint64
+	// est, when non-nil, is an already fitted model to score again.
+	est model.Estimator
+	// from, when non-nil, is the fitted model to warm-start from.
+	from model.Estimator
+	// pathKey names the training rows (fold) for the BLESS path cache.
+	pathKey string
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
 // model (its scalers are refitted on xtr, which is deterministic), or
 // warm-starting a new fit from the fitted model from, when non-nil.
-func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64, est, from model.Estimator) (fitScores, error) {
+func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, fo fitOpts) (fitScores, error) {
+	est, from, seed := fo.est, fo.from, fo.seed
 	d := r.s.Dataset
 	xtr, xva, sc, err := scaleFeatures(d.scale(), xtr, xva)
 	if err != nil {
@@ -627,6 +649,11 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 		yfit = ts.Transform(ytr)
 	}
 	cfg := r.config(p, len(ytr), seed)
+	if r.path && est == nil {
+		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, xtr); err != nil {
+			return fitScores{}, err
+		}
+	}
 	iters := 0
 	if r.progress != nil {
 		cfg.Progress = func(it int, res float64) {
@@ -763,7 +790,7 @@ func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], seed, est, nil)
+		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
 		if err != nil {
 			return fitScores{}, nil, err
 		}

@@ -422,6 +422,9 @@ func (s *Spec) validateEstimator() error {
 		if !ok {
 			return s.errAt(fmt.Sprintf("unknown approx option %q for %s (known: %s)", k, e.Type, strings.Join(optionNames(ent.ApproxOptions), ", ")), "estimator", "approx", k)
 		}
+		if o.With != nil && !o.With(e.Approx.Type) {
+			return s.errAt(fmt.Sprintf("approx option %s does not apply to approx %q", k, e.Approx.Type), "estimator", "approx", k)
+		}
 		if err := o.check(e.Approx.Options[k]); err != nil {
 			return s.errAt(err.Error(), "estimator", "approx", k)
 		}
@@ -462,6 +465,9 @@ func (s *Spec) validateEstimator() error {
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
+	}
+	if ent.Check != nil {
+		return ent.Check(s)
 	}
 	return nil
 }

@@ -1,0 +1,97 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const pathSpec = `name: path
+dataset: {path: data.libsvm, standardize: true}
+task: regression
+estimator:
+  type: falkon
+  kernel: {type: gaussian}
+  approx: {type: bless, path: true}
+  max_iter: 10
+grid:
+  gamma: [0.5, 1]
+  lambda: [1.0e-2, 1.0e-3, 1.0e-4]
+cv: {folds: 3}
+seed: 4
+`
+
+// TestBLESSPathShared: one BLESS path per fold and λ chain serves all λ
+// (2 chains × 3 folds = 6 paths for 6 points × 3 folds = 18 fits), and a
+// run cancelled mid-chain then resumed reproduces the uninterrupted one
+// without recomputing finished points.
+func TestBLESSPathShared(t *testing.T) {
+	dir := writeSine(t, 150)
+	s := decodeIn(t, pathSpec, dir)
+	r, err := newRunner(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range s.Grid.Points() {
+		pr, err := r.evalPoint(context.Background(), 0, 6, p)
+		if err != nil || pr.Error != "" {
+			t.Fatalf("%s: %v %s", p.Key(), err, pr.Error)
+		}
+		steps := r.pathCache["cv0/0"]
+		if len(steps) == 0 {
+			t.Fatal("no path cached")
+		}
+		// The path ends at the chain's smallest λ, and smaller λ get at
+		// least as many landmarks (d_eff(λ) grows as λ falls).
+		if last := steps[len(steps)-1].Lambda; last > 1e-4*(1+1e-9) {
+			t.Errorf("path ends at λ = %g, want 1e-4", last)
+		}
+		if a, b := len(pathStep(steps, 1e-2).Indices), len(pathStep(steps, 1e-4).Indices); b < a {
+			t.Errorf("λ = 1e-4 has %d landmarks, fewer than %d at 1e-2", b, a)
+		}
+	}
+	if r.pathRuns != 6 {
+		t.Errorf("%d BLESS paths computed, want 6 (one per chain and fold)", r.pathRuns)
+	}
+
+	full := filepath.Join(t.TempDir(), "full")
+	if _, err := Run(context.Background(), decodeIn(t, pathSpec, dir), Options{Out: full, NoPlots: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "resumed")
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err = Run(ctx, decodeIn(t, pathSpec, dir), Options{Out: out, NoPlots: true, OnPoint: func(int, int, PointResult) {
+		if n++; n == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	res, err := Run(context.Background(), decodeIn(t, pathSpec, dir), Options{Out: out, NoPlots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resumed != 2 || res.Computed != 4 {
+		t.Errorf("resumed %d computed %d, want 2 and 4", res.Resumed, res.Computed)
+	}
+	if a, b := stripTiming(t, filepath.Join(full, "results.csv")), stripTiming(t, filepath.Join(out, "results.csv")); a != b {
+		t.Errorf("resumed path run differs:\n%s\n%s", a, b)
+	}
+}
+
+func TestBLESSPathSpecErrors(t *testing.T) {
+	cases := []struct{ old, new, want string }{
+		{"  max_iter: 10", "  max_iter: 10\n  m: 50", "line 9: estimator.m: with approx path: true the BLESS path sets the centers"},
+		{"{type: bless, path: true}", "{type: uniform, path: true}", `line 7: estimator.approx.path: approx option path does not apply to approx "uniform"`},
+	}
+	for _, c := range cases {
+		_, err := Decode(strings.NewReader(strings.Replace(pathSpec, c.old, c.new, 1)), ".")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
