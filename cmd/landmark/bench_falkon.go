@@ -58,6 +58,8 @@ type falkonBenchResult struct {
 	SetupS     float64 `json:"setup_s,omitempty"`
 	Residual   float64 `json:"residual,omitempty"`
 	M          int     `json:"m,omitempty"`
+	// Curve is the test error after each iteration (with -curve).
+	Curve []float64 `json:"curve,omitempty"`
 }
 
 // runBenchFalkon benchmarks model.Falkon against scikit-learn's Nystroem +
@@ -79,6 +81,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
 	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
 	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn and numpy")
+	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
 	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -122,7 +125,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: -child takes one -m", errUsage)
 		}
 		cfg.M = fm[0]
-		return falkonBenchChild(ctx, *child, cfg, stdout)
+		return falkonBenchChild(ctx, *child, cfg, *curve, stdout)
 	}
 
 	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
@@ -156,13 +159,24 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
 			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
 			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-seed", fmt.Sprint(*seed),
-			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache)}
+			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-curve=%v", *curve)}
 		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
 		if err != nil {
 			fmt.Fprintf(stdout, "| landmark Falkon | %d | | | | | failed: %v |\n", m, err)
 			continue
 		}
-		row("landmark Falkon", m, r, fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s", r.Iterations, r.Residual, r.SetupS))
+		note := fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s", r.Iterations, r.Residual, r.SetupS)
+		if len(r.Curve) > 0 {
+			parts := make([]string, len(r.Curve))
+			for i, e := range r.Curve {
+				if def.task == model.Classification {
+					e *= 100
+				}
+				parts[i] = fmt.Sprintf("%.4g", e)
+			}
+			note += "; test error by iteration: " + strings.Join(parts, " ")
+		}
+		row("landmark Falkon", m, r, note)
 	}
 	for _, m := range sm {
 		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
@@ -336,13 +350,22 @@ func falkonBenchWrite(path string, v []float64) error {
 	if err != nil {
 		return err
 	}
-	if err := binary.Write(f, binary.LittleEndian, v); err != nil {
-		f.Close()
-		return err
+	buf := make([]byte, 0, 1<<20)
+	for i, x := range v {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+		if len(buf) == cap(buf) || i == len(v)-1 {
+			if _, err := f.Write(buf); err != nil {
+				f.Close()
+				return err
+			}
+			buf = buf[:0]
+		}
 	}
 	return f.Close()
 }
 
+// falkonBenchRead reads n little-endian float64 values in 1 MiB pieces, so
+// that no second full-size buffer inflates the child's peak RSS.
 func falkonBenchRead(path string, n int) ([]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -350,14 +373,22 @@ func falkonBenchRead(path string, n int) ([]float64, error) {
 	}
 	defer f.Close()
 	v := make([]float64, n)
-	if err := binary.Read(f, binary.LittleEndian, v); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	buf := make([]byte, 1<<20)
+	for i := 0; i < n; {
+		k := min(n-i, len(buf)/8)
+		if _, err := io.ReadFull(f, buf[:8*k]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for j := 0; j < k; j++ {
+			v[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+		i += k
 	}
 	return v, nil
 }
 
 // falkonBenchChild fits one Falkon on the prepared arrays and prints a JSON result.
-func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, stdout io.Writer) error {
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, stdout io.Writer) error {
 	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return err
@@ -384,6 +415,15 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, stdout 
 	}
 	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
 	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
+	if curve {
+		// Validation works in the fitted model's units: standardized targets
+		// for regression, rescaled to the original units below.
+		yv := make([]float64, len(yte))
+		for i, v := range yte {
+			yv[i] = (v - meta.YMean) / meta.YSD
+		}
+		cfg.Validation = &model.ValidationSet{X: mat.NewDense(meta.NTest, meta.D, xte), Y: yv}
+	}
 	t0 := time.Now()
 	if err := cfg.Fit(ctx, xt, ytr); err != nil {
 		return err
@@ -414,6 +454,15 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, stdout 
 	info := cfg.Info()
 	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
 	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
+	for _, h := range info.History {
+		if curve {
+			e := h.ValError
+			if meta.Task == string(model.Regression) {
+				e *= meta.YSD
+			}
+			r.Curve = append(r.Curve, e)
+		}
+	}
 	r.RSSBytes = falkonBenchMaxRSS()
 	return json.NewEncoder(stdout).Encode(r)
 }
