@@ -327,6 +327,9 @@ func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 	if !local {
 		return b.fit.global.eval(ctx, x)
 	}
+	if len(b.fit.local) != len(b.fit.info.ClusterSizes) {
+		return nil, fmt.Errorf("%w: this fitted BKA-SVM has no local decision functions", ErrInput)
+	}
 	n, _ := x.Dims()
 	out := mat.NewDense(n, b.fit.ntasks, nil)
 	lab := b.fit.part.Assign(x)
