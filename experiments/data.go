@@ -13,7 +13,8 @@ import (
 
 // resolvePath finds a data file: absolute paths as is, relative paths against
 // dir (the spec's folder), then the working directory, then the shared
-// dataset folder (datasets.SharedPath).
+// dataset folder (datasets.SharedPath, then a shared/datasets folder beside
+// dir or one of its parents).
 func resolvePath(dir, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		return p, nil
@@ -25,6 +26,20 @@ func resolvePath(dir, p string) (string, error) {
 	}
 	if sp, ok := datasets.SharedPath(p); ok {
 		return sp, nil
+	}
+	// SharedPath looks beside the working directory; a spec outside the
+	// repository's tree still finds the shared folder beside its own.
+	if abs, err := filepath.Abs(dir); err == nil {
+		for d := abs; ; d = filepath.Dir(d) {
+			for _, c := range []string{filepath.Join(d, "shared", "datasets", p), filepath.Join(filepath.Dir(d), "shared", "datasets", p)} {
+				if _, err := os.Stat(c); err == nil {
+					return c, nil
+				}
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
 	}
 	return "", fmt.Errorf("data file %q not found (looked in %s, the working directory and the shared dataset folder)", p, dir)
 }

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
 )
 
 // writeSine writes n rows of y = sin(x₁) + 0.5·x₂ + noise (σ = 0.1), x
@@ -310,5 +312,22 @@ func TestPlotsWritten(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(res.Out, "summary.md"))
 	if !strings.Contains(string(md), "Best configuration") || !strings.Contains(string(md), res.Points[res.Best].Key) {
 		t.Errorf("summary.md lacks the best configuration:\n%s", md)
+	}
+}
+
+// TestSharedPathFromSpecDir: a spec in the repository finds shared data even
+// when run from an unrelated working directory.
+func TestSharedPathFromSpecDir(t *testing.T) {
+	if _, ok := datasets.SharedPath("heart_scale.libsvm"); !ok {
+		t.Skip("shared data absent")
+	}
+	abs, _ := filepath.Abs("examples")
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolvePath(abs, "heart_scale.libsvm"); err != nil {
+		t.Error(err)
 	}
 }
