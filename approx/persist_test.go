@@ -23,7 +23,7 @@ func persistData(n, d int, seed uint64) *mat.Dense {
 	return x
 }
 
-func persistMaps(t *testing.T) map[string]FeatureMap {
+func persistMaps(t testing.TB) map[string]FeatureMap {
 	t.Helper()
 	ctx := context.Background()
 	x := persistData(80, 3, 1)

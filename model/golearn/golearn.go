@@ -364,10 +364,11 @@ func predict(est model.Estimator, s *schema, g base.FixedDataGrid) (base.FixedDa
 	}
 	classes := g.AllClassAttributes()
 	var ret base.UpdatableDataGrid
-	if len(classes) == 1 {
+	if len(classes) == 1 && sameKind(classes[0], s.Class) {
 		ret = base.GeneratePredictionVector(g)
 	} else {
-		// Unlabelled data: predict into a fresh copy of the training class attribute.
+		// Unlabelled data, or a class attribute of another kind than in
+		// training: predict into a fresh copy of the training class attribute.
 		d := base.NewDenseInstances()
 		a := cloneAttribute(s)
 		d.AddAttribute(a)
@@ -397,6 +398,15 @@ func predict(est model.Estimator, s *schema, g base.FixedDataGrid) (base.FixedDa
 		ret.Set(spec, i, cls.GetSysValFromString(s.Values[k]))
 	}
 	return ret, nil
+}
+
+// sameKind reports whether a and b are both categorical or both float.
+func sameKind(a, b base.Attribute) bool {
+	_, ca := a.(*base.CategoricalAttribute)
+	_, cb := b.(*base.CategoricalAttribute)
+	_, fa := a.(*base.FloatAttribute)
+	_, fb := b.(*base.FloatAttribute)
+	return ca == cb && fa == fb
 }
 
 // cloneAttribute returns a new attribute like the schema's class attribute.

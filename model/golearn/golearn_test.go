@@ -285,6 +285,42 @@ func TestFilterPipeline(t *testing.T) {
 	}
 }
 
+// Data without a class attribute, or with one of another kind than in
+// training, gets predictions in a copy of the training class attribute.
+func TestPredictUnlabelled(t *testing.T) {
+	d := heart(t)
+	data, err := Instances(d, model.Classification)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Classifier{Estimator: &model.SVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}}}
+	if err := c.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floatClass, err := Instances(d, model.Regression) // same features, float class
+	if err != nil {
+		t.Fatal(err)
+	}
+	noClass := base.NewInstancesViewFromAttrs(floatClass, featureAttributes(floatClass))
+	if n := len(noClass.AllClassAttributes()); n != 0 {
+		t.Fatalf("view has %d class attributes", n)
+	}
+	for _, g := range []base.FixedDataGrid{floatClass, noClass} {
+		got, err := c.Predict(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got.AllClassAttributes()[0].(*base.CategoricalAttribute); !ok {
+			t.Fatalf("prediction class attribute is %T", got.AllClassAttributes()[0])
+		}
+		sameClasses(t, got, want)
+	}
+}
+
 func sameClasses(t *testing.T, a, b base.FixedDataGrid) {
 	t.Helper()
 	_, n := a.Size()
