@@ -64,6 +64,9 @@ type PointResult struct {
 	Params Point `json:"params"`
 	// Fits is the number of fits scored (folds × repeats).
 	Fits int `json:"fits"`
+	// FoldScores is the selection metric of each fit, repeat by repeat, fold
+	// by fold (NaN for an undefined value is written as null).
+	FoldScores []jsonFloat `json:"fold_scores,omitempty"`
 	// Metrics summarises every metric of the task, in table order.
 	Metrics []Summary `json:"metrics"`
 	// FitSeconds is the mean wall time of one fit.
@@ -560,6 +563,11 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	for i, m := range r.metrics {
 		mean, std := sampleMeanStd(scores[i])
 		pr.Metrics = append(pr.Metrics, Summary{Name: m.Name, Mean: mean, Std: std})
+		if m.Name == r.metric.Name {
+			for _, v := range scores[i] {
+				pr.FoldScores = append(pr.FoldScores, jsonFloat(v))
+			}
+		}
 	}
 	pr.FitSeconds = fitSum / float64(pr.Fits)
 	pr.PredictSeconds = predSum / float64(pr.Fits)
@@ -802,4 +810,25 @@ func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 		out = append(out, sc)
 	}
 	return last, out, nil
+}
+
+// jsonFloat is a float64 whose NaN or ±Inf is written as null (and read back as NaN).
+type jsonFloat float64
+
+// MarshalJSON writes non-finite values as null.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	if p := finite(float64(f)); p != nil {
+		return json.Marshal(*p)
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON reads null as NaN.
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	var p *float64
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*f = jsonFloat(unfinite(p))
+	return nil
 }

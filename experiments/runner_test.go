@@ -179,6 +179,16 @@ seed: 5
 		if res.Points[0].Fits != 6 {
 			t.Errorf("%d fits per point, want 3 folds × 2 repeats", res.Points[0].Fits)
 		}
+		for _, p := range res.Points {
+			var sum float64
+			for _, v := range p.FoldScores {
+				sum += float64(v)
+			}
+			m, _ := p.Metric("auc")
+			if len(p.FoldScores) != p.Fits || math.Abs(sum/float64(p.Fits)-m.Mean) > 1e-12 {
+				t.Errorf("%s: fold scores %v do not average to the auc mean %v", p.Key, p.FoldScores, m.Mean)
+			}
+		}
 		a, _ := res.Points[res.Best].Metric("accuracy")
 		// Blobs 2.5σ apart: Bayes accuracy ≈ Φ(1.25) ≈ 0.89; 0.8 leaves room
 		// for estimation error on 120 rows.
