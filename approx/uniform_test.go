@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// randMatrix returns an n×d matrix of standard normal entries.
-func randMatrix(n, d int, rng *rand.Rand) *mat.Dense {
+// levRandMatrix returns an n×d matrix of standard normal entries.
+func levRandMatrix(n, d int, rng *rand.Rand) *mat.Dense {
 	x := mat.NewDense(n, d, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
@@ -24,7 +24,7 @@ func randMatrix(n, d int, rng *rand.Rand) *mat.Dense {
 }
 
 func TestUniformDistinctSortedAndRows(t *testing.T) {
-	x := randMatrix(50, 3, rand.New(rand.NewPCG(1, 2)))
+	x := levRandMatrix(50, 3, rand.New(rand.NewPCG(1, 2)))
 	lm, err := Uniform{}.Sample(context.Background(), x, kernel.Gaussian{Gamma: 1}, 20, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestUniformDistinctSortedAndRows(t *testing.T) {
 // deviations (a false alarm has probability < 1e-4 over the 20 rows).
 func TestUniformIsUniform(t *testing.T) {
 	const n, m, trials = 20, 5, 4000
-	x := randMatrix(n, 2, rand.New(rand.NewPCG(1, 1)))
+	x := levRandMatrix(n, 2, rand.New(rand.NewPCG(1, 1)))
 	rng := rand.New(rand.NewPCG(7, 8))
 	counts := make([]int, n)
 	for range trials {
@@ -79,7 +79,7 @@ func TestUniformIsUniform(t *testing.T) {
 }
 
 func TestUniformDeterministic(t *testing.T) {
-	x := randMatrix(1000, 2, rand.New(rand.NewPCG(1, 1)))
+	x := levRandMatrix(1000, 2, rand.New(rand.NewPCG(1, 1)))
 	a, _ := Uniform{}.Sample(context.Background(), x, nil, 100, rand.New(rand.NewPCG(9, 9)))
 	b, _ := Uniform{}.Sample(context.Background(), x, nil, 100, rand.New(rand.NewPCG(9, 9)))
 	for i := range a.Indices {
@@ -92,7 +92,7 @@ func TestUniformDeterministic(t *testing.T) {
 func TestUniformBadInput(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 1))
-	x := randMatrix(10, 2, rng)
+	x := levRandMatrix(10, 2, rng)
 	nan := mat.DenseCopyOf(x)
 	nan.Set(3, 1, math.NaN())
 	cases := []struct {

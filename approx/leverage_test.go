@@ -1,0 +1,275 @@
+package approx
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// levDirectScores returns diag(K(K + ridge·I)⁻¹) by a dense solve: the
+// definition, computed without any of the package's code.
+func levDirectScores(kk *mat.Dense, ridge float64) []float64 {
+	n, _ := kk.Dims()
+	a := mat.DenseCopyOf(kk)
+	for i := 0; i < n; i++ {
+		a.Set(i, i, a.At(i, i)+ridge)
+	}
+	// (K + λI)⁻¹K = K(K + λI)⁻¹ᵀ has the same diagonal.
+	var s mat.Dense
+	if err := s.Solve(a, kk); err != nil {
+		panic(err)
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = s.At(i, i)
+	}
+	return out
+}
+
+// Exact scores equal the diagonal of K(K+λI)⁻¹, their sum is d_eff = Σσ/(σ+λ)
+// from the eigenvalues, and RidgeFor inverts d_eff. Tolerance 1e-9: the
+// Cholesky route loses about n·ε·‖K‖/λ ≈ 1e-11 here (n = 120, ‖K‖ ≤ 120,
+// λ ≥ 0.01).
+func TestExactLeverageMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := levRandMatrix(120, 3, rng)
+	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.3}} {
+		kk := levDenseKernel(k, x)
+		spec, err := ExactSpectrum(levCtx, x, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ridge := range []float64{0.01, 1, 30} {
+			got, deff, err := ExactLeverage(levCtx, x, k, ridge)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := levDirectScores(kk, ridge)
+			var sum float64
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-9 {
+					t.Fatalf("%v ridge %g: ℓ[%d] = %v, want %v", k, ridge, i, got[i], want[i])
+				}
+				if got[i] < 0 || got[i] > 1 {
+					t.Fatalf("ℓ[%d] = %v outside [0, 1]", i, got[i])
+				}
+				sum += got[i]
+			}
+			if math.Abs(sum-deff) > 1e-9 || math.Abs(deff-spec.EffectiveDimension(ridge)) > 1e-8 {
+				t.Errorf("%v ridge %g: Σℓ = %v, d_eff = %v, from eigenvalues %v", k, ridge, sum, deff, spec.EffectiveDimension(ridge))
+			}
+			r, err := spec.RidgeFor(deff)
+			if err != nil || math.Abs(r-ridge) > 1e-6*ridge {
+				t.Errorf("RidgeFor(%v) = %v, %v; want %v", deff, r, err, ridge)
+			}
+		}
+	}
+}
+
+func TestExactLeverageBadInput(t *testing.T) {
+	x := levRandMatrix(5, 2, rand.New(rand.NewPCG(1, 1)))
+	k := kernel.Gaussian{Gamma: 1}
+	for _, ridge := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, _, err := ExactLeverage(levCtx, x, k, ridge); !errors.Is(err, check.ErrInput) {
+			t.Errorf("ridge %v: %v", ridge, err)
+		}
+	}
+	if _, _, err := ExactLeverage(levCtx, x, nil, 1); !errors.Is(err, check.ErrInput) {
+		t.Errorf("nil kernel: %v", err)
+	}
+	big := mat.NewDense(MaxExactPoints+1, 1, nil)
+	if _, _, err := ExactLeverage(levCtx, big, k, 1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("too large: %v", err)
+	}
+	spec, _ := ExactSpectrum(levCtx, x, k)
+	if _, err := spec.RidgeFor(5); !errors.Is(err, check.ErrInput) {
+		t.Errorf("d_eff = n is unreachable: %v", err)
+	}
+}
+
+// calibrate must give Σp = m, p ≤ 1, and p ∝ score below the cap.
+func TestCalibrate(t *testing.T) {
+	s := []float64{10, 5, 1, 1, 1, 1, 0.5, 0.5, 0}
+	for m := 1; m <= 9; m++ {
+		p := calibrate(s, m)
+		var sum float64
+		var c float64 // the common ratio p/s of uncapped scores
+		for i, v := range p {
+			sum += v
+			if v > 1+1e-15 || v < 0 {
+				t.Fatalf("m=%d: p[%d] = %v", m, i, v)
+			}
+			if v < 1 && s[i] > 0 {
+				if c == 0 {
+					c = v / s[i]
+				} else if math.Abs(v/s[i]-c) > 1e-12*c {
+					t.Fatalf("m=%d: p not proportional to the scores below the cap: %v", m, p)
+				}
+			}
+		}
+		if math.Abs(sum-float64(m)) > 1e-12 {
+			t.Errorf("m=%d: Σp = %v", m, sum)
+		}
+	}
+}
+
+// Systematic sampling draws exactly m distinct indices, each with its
+// probability: over 20,000 draws every count is within 5 binomial standard
+// deviations of T·pᵢ (a false alarm has probability < 1e-5 overall).
+func TestSystematicSample(t *testing.T) {
+	s := []float64{8, 4, 2, 1, 1, 1, 0.5, 0.25, 0.25, 0}
+	const m, trials = 4, 20000
+	p := calibrate(s, m)
+	rng := rand.New(rand.NewPCG(3, 3))
+	counts := make([]int, len(p))
+	for range trials {
+		idx := systematicSample(p, m, rng)
+		if len(idx) != m {
+			t.Fatalf("drew %d, want %d", len(idx), m)
+		}
+		for j, i := range idx {
+			if j > 0 && i <= idx[j-1] {
+				t.Fatalf("not distinct ascending: %v", idx)
+			}
+			counts[i]++
+		}
+	}
+	for i, c := range counts {
+		mean := trials * p[i]
+		sd := math.Sqrt(trials * p[i] * (1 - p[i]))
+		if math.Abs(float64(c)-mean) > 5*sd+1e-9 {
+			t.Errorf("index %d drawn %d times, want %.0f ± %.0f", i, c, mean, 5*sd)
+		}
+	}
+}
+
+// Lemma 6 with every point as a landmark (weights 1) gives the exact scores:
+// (K − K(K+λI)⁻¹K)/λ = K(K+λI)⁻¹. With a subset of unit-weight landmarks the
+// estimates can only be larger (the Nyström residual shrinks as columns are
+// added), which is what makes them over-estimates.
+func TestScoreEstimatorIdentities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := levRandMatrix(90, 2, rng)
+	k := kernel.Gaussian{Gamma: 0.7}
+	const ridge = 0.2
+	exact := levDirectScores(levDenseKernel(k, x), ridge)
+	all := sortedIdentity(90)
+	for _, idx := range [][]int{all, sampleWithoutReplacement(90, 15, rng)} {
+		reg := make([]float64, len(idx))
+		for i := range reg {
+			reg[i] = ridge
+		}
+		est, err := newScoreEstimator(k, gatherRows(x, idx), reg, ridge, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, 90)
+		if err := est.estimate(levCtx, got, x, all); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if len(idx) == 90 && math.Abs(got[i]-exact[i]) > 1e-9 {
+				t.Fatalf("all landmarks: ℓ̃[%d] = %v, exact %v", i, got[i], exact[i])
+			}
+			if got[i] < exact[i]-1e-9 {
+				t.Fatalf("%d landmarks: ℓ̃[%d] = %v below exact %v", len(idx), i, got[i], exact[i])
+			}
+		}
+	}
+}
+
+// ExactRLS draws exactly m distinct points with 1/√p weights, and on the
+// unbalanced clusters it picks the small clusters' points far more often
+// than their share n_small/n.
+func TestExactRLSSample(t *testing.T) {
+	x := levClusters(280, 4, 5, rand.New(rand.NewPCG(1, 1)))
+	k := kernel.Gaussian{Gamma: 0.5}
+	lm, err := ExactRLS{}.Sample(levCtx, x, k, 30, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lm.Indices) != 30 || len(lm.Weights) != 30 {
+		t.Fatalf("%d landmarks, %d weights", len(lm.Indices), len(lm.Weights))
+	}
+	small := 0
+	for j, i := range lm.Indices {
+		if lm.Weights[j] < 1 {
+			t.Fatalf("weight %v < 1: p > 1", lm.Weights[j])
+		}
+		if !mat.Equal(lm.Points.RowView(j), x.RowView(i)) {
+			t.Fatal("points do not match indices")
+		}
+		if i >= 280 {
+			small++
+		}
+	}
+	// Uniform sampling takes 30·20/300 = 2 small-cluster points on average.
+	// At the ridge where d_eff = 30/ln 30 ≈ 8.8 each small cluster has total
+	// leverage ≈ σ/(σ+λ) with σ ≈ 4.4 its eigenvalue, against ≈ 2–3 for the
+	// whole big cluster, so leverage sampling takes several times more (9
+	// with this seed); we ask for at least three times the uniform share.
+	if small < 6 {
+		t.Errorf("only %d of 30 landmarks in the small clusters", small)
+	}
+	if _, err := (ExactRLS{Ridge: -1}).Sample(levCtx, x, k, 3, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Errorf("negative ridge: %v", err)
+	}
+	if _, err := (ExactRLS{}).Sample(levCtx, x, k, 301, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Errorf("m > n: %v", err)
+	}
+}
+
+// Algorithm 1: scores ≥ 1 are always kept with weight 1; zero scores never.
+func TestSampleByScores(t *testing.T) {
+	x := levRandMatrix(6, 2, rand.New(rand.NewPCG(1, 1)))
+	lm, err := SampleByScores(x, []float64{1, 0, 2, 0, 1, 0}, 0, 0, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lm.Indices) != 3 || lm.Indices[0] != 0 || lm.Indices[1] != 2 || lm.Indices[2] != 4 {
+		t.Fatalf("kept %v", lm.Indices)
+	}
+	for _, w := range lm.Weights {
+		if w != 1 {
+			t.Fatalf("weights %v", lm.Weights)
+		}
+	}
+	// Inclusion frequency of a small score matches pᵢ = ℓ̃ᵢ·c·log(Σℓ̃/δ):
+	// with ℓ̃ = 0.01, c = 1, Σℓ̃ = 100.01, δ = 0.1: p = 0.01·ln(1000.1) ≈ 0.069.
+	scores := make([]float64, 101)
+	scores[0] = 0.01
+	for i := 1; i < 101; i++ {
+		scores[i] = 1
+	}
+	xx := levRandMatrix(101, 1, rand.New(rand.NewPCG(2, 2)))
+	rng := rand.New(rand.NewPCG(4, 4))
+	const trials = 5000
+	hits := 0
+	for range trials {
+		lm, err := SampleByScores(xx, scores, 0.1, 1, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lm.Indices[0] == 0 {
+			hits++
+		}
+	}
+	p := 0.01 * math.Log(100.01/0.1)
+	sd := math.Sqrt(trials * p * (1 - p))
+	if math.Abs(float64(hits)-trials*p) > 5*sd {
+		t.Errorf("kept %d of %d, want %.0f ± %.0f", hits, trials, trials*p, 5*sd)
+	}
+	for _, bad := range [][]float64{{1, 1}, {1, -1, 0, 0, 0, 0}, {math.NaN(), 0, 0, 0, 0, 0}} {
+		if _, err := SampleByScores(x, bad, 0, 0, rng); !errors.Is(err, check.ErrInput) {
+			t.Errorf("scores %v: %v", bad, err)
+		}
+	}
+	if _, err := SampleByScores(x, make([]float64, 6), 1.5, 0, rng); !errors.Is(err, check.ErrInput) {
+		t.Errorf("delta 1.5: %v", err)
+	}
+}
