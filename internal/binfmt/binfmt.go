@@ -28,6 +28,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -200,9 +201,11 @@ func (e *Enc) Dense(m *mat.Dense) {
 		e.buf = append(e.buf, 2)
 		e.Uint(uint64(r))
 		e.Uint(uint64(c))
+		e.buf = slices.Grow(e.buf, 8*r*c)
+		raw := m.RawMatrix()
 		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				e.Float(m.At(i, j))
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v))
 			}
 		}
 	}
@@ -421,9 +424,11 @@ func (d *Dec) Dense() *mat.Dense {
 		return nil
 	}
 	data := make([]float64, r*c)
+	src := d.buf[d.off : d.off+8*len(data)]
 	for i := range data {
-		data[i] = d.Float()
+		data[i] = math.Float64frombits(binary.LittleEndian.Uint64(src[8*i:]))
 	}
+	d.off += 8 * len(data)
 	return mat.NewDense(r, c, data)
 }
 
