@@ -47,6 +47,28 @@
 //     x in cluster s by w(x) = k(x, Z_s)·U_kΣ_k^(−1/2)R⁻¹ (the Nyström
 //     extension of that cluster's basis), f(x) = w(x)ᵀ(L Wᵀα)_s.
 //
+// Leverage scores, samplers and error measures (uniform.go, leverage.go,
+// recursive.go, bless.go, quality.go):
+//   - Ridge conventions: Musco & Musco write ℓᵢ(λ) = (K(K + λI)⁻¹)ᵢᵢ with an
+//     absolute ridge; parameters holding that value are named Ridge. BLESS and
+//     the rest of Landmark (model/doc.go) use K + λnI; those are named Lambda.
+//     Ridge = Lambda·n describes the same scores. d_eff(λ) = Σᵢ ℓᵢ(λ).
+//   - Uniform: M rows without replacement. ExactLeverage/ExactSpectrum: exact
+//     scores and d_eff, O(n³), the reference for tests. ExactRLS samples by
+//     them; SampleByScores is Musco & Musco's Algorithm 1 (keep i with
+//     pᵢ = min(1, ℓ̃ᵢ·16·log(Σℓ̃/δ)), weight 1/√pᵢ).
+//   - RecursiveRLS: Algorithm 2 (SampleRidge: uniform halving, Lemma 6 scores
+//     (3/(2λ))(K − KS(SᵀKS + λI)⁻¹SᵀK)ᵢᵢ from K_S and diag K), its
+//     fixed-sample-size variant (Sample; Appendix D) and an accelerated one
+//     (Appendix G).
+//   - BLESS and BLESSR: Rudi et al.'s Algorithms 1 and 2, λ_h = λ_{h−1}/q from
+//     λ₀ = κ², candidates ~ q₁κ²/λ_h, scores by their eq. 3
+//     ℓ̃ = (λn)⁻¹(K_ii − K_Jiᵀ(K_JJ + λnA)⁻¹K_Ji); Path returns every
+//     (λ_h, J_h, A_h).
+//   - RelFrobeniusError (MEKA protocol: sampled rows), SpectralError (Musco
+//     protocol: dense K − K̃ on a random subset, Lanczos), ScoreAccuracy
+//     (BLESS's R-ACC: ratios ℓ̃ᵢ/ℓᵢ, mean and 5th/95th percentiles).
+//
 // Persistence: SaveMap and LoadMap write and read fitted feature maps
 // (*NystromMap, *RFFMap and the whole *MEKA approximation, including its
 // partition, bases, link matrix and eigendecomposition), SavePartition and
