@@ -541,3 +541,63 @@ func rows(lo, hi int) []int {
 	}
 	return r
 }
+
+// Truncated golearn model files, and golearn files whose embedded Landmark
+// model is corrupted, fail to load with an error (the latter wrapping
+// model.ErrFormat).
+func TestLoadDamagedFile(t *testing.T) {
+	data, err := Instances(heart(t), model.Classification)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Classifier{Estimator: &model.SVM{Kernel: kernel.Gaussian{Gamma: 0.1}}}
+	if err := c.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.cls")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.cls")
+	// The last few bytes are the gzip trailer and the compressed tar
+	// end-of-archive blocks, which golearn's reader never reaches: a file
+	// missing only those still holds the whole model. Cut before them.
+	for n := 0; n < len(raw)-32; n += max(1, len(raw)/50) {
+		if err := os.WriteFile(cut, raw[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var b Classifier
+		if err := b.Load(cut); err == nil {
+			t.Fatalf("file cut to %d of %d bytes loaded", n, len(raw))
+		}
+	}
+
+	blob, err := model.Marshal(c.Estimator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob[len(blob)/2] ^= 1
+	bad := filepath.Join(dir, "bad.cls")
+	var good Classifier
+	w, err := base.CreateSerializedClassifierStub(bad, good.GetMetadata())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteJSONForKey(keyAdapter, adapterInfo{Kind: "landmark.Classifier", Version: adapterVersion}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBytesForKey(keyModel, blob); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := good.Load(bad); !errors.Is(err, model.ErrFormat) || !errors.Is(err, model.ErrChecksum) {
+		t.Errorf("corrupted embedded model: err = %v, want ErrChecksum", err)
+	}
+}
