@@ -617,3 +617,32 @@ func TestMEKAConcurrentUse(t *testing.T) {
 		t.Error("Transform did not record the eigendecomposition")
 	}
 }
+
+func TestMEKAProgress(t *testing.T) {
+	x, _ := blobs(3, 30, 3, 2, rand.New(rand.NewPCG(45, 46)))
+	last := map[string][2]int{}
+	var order []string
+	opt := MEKAOptions{Rank: 4, Clusters: 3, PSD: true, Workers: 2, Progress: func(stage string, done, total int) {
+		if len(order) == 0 || order[len(order)-1] != stage {
+			order = append(order, stage)
+		}
+		last[stage] = [2]int{done, total}
+	}}
+	// Progress is called from worker goroutines, one call at a time (the
+	// fitter serializes them); -race checks that.
+	if _, err := FitMEKA(context.Background(), x, kernel.Gaussian{Gamma: 0.3}, opt, rand.New(rand.NewPCG(47, 48))); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"cluster", "basis", "link", "eigen"}
+	if !slices.Equal(order, want) {
+		t.Errorf("stages %v, want %v", order, want)
+	}
+	for _, s := range want {
+		if p := last[s]; p[0] != p[1] || p[1] == 0 {
+			t.Errorf("stage %s ended at %d/%d", s, p[0], p[1])
+		}
+	}
+	if p := last["link"]; p[1] != 3 {
+		t.Errorf("link stage total %d, want 3 pairs", p[1])
+	}
+}
