@@ -31,14 +31,9 @@ type approxOpts struct {
 
 // approxBuilt is a fitted approximation as the error measures see it.
 type approxBuilt struct {
-	rows rowApprox
+	rows approx.RowApproximator
 	rank int
 	note string
-}
-
-// rowApprox gives rows of the approximation K̃ of K(X, X) on the training set.
-type rowApprox interface {
-	Rows(ctx context.Context, dst *mat.Dense, idx []int) error
 }
 
 // approxMethod is one entry of the method table.
@@ -52,14 +47,22 @@ type approxMethod struct {
 // sorted by name (a test checks it). To add a method, add one line here.
 var approxMethods = []approxMethod{
 	{"bka", "block-diagonal kernel approximation on --clusters k-means clusters (Si, Hsieh & Dhillon, Sec. 4)", buildBKA},
+	{"bless", "BLESS landmarks, fixed-size mode: λ path walked down until 3·d_eff reaches --m (Rudi et al., Alg. 1)",
+		nystromWith(func(approxOpts) approx.Sampler { return approx.BLESS{} })},
+	{"bless-r", "BLESS-R landmarks, fixed-size mode, without replacement (Rudi et al., Alg. 2)",
+		nystromWith(func(approxOpts) approx.Sampler { return approx.BLESSR{} })},
 	{"clustered", "randomized clustered Nyström: k-means on a ±1 sketch of ⌈(p/d)·d⌉ dims, --compression p/d (Pourkamali-Anaraki & Becker, Alg. 3)",
 		nystromWith(func(o approxOpts) approx.Sampler {
 			return approx.RandomizedClustered{Compression: o.compression, MaxIter: o.maxIter}
 		})},
+	{"exact-rls", "exact ridge leverage-score sampling, O(n³): small n only (approx.MaxExactPoints)",
+		nystromWith(func(approxOpts) approx.Sampler { return approx.ExactRLS{} })},
 	{"kmeans", "k-means Nyström: landmarks are k-means centroids (Zhang & Kwok)",
 		nystromWith(func(o approxOpts) approx.Sampler { return approx.KMeansCenters{MaxIter: o.maxIter} })},
 	{"meka", "MEKA: per-cluster Nyström bases of rank --rank + least-squares link blocks, --clusters c (Si, Hsieh & Dhillon, Alg. 1)", buildMEKA},
 	{"rff", "random Fourier features, --m features (Rahimi & Recht); gaussian or laplacian kernel", buildRFF},
+	{"rls", "recursive RLS-Nyström, fixed-sample-size variant (Musco & Musco, Alg. 2 and App. D)",
+		nystromWith(func(approxOpts) approx.Sampler { return approx.RecursiveRLS{} })},
 	{"uniform", "uniform Nyström: --m rows without replacement",
 		nystromWith(func(approxOpts) approx.Sampler { return approx.Uniform{} })},
 }
@@ -114,19 +117,29 @@ func buildRFF(_ context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rn
 	return approxBuilt{rows: &mapRows{f: f, x: x}, rank: f.Dim(), note: fmt.Sprintf("D=%d features", f.Dim())}, nil
 }
 
-// mapRows gives rows of K̃ = φ(X)φ(X)ᵀ without storing φ(X): the columns are
-// transformed block by block (memory O(block·r + |idx|·r)).
+// mapRows gives rows of K̃ = φ(X)φ(X)ᵀ without storing φ(X) (unlike
+// approx.FeatureRows, which holds n×r): the columns are transformed block by
+// block, memory O(block·r + |idx|·r), at the price of recomputing φ(X) for
+// every call.
 type mapRows struct {
 	f approx.FeatureMap
 	x *mat.Dense
 }
 
+var _ approx.RowApproximator = (*mapRows)(nil)
+
 // Rows writes φ(x_i)·φ(X)ᵀ for i in idx into the rows of dst (|idx|×n).
 func (m *mapRows) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 	n, d := m.x.Dims()
+	if rd, cd := dst.Dims(); rd != len(idx) || cd != n {
+		return fmt.Errorf("map rows: dst is %d×%d, want %d×%d", rd, cd, len(idx), n)
+	}
 	r := m.f.Dim()
 	xs := mat.NewDense(len(idx), d, nil)
 	for a, i := range idx {
+		if i < 0 || i >= n {
+			return fmt.Errorf("%w: row index %d outside [0, %d)", check.ErrInput, i, n)
+		}
 		xs.SetRow(a, m.x.RawRowView(i))
 	}
 	fs := mat.NewDense(len(idx), r, nil)
@@ -143,97 +156,6 @@ func (m *mapRows) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 		dst.Slice(0, len(idx), c0, c1).(*mat.Dense).Mul(fs, fb.T())
 	}
 	return nil
-}
-
-// relFrobenius estimates ‖K − K̃‖_F/‖K‖_F on rows sampled uniformly without
-// replacement (the MEKA paper's protocol), one row block at a time.
-func relFrobenius(ctx context.Context, x *mat.Dense, k kernel.Kernel, a rowApprox, rows int, rng *rand.Rand) (float64, error) {
-	n, d := x.Dims()
-	rows = min(rows, n)
-	idx := rng.Perm(n)[:rows]
-	var num, den float64
-	const chunk = 64
-	for r0 := 0; r0 < rows; r0 += chunk {
-		r1 := min(r0+chunk, rows)
-		sub := idx[r0:r1]
-		xs := mat.NewDense(len(sub), d, nil)
-		for a, i := range sub {
-			xs.SetRow(a, x.RawRowView(i))
-		}
-		kt := mat.NewDense(n, len(sub), nil)
-		if err := kernel.NewOp(k, x, xs, kernel.Options{}).Block(ctx, kt); err != nil {
-			return 0, err
-		}
-		at := mat.NewDense(len(sub), n, nil)
-		if err := a.Rows(ctx, at, sub); err != nil {
-			return 0, err
-		}
-		for a := range sub {
-			for j := 0; j < n; j++ {
-				kv := kt.At(j, a)
-				e := kv - at.At(a, j)
-				num += e * e
-				den += kv * kv
-			}
-		}
-	}
-	return math.Sqrt(num / den), nil
-}
-
-// spectralError returns ‖K_SS − K̃_SS‖₂ and ‖K_SS‖₂ on a uniform subset S,
-// by power iteration on the symmetric difference.
-func spectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a rowApprox, subset int, rng *rand.Rand) (errNorm, kNorm float64, err error) {
-	n, d := x.Dims()
-	s := min(subset, n)
-	idx := rng.Perm(n)[:s]
-	xs := mat.NewDense(s, d, nil)
-	for r, i := range idx {
-		xs.SetRow(r, x.RawRowView(i))
-	}
-	kss := mat.NewDense(s, s, nil)
-	if err := kernel.NewOp(k, xs, xs, kernel.Options{}).Block(ctx, kss); err != nil {
-		return 0, 0, err
-	}
-	full := mat.NewDense(s, n, nil)
-	if err := a.Rows(ctx, full, idx); err != nil {
-		return 0, 0, err
-	}
-	e := mat.NewDense(s, s, nil)
-	for r := 0; r < s; r++ {
-		for c, j := range idx {
-			e.Set(r, c, kss.At(r, c)-full.At(r, j))
-		}
-	}
-	kNorm = powerNorm(kss, rng)
-	return powerNorm(e, rng), kNorm, nil
-}
-
-// powerNorm returns the largest |eigenvalue| of the symmetric a by power
-// iteration on a² (so ±λ pairs do not stall it), to relative change 1e-10 or
-// 1000 iterations.
-func powerNorm(a *mat.Dense, rng *rand.Rand) float64 {
-	n, _ := a.Dims()
-	v := mat.NewVecDense(n, nil)
-	for i := 0; i < n; i++ {
-		v.SetVec(i, rng.NormFloat64())
-	}
-	w := mat.NewVecDense(n, nil)
-	prev := 0.0
-	for it := 0; it < 1000; it++ {
-		nv := mat.Norm(v, 2)
-		if nv == 0 {
-			return 0
-		}
-		v.ScaleVec(1/nv, v)
-		w.MulVec(a, v)
-		v.MulVec(a, w)
-		est := math.Sqrt(mat.Dot(w, w)) // ‖a v‖ for unit v
-		if math.Abs(est-prev) <= 1e-10*est {
-			return est
-		}
-		prev = est
-	}
-	return prev
 }
 
 func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -345,15 +267,17 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 
-	frob, err := relFrobenius(ctx, x, k, built.rows, *sampleRows, rand.New(rand.NewPCG(*seed, 2)))
+	frob, err := approx.RelFrobeniusError(ctx, x, k, built.rows, *sampleRows, rand.New(rand.NewPCG(*seed, 2)))
 	if err != nil {
 		return err
 	}
 	spec, kn := math.NaN(), math.NaN()
 	if *subset > 0 {
-		if spec, kn, err = spectralError(ctx, x, k, built.rows, *subset, rand.New(rand.NewPCG(*seed, 3))); err != nil {
+		sp, err := approx.SpectralError(ctx, x, k, built.rows, *subset, rand.New(rand.NewPCG(*seed, 3)))
+		if err != nil {
 			return err
 		}
+		spec, kn = sp.Error, sp.Norm
 	}
 	allocMiB := float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
 	sysMiB := float64(after.Sys) / (1 << 20)
