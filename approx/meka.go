@@ -699,7 +699,7 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 	// all its pairs: every pair (s, t) still sees uniformly sampled rows of
 	// V_s and V_t, and the pseudo-inverse of W̄⁽ˢ⁾ is computed c times
 	// instead of c(c−1).
-	samples := make([][]int, c)
+	samples := make([]*mat.Dense, c) // the sampled rows of X
 	pinvs := make([]*mat.Dense, c)
 	err := parallel.For(ctx, c, o.Workers, func(_, s int) {
 		if m.w[s] == nil {
@@ -712,7 +712,7 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		for i, j := range loc {
 			g[i] = m.members[s][j]
 		}
-		samples[s] = g
+		samples[s] = gatherRows(x, g)
 	})
 	if err != nil {
 		return err
@@ -722,10 +722,8 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 	return parallel.For(ctx, len(pairs), o.Workers, func(_, p int) {
 		s, t := pairs[p].s, pairs[p].t
 		ps, pt := pinvs[s], pinvs[t]
-		gs, gt := samples[s], samples[t]
-		vs, vt := gs, gt
-		g := mat.NewDense(len(vs), len(vt), nil)
-		m.kern.Block(g, gatherRows(x, gs), gatherRows(x, gt))
+		g := mat.NewDense(samples[s].RawMatrix().Rows, samples[t].RawMatrix().Rows, nil)
+		m.kern.Block(g, samples[s], samples[t])
 		var tmp, lst mat.Dense
 		tmp.Mul(ps, g)
 		lst.Mul(&tmp, pt.T())
