@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/landmark-ml/landmark/internal/check"
@@ -78,6 +79,12 @@ type SVM struct {
 	// Workers bounds the goroutines computing kernel columns and predictions;
 	// 0 means GOMAXPROCS. Results do not depend on it.
 	Workers int `yaml:"workers"`
+	// Probability fits Platt sigmoids on 5-fold cross-validated decision
+	// values (LIBSVM's -b 1), which makes PredictProba available and Fit
+	// about five times slower.
+	Probability bool `yaml:"probability"`
+	// Seed seeds the cross-validation folds of Probability.
+	Seed uint64 `yaml:"seed"`
 	// Progress, when non-nil, receives the solver's progress with the index
 	// of the sub-problem.
 	Progress func(task int, p solver.SVMProgress) `yaml:"-"`
@@ -123,6 +130,7 @@ type svmFit struct {
 	d      int
 	dec    *svmDecision
 	info   SVMInfo
+	platt  []sigmoid // one per task when fitted with Probability
 }
 
 // svmConfig is an SVM or BKASVM configuration with its defaults resolved.
@@ -319,7 +327,8 @@ func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 		if s.Progress != nil {
 			opt.Progress = func(p solver.SVMProgress) { s.Progress(ti, p) }
 		}
-		prob := solver.SVMProblem{K: cols, Y: t.y, C: cfg.bounds(labels, cls, t)}
+		bounds := cfg.bounds(labels, cls, t)
+		prob := solver.SVMProblem{K: cols, Y: t.y, C: bounds}
 		var r *solver.SVMResult
 		if s.NoBias {
 			r, err = solver.SolveDCD(ctx, prob, opt)
@@ -330,6 +339,13 @@ func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 			return fmt.Errorf("model: svm task %d: %w", ti, err)
 		}
 		parts[ti] = svmPart{rows: t.rows, y: t.y, alpha: r.Alpha, bias: r.Bias}
+		if s.Probability {
+			dec, err := cvDecision(ctx, cfg, s.NoBias, x, t, bounds, rand.New(rand.NewPCG(s.Seed, uint64(ti))))
+			if err != nil {
+				return fmt.Errorf("model: svm task %d probability: %w", ti, err)
+			}
+			f.platt = append(f.platt, fitSigmoid(dec, t.y))
+		}
 		f.info.Tasks = append(f.info.Tasks, taskInfo(labels, t, r))
 	}
 	f.dec = newSVMDecision(cfg.k, x, parts, cfg.workers)

@@ -27,6 +27,7 @@ func TestSVMConformance(t *testing.T) {
 		func() Estimator { return &SVM{C: 10} },
 		func() Estimator { return &SVM{C: 10, NoBias: true, Multiclass: OneVsRest} },
 		func() Estimator { return &SVM{C: 10, Kernel: kernel.Laplacian{Gamma: 0.5}, CacheBytes: 1} },
+		func() Estimator { return &SVM{C: 10, Probability: true, Seed: 3} },
 	} {
 		checkConformance(t, mk, conformanceBinary(1), conformanceMulticlass(2))
 	}
