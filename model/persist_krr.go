@@ -6,6 +6,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,6 +32,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 	e.Int(m.Workers)
 	e.Int64(m.MemoryLimit)
 	encChol(e, m.Cholesky)
+	encBackend(e, m.Approx)
 
 	f := m.fit
 	encTask(e, f.task)
@@ -56,6 +58,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 func loadKRR(d *binfmt.Dec) *KRR {
 	m := &KRR{Kernel: d.Kernel(), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
 		Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64(), Cholesky: decChol(d)}
+	m.Approx = decBackend(d)
 	f := &krrFit{task: decTask(d, true)}
 	if f.task == Classification {
 		f.labels = decLabels(d)
@@ -254,4 +257,99 @@ func decMatrix(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
 		}
 	}
 	return m
+}
+
+// Backend kinds inside a saved KRR's configuration.
+const (
+	backendNone    = ""        // exact, or a backend that cannot be saved
+	backendNystrom = "nystrom" // NystromKRR
+	backendNyFeat  = "nystrom-features"
+	backendRFF     = "rff-features"
+	backendMEKA    = "meka"
+)
+
+// uniformSampler reports whether s is the default sampler (nil or Uniform),
+// the only one a saved configuration records.
+func uniformSampler(s approx.Sampler) bool {
+	if s == nil {
+		return true
+	}
+	_, ok := s.(approx.Uniform)
+	return ok
+}
+
+// encBackend writes the configuration of the standard KRR backends, so a
+// loaded KRR refits the same way: NystromKRR and FeatureRidge on Nyström
+// features with the default (uniform) sampler and no fixed centers, random
+// Fourier features, and MEKAKRR (without its CG callback). Other backends
+// (exact, custom samplers or mappers) are recorded as none: a loaded model
+// still predicts identically, and refits with the exact backend unless
+// Approx is set again.
+func encBackend(e *binfmt.Enc, a KRRApprox) {
+	switch b := a.(type) {
+	case NystromKRR:
+		if uniformSampler(b.Sampler) && b.Centers == nil {
+			e.String(backendNystrom)
+			e.Int(b.M)
+			return
+		}
+	case FeatureRidge:
+		switch f := b.Features.(type) {
+		case NystromFeatures:
+			if uniformSampler(f.Sampler) {
+				e.String(backendNyFeat)
+				e.Int(f.M)
+				n := f.Nystrom
+				e.Int(n.Rank)
+				e.Bool(n.QR)
+				e.Float(n.Floor)
+				e.Int64(n.MaxBytes)
+				e.Int(n.Engine.Workers)
+				e.Int(n.Engine.BlockRows)
+				return
+			}
+		case RFFFeatures:
+			e.String(backendRFF)
+			e.Int(f.RFF.Features)
+			return
+		}
+	case *MEKAKRR:
+		e.String(backendMEKA)
+		e.Int(b.Rank)
+		e.Int(b.Clusters)
+		e.Int(b.Landmarks)
+		e.Float(b.Rho)
+		e.Float(b.Epsilon)
+		e.String(string(b.Strategy))
+		e.Bool(b.SkipPSD)
+		e.String(b.Solver)
+		e.Float(b.CG.Tol)
+		e.Int(b.CG.MaxIter)
+		return
+	}
+	e.String(backendNone)
+}
+
+func decBackend(d *binfmt.Dec) KRRApprox {
+	kind := d.String()
+	switch kind {
+	case backendNone:
+		return nil
+	case backendNystrom:
+		return NystromKRR{M: d.Int()}
+	case backendNyFeat:
+		f := NystromFeatures{M: d.Int()}
+		f.Nystrom = approx.Nystrom{Rank: d.Int(), QR: d.Bool(), Floor: d.Float(), MaxBytes: d.Int64(),
+			Engine: kernel.Options{Workers: d.Int(), BlockRows: d.Int()}}
+		return FeatureRidge{Features: f}
+	case backendRFF:
+		return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: d.Int()}}}
+	case backendMEKA:
+		b := &MEKAKRR{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
+			Strategy: approx.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
+		b.CG.Tol, b.CG.MaxIter = d.Float(), d.Int()
+		return b
+	}
+	d.Fail("unknown KRR backend %q", kind)
+	return nil
 }
