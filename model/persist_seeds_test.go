@@ -127,4 +127,3 @@ func seedBytes(t *testing.T, line string) []byte {
 	}
 	return []byte(s)
 }
-
