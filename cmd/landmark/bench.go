@@ -18,6 +18,7 @@ type benchTarget struct {
 // Each target lives in its own file bench_NAME.go.
 var benchTargets = []benchTarget{
 	{"kernel", "fused Gaussian K(X,C)ᵀ(K(X,C)v) and X·Cᵀ vs scikit-learn/numpy", runBenchKernel},
+	{"svm", "BKA-SVM and exact SVM vs LIBSVM svm-train on ijcnn1 or covtype", runBenchSVM},
 }
 
 func benchUsage(w io.Writer) {
