@@ -17,17 +17,19 @@
 // The product X_B·Cᵀ is computed from packed panels (C once per Op, 16 centers
 // by d features; each block of X, 8 rows by d features) by an 8×16
 // register-blocked micro-kernel, with the features cut into blocks of at most
-// 256 so that a panel of C stays in the L1 cache. On CPUs with AVX-512 the
-// micro-kernel, the Gaussian map of a row and the accumulation of Kᵀ(K v) are
-// AVX-512 assembly generated with avo (internal/asm; "go generate" rewrites
-// simd_amd64.s); elsewhere, or with LANDMARK_NOSIMD=1 in the environment,
-// portable Go code is used (own loops for d ≤ 16, gonum's Dgemm above). Accel
-// reports which. The two paths agree to 1e-12 relative.
+// 256 so that a panel of C stays in the L1 cache. On CPUs with AVX-512 (or
+// AVX2 and FMA) the micro-kernel, the Gaussian map of a row and the
+// accumulation of Kᵀ(K v) are assembly generated with avo (internal/asm;
+// "go generate" rewrites simd_amd64.s), chosen at run time from CPUID;
+// elsewhere, or with LANDMARK_NOSIMD=1 in the environment, portable Go code
+// is used (own loops for d ≤ 16, gonum's Dgemm above). Accel reports which.
+// All paths agree to 1e-12 relative.
 //
 // The Gaussian map uses its own exp for x ≤ 0 (expNeg and its AVX-512 twin):
 // Cody–Waite reduction x = k·ln2 + r with |r| ≤ ln2/2, the degree-13 Taylor
-// polynomial of e^r and an exact scaling by 2^k (VSCALEFPD, or math.Ldexp
-// for subnormal results); within 3 ulps of math.Exp over [−746, 0].
+// polynomial of e^r and an exact scaling by 2^k (VSCALEFPD with AVX-512; two
+// factors built from their bits with AVX2; math.Ldexp in Go for subnormal
+// results); within 3 ulps of math.Exp over [−746, 0].
 //
 // With one right-hand side the Gaussian Kᵀ(K v) is fused further: each row
 // of a block is mapped through exp and dotted with v in one pass, and rows are

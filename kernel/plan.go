@@ -91,20 +91,20 @@ func (o *Op) prepare() *plan {
 
 // work is one worker's scratch space.
 type work struct {
-	simd bool
-	blk  []float64 // K block, bp×mp
-	a    []float64 // X block packed in panels of panelRows rows, feature-major
-	a32  []float32 // the same in float32 mode
-	kv   []float64 // K block · V
+	acc accel
+	blk []float64 // K block, bp×mp
+	a   []float64 // X block packed in panels of panelRows rows, feature-major
+	a32 []float32 // the same in float32 mode
+	kv  []float64 // K block · V
 }
 
 func (p *plan) newWork(b, t int) *work {
 	bp := roundUp(b, panelRows)
-	w := &work{simd: useAVX512, blk: make([]float64, bp*p.mp), kv: make([]float64, b*t)}
+	w := &work{acc: useAccel, blk: make([]float64, bp*p.mp), kv: make([]float64, b*t)}
 	switch {
 	case p.dk != nil && p.f32:
 		w.a32 = make([]float32, bp*p.d)
-	case p.dk != nil && w.simd:
+	case p.dk != nil && w.acc != accelPortable:
 		w.a = make([]float64, bp*p.d)
 	}
 	return w
@@ -121,7 +121,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	switch {
 	case p.f32:
 		p.dots32(w, r0, r1)
-	case w.simd:
+	case w.acc != accelPortable:
 		// Pack the block of X: panels of 8 rows, feature-major, zero rows at the end.
 		rp := roundUp(rows, panelRows)
 		for ip := 0; ip < rp; ip += panelRows {
@@ -146,7 +146,16 @@ func (p *plan) dots(w *work, r0, r1 int) {
 			for jp := 0; jp < mp; jp += panelCols {
 				b := &p.cp[jp*d+k0*panelCols]
 				for ip := 0; ip < rp; ip += panelRows {
-					gemm8x16AVX512(kl, &w.a[ip*d+k0*panelRows], b, &w.blk[ip*mp+jp], mp, k0 > 0)
+					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
+					if w.acc == accelAVX512 {
+						gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
+						continue
+					}
+					// Four 4×8 quarters of the 8×16 tile.
+					gemm4x8AVX2(kl, &a[0], b, &c[0], mp, k0 > 0)
+					gemm4x8AVX2(kl, &a[0], &p.cp[jp*d+k0*panelCols+8], &c[8], mp, k0 > 0)
+					gemm4x8AVX2(kl, &a[4], b, &c[4*mp], mp, k0 > 0)
+					gemm4x8AVX2(kl, &a[4], &p.cp[jp*d+k0*panelCols+8], &c[4*mp+8], mp, k0 > 0)
 				}
 			}
 		}
@@ -190,7 +199,7 @@ func (p *plan) dots32(w *work, r0, r1 int) {
 			for ip := 0; ip < rp; ip += panelRows {
 				a := w.a32[ip*d+k0*panelRows:]
 				c := w.blk[ip*mp+jp:]
-				if w.simd {
+				if w.acc == accelAVX512 {
 					gemm8x32F32AVX512(kl, &a[0], &b[0], &c[0], mp, k0 > 0)
 				} else {
 					gemm8x32F32(kl, a, b, c, mp, k0 > 0)
@@ -287,8 +296,10 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 			xx = p.xn[r0+i]
 		}
 		switch {
-		case p.gauss && w.simd:
+		case p.gauss && w.acc == accelAVX512:
 			expRowAVX512(&row[0], &p.cn[0], mp, xx, p.ng)
+		case p.gauss && w.acc == accelAVX2:
+			expRowAVX2(&row[0], &p.cn[0], mp, xx, p.ng)
 		case p.gauss:
 			gaussRow(row[:m], p.cn[:m], xx, p.ng)
 		default:
@@ -307,7 +318,7 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 	}
 	p.dots(w, r0, r1)
 	kv := w.kv[:rows]
-	if !w.simd {
+	if w.acc == accelPortable {
 		for i := range kv {
 			row := w.blk[i*mp : i*mp+m]
 			kv[i] = gaussRowDot(row, p.cn[:m], vp[:m], p.xn[r0+i], ng)
@@ -315,15 +326,19 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 		}
 		return
 	}
+	expRowDot, axpy1, axpy4 := expRowDotAVX512, axpyAVX512, axpy4AVX512
+	if w.acc == accelAVX2 {
+		expRowDot, axpy1, axpy4 = expRowDotAVX2, axpyAVX2, axpy4AVX2
+	}
 	for i := range kv {
-		kv[i] = expRowDotAVX512(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], ng)
+		kv[i] = expRowDot(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], ng)
 	}
 	i := 0
 	for ; i+4 <= rows; i += 4 {
-		axpy4AVX512(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
+		axpy4(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
 	}
 	for ; i < rows; i++ {
-		axpyAVX512(mp, kv[i], &w.blk[i*mp], &acc[0])
+		axpy1(mp, kv[i], &w.blk[i*mp], &acc[0])
 	}
 }
 

@@ -6,6 +6,29 @@ package kernel
 // state components).
 var hasAVX512 = detectAVX512()
 
+// hasAVX2 reports whether the CPU and OS support AVX2 and FMA (CPUID leaf 1
+// ECX bit 12, leaf 7 EBX bit 5, OSXSAVE, XCR0 enabling SSE and AVX state).
+var hasAVX2 = detectAVX2()
+
+func detectAVX2() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const osxsave, fma = 1 << 27, 1 << 12
+	if ecx1&osxsave == 0 || ecx1&fma == 0 {
+		return false
+	}
+	const xcr0AVX = 1<<1 | 1<<2
+	if xcr0, _ := xgetbv(); xcr0&xcr0AVX != xcr0AVX {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	const avx2 = 1 << 5
+	return ebx7&avx2 != 0
+}
+
 func detectAVX512() bool {
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	if maxLeaf < 7 {

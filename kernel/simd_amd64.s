@@ -658,6 +658,476 @@ done:
 	VZEROUPPER
 	RET
 
+DATA avx2consts<>+0(SB)/8, $0x3ff71547652b82fe
+DATA avx2consts<>+8(SB)/8, $0x3ff71547652b82fe
+DATA avx2consts<>+16(SB)/8, $0x3ff71547652b82fe
+DATA avx2consts<>+24(SB)/8, $0x3ff71547652b82fe
+DATA avx2consts<>+32(SB)/8, $0x3fe62e42fee00000
+DATA avx2consts<>+40(SB)/8, $0x3fe62e42fee00000
+DATA avx2consts<>+48(SB)/8, $0x3fe62e42fee00000
+DATA avx2consts<>+56(SB)/8, $0x3fe62e42fee00000
+DATA avx2consts<>+64(SB)/8, $0x3dea39ef35793c76
+DATA avx2consts<>+72(SB)/8, $0x3dea39ef35793c76
+DATA avx2consts<>+80(SB)/8, $0x3dea39ef35793c76
+DATA avx2consts<>+88(SB)/8, $0x3dea39ef35793c76
+DATA avx2consts<>+96(SB)/8, $0xc087500000000000
+DATA avx2consts<>+104(SB)/8, $0xc087500000000000
+DATA avx2consts<>+112(SB)/8, $0xc087500000000000
+DATA avx2consts<>+120(SB)/8, $0xc087500000000000
+DATA avx2consts<>+128(SB)/8, $0x4000000000000000
+DATA avx2consts<>+136(SB)/8, $0x4000000000000000
+DATA avx2consts<>+144(SB)/8, $0x4000000000000000
+DATA avx2consts<>+152(SB)/8, $0x4000000000000000
+DATA avx2consts<>+160(SB)/8, $0x4338000000000000
+DATA avx2consts<>+168(SB)/8, $0x4338000000000000
+DATA avx2consts<>+176(SB)/8, $0x4338000000000000
+DATA avx2consts<>+184(SB)/8, $0x4338000000000000
+DATA avx2consts<>+192(SB)/8, $0xbcc80000000003ff
+DATA avx2consts<>+200(SB)/8, $0xbcc80000000003ff
+DATA avx2consts<>+208(SB)/8, $0xbcc80000000003ff
+DATA avx2consts<>+216(SB)/8, $0xbcc80000000003ff
+DATA avx2consts<>+224(SB)/8, $0xc08ff00000000000
+DATA avx2consts<>+232(SB)/8, $0xc08ff00000000000
+DATA avx2consts<>+240(SB)/8, $0xc08ff00000000000
+DATA avx2consts<>+248(SB)/8, $0xc08ff00000000000
+DATA avx2consts<>+256(SB)/8, $0x3de6124613a86d09
+DATA avx2consts<>+264(SB)/8, $0x3de6124613a86d09
+DATA avx2consts<>+272(SB)/8, $0x3de6124613a86d09
+DATA avx2consts<>+280(SB)/8, $0x3de6124613a86d09
+DATA avx2consts<>+288(SB)/8, $0x3e21eed8eff8d898
+DATA avx2consts<>+296(SB)/8, $0x3e21eed8eff8d898
+DATA avx2consts<>+304(SB)/8, $0x3e21eed8eff8d898
+DATA avx2consts<>+312(SB)/8, $0x3e21eed8eff8d898
+DATA avx2consts<>+320(SB)/8, $0x3e5ae64567f544e4
+DATA avx2consts<>+328(SB)/8, $0x3e5ae64567f544e4
+DATA avx2consts<>+336(SB)/8, $0x3e5ae64567f544e4
+DATA avx2consts<>+344(SB)/8, $0x3e5ae64567f544e4
+DATA avx2consts<>+352(SB)/8, $0x3e927e4fb7789f5c
+DATA avx2consts<>+360(SB)/8, $0x3e927e4fb7789f5c
+DATA avx2consts<>+368(SB)/8, $0x3e927e4fb7789f5c
+DATA avx2consts<>+376(SB)/8, $0x3e927e4fb7789f5c
+DATA avx2consts<>+384(SB)/8, $0x3ec71de3a556c734
+DATA avx2consts<>+392(SB)/8, $0x3ec71de3a556c734
+DATA avx2consts<>+400(SB)/8, $0x3ec71de3a556c734
+DATA avx2consts<>+408(SB)/8, $0x3ec71de3a556c734
+DATA avx2consts<>+416(SB)/8, $0x3efa01a01a01a01a
+DATA avx2consts<>+424(SB)/8, $0x3efa01a01a01a01a
+DATA avx2consts<>+432(SB)/8, $0x3efa01a01a01a01a
+DATA avx2consts<>+440(SB)/8, $0x3efa01a01a01a01a
+DATA avx2consts<>+448(SB)/8, $0x3f2a01a01a01a01a
+DATA avx2consts<>+456(SB)/8, $0x3f2a01a01a01a01a
+DATA avx2consts<>+464(SB)/8, $0x3f2a01a01a01a01a
+DATA avx2consts<>+472(SB)/8, $0x3f2a01a01a01a01a
+DATA avx2consts<>+480(SB)/8, $0x3f56c16c16c16c17
+DATA avx2consts<>+488(SB)/8, $0x3f56c16c16c16c17
+DATA avx2consts<>+496(SB)/8, $0x3f56c16c16c16c17
+DATA avx2consts<>+504(SB)/8, $0x3f56c16c16c16c17
+DATA avx2consts<>+512(SB)/8, $0x3f81111111111111
+DATA avx2consts<>+520(SB)/8, $0x3f81111111111111
+DATA avx2consts<>+528(SB)/8, $0x3f81111111111111
+DATA avx2consts<>+536(SB)/8, $0x3f81111111111111
+DATA avx2consts<>+544(SB)/8, $0x3fa5555555555555
+DATA avx2consts<>+552(SB)/8, $0x3fa5555555555555
+DATA avx2consts<>+560(SB)/8, $0x3fa5555555555555
+DATA avx2consts<>+568(SB)/8, $0x3fa5555555555555
+DATA avx2consts<>+576(SB)/8, $0x3fc5555555555555
+DATA avx2consts<>+584(SB)/8, $0x3fc5555555555555
+DATA avx2consts<>+592(SB)/8, $0x3fc5555555555555
+DATA avx2consts<>+600(SB)/8, $0x3fc5555555555555
+DATA avx2consts<>+608(SB)/8, $0x3fe0000000000000
+DATA avx2consts<>+616(SB)/8, $0x3fe0000000000000
+DATA avx2consts<>+624(SB)/8, $0x3fe0000000000000
+DATA avx2consts<>+632(SB)/8, $0x3fe0000000000000
+DATA avx2consts<>+640(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+648(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+656(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+664(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+672(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+680(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+688(SB)/8, $0x3ff0000000000000
+DATA avx2consts<>+696(SB)/8, $0x3ff0000000000000
+GLOBL avx2consts<>(SB), RODATA|NOPTR, $704
+
+// func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+// Requires: AVX, FMA3
+TEXT ·gemm4x8AVX2(SB), NOSPLIT, $0-41
+	MOVQ   k+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DI
+	MOVQ   c+24(FP), DX
+	MOVQ   ldc+32(FP), R9
+	SHLQ   $0x03, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ  CX, CX
+	JE     store
+
+loop:
+	VMOVUPD      (DI), Y8
+	VMOVUPD      32(DI), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD  Y8, Y11, Y2
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(SI), Y12
+	VFMADD231PD  Y8, Y12, Y4
+	VFMADD231PD  Y9, Y12, Y5
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y8, Y13, Y6
+	VFMADD231PD  Y9, Y13, Y7
+	ADDQ         $0x40, SI
+	ADDQ         $0x80, DI
+	DECQ         CX
+	JNE          loop
+
+store:
+	MOVBQZX add+40(FP), AX
+	TESTB   AL, AL
+	JE      overwrite
+	VADDPD  (DX), Y0, Y0
+	VADDPD  32(DX), Y1, Y1
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R9, DX
+	VADDPD  (DX), Y2, Y2
+	VADDPD  32(DX), Y3, Y3
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R9, DX
+	VADDPD  (DX), Y4, Y4
+	VADDPD  32(DX), Y5, Y5
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R9, DX
+	VADDPD  (DX), Y6, Y6
+	VADDPD  32(DX), Y7, Y7
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+overwrite:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+// func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·expRowAVX2(SB), NOSPLIT, $0-40
+	MOVQ         row+0(FP), SI
+	MOVQ         cc+8(FP), DI
+	MOVQ         n+16(FP), CX
+	SHRQ         $0x03, CX
+	MOVSD        xx+24(FP), X0
+	VBROADCASTSD X0, Y8
+	MOVSD        ng+32(FP), X0
+	VBROADCASTSD X0, Y9
+	VMOVUPD      avx2consts<>+128(SB), Y10
+	VXORPD       Y11, Y11, Y11
+	VMOVUPD      avx2consts<>+0(SB), Y12
+	VMOVUPD      avx2consts<>+96(SB), Y13
+	VXORPD       Y14, Y14, Y14
+	VXORPD       Y15, Y15, Y15
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VADDPD       (DI), Y8, Y0
+	VFNMADD231PD (SI), Y10, Y0
+	VMAXPD       Y0, Y11, Y0
+	VMULPD       Y9, Y0, Y0
+	VMAXPD       Y0, Y13, Y0
+	VMULPD       Y12, Y0, Y1
+	VROUNDPD     $0x00, Y1, Y1
+	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
+	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
+	VMOVUPD      avx2consts<>+256(SB), Y2
+	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
+	VMAXPD       avx2consts<>+224(SB), Y1, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       avx2consts<>+160(SB), Y0, Y0
+	VPADDQ       avx2consts<>+192(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VMULPD       Y0, Y2, Y2
+	VADDPD       avx2consts<>+160(SB), Y1, Y1
+	VPADDQ       avx2consts<>+192(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y1, Y2, Y2
+	VMOVUPD      Y2, (SI)
+	VADDPD       32(DI), Y8, Y4
+	VFNMADD231PD 32(SI), Y10, Y4
+	VMAXPD       Y4, Y11, Y4
+	VMULPD       Y9, Y4, Y4
+	VMAXPD       Y4, Y13, Y4
+	VMULPD       Y12, Y4, Y5
+	VROUNDPD     $0x00, Y5, Y5
+	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
+	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
+	VMOVUPD      avx2consts<>+256(SB), Y6
+	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
+	VMAXPD       avx2consts<>+224(SB), Y5, Y4
+	VSUBPD       Y4, Y5, Y5
+	VADDPD       avx2consts<>+160(SB), Y4, Y4
+	VPADDQ       avx2consts<>+192(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y4, Y6, Y6
+	VADDPD       avx2consts<>+160(SB), Y5, Y5
+	VPADDQ       avx2consts<>+192(SB), Y5, Y5
+	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y5, Y6, Y6
+	VMOVUPD      Y6, 32(SI)
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, DI
+	DECQ         CX
+	JNE          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·expRowDotAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row+0(FP), SI
+	MOVQ         cc+8(FP), DI
+	MOVQ         v+16(FP), R8
+	MOVQ         n+24(FP), CX
+	SHRQ         $0x03, CX
+	MOVSD        xx+32(FP), X0
+	VBROADCASTSD X0, Y8
+	MOVSD        ng+40(FP), X0
+	VBROADCASTSD X0, Y9
+	VMOVUPD      avx2consts<>+128(SB), Y10
+	VXORPD       Y11, Y11, Y11
+	VMOVUPD      avx2consts<>+0(SB), Y12
+	VMOVUPD      avx2consts<>+96(SB), Y13
+	VXORPD       Y14, Y14, Y14
+	VXORPD       Y15, Y15, Y15
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VADDPD       (DI), Y8, Y0
+	VFNMADD231PD (SI), Y10, Y0
+	VMAXPD       Y0, Y11, Y0
+	VMULPD       Y9, Y0, Y0
+	VMAXPD       Y0, Y13, Y0
+	VMULPD       Y12, Y0, Y1
+	VROUNDPD     $0x00, Y1, Y1
+	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
+	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
+	VMOVUPD      avx2consts<>+256(SB), Y2
+	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
+	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
+	VMAXPD       avx2consts<>+224(SB), Y1, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       avx2consts<>+160(SB), Y0, Y0
+	VPADDQ       avx2consts<>+192(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VMULPD       Y0, Y2, Y2
+	VADDPD       avx2consts<>+160(SB), Y1, Y1
+	VPADDQ       avx2consts<>+192(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y1, Y2, Y2
+	VMOVUPD      Y2, (SI)
+	VFMADD231PD  (R8), Y2, Y14
+	VADDPD       32(DI), Y8, Y4
+	VFNMADD231PD 32(SI), Y10, Y4
+	VMAXPD       Y4, Y11, Y4
+	VMULPD       Y9, Y4, Y4
+	VMAXPD       Y4, Y13, Y4
+	VMULPD       Y12, Y4, Y5
+	VROUNDPD     $0x00, Y5, Y5
+	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
+	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
+	VMOVUPD      avx2consts<>+256(SB), Y6
+	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
+	VMAXPD       avx2consts<>+224(SB), Y5, Y4
+	VSUBPD       Y4, Y5, Y5
+	VADDPD       avx2consts<>+160(SB), Y4, Y4
+	VPADDQ       avx2consts<>+192(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y4, Y6, Y6
+	VADDPD       avx2consts<>+160(SB), Y5, Y5
+	VPADDQ       avx2consts<>+192(SB), Y5, Y5
+	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y5, Y6, Y6
+	VMOVUPD      Y6, 32(SI)
+	VFMADD231PD  32(R8), Y6, Y15
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, DI
+	ADDQ         $0x40, R8
+	DECQ         CX
+	JNE          loop
+
+done:
+	VADDPD       Y15, Y14, Y14
+	VEXTRACTF128 $0x01, Y14, X1
+	VADDPD       X1, X14, X1
+	VPERMILPD    $0x01, X1, X2
+	VADDSD       X2, X1, X1
+	MOVSD        X1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func axpyAVX2(n int, a float64, x *float64, y *float64)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	MOVQ         x+16(FP), SI
+	MOVQ         y+24(FP), DI
+	SHRQ         $0x04, CX
+	MOVSD        a+8(FP), X0
+	VBROADCASTSD X0, Y8
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VMOVUPD     (DI), Y0
+	VFMADD231PD (SI), Y8, Y0
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     32(DI), Y1
+	VFMADD231PD 32(SI), Y8, Y1
+	VMOVUPD     Y1, 32(DI)
+	VMOVUPD     64(DI), Y2
+	VFMADD231PD 64(SI), Y8, Y2
+	VMOVUPD     Y2, 64(DI)
+	VMOVUPD     96(DI), Y3
+	VFMADD231PD 96(SI), Y8, Y3
+	VMOVUPD     Y3, 96(DI)
+	ADDQ        $0x80, SI
+	ADDQ        $0x80, DI
+	DECQ        CX
+	JNE         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func axpy4AVX2(n int, a *[4]float64, x *float64, stride int, y *float64)
+// Requires: AVX, FMA3
+TEXT ·axpy4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         n+0(FP), CX
+	MOVQ         a+8(FP), AX
+	MOVQ         x+16(FP), SI
+	MOVQ         stride+24(FP), DX
+	MOVQ         y+32(FP), DI
+	SHLQ         $0x03, DX
+	SHRQ         $0x04, CX
+	VBROADCASTSD (AX), Y12
+	VBROADCASTSD 8(AX), Y13
+	VBROADCASTSD 16(AX), Y14
+	VBROADCASTSD 24(AX), Y15
+	LEAQ         (SI)(DX*1), R8
+	LEAQ         (R8)(DX*1), R9
+	LEAQ         (R9)(DX*1), R10
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VMOVUPD     (DI), Y0
+	VFMADD231PD (SI), Y12, Y0
+	VFMADD231PD (R8), Y13, Y0
+	VFMADD231PD (R9), Y14, Y0
+	VFMADD231PD (R10), Y15, Y0
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     32(DI), Y1
+	VFMADD231PD 32(SI), Y12, Y1
+	VFMADD231PD 32(R8), Y13, Y1
+	VFMADD231PD 32(R9), Y14, Y1
+	VFMADD231PD 32(R10), Y15, Y1
+	VMOVUPD     Y1, 32(DI)
+	VMOVUPD     64(DI), Y2
+	VFMADD231PD 64(SI), Y12, Y2
+	VFMADD231PD 64(R8), Y13, Y2
+	VFMADD231PD 64(R9), Y14, Y2
+	VFMADD231PD 64(R10), Y15, Y2
+	VMOVUPD     Y2, 64(DI)
+	VMOVUPD     96(DI), Y3
+	VFMADD231PD 96(SI), Y12, Y3
+	VFMADD231PD 96(R8), Y13, Y3
+	VFMADD231PD 96(R9), Y14, Y3
+	VFMADD231PD 96(R10), Y15, Y3
+	VMOVUPD     Y3, 96(DI)
+	ADDQ        $0x80, SI
+	ADDQ        $0x80, R8
+	ADDQ        $0x80, R9
+	ADDQ        $0x80, R10
+	ADDQ        $0x80, DI
+	DECQ        CX
+	JNE         loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func cpuid(eaxArg uint32, ecxArg uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
 // Requires: CPUID
 TEXT ·cpuid(SB), NOSPLIT, $0-24

@@ -27,6 +27,22 @@ func axpyAVX512(n int, a float64, x *float64, y *float64)
 // for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.
 func axpy4AVX512(n int, a *[4]float64, x *float64, stride int, y *float64)
 
+// gemm4x8AVX2 sets (or, when add, increments) the 4×8 tile at c (row stride ldc elements) to
+// Σ_p a[8p:8p+4] ⊗ b[16p:16p+8] over p < k: one quarter of an 8×16 tile of the packed panels.
+func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// expRowAVX2 is the AVX2+FMA version of expRowAVX512.
+func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
+
+// expRowDotAVX2 is the AVX2+FMA version of expRowDotAVX512.
+func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
+
+// axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.
+func axpyAVX2(n int, a float64, x *float64, y *float64)
+
+// axpy4AVX2 is the AVX2+FMA version of axpy4AVX512 (same FMA order, same bits).
+func axpy4AVX2(n int, a *[4]float64, x *float64, stride int, y *float64)
+
 // cpuid executes CPUID with the given EAX and ECX.
 func cpuid(eaxArg uint32, ecxArg uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
 

@@ -19,6 +19,15 @@ func ulpDiff(a, b float64) float64 {
 	return math.Abs(a-b) / ulp
 }
 
+// accels returns the sets of inner kernels this CPU can run, portable first.
+func accels() []accel {
+	var as []accel
+	for a := accelPortable; a <= bestAccel; a++ {
+		as = append(as, a)
+	}
+	return as
+}
+
 // TestExpNeg compares expNeg with math.Exp on a dense grid of [−746, 0],
 // on tiny |x| and across the subnormal range. The bound of 3 ulps (measured:
 // 2) covers a degree-13 polynomial evaluated by Horner's rule without FMA after
@@ -52,15 +61,25 @@ func TestExpNeg(t *testing.T) {
 	}
 }
 
-// TestExpRowSIMD checks the AVX-512 Gaussian row map against the portable one
+// TestExpRowSIMD checks the AVX-512 and AVX2 Gaussian row maps against the portable one
 // element by element, on arguments spread over [−746, 0] including the
 // subnormal range, zero distances and negative round-off (clamped to zero).
 // Both compute the same reduction and polynomial, the SIMD code with FMAs, so
 // they agree to a couple of ulps; 1e-13 relative is well inside the 1e-12
 // the engine promises.
 func TestExpRowSIMD(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 on this CPU")
+	if bestAccel == accelPortable {
+		t.Skip("no AVX2 or AVX-512 on this CPU")
+	}
+	for _, a := range accels()[1:] {
+		t.Run(a.String(), func(t *testing.T) { testExpRow(t, a) })
+	}
+}
+
+func testExpRow(t *testing.T, a accel) {
+	expRow, expRowDot := expRowAVX512, expRowDotAVX512
+	if a == accelAVX2 {
+		expRow, expRowDot = expRowAVX2, expRowDotAVX2
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	const n = 4096
@@ -82,9 +101,9 @@ func TestExpRowSIMD(t *testing.T) {
 	want := append([]float64(nil), row...)
 	wantDot := gaussRowDot(want, cc, v, 1, -1)
 	got := append([]float64(nil), row...)
-	gotDot := expRowDotAVX512(&got[0], &cc[0], &v[0], n, 1, -1)
+	gotDot := expRowDot(&got[0], &cc[0], &v[0], n, 1, -1)
 	got2 := append([]float64(nil), row...)
-	expRowAVX512(&got2[0], &cc[0], n, 1, -1)
+	expRow(&got2[0], &cc[0], n, 1, -1)
 	for j := range want {
 		if got[j] != got2[j] {
 			t.Fatalf("j=%d: expRow %v, expRowDot %v", j, got2[j], got[j])
@@ -105,14 +124,20 @@ func TestExpRowSIMD(t *testing.T) {
 }
 
 // TestSIMDMatchesPortable runs every product of the engine with the AVX-512
-// kernels and with the portable code on ragged shapes (n, M, d not multiples
+// and AVX2 kernels and with the portable code on ragged shapes (n, M, d not multiples
 // of 8 or 16, d = 1, d past the 256-feature k-blocking) and requires 1e-12
 // relative agreement (the bound), and checks both against the naive
 // double loop.
 func TestSIMDMatchesPortable(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 on this CPU")
+	if bestAccel == accelPortable {
+		t.Skip("no AVX2 or AVX-512 on this CPU")
 	}
+	for _, a := range accels()[1:] {
+		t.Run(a.String(), func(t *testing.T) { testSIMDMatchesPortable(t, a) })
+	}
+}
+
+func testSIMDMatchesPortable(t *testing.T, a accel) {
 	r := rand.New(rand.NewPCG(9, 10))
 	ctx := context.Background()
 	shapes := []struct{ n, m, d, b int }{
@@ -123,8 +148,8 @@ func TestSIMDMatchesPortable(t *testing.T) {
 		v1, v2, u := randDense(r, s.m, 1), randDense(r, s.m, 3), randDense(r, s.n, 2)
 		for _, k := range []Kernel{Gaussian{Gamma: 0.7 / float64(s.d)}, Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, Linear{}} {
 			var res [2][5]*mat.Dense
-			for i, simd := range []bool{true, false} {
-				restore := setSIMD(simd)
+			for i, acc := range []accel{a, accelPortable} {
+				restore := setAccel(acc)
 				op := NewOp(k, x, c, Options{BlockRows: s.b})
 				res[i] = [5]*mat.Dense{mat.NewDense(s.n, s.m, nil), mat.NewDense(s.m, 1, nil), mat.NewDense(s.m, 3, nil),
 					mat.NewDense(s.n, 3, nil), mat.NewDense(s.m, 2, nil)}
@@ -160,8 +185,8 @@ func TestGaussianNearUnderflow(t *testing.T) {
 	c.Scale(20, c)
 	k := Gaussian{Gamma: 0.35} // γ‖x−c‖² spreads over roughly [0, 2000]
 	want := naive(k, x, c)
-	for _, simd := range []bool{true, false} {
-		restore := setSIMD(simd)
+	for _, a := range accels() {
+		restore := setAccel(a)
 		got := mat.NewDense(45, 27, nil)
 		if err := NewOp(k, x, c, Options{}).Block(context.Background(), got); err != nil {
 			t.Fatal(err)
@@ -171,7 +196,7 @@ func TestGaussianNearUnderflow(t *testing.T) {
 			for j := range 27 {
 				g, w := got.At(i, j), want.At(i, j)
 				if math.IsNaN(g) || math.Abs(g-w) > 1e-12*math.Max(w, 1e-300) && w > 1e-300 {
-					t.Fatalf("simd=%v (%d,%d): got %v want %v", simd, i, j, g, w)
+					t.Fatalf("%v (%d,%d): got %v want %v", a, i, j, g, w)
 				}
 			}
 		}
@@ -187,8 +212,20 @@ func TestDispatch(t *testing.T) {
 	}
 	restore()
 	restore = setSIMD(true)
-	if want := map[bool]string{true: "avx512", false: "portable"}[hasAVX512]; Accel() != want {
-		t.Fatalf("SIMD on, hasAVX512=%v: Accel() = %q, want %q", hasAVX512, Accel(), want)
+	want := "portable"
+	if hasAVX2 {
+		want = "avx2"
+	}
+	if hasAVX512 {
+		want = "avx512"
+	}
+	if Accel() != want {
+		t.Fatalf("SIMD on, AVX2 %v, AVX-512 %v: Accel() = %q, want %q", hasAVX2, hasAVX512, Accel(), want)
+	}
+	restore()
+	restore = setAccel(accelAVX2)
+	if want := min(accelAVX2, bestAccel).String(); Accel() != want {
+		t.Fatalf("AVX2 asked, best %v: Accel() = %q, want %q", bestAccel, Accel(), want)
 	}
 	restore()
 	for v, off := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
@@ -199,7 +236,7 @@ func TestDispatch(t *testing.T) {
 }
 
 // TestFusedWorkers checks that the fused single-vector Gaussian product is
-// bit-identical for 1 and 8 workers in both modes (fixed reduction order), and
+// bit-identical for 1 and 8 workers with every set of inner kernels (fixed reduction order), and
 // equals the explicit Kᵀ(K v).
 func TestFusedWorkers(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
@@ -209,8 +246,8 @@ func TestFusedWorkers(t *testing.T) {
 	var kv, want mat.Dense
 	kv.Mul(full, v)
 	want.Mul(full.T(), &kv)
-	for _, simd := range []bool{true, false} {
-		restore := setSIMD(simd)
+	for _, a := range accels() {
+		restore := setAccel(a)
 		var got [2]*mat.Dense
 		for i, w := range []int{1, 8} {
 			got[i] = mat.NewDense(35, 1, nil)
@@ -220,10 +257,10 @@ func TestFusedWorkers(t *testing.T) {
 		}
 		restore()
 		if !mat.Equal(got[0], got[1]) {
-			t.Fatalf("simd=%v: 1 and 8 workers differ", simd)
+			t.Fatalf("%v: 1 and 8 workers differ", a)
 		}
 		if !mat.EqualApprox(got[0], &want, 1e-12*mat.Norm(&want, math.Inf(1))) {
-			t.Fatalf("simd=%v: fused product differs from explicit", simd)
+			t.Fatalf("%v: fused product differs from explicit", a)
 		}
 	}
 }
