@@ -140,6 +140,11 @@ func SaveFile(path string, est Estimator) (err error) {
 	if _, err = f.Write(b); err != nil {
 		return fmt.Errorf("model: save: %w", err)
 	}
+	// CreateTemp makes the file private (0600); a saved model gets the
+	// usual mode 0644.
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("model: save: %w", err)
+	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("model: save: %w", err)
 	}
