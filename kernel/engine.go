@@ -127,6 +127,13 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 		if ws[worker] == nil {
 			ws[worker] = p.newWork(b, 0)
 		}
+		if p.dk != nil && rd.Stride == p.mp && (r1-r0)%panelRows == 0 {
+			// The block's tiles fit dst exactly: form K in place.
+			w := *ws[worker]
+			w.blk = rd.Data[r0*rd.Stride : r1*rd.Stride]
+			p.kernelBlock(&w, r0, r1)
+			return
+		}
 		kb := p.kernelBlock(ws[worker], r0, r1)
 		for i := r0; i < r1; i++ {
 			copy(rd.Data[i*rd.Stride:i*rd.Stride+m], kb.Data[(i-r0)*kb.Stride:])

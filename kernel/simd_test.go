@@ -142,6 +142,7 @@ func testSIMDMatchesPortable(t *testing.T, a accel) {
 	ctx := context.Background()
 	shapes := []struct{ n, m, d, b int }{
 		{37, 19, 1, 0}, {101, 33, 3, 9}, {64, 16, 8, 16}, {53, 47, 17, 0}, {29, 21, 300, 13}, {5, 1, 2, 0},
+		{40, 32, 40, 8}, // Block forms K in place in dst (M = 32, blocks of 8 rows)
 	}
 	for _, s := range shapes {
 		x, c := randDense(r, s.n, s.d), randDense(r, s.m, s.d)
