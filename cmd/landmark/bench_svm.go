@@ -50,6 +50,16 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		ks = append(ks, k)
 	}
+	var ms []string
+	for _, m := range strings.Split(*methods, ",") {
+		m = strings.TrimSpace(m)
+		switch m {
+		case "bka", "bka-refine", "exact", "exact-nobias", "libsvm":
+			ms = append(ms, m)
+		default:
+			return fmt.Errorf("%w: unknown method %q", errUsage, m)
+		}
+	}
 	tr, te, err := benchSVMData(*data, *seed)
 	if err != nil {
 		return err
@@ -61,8 +71,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
 	cache := int64(*cacheMB) << 20
-	for _, m := range strings.Split(*methods, ",") {
-		m = strings.TrimSpace(m)
+	for _, m := range ms {
 		switch m {
 		case "bka", "bka-refine":
 			// One fit, both prediction modes.
@@ -107,8 +116,6 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				return err
 			}
 			fmt.Fprintf(stdout, "| svm-train / svm-predict | %.2f | %.2f | %.2f | %d | %s |\n", row.fit, row.pred, row.acc, row.sv, row.note)
-		default:
-			return fmt.Errorf("%w: unknown method %q", errUsage, m)
 		}
 	}
 	var ru syscall.Rusage
