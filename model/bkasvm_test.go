@@ -223,3 +223,20 @@ func TestBKASVMIjcnn1Subsample(t *testing.T) {
 		t.Errorf("BKA-SVM accuracy %.2f%%, exact %.2f%%", ab, ae)
 	}
 }
+
+func TestBKASVMProgress(t *testing.T) {
+	c := conformanceMulticlass(12)
+	var calls, last, total int
+	b := &BKASVM{C: 2, Clusters: 3, Progress: func(done, n int) {
+		calls++
+		last, total = done, n
+	}}
+	if err := b.Fit(context.Background(), c.x, c.y); err != nil {
+		t.Fatal(err)
+	}
+	// One call per (pair of classes, cluster) problem, done counting up to
+	// the total: at most 3 pairs × 3 clusters (a cluster may lack a pair's classes).
+	if calls == 0 || calls > 9 || last != total || total != calls {
+		t.Errorf("%d calls, last (%d, %d)", calls, last, total)
+	}
+}
