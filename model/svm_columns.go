@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
@@ -33,8 +34,12 @@ var (
 	_ solver.Multiplier = (*kernelColumns)(nil)
 )
 
-// parallelColumn is the column length from which a column is split across workers.
-const parallelColumn = 8192
+const (
+	// parallelColumn is the column length from which a column is split across workers.
+	parallelColumn = 8192
+	// columnChunk is the number of rows computed by one matrix-vector product.
+	columnChunk = 2048
+)
 
 func newKernelColumns(k kernel.Kernel, x *mat.Dense, workers int) *kernelColumns {
 	n, _ := x.Dims()
@@ -53,22 +58,33 @@ func newKernelColumns(k kernel.Kernel, x *mat.Dense, workers int) *kernelColumns
 func (c *kernelColumns) Len() int           { return len(c.diag) }
 func (c *kernelColumns) Diag(i int) float64 { return c.diag[i] }
 
-// Column writes K(x_r, x_i) for every row r into dst.
+// Column writes K(x_r, x_i) for every row r into dst. Long columns are cut
+// into chunks of columnChunk rows whatever the number of workers, so that the
+// values do not depend on it.
 func (c *kernelColumns) Column(i int, dst []float64) {
 	n := len(c.diag)
 	w := c.workers
 	if n < parallelColumn || w == 1 {
-		c.rows(i, 0, n, dst)
+		for r0 := 0; r0 < n; r0 += columnChunk {
+			c.rows(i, r0, min(r0+columnChunk, n), dst)
+		}
 		return
 	}
+	chunks := (n + columnChunk - 1) / columnChunk
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	step := (n + w - 1) / w
-	for r0 := 0; r0 < n; r0 += step {
-		r1 := min(r0+step, n)
+	for range min(w, chunks) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.rows(i, r0, r1, dst)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= chunks {
+					return
+				}
+				r0 := k * columnChunk
+				c.rows(i, r0, min(r0+columnChunk, n), dst)
+			}
 		}()
 	}
 	wg.Wait()

@@ -91,6 +91,15 @@ func TestSVMColumnsMatchKernel(t *testing.T) {
 				}
 			}
 		}
+		// The values must not depend on the number of workers.
+		for _, w := range []int{1, 3} {
+			other := make([]float64, n)
+			newKernelColumns(k, x, w).Column(17, other)
+			cols.Column(17, dst)
+			if !slices.Equal(other, dst) {
+				t.Errorf("%v: column with %d workers differs from 2 workers", k, w)
+			}
+		}
 		sd := make([]float64, 3)
 		sub.Column(2, sd)
 		if want := k.Eval(x.RawRowView(17), x.RawRowView(n-1)); math.Abs(sd[1]-want) > 1e-12*math.Max(1, math.Abs(want)) {
