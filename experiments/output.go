@@ -48,6 +48,8 @@ func (r *Result) CSV() ([]byte, error) {
 	if approxRun {
 		head = append(head, "bytes")
 	}
+	ikeys := infoKeys(r.Points)
+	head = append(head, ikeys...)
 	head = append(head, TimingColumns...)
 	head = append(head, "error")
 	if err := w.Write(head); err != nil {
@@ -73,6 +75,13 @@ func (r *Result) CSV() ([]byte, error) {
 		}
 		if approxRun {
 			row = append(row, strconv.FormatInt(p.Bytes, 10))
+		}
+		for _, k := range ikeys {
+			if v, ok := p.Info[k]; ok {
+				row = append(row, fmtFloat(v))
+			} else {
+				row = append(row, "")
+			}
 		}
 		row = append(row, fmtFloat(p.FitSeconds), fmtFloat(p.PredictSeconds), strconv.FormatInt(p.PeakBytes, 10), p.Error)
 		if err := w.Write(row); err != nil {
@@ -128,8 +137,13 @@ func (r *Result) Markdown() string {
 	for _, a := range axes {
 		fmt.Fprintf(&b, " %s |", a)
 	}
-	fmt.Fprintf(&b, " CV %s | fit s | peak heap | |\n|", r.Metric)
-	for range len(axes) + 4 {
+	ikeys := infoKeys(r.Points)
+	fmt.Fprintf(&b, " CV %s |", r.Metric)
+	for _, k := range ikeys {
+		fmt.Fprintf(&b, " %s |", strings.ReplaceAll(k, "_", " "))
+	}
+	b.WriteString(" fit s | peak heap | |\n|")
+	for range len(axes) + len(ikeys) + 4 {
 		b.WriteString("---|")
 	}
 	b.WriteByte('\n')
@@ -147,7 +161,15 @@ func (r *Result) Markdown() string {
 		if p.Error != "" {
 			mark = "failed: " + strings.ReplaceAll(p.Error, "|", "/")
 		}
-		fmt.Fprintf(&b, " %.6g ± %.2g | %.3g | %s | %s |\n", s.Mean, s.Std, p.FitSeconds, fmtBytes(p.PeakBytes), mark)
+		fmt.Fprintf(&b, " %.6g ± %.2g |", s.Mean, s.Std)
+		for _, k := range ikeys {
+			if v, ok := p.Info[k]; ok {
+				fmt.Fprintf(&b, " %.4g |", v)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		fmt.Fprintf(&b, " %.3g | %s | %s |\n", p.FitSeconds, fmtBytes(p.PeakBytes), mark)
 	}
 	return b.String()
 }

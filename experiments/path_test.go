@@ -57,8 +57,17 @@ func TestBLESSPathShared(t *testing.T) {
 	}
 
 	full := filepath.Join(t.TempDir(), "full")
-	if _, err := Run(context.Background(), decodeIn(t, pathSpec, dir), Options{Out: full, NoPlots: true}); err != nil {
+	fres, err := Run(context.Background(), decodeIn(t, pathSpec, dir), Options{Out: full, NoPlots: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// results report the centers FALKON used: more as λ falls (points are
+	// λ = 1e-2, 1e-3, 1e-4 in order).
+	for i := 1; i < len(fres.Points); i++ {
+		a, b := fres.Points[i-1].Info["centers"], fres.Points[i].Info["centers"]
+		if a == 0 || b < a {
+			t.Errorf("mean centers %v then %v: want positive and non-decreasing as λ falls", a, b)
+		}
 	}
 	out := filepath.Join(t.TempDir(), "resumed")
 	ctx, cancel := context.WithCancel(context.Background())

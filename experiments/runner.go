@@ -77,6 +77,9 @@ type PointResult struct {
 	PeakBytes int64 `json:"peak_bytes"`
 	// Error is set when a fit failed; the metrics are then NaN.
 	Error string `json:"error,omitempty"`
+	// Info holds the estimator's own numbers averaged over the fits:
+	// centers and iterations (falkon), rank (krr), support_vectors (svm).
+	Info map[string]float64 `json:"info,omitempty"`
 	// Method is the approximation method (approximation runs only).
 	Method string `json:"method,omitempty"`
 	// Bytes is the memory of the approximation's representation of K̃ on the
@@ -520,6 +523,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	scores := make([][]float64, len(r.metrics))
 	var fitSum, predSum float64
 	var next [][]model.Estimator
+	info := map[string]float64{}
 	for rep, folds := range r.cv {
 		next = append(next, make([]model.Estimator, len(folds)))
 		for f, fold := range folds {
@@ -555,6 +559,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 			pr.PeakBytes = max(pr.PeakBytes, fs.peak)
 			pr.Fits++
 			next[rep][f] = fs.est
+			addInfo(info, fitInfo(fs.est))
 		}
 	}
 	if r.warm {
@@ -571,6 +576,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	}
 	pr.FitSeconds = fitSum / float64(pr.Fits)
 	pr.PredictSeconds = predSum / float64(pr.Fits)
+	pr.Info = meanInfo(info, pr.Fits)
 	if r.progress != nil {
 		s, _ := pr.Metric(r.metric.Name)
 		fmt.Fprintf(r.progress, "[%d/%d] %s: %s %.6g ± %.3g (fit %.3gs)\n", idx+1, total, pr.Key, s.Name, s.Mean, s.Std, pr.FitSeconds)
