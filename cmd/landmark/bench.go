@@ -18,6 +18,7 @@ type benchTarget struct {
 // Each target lives in its own file bench_NAME.go.
 var benchTargets = []benchTarget{
 	{"kernel", "fused Gaussian K(X,C)ᵀ(K(X,C)v) and X·Cᵀ vs scikit-learn/numpy", runBenchKernel},
+	{"falkon", "Falkon vs scikit-learn Nystroem+Ridge on cadata, ijcnn1 or covtype (time, error, peak RSS)", runBenchFalkon},
 	{"svm", "BKA-SVM and exact SVM vs LIBSVM svm-train on ijcnn1 or covtype", runBenchSVM},
 }
 
