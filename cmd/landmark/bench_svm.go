@@ -131,8 +131,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 type benchRow struct {
 	fit, cpu, pred, acc float64
-	sv             int
-	note           string
+	sv                  int
+	note                string
 }
 
 func benchEstimator(ctx context.Context, e model.Estimator, tr, te *datasets.Dataset) (benchRow, error) {
