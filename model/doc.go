@@ -47,12 +47,12 @@
 // its Info, so that a loaded estimator refitted on the same data reproduces
 // the saved one. KRR.Approx is saved when it is one of this package's
 // backends with the default (uniform) sampler: NystromKRR, FeatureRidge on
-// NystromFeatures or RFFFeatures, MEKAKRR. Not saved, because they are code
-// or data rather than settings: other samplers and feature mappers, fixed
-// Centers, Falkon's Sampler, Centers, CenterWeights, Validation, WarmStart
-// and Progress, SVM's and BKASVM's Progress, and MEKAKRR's CG callback; a
-// loaded estimator still predicts identically, and a refit uses the defaults
-// for them unless they are set again.
+// NystromFeatures, RFFFeatures or MEKAFeatures, and MEKAKRR. Not saved,
+// because they are code or data rather than settings: other samplers and
+// feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
+// Validation, WarmStart and Progress, SVM's and BKASVM's Progress, and
+// MEKAKRR's CG callback; a loaded estimator still predicts identically, and
+// a refit uses the defaults for them unless they are set again.
 //
 // Loading never trusts the file: a wrong magic, version (ErrVersion), tag or
 // checksum (ErrChecksum), a truncation, or contents that do not fit together

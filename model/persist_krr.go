@@ -261,11 +261,12 @@ func decMatrix(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
 
 // Backend kinds inside a saved KRR's configuration.
 const (
-	backendNone    = ""        // exact, or a backend that cannot be saved
-	backendNystrom = "nystrom" // NystromKRR
-	backendNyFeat  = "nystrom-features"
-	backendRFF     = "rff-features"
-	backendMEKA    = "meka"
+	backendNone     = ""        // exact, or a backend that cannot be saved
+	backendNystrom  = "nystrom" // NystromKRR
+	backendNyFeat   = "nystrom-features"
+	backendRFF      = "rff-features"
+	backendMEKA     = "meka"
+	backendMEKAFeat = "meka-features"
 )
 
 // uniformSampler reports whether s is the default sampler (nil or Uniform),
@@ -281,7 +282,7 @@ func uniformSampler(s approx.Sampler) bool {
 // encBackend writes the configuration of the standard KRR backends, so a
 // loaded KRR refits the same way: NystromKRR and FeatureRidge on Nyström
 // features with the default (uniform) sampler and no fixed centers, random
-// Fourier features, and MEKAKRR (without its CG callback). Other backends
+// Fourier features, MEKA features, and MEKAKRR (without its CG callback). Other backends
 // (exact, custom samplers or mappers) are recorded as none: a loaded model
 // still predicts identically, and refits with the exact backend unless
 // Approx is set again.
@@ -312,22 +313,37 @@ func encBackend(e *binfmt.Enc, a KRRApprox) {
 			e.String(backendRFF)
 			e.Int(f.RFF.Features)
 			return
+		case MEKAFeatures:
+			e.String(backendMEKAFeat)
+			encMEKAKRR(e, &f.MEKA)
+			return
 		}
 	case *MEKAKRR:
 		e.String(backendMEKA)
-		e.Int(b.Rank)
-		e.Int(b.Clusters)
-		e.Int(b.Landmarks)
-		e.Float(b.Rho)
-		e.Float(b.Epsilon)
-		e.String(string(b.Strategy))
-		e.Bool(b.SkipPSD)
-		e.String(b.Solver)
-		e.Float(b.CG.Tol)
-		e.Int(b.CG.MaxIter)
+		encMEKAKRR(e, b)
 		return
 	}
 	e.String(backendNone)
+}
+
+func encMEKAKRR(e *binfmt.Enc, b *MEKAKRR) {
+	e.Int(b.Rank)
+	e.Int(b.Clusters)
+	e.Int(b.Landmarks)
+	e.Float(b.Rho)
+	e.Float(b.Epsilon)
+	e.String(string(b.Strategy))
+	e.Bool(b.SkipPSD)
+	e.String(b.Solver)
+	e.Float(b.CG.Tol)
+	e.Int(b.CG.MaxIter)
+}
+
+func decMEKAKRR(d *binfmt.Dec) *MEKAKRR {
+	b := &MEKAKRR{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
+		Strategy: approx.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
+	b.CG.Tol, b.CG.MaxIter = d.Float(), d.Int()
+	return b
 }
 
 func decBackend(d *binfmt.Dec) KRRApprox {
@@ -345,10 +361,9 @@ func decBackend(d *binfmt.Dec) KRRApprox {
 	case backendRFF:
 		return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: d.Int()}}}
 	case backendMEKA:
-		b := &MEKAKRR{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
-			Strategy: approx.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
-		b.CG.Tol, b.CG.MaxIter = d.Float(), d.Int()
-		return b
+		return decMEKAKRR(d)
+	case backendMEKAFeat:
+		return FeatureRidge{Features: MEKAFeatures{MEKA: *decMEKAKRR(d)}}
 	}
 	d.Fail("unknown KRR backend %q", kind)
 	return nil

@@ -46,6 +46,7 @@ func seedCases() []persistCase {
 		{"krr-meka", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2, Approx: &MEKAKRR{Rank: 2, Clusters: 2}} }, reg},
 		{"falkon", func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-3, M: 4, MaxIter: 3} }, reg},
 		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5} }, multi},
+		{"svm-proba", func() Estimator { return &SVM{Kernel: g, C: 5, Probability: true} }, bin},
 		{"bkasvm", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, bin},
 	}
 }

@@ -26,6 +26,8 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 	e.Int64(s.CacheBytes)
 	e.Bool(s.NoShrinking)
 	e.Int(s.Workers)
+	e.Bool(s.Probability)
+	e.Uint(s.Seed)
 
 	f := s.fit
 	e.Floats(f.labels.Classes)
@@ -36,13 +38,22 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 	}
 	encTaskInfos(e, f.info.Tasks)
 	e.Int(f.info.SV)
+	// Platt sigmoids (one per decision column) when fitted with Probability.
+	e.Bool(f.platt != nil)
+	if f.platt != nil {
+		e.Uint(uint64(len(f.platt)))
+		for _, g := range f.platt {
+			e.Float(g.a)
+			e.Float(g.b)
+		}
+	}
 	return nil
 }
 
 func loadSVM(d *binfmt.Dec) *SVM {
 	s := &SVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
-		Workers: decNonNeg(d, "workers")}
+		Workers: decNonNeg(d, "workers"), Probability: d.Bool(), Seed: d.Uint()}
 	f := &svmFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
 	if d.Err() != nil {
 		return nil
@@ -51,9 +62,23 @@ func loadSVM(d *binfmt.Dec) *SVM {
 		d.Fail("dimension %d", f.d)
 		return nil
 	}
-	f.dec = decDecision(d, f.d, svmColumns(f.labels, f.ovo))
+	cols := svmColumns(f.labels, f.ovo)
+	f.dec = decDecision(d, f.d, cols)
 	f.info.Tasks = decTaskInfos(d)
 	f.info.SV = d.Int()
+	if d.Bool() {
+		n := d.Count("Platt sigmoids", 16)
+		if d.Err() == nil && n != cols {
+			d.Fail("%d Platt sigmoids for %d decision columns", n, cols)
+		}
+		if d.Err() != nil {
+			return nil
+		}
+		f.platt = make([]sigmoid, n)
+		for i := range f.platt {
+			f.platt[i] = sigmoid{a: d.Float(), b: d.Float()}
+		}
+	}
 	if d.Err() != nil {
 		return nil
 	}

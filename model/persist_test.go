@@ -53,12 +53,16 @@ func persistCases() []persistCase {
 		{"krr-meka-features", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: mekaMapper{opt: approx.MEKAOptions{Rank: 4, Clusters: 2, PSD: true}}}}
 		}, reg},
+		{"krr-meka-features-builtin", func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}}}
+		}, multi},
 		{"falkon-regression", func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-4, M: 20, Seed: 8, MaxIter: 5} }, reg},
 		{"falkon-multiclass", func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 30, Seed: 9, Task: Classification}
 		}, multi},
 		{"svm-binary", func() Estimator { return &SVM{Kernel: g, C: 10, ClassWeights: map[float64]float64{3: 2, 7: 0.5}} }, bin},
 		{"svm-ovo", func() Estimator { return &SVM{Kernel: g, C: 10} }, multi},
+		{"svm-ovo-probability", func() Estimator { return &SVM{Kernel: g, C: 10, Probability: true, Seed: 3} }, multi},
 		{"svm-ovr-nobias", func() Estimator { return &SVM{C: 10, Multiclass: OneVsRest, NoBias: true} }, multi},
 		{"bkasvm-global", func() Estimator { return &BKASVM{Kernel: g, C: 10, Clusters: 3, Seed: 1} }, multi},
 		{"bkasvm-local-sketch", func() Estimator {
@@ -143,6 +147,19 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if !sameBits(dg.RawMatrix().Data, dw.RawMatrix().Data) {
 				t.Errorf("decision values differ after reload")
 			}
+			if s, ok := est.(*SVM); ok && s.Probability {
+				pw, err := s.PredictProba(c.data.xTest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pg, err := got.(*SVM).PredictProba(c.data.xTest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameBits(pg.RawMatrix().Data, pw.RawMatrix().Data) {
+					t.Errorf("probabilities differ after reload")
+				}
+			}
 			again, err := Marshal(got)
 			if err != nil {
 				t.Fatal(err)
@@ -174,7 +191,7 @@ func TestLoadRestoresConfigAndInfo(t *testing.T) {
 		t.Errorf("classes %v", k.Classes())
 	}
 
-	s := fitCase(t, persistCases()[11]).(*SVM) // svm-binary
+	s := fitCase(t, persistCases()[12]).(*SVM) // svm-binary
 	b, _ = Marshal(s)
 	g, err := Unmarshal(b)
 	if err != nil {
