@@ -437,8 +437,10 @@ func (s *svm) progress(iter int, viol float64) {
 	}
 }
 
-// upper reports whether α_t can increase (I_up for y = +1).
+// atUpper reports whether α_t is at its upper bound C_t.
 func (s *svm) atUpper(t int) bool { return s.alpha[t] >= s.c[t] }
+
+// atLower reports whether α_t is at its lower bound 0.
 func (s *svm) atLower(t int) bool { return s.alpha[t] <= 0 }
 
 // SolveSMO solves the SVM dual with bias (LIBSVM's C-SVC) by sequential
