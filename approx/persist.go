@@ -176,6 +176,7 @@ func (m *NystromMap) encode(e *binfmt.Enc) error {
 	e.Floats(m.Values)
 	e.Int(m.Dropped)
 	encEngine(e, m.engine)
+	e.Bool(m.qr)
 	return nil
 }
 
@@ -192,6 +193,7 @@ func decodeNystrom(d *binfmt.Dec) *NystromMap {
 	t := decMatrix(d, "projection T", mLm, -1)
 	m := &NystromMap{Kernel: k, Landmarks: lm, T: t, Values: d.Floats(), Dropped: d.Int()}
 	m.engine = decEngine(d)
+	m.qr = d.Bool()
 	if m.Dropped < 0 {
 		d.Fail("dropped = %d", m.Dropped)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -166,3 +167,42 @@ type otherMap struct{}
 
 func (otherMap) Dim() int                                                { return 1 }
 func (otherMap) Transform(context.Context, *mat.Dense, *mat.Dense) error { return nil }
+
+// The persistence code must know every field of the saved types: when one
+// is added this test fails; save and load it in persist.go (and extend
+// TestSaveLoadMap) or list it here as derived or unsaved.
+func TestPersistCoversFields(t *testing.T) {
+	for _, c := range []struct {
+		v     any
+		known []string
+	}{
+		{NystromMap{}, []string{"Kernel", "Landmarks", "T", "Values", "Dropped", "engine", "qr"}},
+		{RFFMap{}, []string{"Omega", "Offset"}},
+		{Partition{}, []string{"Centroids", "Labels", "Objective", "sketch", "assignTo"}},
+		// KMeans, Partition and Progress are fitting inputs, not saved.
+		{MEKAOptions{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "PSD", "KMeans", "Partition",
+			"MaxBytes", "Workers", "Progress"}},
+		{MEKAStats{}, []string{"ClusterTime", "BasisTime", "LinkTime", "EigenTime", "Sizes", "Ranks", "RankDeficit", "Linked",
+			"Thresholded", "Bytes", "Eigendecomposed", "MinEigenvalue", "NegativeEigenvalues", "PSDFixed"}},
+		// labels, pos and members are derived from the partition; eigOnce,
+		// eigErr and statsMu are synchronization state.
+		{MEKA{}, []string{"kern", "n", "d", "opt", "part", "labels", "pos", "members", "z", "proj", "w", "off", "lm", "l",
+			"eigOnce", "eigErr", "vals", "vecs", "feat", "statsMu", "stats"}},
+	} {
+		typ := reflect.TypeOf(c.v)
+		var have []string
+		for i := 0; i < typ.NumField(); i++ {
+			have = append(have, typ.Field(i).Name)
+		}
+		for _, f := range have {
+			if !slices.Contains(c.known, f) {
+				t.Errorf("%s.%s is not handled by persist.go", typ.Name(), f)
+			}
+		}
+		for _, f := range c.known {
+			if !slices.Contains(have, f) {
+				t.Errorf("%s.%s no longer exists: update persist.go and this list", typ.Name(), f)
+			}
+		}
+	}
+}
