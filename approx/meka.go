@@ -90,7 +90,8 @@ type MEKAOptions struct {
 	// Partition, when non-nil, is used instead of running k-means. Its
 	// Labels must cover the rows of X.
 	Partition *Partition
-	// MaxBytes bounds the memory planned before allocation; 0 means
+	// MaxBytes bounds the memory planned before allocation (what MEKA holds
+	// plus each worker's scratch for one cluster); 0 means
 	// DefaultMEKAMaxBytes. Fit fails with ErrInput when the plan exceeds it.
 	MaxBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS. Results do not
@@ -343,7 +344,14 @@ func (m *MEKA) plannedBytes() int64 {
 		lm = 2 * k
 	}
 	n, d := int64(m.n), int64(m.d)
-	return 8 * (n*k + r*r + c*lm*(d+k) + 2*n)
+	// Held: W, L, landmarks and projections, bookkeeping. Transient, per
+	// worker: one cluster's rows, its K(X_s, Z_s), the basis B and its copy.
+	var big int64
+	for _, mem := range m.members {
+		big = max(big, int64(len(mem)))
+	}
+	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
+	return 8 * (n*k + r*r + c*lm*(d+k) + 2*n + w*big*(d+lm+2*k))
 }
 
 // bytes is the memory held by the fitted approximation.
