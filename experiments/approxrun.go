@@ -93,8 +93,8 @@ var approxMethods = func() []approxMethod {
 	var t []approxMethod
 	for _, s := range samplers {
 		b := nystromMethod(s.s)
-		t = append(t, approxMethod{name: s.name, summary: "Nyström on " + s.summary + "; standard rank-k (Alg. 1)", usesM: true, build: b})
-		t = append(t, approxMethod{name: s.name + "-qr", summary: "Nyström on " + s.summary + "; best rank-k via QR (Alg. 2)", usesM: true,
+		t = append(t, approxMethod{name: s.name, summary: "Nyström on " + s.summary + "; standard rank-k truncation", usesM: true, build: b})
+		t = append(t, approxMethod{name: s.name + "-qr", summary: "Nyström on " + s.summary + "; best rank-k via QR (Pourkamali-Anaraki & Becker, Alg. 2)", usesM: true,
 			build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 				p.qr = true
 				return b(ctx, x, k, p, rng)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -163,13 +165,19 @@ func printList(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w, "\nApproximation backends (estimator.approx.type):")
-	for _, e := range experiments.Estimators() {
-		for _, a := range e.Approx {
-			if approx[a] {
-				fmt.Fprintf(w, "  %s\n", a)
-				delete(approx, a)
+	names := make([]string, 0, len(approx))
+	for a := range approx {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		var users []string
+		for _, e := range experiments.Estimators() {
+			if slices.Contains(e.Approx, a) {
+				users = append(users, e.Name)
 			}
 		}
+		fmt.Fprintf(w, "  %-18s (%s)\n", a, strings.Join(users, ", "))
 	}
 	fmt.Fprintln(w, "\nApproximation methods (approximation.methods, for runs without an estimator):")
 	for _, a := range experiments.ApproximationNames() {
