@@ -81,6 +81,9 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 	if err := checkSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n, _ := x.Dims()
 	inner := m
 	if r.Accelerated {
@@ -143,6 +146,9 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Ke
 	delta, c, err := resolveDeltaOversample(r.Delta, r.Oversample)
 	if err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	n, _ := x.Dims()
 	deltaAt := func(depth int) float64 { return delta / math.Pow(3, float64(depth)) }

@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -153,5 +154,26 @@ func TestRecursiveBadInput(t *testing.T) {
 	}
 	if _, err := (RecursiveRLS{}).SampleRidge(levCtx, x, k, 1, nil); !errors.Is(err, check.ErrInput) {
 		t.Errorf("nil rng: %v", err)
+	}
+}
+
+// A cancelled context stops every long computation with the context's error.
+func TestLeverageCancellation(t *testing.T) {
+	x := levRandMatrix(300, 2, rand.New(rand.NewPCG(1, 1)))
+	k := kernel.Gaussian{Gamma: 1}
+	ctx, cancel := context.WithCancel(levCtx)
+	cancel()
+	rng := rand.New(rand.NewPCG(1, 1))
+	errs := map[string]error{}
+	_, errs["recursive"] = RecursiveRLS{}.Sample(ctx, x, k, 20, rng)
+	_, errs["recursive ridge"] = RecursiveRLS{}.SampleRidge(ctx, x, k, 0.1, rng)
+	_, errs["bless"] = BLESS{}.Path(ctx, x, k, 0.01, rng)
+	_, errs["bless-r"] = BLESSR{}.Sample(ctx, x, k, 20, rng)
+	_, _, errs["exact"] = ExactLeverage(ctx, x, k, 1)
+	_, errs["exact rls"] = ExactRLS{Ridge: 1}.Sample(ctx, x, k, 20, rng)
+	for name, err := range errs {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
