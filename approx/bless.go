@@ -124,7 +124,7 @@ func (b BLESSR) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int
 
 func blessSample(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
 	name := blessName(noRepl)
-	if err := checkSample(x, k, m, rng); err != nil {
+	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: %s: %w", name, err)
 	}
 	if b.Lambda < 0 || math.IsNaN(b.Lambda) || math.IsInf(b.Lambda, 0) {
@@ -188,7 +188,7 @@ const minLambdaRatio = 1e-14
 // size reaches m.
 func blessRun(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.Kernel, lambda float64, m int, rng *rand.Rand) ([]PathStep, error) {
 	name := blessName(noRepl)
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: %s: %w", name, err)
 	}
 	if rng == nil {
@@ -351,7 +351,7 @@ func blessRStep(cand []int, scores []float64, beta, q2 float64, m int, fixed, la
 	var keep []int
 	var a []float64
 	if exact {
-		pc := calibrate(scores, m)
+		pc := levCalibrate(scores, m)
 		keep = systematicSample(pc, m, rng)
 		a = make([]float64, len(keep))
 		for t, c := range keep {
@@ -380,7 +380,7 @@ func blessRStep(cand []int, scores []float64, beta, q2 float64, m int, fixed, la
 // ascending, in O(beta·n) expected time by geometric skips.
 func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 	if beta >= 1 {
-		return sortedIdentity(n)
+		return levIota(n)
 	}
 	var out []int
 	l := math.Log1p(-beta)
@@ -401,7 +401,7 @@ func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 // x, the data the path was computed on: the quantity whose ratio to the exact
 // scores is BLESS's R-ACC.
 func (s PathStep) Scores(ctx context.Context, x *mat.Dense, k kernel.Kernel) ([]float64, error) {
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: bless scores: %w", err)
 	}
 	n, _ := x.Dims()
@@ -419,7 +419,7 @@ func (s PathStep) Scores(ctx context.Context, x *mat.Dense, k kernel.Kernel) ([]
 		return nil, err
 	}
 	out := make([]float64, n)
-	if err := est.estimate(ctx, out, x, sortedIdentity(n)); err != nil {
+	if err := est.estimate(ctx, out, x, levIota(n)); err != nil {
 		return nil, err
 	}
 	return out, nil

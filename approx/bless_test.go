@@ -90,7 +90,7 @@ func TestPathStepScoresExactWithFullDictionary(t *testing.T) {
 	x := levRandMatrix(80, 2, rand.New(rand.NewPCG(3, 1)))
 	k := kernel.Gaussian{Gamma: 0.4}
 	const lambda = 0.01
-	step := PathStep{Lambda: lambda, Indices: sortedIdentity(80), Weights: ones(80)}
+	step := PathStep{Lambda: lambda, Indices: levIota(80), Weights: levOnes(80)}
 	got, err := step.Scores(levCtx, x, k)
 	if err != nil {
 		t.Fatal(err)

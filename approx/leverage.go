@@ -38,7 +38,7 @@ var ErrTooLarge = errors.New("approx: problem too large for an exact computation
 
 // exactKernelMatrix forms K(X, X) with the block engine, symmetrized.
 func exactKernelMatrix(ctx context.Context, x *mat.Dense, k kernel.Kernel) (*mat.Dense, error) {
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return nil, err
 	}
 	n, _ := x.Dims()
@@ -49,7 +49,7 @@ func exactKernelMatrix(ctx context.Context, x *mat.Dense, k kernel.Kernel) (*mat
 	if err := kernel.NewOp(k, x, x, kernel.Options{}).Block(ctx, kk); err != nil {
 		return nil, err
 	}
-	symmetrize(kk)
+	levSymmetrize(kk)
 	return kk, nil
 }
 
@@ -214,7 +214,7 @@ var _ Sampler = ExactRLS{}
 
 // Sample draws m landmarks; see ExactRLS.
 func (e ExactRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	if err := checkSample(x, k, m, rng); err != nil {
+	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: exact rls: %w", err)
 	}
 	if e.Ridge < 0 || math.IsNaN(e.Ridge) || math.IsInf(e.Ridge, 0) {
@@ -235,7 +235,7 @@ func (e ExactRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m i
 	if err != nil {
 		return nil, err
 	}
-	p := calibrate(scores, m)
+	p := levCalibrate(scores, m)
 	idx := systematicSample(p, m, rng)
 	return weightedLandmarks(x, idx, p), nil
 }
@@ -332,11 +332,11 @@ func weightedLandmarks(x *mat.Dense, idx []int, p []float64) *Landmarks {
 	return &Landmarks{Points: gatherRows(x, idx), Indices: idx, Weights: w}
 }
 
-// calibrate returns pᵢ = min(1, c·sᵢ) with c chosen so that Σpᵢ = m (water
+// levCalibrate returns pᵢ = min(1, c·sᵢ) with c chosen so that Σpᵢ = m (water
 // filling over the scores sorted in decreasing order). When fewer than m
 // scores are positive, those get pᵢ = 1 and the remaining mass is spread
 // evenly over the zero scores. It needs 1 ≤ m ≤ len(s).
-func calibrate(s []float64, m int) []float64 {
+func levCalibrate(s []float64, m int) []float64 {
 	n := len(s)
 	order := make([]int, n)
 	for i := range order {
@@ -423,8 +423,8 @@ func systematicSample(p []float64, m int, rng *rand.Rand) []int {
 	return idx
 }
 
-// checkXK validates the data and the kernel.
-func checkXK(x *mat.Dense, k kernel.Kernel) error {
+// levCheckXK validates the data and the kernel.
+func levCheckXK(x *mat.Dense, k kernel.Kernel) error {
 	if err := check.Matrix("X", x); err != nil {
 		return err
 	}
@@ -434,9 +434,9 @@ func checkXK(x *mat.Dense, k kernel.Kernel) error {
 	return k.Validate()
 }
 
-// checkSample validates a Sampler call.
-func checkSample(x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) error {
-	if err := checkXK(x, k); err != nil {
+// levCheckSample validates a Sampler call.
+func levCheckSample(x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) error {
+	if err := levCheckXK(x, k); err != nil {
 		return err
 	}
 	if rng == nil {
@@ -449,8 +449,8 @@ func checkSample(x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) error {
 	return nil
 }
 
-// symmetrize sets a to (a + aᵀ)/2 in place.
-func symmetrize(a *mat.Dense) {
+// levSymmetrize sets a to (a + aᵀ)/2 in place.
+func levSymmetrize(a *mat.Dense) {
 	n, _ := a.Dims()
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
@@ -501,7 +501,7 @@ func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64,
 		}
 		raw.Data[i*raw.Stride+i]++
 	}
-	symmetrize(a)
+	levSymmetrize(a)
 	e.l = blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: s, Stride: raw.Stride, Data: raw.Data}
 	sym := blas64.Symmetric{Uplo: blas.Lower, N: s, Stride: raw.Stride, Data: raw.Data}
 	if _, ok := lapack64.Potrf(sym); !ok {

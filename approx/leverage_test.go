@@ -92,11 +92,11 @@ func TestExactLeverageBadInput(t *testing.T) {
 	}
 }
 
-// calibrate must give Σp = m, p ≤ 1, and p ∝ score below the cap.
+// levCalibrate must give Σp = m, p ≤ 1, and p ∝ score below the cap.
 func TestCalibrate(t *testing.T) {
 	s := []float64{10, 5, 1, 1, 1, 1, 0.5, 0.5, 0}
 	for m := 1; m <= 9; m++ {
-		p := calibrate(s, m)
+		p := levCalibrate(s, m)
 		var sum float64
 		var c float64 // the common ratio p/s of uncapped scores
 		for i, v := range p {
@@ -124,7 +124,7 @@ func TestCalibrate(t *testing.T) {
 func TestSystematicSample(t *testing.T) {
 	s := []float64{8, 4, 2, 1, 1, 1, 0.5, 0.25, 0.25, 0}
 	const m, trials = 4, 20000
-	p := calibrate(s, m)
+	p := levCalibrate(s, m)
 	rng := rand.New(rand.NewPCG(3, 3))
 	counts := make([]int, len(p))
 	for range trials {
@@ -158,7 +158,7 @@ func TestScoreEstimatorIdentities(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 0.7}
 	const ridge = 0.2
 	exact := levDirectScores(levDenseKernel(k, x), ridge)
-	all := sortedIdentity(90)
+	all := levIota(90)
 	for _, idx := range [][]int{all, sampleWithoutReplacement(90, 15, rng)} {
 		reg := make([]float64, len(idx))
 		for i := range reg {

@@ -74,7 +74,7 @@ const qualityChunk = 64
 // means min(n, 1000); rows ≥ n uses every row and gives the exact value. Cost:
 // rows·n kernel evaluations, O(qualityChunk·n) memory.
 func RelFrobeniusError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowApproximator, rows int, rng *rand.Rand) (float64, error) {
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return 0, fmt.Errorf("approx: frobenius error: %w", err)
 	}
 	if a == nil || rng == nil || rows < 0 {
@@ -86,7 +86,7 @@ func RelFrobeniusError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a Row
 	}
 	var idx []int
 	if rows >= n {
-		idx = sortedIdentity(n)
+		idx = levIota(n)
 	} else {
 		idx = sampleWithoutReplacement(n, rows, rng)
 	}
@@ -129,7 +129,7 @@ type Spectral struct {
 // K_SS − K̃_SS is formed and its largest absolute eigenvalue found by Lanczos
 // iteration with full reorthogonalization.
 func SpectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowApproximator, subset int, rng *rand.Rand) (Spectral, error) {
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return Spectral{}, fmt.Errorf("approx: spectral error: %w", err)
 	}
 	if a == nil || rng == nil || subset < 0 {
@@ -141,7 +141,7 @@ func SpectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowAppr
 	}
 	var idx []int
 	if subset >= n {
-		idx = sortedIdentity(n)
+		idx = levIota(n)
 	} else {
 		idx = sampleWithoutReplacement(n, subset, rng)
 	}
@@ -166,8 +166,8 @@ func SpectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowAppr
 			}
 		}
 	}
-	symmetrize(e)
-	symmetrize(kss)
+	levSymmetrize(e)
+	levSymmetrize(kss)
 	errNorm, err := SymNorm2(ctx, e, rng)
 	if err != nil {
 		return Spectral{}, err
@@ -197,7 +197,7 @@ func SymNorm2(ctx context.Context, a *mat.Dense, rng *rand.Rand) (float64, error
 	for i := range v0 {
 		v0[i] = rng.NormFloat64()
 	}
-	scale(v0, 1/blas64.Nrm2(vec(v0)))
+	levScale(v0, 1/blas64.Nrm2(levVec(v0)))
 	v = append(v, v0)
 	alpha := make([]float64, 0, steps)
 	beta := make([]float64, 0, steps)
@@ -208,22 +208,22 @@ func SymNorm2(ctx context.Context, a *mat.Dense, rng *rand.Rand) (float64, error
 			return 0, err
 		}
 		w := make([]float64, n)
-		blas64.Gemv(blas.NoTrans, 1, ra, vec(v[j]), 0, vec(w))
-		alpha = append(alpha, blas64.Dot(vec(w), vec(v[j])))
+		blas64.Gemv(blas.NoTrans, 1, ra, levVec(v[j]), 0, levVec(w))
+		alpha = append(alpha, blas64.Dot(levVec(w), levVec(v[j])))
 		// Full reorthogonalization, twice, against every Lanczos vector.
 		for range 2 {
 			for _, u := range v {
-				blas64.Axpy(-blas64.Dot(vec(w), vec(u)), vec(u), vec(w))
+				blas64.Axpy(-blas64.Dot(levVec(w), levVec(u)), levVec(u), levVec(w))
 			}
 		}
-		b := blas64.Nrm2(vec(w))
+		b := blas64.Nrm2(levVec(w))
 		est = tridiagNorm(alpha, beta)
 		if math.Abs(est-prev) <= 1e-10*est || b <= 1e-14*max(est, 1e-300) || j == steps-1 {
 			break
 		}
 		prev = est
 		beta = append(beta, b)
-		scale(w, 1/b)
+		levScale(w, 1/b)
 		v = append(v, w)
 	}
 	return est, nil
@@ -248,9 +248,9 @@ func tridiagNorm(alpha, beta []float64) float64 {
 	return max(math.Abs(vals[0]), math.Abs(vals[k-1]))
 }
 
-func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
+func levVec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
 
-func scale(x []float64, a float64) {
+func levScale(x []float64, a float64) {
 	for i := range x {
 		x[i] *= a
 	}
@@ -293,14 +293,14 @@ func ScoreAccuracy(approx, exact []float64) (ScoreRatio, error) {
 		sum += v
 	}
 	out.Mean = sum / float64(len(r))
-	out.P5, out.P95 = quantile(r, 0.05), quantile(r, 0.95)
+	out.P5, out.P95 = levQuantile(r, 0.05), levQuantile(r, 0.95)
 	out.Min, out.Max = r[0], r[len(r)-1]
 	return out, nil
 }
 
-// quantile returns the q-quantile of sorted values by linear interpolation
+// levQuantile returns the q-levQuantile of sorted values by linear interpolation
 // between order statistics (numpy's default).
-func quantile(sorted []float64, q float64) float64 {
+func levQuantile(sorted []float64, q float64) float64 {
 	pos := q * float64(len(sorted)-1)
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(sorted)-1)

@@ -78,7 +78,7 @@ func levelSizes(n int, base func(depth int) int) []int {
 // Sample draws exactly m landmarks by the fixed-sample-size variant; see
 // RecursiveRLS. Weights are 1/√pᵢ.
 func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	if err := checkSample(x, k, m, rng); err != nil {
+	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -94,7 +94,7 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 	bottom := sizes[len(sizes)-1]
 	// The smallest level is kept whole: a uniform sample of the level above.
 	j := append([]int(nil), perm[:bottom]...)
-	pj := ones(bottom)
+	pj := levOnes(bottom)
 	total := len(sizes) - 1
 	for l := len(sizes) - 2; l >= 0; l-- {
 		target := inner
@@ -112,7 +112,7 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 		if err != nil {
 			return nil, err
 		}
-		p := calibrate(scores, target)
+		p := levCalibrate(scores, target)
 		chosen := systematicSample(p, target, rng)
 		j, pj = j[:0:0], make([]float64, len(chosen))
 		for t, c := range chosen {
@@ -125,7 +125,7 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 	}
 	if len(sizes) == 1 {
 		// n ≤ m (so n = m): every point is a landmark.
-		return weightedLandmarks(x, sortedIdentity(n), ones(n)), nil
+		return weightedLandmarks(x, levIota(n), levOnes(n)), nil
 	}
 	return sortedLandmarks(x, j, pj), nil
 }
@@ -134,7 +134,7 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 // for the project's λ). The number of landmarks is random, about
 // Oversample·d_eff(λ)·log(d_eff(λ)/δ). Weights are 1/√pᵢ.
 func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Kernel, ridge float64, rng *rand.Rand) (*Landmarks, error) {
-	if err := checkXK(x, k); err != nil {
+	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
 	if err := check.Positive("ridge", ridge); err != nil {
@@ -158,7 +158,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Ke
 	})
 	bottom := sizes[len(sizes)-1]
 	j := append([]int(nil), perm[:bottom]...)
-	pj := ones(bottom)
+	pj := levOnes(bottom)
 	total := len(sizes) - 1
 	for l := len(sizes) - 2; l >= 0; l-- {
 		level := perm[:sizes[l]]
@@ -215,7 +215,7 @@ func fixedSizeRidge(k kernel.Kernel, pts *mat.Dense, pj []float64, target int, r
 		return 0, fmt.Errorf("no landmarks")
 	}
 	deff := fixedSizeDeff(target)
-	sub := sortedIdentity(s)
+	sub := levIota(s)
 	if t := max(4*int(math.Ceil(deff)), 400); t < s {
 		sub = sampleWithoutReplacement(s, t, rng)
 	}
@@ -228,7 +228,7 @@ func fixedSizeRidge(k kernel.Kernel, pts *mat.Dense, pj []float64, target int, r
 			a.Set(i, j, f*a.At(i, j)/math.Sqrt(pj[sub[i]]*pj[sub[j]]))
 		}
 	}
-	symmetrize(a)
+	levSymmetrize(a)
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(t, a.RawMatrix().Data), false) {
 		return 0, fmt.Errorf("eigenvalues of the %d×%d landmark kernel did not converge", t, t)
@@ -245,7 +245,7 @@ func fixedSizeRidge(k kernel.Kernel, pts *mat.Dense, pj []float64, target int, r
 	return 1e-6 * top, nil
 }
 
-func ones(n int) []float64 {
+func levOnes(n int) []float64 {
 	o := make([]float64, n)
 	for i := range o {
 		o[i] = 1
@@ -253,7 +253,7 @@ func ones(n int) []float64 {
 	return o
 }
 
-func sortedIdentity(n int) []int {
+func levIota(n int) []int {
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
