@@ -328,13 +328,16 @@ func TestFalkonBadConfig(t *testing.T) {
 // At DESIGN.md's λ = 1e-6 PCG needs about 88 iterations on this subsample —
 // the preconditioner's quality depends on M against the effective dimension
 // at λ — so the test uses 1e-4; BENCH_FALKON.md has the full-size numbers.
+// ε = 1e-10 because the default 1e-5 trades the tight-residual convergence
+// this test measures for test error at few iterations (measured here with
+// 1e-5: residual 1e-3 after 30 iterations; see precond.DefaultEpsilon).
 func TestFalkonPreconditionerCadata(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cadata PCG vs CG in -short mode")
 	}
 	xtr, ytr, _, _ := cadataSplit(t, 2000, 10, 1)
 	k := kernel.Gaussian{Gamma: 0.125}
-	pcg := &Falkon{Kernel: k, Lambda: 1e-4, M: 1000, MaxIter: 30, Tol: 1e-6, Seed: 1}
+	pcg := &Falkon{Kernel: k, Lambda: 1e-4, M: 1000, MaxIter: 30, Tol: 1e-6, Seed: 1, Epsilon: 1e-10}
 	if err := pcg.Fit(context.Background(), xtr, ytr); err != nil {
 		t.Fatal(err)
 	}
