@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -78,7 +79,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	lambda := fs.Float64("lambda", 0, "λ, penalty λn (default per dataset)")
 	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
 	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
-	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform")
+	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner)")
 	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
 	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
 	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
@@ -110,8 +111,8 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *gamma < 0 || *lambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
 		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
 	}
-	if *sampler != "uniform" {
-		return fmt.Errorf("%w: -sampler %q: only uniform for now (BLESS is not in package approx yet)", errUsage, *sampler)
+	if *sampler != "uniform" && *sampler != "bless" {
+		return fmt.Errorf("%w: -sampler %q: want uniform or bless", errUsage, *sampler)
 	}
 	std := def.standardize
 	switch *standardize {
@@ -135,6 +136,11 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, MaxIter: *iters, Tol: 1e-30,
 		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache}
+	if *sampler == "bless" {
+		// Fixed-size mode: the λ path stops when Q2·d_h reaches M; the
+		// weighted preconditioner (eq. 15) is then chosen automatically.
+		cfg.Sampler = approx.BLESS{}
+	}
 	if *child != "" {
 		if len(fm) != 1 {
 			return fmt.Errorf("%w: -child takes one -m", errUsage)
