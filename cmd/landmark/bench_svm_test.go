@@ -20,7 +20,7 @@ func TestBenchSVMSmoke(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	s := out.String()
-	for _, want := range []string{"| bka c=2, global (eq. 9) |", "| bka c=3, local | (same fit) |", "| model.SVM exact |", "600 train / 600 test"} {
+	for _, want := range []string{"| bka c=2, local |", "| bka c=3, global (eq. 9) | (same fit) |", "| model.SVM exact |", "600 train / 600 test"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
