@@ -355,3 +355,29 @@ func TestFalkonPreconditionerCadata(t *testing.T) {
 		t.Errorf("plain CG reached 1e-6 in %d iterations, PCG needed %d: the preconditioner does not pay", ci.Iterations, pi.Iterations)
 	}
 }
+
+// With approx.BLESS centers the weighted preconditioner is chosen by default
+// (BLESS's weights are its A_h) and the fit reaches the same solution as the
+// unweighted preconditioner on the same centers.
+func TestFalkonBLESSSampler(t *testing.T) {
+	x, y := krrTestData(171, 400, 3)
+	k := kernel.Gaussian{Gamma: 0.5}
+	b := &Falkon{Kernel: k, Lambda: 1e-4, M: 40, Sampler: approx.BLESS{}, MaxIter: 300, Tol: 1e-11, Epsilon: 1e-10, Seed: 2}
+	if err := b.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	info := b.Info()
+	if info.Preconditioner != PrecondBLESS || info.Sampler != "approx.BLESS" {
+		t.Fatalf("sampler %s, preconditioner %q; want approx.BLESS and bless", info.Sampler, info.Preconditioner)
+	}
+	u := &Falkon{Kernel: k, Lambda: 1e-4, Centers: b.Solution().Centers, Preconditioner: PrecondFalkon, MaxIter: 300, Tol: 1e-11, Epsilon: 1e-10}
+	if err := u.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := b.Predict(x)
+	pu, _ := u.Predict(x)
+	t.Logf("BLESS: M = %d, %d iterations weighted (%s), %d unweighted (%s)", info.M, info.Iterations, info.Status, u.Info().Iterations, u.Info().Status)
+	if d := maxRelDiff(pb, pu); d > 1e-7 {
+		t.Errorf("weighted and unweighted preconditioners converge to solutions %g apart", d)
+	}
+}
