@@ -265,7 +265,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("experiments: every grid point failed; first error: %s", res.Points[0].Error)
 	}
 	if r.xTest != nil {
-		t, err := r.test(ctx, res.Points[res.Best].Params)
+		t, err := r.test(ctx, res.Points[res.Best].Params, pts)
 		if err != nil {
 			return nil, fmt.Errorf("experiments: refit of the best point: %w", err)
 		}
@@ -742,14 +742,31 @@ func (r *runner) best(pts []PointResult) int {
 	return b
 }
 
-// test refits point p on the whole training set and scores it on the test set.
-func (r *runner) test(ctx context.Context, p Point) (*TestResult, error) {
+// test refits point p on the whole training set and scores it on the test
+// set. With warm starts the refit walks p's λ chain (pts) from its start, as
+// cross-validation did, so the test score is that of the model selected.
+func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, error) {
 	if r.progress != nil {
 		fmt.Fprintf(r.progress, "refit %s on %d rows, test on %d\n", p.Key(), len(r.y), len(r.yTest))
 	}
-	xtr := mat.DenseCopyOf(r.x)
-	xte := mat.DenseCopyOf(r.xTest)
-	fs, err := r.fitScore(ctx, p, xtr, r.y, xte, r.yTest, fitSeed(r.s.Seed, 1<<20, 0))
+	seed := fitSeed(r.s.Seed, 1<<20, 0)
+	var from model.Estimator
+	if r.warm {
+		for _, q := range pts {
+			if q.Key() == p.Key() {
+				break
+			}
+			if chainKey(q) != chainKey(p) {
+				continue
+			}
+			fs, err := r.fitScoreWith(ctx, q, mat.DenseCopyOf(r.x), r.y, mat.DenseCopyOf(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+			if err != nil {
+				return nil, err
+			}
+			from = fs.est
+		}
+	}
+	fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(r.x), r.y, mat.DenseCopyOf(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
 	if err != nil {
 		return nil, err
 	}

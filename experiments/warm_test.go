@@ -9,7 +9,7 @@ import (
 )
 
 const warmSpec = `name: warm
-dataset: {path: data.libsvm, standardize: true}
+dataset: {path: data.libsvm, standardize: true, test_fraction: 0.2}
 task: regression
 estimator:
   type: falkon
