@@ -610,13 +610,12 @@ func sampleMeanStd(v []float64) (mean, std float64) {
 }
 
 type fitScores struct {
-	est               model.Estimator
-	scaling           Scaling
-	target            datasets.TargetScaler
-	scores            []float64
-	fit, predict      float64
-	peak              int64
-	nTrain, nValidate int
+	est          model.Estimator
+	scaling      Scaling
+	target       datasets.TargetScaler
+	scores       []float64
+	fit, predict float64
+	peak         int64
 }
 
 // decider is implemented by estimators that expose decision values; binary
@@ -714,7 +713,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	if d.StandardizeTarget {
 		pred = ts.Inverse(pred)
 	}
-	out := fitScores{est: est, scaling: sc, target: ts, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak, nTrain: len(ytr), nValidate: len(yva)}
+	out := fitScores{est: est, scaling: sc, target: ts, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak}
 	for _, m := range r.metrics {
 		v, err := m.Score(yva, pred, dec)
 		if err != nil {
