@@ -9,6 +9,8 @@ const (
 	ln2Hi   = 6.93147180369123816490e-01 // math.Ln2Hi: k·ln2Hi is exact for |k| < 2^20
 	ln2Lo   = 1.90821492927058770002e-10
 	expClip = -746.0 // e^x rounds to zero below −745.13…
+
+	roundMagic = 0x1.8p52 // adding it rounds |v| < 2^51 to an integer
 )
 
 // expCoef holds 1/i! for i = 13 … 0: the Taylor polynomial of e^r on
@@ -39,7 +41,10 @@ func expNeg(x float64) float64 {
 	if x < expClip {
 		return 0
 	}
-	kf := math.RoundToEven(x * log2e)
+	// Round x·log2e to the nearest integer (ties to even) by adding and
+	// subtracting 1.5·2^52, which also leaves k in the low bits of the sum.
+	y := x*log2e + roundMagic
+	kf := y - roundMagic
 	r := x - kf*ln2Hi
 	r -= kf * ln2Lo
 	c := &expCoef
@@ -57,7 +62,7 @@ func expNeg(x float64) float64 {
 	p = p*r + c[11]
 	p = p*r + c[12]
 	p = p*r + c[13]
-	k := int(kf)
+	k := int(int64(math.Float64bits(y) - math.Float64bits(roundMagic)))
 	if k >= -1022 {
 		return p * math.Float64frombits(uint64(k+1023)<<52)
 	}
