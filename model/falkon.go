@@ -22,10 +22,11 @@ import (
 const (
 	// DefaultFalkonMaxIter is FALKON's default number of CG iterations.
 	DefaultFalkonMaxIter = 20
-	// DefaultFalkonTol is the default relative residual at which PCG stops
-	// before MaxIter. Test error stops improving long before (cadata:
-	// the RMSE at 1e-6 is within 0.1% of the converged one), so this mostly
-	// lets well-conditioned problems stop early.
+	// DefaultFalkonTol is the default relative residual (preconditioned
+	// norm) at which PCG stops before MaxIter. Test error stops improving
+	// long before (cadata, 5,000 points, M = 1,000, λ = 1e-6: at residual
+	// 1.4e-3 the RMSE is within 0.03% of the converged one), so with the
+	// default MaxIter this only stops well-conditioned problems early.
 	DefaultFalkonTol = 1e-8
 )
 
