@@ -506,6 +506,10 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 		}
 	}
 
+	// The O(M³) factorizations cannot be interrupted; check before moving on.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var knm *mat.Dense
 	if cache {
 		knm = mat.NewDense(n, mc, nil)
