@@ -245,7 +245,7 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	if b.Refine {
 		for ti, t := range tasks {
 			opt := cfg.options(alphas[ti])
-			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, gatherRows(x, t.rows), cfg.workers), Y: t.y, C: bounds[ti]}
+			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, taskRows(x, t.rows), cfg.workers), Y: t.y, C: bounds[ti]}
 			r, err := solver.SolveDCD(ctx, prob, opt)
 			if err != nil {
 				return fmt.Errorf("model: bka-svm refinement of task %d: %w", ti, err)

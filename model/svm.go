@@ -322,7 +322,7 @@ func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}
 	parts := make([]svmPart, len(tasks))
 	for ti, t := range tasks {
-		cols := newKernelColumns(cfg.k, gatherRows(x, t.rows), cfg.workers)
+		cols := newKernelColumns(cfg.k, taskRows(x, t.rows), cfg.workers)
 		opt := cfg.options(nil)
 		if s.Progress != nil {
 			opt.Progress = func(p solver.SVMProgress) { s.Progress(ti, p) }

@@ -155,3 +155,12 @@ func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
 	}
 	return out
 }
+
+// taskRows returns the rows idx of x, without a copy when idx is all of them
+// in order (a binary task uses every row).
+func taskRows(x *mat.Dense, idx []int) *mat.Dense {
+	if n, _ := x.Dims(); len(idx) == n && (n == 0 || idx[n-1] == n-1) {
+		return x
+	}
+	return gatherRows(x, idx)
+}
