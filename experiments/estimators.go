@@ -35,7 +35,7 @@ var estimators = []EstimatorEntry{
 			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of k-means clusters c (default 64)"},
 			{Name: "kmeans_subsample", Kind: KindInt, HasMin: true, Doc: "rows k-means runs on (0: approx default)"},
 			optMaxIter, optMulticlass, optNoShrinking,
-			{Name: "prediction", Kind: KindString, Values: []string{model.GlobalPrediction, model.LocalPrediction}, Doc: "global (default) or local (the cluster of x only)"},
+			{Name: "prediction", Kind: KindString, Values: []string{model.GlobalPrediction, model.LocalPrediction}, Doc: "local (default: the cluster of x only) or global (eq. 9: all support vectors)"},
 			{Name: "refine", Kind: KindBool, Doc: "continue the exact no-bias solver from the concatenated α (DC-SVM)"},
 			{Name: "sketch", Kind: KindInt, HasMin: true, Doc: "cluster a ±1 random projection to this many dimensions (0: none)"},
 			optTol, optWorkers,

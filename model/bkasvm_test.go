@@ -75,8 +75,8 @@ func TestBKASVMIsSumOfClusterSVMs(t *testing.T) {
 	c := conformanceBinary(6)
 	ctx := context.Background()
 	k := kernel.Gaussian{Gamma: 3}
-	glob := &BKASVM{C: 2, Kernel: k, Clusters: 4, Seed: 9}
-	loc := &BKASVM{C: 2, Kernel: k, Clusters: 4, Seed: 9, Prediction: LocalPrediction}
+	glob := &BKASVM{C: 2, Kernel: k, Clusters: 4, Seed: 9, Prediction: GlobalPrediction}
+	loc := &BKASVM{C: 2, Kernel: k, Clusters: 4, Seed: 9} // local is the default
 	for _, b := range []*BKASVM{glob, loc} {
 		if err := b.Fit(ctx, c.x, c.y); err != nil {
 			t.Fatal(err)
