@@ -57,9 +57,9 @@ func ExampleBKASVM() {
 		return
 	}
 	test := mat.NewDense(3, 2, []float64{0, 0.5, 2.9, 0, -1.1, -0.2})
+	local, _ := b.Predict(test) // the default: the test point's cluster only
+	b.Prediction = model.GlobalPrediction
 	global, _ := b.Predict(test)
-	b.Prediction = model.LocalPrediction
-	local, _ := b.Predict(test)
 	info, _ := b.Info()
 	fmt.Println("clusters:", len(info.ClusterSizes))
 	fmt.Println("global:", global, "local:", local)
