@@ -104,7 +104,11 @@ type Falkon struct {
 	BlockRows int `yaml:"block_rows"`
 	// MemoryLimit, when positive, bounds the planned peak memory in bytes
 	// (see FalkonPlan); a fit that cannot stay within it fails with ErrMemory
-	// before allocating anything large. 0 means no limit.
+	// before allocating anything large. 0 means no limit. The plan counts
+	// live allocations; the process's resident size also includes what the
+	// Go garbage collector has not yet returned (up to GOGC% more by
+	// default), so pair the limit with GOMEMLIMIT or debug.SetMemoryLimit
+	// when the process itself must stay below it (landmark bench does).
 	MemoryLimit int64 `yaml:"memory_limit"`
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan

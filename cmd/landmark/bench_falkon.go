@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -438,6 +439,12 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve b
 	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
 	if err != nil {
 		return err
+	}
+	if cfg.MemoryLimit > 0 {
+		// The plan bounds the fit's live allocations; without a soft limit
+		// the Go GC lets the heap grow to twice the live size (GOGC=100)
+		// before collecting, so the process's RSS could reach twice the plan.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
 	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
