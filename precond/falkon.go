@@ -129,7 +129,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	for j := range diag {
 		raw.Data[j*raw.Stride+j] += shift
 	}
-	t, err := solver.CholeskyInPlace(kmm, opt.Cholesky)
+	t, err := cholesky(kmm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
 	}
@@ -159,7 +159,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		}
 		row[i] += lambda
 	}
-	a, err := solver.CholeskyInPlace(cm, opt.Cholesky)
+	a, err := cholesky(cm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
 	}

@@ -77,6 +77,12 @@ func Cholesky(a mat.Symmetric, opt CholOptions) (*Chol, error) {
 // jitter attempts; the returned Chol shares a's memory, so a must not be
 // modified while the Chol is in use. No n² memory beyond a is allocated.
 func CholeskyInPlace(a *mat.Dense, opt CholOptions) (*Chol, error) {
+	return choleskyInPlace(a, opt, func(sym blas64.Symmetric) (blas64.Triangular, bool) { return lapack64.Potrf(sym) })
+}
+
+// choleskyInPlace is CholeskyInPlace with the factorization of the lower
+// triangle given by factor.
+func choleskyInPlace(a *mat.Dense, opt CholOptions, factor func(blas64.Symmetric) (blas64.Triangular, bool)) (*Chol, error) {
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
@@ -114,7 +120,7 @@ func CholeskyInPlace(a *mat.Dense, opt CholOptions) (*Chol, error) {
 				row[i] = diag[i] + jitter
 			}
 		}
-		if t, ok := lapack64.Potrf(sym); ok {
+		if t, ok := factor(sym); ok {
 			return &Chol{l: t, Jitter: jitter, Attempts: attempt}, nil
 		}
 		switch {
