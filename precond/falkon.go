@@ -9,7 +9,6 @@ import (
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -134,8 +133,9 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
 	}
 	// C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI: with W = D^{-1/2} L_T
-	// (still lower triangular), LAPACK's lauum forms WᵀW in place, blocked,
-	// in M³/3 flops (a general triangular product would take M³).
+	// (still lower triangular), lowerGram forms WᵀW in place as LAPACK's lauum
+	// does, in M³/3 flops (a general triangular product would take M³), with
+	// the products on the kernel engine.
 	cm := mat.NewDense(m, m, nil)
 	cr := cm.RawMatrix()
 	for i := 0; i < m; i++ {
@@ -149,7 +149,9 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 			dst[j] = scale * v
 		}
 	}
-	lapackgonum.Implementation{}.Dlauum(blas.Lower, m, cr.Data, cr.Stride)
+	if err := lowerGram(cm); err != nil {
+		return nil, fmt.Errorf("precond: T A⁻¹ Tᵀ: %w", err)
+	}
 	invM := 1 / float64(m)
 	for i := 0; i < m; i++ {
 		row := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
