@@ -216,24 +216,11 @@ const falkonSeedStream = 0x66616c6b // "falk"
 // Fit trains on x (n×d) and y (targets or class labels).
 func (m *Falkon) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	m.fit = nil
-	if err := check.XY(x, y); err != nil {
-		return err
-	}
-	task, err := m.Task.resolve()
+	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
 		return err
 	}
-	var labels Labels
-	var targets *mat.Dense
-	if task == Classification {
-		if labels, err = NewLabels(y); err != nil {
-			return err
-		}
-		targets = labels.Targets(y)
-	} else {
-		targets = mat.NewDense(len(y), 1, slices.Clone(y))
-	}
-	return m.fitTargets(ctx, x, targets, task, labels)
+	return m.fitTargets(ctx, x, t, task, labels)
 }
 
 // FitMulti trains a multi-output regression on x (n×d) and y (n×t). Predict
@@ -241,19 +228,8 @@ func (m *Falkon) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 // Validation data is not supported here.
 func (m *Falkon) FitMulti(ctx context.Context, x, y *mat.Dense) error {
 	m.fit = nil
-	if err := check.Matrix("X", x); err != nil {
+	if err := checkMulti(x, y, m.Task); err != nil {
 		return err
-	}
-	if err := check.Matrix("Y", y); err != nil {
-		return err
-	}
-	if rx, _ := x.Dims(); rx != y.RawMatrix().Rows {
-		return fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
-	}
-	if task, err := m.Task.resolve(); err != nil {
-		return err
-	} else if task != Regression {
-		return fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
 	}
 	if m.Validation != nil {
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)

@@ -219,24 +219,11 @@ const krrSeedStream = 0x6b7272 // "krr"
 // unfitted.
 func (m *KRR) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	m.fit = nil
-	if err := check.XY(x, y); err != nil {
-		return err
-	}
-	task, err := m.Task.resolve()
+	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
 		return err
 	}
-	var labels Labels
-	var targets *mat.Dense
-	if task == Classification {
-		if labels, err = NewLabels(y); err != nil {
-			return err
-		}
-		targets = labels.Targets(y)
-	} else {
-		targets = mat.NewDense(len(y), 1, slices.Clone(y))
-	}
-	return m.fitTargets(ctx, x, targets, task, labels)
+	return m.fitTargets(ctx, x, t, task, labels)
 }
 
 // FitMulti trains a multi-output regression on x (n×d) and the targets y
@@ -244,19 +231,8 @@ func (m *KRR) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 // DecisionFunction for all of them.
 func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
 	m.fit = nil
-	if err := check.Matrix("X", x); err != nil {
+	if err := checkMulti(x, y, m.Task); err != nil {
 		return err
-	}
-	if err := check.Matrix("Y", y); err != nil {
-		return err
-	}
-	if rx, _ := x.Dims(); rx != y.RawMatrix().Rows {
-		return fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
-	}
-	if task, err := m.Task.resolve(); err != nil {
-		return err
-	} else if task != Regression {
-		return fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
 	}
 	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
 }

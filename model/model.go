@@ -117,3 +117,43 @@ func (l Labels) Decode(scores *mat.Dense) []float64 {
 	}
 	return out
 }
+
+// targets validates a training set given as labels or single targets and
+// turns it into the target matrix the ridge-type estimators solve for: one
+// column of y for regression, Labels.Targets for classification.
+func targets(x *mat.Dense, y []float64, t Task) (Task, Labels, *mat.Dense, error) {
+	if err := check.XY(x, y); err != nil {
+		return "", Labels{}, nil, err
+	}
+	task, err := t.resolve()
+	if err != nil {
+		return "", Labels{}, nil, err
+	}
+	if task == Classification {
+		labels, err := NewLabels(y)
+		if err != nil {
+			return "", Labels{}, nil, err
+		}
+		return task, labels, labels.Targets(y), nil
+	}
+	return task, Labels{}, mat.NewDense(len(y), 1, slices.Clone(y)), nil
+}
+
+// checkMulti validates a multi-output regression training set (FitMulti).
+func checkMulti(x, y *mat.Dense, t Task) error {
+	if err := check.Matrix("X", x); err != nil {
+		return err
+	}
+	if err := check.Matrix("Y", y); err != nil {
+		return err
+	}
+	if rx, _ := x.Dims(); rx != y.RawMatrix().Rows {
+		return fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
+	}
+	if task, err := t.resolve(); err != nil {
+		return err
+	} else if task != Regression {
+		return fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
+	}
+	return nil
+}
