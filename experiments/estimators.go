@@ -51,6 +51,7 @@ var estimators = []EstimatorEntry{
 			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
+			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM, preconditioner and CG stay float64)"},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
 			optMaxIter, optMaxJitter, optMemLimit,
@@ -125,6 +126,7 @@ func newFalkon(c Config) (model.Estimator, error) {
 		BlockRows:      c.Int("block_rows", 0),
 		MemoryLimit:    int64(c.Float("memory_limit", 0)),
 		CacheKnm:       c.Bool("cache_knm", false),
+		Float32:        c.Bool("float32", false),
 		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
 	if c.Centers != nil {

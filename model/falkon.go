@@ -102,6 +102,12 @@ type Falkon struct {
 	// Results do not depend on Workers.
 	Workers   int `yaml:"workers"`
 	BlockRows int `yaml:"block_rows"`
+	// Float32 forms the distance products of the K_nM blocks (every CG
+	// pass and the validation passes) in float32, accumulating in float64
+	// (kernel.Options.Float32): 1.4–1.7× faster passes, Gaussian kernel
+	// values within about 2e-7 (kernel/BENCH.md). K_MM, the preconditioner,
+	// the CG vectors and Predict stay in float64.
+	Float32 bool `yaml:"float32"`
 	// MemoryLimit, when positive, bounds the planned peak memory in bytes
 	// (see FalkonPlan); a fit that cannot stay within it fails with ErrMemory
 	// before allocating anything large. 0 means no limit. The plan counts
@@ -246,6 +252,7 @@ type falkonConfig struct {
 	maxIter int
 	tol     float64
 	engine  kernel.Options
+	passes  kernel.Options // engine options of the K_nM passes (Float32)
 }
 
 func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
@@ -295,6 +302,8 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 		return c, fmt.Errorf("%w: workers = %d, block_rows = %d, memory_limit = %d; want ≥ 0", ErrInput, m.Workers, m.BlockRows, m.MemoryLimit)
 	}
 	c.engine = kernel.Options{Workers: m.Workers, BlockRows: m.BlockRows}
+	c.passes = c.engine
+	c.passes.Float32 = m.Float32
 	return c, nil
 }
 
@@ -442,7 +451,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 
 	// Preconditioner and K_MM.
 	t0 := time.Now()
-	op := kernel.NewOp(cfg.k, x, centers, cfg.engine)
+	op := kernel.NewOp(cfg.k, x, centers, cfg.passes)
 	kmm := mat.NewDense(mc, mc, nil)
 	if err := kernel.NewOp(cfg.k, centers, centers, cfg.engine).Block(ctx, kmm); err != nil {
 		return err
@@ -534,7 +543,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	var valOp *kernel.Op
 	var valDec *mat.Dense
 	if val != nil {
-		valOp = kernel.NewOp(cfg.k, val.X, centers, cfg.engine)
+		valOp = kernel.NewOp(cfg.k, val.X, centers, cfg.passes)
 		valDec = mat.NewDense(nv, t, nil)
 	}
 	var cbErr error

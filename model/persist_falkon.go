@@ -27,6 +27,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	e.Uint(m.Seed)
 	e.Int(m.Workers)
 	e.Int(m.BlockRows)
+	e.Bool(m.Float32)
 	e.Int64(m.MemoryLimit)
 	e.Bool(m.CacheKnm)
 	encChol(e, m.Cholesky)
@@ -78,7 +79,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 func loadFalkon(d *binfmt.Dec) *Falkon {
 	m := &Falkon{Kernel: d.Kernel(), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
 		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
-		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), MemoryLimit: d.Int64(),
+		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), Float32: d.Bool(), MemoryLimit: d.Int64(),
 		CacheKnm: d.Bool(), Cholesky: decChol(d)}
 	f := &falkonFit{task: decTask(d, true)}
 	if f.task == Classification {

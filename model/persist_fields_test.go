@@ -19,7 +19,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Workers", "MemoryLimit", "Cholesky", "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info"}},
 		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights", /* unsaved */
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "MemoryLimit", "CacheKnm",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm",
 			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
 		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "NoShrinking",
