@@ -86,6 +86,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
 	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
 	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	f32 := fs.Bool("float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
 	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn and numpy")
 	standardize := fs.String("standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
 	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
@@ -136,7 +137,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	}
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, MaxIter: *iters, Tol: 1e-30,
-		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache}
+		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
 	if *sampler == "bless" {
 		// Fixed-size mode: the λ path stops when Q2·d_h reaches M; the
 		// weighted preconditioner (eq. 15) is then chosen automatically.
@@ -181,7 +182,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
 			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
 			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-seed", fmt.Sprint(*seed),
-			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-curve=%v", *curve)}
+			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve)}
 		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
 		if err != nil {
 			fmt.Fprintf(stdout, "| landmark Falkon | %d | | | | | failed: %v |\n", m, err)
