@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 )
 
 // command is one subcommand: its name, a one-line summary and the function that runs it.
@@ -121,9 +120,4 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stdout, "landmark", version)
 	return nil
-}
-
-// notYet reports a subcommand whose implementation has not landed yet.
-func notYet(name string) error {
-	return fmt.Errorf("%s is not implemented yet in this build (%s)", name, strings.TrimSpace(version))
 }
