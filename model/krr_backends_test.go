@@ -15,6 +15,8 @@ func TestKRRBackendsConformance(t *testing.T) {
 		"nystrom":          func() KRRApprox { return NystromKRR{M: 30} },
 		"rff":              func() KRRApprox { return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 60}}} },
 		"nystrom-features": func() KRRApprox { return FeatureRidge{Features: NystromFeatures{M: 30}} },
+		"meka":             func() KRRApprox { return &MEKAKRR{Rank: 5, Clusters: 3} },
+		"meka-cg":          func() KRRApprox { return &MEKAKRR{Rank: 5, Clusters: 3, Solver: "cg"} },
 	}
 	for name, b := range backends {
 		t.Run(name, func(t *testing.T) {
