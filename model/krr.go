@@ -293,15 +293,7 @@ func (m *KRR) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if err := check.Cols(x, m.fit.d); err != nil {
-		return nil, err
-	}
-	n, _ := x.Dims()
-	dst := mat.NewDense(n, m.fit.pred.Outputs(), nil)
-	if err := m.fit.pred.Decision(context.Background(), dst, x); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return decide(m.fit.pred, m.fit.d, x)
 }
 
 // Predict returns predicted targets (regression, first output) or class labels
@@ -311,10 +303,7 @@ func (m *KRR) Predict(x *mat.Dense) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.fit.task == Classification {
-		return m.fit.labels.Decode(f), nil
-	}
-	return mat.Col(nil, 0, f), nil
+	return outputs(m.fit.task, m.fit.labels, f), nil
 }
 
 // Info describes the last successful fit; the zero KRRInfo before one.

@@ -157,3 +157,25 @@ func checkMulti(x, y *mat.Dense, t Task) error {
 	}
 	return nil
 }
+
+// decide evaluates a fitted predictor for d-dimensional data on the rows of x.
+func decide(pred KRRPredictor, d int, x *mat.Dense) (*mat.Dense, error) {
+	if err := check.Cols(x, d); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	dst := mat.NewDense(n, pred.Outputs(), nil)
+	if err := pred.Decision(context.Background(), dst, x); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// outputs turns decision values into predictions: class labels for
+// classification, the first output for regression.
+func outputs(task Task, labels Labels, f *mat.Dense) []float64 {
+	if task == Classification {
+		return labels.Decode(f)
+	}
+	return mat.Col(nil, 0, f)
+}
