@@ -131,29 +131,6 @@ func finite(m *mat.Dense) bool {
 	return true
 }
 
-// decMatrix reads a non-nil, non-empty finite matrix with the given shape
-// (a negative dimension means any).
-func decMatrix(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
-	m := d.Dense()
-	if d.Err() != nil {
-		return nil
-	}
-	if m == nil || m.IsEmpty() {
-		d.Fail("%s is missing", what)
-		return nil
-	}
-	r, c := m.Dims()
-	if (rows >= 0 && r != rows) || (cols >= 0 && c != cols) {
-		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
-		return nil
-	}
-	if !finite(m) {
-		d.Fail("%s has non-finite entries", what)
-		return nil
-	}
-	return m
-}
-
 func encEngine(e *binfmt.Enc, o kernel.Options) {
 	e.Int(o.Workers)
 	e.Int(o.BlockRows)
@@ -185,12 +162,12 @@ func decodeNystrom(d *binfmt.Dec) *NystromMap {
 	if d.Err() == nil && k == nil {
 		d.Fail("nyström map without a kernel")
 	}
-	lm := decMatrix(d, "landmarks", -1, -1)
+	lm := d.Matrix("landmarks", -1, -1)
 	var mLm int
 	if lm != nil {
 		mLm, _ = lm.Dims()
 	}
-	t := decMatrix(d, "projection T", mLm, -1)
+	t := d.Matrix("projection T", mLm, -1)
 	m := &NystromMap{Kernel: k, Landmarks: lm, T: t, Values: d.Floats(), Dropped: d.Int()}
 	m.engine = decEngine(d)
 	m.qr = d.Bool()
@@ -207,7 +184,7 @@ func (m *RFFMap) encode(e *binfmt.Enc) error {
 }
 
 func decodeRFF(d *binfmt.Dec) *RFFMap {
-	om := decMatrix(d, "frequencies", -1, -1)
+	om := d.Matrix("frequencies", -1, -1)
 	m := &RFFMap{Omega: om, Offset: d.Floats()}
 	if d.Err() == nil && len(m.Offset) != om.RawMatrix().Rows {
 		d.Fail("%d phases for %d frequencies", len(m.Offset), om.RawMatrix().Rows)
@@ -229,7 +206,7 @@ func (p *Partition) encode(e *binfmt.Enc) {
 
 // decodePartition reads a partition; n ≥ 0 requires exactly n labels.
 func decodePartition(d *binfmt.Dec, n int) *Partition {
-	cent := decMatrix(d, "centroids", -1, -1)
+	cent := d.Matrix("centroids", -1, -1)
 	if d.Err() != nil {
 		return nil
 	}
@@ -265,7 +242,7 @@ func decodePartition(d *binfmt.Dec, n int) *Partition {
 		if p.sketch != nil {
 			want = p.sketch.RawMatrix().Rows
 		}
-		p.assignTo = decMatrix(d, "assignment centroids", k, want)
+		p.assignTo = d.Matrix("assignment centroids", k, want)
 	}
 	if d.Err() != nil {
 		return nil
@@ -400,15 +377,15 @@ func decodeMEKA(d *binfmt.Dec) *MEKA {
 		d.Fail("meka: total rank 0")
 		return nil
 	}
-	l := decMatrix(d, "link matrix", r, r)
+	l := d.Matrix("link matrix", r, r)
 	if d.Err() != nil {
 		return nil
 	}
 	m.l = mat.NewSymDense(r, l.RawMatrix().Data)
 	if d.Bool() {
 		m.vals = d.Floats()
-		m.vecs = decMatrix(d, "eigenvectors", r, r)
-		m.feat = decMatrix(d, "features", r, -1)
+		m.vecs = d.Matrix("eigenvectors", r, r)
+		m.feat = d.Matrix("features", r, -1)
 		if d.Err() != nil {
 			return nil
 		}

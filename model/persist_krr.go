@@ -7,7 +7,6 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Predictor kinds inside a saved KRR.
@@ -147,7 +146,7 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 			d.Fail("feature map takes %d inputs, the model %d", in, dim)
 			return nil
 		}
-		w := decMatrix(d, "weights", fm.Dim(), -1)
+		w := d.Matrix("weights", fm.Dim(), -1)
 		if d.Err() != nil {
 			return nil
 		}
@@ -162,7 +161,7 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 			d.Fail("MEKA predictor holds a %T", fm)
 			return nil
 		}
-		p := &MEKAExpansion{MEKA: mk, Beta: decMatrix(d, "MEKA coefficients", mk.Rank(), -1)}
+		p := &MEKAExpansion{MEKA: mk, Beta: d.Matrix("MEKA coefficients", mk.Rank(), -1)}
 		if d.Bool() {
 			s := &approx.MEKASolution{Alpha: d.Dense(), Method: d.String(), Iterations: d.Ints(),
 				Residuals: d.Floats(), Converged: d.Bool(), Indefinite: d.Bool()}
@@ -221,42 +220,17 @@ func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
 	if d.Err() == nil && k == nil {
 		d.Fail("kernel expansion without a kernel")
 	}
-	c := decMatrix(d, "centers", -1, dim)
+	c := d.Matrix("centers", -1, dim)
 	var mc int
 	if c != nil {
 		mc = c.RawMatrix().Rows
 	}
-	coef := decMatrix(d, "coefficients", mc, -1)
+	coef := d.Matrix("coefficients", mc, -1)
 	w := decNonNeg(d, "workers")
 	if d.Err() != nil {
 		return nil
 	}
 	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
-}
-
-// decMatrix reads a non-nil, non-empty, finite matrix with the given shape
-// (a negative dimension means any).
-func decMatrix(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
-	m := d.Dense()
-	if d.Err() != nil {
-		return nil
-	}
-	if m == nil || m.IsEmpty() {
-		d.Fail("%s is missing", what)
-		return nil
-	}
-	r, c := m.Dims()
-	if (rows >= 0 && r != rows) || (cols >= 0 && c != cols) {
-		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
-		return nil
-	}
-	for _, v := range m.RawMatrix().Data {
-		if v-v != 0 { // NaN or ±Inf
-			d.Fail("%s has non-finite entries", what)
-			return nil
-		}
-	}
-	return m
 }
 
 // Backend kinds inside a saved KRR's configuration.

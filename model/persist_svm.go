@@ -117,12 +117,12 @@ func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}
-	dec.sv = decMatrix(d, "support vectors", -1, dim)
+	dec.sv = d.Matrix("support vectors", -1, dim)
 	var m int
 	if dec.sv != nil {
 		m = dec.sv.RawMatrix().Rows
 	}
-	dec.w = decMatrix(d, "dual coefficients", m, cols)
+	dec.w = d.Matrix("dual coefficients", m, cols)
 	dec.bias = d.Floats()
 	dec.empty = d.Bool()
 	dec.workers = decNonNeg(d, "workers")

@@ -432,6 +432,32 @@ func (d *Dec) Dense() *mat.Dense {
 	return mat.NewDense(r, c, data)
 }
 
+// Matrix reads a matrix written by Enc.Dense that must be present, non-empty,
+// finite and of the given shape (a negative dimension means any); what names
+// it in the error.
+func (d *Dec) Matrix(what string, rows, cols int) *mat.Dense {
+	m := d.Dense()
+	if d.err != nil {
+		return nil
+	}
+	if m == nil || m.IsEmpty() {
+		d.Fail("%s is missing", what)
+		return nil
+	}
+	r, c := m.Dims()
+	if (rows >= 0 && r != rows) || (cols >= 0 && c != cols) {
+		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
+		return nil
+	}
+	for _, v := range m.RawMatrix().Data { // Dense returns contiguous storage
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			d.Fail("%s has non-finite entries", what)
+			return nil
+		}
+	}
+	return m
+}
+
 // Kernel reads a kernel written by Enc.Kernel and validates it with
 // kernel.New; nil when none was saved.
 func (d *Dec) Kernel() kernel.Kernel {
