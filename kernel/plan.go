@@ -122,23 +122,8 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	case p.f32:
 		p.dots32(w, r0, r1)
 	case w.acc != accelPortable:
-		// Pack the block of X: panels of 8 rows, feature-major, zero rows at the end.
 		rp := roundUp(rows, panelRows)
-		for ip := 0; ip < rp; ip += panelRows {
-			panel := w.a[ip*d : (ip+panelRows)*d]
-			for i := 0; i < panelRows; i++ {
-				if ip+i >= rows {
-					for k := 0; k < d; k++ {
-						panel[k*panelRows+i] = 0
-					}
-					continue
-				}
-				x := p.x.Data[(r0+ip+i)*p.x.Stride : (r0+ip+i)*p.x.Stride+d]
-				for k, v := range x {
-					panel[k*panelRows+i] = v
-				}
-			}
-		}
+		packRows(w.a, p.x.Data, p.x.Stride, r0, rows, d)
 		nk := (d + kBlock - 1) / kBlock
 		kc := (d + nk - 1) / nk
 		for k0 := 0; k0 < d; k0 += kc {
@@ -175,21 +160,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 func (p *plan) dots32(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
-	for ip := 0; ip < rp; ip += panelRows {
-		panel := w.a32[ip*d : (ip+panelRows)*d]
-		for i := 0; i < panelRows; i++ {
-			if ip+i >= rows {
-				for k := 0; k < d; k++ {
-					panel[k*panelRows+i] = 0
-				}
-				continue
-			}
-			x := p.x.Data[(r0+ip+i)*p.x.Stride : (r0+ip+i)*p.x.Stride+d]
-			for k, v := range x {
-				panel[k*panelRows+i] = float32(v)
-			}
-		}
-	}
+	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
 	nk := (d + kBlock - 1) / kBlock
 	kc := (d + nk - 1) / nk
 	for k0 := 0; k0 < d; k0 += kc {
@@ -343,3 +314,25 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 }
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
+
+// packRows packs rows [r0, r0+rows) of the row-major x (stride, d columns)
+// into dst as panels of panelRows rows, feature-major, with the rows past the
+// end of the last panel set to zero.
+func packRows[T float32 | float64](dst []T, x []float64, stride, r0, rows, d int) {
+	rp := roundUp(rows, panelRows)
+	for ip := 0; ip < rp; ip += panelRows {
+		panel := dst[ip*d : (ip+panelRows)*d]
+		for i := 0; i < panelRows; i++ {
+			if ip+i >= rows {
+				for k := 0; k < d; k++ {
+					panel[k*panelRows+i] = 0
+				}
+				continue
+			}
+			row := x[(r0+ip+i)*stride : (r0+ip+i)*stride+d]
+			for k, v := range row {
+				panel[k*panelRows+i] = T(v)
+			}
+		}
+	}
+}
