@@ -1,6 +1,7 @@
 package precond
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,7 +27,7 @@ func TestLowerGram(t *testing.T) {
 		wr := want.RawMatrix()
 		lapackgonum.Implementation{}.Dlauum(blas.Lower, n, wr.Data, wr.Stride)
 		got := mat.DenseCopyOf(w)
-		if err := lowerGram(got); err != nil {
+		if err := lowerGram(context.Background(), got); err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {

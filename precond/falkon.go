@@ -128,7 +128,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	for j := range diag {
 		raw.Data[j*raw.Stride+j] += shift
 	}
-	t, err := cholesky(kmm, opt.Cholesky)
+	t, err := cholesky(context.Background(), kmm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
 	}
@@ -149,7 +149,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 			dst[j] = scale * v
 		}
 	}
-	if err := lowerGram(cm); err != nil {
+	if err := lowerGram(context.Background(), cm); err != nil {
 		return nil, fmt.Errorf("precond: T A⁻¹ Tᵀ: %w", err)
 	}
 	invM := 1 / float64(m)
@@ -161,7 +161,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		}
 		row[i] += lambda
 	}
-	a, err := cholesky(cm, opt.Cholesky)
+	a, err := cholesky(context.Background(), cm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
 	}

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -50,6 +51,7 @@ func (o CholOptions) resolve() (CholOptions, error) {
 // Chol is the Cholesky factor L (lower triangular) of A + Jitter·I = LLᵀ.
 type Chol struct {
 	l blas64.Triangular
+	p Products // solves with ≥ solveMinRHS columns run on it (nil: gonum)
 	// Jitter is the absolute amount added to the diagonal: 0 when A itself
 	// could be factored.
 	Jitter float64
@@ -150,8 +152,20 @@ func (c *Chol) Solve(b *mat.Dense) error {
 	if err := c.checkRHS(b); err != nil {
 		return err
 	}
+	if c.blocked(b) {
+		if err := blockedSolveL(context.Background(), c.l, b, false, c.p, cholBlock); err != nil {
+			return err
+		}
+		return blockedSolveL(context.Background(), c.l, b, true, c.p, cholBlock)
+	}
 	lapack64.Potrs(c.l, b.RawMatrix())
 	return nil
+}
+
+// blocked says whether solves with b run on the products of CholeskyBlocked.
+func (c *Chol) blocked(b *mat.Dense) bool {
+	_, t := b.Dims()
+	return c.p != nil && t >= solveMinRHS && c.l.N > cholBlock
 }
 
 // SolveL overwrites b with L⁻¹b, or with L⁻ᵀb when trans is true.
@@ -159,11 +173,10 @@ func (c *Chol) SolveL(b *mat.Dense, trans bool) error {
 	if err := c.checkRHS(b); err != nil {
 		return err
 	}
-	t := blas.NoTrans
-	if trans {
-		t = blas.Trans
+	if c.blocked(b) {
+		return blockedSolveL(context.Background(), c.l, b, trans, c.p, cholBlock)
 	}
-	blas64.Trsm(blas.Left, t, 1, c.l, b.RawMatrix())
+	blas64.Trsm(blas.Left, bt(trans), 1, c.l, b.RawMatrix())
 	return nil
 }
 

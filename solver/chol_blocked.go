@@ -2,37 +2,73 @@ package solver
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// LowerUpdate sets the lower triangle (j ≤ i) of the square matrix c to
-// c − a·aᵀ. CholeskyBlocked spends nearly all its flops in it, so a caller
-// passes the fastest matrix product it has (Landmark's kernel engine:
-// kernel.SubLowerGram); solver itself depends on no other Landmark package.
-type LowerUpdate func(ctx context.Context, c, a *mat.Dense) error
+// Products are the two matrix products the blocked factorizations spend
+// nearly all their flops in (BLAS's dgemm and dsyrk), with beta 0 or 1 only.
+// A caller passes the fastest it has (Landmark's kernel.Dense, on the kernel
+// engine's micro-kernels); solver itself depends on no other Landmark
+// package, and nil means gonum's BLAS.
+type Products interface {
+	// Gemm sets c = alpha·op(a)·op(b) + beta·c, op(x) = x or (trans) xᵀ.
+	Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error
+	// SyrkLower sets the lower triangle of c to alpha·op(a)·op(a)ᵀ + beta·c,
+	// leaving the strict upper triangle alone.
+	SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error
+}
 
-// cholBlock is the panel width of CholeskyBlocked: wide enough that the
-// trailing updates run at matrix-product speed, narrow enough that the
-// panel's own factorization and triangular solve stay a small share.
+// gonumProducts is Products on gonum's BLAS (one goroutine).
+type gonumProducts struct{}
+
+var _ Products = gonumProducts{}
+
+func bt(trans bool) blas.Transpose {
+	if trans {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+func (gonumProducts) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
+	blas64.Gemm(bt(transA), bt(transB), alpha, a.RawMatrix(), b.RawMatrix(), beta, c.RawMatrix())
+	return ctx.Err()
+}
+
+func (gonumProducts) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	rc := c.RawMatrix()
+	blas64.Syrk(bt(trans), alpha, a.RawMatrix(), beta, blas64.Symmetric{Uplo: blas.Lower, N: rc.Rows, Stride: rc.Stride, Data: rc.Data})
+	return ctx.Err()
+}
+
+// cholBlock is the block width of the blocked factorizations: the k of their
+// products, wide enough that those run at matrix-product speed (it is the
+// kernel engine's k-block), narrow enough that the diagonal blocks, factored
+// and inverted by gonum's LAPACK, stay a small share (≈ 3·256/n of the flops).
 const cholBlock = 256
 
 // CholeskyBlocked is CholeskyInPlace (same contract, same jitter policy)
-// computed by the right-looking blocked algorithm: for each panel of cholBlock
-// columns, factor the diagonal block (LAPACK potrf), solve for the panel below
-// it (trsm, rows split across workers), then subtract the panel's outer
-// product from the trailing matrix with update. With update = nil it uses
-// gonum's BLAS. Matrices of at most 2·cholBlock rows go straight to potrf.
-func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, update LowerUpdate, workers int) (*Chol, error) {
+// computed by the right-looking blocked algorithm on the products p (nil:
+// gonum's BLAS): for each block of cholBlock columns, factor the diagonal
+// block L11 (LAPACK potrf) and invert it (trtri, b³/3 flops), set the panel
+// below it to A21·L11⁻ᵀ with one Gemm, and subtract A21·A21ᵀ from the
+// trailing lower triangle with one SyrkLower. All but ≈ 3·cholBlock/n of the
+// n³/3 flops are in p. Besides a it allocates an n×cholBlock panel.
+// The returned Chol solves with many right-hand sides on p too.
+func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
+	if p == nil {
+		p = gonumProducts{}
+	}
 	var upErr error
 	factor := func(sym blas64.Symmetric) (blas64.Triangular, bool) {
-		ok, err := blockedPotrf(ctx, sym, update, workers)
+		ok, err := blockedPotrf(ctx, sym, p, cholBlock)
 		if err != nil {
-			// Cancellation or a failed update is not a pivot failure: report
+			// Cancellation or a failed product is not a pivot failure: report
 			// success to end the jitter loop and return the error below.
 			upErr = err
 			return blas64.Triangular{}, true
@@ -43,53 +79,156 @@ func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, update 
 	if upErr != nil {
 		return nil, upErr
 	}
+	if c != nil {
+		c.p = p
+	}
 	return c, err
 }
 
-// blockedPotrf factors the lower triangle of s in place; ok is false when a
-// pivot is not positive (the matrix is not positive definite).
-func blockedPotrf(ctx context.Context, s blas64.Symmetric, update LowerUpdate, workers int) (ok bool, err error) {
+// view is the r×c sub-matrix (r, c > 0) of s's storage at (i, j), sharing memory.
+func view(s blas64.General, i, j, r, c int) *mat.Dense {
+	var d mat.Dense
+	d.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: s.Stride, Data: s.Data[i*s.Stride+j : (i+r-1)*s.Stride+j+c]})
+	return &d
+}
+
+// blockedPotrf factors the lower triangle of s in place with blocks of nb
+// columns; ok is false when a pivot is not positive.
+func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (ok bool, err error) {
 	n := s.N
-	if n <= 2*cholBlock {
+	if n <= nb {
 		_, ok := lapack64.Potrf(s)
-		return ok, nil
+		return ok, ctx.Err()
 	}
-	full := &mat.Dense{} // a view on s's storage
-	full.SetRawMatrix(blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data})
-	for k := 0; k < n; k += cholBlock {
+	g := blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data}
+	inv := mat.NewDense(nb, nb, nil)
+	tmp := make([]float64, (n-nb)*nb)
+	for k := 0; k < n; k += nb {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		b := min(cholBlock, n-k)
+		b := min(nb, n-k)
 		diag := blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: s.Stride, Data: s.Data[k*s.Stride+k:]}
-		l11, ok := lapack64.Potrf(diag)
-		if !ok {
+		if _, ok := lapack64.Potrf(diag); !ok {
 			return false, nil
 		}
 		rest := n - k - b
 		if rest == 0 {
 			break
 		}
-		// A21 ← A21·L11⁻ᵀ, rows independent: split them across workers.
-		const rowsPer = 256
-		chunks := (rest + rowsPer - 1) / rowsPer
-		if err := parallel.For(ctx, chunks, workers, func(_, c int) {
-			r0 := k + b + c*rowsPer
-			r1 := min(r0+rowsPer, n)
-			a21 := blas64.General{Rows: r1 - r0, Cols: b, Stride: s.Stride, Data: s.Data[r0*s.Stride+k:]}
-			blas64.Trsm(blas.Right, blas.Trans, 1, l11, a21)
-		}); err != nil {
+		// inv = L11⁻¹ (lower, zeros above the diagonal).
+		ir := inv.RawMatrix()
+		for i := 0; i < b; i++ {
+			row := ir.Data[i*ir.Stride : i*ir.Stride+b]
+			copy(row[:i+1], s.Data[(k+i)*s.Stride+k:(k+i)*s.Stride+k+i+1])
+			clear(row[i+1:])
+		}
+		if ok := lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: ir.Stride, Data: ir.Data}); !ok {
+			return false, nil
+		}
+		// A21 ← A21·L11⁻ᵀ through tmp (Gemm does not work in place).
+		a21 := view(g, k+b, k, rest, b)
+		t := mat.NewDense(rest, b, tmp[:rest*b])
+		if err := p.Gemm(ctx, false, true, 1, a21, inv.Slice(0, b, 0, b).(*mat.Dense), 0, t); err != nil {
 			return false, err
 		}
-		a21 := full.Slice(k+b, n, k, k+b).(*mat.Dense)
-		a22 := full.Slice(k+b, n, k+b, n).(*mat.Dense)
-		if update != nil {
-			if err := update(ctx, a22, a21); err != nil {
-				return false, err
-			}
-			continue
+		a21.Copy(t)
+		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+b, k+b, rest, rest)); err != nil {
+			return false, err
 		}
-		blas64.Syrk(blas.NoTrans, -1, a21.RawMatrix(), 1, blas64.Symmetric{Uplo: blas.Lower, N: rest, Stride: s.Stride, Data: s.Data[(k+b)*s.Stride+k+b:]})
 	}
 	return true, nil
+}
+
+// Lauum overwrites the lower triangle of the lower-triangular n×n w (its
+// strict upper triangle is ignored and left alone) with the lower triangle
+// of WᵀW, as LAPACK's dlauum does, in n³/3 flops on the products p (nil:
+// gonum's BLAS). WᵀW = Σ_k W_kᵀW_k over blocks of cholBlock rows W_k =
+// W[k0:k1, 0:k1]; block k touches only the leading k1×k1 block, whose rows
+// below k0 already hold the partial sum, and its rows [k0, k1) are copied
+// out before they are reused for the sum. Memory: one cholBlock×n panel.
+func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
+	return lauum(ctx, w, p, cholBlock)
+}
+
+func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
+	n, c := w.Dims()
+	if n != c {
+		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, n, c)
+	}
+	if p == nil {
+		p = gonumProducts{}
+	}
+	g := w.RawMatrix()
+	panel := make([]float64, min(nb, n)*n)
+	for k0 := 0; k0 < n; k0 += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k1 := min(k0+nb, n)
+		b := k1 - k0
+		pw := mat.NewDense(b, k1, panel[:b*k1])
+		pr := pw.RawMatrix()
+		for r := 0; r < b; r++ {
+			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
+			dst := pr.Data[r*pr.Stride : r*pr.Stride+k1]
+			copy(dst, row)
+			clear(dst[len(row):]) // zero above W's diagonal
+			clear(row)            // this row is consumed; it starts accumulating WᵀW
+		}
+		if err := p.SyrkLower(ctx, true, 1, pw, 1, view(g, 0, 0, k1, k1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// solveMinRHS is the number of right-hand sides from which Chol's solves
+// use the blocked algorithm on its products; fewer go to gonum's trsm, whose
+// cost (n² per column) is then memory-bound either way.
+const solveMinRHS = 16
+
+// blockedSolveL overwrites x (n×t) with L⁻¹x, or with L⁻ᵀx when trans:
+// block by block, a small triangular solve with the diagonal block (gonum's
+// trsm, ≈ cholBlock/n of the n²t flops) and a Gemm that subtracts its
+// contribution from the blocks still to be solved.
+func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int) error {
+	n := l.N
+	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
+	xr := x.RawMatrix()
+	t := xr.Cols
+	solve := func(k, b int) {
+		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
+		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: xr.Stride, Data: xr.Data[k*xr.Stride:]})
+	}
+	if !trans {
+		for k := 0; k < n; k += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b := min(nb, n-k)
+			solve(k, b)
+			if rest := n - k - b; rest > 0 {
+				// X[k+b:] −= L[k+b:, k:k+b]·X[k:k+b]
+				if err := p.Gemm(ctx, false, false, -1, view(g, k+b, k, rest, b), x.Slice(k, k+b, 0, t).(*mat.Dense), 1, x.Slice(k+b, n, 0, t).(*mat.Dense)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k1 := n; k1 > 0; k1 -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := max(0, k1-nb)
+		solve(k, k1-k)
+		if k > 0 {
+			// X[:k] −= L[k:k1, :k]ᵀ·X[k:k1]
+			if err := p.Gemm(ctx, true, false, -1, view(g, k, 0, k1-k, k), x.Slice(k, k1, 0, t).(*mat.Dense), 1, x.Slice(0, k, 0, t).(*mat.Dense)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -1,20 +1,24 @@
-package solver_test
+package solver
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
-	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
-// spd returns BBᵀ + n·I for a random n×n B: well conditioned, so the
-// factors of different algorithms agree to near machine precision.
-func spd(r *rand.Rand, n int) *mat.Dense {
+// spdMatrix returns BBᵀ/n + I for a random n×n B: eigenvalues in about
+// [1, 5], so the factors of different algorithms agree to near machine
+// precision (the forward error of Cholesky is of order cond·ε ≈ 1e-15).
+func spdMatrix(r *rand.Rand, n int) *mat.Dense {
 	b := mat.NewDense(n, n, nil)
 	for i := range n {
 		for j := range n {
@@ -23,51 +27,214 @@ func spd(r *rand.Rand, n int) *mat.Dense {
 	}
 	var a mat.Dense
 	a.Mul(b, b.T())
+	a.Scale(1/float64(n), &a)
 	for i := range n {
-		a.Set(i, i, a.At(i, i)+float64(n))
+		a.Set(i, i, a.At(i, i)+1)
 	}
 	return &a
 }
 
-// TestCholeskyBlocked checks the blocked factorization, with gonum's Syrk and
-// with the kernel engine's update, against LAPACK's unblocked-by-us potrf on
-// sizes around the panel width (256) and not multiples of it.
-func TestCholeskyBlocked(t *testing.T) {
+// lowerRelErr is ‖tril(got − want)‖_F / ‖tril(want)‖_F.
+func lowerRelErr(got, want mat.Matrix) float64 {
+	n, _ := want.Dims()
+	var num, den float64
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			d := got.At(i, j) - want.At(i, j)
+			num += d * d
+			den += want.At(i, j) * want.At(i, j)
+		}
+	}
+	return math.Sqrt(num / den)
+}
+
+// products are the Products the blocked algorithms are tested on: gonum's
+// BLAS, the kernel engine's SIMD micro-kernels and its portable Go tiles.
+var products = []struct {
+	name string
+	p    Products
+}{{"gonum", nil}, {"simd", kernel.Dense{Workers: 2}}, {"portable", kernel.Dense{Workers: 3, Portable: true}}}
+
+// raggedSizes are not multiples of the 8×16 tile, the 128×512 task block or
+// the block widths tested (16 and 256), and cross them.
+var raggedSizes = []int{1, 7, 63, 65, 257, 1001}
+
+// TestBlockedPotrf compares the blocked factorization with gonum's Dpotrf to
+// 1e-12 relative (Frobenius norm of the lower triangle), with block widths
+// 16 (many blocks even at small n) and 256 (the default), and the SIMD
+// factor with the portable one to the same tolerance; the strict upper
+// triangle must be left alone.
+func TestBlockedPotrf(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	ctx := context.Background()
-	engine := func(ctx context.Context, c, a *mat.Dense) error {
-		return kernel.SubLowerGram(ctx, c, a, kernel.Options{})
-	}
-	for _, n := range []int{100, 513, 700} {
-		a := spd(r, n)
-		want, err := solver.CholeskyInPlace(mat.DenseCopyOf(a), solver.CholOptions{})
-		if err != nil {
-			t.Fatal(err)
+	for _, n := range raggedSizes {
+		a := spdMatrix(r, n)
+		want := mat.DenseCopyOf(a)
+		wr := want.RawMatrix()
+		if !(lapackgonum.Implementation{}).Dpotrf(blas.Lower, n, wr.Data, wr.Stride) {
+			t.Fatalf("n=%d: gonum Dpotrf failed", n)
 		}
-		for name, up := range map[string]solver.LowerUpdate{"gonum": nil, "engine": engine} {
-			got, err := solver.CholeskyBlocked(ctx, mat.DenseCopyOf(a), solver.CholOptions{}, up, 2)
-			if err != nil {
-				t.Fatal(err)
+		for _, nb := range []int{16, cholBlock} {
+			got := map[string]*mat.Dense{}
+			for _, pr := range products {
+				name := fmt.Sprintf("n=%d nb=%d %s", n, nb, pr.name)
+				g := mat.DenseCopyOf(a)
+				gr := g.RawMatrix()
+				p := pr.p
+				if p == nil {
+					p = gonumProducts{}
+				}
+				ok, err := blockedPotrf(ctx, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: gr.Stride, Data: gr.Data}, p, nb)
+				if err != nil || !ok {
+					t.Fatalf("%s: ok=%v err=%v", name, ok, err)
+				}
+				if e := lowerRelErr(g, want); e > 1e-12 {
+					t.Errorf("%s: relative error %.3g against Dpotrf", name, e)
+				}
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						if g.At(i, j) != a.At(i, j) {
+							t.Fatalf("%s: upper triangle changed at (%d,%d)", name, i, j)
+						}
+					}
+				}
+				got[pr.name] = g
 			}
-			lw, lg := want.L(), got.L()
-			scale := math.Sqrt(a.At(0, 0))
+			if e := lowerRelErr(got["simd"], got["portable"]); e > 1e-12 {
+				t.Errorf("n=%d nb=%d: SIMD and portable factors differ by %.3g", n, nb, e)
+			}
+		}
+	}
+}
+
+// TestLauum compares Lauum with gonum's Dlauum (LᵀL) to 1e-12 relative, for
+// block widths 16 and 256, with the upper triangle left alone.
+func TestLauum(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ctx := context.Background()
+	for _, n := range raggedSizes {
+		w := mat.NewDense(n, n, nil)
+		for i := range n {
+			for j := range n {
+				w.Set(i, j, r.NormFloat64())
+			}
+			w.Set(i, i, 1+math.Abs(w.At(i, i)))
+		}
+		want := mat.DenseCopyOf(w)
+		wr := want.RawMatrix()
+		lapackgonum.Implementation{}.Dlauum(blas.Lower, n, wr.Data, wr.Stride)
+		for _, nb := range []int{16, cholBlock} {
+			got := map[string]*mat.Dense{}
+			for _, pr := range products {
+				name := fmt.Sprintf("n=%d nb=%d %s", n, nb, pr.name)
+				g := mat.DenseCopyOf(w)
+				if err := lauum(ctx, g, pr.p, nb); err != nil {
+					t.Fatal(err)
+				}
+				if e := lowerRelErr(g, want); e > 1e-12 {
+					t.Errorf("%s: relative error %.3g against Dlauum", name, e)
+				}
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						if g.At(i, j) != w.At(i, j) {
+							t.Fatalf("%s: upper triangle changed at (%d,%d)", name, i, j)
+						}
+					}
+				}
+				got[pr.name] = g
+			}
+			if e := lowerRelErr(got["simd"], got["portable"]); e > 1e-12 {
+				t.Errorf("n=%d nb=%d: SIMD and portable differ by %.3g", n, nb, e)
+			}
+		}
+	}
+	if err := Lauum(ctx, mat.NewDense(2, 3, nil), nil); !errors.Is(err, ErrShape) {
+		t.Errorf("2×3: err = %v, want ErrShape", err)
+	}
+}
+
+// TestBlockedSolveL compares the blocked triangular solves (L⁻¹X and L⁻ᵀX,
+// t right-hand sides) with gonum's Dtrsm to 1e-12 relative, for block
+// widths 16 and 256; L is the Cholesky factor of a well-conditioned matrix
+// (cond(L) ≤ √5), so both are accurate to ≈ 1e-15.
+func TestBlockedSolveL(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	ctx := context.Background()
+	for _, n := range raggedSizes {
+		a := spdMatrix(r, n)
+		ar := a.RawMatrix()
+		lapackgonum.Implementation{}.Dpotrf(blas.Lower, n, ar.Data, ar.Stride)
+		l := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: ar.Stride, Data: ar.Data}
+		for _, tcols := range []int{1, 17} {
+			x0 := mat.NewDense(n, tcols, nil)
 			for i := range n {
-				for j := 0; j <= i; j++ {
-					// Well-conditioned SPD: factors agree to 1e-12 relative to their scale.
-					if d := math.Abs(lw.At(i, j) - lg.At(i, j)); d > 1e-12*scale {
-						t.Fatalf("n=%d %s: L[%d,%d] = %v, potrf %v", n, name, i, j, lg.At(i, j), lw.At(i, j))
+				for j := range tcols {
+					x0.Set(i, j, r.NormFloat64())
+				}
+			}
+			for _, trans := range []bool{false, true} {
+				want := mat.DenseCopyOf(x0)
+				blas64.Trsm(blas.Left, bt(trans), 1, l, want.RawMatrix())
+				for _, nb := range []int{16, cholBlock} {
+					for _, pr := range products {
+						p := pr.p
+						if p == nil {
+							p = gonumProducts{}
+						}
+						g := mat.DenseCopyOf(x0)
+						if err := blockedSolveL(ctx, l, g, trans, p, nb); err != nil {
+							t.Fatal(err)
+						}
+						if e := relFrob(g, want); e > 1e-12 {
+							t.Errorf("n=%d t=%d trans=%v nb=%d %s: relative error %.3g", n, tcols, trans, nb, pr.name, e)
+						}
 					}
 				}
 			}
-			if got.Jitter != 0 {
-				t.Fatalf("n=%d %s: jitter %g on an SPD matrix", n, name, got.Jitter)
+		}
+	}
+}
+
+func relFrob(got, want mat.Matrix) float64 {
+	var d mat.Dense
+	d.Sub(got, want)
+	return mat.Norm(&d, 2) / mat.Norm(want, 2)
+}
+
+// TestCholeskyBlockedSolve checks the public path end to end: factor with
+// CholeskyBlocked on the engine, solve 20 right-hand sides (blocked path)
+// and one (gonum path), and compare A·X with B.
+func TestCholeskyBlockedSolve(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	n := 700
+	a := spdMatrix(r, n)
+	c, err := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, kernel.Dense{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tcols := range []int{1, 20} {
+		b := mat.NewDense(n, tcols, nil)
+		for i := range n {
+			for j := range tcols {
+				b.Set(i, j, r.NormFloat64())
 			}
+		}
+		x := mat.DenseCopyOf(b)
+		if err := c.Solve(x); err != nil {
+			t.Fatal(err)
+		}
+		var ax mat.Dense
+		ax.Mul(a, x)
+		// Backward error of a Cholesky solve: ≈ n·ε·cond = 700·1.1e-16·5.
+		if e := relFrob(&ax, b); e > 1e-12 {
+			t.Errorf("t=%d: ‖AX − B‖/‖B‖ = %.3g", tcols, e)
 		}
 	}
 }
 
 // TestCholeskyBlockedJitter: a PSD matrix of rank 3 fails without jitter and
-// succeeds with it, as CholeskyInPlace does; cancellation is an error.
+// succeeds with it, as CholeskyInPlace does, on every Products; cancellation
+// is an error, not a pivot failure.
 func TestCholeskyBlockedJitter(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	n := 600
@@ -79,16 +246,38 @@ func TestCholeskyBlockedJitter(t *testing.T) {
 	}
 	var a mat.Dense
 	a.Mul(b, b.T())
-	c, err := solver.CholeskyBlocked(context.Background(), &a, solver.CholOptions{}, nil, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Jitter <= 0 || c.Attempts < 2 {
-		t.Fatalf("rank-3 matrix: jitter %g after %d attempts, want > 0 after ≥ 2", c.Jitter, c.Attempts)
+	for _, pr := range products {
+		c, err := CholeskyBlocked(context.Background(), mat.DenseCopyOf(&a), CholOptions{}, pr.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Jitter <= 0 || c.Attempts < 2 {
+			t.Fatalf("%s: rank-3 matrix: jitter %g after %d attempts, want > 0 after ≥ 2", pr.name, c.Jitter, c.Attempts)
+		}
+		// Not PD even with the largest jitter: a negative diagonal.
+		neg := spdMatrix(r, 300)
+		neg.Set(299, 299, -1)
+		if _, err := CholeskyBlocked(context.Background(), neg, CholOptions{}, pr.p); !errors.Is(err, ErrNotPD) {
+			t.Fatalf("%s: negative pivot: err = %v, want ErrNotPD", pr.name, err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := solver.CholeskyBlocked(ctx, spd(r, n), solver.CholOptions{}, nil, 2); !errors.Is(err, context.Canceled) {
+	if _, err := CholeskyBlocked(ctx, spdMatrix(r, n), CholOptions{}, kernel.Dense{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err = %v", err)
+	}
+}
+
+// TestBlockedPotrfDeterministic: the factor is bit-identical for 1 and 2
+// workers (each element is summed by one worker in a fixed order).
+func TestBlockedPotrfDeterministic(t *testing.T) {
+	a := spdMatrix(rand.New(rand.NewPCG(51, 52)), 600)
+	c1, err1 := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, kernel.Dense{Workers: 1})
+	c2, err2 := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, kernel.Dense{Workers: 2})
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if !mat.Equal(c1.L(), c2.L()) {
+		t.Error("factors differ between 1 and 2 workers")
 	}
 }

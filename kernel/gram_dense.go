@@ -1,0 +1,276 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Dense runs the dense matrix products of blocked factorizations (BLAS's
+// dgemm and dsyrk) on the engine's inner kernels: the operands are packed
+// into the same panels as the kernel engine's (8 rows × k and 16 columns × k,
+// k-blocks of at most kBlock), each 8×16 tile of the result is one call of
+// the AVX-512 (or AVX2, or portable Go) micro-kernel, and tiles are spread
+// over the workers in blocks of denseRows × denseCols. Every element of the
+// result is computed by one worker in a fixed order, so results do not
+// depend on Workers. The zero value uses GOMAXPROCS workers.
+type Dense struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Portable forces the portable Go tiles (as LANDMARK_NOSIMD=1 does for
+	// the whole engine), for comparisons and tests.
+	Portable bool
+}
+
+// Blocking of Dense's products: a worker's task is a denseRows × denseCols
+// block of the result, for which it packs denseRows rows of op(a) (256 KiB
+// at a full k-block, kept in L2) and streams the shared packed op(b) one
+// 16-column panel (32 KiB, kept in L1) at a time.
+const (
+	denseRows = 128
+	denseCols = 512
+)
+
+// Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
+// trans flag is set, xᵀ; beta must be 0 or 1. c must not share memory with a
+// or b.
+func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
+	m, k := dims(a, transA)
+	kb, n := dims(b, transB)
+	if r, cc := c.Dims(); r != m || cc != n || kb != k {
+		return fmt.Errorf("kernel: Gemm: op(a) %d×%d, op(b) %d×%d, c %d×%d", m, k, kb, n, r, cc)
+	}
+	if beta != 0 && beta != 1 {
+		return fmt.Errorf("kernel: Gemm: beta = %g, want 0 or 1", beta)
+	}
+	// The micro-kernel computes Â·B̂ᵀ with B̂ = op(b)ᵀ (n×k).
+	return d.run(ctx, m, n, k, operand{a, transA}, operand{b, !transB}, alpha, beta == 1, false, c)
+}
+
+// SyrkLower sets the lower triangle (j ≤ i) of the square c to
+// alpha·op(a)·op(a)ᵀ + beta·c, op(a) = a or, with trans, aᵀ; beta must be 0
+// or 1. Only the tiles that meet the lower triangle are computed and the
+// strict upper triangle of c is not touched. c must not share memory with a.
+func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	m, k := dims(a, trans)
+	if r, cc := c.Dims(); r != m || cc != m {
+		return fmt.Errorf("kernel: SyrkLower: op(a) is %d×%d, c is %d×%d", m, k, r, cc)
+	}
+	if beta != 0 && beta != 1 {
+		return fmt.Errorf("kernel: SyrkLower: beta = %g, want 0 or 1", beta)
+	}
+	return d.run(ctx, m, m, k, operand{a, trans}, operand{a, trans}, alpha, beta == 1, true, c)
+}
+
+func dims(a *mat.Dense, trans bool) (r, c int) {
+	r, c = a.Dims()
+	if trans {
+		return c, r
+	}
+	return r, c
+}
+
+// operand is a matrix read as its rows (trans false) or its columns (trans
+// true): row i of the operand is a[i][:] or a[:][i].
+type operand struct {
+	a     *mat.Dense
+	trans bool
+}
+
+// pack writes rows [i0, i0+w) of the operand, features [p0, p0+kl), scaled
+// by s, into dst as [kl][w] (feature-major), zero-filling rows ≥ rows.
+func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
+	raw := o.a.RawMatrix()
+	n := min(w, rows-i0)
+	if o.trans {
+		// Row i of the operand is column i of a: feature p is a[p][i].
+		for p := 0; p < kl; p++ {
+			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i0+n]
+			out := dst[p*w : p*w+w]
+			for i, v := range src {
+				out[i] = s * v
+			}
+			clear(out[n:])
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		src := raw.Data[(i0+i)*raw.Stride+p0 : (i0+i)*raw.Stride+p0+kl]
+		for p, v := range src {
+			dst[p*w+i] = s * v
+		}
+	}
+	for i := n; i < w; i++ {
+		for p := 0; p < kl; p++ {
+			dst[p*w+i] = 0
+		}
+	}
+}
+
+// run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
+// B̂ n×k (operand b), only on and below the diagonal when lower.
+func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower bool, c *mat.Dense) error {
+	if m == 0 || n == 0 {
+		return nil
+	}
+	rc := c.RawMatrix()
+	if k == 0 || alpha == 0 {
+		if !add {
+			for i := 0; i < m; i++ {
+				j1 := n
+				if lower {
+					j1 = i + 1
+				}
+				clear(rc.Data[i*rc.Stride : i*rc.Stride+j1])
+			}
+		}
+		return ctx.Err()
+	}
+	acc := useAccel
+	if d.Portable {
+		acc = accelPortable
+	}
+	nk := (k + kBlock - 1) / kBlock
+	kc := (k + nk - 1) / nk
+	np := (n + panelCols - 1) / panelCols
+	bp := make([]float64, np*panelCols*kc)
+	rowBlocks := (m + denseRows - 1) / denseRows
+	colBlocks := (n + denseCols - 1) / denseCols
+	type task struct{ ib, jb int }
+	var tasks []task
+	for ib := 0; ib < rowBlocks; ib++ {
+		for jb := 0; jb < colBlocks; jb++ {
+			if lower && jb*denseCols > min((ib+1)*denseRows, m)-1 {
+				break
+			}
+			tasks = append(tasks, task{ib, jb})
+		}
+	}
+	workers := parallel.Workers(d.Workers)
+	type scratch struct {
+		a   []float64
+		tmp [panelRows * panelCols]float64
+	}
+	scr := make([]*scratch, workers)
+	for p0 := 0; p0 < k; p0 += kc {
+		kl := min(kc, k-p0)
+		addNow := add || p0 > 0
+		// Pack B̂: panel jp holds columns [16jp, 16jp+16) as [kl][16].
+		const packGroup = 16
+		if err := parallel.For(ctx, (np+packGroup-1)/packGroup, workers, func(_, g int) {
+			for jp := g * packGroup; jp < min((g+1)*packGroup, np); jp++ {
+				b.pack(bp[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
+			}
+		}); err != nil {
+			return err
+		}
+		if err := parallel.For(ctx, len(tasks), workers, func(w, t int) {
+			s := scr[w]
+			if s == nil {
+				s = &scratch{a: make([]float64, denseRows*kc)}
+				scr[w] = s
+			}
+			i0 := tasks[t].ib * denseRows
+			i1 := min(i0+denseRows, m)
+			j0 := tasks[t].jb * denseCols
+			j1 := min(j0+denseCols, n)
+			if lower {
+				j1 = min(j1, i1)
+			}
+			rp := roundUp(i1-i0, panelRows)
+			for ip := 0; ip < rp; ip += panelRows {
+				a.pack(s.a[ip*kl:(ip+panelRows)*kl], panelRows, i0+ip, m, p0, kl, alpha)
+			}
+			for j := j0; j < j1; j += panelCols {
+				bpan := bp[(j/panelCols)*panelCols*kl:]
+				for ip := 0; ip < rp; ip += panelRows {
+					i := i0 + ip
+					if lower && j > i+panelRows-1 {
+						continue // tile entirely above the diagonal
+					}
+					apan := s.a[ip*kl:]
+					full := i+panelRows <= m && j+panelCols <= n && (!lower || j+panelCols-1 <= i)
+					if full {
+						tile(acc, kl, apan, bpan, rc.Data[i*rc.Stride+j:], rc.Stride, addNow)
+						continue
+					}
+					tile(acc, kl, apan, bpan, s.tmp[:], panelCols, false)
+					for r := 0; r < panelRows && i+r < m; r++ {
+						cEnd := min(j+panelCols, n)
+						if lower {
+							cEnd = min(cEnd, i+r+1)
+						}
+						if cEnd <= j {
+							continue
+						}
+						dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
+						src := s.tmp[r*panelCols : r*panelCols+len(dst)]
+						if addNow {
+							for q, v := range src {
+								dst[q] += v
+							}
+						} else {
+							copy(dst, src)
+						}
+					}
+				}
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tile sets (or, with add, increments) the 8×16 tile at c (row stride ldc)
+// to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < kl, on the inner kernels acc.
+func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
+	switch acc {
+	case accelAVX512:
+		gemm8x16AVX512(kl, &a[0], &b[0], &c[0], ldc, add)
+	case accelAVX2:
+		gemm4x8AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
+		gemm4x8AVX2(kl, &a[0], &b[8], &c[8], ldc, add)
+		gemm4x8AVX2(kl, &a[4], &b[0], &c[4*ldc], ldc, add)
+		gemm4x8AVX2(kl, &a[4], &b[8], &c[4*ldc+8], ldc, add)
+	default:
+		tileGo(kl, a, b, c, ldc, add)
+	}
+}
+
+// tileGo is the portable tile: the same sums in the same order (per element,
+// over p ascending), without fused multiply–adds.
+func tileGo(kl int, a, b, c []float64, ldc int, add bool) {
+	for r := 0; r < panelRows; r++ {
+		out := c[r*ldc : r*ldc+panelCols : r*ldc+panelCols]
+		for h := 0; h < panelCols; h += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 float64
+			for p := 0; p < kl; p++ {
+				x := a[p*panelRows+r]
+				bb := b[p*panelCols+h : p*panelCols+h+8 : p*panelCols+h+8]
+				s0 += x * bb[0]
+				s1 += x * bb[1]
+				s2 += x * bb[2]
+				s3 += x * bb[3]
+				s4 += x * bb[4]
+				s5 += x * bb[5]
+				s6 += x * bb[6]
+				s7 += x * bb[7]
+			}
+			o := out[h : h+8 : h+8]
+			if !add {
+				clear(o)
+			}
+			o[0] += s0
+			o[1] += s1
+			o[2] += s2
+			o[3] += s3
+			o[4] += s4
+			o[5] += s5
+			o[6] += s6
+			o[7] += s7
+		}
+	}
+}
