@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"github.com/landmark-ml/landmark/internal/check"
-	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/solver"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -469,31 +469,53 @@ func levSymmetrize(a *mat.Dense) {
 // Musco use r_j = λ·p_j, μ = λ (their S has columns e_j/√p_j); BLESS uses
 // r_j = λn·A_jj, μ = λn. The s×s system is solved stably through the Cholesky
 // factor L of R^{-1/2} K_JJ R^{-1/2} + I (eigenvalues ≥ 1), so that
-// k_Jᵢᵀ(K_JJ + R)⁻¹k_Jᵢ = ‖L⁻¹R^{-1/2}k_Jᵢ‖². Kernel rows are formed block by
-// block on all workers and never stored whole: O(|J|) memory per point.
+// k_Jᵢᵀ(K_JJ + R)⁻¹k_Jᵢ = ‖L⁻¹R^{-1/2}k_Jᵢ‖².
+//
+// Cost. Scoring R points takes R·s kernel evaluations and R·s²/2
+// multiply-adds, the paper's O(R·M²) (BLESS Section 2.2); nearly all of it is
+// the forward substitution L⁻¹b for every point. That substitution runs in
+// row chunks of estChunk points and column panels of estPanel landmarks, as
+// matrix products on the kernel engine (the Linear kernel's x·cᵀ): for panel
+// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ with the small inverses L_pp⁻¹
+// formed once. A point-by-point triangular solve (gonum's Dtrsm) ran 30×
+// slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
+// approx/BENCH_RLS.md). K_JJ and its factor also use the engine (blocked
+// Cholesky with kernel.SubLowerGram updates). Memory: the factor (s² floats)
+// plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {
 	k       kernel.Kernel
 	pts     *mat.Dense // landmark points (s×d); nil when s = 0
 	invSqrt []float64  // r_j^{-1/2}
-	l       blas64.Triangular
+	l       *mat.Dense // lower triangle: L
+	dinv    []*mat.Dense
 	mu      float64
-	workers int
+	opt     kernel.Options
 }
+
+// estChunk is the number of points scored per pass; estPanel the width of the
+// landmark panels of the forward substitution.
+const (
+	estChunk = 2048
+	estPanel = 256
+)
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
 func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64, workers int) (*scoreEstimator, error) {
-	e := &scoreEstimator{k: k, mu: mu, workers: workers}
+	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}}
 	s := len(r)
 	if s == 0 {
 		return e, nil
 	}
+	ctx := context.Background()
 	e.pts = pts
 	e.invSqrt = make([]float64, s)
 	for j, v := range r {
 		e.invSqrt[j] = 1 / math.Sqrt(v)
 	}
 	a := mat.NewDense(s, s, nil)
-	k.Block(a, pts, pts)
+	if err := kernel.NewOp(k, pts, pts, e.opt).Block(ctx, a); err != nil {
+		return nil, err
+	}
 	raw := a.RawMatrix()
 	for i := 0; i < s; i++ {
 		for j := 0; j < s; j++ {
@@ -502,64 +524,113 @@ func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64,
 		raw.Data[i*raw.Stride+i]++
 	}
 	levSymmetrize(a)
-	e.l = blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: s, Stride: raw.Stride, Data: raw.Data}
-	sym := blas64.Symmetric{Uplo: blas.Lower, N: s, Stride: raw.Stride, Data: raw.Data}
-	if _, ok := lapack64.Potrf(sym); !ok {
+	update := func(ctx context.Context, c, p *mat.Dense) error { return kernel.SubLowerGram(ctx, c, p, e.opt) }
+	ch, err := solver.CholeskyBlocked(ctx, a, solver.CholOptions{}, update, workers)
+	if err != nil || ch.Jitter != 0 {
 		// Cannot happen in exact arithmetic (the matrix is I plus a PSD
 		// matrix); report rather than guess.
 		return nil, fmt.Errorf("approx: leverage estimate: Cholesky of the %d×%d landmark system failed", s, s)
+	}
+	e.l = a
+	for p0 := 0; p0 < s; p0 += estPanel {
+		p1 := min(p0+estPanel, s)
+		d := mat.NewDense(p1-p0, p1-p0, nil)
+		for i := p0; i < p1; i++ {
+			copy(d.RawRowView(i-p0)[:i-p0+1], raw.Data[i*raw.Stride+p0:i*raw.Stride+i+1])
+		}
+		dr := d.RawMatrix()
+		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: p1 - p0, Stride: dr.Stride, Data: dr.Data}) {
+			return nil, fmt.Errorf("approx: leverage estimate: singular Cholesky factor")
+		}
+		e.dinv = append(e.dinv, d)
 	}
 	return e, nil
 }
 
 // estimate writes ℓ̃ for the rows idx of x into dst (len(idx)), clamping the
-// (round-off) negative numerators at zero.
+// (round-off) negative numerators at zero. Chunks are processed in order and
+// every product runs on the engine with its fixed summation order, so the
+// result does not depend on the number of workers.
 func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Dense, idx []int) error {
-	const b = 256
 	_, d := x.Dims()
-	nb := (len(idx) + b - 1) / b
-	w := parallel.Workers(e.workers)
 	s := len(e.invSqrt)
-	type scratch struct {
-		xb   *mat.Dense
-		kb   []float64
-		diag []float64
+	n := len(idx)
+	c := min(estChunk, n)
+	if c == 0 {
+		return nil
 	}
-	sc := make([]*scratch, w)
-	return parallel.For(ctx, nb, w, func(worker, blk int) {
-		r0, r1 := blk*b, min((blk+1)*b, len(idx))
+	xb := mat.NewDense(c, d, nil)
+	diag := make([]float64, c)
+	var kb, tmp, tmp2 *mat.Dense
+	if s > 0 {
+		kb = mat.NewDense(c, s, nil)
+		tmp = mat.NewDense(c, min(estPanel, s), nil)
+		tmp2 = mat.NewDense(c, min(estPanel, s), nil)
+	}
+	for r0 := 0; r0 < n; r0 += c {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r1 := min(r0+c, n)
 		rows := r1 - r0
-		if sc[worker] == nil {
-			sc[worker] = &scratch{xb: mat.NewDense(b, d, nil), kb: make([]float64, b*max(s, 1)), diag: make([]float64, b)}
-		}
-		t := sc[worker]
-		xb := t.xb.Slice(0, rows, 0, d).(*mat.Dense)
+		xr := xb.Slice(0, rows, 0, d).(*mat.Dense)
 		for i := r0; i < r1; i++ {
-			xb.SetRow(i-r0, x.RawRowView(idx[i]))
+			xr.SetRow(i-r0, x.RawRowView(idx[i]))
 		}
-		diag := t.diag[:rows]
-		e.k.Diag(diag, xb)
+		dg := diag[:rows]
+		e.k.Diag(dg, xr)
 		if s == 0 {
 			for i := range rows {
-				dst[r0+i] = max(diag[i], 0) / e.mu
+				dst[r0+i] = max(dg[i], 0) / e.mu
 			}
-			return
+			continue
 		}
-		kb := mat.NewDense(rows, s, t.kb[:rows*s])
-		e.k.Block(kb, xb, e.pts)
-		raw := kb.RawMatrix()
+		kr := kb.Slice(0, rows, 0, s).(*mat.Dense)
+		if err := kernel.NewOp(e.k, xr, e.pts, e.opt).Block(ctx, kr); err != nil {
+			return err
+		}
+		raw := kr.RawMatrix()
 		for i := 0; i < rows; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
 			for j := range row {
 				row[j] *= e.invSqrt[j]
 			}
 		}
-		// Z = B·L⁻ᵀ, so that row i of Z is L⁻¹ bᵢ.
-		blas64.Trsm(blas.Right, blas.Trans, 1, e.l, raw)
+		if err := e.forward(ctx, kr, tmp, tmp2); err != nil {
+			return err
+		}
 		for i := 0; i < rows; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
-			q := blas64.Dot(blas64.Vector{N: s, Inc: 1, Data: row}, blas64.Vector{N: s, Inc: 1, Data: row})
-			dst[r0+i] = max(diag[i]-q, 0) / e.mu
+			q := floats.Dot(row, row)
+			dst[r0+i] = max(dg[i]-q, 0) / e.mu
 		}
-	})
+	}
+	return nil
+}
+
+// forward overwrites every row b of y (rows×s) with L⁻¹b, panel by panel:
+// Y_p = (Y_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, where Y_{<p} already holds the solved
+// panels. tmp and tmp2 are scratch of at least rows×estPanel.
+func (e *scoreEstimator) forward(ctx context.Context, y, tmp, tmp2 *mat.Dense) error {
+	rows, s := y.Dims()
+	for pi, p0 := 0, 0; p0 < s; pi, p0 = pi+1, p0+estPanel {
+		p1 := min(p0+estPanel, s)
+		w := p1 - p0
+		yp := y.Slice(0, rows, p0, p1).(*mat.Dense)
+		z := tmp.Slice(0, rows, 0, w).(*mat.Dense)
+		if p0 > 0 {
+			t := tmp2.Slice(0, rows, 0, w).(*mat.Dense)
+			lp := e.l.Slice(p0, p1, 0, p0).(*mat.Dense)
+			if err := kernel.NewOp(kernel.Linear{}, y.Slice(0, rows, 0, p0).(*mat.Dense), lp, e.opt).Block(ctx, t); err != nil {
+				return err
+			}
+			z.Sub(yp, t)
+		} else {
+			z.Copy(yp)
+		}
+		if err := kernel.NewOp(kernel.Linear{}, z, e.dinv[pi], e.opt).Block(ctx, yp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
