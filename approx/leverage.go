@@ -10,8 +10,8 @@ import (
 	"sort"
 
 	"github.com/landmark-ml/landmark/internal/check"
-	"github.com/landmark-ml/landmark/solver"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -475,12 +475,12 @@ func levSymmetrize(a *mat.Dense) {
 // multiply-adds, the paper's O(R·M²) (BLESS Section 2.2); nearly all of it is
 // the forward substitution L⁻¹b for every point. That substitution runs in
 // row chunks of estChunk points and column panels of estPanel landmarks, as
-// matrix products on the kernel engine (the Linear kernel's x·cᵀ): for panel
+// matrix products on the kernel engine's micro-kernels (kernel.Dense): for panel
 // p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ with the small inverses L_pp⁻¹
 // formed once. A point-by-point triangular solve (gonum's Dtrsm) ran 30×
 // slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
 // approx/BENCH_RLS.md). K_JJ and its factor also use the engine (blocked
-// Cholesky with kernel.SubLowerGram updates). Memory: the factor (s² floats)
+// Cholesky on kernel.Dense products). Memory: the factor (s² floats)
 // plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {
 	k       kernel.Kernel
@@ -490,6 +490,7 @@ type scoreEstimator struct {
 	dinv    []*mat.Dense
 	mu      float64
 	opt     kernel.Options
+	prod    kernel.Dense
 }
 
 // estChunk is the number of points scored per pass; estPanel the width of the
@@ -501,7 +502,7 @@ const (
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
 func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64, workers int) (*scoreEstimator, error) {
-	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}}
+	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}}
 	s := len(r)
 	if s == 0 {
 		return e, nil
@@ -524,8 +525,7 @@ func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64,
 		raw.Data[i*raw.Stride+i]++
 	}
 	levSymmetrize(a)
-	update := func(ctx context.Context, c, p *mat.Dense) error { return kernel.SubLowerGram(ctx, c, p, e.opt) }
-	ch, err := solver.CholeskyBlocked(ctx, a, solver.CholOptions{}, update, workers)
+	ch, err := solver.CholeskyBlocked(ctx, a, solver.CholOptions{}, e.prod)
 	if err != nil || ch.Jitter != 0 {
 		// Cannot happen in exact arithmetic (the matrix is I plus a PSD
 		// matrix); report rather than guess.
@@ -536,7 +536,7 @@ func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64,
 		p1 := min(p0+estPanel, s)
 		d := mat.NewDense(p1-p0, p1-p0, nil)
 		for i := p0; i < p1; i++ {
-			copy(d.RawRowView(i-p0)[:i-p0+1], raw.Data[i*raw.Stride+p0:i*raw.Stride+i+1])
+			copy(d.RawRowView(i - p0)[:i-p0+1], raw.Data[i*raw.Stride+p0:i*raw.Stride+i+1])
 		}
 		dr := d.RawMatrix()
 		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: p1 - p0, Stride: dr.Stride, Data: dr.Data}) {
@@ -561,11 +561,10 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 	}
 	xb := mat.NewDense(c, d, nil)
 	diag := make([]float64, c)
-	var kb, tmp, tmp2 *mat.Dense
+	var kb, tmp *mat.Dense
 	if s > 0 {
 		kb = mat.NewDense(c, s, nil)
 		tmp = mat.NewDense(c, min(estPanel, s), nil)
-		tmp2 = mat.NewDense(c, min(estPanel, s), nil)
 	}
 	for r0 := 0; r0 < n; r0 += c {
 		if err := ctx.Err(); err != nil {
@@ -596,7 +595,7 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 				row[j] *= e.invSqrt[j]
 			}
 		}
-		if err := e.forward(ctx, kr, tmp, tmp2); err != nil {
+		if err := e.forward(ctx, kr, tmp); err != nil {
 			return err
 		}
 		for i := 0; i < rows; i++ {
@@ -610,25 +609,21 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 
 // forward overwrites every row b of y (rows×s) with L⁻¹b, panel by panel:
 // Y_p = (Y_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, where Y_{<p} already holds the solved
-// panels. tmp and tmp2 are scratch of at least rows×estPanel.
-func (e *scoreEstimator) forward(ctx context.Context, y, tmp, tmp2 *mat.Dense) error {
+// panels. tmp is scratch of at least rows×estPanel.
+func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense) error {
 	rows, s := y.Dims()
 	for pi, p0 := 0, 0; p0 < s; pi, p0 = pi+1, p0+estPanel {
 		p1 := min(p0+estPanel, s)
-		w := p1 - p0
 		yp := y.Slice(0, rows, p0, p1).(*mat.Dense)
-		z := tmp.Slice(0, rows, 0, w).(*mat.Dense)
+		z := tmp.Slice(0, rows, 0, p1-p0).(*mat.Dense)
+		z.Copy(yp)
 		if p0 > 0 {
-			t := tmp2.Slice(0, rows, 0, w).(*mat.Dense)
 			lp := e.l.Slice(p0, p1, 0, p0).(*mat.Dense)
-			if err := kernel.NewOp(kernel.Linear{}, y.Slice(0, rows, 0, p0).(*mat.Dense), lp, e.opt).Block(ctx, t); err != nil {
+			if err := e.prod.Gemm(ctx, false, true, -1, y.Slice(0, rows, 0, p0).(*mat.Dense), lp, 1, z); err != nil {
 				return err
 			}
-			z.Sub(yp, t)
-		} else {
-			z.Copy(yp)
 		}
-		if err := kernel.NewOp(kernel.Linear{}, z, e.dinv[pi], e.opt).Block(ctx, yp); err != nil {
+		if err := e.prod.Gemm(ctx, false, true, 1, z, e.dinv[pi], 0, yp); err != nil {
 			return err
 		}
 	}

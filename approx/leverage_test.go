@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/internal/check"
@@ -271,5 +272,68 @@ func TestSampleByScores(t *testing.T) {
 	}
 	if _, err := SampleByScores(x, make([]float64, 6), 1.5, 0, rng); !errors.Is(err, check.ErrInput) {
 		t.Errorf("delta 1.5: %v", err)
+	}
+}
+
+// The blocked estimator (several estPanel-wide panels, several estChunk-row
+// chunks, blocked Cholesky) equals the eq. 3 formula computed directly with
+// a dense solve, for weighted landmarks, and does not depend on the number
+// of workers.
+func TestScoreEstimatorBlockedMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const n, s = 700, 600 // s > 2·estPanel: blocked Cholesky and three panels
+	x := levRandMatrix(n, 3, rng)
+	k := kernel.Gaussian{Gamma: 0.4}
+	idx := sampleWithoutReplacement(n, s, rng)
+	reg := make([]float64, s)
+	for j := range reg {
+		reg[j] = 1e-3 * (0.5 + rng.Float64())
+	}
+	const mu = 0.05
+	// Direct: (K_ii − k_Jiᵀ (K_JJ + R)⁻¹ k_Ji)/μ.
+	kk := levDenseKernel(k, x)
+	a := mat.NewDense(s, s, nil)
+	for i, p := range idx {
+		for j, q := range idx {
+			a.Set(i, j, kk.At(p, q))
+		}
+		a.Set(i, i, a.At(i, i)+reg[i])
+	}
+	kj := mat.NewDense(s, n, nil)
+	for i, p := range idx {
+		for c := 0; c < n; c++ {
+			kj.Set(i, c, kk.At(p, c))
+		}
+	}
+	var sol mat.Dense
+	if err := sol.Solve(a, kj); err != nil {
+		t.Fatal(err)
+	}
+	// 2,500 rows (with repeats) make two chunks of estChunk.
+	rows := make([]int, 2500)
+	for i := range rows {
+		rows[i] = i % n
+	}
+	var first []float64
+	for _, w := range []int{1, 2} {
+		est, err := newScoreEstimator(k, gatherRows(x, idx), reg, mu, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, len(rows))
+		if err := est.estimate(levCtx, got, x, rows); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			want := max(kk.At(r, r)-mat.Dot(kj.ColView(r), sol.ColView(r)), 0) / mu
+			if math.Abs(got[i]-want) > 1e-7*max(1, want) {
+				t.Fatalf("workers %d: ℓ̃[%d] = %.12g, direct %.12g", w, r, got[i], want)
+			}
+		}
+		if first == nil {
+			first = got
+		} else if !slices.Equal(first, got) {
+			t.Fatal("scores differ between 1 and 2 workers")
+		}
 	}
 }
