@@ -20,6 +20,11 @@ type Landmarks struct {
 	// diagonal A_h, or the inverse sampling probabilities of leverage-score
 	// sampling. Nil means uniform.
 	Weights []float64
+	// Lambda is, for BLESS and BLESS-R, the λ_h of the path step the
+	// landmarks and Weights come from (K + λ_h nI): the λ at which the
+	// weighted sample approximates the kernel, which FALKON-BLESS's
+	// preconditioner (Rudi et al. 2018, eq. 15) uses. 0 for other samplers.
+	Lambda float64
 }
 
 // Sampler picks landmarks for Nyström-type approximations.

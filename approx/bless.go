@@ -135,7 +135,7 @@ func blessSample(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kern
 		return nil, err
 	}
 	last := steps[len(steps)-1]
-	return &Landmarks{Points: gatherRows(x, last.Indices), Indices: last.Indices, Weights: last.Weights}, nil
+	return &Landmarks{Points: gatherRows(x, last.Indices), Indices: last.Indices, Weights: last.Weights, Lambda: last.Lambda}, nil
 }
 
 func blessName(noRepl bool) string {

@@ -28,7 +28,9 @@ import (
 //     the inclusion probabilities are exact). Delta and Oversample are not
 //     used.
 //   - SampleRidge(…, ridge, …) is Algorithm 2 as analysed, for a given
-//     absolute ridge λ (K + λI): base case 192·log(1/δ) points, scores
+//     absolute ridge λ (K + λI): each level keeps every point of the level
+//     above independently with probability 1/2 (line 4), base case
+//     192·log(1/δ) points (line 1), scores
 //     (3/(2λ))·(K − K S(SᵀKS + λI)⁻¹SᵀK)ᵢᵢ, probabilities
 //     pᵢ = min(1, ℓ̃ᵢ·Oversample·log(Σℓ̃/δ)), δ divided by 3 at each level down.
 //     With the paper's constant 16 the sample is large (≈ 16·d_eff·log); the
@@ -153,9 +155,9 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Ke
 	n, _ := x.Dims()
 	deltaAt := func(depth int) float64 { return delta / math.Pow(3, float64(depth)) }
 	perm := rng.Perm(n)
-	sizes := levelSizes(n, func(depth int) int {
+	sizes := bernoulliHalves(n, func(depth int) int {
 		return int(math.Ceil(192 * math.Log(1/deltaAt(depth))))
-	})
+	}, rng)
 	bottom := sizes[len(sizes)-1]
 	j := append([]int(nil), perm[:bottom]...)
 	pj := levOnes(bottom)
@@ -277,4 +279,26 @@ func sortedLandmarks(x *mat.Dense, j []int, pj []float64) *Landmarks {
 		}
 	}
 	return weightedLandmarks(x, idx, p)
+}
+
+// bernoulliHalves returns the level sizes of Algorithm 2 (line 4: each point
+// of a level is kept in the next independently with probability 1/2): n,
+// then Binomial(size, 1/2) draws, down to the first size ≤ base(depth) (or
+// ≤ 1). In a random order of the points, the first size points of each level
+// are such a subset, nested as the recursion needs.
+func bernoulliHalves(n int, base func(depth int) int, rng *rand.Rand) []int {
+	sizes := []int{n}
+	for depth := 0; ; depth++ {
+		cur := sizes[len(sizes)-1]
+		if cur <= base(depth) || cur <= 1 {
+			return sizes
+		}
+		half := 0
+		for range cur {
+			if rng.Uint64()&1 == 1 {
+				half++
+			}
+		}
+		sizes = append(sizes, half)
+	}
 }

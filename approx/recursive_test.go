@@ -177,3 +177,28 @@ func TestLeverageCancellation(t *testing.T) {
 		}
 	}
 }
+
+// Algorithm 2 line 4 keeps each point with probability 1/2 independently, so
+// the next level's size is Binomial(n, 1/2): mean n/2, standard deviation
+// √n/2 (= 25 for n = 2,500). Over 400 draws the sample mean must be within
+// 5 standard errors (5·25/20) of 1,250 and the sample standard deviation
+// within [20, 30]; a deterministic halving has deviation 0.
+func TestBernoulliHalvesBinomial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, trials = 2500, 400
+	var sum, sq float64
+	for range trials {
+		s := bernoulliHalves(n, func(depth int) int { return 1000 + 1000*depth }, rng)
+		if len(s) != 2 {
+			t.Fatalf("sizes %v: want n and one level (bases 1000, 2000)", s)
+		}
+		v := float64(s[1])
+		sum += v
+		sq += v * v
+	}
+	mean := sum / trials
+	sd := math.Sqrt(sq/trials - mean*mean)
+	if math.Abs(mean-1250) > 5*25/math.Sqrt(trials) || sd < 20 || sd > 30 {
+		t.Errorf("level size mean %.1f, sd %.1f; want 1250 ± %.1f, sd ≈ 25", mean, sd, 5*25/math.Sqrt(trials))
+	}
+}

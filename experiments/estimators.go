@@ -130,7 +130,7 @@ func newFalkon(c Config) (model.Estimator, error) {
 		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
 	if c.Centers != nil {
-		f.Centers, f.CenterWeights = c.Centers, c.CenterWeights
+		f.Centers, f.CenterWeights, f.CenterLambda = c.Centers, c.CenterWeights, c.CenterLambda
 	} else if c.Approx != "" {
 		s, ok := samplerByName(c.Approx)
 		if !ok {

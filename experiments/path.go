@@ -77,6 +77,7 @@ func (r *runner) pathCenters(ctx context.Context, cfg *Config, p Point, key stri
 	}
 	cfg.Centers = c
 	cfg.CenterWeights = append([]float64(nil), st.Weights...)
+	cfg.CenterLambda = st.Lambda
 	return nil
 }
 

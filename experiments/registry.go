@@ -119,6 +119,8 @@ type Config struct {
 	// runner (a BLESS path shared across λ), to be used as given.
 	Centers       *mat.Dense
 	CenterWeights []float64
+	// CenterLambda is the λ_h of the BLESS path step of Centers (0: none).
+	CenterLambda float64
 	// Progress, when non-nil, receives solver progress (CG iterations).
 	Progress func(iter int, residual float64)
 }

@@ -82,6 +82,10 @@ type Falkon struct {
 	Centers *mat.Dense `yaml:"-"`
 	// CenterWeights are optional BLESS-style weights (A_h) for Centers.
 	CenterWeights []float64 `yaml:"-"`
+	// CenterLambda is the λ_h of the BLESS step that gave Centers and
+	// CenterWeights; the bless preconditioner (eq. 15) regularizes with it.
+	// 0 means Lambda.
+	CenterLambda float64 `yaml:"-"`
 	// Preconditioner is one of PrecondAuto (default), PrecondFalkon,
 	// PrecondBLESS, PrecondJacobi, PrecondNone.
 	Preconditioner string `yaml:"preconditioner"`
@@ -192,6 +196,10 @@ type FalkonInfo struct {
 	Kernel, Sampler string
 	// Preconditioner is the resolved preconditioner name.
 	Preconditioner string
+	// PrecondLambda is the λ of the bless preconditioner (eq. 15): the
+	// centers' λ_h, or Lambda when they have none; 0 for the others. It is
+	// not saved with the model.
+	PrecondLambda float64
 	// Epsilon, Shift, JitterT and JitterA come from the preconditioner (zero
 	// for jacobi and none): see precond.Falkon.
 	Epsilon, Shift, JitterT, JitterA float64
@@ -259,6 +267,9 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	var c falkonConfig
 	if err := check.Positive("lambda", m.Lambda); err != nil {
 		return c, err
+	}
+	if m.CenterLambda < 0 || math.IsNaN(m.CenterLambda) || math.IsInf(m.CenterLambda, 0) {
+		return c, fmt.Errorf("%w: center lambda = %g, want finite and ≥ 0", ErrInput, m.CenterLambda)
 	}
 	c.k = m.Kernel
 	if c.k == nil {
@@ -416,6 +427,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 
 	// Centers.
 	var sampled bool
+	centerLambda := m.CenterLambda
 	if centers == nil {
 		rng := rand.New(rand.NewPCG(m.Seed, falkonSeedStream))
 		lm, err := cfg.sampler.Sample(ctx, x, cfg.k, mc, rng)
@@ -429,6 +441,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 			return fmt.Errorf("model: falkon: sampler %T returned %d×%d landmarks, want at most %d×%d", cfg.sampler, r, c, mc, d)
 		}
 		centers, weights, sampled = lm.Points, lm.Weights, true
+		centerLambda = lm.Lambda
 		mc, _ = centers.Dims()
 		info.Sampler = fmt.Sprintf("%T", cfg.sampler)
 	} else {
@@ -468,7 +481,13 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 			for j, w := range weights { // BLESS's A_h is on the M/n scale; eq. 15 as written wants 1 for uniform
 				a[j] = w * float64(n) / float64(mc)
 			}
-			f, err = precond.BuildWeighted(kmm, n, m.Lambda, a, popt)
+			// Eq. 15 regularizes with λ_h, the λ at which the weighted
+			// sample approximates K_nMᵀK_nM (package precond).
+			info.PrecondLambda = m.Lambda
+			if centerLambda > 0 {
+				info.PrecondLambda = centerLambda
+			}
+			f, err = precond.BuildWeighted(kmm, n, info.PrecondLambda, a, popt)
 		} else {
 			f, err = precond.BuildFalkon(kmm, n, m.Lambda, popt)
 		}

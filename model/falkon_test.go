@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
@@ -309,6 +310,7 @@ func TestFalkonBadConfig(t *testing.T) {
 		{Kernel: k, Lambda: 1e-3, Tol: -1},
 		{Kernel: k, Lambda: 1e-3, Centers: mat.NewDense(5, 3, nil)},
 		{Kernel: k, Lambda: 1e-3, Centers: mat.NewDense(5, 2, nil), CenterWeights: []float64{1}},
+		{Kernel: k, Lambda: 1e-3, CenterLambda: -1},
 		{Kernel: k, Lambda: 1e-3, Validation: &ValidationSet{X: mat.NewDense(3, 3, nil), Y: []float64{1, 2, 3}}},
 		{Kernel: k, Lambda: 1e-3, Validation: &ValidationSet{X: mat.NewDense(3, 2, nil), Y: []float64{1, 2}}},
 		{Kernel: k, Lambda: 1e-3, WarmStart: &KernelExpansion{Kernel: k, Centers: mat.NewDense(5, 2, nil), Coef: mat.NewDense(4, 1, nil)}},
@@ -369,6 +371,23 @@ func TestFalkonBLESSSampler(t *testing.T) {
 	info := b.Info()
 	if info.Preconditioner != PrecondBLESS || info.Sampler != "approx.BLESS" {
 		t.Fatalf("sampler %s, preconditioner %q; want approx.BLESS and bless", info.Sampler, info.Preconditioner)
+	}
+	// Eq. 15 regularizes with the λ_h of the BLESS step the centers come
+	// from: in fixed-size mode the path stops where 3·d_h reaches M = 40,
+	// far above the fit's λ on this smooth problem.
+	lm, err := approx.BLESS{}.Sample(context.Background(), x, k, 40, rand.New(rand.NewPCG(2, falkonSeedStream)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.PrecondLambda != lm.Lambda || !(lm.Lambda > 1e-4) {
+		t.Errorf("preconditioner λ %g, BLESS λ_h %g (fit λ 1e-4): want the λ_h, above the fit's λ", info.PrecondLambda, lm.Lambda)
+	}
+	g := &Falkon{Kernel: k, Lambda: 1e-4, Centers: lm.Points, CenterWeights: lm.Weights, CenterLambda: 0.5, MaxIter: 5}
+	if err := g.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	if g.Info().PrecondLambda != 0.5 {
+		t.Errorf("given centers with CenterLambda 0.5: preconditioner λ %g", g.Info().PrecondLambda)
 	}
 	u := &Falkon{Kernel: k, Lambda: 1e-4, Centers: b.Solution().Centers, Preconditioner: PrecondFalkon, MaxIter: 300, Tol: 1e-11, Epsilon: 1e-10}
 	if err := u.Fit(context.Background(), x, y); err != nil {

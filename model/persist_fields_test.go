@@ -18,7 +18,7 @@ func TestPersistCoversFields(t *testing.T) {
 	}{
 		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Workers", "MemoryLimit", "Cholesky", "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info"}},
-		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights", /* unsaved */
+		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights" /* unsaved */, "CenterLambda", /* unsaved */
 			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm",
 			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
@@ -34,7 +34,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},
 		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG"}},
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel"}},
-		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "Preconditioner", "Epsilon",
+		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
 			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "History", "Plan", "CachedKnm", "SampleTime",
 			"PrecondTime", "SolveTime"}},
 		{FalkonIteration{}, []string{"Iteration", "Residual", "ValError", "Elapsed"}},

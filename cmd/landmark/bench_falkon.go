@@ -81,6 +81,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
 	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
 	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner)")
+	blessLambda := fs.Float64("bless-lambda", 0, "with -sampler bless: BLESS's λ (Rudi et al.'s λ_bless; -m caps M); 0: fixed-size mode, the path stops when 3·d_eff reaches -m")
 	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
 	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
 	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
@@ -110,7 +111,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *skms == "" {
 		*skms = *ms
 	}
-	if *gamma < 0 || *lambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
+	if *gamma < 0 || *lambda < 0 || *blessLambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
 		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
 	}
 	if *sampler != "uniform" && *sampler != "bless" {
@@ -139,9 +140,11 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, MaxIter: *iters, Tol: 1e-30,
 		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
 	if *sampler == "bless" {
-		// Fixed-size mode: the λ path stops when Q2·d_h reaches M; the
-		// weighted preconditioner (eq. 15) is then chosen automatically.
-		cfg.Sampler = approx.BLESS{}
+		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
+		// reaches M; otherwise the path ends at λ_bless and M only caps the
+		// draw. The weighted preconditioner (eq. 15, at the last step's
+		// λ_h) is then chosen automatically.
+		cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
 	}
 	if *child != "" {
 		if len(fm) != 1 {
@@ -181,7 +184,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	for _, m := range fm {
 		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
 			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
-			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-seed", fmt.Sprint(*seed),
+			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
 			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve)}
 		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
 		if err != nil {
