@@ -43,7 +43,8 @@ type BLESS struct {
 	Q float64
 	// Q1 scales the candidate sets (R_h = Q1·min(κ²/λ_h, n) for BLESS; the
 	// candidate probability β_h = min(Q1·κ²/(λ_h n), 1) for BLESS-R); 0 means
-	// 2·Q2, enough candidates that BLESS-R's cap p ≤ β_h rarely binds.
+	// 2·Q2 for BLESS (Theorem 1 asks q1 ≥ 5κ²q2/(q(1+t)), 1.25·q2 at q = 2,
+	// t = 1) and Q2 for BLESS-R (Alg. 2 line 4 uses q2).
 	Q1 float64
 	// Q2 is the over-sampling of landmarks (M_h = Q2·d_h for BLESS, pᵢ =
 	// min(Q2·ℓ̃ᵢ, β_h) for BLESS-R); 0 means 3. The paper's theory asks for
@@ -59,10 +60,11 @@ type BLESS struct {
 }
 
 // BLESSR is BLESS-R (Algorithm 2, sampling without replacement): at step h
-// every point is a candidate with probability β_h = min(Q1·κ²/(λ_h n), 1), and
-// a candidate k is kept with probability p_k/β_h where p_k = min(Q2·ℓ̃_k, β_h),
-// so its overall inclusion probability is p_k; A_h = diag(p). Fields as for
-// BLESS.
+// every point is a candidate with probability β_h = min(Q1·κ²/(λ_h n), 1)
+// (line 4, Q1 = Q2 by default), and a candidate k is kept with probability
+// p_k/β_h where p_k = min(Q2·ℓ̃_k, 1) and ℓ̃_k is the eq. 3 estimate at
+// λ_{h−1} from (J_{h−1}, A_{h−1}) (line 10), so its overall inclusion
+// probability is p_k; A_h = diag(p). Fields as for BLESS.
 type BLESSR BLESS
 
 var (
@@ -83,7 +85,8 @@ type PathStep struct {
 	Candidates int
 	// Draws is M_h for BLESS (draws with replacement) and |J_h| for BLESS-R.
 	Draws int
-	// DEff is the step's estimate d_h of d_eff(λ_h).
+	// DEff is the step's estimate d_h of d_eff(λ_h) (BLESS-R: of
+	// d_eff(λ_{h−1}), the λ its scores are computed at).
 	DEff float64
 }
 
@@ -150,7 +153,7 @@ type blessParams struct {
 	lambda0, q, q1, q2 float64
 }
 
-func (b BLESS) resolve(kappa2 float64) (blessParams, error) {
+func (b BLESS) resolve(kappa2 float64, noRepl bool) (blessParams, error) {
 	p := blessParams{lambda0: b.Lambda0, q: b.Q, q1: b.Q1, q2: b.Q2}
 	if p.lambda0 == 0 {
 		p.lambda0 = kappa2
@@ -163,6 +166,9 @@ func (b BLESS) resolve(kappa2 float64) (blessParams, error) {
 	}
 	if p.q1 == 0 {
 		p.q1 = 2 * p.q2
+		if noRepl {
+			p.q1 = p.q2 // Alg. 2 line 4: β_h = min(q2·κ²/(λ_h n), 1)
+		}
 	}
 	if err := check.Positive("lambda0", p.lambda0); err != nil {
 		return p, err
@@ -201,7 +207,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.
 	if !(kappa2 > 0) {
 		return nil, fmt.Errorf("approx: %s: %w: the kernel diagonal is zero on X", name, check.ErrInput)
 	}
-	par, err := b.resolve(kappa2)
+	par, err := b.resolve(kappa2, noRepl)
 	if err != nil {
 		return nil, fmt.Errorf("approx: %s: %w", name, err)
 	}
@@ -220,6 +226,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		prevLam := lam
 		lam /= par.q
 		last := false
 		if !fixed && h >= total {
@@ -241,12 +248,18 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.
 				cand[i] = rng.IntN(n)
 			}
 		}
-		// Scores at λ_h from the previous dictionary (eq. 3).
+		// Scores from the previous dictionary (eq. 3): at λ_h for BLESS
+		// (Alg. 1 line 6), at λ_{h−1}, where (J_{h−1}, A_{h−1}) were built,
+		// for BLESS-R (Alg. 2 line 10).
+		slam := lam
+		if noRepl {
+			slam = prevLam
+		}
 		reg := make([]float64, len(prevA))
 		for j, a := range prevA {
-			reg[j] = lam * nf * a
+			reg[j] = slam * nf * a
 		}
-		est, err := newScoreEstimator(k, prevPts, reg, lam*nf, b.Workers)
+		est, err := newScoreEstimator(k, prevPts, reg, slam*nf, b.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("approx: %s: step %d: %w", name, h, err)
 		}
@@ -335,8 +348,9 @@ func blessStep(cand []int, scores []float64, sum float64, mh int, nf float64, rn
 	return PathStep{Indices: idx, Weights: w, Draws: mh}
 }
 
-// blessRStep keeps candidate k with probability p_k/β, p_k = min(q2·ℓ̃_k, β),
-// A = p. When a fixed size is wanted (fixed-size mode once the expected size
+// blessRStep keeps candidate k with probability min(p_k/β, 1), p_k =
+// min(q2·ℓ̃_k, 1), A = p (Alg. 2 lines 10–13). With the default Q1 = Q2,
+// ℓ̃(·, λ_{h−1}) ≤ κ²/(λ_{h−1}n) makes p_k/β ≤ 1/q, so the cap never binds. When a fixed size is wanted (fixed-size mode once the expected size
 // reaches m, or the final step above m), exactly m candidates are kept by
 // systematic sampling with inclusion probabilities calibrated to Σ = m, and
 // A = β times them; the second result reports that case.
@@ -344,8 +358,8 @@ func blessRStep(cand []int, scores []float64, beta, q2 float64, m int, fixed, la
 	p := make([]float64, len(cand))
 	var expected float64
 	for i, s := range scores {
-		p[i] = min(q2*s, beta)
-		expected += p[i] / beta
+		p[i] = min(q2*s, 1)
+		expected += min(p[i]/beta, 1)
 	}
 	exact := m > 0 && len(cand) >= m && ((fixed && expected >= float64(m)) || (last && expected > float64(m)))
 	var keep []int
@@ -359,7 +373,7 @@ func blessRStep(cand []int, scores []float64, beta, q2 float64, m int, fixed, la
 		}
 	} else {
 		for i := range cand {
-			if rng.Float64() < p[i]/beta {
+			if rng.Float64() < min(p[i]/beta, 1) {
 				keep = append(keep, i)
 			}
 		}

@@ -185,3 +185,31 @@ func TestBLESSBadInput(t *testing.T) {
 		}
 	}
 }
+
+// BLESS-R's first step (Alg. 2 with J_0 = ∅): the eq. 3 scores at λ_0 are
+// K_ii/(λ_0 n) = 1/n for a Gaussian kernel (λ_0 = κ² = 1), so every kept
+// point has A = p = q2/n (line 10: scores at λ_{h−1}, not λ_h, which would
+// give 2·q2/n), candidates are drawn with β_1 = q2·κ²/(λ_1 n) = 2·q2/n
+// (line 4, q1 = q2) and kept with probability p/β_1 = 1/q = 1/2.
+func TestBLESSRFirstStepAsWritten(t *testing.T) {
+	x := levRandMatrix(3000, 2, rand.New(rand.NewPCG(3, 3)))
+	k := kernel.Gaussian{Gamma: 1}
+	path, err := BLESSR{}.Path(levCtx, x, k, 0.25, rand.New(rand.NewPCG(4, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := path[0]
+	const n, q2 = 3000.0, 3.0
+	if s.Lambda != 0.5 {
+		t.Fatalf("λ_1 = %g, want λ_0/q = 0.5", s.Lambda)
+	}
+	for j, a := range s.Weights {
+		if math.Abs(a-q2/n) > 1e-12 {
+			t.Fatalf("A_1[%d] = %g, want q2/n = %g", j, a, q2/n)
+		}
+	}
+	// |U_1| ~ Binomial(n, 6/n): about 6; |J_1| ~ Binomial(|U_1|, 1/2).
+	if s.Candidates < 1 || s.Candidates > 20 || len(s.Indices) > s.Candidates {
+		t.Errorf("|U_1| = %d, |J_1| = %d; want |U_1| ≈ 6 and |J_1| ≤ |U_1|", s.Candidates, len(s.Indices))
+	}
+}
