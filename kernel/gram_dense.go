@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/mat"
@@ -135,7 +136,10 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	nk := (k + kBlock - 1) / kBlock
 	kc := (k + nk - 1) / nk
 	np := (n + panelCols - 1) / panelCols
-	bp := make([]float64, np*panelCols*kc)
+	mp := roundUp(m, panelRows)
+	bufs := packBuffers(np*panelCols*kc + mp*kc)
+	defer densePool.Put(bufs)
+	bp, ap := (*bufs)[:np*panelCols*kc], (*bufs)[np*panelCols*kc:np*panelCols*kc+mp*kc]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
 	type task struct{ ib, jb int }
@@ -149,29 +153,30 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		}
 	}
 	workers := parallel.Workers(d.Workers)
-	type scratch struct {
-		a   []float64
-		tmp [panelRows * panelCols]float64
-	}
-	scr := make([]*scratch, workers)
+	tmps := make([][panelRows * panelCols]float64, workers)
 	for p0 := 0; p0 < k; p0 += kc {
 		kl := min(kc, k-p0)
 		addNow := add || p0 > 0
-		// Pack B̂: panel jp holds columns [16jp, 16jp+16) as [kl][16].
-		const packGroup = 16
-		if err := parallel.For(ctx, (np+packGroup-1)/packGroup, workers, func(_, g int) {
-			for jp := g * packGroup; jp < min((g+1)*packGroup, np); jp++ {
-				b.pack(bp[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
+		// Pack B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) and αÂ
+		// (panel ip: rows [8ip, 8ip+8) as [kl][8]), 16 panels per job.
+		const group = 16
+		nb, na := (np+group-1)/group, (mp/panelRows+group-1)/group
+		if err := parallel.For(ctx, nb+na, workers, func(_, g int) {
+			if g < nb {
+				for jp := g * group; jp < min((g+1)*group, np); jp++ {
+					b.pack(bp[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
+				}
+				return
+			}
+			g -= nb
+			for ip := g * group; ip < min((g+1)*group, mp/panelRows); ip++ {
+				a.pack(ap[ip*panelRows*kl:(ip+1)*panelRows*kl], panelRows, ip*panelRows, m, p0, kl, alpha)
 			}
 		}); err != nil {
 			return err
 		}
 		if err := parallel.For(ctx, len(tasks), workers, func(w, t int) {
-			s := scr[w]
-			if s == nil {
-				s = &scratch{a: make([]float64, denseRows*kc)}
-				scr[w] = s
-			}
+			tmp := &tmps[w]
 			i0 := tasks[t].ib * denseRows
 			i1 := min(i0+denseRows, m)
 			j0 := tasks[t].jb * denseCols
@@ -180,9 +185,6 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 				j1 = min(j1, i1)
 			}
 			rp := roundUp(i1-i0, panelRows)
-			for ip := 0; ip < rp; ip += panelRows {
-				a.pack(s.a[ip*kl:(ip+panelRows)*kl], panelRows, i0+ip, m, p0, kl, alpha)
-			}
 			for j := j0; j < j1; j += panelCols {
 				bpan := bp[(j/panelCols)*panelCols*kl:]
 				for ip := 0; ip < rp; ip += panelRows {
@@ -190,13 +192,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 					if lower && j > i+panelRows-1 {
 						continue // tile entirely above the diagonal
 					}
-					apan := s.a[ip*kl:]
+					apan := ap[(i0+ip)*kl:]
 					full := i+panelRows <= m && j+panelCols <= n && (!lower || j+panelCols-1 <= i)
 					if full {
 						tile(acc, kl, apan, bpan, rc.Data[i*rc.Stride+j:], rc.Stride, addNow)
 						continue
 					}
-					tile(acc, kl, apan, bpan, s.tmp[:], panelCols, false)
+					tile(acc, kl, apan, bpan, tmp[:], panelCols, false)
 					for r := 0; r < panelRows && i+r < m; r++ {
 						cEnd := min(j+panelCols, n)
 						if lower {
@@ -206,7 +208,7 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 							continue
 						}
 						dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
-						src := s.tmp[r*panelCols : r*panelCols+len(dst)]
+						src := tmp[r*panelCols : r*panelCols+len(dst)]
 						if addNow {
 							for q, v := range src {
 								dst[q] += v
@@ -222,6 +224,22 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		}
 	}
 	return nil
+}
+
+// densePool recycles the packing buffers of Dense's products: a blocked
+// factorization calls them M/256 times with buffers of up to 2·256·M
+// doubles, and fresh memory would be faulted in and zeroed on every call.
+var densePool sync.Pool
+
+// packBuffers returns a buffer of at least n doubles (contents undefined)
+// from densePool; the caller puts it back.
+func packBuffers(n int) *[]float64 {
+	if b, ok := densePool.Get().(*[]float64); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]float64, n)
+	return &b
 }
 
 // tile sets (or, with add, increments) the 8×16 tile at c (row stride ldc)

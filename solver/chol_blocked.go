@@ -116,20 +116,14 @@ func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (
 		if rest == 0 {
 			break
 		}
-		// inv = L11⁻¹ (lower, zeros above the diagonal).
-		ir := inv.RawMatrix()
-		for i := 0; i < b; i++ {
-			row := ir.Data[i*ir.Stride : i*ir.Stride+b]
-			copy(row[:i+1], s.Data[(k+i)*s.Stride+k:(k+i)*s.Stride+k+i+1])
-			clear(row[i+1:])
-		}
-		if ok := lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: ir.Stride, Data: ir.Data}); !ok {
+		iv := inv.Slice(0, b, 0, b).(*mat.Dense)
+		if !invertLower(iv, blas64.Triangular{Stride: s.Stride, Data: s.Data}, k) {
 			return false, nil
 		}
 		// A21 ← A21·L11⁻ᵀ through tmp (Gemm does not work in place).
 		a21 := view(g, k+b, k, rest, b)
 		t := mat.NewDense(rest, b, tmp[:rest*b])
-		if err := p.Gemm(ctx, false, true, 1, a21, inv.Slice(0, b, 0, b).(*mat.Dense), 0, t); err != nil {
+		if err := p.Gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
 			return false, err
 		}
 		a21.Copy(t)
@@ -138,6 +132,20 @@ func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (
 		}
 	}
 	return true, nil
+}
+
+// invertLower sets the b×b inv to the inverse of the lower-triangular
+// diagonal block of l at (k, k) (LAPACK trtri), with zeros above the
+// diagonal; false if the block is singular.
+func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
+	ir := inv.RawMatrix()
+	b := ir.Rows
+	for i := 0; i < b; i++ {
+		row := ir.Data[i*ir.Stride : i*ir.Stride+b]
+		copy(row[:i+1], l.Data[(k+i)*l.Stride+k:(k+i)*l.Stride+k+i+1])
+		clear(row[i+1:])
+	}
+	return lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: ir.Stride, Data: ir.Data})
 }
 
 // Lauum overwrites the lower triangle of the lower-triangular n×n w (its
@@ -188,18 +196,41 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
 // cost (n² per column) is then memory-bound either way.
 const solveMinRHS = 16
 
+// solveInvRHS is the number of right-hand sides from which the diagonal
+// blocks of the blocked solves are inverted (trtri, nb³/3 flops) and applied
+// with Gemm (2·nb²·t flops at matrix-product speed) instead of solved with
+// gonum's trsm (nb²·t flops at a few GFLOP/s).
+const solveInvRHS = 64
+
 // blockedSolveL overwrites x (n×t) with L⁻¹x, or with L⁻ᵀx when trans:
-// block by block, a small triangular solve with the diagonal block (gonum's
-// trsm, ≈ cholBlock/n of the n²t flops) and a Gemm that subtracts its
-// contribution from the blocks still to be solved.
+// block by block, the diagonal block's solve (see solveInvRHS) and a Gemm
+// that subtracts its contribution from the blocks still to be solved.
 func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int) error {
 	n := l.N
 	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
 	xr := x.RawMatrix()
 	t := xr.Cols
-	solve := func(k, b int) {
-		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: xr.Stride, Data: xr.Data[k*xr.Stride:]})
+	var inv, tmp *mat.Dense
+	if t >= solveInvRHS {
+		inv, tmp = mat.NewDense(nb, nb, nil), mat.NewDense(nb, t, nil)
+	}
+	solve := func(k, b int) error {
+		if inv == nil {
+			d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
+			blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: xr.Stride, Data: xr.Data[k*xr.Stride:]})
+			return nil
+		}
+		iv := inv.Slice(0, b, 0, b).(*mat.Dense)
+		if !invertLower(iv, l, k) {
+			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
+		}
+		xk := x.Slice(k, k+b, 0, t).(*mat.Dense)
+		tk := tmp.Slice(0, b, 0, t).(*mat.Dense)
+		if err := p.Gemm(ctx, trans, false, 1, iv, xk, 0, tk); err != nil {
+			return err
+		}
+		xk.Copy(tk)
+		return nil
 	}
 	if !trans {
 		for k := 0; k < n; k += nb {
@@ -207,7 +238,9 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 				return err
 			}
 			b := min(nb, n-k)
-			solve(k, b)
+			if err := solve(k, b); err != nil {
+				return err
+			}
 			if rest := n - k - b; rest > 0 {
 				// X[k+b:] −= L[k+b:, k:k+b]·X[k:k+b]
 				if err := p.Gemm(ctx, false, false, -1, view(g, k+b, k, rest, b), x.Slice(k, k+b, 0, t).(*mat.Dense), 1, x.Slice(k+b, n, 0, t).(*mat.Dense)); err != nil {
@@ -222,7 +255,9 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 			return err
 		}
 		k := max(0, k1-nb)
-		solve(k, k1-k)
+		if err := solve(k, k1-k); err != nil {
+			return err
+		}
 		if k > 0 {
 			// X[:k] −= L[k:k1, :k]ᵀ·X[k:k1]
 			if err := p.Gemm(ctx, true, false, -1, view(g, k, 0, k1-k, k), x.Slice(k, k1, 0, t).(*mat.Dense), 1, x.Slice(0, k, 0, t).(*mat.Dense)); err != nil {

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// runBenchLinalg times the dense kernels of the FALKON preconditioner —
+// Cholesky (potrf), the triangular product LᵀL (lauum), triangular solves
+// with many right-hand sides (trsm) — and the whole preconditioner build,
+// on the kernel engine's micro-kernels, beside gonum's LAPACK/BLAS on the
+// same matrices in the same run.
+func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench linalg", "[flags]", stderr)
+	ms := fs.String("m", "2000,5000,10000", "comma-separated matrix sizes M")
+	rhs := fs.Int("rhs", 1000, "right-hand sides k of the triangular solve")
+	d := fs.Int("d", 10, "dimension of the random points whose Gaussian kernel matrix is factored")
+	seed := fs.Uint64("seed", 1, "random seed")
+	repeats := fs.Int("repeats", 1, "timed repetitions (the best is reported)")
+	workers := fs.Int("workers", 0, "workers (0: GOMAXPROCS)")
+	gonum := fs.Bool("gonum", true, "also time gonum's Dpotrf, Dlauum and Dtrsm")
+	gonumMax := fs.Int("gonum-max", 5000, "largest M at which gonum is timed (it runs at a few GFLOP/s)")
+	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *rhs < 1 || *d < 1 || *repeats < 1 || *workers < 0 || *gonumMax < 0 {
+		return fmt.Errorf("%w: need rhs, d, repeats ≥ 1 and workers, gonum-max ≥ 0", errUsage)
+	}
+	var sizes []int
+	for _, f := range strings.Split(*ms, ",") {
+		m, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || m < 1 {
+			return fmt.Errorf("%w: bad size %q in --m", errUsage, f)
+		}
+		sizes = append(sizes, m)
+	}
+	w := *workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	fmt.Fprintf(stdout, "dense kernels: %s micro-kernels, %d workers; A = K_MM + 1e-5·M·I (Gaussian, γ = 1/d, d = %d); best of %d\n",
+		kernel.Accel(), w, *d, *repeats)
+	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)
+	fmt.Fprintf(stdout, "gonum = gonum.org/v1/gonum lapack/gonum Dpotrf, Dlauum, blas64 Dtrsm (M ≤ %d); rel.diff = ‖ours − gonum‖_F/‖gonum‖_F\n", *gonumMax)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\t")
+	for _, m := range sizes {
+		fmt.Fprintf(stderr, "bench linalg: M = %d…\n", m)
+		b := linalgBench{m: m, rhs: *rhs, d: *d, seed: *seed, repeats: *repeats,
+			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}}
+		if err := b.run(ctx, tw); err != nil {
+			tw.Flush()
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+type linalgBench struct {
+	m, rhs, d       int
+	seed            uint64
+	repeats         int
+	gonum, portable bool
+	p               kernel.Dense
+}
+
+func (b linalgBench) run(ctx context.Context, w io.Writer) error {
+	m := b.m
+	r := rand.New(rand.NewPCG(b.seed, uint64(m)))
+	x := mat.NewDense(m, b.d, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	a := mat.NewDense(m, m, nil)
+	if err := kernel.NewOp(kernel.Gaussian{Gamma: 1 / float64(b.d)}, x, x, kernel.Options{Workers: b.p.Workers}).Block(ctx, a); err != nil {
+		return err
+	}
+	ar := a.RawMatrix()
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			ar.Data[i*ar.Stride+j] = ar.Data[j*ar.Stride+i]
+		}
+		ar.Data[i*ar.Stride+i] += 1e-5 * float64(m)
+	}
+	rhs := mat.NewDense(m, b.rhs, nil)
+	for i := range rhs.RawMatrix().Data {
+		rhs.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	mf := float64(m)
+	cube := mf * mf * mf
+	type variant struct {
+		name string
+		p    kernel.Dense
+	}
+	variants := []variant{{"", b.p}}
+	if b.portable {
+		pp := b.p
+		pp.Portable = true
+		variants = append(variants, variant{"/portable", pp})
+	}
+	f := mat.NewDense(m, m, nil)
+	x2 := mat.NewDense(m, b.rhs, nil)
+	for vi, v := range variants {
+		var chol *solver.Chol
+		potrf, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
+			var err error
+			chol, err = solver.CholeskyBlocked(ctx, f, solver.CholOptions{}, v.p)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if chol.Jitter != 0 {
+			return fmt.Errorf("bench linalg: M = %d needed jitter %g", m, chol.Jitter)
+		}
+		trsm, err := bestOfSetup(b.repeats, func() { x2.Copy(rhs) }, func() error {
+			return chol.SolveL(x2, false)
+		})
+		if err != nil {
+			return err
+		}
+		l := mat.DenseCopyOf(f) // the factor, for gonum's lauum and trsm below
+		lauum, err := bestOfSetup(b.repeats, func() { f.Copy(l) }, func() error {
+			return solver.Lauum(ctx, f, v.p)
+		})
+		if err != nil {
+			return err
+		}
+		row := func(name string, ours, flops float64, ref func() (float64, float64, error)) error {
+			gs, diff := math.NaN(), math.NaN()
+			if b.gonum && vi == 0 {
+				var err error
+				if gs, diff, err = ref(); err != nil {
+					return err
+				}
+			}
+			_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t\n", m, name+v.name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff)
+			return err
+		}
+		lower := func(got, want *mat.Dense) float64 {
+			gr, wr := got.RawMatrix(), want.RawMatrix()
+			var num, den float64
+			for i := 0; i < m; i++ {
+				for j := 0; j <= i; j++ {
+					dd := gr.Data[i*gr.Stride+j] - wr.Data[i*wr.Stride+j]
+					num += dd * dd
+					den += wr.Data[i*wr.Stride+j] * wr.Data[i*wr.Stride+j]
+				}
+			}
+			return math.Sqrt(num / den)
+		}
+		impl := lapackgonum.Implementation{}
+		if err := row("potrf", potrf, cube/3, func() (float64, float64, error) {
+			g := mat.DenseCopyOf(a)
+			gr := g.RawMatrix()
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(a) }, func() error {
+				if !impl.Dpotrf(blas.Lower, m, gr.Data, gr.Stride) {
+					return fmt.Errorf("bench linalg: gonum Dpotrf failed at M = %d", m)
+				}
+				return nil
+			})
+			return s, lower(l, g), err
+		}); err != nil {
+			return err
+		}
+		if err := row("lauum", lauum, cube/3, func() (float64, float64, error) {
+			g := mat.DenseCopyOf(l)
+			gr := g.RawMatrix()
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(l) }, func() error {
+				impl.Dlauum(blas.Lower, m, gr.Data, gr.Stride)
+				return nil
+			})
+			return s, lower(f, g), err
+		}); err != nil {
+			return err
+		}
+		if err := row(fmt.Sprintf("trsm k=%d", b.rhs), trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) {
+			g := mat.DenseCopyOf(rhs)
+			lr := l.RawMatrix()
+			t := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: lr.Stride, Data: lr.Data}
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(rhs) }, func() error {
+				blas64.Trsm(blas.Left, blas.NoTrans, 1, t, g.RawMatrix())
+				return nil
+			})
+			var dd mat.Dense
+			dd.Sub(x2, g)
+			return s, mat.Norm(&dd, 2) / mat.Norm(g, 2), err
+		}); err != nil {
+			return err
+		}
+		l = nil
+		if vi > 0 {
+			continue // precond.BuildFalkon runs on the default products only
+		}
+		build, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
+			_, err := precond.BuildFalkon(f, 10*m, 1e-6, precond.Options{})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bestOfSetup is bestOf with setup run, untimed, before each repetition.
+func bestOfSetup(repeats int, setup func(), f func() error) (float64, error) {
+	best := math.Inf(1)
+	for range repeats {
+		setup()
+		s, err := bestOf(1, f)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, s)
+	}
+	return best, nil
+}

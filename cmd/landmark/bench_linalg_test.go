@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBenchLinalg runs a small "bench linalg" (M = 300 and 600, both across
+// the 256 block) with gonum and the portable tiles, and checks every row is
+// there and that ours agrees with gonum's Dpotrf, Dlauum and Dtrsm on the
+// same matrices: the rel.diff column must be at round-off (1e-12; these
+// matrices have condition ≈ 1e3, the Gaussian K_MM + 1e-5·M·I).
+func TestBenchLinalg(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"linalg", "-m", "300,600", "-rhs", "70", "-portable"}
+	if err := runBench(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	rows := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || (f[0] != "300" && f[0] != "600") {
+			continue
+		}
+		rows++
+		if f[1] == "precond" || strings.HasSuffix(line, "NaN") {
+			continue
+		}
+		diff, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil || !(diff < 1e-12) {
+			t.Errorf("row %q: rel.diff %q, want < 1e-12", line, f[len(f)-1])
+		}
+	}
+	// Per M: 3 kernels, the build, 3 portable kernels.
+	if rows != 2*7 {
+		t.Errorf("%d rows, want 14:\n%s", rows, out.String())
+	}
+}
