@@ -30,8 +30,9 @@ type Dense struct {
 // at a full k-block, kept in L2) and streams the shared packed op(b) one
 // 16-column panel (32 KiB, kept in L1) at a time.
 const (
-	denseRows = 128
-	denseCols = 512
+	denseRows    = 128
+	denseCols    = 512
+	denseKBlocks = 4
 )
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
@@ -134,12 +135,17 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		acc = accelPortable
 	}
 	nk := (k + kBlock - 1) / kBlock
-	kc := (k + nk - 1) / nk
+	kc := (k + nk - 1) / nk // k-block of one micro-kernel call
+	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
+	// of c sums over all of them before it is stored: c is read and written
+	// once per chunk, not once per k-block.
+	chunk := kc * denseKBlocks
 	np := (n + panelCols - 1) / panelCols
 	mp := roundUp(m, panelRows)
-	bufs := packBuffers(np*panelCols*kc + mp*kc)
+	kcap := min(chunk, k)
+	bufs := packBuffers((np*panelCols + mp) * kcap)
 	defer densePool.Put(bufs)
-	bp, ap := (*bufs)[:np*panelCols*kc], (*bufs)[np*panelCols*kc:np*panelCols*kc+mp*kc]
+	bp, ap := (*bufs)[:np*panelCols*kcap], (*bufs)[np*panelCols*kcap:(np*panelCols+mp)*kcap]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
 	type task struct{ ib, jb int }
@@ -154,23 +160,31 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	}
 	workers := parallel.Workers(d.Workers)
 	tmps := make([][panelRows * panelCols]float64, workers)
-	for p0 := 0; p0 < k; p0 += kc {
-		kl := min(kc, k-p0)
-		addNow := add || p0 > 0
-		// Pack B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) and αÂ
-		// (panel ip: rows [8ip, 8ip+8) as [kl][8]), 16 panels per job.
+	for c0 := 0; c0 < k; c0 += chunk {
+		cl := min(chunk, k-c0)
+		nkb := (cl + kc - 1) / kc
+		addNow := add || c0 > 0
+		// Pack, for each k-block kb of the chunk (features [c0+kb·kc, …+kl)),
+		// B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) at
+		// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [8ip, 8ip+8) as
+		// [kl][8]) at ap[kb·kc·mp + ip·8·kl]; 16 panels per job.
 		const group = 16
 		nb, na := (np+group-1)/group, (mp/panelRows+group-1)/group
-		if err := parallel.For(ctx, nb+na, workers, func(_, g int) {
+		if err := parallel.For(ctx, (nb+na)*nkb, workers, func(_, g int) {
+			kb := g / (nb + na)
+			g %= nb + na
+			p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
 			if g < nb {
+				bk := bp[kb*kc*panelCols*np:]
 				for jp := g * group; jp < min((g+1)*group, np); jp++ {
-					b.pack(bp[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
+					b.pack(bk[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
 				}
 				return
 			}
 			g -= nb
+			ak := ap[kb*kc*mp:]
 			for ip := g * group; ip < min((g+1)*group, mp/panelRows); ip++ {
-				a.pack(ap[ip*panelRows*kl:(ip+1)*panelRows*kl], panelRows, ip*panelRows, m, p0, kl, alpha)
+				a.pack(ak[ip*panelRows*kl:(ip+1)*panelRows*kl], panelRows, ip*panelRows, m, p0, kl, alpha)
 			}
 		}); err != nil {
 			return err
@@ -185,20 +199,27 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 				j1 = min(j1, i1)
 			}
 			rp := roundUp(i1-i0, panelRows)
+			// sum runs the k-blocks of the chunk on one tile.
+			sum := func(i, j int, c []float64, ldc int, add bool) {
+				for kb := 0; kb < nkb; kb++ {
+					kl := min(kc, cl-kb*kc)
+					bpan := bp[kb*kc*panelCols*np+j*kl:]
+					apan := ap[kb*kc*mp+i*kl:]
+					tile(acc, kl, apan, bpan, c, ldc, add || kb > 0)
+				}
+			}
 			for j := j0; j < j1; j += panelCols {
-				bpan := bp[(j/panelCols)*panelCols*kl:]
 				for ip := 0; ip < rp; ip += panelRows {
 					i := i0 + ip
 					if lower && j > i+panelRows-1 {
 						continue // tile entirely above the diagonal
 					}
-					apan := ap[(i0+ip)*kl:]
 					full := i+panelRows <= m && j+panelCols <= n && (!lower || j+panelCols-1 <= i)
 					if full {
-						tile(acc, kl, apan, bpan, rc.Data[i*rc.Stride+j:], rc.Stride, addNow)
+						sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, addNow)
 						continue
 					}
-					tile(acc, kl, apan, bpan, tmp[:], panelCols, false)
+					sum(i, j, tmp[:], panelCols, false)
 					for r := 0; r < panelRows && i+r < m; r++ {
 						cEnd := min(j+panelCols, n)
 						if lower {

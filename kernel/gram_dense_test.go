@@ -56,7 +56,7 @@ func relErr(got, want mat.Matrix, keep func(i, j int) bool) float64 {
 func TestDenseGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ctx := context.Background()
-	for _, sz := range [][3]int{{1, 1, 1}, {7, 9, 3}, {63, 65, 257}, {130, 530, 300}, {257, 17, 600}} {
+	for _, sz := range [][3]int{{1, 1, 1}, {7, 9, 3}, {63, 65, 257}, {130, 530, 300}, {257, 17, 600}, {9, 40, 1100}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {

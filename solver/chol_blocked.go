@@ -57,7 +57,8 @@ const cholBlock = 256
 // gonum's BLAS): for each block of cholBlock columns, factor the diagonal
 // block L11 (LAPACK potrf) and invert it (trtri, b³/3 flops), set the panel
 // below it to A21·L11⁻ᵀ with one Gemm, and subtract A21·A21ᵀ from the
-// trailing lower triangle with one SyrkLower. All but ≈ 3·cholBlock/n of the
+// trailing lower triangle with one SyrkLower (matrices of at most
+// 2·cholBlock rows go straight to gonum's potrf). All but ≈ 3·cholBlock/n of the
 // n³/3 flops are in p. Besides a it allocates an n×cholBlock panel.
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
@@ -96,7 +97,8 @@ func view(s blas64.General, i, j, r, c int) *mat.Dense {
 // columns; ok is false when a pivot is not positive.
 func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (ok bool, err error) {
 	n := s.N
-	if n <= nb {
+	if n <= 2*nb {
+		// One or two blocks: the products would be too small to pay.
 		_, ok := lapack64.Potrf(s)
 		return ok, ctx.Err()
 	}

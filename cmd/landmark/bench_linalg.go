@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -36,6 +43,8 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	gonum := fs.Bool("gonum", true, "also time gonum's Dpotrf, Dlauum and Dtrsm")
 	gonumMax := fs.Int("gonum-max", 5000, "largest M at which gonum is timed (it runs at a few GFLOP/s)")
 	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
+	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
+	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +62,14 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		sizes = append(sizes, m)
 	}
+	py := ""
+	if !*noPython {
+		if p, err := exec.LookPath(*python); err == nil {
+			py = p
+		} else {
+			fmt.Fprintf(stdout, "python: %s not found, scipy side skipped\n", *python)
+		}
+	}
 	w := *workers
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
@@ -61,12 +78,13 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 		kernel.Accel(), w, *d, *repeats)
 	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)
 	fmt.Fprintf(stdout, "gonum = gonum.org/v1/gonum lapack/gonum Dpotrf, Dlauum, blas64 Dtrsm (M ≤ %d); rel.diff = ‖ours − gonum‖_F/‖gonum‖_F\n", *gonumMax)
+	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\t")
+	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\tscipy s\tGFLOP/s\tours/scipy\t")
 	for _, m := range sizes {
 		fmt.Fprintf(stderr, "bench linalg: M = %d…\n", m)
 		b := linalgBench{m: m, rhs: *rhs, d: *d, seed: *seed, repeats: *repeats,
-			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}}
+			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}, python: py}
 		if err := b.run(ctx, tw); err != nil {
 			tw.Flush()
 			return err
@@ -81,6 +99,7 @@ type linalgBench struct {
 	repeats         int
 	gonum, portable bool
 	p               kernel.Dense
+	python          string
 }
 
 func (b linalgBench) run(ctx context.Context, w io.Writer) error {
@@ -104,6 +123,20 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 	rhs := mat.NewDense(m, b.rhs, nil)
 	for i := range rhs.RawMatrix().Data {
 		rhs.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	ref := map[string]kernelBenchResult{}
+	if b.python != "" {
+		var err error
+		if ref, err = runLinalgPython(ctx, b.python, x, b.rhs, b.repeats); err != nil {
+			fmt.Fprintf(w, "%d\tscipy failed: %v\t\n", m, err)
+			ref = map[string]kernelBenchResult{}
+		}
+	}
+	scipy := func(what string) float64 {
+		if r, ok := ref[what]; ok {
+			return r.Seconds
+		}
+		return math.NaN()
 	}
 	mf := float64(m)
 	cube := mf * mf * mf
@@ -145,7 +178,7 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		row := func(name string, ours, flops float64, ref func() (float64, float64, error)) error {
+		row := func(name, what string, ours, flops float64, ref func() (float64, float64, error)) error {
 			gs, diff := math.NaN(), math.NaN()
 			if b.gonum && vi == 0 {
 				var err error
@@ -153,7 +186,12 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 					return err
 				}
 			}
-			_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t\n", m, name+v.name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff)
+			ss := math.NaN()
+			if vi == 0 {
+				ss = scipy(what)
+			}
+			_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.2f\t\n", m, name+v.name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff,
+				ss, flops/ss/1e9, ss/ours)
 			return err
 		}
 		lower := func(got, want *mat.Dense) float64 {
@@ -169,7 +207,7 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 			return math.Sqrt(num / den)
 		}
 		impl := lapackgonum.Implementation{}
-		if err := row("potrf", potrf, cube/3, func() (float64, float64, error) {
+		if err := row("potrf", "potrf", potrf, cube/3, func() (float64, float64, error) {
 			g := mat.DenseCopyOf(a)
 			gr := g.RawMatrix()
 			s, err := bestOfSetup(b.repeats, func() { g.Copy(a) }, func() error {
@@ -182,7 +220,7 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 		}); err != nil {
 			return err
 		}
-		if err := row("lauum", lauum, cube/3, func() (float64, float64, error) {
+		if err := row("lauum", "lauum", lauum, cube/3, func() (float64, float64, error) {
 			g := mat.DenseCopyOf(l)
 			gr := g.RawMatrix()
 			s, err := bestOfSetup(b.repeats, func() { g.Copy(l) }, func() error {
@@ -193,7 +231,7 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 		}); err != nil {
 			return err
 		}
-		if err := row(fmt.Sprintf("trsm k=%d", b.rhs), trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) {
+		if err := row(fmt.Sprintf("trsm k=%d", b.rhs), "trsm", trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) {
 			g := mat.DenseCopyOf(rhs)
 			lr := l.RawMatrix()
 			t := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: lr.Stride, Data: lr.Data}
@@ -218,11 +256,52 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
+		if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+//go:embed bench_linalg.py
+var benchLinalgPy string
+
+// runLinalgPython writes the points x to a temporary file and times scipy's
+// dpotrf, dlauum and dtrsm on their kernel matrix.
+func runLinalgPython(ctx context.Context, py string, x *mat.Dense, rhs, repeats int) (map[string]kernelBenchResult, error) {
+	dir, err := os.MkdirTemp("", "landmark-bench-linalg-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "bench_linalg.py")
+	if err := os.WriteFile(script, []byte(benchLinalgPy), 0o600); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, x.RawMatrix().Data); err != nil {
+		return nil, err
+	}
+	data := filepath.Join(dir, "x.f64")
+	if err := os.WriteFile(data, buf.Bytes(), 0o600); err != nil {
+		return nil, err
+	}
+	m, d := x.Dims()
+	var so, se bytes.Buffer
+	cmd := exec.CommandContext(ctx, py, script, data, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(se.String())))
+	}
+	res := map[string]kernelBenchResult{}
+	for _, line := range strings.Split(strings.TrimSpace(so.String()), "\n") {
+		var r kernelBenchResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("bad output line %q: %w", line, err)
+		}
+		res[r.What] = r
+	}
+	return res, nil
 }
 
 // bestOfSetup is bestOf with setup run, untimed, before each repetition.
