@@ -57,14 +57,24 @@
 //     scores and d_eff, O(n³), the reference for tests. ExactRLS samples by
 //     them; SampleByScores is Musco & Musco's Algorithm 1 (keep i with
 //     pᵢ = min(1, ℓ̃ᵢ·16·log(Σℓ̃/δ)), weight 1/√pᵢ).
-//   - RecursiveRLS: Algorithm 2 (SampleRidge: uniform halving, Lemma 6 scores
-//     (3/(2λ))(K − KS(SᵀKS + λI)⁻¹SᵀK)ᵢᵢ from K_S and diag K), its
-//     fixed-sample-size variant (Sample; Appendix D) and an accelerated one
-//     (Appendix G).
+//   - RecursiveRLS: Algorithm 2 (SampleRidge: each level keeps each point with
+//     probability 1/2 (line 4), base case 192·log(1/δ) (line 1), δ/3 per
+//     level (line 5), Lemma 6 scores (3/(2λ))(K − KS(SᵀKS + λI)⁻¹SᵀK)ᵢᵢ from
+//     K_S and diag K (line 7), pᵢ = min{1, ℓ̃ᵢ·16·log(Σℓ̃/δ)} (line 8), columns
+//     e_i/√pᵢ (line 9)), its fixed-sample-size variant (Sample; Section 5 and
+//     Appendix D) and an accelerated one (Section 5.1, Appendix G). The paper
+//     text in ../shared/papers stops before the appendices: the two variants
+//     follow Section 5's description, and docs/FIDELITY.md lists what that
+//     leaves to us.
 //   - BLESS and BLESSR: Rudi et al.'s Algorithms 1 and 2, λ_h = λ_{h−1}/q from
-//     λ₀ = κ², candidates ~ q₁κ²/λ_h, scores by their eq. 3
-//     ℓ̃ = (λn)⁻¹(K_ii − K_Jiᵀ(K_JJ + λnA)⁻¹K_Ji); Path returns every
-//     (λ_h, J_h, A_h).
+//     λ₀ = κ², R_h = q₁·min(κ²/λ_h, n) candidates (Alg. 1) or each point with
+//     probability β_h = min(q₁κ²/(λ_h n), 1) (Alg. 2), scores by their eq. 3
+//     ℓ̃ = (λn)⁻¹(K_ii − K_Jiᵀ(K_JJ + λnA)⁻¹K_Ji) at λ_h (Alg. 1 line 6) or
+//     λ_{h−1} (Alg. 2 line 10), A_h = (R_h M_h/n)·diag(p) (Alg. 1 line 10) or
+//     diag(p) (Alg. 2 line 13); Path returns every (λ_h, J_h, A_h). Sample
+//     with Lambda > 0 ends the path at Lambda (the paper's use, λ_bless);
+//     with Lambda = 0 it stops where q₂·d_h reaches m (a fixed-size mode of
+//     ours, not in the paper).
 //   - RelFrobeniusError (MEKA protocol: sampled rows), SpectralError (Musco
 //     protocol: dense K − K̃ on a random subset, Lanczos), ScoreAccuracy
 //     (BLESS's R-ACC: ratios ℓ̃ᵢ/ℓᵢ, mean and 5th/95th percentiles).

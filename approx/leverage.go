@@ -257,7 +257,8 @@ func fixedSizeDeff(s int) float64 {
 // over-estimates ℓ̃ᵢ ≥ ℓᵢ(λ) of the ridge leverage scores of the rows of x, it
 // keeps row i independently with probability pᵢ = min(1, ℓ̃ᵢ·c·log(Σℓ̃/δ)) and
 // returns the kept rows with Weights 1/√pᵢ. delta is the failure probability
-// δ ∈ (0, 1) (0 means 0.1) and oversample the constant c (0 means the paper's
+// δ ∈ (0, 1/8) as Algorithm 1 requires (0 means 0.1) and oversample the
+// constant c (0 means the paper's
 // 16). The sample size is random, about c·d_eff·log(d_eff/δ).
 func SampleByScores(x *mat.Dense, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
 	if err := check.Matrix("X", x); err != nil {
@@ -275,7 +276,7 @@ func SampleByScores(x *mat.Dense, scores []float64, delta, oversample float64, r
 	if rng == nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w: nil random source", check.ErrInput)
 	}
-	delta, oversample, err := resolveDeltaOversample(delta, oversample)
+	delta, oversample, err := resolveDeltaOversample(delta, oversample, 0.1, 1.0/8)
 	if err != nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w", err)
 	}
@@ -284,15 +285,17 @@ func SampleByScores(x *mat.Dense, scores []float64, delta, oversample float64, r
 	return weightedLandmarks(x, idx, p), nil
 }
 
-func resolveDeltaOversample(delta, oversample float64) (float64, float64, error) {
+// resolveDeltaOversample resolves δ (0: def) and c (0: 16) and checks
+// 0 < δ < maxDelta, the paper's range for the algorithm.
+func resolveDeltaOversample(delta, oversample, def, maxDelta float64) (float64, float64, error) {
 	if delta == 0 {
-		delta = 0.1
+		delta = def
 	}
 	if oversample == 0 {
 		oversample = 16
 	}
-	if !(delta > 0 && delta < 1) {
-		return 0, 0, fmt.Errorf("%w: delta = %g, want 0 < δ < 1", check.ErrInput, delta)
+	if !(delta > 0 && delta < maxDelta) {
+		return 0, 0, fmt.Errorf("%w: delta = %g, want 0 < δ < %g", check.ErrInput, delta, maxDelta)
 	}
 	if err := check.Positive("oversample", oversample); err != nil {
 		return 0, 0, err

@@ -270,8 +270,11 @@ func TestSampleByScores(t *testing.T) {
 			t.Errorf("scores %v: %v", bad, err)
 		}
 	}
-	if _, err := SampleByScores(x, make([]float64, 6), 1.5, 0, rng); !errors.Is(err, check.ErrInput) {
-		t.Errorf("delta 1.5: %v", err)
+	// Algorithm 1 takes δ ∈ (0, 1/8).
+	for _, d := range []float64{1.5, 0.2} {
+		if _, err := SampleByScores(x, make([]float64, 6), d, 0, rng); !errors.Is(err, check.ErrInput) {
+			t.Errorf("delta %g: %v", d, err)
+		}
 	}
 }
 

@@ -38,7 +38,8 @@ import (
 //
 // The zero value is ready to use.
 type RecursiveRLS struct {
-	// Delta is the failure probability δ of SampleRidge, 0 < δ < 1; 0 means 0.1.
+	// Delta is the failure probability δ of SampleRidge, 0 < δ < 1/32 as
+	// Algorithm 2 requires; 0 means 0.03.
 	Delta float64
 	// Oversample is the constant c of SampleRidge's pᵢ = min(1, ℓ̃ᵢ·c·log(Σℓ̃/δ));
 	// 0 means the paper's 16. Values near 1–2 give samples of a few times
@@ -145,7 +146,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Ke
 	if rng == nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w: nil random source", check.ErrInput)
 	}
-	delta, c, err := resolveDeltaOversample(r.Delta, r.Oversample)
+	delta, c, err := resolveDeltaOversample(r.Delta, r.Oversample, 0.03, 1.0/32)
 	if err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}

@@ -25,19 +25,18 @@ func levSpectralErr(t *testing.T, kk *mat.Dense, idx []int) float64 {
 }
 
 // Algorithm 2 with a given ridge λ: ‖K − K̃‖₂ ≤ λ should hold with
-// probability ≥ 1 − 3δ. With the paper's constant 16 the sample is all of
-// this small problem (n = 500), so the guarantee is checked with
-// Oversample = 0.25, which keeps about 3–4·d_eff landmarks. Measured over 20
-// seeds: λ = 1 (d_eff 22.9) within λ on 19/20 with 83 landmarks on average
-// (3.6·d_eff); λ = 0.3 (d_eff 34.1) 20/20 with 110 (3.2·d_eff), not run
-// here to keep the test short. Both are well inside d_eff·log(d_eff/δ)
-// landmarks. We require 17 of 20 (δ = 0.1 allows up to 30% failures in
-// theory) and at most d_eff·log(d_eff/δ) landmarks on average.
+// probability ≥ 1 − 3δ. The base case keeps 192·log(1/δ) ≥ 666 points
+// (δ < 1/32), so n = 1,450 gives one level of recursion at the default
+// δ = 0.03; with the paper's constant 16 the sample would be all of the top
+// level, so the guarantee is checked with Oversample = 0.25. We require 17
+// of 20 seeds within λ (3δ allows 9% failures) and at most
+// d_eff·log(d_eff/0.1) landmarks on average (measured at λ = 1: d_eff 26.1,
+// 20/20 within λ with 110 landmarks on average, 4.2·d_eff).
 func TestRecursiveRidgeSpectralGuarantee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 seeds of dense Nyström")
 	}
-	x := levClusters(450, 10, 5, rand.New(rand.NewPCG(1, 1)))
+	x := levClusters(1400, 10, 5, rand.New(rand.NewPCG(1, 1)))
 	k := kernel.Gaussian{Gamma: 0.5}
 	kk := levDenseKernel(k, x)
 	for _, ridge := range []float64{1} {
@@ -146,8 +145,11 @@ func TestRecursiveBadInput(t *testing.T) {
 	if _, err := (RecursiveRLS{}).SampleRidge(levCtx, x, k, 0, rng); !errors.Is(err, check.ErrInput) {
 		t.Errorf("ridge 0: %v", err)
 	}
-	if _, err := (RecursiveRLS{Delta: 2}).SampleRidge(levCtx, x, k, 1, rng); !errors.Is(err, check.ErrInput) {
-		t.Errorf("delta 2: %v", err)
+	// Algorithm 2 takes δ ∈ (0, 1/32).
+	for _, d := range []float64{2, 0.05, -0.01} {
+		if _, err := (RecursiveRLS{Delta: d}).SampleRidge(levCtx, x, k, 1, rng); !errors.Is(err, check.ErrInput) {
+			t.Errorf("delta %g: %v", d, err)
+		}
 	}
 	if _, err := (RecursiveRLS{Oversample: -1}).SampleRidge(levCtx, x, k, 1, rng); !errors.Is(err, check.ErrInput) {
 		t.Errorf("oversample -1: %v", err)
