@@ -34,7 +34,7 @@ type BKAOptions struct {
 	// Partition, when non-nil, is used instead of running k-means.
 	Partition *Partition
 	// MaxBytes bounds the planned memory Σ 8·n_s² of the blocks; 0 means
-	// DefaultBKAMaxBytes. FitBKA fails with ErrInput, before allocating, when
+	// DefaultBKAMaxBytes. FitBKA fails with ErrMemory, before allocating, when
 	// the partition needs more.
 	MaxBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
@@ -137,7 +137,7 @@ func FitBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt BKAOptions, 
 	}
 	if plan > o.MaxBytes {
 		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²), more than MaxBytes %d; use more clusters",
-			check.ErrInput, plan, o.MaxBytes)
+			check.ErrMemory, plan, o.MaxBytes)
 	}
 	t0 = time.Now()
 	c := len(members)
@@ -201,8 +201,9 @@ func (b *BKA) Block(s int) *mat.SymDense {
 	return g
 }
 
-// Assign returns the cluster of each row of x (nearest centroid).
-func (b *BKA) Assign(x *mat.Dense) []int { return b.part.Assign(x) }
+// Assign returns the cluster of each row of x (nearest centroid); see
+// Partition.Assign for the errors.
+func (b *BKA) Assign(x *mat.Dense) ([]int, error) { return b.part.Assign(x) }
 
 // Mul sets dst = G_BKA·V (n×t), blockwise.
 func (b *BKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
@@ -373,7 +374,10 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 	if rd, td := dst.Dims(); ra != b.n || rd != q || td != t {
 		return fmt.Errorf("approx: bka: CrossMul: dst %d×%d and α %d×%d, want %d×t and %d×t", rd, td, ra, t, q, b.n)
 	}
-	lab := b.part.Assign(xnew)
+	lab, err := b.part.Assign(xnew)
+	if err != nil {
+		return fmt.Errorf("approx: bka: CrossMul: %w", err)
+	}
 	rows := make([][]int, len(b.members))
 	for i, s := range lab {
 		rows[s] = append(rows[s], i)

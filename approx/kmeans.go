@@ -158,16 +158,25 @@ func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partit
 
 // Assign returns the cluster of each row of x: the nearest centroid, or in
 // sketch mode the nearest sketched centroid after sketching x, so that Assign
-// on the training rows reproduces Labels. x must have as many columns as the
-// training data; Assign panics otherwise.
-func (p *Partition) Assign(x *mat.Dense) []int {
+// on the training rows reproduces Labels. It fails with ErrInput when x is
+// empty, holds NaN or Inf, or has a different number of columns than the
+// training data.
+func (p *Partition) Assign(x *mat.Dense) ([]int, error) {
+	if p == nil || p.Centroids == nil || p.assignTo == nil {
+		return nil, fmt.Errorf("%w: k-means: Assign on an empty partition", check.ErrInput)
+	}
+	if err := check.Matrix("X", x); err != nil {
+		return nil, fmt.Errorf("k-means: Assign: %w", err)
+	}
 	n, d := x.Dims()
 	if _, dc := p.Centroids.Dims(); d != dc {
-		panic(fmt.Sprintf("approx: Partition.Assign: X has %d columns, the partition %d", d, dc))
+		return nil, fmt.Errorf("%w: k-means: Assign: X has %d columns, the partition %d", check.ErrInput, d, dc)
 	}
 	lab := make([]int, n)
-	_ = kmNearest(context.Background(), lab, nil, x, p.sketch, p.assignTo)
-	return lab
+	if err := kmNearest(context.Background(), lab, nil, x, p.sketch, p.assignTo); err != nil {
+		return nil, err
+	}
+	return lab, nil
 }
 
 // Members returns the row indices of each cluster, ascending.

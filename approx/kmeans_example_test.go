@@ -21,7 +21,11 @@ func ExampleKMeans() {
 	fmt.Println(p.Labels[0] == p.Labels[2], p.Labels[0] != p.Labels[3])
 	fmt.Println(p.Members()[p.Labels[0]], p.Members()[p.Labels[3]])
 	fmt.Printf("centroid of the first group: %.0f\n", p.Centroids.At(p.Labels[0], 0))
-	a := p.Assign(mat.NewDense(2, 1, []float64{1.5, 9}))
+	a, err := p.Assign(mat.NewDense(2, 1, []float64{1.5, 9}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(a[0] == p.Labels[0], a[1] == p.Labels[3])
 	// Output:
 	// true true

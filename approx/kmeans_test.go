@@ -125,7 +125,7 @@ func TestKMeansAssignMatchesLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Assign(x); !slices.Equal(got, p.Labels) {
+		if got := mustAssign(t, p, x); !slices.Equal(got, p.Labels) {
 			t.Fatalf("%+v: Assign differs from Labels", km)
 		}
 		// Rows in other positions (other blocks, a short last block) get the
@@ -134,7 +134,7 @@ func TestKMeansAssignMatchesLabels(t *testing.T) {
 		for i := range sub {
 			sub[i] = 1499 - 5*i
 		}
-		for i, l := range p.Assign(kmRows(x, sub)) {
+		for i, l := range mustAssign(t, p, kmRows(x, sub)) {
 			if l != p.Labels[sub[i]] {
 				t.Fatalf("%+v: Assign on a subset: row %d got %d, label %d", km, sub[i], l, p.Labels[sub[i]])
 			}
@@ -257,4 +257,14 @@ func kmSqDist(a, b []float64) float64 {
 		s += e * e
 	}
 	return s
+}
+
+// mustAssign is Partition.Assign for inputs the test knows are valid.
+func mustAssign(t *testing.T, p *Partition, x *mat.Dense) []int {
+	t.Helper()
+	lab, err := p.Assign(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
 }

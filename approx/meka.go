@@ -92,7 +92,7 @@ type MEKAOptions struct {
 	Partition *Partition
 	// MaxBytes bounds the memory planned before allocation (what MEKA holds
 	// plus each worker's scratch for one cluster); 0 means
-	// DefaultMEKAMaxBytes. Fit fails with ErrInput when the plan exceeds it.
+	// DefaultMEKAMaxBytes. Fit fails with ErrMemory when the plan exceeds it.
 	MaxBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS. Results do not
 	// depend on it.
@@ -212,7 +212,7 @@ func FitMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt MEKAOptions
 	// Plan memory before allocating the bases and L.
 	if plan := m.plannedBytes(); plan > o.MaxBytes {
 		return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes (W %d×~%d, L %d×%d) exceeds MaxBytes %d",
-			check.ErrInput, plan, n, o.Rank, c*o.Rank, c*o.Rank, o.MaxBytes)
+			check.ErrMemory, plan, n, o.Rank, c*o.Rank, c*o.Rank, o.MaxBytes)
 	}
 
 	// Per-task seeds, drawn in a fixed order so workers cannot change results.
@@ -923,8 +923,9 @@ func (m *MEKA) Clusters() int { return len(m.members) }
 // Partition returns the partition the approximation was built on.
 func (m *MEKA) Partition() *Partition { return m.part }
 
-// Assign returns the cluster of each row of x (nearest centroid).
-func (m *MEKA) Assign(x *mat.Dense) []int { return m.part.Assign(x) }
+// Assign returns the cluster of each row of x (nearest centroid); see
+// Partition.Assign for the errors.
+func (m *MEKA) Assign(x *mat.Dense) ([]int, error) { return m.part.Assign(x) }
 
 // Link returns a copy of the link matrix L ((Σk_s)²; PSD-fixed if PSD was set).
 func (m *MEKA) Link() *mat.SymDense {
@@ -1058,7 +1059,10 @@ func (m *MEKA) Transform(ctx context.Context, dst, x *mat.Dense) error {
 // extend computes, for every row x_i assigned to cluster s,
 // dst_i = k(x_i, Z_s)·P_s·right(s).
 func (m *MEKA) extend(ctx context.Context, dst, x *mat.Dense, right func(s int) *mat.Dense) error {
-	lab := m.part.Assign(x)
+	lab, err := m.part.Assign(x)
+	if err != nil {
+		return fmt.Errorf("approx: meka: %w", err)
+	}
 	c := len(m.members)
 	rows := make([][]int, c)
 	for i, s := range lab {

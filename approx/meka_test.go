@@ -188,7 +188,7 @@ func TestMEKAPSDFix(t *testing.T) {
 	x, part := blobs(4, 50, 3, 1, rand.New(rand.NewPCG(5, 6)))
 	// The blobs overlap: relabel by nearest centroid, as k-means would, so
 	// that Transform (which assigns points) sees the training clusters.
-	part.Labels = part.Assign(x)
+	part.Labels = mustAssign(t, part, x)
 	k := kernel.Gaussian{Gamma: 0.05}
 	// Small γ with overlapping clusters and a small link sample (ρ = 0.1)
 	// makes the sampled least-squares links inconsistent, so L is indefinite.

@@ -162,7 +162,7 @@ func (ny Nystrom) Fit(ctx context.Context, x *mat.Dense, k kernel.Kernel, lm *La
 		n, _ = x.Dims()
 		if need := 8 * int64(n) * int64(mLm); need > cfg.MaxBytes {
 			return nil, fmt.Errorf("%w: nyström QR: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
-				check.ErrInput, need>>20, n, mLm, cfg.MaxBytes>>20)
+				check.ErrMemory, need>>20, n, mLm, cfg.MaxBytes>>20)
 		}
 	}
 

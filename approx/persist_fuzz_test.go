@@ -46,7 +46,9 @@ func FuzzDecodeMap(f *testing.F) {
 				return
 			}
 			_, d := p.Centroids.Dims()
-			p.Assign(mat.NewDense(2, d, nil))
+			if _, err := p.Assign(mat.NewDense(2, d, nil)); err != nil && !errors.Is(err, ErrInput) {
+				t.Fatalf("Assign on a loaded partition: %v", err)
+			}
 			return
 		}
 		m, err := LoadMap(&buf)

@@ -34,7 +34,7 @@ var estimators = []EstimatorEntry{
 			optC, optCacheBytes,
 			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of k-means clusters c (default 64)"},
 			{Name: "kmeans_subsample", Kind: KindInt, HasMin: true, Doc: "rows k-means runs on (0: approx default)"},
-			optMaxIter, optMulticlass, optNoShrinking,
+			optMaxIter, optMemLimit, optMulticlass, optNoShrinking,
 			{Name: "prediction", Kind: KindString, Values: []string{model.GlobalPrediction, model.LocalPrediction}, Doc: "local (default: the cluster of x only) or global (eq. 9: all support vectors)"},
 			{Name: "refine", Kind: KindBool, Doc: "continue the exact no-bias solver from the concatenated α (DC-SVM)"},
 			{Name: "sketch", Kind: KindInt, HasMin: true, Doc: "cluster a ±1 random projection to this many dimensions (0: none)"},
@@ -87,7 +87,7 @@ var estimators = []EstimatorEntry{
 		Summary: "exact kernel SVM, C-SVC by SMO (model.SVM; LIBSVM's formulation)",
 		Tasks:   classTasks,
 		Options: []Option{
-			optC, optCacheBytes, optMaxIter, optMulticlass,
+			optC, optCacheBytes, optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
 			optNoShrinking, optTol, optWorkers,
 		},
@@ -190,6 +190,7 @@ func newSVM(c Config) (model.Estimator, error) {
 		Tol:         c.Float("tol", 0),
 		MaxIter:     c.Int("max_iter", 0),
 		CacheBytes:  int64(c.Float("cache_bytes", 0)),
+		MemoryLimit: int64(c.Float("memory_limit", 0)),
 		NoShrinking: c.Bool("no_shrinking", false),
 		Workers:     c.Int("workers", 0),
 	}, nil
@@ -212,6 +213,7 @@ func newBKASVM(c Config) (model.Estimator, error) {
 		Tol:             c.Float("tol", 0),
 		MaxIter:         c.Int("max_iter", 0),
 		CacheBytes:      int64(c.Float("cache_bytes", 0)),
+		MemoryLimit:     int64(c.Float("memory_limit", 0)),
 		NoShrinking:     c.Bool("no_shrinking", false),
 		Seed:            c.Seed,
 		Workers:         c.Int("workers", 0),

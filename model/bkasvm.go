@@ -82,8 +82,16 @@ type BKASVM struct {
 	// MaxIter caps the updates of each dual solve; 0 means max(10⁷, 100n).
 	MaxIter int `yaml:"max_iter"`
 	// CacheBytes is the total kernel-column cache budget, shared by the
-	// clusters solved at the same time; 0 means 200 MB.
+	// clusters solved at the same time; 0 means 200 MB, or less when
+	// MemoryLimit leaves less.
 	CacheBytes int64 `yaml:"cache_bytes"`
+	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
+	// bytes: the Workers largest cluster problems solved at once with their
+	// caches (or, with Refine, the exact solve), plus the support vectors
+	// kept. It is checked after k-means (whose sample is small) and before
+	// the cluster problems allocate; a fit over it fails with ErrMemory.
+	// 0 means no limit.
+	MemoryLimit int64 `yaml:"memory_limit"`
 	// NoShrinking turns the solvers' shrinking heuristic off.
 	NoShrinking bool `yaml:"no_shrinking"`
 	// Seed seeds k-means.
@@ -149,6 +157,9 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	if _, err := b.local(); err != nil {
 		return err
 	}
+	if b.MemoryLimit < 0 {
+		return fmt.Errorf("%w: memory limit %d bytes is negative", ErrInput, b.MemoryLimit)
+	}
 	labels, err := NewLabels(y)
 	if err != nil {
 		return err
@@ -190,6 +201,19 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 		alphas[ti] = make([]float64, len(t.rows))
 		bounds[ti] = cfg.bounds(labels, cls, t)
 	}
+	jobSizes := make([]int, len(jobs))
+	for j, jb := range jobs {
+		jobSizes[j] = len(jb.loc)
+	}
+	taskSizes := make([]int, len(tasks))
+	for ti, t := range tasks {
+		taskSizes[ti] = len(t.rows)
+	}
+	need, cache := bkaSVMPlan(n, d, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, b.MemoryLimit)
+	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
+		return err
+	}
+	cfg.cacheBytes = max(cache, 1)
 	results := make([]*solver.SVMResult, len(jobs))
 	errs := make([]error, len(jobs))
 	perCache := max(cfg.cacheBytes/int64(cfg.workers), 1)
@@ -337,7 +361,10 @@ func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 	}
 	n, _ := x.Dims()
 	out := mat.NewDense(n, b.fit.ntasks, nil)
-	lab := b.fit.part.Assign(x)
+	lab, err := b.fit.part.Assign(x)
+	if err != nil {
+		return nil, err
+	}
 	groups := make([][]int, len(b.fit.local))
 	for i, l := range lab {
 		groups[l] = append(groups[l], i)

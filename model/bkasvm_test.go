@@ -84,7 +84,10 @@ func TestBKASVMIsSumOfClusterSVMs(t *testing.T) {
 	}
 	part := glob.Partition()
 	members := part.Members()
-	testCluster := part.Assign(c.xTest)
+	testCluster, err := part.Assign(c.xTest)
+	if err != nil {
+		t.Fatal(err)
+	}
 	nt, _ := c.xTest.Dims()
 	sum := make([]float64, nt)
 	own := make([]float64, nt)

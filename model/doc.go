@@ -50,7 +50,8 @@
 // NystromFeatures, RFFFeatures or MEKAFeatures, and MEKAKRR. Not saved,
 // because they are code or data rather than settings: other samplers and
 // feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
-// Validation, WarmStart and Progress, SVM's and BKASVM's Progress, and
+// Validation, WarmStart and Progress, SVM's and BKASVM's Progress and
+// MemoryLimit (a fit-time cap, added after the format was fixed), and
 // MEKAKRR's CG callback; a loaded estimator still predicts identically, and
 // a refit uses the defaults for them unless they are set again.
 //

@@ -412,6 +412,11 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 		nv = val.X.RawMatrix().Rows
 	}
 	plan := falkonPlan(planOp, n, d, mc, t, nv, centers != nil, false)
+	if centers == nil {
+		if err := checkSampler(cfg.sampler, n, d, mc, m.MemoryLimit); err != nil {
+			return fmt.Errorf("model: falkon: %w", err)
+		}
+	}
 	if err := checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit); err != nil {
 		return err
 	}

@@ -46,6 +46,13 @@ func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, K
 	if b.Features == nil {
 		return nil, info, fmt.Errorf("%w: feature ridge needs a FeatureMapper", ErrInput)
 	}
+	if mp, ok := b.Features.(mapPlanner); ok {
+		mapBytes, r := mp.PlanBytes(n, d)
+		need := max(mapBytes, featureRidgeBytes(n, d, t, r))
+		if err := checkMemory(fmt.Sprintf("feature map %T and ridge (n=%d, r ≤ %d)", b.Features, n, r), need, p.MemoryLimit); err != nil {
+			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+		}
+	}
 	phi, err := b.Features.FitMap(ctx, p.X, p.Kernel, p.Rng)
 	if err != nil {
 		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
@@ -56,7 +63,7 @@ func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, K
 	}
 	info.Rank = r
 	chunk := krrChunkRows(n, r)
-	info.MemoryBytes = bytesF64(int64(n)*int64(d+t) + int64(r)*int64(r+t) + int64(chunk)*int64(r))
+	info.MemoryBytes = featureRidgeBytes(n, d, t, r)
 	if err := checkMemory(fmt.Sprintf("feature ridge (n=%d, r=%d)", n, r), info.MemoryBytes, p.MemoryLimit); err != nil {
 		return nil, info, err
 	}
@@ -190,4 +197,12 @@ func (f FixedFeatures) FitMap(ctx context.Context, _ *mat.Dense, _ kernel.Kernel
 		return nil, fmt.Errorf("%w: fixed features without a map", ErrInput)
 	}
 	return f.Map, ctx.Err()
+}
+
+// featureRidgeBytes plans the ridge on r features of n×d data with t
+// outputs: the data and targets, the r×r normal matrix and r×t right-hand
+// side, and one chunk of features.
+func featureRidgeBytes(n, d, t, r int) int64 {
+	chunk := krrChunkRows(n, r)
+	return bytesF64(int64(n)*int64(d+t) + int64(r)*int64(r+t) + int64(chunk)*int64(r))
 }

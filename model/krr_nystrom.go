@@ -56,14 +56,16 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 	chunk := krrChunkRows(n, mc)
 	info.MemoryBytes = bytesF64(int64(n)*int64(d+t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
 		kernel.NewOp(p.Kernel, p.X, mat.NewDense(mc, d, nil), engine).ScratchBytes(t)
+	if centers == nil {
+		if err := checkSampler(b.sampler(), n, d, mc, p.MemoryLimit); err != nil {
+			return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
+		}
+	}
 	if err := checkMemory(fmt.Sprintf("nystrom KRR (n=%d, M=%d)", n, mc), info.MemoryBytes, p.MemoryLimit); err != nil {
 		return nil, info, err
 	}
 	if centers == nil {
-		s := b.Sampler
-		if s == nil {
-			s = approx.Uniform{}
-		}
+		s := b.sampler()
 		lm, err := s.Sample(ctx, p.X, p.Kernel, mc, p.Rng)
 		if err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: sampling centers: %w", err)
@@ -140,4 +142,12 @@ func krrSymmetrize(a *mat.Dense) {
 			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
 		}
 	}
+}
+
+// sampler is the resolved sampler: Sampler, or uniform when nil.
+func (b NystromKRR) sampler() approx.Sampler {
+	if b.Sampler == nil {
+		return approx.Uniform{}
+	}
+	return b.Sampler
 }

@@ -1,39 +1,79 @@
 package model
 
 import (
-	"errors"
 	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
 // ErrMemory is returned when a fit would need more memory than the
 // estimator's MemoryLimit allows. Nothing large has been allocated when it is
-// returned: memory is planned before allocation.
-var ErrMemory = errors.New("model: memory limit exceeded")
+// returned: memory is planned before allocation. approx.ErrMemory is the same
+// error.
+var ErrMemory = check.ErrMemory
 
 // bytesF64 is the size of n float64 values in bytes.
 func bytesF64(n int64) int64 { return 8 * n }
 
-// checkMemory compares a planned peak with a limit (0 means no limit).
+// checkMemory compares a planned peak with a limit (0 means no limit); the
+// error names the bytes needed and the limit.
 func checkMemory(what string, need, limit int64) error {
-	if limit < 0 {
-		return fmt.Errorf("%w: memory limit %d bytes is negative", ErrInput, limit)
-	}
-	if limit > 0 && need > limit {
-		return fmt.Errorf("%w: %s needs about %s, the limit is %s", ErrMemory, what, formatBytes(need), formatBytes(limit))
-	}
-	return nil
+	return check.Memory(what, need, limit)
 }
 
 // formatBytes prints a byte count with a binary unit.
-func formatBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
+func formatBytes(b int64) string { return check.FormatBytes(b) }
+
+// samplerPlanner is what the approx samplers implement to plan their memory
+// before sampling (approx/plan.go).
+type samplerPlanner interface {
+	PlanBytes(n, d, m int) int64
+}
+
+// checkSampler refuses, before sampling, a sampler whose planned peak for m
+// landmarks of n×d data exceeds limit. Samplers without a plan pass.
+func checkSampler(s approx.Sampler, n, d, m int, limit int64) error {
+	p, ok := s.(samplerPlanner)
+	if !ok {
+		return nil
 	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 4; n /= unit {
-		div *= unit
-		exp++
+	return checkMemory(fmt.Sprintf("sampler %T (n=%d, m=%d)", s, n, m), p.PlanBytes(n, d, m), limit)
+}
+
+// mapPlanner is what feature mappers implement to plan the peak memory of
+// FitMap on n×d data before it allocates, and to bound the dimension r of
+// the map (so that FeatureRidge can plan its r×r system too).
+type mapPlanner interface {
+	PlanBytes(n, d int) (bytes int64, dim int)
+}
+
+// PlanBytes plans FitMap on n×d data: the sampler's peak, or the Nyström
+// map's (W = K(L, L) and its eigendecomposition, 3·8M², the landmarks, and
+// in the QR variant C = K(X, L) and its factor, 2·8nM), whichever is larger;
+// the map has at most M features.
+func (f NystromFeatures) PlanBytes(n, d int) (int64, int) {
+	m := f.M
+	if m <= 0 || m > n {
+		m = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
 	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
+	var s int64
+	if p, ok := f.Sampler.(samplerPlanner); ok {
+		s = p.PlanBytes(n, d, m)
+	} else if f.Sampler == nil {
+		s = approx.Uniform{}.PlanBytes(n, d, m)
+	}
+	mm := int64(m)
+	fit := 3*mm*mm + mm*int64(d)
+	if f.Nystrom.QR {
+		fit += 2 * int64(n) * mm
+	}
+	return max(s, bytesF64(fit)), m
+}
+
+// PlanBytes plans FitMap: the D×d frequencies and D offsets; the map has D
+// features.
+func (f RFFFeatures) PlanBytes(n, d int) (int64, int) {
+	return bytesF64(int64(f.RFF.Features) * int64(d+1)), f.RFF.Features
 }

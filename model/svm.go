@@ -72,8 +72,14 @@ type SVM struct {
 	Tol float64 `yaml:"tol"`
 	// MaxIter caps the solver updates per sub-problem; 0 means max(10⁷, 100n).
 	MaxIter int `yaml:"max_iter"`
-	// CacheBytes is the kernel-column cache budget; 0 means 200 MB.
+	// CacheBytes is the kernel-column cache budget; 0 means 200 MB, or less
+	// when MemoryLimit leaves less.
 	CacheBytes int64 `yaml:"cache_bytes"`
+	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
+	// bytes: the data and state of the largest sub-problem, its kernel-column
+	// cache, and the support vectors kept. A fit that cannot stay within it
+	// fails with ErrMemory before the solver allocates; 0 means no limit.
+	MemoryLimit int64 `yaml:"memory_limit"`
 	// NoShrinking turns the solver's shrinking heuristic off.
 	NoShrinking bool `yaml:"no_shrinking"`
 	// Workers bounds the goroutines computing kernel columns and predictions;
@@ -319,6 +325,14 @@ func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	}
 	cls := classIndex(labels, y)
 	tasks := svmTasks(labels, cls, cfg.ovo)
+	n := len(y)
+	sizes := make([]int, len(tasks))
+	for i, t := range tasks {
+		sizes[i] = len(t.rows)
+	}
+	if err := checkSVMMemory("svm", n, d, sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit); err != nil {
+		return err
+	}
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}
 	parts := make([]svmPart, len(tasks))
 	for ti, t := range tasks {

@@ -1,0 +1,171 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// memoryData is n points in [−1, 1]³ with a smooth target and its sign as a
+// label (±1).
+func memoryData(n int) (x *mat.Dense, y, labels []float64) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x = mat.NewDense(n, 3, nil)
+	y = make([]float64, n)
+	labels = make([]float64, n)
+	for i := range n {
+		r := x.RawRowView(i)
+		for j := range r {
+			r[j] = 2*rng.Float64() - 1
+		}
+		y[i] = r[0] - r[1]*r[2]
+		labels[i] = 1
+		if y[i] < 0 {
+			labels[i] = -1
+		}
+	}
+	return x, y, labels
+}
+
+var needBytes = regexp.MustCompile(`needs (\d+) bytes`)
+
+// TestMemoryCapRefusedBeforeAllocating fits every estimator and backend with
+// a cap far below its plan on 3000×3 data (72 KB): each must fail with
+// ErrMemory, name the bytes it needs (≥ 4× the cap, so the case tests a
+// real refusal) and the cap, and allocate — per runtime.MemStats.TotalAlloc,
+// which counts every allocation however short-lived — less than 1/8 of the
+// bytes it names: the refusal comes before the large allocations. Two
+// exceptions, said where they apply: k-means centers plan O(n) bytes, the
+// size of the data, so there the bound is twice the data instead; MEKA and
+// BKA plan after clustering (their plans depend on the cluster sizes), and
+// k-means on 3000 points allocates about 1 MB of short-lived buffers.
+func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
+	const n = 3000
+	x, y, labels := memoryData(n)
+	k := kernel.Gaussian{Gamma: 1}
+	var limit int64
+	krr := func(a KRRApprox) func() error {
+		return func() error {
+			return (&KRR{Kernel: k, Lambda: 1e-3, Approx: a, MemoryLimit: limit}).Fit(context.Background(), x, y)
+		}
+	}
+	falkon := func(s approx.Sampler, m int) func() error {
+		return func() error {
+			return (&Falkon{Kernel: k, Lambda: 1e-3, M: m, Sampler: s, MemoryLimit: limit}).Fit(context.Background(), x, y)
+		}
+	}
+	const dataBytes = 8 * n * 3
+	cases := []struct {
+		name string
+		fit  func() error
+		// what must appear in the message: which plan refused
+		what string
+		// limit is the cap (0: 64 KiB); smallPlan marks plans of data size
+		limit     int64
+		smallPlan bool
+	}{
+		{"exact KRR", krr(nil), "exact KRR", 0, false},
+		{"nystrom KRR uniform", krr(NystromKRR{M: 1000}), "nystrom KRR", 100 << 10, false}, // above uniform's 72 KB
+		{"nystrom KRR exact-rls", krr(NystromKRR{M: 100, Sampler: approx.ExactRLS{}}), "sampler approx.ExactRLS", 0, false},
+		{"nystrom KRR rls", krr(NystromKRR{M: 1000, Sampler: approx.RecursiveRLS{}}), "sampler approx.RecursiveRLS", 0, false},
+		{"nystrom KRR bless", krr(NystromKRR{M: 1000, Sampler: approx.BLESS{}}), "sampler approx.BLESS", 0, false},
+		{"nystrom KRR bless-r", krr(NystromKRR{M: 1000, Sampler: approx.BLESSR{}}), "sampler approx.BLESSR", 0, false},
+		{"nystrom KRR kmeans", krr(NystromKRR{M: 2000, Sampler: approx.KMeansCenters{}}), "sampler approx.KMeansCenters", 16 << 10, true},
+		{"nystrom KRR clustered", krr(NystromKRR{M: 2000, Sampler: approx.RandomizedClustered{}}), "sampler approx.RandomizedClustered", 16 << 10, true},
+		{"feature ridge nystrom-qr", krr(FeatureRidge{Features: NystromFeatures{M: 1000, Nystrom: approx.Nystrom{QR: true}}}), "feature map", 0, false},
+		{"feature ridge rff", krr(FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 4000}}}), "feature map", 16 << 10, false},
+		{"meka KRR", krr(&MEKAKRR{Clusters: 8, Rank: 128}), "meka", 0, false},
+		{"falkon uniform", falkon(nil, 500), "falkon", 0, false},
+		{"falkon exact-rls", falkon(approx.ExactRLS{}, 100), "sampler approx.ExactRLS", 0, false},
+		{"falkon bless", falkon(approx.BLESS{}, 1000), "sampler approx.BLESS", 0, false},
+		{"svm", func() error {
+			return (&SVM{Kernel: k, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+		}, "svm", 0, false},
+		{"bka-svm", func() error {
+			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+		}, "bka-svm", 0, false},
+		{"approx.FitBKA", func() error {
+			_, err := approx.FitBKA(context.Background(), x, k, approx.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
+			return err
+		}, "diagonal blocks", 0, false},
+		{"approx.FitMEKA", func() error {
+			_, err := approx.FitMEKA(context.Background(), x, k, approx.MEKAOptions{Clusters: 8, Rank: 128, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
+			return err
+		}, "meka", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			limit = c.limit
+			if limit == 0 {
+				limit = 64 << 10
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := c.fit()
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrMemory) || !errors.Is(err, approx.ErrMemory) {
+				t.Fatalf("err = %v, want ErrMemory", err)
+			}
+			msg := err.Error()
+			if !regexp.MustCompile(regexp.QuoteMeta(c.what)).MatchString(msg) {
+				t.Errorf("error %q does not name %q", msg, c.what)
+			}
+			var need int64
+			if m := needBytes.FindStringSubmatch(msg); m != nil {
+				need, _ = strconv.ParseInt(m[1], 10, 64)
+			} else if m := regexp.MustCompile(`(\d+) bytes`).FindStringSubmatch(msg); m != nil { // approx's own messages
+				need, _ = strconv.ParseInt(m[1], 10, 64)
+			}
+			if need < 4*limit {
+				t.Fatalf("error %q names %d bytes needed, want ≥ %d (4× the cap)", msg, need, 4*limit)
+			}
+			bound := need / 8
+			if c.smallPlan {
+				bound = 2 * dataBytes
+			}
+			if grew := int64(after.TotalAlloc - before.TotalAlloc); grew > bound {
+				t.Errorf("allocated %d bytes before refusing, the plan is %d", grew, need)
+			}
+		})
+	}
+}
+
+// TestMemoryCapShrinksDefaultCache checks that a cap with the default cache
+// budget fits by using a smaller cache, and that the cache size does not
+// change the SVM's solution (LIBSVM's cache only trades time for memory).
+func TestMemoryCapShrinksDefaultCache(t *testing.T) {
+	x, _, labels := memoryData(400)
+	xt, _, _ := memoryData(50)
+	k := kernel.Gaussian{Gamma: 2}
+	free := &SVM{Kernel: k}
+	// 400×3 data: the fit keeps ≈ 8·400·3 + 16·400 and the solve holds
+	// 8·400·3 + 72·400 bytes besides its cache; 100 KB leaves room for
+	// about 20 of the 400 kernel columns (3.2 KB each).
+	capped := &SVM{Kernel: k, MemoryLimit: 100 << 10}
+	for _, s := range []*SVM{free, capped} {
+		if err := s.Fit(context.Background(), x, labels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p1, _ := free.Predict(xt)
+	p2, _ := capped.Predict(xt)
+	if !slices.Equal(p1, p2) {
+		t.Error("a memory cap changed the predictions")
+	}
+	if err := (&SVM{Kernel: k, MemoryLimit: 20 << 10}).Fit(context.Background(), x, labels); !errors.Is(err, ErrMemory) {
+		t.Errorf("cap below the state without cache: err = %v, want ErrMemory", err)
+	}
+	if err := (&SVM{Kernel: k, MemoryLimit: -1}).Fit(context.Background(), x, labels); !errors.Is(err, ErrInput) || errors.Is(err, ErrMemory) {
+		t.Errorf("negative cap: err = %v, want ErrInput", err)
+	}
+}
