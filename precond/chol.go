@@ -5,6 +5,7 @@ import (
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,4 +22,26 @@ func cholesky(ctx context.Context, a *mat.Dense, opt solver.CholOptions) (*solve
 // (solver.Lauum). Memory: one 256×M panel.
 func lowerGram(ctx context.Context, w *mat.Dense) error {
 	return solver.Lauum(ctx, w, kernel.Dense{})
+}
+
+// mirrorTile is the side of the square tiles mirrorLower copies at a time:
+// a 64×64 tile of rows and its transpose (64 KiB) stay in L1/L2 while the
+// column-wise writes happen, instead of one cache miss per element.
+const mirrorTile = 64
+
+// mirrorLower copies the strict lower triangle of the square a into its
+// strict upper triangle (a[j][i] = a[i][j] for j < i), tile by tile.
+func mirrorLower(a blas64.General) {
+	n := a.Rows
+	for i0 := 0; i0 < n; i0 += mirrorTile {
+		i1 := min(i0+mirrorTile, n)
+		for j0 := 0; j0 <= i0; j0 += mirrorTile {
+			for i := i0; i < i1; i++ {
+				j1 := min(j0+mirrorTile, i)
+				for j := j0; j < j1; j++ {
+					a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
+				}
+			}
+		}
+	}
 }

@@ -44,3 +44,31 @@ func TestLowerGram(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorLower: the upper triangle becomes the transpose of the lower one
+// and the lower triangle and diagonal are unchanged, on sizes around the
+// 64-element tile.
+func TestMirrorLower(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{1, 5, 64, 65, 200} {
+		a := mat.NewDense(n, n, nil)
+		for i := range n {
+			for j := range n {
+				a.Set(i, j, r.NormFloat64())
+			}
+		}
+		orig := mat.DenseCopyOf(a)
+		mirrorLower(a.RawMatrix())
+		for i := range n {
+			for j := range n {
+				want := orig.At(i, j)
+				if j > i {
+					want = orig.At(j, i)
+				}
+				if a.At(i, j) != want {
+					t.Fatalf("n=%d: a[%d,%d] = %v, want %v", n, i, j, a.At(i, j), want)
+				}
+			}
+		}
+	}
+}

@@ -157,10 +157,10 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		row := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
 		for j := range row {
 			row[j] *= invM
-			cr.Data[j*cr.Stride+i] = row[j] // symmetrize into the upper triangle
 		}
 		row[i] += lambda
 	}
+	mirrorLower(cr) // the upper triangle restores the matrix between jitter attempts
 	a, err := cholesky(context.Background(), cm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
