@@ -39,4 +39,16 @@
 // tiles, float64 sums across feature blocks) and everything after in float64;
 // its added error on kernel values is below 2e-7 for standard-normal data with
 // γ = 1/d (TestFloat32). Speed measurements are in BENCH.md.
+//
+// # Dense products
+//
+// Dense runs general matrix products (Gemm) and the lower triangle of
+// symmetric rank-k updates (SyrkLower) on the same 8×16 micro-kernels, as a
+// packed GEMM: op(a) and op(b) are packed once per chunk of up to four
+// 256-feature blocks (α folded into op(a)), the result is cut into 128×512
+// blocks spread over the workers, and each 8×16 tile sums over the whole
+// chunk before it is stored; SyrkLower skips the tiles above the diagonal.
+// They are the products of package solver's blocked Cholesky, LᵀL and
+// triangular solves (the FALKON preconditioner's and exact KRR's), whose
+// speed "landmark bench linalg" measures against gonum and LAPACK.
 package kernel
