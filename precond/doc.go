@@ -42,6 +42,6 @@
 // triangle of K_MM, whose strict upper triangle keeps K_MM for the Nyström
 // operator; A = chol(TTᵀ/M + λI) is formed and factored in place in one
 // more M×M matrix. Memory: 2·M² doubles (16·M² bytes: 1.6 GB at M = 10,000,
-// 6.4 GB at M = 20,000), plus O(256·M) doubles of packing buffers and panels
-// (≈ 3·256·M·8 bytes: 60 MB at M = 10,000, 120 MB at M = 20,000).
+// 6.4 GB at M = 20,000), plus ≈ 4·256·M doubles of packed operands and
+// panels (8 KiB·M: 82 MB at M = 10,000, 164 MB at M = 20,000).
 package precond
