@@ -186,6 +186,12 @@ func SpectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowAppr
 // values approach the extreme eigenvalues from inside, so the result is never
 // above the true norm (up to round-off).
 func SymNorm2(ctx context.Context, a *mat.Dense, rng *rand.Rand) (float64, error) {
+	if err := check.Matrix("A", a); err != nil {
+		return 0, fmt.Errorf("SymNorm2: %w", err)
+	}
+	if rng == nil {
+		return 0, fmt.Errorf("%w: SymNorm2: nil random source", check.ErrInput)
+	}
 	n, c := a.Dims()
 	if n != c || n == 0 {
 		return 0, fmt.Errorf("%w: SymNorm2 needs a non-empty square matrix, got %d×%d", check.ErrInput, n, c)

@@ -53,19 +53,42 @@ type Op struct {
 	plan plan
 }
 
-// NewOp returns the operator K(X, C). It panics if X and C have different
-// numbers of columns. X and C must not be modified while the Op is in use.
+// NewOp returns the operator K(X, C). X and C must not be modified while the
+// Op is in use. A nil kernel or matrix, or X and C with different numbers of
+// columns, make every product return an error.
 func NewOp(k Kernel, x, c *mat.Dense, opt Options) *Op {
-	if _, dx := x.Dims(); dx != c.RawMatrix().Cols {
-		panic(fmt.Sprintf("kernel: X has %d columns, C has %d", dx, c.RawMatrix().Cols))
-	}
 	return &Op{k: k, x: x, c: c, opt: opt}
+}
+
+// dim is the number of columns of X (0 when X is nil).
+func (o *Op) dim() int {
+	if o.x == nil {
+		return 0
+	}
+	return o.x.RawMatrix().Cols
+}
+
+// valid reports what NewOp was given that cannot make an operator.
+func (o *Op) valid() error {
+	switch {
+	case o.k == nil:
+		return fmt.Errorf("kernel: nil kernel")
+	case o.x == nil || o.c == nil:
+		return fmt.Errorf("kernel: nil X or C")
+	case o.x.RawMatrix().Cols != o.c.RawMatrix().Cols:
+		return fmt.Errorf("kernel: X has %d columns, C has %d", o.x.RawMatrix().Cols, o.c.RawMatrix().Cols)
+	}
+	return nil
 }
 
 // Dims returns n and M.
 func (o *Op) Dims() (n, m int) {
-	n, _ = o.x.Dims()
-	m, _ = o.c.Dims()
+	if o.x != nil {
+		n = o.x.RawMatrix().Rows
+	}
+	if o.c != nil {
+		m = o.c.RawMatrix().Rows
+	}
 	return n, m
 }
 
@@ -78,7 +101,7 @@ func (o *Op) BlockRows() int {
 		return o.opt.BlockRows
 	}
 	_, m := o.Dims()
-	_, d := o.x.Dims()
+	d := o.dim()
 	return autoBlockRows(m, d)
 }
 
@@ -102,7 +125,7 @@ func autoBlockRows(m, d int) int {
 // sums of the reductions), plus the packed copy of C it keeps after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
 	n, m := o.Dims()
-	_, d := o.x.Dims()
+	d := o.dim()
 	b := o.BlockRows()
 	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
 	w := int64(parallel.Workers(o.opt.Workers))
@@ -112,6 +135,9 @@ func (o *Op) ScratchBytes(t int) int64 {
 
 // Block writes K(X, C) into dst (n×M), block by block on all workers.
 func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
+	if err := o.valid(); err != nil {
+		return err
+	}
 	n, m := o.Dims()
 	if r, c := dst.Dims(); r != n || c != m {
 		return fmt.Errorf("kernel: dst is %d×%d, want %d×%d", r, c, n, m)
@@ -143,6 +169,9 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 
 // Mul sets dst = K(X, C)·V, with V M×t and dst n×t.
 func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
+	if err := o.valid(); err != nil {
+		return err
+	}
 	n, m := o.Dims()
 	if err := checkRHS("Mul", dst, v, n, m); err != nil {
 		return err
@@ -166,6 +195,9 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 
 // MulT sets dst = K(X, C)ᵀ·U, with U n×t and dst M×t.
 func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
+	if err := o.valid(); err != nil {
+		return err
+	}
 	n, m := o.Dims()
 	if err := checkRHS("MulT", dst, u, m, n); err != nil {
 		return err
@@ -185,6 +217,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 // mapped through exp and dotted with v in one pass while it is in cache, and
 // the block's contribution Kᵀ(K v) is accumulated four rows at a time.
 func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
+	if err := o.valid(); err != nil {
+		return err
+	}
 	_, m := o.Dims()
 	if err := checkRHS("MulTMul", dst, v, m, m); err != nil {
 		return err

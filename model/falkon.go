@@ -644,7 +644,7 @@ func falkonHDiag(ctx context.Context, cfg falkonConfig, x, centers, kmm *mat.Den
 // fraction (classification) of decision values against y.
 func falkonError(dec *mat.Dense, y []float64, task Task, labels Labels) float64 {
 	if task == Classification {
-		pred := labels.Decode(dec)
+		pred := labels.decode(dec)
 		wrong := 0
 		for i, v := range pred {
 			if v != y[i] {

@@ -72,8 +72,22 @@ func (l Labels) Outputs() int {
 }
 
 // Targets returns the n×Outputs() target matrix: ±1 for binary, one-vs-rest ±1
-// columns otherwise.
-func (l Labels) Targets(y []float64) *mat.Dense {
+// columns otherwise. It fails with ErrInput when y is empty or holds a label
+// that is not one of Classes.
+func (l Labels) Targets(y []float64) (*mat.Dense, error) {
+	if len(l.Classes) < 2 || len(y) == 0 {
+		return nil, fmt.Errorf("%w: Targets of %d labels with %d classes", ErrInput, len(y), len(l.Classes))
+	}
+	for i, v := range y {
+		if _, ok := slices.BinarySearch(l.Classes, v); !ok {
+			return nil, fmt.Errorf("%w: y[%d] = %g is not one of the classes %v", ErrInput, i, v, l.Classes)
+		}
+	}
+	return l.targetMatrix(y), nil
+}
+
+// targetMatrix is Targets for labels known to be in Classes.
+func (l Labels) targetMatrix(y []float64) *mat.Dense {
 	t := mat.NewDense(len(y), l.Outputs(), nil)
 	for i, v := range y {
 		k, _ := slices.BinarySearch(l.Classes, v)
@@ -94,8 +108,24 @@ func (l Labels) Targets(y []float64) *mat.Dense {
 }
 
 // Decode turns decision values (n×Outputs()) into labels: the sign for binary,
-// the arg-max column otherwise (ties go to the smaller label).
-func (l Labels) Decode(scores *mat.Dense) []float64 {
+// the arg-max column otherwise (ties go to the smaller label). It fails with
+// ErrInput when scores is empty, holds NaN, or does not have Outputs()
+// columns.
+func (l Labels) Decode(scores *mat.Dense) ([]float64, error) {
+	if len(l.Classes) < 2 {
+		return nil, fmt.Errorf("%w: Decode with %d classes", ErrInput, len(l.Classes))
+	}
+	if err := check.Matrix("scores", scores); err != nil {
+		return nil, err
+	}
+	if _, c := scores.Dims(); c != l.Outputs() {
+		return nil, fmt.Errorf("%w: scores have %d columns, %d classes need %d", ErrInput, c, len(l.Classes), l.Outputs())
+	}
+	return l.decode(scores), nil
+}
+
+// decode is Decode for scores known to have Outputs() columns.
+func (l Labels) decode(scores *mat.Dense) []float64 {
 	n, c := scores.Dims()
 	out := make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -134,7 +164,7 @@ func targets(x *mat.Dense, y []float64, t Task) (Task, Labels, *mat.Dense, error
 		if err != nil {
 			return "", Labels{}, nil, err
 		}
-		return task, labels, labels.Targets(y), nil
+		return task, labels, labels.targetMatrix(y), nil
 	}
 	return task, Labels{}, mat.NewDense(len(y), 1, slices.Clone(y)), nil
 }
@@ -175,7 +205,7 @@ func decide(pred KRRPredictor, d int, x *mat.Dense) (*mat.Dense, error) {
 // classification, the first output for regression.
 func outputs(task Task, labels Labels, f *mat.Dense) []float64 {
 	if task == Classification {
-		return labels.Decode(f)
+		return labels.decode(f)
 	}
 	return mat.Col(nil, 0, f)
 }

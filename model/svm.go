@@ -416,7 +416,7 @@ func (s *SVM) Predict(x *mat.Dense) ([]float64, error) {
 // for one-vs-one (ties to the smaller label), the arg-max for one-vs-rest.
 func decodeSVM(labels Labels, ovo bool, dec *mat.Dense) []float64 {
 	if !ovo {
-		return labels.Decode(dec)
+		return labels.decode(dec)
 	}
 	n, _ := dec.Dims()
 	k := len(labels.Classes)

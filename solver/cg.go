@@ -97,6 +97,9 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opt Options) (Result, 
 // returns false (Stopped), or when the context is cancelled (the error is
 // ctx.Err() and x holds the last iterate).
 func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt Options) (Result, error) {
+	if a == nil {
+		return Result{}, fmt.Errorf("solver: cg: nil operator")
+	}
 	n := a.Size()
 	if err := opCheckBlock(n, x, b); err != nil {
 		return Result{}, err

@@ -60,6 +60,9 @@ func (f OperatorFunc) Size() int { return f.N }
 func (f OperatorFunc) Apply(ctx context.Context, dst, x *mat.Dense) error { return f.F(ctx, dst, x) }
 
 func opCheckBlock(n int, dst, x *mat.Dense) error {
+	if dst == nil || x == nil {
+		return fmt.Errorf("%w: nil matrix", ErrShape)
+	}
 	rx, tx := x.Dims()
 	rd, td := dst.Dims()
 	if rx != n || rd != n || tx != td {
