@@ -20,12 +20,17 @@
 // FALKON-BLESS (Rudi et al. 2018, eq. 15). With centers J sampled with
 // non-uniform probabilities and the diagonal weight matrix A_J = diag(a):
 //
-//	T = chol(K_JJ + εM·s·I),  A = chol((1/M) T A_J⁻¹ Tᵀ + λI),  B = (1/√n) T⁻¹A⁻¹,
-//	BBᵀ = ((n/M) K A_J⁻¹ K + λn K)⁻¹,
+//	T = chol(K_JJ + εM·s·I),  A = chol((1/M) T A_J⁻¹ Tᵀ + λ_h I),  B = (1/√n) T⁻¹A⁻¹,
+//	BBᵀ = ((n/M) K A_J⁻¹ K + λ_h n K)⁻¹,
 //
 // the importance-weighted estimate of K_nMᵀK_nM. The weight of a center drawn
 // with probability q_j out of n points is a_j = n·q_j, so uniform sampling has
-// a = 1 and eq. 15 reduces to eq. 14.
+// a = 1 and eq. 15 reduces to eq. 14. (BLESS's A_h of Alg. 1 is M·q_j; taken
+// literally in eq. 15 it would weigh the K² term n/M times too much, and
+// uniform sampling would not give eq. 14: model.Falkon rescales it by n/M.)
+// The paper regularizes eq. 15 with λ_h, the λ of the BLESS step the centers
+// come from, at which the weighted sample approximates K_nMᵀK_nM with bounded
+// relative error; model.Falkon passes it as lambda (docs/FIDELITY.md).
 //
 // The jitter ε. FALKON's defaults are ε = 1e-5 in float32 and 1e-13 in
 // float64; on this project's benchmarks the float64 default left CG badly
