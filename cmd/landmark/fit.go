@@ -125,6 +125,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
 	var sf specFlags
 	sf.register(fs)
+	var mem memoryFlag
+	fs.Var(&mem, "memory", memoryUsage)
 	save := fs.String("save", "", "save the fitted model to this file")
 	asJSON := fs.Bool("json", false, "print the scores as JSON")
 	pos, err := parseInterleaved(fs, args)
@@ -143,6 +145,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	default:
 		return fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
+	}
+	if err := applyMemory(spec, mem); err != nil {
+		return err
 	}
 	res, err := experiments.Fit(ctx, spec)
 	if err != nil {

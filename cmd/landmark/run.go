@@ -50,6 +50,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	smoke := fs.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
 	list := fs.Bool("list", false, "list estimators, approximations, kernels and metrics")
+	var mem memoryFlag
+	fs.Var(&mem, "memory", memoryUsage)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -63,6 +65,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	spec, err := experiments.DecodeFile(pos[0])
 	if err != nil {
+		return err
+	}
+	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
 	if *smoke {

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"testing"
+)
+
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"0": 0, "1000": 1000, "4G": 4e9, "512MiB": 512 << 20, "1.5 GiB": 3 << 29, "2kb": 2000, "7B": 7} {
+		if got, err := parseBytes(s); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-1G", "lots", "NaN", "1e30T", "4Q"} {
+		if _, err := parseBytes(s); err == nil {
+			t.Errorf("parseBytes(%q): no error", s)
+		}
+	}
+}
+
+// TestFitMemoryFlag: --memory reaches every estimator of the table; a cap of
+// 10 KB is refused on the 270-row heart data with the bytes needed (exact
+// KRR plans 8·270² ≈ 583 KB for K alone; the SVMs keep 8·270·13 bytes of
+// support vectors; FALKON and the samplers plan more than 10 KB too), and a
+// cap of 1 GB fits.
+func TestFitMemoryFlag(t *testing.T) {
+	need := regexp.MustCompile(`memory limit exceeded: .*needs \d+ bytes .* the limit is 10000 bytes|memory limit exceeded: .*\d+ bytes`)
+	for _, est := range [][]string{
+		{"--estimator", "krr", "--lambda", "0.01"},
+		{"--estimator", "krr", "--approx", "exact-rls", "--m", "20", "--lambda", "0.01"},
+		{"--estimator", "krr", "--approx", "meka", "--set", "clusters=3", "--set", "rank=8", "--lambda", "0.01"},
+		{"--estimator", "falkon", "--m", "50", "--lambda", "0.001"},
+		{"--estimator", "svm", "--c", "1"},
+		{"--estimator", "bka-svm", "--set", "clusters=4", "--c", "1"},
+	} {
+		base := append([]string{"fit", "--dataset", "heart_scale", "--task", "binary", "--gamma", "0.1"}, est...)
+		var so, se bytes.Buffer
+		if code := dispatch(context.Background(), append(base, "--memory", "10K"), &so, &se); code == 0 || !need.MatchString(se.String()) {
+			t.Errorf("%v --memory 10K: exit %d, stderr %q; want a refusal naming the bytes", est, code, se.String())
+		}
+		so.Reset()
+		se.Reset()
+		if code := dispatch(context.Background(), append(base, "--memory", "1G"), &so, &se); code != 0 {
+			t.Errorf("%v --memory 1G: exit %d: %s", est, code, se.String())
+		}
+	}
+}
