@@ -213,3 +213,22 @@ func TestBLESSRFirstStepAsWritten(t *testing.T) {
 		t.Errorf("|U_1| = %d, |J_1| = %d; want |U_1| ≈ 6 and |J_1| ≤ |U_1|", s.Candidates, len(s.Indices))
 	}
 }
+
+// BLESS checks the rows it reads: a NaN in a row that becomes a candidate is
+// reported as bad input (on 20 rows the candidate sets soon cover every row).
+func TestBLESSNonFiniteRow(t *testing.T) {
+	x := levRandMatrix(20, 2, rand.New(rand.NewPCG(1, 1)))
+	x.Set(7, 1, math.NaN())
+	k := kernel.Gaussian{Gamma: 1}
+	if _, err := (BLESS{}).Path(levCtx, x, k, 1e-3, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Errorf("BLESS with NaN: %v", err)
+	}
+	if _, err := (BLESSR{}).Sample(levCtx, x, k, 5, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Errorf("BLESS-R with NaN: %v", err)
+	}
+	x.Set(7, 1, 0)
+	x.Set(0, 0, math.Inf(1)) // row 0 is read for κ² at once
+	if _, err := (BLESS{}).Path(levCtx, x, k, 0.5, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Errorf("BLESS with Inf in row 0: %v", err)
+	}
+}

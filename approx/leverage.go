@@ -577,7 +577,13 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 		rows := r1 - r0
 		xr := xb.Slice(0, rows, 0, d).(*mat.Dense)
 		for i := r0; i < r1; i++ {
-			xr.SetRow(i-r0, x.RawRowView(idx[i]))
+			row := x.RawRowView(idx[i])
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: X[%d,%d] is %v", check.ErrInput, idx[i], j, v)
+				}
+			}
+			xr.SetRow(i-r0, row)
 		}
 		dg := diag[:rows]
 		e.k.Diag(dg, xr)
