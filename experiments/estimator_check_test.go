@@ -129,6 +129,8 @@ func permutationInvariant(c checkCase) bool {
 // TestEstimatorChecks is an estimator check suite in the manner of
 // scikit-learn's check_estimator, run on every estimator × backend of the
 // YAML table as a spec would build it (NewEstimator with a Config):
+//   - Predict before Fit fails with ErrNotFitted, Fit with a cancelled
+//     context with context.Canceled;
 //   - Fit leaves the configuration unchanged (exported fields DeepEqual to
 //     those of a freshly built estimator);
 //   - fitting twice, and fitting a fresh estimator, give bit-identical
@@ -176,6 +178,14 @@ func TestEstimatorChecks(t *testing.T) {
 				return est
 			}
 			est := build(80)
+			if _, err := est.Predict(xt); !errors.Is(err, model.ErrNotFitted) {
+				t.Errorf("Predict before Fit: err = %v, want ErrNotFitted", err)
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			if err := est.Fit(cctx, x, y); !errors.Is(err, context.Canceled) {
+				t.Errorf("Fit with a cancelled context: err = %v, want context.Canceled", err)
+			}
 			if err := est.Fit(ctx, x, y); err != nil {
 				t.Fatalf("Fit: %v", err)
 			}
