@@ -18,6 +18,19 @@
 // the BLESS-weighted one (eq. 15 there) — see packages precond and solver.
 // Classification in all of them regresses ±1 one-vs-rest codes (Labels).
 //
+// Memory caps. Every estimator has MemoryLimit (YAML memory_limit, bytes; 0
+// means no cap) and plans its peak before the large allocations: exact KRR
+// (K + λnI and the blocked Cholesky's workspace), Nyström, feature and MEKA
+// backends (MEKA gets what its solve leaves), Falkon (FalkonPlan), SVM (the
+// largest sub-problem's state and kernel-column cache, which shrinks to what
+// the cap leaves when CacheBytes is 0) and BKASVM (the clusters solved at
+// once). Samplers plan through their PlanBytes methods (approx/plan.go) and
+// are checked before sampling. A fit over the cap fails with ErrMemory
+// (which wraps ErrInput and is approx.ErrMemory too), naming the bytes it
+// needs and the cap. Plans are estimates of the largest arrays; measured
+// Go-heap peaks were within them or up to 3% over, except Falkon's, 1.5× its
+// plan at n = 3000, M = 1000 (TestMemoryPlanPeak, opt-in).
+//
 // Saved models. Save, SaveFile and Marshal write a fitted KRR (every backend
 // of this package: exact, NystromKRR, FeatureRidge on Nyström, QR-Nyström,
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
