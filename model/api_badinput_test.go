@@ -119,6 +119,40 @@ func TestAPIBadInput(t *testing.T) {
 		{"BKASVM.Fit NaN", func() error { return (&model.BKASVM{}).Fit(ctx, nanX, labels) }, model.ErrInput},
 		{"NewLabels one class", func() error { _, err := model.NewLabels([]float64{1, 1}); return err }, model.ErrInput},
 		{"Unmarshal garbage", func() error { _, err := model.Unmarshal([]byte("not a model")); return err }, model.ErrFormat},
+		{"Falkon.Fit warm start columns", func() error {
+			w := &model.KernelExpansion{Kernel: k, Centers: x4, Coef: mat.NewDense(4, 1, nil)}
+			return (&model.Falkon{Lambda: 1e-3, WarmStart: w}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"Falkon.Fit warm start coef rows", func() error {
+			w := &model.KernelExpansion{Kernel: k, Centers: mat.DenseCopyOf(x.Slice(0, 5, 0, 3)), Coef: mat.NewDense(4, 1, nil)}
+			return (&model.Falkon{Lambda: 1e-3, WarmStart: w}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"Falkon.Fit center weights length", func() error {
+			return (&model.Falkon{Lambda: 1e-3, Centers: mat.DenseCopyOf(x.Slice(0, 5, 0, 3)), CenterWeights: []float64{1}}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"Falkon.Fit validation columns", func() error {
+			return (&model.Falkon{Lambda: 1e-3, M: 5, Validation: &model.ValidationSet{X: x4, Y: []float64{1, 2, 3, 4}}}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"Falkon.Fit validation NaN", func() error {
+			return (&model.Falkon{Lambda: 1e-3, M: 5, Validation: &model.ValidationSet{X: nanX, Y: y}}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"Falkon.Fit memory limit < 0", func() error { return (&model.Falkon{Lambda: 1e-3, MemoryLimit: -1}).Fit(ctx, x, y) }, model.ErrInput},
+		{"SVM.PredictProba without Probability", func() error { _, err := svm.PredictProba(x); return err }, model.ErrInput},
+		{"SVM.Fit class weight NaN", func() error {
+			return (&model.SVM{ClassWeights: map[float64]float64{1: math.NaN()}}).Fit(ctx, x, labels)
+		}, model.ErrInput},
+		{"SVM.Fit class weight for a missing label", func() error {
+			return (&model.SVM{ClassWeights: map[float64]float64{5: 2}}).Fit(ctx, x, labels)
+		}, model.ErrInput},
+		{"SVM.Fit memory limit < 0", func() error { return (&model.SVM{MemoryLimit: -1}).Fit(ctx, x, labels) }, model.ErrInput},
+		{"BKASVM.Fit prediction mode", func() error { return (&model.BKASVM{Clusters: 2, Prediction: "nearest"}).Fit(ctx, x, labels) }, model.ErrInput},
+		{"BKASVM.Fit memory limit < 0", func() error { return (&model.BKASVM{Clusters: 2, MemoryLimit: -1}).Fit(ctx, x, labels) }, model.ErrInput},
+		{"KRR.Fit memory limit < 0", func() error { return (&model.KRR{Lambda: 1, MemoryLimit: -1}).Fit(ctx, x, y) }, model.ErrInput},
+		{"KRR.Fit unknown task", func() error { return (&model.KRR{Lambda: 1, Task: "ranking"}).Fit(ctx, x, y) }, model.ErrInput},
+		{"KRR.Fit meka solver", func() error {
+			return (&model.KRR{Lambda: 1, Approx: &model.MEKAKRR{Clusters: 2, Rank: 3, Solver: "lu"}}).Fit(ctx, x, y)
+		}, model.ErrInput},
+		{"KRR.Fit feature ridge without map", func() error { return (&model.KRR{Lambda: 1, Approx: model.FeatureRidge{}}).Fit(ctx, x, y) }, model.ErrInput},
 		// approx.
 		{"KMeans.Fit K > n", func() error { _, err := approx.KMeans{K: 21}.Fit(ctx, x, rng()); return err }, approx.ErrInput},
 		{"KMeans.Fit NaN", func() error { _, err := approx.KMeans{K: 2}.Fit(ctx, nanX, rng()); return err }, approx.ErrInput},
