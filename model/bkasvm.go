@@ -88,8 +88,9 @@ type BKASVM struct {
 	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
 	// bytes: the Workers largest cluster problems solved at once with their
 	// caches (or, with Refine, the exact solve), plus the support vectors
-	// kept. It is checked after k-means (whose sample is small) and before
-	// the cluster problems allocate; a fit over it fails with ErrMemory.
+	// kept. What the fit keeps and k-means's plan are checked before
+	// clustering, the cluster problems after it (their sizes come from the
+	// clusters) and before they allocate; a fit over it fails with ErrMemory.
 	// 0 means no limit.
 	MemoryLimit int64 `yaml:"memory_limit"`
 	// NoShrinking turns the solvers' shrinking heuristic off.
@@ -168,6 +169,14 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// What the fit keeps whatever the clusters (bkaSVMPlan's kept bytes), and
+	// k-means's own plan, are checked before clustering.
+	km := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
+	nt := len(svmTasks(labels, classIndex(labels, y), cfg.ovo))
+	if err := checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", n, d),
+		max(16*int64(n)*int64(d)+24*int64(n)*int64(nt), km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))

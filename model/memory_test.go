@@ -92,9 +92,14 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 		{"svm", func() error {
 			return (&SVM{Kernel: k, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
 		}, "svm", 0, false},
+		// below what the fit keeps: refused before k-means
+		{"bka-svm before clustering", func() error {
+			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+		}, "bka-svm before clustering", 16 << 10, true},
+		// room for that (216 KB) but not for the two 1500-row cluster problems
 		{"bka-svm", func() error {
 			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
-		}, "bka-svm", 0, false},
+		}, "bka-svm (n=3000", 1 << 20, false},
 		{"approx.FitBKA", func() error {
 			_, err := approx.FitBKA(context.Background(), x, k, approx.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
 			return err
