@@ -111,6 +111,39 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 	}
 }
 
+// packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
+// of the operand, zero-filled at and beyond rows) into dst, panel q at
+// dst[(q−q0)·w·kl:], as pack does. A transposed operand is read one feature
+// (one row of a) at a time across all the panels, so that each read is a
+// contiguous run of (q1−q0)·w doubles instead of w doubles from each of kl
+// rows (which, for a wide a, misses the cache on every read).
+func (o operand) packPanels(dst []float64, w, q0, q1, rows, p0, kl int, s float64) {
+	if !o.trans {
+		for q := q0; q < q1; q++ {
+			o.pack(dst[(q-q0)*w*kl:(q-q0+1)*w*kl], w, q*w, rows, p0, kl, s)
+		}
+		return
+	}
+	raw := o.a.RawMatrix()
+	i0, i1 := q0*w, min(q1*w, rows)
+	for p := 0; p < kl; p++ {
+		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+		for q := q0; q < q1; q++ {
+			out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
+			lo := (q - q0) * w
+			if lo >= len(src) {
+				clear(out)
+				continue
+			}
+			seg := src[lo:min(lo+w, len(src))]
+			for i, v := range seg {
+				out[i] = s * v
+			}
+			clear(out[len(seg):])
+		}
+	}
+}
+
 // run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
 // B̂ n×k (operand b), only on and below the diagonal when lower.
 func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower bool, c *mat.Dense) error {
@@ -175,17 +208,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 			g %= nb + na
 			p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
 			if g < nb {
-				bk := bp[kb*kc*panelCols*np:]
-				for jp := g * group; jp < min((g+1)*group, np); jp++ {
-					b.pack(bk[jp*panelCols*kl:(jp+1)*panelCols*kl], panelCols, jp*panelCols, n, p0, kl, 1)
-				}
+				q0 := g * group
+				b.packPanels(bp[kb*kc*panelCols*np+q0*panelCols*kl:], panelCols, q0, min(q0+group, np), n, p0, kl, 1)
 				return
 			}
 			g -= nb
-			ak := ap[kb*kc*mp:]
-			for ip := g * group; ip < min((g+1)*group, mp/panelRows); ip++ {
-				a.pack(ak[ip*panelRows*kl:(ip+1)*panelRows*kl], panelRows, ip*panelRows, m, p0, kl, alpha)
-			}
+			q0 := g * group
+			a.packPanels(ap[kb*kc*mp+q0*panelRows*kl:], panelRows, q0, min(q0+group, mp/panelRows), m, p0, kl, alpha)
 		}); err != nil {
 			return err
 		}
