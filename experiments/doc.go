@@ -46,8 +46,9 @@
 // (Rudi et al. 2018, Alg. 1/2) per fold and λ chain, run down to the chain's
 // smallest λ, serves every λ: the centers and weights of λ are (J_h, A_h) of
 // the first step with λ_h ≤ λ, and FALKON-BLESS uses them with the weighted
-// preconditioner (eq. 15). Without path, bless runs in fixed-size mode (m
-// centers, independent of λ). Warm starts are refused with BLESS centers
+// preconditioner (eq. 15, regularized with that λ_h): the mode driven by the
+// fit's λ. Without path, bless runs in fixed-size mode (the path stops where
+// 3·d_h reaches m, independent of the fit's λ). Warm starts are refused with BLESS centers
 // because a fitted model does not carry the weights eq. 15 needs.
 //
 // Approximation-only runs (Spec.Approximation) build each method of a table
