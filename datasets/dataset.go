@@ -91,6 +91,9 @@ func (d *Dataset) Len() int { return len(d.Y) }
 
 // Dim returns the number of features.
 func (d *Dataset) Dim() int {
+	if d == nil || d.X == nil {
+		return 0
+	}
 	_, c := d.X.Dims()
 	return c
 }

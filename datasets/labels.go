@@ -28,14 +28,16 @@ type ClassCount struct {
 	Count int
 }
 
-// ClassCounts returns the distinct values of y with their counts, ascending by label.
+// ClassCounts returns the distinct values of y with their counts, ascending by
+// label; NaNs, which compare unequal to everything, are counted together as
+// one NaN label, first.
 func ClassCounts(y []float64) []ClassCount {
 	s := slices.Clone(y)
-	slices.Sort(s)
+	slices.Sort(s) // NaNs first
 	var out []ClassCount
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] == s[i] {
+		j := i + 1
+		for j < len(s) && (s[j] == s[i] || math.IsNaN(s[j]) && math.IsNaN(s[i])) {
 			j++
 		}
 		out = append(out, ClassCount{Label: s[i], Count: j - i})

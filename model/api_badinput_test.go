@@ -363,6 +363,19 @@ func TestAPIBadInput(t *testing.T) {
 			_, _, err := d.TrainTest(2, false, rng())
 			return err
 		}, datasets.ErrInput},
+		{"ClassCounts NaN terminates", func() error {
+			cc := datasets.ClassCounts([]float64{1, math.NaN(), 0, math.NaN()})
+			if len(cc) != 3 || !math.IsNaN(cc[0].Label) || cc[0].Count != 2 {
+				return nil // fail: NaNs must be one label, counted twice
+			}
+			return datasets.CheckClasses([]float64{1, math.NaN(), 0}, 0)
+		}, datasets.ErrInput},
+		{"Dataset.Dim without X", func() error {
+			if d := (&datasets.Dataset{}).Dim(); d != 0 {
+				return nil
+			}
+			return (&datasets.Dataset{}).Validate()
+		}, datasets.ErrInput},
 		{"Summarize nil", func() error { _, err := datasets.Summarize(&datasets.Dataset{}); return err }, datasets.ErrInput},
 	}
 	for _, c := range cases {
