@@ -12,6 +12,9 @@ import (
 // trailing update of a blocked Cholesky factorization (LAPACK's dsyrk step):
 // Dense.SyrkLower with alpha = −1, beta = 1, on opt.Workers workers.
 func SubLowerGram(ctx context.Context, c, a *mat.Dense, opt Options) error {
+	if c == nil || a == nil {
+		return fmt.Errorf("kernel: SubLowerGram: nil matrix")
+	}
 	m, _ := a.Dims()
 	if r, cc := c.Dims(); r != m || cc != m {
 		return fmt.Errorf("kernel: SubLowerGram: c is %d×%d, want %d×%d", r, cc, m, m)

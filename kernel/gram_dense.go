@@ -39,6 +39,9 @@ const (
 // trans flag is set, xᵀ; beta must be 0 or 1. c must not share memory with a
 // or b.
 func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
+	if a == nil || b == nil || c == nil {
+		return fmt.Errorf("kernel: Gemm: nil matrix")
+	}
 	m, k := dims(a, transA)
 	kb, n := dims(b, transB)
 	if r, cc := c.Dims(); r != m || cc != n || kb != k {
@@ -56,6 +59,9 @@ func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, 
 // or 1. Only the tiles that meet the lower triangle are computed and the
 // strict upper triangle of c is not touched. c must not share memory with a.
 func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	if a == nil || c == nil {
+		return fmt.Errorf("kernel: SyrkLower: nil matrix")
+	}
 	m, k := dims(a, trans)
 	if r, cc := c.Dims(); r != m || cc != m {
 		return fmt.Errorf("kernel: SyrkLower: op(a) is %d×%d, c is %d×%d", m, k, r, cc)

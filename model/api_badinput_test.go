@@ -330,6 +330,23 @@ func TestAPIBadInput(t *testing.T) {
 			_, err := solver.CholeskyBlocked(ctx, a, solver.CholOptions{}, nil)
 			return err
 		}, nil},
+		// nil matrices where the API takes a matrix.
+		{"KernelExpansion.Decision empty", func() error {
+			return (&model.KernelExpansion{}).Decision(ctx, mat.NewDense(20, 1, nil), x)
+		}, model.ErrInput},
+		{"BuildFalkon nil", func() error { _, err := precond.BuildFalkon(nil, 10, 1, precond.Options{}); return err }, precond.ErrInput},
+		{"BuildWeighted nil", func() error { _, err := precond.BuildWeighted(nil, 10, 1, nil, precond.Options{}); return err }, precond.ErrInput},
+		{"Cholesky nil", func() error { _, err := solver.Cholesky(nil, solver.CholOptions{}); return err }, solver.ErrShape},
+		{"CholeskyInPlace nil", func() error { _, err := solver.CholeskyInPlace(nil, solver.CholOptions{}); return err }, solver.ErrShape},
+		{"CholeskyBlocked nil", func() error { _, err := solver.CholeskyBlocked(ctx, nil, solver.CholOptions{}, nil); return err }, solver.ErrShape},
+		{"Chol.Solve nil", func() error { return chol.Solve(nil) }, solver.ErrShape},
+		{"Lauum nil", func() error { return solver.Lauum(ctx, nil, nil) }, solver.ErrShape},
+		{"SubLowerGram nil", func() error { return kernel.SubLowerGram(ctx, nil, nil, kernel.Options{}) }, nil},
+		{"Dense.Gemm nil", func() error { return kernel.Dense{}.Gemm(ctx, false, false, 1, nil, nil, 0, nil) }, nil},
+		{"Dense.SyrkLower nil", func() error { return kernel.Dense{}.SyrkLower(ctx, false, 1, nil, 0, nil) }, nil},
+		{"Dense.Gemm shapes", func() error {
+			return kernel.Dense{}.Gemm(ctx, false, false, 1, mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), 0, mat.NewDense(2, 3, nil))
+		}, nil},
 		// datasets.
 		{"Standardizer.Fit NaN", func() error { return (&datasets.Standardizer{}).Fit(nanX) }, datasets.ErrInput},
 		{"Standardizer.Transform columns", func() error {

@@ -154,6 +154,9 @@ func (e *KernelExpansion) Outputs() int {
 
 // Decision sets dst = K(x, Centers)·Coef through the kernel block engine.
 func (e *KernelExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
+	if e.Kernel == nil || e.Centers == nil || e.Coef == nil {
+		return fmt.Errorf("%w: kernel expansion without kernel, centers or coefficients", ErrInput)
+	}
 	_, d := e.Centers.Dims()
 	if err := check.Cols(x, d); err != nil {
 		return err

@@ -80,6 +80,9 @@ func BuildFalkon(kmm *mat.Dense, n int, lambda float64, opt Options) (*Falkon, e
 // weights a (A_J = diag(a), a_j = n·q_j for sampling probability q_j; all
 // ones gives eq. 14). kmm is taken over as in BuildFalkon.
 func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Options) (*Falkon, error) {
+	if kmm == nil {
+		return nil, fmt.Errorf("%w: K_MM is nil", ErrInput)
+	}
 	m, _ := kmm.Dims()
 	if len(a) != m {
 		return nil, fmt.Errorf("%w: %d weights for %d centers", ErrInput, len(a), m)
@@ -93,6 +96,9 @@ func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Optio
 }
 
 func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
+	if kmm == nil {
+		return nil, fmt.Errorf("%w: K_MM is nil", ErrInput)
+	}
 	m, c := kmm.Dims()
 	if m != c || m == 0 {
 		return nil, fmt.Errorf("%w: K_MM is %d×%d", ErrInput, m, c)

@@ -63,6 +63,9 @@ type Chol struct {
 // jitter to the diagonal when needed as described in the package
 // documentation. It allocates n² floats.
 func Cholesky(a mat.Symmetric, opt CholOptions) (*Chol, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: nil matrix", ErrShape)
+	}
 	n := a.SymmetricDim()
 	full := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -85,6 +88,9 @@ func CholeskyInPlace(a *mat.Dense, opt CholOptions) (*Chol, error) {
 // choleskyInPlace is CholeskyInPlace with the factorization of the lower
 // triangle given by factor.
 func choleskyInPlace(a *mat.Dense, opt CholOptions, factor func(blas64.Symmetric) (blas64.Triangular, bool)) (*Chol, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: nil matrix", ErrShape)
+	}
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
@@ -194,6 +200,9 @@ func (c *Chol) MulL(b *mat.Dense, trans bool) error {
 }
 
 func (c *Chol) checkRHS(b *mat.Dense) error {
+	if b == nil {
+		return fmt.Errorf("%w: nil right-hand side", ErrShape)
+	}
 	if r, _ := b.Dims(); r != c.l.N {
 		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, r, c.l.N, c.l.N)
 	}

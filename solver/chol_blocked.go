@@ -62,6 +62,9 @@ const cholBlock = 256
 // n³/3 flops are in p. Besides a it allocates an n×cholBlock panel.
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: nil matrix", ErrShape)
+	}
 	if p == nil {
 		p = gonumProducts{}
 	}
@@ -158,6 +161,9 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // below k0 already hold the partial sum, and its rows [k0, k1) are copied
 // out before they are reused for the sum. Memory: one cholBlock×n panel.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
+	if w == nil {
+		return fmt.Errorf("%w: nil matrix", ErrShape)
+	}
 	return lauum(ctx, w, p, cholBlock)
 }
 
