@@ -1,0 +1,271 @@
+// Package shard is Landmark's on-storage format for data too large for one
+// machine: numbered binary shards of rows plus a JSON manifest. It has no
+// dependency on Apache Beam; package beamfit reads the shards inside Beam
+// pipelines through Beam's filesystems (local folders, gs://, …).
+//
+// A shard file is
+//
+//	"LMKSHRD1" | rows uint64 | d uint64 | X row-major float64 | y float64 | CRC-32 (IEEE) uint32
+//
+// all little-endian, the checksum covering every byte before it. Binary
+// rather than Parquet/Arrow: the passes read every row as float64 anyway,
+// a fixed-width layout decodes at memory speed without a dependency (the
+// maintained Arrow Go module would pull a second large tree into every
+// worker), and row i sits at a computable offset.
+package shard
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Format names the manifest's format version.
+const Format = "landmark-shards/1"
+
+// ManifestName is the manifest's file name inside a shard folder.
+const ManifestName = "manifest.json"
+
+const magic = "LMKSHRD1"
+
+// ErrFormat reports a malformed shard or manifest.
+var ErrFormat = errors.New("shard: bad format")
+
+// Manifest describes a sharded data set.
+type Manifest struct {
+	// Format is Format.
+	Format string `json:"format"`
+	// N is the number of rows, D the number of columns.
+	N int `json:"n"`
+	D int `json:"d"`
+	// Task is "regression" or "classification".
+	Task string `json:"task"`
+	// Classes are the distinct labels, ascending (classification only).
+	Classes []float64 `json:"classes,omitempty"`
+	// Mean and Std are the per-column mean and standard deviation
+	// (population, as datasets.Standardizer), YMean and YStd those of y.
+	Mean  []float64 `json:"mean"`
+	Std   []float64 `json:"std"`
+	YMean float64   `json:"y_mean"`
+	YStd  float64   `json:"y_std"`
+	// Shards lists the shard files in row order.
+	Shards []Entry `json:"shards"`
+}
+
+// Entry is one shard of a Manifest.
+type Entry struct {
+	// File is the shard's path relative to the manifest's folder.
+	File string `json:"file"`
+	// Rows is its row count; FirstRow the global index of its first row.
+	Rows     int `json:"rows"`
+	FirstRow int `json:"first_row"`
+}
+
+// Validate checks the manifest's internal consistency.
+func (m *Manifest) Validate() error {
+	if m.Format != Format {
+		return fmt.Errorf("%w: manifest format %q, want %q", ErrFormat, m.Format, Format)
+	}
+	if m.N < 1 || m.D < 1 || len(m.Shards) < 1 {
+		return fmt.Errorf("%w: manifest has n = %d, d = %d, %d shards", ErrFormat, m.N, m.D, len(m.Shards))
+	}
+	if m.Task != "regression" && m.Task != "classification" {
+		return fmt.Errorf("%w: manifest task %q", ErrFormat, m.Task)
+	}
+	if len(m.Mean) != m.D || len(m.Std) != m.D {
+		return fmt.Errorf("%w: manifest statistics have %d/%d columns, want %d", ErrFormat, len(m.Mean), len(m.Std), m.D)
+	}
+	next := 0
+	for i, e := range m.Shards {
+		if e.Rows < 1 || e.FirstRow != next || e.File == "" {
+			return fmt.Errorf("%w: manifest shard %d (%q) has rows %d at %d, want first row %d", ErrFormat, i, e.File, e.Rows, e.FirstRow, next)
+		}
+		next += e.Rows
+	}
+	if next != m.N {
+		return fmt.Errorf("%w: shards hold %d rows, manifest says %d", ErrFormat, next, m.N)
+	}
+	return nil
+}
+
+// ParseManifest decodes and validates a manifest.
+func ParseManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest: %w", ErrFormat, err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Write writes one shard of rows×d data and its targets to w.
+func Write(w io.Writer, x *mat.Dense, y []float64) error {
+	rows, d := x.Dims()
+	if len(y) != rows {
+		return fmt.Errorf("shard: %d targets for %d rows", len(y), rows)
+	}
+	h := crc32.NewIEEE()
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
+	var buf [8]byte
+	bw.WriteString(magic)
+	for _, v := range []uint64{uint64(rows), uint64(d)} {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		bw.Write(buf[:])
+	}
+	put := func(v float64) {
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+		bw.Write(buf[:])
+	}
+	for i := range rows {
+		for _, v := range x.RawRowView(i) {
+			put(v)
+		}
+	}
+	for _, v := range y {
+		put(v)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("shard: %w", err)
+	}
+	binary.LittleEndian.PutUint32(buf[:4], h.Sum32())
+	if _, err := w.Write(buf[:4]); err != nil {
+		return fmt.Errorf("shard: %w", err)
+	}
+	return nil
+}
+
+// Read reads one shard, checking its size against want (rows, d; zero
+// skips the check) and its checksum.
+func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
+	h := crc32.NewIEEE()
+	br := bufio.NewReaderSize(r, 1<<16)
+	head := make([]byte, 24)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return nil, nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
+	}
+	h.Write(head)
+	if string(head[:8]) != magic {
+		return nil, nil, fmt.Errorf("%w: not a shard (magic %q)", ErrFormat, head[:8])
+	}
+	rows, d := binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:])
+	if rows < 1 || d < 1 || rows > 1<<40 || d > 1<<24 || rows*d > 1<<34 {
+		return nil, nil, fmt.Errorf("%w: shard claims %d×%d", ErrFormat, rows, d)
+	}
+	if wantRows > 0 && (int(rows) != wantRows || int(d) != wantD) {
+		return nil, nil, fmt.Errorf("%w: shard is %d×%d, manifest says %d×%d", ErrFormat, rows, d, wantRows, wantD)
+	}
+	data := make([]float64, rows*d+rows)
+	buf := make([]byte, 8*4096)
+	for i := 0; i < len(data); {
+		k := min(len(data)-i, 4096)
+		if _, err := io.ReadFull(br, buf[:8*k]); err != nil {
+			return nil, nil, fmt.Errorf("%w: truncated shard: %w", ErrFormat, err)
+		}
+		h.Write(buf[:8*k])
+		for j := range k {
+			data[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+		i += k
+	}
+	sum := h.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(br, tail[:]); err != nil {
+		return nil, nil, fmt.Errorf("%w: missing checksum: %w", ErrFormat, err)
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != sum {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrFormat)
+	}
+	nd := int(rows * d)
+	return mat.NewDense(int(rows), int(d), data[:nd:nd]), data[nd:], nil
+}
+
+// WriteDir writes x (n×d) and y as shards of at most rows rows into dir
+// (created if needed) with their manifest, and returns the manifest. The
+// column statistics are computed here, on write: the writer already passes
+// over every row once, so no second (distributed) pass is needed.
+func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bool) (*Manifest, error) {
+	n, d := x.Dims()
+	if len(y) != n || n < 1 {
+		return nil, fmt.Errorf("shard: %d targets for %d rows", len(y), n)
+	}
+	if rows < 1 {
+		return nil, fmt.Errorf("shard: %d rows per shard, want ≥ 1", rows)
+	}
+	for i := range n {
+		for _, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("shard: row %d has a non-finite value", i)
+			}
+		}
+		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+			return nil, fmt.Errorf("shard: target %d is not finite", i)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d)}
+	if classification {
+		m.Task = "classification"
+		m.Classes = slices.Compact(slices.Sorted(slices.Values(y)))
+		if len(m.Classes) < 2 {
+			return nil, fmt.Errorf("shard: classification needs two classes, y has %d", len(m.Classes))
+		}
+	}
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			m.Mean[j] += v
+		}
+		m.YMean += y[i]
+	}
+	for j := range m.Mean {
+		m.Mean[j] /= float64(n)
+	}
+	m.YMean /= float64(n)
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			m.Std[j] += (v - m.Mean[j]) * (v - m.Mean[j])
+		}
+		m.YStd += (y[i] - m.YMean) * (y[i] - m.YMean)
+	}
+	for j := range m.Std {
+		m.Std[j] = math.Sqrt(m.Std[j] / float64(n))
+	}
+	m.YStd = math.Sqrt(m.YStd / float64(n))
+	for s, r0 := 0, 0; r0 < n; s, r0 = s+1, r0+rows {
+		r1 := min(n, r0+rows)
+		e := Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: r1 - r0, FirstRow: r0}
+		f, err := os.Create(filepath.Join(dir, e.File))
+		if err != nil {
+			return nil, fmt.Errorf("shard: %w", err)
+		}
+		err = Write(f, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1])
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Shards = append(m.Shards, e)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	return m, nil
+}

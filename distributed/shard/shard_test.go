@@ -1,0 +1,63 @@
+package shard
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestRoundTripAndManifest(t *testing.T) {
+	x := mat.NewDense(7, 3, nil)
+	y := make([]float64, 7)
+	for i := range 7 {
+		for j := range 3 {
+			x.Set(i, j, float64(i*3+j)+0.25)
+		}
+		y[i] = float64(i % 2)
+	}
+	dir := t.TempDir()
+	m, err := WriteDir(dir, x, y, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Shards) != 3 || m.Shards[2].Rows != 1 || m.Shards[2].FirstRow != 6 {
+		t.Fatalf("shards %+v, want rows 3,3,1", m.Shards)
+	}
+	// Column 0 is 0.25, 3.25, …, 18.25: mean 9.25, population std 3·√4 = 6.
+	if m.Mean[0] != 9.25 || m.Std[0] != 6 || len(m.Classes) != 2 {
+		t.Fatalf("mean %v std %v classes %v", m.Mean, m.Std, m.Classes)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseManifest(b); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, m.Shards[1].File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, ys, err := Read(bytes.NewReader(raw), 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(xs, x.Slice(3, 6, 0, 3)) || ys[0] != y[3] || ys[2] != y[5] {
+		t.Fatalf("shard 1 read back %v %v", mat.Formatted(xs), ys)
+	}
+	raw[40] ^= 1
+	if _, _, err := Read(bytes.NewReader(raw), 3, 3); !errors.Is(err, ErrFormat) {
+		t.Fatalf("corrupted shard: err = %v, want ErrFormat", err)
+	}
+	if _, _, err := Read(bytes.NewReader(raw[:30]), 0, 0); !errors.Is(err, ErrFormat) {
+		t.Fatalf("truncated shard: err = %v, want ErrFormat", err)
+	}
+	m.Shards[1].FirstRow = 4
+	if err := m.Validate(); !errors.Is(err, ErrFormat) {
+		t.Fatalf("gap in manifest: err = %v, want ErrFormat", err)
+	}
+}
