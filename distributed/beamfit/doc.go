@@ -1,0 +1,23 @@
+// Package beamfit runs Landmark's fits on Apache Beam (Go SDK): the same
+// pipelines run in-process on the Prism runner (tests, a laptop) and on
+// Flink, Spark or Google Cloud Dataflow through Beam's portable runners.
+//
+// Falkon is FALKON (Rudi, Carratino, Rosasco, NIPS 2017; the
+// preconditioner of eq. 14 of Rudi, Calandriello, Carratino, Rosasco,
+// NeurIPS 2018) with the data sharded: the conjugate-gradient loop, K_MM
+// and the preconditioner stay on the driver, and each CG iteration's
+// operator application
+//
+//	H v = K_nMᵀ(K_nM v) + λn K_MM v,   K_nMᵀ(K_nM v) = Σ_s K_sᵀ(K_s v)
+//
+// is one pipeline: a ParDo over the shard indices computing each term with
+// the core kernel engine (kernel.Op.MulTMul), and a Combine that adds the
+// M×t terms in increasing shard index whatever order the runner delivered
+// them in. The result therefore depends on the number of shards only
+// through round-off: each of the k ≤ n shard sums is the engine's own
+// fixed-order sum, and adding k of them in order adds at most (k−1)·u·Σ_s
+// |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the one-machine sum's own error.
+//
+// The package depends on Beam; the core module does not (this is a
+// separate Go module, github.com/landmark-ml/landmark/distributed).
+package beamfit

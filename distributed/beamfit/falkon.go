@@ -1,0 +1,373 @@
+package beamfit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"github.com/landmark-ml/landmark/precond"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrInput reports an invalid configuration or data set.
+var ErrInput = errors.New("beamfit: invalid input")
+
+// Runner runs a Beam pipeline to completion.
+type Runner func(ctx context.Context, p *beam.Pipeline) error
+
+// Prism runs a pipeline on Beam's Prism runner, in this process unless
+// Beam's --endpoint flag names a Prism job server.
+func Prism(ctx context.Context, p *beam.Pipeline) error {
+	_, err := prism.Execute(ctx, p)
+	return err
+}
+
+// Falkon fits FALKON (model.Falkon's estimator) on sharded data with every
+// pass over the data run as an Apache Beam pipeline. The driver — this
+// process — holds the centers, K_MM, the preconditioner and the CG vectors
+// (O(M²) memory); the workers hold the shards. One fit launches 1 + the
+// number of CG iterations pipelines: one for K_nMᵀy, then one per
+// iteration for K_nMᵀ(K_nM v), each a ParDo over the shard indices (one
+// kernel-engine product per shard) and a Combine adding the M×t partial
+// sums in shard order.
+//
+// Zero values mean defaults, as in model.Falkon. As every Beam program,
+// the program must call beam.Init() once, after flag.Parse and before Fit.
+type Falkon struct {
+	// Kernel is the kernel; it must have a kernel.Spec (gaussian,
+	// laplacian, linear, polynomial). Required.
+	Kernel kernel.Kernel
+	// Lambda is λ > 0 (λn multiplies K_MM, as model.Falkon).
+	Lambda float64
+	// M is the number of centers, sampled uniformly without replacement
+	// over all rows from Seed on the driver. Ignored when Centers is set.
+	M int
+	// Centers, when set, are the centers (M×d), used as given.
+	Centers *mat.Dense
+	// Seed seeds the center sampling.
+	Seed uint64
+	// Epsilon, MaxIter and Tol are model.Falkon's.
+	Epsilon float64
+	MaxIter int
+	Tol     float64
+	// Standardize standardizes the columns with the manifest's statistics
+	// (on the workers as they read each shard, and the centers).
+	Standardize bool
+	// Run runs each pipeline; nil means Prism.
+	Run Runner
+	// WorkDir is a folder every worker and the driver can read and write
+	// (a local folder for Prism, gs://… for Dataflow, a shared file system
+	// for Flink/Spark); empty means a new local temporary folder.
+	WorkDir string
+	// Workers bounds each worker's engine goroutines (0: all its cores).
+	Workers int
+	// CacheShards keeps decoded shards in worker memory between passes.
+	CacheShards bool
+	// Progress, when set, is called after every pass.
+	Progress func(Pass)
+}
+
+// Pass reports one pipeline launch of a fit.
+type Pass struct {
+	// Iteration is the CG iteration (0 for the right-hand side pass).
+	Iteration int
+	// Residual is the solver's relative residual after the iteration
+	// (NaN for the right-hand side pass).
+	Residual float64
+	// Wall is the launch's wall time, pipeline construction to result.
+	Wall time.Duration
+	// Rows is the number of rows the pass read; Rows/Wall is its
+	// throughput.
+	Rows int
+}
+
+// FalkonResult is a fit's outcome.
+type FalkonResult struct {
+	// Model is a fitted model.Falkon: Predict and model.Save work on it.
+	Model *model.Falkon
+	// Passes has one entry per pipeline launch.
+	Passes []Pass
+}
+
+// falkonStream is the second PCG word of the center sampling source.
+const falkonStream = 0x6265616d // "beam"
+
+// Fit fits on the data set whose manifest is at manifestPath.
+func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, error) {
+	start := time.Now()
+	raw, err := readFile(ctx, manifestPath)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: manifest: %w", err)
+	}
+	man, err := shard.ParseManifest(raw)
+	if err != nil {
+		return nil, err
+	}
+	if !(f.Lambda > 0) || math.IsInf(f.Lambda, 0) {
+		return nil, fmt.Errorf("%w: lambda = %g, want > 0", ErrInput, f.Lambda)
+	}
+	if f.Kernel == nil {
+		return nil, fmt.Errorf("%w: no kernel", ErrInput)
+	}
+	spec, ok := kernel.SpecOf(f.Kernel)
+	if !ok {
+		return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
+	}
+	maxIter, tol := f.MaxIter, f.Tol
+	if maxIter == 0 {
+		maxIter = model.DefaultFalkonMaxIter
+	}
+	if tol == 0 {
+		tol = model.DefaultFalkonTol
+	}
+	if maxIter < 0 || !(tol > 0) {
+		return nil, fmt.Errorf("%w: max_iter = %d, tol = %g", ErrInput, f.MaxIter, f.Tol)
+	}
+	run := f.Run
+	if run == nil {
+		run = Prism
+	}
+	work := f.WorkDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "landmark-beam-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(work)
+	}
+	n, d := man.N, man.D
+	var mean, std []float64
+	if f.Standardize {
+		mean, std = man.Mean, man.Std
+	}
+	centers := f.Centers
+	if centers != nil {
+		if _, c := centers.Dims(); c != d {
+			return nil, fmt.Errorf("%w: centers have %d columns, data %d", ErrInput, c, d)
+		}
+		centers = mat.DenseCopyOf(centers)
+	} else {
+		if f.M < 1 || f.M > n {
+			return nil, fmt.Errorf("%w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
+		}
+		centers, err = sampleCenters(ctx, manifestPath, man, f.M, rand.New(rand.NewPCG(f.Seed, falkonStream)))
+		if err != nil {
+			return nil, err
+		}
+		if mean != nil {
+			standardize(centers, mean, std)
+		}
+	}
+	mc, _ := centers.Dims()
+	t := 1
+	if man.Task == "classification" {
+		t = model.Labels{Classes: man.Classes}.Outputs()
+	}
+	// The centers go to storage once; every pass's workers read them.
+	centersPath := joinPath(work, "centers.lmks")
+	if err := writeCenters(ctx, centersPath, centers); err != nil {
+		return nil, err
+	}
+
+	info := model.FalkonInfo{N: n, D: d, M: mc, Outputs: t, Lambda: f.Lambda, Penalty: f.Lambda * float64(n),
+		Kernel: f.Kernel.String(), Sampler: "uniform (beam driver)", Preconditioner: model.PrecondFalkon}
+	if f.Centers != nil {
+		info.Sampler = "given"
+	}
+	info.SampleTime = time.Since(start)
+	t0 := time.Now()
+	kmm := mat.NewDense(mc, mc, nil)
+	if err := kernel.NewOp(f.Kernel, centers, centers, kernel.Options{Workers: f.Workers}).Block(ctx, kmm); err != nil {
+		return nil, err
+	}
+	pc, err := precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: %w", err)
+	}
+	info.Epsilon, info.Shift, info.JitterT, info.JitterA = pc.Epsilon, pc.Shift, pc.JitterT, pc.JitterA
+
+	dir := dirOf(manifestPath)
+	fn := passFn{Dir: dir, D: d, Centers: centersPath, M: mc, Kernel: spec, T: t,
+		Classes: man.Classes, Mean: mean, Std: std, Workers: f.Workers, CacheShards: f.CacheShards}
+	for _, e := range man.Shards {
+		fn.Files = append(fn.Files, e.File)
+		fn.Rows = append(fn.Rows, e.Rows)
+	}
+	res := &FalkonResult{}
+	launches := 0
+	pass := func(ctx context.Context, dst *mat.Dense, mode string, v *mat.Dense) error {
+		ts := time.Now()
+		g := fn
+		g.Mode = mode
+		if v != nil {
+			g.V = slices.Clone(v.RawMatrix().Data)
+		}
+		out := joinPath(work, fmt.Sprintf("pass-%05d.json", launches))
+		launches++
+		sum, err := runPass(ctx, run, &g, len(man.Shards), out)
+		if err != nil {
+			return err
+		}
+		copy(dst.RawMatrix().Data, sum)
+		res.Passes = append(res.Passes, Pass{Residual: math.NaN(), Wall: time.Since(ts), Rows: n})
+		return nil
+	}
+
+	b := mat.NewDense(mc, t, nil)
+	if err := pass(ctx, b, modeMulT, nil); err != nil {
+		return nil, err
+	}
+	if f.Progress != nil {
+		f.Progress(res.Passes[0])
+	}
+	info.PrecondTime = time.Since(t0)
+	penalty := info.Penalty
+	tmp := mat.NewDense(mc, t, nil)
+	h := solver.OperatorFunc{N: mc, F: func(ctx context.Context, dst, v *mat.Dense) error {
+		if err := pass(ctx, dst, modeMulTMul, v); err != nil {
+			return err
+		}
+		if err := pc.MulKMM(tmp, v); err != nil {
+			return err
+		}
+		blas64.Axpy(penalty, blas64.Vector{N: mc * t, Inc: 1, Data: tmp.RawMatrix().Data},
+			blas64.Vector{N: mc * t, Inc: 1, Data: dst.RawMatrix().Data})
+		return nil
+	}}
+	alpha := mat.NewDense(mc, t, nil)
+	t1 := time.Now()
+	opt := solver.Options{Tol: tol, MaxIter: maxIter, PrecondNorm: true, Callback: func(p solver.Progress) bool {
+		last := &res.Passes[len(res.Passes)-1]
+		last.Iteration, last.Residual = p.Iteration, p.Residual
+		info.History = append(info.History, model.FalkonIteration{Iteration: p.Iteration, Residual: p.Residual,
+			ValError: math.NaN(), Elapsed: time.Since(start)})
+		if f.Progress != nil {
+			f.Progress(*last)
+		}
+		return true
+	}}
+	sr, err := solver.PCG(ctx, h, pc, b, alpha, opt)
+	if err != nil {
+		return nil, err
+	}
+	info.SolveTime = time.Since(t1)
+	info.Status, info.Iterations, info.Residual = sr.Status, sr.Iterations, sr.Residual
+	task := model.Regression
+	if man.Task == "classification" {
+		task = model.Classification
+	}
+	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
+		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers}
+	res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: centers, Coef: alpha}, man.Classes, info)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runPass launches one pipeline computing Σ_s fn(s) over the shards and
+// returns the sum, checking every shard was counted once.
+func runPass(ctx context.Context, run Runner, fn *passFn, shards int, out string) ([]float64, error) {
+	p, s := beam.NewPipelineWithRoot()
+	idx := make([]int, shards)
+	for i := range idx {
+		idx[i] = i
+	}
+	col := beam.Reshuffle(s, beam.CreateList(s, idx))
+	parts := beam.ParDo(s, fn, col)
+	tot := beam.Combine(s, &orderedSum{}, parts)
+	beam.ParDo0(s, &writeFn{Path: out}, tot)
+	if err := run(ctx, p); err != nil {
+		return nil, fmt.Errorf("beamfit: pipeline: %w", err)
+	}
+	b, err := readFile(ctx, out)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: pass result: %w", err)
+	}
+	var t total
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("beamfit: pass result: %w", err)
+	}
+	for i, sh := range t.Shards {
+		if sh != i || len(t.Shards) != shards {
+			return nil, fmt.Errorf("beamfit: pass summed shards %v, want 0..%d once each", t.Shards, shards-1)
+		}
+	}
+	return t.Sum, nil
+}
+
+// sampleCenters draws m distinct row indices uniformly (Floyd's algorithm,
+// O(m) memory whatever n) and reads those rows, in increasing index order,
+// from the shards that hold them.
+func sampleCenters(ctx context.Context, manifestPath string, man *shard.Manifest, m int, rng *rand.Rand) (*mat.Dense, error) {
+	n := man.N
+	chosen := make(map[int]bool, m)
+	for j := n - m; j < n; j++ {
+		r := rng.IntN(j + 1)
+		if chosen[r] {
+			r = j
+		}
+		chosen[r] = true
+	}
+	idx := make([]int, 0, m)
+	for i := range chosen {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	c := mat.NewDense(m, man.D, nil)
+	dir := dirOf(manifestPath)
+	k := 0
+	for _, e := range man.Shards {
+		if k == m {
+			break
+		}
+		if idx[k] >= e.FirstRow+e.Rows {
+			continue
+		}
+		x, _, err := loadShard(ctx, joinPath(dir, e.File), e.Rows, man.D, false, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
+		}
+		for ; k < m && idx[k] < e.FirstRow+e.Rows; k++ {
+			c.SetRow(k, x.RawRowView(idx[k]-e.FirstRow))
+		}
+	}
+	return c, nil
+}
+
+func writeCenters(ctx context.Context, p string, c *mat.Dense) error {
+	var buf bytesBuffer
+	r, _ := c.Dims()
+	if err := shard.Write(&buf, c, make([]float64, r)); err != nil {
+		return err
+	}
+	return writeFile(ctx, p, buf.b)
+}
+
+type bytesBuffer struct{ b []byte }
+
+func (w *bytesBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "."
+}

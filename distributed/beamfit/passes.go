@@ -1,0 +1,278 @@
+package beamfit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local folders
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, int, func(part), error](&passFn{})
+	register.Emitter1[part]()
+	register.Combiner3[sumAcc, part, total](&orderedSum{})
+	register.DoFn2x1[context.Context, total, error](&writeFn{})
+	beam.RegisterType(reflect.TypeOf((*part)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*sumAcc)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*total)(nil)).Elem())
+}
+
+// The products a pass computes on every shard s.
+const (
+	modeMulTMul = "multmul" // K_sᵀ(K_s v), M×t
+	modeMulT    = "mult"    // K_sᵀ y_s, M×t
+)
+
+// part is one shard's M×t partial sum.
+type part struct {
+	Shard int
+	Rows  int
+	Sum   []float64
+}
+
+// sumAcc collects the partial sums; they are added only at the end, in
+// shard order, so the result does not depend on how the runner grouped
+// the shards into bundles or merged accumulators.
+type sumAcc struct {
+	Parts []part
+}
+
+// total is a pass's result.
+type total struct {
+	Shards []int
+	Rows   int
+	Sum    []float64
+}
+
+// orderedSum is the pass's Combine: Σ_s partial_s in increasing s.
+type orderedSum struct{}
+
+func (orderedSum) CreateAccumulator() sumAcc { return sumAcc{} }
+
+func (orderedSum) AddInput(a sumAcc, p part) sumAcc {
+	a.Parts = append(a.Parts, p)
+	return a
+}
+
+func (orderedSum) MergeAccumulators(a, b sumAcc) sumAcc {
+	a.Parts = append(a.Parts, b.Parts...)
+	return a
+}
+
+func (orderedSum) ExtractOutput(a sumAcc) total {
+	slices.SortFunc(a.Parts, func(x, y part) int { return x.Shard - y.Shard })
+	var t total
+	for _, p := range a.Parts {
+		t.Shards = append(t.Shards, p.Shard)
+		t.Rows += p.Rows
+		if t.Sum == nil {
+			t.Sum = slices.Clone(p.Sum)
+			continue
+		}
+		for i, v := range p.Sum {
+			t.Sum[i] += v
+		}
+	}
+	return t
+}
+
+// passFn computes one shard's product with the kernel engine.
+type passFn struct {
+	// Dir is the manifest's folder; Files the shard paths relative to it
+	// and Rows their row counts; D the dimension.
+	Dir   string
+	Files []string
+	Rows  []int
+	D     int
+	// Centers is the path of the centers file (a shard of M rows).
+	Centers string
+	M       int
+	Kernel  kernel.Spec
+	// Mode is modeMulTMul or modeMulT; V (M×T, row-major) is the vector
+	// of modeMulTMul.
+	Mode string
+	V    []float64
+	T    int
+	// Classes, when set, turn labels into ±1 one-vs-rest targets.
+	Classes []float64
+	// Mean and Std, when set, standardize the columns on read.
+	Mean, Std []float64
+	// Workers bounds the engine's goroutines (0: all cores).
+	Workers int
+	// CacheShards keeps decoded shards in the worker process for the
+	// following passes.
+	CacheShards bool
+
+	k       kernel.Kernel
+	centers *mat.Dense
+}
+
+func (f *passFn) Setup(ctx context.Context) error {
+	k, err := kernel.New(f.Kernel)
+	if err != nil {
+		return err
+	}
+	f.k = k
+	c, _, err := loadShard(ctx, f.Centers, f.M, f.D, true, nil, nil)
+	if err != nil {
+		return fmt.Errorf("centers: %w", err)
+	}
+	f.centers = c
+	return nil
+}
+
+func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) error {
+	if s < 0 || s >= len(f.Files) {
+		return fmt.Errorf("beamfit: shard %d of %d", s, len(f.Files))
+	}
+	x, y, err := loadShard(ctx, joinPath(f.Dir, f.Files[s]), f.Rows[s], f.D, f.CacheShards, f.Mean, f.Std)
+	if err != nil {
+		return fmt.Errorf("beamfit: shard %d: %w", s, err)
+	}
+	op := kernel.NewOp(f.k, x, f.centers, kernel.Options{Workers: f.Workers})
+	dst := mat.NewDense(f.M, f.T, nil)
+	switch f.Mode {
+	case modeMulTMul:
+		err = op.MulTMul(ctx, dst, mat.NewDense(f.M, f.T, f.V))
+	case modeMulT:
+		var tg *mat.Dense
+		if f.Classes != nil {
+			tg = model.Labels{Classes: f.Classes}.Targets(y)
+		} else {
+			tg = mat.NewDense(len(y), 1, slices.Clone(y))
+		}
+		err = op.MulT(ctx, dst, tg)
+	default:
+		err = fmt.Errorf("beamfit: unknown pass %q", f.Mode)
+	}
+	if err != nil {
+		return err
+	}
+	emit(part{Shard: s, Rows: f.Rows[s], Sum: dst.RawMatrix().Data})
+	return nil
+}
+
+// writeFn writes a pass's result where the driver reads it.
+type writeFn struct {
+	Path string
+}
+
+func (w *writeFn) ProcessElement(ctx context.Context, t total) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, w.Path, b)
+}
+
+// shardCache holds decoded shards of this worker process, keyed by path
+// and standardization, for the passes that follow (one per CG iteration).
+var shardCache struct {
+	sync.Mutex
+	m map[string]cachedShard
+}
+
+type cachedShard struct {
+	x *mat.Dense
+	y []float64
+}
+
+func loadShard(ctx context.Context, p string, rows, d int, cache bool, mean, std []float64) (*mat.Dense, []float64, error) {
+	key := fmt.Sprint(p, mean, std)
+	if cache {
+		shardCache.Lock()
+		c, ok := shardCache.m[key]
+		shardCache.Unlock()
+		if ok {
+			return c.x, c.y, nil
+		}
+	}
+	b, err := readFile(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, y, err := shard.Read(bytes.NewReader(b), rows, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mean != nil {
+		standardize(x, mean, std)
+	}
+	if cache {
+		shardCache.Lock()
+		if shardCache.m == nil {
+			shardCache.m = make(map[string]cachedShard)
+		}
+		shardCache.m[key] = cachedShard{x, y}
+		shardCache.Unlock()
+	}
+	return x, y, nil
+}
+
+// standardize maps every column j to (x − mean_j)/std_j (std_j = 0 leaves
+// the column centered), as datasets.Standardizer does.
+func standardize(x *mat.Dense, mean, std []float64) {
+	r, _ := x.Dims()
+	for i := range r {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+			if std[j] > 0 {
+				row[j] /= std[j]
+			}
+		}
+	}
+}
+
+func joinPath(dir, file string) string {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/") + "/" + file
+	}
+	return path.Join(dir, file)
+}
+
+func readFile(ctx context.Context, p string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+func writeFile(ctx context.Context, p string, b []byte) error {
+	fs, err := filesystem.New(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, p)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}

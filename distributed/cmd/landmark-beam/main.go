@@ -1,0 +1,154 @@
+// Command landmark-beam runs Landmark's distributed fits on Apache Beam.
+//
+//	landmark-beam shard IN OUTDIR --rows N [--task regression|classification]
+//	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I]
+//	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
+//	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
+//
+// Beam's own flags (--runner, --endpoint, --job_name, --project, --region,
+// --temp_location, --environment_type, …) are accepted beside Landmark's and
+// passed to Beam unchanged. The default runner is Prism, in this process.
+// The driver prints one line per pipeline launch: CG iteration, residual,
+// wall time and shard throughput (rows/s).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/distributed/beamfit"
+	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+)
+
+const usage = `landmark-beam: Landmark's fits on Apache Beam
+
+  landmark-beam shard IN OUTDIR --rows N [--task regression|classification]
+      write IN (a LIBSVM/CSV file or a bundled name) as binary shards of N rows
+      and OUTDIR/manifest.json (n, d, task, labels, column statistics)
+  landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L
+      [--iter I] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
+      [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
+      FALKON with every data pass a Beam pipeline (Beam's flags pass through)
+`
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+		fmt.Fprint(os.Stderr, usage)
+		if len(os.Args) < 2 {
+			os.Exit(2)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "shard":
+		err = runShard(args)
+	case "falkon":
+		err = runFalkon(ctx, args)
+	default:
+		err = fmt.Errorf("unknown command %q (want shard or falkon)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "landmark-beam:", err)
+		os.Exit(1)
+	}
+}
+
+// splitArgs separates positional arguments from flags, so that flags may
+// follow them (landmark-beam shard IN OUT --rows N).
+func splitArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			pos = append(pos, args[0])
+			args = args[1:]
+		}
+	}
+	return pos, nil
+}
+
+func runShard(args []string) error {
+	fs := flag.NewFlagSet("shard", flag.ContinueOnError)
+	rows := fs.Int("rows", 0, "rows per shard (required)")
+	task := fs.String("task", "regression", "regression or classification")
+	pos, err := splitArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || *rows < 1 {
+		return errors.New("usage: landmark-beam shard IN OUTDIR --rows N [--task regression|classification]")
+	}
+	if *task != "regression" && *task != "classification" {
+		return fmt.Errorf("--task %q, want regression or classification", *task)
+	}
+	ds, err := datasets.Open(pos[0], datasets.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	m, err := shard.WriteDir(pos[1], ds.X, ds.Y, *rows, *task == "classification")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d rows × %d columns in %d shards: %s\n", m.N, m.D, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
+	return nil
+}
+
+func runFalkon(ctx context.Context, args []string) error {
+	// Landmark's flags live on the command line flag set beside Beam's, so
+	// one Parse serves both and Beam sees its flags unchanged.
+	data := flag.String("data", "", "manifest.json of a shard folder (required)")
+	m := flag.Int("m", 0, "number of centers (required)")
+	sigma := flag.Float64("sigma", 0, "Gaussian bandwidth σ (required)")
+	lambda := flag.Float64("lambda", 0, "λ (required)")
+	iter := flag.Int("iter", 0, "CG iterations (0: model.Falkon's default)")
+	seed := flag.Uint64("seed", 1, "center sampling seed")
+	std := flag.Bool("standardize", false, "standardize columns with the manifest's statistics")
+	save := flag.String("save", "", "save the fitted model here (model.Load reads it)")
+	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
+	cache := flag.Bool("cache_shards", true, "keep decoded shards in worker memory between passes")
+	if err := flag.CommandLine.Parse(args); err != nil {
+		return err
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %s", strings.Join(flag.Args(), " "))
+	}
+	if *data == "" || *m < 1 || !(*sigma > 0) || !(*lambda > 0) {
+		return errors.New("falkon needs --data, --m ≥ 1, --sigma > 0 and --lambda > 0")
+	}
+	beam.Init()
+	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
+		MaxIter: *iter, Standardize: *std, WorkDir: *work, CacheShards: *cache,
+		Run: beamx.Run,
+		Progress: func(p beamfit.Pass) {
+			fmt.Printf("pass %3d  residual %.3e  %7.2f s  %.3g rows/s\n", p.Iteration, p.Residual,
+				p.Wall.Seconds(), float64(p.Rows)/p.Wall.Seconds())
+		}}
+	res, err := f.Fit(ctx, *data)
+	if err != nil {
+		return err
+	}
+	in := res.Model.Info()
+	fmt.Printf("fit: n = %d, d = %d, M = %d, %d iterations (%s), residual %.3e, solve %.2f s\n",
+		in.N, in.D, in.M, in.Iterations, in.Status, in.Residual, in.SolveTime.Seconds())
+	if *save != "" {
+		return model.SaveFile(*save, res.Model)
+	}
+	return nil
+}
