@@ -152,7 +152,9 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 	case modeMulT:
 		var tg *mat.Dense
 		if f.Classes != nil {
-			tg = model.Labels{Classes: f.Classes}.Targets(y)
+			if tg, err = (model.Labels{Classes: f.Classes}).Targets(y); err != nil {
+				return fmt.Errorf("beamfit: shard %d: %w", s, err)
+			}
 		} else {
 			tg = mat.NewDense(len(y), 1, slices.Clone(y))
 		}
