@@ -291,9 +291,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 	scores := make([][]float64, len(ms))
 	var buildSum float64
 	for rep := 0; rep < r.repeats; rep++ {
-		if r.progress != nil {
-			fmt.Fprintf(r.progress, "[%d/%d] %s: repeat %d/%d\n", idx+1, total, pr.Key, rep+1, r.repeats)
-		}
+		r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: pr.Key, Folds: 1, Repeat: rep, Repeats: r.repeats})
 		seed := fitSeed(r.s.Seed, rep, 0)
 		w := startMemWatch()
 		t0 := time.Now()
@@ -338,10 +336,6 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 		pr.Metrics = append(pr.Metrics, Summary{Name: m, Mean: mean, Std: std})
 	}
 	pr.FitSeconds = buildSum / float64(pr.Fits)
-	if r.progress != nil {
-		s := pr.Metrics[0]
-		fmt.Fprintf(r.progress, "[%d/%d] %s: %s error %.4g ± %.2g (build %.3gs)\n", idx+1, total, pr.Key, s.Name, s.Mean, s.Std, pr.FitSeconds)
-	}
 	return pr, nil
 }
 

@@ -55,6 +55,18 @@ func (f *FitResult) Predict(x *mat.Dense) ([]float64, error) {
 // target standardization are fitted on the training set as in Run; the
 // returned estimator is trained on scaled features.
 func Fit(ctx context.Context, s *Spec) (*FitResult, error) {
+	return FitWith(ctx, s, FitOptions{})
+}
+
+// FitOptions configure FitWith. The zero value means quiet.
+type FitOptions struct {
+	// Progress, when non-nil, receives an EventIteration per solver
+	// iteration.
+	Progress func(Event)
+}
+
+// FitWith is Fit with options (progress reports).
+func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	if s != nil && s.Approximation != nil {
 		return nil, s.errAt("fit needs an estimator, not an approximation block", "approximation")
 	}
@@ -65,10 +77,11 @@ func Fit(ctx context.Context, s *Spec) (*FitResult, error) {
 			}
 		}
 	}
-	r, err := newRunner(s, Options{})
+	r, err := newRunner(s, Options{Progress: opt.Progress})
 	if err != nil {
 		return nil, err
 	}
+	r.start = time.Now()
 	p := s.Grid.Points()[0]
 	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest)}
 	_, res.Dim = r.x.Dims()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -31,8 +30,9 @@ type Options struct {
 	Out string
 	// Fresh discards results already in the folder instead of resuming.
 	Fresh bool
-	// Progress, when non-nil, receives one line per grid point and fold.
-	Progress io.Writer
+	// Progress, when non-nil, receives an Event per fold, solver
+	// iteration and finished grid point.
+	Progress func(Event)
 	// OnPoint, when non-nil, is called after each grid point is computed and
 	// logged (not for points resumed from the log): i is the point's index,
 	// n the number of points.
@@ -170,7 +170,12 @@ type runner struct {
 	pathChain string
 	pathCache map[string][]approx.PathStep
 	pathRuns  int
-	progress  io.Writer
+	progress  func(Event)
+	// start is when Run began; computed and evalTime count the points
+	// evaluated in this run and their total time (for the ETA).
+	start    time.Time
+	computed int
+	evalTime time.Duration
 }
 
 // Run runs the experiment: every grid point cross-validated, each finished
@@ -184,6 +189,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.start = start
 	out := opt.Out
 	if out == "" {
 		out = s.Output
@@ -243,10 +249,18 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			t0 := time.Now()
 			pr, err := eval(ctx, k, len(pts), p)
 			if err != nil {
 				return nil, err
 			}
+			r.computed++
+			r.evalTime += time.Since(t0)
+			s, _ := pr.Metric(r.metric.Name)
+			if s.Name == "" && len(pr.Metrics) > 0 {
+				s = pr.Metrics[0]
+			}
+			r.emit(Event{Kind: EventPoint, Point: k, Points: len(pts), Key: key, Summary: s, FitSeconds: pr.FitSeconds, Err: pr.Error})
 			if !logged {
 				if err := log.append(pr); err != nil {
 					return nil, err
@@ -527,20 +541,14 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	for rep, folds := range r.cv {
 		next = append(next, make([]model.Estimator, len(folds)))
 		for f, fold := range folds {
-			if r.progress != nil {
-				fmt.Fprintf(r.progress, "[%d/%d] %s: fold %d/%d", idx+1, total, pr.Key, f+1, len(folds))
-				if r.repeats > 1 {
-					fmt.Fprintf(r.progress, ", repeat %d/%d", rep+1, r.repeats)
-				}
-				fmt.Fprintln(r.progress)
-			}
+			r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: pr.Key, Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 			xtr, ytr := rows(r.x, r.y, fold.Train)
 			xva, yva := rows(r.x, r.y, fold.Test)
 			var from model.Estimator
 			if r.warm && r.warmPrev != nil {
 				from = r.warmPrev[rep][f]
 			}
-			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f)})
+			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total})
 			if err != nil {
 				r.warmPrev = nil
 				if ctx.Err() != nil {
@@ -577,10 +585,6 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	pr.FitSeconds = fitSum / float64(pr.Fits)
 	pr.PredictSeconds = predSum / float64(pr.Fits)
 	pr.Info = meanInfo(info, pr.Fits)
-	if r.progress != nil {
-		s, _ := pr.Metric(r.metric.Name)
-		fmt.Fprintf(r.progress, "[%d/%d] %s: %s %.6g ± %.3g (fit %.3gs)\n", idx+1, total, pr.Key, s.Name, s.Mean, s.Std, pr.FitSeconds)
-	}
 	return pr, nil
 }
 
@@ -641,6 +645,8 @@ type fitOpts struct {
 	from model.Estimator
 	// pathKey names the training rows (fold) for the BLESS path cache.
 	pathKey string
+	// point and points locate the fit in the grid for progress events.
+	point, points int
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
@@ -667,11 +673,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 			return fitScores{}, err
 		}
 	}
-	iters := 0
 	if r.progress != nil {
 		cfg.Progress = func(it int, res float64) {
-			iters++
-			fmt.Fprintf(r.progress, "\r    iteration %d, residual %.2e", it, res)
+			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, Residual: res})
 		}
 	}
 	w := startMemWatch()
@@ -686,9 +690,6 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 		}
 	}
 	t1 := time.Now()
-	if iters > 0 {
-		fmt.Fprintln(r.progress)
-	}
 	if err != nil {
 		w.Stop()
 		return fitScores{}, err
@@ -745,9 +746,7 @@ func (r *runner) best(pts []PointResult) int {
 // set. With warm starts the refit walks p's λ chain (pts) from its start, as
 // cross-validation did, so the test score is that of the model selected.
 func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, error) {
-	if r.progress != nil {
-		fmt.Fprintf(r.progress, "refit %s on %d rows, test on %d\n", p.Key(), len(r.y), len(r.yTest))
-	}
+	r.emit(Event{Kind: EventRefit, Key: p.Key()})
 	seed := fitSeed(r.s.Seed, 1<<20, 0)
 	var from model.Estimator
 	if r.warm {

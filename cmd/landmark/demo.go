@@ -24,7 +24,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	iters := fs.Int("iter", 20, "conjugate-gradient iterations")
 	testFrac := fs.Float64("test-fraction", 0.2, "held-out fraction (sets with an official test split use it instead)")
 	seed := fs.Uint64("seed", 1, "random seed (split and centers)")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (same as --progress never)")
+	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -84,9 +85,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if classify {
 		est.Task = model.Classification
 	}
-	if !*quiet && isTerminal(stderr) {
+	pg := newProgress(*prog, *quiet, stderr)
+	if pg != nil {
+		t0 := time.Now()
 		est.Progress = func(it model.FalkonIteration) bool {
-			fmt.Fprintf(stderr, "\r  CG iteration %d/%d, relative residual %.2e", it.Iteration, *iters, it.Residual)
+			pg.iteration("CG ", it.Iteration, it.Residual, time.Since(t0))
 			return true
 		}
 	}
@@ -98,8 +101,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fitTime := time.Since(start)
-	if est.Progress != nil {
-		fmt.Fprintln(stderr)
+	if pg != nil {
+		pg.done()
 	}
 	start = time.Now()
 	pred, err := est.Predict(xte)

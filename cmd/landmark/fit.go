@@ -129,6 +129,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&mem, "memory", memoryUsage)
 	save := fs.String("save", "", "save the fitted model to this file")
 	asJSON := fs.Bool("json", false, "print the scores as JSON")
+	prog := addProgress(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -149,7 +150,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
-	res, err := experiments.Fit(ctx, spec)
+	var fopt experiments.FitOptions
+	if p := newProgress(*prog, false, stderr); p != nil {
+		fopt.Progress = p.event
+		defer p.done()
+	}
+	res, err := experiments.FitWith(ctx, spec, fopt)
 	if err != nil {
 		return err
 	}

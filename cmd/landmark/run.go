@@ -46,7 +46,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list", stderr)
 	out := fs.String("out", "", "output folder (default: the spec's output, else results/NAME)")
 	fresh := fs.Bool("fresh", false, "discard results already in the output folder instead of resuming")
-	quiet := fs.Bool("quiet", false, "no progress on stderr (progress is shown only when stderr is a terminal)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (same as --progress never)")
+	prog := addProgress(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	smoke := fs.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
 	list := fs.Bool("list", false, "list estimators, approximations, kernels and metrics")
@@ -74,8 +75,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		spec = spec.Smoke()
 	}
 	opt := experiments.Options{Out: *out, Fresh: *fresh, Version: version}
-	if !*quiet && isTerminal(stderr) {
-		opt.Progress = stderr
+	if p := newProgress(*prog, *quiet, stderr); p != nil {
+		opt.Progress = p.event
+		defer p.done()
 	}
 	if *smoke && opt.Out == "" {
 		// Smoke results go beside, never into, the full run's folder.

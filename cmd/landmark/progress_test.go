@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRunProgressInLog runs an example at smoke size with stderr a buffer
+// (not a terminal), as `landmark run spec.yaml > log 2>&1` does: the default
+// --progress auto must leave one plain line per finished grid point, with
+// elapsed time and an ETA, and no carriage returns.
+func TestRunProgressInLog(t *testing.T) {
+	spec := filepath.Join("..", "..", "experiments", "examples", "krr-cadata.yaml")
+	var so, se bytes.Buffer
+	args := []string{"run", spec, "--smoke", "--out", filepath.Join(t.TempDir(), "out")}
+	if code := dispatch(context.Background(), args, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	log := se.String()
+	// The smoke run has 2 grid points ("2 computed" is checked by TestRunSmokeAndResume).
+	done := regexp.MustCompile(`(?m)^\[(\d)/2\] .*: rmse .*elapsed [0-9.]+m?s, (ETA [0-9.]+[mµn]?s|grid done)\)$`).FindAllStringSubmatch(log, -1)
+	if len(done) != 2 || done[0][1] != "1" || done[1][1] != "2" {
+		t.Errorf("want one line per finished point [1/2], [2/2]; stderr:\n%s", log)
+	}
+	if strings.Contains(log, "\r") {
+		t.Errorf("carriage return in a non-terminal log:\n%q", log)
+	}
+	if !strings.Contains(log, "fold 2/2") {
+		t.Errorf("no fold line:\n%s", log)
+	}
+
+	se.Reset()
+	args = append(args, "--fresh", "--progress", "never")
+	if code := dispatch(context.Background(), args, &so, &se); code != 0 || se.Len() != 0 {
+		t.Errorf("--progress never: exit %d, stderr %q", code, se.String())
+	}
+	se.Reset()
+	if code := dispatch(context.Background(), []string{"run", spec, "--progress", "alway"}, &so, &se); code != 2 || !strings.Contains(se.String(), `did you mean "always"`) {
+		t.Errorf("--progress alway: exit %d, stderr %q", code, se.String())
+	}
+}
