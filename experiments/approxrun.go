@@ -176,7 +176,7 @@ func (s *Spec) validateApproximation() error {
 	for i, m := range a.Methods {
 		am, ok := approxMethodByName(m)
 		if !ok {
-			return s.errAt(fmt.Sprintf("unknown approximation %q (known: %s)", m, strings.Join(names, ", ")), "approximation", "methods", fmt.Sprintf("[%d]", i))
+			return s.errAt(fmt.Sprintf("unknown approximation %q%s (known: %s)", m, DidYouMean(m, names), strings.Join(names, ", ")), "approximation", "methods", fmt.Sprintf("[%d]", i))
 		}
 		if slices.Contains(a.Methods[:i], m) {
 			return s.errAt(fmt.Sprintf("method %s listed twice", m), "approximation", "methods", fmt.Sprintf("[%d]", i))
@@ -196,7 +196,7 @@ func (s *Spec) validateApproximation() error {
 	}
 	for _, k := range sortedKeys(s.Grid) {
 		if !slices.Contains(approxGridAxes, k) {
-			return s.errAt(fmt.Sprintf("unknown grid parameter %q for an approximation run (known: %s)", k, strings.Join(approxGridAxes, ", ")), "grid", k)
+			return s.errAt(fmt.Sprintf("unknown grid parameter %q for an approximation run%s (known: %s)", k, DidYouMean(k, approxGridAxes), strings.Join(approxGridAxes, ", ")), "grid", k)
 		}
 		o := Option{Name: k, Kind: KindInt, HasMin: true, Min: 1}
 		switch k {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gopkg.in/yaml.v3"
 )
@@ -196,13 +197,20 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	if len(root.Content) == 0 {
 		return nil, &SpecError{Msg: "empty spec"}
 	}
+	pre := &Spec{root: &root}
+	if t := child(root.Content[0], "estimator", "type"); t != nil {
+		pre.Estimator.Type = t.Value
+	}
+	if err := pre.checkKeys(); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%w: %s", ErrSpec, strings.Join(te.Errors, "; "))
+			return nil, fmt.Errorf("%w: %s", ErrSpec, strings.Join(te.Errors, "; ")+" (see experiments/README.md for the spec format)")
 		}
 		return nil, fmt.Errorf("%w: %s", ErrSpec, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
@@ -327,7 +335,7 @@ func (s *Spec) Validate() error {
 	case "":
 		return s.errAt("missing task (regression, binary or multiclass)", "task")
 	default:
-		return s.errAt(fmt.Sprintf("unknown task %q (want regression, binary or multiclass)", s.Task), "task")
+		return s.errAt(fmt.Sprintf("unknown task %q%s (want regression, binary or multiclass)", s.Task, DidYouMean(s.Task, []string{TaskRegression, TaskBinary, TaskMulticlass})), "task")
 	}
 	if err := s.validateEstimator(); err != nil {
 		return err
@@ -341,7 +349,7 @@ func (s *Spec) Validate() error {
 	if s.CV.Metric != "" {
 		m, ok := metricByName(s.CV.Metric)
 		if !ok {
-			return s.errAt(fmt.Sprintf("unknown metric %q (known: %s)", s.CV.Metric, strings.Join(MetricNames(), ", ")), "cv", "metric")
+			return s.errAt(fmt.Sprintf("unknown metric %q%s (known: %s)", s.CV.Metric, DidYouMean(s.CV.Metric, MetricNames()), strings.Join(MetricNames(), ", ")), "cv", "metric")
 		}
 		if !m.appliesTo(s.Task) {
 			return s.errAt(fmt.Sprintf("metric %s does not apply to %s tasks", m.Name, s.Task), "cv", "metric")
@@ -359,6 +367,15 @@ func (s *Spec) validateDataset() error {
 		return s.errAt("dataset: set name or path, not both", "dataset", "name")
 	case d.Name != "" && d.TestPath != "":
 		return s.errAt("test_path goes with path, not with a bundled name", "dataset", "test_path")
+	}
+	if d.Name != "" {
+		if _, ok := datasets.Lookup(d.Name); !ok {
+			var names []string
+			for _, b := range datasets.Bundled() {
+				names = append(names, b.Name)
+			}
+			return s.errAt(fmt.Sprintf("no bundled dataset %q%s (have %s; a file goes in path:)", d.Name, DidYouMean(d.Name, names), strings.Join(names, ", ")), "dataset", "name")
+		}
 	}
 	switch d.Format {
 	case "", "libsvm", "csv":
@@ -401,7 +418,7 @@ func (s *Spec) validateEstimator() error {
 	}
 	ent, ok := estimatorByName(e.Type)
 	if !ok {
-		return s.errAt(fmt.Sprintf("unknown estimator %q (known: %s)", e.Type, strings.Join(EstimatorNames(), ", ")), "estimator", "type")
+		return s.errAt(fmt.Sprintf("unknown estimator %q%s (known: %s)", e.Type, DidYouMean(e.Type, EstimatorNames()), strings.Join(EstimatorNames(), ", ")), "estimator", "type")
 	}
 	if !slices.Contains(ent.Tasks, s.Task) {
 		return s.errAt(fmt.Sprintf("estimator %s does not do %s (it does: %s)", e.Type, s.Task, strings.Join(ent.Tasks, ", ")), "task")
@@ -414,13 +431,13 @@ func (s *Spec) validateEstimator() error {
 			return s.errAt(fmt.Sprintf("estimator %s takes no approximation backend", e.Type), "estimator", "approx", "type")
 		}
 		if !slices.Contains(ent.Approx, e.Approx.Type) {
-			return s.errAt(fmt.Sprintf("estimator %s does not take approx %q (it takes: %s)", e.Type, e.Approx.Type, strings.Join(ent.Approx, ", ")), "estimator", "approx", "type")
+			return s.errAt(fmt.Sprintf("estimator %s does not take approx %q%s (it takes: %s)", e.Type, e.Approx.Type, DidYouMean(e.Approx.Type, ent.Approx), strings.Join(ent.Approx, ", ")), "estimator", "approx", "type")
 		}
 	}
 	for _, k := range sortedKeys(e.Approx.Options) {
 		o, ok := ent.approxOption(k)
 		if !ok {
-			return s.errAt(fmt.Sprintf("unknown approx option %q for %s (known: %s)", k, e.Type, strings.Join(optionNames(ent.ApproxOptions), ", ")), "estimator", "approx", k)
+			return s.unknownKey(k, append([]string{"type"}, optionNames(ent.ApproxOptions)...), "estimator", "approx", k)
 		}
 		if o.With != nil && !o.With(e.Approx.Type) {
 			return s.errAt(fmt.Sprintf("approx option %s does not apply to approx %q", k, e.Approx.Type), "estimator", "approx", k)
@@ -432,7 +449,7 @@ func (s *Spec) validateEstimator() error {
 	for _, k := range sortedKeys(e.Options) {
 		o, ok := ent.option(k)
 		if !ok {
-			return s.errAt(fmt.Sprintf("unknown option %q for estimator %s (known: %s)", k, e.Type, strings.Join(optionNames(ent.Options), ", ")), "estimator", k)
+			return s.unknownKey(k, append([]string{"approx", "kernel", "type"}, optionNames(ent.Options)...), "estimator", k)
 		}
 		if err := o.check(e.Options[k]); err != nil {
 			return s.errAt(err.Error(), "estimator", k)
@@ -479,7 +496,7 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 		return s.errAt("missing kernel type (known: "+strings.Join(kernel.Names(), ", ")+")", block, "kernel")
 	}
 	if !slices.Contains(kernel.Names(), ks.Type) {
-		return s.errAt(fmt.Sprintf("unknown kernel %q (known: %s)", ks.Type, strings.Join(kernel.Names(), ", ")), block, "kernel", "type")
+		return s.errAt(fmt.Sprintf("unknown kernel %q%s (known: %s)", ks.Type, DidYouMean(ks.Type, kernel.Names()), strings.Join(kernel.Names(), ", ")), block, "kernel", "type")
 	}
 	for _, p := range kernelParams {
 		vals, ok := s.Grid[p]
@@ -524,7 +541,7 @@ func (s *Spec) validateGrid() error {
 			var ok bool
 			o, ok = ent.option(k)
 			if !ok {
-				return s.errAt(fmt.Sprintf("unknown grid parameter %q for estimator %s (known: %s)", k, s.Estimator.Type, strings.Join(append(slices.Clone(kernelParams), optionNames(ent.Options)...), ", ")), "grid", k)
+				return s.errAt(fmt.Sprintf("unknown grid parameter %q for estimator %s%s (known: %s)", k, s.Estimator.Type, DidYouMean(k, append(slices.Clone(kernelParams), optionNames(ent.Options)...)), strings.Join(append(slices.Clone(kernelParams), optionNames(ent.Options)...), ", ")), "grid", k)
 			}
 			if o.Kind != KindFloat && o.Kind != KindInt {
 				return s.errAt(fmt.Sprintf("%s is not numeric and cannot be a grid axis", k), "grid", k)

@@ -92,7 +92,7 @@ func TestBadSpecs(t *testing.T) {
 	}{
 		{"unknown top key", "seed: 7", "seed: 7\ncolour: red", 18, "colour"},
 		{"unknown dataset key", "  standardize: true", "  standardise: true", 4, "standardise"},
-		{"unknown estimator option", "  jitter: 1.0e-9", "  jiter: 1.0e-9", 11, `unknown option "jiter"`},
+		{"unknown estimator option", "  jitter: 1.0e-9", "  jiter: 1.0e-9", 11, `unknown key "jiter" for estimator krr (did you mean "jitter"?)`},
 		{"wrong type seed", "seed: 7", "seed: seven", 17, "seven"},
 		{"wrong type grid", "[1.0e-6, 1.0e-3, 1]", "[1.0e-6, big, 1]", 13, "big"},
 		{"negative lambda", "[1.0e-6, 1.0e-3, 1]", "[1.0e-6, -1.0e-3, 1]", 13, "lambda = -0.001, want > 0"},
