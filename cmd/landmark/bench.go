@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/landmark-ml/landmark/experiments"
 )
 
 // benchTarget is one thing "landmark bench" measures.
@@ -53,5 +55,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	benchUsage(stderr)
-	return fmt.Errorf("%w: unknown benchmark target %q", errUsage, args[0])
+	var names []string
+	for _, t := range benchTargets {
+		names = append(names, t.name)
+	}
+	return fmt.Errorf("%w: unknown benchmark target %q%s", errUsage, args[0], experiments.DidYouMean(args[0], names))
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/experiments"
 )
 
 const dataUsage = `Usage:
@@ -39,7 +40,7 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataConvert(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
-	return fmt.Errorf("%w: unknown data subcommand %q (want list, info or convert)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info or convert)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert"}))
 }
 
 // readFlags holds the flags that say how to read a data file.

@@ -11,6 +11,9 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
+
+	"github.com/landmark-ml/landmark/experiments"
 )
 
 // command is one subcommand: its name, a one-line summary and the function that runs it.
@@ -67,7 +70,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "landmark: unknown command %q\n\n", args[0])
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stderr, "landmark: unknown command %q%s\n\n", args[0], experiments.DidYouMean(args[0], names))
 	usage(stderr)
 	return 2
 }
@@ -105,7 +112,17 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if d := experiments.DidYouMean(strings.TrimLeft(name, "-"), names); d != "" {
+				msg = fmt.Sprintf("unknown flag --%s%s", strings.TrimLeft(name, "-"), strings.Replace(d, `"`, `"--`, 1))
+			} else {
+				msg = fmt.Sprintf("unknown flag --%s (run with --help for the flags)", strings.TrimLeft(name, "-"))
+			}
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
 	}
 	return nil
 }
