@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -17,7 +18,8 @@ const (
 // run --smoke`): at most 400 training and 200 test rows, 2 folds, one
 // repeat, the first value of every grid axis except the first multi-valued
 // one, which keeps its first two values (so at most two grid points), and
-// sample-size options (m, clusters) capped at 50 and ranks at 10. Approximation runs keep
+// sample-size options (m, clusters) capped at 50 and ranks at 10 (an axis
+// whose values all exceed the cap keeps two: half the cap and the cap). Approximation runs keep
 // their methods and measure errors on 200 rows, with at most 10 clusters. The copy has its own hash,
 // so smoke results never mix with full ones.
 func (s *Spec) Smoke() *Spec {
@@ -78,6 +80,12 @@ func (s *Spec) Smoke() *Spec {
 			if !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
+		}
+		if len(vals) == 1 && len(s.Grid[a]) >= 2 && vals[0] >= 2 {
+			// Capping merged the axis into one value: keep it two-valued
+			// (half the cap and the cap) so the smoke run still varies it
+			// and draws its plots.
+			vals = []float64{math.Floor(vals[0] / 2), vals[0]}
 		}
 		keep := 1
 		if !two && len(vals) >= 2 {
