@@ -51,7 +51,7 @@ func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, 
 		return fmt.Errorf("kernel: Gemm: beta = %g, want 0 or 1", beta)
 	}
 	// The micro-kernel computes Â·B̂ᵀ with B̂ = op(b)ᵀ (n×k).
-	return d.run(ctx, m, n, k, operand{a, transA}, operand{b, !transB}, alpha, beta == 1, false, c)
+	return d.run(ctx, m, n, k, operand{a, transA}, operand{b, !transB}, alpha, beta == 1, false, false, c)
 }
 
 // SyrkLower sets the lower triangle (j ≤ i) of the square c to
@@ -69,7 +69,7 @@ func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: SyrkLower: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, m, k, operand{a, trans}, operand{a, trans}, alpha, beta == 1, true, c)
+	return d.run(ctx, m, m, k, operand{a, trans}, operand{a, trans}, alpha, beta == 1, true, true, c)
 }
 
 func dims(a *mat.Dense, trans bool) (r, c int) {
@@ -151,8 +151,9 @@ func (o operand) packPanels(dst []float64, w, q0, q1, rows, p0, kl int, s float6
 }
 
 // run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
-// B̂ n×k (operand b), only on and below the diagonal when lower.
-func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower bool, c *mat.Dense) error {
+// B̂ n×k (operand b), only on and below the diagonal when lower; same says
+// that a and b are the same operand (then m = n).
+func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower, same bool, c *mat.Dense) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
@@ -209,7 +210,34 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		// [kl][8]) at ap[kb·kc·mp + ip·8·kl]; 16 panels per job.
 		const group = 16
 		nb, na := (np+group-1)/group, (mp/panelRows+group-1)/group
-		if err := parallel.For(ctx, (nb+na)*nkb, workers, func(_, g int) {
+		if same {
+			// SyrkLower: Â is B̂ (rows = columns), so pack B̂ from a, then
+			// each 8-row panel of Â from one half of a 16-column panel of B̂.
+			if err := parallel.For(ctx, nb*nkb, workers, func(_, g int) {
+				kb, q0 := g/nb, (g%nb)*group
+				p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
+				b.packPanels(bp[kb*kc*panelCols*np+q0*panelCols*kl:], panelCols, q0, min(q0+group, np), n, p0, kl, 1)
+			}); err != nil {
+				return err
+			}
+			if err := parallel.For(ctx, na*nkb, workers, func(_, g int) {
+				kb, q0 := g/na, (g%na)*group
+				kl := min(kc, cl-kb*kc)
+				for ip := q0; ip < min(q0+group, mp/panelRows); ip++ {
+					src := bp[kb*kc*panelCols*np+(ip/2)*panelCols*kl+(ip%2)*panelRows:]
+					dst := ap[kb*kc*mp+ip*panelRows*kl : kb*kc*mp+(ip+1)*panelRows*kl]
+					for p := 0; p < kl; p++ {
+						sr := src[p*panelCols : p*panelCols+panelRows]
+						dr := dst[p*panelRows : p*panelRows+panelRows]
+						for r, v := range sr {
+							dr[r] = alpha * v
+						}
+					}
+				}
+			}); err != nil {
+				return err
+			}
+		} else if err := parallel.For(ctx, (nb+na)*nkb, workers, func(_, g int) {
 			kb := g / (nb + na)
 			g %= nb + na
 			p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
