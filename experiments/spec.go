@@ -210,7 +210,11 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%w: %s", ErrSpec, strings.Join(te.Errors, "; ")+" (see experiments/README.md for the spec format)")
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = explainTypeError(m)
+			}
+			return nil, fmt.Errorf("%w: %s", ErrSpec, strings.Join(msgs, "; ")+" (see experiments/README.md for the spec format)")
 		}
 		return nil, fmt.Errorf("%w: %s", ErrSpec, strings.TrimPrefix(err.Error(), "yaml: "))
 	}

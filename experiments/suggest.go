@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -25,24 +26,73 @@ func DidYouMean(name string, known []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-// editDistance is the Levenshtein distance between a and b (in runes).
+// editDistance is the optimal-string-alignment distance between a and b
+// (in runes): insertions, deletions, substitutions and swaps of two
+// neighbours ("rmes" → "rmse") each cost 1.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
 			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			d[i][j] = min(d[i-1][j-1]+c, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
+}
+
+// typeErrorRE matches yaml.v3's "cannot unmarshal !!str `three` into int".
+var typeErrorRE = regexp.MustCompile("cannot unmarshal !!(\\w+) (`[^`]*`|)\\s*into (\\S+)")
+
+// explainTypeError rewrites one yaml.v3 type error in the words of a spec:
+// `"three" is a string, want an integer`.
+func explainTypeError(m string) string {
+	sm := typeErrorRE.FindStringSubmatchIndex(m)
+	if sm == nil {
+		return m
+	}
+	kinds := map[string]string{"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+		"seq": "a list", "map": "a mapping", "null": "empty", "timestamp": "a date"}
+	got := kinds[m[sm[2]:sm[3]]]
+	if got == "" {
+		got = "a " + m[sm[2]:sm[3]]
+	}
+	if sm[4] < sm[5] {
+		got = fmt.Sprintf("%q is %s", strings.Trim(m[sm[4]:sm[5]], "`"), got)
+	} else {
+		got = "the value is " + got
+	}
+	goType := m[sm[6]:sm[7]]
+	want := "a " + goType
+	switch {
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
+		want = "an integer"
+		if strings.HasPrefix(goType, "uint") {
+			want = "a non-negative integer"
+		}
+	case strings.HasPrefix(goType, "float"):
+		want = "a number"
+	case goType == "string":
+		want = "a string"
+	case goType == "bool", goType == "*bool":
+		want = "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		want = "a list"
+	case strings.HasPrefix(goType, "map"), strings.HasPrefix(goType, "experiments."), strings.HasPrefix(goType, "kernel."), strings.HasPrefix(goType, "*experiments."):
+		want = "a mapping"
+	}
+	return m[:sm[0]] + got + ", want " + want + m[sm[1]:]
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputCLI is the command-line half of the bad-input table: malformed
+// data files, bad flags, misspelt names and damaged model files. Each case
+// asserts the exit code (2 usage, 1 other) and the substring of the error
+// that teaches the fix: the file and line, the valid choices, the near name.
+// A panic fails the test.
+func TestBadInputCLI(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := filepath.Join(dir, "good.model")
+	var so, se bytes.Buffer
+	if code := dispatch(context.Background(), []string{"fit", "--dataset", "cadata", "--subsample", "300", "--estimator", "falkon",
+		"--sigma", "2", "--lambda", "1e-6", "--m", "20", "--save", good, "--progress", "never"}, &so, &se); code != 0 {
+		t.Fatalf("fit of the reference model: exit %d: %s", code, se.String())
+	}
+	model, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(model)
+	flipped[len(flipped)/2] ^= 0xff
+	csv8 := write("eight.csv", "a,b,c,d,e,f,g,h,y\n1,2,3,4,5,6,7,8,9\n")
+	csv1 := write("one.csv", "a,b,y\n1,2,3\n")
+	fitFlags := func(extra ...string) []string {
+		return append([]string{"fit", "--dataset", "cadata", "--subsample", "300", "--estimator", "falkon", "--sigma", "2", "--lambda", "1", "--m", "20", "--progress", "never"}, extra...)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		// Malformed data files: the file, the line and what is wrong.
+		{"libsvm label", []string{"data", "info", write("label.libsvm", "1 1:0.5\nx 1:1\n")}, 1, []string{"label.libsvm: line 2", `label "x" is not a number`}},
+		{"libsvm index 0", []string{"data", "info", write("zero.libsvm", "1 1:0.5\n1 0:1\n")}, 1, []string{"zero.libsvm: line 2", "want an integer ≥ 1"}},
+		{"libsvm order", []string{"data", "info", write("order.libsvm", "1 2:0.5 1:1\n")}, 1, []string{"order.libsvm: line 1", "indices must ascend"}},
+		{"libsvm value", []string{"data", "info", write("value.libsvm", "1 1:abc\n")}, 1, []string{"value.libsvm: line 1", `value "abc" is not a number`}},
+		{"libsvm nan", []string{"data", "info", write("nan.libsvm", "1 1:nan\n")}, 1, []string{"nan.libsvm: line 1", "not finite"}},
+		{"libsvm no colon", []string{"data", "info", write("colon.libsvm", "1 1\n")}, 1, []string{"colon.libsvm: line 1", "is not index:value"}},
+		{"libsvm empty", []string{"data", "info", write("empty.libsvm", "")}, 1, []string{"empty.libsvm", "no data rows"}},
+		{"csv short row", []string{"data", "info", write("short.csv", "a,b,y\n1,2,3\n4,5\n")}, 1, []string{"short.csv: line 3", "2 fields, the first record has 3"}},
+		{"csv value", []string{"data", "info", write("value.csv", "a,b,y\n1,2,3\n4,x,6\n")}, 1, []string{"value.csv: line 3", `column "b": value "x" is not a number`}},
+		{"csv target", []string{"data", "info", csv1, "--target", "q"}, 1, []string{"one.csv: line 1", `no column named "q" (columns: a, b, y)`}},
+		{"missing file", []string{"data", "info", filepath.Join(dir, "absent.libsvm")}, 1, []string{"absent.libsvm", "no such file"}},
+		// Damaged model files.
+		{"model garbage", []string{"predict", "--model", write("garbage.model", "LANDMARKgarbage"), "--data", csv8}, 1, []string{"garbage.model", "not a saved landmark fit"}},
+		{"model truncated", []string{"predict", "--model", write("trunc.model", string(model[:40])), "--data", csv8}, 1, []string{"trunc.model", "truncated"}},
+		{"model flipped byte", []string{"predict", "--model", write("flip.model", string(flipped)), "--data", csv8}, 1, []string{"flip.model", "checksum mismatch"}},
+		{"model empty", []string{"predict", "--model", write("empty.model", ""), "--data", csv8}, 1, []string{"empty.model", "not a saved landmark fit"}},
+		{"model width", []string{"predict", "--model", good, "--data", csv1}, 1, []string{"one.csv has 2 features, the model was fitted on 8"}},
+		// Bad flags and names on the command line.
+		{"unknown command", []string{"rn"}, 2, []string{`unknown command "rn" (did you mean "run"?)`}},
+		{"unknown flag", []string{"run", "--smok", "x.yaml"}, 2, []string{`unknown flag --smok (did you mean "--smoke"?)`}},
+		{"unknown flag far", []string{"fit", "--zzzzzz"}, 2, []string{"unknown flag --zzzzzz (run with --help for the flags)"}},
+		{"bench target", []string{"bench", "falcon"}, 2, []string{`unknown benchmark target "falcon" (did you mean "falkon"?)`}},
+		{"data subcommand", []string{"data", "lst"}, 2, []string{`unknown data subcommand "lst" (did you mean "list"?)`}},
+		{"progress value", []string{"run", "x.yaml", "--progress", "sometimes"}, 2, []string{"want auto, always or never"}},
+		{"run no spec", []string{"run"}, 2, []string{"want one SPEC.yaml, got 0"}},
+		{"fit memory unit", fitFlags("--memory", "lots"), 2, []string{`memory "lots"`, "4G, 512MiB"}},
+		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the limit is 10 bytes"}},
+		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"estimator.lambda: lambda = -1, want > 0"}},
+		{"fit M > n", fitFlags("--m", "5000"), 1, []string{"m = 5000 exceeds the", "rows of"}},
+		{"fit estimator", append(fitFlags(), "--estimator", "falcon"), 1, []string{`unknown estimator "falcon" (did you mean "falkon"?)`}},
+		{"fit kernel", append(fitFlags(), "--kernel", "gausian"), 1, []string{`unknown kernel "gausian" (did you mean "gaussian"?)`}},
+		{"fit dataset", append(fitFlags(), "--dataset", "cadat"), 1, []string{`no bundled dataset "cadat" (did you mean "cadata"?)`}},
+		{"approx method", []string{"approx", "--data", "cadata", "--method", "nope"}, 2, []string{`unknown method "nope"`, "known:"}},
+		{"approx m", []string{"approx", "--data", "cadata", "--m", "0"}, 2, []string{"--m = 0, want ≥ 1"}},
+		{"predict no model", []string{"predict", "--data", csv1}, 2, []string{"--model"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var so, se bytes.Buffer
+			code := dispatch(context.Background(), c.args, &so, &se)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, se.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(se.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, se.String())
+				}
+			}
+		})
+	}
+	t.Logf("%d bad inputs", len(cases))
+}

@@ -1,0 +1,23 @@
+package experiments
+
+import "testing"
+
+func TestDidYouMean(t *testing.T) {
+	known := []string{"krr", "falkon", "svm", "bka-svm"}
+	for _, c := range []struct{ in, want string }{
+		{"falcon", ` (did you mean "falkon"?)`}, // one substitution
+		{"KRR", ` (did you mean "krr"?)`},       // case only
+		{"smv", ` (did you mean "svm"?)`},       // one swap of neighbours
+		{"krr", ""},                             // exact: nothing to suggest
+		{"logistic", ""},                        // nothing near
+		{"bkasvm", ` (did you mean "bka-svm"?)`},
+		{"", ""},
+	} {
+		if got := DidYouMean(c.in, known); got != c.want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if d := editDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d, want 3 (the textbook example)", d)
+	}
+}
