@@ -103,6 +103,9 @@ type BKASVM struct {
 	// Progress, when non-nil, is called after each cluster problem is solved
 	// with the number solved so far and the total. Calls are serialized.
 	Progress func(done, total int) `yaml:"-"`
+	// Solver, when set, solves the cluster problems instead of the local
+	// parallel loop (see BKASolver); Progress is then not called.
+	Solver BKASolver `yaml:"-"`
 
 	fit *bkaFit
 }
@@ -228,26 +231,48 @@ func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
 	perCache := max(cfg.cacheBytes/int64(cfg.workers), 1)
 	var mu sync.Mutex
 	done := 0
-	err = parallel.For(ctx, len(jobs), cfg.workers, func(_, j int) {
-		jb := jobs[j]
-		t := tasks[jb.task]
-		rows := make([]int, len(jb.loc))
-		yy := make([]float64, len(jb.loc))
-		cc := make([]float64, len(jb.loc))
-		for r, l := range jb.loc {
-			rows[r], yy[r], cc[r] = t.rows[l], t.y[l], bounds[jb.task][l]
+	if b.Solver != nil {
+		probs := make([]BKAProblem, len(jobs))
+		for j, jb := range jobs {
+			t := tasks[jb.task]
+			p := BKAProblem{Rows: len(jb.loc), D: d, Tol: cfg.tol, MaxIter: cfg.maxIter, CacheBytes: perCache, NoShrinking: cfg.noShrink}
+			for _, l := range jb.loc {
+				p.X = append(p.X, x.RawRowView(t.rows[l])...)
+				p.Y = append(p.Y, t.y[l])
+				p.C = append(p.C, bounds[jb.task][l])
+			}
+			probs[j] = p
 		}
-		opt := cfg.options(nil)
-		opt.CacheBytes = perCache
-		prob := solver.SVMProblem{K: newKernelColumns(cfg.k, gatherRows(x, rows), 1), Y: yy, C: cc}
-		results[j], errs[j] = solver.SolveDCD(ctx, prob, opt)
-		if b.Progress != nil {
-			mu.Lock()
-			done++
-			b.Progress(done, len(jobs))
-			mu.Unlock()
+		res, err := b.Solver(ctx, cfg.k, probs)
+		if err != nil {
+			return fmt.Errorf("model: bka-svm cluster problems: %w", err)
 		}
-	})
+		if len(res) != len(jobs) {
+			return fmt.Errorf("model: bka-svm: solver returned %d results for %d problems", len(res), len(jobs))
+		}
+		copy(results, res)
+	} else {
+		err = parallel.For(ctx, len(jobs), cfg.workers, func(_, j int) {
+			jb := jobs[j]
+			t := tasks[jb.task]
+			rows := make([]int, len(jb.loc))
+			yy := make([]float64, len(jb.loc))
+			cc := make([]float64, len(jb.loc))
+			for r, l := range jb.loc {
+				rows[r], yy[r], cc[r] = t.rows[l], t.y[l], bounds[jb.task][l]
+			}
+			opt := cfg.options(nil)
+			opt.CacheBytes = perCache
+			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, gatherRows(x, rows), 1), Y: yy, C: cc}
+			results[j], errs[j] = solver.SolveDCD(ctx, prob, opt)
+			if b.Progress != nil {
+				mu.Lock()
+				done++
+				b.Progress(done, len(jobs))
+				mu.Unlock()
+			}
+		})
+	}
 	if err != nil {
 		return err
 	}
