@@ -27,7 +27,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{svmFit{}, []string{"labels", "ovo", "d", "dec", "info", "platt"}},
 		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers"}},
 		{BKASVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "Clusters", "Sketch", "KMeansSubsample", "Prediction",
-			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit" /* unsaved */, "NoShrinking", "Seed", "Workers", "Progress" /* unsaved */, "fit"}},
+			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit" /* unsaved */, "NoShrinking", "Seed", "Workers", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
 		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info"}},
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},

@@ -167,7 +167,7 @@ func decTaskInfos(d *binfmt.Dec) []SVMTaskInfo {
 	return ts
 }
 
-// encode writes a fitted BKASVM: its configuration (without Progress), the
+// encode writes a fitted BKASVM: its configuration (without Progress and Solver), the
 // k-means partition, the global decision function and, for local
 // prediction, the per-cluster ones.
 func (b *BKASVM) encode(e *binfmt.Enc) error {
