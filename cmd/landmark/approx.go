@@ -177,6 +177,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	nmax := fs.Int("n", 0, "use a seeded random subset of this many rows (0: all)")
 	scale := fs.String("scale", "none", "feature scaling: none, standard, minmax ([-1,1])")
 	format := fs.String("format", "text", "output: text, or tsv (one header line and one row)")
+	prog := addProgress(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -255,8 +256,15 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	pg := newProgress(*prog, false, stderr)
+	if pg != nil {
+		pg.line("approx: building %s (m = %d) on %d rows × %d features…", *method, *m, n, d)
+	}
 	start := time.Now()
 	built, err := am.build(ctx, x, k, opts, rand.New(rand.NewPCG(*seed, 1)))
+	if pg != nil && err == nil {
+		pg.line("approx: built in %s; measuring the errors…", fmtDuration(time.Since(start)))
+	}
 	if err != nil {
 		if errors.Is(err, check.ErrInput) {
 			return fmt.Errorf("%w: %w", errUsage, err)

@@ -48,6 +48,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scikit-learn")
 	noGemm := fs.Bool("no-gemm", false, "skip the distance product X·Cᵀ (it allocates n×M doubles)")
 	f32 := fs.Bool("float32", false, "also measure the engine's float32 mode (rows d/f32; the X·Cᵀ ratio is then against SGEMM)")
+	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -80,8 +81,11 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintln(stdout, "ours/numpy = numpy time / our time for X·Cᵀ (ours: Linear kernel Block into an n×M matrix)")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "d\tfused s\tGFLOP/s\tsklearn s\tGFLOP/s\tspeed-up\trel.diff\tX·Cᵀ s\tGFLOP/s\tnumpy s\tGFLOP/s\tours/numpy\t")
+	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	for _, d := range dims {
-		fmt.Fprintf(stderr, "bench kernel: d = %d…\n", d)
+		if pg != nil {
+			pg.line("bench kernel: d = %d… (elapsed %s)", d, fmtDuration(time.Since(t0)))
+		}
 		if err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32); err != nil {
 			tw.Flush()
 			return err

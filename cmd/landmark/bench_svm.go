@@ -37,6 +37,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "seed of the split and of k-means")
 	cacheMB := fs.Int("cache", 200, "kernel cache in MB, for our solvers and svm-train's -m")
 	workers := fs.Int("workers", 0, "goroutines (0: GOMAXPROCS)")
+	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,7 +73,11 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
 	cache := int64(*cacheMB) << 20
+	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	for _, m := range ms {
+		if pg != nil {
+			pg.line("bench svm: %s… (elapsed %s)", m, fmtDuration(time.Since(t0)))
+		}
 		switch m {
 		case "bka", "bka-refine":
 			// One fit, both prediction modes; local first, as global

@@ -127,7 +127,7 @@ func (p *progress) event(e experiments.Event) {
 func fmtDuration(d time.Duration) string {
 	switch {
 	case d < 10*time.Second:
-		return d.Round(10 * time.Millisecond).String()
+		return d.Round(time.Millisecond).String()
 	case d < time.Hour:
 		return d.Round(time.Second).String()
 	}

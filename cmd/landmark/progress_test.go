@@ -43,3 +43,28 @@ func TestRunProgressInLog(t *testing.T) {
 		t.Errorf("--progress alway: exit %d, stderr %q", code, se.String())
 	}
 }
+
+// TestFitAndApproxProgressInLog: fit reports FALKON's CG iterations in
+// batches of iterBatch as whole lines, and approx its two phases, when
+// stderr is not a terminal.
+func TestFitAndApproxProgressInLog(t *testing.T) {
+	var so, se bytes.Buffer
+	args := []string{"fit", "--dataset", "cadata", "--subsample", "1000", "--standardize", "--estimator", "falkon", "--sigma", "1", "--lambda", "1e-9", "--m", "200", "--set", "max_iter=25"}
+	if code := dispatch(context.Background(), args, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	// Up to 25 iterations; at λ = 1e-9 CG does not reach its 1e-8
+	// tolerance by iteration 10, so the batch ending there is reported.
+	lines := regexp.MustCompile(`(?m)^    iteration (\d+), residual \S+, elapsed \S+$`).FindAllStringSubmatch(se.String(), -1)
+	if len(lines) == 0 || lines[0][1] != "10" || strings.Contains(se.String(), "\r") {
+		t.Errorf("want a plain line at iteration 10; stderr:\n%q", se.String())
+	}
+	se.Reset()
+	args = []string{"approx", "--data", "cadata", "--n", "300", "--method", "uniform", "--m", "20", "--gamma", "1", "--spectral-n", "100", "--sample-rows", "100"}
+	if code := dispatch(context.Background(), args, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(se.String(), "approx: building uniform (m = 20) on 300 rows × 8 features…\napprox: built in ") {
+		t.Errorf("approx progress:\n%s", se.String())
+	}
+}
