@@ -35,7 +35,7 @@
 //     W⁽ˢ⁾ is an orthonormal basis of the rank-k_s Nyström approximation of
 //     G⁽ˢˢ⁾ from m_s = 2k_s sampled columns (so L⁽ˢˢ⁾ = RRᵀ from its QR), and
 //     each link block is the least-squares fit on a sampled submatrix,
-//     L⁽ˢᵗ⁾ = W̄⁽ˢ⁾⁺ Ḡ⁽ˢᵗ⁾ (W̄⁽ᵗ⁾⁺)ᵀ (Section 5.3; (W̄ₛᵀW̄ₛ)⁻¹W̄ₛᵀḠW̄ₜ(W̄ₜᵀW̄ₜ)⁻¹
+//     L⁽ˢᵗ⁾ = W̄⁽ˢ⁾⁺ Ḡ⁽ˢᵗ⁾ (W̄⁽ᵗ⁾⁺)ᵀ (Section 5.2; (W̄ₛᵀW̄ₛ)⁻¹W̄ₛᵀḠW̄ₜ(W̄ₜᵀW̄ₜ)⁻¹
 //     when W̄ has full column rank) on ⌈(1+ρ)k_s⌉ rows per cluster, or zero
 //     when k(m_s, m_t) ≤ ε for the centroids. Rank strategies of Section 5.2:
 //     same k, proportional to n_s, or the top c·k estimated eigenvalues.

@@ -44,7 +44,7 @@ const (
 	// DefaultMEKAClusters is c, as in the authors' released code (noc = 10).
 	DefaultMEKAClusters = 10
 	// DefaultMEKARho is ρ: link blocks are fitted on (1+ρ)k × (1+ρ)k sampled
-	// entries (Section 5.3, ρ = 2 in the experiments).
+	// entries (Section 5.2 finds ρ of 2 or 3 sufficient).
 	DefaultMEKARho = 2.0
 	// DefaultMEKAMaxBytes bounds the memory MEKA plans to hold (4 GiB).
 	DefaultMEKAMaxBytes = 4 << 30
