@@ -130,6 +130,13 @@ type Falkon struct {
 	// Validation, when set, is evaluated after every iteration; the errors
 	// are in Info().History.
 	Validation *ValidationSet `yaml:"-"`
+	// Patience, when positive and Validation is set, stops CG once the
+	// validation error has not improved on its best value for Patience
+	// consecutive iterations (a validation plateau), and keeps the
+	// coefficients of the best iteration (Info().BestIteration); the status
+	// is then solver.Stopped. 0 (default) means no plateau rule: CG runs to
+	// MaxIter or Tol. It is an error without Validation.
+	Patience int `yaml:"patience"`
 	// WarmStart, when set, gives both the centers and the starting
 	// coefficients (for example the Solution of a fit at a larger λ).
 	WarmStart *KernelExpansion `yaml:"-"`
@@ -209,6 +216,9 @@ type FalkonInfo struct {
 	Residual   float64
 	// History has one entry per iteration.
 	History []FalkonIteration
+	// BestIteration is the iteration whose coefficients were kept when the
+	// Patience rule stopped the fit (0 otherwise).
+	BestIteration int
 	// Plan is the memory plan; CachedKnm says whether K_nM was cached.
 	Plan      FalkonPlan
 	CachedKnm bool
@@ -308,6 +318,9 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	}
 	if c.maxIter < 0 || !(c.tol > 0) || math.IsInf(c.tol, 0) {
 		return c, fmt.Errorf("%w: max_iter = %d, tol = %g; want ≥ 0 and > 0", ErrInput, m.MaxIter, m.Tol)
+	}
+	if m.Patience < 0 || m.Patience > 0 && m.Validation == nil {
+		return c, fmt.Errorf("%w: patience = %d; want ≥ 0, and validation data when positive", ErrInput, m.Patience)
 	}
 	if m.Workers < 0 || m.BlockRows < 0 || m.MemoryLimit < 0 {
 		return c, fmt.Errorf("%w: workers = %d, block_rows = %d, memory_limit = %d; want ≥ 0", ErrInput, m.Workers, m.BlockRows, m.MemoryLimit)
@@ -571,6 +584,14 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 		valDec = mat.NewDense(nv, t, nil)
 	}
 	var cbErr error
+	// Validation plateau (Patience): the best iterate so far, restored when
+	// the rule stops the fit.
+	var best *mat.Dense
+	bestErr, bestIt, plateau := math.Inf(1), 0, false
+	if m.Patience > 0 {
+		best = mat.NewDense(mc, t, nil)
+		best.Copy(alpha)
+	}
 	t1 := time.Now()
 	opt := solver.Options{Tol: cfg.tol, MaxIter: cfg.maxIter, PrecondNorm: true, Callback: func(p solver.Progress) bool {
 		it := FalkonIteration{Iteration: p.Iteration, Residual: p.Residual, ValError: math.NaN()}
@@ -583,10 +604,18 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 		}
 		it.Elapsed = time.Since(start)
 		info.History = append(info.History, it)
-		if m.Progress != nil {
-			return m.Progress(it)
+		if best != nil {
+			if it.ValError < bestErr {
+				bestErr, bestIt = it.ValError, it.Iteration
+				best.Copy(p.X)
+			} else if it.Iteration-bestIt >= m.Patience {
+				plateau = true
+			}
 		}
-		return true
+		if m.Progress != nil && !m.Progress(it) {
+			return false
+		}
+		return !plateau
 	}}
 	res, err := solver.PCG(ctx, h, pc, b, alpha, opt)
 	if err != nil {
@@ -597,6 +626,10 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	}
 	info.SolveTime = time.Since(t1)
 	info.Status, info.Iterations, info.Residual = res.Status, res.Iterations, res.Residual
+	if plateau {
+		alpha.Copy(best)
+		info.BestIteration = bestIt
+	}
 	m.fit = &falkonFit{task: task, labels: labels, d: d, info: info,
 		pred: &KernelExpansion{Kernel: cfg.k, Centers: centers, Coef: alpha, Workers: m.Workers}}
 	return nil

@@ -400,3 +400,54 @@ func TestFalkonBLESSSampler(t *testing.T) {
 		t.Errorf("weighted and unweighted preconditioners converge to solutions %g apart", d)
 	}
 }
+
+// The Patience rule stops at the first iteration that is Patience past the
+// best validation error so far, keeps that best iterate, and otherwise follows
+// the same iterates as a fit without the rule (its history is the oracle).
+func TestFalkonPatience(t *testing.T) {
+	c := conformanceMulticlass(4)
+	val := &ValidationSet{X: c.xTest, Y: conformanceMulticlassLabels(c.xTest)}
+	base := Falkon{Kernel: kernel.Gaussian{Gamma: 2}, Lambda: 1e-6, M: 80, Task: Classification, MaxIter: 30, Tol: 1e-300, Validation: val}
+	full := base
+	if err := full.Fit(context.Background(), c.x, c.y); err != nil {
+		t.Fatal(err)
+	}
+	const patience = 2
+	h := full.Info().History
+	stop, bestIt, bestErr := 0, 0, math.Inf(1)
+	for _, it := range h {
+		if it.ValError < bestErr {
+			bestErr, bestIt = it.ValError, it.Iteration
+		} else if it.Iteration-bestIt >= patience {
+			stop = it.Iteration
+			break
+		}
+	}
+	if stop == 0 {
+		t.Fatalf("no plateau of %d iterations in %d: the test needs one (history %+v)", patience, len(h), h)
+	}
+	p := base
+	p.Patience = patience
+	if err := p.Fit(context.Background(), c.x, c.y); err != nil {
+		t.Fatal(err)
+	}
+	info := p.Info()
+	if info.Iterations != stop || info.Status != solver.Stopped || info.BestIteration != bestIt {
+		t.Fatalf("patience fit: %d iterations, status %s, best %d; want %d, stopped, %d", info.Iterations, info.Status, info.BestIteration, stop, bestIt)
+	}
+	pred, _ := p.Predict(c.xTest)
+	wrong := 0
+	for i, v := range val.Y {
+		if pred[i] != v {
+			wrong++
+		}
+	}
+	if got := float64(wrong) / float64(len(pred)); got != bestErr {
+		t.Errorf("kept model's validation error %g, best recorded %g (iteration %d)", got, bestErr, bestIt)
+	}
+	bad := base
+	bad.Patience, bad.Validation = 3, nil
+	if err := bad.Fit(context.Background(), c.x, c.y); !errors.Is(err, ErrInput) {
+		t.Errorf("patience without validation: err = %v, want ErrInput", err)
+	}
+}
