@@ -88,7 +88,10 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
 	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
 	f32 := fs.Bool("float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
-	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn and numpy")
+	python := fs.String("python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
+	baseline := fs.String("baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
+	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
+	falkonScript := fs.String("falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
 	standardize := fs.String("standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
 	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
 	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
@@ -113,6 +116,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *gamma < 0 || *lambda < 0 || *blessLambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
 		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
+	}
+	if *baseline != "sklearn" && *baseline != "falkon" {
+		return fmt.Errorf("%w: -baseline %q: want sklearn or falkon", errUsage, *baseline)
 	}
 	if *sampler != "uniform" && *sampler != "bless" {
 		return fmt.Errorf("%w: -sampler %q: want uniform or bless", errUsage, *sampler)
@@ -152,6 +158,20 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		cfg.M = fm[0]
 		return falkonBenchChild(ctx, *child, cfg, *curve, stdout)
+	}
+
+	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
+	if *baseline == "falkon" && len(sm) > 0 {
+		script, err := falkonBaselineCheck(ctx, *python, *falkonPath, *falkonScript)
+		if err != nil {
+			return err
+		}
+		baseName = "FALKON (Python, CPU)"
+		baseRun = func(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+			// The script takes the sklearn script's arguments and ignores "-c SCRIPT".
+			env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(*falkonPath), "FALKON_ITERS="+strconv.Itoa(*iters))
+			return falkonBenchRunEnv(ctx, name, append([]string{script}, args...), env, stderr)
+		}
 	}
 
 	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
@@ -209,12 +229,12 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	for _, m := range sm {
 		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
-		r, err := falkonBenchRun(ctx, *python, pyArgs, stderr)
+		r, err := baseRun(ctx, *python, pyArgs, stderr)
 		if err != nil {
-			fmt.Fprintf(stdout, "| scikit-learn Nystroem+Ridge | %d | | | | | failed: %v |\n", m, err)
+			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
 			continue
 		}
-		row("scikit-learn Nystroem+Ridge", m, r, "")
+		row(baseName, m, r, "")
 	}
 	return nil
 }
@@ -238,10 +258,50 @@ func falkonBenchInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// falkonPythonPath is PYTHONPATH with dir in front.
+func falkonPythonPath(dir string) string {
+	if p := os.Getenv("PYTHONPATH"); p != "" {
+		return dir + string(os.PathListSeparator) + p
+	}
+	return dir
+}
+
+// falkonBaselineCheck finds the same-arrays FALKON script and checks that
+// python can import falkon and torch with dir on PYTHONPATH, before any data
+// is prepared. It returns the script's path.
+func falkonBaselineCheck(ctx context.Context, python, dir, script string) (string, error) {
+	if script == "" {
+		p, ok := datasets.SharedPath(filepath.Join("..", "tools", "falkon_same_arrays.py"))
+		if !ok {
+			return "", fmt.Errorf("%w: -baseline falkon: tools/falkon_same_arrays.py not found beside the shared datasets; give -falkon-script", errUsage)
+		}
+		script = p
+	} else if _, err := os.Stat(script); err != nil {
+		return "", fmt.Errorf("%w: -falkon-script: %w", errUsage, err)
+	}
+	cmd := exec.CommandContext(ctx, python, "-c", "import falkon, torch; print(falkon.__version__)")
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+falkonPythonPath(dir))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return "", fmt.Errorf("-baseline falkon: %s cannot import falkon with PYTHONPATH=%s (%v: %s); build it (for example ../shared/tools/build_falkon.sh) or set -falkon-path", python, dir, err, msg)
+	}
+	return script, nil
+}
+
 // falkonBenchRun runs a command that prints one JSON result line.
 func falkonBenchRun(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+	return falkonBenchRunEnv(ctx, name, args, nil, stderr)
+}
+
+// falkonBenchRunEnv is falkonBenchRun with an environment (nil: inherited).
+func falkonBenchRunEnv(ctx context.Context, name string, args, env []string, stderr io.Writer) (falkonBenchResult, error) {
 	var r falkonBenchResult
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
 	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,9 +44,33 @@ func TestFalkonBenchFlags(t *testing.T) {
 			t.Errorf("falkonBenchInts(%q): err = %v, want errUsage", bad, err)
 		}
 	}
-	for _, args := range [][]string{{"-data", "mnist"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-m", "x"}} {
+	for _, args := range [][]string{{"-data", "mnist"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-m", "x"}, {"-baseline", "torch"}} {
 		if err := runBenchFalkon(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("bench falkon %v: err = %v, want errUsage", args, err)
 		}
+	}
+}
+
+// -baseline falkon refuses at once, naming the problem, when the Python cannot
+// import falkon (an empty directory on PYTHONPATH cannot provide it, unless
+// the environment already does, in which case the test is skipped).
+func TestFalkonBenchBaselineNotImportable(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skip("no " + py)
+	}
+	script := filepath.Join(t.TempDir(), "same_arrays.py")
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := falkonBaselineCheck(t.Context(), py, t.TempDir(), script); err == nil {
+		t.Skip("falkon is importable from the inherited PYTHONPATH")
+	}
+	err := runBenchFalkon(t.Context(), []string{"-baseline", "falkon", "-python", py, "-falkon-path", t.TempDir(), "-falkon-script", script, "-data", "cadata"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cannot import falkon") {
+		t.Errorf("err = %v, want a refusal naming falkon", err)
+	}
+	if _, err := falkonBaselineCheck(t.Context(), py, t.TempDir(), filepath.Join(t.TempDir(), "missing.py")); !errors.Is(err, errUsage) {
+		t.Errorf("missing script: err = %v, want errUsage", err)
 	}
 }
