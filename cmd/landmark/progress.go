@@ -105,6 +105,9 @@ func (p *progress) event(e experiments.Event) {
 		if e.Repeats > 1 {
 			fmt.Fprintf(&b, " repeat %d/%d", e.Repeat+1, e.Repeats)
 		}
+		if e.Folds <= 1 && e.Repeats <= 1 {
+			b.WriteString(" started")
+		}
 		p.line("%s (elapsed %s)", b.String(), fmtDuration(e.Elapsed))
 	case experiments.EventIteration:
 		p.iteration("", e.Iteration, e.Residual, e.Elapsed)

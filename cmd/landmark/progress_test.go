@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -31,6 +32,23 @@ func TestRunProgressInLog(t *testing.T) {
 	}
 	if !strings.Contains(log, "fold 2/2") {
 		t.Errorf("no fold line:\n%s", log)
+	}
+
+	// The same with stderr a regular file, as a shell redirection gives.
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if code := dispatch(context.Background(), append(args, "--fresh"), &so, f); code != 0 {
+		t.Fatalf("exit %d with stderr a file", code)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n["); n < 4 || !strings.Contains(string(b), "[2/2] ") || strings.Contains(string(b), "\r") {
+		t.Errorf("log file holds %d grid-point lines:\n%s", n, b)
 	}
 
 	se.Reset()
