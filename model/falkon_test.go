@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
@@ -449,5 +451,29 @@ func TestFalkonPatience(t *testing.T) {
 	bad.Patience, bad.Validation = 3, nil
 	if err := bad.Fit(context.Background(), c.x, c.y); !errors.Is(err, ErrInput) {
 		t.Errorf("patience without validation: err = %v, want ErrInput", err)
+	}
+}
+
+// A limit below the plan is refused before anything of the size of K_MM is
+// allocated, and the refusal names the bytes needed (the plan's total).
+func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
+	const n, d, mc = 3000, 3, 3000 // K_MM alone is 8·3000² = 72 MB
+	x, y := krrTestData(113, n, d)
+	f := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, M: mc, MaxIter: 3, MemoryLimit: 1 << 20}
+	want := falkonPlan(kernel.NewOp(f.Kernel, x, mat.NewDense(mc, d, nil), kernel.Options{}), n, d, mc, 1, 0, false, false).Total
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := f.Fit(context.Background(), x, y)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrMemory) {
+		t.Fatalf("err = %v, want ErrMemory", err)
+	}
+	if !strings.Contains(err.Error(), formatBytes(want)) {
+		t.Errorf("refusal %q does not name the planned %s", err, formatBytes(want))
+	}
+	// The fit may copy the targets and plan the engine (tens of KB); a tenth
+	// of K_MM would mean the refusal came too late.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*mc*mc/10 {
+		t.Errorf("refused fit allocated %d bytes, want ≪ K_MM's %d", got, 8*mc*mc)
 	}
 }
