@@ -385,6 +385,55 @@ func falkonPlan(op *kernel.Op, n, d, mc, t, nv int, copyCenters, cache bool) Fal
 	return p
 }
 
+// Plan returns the memory plan a fit on x (n×d) with the given number of
+// outputs (1 for regression and binary classification, the number of classes
+// otherwise) would follow, without allocating anything large, so that it can
+// be shown or checked before fitting. When the plan exceeds MemoryLimit it
+// returns the plan with ErrMemory, whose message names the bytes needed. When centers are sampled,
+// M is the requested number (a sampler may return fewer).
+func (m *Falkon) Plan(x *mat.Dense, outputs int) (FalkonPlan, error) {
+	if err := check.Matrix("x", x); err != nil {
+		return FalkonPlan{}, err
+	}
+	if outputs < 1 {
+		return FalkonPlan{}, fmt.Errorf("%w: %d outputs, want ≥ 1", ErrInput, outputs)
+	}
+	n, d := x.Dims()
+	cfg, err := m.resolve(n, d)
+	if err != nil {
+		return FalkonPlan{}, err
+	}
+	centers, _, _, err := m.givenCenters(d, outputs)
+	if err != nil {
+		return FalkonPlan{}, err
+	}
+	mc := cfg.m
+	if centers != nil {
+		mc, _ = centers.Dims()
+	}
+	plan, _ := m.plan(cfg, x, mc, outputs, centers != nil)
+	return plan, checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit)
+}
+
+// plan is the memory plan of a fit with resolved cfg, mc centers and t
+// outputs, with K_nM cached when asked for and within MemoryLimit.
+func (m *Falkon) plan(cfg falkonConfig, x *mat.Dense, mc, t int, given bool) (FalkonPlan, bool) {
+	n, d := x.Dims()
+	planOp := kernel.NewOp(cfg.k, x, mat.NewDense(mc, d, nil), cfg.engine)
+	nv := 0
+	if m.Validation != nil && m.Validation.X != nil {
+		nv = m.Validation.X.RawMatrix().Rows
+	}
+	plan := falkonPlan(planOp, n, d, mc, t, nv, given, false)
+	if m.CacheKnm {
+		withCache := falkonPlan(planOp, n, d, mc, t, nv, given, true)
+		if m.MemoryLimit == 0 || withCache.Total <= m.MemoryLimit {
+			return withCache, true
+		}
+	}
+	return plan, false
+}
+
 func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, labels Labels) error {
 	start := time.Now()
 	n, d := x.Dims()
@@ -419,12 +468,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	}
 
 	// Plan memory before allocating: the operator itself holds no K_nM.
-	planOp := kernel.NewOp(cfg.k, x, mat.NewDense(mc, d, nil), cfg.engine)
-	nv := 0
-	if val != nil {
-		nv = val.X.RawMatrix().Rows
-	}
-	plan := falkonPlan(planOp, n, d, mc, t, nv, centers != nil, false)
+	plan, cache := m.plan(cfg, x, mc, t, centers != nil)
 	if centers == nil {
 		if err := checkSampler(cfg.sampler, n, d, mc, m.MemoryLimit); err != nil {
 			return fmt.Errorf("model: falkon: %w", err)
@@ -433,12 +477,9 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	if err := checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit); err != nil {
 		return err
 	}
-	cache := false
-	if m.CacheKnm {
-		withCache := falkonPlan(planOp, n, d, mc, t, nv, centers != nil, true)
-		if m.MemoryLimit == 0 || withCache.Total <= m.MemoryLimit {
-			plan, cache = withCache, true
-		}
+	nv := 0
+	if val != nil {
+		nv = val.X.RawMatrix().Rows
 	}
 	info := FalkonInfo{N: n, D: d, Outputs: t, Lambda: m.Lambda, Penalty: m.Lambda * float64(n),
 		Kernel: cfg.k.String(), Plan: plan, CachedKnm: cache}

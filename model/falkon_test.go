@@ -227,6 +227,9 @@ func TestFalkonMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := f.Info().Plan
+	if p, err := base.Plan(x, 1); err != nil || p != plan {
+		t.Errorf("Plan before the fit = %+v, %v; the fit's %+v", p, err, plan)
+	}
 	// Preconditioner: K_MM and A (2M²) plus the diagonal (M): 8·(5000+50) bytes.
 	if plan.Precond != 8*(2*50*50+50) || plan.Data != 8*(400*3+400) || plan.Cache != 0 || f.Info().CachedKnm {
 		t.Errorf("plan %+v", plan)
@@ -460,7 +463,15 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 	const n, d, mc = 3000, 3, 3000 // K_MM alone is 8·3000² = 72 MB
 	x, y := krrTestData(113, n, d)
 	f := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, M: mc, MaxIter: 3, MemoryLimit: 1 << 20}
-	want := falkonPlan(kernel.NewOp(f.Kernel, x, mat.NewDense(mc, d, nil), kernel.Options{}), n, d, mc, 1, 0, false, false).Total
+	plan, perr := f.Plan(x, 1)
+	if !errors.Is(perr, ErrMemory) {
+		t.Fatalf("Plan: err = %v, want ErrMemory", perr)
+	}
+	// 8·(2M² + M) for K_MM and the factors, with data and scratch on top.
+	if want := int64(8 * (2*mc*mc + mc)); plan.Precond != want || plan.Total <= want {
+		t.Errorf("plan %+v, want Precond %d", plan, want)
+	}
+	want := plan.Total
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	err := f.Fit(context.Background(), x, y)

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,7 +158,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: -child takes one -m", errUsage)
 		}
 		cfg.M = fm[0]
-		return falkonBenchChild(ctx, *child, cfg, *curve, stdout)
+		return falkonBenchChild(ctx, *child, cfg, *curve, stdout, stderr)
 	}
 
 	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
@@ -479,7 +480,7 @@ func falkonBenchRead(path string, n int) ([]float64, error) {
 }
 
 // falkonBenchChild fits one Falkon on the prepared arrays and prints a JSON result.
-func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, stdout io.Writer) error {
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, stdout, stderr io.Writer) error {
 	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return err
@@ -521,6 +522,19 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve b
 		}
 		cfg.Validation = &model.ValidationSet{X: mat.NewDense(meta.NTest, meta.D, xte), Y: yv}
 	}
+	// The memory plan, shown before anything large is allocated; a limit
+	// too small is refused here with the bytes needed.
+	outputs := 1
+	if cfg.Task == model.Classification && len(slices.Compact(slices.Sorted(slices.Values(ytr)))) > 2 {
+		outputs = len(slices.Compact(slices.Sorted(slices.Values(ytr))))
+	}
+	plan, err := cfg.Plan(xt, outputs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench falkon: M = %d memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
+		cfg.M, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
+		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
 	t0 := time.Now()
 	if err := cfg.Fit(ctx, xt, ytr); err != nil {
 		return err
