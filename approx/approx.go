@@ -33,7 +33,7 @@ type Landmarks struct {
 // regularization λ (BLESS, leverage scores with a fixed λ) document how they
 // treat m. All randomness comes from rng.
 type Sampler interface {
-	Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error)
+	Sample(ctx context.Context, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error)
 }
 
 // FeatureMap is a fitted low-rank map φ with K(x, y) ≈ φ(x)·φ(y).
@@ -41,5 +41,5 @@ type FeatureMap interface {
 	// Dim is the number of features r.
 	Dim() int
 	// Transform writes φ(x_i) into row i of dst (n×r).
-	Transform(ctx context.Context, dst, x *mat.Dense) error
+	Transform(ctx context.Context, dst *mat.Dense, x mat.Matrix) error
 }

@@ -80,7 +80,8 @@ type bkaChol struct {
 
 // FitBKA partitions x (or uses opt.Partition) and forms the exact diagonal
 // kernel blocks. x is kept by reference for CrossMul.
-func FitBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
+func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
@@ -203,7 +204,7 @@ func (b *BKA) Block(s int) *mat.SymDense {
 
 // Assign returns the cluster of each row of x (nearest centroid); see
 // Partition.Assign for the errors.
-func (b *BKA) Assign(x *mat.Dense) ([]int, error) { return b.part.Assign(x) }
+func (b *BKA) Assign(x mat.Matrix) ([]int, error) { return b.part.Assign(x) }
 
 // Mul sets dst = G_BKA·V (n×t), blockwise.
 func (b *BKA) Mul(ctx context.Context, dst, v *mat.Dense) error {

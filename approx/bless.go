@@ -91,7 +91,8 @@ type PathStep struct {
 }
 
 // Path runs BLESS down to lambda (K + λnI) and returns every step.
-func (b BLESS) Path(ctx context.Context, x *mat.Dense, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless: %w", err)
 	}
@@ -106,12 +107,14 @@ func (b BLESS) Path(ctx context.Context, x *mat.Dense, k kernel.Kernel, lambda f
 // (M_H = min(⌈Q2·d_H⌉, m)); with Lambda = 0 the path stops at the first step
 // where ⌈Q2·d_h⌉ ≥ m and draws M_H = m there. Draws are with replacement, so
 // the number of distinct landmarks can be below m.
-func (b BLESS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (b BLESS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	return blessSample(ctx, b, false, x, k, m, rng)
 }
 
 // Path runs BLESS-R down to lambda (K + λnI) and returns every step.
-func (b BLESSR) Path(ctx context.Context, x *mat.Dense, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless-r: %w", err)
 	}
@@ -127,7 +130,8 @@ func (b BLESSR) Path(ctx context.Context, x *mat.Dense, k kernel.Kernel, lambda 
 // (inclusion probabilities min(1, c·ℓ̃) with Σ = m, systematic sampling;
 // A = β_H times them). With Lambda = 0 the path stops at the first step where
 // the expected size reaches m and keeps exactly m points there the same way.
-func (b BLESSR) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (b BLESSR) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	return blessSample(ctx, BLESS(b), true, x, k, m, rng)
 }
 
@@ -431,7 +435,8 @@ func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 // Scores returns the eq. 3 estimates ℓ̃(i, λ_h) from (J_h, A_h) for every row of
 // x, the data the path was computed on: the quantity whose ratio to the exact
 // scores is BLESS's R-ACC.
-func (s PathStep) Scores(ctx context.Context, x *mat.Dense, k kernel.Kernel) ([]float64, error) {
+func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: bless scores: %w", err)
 	}

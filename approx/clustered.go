@@ -38,7 +38,8 @@ var _ Sampler = KMeansCenters{}
 
 // Sample returns the m k-means centroids of x. The kernel is only validated:
 // the clustering is in input space, as in the paper.
-func (s KMeansCenters) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (s KMeansCenters) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
@@ -81,7 +82,8 @@ func (s RandomizedClustered) SketchDim(d int) int {
 
 // Sample returns m centroids found by k-means on the sketch, recomputed in
 // the original space.
-func (s RandomizedClustered) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}

@@ -3,6 +3,7 @@ package approx
 import (
 	"context"
 	"fmt"
+	"github.com/landmark-ml/landmark/kernel"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -75,7 +76,8 @@ type Partition struct {
 
 // Fit clusters the rows of x. All randomness (subsample, sketch, seeding) comes
 // from rng.
-func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partition, error) {
+func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Partition, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, err
 	}
@@ -161,7 +163,8 @@ func (km KMeans) Fit(ctx context.Context, x *mat.Dense, rng *rand.Rand) (*Partit
 // on the training rows reproduces Labels. It fails with ErrInput when x is
 // empty, holds NaN or Inf, or has a different number of columns than the
 // training data.
-func (p *Partition) Assign(x *mat.Dense) ([]int, error) {
+func (p *Partition) Assign(xIn mat.Matrix) ([]int, error) {
+	x := kernel.DenseOf(xIn)
 	if p == nil || p.Centroids == nil || p.assignTo == nil {
 		return nil, fmt.Errorf("%w: k-means: Assign on an empty partition", check.ErrInput)
 	}

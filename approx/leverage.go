@@ -64,7 +64,8 @@ func exactKernelMatrix(ctx context.Context, x *mat.Dense, k kernel.Kernel) (*mat
 // with unit diagonal) while the absolute error is O(ε·‖K‖₂/ridge), so the
 // relative error stays near n·ε·‖K‖₂/ridge (checked against a direct
 // computation in the tests). Negative round-off results are set to zero.
-func ExactLeverage(ctx context.Context, x *mat.Dense, k kernel.Kernel, ridge float64) (scores []float64, deff float64, err error) {
+func ExactLeverage(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, ridge float64) (scores []float64, deff float64, err error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Positive("ridge", ridge); err != nil {
 		return nil, 0, fmt.Errorf("approx: exact leverage: %w", err)
 	}
@@ -118,7 +119,8 @@ type Spectrum struct {
 
 // ExactSpectrum forms K(X, X) with the block engine and computes its
 // eigenvalues: O(n²) memory, O(n³) time, n ≤ MaxExactPoints.
-func ExactSpectrum(ctx context.Context, x *mat.Dense, k kernel.Kernel) (*Spectrum, error) {
+func ExactSpectrum(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) (*Spectrum, error) {
+	x := kernel.DenseOf(xIn)
 	kk, err := exactKernelMatrix(ctx, x, k)
 	if err != nil {
 		return nil, fmt.Errorf("approx: exact spectrum: %w", err)
@@ -213,7 +215,8 @@ type ExactRLS struct {
 var _ Sampler = ExactRLS{}
 
 // Sample draws m landmarks; see ExactRLS.
-func (e ExactRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (e ExactRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: exact rls: %w", err)
 	}
@@ -260,7 +263,8 @@ func fixedSizeDeff(s int) float64 {
 // δ ∈ (0, 1/8) as Algorithm 1 requires (0 means 0.1) and oversample the
 // constant c (0 means the paper's
 // 16). The sample size is random, about c·d_eff·log(d_eff/δ).
-func SampleByScores(x *mat.Dense, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
+func SampleByScores(xIn mat.Matrix, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w", err)
 	}

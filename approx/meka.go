@@ -171,7 +171,8 @@ var _ FeatureMap = (*MEKA)(nil)
 // FitMEKA fits MEKA (Si, Hsieh & Dhillon 2017, Algorithm 1) to the rows of x
 // with kernel k. All randomness (k-means, landmarks, link samples) comes from
 // rng; the result does not depend on the number of workers.
-func FitMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, opt MEKAOptions, rng *rand.Rand) (*MEKA, error) {
+func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptions, rng *rand.Rand) (*MEKA, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, fmt.Errorf("approx: meka: %w", err)
 	}
@@ -925,7 +926,7 @@ func (m *MEKA) Partition() *Partition { return m.part }
 
 // Assign returns the cluster of each row of x (nearest centroid); see
 // Partition.Assign for the errors.
-func (m *MEKA) Assign(x *mat.Dense) ([]int, error) { return m.part.Assign(x) }
+func (m *MEKA) Assign(x mat.Matrix) ([]int, error) { return m.part.Assign(x) }
 
 // Link returns a copy of the link matrix L ((Σk_s)²; PSD-fixed if PSD was set).
 func (m *MEKA) Link() *mat.SymDense {
@@ -1039,7 +1040,8 @@ func (m *MEKA) Dim() int {
 // w(x_i) = k(x_i, Z_s)·P_s (which reproduces row i of W⁽ˢ⁾ for training
 // points), and φ(x_i) = w(x_i)ᵀ (V₊Λ₊^(1/2))_s. Then φ(x)·φ(y) is the
 // PSD-fixed MEKA approximation of k(x, y), whether or not PSD was set.
-func (m *MEKA) Transform(ctx context.Context, dst, x *mat.Dense) error {
+func (m *MEKA) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	x := kernel.DenseOf(xIn)
 	if err := check.Cols(x, m.d); err != nil {
 		return fmt.Errorf("approx: meka: %w", err)
 	}

@@ -80,7 +80,8 @@ func (m *NystromMap) Dim() int { _, r := m.T.Dims(); return r }
 
 // Transform writes φ(x_i) = K(x_i, L)·T into row i of dst (n×r), through the
 // kernel engine.
-func (m *NystromMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
+func (m *NystromMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	x := kernel.DenseOf(xIn)
 	_, d := m.Landmarks.Dims()
 	if err := check.Cols(x, d); err != nil {
 		return err
@@ -97,7 +98,8 @@ func (m *NystromMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
 // as the columns of an n×r matrix with orthonormal columns; the matching
 // eigenvalues are Values. Standard maps have no such eigenvectors (their
 // features are not orthogonal) and return an error.
-func (m *NystromMap) Eigenvectors(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if !m.qr {
 		return nil, fmt.Errorf("%w: nyström: eigenvectors need a QR map (Nystrom.QR)", check.ErrInput)
 	}
@@ -121,7 +123,8 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, x *mat.Dense) (*mat.Dense
 // Fit builds the Nyström map of k on x from the landmarks lm. x is used only
 // by the QR variant (which needs C on the training rows); the standard map
 // depends on the landmarks alone.
-func (ny Nystrom) Fit(ctx context.Context, x *mat.Dense, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
+func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
+	x := kernel.DenseOf(xIn)
 	if k == nil {
 		return nil, fmt.Errorf("%w: nyström: kernel is nil", check.ErrInput)
 	}

@@ -166,7 +166,7 @@ func TestLoadMapRejectsDamage(t *testing.T) {
 type otherMap struct{}
 
 func (otherMap) Dim() int                                                { return 1 }
-func (otherMap) Transform(context.Context, *mat.Dense, *mat.Dense) error { return nil }
+func (otherMap) Transform(context.Context, *mat.Dense, mat.Matrix) error { return nil }
 
 // The persistence code must know every field of the saved types: when one
 // is added this test fails; save and load it in persist.go (and extend

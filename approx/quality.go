@@ -32,7 +32,8 @@ var _ RowApproximator = (*FeatureRows)(nil)
 
 // NewFeatureRows transforms x once with f (n×r memory) so that rows of
 // K̃ = φ(X)φ(X)ᵀ can be formed at O(r·n) each.
-func NewFeatureRows(ctx context.Context, f FeatureMap, x *mat.Dense) (*FeatureRows, error) {
+func NewFeatureRows(ctx context.Context, f FeatureMap, xIn mat.Matrix) (*FeatureRows, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, fmt.Errorf("approx: feature rows: %w", err)
 	}
@@ -73,7 +74,8 @@ const qualityChunk = 64
 // errors and squared entries of those full rows of K are summed. rows = 0
 // means min(n, 1000); rows ≥ n uses every row and gives the exact value. Cost:
 // rows·n kernel evaluations, O(qualityChunk·n) memory.
-func RelFrobeniusError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowApproximator, rows int, rng *rand.Rand) (float64, error) {
+func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, rows int, rng *rand.Rand) (float64, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return 0, fmt.Errorf("approx: frobenius error: %w", err)
 	}
@@ -128,7 +130,8 @@ type Spectral struct {
 // means min(n, 2000), subset ≥ n uses every point): the dense difference
 // K_SS − K̃_SS is formed and its largest absolute eigenvalue found by Lanczos
 // iteration with full reorthogonalization.
-func SpectralError(ctx context.Context, x *mat.Dense, k kernel.Kernel, a RowApproximator, subset int, rng *rand.Rand) (Spectral, error) {
+func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, subset int, rng *rand.Rand) (Spectral, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return Spectral{}, fmt.Errorf("approx: spectral error: %w", err)
 	}

@@ -96,7 +96,7 @@ func TestErrorMeasuresExact(t *testing.T) {
 type levFixedMap struct{ phi *mat.Dense }
 
 func (f levFixedMap) Dim() int { _, c := f.phi.Dims(); return c }
-func (f levFixedMap) Transform(_ context.Context, dst, _ *mat.Dense) error {
+func (f levFixedMap) Transform(_ context.Context, dst *mat.Dense, _ mat.Matrix) error {
 	dst.Copy(f.phi)
 	return nil
 }

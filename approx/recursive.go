@@ -80,7 +80,8 @@ func levelSizes(n int, base func(depth int) int) []int {
 
 // Sample draws exactly m landmarks by the fixed-sample-size variant; see
 // RecursiveRLS. Weights are 1/√pᵢ.
-func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (r RecursiveRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
@@ -136,7 +137,8 @@ func (r RecursiveRLS) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel,
 // SampleRidge runs Algorithm 2 for the absolute ridge λ (K + λI; pass λ·n
 // for the project's λ). The number of landmarks is random, about
 // Oversample·d_eff(λ)·log(d_eff(λ)/δ). Weights are 1/√pᵢ.
-func (r RecursiveRLS) SampleRidge(ctx context.Context, x *mat.Dense, k kernel.Kernel, ridge float64, rng *rand.Rand) (*Landmarks, error) {
+func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, ridge float64, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}

@@ -78,7 +78,8 @@ func (f RFF) Fit(k kernel.Kernel, d int, rng *rand.Rand) (*RFFMap, error) {
 func (m *RFFMap) Dim() int { return len(m.Offset) }
 
 // Transform writes φ(x_i) = √(2/D)·cos(Ωx_i + b) into row i of dst (n×D).
-func (m *RFFMap) Transform(ctx context.Context, dst, x *mat.Dense) error {
+func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	x := kernel.DenseOf(xIn)
 	_, d := m.Omega.Dims()
 	if err := check.Cols(x, d); err != nil {
 		return err

@@ -20,7 +20,8 @@ var _ Sampler = Uniform{}
 
 // Sample returns m distinct rows of x chosen uniformly, in ascending row order,
 // with nil Weights. It needs 1 ≤ m ≤ n; a kernel may be nil.
-func (Uniform) Sample(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	x := kernel.DenseOf(xIn)
 	if err := check.Matrix("X", x); err != nil {
 		return nil, fmt.Errorf("approx: uniform: %w", err)
 	}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"github.com/landmark-ml/landmark/kernel"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -34,7 +35,8 @@ type FitResult struct {
 }
 
 // Predict applies the scaling, the estimator and the target scaling to new rows.
-func (f *FitResult) Predict(x *mat.Dense) ([]float64, error) {
+func (f *FitResult) Predict(xIn mat.Matrix) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	xs, err := f.Scaling.Transform(mat.DenseCopyOf(x))
 	if err != nil {
 		return nil, err

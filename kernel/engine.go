@@ -55,9 +55,10 @@ type Op struct {
 
 // NewOp returns the operator K(X, C). X and C must not be modified while the
 // Op is in use. A nil kernel or matrix, or X and C with different numbers of
-// columns, make every product return an error.
-func NewOp(k Kernel, x, c *mat.Dense, opt Options) *Op {
-	return &Op{k: k, x: x, c: c, opt: opt}
+// columns, make every product return an error. X may be any mat.Matrix: a
+// *mat.Dense is used as it is, anything else through a dense copy (DenseOf).
+func NewOp(k Kernel, x mat.Matrix, c *mat.Dense, opt Options) *Op {
+	return &Op{k: k, x: DenseOf(x), c: c, opt: opt}
 }
 
 // dim is the number of columns of X (0 when X is nil).

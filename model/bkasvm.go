@@ -139,7 +139,8 @@ type bkaFit struct {
 }
 
 // Fit partitions x, solves the per-cluster duals and collects the support vectors.
-func (b *BKASVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	x := kernel.DenseOf(xIn)
 	b.fit = nil
 	if err := check.XY(x, y); err != nil {
 		return err
@@ -375,7 +376,8 @@ func (b *BKASVM) Partition() *approx.Partition {
 
 // DecisionFunction returns the decision values of the rows of x, with the
 // columns of SVM.DecisionFunction, globally or locally as configured.
-func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -429,7 +431,8 @@ func (b *BKASVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (b *BKASVM) Predict(x *mat.Dense) ([]float64, error) {
+func (b *BKASVM) Predict(xIn mat.Matrix) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err

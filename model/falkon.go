@@ -238,7 +238,8 @@ type falkonFit struct {
 const falkonSeedStream = 0x66616c6b // "falk"
 
 // Fit trains on x (n×d) and y (targets or class labels).
-func (m *Falkon) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	x := kernel.DenseOf(xIn)
 	m.fit = nil
 	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
@@ -737,7 +738,8 @@ func falkonError(dec *mat.Dense, y []float64, task Task, labels Labels) float64 
 
 // DecisionFunction returns the raw outputs for the rows of x (n×1 for
 // regression and binary classification, n×classes for multi-class).
-func (m *Falkon) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -745,7 +747,8 @@ func (m *Falkon) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // Predict returns predicted targets (first output) or class labels.
-func (m *Falkon) Predict(x *mat.Dense) ([]float64, error) {
+func (m *Falkon) Predict(xIn mat.Matrix) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	f, err := m.DecisionFunction(x)
 	if err != nil {
 		return nil, err

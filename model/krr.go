@@ -224,7 +224,8 @@ const krrSeedStream = 0x6b7272 // "krr"
 // Fit trains the model on x (n×d) and y (n targets or class labels). It
 // validates the configuration and the data first. On error the model is left
 // unfitted.
-func (m *KRR) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	x := kernel.DenseOf(xIn)
 	m.fit = nil
 	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
@@ -296,7 +297,8 @@ func (m *KRR) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, 
 // DecisionFunction returns the raw outputs for the rows of x: n×1 for
 // regression and binary classification, n×classes (one-vs-rest scores) for
 // multi-class classification.
-func (m *KRR) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -305,7 +307,8 @@ func (m *KRR) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 
 // Predict returns predicted targets (regression, first output) or class labels
 // (classification) for the rows of x.
-func (m *KRR) Predict(x *mat.Dense) ([]float64, error) {
+func (m *KRR) Predict(xIn mat.Matrix) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	f, err := m.DecisionFunction(x)
 	if err != nil {
 		return nil, err

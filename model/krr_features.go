@@ -19,7 +19,7 @@ import (
 // training data (a Nyström map from sampled landmarks, random Fourier
 // features, …).
 type FeatureMapper interface {
-	FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error)
+	FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error)
 }
 
 // FeatureRidge is the KRR backend of the "linearized" kernel machine: ridge
@@ -146,7 +146,8 @@ type NystromFeatures struct {
 var _ FeatureMapper = NystromFeatures{}
 
 // FitMap samples the landmarks and fits the Nyström map.
-func (f NystromFeatures) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+func (f NystromFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	x := kernel.DenseOf(xIn)
 	n, _ := x.Dims()
 	m := f.M
 	if m < 0 || m > n {
@@ -175,7 +176,8 @@ type RFFFeatures struct {
 var _ FeatureMapper = RFFFeatures{}
 
 // FitMap draws the random features.
-func (f RFFFeatures) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+func (f RFFFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	x := kernel.DenseOf(xIn)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ type FixedFeatures struct {
 var _ FeatureMapper = FixedFeatures{}
 
 // FitMap returns Map.
-func (f FixedFeatures) FitMap(ctx context.Context, _ *mat.Dense, _ kernel.Kernel, _ *rand.Rand) (approx.FeatureMap, error) {
+func (f FixedFeatures) FitMap(ctx context.Context, _ mat.Matrix, _ kernel.Kernel, _ *rand.Rand) (approx.FeatureMap, error) {
 	if f.Map == nil {
 		return nil, fmt.Errorf("%w: fixed features without a map", ErrInput)
 	}

@@ -64,7 +64,8 @@ type MEKAFeatures struct {
 var _ FeatureMapper = MEKAFeatures{}
 
 // FitMap fits MEKA with the PSD fix and returns it as a feature map.
-func (f MEKAFeatures) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	x := kernel.DenseOf(xIn)
 	opt := f.MEKA.options(0, 0)
 	opt.PSD = true
 	return approx.FitMEKA(ctx, x, k, opt, rng)

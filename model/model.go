@@ -21,8 +21,8 @@ var ErrInput = check.ErrInput
 // targets; for classification it holds class labels (any distinct values, for
 // example ±1 or 0…9) and Predict returns labels from the same set.
 type Estimator interface {
-	Fit(ctx context.Context, x *mat.Dense, y []float64) error
-	Predict(x *mat.Dense) ([]float64, error)
+	Fit(ctx context.Context, x mat.Matrix, y []float64) error
+	Predict(x mat.Matrix) ([]float64, error)
 }
 
 // Task says what an estimator learns.

@@ -75,7 +75,7 @@ func persistCases() []persistCase {
 // exercise saving a MEKA map inside LinearFeatures.
 type mekaMapper struct{ opt approx.MEKAOptions }
 
-func (m mekaMapper) FitMap(ctx context.Context, x *mat.Dense, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+func (m mekaMapper) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
 	return approx.FitMEKA(ctx, x, k, m.opt, rng)
 }
 
@@ -259,8 +259,8 @@ func TestSaveErrors(t *testing.T) {
 
 type otherEstimator struct{}
 
-func (otherEstimator) Fit(context.Context, *mat.Dense, []float64) error { return nil }
-func (otherEstimator) Predict(*mat.Dense) ([]float64, error)            { return nil, nil }
+func (otherEstimator) Fit(context.Context, mat.Matrix, []float64) error { return nil }
+func (otherEstimator) Predict(mat.Matrix) ([]float64, error)            { return nil, nil }
 
 // scaledLinear is a kernel of this test only: kernel.SpecOf does not know it.
 type scaledLinear struct{ kernel.Linear }

@@ -301,7 +301,8 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 }
 
 // Fit trains the SVM on x (n×d) and class labels y.
-func (s *SVM) Fit(ctx context.Context, x *mat.Dense, y []float64) error {
+func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	x := kernel.DenseOf(xIn)
 	s.fit = nil
 	if err := check.XY(x, y); err != nil {
 		return err
@@ -393,7 +394,8 @@ func (s *SVM) Classes() []float64 {
 // for two classes (positive means the larger label), one column per pair
 // (a, b) of class indices a < b in order (0,1), (0,2), …, (1,2), … for
 // one-vs-one (positive means b), one column per class for one-vs-rest.
-func (s *SVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
+func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -404,7 +406,8 @@ func (s *SVM) DecisionFunction(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (s *SVM) Predict(x *mat.Dense) ([]float64, error) {
+func (s *SVM) Predict(xIn mat.Matrix) ([]float64, error) {
+	x := kernel.DenseOf(xIn)
 	dec, err := s.DecisionFunction(x)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"github.com/landmark-ml/landmark/kernel"
 	"math"
 	"math/rand/v2"
 
@@ -233,7 +234,8 @@ func coupleOvO(r [][]float64, p []float64) {
 
 // PredictProba returns class probabilities (n × number of classes, columns
 // in the order of Classes) for an SVM fitted with Probability set.
-func (s *SVM) PredictProba(x *mat.Dense) (*mat.Dense, error) {
+func (s *SVM) PredictProba(xIn mat.Matrix) (*mat.Dense, error) {
+	x := kernel.DenseOf(xIn)
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
