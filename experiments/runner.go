@@ -625,7 +625,7 @@ type fitScores struct {
 // decider is implemented by estimators that expose decision values; binary
 // auc then ranks by them instead of by labels.
 type decider interface {
-	DecisionFunction(x *mat.Dense) (*mat.Dense, error)
+	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
 }
 
 // fitScore fits the estimator of point p on (xtr, ytr) — scaling features

@@ -104,7 +104,7 @@ func sameBits(a, b []float64) bool {
 }
 
 type decider interface {
-	DecisionFunction(x *mat.Dense) (*mat.Dense, error)
+	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
 }
 
 // A reloaded model predicts bit-identically (decision values included), and
