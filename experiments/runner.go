@@ -41,6 +41,10 @@ type Options struct {
 	Version string
 	// NoPlots skips the PNG/SVG plots.
 	NoPlots bool
+	// Remote, when set, computes the grid points not already in the log
+	// (see PointEvaluator); they are then logged and reported as local
+	// ones. Ignored for runs whose points are not independent.
+	Remote PointEvaluator
 }
 
 // Summary is the mean and sample standard deviation of a metric over the
@@ -225,6 +229,28 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 		}
 		return q.Key()
 	}
+	var remote map[int]PointResult
+	if opt.Remote != nil && r.remotable() {
+		var todo []int
+		for k, p := range pts {
+			if _, ok := done[p.Key()]; !ok {
+				todo = append(todo, k)
+			}
+		}
+		if len(todo) > 0 {
+			got, err := opt.Remote(ctx, todo)
+			if err != nil {
+				return nil, err
+			}
+			if len(got) != len(todo) {
+				return nil, fmt.Errorf("experiments: remote evaluation returned %d results for %d points", len(got), len(todo))
+			}
+			remote = make(map[int]PointResult, len(todo))
+			for q, k := range todo {
+				remote[k] = got[q]
+			}
+		}
+	}
 	for i := 0; i < len(pts); {
 		j := i + 1
 		for r.warm && j < len(pts) && chainOf(pts[j]) == chainOf(pts[i]) {
@@ -250,9 +276,11 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 				return nil, err
 			}
 			t0 := time.Now()
-			pr, err := eval(ctx, k, len(pts), p)
-			if err != nil {
-				return nil, err
+			pr, ok := remote[k]
+			if !ok {
+				if pr, err = eval(ctx, k, len(pts), p); err != nil {
+					return nil, err
+				}
 			}
 			r.computed++
 			r.evalTime += time.Since(t0)

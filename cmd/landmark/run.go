@@ -43,7 +43,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list", stderr)
+	for _, a := range args {
+		if a == "--runner" || a == "-runner" || strings.HasPrefix(a, "--runner=") || strings.HasPrefix(a, "-runner=") {
+			return runOnBeam(ctx, args, stdout, stderr)
+		}
+	}
+	fs := newFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list | SPEC.yaml --runner prism|flink|spark|dataflow [Beam flags]", stderr)
 	out := fs.String("out", "", "output folder (default: the spec's output, else results/NAME)")
 	fresh := fs.Bool("fresh", false, "discard results already in the output folder instead of resuming")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (same as --progress never)")

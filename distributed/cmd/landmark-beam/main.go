@@ -4,6 +4,9 @@
 //	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
 //	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
+//	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]
+//
+// `landmark run SPEC.yaml --runner R …` delegates to `landmark-beam run`.
 //
 // Beam's own flags (--runner, --endpoint, --job_name, --project, --region,
 // --temp_location, --environment_type, …) are accepted beside Landmark's and
@@ -27,6 +30,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
 	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 )
@@ -40,6 +44,9 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
       [--iter I] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
       [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
       FALKON with every data pass a Beam pipeline (Beam's flags pass through)
+  landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [--runner …]
+      a YAML experiment whose grid points are computed as a Beam PCollection;
+      results.log/results.csv/plots as a local 'landmark run'
 `
 
 func main() {
@@ -58,8 +65,10 @@ func main() {
 		err = runShard(args)
 	case "falkon":
 		err = runFalkon(ctx, args)
+	case "run":
+		err = runGrid(ctx, args)
 	default:
-		err = fmt.Errorf("unknown command %q (want shard or falkon)", cmd)
+		err = fmt.Errorf("unknown command %q (want shard, falkon or run)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "landmark-beam:", err)
@@ -150,5 +159,34 @@ func runFalkon(ctx context.Context, args []string) error {
 	if *save != "" {
 		return model.SaveFile(*save, res.Model)
 	}
+	return nil
+}
+
+func runGrid(ctx context.Context, args []string) error {
+	out := flag.String("out", "", "output folder (default: the spec's output, else results/NAME)")
+	fresh := flag.Bool("fresh", false, "discard results already in the output folder instead of resuming")
+	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
+	pos, err := splitArgs(flag.CommandLine, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("usage: landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]; got %d arguments", len(pos))
+	}
+	beam.Init()
+	spec, err := experiments.DecodeFile(pos[0])
+	if err != nil {
+		return err
+	}
+	opt := experiments.Options{Out: *out, Fresh: *fresh, Remote: beamfit.GridEvaluator(beamx.Run, pos[0], *work),
+		OnPoint: func(i, n int, r experiments.PointResult) {
+			fmt.Fprintf(os.Stderr, "point %d/%d %s: fit %.2f s\n", i+1, n, r.Key, r.FitSeconds)
+		}}
+	res, err := experiments.Run(ctx, spec, opt)
+	if err != nil {
+		return err
+	}
+	best := res.Points[res.Best]
+	fmt.Printf("best %s (%d computed on Beam, %d resumed); results in %s\n", best.Key, res.Computed, res.Resumed, res.Out)
 	return nil
 }
