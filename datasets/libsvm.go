@@ -154,43 +154,9 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 // readLIBSVM is the reader behind ReadLIBSVM and ReadFile; errors carry no
 // file name. ctx is checked every 4,096 lines.
 func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
-	s := sparseRows{start: []int{0}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
-		if err != nil {
-			return nil, err
-		}
-		if got && opt.Progress != nil && len(s.y)%ProgressRows == 0 {
-			opt.Progress(len(s.y))
-		}
-		if got && opt.MaxRows > 0 && len(s.y) >= opt.MaxRows {
-			break
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{Line: line + 1, Msg: "read failed: " + err.Error(), Err: err}
-	}
-	if len(s.y) == 0 {
-		return nil, &ParseError{Msg: "no data rows"}
-	}
-	if opt.Progress != nil {
-		opt.Progress(len(s.y))
-	}
-	d := s.maxd
-	if opt.Dim > 0 {
-		d = opt.Dim
-	}
-	if d == 0 {
-		return nil, &ParseError{Msg: "no features on any row (give the dimension explicitly)"}
+	s, d, err := parseLIBSVM(ctx, r, opt)
+	if err != nil {
+		return nil, err
 	}
 	if err := planDense(len(s.y), d, opt.MaxBytes); err != nil {
 		return nil, err
@@ -205,6 +171,50 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 		}
 	}
 	return &Dataset{X: x, Y: s.y}, nil
+}
+
+// parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
+// number of features.
+func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
+	s := &sparseRows{start: []int{0}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		if line%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
+		if err != nil {
+			return nil, 0, err
+		}
+		if got && opt.Progress != nil && len(s.y)%ProgressRows == 0 {
+			opt.Progress(len(s.y))
+		}
+		if got && opt.MaxRows > 0 && len(s.y) >= opt.MaxRows {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, &ParseError{Line: line + 1, Msg: "read failed: " + err.Error(), Err: err}
+	}
+	if len(s.y) == 0 {
+		return nil, 0, &ParseError{Msg: "no data rows"}
+	}
+	if opt.Progress != nil {
+		opt.Progress(len(s.y))
+	}
+	d := s.maxd
+	if opt.Dim > 0 {
+		d = opt.Dim
+	}
+	if d == 0 {
+		return nil, 0, &ParseError{Msg: "no features on any row (give the dimension explicitly)"}
+	}
+	return s, d, nil
 }
 
 // maxLine is the longest line the readers accept (256 MiB).

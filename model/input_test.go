@@ -2,14 +2,18 @@ package model
 
 import (
 	"context"
+	"math"
 	"testing"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
 // opaque hides the concrete *mat.Dense behind the mat.Matrix interface, so
-// estimators must take the "any other mat.Matrix" route (a dense copy).
+// estimators must take the "any other mat.Matrix" route (a dense copy). The
+// datasets.CSR case also goes through a dense copy until the sparse kernel
+// path lands.
 type opaque struct{ mat.Matrix }
 
 // TestEstimatorsAcceptMatMatrix checks that every estimator fits and predicts
@@ -18,6 +22,28 @@ type opaque struct{ mat.Matrix }
 // any difference means the input route changed the computation.
 func TestEstimatorsAcceptMatMatrix(t *testing.T) {
 	x, y := krrTestData(3, 60, 4)
+	// Zero the small entries so the data are sparse (about 38% of standard
+	// normals fall below 0.5 in size), and build the same matrix in CSR form.
+	var indptr []int
+	var indices []int32
+	var values []float64
+	indptr = append(indptr, 0)
+	for i := 0; i < 60; i++ {
+		row := x.RawRowView(i)
+		for j, v := range row {
+			if math.Abs(v) < 0.5 {
+				row[j] = 0
+				continue
+			}
+			indices = append(indices, int32(j))
+			values = append(values, v)
+		}
+		indptr = append(indptr, len(values))
+	}
+	csr, err := datasets.NewCSR(60, 4, indptr, indices, values)
+	if err != nil {
+		t.Fatal(err)
+	}
 	labels := make([]float64, len(y))
 	for i, v := range y {
 		if v > 0.5 {
@@ -55,9 +81,17 @@ func TestEstimatorsAcceptMatMatrix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sparse := tc.new()
+		if err := sparse.Fit(ctx, csr, tc.y); err != nil {
+			t.Fatalf("%s CSR fit: %v", tc.name, err)
+		}
+		gotCSR, err := sparse.Predict(csr)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("%s prediction %d: mat.Matrix %v, *mat.Dense %v", tc.name, i, got[i], want[i])
+			if got[i] != want[i] || gotCSR[i] != want[i] {
+				t.Fatalf("%s prediction %d: mat.Matrix %v, CSR %v, *mat.Dense %v", tc.name, i, got[i], gotCSR[i], want[i])
 			}
 		}
 	}
