@@ -1,8 +1,11 @@
 package datasets
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +70,69 @@ func TestReadLIBSVMSparseErrors(t *testing.T) {
 	}
 	if _, err := NewCSR(1, 3, []int{0, 1}, []int32{3}, []float64{1}); !errors.Is(err, ErrInput) {
 		t.Fatalf("column beyond dimension accepted: %v", err)
+	}
+}
+
+func TestWriteLIBSVMSparseRoundTrip(t *testing.T) {
+	m, y, err := SparseRegression(40, 30, 5, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteLIBSVMSparse(&buf, m, y); err != nil {
+		t.Fatal(err)
+	}
+	back, yb, err := ReadLIBSVMSparse(context.Background(), &buf, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Indptr, m.Indptr) || !slices.Equal(back.Indices, m.Indices) ||
+		!slices.Equal(back.Values, m.Values) || !slices.Equal(yb, y) {
+		t.Fatal("LIBSVM round trip changed the CSR matrix or labels")
+	}
+}
+
+func TestSparseRegressionSeededAndShaped(t *testing.T) {
+	a, ya, err := SparseRegression(50, 1000, 7, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, yb, _ := SparseRegression(50, 1000, 7, rand.New(rand.NewPCG(5, 6)))
+	if !slices.Equal(a.Values, b.Values) || !slices.Equal(a.Indices, b.Indices) || !slices.Equal(ya, yb) {
+		t.Fatal("same seed gave different data")
+	}
+	// NewCSR re-checks the invariants: ascending distinct columns in range.
+	if _, err := NewCSR(50, 1000, a.Indptr, a.Indices, a.Values); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if a.Indptr[i+1]-a.Indptr[i] != 7 {
+			t.Fatalf("row %d has %d non-zeros, want 7", i, a.Indptr[i+1]-a.Indptr[i])
+		}
+	}
+	if _, _, err := SparseRegression(5, 3, 4, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, ErrInput) {
+		t.Fatalf("nnz > d accepted: %v", err)
+	}
+}
+
+func TestMaxAbsScaleKeepsSparsity(t *testing.T) {
+	// Column 0: max |x| = 4; column 1: 0.5; column 2 all zero -> factor 1.
+	m, err := NewCSR(3, 3, []int{0, 2, 3, 3}, []int32{0, 1, 0}, []float64{-4, 0.5, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.MaxAbsScale()
+	if !slices.Equal(s, []float64{0.25, 2, 1}) {
+		t.Fatalf("scale %v, want [0.25 2 1]", s)
+	}
+	out, err := m.ScaleColumns(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out.Values, []float64{-1, 1, 0.5}) || !slices.Equal(out.Indices, m.Indices) || out.NNZ() != 3 {
+		t.Fatalf("scaled values %v indices %v", out.Values, out.Indices)
+	}
+	if _, err := m.ScaleColumns([]float64{1}); !errors.Is(err, ErrInput) {
+		t.Fatalf("short scale accepted: %v", err)
 	}
 }
