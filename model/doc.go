@@ -36,11 +36,11 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 1, is
+// the same bytes). The format, version 2, is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (1)
+//	8       2     format version, uint16 little-endian (2)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
 //	              (approx.SaveMap and approx.SavePartition write

@@ -30,6 +30,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	e.Bool(m.Float32)
 	e.Int64(m.MemoryLimit)
 	e.Bool(m.CacheKnm)
+	e.Int(m.Patience)
 	encChol(e, m.Cholesky)
 
 	f := m.fit
@@ -57,6 +58,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	e.String(string(i.Status))
 	e.Int(i.Iterations)
 	e.Float(i.Residual)
+	e.Int(i.BestIteration)
 	e.Uint(uint64(len(i.History)))
 	for _, h := range i.History {
 		e.Int(h.Iteration)
@@ -80,7 +82,7 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	m := &Falkon{Kernel: d.Kernel(), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
 		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
 		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), Float32: d.Bool(), MemoryLimit: d.Int64(),
-		CacheKnm: d.Bool(), Cholesky: decChol(d)}
+		CacheKnm: d.Bool(), Patience: decNonNeg(d, "patience"), Cholesky: decChol(d)}
 	f := &falkonFit{task: decTask(d, true)}
 	if f.task == Classification {
 		f.labels = decLabels(d)
@@ -105,6 +107,7 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	i.Epsilon, i.Shift, i.JitterT, i.JitterA = d.Float(), d.Float(), d.Float(), d.Float()
 	i.Status = solver.Status(d.String())
 	i.Iterations, i.Residual = d.Int(), d.Float()
+	i.BestIteration = decNonNeg(d, "best iteration")
 	// Each history entry takes at least 1+8+8+1 bytes.
 	nh := d.Count("history length", 18)
 	if d.Err() != nil {

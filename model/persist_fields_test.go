@@ -19,7 +19,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Workers", "MemoryLimit", "Cholesky", "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info"}},
 		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights" /* unsaved */, "CenterLambda", /* unsaved */
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm", "Patience",
 			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
 		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "MemoryLimit", /* unsaved */
@@ -35,7 +35,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG"}},
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel"}},
 		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
-			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "History", "Plan", "CachedKnm", "SampleTime",
+			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "BestIteration", "History", "Plan", "CachedKnm", "SampleTime",
 			"PrecondTime", "SolveTime"}},
 		{FalkonIteration{}, []string{"Iteration", "Residual", "ValError", "Elapsed"}},
 		{FalkonPlan{}, []string{"Data", "Centers", "Precond", "Engine", "Solver", "Validation", "Cache", "BlockRows", "Total"}},

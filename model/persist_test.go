@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -320,8 +321,8 @@ func TestLoadRejectsDamagedFiles(t *testing.T) {
 		}
 	}
 	b := good["svm-ovo"]
-	if _, err := Unmarshal(rewrite(b, 8, 2, 0)); !errors.Is(err, ErrVersion) || !errors.Is(err, ErrFormat) {
-		t.Errorf("version 2: err = %v, want ErrVersion and ErrFormat", err)
+	if _, err := Unmarshal(rewrite(b, 8, binfmt.Version+1, 0)); !errors.Is(err, ErrVersion) || !errors.Is(err, ErrFormat) {
+		t.Errorf("version %d: err = %v, want ErrVersion and ErrFormat", binfmt.Version+1, err)
 	}
 	bad := bytes.Clone(b)
 	bad[len(bad)-1] ^= 0x80

@@ -37,8 +37,10 @@ import (
 // Magic opens every saved file.
 const Magic = "LANDMARK"
 
-// Version is the format version this build writes and reads.
-const Version = 1
+// Version is the format version this build writes and reads. Version 2
+// added Falkon's Patience and FalkonInfo.BestIteration; files of version 1
+// are refused with ErrVersion rather than misread.
+const Version = 2
 
 // MaxTag is the longest type tag.
 const MaxTag = 64
