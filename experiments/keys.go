@@ -192,9 +192,24 @@ func (s *Spec) checkKeys() error {
 		{[]string{"estimator", "kernel"}, kernelKeys},
 		{[]string{"approximation"}, approxKeys},
 		{[]string{"approximation", "kernel"}, kernelKeys},
+		{[]string{"paper"}, paperKeys},
 	} {
 		if err := check(child(top, l.path...), l.keys, l.path...); err != nil {
 			return err
+		}
+	}
+	for _, l := range []struct {
+		list string
+		keys []string
+	}{{"figures", paperFigureKeys}, {"claims", paperClaimKeys}} {
+		items := child(top, "paper", l.list)
+		if items == nil || items.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, it := range items.Content {
+			if err := check(it, l.keys, "paper", l.list, fmt.Sprintf("[%d]", i)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

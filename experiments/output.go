@@ -96,8 +96,32 @@ func (r *Result) CSV() ([]byte, error) {
 // the grid table.
 func (r *Result) Markdown() string {
 	if r.Spec.Approximation != nil {
-		return r.approxMarkdown()
+		return r.approxMarkdown() + r.paperMarkdown()
 	}
+	return r.estimatorMarkdown() + r.paperMarkdown()
+}
+
+// paperMarkdown is the "Beside the paper" section (empty without a paper
+// block).
+func (r *Result) paperMarkdown() string {
+	lines := r.Paper()
+	if lines == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Beside the paper\n\n%s.", r.Spec.Paper.Source)
+	if r.Spec.Paper.Note != "" {
+		fmt.Fprintf(&b, " %s", r.Spec.Paper.Note)
+	}
+	b.WriteString("\n\n| | paper | this run |\n|---|---|---|\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", strings.ReplaceAll(l.What, "|", "/"), l.Paper, strings.ReplaceAll(l.Ours, "|", "/"))
+	}
+	return b.String()
+}
+
+// estimatorMarkdown is summary.md of an estimator run.
+func (r *Result) estimatorMarkdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Spec.Name)
 	fmt.Fprintf(&b, "Estimator **%s**", r.Spec.Estimator.Type)

@@ -20,8 +20,8 @@ const (
 // one, which keeps its first two values (so at most two grid points), and
 // sample-size options (m, clusters) capped at 50 and ranks at 10 (an axis
 // whose values all exceed the cap keeps two: half the cap and the cap). Approximation runs keep
-// their methods and measure errors on 200 rows, with at most 10 clusters. The copy has its own hash,
-// so smoke results never mix with full ones.
+// their methods and measure errors on 200 rows, with at most 10 clusters. The paper block, if any,
+// is dropped. The copy has its own hash, so smoke results never mix with full ones.
 func (s *Spec) Smoke() *Spec {
 	c := *s
 	c.Name = s.Name + "-smoke"
@@ -34,6 +34,9 @@ func (s *Spec) Smoke() *Spec {
 		c.Dataset.TestSubsample = smokeTest
 	}
 	c.Repeats = 0
+	// A smoke run reproduces nothing, and its shrunk grid may lack the
+	// points the paper's figures name: the paper block is dropped.
+	c.Paper = nil
 	ent, _ := estimatorByName(s.Estimator.Type)
 	capSize := func(name string, v float64) float64 {
 		if o, ok := ent.option(name); ok && o.AtMostN && v > smokeSize {

@@ -81,6 +81,9 @@ type Spec struct {
 	// Output is the results folder (relative to the working directory);
 	// default results/NAME.
 	Output string `yaml:"output,omitempty" json:"output,omitempty"`
+	// Paper, when set, prints the reproduced paper's figures and claims
+	// beside this run's results (see PaperSpec).
+	Paper *PaperSpec `yaml:"paper,omitempty" json:"paper,omitempty"`
 
 	// root is the parsed YAML, kept to name lines in errors found later.
 	root *yaml.Node
@@ -252,11 +255,12 @@ func (s *Spec) Encode(w io.Writer) error {
 }
 
 // Hash is the SHA-256 of the spec's canonical JSON form (maps sorted, the
-// output folder left out). Results logged under one hash are never mixed with
+// output folder and the paper block left out). Results logged under one hash are never mixed with
 // another's.
 func (s *Spec) Hash() string {
 	c := *s
 	c.Output = ""
+	c.Paper = nil
 	b, err := json.Marshal(&c)
 	if err != nil {
 		// Spec holds only JSON-encodable values (Decode produced them).
@@ -332,7 +336,10 @@ func (s *Spec) Validate() error {
 		return s.errAt(fmt.Sprintf("repeats = %d, want ≥ 1", s.Repeats), "repeats")
 	}
 	if s.Approximation != nil {
-		return s.validateApproximation()
+		if err := s.validateApproximation(); err != nil {
+			return err
+		}
+		return s.validatePaper()
 	}
 	switch s.Task {
 	case TaskRegression, TaskBinary, TaskMulticlass:
@@ -359,7 +366,7 @@ func (s *Spec) Validate() error {
 			return s.errAt(fmt.Sprintf("metric %s does not apply to %s tasks", m.Name, s.Task), "cv", "metric")
 		}
 	}
-	return nil
+	return s.validatePaper()
 }
 
 func (s *Spec) validateDataset() error {

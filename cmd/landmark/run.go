@@ -107,7 +107,23 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return enc.Encode(res)
 	}
 	printResult(stdout, res)
+	printPaper(stdout, res)
 	return nil
+}
+
+// printPaper prints the spec's paper figures and claims beside the run's.
+func printPaper(w io.Writer, r *experiments.Result) {
+	lines := r.Paper()
+	if lines == nil {
+		return
+	}
+	fmt.Fprintf(w, "beside the paper (%s):\n", r.Spec.Paper.Source)
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s: paper %s, this run %s\n", l.What, l.Paper, l.Ours)
+	}
+	if r.Spec.Paper.Note != "" {
+		fmt.Fprintf(w, "  (%s)\n", r.Spec.Paper.Note)
+	}
 }
 
 // printResult prints the best point, its scores and where the outputs are.
