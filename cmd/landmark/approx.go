@@ -27,6 +27,8 @@ type approxOpts struct {
 	compression float64 // clustered: γ = p/d
 	maxIter     int     // k-means Lloyd iterations
 	clusters    int     // meka, bka: number of k-means clusters c (0 = the method's default)
+	memory      int64   // --memory: cap on the planned peak bytes (0 = none)
+	measure     int64   // planned bytes of the error measures, counted against memory
 }
 
 // approxBuilt is a fitted approximation as the error measures see it.
@@ -87,7 +89,25 @@ func approxMethodNames() []string {
 // nystromWith builds a Nyström approximation from the landmarks of a sampler.
 func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, *mat.Dense, kernel.Kernel, approxOpts, *rand.Rand) (approxBuilt, error) {
 	return func(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
-		lm, err := sampler(o).Sample(ctx, x, k, o.m, rng)
+		smp := sampler(o)
+		if o.memory > 0 {
+			n, d := x.Dims()
+			var sample int64
+			if p, ok := smp.(interface{ PlanBytes(n, d, m int) int64 }); ok {
+				sample = p.PlanBytes(n, d, o.m)
+			}
+			// The map: W, its eigenvectors and workspace (3M²), and for QR
+			// C on the training rows and its factor (2nM).
+			mm := int64(o.m)
+			nys := 8 * 3 * mm * mm
+			if o.qr {
+				nys += 8 * 2 * int64(n) * mm
+			}
+			if err := checkApproxMemory(o, "sampling", sample, "Nyström map", nys); err != nil {
+				return approxBuilt{}, err
+			}
+		}
+		lm, err := smp.Sample(ctx, x, k, o.m, rng)
 		if err != nil {
 			return approxBuilt{}, err
 		}
@@ -110,11 +130,46 @@ func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, 
 
 func buildRFF(_ context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	_, d := x.Dims()
+	// The frequencies and phases (m(d+1)) and a 4,096-row block of features.
+	if err := checkApproxMemory(o, "features", 8*int64(o.m)*int64(d+1+4096), "", 0); err != nil {
+		return approxBuilt{}, err
+	}
 	f, err := approx.RFF{Features: o.m}.Fit(k, d, rng)
 	if err != nil {
 		return approxBuilt{}, err
 	}
 	return approxBuilt{rows: &mapRows{f: f, x: x}, rank: f.Dim(), note: fmt.Sprintf("D=%d features", f.Dim())}, nil
+}
+
+// checkApproxMemory refuses, before anything large is allocated, a build
+// whose plan exceeds --memory: the larger of the first phase (a) and the
+// second (b) plus the error measures.
+func checkApproxMemory(o approxOpts, a string, aBytes int64, b string, bBytes int64) error {
+	if o.memory <= 0 {
+		return nil
+	}
+	peak := max(aBytes, bBytes+o.measure)
+	if peak <= o.memory {
+		return nil
+	}
+	parts := fmt.Sprintf("%s %s", a, fmtMiB(aBytes))
+	if b != "" {
+		parts += fmt.Sprintf(", %s %s", b, fmtMiB(bBytes))
+	}
+	return fmt.Errorf("approx: %w: planned peak %s (%s, error measures %s) exceeds --memory %s",
+		approx.ErrMemory, fmtMiB(peak), parts, fmtMiB(o.measure), fmtMiB(o.memory))
+}
+
+// fmtMiB prints a byte count in MiB.
+func fmtMiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// measureBytes plans the error measures: the exact and approximate rows of
+// the Frobenius estimate (2·rows·n) and, for the spectral error, the
+// subset's exact and approximate kernel matrices and their difference (3s²).
+func measureBytes(n, rows, subset int) int64 {
+	rows = min(rows, n)
+	subset = min(subset, n)
+	return 8 * (2*int64(rows)*int64(n) + 3*int64(subset)*int64(subset))
 }
 
 // mapRows gives rows of K̃ = φ(X)φ(X)ᵀ without storing φ(X) (unlike
@@ -177,6 +232,8 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	nmax := fs.Int("n", 0, "use a seeded random subset of this many rows (0: all)")
 	scale := fs.String("scale", "none", "feature scaling: none, standard, minmax ([-1,1])")
 	format := fs.String("format", "text", "output: text, or tsv (one header line and one row)")
+	var memory memoryFlag
+	fs.Var(&memory, "memory", "cap on the planned peak memory of the build and the error measures, e.g. 4G or 512MiB; a build over it is refused before allocating")
 	prog := addProgress(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
@@ -252,7 +309,8 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	n, d := x.Dims()
 
-	opts := approxOpts{m: *m, rank: *rank, qr: *qr, compression: *compression, maxIter: *maxIter, clusters: *clusters}
+	opts := approxOpts{m: *m, rank: *rank, qr: *qr, compression: *compression, maxIter: *maxIter, clusters: *clusters,
+		memory: memory.bytes, measure: measureBytes(n, *sampleRows, *subset)}
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -15,7 +15,7 @@ import (
 // The note reports the memory held and the paper's per-stage times.
 func buildMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{
-		Rank: o.rank, Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter},
+		Rank: o.rank, Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)
 	if err != nil {
 		return approxBuilt{}, err
@@ -30,7 +30,7 @@ func buildMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts,
 // buildBKA fits the block-diagonal approximation on --clusters clusters (0: 64).
 func buildBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{
-		Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter},
+		Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)
 	if err != nil {
 		return approxBuilt{}, err
@@ -40,4 +40,14 @@ func buildBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, 
 	note := fmt.Sprintf("c=%d clusters; memory %d bytes (8·Σn_s²); clustering %.3fs, blocks %.3fs",
 		len(st.Sizes), b.Bytes(), st.ClusterTime.Seconds(), st.BlockTime.Seconds())
 	return approxBuilt{rows: b, rank: n, note: note}, nil
+}
+
+// capLeft is the MaxBytes of MEKA and BKA under --memory: the cap less the
+// error measures' plan (at least 1 byte, so a cap smaller than the measures
+// is still refused), or 0 (the package default) without a cap.
+func capLeft(o approxOpts) int64 {
+	if o.memory <= 0 {
+		return 0
+	}
+	return max(o.memory-o.measure, 1)
 }

@@ -160,3 +160,26 @@ func TestMapRows(t *testing.T) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
+
+// TestApproxMemoryCap: every method refuses a --memory cap below its plan
+// with ErrMemory naming the bytes, and builds under a generous one. On 600
+// rows × 36 with m = 50 and 10 Frobenius rows the smallest plan is uniform
+// Nyström's: 3·50²·8 = 60,000 bytes for the map plus 2·10·600·8 = 96,000 for
+// the measures, so a 100 KB cap is below every method's plan.
+func TestApproxMemoryCap(t *testing.T) {
+	base := []string{"--data", "satimage", "--gamma", "0.03", "--n", "600", "--m", "50", "--rank", "20", "--clusters", "5",
+		"--sample-rows", "10", "--spectral-n", "0", "--format", "tsv"}
+	for _, name := range approxMethodNames() {
+		var out, errb bytes.Buffer
+		args := append(slices.Clone(base), "--method", name, "--memory", "100K")
+		err := runApprox(context.Background(), args, &out, &errb)
+		if !errors.Is(err, approx.ErrMemory) || !strings.Contains(err.Error(), "bytes") && !strings.Contains(err.Error(), "MiB") {
+			t.Errorf("%s under a 100 KB cap: err = %v, want ErrMemory naming the bytes", name, err)
+		}
+		out.Reset()
+		args = append(slices.Clone(base), "--method", name, "--memory", "1G")
+		if err := runApprox(context.Background(), args, &out, &errb); err != nil {
+			t.Errorf("%s under 1 GB: %v", name, err)
+		}
+	}
+}
