@@ -263,3 +263,12 @@ func SparseDiag(k Kernel, dst []float64, x Sparse) {
 		SparsePairColumn(k, dst[i:i+1], x, i, x, i)
 	}
 }
+
+// SparseWithCols returns the rows of x as a CSRRows with cols columns,
+// sharing x's arrays. It lets data read with fewer (or more) declared columns
+// than a model was fitted on be used as is; checking that every stored
+// column index is below cols is the caller's job.
+func SparseWithCols(x Sparse, cols int) *CSRRows {
+	indptr, indices, values := x.CSR()
+	return &CSRRows{indptr: indptr, indices: indices, values: values, cols: cols}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -103,7 +104,9 @@ func encDecision(e *binfmt.Enc, dec *svmDecision) error {
 	if err := e.Kernel(dec.k); err != nil {
 		return err
 	}
-	e.Dense(dec.sv)
+	// Dense support vectors whatever the training data's format, so that a
+	// file does not depend on it.
+	e.Dense(kernel.DenseOf(dec.sv))
 	e.Dense(dec.w)
 	e.Floats(dec.bias)
 	e.Bool(dec.empty)
@@ -117,10 +120,11 @@ func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}
-	dec.sv = d.Matrix("support vectors", -1, dim)
+	sv := d.Matrix("support vectors", -1, dim)
 	var m int
-	if dec.sv != nil {
-		m = dec.sv.RawMatrix().Rows
+	if sv != nil {
+		m = sv.RawMatrix().Rows
+		dec.sv = sv
 	}
 	dec.w = d.Matrix("dual coefficients", m, cols)
 	dec.bias = d.Floats()

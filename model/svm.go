@@ -301,10 +301,15 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 }
 
 // Fit trains the SVM on x (n×d) and class labels y.
+//
+// x may be sparse (kernel.Sparse, such as datasets.CSR): it is then kept
+// sparse, kernel columns come from the merge of sparse rows, and the support
+// vectors are kept as sparse rows. The model saved from a sparse fit has the
+// same form as one from a dense fit (Save writes dense support vectors).
 func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
-	x := kernel.DenseOf(xIn)
 	s.fit = nil
-	if err := check.XY(x, y); err != nil {
+	x, err := exactInput(xIn, y, 0)
+	if err != nil {
 		return err
 	}
 	_, d := x.Dims()
@@ -331,7 +336,7 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	for i, t := range tasks {
 		sizes[i] = len(t.rows)
 	}
-	if err := checkSVMMemory("svm", n, d, sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit); err != nil {
+	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit); err != nil {
 		return err
 	}
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}
@@ -394,20 +399,21 @@ func (s *SVM) Classes() []float64 {
 // for two classes (positive means the larger label), one column per pair
 // (a, b) of class indices a < b in order (0,1), (0,2), …, (1,2), … for
 // one-vs-one (positive means b), one column per class for one-vs-rest.
+// Sparse x is used as it is; a non-zero at a column at or beyond the training
+// dimension is an error.
 func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
-	x := kernel.DenseOf(xIn)
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if err := check.Cols(x, s.fit.d); err != nil {
+	x, err := exactInput(xIn, nil, s.fit.d)
+	if err != nil {
 		return nil, err
 	}
 	return s.fit.dec.eval(context.Background(), x)
 }
 
 // Predict returns the predicted class label of each row of x.
-func (s *SVM) Predict(xIn mat.Matrix) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
+func (s *SVM) Predict(x mat.Matrix) ([]float64, error) {
 	dec, err := s.DecisionFunction(x)
 	if err != nil {
 		return nil, err
@@ -463,15 +469,16 @@ type svmPart struct {
 // kernel block engine, K(X, S)·W.
 type svmDecision struct {
 	k       kernel.Kernel
-	sv      *mat.Dense // m×d support vectors (1×d of zeros when empty)
+	sv      mat.Matrix // m×d support vectors (1×d of zeros when empty): *mat.Dense or kernel.Sparse
 	w       *mat.Dense // m×T coefficients α_i y_i
 	bias    []float64
 	empty   bool // no support vector at all: f_t = b_t
 	workers int
 }
 
-// newSVMDecision collects the support vectors of parts (rows of x).
-func newSVMDecision(k kernel.Kernel, x *mat.Dense, parts []svmPart, workers int) *svmDecision {
+// newSVMDecision collects the support vectors of parts (rows of x, kept in
+// x's format: sparse rows for sparse x).
+func newSVMDecision(k kernel.Kernel, x mat.Matrix, parts []svmPart, workers int) *svmDecision {
 	_, d := x.Dims()
 	pos := map[int]int{}
 	var idx []int
@@ -495,7 +502,7 @@ func newSVMDecision(k kernel.Kernel, x *mat.Dense, parts []svmPart, workers int)
 		dec.sv = mat.NewDense(1, d, nil)
 		dec.w = mat.NewDense(1, len(parts), nil)
 	} else {
-		dec.sv = gatherRows(x, idx)
+		dec.sv = pickRows(x, idx)
 		dec.w = mat.NewDense(len(idx), len(parts), nil)
 	}
 	for t, p := range parts {
@@ -509,14 +516,22 @@ func newSVMDecision(k kernel.Kernel, x *mat.Dense, parts []svmPart, workers int)
 	return dec
 }
 
-func (dec *svmDecision) eval(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+func (dec *svmDecision) eval(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	n, _ := x.Dims()
 	_, t := dec.w.Dims()
 	out := mat.NewDense(n, t, nil)
 	if !dec.empty {
-		op := kernel.NewOp(dec.k, x, dec.sv, kernel.Options{Workers: dec.workers})
-		if err := op.Mul(ctx, out, dec.w); err != nil {
-			return nil, err
+		_, xSparse := x.(kernel.Sparse)
+		_, svSparse := dec.sv.(kernel.Sparse)
+		if xSparse || svSparse {
+			if err := dec.evalSparse(ctx, x, out); err != nil {
+				return nil, err
+			}
+		} else {
+			op := kernel.NewOp(dec.k, x, dec.sv.(*mat.Dense), kernel.Options{Workers: dec.workers})
+			if err := op.Mul(ctx, out, dec.w); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i := range n {

@@ -18,12 +18,15 @@ import (
 // For the Gaussian, polynomial and linear kernels a column is one
 // matrix-vector product X·x_i (gonum BLAS) mapped through the kernel with the
 // squared row norms computed once at construction; other kernels go through
-// their Eval. Long columns are split across workers. Block products (the
+// their Eval. Sparse data (kernel.Sparse) is kept as it is and each entry of
+// a column is the sorted-index merge of two rows (kernel.SparsePairColumn),
+// as LIBSVM computes its columns. Long columns are split across workers. Block products (the
 // gradient rebuilds) use the kernel package's block engine.
 type kernelColumns struct {
 	k       kernel.Kernel
-	x       *mat.Dense
-	norms   []float64 // squared row norms (Gaussian only)
+	x       *mat.Dense    // dense data, or nil
+	sx      kernel.Sparse // sparse data, or nil
+	norms   []float64     // squared row norms (Gaussian only)
 	diag    []float64
 	workers int
 }
@@ -41,8 +44,14 @@ const (
 	columnChunk = 2048
 )
 
-func newKernelColumns(k kernel.Kernel, x *mat.Dense, workers int) *kernelColumns {
-	n, _ := x.Dims()
+func newKernelColumns(k kernel.Kernel, xm mat.Matrix, workers int) *kernelColumns {
+	n, _ := xm.Dims()
+	if sx, ok := xm.(kernel.Sparse); ok {
+		c := &kernelColumns{k: k, sx: sx, workers: max(workers, 1), diag: make([]float64, n)}
+		kernel.SparseDiag(k, c.diag, sx)
+		return c
+	}
+	x := xm.(*mat.Dense)
 	c := &kernelColumns{k: k, x: x, workers: max(workers, 1), diag: make([]float64, n)}
 	k.Diag(c.diag, x)
 	if _, ok := k.(kernel.Gaussian); ok {
@@ -92,6 +101,10 @@ func (c *kernelColumns) Column(i int, dst []float64) {
 
 // rows writes K(x_r, x_i) for r in [r0, r1) into dst[r0:r1].
 func (c *kernelColumns) rows(i, r0, r1 int, dst []float64) {
+	if c.sx != nil {
+		c.sparseRows(i, r0, r1, dst)
+		return
+	}
 	raw := c.x.RawMatrix()
 	xi := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
 	out := dst[r0:r1]
@@ -127,6 +140,13 @@ func (c *kernelColumns) rows(i, r0, r1 int, dst []float64) {
 
 // Subset returns the kernel columns of the rows idx.
 func (c *kernelColumns) Subset(idx []int) solver.Columns {
+	if c.sx != nil {
+		s := &kernelColumns{k: c.k, sx: kernel.SubsetRows(c.sx, idx), workers: c.workers, diag: make([]float64, len(idx))}
+		for r, i := range idx {
+			s.diag[r] = c.diag[i]
+		}
+		return s
+	}
 	s := &kernelColumns{k: c.k, x: gatherRows(c.x, idx), workers: c.workers, diag: make([]float64, len(idx))}
 	for r, i := range idx {
 		s.diag[r] = c.diag[i]
@@ -142,6 +162,9 @@ func (c *kernelColumns) Subset(idx []int) solver.Columns {
 
 // MulVec sets dst = K(X_rows, X_cols)·v with the block engine.
 func (c *kernelColumns) MulVec(ctx context.Context, rows, cols []int, v, dst []float64) error {
+	if c.sx != nil {
+		return c.sparseMulVec(ctx, rows, cols, v, dst)
+	}
 	op := kernel.NewOp(c.k, gatherRows(c.x, rows), gatherRows(c.x, cols), kernel.Options{Workers: c.workers})
 	return op.Mul(ctx, mat.NewDense(len(rows), 1, dst), mat.NewDense(len(cols), 1, v))
 }
@@ -156,11 +179,11 @@ func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
 	return out
 }
 
-// taskRows returns the rows idx of x, without a copy when idx is all of them
-// in order (a binary task uses every row).
-func taskRows(x *mat.Dense, idx []int) *mat.Dense {
+// taskRows returns the rows idx of x (dense or sparse), without a copy when
+// idx is all of them in order (a binary task uses every row).
+func taskRows(x mat.Matrix, idx []int) mat.Matrix {
 	if n, _ := x.Dims(); len(idx) == n && (n == 0 || idx[n-1] == n-1) {
 		return x
 	}
-	return gatherRows(x, idx)
+	return pickRows(x, idx)
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"fmt"
-	"github.com/landmark-ml/landmark/kernel"
 	"math"
 	"math/rand/v2"
 
@@ -116,7 +115,7 @@ func fitSigmoid(f, y []float64) sigmoid {
 // cvDecision returns cross-validated decision values of one binary task:
 // the rows are shuffled with rng and split into plattFolds folds; each fold is
 // predicted by an SVM trained on the others.
-func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x *mat.Dense, t svmTask, bounds []float64, rng *rand.Rand) ([]float64, error) {
+func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x mat.Matrix, t svmTask, bounds []float64, rng *rand.Rand) ([]float64, error) {
 	n := len(t.rows)
 	perm := rng.Perm(n)
 	dec := make([]float64, n)
@@ -153,7 +152,7 @@ func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x *mat.Dense, t
 			}
 			continue
 		}
-		prob := solver.SVMProblem{K: newKernelColumns(cfg.k, gatherRows(x, rows), cfg.workers), Y: yy, C: cc}
+		prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), cfg.workers), Y: yy, C: cc}
 		var r *solver.SVMResult
 		var err error
 		if noBias {
@@ -169,7 +168,7 @@ func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x *mat.Dense, t
 		for q, p := range tst {
 			trow[q] = t.rows[p]
 		}
-		v, err := d.eval(ctx, gatherRows(x, trow))
+		v, err := d.eval(ctx, pickRows(x, trow))
 		if err != nil {
 			return nil, err
 		}
@@ -234,8 +233,7 @@ func coupleOvO(r [][]float64, p []float64) {
 
 // PredictProba returns class probabilities (n × number of classes, columns
 // in the order of Classes) for an SVM fitted with Probability set.
-func (s *SVM) PredictProba(xIn mat.Matrix) (*mat.Dense, error) {
-	x := kernel.DenseOf(xIn)
+func (s *SVM) PredictProba(x mat.Matrix) (*mat.Dense, error) {
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
