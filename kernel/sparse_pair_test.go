@@ -108,3 +108,33 @@ func TestSubsetRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseColumnsMatchMerge compares the scatter/gather columns with the
+// merge form (1e-12, as above: the Gaussian's expanded distance loses a few
+// ulps of the O(10) squared norms), and checks that the scratch vector is
+// left zero.
+func TestSparseColumnsMatchMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	x := randomCSR(rng, 29, 40, 0.2)
+	y := randomCSR(rng, 6, 40, 0.3)
+	yp, yi, yv := y.CSR()
+	buf := make([]float64, 40)
+	for _, k := range sparseKernels() {
+		c := NewSparseColumns(k, x)
+		for j := 0; j < 6; j++ {
+			want, got := make([]float64, 20), make([]float64, 20)
+			SparsePairColumn(k, want, x, 5, y, j)
+			c.Column(got, 5, yi[yp[j]:yp[j+1]], yv[yp[j]:yp[j+1]], buf)
+			for r := range want {
+				if math.Abs(got[r]-want[r]) > 1e-12*math.Max(1, math.Abs(want[r])) {
+					t.Fatalf("%v: column %d row %d: gather %v merge %v", k, j, 5+r, got[r], want[r])
+				}
+			}
+			for _, v := range buf {
+				if v != 0 {
+					t.Fatal("scratch not cleared")
+				}
+			}
+		}
+	}
+}

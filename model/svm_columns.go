@@ -18,15 +18,18 @@ import (
 // For the Gaussian, polynomial and linear kernels a column is one
 // matrix-vector product X·x_i (gonum BLAS) mapped through the kernel with the
 // squared row norms computed once at construction; other kernels go through
-// their Eval. Sparse data (kernel.Sparse) is kept as it is and each entry of
-// a column is the sorted-index merge of two rows (kernel.SparsePairColumn),
-// as LIBSVM computes its columns. Long columns are split across workers. Block products (the
+// their Eval. Sparse data (kernel.Sparse) is kept as it is: a column is
+// computed by kernel.SparseColumns (x_i scattered into a dense scratch
+// vector, each row's non-zeros gathered against it), never from a dense
+// copy of X. Long columns are split across workers. Block products (the
 // gradient rebuilds) use the kernel package's block engine.
 type kernelColumns struct {
 	k       kernel.Kernel
 	x       *mat.Dense    // dense data, or nil
 	sx      kernel.Sparse // sparse data, or nil
-	norms   []float64     // squared row norms (Gaussian only)
+	sc      *kernel.SparseColumns
+	bufs    *sync.Pool // d-element zeroed scratch vectors of sc.Column
+	norms   []float64  // squared row norms (Gaussian only)
 	diag    []float64
 	workers int
 }
@@ -47,9 +50,7 @@ const (
 func newKernelColumns(k kernel.Kernel, xm mat.Matrix, workers int) *kernelColumns {
 	n, _ := xm.Dims()
 	if sx, ok := xm.(kernel.Sparse); ok {
-		c := &kernelColumns{k: k, sx: sx, workers: max(workers, 1), diag: make([]float64, n)}
-		kernel.SparseDiag(k, c.diag, sx)
-		return c
+		return newSparseColumns(k, sx, workers)
 	}
 	x := xm.(*mat.Dense)
 	c := &kernelColumns{k: k, x: x, workers: max(workers, 1), diag: make([]float64, n)}
@@ -141,11 +142,7 @@ func (c *kernelColumns) rows(i, r0, r1 int, dst []float64) {
 // Subset returns the kernel columns of the rows idx.
 func (c *kernelColumns) Subset(idx []int) solver.Columns {
 	if c.sx != nil {
-		s := &kernelColumns{k: c.k, sx: kernel.SubsetRows(c.sx, idx), workers: c.workers, diag: make([]float64, len(idx))}
-		for r, i := range idx {
-			s.diag[r] = c.diag[i]
-		}
-		return s
+		return newSparseColumns(c.k, kernel.SubsetRows(c.sx, idx), c.workers)
 	}
 	s := &kernelColumns{k: c.k, x: gatherRows(c.x, idx), workers: c.workers, diag: make([]float64, len(idx))}
 	for r, i := range idx {

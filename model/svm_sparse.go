@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -119,30 +120,41 @@ func pickRows(x mat.Matrix, idx []int) mat.Matrix {
 	return gatherRows(x.(*mat.Dense), idx)
 }
 
-// sparseRows writes K(x_r, x_i) for r in [r0, r1) into dst[r0:r1].
-func (c *kernelColumns) sparseRows(i, r0, r1 int, dst []float64) {
-	kernel.SparsePairColumn(c.k, dst[r0:r1], c.sx, r0, c.sx, i)
+// newSparseColumns returns the kernel columns of sparse data x.
+func newSparseColumns(k kernel.Kernel, x kernel.Sparse, workers int) *kernelColumns {
+	n, d := x.Dims()
+	c := &kernelColumns{k: k, sx: x, sc: kernel.NewSparseColumns(k, x), workers: max(workers, 1), diag: make([]float64, n),
+		bufs: &sync.Pool{New: func() any { b := make([]float64, d); return &b }}}
+	kernel.SparseDiag(k, c.diag, x)
+	return c
 }
 
-// sparseMulVec sets dst = K(X_rows, X_cols)·v for sparse X, row by row, each
-// row's sum in the order of cols.
+// sparseRows writes K(x_r, x_i) for r in [r0, r1) into dst[r0:r1].
+func (c *kernelColumns) sparseRows(i, r0, r1 int, dst []float64) {
+	indptr, indices, values := c.sx.CSR()
+	b := c.bufs.Get().(*[]float64)
+	c.sc.Column(dst[r0:r1], r0, indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]], *b)
+	c.bufs.Put(b)
+}
+
+// sparseMulVec sets dst = K(X_rows, X_cols)·v for sparse X: blocks of rows on
+// the workers, each row's sum taken over cols in their order.
 func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, dst []float64) error {
-	xr, xc := kernel.SubsetRows(c.sx, rows), kernel.SubsetRows(c.sx, cols)
-	const chunk = 64
+	sc := kernel.NewSparseColumns(c.k, kernel.SubsetRows(c.sx, rows))
+	indptr, indices, values := c.sx.CSR()
+	_, d := c.sx.Dims()
+	const chunk = 256
 	tasks := (len(rows) + chunk - 1) / chunk
-	bufs := make([][]float64, parallel.Workers(c.workers))
-	return parallel.For(ctx, tasks, c.workers, func(w, t int) {
-		if bufs[w] == nil {
-			bufs[w] = make([]float64, len(cols))
-		}
-		col := bufs[w]
-		for r := t * chunk; r < min((t+1)*chunk, len(rows)); r++ {
-			kernel.SparsePairColumn(c.k, col, xc, 0, xr, r)
-			var s float64
-			for j, kv := range col {
-				s += kv * v[j]
+	return parallel.For(ctx, tasks, c.workers, func(_, t int) {
+		r0, r1 := t*chunk, min((t+1)*chunk, len(rows))
+		buf, col := make([]float64, d), make([]float64, r1-r0)
+		acc := dst[r0:r1]
+		clear(acc)
+		for q, j := range cols {
+			sc.Column(col, r0, indices[indptr[j]:indptr[j+1]], values[indptr[j]:indptr[j+1]], buf)
+			for r, kv := range col {
+				acc[r] += kv * v[q]
 			}
-			dst[r] = s
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -23,10 +24,16 @@ import (
 
 // runBenchSVM benchmarks model.BKASVM and model.SVM side by side with LIBSVM's
 // svm-train on ijcnn1 or covtype (the settings of Si, Hsieh & Dhillon, JMLR
-// 2017, Table 2) and prints a Markdown table.
+// 2017, Table 2), or on sparse data (mnist, a synthetic text-like set) kept
+// sparse with -format sparse, and prints a Markdown table. When both exact
+// and libsvm run, a closing line compares their dual objectives, support
+// vector counts and times.
 func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench svm", "[flags]", stderr)
-	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part)")
+	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero) or text (synthetic, rcv1-like: -dim columns, -nnz non-zeros a row with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000)")
+	format := fs.String("format", "dense", "dense or sparse: how our estimators get X (sparse keeps the CSR rows; svm-train always reads the file sparse)")
+	dim := fs.Int("dim", 20000, "text: number of columns")
+	nnz := fs.Int("nnz", 50, "text: non-zeros a row")
 	c := fs.Float64("c", 32, "SVM penalty C")
 	gamma := fs.Float64("gamma", 2, "Gaussian kernel γ in exp(−γ‖x−y‖²)")
 	methods := fs.String("methods", "bka,exact,libsvm", "comma-separated: bka and bka-refine (each reported with global and local prediction), exact, exact-nobias, libsvm")
@@ -41,8 +48,11 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 {
-		return fmt.Errorf("%w: -c, -gamma and -cache must be positive, -train, -test and -sketch non-negative", errUsage)
+	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 || *dim < 1 || *nnz < 1 || *nnz > *dim {
+		return fmt.Errorf("%w: -c, -gamma, -cache, -dim and -nnz must be positive (-nnz ≤ -dim), -train, -test and -sketch non-negative", errUsage)
+	}
+	if *format != "dense" && *format != "sparse" {
+		return fmt.Errorf("%w: -format %q: want dense or sparse", errUsage, *format)
 	}
 	var ks []int
 	for _, s := range strings.Split(*clusters, ",") {
@@ -62,18 +72,36 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("%w: unknown method %q", errUsage, m)
 		}
 	}
-	tr, te, err := benchSVMData(*data, *seed)
-	if err != nil {
-		return err
+	var tr, te benchSet
+	switch *data {
+	case "mnist", "text":
+		var err error
+		if tr, te, err = benchSparseData(ctx, *data, *ntrain, *ntest, *dim, *nnz, *seed); err != nil {
+			return err
+		}
+	default:
+		dtr, dte, err := benchSVMData(*data, *seed)
+		if err != nil {
+			return err
+		}
+		dtr, dte = headRows(dtr, *ntrain), headRows(dte, *ntest)
+		tr, te = benchSet{x: dtr.X, y: dtr.Y}, benchSet{x: dte.X, y: dte.Y}
 	}
-	tr, te = headRows(tr, *ntrain), headRows(te, *ntest)
-	fmt.Fprintf(stdout, "# bench svm: %s, %d train / %d test, d = %d, C = %g, γ = %g, cache %d MB, GOMAXPROCS workers %d\n\n",
-		*data, tr.Len(), te.Len(), tr.Dim(), *c, *gamma, *cacheMB, *workers)
+	if *format == "dense" {
+		tr.x, te.x = kernel.DenseOf(tr.x), kernel.DenseOf(te.x)
+	} else {
+		tr.x, te.x = toCSR(tr.x), toCSR(te.x)
+	}
+	n, d := tr.x.Dims()
+	nt, _ := te.x.Dims()
+	fmt.Fprintf(stdout, "# bench svm: %s, %d train / %d test, d = %d, %s X (density %.4f), C = %g, γ = %g, cache %d MB, GOMAXPROCS workers %d\n\n",
+		*data, n, nt, d, *format, density(tr.x), *c, *gamma, *cacheMB, *workers)
 	fmt.Fprintln(stdout, "| method | train wall (s) | train CPU (s) | predict wall (s) | test accuracy (%) | SV | notes |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
 	cache := int64(*cacheMB) << 20
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	var ours, lib *benchRow // exact model.SVM and svm-train, for the closing comparison
 	for _, m := range ms {
 		if pg != nil {
 			pg.line("bench svm: %s… (elapsed %s)", m, fmtDuration(time.Since(t0)))
@@ -97,11 +125,11 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				fmt.Fprintf(stdout, "| %s c=%d, local | %.2f | %.2f | %.2f | %.2f | %d | %d updates |\n", m, nc, row.fit, row.cpu, row.pred, row.acc, info.SV, it)
 				b.Prediction = model.GlobalPrediction
 				t0 := time.Now()
-				p, err := b.Predict(te.X)
+				p, err := b.Predict(te.x)
 				if err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
-				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t0).Seconds(), benchAccuracy(p, te.Y), info.SV)
+				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t0).Seconds(), benchAccuracy(p, te.y), info.SV)
 			}
 		case "exact", "exact-nobias":
 			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias"}
@@ -116,14 +144,26 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				obj += t.Objective
 				it += t.Iterations
 			}
-			fmt.Fprintf(stdout, "| model.SVM %s | %.2f | %.2f | %.2f | %.2f | %d | obj %.4f, %d updates |\n", m, row.fit, row.cpu, row.pred, row.acc, info.SV, obj, it)
+			fmt.Fprintf(stdout, "| model.SVM %s | %.2f | %.2f | %.2f | %.2f | %d | obj %.6f, %d updates |\n", m, row.fit, row.cpu, row.pred, row.acc, info.SV, obj, it)
+			if m == "exact" {
+				row.sv, row.obj = info.SV, obj
+				ours = &row
+			}
 		case "libsvm":
 			row, err := benchLIBSVM(ctx, tr, te, *c, *gamma, *cacheMB)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "| svm-train / svm-predict | %.2f | %.2f | %.2f | %.2f | %d | %s |\n", row.fit, row.cpu, row.pred, row.acc, row.sv, row.note)
+			if row.haveObj {
+				lib = &row
+			}
 		}
+	}
+	if ours != nil && lib != nil {
+		rel := math.Abs(ours.obj-lib.obj) / math.Max(math.Abs(lib.obj), math.SmallestNonzeroFloat64)
+		fmt.Fprintf(stdout, "\nmodel.SVM (%s X) vs svm-train: dual objective %.6f vs %.6f (relative difference %.2g), SV %d vs %d; train wall %.2f s vs %.2f s (svm-train / model.SVM = %.2f×), CPU %.2f s vs %.2f s (%.2f×)\n",
+			*format, ours.obj, lib.obj, rel, ours.sv, lib.sv, ours.fit, lib.fit, lib.fit/ours.fit, ours.cpu, lib.cpu, lib.cpu/max(ours.cpu, 1e-9))
 	}
 	if !slices.Contains(ms, "libsvm") {
 		// With svm-train started from this process the figure is not reliable.
@@ -138,23 +178,31 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 type benchRow struct {
 	fit, cpu, pred, acc float64
 	sv                  int
+	obj                 float64 // summed dual objectives
+	haveObj             bool
 	note                string
 }
 
-func benchEstimator(ctx context.Context, e model.Estimator, tr, te *datasets.Dataset) (benchRow, error) {
+// benchSet is a benchmark's data: X dense or sparse, and the labels.
+type benchSet struct {
+	x mat.Matrix
+	y []float64
+}
+
+func benchEstimator(ctx context.Context, e model.Estimator, tr, te benchSet) (benchRow, error) {
 	c0 := processCPU()
 	t0 := time.Now()
-	if err := e.Fit(ctx, tr.X, tr.Y); err != nil {
+	if err := e.Fit(ctx, tr.x, tr.y); err != nil {
 		return benchRow{}, err
 	}
 	t1 := time.Now()
 	cpu := processCPU() - c0
-	p, err := e.Predict(te.X)
+	p, err := e.Predict(te.x)
 	if err != nil {
 		return benchRow{}, err
 	}
 	t2 := time.Now()
-	return benchRow{fit: t1.Sub(t0).Seconds(), cpu: cpu, pred: t2.Sub(t1).Seconds(), acc: benchAccuracy(p, te.Y)}, nil
+	return benchRow{fit: t1.Sub(t0).Seconds(), cpu: cpu, pred: t2.Sub(t1).Seconds(), acc: benchAccuracy(p, te.y)}, nil
 }
 
 // processCPU returns the user + system CPU time of this process in seconds
@@ -185,7 +233,7 @@ var (
 
 // benchLIBSVM writes the data to a temporary directory and times svm-train
 // (-c C -g γ -e 0.001 -m cache) and svm-predict on it.
-func benchLIBSVM(ctx context.Context, tr, te *datasets.Dataset, c, gamma float64, cacheMB int) (benchRow, error) {
+func benchLIBSVM(ctx context.Context, tr, te benchSet, c, gamma float64, cacheMB int) (benchRow, error) {
 	if _, err := exec.LookPath("svm-train"); err != nil {
 		return benchRow{note: "svm-train not installed"}, nil
 	}
@@ -197,9 +245,9 @@ func benchLIBSVM(ctx context.Context, tr, te *datasets.Dataset, c, gamma float64
 	ftr, fte, fmod, fout := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
 	for _, w := range []struct {
 		p string
-		d *datasets.Dataset
+		d benchSet
 	}{{ftr, tr}, {fte, te}} {
-		if err := datasets.WriteFile(w.p, w.d, datasets.WriteOptions{Format: datasets.LIBSVM}); err != nil {
+		if err := writeBenchFile(w.p, w.d); err != nil {
 			return benchRow{}, err
 		}
 	}
@@ -219,8 +267,17 @@ func benchLIBSVM(ctx context.Context, tr, te *datasets.Dataset, c, gamma float64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		row.note = fmt.Sprintf("svm-train peak RSS %.2f GB", float64(ru.Maxrss)/(1<<20))
 	}
-	if m := regexp.MustCompile(`obj = (\S+),`).FindSubmatch(out); m != nil {
-		row.note += ", obj " + string(m[1])
+	// One "obj = v," line per binary sub-problem (one-vs-one for more classes).
+	for _, m := range regexp.MustCompile(`obj = (\S+),`).FindAllSubmatch(out, -1) {
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			return benchRow{}, fmt.Errorf("svm-train: objective %q: %w", m[1], err)
+		}
+		row.obj += v
+		row.haveObj = true
+	}
+	if row.haveObj {
+		row.note += fmt.Sprintf(", obj %.6f", row.obj)
 	}
 	t1 = time.Now()
 	out, err = exec.CommandContext(ctx, "svm-predict", fte, fmod, fout).CombinedOutput()
@@ -292,4 +349,171 @@ func headRows(d *datasets.Dataset, n int) *datasets.Dataset {
 	}
 	_, c := d.X.Dims()
 	return &datasets.Dataset{Name: d.Name, X: mat.DenseCopyOf(d.X.Slice(0, n, 0, c)), Y: d.Y[:n]}
+}
+
+// writeBenchFile writes a benchmark set as a LIBSVM file for svm-train: the
+// sparse writer for CSR data (only non-zeros), the dense one otherwise.
+func writeBenchFile(path string, s benchSet) error {
+	if c, ok := s.x.(*datasets.CSR); ok {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := datasets.WriteLIBSVMSparse(f, c, s.y); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return datasets.WriteFile(path, &datasets.Dataset{X: kernel.DenseOf(s.x), Y: s.y}, datasets.WriteOptions{Format: datasets.LIBSVM})
+}
+
+// toCSR returns x as a *datasets.CSR (its non-zeros), x itself when it is one.
+func toCSR(x mat.Matrix) *datasets.CSR {
+	if c, ok := x.(*datasets.CSR); ok {
+		return c
+	}
+	d := kernel.DenseOf(x)
+	n, dim := d.Dims()
+	indptr := make([]int, 1, n+1)
+	var indices []int32
+	var values []float64
+	for i := 0; i < n; i++ {
+		for j, v := range d.RawRowView(i) {
+			if v != 0 {
+				indices = append(indices, int32(j))
+				values = append(values, v)
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	c, err := datasets.NewCSR(n, dim, indptr, indices, values)
+	if err != nil {
+		panic(err) // the non-zeros of a finite dense matrix always make a valid CSR
+	}
+	return c
+}
+
+// density is the fraction of non-zero entries of x.
+func density(x mat.Matrix) float64 {
+	if c, ok := x.(*datasets.CSR); ok {
+		return c.Density()
+	}
+	d := kernel.DenseOf(x)
+	n, dim := d.Dims()
+	nz := 0
+	for i := 0; i < n; i++ {
+		for _, v := range d.RawRowView(i) {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return float64(nz) / (float64(n) * float64(dim))
+}
+
+// benchSparseData reads mnist (pixels/255, kept sparse) or draws the
+// synthetic text-like set, and keeps the first ntrain / ntest rows (0: all
+// for mnist, 20,000 / 5,000 for text).
+func benchSparseData(ctx context.Context, name string, ntrain, ntest, dim, nnz int, seed uint64) (tr, te benchSet, err error) {
+	if name == "text" {
+		if ntrain == 0 {
+			ntrain = 20000
+		}
+		if ntest == 0 {
+			ntest = 5000
+		}
+		x, y, err := textLike(ntrain+ntest, dim, nnz, rand.New(rand.NewPCG(seed, 0x7e)))
+		if err != nil {
+			return tr, te, err
+		}
+		a, b := make([]int, ntrain), make([]int, ntest)
+		for i := range a {
+			a[i] = i
+		}
+		for i := range b {
+			b[i] = ntrain + i
+		}
+		xa, _ := x.Rows(a)
+		xb, _ := x.Rows(b)
+		return benchSet{x: xa, y: y[:ntrain]}, benchSet{x: xb, y: y[ntrain:]}, nil
+	}
+	var sets [2]benchSet
+	for k, f := range []string{"mnist.train.libsvm.gz", "mnist.test.libsvm.gz"} {
+		p, ok := datasets.SharedPath(f)
+		if !ok {
+			return tr, te, fmt.Errorf("%s not found in the shared datasets folder (set LANDMARK_SHARED_DATA)", f)
+		}
+		x, y, err := datasets.ReadLIBSVMSparseFile(ctx, p, 784)
+		if err != nil {
+			return tr, te, err
+		}
+		for i := range x.Values {
+			x.Values[i] /= 255
+		}
+		keep := []int{ntrain, ntest}[k]
+		if n, _ := x.Dims(); keep > 0 && keep < n {
+			idx := make([]int, keep)
+			for i := range idx {
+				idx[i] = i
+			}
+			x, _ = x.Rows(idx)
+			y = y[:keep]
+		}
+		sets[k] = benchSet{x: x, y: y}
+	}
+	return sets[0], sets[1], nil
+}
+
+// textLike draws an rcv1-like sparse binary classification set: each row has
+// nnz distinct columns drawn with P(column < j) = (j/d)^0.4 (a few frequent
+// "words", a long tail), positive values 1 + Exp(1), scaled to unit L2 norm
+// as rcv1's rows are; the label is the sign of w·x for a w that is standard
+// normal on the d/40 most frequent columns (about a fifth of each row's
+// non-zeros) and 0 elsewhere, flipped for 5% of the rows.
+func textLike(n, d, nnz int, rng *rand.Rand) (*datasets.CSR, []float64, error) {
+	w := make([]float64, d)
+	for j := range w[:max(d/40, 1)] {
+		w[j] = rng.NormFloat64()
+	}
+	indptr := make([]int, 1, n+1)
+	indices := make([]int32, 0, n*nnz)
+	values := make([]float64, 0, n*nnz)
+	y := make([]float64, n)
+	seen := map[int32]bool{}
+	for i := 0; i < n; i++ {
+		clear(seen)
+		cols := make([]int32, 0, nnz)
+		for len(cols) < nnz {
+			j := int32(min(float64(d-1), float64(d)*math.Pow(rng.Float64(), 2.5)))
+			if !seen[j] {
+				seen[j] = true
+				cols = append(cols, j)
+			}
+		}
+		slices.Sort(cols)
+		start := len(values)
+		var ss float64
+		for range cols {
+			v := 1 + rng.ExpFloat64()
+			values = append(values, v)
+			ss += v * v
+		}
+		var dot float64
+		for p, j := range cols {
+			values[start+p] /= math.Sqrt(ss)
+			dot += w[j] * values[start+p]
+		}
+		indices = append(indices, cols...)
+		indptr = append(indptr, len(values))
+		y[i] = 1
+		if dot < 0 {
+			y[i] = -1
+		}
+		if rng.Float64() < 0.05 {
+			y[i] = -y[i]
+		}
+	}
+	x, err := datasets.NewCSR(n, d, indptr, indices, values)
+	return x, y, err
 }

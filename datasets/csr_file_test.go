@@ -1,0 +1,44 @@
+package datasets
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadLIBSVMSparseFile reads a gzip file with an empty row, and checks
+// that a repeated index and an index beyond dim are errors naming the file
+// and the line.
+func TestReadLIBSVMSparseFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "a.libsvm.gz")
+	f, err := os.Create(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := gzip.NewWriter(f)
+	gz.Write([]byte("1 2:0.5 7:1\n-1\n1 1:3\n"))
+	gz.Close()
+	f.Close()
+	x, y, err := ReadLIBSVMSparseFile(context.Background(), good, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := x.Dims(); r != 3 || c != 7 || x.NNZ() != 3 || y[1] != -1 || x.At(0, 6) != 1 || x.At(2, 0) != 3 {
+		t.Fatalf("read %d×%d, nnz %d, y %v", r, c, x.NNZ(), y)
+	}
+	bad := filepath.Join(dir, "dup.svm")
+	os.WriteFile(bad, []byte("1 1:1\n1 2:1 2:3\n"), 0o644)
+	_, _, err = ReadLIBSVMSparseFile(context.Background(), bad, 0)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.File != bad || pe.Line != 2 || !strings.Contains(err.Error(), "dup.svm: line 2") {
+		t.Fatalf("repeated index: %v", err)
+	}
+	if _, _, err = ReadLIBSVMSparseFile(context.Background(), good, 5); !errors.As(err, &pe) || pe.Line != 1 {
+		t.Fatalf("index 7 beyond dim 5: %v", err)
+	}
+}
