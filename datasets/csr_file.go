@@ -2,7 +2,10 @@ package datasets
 
 import (
 	"context"
+	"fmt"
 	"os"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // ReadLIBSVMSparseFile reads a LIBSVM/svmlight file (gzip and bzip2
@@ -27,4 +30,26 @@ func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []fl
 		return nil, nil, withFile(err, path)
 	}
 	return x, y, nil
+}
+
+// CSRFromDense returns the CSR matrix of x's non-zero entries (x must be
+// finite; a non-finite entry is an error, as in NewCSR).
+func CSRFromDense(x *mat.Dense) (*CSR, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("%w: csr from an empty matrix", ErrInput)
+	}
+	n, d := x.Dims()
+	indptr := make([]int, 1, n+1)
+	var indices []int32
+	var values []float64
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			if v != 0 {
+				indices = append(indices, int32(j))
+				values = append(values, v)
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	return NewCSR(n, d, indptr, indices, values)
 }

@@ -4,10 +4,13 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestReadLIBSVMSparseFile reads a gzip file with an empty row, and checks
@@ -40,5 +43,20 @@ func TestReadLIBSVMSparseFile(t *testing.T) {
 	}
 	if _, _, err = ReadLIBSVMSparseFile(context.Background(), good, 5); !errors.As(err, &pe) || pe.Line != 1 {
 		t.Fatalf("index 7 beyond dim 5: %v", err)
+	}
+}
+
+func TestCSRFromDense(t *testing.T) {
+	x := mat.NewDense(3, 4, []float64{0, 1, 0, 2, 0, 0, 0, 0, -3, 0, 0, 0})
+	c, err := CSRFromDense(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NNZ() != 3 || !mat.Equal(c.ToDense(), x) {
+		t.Fatalf("nnz %d, dense %v", c.NNZ(), mat.Formatted(c.ToDense()))
+	}
+	x.Set(1, 1, math.NaN())
+	if _, err := CSRFromDense(x); !errors.Is(err, ErrInput) {
+		t.Fatalf("NaN: %v", err)
 	}
 }

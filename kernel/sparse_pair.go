@@ -374,3 +374,11 @@ func (c *SparseColumns) Column(dst []float64, r0 int, yi []int32, yv []float64, 
 		}
 	}
 }
+
+// NewCSRRows returns the CSRRows with cols columns and the given arrays,
+// used as they are: row i holds values[indptr[i]:indptr[i+1]] at the
+// strictly increasing column indices indices[indptr[i]:indptr[i+1]], all
+// below cols. The arrays are trusted (callers build them from valid data).
+func NewCSRRows(cols int, indptr []int, indices []int32, values []float64) *CSRRows {
+	return &CSRRows{indptr: indptr, indices: indices, values: values, cols: cols}
+}

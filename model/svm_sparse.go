@@ -161,17 +161,27 @@ func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, d
 
 // evalSparse computes the decision values K(X, S)·W + b when X or the
 // support vectors S are sparse, in blocks of rows of X on the decision's
-// workers: K(X_B, S) by the merge when both are sparse, by kernel.SparseBlock
-// (sparse rows against dense points) otherwise. Every entry of K is computed
-// on its own and every output row by one product, so the result does not
-// depend on the number of workers.
+// workers: K(X_B, S) column by column with kernel.SparseColumns (each
+// support vector scattered once per block) when X is sparse, by
+// kernel.SparseBlock (sparse support vectors against dense rows) otherwise.
+// Every entry of K is computed on its own and every output row by one
+// product, so the result does not depend on the number of workers.
 func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.Dense) error {
-	n, _ := x.Dims()
+	n, d := x.Dims()
 	m, _ := dec.sv.Dims()
-	const chunk = 128
+	const chunk = 256
 	tasks := (n + chunk - 1) / chunk
-	var first error
 	errs := make([]error, tasks)
+	var sp []int
+	var si []int32
+	var sv []float64
+	if _, ok := x.(kernel.Sparse); ok {
+		svs, ok := dec.sv.(kernel.Sparse)
+		if !ok {
+			svs = denseRowsSparse(dec.sv.(*mat.Dense))
+		}
+		sp, si, sv = svs.CSR()
+	}
 	err := parallel.For(ctx, tasks, dec.workers, func(_, t int) {
 		r0, r1 := t*chunk, min((t+1)*chunk, n)
 		kb := mat.NewDense(r1-r0, m, nil)
@@ -179,29 +189,50 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		for r := range idx {
 			idx[r] = r0 + r
 		}
-		xs, xSparse := x.(kernel.Sparse)
-		svs, svSparse := dec.sv.(kernel.Sparse)
-		switch {
-		case xSparse && svSparse:
-			errs[t] = kernel.SparsePairBlock(ctx, dec.k, kb, kernel.SubsetRows(xs, idx), svs, kernel.Options{Workers: 1})
-		case xSparse:
-			errs[t] = kernel.SparseBlock(dec.k, kb, kernel.SubsetRows(xs, idx), dec.sv.(*mat.Dense))
-		default:
+		if xs, ok := x.(kernel.Sparse); ok {
+			sc := kernel.NewSparseColumns(dec.k, kernel.SubsetRows(xs, idx))
+			buf, col := make([]float64, d), make([]float64, r1-r0)
+			for j := 0; j < m; j++ {
+				sc.Column(col, 0, si[sp[j]:sp[j+1]], sv[sp[j]:sp[j+1]], buf)
+				for r, v := range col {
+					kb.Set(r, j, v)
+				}
+			}
+		} else {
 			kt := mat.NewDense(m, r1-r0, nil)
-			errs[t] = kernel.SparseBlock(dec.k, kt, svs, gatherRows(x.(*mat.Dense), idx))
+			errs[t] = kernel.SparseBlock(dec.k, kt, dec.sv.(kernel.Sparse), gatherRows(x.(*mat.Dense), idx))
 			kb.CloneFrom(kt.T())
 		}
 		if errs[t] == nil {
 			out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
 		}
 	})
-	for _, e := range errs {
-		if e != nil && first == nil {
-			first = e
-		}
-	}
 	if err != nil {
 		return err
 	}
-	return first
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// denseRowsSparse returns the non-zeros of the rows of x as sparse rows
+// (for dense support vectors against sparse data).
+func denseRowsSparse(x *mat.Dense) *kernel.CSRRows {
+	n, d := x.Dims()
+	indptr := make([]int, 1, n+1)
+	var indices []int32
+	var values []float64
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			if v != 0 {
+				indices = append(indices, int32(j))
+				values = append(values, v)
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	return kernel.NewCSRRows(d, indptr, indices, values)
 }
