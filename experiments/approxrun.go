@@ -295,7 +295,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 		seed := fitSeed(r.s.Seed, rep, 0)
 		w := startMemWatch()
 		t0 := time.Now()
-		ra, bytes, err := am.build(ctx, r.x, k, ap, rand.New(rand.NewPCG(seed, 1)))
+		ra, bytes, err := am.build(ctx, r.x.(*mat.Dense), k, ap, rand.New(rand.NewPCG(seed, 1)))
 		dt := time.Since(t0).Seconds()
 		peak := w.Stop()
 		if err != nil {

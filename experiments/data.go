@@ -44,14 +44,25 @@ func resolvePath(dir, p string) (string, error) {
 	return "", fmt.Errorf("data file %q not found (looked in %s, the working directory and the shared dataset folder)", p, dir)
 }
 
-// rows gathers the given rows of x and y into new storage.
-func rows(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	xs := mat.NewDense(len(idx), d, nil)
+// rows gathers the given rows of x (dense or *datasets.CSR) and y into new
+// storage of the same kind.
+func rows(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 	ys := make([]float64, len(idx))
 	for i, r := range idx {
-		xs.SetRow(i, x.RawRowView(r))
 		ys[i] = y[r]
+	}
+	if c, ok := xm.(*datasets.CSR); ok {
+		xs, err := c.Rows(idx)
+		if err != nil {
+			panic(err) // idx are rows of x, drawn by the runner
+		}
+		return xs, ys
+	}
+	x := xm.(*mat.Dense)
+	_, d := x.Dims()
+	xs := mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		xs.SetRow(i, x.RawRowView(r))
 	}
 	return xs, ys
 }
@@ -101,12 +112,19 @@ func (s Scaling) Transform(x *mat.Dense) (*mat.Dense, error) {
 
 // scaleFeatures fits the spec's feature scaling on xtr and applies it to
 // xtr and xva (returned as new matrices); "" leaves them as they are.
-func scaleFeatures(kind string, xtr, xva *mat.Dense) (*mat.Dense, *mat.Dense, Scaling, error) {
+func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
 	var sc Scaling
 	var fit func(*mat.Dense) error
+	if kind == "" {
+		return xtrM, xvaM, sc, nil
+	}
+	_, s1 := xtrM.(*datasets.CSR)
+	_, s2 := xvaM.(*datasets.CSR)
+	if s1 || s2 {
+		return nil, nil, sc, fmt.Errorf("%w: scale %s needs dense data (it would fill in the zeros of sparse data; use storage: dense)", ErrSpec, kind)
+	}
+	xtr, xva := xtrM.(*mat.Dense), xvaM.(*mat.Dense)
 	switch kind {
-	case "":
-		return xtr, xva, sc, nil
 	case scaleStandardize:
 		sc.Standardize = &datasets.Standardizer{}
 		fit = sc.Standardize.Fit

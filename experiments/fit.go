@@ -32,14 +32,23 @@ type FitResult struct {
 	Target *datasets.TargetScaler
 	// Task is the spec's task.
 	Task string
+	// Storage is how the estimator got X (dense or sparse), Density X's
+	// fraction of non-zeros, StorageReason why storage auto chose it.
+	Storage       string
+	Density       float64
+	StorageReason string
 }
 
 // Predict applies the scaling, the estimator and the target scaling to new rows.
+// Sparse x (kernel.Sparse) goes to the estimator as it is when there is no
+// feature scaling, through a dense copy otherwise.
 func (f *FitResult) Predict(xIn mat.Matrix) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
-	xs, err := f.Scaling.Transform(mat.DenseCopyOf(x))
-	if err != nil {
-		return nil, err
+	var xs mat.Matrix = xIn
+	if _, sparse := xIn.(kernel.Sparse); !sparse || f.Scaling.Standardize != nil || f.Scaling.MinMax != nil {
+		var err error
+		if xs, err = f.Scaling.Transform(mat.DenseCopyOf(kernel.DenseOf(xIn))); err != nil {
+			return nil, err
+		}
 	}
 	p, err := f.Estimator.Predict(xs)
 	if err != nil {
@@ -85,9 +94,9 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	}
 	r.start = time.Now()
 	p := s.Grid.Points()[0]
-	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest)}
+	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy}
 	_, res.Dim = r.x.Dims()
-	xs := []*mat.Dense{mat.DenseCopyOf(r.x)}
+	xs := []mat.Matrix{copyX(r.x)}
 	ys := [][]float64{r.y}
 	if r.xTest != nil {
 		xs = append(xs, r.xTest)

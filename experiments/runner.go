@@ -15,6 +15,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -136,6 +137,11 @@ type Result struct {
 	NTrain int `json:"n_train"`
 	NTest  int `json:"n_test"`
 	Dim    int `json:"dim"`
+	// Storage is how the estimators got X (dense or sparse) and Density its
+	// fraction of non-zeros; StorageReason says why storage auto chose it.
+	Storage       string  `json:"storage,omitempty"`
+	Density       float64 `json:"density,omitempty"`
+	StorageReason string  `json:"storage_reason,omitempty"`
 	// Out is the output folder.
 	Out string `json:"out"`
 	// Start and End bracket the run.
@@ -160,9 +166,13 @@ type runner struct {
 	folds    int
 	repeats  int
 	strat    bool
-	x, xTest *mat.Dense
+	x, xTest mat.Matrix // *mat.Dense, or *datasets.CSR with sparse storage
 	y, yTest []float64
-	cv       [][]datasets.Fold // [repeat][fold]
+	// storage is the storage used (dense or sparse), density X's fraction
+	// of non-zeros, storageWhy why auto chose it ("" when not auto).
+	storage, storageWhy string
+	density             float64
+	cv                  [][]datasets.Fold // [repeat][fold]
 	// warm is set when the estimator warm-starts along λ (warm_start: true);
 	// warmPrev holds the previous point's fitted models [repeat][fold].
 	warm     bool
@@ -204,6 +214,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res := &Result{Spec: s, Hash: s.Hash(), Metric: r.metric.Name, Out: out, Start: start, Best: -1}
 	res.NTrain, res.Dim = r.x.Dims()
 	res.NTest = len(r.yTest)
+	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
 
 	log, done, err := openLog(out, res.Hash, opt.Fresh)
 	if err != nil {
@@ -377,6 +388,9 @@ func (r *runner) initApprox() error {
 		return err
 	}
 	r.xTest, r.yTest = nil, nil
+	// Approximation runs work on dense X.
+	r.x = kernel.DenseOf(r.x)
+	r.storage = StorageDense
 	// No cross-validation here: the scaling is fitted on all the rows used.
 	x, _, _, err := scaleFeatures(r.s.Dataset.scale(), r.x, r.x)
 	if err != nil {
@@ -402,7 +416,17 @@ func (r *runner) load() error {
 	d := r.s.Dataset
 	var train, test *datasets.Dataset
 	var err error
-	if d.Name != "" {
+	var x, xt mat.Matrix
+	var y, yt []float64
+	if d.Name == "" {
+		if x, y, xt, yt, err = r.loadSparse(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case x != nil:
+		// Read sparse by loadSparse; the split and subsampling keep it so.
+	case d.Name != "":
 		if d.TestFraction == 0 {
 			train, test, err = datasets.LoadSplit(d.Name)
 		}
@@ -412,7 +436,7 @@ func (r *runner) load() error {
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "name")
 		}
-	} else {
+	default:
 		opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
 		p, err := resolvePath(r.s.dir, d.Path)
 		if err != nil {
@@ -431,11 +455,14 @@ func (r *runner) load() error {
 			}
 		}
 	}
-	x, y := train.X, train.Y
-	var xt *mat.Dense
-	var yt []float64
-	if test != nil {
-		xt, yt = test.X, test.Y
+	if x == nil {
+		x, y = train.X, train.Y
+		if test != nil {
+			xt, yt = test.X, test.Y
+		}
+		if err := r.dense(&x, &xt); err != nil {
+			return err
+		}
 	}
 	if err := r.checkLabels(y, "training"); err != nil {
 		return err
@@ -659,7 +686,7 @@ type decider interface {
 // fitScore fits the estimator of point p on (xtr, ytr) — scaling features
 // (and the regression target) with the training rows' statistics when the
 // spec asks — and scores it on (xva, yva).
-func (r *runner) fitScore(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, seed uint64) (fitScores, error) {
+func (r *runner) fitScore(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xva mat.Matrix, yva []float64, seed uint64) (fitScores, error) {
 	return r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: seed, pathKey: "all"})
 }
 
@@ -680,7 +707,7 @@ type fitOpts struct {
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
 // model (its scalers are refitted on xtr, which is deterministic), or
 // warm-starting a new fit from the fitted model from, when non-nil.
-func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xva *mat.Dense, yva []float64, fo fitOpts) (fitScores, error) {
+func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xva mat.Matrix, yva []float64, fo fitOpts) (fitScores, error) {
 	est, from, seed := fo.est, fo.from, fo.seed
 	d := r.s.Dataset
 	xtr, xva, sc, err := scaleFeatures(d.scale(), xtr, xva)
@@ -697,7 +724,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr *mat.Dense, ytr 
 	}
 	cfg := r.config(p, len(ytr), seed)
 	if r.path && est == nil {
-		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, xtr); err != nil {
+		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, kernel.DenseOf(xtr)); err != nil {
 			return fitScores{}, err
 		}
 	}
@@ -785,14 +812,14 @@ func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, e
 			if chainKey(q) != chainKey(p) {
 				continue
 			}
-			fs, err := r.fitScoreWith(ctx, q, mat.DenseCopyOf(r.x), r.y, mat.DenseCopyOf(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+			fs, err := r.fitScoreWith(ctx, q, copyX(r.x), r.y, copyX(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
 			if err != nil {
 				return nil, err
 			}
 			from = fs.est
 		}
 	}
-	fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(r.x), r.y, mat.DenseCopyOf(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+	fs, err := r.fitScoreWith(ctx, p, copyX(r.x), r.y, copyX(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
 	if err != nil {
 		return nil, err
 	}
@@ -842,12 +869,12 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 // fitScoreMany fits point p on (xtr, ytr) and scores the fitted model on
 // each (xs[i], ys[i]), scaling features (and the target) with the training
 // rows' statistics as fitScore does.
-func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr *mat.Dense, ytr []float64, xs []*mat.Dense, ys [][]float64, seed uint64) (fitScores, [][]Summary, error) {
+func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xs []mat.Matrix, ys [][]float64, seed uint64) (fitScores, [][]Summary, error) {
 	var est model.Estimator
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		fs, err := r.fitScoreWith(ctx, p, mat.DenseCopyOf(xtr), ytr, mat.DenseCopyOf(xs[i]), ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
+		fs, err := r.fitScoreWith(ctx, p, copyX(xtr), ytr, copyX(xs[i]), ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
 		if err != nil {
 			return fitScores{}, nil, err
 		}

@@ -128,6 +128,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var mem memoryFlag
 	fs.Var(&mem, "memory", memoryUsage)
 	save := fs.String("save", "", "save the fitted model to this file")
+	dense := fs.Bool("dense", false, denseUsage)
 	asJSON := fs.Bool("json", false, "print the scores as JSON")
 	prog := addProgress(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -150,6 +151,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
+	if *dense {
+		spec.Dataset.Storage = experiments.StorageDense
+	}
 	var fopt experiments.FitOptions
 	if p := newProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.event
@@ -169,6 +173,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 		})
 	}
@@ -177,6 +182,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		setting = "(no grid)"
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
+	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
@@ -185,6 +191,22 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "saved to %s\n", *save)
 	}
 	return nil
+}
+
+// denseUsage documents --dense on fit and run.
+var denseUsage = fmt.Sprintf("hold X dense (YAML dataset storage: dense); by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity)
+
+// storageLine says how X was held, e.g. "data: sparse X (CSR), density
+// 0.0025 (auto: density 0.0025 < 0.1)".
+func storageLine(storage string, density float64, why string) string {
+	s := fmt.Sprintf("data: %s X, density %.4g", storage, density)
+	if storage == experiments.StorageSparse {
+		s = fmt.Sprintf("data: sparse X (CSR), density %.4g", density)
+	}
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	return s
 }
 
 func scoreLine(s []experiments.Summary) string {

@@ -56,6 +56,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	smoke := fs.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
 	list := fs.Bool("list", false, "list estimators, approximations, kernels and metrics")
+	dense := fs.Bool("dense", false, denseUsage)
 	var mem memoryFlag
 	fs.Var(&mem, "memory", memoryUsage)
 	pos, err := parseInterleaved(fs, args)
@@ -75,6 +76,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := applyMemory(spec, mem); err != nil {
 		return err
+	}
+	if *dense {
+		spec.Dataset.Storage = experiments.StorageDense
 	}
 	if *smoke {
 		spec = spec.Smoke()
@@ -139,6 +143,7 @@ func printResult(w io.Writer, r *experiments.Result) {
 		key = "(no grid)"
 	}
 	fmt.Fprintf(w, "%s: %d grid points (%d computed, %d resumed), %d training rows × %d features\n", r.Spec.Name, len(r.Points), r.Computed, r.Resumed, r.NTrain, r.Dim)
+	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason))
 	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
 	if r.Test != nil {
 		var parts []string

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
+)
+
+// TestFitRunStorage: fit and run keep a sparse LIBSVM file (density 0.05)
+// sparse and say so; --dense holds it dense.
+func TestFitRunStorage(t *testing.T) {
+	x, y, err := datasets.SparseRegression(120, 100, 5, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range y {
+		y[i] = 1
+		if i%2 == 0 {
+			y[i] = -1
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.svm")
+	f, _ := os.Create(path)
+	if err := datasets.WriteLIBSVMSparse(f, x, y); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", path, "--task", "binary", "--estimator", "svm", "--c", "1", "--gamma", "0.1"}, "data: sparse X (CSR), density 0.05 (auto: density 0.05 < 0.1)"},
+		{[]string{"--data", path, "--task", "binary", "--estimator", "svm", "--c", "1", "--gamma", "0.1", "--dense"}, "data: dense X, density 0.05\n"},
+	} {
+		var out, errb bytes.Buffer
+		if err := runFit(context.Background(), tc.args, &out, &errb); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errb.String())
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+	spec := filepath.Join(dir, "s.yaml")
+	os.WriteFile(spec, []byte("name: s\ndataset: {path: d.svm}\ntask: binary\nestimator: {type: svm, kernel: {type: linear}}\ngrid: {c: [1]}\ncv: {folds: 2}\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{spec, "--out", filepath.Join(dir, "o1"), "--quiet"}, "data: sparse X (CSR), density 0.05 (auto"},
+		{[]string{spec, "--out", filepath.Join(dir, "o2"), "--quiet", "--dense"}, "data: dense X, density 0.05\n"},
+	} {
+		var out, errb bytes.Buffer
+		if err := runRun(context.Background(), tc.args, &out, &errb); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errb.String())
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+}

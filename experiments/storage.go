@@ -1,0 +1,138 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// storage resolves the dataset block's storage ("" is auto).
+func (d DatasetSpec) storage() string {
+	if d.Storage == "" {
+		return StorageAuto
+	}
+	return d.Storage
+}
+
+// loadSparse reads the dataset block's LIBSVM file (and test file) straight
+// into CSR matrices when the storage allows it: sparse, or auto without a
+// feature scaling. With auto the density decides: at or above SparseDensity
+// the data is converted to dense. It returns a nil x when the data is not a
+// LIBSVM file or storage is dense, leaving the dense reader to it.
+func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
+	d := r.s.Dataset
+	st := d.storage()
+	if st == StorageDense || (st == StorageAuto && d.scale() != "") {
+		return nil, nil, nil, nil, nil
+	}
+	p, err := resolvePath(r.s.dir, d.Path)
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+	}
+	f := datasets.Format(d.Format)
+	if f == datasets.Auto {
+		f, _ = datasets.FormatOf(p)
+	}
+	if f != datasets.LIBSVM {
+		return nil, nil, nil, nil, nil
+	}
+	ctx := context.Background()
+	xs, y, err := datasets.ReadLIBSVMSparseFile(ctx, p, 0)
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+	}
+	var xts *datasets.CSR
+	if d.TestPath != "" {
+		tp, err := resolvePath(r.s.dir, d.TestPath)
+		if err != nil {
+			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+		_, cols := xs.Dims()
+		if xts, yt, err = datasets.ReadLIBSVMSparseFile(ctx, tp, cols); err != nil {
+			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+	}
+	r.density = xs.Density()
+	if st == StorageAuto && r.density >= SparseDensity {
+		r.storage = StorageDense
+		r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
+		x = xs.ToDense()
+		if xts != nil {
+			xt = xts.ToDense()
+		}
+		return x, y, xt, yt, nil
+	}
+	r.storage = StorageSparse
+	if st == StorageAuto {
+		r.storageWhy = fmt.Sprintf("auto: density %.3g < %g", r.density, SparseDensity)
+	}
+	x = xs
+	if xts != nil {
+		xt = xts
+	}
+	return x, y, xt, yt, nil
+}
+
+// dense records the storage of data read dense (a CSV file, a bundled set,
+// or storage dense) and converts it to CSR for storage sparse.
+func (r *runner) dense(x, xt *mat.Matrix) error {
+	xd := kernel.DenseOf(*x)
+	r.density = denseDensity(xd)
+	st := r.s.Dataset.storage()
+	switch {
+	case st != StorageSparse:
+		r.storage = StorageDense
+		if st == StorageAuto {
+			switch {
+			case r.s.Dataset.scale() != "":
+				r.storageWhy = "auto: scale " + r.s.Dataset.scale() + " needs dense data"
+			default:
+				r.storageWhy = "auto: not a LIBSVM file"
+			}
+		}
+		return nil
+	}
+	c, err := datasets.CSRFromDense(xd)
+	if err != nil {
+		return r.s.errAt(err.Error(), "dataset")
+	}
+	*x = c
+	r.storage = StorageSparse
+	if *xt != nil {
+		ct, err := datasets.CSRFromDense(kernel.DenseOf(*xt))
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset")
+		}
+		*xt = ct
+	}
+	return nil
+}
+
+// denseDensity is the fraction of non-zero entries of x.
+func denseDensity(x *mat.Dense) float64 {
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return 0
+	}
+	nz := 0
+	for i := 0; i < n; i++ {
+		for _, v := range x.RawRowView(i) {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return float64(nz) / float64(n*d)
+}
+
+// copyX returns a copy of dense x that a fit may scale in place; sparse
+// data is never modified by a fit (scaling is refused) and is shared.
+func copyX(x mat.Matrix) mat.Matrix {
+	if d, ok := x.(*mat.Dense); ok {
+		return mat.DenseCopyOf(d)
+	}
+	return x
+}
