@@ -183,6 +183,21 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
+	if p.gauss && rv.Cols == 1 {
+		// One right-hand side: each row of the block is mapped through exp
+		// and dotted with v in one pass (gonum's Dgemv-shaped Dgemm is slower).
+		vp := make([]float64, p.mp)
+		for j := range m {
+			vp[j] = rv.Data[j*rv.Stride]
+		}
+		return parallel.For(ctx, nb, w, func(worker, blk int) {
+			r0, r1 := blk*b, min((blk+1)*b, n)
+			if ws[worker] == nil {
+				ws[worker] = p.newWork(b, 0)
+			}
+			p.gaussianDots(ws[worker], r0, r1, vp, rd.Data[r0*rd.Stride:], rd.Stride)
+		})
+	}
 	return parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
 		if ws[worker] == nil {
@@ -205,6 +220,18 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 	}
 	ru := u.RawMatrix()
 	p := o.prepare()
+	if ru.Cols == 1 && p.dk != nil {
+		// One right-hand side: acc += Σ_i u_i·K_i, four rows at a time
+		// (gonum's Dgemm with a transposed block is several times slower here).
+		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
+			kb := p.kernelBlock(w, r0, r1)
+			kv := w.kv[:r1-r0]
+			for i := range kv {
+				kv[i] = ru.Data[(r0+i)*ru.Stride]
+			}
+			p.accumulateRows(w, kb.Data, kv, acc.Data)
+		})
+	}
 	return o.reduce(ctx, dst, ru.Cols, 0, func(w *work, r0, r1 int, acc blas64.General) {
 		kb := p.kernelBlock(w, r0, r1)
 		us := blas64.General{Rows: r1 - r0, Cols: ru.Cols, Stride: ru.Stride, Data: ru.Data[r0*ru.Stride:]}

@@ -95,11 +95,18 @@ func TestValidate(t *testing.T) {
 }
 
 // TestEngineProducts checks Mul, MulT and MulTMul against the explicit matrix
-// products, with ragged block edges, and that 1 and 8 workers agree bit for bit.
+// products, with ragged block edges, and that 1 and 8 workers agree bit for bit,
+// with one right-hand side (the fused single-vector paths) and with two.
 func TestEngineProducts(t *testing.T) {
+	for _, tt := range []int{1, 2} {
+		testEngineProducts(t, tt)
+	}
+}
+
+func testEngineProducts(t *testing.T, tt int) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ctx := context.Background()
-	n, m, d, tt := 301, 29, 5, 2
+	n, m, d := 301, 29, 5
 	x, c := randDense(r, n, d), randDense(r, m, d)
 	v, u := randDense(r, m, tt), randDense(r, n, tt)
 	for _, k := range allKernels() {

@@ -297,19 +297,62 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 		}
 		return
 	}
-	expRowDot, axpy1, axpy4 := expRowDotAVX512, axpyAVX512, axpy4AVX512
+	expRowDot := expRowDotAVX512
 	if w.acc == accelAVX2 {
-		expRowDot, axpy1, axpy4 = expRowDotAVX2, axpyAVX2, axpy4AVX2
+		expRowDot = expRowDotAVX2
 	}
 	for i := range kv {
 		kv[i] = expRowDot(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], ng)
 	}
+	p.accumulateRows(w, w.blk, kv, acc)
+}
+
+// gaussianDots sets out[i·stride] = K(x_{r0+i}, C)·v for the rows of the
+// block X[r0:r1] of the Gaussian kernel, vp being v padded with zeros to mp.
+func (p *plan) gaussianDots(w *work, r0, r1 int, vp, out []float64, stride int) {
+	rows, m, mp := r1-r0, p.m, p.mp
+	if m == 0 {
+		for i := range rows {
+			out[i*stride] = 0
+		}
+		return
+	}
+	p.dots(w, r0, r1)
+	for i := range rows {
+		var s float64
+		switch w.acc {
+		case accelAVX512:
+			s = expRowDotAVX512(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], p.ng)
+		case accelAVX2:
+			s = expRowDotAVX2(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], p.ng)
+		default:
+			s = gaussRowDot(w.blk[i*mp:i*mp+m], p.cn[:m], vp[:m], p.xn[r0+i], p.ng)
+		}
+		out[i*stride] = s
+	}
+}
+
+// accumulateRows adds Σ_i kv[i]·blk[i] (rows of stride mp) to acc, four rows
+// at a time in a fixed order.
+func (p *plan) accumulateRows(w *work, blk, kv, acc []float64) {
+	mp, m := p.mp, p.m
+	if w.acc == accelPortable {
+		for i, a := range kv {
+			axpy(a, blk[i*mp:i*mp+m], acc[:m])
+		}
+		return
+	}
+	axpy1, axpy4 := axpyAVX512, axpy4AVX512
+	if w.acc == accelAVX2 {
+		axpy1, axpy4 = axpyAVX2, axpy4AVX2
+	}
+	rows := len(kv)
 	i := 0
 	for ; i+4 <= rows; i += 4 {
-		axpy4(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
+		axpy4(mp, (*[4]float64)(kv[i:i+4]), &blk[i*mp], mp, &acc[0])
 	}
 	for ; i < rows; i++ {
-		axpy1(mp, kv[i], &w.blk[i*mp], &acc[0])
+		axpy1(mp, kv[i], &blk[i*mp], &acc[0])
 	}
 }
 

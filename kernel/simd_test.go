@@ -146,17 +146,17 @@ func testSIMDMatchesPortable(t *testing.T, a accel) {
 	}
 	for _, s := range shapes {
 		x, c := randDense(r, s.n, s.d), randDense(r, s.m, s.d)
-		v1, v2, u := randDense(r, s.m, 1), randDense(r, s.m, 3), randDense(r, s.n, 2)
+		v1, v2, u, u1 := randDense(r, s.m, 1), randDense(r, s.m, 3), randDense(r, s.n, 2), randDense(r, s.n, 1)
 		for _, k := range []Kernel{Gaussian{Gamma: 0.7 / float64(s.d)}, Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, Linear{}} {
-			var res [2][5]*mat.Dense
+			var res [2][7]*mat.Dense
 			for i, acc := range []accel{a, accelPortable} {
 				restore := setAccel(acc)
 				op := NewOp(k, x, c, Options{BlockRows: s.b})
-				res[i] = [5]*mat.Dense{mat.NewDense(s.n, s.m, nil), mat.NewDense(s.m, 1, nil), mat.NewDense(s.m, 3, nil),
-					mat.NewDense(s.n, 3, nil), mat.NewDense(s.m, 2, nil)}
+				res[i] = [7]*mat.Dense{mat.NewDense(s.n, s.m, nil), mat.NewDense(s.m, 1, nil), mat.NewDense(s.m, 3, nil),
+					mat.NewDense(s.n, 3, nil), mat.NewDense(s.m, 2, nil), mat.NewDense(s.n, 1, nil), mat.NewDense(s.m, 1, nil)}
 				for _, err := range []error{
 					op.Block(ctx, res[i][0]), op.MulTMul(ctx, res[i][1], v1), op.MulTMul(ctx, res[i][2], v2),
-					op.Mul(ctx, res[i][3], v2), op.MulT(ctx, res[i][4], u),
+					op.Mul(ctx, res[i][3], v2), op.MulT(ctx, res[i][4], u), op.Mul(ctx, res[i][5], v1), op.MulT(ctx, res[i][6], u1),
 				} {
 					if err != nil {
 						t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	falkonScript := fs.String("falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
 	standardize := fs.String("standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
 	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
 	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -158,7 +160,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: -child takes one -m", errUsage)
 		}
 		cfg.M = fm[0]
-		return falkonBenchChild(ctx, *child, cfg, *curve, stdout, stderr)
+		return falkonBenchChild(ctx, *child, cfg, *curve, *cpuProfile, stdout, stderr)
 	}
 
 	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
@@ -206,7 +208,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
 			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
 			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
-			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve)}
+			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve), "-cpuprofile", *cpuProfile}
 		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
 		if err != nil {
 			fmt.Fprintf(stdout, "| landmark Falkon | %d | | | | | failed: %v |\n", m, err)
@@ -480,7 +482,7 @@ func falkonBenchRead(path string, n int) ([]float64, error) {
 }
 
 // falkonBenchChild fits one Falkon on the prepared arrays and prints a JSON result.
-func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, stdout, stderr io.Writer) error {
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
 	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return err
@@ -535,8 +537,22 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve b
 	fmt.Fprintf(stderr, "bench falkon: M = %d memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
 		cfg.M, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	t0 := time.Now()
-	if err := cfg.Fit(ctx, xt, ytr); err != nil {
+	err = cfg.Fit(ctx, xt, ytr)
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		return err
 	}
 	r.FitS = time.Since(t0).Seconds()
