@@ -224,9 +224,24 @@ const krrSeedStream = 0x6b7272 // "krr"
 // Fit trains the model on x (n×d) and y (n targets or class labels). It
 // validates the configuration and the data first. On error the model is left
 // unfitted.
+//
+// Sparse x (kernel.Sparse) stays sparse with the exact backend: the kernel
+// matrix is formed from the sparse rows and the predictor keeps them; other
+// backends take a dense copy for now.
 func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
-	x := kernel.DenseOf(xIn)
 	m.fit = nil
+	if xs, ok := xIn.(kernel.Sparse); ok && m.exact() {
+		xv, err := exactInput(xs, y, 0)
+		if err != nil {
+			return err
+		}
+		task, labels, t, err := targetsOf(y, m.Task)
+		if err != nil {
+			return err
+		}
+		return m.fitTargets(ctx, xv, t, task, labels)
+	}
+	x := kernel.DenseOf(xIn)
 	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
 		return err
@@ -245,8 +260,17 @@ func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
 	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
 }
 
-func (m *KRR) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, labels Labels) error {
-	n, d := x.Dims()
+// exact reports whether the backend is exact KRR.
+func (m *KRR) exact() bool {
+	switch m.Approx.(type) {
+	case nil, ExactKRR, *ExactKRR:
+		return true
+	}
+	return false
+}
+
+func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
+	n, d := xm.Dims()
 	if err := check.Positive("lambda", m.Lambda); err != nil {
 		return err
 	}
@@ -270,12 +294,19 @@ func (m *KRR) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, 
 	if backend == nil {
 		backend = ExactKRR{}
 	}
-	p := KRRProblem{
-		Kernel: k, X: x, Y: targets, Lambda: m.Lambda,
-		Rng:     rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
-		Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky,
+	var pred KRRPredictor
+	var info KRRInfo
+	var err error
+	if xs, ok := xm.(kernel.Sparse); ok {
+		pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky)
+	} else {
+		p := KRRProblem{
+			Kernel: k, X: xm.(*mat.Dense), Y: targets, Lambda: m.Lambda,
+			Rng:     rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
+			Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky,
+		}
+		pred, info, err = backend.FitKRR(ctx, p)
 	}
-	pred, info, err := backend.FitKRR(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -297,18 +328,32 @@ func (m *KRR) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, 
 // DecisionFunction returns the raw outputs for the rows of x: n×1 for
 // regression and binary classification, n×classes (one-vs-rest scores) for
 // multi-class classification.
+//
+// Sparse x goes to a predictor fitted on sparse data as it is (a non-zero at
+// a column at or beyond the training dimension is an error); other
+// predictors take a dense copy for now.
 func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
-	x := kernel.DenseOf(xIn)
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	return decide(m.fit.pred, m.fit.d, x)
+	if se, ok := m.fit.pred.(*sparseExpansion); ok {
+		x, err := exactInput(xIn, nil, m.fit.d)
+		if err != nil {
+			return nil, err
+		}
+		n, _ := x.Dims()
+		dst := mat.NewDense(n, se.Outputs(), nil)
+		if err := se.decide(context.Background(), dst, x); err != nil {
+			return nil, err
+		}
+		return dst, nil
+	}
+	return decide(m.fit.pred, m.fit.d, kernel.DenseOf(xIn))
 }
 
 // Predict returns predicted targets (regression, first output) or class labels
 // (classification) for the rows of x.
-func (m *KRR) Predict(xIn mat.Matrix) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
+func (m *KRR) Predict(x mat.Matrix) ([]float64, error) {
 	f, err := m.DecisionFunction(x)
 	if err != nil {
 		return nil, err

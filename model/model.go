@@ -155,6 +155,11 @@ func targets(x *mat.Dense, y []float64, t Task) (Task, Labels, *mat.Dense, error
 	if err := check.XY(x, y); err != nil {
 		return "", Labels{}, nil, err
 	}
+	return targetsOf(y, t)
+}
+
+// targetsOf is targets for labels y already checked against X.
+func targetsOf(y []float64, t Task) (Task, Labels, *mat.Dense, error) {
 	task, err := t.resolve()
 	if err != nil {
 		return "", Labels{}, nil, err

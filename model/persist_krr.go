@@ -93,6 +93,9 @@ func checkOutputs(d *binfmt.Dec, task Task, labels Labels, t int) {
 // encPredictor writes a KRRPredictor of this package.
 func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 	switch p := p.(type) {
+	case *sparseExpansion:
+		e.String(predExpansion)
+		return encExpansion(e, p.dense())
 	case *KernelExpansion:
 		e.String(predExpansion)
 		return encExpansion(e, p)

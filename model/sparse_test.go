@@ -269,3 +269,112 @@ func TestSVMSparseBadInput(t *testing.T) {
 		t.Fatalf("short y: %v", err)
 	}
 }
+
+// TestKRRSparseMatchesDense: exact KRR fitted on CSR and on the dense copy
+// predicts the same to 1e-10 (the tolerance; both solve the same
+// well-conditioned system, λn = 0.3, whose kernel matrices differ in the
+// last bits), on sparse and dense test rows, before and after a save/load
+// round trip, for regression and multi-class; both load as the same
+// dense-center predictor (the files differ only in the fit's planned
+// memory, recorded in its info).
+func TestKRRSparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x, y := sparseClassification(rng, 150, 40, 0.15)
+	xt, _ := sparseClassification(rng, 50, 40, 0.15)
+	yr := make([]float64, len(y))
+	for i := range y {
+		yr[i] = y[i] + 0.1*float64(i%7)
+	}
+	for _, tc := range []struct {
+		name string
+		k    kernel.Kernel
+		task Task
+		y    []float64
+	}{
+		{"gaussian-regression", kernel.Gaussian{Gamma: 0.1}, Regression, yr},
+		{"laplacian-multiclass", kernel.Laplacian{Gamma: 0.1}, Classification, y},
+		{"poly-regression", kernel.Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, Regression, yr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := &KRR{Kernel: tc.k, Lambda: 2e-3, Task: tc.task}
+			de := &KRR{Kernel: tc.k, Lambda: 2e-3, Task: tc.task}
+			if err := sp.Fit(context.Background(), x, tc.y); err != nil {
+				t.Fatal(err)
+			}
+			if err := de.Fit(context.Background(), x.ToDense(), tc.y); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := sp.Predictor().(*sparseExpansion); !ok {
+				t.Fatalf("sparse fit predictor %T", sp.Predictor())
+			}
+			want, err := de.DecisionFunction(xt.ToDense())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bufs [2]bytes.Buffer
+			models := []*KRR{sp, de}
+			for i, m := range models[:2] {
+				if err := Save(&bufs[i], m); err != nil {
+					t.Fatal(err)
+				}
+				l, err := Load(bytes.NewReader(bufs[i].Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				models = append(models, l.(*KRR))
+			}
+			for _, m := range models[2:] {
+				if _, ok := m.Predictor().(*KernelExpansion); !ok {
+					t.Fatalf("loaded predictor %T, want *KernelExpansion whatever the training format", m.Predictor())
+				}
+			}
+			for mi, m := range models {
+				for _, xx := range []mat.Matrix{xt, xt.ToDense()} {
+					got, err := m.DecisionFunction(xx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := maxAbsDiff(got, want); d > 1e-10 {
+						t.Fatalf("model %d on %T: differs by %g", mi, xx, d)
+					}
+				}
+			}
+		})
+	}
+	wide, _ := datasets.NewCSR(1, 50, []int{0, 1}, []int32{45}, []float64{1})
+	sp := &KRR{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-3}
+	if err := sp.Fit(context.Background(), x, yr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.Predict(wide); !errors.Is(err, ErrInput) {
+		t.Fatalf("non-zero at column 45 of a 40-column model: %v", err)
+	}
+}
+
+// TestKRRSparseSatimage: exact KRR (multi-class, one-vs-rest targets) on a
+// satimage subset (500 training, 200 test rows, features scaled to
+// [−1, 1]) given as CSR and dense: decision values equal to 1e-10.
+func TestKRRSparseSatimage(t *testing.T) {
+	tr, te := readSatimage(t)
+	xs := csrOf(t, mat.DenseCopyOf(tr.X.Slice(0, 500, 0, tr.Dim())))
+	ts := csrOf(t, mat.DenseCopyOf(te.X.Slice(0, 200, 0, te.Dim())))
+	sp := &KRR{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, Task: Classification}
+	de := &KRR{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, Task: Classification}
+	if err := sp.Fit(context.Background(), xs, tr.Y[:500]); err != nil {
+		t.Fatal(err)
+	}
+	if err := de.Fit(context.Background(), xs.ToDense(), tr.Y[:500]); err != nil {
+		t.Fatal(err)
+	}
+	a, err := sp.DecisionFunction(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := de.DecisionFunction(ts.ToDense())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(a, b); d > 1e-10 {
+		t.Fatalf("decision values differ by %g", d)
+	}
+}

@@ -1,0 +1,117 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Exact KRR on sparse data: the n×n kernel matrix is formed from the sparse
+// rows (kernel.SparseColumns, one column per training point, scattered once)
+// and factored exactly as on dense data; the fitted predictor keeps the
+// training rows sparse.
+
+// fitExactSparse is ExactKRR.FitKRR for sparse X.
+func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, lambda float64, workers int, limit int64, chol solver.CholOptions) (KRRPredictor, KRRInfo, error) {
+	n, d := x.Dims()
+	_, t := y.Dims()
+	_, _, values := x.CSR()
+	w := parallel.Workers(workers)
+	// K + λnI, the sparse data (12 bytes a non-zero), the targets, one
+	// scatter vector and column per worker, and the blocked Cholesky's
+	// workspace (as ExactKRR).
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(d+n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values))
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
+	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
+		return nil, info, err
+	}
+	km := mat.NewDense(n, n, nil)
+	if err := sparseGram(ctx, k, x, km, workers); err != nil {
+		return nil, info, err
+	}
+	raw := km.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride:]
+		for j := 0; j < i; j++ { // the Laplacian's sums are not symmetric in rounding
+			row[j] = raw.Data[j*raw.Stride+i]
+		}
+		row[i] += info.Penalty
+	}
+	c, err := solver.CholeskyBlocked(ctx, km, chol, kernel.Dense{Workers: workers})
+	if err != nil {
+		return nil, info, fmt.Errorf("model: exact KRR: %w", err)
+	}
+	info.Jitter, info.CholAttempts = c.Jitter, c.Attempts
+	if err := ctx.Err(); err != nil {
+		return nil, info, err
+	}
+	alpha := mat.DenseCopyOf(y)
+	if err := c.Solve(alpha); err != nil {
+		return nil, info, err
+	}
+	centers := kernel.SubsetRows(x, seq(n))
+	return &sparseExpansion{dec: &svmDecision{k: k, sv: centers, w: alpha, bias: make([]float64, t), workers: workers}}, info, nil
+}
+
+// sparseGram writes K(X, X) into dst: row i is the kernel column of x_i,
+// rows on the workers.
+func sparseGram(ctx context.Context, k kernel.Kernel, x kernel.Sparse, dst *mat.Dense, workers int) error {
+	n, d := x.Dims()
+	sc := kernel.NewSparseColumns(k, x)
+	indptr, indices, values := x.CSR()
+	bufs := make([][]float64, parallel.Workers(workers))
+	return parallel.For(ctx, n, workers, func(w, i int) {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, d)
+		}
+		sc.Column(dst.RawRowView(i), 0, indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]], bufs[w])
+	})
+}
+
+// seq returns 0, 1, …, n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// sparseExpansion is exact KRR's predictor f(x) = Σⱼ α_j k(x, x_j) over
+// sparse training rows x_j: an svmDecision without bias, which evaluates
+// dense or sparse x. It is saved as a KernelExpansion with dense centers, so
+// a saved model does not depend on the training data's format.
+type sparseExpansion struct {
+	dec *svmDecision
+}
+
+var _ KRRPredictor = (*sparseExpansion)(nil)
+
+// Outputs is the number of output columns.
+func (e *sparseExpansion) Outputs() int {
+	_, t := e.dec.w.Dims()
+	return t
+}
+
+// Decision sets dst = K(x, centers)·α.
+func (e *sparseExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
+	return e.decide(ctx, dst, x)
+}
+
+func (e *sparseExpansion) decide(ctx context.Context, dst *mat.Dense, x mat.Matrix) error {
+	out, err := e.dec.eval(ctx, x)
+	if err != nil {
+		return err
+	}
+	dst.Copy(out)
+	return nil
+}
+
+// dense returns the predictor with dense centers (for saving).
+func (e *sparseExpansion) dense() *KernelExpansion {
+	return &KernelExpansion{Kernel: e.dec.k, Centers: kernel.DenseOf(e.dec.sv), Coef: e.dec.w, Workers: e.dec.workers}
+}
