@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -49,5 +51,45 @@ func BenchmarkMulTMul(b *testing.B) {
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
+	}
+}
+
+// threadCPU is this thread's CPU time in ns (RUSAGE_THREAD = 1 on Linux):
+// on a shared machine it counts only the time the benchmark actually ran.
+func threadCPU() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(1, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkExpRow measures the Gaussian row map with the dot product (the
+// exp half of a fused pass) on one goroutine: 2,048 values per call, in cache.
+func BenchmarkExpRow(b *testing.B) {
+	const n = 2048
+	r := rand.New(rand.NewPCG(1, 2))
+	row, cc, v, src := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for j := range row {
+		src[j], cc[j], v[j] = r.NormFloat64()*10, 54+r.NormFloat64()*10, r.NormFloat64()
+	}
+	for _, a := range accels() {
+		b.Run(a.String(), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var s float64
+			c0 := threadCPU()
+			for b.Loop() {
+				copy(row, src)
+				switch a {
+				case accelAVX512:
+					s += expRowDotAVX512(&row[0], &cc[0], &v[0], n, 54, -0.125)
+				case accelAVX2:
+					s += expRowDotAVX2(&row[0], &cc[0], &v[0], n, 54, -0.125)
+				default:
+					s += gaussRowDot(row, cc, v, 54, -0.125)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/value")
+			b.ReportMetric(float64(threadCPU()-c0)/float64(b.N)/n, "cpu-ns/value")
+		})
 	}
 }

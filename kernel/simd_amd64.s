@@ -4,27 +4,6 @@
 
 #include "textflag.h"
 
-DATA expconsts<>+0(SB)/8, $0x3ff71547652b82fe
-DATA expconsts<>+8(SB)/8, $0x3fe62e42fee00000
-DATA expconsts<>+16(SB)/8, $0x3dea39ef35793c76
-DATA expconsts<>+24(SB)/8, $0xc087500000000000
-DATA expconsts<>+32(SB)/8, $0x4000000000000000
-DATA expconsts<>+40(SB)/8, $0x3de6124613a86d09
-DATA expconsts<>+48(SB)/8, $0x3e21eed8eff8d898
-DATA expconsts<>+56(SB)/8, $0x3e5ae64567f544e4
-DATA expconsts<>+64(SB)/8, $0x3e927e4fb7789f5c
-DATA expconsts<>+72(SB)/8, $0x3ec71de3a556c734
-DATA expconsts<>+80(SB)/8, $0x3efa01a01a01a01a
-DATA expconsts<>+88(SB)/8, $0x3f2a01a01a01a01a
-DATA expconsts<>+96(SB)/8, $0x3f56c16c16c16c17
-DATA expconsts<>+104(SB)/8, $0x3f81111111111111
-DATA expconsts<>+112(SB)/8, $0x3fa5555555555555
-DATA expconsts<>+120(SB)/8, $0x3fc5555555555555
-DATA expconsts<>+128(SB)/8, $0x3fe0000000000000
-DATA expconsts<>+136(SB)/8, $0x3ff0000000000000
-DATA expconsts<>+144(SB)/8, $0x3ff0000000000000
-GLOBL expconsts<>(SB), RODATA|NOPTR, $152
-
 // func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 // Requires: AVX, AVX512F
 TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-41
@@ -409,6 +388,38 @@ st7_1:
 	VZEROUPPER
 	RET
 
+DATA expRowAVX512consts<>+0(SB)/8, $0x40371547652b82fe
+DATA expRowAVX512consts<>+8(SB)/8, $0xc0d0d00000000000
+DATA expRowAVX512consts<>+16(SB)/8, $0x4338000000000000
+DATA expRowAVX512consts<>+24(SB)/8, $0x3fb0000000000000
+DATA expRowAVX512consts<>+32(SB)/8, $0x4000000000000000
+DATA expRowAVX512consts<>+40(SB)/8, $0x3d2ffcbfc588b0c3
+DATA expRowAVX512consts<>+48(SB)/8, $0x3da430912f86c786
+DATA expRowAVX512consts<>+56(SB)/8, $0x3e15d87fe78a6730
+DATA expRowAVX512consts<>+64(SB)/8, $0x3e83b2ab6fba4e76
+DATA expRowAVX512consts<>+72(SB)/8, $0x3eec6b08d704a0bf
+DATA expRowAVX512consts<>+80(SB)/8, $0x3f4ebfbdff82c58e
+DATA expRowAVX512consts<>+88(SB)/8, $0x3fa62e42fefa39ef
+GLOBL expRowAVX512consts<>(SB), RODATA|NOPTR, $96
+
+DATA expRowAVX512tab<>+0(SB)/8, $0x3ff0000000000000
+DATA expRowAVX512tab<>+8(SB)/8, $0x3ff0b5586cf9890f
+DATA expRowAVX512tab<>+16(SB)/8, $0x3ff172b83c7d517b
+DATA expRowAVX512tab<>+24(SB)/8, $0x3ff2387a6e756238
+DATA expRowAVX512tab<>+32(SB)/8, $0x3ff306fe0a31b715
+DATA expRowAVX512tab<>+40(SB)/8, $0x3ff3dea64c123422
+DATA expRowAVX512tab<>+48(SB)/8, $0x3ff4bfdad5362a27
+DATA expRowAVX512tab<>+56(SB)/8, $0x3ff5ab07dd485429
+DATA expRowAVX512tab<>+64(SB)/8, $0x3ff6a09e667f3bcc
+DATA expRowAVX512tab<>+72(SB)/8, $0x3ff7a11473eb0187
+DATA expRowAVX512tab<>+80(SB)/8, $0x3ff8ace5422aa0dc
+DATA expRowAVX512tab<>+88(SB)/8, $0x3ff9c49182a3f090
+DATA expRowAVX512tab<>+96(SB)/8, $0x3ffae89f995ad3ae
+DATA expRowAVX512tab<>+104(SB)/8, $0x3ffc199bdd85529c
+DATA expRowAVX512tab<>+112(SB)/8, $0x3ffd5818dcfba487
+DATA expRowAVX512tab<>+120(SB)/8, $0x3ffea4afa2a490da
+GLOBL expRowAVX512tab<>(SB), RODATA|NOPTR, $128
+
 // func expRowAVX512(row *float64, cc *float64, n int, xx float64, ng float64)
 // Requires: AVX, AVX512F, SSE2
 TEXT ·expRowAVX512(SB), NOSPLIT, $0-40
@@ -420,76 +431,196 @@ TEXT ·expRowAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD X0, Z24
 	MOVSD        ng+32(FP), X0
 	VBROADCASTSD X0, Z25
-	VBROADCASTSD expconsts<>+0(SB), Z26
-	VBROADCASTSD expconsts<>+8(SB), Z27
-	VBROADCASTSD expconsts<>+16(SB), Z28
-	VBROADCASTSD expconsts<>+24(SB), Z29
-	VBROADCASTSD expconsts<>+32(SB), Z30
+	VMULPD.BCST  expRowAVX512consts<>+0(SB), Z25, Z25
+	VBROADCASTSD expRowAVX512consts<>+8(SB), Z26
+	VBROADCASTSD expRowAVX512consts<>+16(SB), Z23
+	VBROADCASTSD expRowAVX512consts<>+24(SB), Z22
+	VBROADCASTSD expRowAVX512consts<>+32(SB), Z27
+	VBROADCASTSD expRowAVX512consts<>+40(SB), Z28
+	VMOVUPD      expRowAVX512tab<>+0(SB), Z18
+	VMOVUPD      expRowAVX512tab<>+64(SB), Z19
 	VPXORQ       Z31, Z31, Z31
 	VPXORQ       Z20, Z20, Z20
 	VPXORQ       Z21, Z21, Z21
+	MOVQ         CX, R9
+	SHRQ         $0x01, CX
+	ANDQ         $0x01, R9
 	TESTQ        CX, CX
-	JE           done
+	JE           tail
 
 loop:
 	VADDPD           (DI), Z24, Z0
-	VFNMADD231PD     (SI), Z30, Z0
-	VMAXPD           Z0, Z31, Z0
-	VMULPD           Z25, Z0, Z1
-	VMAXPD           Z1, Z29, Z1
-	VMULPD           Z26, Z1, Z2
-	VRNDSCALEPD      $0x00, Z2, Z2
-	VFNMADD231PD     Z27, Z2, Z1
-	VFNMADD231PD     Z28, Z2, Z1
-	VBROADCASTSD     expconsts<>+40(SB), Z3
-	VFMADD213PD.BCST expconsts<>+48(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+56(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+64(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+72(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+80(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+88(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+96(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+104(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+112(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+120(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+128(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+136(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+144(SB), Z1, Z3
-	VSCALEFPD        Z2, Z3, Z3
-	VMOVUPD          Z3, (SI)
 	VADDPD           64(DI), Z24, Z4
-	VFNMADD231PD     64(SI), Z30, Z4
+	VADDPD           128(DI), Z24, Z8
+	VADDPD           192(DI), Z24, Z12
+	VFNMADD231PD     (SI), Z27, Z0
+	VFNMADD231PD     64(SI), Z27, Z4
+	VFNMADD231PD     128(SI), Z27, Z8
+	VFNMADD231PD     192(SI), Z27, Z12
+	VMAXPD           Z0, Z31, Z0
 	VMAXPD           Z4, Z31, Z4
-	VMULPD           Z25, Z4, Z5
-	VMAXPD           Z5, Z29, Z5
-	VMULPD           Z26, Z5, Z6
-	VRNDSCALEPD      $0x00, Z6, Z6
-	VFNMADD231PD     Z27, Z6, Z5
-	VFNMADD231PD     Z28, Z6, Z5
-	VBROADCASTSD     expconsts<>+40(SB), Z7
-	VFMADD213PD.BCST expconsts<>+48(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+56(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+64(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+72(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+80(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+88(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+96(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+104(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+112(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+120(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+128(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+136(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+144(SB), Z5, Z7
-	VSCALEFPD        Z6, Z7, Z7
+	VMAXPD           Z8, Z31, Z8
+	VMAXPD           Z12, Z31, Z12
+	VMULPD           Z25, Z0, Z0
+	VMULPD           Z25, Z4, Z4
+	VMULPD           Z25, Z8, Z8
+	VMULPD           Z25, Z12, Z12
+	VMAXPD           Z0, Z26, Z0
+	VMAXPD           Z4, Z26, Z4
+	VMAXPD           Z8, Z26, Z8
+	VMAXPD           Z12, Z26, Z12
+	VRNDSCALEPD      $0x00, Z0, Z1
+	VRNDSCALEPD      $0x00, Z4, Z5
+	VRNDSCALEPD      $0x00, Z8, Z9
+	VRNDSCALEPD      $0x00, Z12, Z13
+	VSUBPD           Z1, Z0, Z0
+	VSUBPD           Z5, Z4, Z4
+	VSUBPD           Z9, Z8, Z8
+	VSUBPD           Z13, Z12, Z12
+	VADDPD           Z23, Z1, Z2
+	VADDPD           Z23, Z5, Z6
+	VADDPD           Z23, Z9, Z10
+	VADDPD           Z23, Z13, Z14
+	VPERMI2PD        Z19, Z18, Z2
+	VPERMI2PD        Z19, Z18, Z6
+	VPERMI2PD        Z19, Z18, Z10
+	VPERMI2PD        Z19, Z18, Z14
+	VMULPD           Z22, Z1, Z1
+	VMULPD           Z22, Z5, Z5
+	VMULPD           Z22, Z9, Z9
+	VMULPD           Z22, Z13, Z13
+	VMOVAPD          Z28, Z3
+	VMOVAPD          Z28, Z7
+	VMOVAPD          Z28, Z11
+	VMOVAPD          Z28, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z12, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z12, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z12, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z12, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z12, Z15
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z8, Z11
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z12, Z15
+	VMULPD           Z0, Z3, Z3
+	VMULPD           Z4, Z7, Z7
+	VMULPD           Z8, Z11, Z11
+	VMULPD           Z12, Z15, Z15
+	VFMADD213PD      Z2, Z2, Z3
+	VFMADD213PD      Z6, Z6, Z7
+	VFMADD213PD      Z10, Z10, Z11
+	VFMADD213PD      Z14, Z14, Z15
+	VSCALEFPD        Z1, Z3, Z3
+	VSCALEFPD        Z5, Z7, Z7
+	VSCALEFPD        Z9, Z11, Z11
+	VSCALEFPD        Z13, Z15, Z15
+	VMOVUPD          Z3, (SI)
 	VMOVUPD          Z7, 64(SI)
-	ADDQ             $0x80, SI
-	ADDQ             $0x80, DI
+	VMOVUPD          Z11, 128(SI)
+	VMOVUPD          Z15, 192(SI)
+	ADDQ             $0x00000100, SI
+	ADDQ             $0x00000100, DI
 	DECQ             CX
 	JNE              loop
+
+tail:
+	TESTQ            R9, R9
+	JE               done
+	VADDPD           (DI), Z24, Z0
+	VADDPD           64(DI), Z24, Z4
+	VFNMADD231PD     (SI), Z27, Z0
+	VFNMADD231PD     64(SI), Z27, Z4
+	VMAXPD           Z0, Z31, Z0
+	VMAXPD           Z4, Z31, Z4
+	VMULPD           Z25, Z0, Z0
+	VMULPD           Z25, Z4, Z4
+	VMAXPD           Z0, Z26, Z0
+	VMAXPD           Z4, Z26, Z4
+	VRNDSCALEPD      $0x00, Z0, Z1
+	VRNDSCALEPD      $0x00, Z4, Z5
+	VSUBPD           Z1, Z0, Z0
+	VSUBPD           Z5, Z4, Z4
+	VADDPD           Z23, Z1, Z2
+	VADDPD           Z23, Z5, Z6
+	VPERMI2PD        Z19, Z18, Z2
+	VPERMI2PD        Z19, Z18, Z6
+	VMULPD           Z22, Z1, Z1
+	VMULPD           Z22, Z5, Z5
+	VMOVAPD          Z28, Z3
+	VMOVAPD          Z28, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+56(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+64(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z4, Z7
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z0, Z3
+	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z4, Z7
+	VMULPD           Z0, Z3, Z3
+	VMULPD           Z4, Z7, Z7
+	VFMADD213PD      Z2, Z2, Z3
+	VFMADD213PD      Z6, Z6, Z7
+	VSCALEFPD        Z1, Z3, Z3
+	VSCALEFPD        Z5, Z7, Z7
+	VMOVUPD          Z3, (SI)
+	VMOVUPD          Z7, 64(SI)
+	ADDQ             $0x00000080, SI
+	ADDQ             $0x00000080, DI
 
 done:
 	VZEROUPPER
 	RET
+
+DATA expRowDotAVX512consts<>+0(SB)/8, $0x40371547652b82fe
+DATA expRowDotAVX512consts<>+8(SB)/8, $0xc0d0d00000000000
+DATA expRowDotAVX512consts<>+16(SB)/8, $0x4338000000000000
+DATA expRowDotAVX512consts<>+24(SB)/8, $0x3fb0000000000000
+DATA expRowDotAVX512consts<>+32(SB)/8, $0x4000000000000000
+DATA expRowDotAVX512consts<>+40(SB)/8, $0x3d2ffcbfc588b0c3
+DATA expRowDotAVX512consts<>+48(SB)/8, $0x3da430912f86c786
+DATA expRowDotAVX512consts<>+56(SB)/8, $0x3e15d87fe78a6730
+DATA expRowDotAVX512consts<>+64(SB)/8, $0x3e83b2ab6fba4e76
+DATA expRowDotAVX512consts<>+72(SB)/8, $0x3eec6b08d704a0bf
+DATA expRowDotAVX512consts<>+80(SB)/8, $0x3f4ebfbdff82c58e
+DATA expRowDotAVX512consts<>+88(SB)/8, $0x3fa62e42fefa39ef
+GLOBL expRowDotAVX512consts<>(SB), RODATA|NOPTR, $96
+
+DATA expRowDotAVX512tab<>+0(SB)/8, $0x3ff0000000000000
+DATA expRowDotAVX512tab<>+8(SB)/8, $0x3ff0b5586cf9890f
+DATA expRowDotAVX512tab<>+16(SB)/8, $0x3ff172b83c7d517b
+DATA expRowDotAVX512tab<>+24(SB)/8, $0x3ff2387a6e756238
+DATA expRowDotAVX512tab<>+32(SB)/8, $0x3ff306fe0a31b715
+DATA expRowDotAVX512tab<>+40(SB)/8, $0x3ff3dea64c123422
+DATA expRowDotAVX512tab<>+48(SB)/8, $0x3ff4bfdad5362a27
+DATA expRowDotAVX512tab<>+56(SB)/8, $0x3ff5ab07dd485429
+DATA expRowDotAVX512tab<>+64(SB)/8, $0x3ff6a09e667f3bcc
+DATA expRowDotAVX512tab<>+72(SB)/8, $0x3ff7a11473eb0187
+DATA expRowDotAVX512tab<>+80(SB)/8, $0x3ff8ace5422aa0dc
+DATA expRowDotAVX512tab<>+88(SB)/8, $0x3ff9c49182a3f090
+DATA expRowDotAVX512tab<>+96(SB)/8, $0x3ffae89f995ad3ae
+DATA expRowDotAVX512tab<>+104(SB)/8, $0x3ffc199bdd85529c
+DATA expRowDotAVX512tab<>+112(SB)/8, $0x3ffd5818dcfba487
+DATA expRowDotAVX512tab<>+120(SB)/8, $0x3ffea4afa2a490da
+GLOBL expRowDotAVX512tab<>(SB), RODATA|NOPTR, $128
 
 // func expRowDotAVX512(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
 // Requires: AVX, AVX512F, SSE2
@@ -503,75 +634,168 @@ TEXT ·expRowDotAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSD X0, Z24
 	MOVSD        ng+40(FP), X0
 	VBROADCASTSD X0, Z25
-	VBROADCASTSD expconsts<>+0(SB), Z26
-	VBROADCASTSD expconsts<>+8(SB), Z27
-	VBROADCASTSD expconsts<>+16(SB), Z28
-	VBROADCASTSD expconsts<>+24(SB), Z29
-	VBROADCASTSD expconsts<>+32(SB), Z30
+	VMULPD.BCST  expRowDotAVX512consts<>+0(SB), Z25, Z25
+	VBROADCASTSD expRowDotAVX512consts<>+8(SB), Z26
+	VBROADCASTSD expRowDotAVX512consts<>+16(SB), Z23
+	VBROADCASTSD expRowDotAVX512consts<>+24(SB), Z22
+	VBROADCASTSD expRowDotAVX512consts<>+32(SB), Z27
+	VBROADCASTSD expRowDotAVX512consts<>+40(SB), Z28
+	VMOVUPD      expRowDotAVX512tab<>+0(SB), Z18
+	VMOVUPD      expRowDotAVX512tab<>+64(SB), Z19
 	VPXORQ       Z31, Z31, Z31
 	VPXORQ       Z20, Z20, Z20
 	VPXORQ       Z21, Z21, Z21
+	MOVQ         CX, R9
+	SHRQ         $0x01, CX
+	ANDQ         $0x01, R9
 	TESTQ        CX, CX
-	JE           done
+	JE           tail
 
 loop:
 	VADDPD           (DI), Z24, Z0
-	VFNMADD231PD     (SI), Z30, Z0
-	VMAXPD           Z0, Z31, Z0
-	VMULPD           Z25, Z0, Z1
-	VMAXPD           Z1, Z29, Z1
-	VMULPD           Z26, Z1, Z2
-	VRNDSCALEPD      $0x00, Z2, Z2
-	VFNMADD231PD     Z27, Z2, Z1
-	VFNMADD231PD     Z28, Z2, Z1
-	VBROADCASTSD     expconsts<>+40(SB), Z3
-	VFMADD213PD.BCST expconsts<>+48(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+56(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+64(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+72(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+80(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+88(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+96(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+104(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+112(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+120(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+128(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+136(SB), Z1, Z3
-	VFMADD213PD.BCST expconsts<>+144(SB), Z1, Z3
-	VSCALEFPD        Z2, Z3, Z3
-	VMOVUPD          Z3, (SI)
-	VFMADD231PD      (R8), Z3, Z20
 	VADDPD           64(DI), Z24, Z4
-	VFNMADD231PD     64(SI), Z30, Z4
+	VADDPD           128(DI), Z24, Z8
+	VADDPD           192(DI), Z24, Z12
+	VFNMADD231PD     (SI), Z27, Z0
+	VFNMADD231PD     64(SI), Z27, Z4
+	VFNMADD231PD     128(SI), Z27, Z8
+	VFNMADD231PD     192(SI), Z27, Z12
+	VMAXPD           Z0, Z31, Z0
 	VMAXPD           Z4, Z31, Z4
-	VMULPD           Z25, Z4, Z5
-	VMAXPD           Z5, Z29, Z5
-	VMULPD           Z26, Z5, Z6
-	VRNDSCALEPD      $0x00, Z6, Z6
-	VFNMADD231PD     Z27, Z6, Z5
-	VFNMADD231PD     Z28, Z6, Z5
-	VBROADCASTSD     expconsts<>+40(SB), Z7
-	VFMADD213PD.BCST expconsts<>+48(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+56(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+64(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+72(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+80(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+88(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+96(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+104(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+112(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+120(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+128(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+136(SB), Z5, Z7
-	VFMADD213PD.BCST expconsts<>+144(SB), Z5, Z7
-	VSCALEFPD        Z6, Z7, Z7
+	VMAXPD           Z8, Z31, Z8
+	VMAXPD           Z12, Z31, Z12
+	VMULPD           Z25, Z0, Z0
+	VMULPD           Z25, Z4, Z4
+	VMULPD           Z25, Z8, Z8
+	VMULPD           Z25, Z12, Z12
+	VMAXPD           Z0, Z26, Z0
+	VMAXPD           Z4, Z26, Z4
+	VMAXPD           Z8, Z26, Z8
+	VMAXPD           Z12, Z26, Z12
+	VRNDSCALEPD      $0x00, Z0, Z1
+	VRNDSCALEPD      $0x00, Z4, Z5
+	VRNDSCALEPD      $0x00, Z8, Z9
+	VRNDSCALEPD      $0x00, Z12, Z13
+	VSUBPD           Z1, Z0, Z0
+	VSUBPD           Z5, Z4, Z4
+	VSUBPD           Z9, Z8, Z8
+	VSUBPD           Z13, Z12, Z12
+	VADDPD           Z23, Z1, Z2
+	VADDPD           Z23, Z5, Z6
+	VADDPD           Z23, Z9, Z10
+	VADDPD           Z23, Z13, Z14
+	VPERMI2PD        Z19, Z18, Z2
+	VPERMI2PD        Z19, Z18, Z6
+	VPERMI2PD        Z19, Z18, Z10
+	VPERMI2PD        Z19, Z18, Z14
+	VMULPD           Z22, Z1, Z1
+	VMULPD           Z22, Z5, Z5
+	VMULPD           Z22, Z9, Z9
+	VMULPD           Z22, Z13, Z13
+	VMOVAPD          Z28, Z3
+	VMOVAPD          Z28, Z7
+	VMOVAPD          Z28, Z11
+	VMOVAPD          Z28, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z12, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z12, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z12, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z12, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z12, Z15
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z8, Z11
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z12, Z15
+	VMULPD           Z0, Z3, Z3
+	VMULPD           Z4, Z7, Z7
+	VMULPD           Z8, Z11, Z11
+	VMULPD           Z12, Z15, Z15
+	VFMADD213PD      Z2, Z2, Z3
+	VFMADD213PD      Z6, Z6, Z7
+	VFMADD213PD      Z10, Z10, Z11
+	VFMADD213PD      Z14, Z14, Z15
+	VSCALEFPD        Z1, Z3, Z3
+	VSCALEFPD        Z5, Z7, Z7
+	VSCALEFPD        Z9, Z11, Z11
+	VSCALEFPD        Z13, Z15, Z15
+	VMOVUPD          Z3, (SI)
 	VMOVUPD          Z7, 64(SI)
+	VMOVUPD          Z11, 128(SI)
+	VMOVUPD          Z15, 192(SI)
+	VFMADD231PD      (R8), Z3, Z20
 	VFMADD231PD      64(R8), Z7, Z21
-	ADDQ             $0x80, SI
-	ADDQ             $0x80, DI
-	ADDQ             $0x80, R8
+	VFMADD231PD      128(R8), Z11, Z20
+	VFMADD231PD      192(R8), Z15, Z21
+	ADDQ             $0x00000100, SI
+	ADDQ             $0x00000100, DI
+	ADDQ             $0x00000100, R8
 	DECQ             CX
 	JNE              loop
+
+tail:
+	TESTQ            R9, R9
+	JE               done
+	VADDPD           (DI), Z24, Z0
+	VADDPD           64(DI), Z24, Z4
+	VFNMADD231PD     (SI), Z27, Z0
+	VFNMADD231PD     64(SI), Z27, Z4
+	VMAXPD           Z0, Z31, Z0
+	VMAXPD           Z4, Z31, Z4
+	VMULPD           Z25, Z0, Z0
+	VMULPD           Z25, Z4, Z4
+	VMAXPD           Z0, Z26, Z0
+	VMAXPD           Z4, Z26, Z4
+	VRNDSCALEPD      $0x00, Z0, Z1
+	VRNDSCALEPD      $0x00, Z4, Z5
+	VSUBPD           Z1, Z0, Z0
+	VSUBPD           Z5, Z4, Z4
+	VADDPD           Z23, Z1, Z2
+	VADDPD           Z23, Z5, Z6
+	VPERMI2PD        Z19, Z18, Z2
+	VPERMI2PD        Z19, Z18, Z6
+	VMULPD           Z22, Z1, Z1
+	VMULPD           Z22, Z5, Z5
+	VMOVAPD          Z28, Z3
+	VMOVAPD          Z28, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+56(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+64(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z4, Z7
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z0, Z3
+	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z4, Z7
+	VMULPD           Z0, Z3, Z3
+	VMULPD           Z4, Z7, Z7
+	VFMADD213PD      Z2, Z2, Z3
+	VFMADD213PD      Z6, Z6, Z7
+	VSCALEFPD        Z1, Z3, Z3
+	VSCALEFPD        Z5, Z7, Z7
+	VMOVUPD          Z3, (SI)
+	VMOVUPD          Z7, 64(SI)
+	VFMADD231PD      (R8), Z3, Z20
+	VFMADD231PD      64(R8), Z7, Z21
+	ADDQ             $0x00000080, SI
+	ADDQ             $0x00000080, DI
+	ADDQ             $0x00000080, R8
 
 done:
 	VADDPD        Z21, Z20, Z20

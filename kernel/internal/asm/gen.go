@@ -7,11 +7,13 @@
 //     panels (A as [k][8], B as [k][16]), 16 zmm accumulators, the inner loop
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
-//     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed by
-//     Cody–Waite range reduction x = k·ln2 + r, |r| ≤ ln2/2, a degree-13
-//     Taylor polynomial in r and VSCALEFPD for the exact scaling by 2^k
-//     (which also produces correctly rounded subnormals near underflow);
-//     the Dot variant also returns Σ_j k_j·v_j.
+//     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
+//     from z = x·16·log2e as 2^⌊k/16⌋ (VSCALEFPD, which also rounds
+//     subnormals once) · 2^((k mod 16)/16) (a 16-entry table, VPERMI2PD)
+//     · (1 + q(f)), k = round(z), f = z − k, q a degree-7 polynomial; four
+//     vectors interleaved per step. The Dot variant also returns Σ_j k_j·v_j.
+//   - expRowAVX2 / expRowDotAVX2: the same map with Cody–Waite reduction and a
+//     degree-13 Taylor polynomial (AVX2 has no 16-entry permute).
 //   - axpyAVX512 / axpy4AVX512: y += a·x, and y += a0·x0 + a1·x1 + a2·x2 +
 //     a3·x3 as four FMAs in that order (bit-identical to four axpy calls).
 //   - cpuid / xgetbv for the run-time feature check.
@@ -46,20 +48,10 @@ func main() {
 	Package("github.com/landmark-ml/landmark/kernel")
 	ConstraintExpr("amd64")
 
-	consts := GLOBL("expconsts", RODATA|NOPTR)
-	vals := []float64{log2e, ln2Hi, ln2Lo, clamp, 2}
-	for i := expPolyDegree; i >= 0; i-- {
-		vals = append(vals, 1/factorial(i))
-	}
-	for i, v := range vals {
-		DATA(8*i, U64(math.Float64bits(v))) // bits: avo prints F64(2) as the integer $(2)
-	}
-	cst := func(i int) Mem { return consts.Offset(8 * i) }
-
 	gemm()
 	gemm32()
-	expRow("expRowAVX512", false, cst)
-	expRow("expRowDotAVX512", true, cst)
+	expRow16("expRowAVX512", false)
+	expRow16("expRowDotAVX512", true)
 	axpy()
 	axpy4()
 
@@ -200,8 +192,44 @@ func gemm32() {
 	RET()
 }
 
-// expRow emits the Gaussian row map, two vectors (16 elements) per step.
-func expRow(name string, withDot bool, cst func(int) Mem) {
+// Constants of the table-driven exponential of expRow16. z = t·(ng·16·log2e)
+// is e^x in units of 2^(1/16): e^x = 2^(z/16). With k = round(z) and
+// f = z − k ∈ [−½, ½] (exact), e^x = 2^⌊k/16⌋ · 2^((k mod 16)/16) · 2^(f/16):
+// the first factor by VSCALEFPD (which floors its exponent operand itself),
+// the second from a 16-entry table held in two registers (VPERMI2PD uses the
+// low 4 bits of k + 1.5·2^52, i.e. k mod 16), the third as 1 + q(f) with q
+// the degree-7 Taylor polynomial of e^u − 1, u = f·ln2/16, |u| ≤ 0.0217:
+// its remainder |u|^8/8! ≈ 1.2e-18 is far below half an ulp (1.1e-16).
+const (
+	exp16Degree = 7
+	exp16Clamp  = -1076 * 16 // 2^(z/16) rounds to zero below 2^−1075: clamping here keeps −Inf out of f
+)
+
+// exp16Consts returns, in order: 16·log2e, the clamp, 1.5·2^52, 1/16, 2,
+// then the polynomial's coefficients (ln2/16)^i/i! for i = 7 … 1.
+func exp16Consts() []float64 {
+	vals := []float64{16 * log2e, exp16Clamp, 0x1.8p52, 1.0 / 16, 2}
+	u := math.Ln2 / 16
+	for i := exp16Degree; i >= 1; i-- {
+		vals = append(vals, math.Pow(u, float64(i))/factorial(i))
+	}
+	return vals
+}
+
+// expRow16 emits the AVX-512 Gaussian row map with the table-driven exp
+// above: 13 FMA-unit operations per 8 values (the degree-13 Taylor version
+// needed 20), two vectors (16 values) per step.
+func expRow16(name string, withDot bool) {
+	consts := GLOBL(name+"consts", RODATA|NOPTR)
+	for i, v := range exp16Consts() {
+		DATA(8*i, U64(math.Float64bits(v)))
+	}
+	cst := func(i int) Mem { return consts.Offset(8 * i) }
+	tab := GLOBL(name+"tab", RODATA|NOPTR)
+	for j := 0; j < 16; j++ {
+		DATA(8*j, U64(math.Float64bits(math.Exp2(float64(j)/16))))
+	}
+
 	sig := "func(row, cc *float64, n int, xx, ng float64)"
 	if withDot {
 		sig = "func(row, cc, v *float64, n int, xx, ng float64) float64"
@@ -222,50 +250,104 @@ func expRow(name string, withDot bool, cst func(int) Mem) {
 	}
 	Load(Param("n"), n)
 	SHRQ(Imm(4), n)
-	// Z24 xx, Z25 ng, Z26 log2e, Z27 ln2Hi, Z28 ln2Lo, Z29 clamp, Z30 2, Z31 zero.
+	// Z18 table 0–7, Z19 table 8–15, Z20/Z21 dot partials, Z22 1/16,
+	// Z23 1.5·2^52, Z24 xx, Z25 s = ng·16·log2e, Z26 clamp, Z27 2, Z28 c7, Z31 zero.
 	Load(Param("xx"), X0)
 	VBROADCASTSD(X0, Z24)
 	Load(Param("ng"), X0)
 	VBROADCASTSD(X0, Z25)
-	VBROADCASTSD(cst(0), Z26)
-	VBROADCASTSD(cst(1), Z27)
-	VBROADCASTSD(cst(2), Z28)
-	VBROADCASTSD(cst(3), Z29)
-	VBROADCASTSD(cst(4), Z30)
+	VMULPD_BCST(cst(0), Z25, Z25)
+	VBROADCASTSD(cst(1), Z26)
+	VBROADCASTSD(cst(2), Z23)
+	VBROADCASTSD(cst(3), Z22)
+	VBROADCASTSD(cst(4), Z27)
+	VBROADCASTSD(cst(5), Z28)
+	VMOVUPD(tab.Offset(0), Z18)
+	VMOVUPD(tab.Offset(64), Z19)
 	VPXORQ(Z31, Z31, Z31)
-	VPXORQ(Z20, Z20, Z20) // dot partials
+	VPXORQ(Z20, Z20, Z20)
 	VPXORQ(Z21, Z21, Z21)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for h := 0; h < 2; h++ {
-		t, x, kf, p := zmm[4*h], zmm[4*h+1], zmm[4*h+2], zmm[4*h+3]
-		VADDPD(Mem{Base: cc, Disp: 64 * h}, Z24, t)        // t = xx + cc
-		VFNMADD231PD(Mem{Base: row, Disp: 64 * h}, Z30, t) // t −= 2·row (2·row is exact)
-		VMAXPD(t, Z31, t)                                  // clamp round-off at 0 (NaN stays NaN)
-		VMULPD(Z25, t, x)                                  // x = ng·t ≤ 0
-		VMAXPD(x, Z29, x)                                  // x ≥ −746
-		VMULPD(Z26, x, kf)
-		VRNDSCALEPD(Imm(0), kf, kf) // k = round(x·log2e)
-		VFNMADD231PD(Z27, kf, x)    // r = x − k·ln2Hi (exact)
-		VFNMADD231PD(Z28, kf, x)    // r −= k·ln2Lo
-		VBROADCASTSD(cst(5), p)     // 1/13!
-		for i := 1; i <= expPolyDegree; i++ {
-			VFMADD213PD_BCST(cst(5+i), x, p) // p = p·r + 1/(13−i)!
+	// Four vectors (32 values) per step, their instructions interleaved so
+	// that four independent dependency chains are in flight (one chain's
+	// latency, not the FMA units, otherwise bounds the loop); then one step
+	// of two vectors for the remaining 16 values when n is not a multiple of 32.
+	step := func(nv int) {
+		for h := 0; h < nv; h++ {
+			VADDPD(Mem{Base: cc, Disp: 64 * h}, Z24, zmm[4*h]) // t = xx + cc
 		}
-		VSCALEFPD(kf, p, p) // p·2^k
-		VMOVUPD(p, Mem{Base: row, Disp: 64 * h})
+		for h := 0; h < nv; h++ {
+			VFNMADD231PD(Mem{Base: row, Disp: 64 * h}, Z27, zmm[4*h]) // t −= 2·row (2·row is exact)
+		}
+		for h := 0; h < nv; h++ {
+			VMAXPD(zmm[4*h], Z31, zmm[4*h]) // clamp round-off at 0 (NaN stays NaN)
+		}
+		for h := 0; h < nv; h++ {
+			VMULPD(Z25, zmm[4*h], zmm[4*h]) // z = s·t ≤ 0
+		}
+		for h := 0; h < nv; h++ {
+			VMAXPD(zmm[4*h], Z26, zmm[4*h]) // z ≥ clamp (NaN stays NaN)
+		}
+		for h := 0; h < nv; h++ {
+			VRNDSCALEPD(Imm(0), zmm[4*h], zmm[4*h+1]) // k = round(z)
+		}
+		for h := 0; h < nv; h++ {
+			VSUBPD(zmm[4*h+1], zmm[4*h], zmm[4*h]) // f = z − k, exact, |f| ≤ ½
+		}
+		for h := 0; h < nv; h++ {
+			VADDPD(Z23, zmm[4*h+1], zmm[4*h+2]) // k mod 16 in the low bits
+		}
+		for h := 0; h < nv; h++ {
+			VPERMI2PD(Z19, Z18, zmm[4*h+2]) // T = 2^((k mod 16)/16)
+		}
+		for h := 0; h < nv; h++ {
+			VMULPD(Z22, zmm[4*h+1], zmm[4*h+1]) // k/16 (exact); VSCALEFPD floors it
+		}
+		for h := 0; h < nv; h++ {
+			VMOVAPD(Z28, zmm[4*h+3]) // q = c7
+		}
+		for i := 1; i < exp16Degree; i++ {
+			for h := 0; h < nv; h++ {
+				VFMADD213PD_BCST(cst(5+i), zmm[4*h], zmm[4*h+3]) // q = q·f + c_(7−i)
+			}
+		}
+		for h := 0; h < nv; h++ {
+			VMULPD(zmm[4*h], zmm[4*h+3], zmm[4*h+3]) // q(f) = e^u − 1
+		}
+		for h := 0; h < nv; h++ {
+			VFMADD213PD(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3]) // T·q + T
+		}
+		for h := 0; h < nv; h++ {
+			VSCALEFPD(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3]) // ·2^⌊k/16⌋
+		}
+		for h := 0; h < nv; h++ {
+			VMOVUPD(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
+		}
 		if withDot {
-			VFMADD231PD(Mem{Base: v, Disp: 64 * h}, p, zmm[20+h])
+			for h := 0; h < nv; h++ {
+				VFMADD231PD(Mem{Base: v, Disp: 64 * h}, zmm[4*h+3], zmm[20+h%2])
+			}
+		}
+		for _, p := range []Register{row, cc} {
+			ADDQ(U32(64*nv), p)
+		}
+		if withDot {
+			ADDQ(U32(64*nv), v)
 		}
 	}
-	ADDQ(Imm(128), row)
-	ADDQ(Imm(128), cc)
-	if withDot {
-		ADDQ(Imm(128), v)
-	}
+	tail := R9
+	MOVQ(n, tail)
+	SHRQ(Imm(1), n) // steps of 32 values
+	ANDQ(Imm(1), tail)
+	TESTQ(n, n)
+	JE(LabelRef("tail"))
+	Label("loop")
+	step(4)
 	DECQ(n)
 	JNE(LabelRef("loop"))
+	Label("tail")
+	TESTQ(tail, tail)
+	JE(LabelRef("done"))
+	step(2)
 	Label("done")
 	if withDot {
 		VADDPD(Z21, Z20, Z20)
