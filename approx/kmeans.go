@@ -76,15 +76,27 @@ type Partition struct {
 
 // Fit clusters the rows of x. All randomness (subsample, sketch, seeding) comes
 // from rng.
+//
+// Sparse x (kernel.Sparse) is clustered as it is, with dense centroids (see
+// kmeans_sparse.go); the partition is the same as on the dense copy up to
+// rounding in the distances.
 func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Partition, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
-		return nil, err
+	var x *mat.Dense
+	xs, sparse := xIn.(kernel.Sparse)
+	if sparse {
+		if err := checkSparse(xs, 0); err != nil {
+			return nil, err
+		}
+	} else {
+		x = kernel.DenseOf(xIn)
+		if err := check.Matrix("X", x); err != nil {
+			return nil, err
+		}
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("%w: k-means: rng is nil", check.ErrInput)
 	}
-	n, d := x.Dims()
+	n, d := xIn.Dims()
 	cfg := km
 	switch {
 	case cfg.K < 1 || cfg.K > n:
@@ -118,26 +130,34 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		idx = kmSampleRows(n, cfg.Subsample, rng)
 	}
 	var sk *mat.Dense
-	var space *mat.Dense
+	var space kmSpace
 	switch {
+	case sparse && cfg.Sketch > 0:
+		sk = kmSignSketch(cfg.Sketch, d, rng)
+		space = denseKM{kmSketchSparse(xs, sk, idx)}
+	case sparse && idx != nil:
+		space = sparseKM{kernel.SubsetRows(xs, idx)}
+	case sparse:
+		space = sparseKM{xs}
 	case cfg.Sketch > 0:
 		sk = kmSignSketch(cfg.Sketch, d, rng)
 		s := n
 		if idx != nil {
 			s = len(idx)
 		}
-		space = mat.NewDense(s, cfg.Sketch, nil)
+		sp := mat.NewDense(s, cfg.Sketch, nil)
 		for r := 0; r < s; r++ {
 			i := r
 			if idx != nil {
 				i = idx[r]
 			}
-			kmProject(space.RawRowView(r), sk, x.RawRowView(i))
+			kmProject(sp.RawRowView(r), sk, x.RawRowView(i))
 		}
+		space = denseKM{sp}
 	case idx != nil:
-		space = kmRows(x, idx)
+		space = denseKM{kmRows(x, idx)}
 	default:
-		space = x
+		space = denseKM{x}
 	}
 	cents, obj, err := kmLloyd(ctx, space, cfg, rng)
 	if err != nil {
@@ -145,7 +165,7 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	}
 	p := &Partition{Objective: obj, sketch: sk, assignTo: cents}
 	p.Labels = make([]int, n)
-	if err := kmNearest(ctx, p.Labels, nil, x, sk, cents); err != nil {
+	if err := p.nearest(ctx, p.Labels, xIn); err != nil {
 		return nil, err
 	}
 	if sk == nil {
@@ -154,8 +174,25 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	}
 	// Second pass over X: centroids in the original space.
 	p.Centroids = mat.NewDense(cfg.K, d, nil)
-	kmMeans(p.Centroids, x, p.Labels)
+	if sparse {
+		kmMeansSparse(p.Centroids, xs, p.Labels)
+	} else {
+		kmMeans(p.Centroids, x, p.Labels)
+	}
 	return p, nil
+}
+
+// nearest assigns the rows of x (dense, or sparse and validated) to
+// p.assignTo, through the sketch in sketch mode.
+func (p *Partition) nearest(ctx context.Context, lab []int, x mat.Matrix) error {
+	xs, sparse := x.(kernel.Sparse)
+	switch {
+	case sparse && p.sketch != nil:
+		return kmNearest(ctx, lab, nil, kmSketchSparse(xs, p.sketch, nil), nil, p.assignTo)
+	case sparse:
+		return kmNearestSparse(ctx, lab, nil, xs, p.assignTo)
+	}
+	return kmNearest(ctx, lab, nil, x.(*mat.Dense), p.sketch, p.assignTo)
 }
 
 // Assign returns the cluster of each row of x: the nearest centroid, or in
@@ -163,20 +200,32 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 // on the training rows reproduces Labels. It fails with ErrInput when x is
 // empty, holds NaN or Inf, or has a different number of columns than the
 // training data.
+//
+// Sparse x is assigned as it is (its column count must be the partition's).
 func (p *Partition) Assign(xIn mat.Matrix) ([]int, error) {
-	x := kernel.DenseOf(xIn)
 	if p == nil || p.Centroids == nil || p.assignTo == nil {
 		return nil, fmt.Errorf("%w: k-means: Assign on an empty partition", check.ErrInput)
 	}
-	if err := check.Matrix("X", x); err != nil {
-		return nil, fmt.Errorf("k-means: Assign: %w", err)
+	_, dc := p.Centroids.Dims()
+	var x mat.Matrix
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		if err := checkSparse(xs, dc); err != nil {
+			return nil, fmt.Errorf("k-means: Assign: %w", err)
+		}
+		x = xs
+	} else {
+		xd := kernel.DenseOf(xIn)
+		if err := check.Matrix("X", xd); err != nil {
+			return nil, fmt.Errorf("k-means: Assign: %w", err)
+		}
+		if _, d := xd.Dims(); d != dc {
+			return nil, fmt.Errorf("%w: k-means: Assign: X has %d columns, the partition %d", check.ErrInput, d, dc)
+		}
+		x = xd
 	}
-	n, d := x.Dims()
-	if _, dc := p.Centroids.Dims(); d != dc {
-		return nil, fmt.Errorf("%w: k-means: Assign: X has %d columns, the partition %d", check.ErrInput, d, dc)
-	}
+	n, _ := x.Dims()
 	lab := make([]int, n)
-	if err := kmNearest(context.Background(), lab, nil, x, p.sketch, p.assignTo); err != nil {
+	if err := p.nearest(context.Background(), lab, x); err != nil {
 		return nil, err
 	}
 	return lab, nil
@@ -195,7 +244,7 @@ func (p *Partition) Members() [][]int {
 // kmLloyd runs k-means++ seeding and Lloyd's iterations on the rows of s and
 // returns the centroids (whose assignment gave the last objective) and the
 // objective after each assignment step.
-func kmLloyd(ctx context.Context, s *mat.Dense, cfg KMeans, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func kmLloyd(ctx context.Context, s kmSpace, cfg KMeans, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	n, _ := s.Dims()
 	k := cfg.K
 	c, err := kmSeed(ctx, s, k, rng)
@@ -210,7 +259,7 @@ func kmLloyd(ctx context.Context, s *mat.Dense, cfg KMeans, rng *rand.Rand) (*ma
 	// can happen in a row before the clusters are non-empty, so the loop is
 	// bounded by MaxIter + K + 1 passes.
 	for pass := 0; pass <= cfg.MaxIter+k; pass++ {
-		if err := kmNearest(ctx, lab, dist, s, nil, c); err != nil {
+		if err := s.nearest(ctx, lab, dist, c); err != nil {
 			return nil, nil, err
 		}
 		f := 0.0
@@ -235,10 +284,10 @@ func kmLloyd(ctx context.Context, s *mat.Dense, cfg KMeans, rng *rand.Rand) (*ma
 				break
 			}
 		}
-		if empty && !kmReseed(s, c, lab, dist, counts) {
+		if empty && !kmReseedRows(s.copyRow, c, lab, dist, counts) {
 			break // fewer distinct points than clusters
 		}
-		kmMeans(c, s, lab)
+		s.means(c, lab)
 	}
 	return c, obj, nil
 }
@@ -247,6 +296,11 @@ func kmLloyd(ctx context.Context, s *mat.Dense, cfg KMeans, rng *rand.Rand) (*ma
 // from its centroid (among clusters with more than one member) into it and
 // makes that point its centroid. It reports false when no point can move.
 func kmReseed(s, c *mat.Dense, lab []int, dist []float64, counts []int) bool {
+	return kmReseedRows(denseKM{s}.copyRow, c, lab, dist, counts)
+}
+
+// kmReseedRows is kmReseed with the sample's rows given by copyRow.
+func kmReseedRows(copyRow func(dst []float64, i int), c *mat.Dense, lab []int, dist []float64, counts []int) bool {
 	for j, cnt := range counts {
 		if cnt > 0 {
 			continue
@@ -264,7 +318,7 @@ func kmReseed(s, c *mat.Dense, lab []int, dist []float64, counts []int) bool {
 		counts[j]++
 		lab[best] = j
 		dist[best] = 0
-		c.SetRow(j, s.RawRowView(best))
+		copyRow(c.RawRowView(j), best)
 	}
 	return true
 }
@@ -298,45 +352,35 @@ func kmMeans(c, x *mat.Dense, lab []int) {
 // kmSeed picks k rows of s by k-means++ (Arthur & Vassilvitskii 2007):
 // the first uniformly, each next with probability proportional to its squared
 // distance to the nearest chosen row.
-func kmSeed(ctx context.Context, s *mat.Dense, k int, rng *rand.Rand) (*mat.Dense, error) {
+func kmSeed(ctx context.Context, s kmSpace, k int, rng *rand.Rand) (*mat.Dense, error) {
 	n, d := s.Dims()
 	c := mat.NewDense(k, d, nil)
 	minD := make([]float64, n)
 	for i := range minD {
 		minD[i] = math.Inf(1)
 	}
-	// Squared distances as ‖x‖² + ‖c‖² − 2x·c, with x·c from a matrix-vector
-	// product per chunk (each row's value does not depend on the chunking).
-	sn := make([]float64, n)
-	for i := range sn {
-		r := s.RawRowView(i)
-		sn[i] = kmDot(r, r)
-	}
+	// Squared distances as ‖x‖² + ‖c‖² − 2x·c, with x·c from the sample's
+	// dots (each row's value does not depend on the chunking).
+	sn := s.sqNorms()
 	dots := make([]float64, n)
 	chosen := make([]bool, n)
 	next := rng.IntN(n)
-	const chunk = 1024
-	sr := s.RawMatrix()
+	ctr := make([]float64, d)
 	for j := 0; j < k; j++ {
 		chosen[next] = true
-		ctr := s.RawRowView(next)
+		s.copyRow(ctr, next)
 		c.SetRow(j, ctr)
 		if j == k-1 {
 			break
 		}
 		cc := sn[next]
-		err := parallel.For(ctx, (n+chunk-1)/chunk, 0, func(_, b int) {
-			r0, r1 := b*chunk, min((b+1)*chunk, n)
-			blk := blas64.General{Rows: r1 - r0, Cols: d, Stride: sr.Stride, Data: sr.Data[r0*sr.Stride:]}
-			blas64.Gemv(blas.NoTrans, 1, blk, blas64.Vector{N: d, Inc: 1, Data: ctr}, 0, blas64.Vector{N: r1 - r0, Inc: 1, Data: dots[r0:r1]})
-			for i := r0; i < r1; i++ {
-				if v := max(sn[i]+cc-2*dots[i], 0); v < minD[i] {
-					minD[i] = v
-				}
-			}
-		})
-		if err != nil {
+		if err := s.dots(ctx, dots, ctr); err != nil {
 			return nil, err
+		}
+		for i := range minD {
+			if v := max(sn[i]+cc-2*dots[i], 0); v < minD[i] {
+				minD[i] = v
+			}
 		}
 		minD[next] = 0 // exactly, whatever the rounding above
 		total := 0.0

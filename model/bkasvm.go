@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/landmark-ml/landmark/approx"
-	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
@@ -139,13 +138,18 @@ type bkaFit struct {
 }
 
 // Fit partitions x, solves the per-cluster duals and collects the support vectors.
+//
+// Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
+// with dense centroids, and each cluster's kernel columns come from its
+// sparse rows, as in SVM.
 func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
-	x := kernel.DenseOf(xIn)
 	b.fit = nil
-	if err := check.XY(x, y); err != nil {
+	x, err := exactInput(xIn, y, 0)
+	if err != nil {
 		return err
 	}
 	n, d := x.Dims()
+	dm := dataBytesPerRow(x) // d, or the sparse rows' equivalent, for memory plans
 	cfg, err := resolveSVM(b.Kernel, b.C, b.ClassWeights, b.Multiclass, b.Tol, b.MaxIter, b.CacheBytes, d)
 	if err != nil {
 		return err
@@ -180,7 +184,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	km := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
 	nt := len(svmTasks(labels, classIndex(labels, y), cfg.ovo))
 	if err := checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", n, d),
-		max(16*int64(n)*int64(d)+24*int64(n)*int64(nt), km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
+		max(16*int64(n)*int64(dm)+24*int64(n)*int64(nt), km.PlanBytes(n, dm)), b.MemoryLimit); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))
@@ -222,7 +226,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	for ti, t := range tasks {
 		taskSizes[ti] = len(t.rows)
 	}
-	need, cache := bkaSVMPlan(n, d, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, b.MemoryLimit)
+	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, b.MemoryLimit)
 	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
 		return err
 	}
@@ -238,7 +242,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 			t := tasks[jb.task]
 			p := BKAProblem{Rows: len(jb.loc), D: d, Tol: cfg.tol, MaxIter: cfg.maxIter, CacheBytes: perCache, NoShrinking: cfg.noShrink}
 			for _, l := range jb.loc {
-				p.X = append(p.X, x.RawRowView(t.rows[l])...)
+				p.X = appendRow(p.X, x, t.rows[l])
 				p.Y = append(p.Y, t.y[l])
 				p.C = append(p.C, bounds[jb.task][l])
 			}
@@ -264,7 +268,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 			}
 			opt := cfg.options(nil)
 			opt.CacheBytes = perCache
-			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, gatherRows(x, rows), 1), Y: yy, C: cc}
+			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), 1), Y: yy, C: cc}
 			results[j], errs[j] = solver.SolveDCD(ctx, prob, opt)
 			if b.Progress != nil {
 				mu.Lock()
@@ -376,12 +380,15 @@ func (b *BKASVM) Partition() *approx.Partition {
 
 // DecisionFunction returns the decision values of the rows of x, with the
 // columns of SVM.DecisionFunction, globally or locally as configured.
+//
+// Sparse x is used as it is; a non-zero at a column at or beyond the
+// training dimension is an error.
 func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
-	x := kernel.DenseOf(xIn)
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if err := check.Cols(x, b.fit.d); err != nil {
+	x, err := exactInput(xIn, nil, b.fit.d)
+	if err != nil {
 		return nil, err
 	}
 	local, err := b.local()
@@ -410,7 +417,7 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 		if len(groups[s]) == 0 || b.fit.local[s] == nil {
 			return // no support vector in the cluster: f = 0
 		}
-		dec, err := b.fit.local[s].eval(ctx, gatherRows(x, groups[s]))
+		dec, err := b.fit.local[s].eval(ctx, pickRows(x, groups[s]))
 		if err != nil {
 			errs[s] = err
 			return
@@ -431,8 +438,7 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (b *BKASVM) Predict(xIn mat.Matrix) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
+func (b *BKASVM) Predict(x mat.Matrix) ([]float64, error) {
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -377,4 +378,73 @@ func TestKRRSparseSatimage(t *testing.T) {
 	if d := maxAbsDiff(a, b); d > 1e-10 {
 		t.Fatalf("decision values differ by %g", d)
 	}
+}
+
+// bkaSparseDense fits BKA-SVM on CSR and on its dense copy and checks the
+// same partition and decision values (global and local) to 1e-10, on sparse
+// and dense test rows, also after a save/load round trip. The cluster
+// problems are solved to 1e-11 so that both fits reach the optimum (see
+// TestSVMSparseMatchesDense).
+func bkaSparseDense(t *testing.T, mk func() *BKASVM, xs *datasets.CSR, y []float64, ts *datasets.CSR) {
+	t.Helper()
+	ctx := context.Background()
+	sp, de := mk(), mk()
+	if err := sp.Fit(ctx, xs, y); err != nil {
+		t.Fatal(err)
+	}
+	if err := de.Fit(ctx, xs.ToDense(), y); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sp.Partition().Labels, de.Partition().Labels) {
+		t.Fatal("partitions differ")
+	}
+	for _, pred := range []string{LocalPrediction, GlobalPrediction} {
+		sp.Prediction, de.Prediction = pred, pred
+		want, err := de.DecisionFunction(ts.ToDense())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Save(&buf, sp); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for mi, m := range []*BKASVM{sp, de, l.(*BKASVM)} {
+			for _, x := range []mat.Matrix{ts, ts.ToDense()} {
+				got, err := m.DecisionFunction(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := maxAbsDiff(got, want); d > 1e-10 {
+					t.Fatalf("%s model %d (sparse, dense, loaded sparse) on %T: differs by %g", pred, mi, x, d)
+				}
+			}
+		}
+	}
+}
+
+func TestBKASVMSparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	x, y := sparseClassification(rng, 300, 60, 0.1)
+	xt, _ := sparseClassification(rng, 80, 60, 0.1)
+	bkaSparseDense(t, func() *BKASVM {
+		return &BKASVM{C: 4, Kernel: kernel.Gaussian{Gamma: 0.1}, Clusters: 4, Seed: 2, Tol: 1e-11}
+	}, x, y, xt)
+	bkaSparseDense(t, func() *BKASVM {
+		return &BKASVM{C: 4, Kernel: kernel.Gaussian{Gamma: 0.1}, Clusters: 3, Sketch: 8, Seed: 2, Tol: 1e-11, Refine: true}
+	}, x, y, xt)
+}
+
+// TestBKASVMSparseSatimage: the same on a satimage subset (600 / 200 rows,
+// 6 classes, 8 clusters).
+func TestBKASVMSparseSatimage(t *testing.T) {
+	tr, te := readSatimage(t)
+	xs := csrOf(t, mat.DenseCopyOf(tr.X.Slice(0, 600, 0, tr.Dim())))
+	ts := csrOf(t, mat.DenseCopyOf(te.X.Slice(0, 200, 0, te.Dim())))
+	bkaSparseDense(t, func() *BKASVM {
+		return &BKASVM{C: 4, Kernel: kernel.Gaussian{Gamma: 1}, Clusters: 8, Seed: 2, Tol: 1e-11}
+	}, xs, tr.Y[:600], ts)
 }

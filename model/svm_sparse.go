@@ -236,3 +236,18 @@ func denseRowsSparse(x *mat.Dense) *kernel.CSRRows {
 	}
 	return kernel.NewCSRRows(d, indptr, indices, values)
 }
+
+// appendRow appends row i of x (dense or sparse, densified) to dst.
+func appendRow(dst []float64, x mat.Matrix, i int) []float64 {
+	if s, ok := x.(kernel.Sparse); ok {
+		_, d := s.Dims()
+		indptr, indices, values := s.CSR()
+		start := len(dst)
+		dst = append(dst, make([]float64, d)...)
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			dst[start+int(indices[p])] = values[p]
+		}
+		return dst
+	}
+	return append(dst, x.(*mat.Dense).RawRowView(i)...)
+}

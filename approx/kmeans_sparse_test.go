@@ -1,0 +1,96 @@
+package approx
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// sparseBlobs draws n sparse rows in d dimensions around 4 sparse centers
+// (each row: its center's non-zeros plus noise on them, and a few random
+// extra non-zeros); every 13th row is empty.
+func sparseBlobs(rng *rand.Rand, n, d int) *kernel.CSRRows {
+	centers := make([]map[int32]float64, 4)
+	for c := range centers {
+		centers[c] = map[int32]float64{}
+		for len(centers[c]) < 6 {
+			centers[c][int32(rng.IntN(d))] = 3 * rng.NormFloat64()
+		}
+	}
+	indptr := []int{0}
+	var indices []int32
+	var values []float64
+	for i := 0; i < n; i++ {
+		if i%13 != 0 {
+			row := map[int32]float64{}
+			for j, v := range centers[i%4] {
+				row[j] = v + 0.3*rng.NormFloat64()
+			}
+			for range 2 {
+				row[int32(rng.IntN(d))] = rng.NormFloat64()
+			}
+			cols := make([]int32, 0, len(row))
+			for j := range row {
+				cols = append(cols, j)
+			}
+			slices.Sort(cols)
+			for _, j := range cols {
+				indices = append(indices, j)
+				values = append(values, row[j])
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	return kernel.NewCSRRows(d, indptr, indices, values)
+}
+
+// TestKMeansSparseMatchesDense: k-means on sparse rows gives the dense run's
+// partition (same labels: the distances differ only in rounding, far from
+// any tie on this data) and centroids to 1e-12, in plain, subsample and
+// sketch modes; Assign on sparse rows reproduces the labels.
+func TestKMeansSparseMatchesDense(t *testing.T) {
+	x := sparseBlobs(rand.New(rand.NewPCG(1, 2)), 300, 80)
+	xd := kernel.DenseOf(x)
+	for _, km := range []KMeans{{K: 5}, {K: 4, Subsample: 120}, {K: 4, Sketch: 10}} {
+		ps, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(3, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd, err := km.Fit(context.Background(), xd, rand.New(rand.NewPCG(3, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ps.Labels, pd.Labels) {
+			t.Fatalf("%+v: labels differ", km)
+		}
+		if !mat.EqualApprox(ps.Centroids, pd.Centroids, 1e-12) {
+			t.Fatalf("%+v: centroids differ", km)
+		}
+		for i := range ps.Objective {
+			if math.Abs(ps.Objective[i]-pd.Objective[i]) > 1e-10*pd.Objective[i] {
+				t.Fatalf("%+v: objective %d: %v vs %v", km, i, ps.Objective[i], pd.Objective[i])
+			}
+		}
+		lab, err := ps.Assign(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(lab, ps.Labels) {
+			t.Fatalf("%+v: Assign on sparse rows differs from Fit's labels", km)
+		}
+	}
+	p, _ := KMeans{K: 3}.Fit(context.Background(), x, rand.New(rand.NewPCG(3, 4)))
+	if _, err := p.Assign(kernel.NewCSRRows(81, []int{0, 1}, []int32{80}, []float64{1})); !errors.Is(err, check.ErrInput) {
+		t.Fatalf("81 columns against 80: %v", err)
+	}
+	if _, err := (KMeans{K: 2}).Fit(context.Background(), kernel.NewCSRRows(5, []int{0, 2}, []int32{1, 1}, []float64{1, 2}), rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
+		t.Fatalf("repeated index: %v", err)
+	}
+}
