@@ -43,8 +43,8 @@ func (s denseKM) Dims() (int, int) { return s.x.Dims() }
 func (s denseKM) nearest(ctx context.Context, lab []int, dist []float64, c *mat.Dense) error {
 	return kmNearest(ctx, lab, dist, s.x, nil, c)
 }
-func (s denseKM) means(c *mat.Dense, lab []int)  { kmMeans(c, s.x, lab) }
-func (s denseKM) copyRow(dst []float64, i int) { copy(dst, s.x.RawRowView(i)) }
+func (s denseKM) means(c *mat.Dense, lab []int) { kmMeans(c, s.x, lab) }
+func (s denseKM) copyRow(dst []float64, i int)  { copy(dst, s.x.RawRowView(i)) }
 func (s denseKM) sqNorms() []float64 {
 	n, _ := s.x.Dims()
 	sn := make([]float64, n)
