@@ -42,6 +42,7 @@ func BenchmarkMulTMul(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ResetTimer()
+				c0 := processCPU()
 				for b.Loop() {
 					if err := op.MulTMul(context.Background(), dst, v); err != nil {
 						b.Fatal(err)
@@ -49,9 +50,18 @@ func BenchmarkMulTMul(b *testing.B) {
 				}
 				flops := float64(n) * m * (2*float64(d) + 4)
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				b.ReportMetric(float64(processCPU()-c0)/1e9/float64(b.N), "cpu-s/op")
 			})
 		}
 	}
+}
+
+// processCPU is the CPU time of all this process's threads in ns: on a
+// shared machine, the CPU-seconds a multi-threaded benchmark consumed.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // threadCPU is this thread's CPU time in ns (RUSAGE_THREAD = 1 on Linux):

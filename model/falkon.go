@@ -177,7 +177,8 @@ type FalkonPlan struct {
 	Data int64 `json:"data"`
 	// Centers is M·d (plus its copy when the centers are user-given).
 	Centers int64 `json:"centers"`
-	// Precond is K_MM and the preconditioner's factors: 2M².
+	// Precond is K_MM and the preconditioner's factors, 2M², plus the
+	// scratch of their blocked factorizations (see precondScratch).
 	Precond int64 `json:"precond"`
 	// Engine is the kernel engine's per-call scratch (blocks of K and the
 	// fixed-order partial sums).
@@ -361,14 +362,29 @@ func (m *Falkon) givenCenters(d, t int) (*mat.Dense, []float64, *mat.Dense, erro
 	return nil, nil, nil, nil
 }
 
+// precondScratch is the memory the preconditioner's blocked Cholesky and
+// lauum (package solver on kernel.Dense) hold beside the M×M matrices: the
+// packed operands of their largest product (both operands of a rank-256
+// update of the trailing M×M block, 2·M·256 values) and the blocked
+// Cholesky's M×256 panel copy (Lauum's panel has the same size, at another
+// time), all with M rounded up to the 16-wide tiles. 256 is the block size of
+// solver.CholeskyBlocked and of kernel.Dense's k-blocks.
+func precondScratch(m int64) int64 {
+	const nb = 256
+	mp := (m + 15) / 16 * 16
+	k := min(nb, m)
+	return bytesF64(2*mp*k + mp*k)
+}
+
 // plan computes the memory plan for n points in d dimensions, M centers, t
 // outputs and nv validation points.
-func falkonPlan(op *kernel.Op, n, d, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
+// kmmScratch is the scratch of the engine call that forms K_MM.
+func falkonPlan(op *kernel.Op, kmmScratch int64, n, d, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
 	n64, d64, m64, t64 := int64(n), int64(d), int64(mc), int64(t)
 	p := FalkonPlan{
 		Data:      bytesF64(n64*d64 + n64*t64),
 		Centers:   bytesF64(m64 * d64),
-		Precond:   bytesF64(2*m64*m64 + m64),
+		Precond:   bytesF64(2*m64*m64+m64) + max(precondScratch(m64), kmmScratch),
 		Engine:    op.ScratchBytes(t),
 		Solver:    bytesF64(8 * m64 * t64),
 		BlockRows: op.BlockRows(),
@@ -420,14 +436,16 @@ func (m *Falkon) Plan(x *mat.Dense, outputs int) (FalkonPlan, error) {
 // outputs, with K_nM cached when asked for and within MemoryLimit.
 func (m *Falkon) plan(cfg falkonConfig, x *mat.Dense, mc, t int, given bool) (FalkonPlan, bool) {
 	n, d := x.Dims()
-	planOp := kernel.NewOp(cfg.k, x, mat.NewDense(mc, d, nil), cfg.engine)
+	c := mat.NewDense(mc, d, nil)
+	planOp := kernel.NewOp(cfg.k, x, c, cfg.passes)
+	kmmScratch := kernel.NewOp(cfg.k, c, c, cfg.engine).ScratchBytes(0)
 	nv := 0
 	if m.Validation != nil && m.Validation.X != nil {
 		nv = m.Validation.X.RawMatrix().Rows
 	}
-	plan := falkonPlan(planOp, n, d, mc, t, nv, given, false)
+	plan := falkonPlan(planOp, kmmScratch, n, d, mc, t, nv, given, false)
 	if m.CacheKnm {
-		withCache := falkonPlan(planOp, n, d, mc, t, nv, given, true)
+		withCache := falkonPlan(planOp, kmmScratch, n, d, mc, t, nv, given, true)
 		if m.MemoryLimit == 0 || withCache.Total <= m.MemoryLimit {
 			return withCache, true
 		}

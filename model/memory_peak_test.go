@@ -34,10 +34,13 @@ func heapObjects() uint64 {
 //
 //	LANDMARK_PLANPEAK=1 GOGC=10 go test ./model -run TestMemoryPlanPeak -v
 //
-// It fails when a measured peak exceeds the plan by more than 50%, except
-// for Falkon, whose plan (FalkonPlan) is reported only: its measured peak
-// was 1.6× the plan at M = 1000 (27.8 against 17.7 MiB), left to the
-// helper reworking Falkon's memory.
+// It fails when a measured peak exceeds the plan by more than 50%, and for
+// Falkon, whose plan counts each allocation of the fit (K_MM, the second M×M
+// matrix, the factorizations' packing buffers and panels, the engine's
+// scratch), by more than 25%: measured 26.4 MiB against a plan of 23.6 MiB
+// at M = 1000 (1.12×; before the factorizations' scratch was counted, 27.8
+// against 17.7 MiB). The rest is the Go runtime's: pooled buffers of earlier
+// phases not yet collected, small per-call slices.
 func TestMemoryPlanPeak(t *testing.T) {
 	if os.Getenv("LANDMARK_PLANPEAK") == "" {
 		t.Skip("set LANDMARK_PLANPEAK=1 to measure the estimators' memory plans")
@@ -119,7 +122,11 @@ func TestMemoryPlanPeak(t *testing.T) {
 		plan = max(plan, infoPlan)
 		got := int64(peak.Load()) - int64(base)
 		t.Logf("%-34s plan %8.2f MiB  measured peak growth %8.2f MiB", e.name, float64(plan)/(1<<20), float64(got)/(1<<20))
-		if float64(got) > 1.5*float64(plan) && got > 1<<20 && e.name != "falkon M=1000" {
+		tol := 1.5
+		if e.name == "falkon M=1000" {
+			tol = 1.25
+		}
+		if float64(got) > tol*float64(plan) && got > 1<<20 {
 			t.Errorf("%s: measured %d bytes, plan %d", e.name, got, plan)
 		}
 	}
