@@ -239,3 +239,36 @@ func checkSparse(x kernel.Sparse, d int) error {
 	}
 	return nil
 }
+
+// denseRows returns the rows idx of x (dense or sparse) as a new dense matrix.
+func denseRows(x mat.Matrix, idx []int) *mat.Dense {
+	if xs, ok := x.(kernel.Sparse); ok {
+		if len(idx) == 0 {
+			return &mat.Dense{}
+		}
+		_, d := xs.Dims()
+		out := mat.NewDense(len(idx), d, nil)
+		indptr, indices, values := xs.CSR()
+		for r, i := range idx {
+			row := out.RawRowView(r)
+			for p := indptr[i]; p < indptr[i+1]; p++ {
+				row[indices[p]] = values[p]
+			}
+		}
+		return out
+	}
+	return gatherRows(x.(*mat.Dense), idx)
+}
+
+// blockRows writes K(X_idx, Z) into dst for the rows idx of x and dense
+// points z: the kernel's Block on a dense copy of the rows, or
+// kernel.SparseBlock on the sparse rows (no dense copy).
+func blockRows(k kernel.Kernel, dst *mat.Dense, x mat.Matrix, idx []int, z *mat.Dense) {
+	if xs, ok := x.(kernel.Sparse); ok {
+		if err := kernel.SparseBlock(k, dst, kernel.SubsetRows(xs, idx), z); err != nil {
+			panic(err) // shapes are this package's own
+		}
+		return
+	}
+	k.Block(dst, gatherRows(x.(*mat.Dense), idx), z)
+}

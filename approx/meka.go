@@ -171,10 +171,24 @@ var _ FeatureMap = (*MEKA)(nil)
 // FitMEKA fits MEKA (Si, Hsieh & Dhillon 2017, Algorithm 1) to the rows of x
 // with kernel k. All randomness (k-means, landmarks, link samples) comes from
 // rng; the result does not depend on the number of workers.
+//
+// Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
+// with dense centroids, and each cluster's block K(X_s, Z_s) comes from its
+// sparse rows against the dense landmarks (kernel.SparseBlock). The
+// landmarks and the link samples, O(rank) rows per cluster, are held dense.
 func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptions, rng *rand.Rand) (*MEKA, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
-		return nil, fmt.Errorf("approx: meka: %w", err)
+	var x mat.Matrix
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		if err := checkSparse(xs, 0); err != nil {
+			return nil, fmt.Errorf("approx: meka: %w", err)
+		}
+		x = xs
+	} else {
+		xd := kernel.DenseOf(xIn)
+		if err := check.Matrix("X", xd); err != nil {
+			return nil, fmt.Errorf("approx: meka: %w", err)
+		}
+		x = xd
 	}
 	if k == nil {
 		return nil, fmt.Errorf("approx: meka: %w: nil kernel", check.ErrInput)
@@ -395,7 +409,7 @@ type basisFactor struct {
 // fitBases computes W⁽ˢ⁾ for every cluster: Nyström on the diagonal block
 // with m_s sampled columns, B = K(X_s, Z_s)·U_k·Σ_k^(−1/2) (so G⁽ˢˢ⁾ ≈ BBᵀ),
 // then B = QR, W⁽ˢ⁾ = Q and L⁽ˢˢ⁾ = RRᵀ.
-func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error {
+func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error {
 	c := len(m.members)
 	o := m.opt
 	target := m.targetRanks()
@@ -419,7 +433,7 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		for i, j := range loc {
 			idx[i] = m.members[s][j]
 		}
-		z := gatherRows(x, idx)
+		z := denseRows(x, idx)
 		kz := mat.NewSymDense(ms, nil)
 		m.kern.Block(mat.NewDense(ms, ms, kz.RawSymmetric().Data), z, z)
 		var es mat.EigenSym
@@ -475,7 +489,7 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		}
 		f := fac[s]
 		ms := len(f.idx)
-		z := gatherRows(x, f.idx)
+		z := denseRows(x, f.idx)
 		// U_k Σ_k^(−1/2), m_s × k_s.
 		us := mat.NewDense(ms, ks, nil)
 		for j := 0; j < ks; j++ {
@@ -484,10 +498,9 @@ func (m *MEKA) fitBases(ctx context.Context, x *mat.Dense, seeds []uint64) error
 				us.Set(i, j, f.vecs.At(i, j)*sc)
 			}
 		}
-		xs := gatherRows(x, m.members[s])
 		ns := len(m.members[s])
 		cs := mat.NewDense(ns, ms, nil)
-		m.kern.Block(cs, xs, z)
+		blockRows(m.kern, cs, x, m.members[s], z)
 		b := mat.NewDense(ns, ks, nil)
 		b.Mul(cs, us)
 		rmat := thinQR(b) // b now holds Q
@@ -680,7 +693,7 @@ func householderQR(b *mat.Dense) *mat.Dense {
 // fitLinks fits every off-diagonal link block by least squares on a sampled
 // submatrix: L⁽ˢᵗ⁾ = W̄⁽ˢ⁾⁺ Ḡ⁽ˢᵗ⁾ (W̄⁽ᵗ⁾⁺)ᵀ, which equals
 // (W̄ₛᵀW̄ₛ)⁻¹W̄ₛᵀḠW̄ₜ(W̄ₜᵀW̄ₜ)⁻¹ when the sampled rows have full column rank.
-func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error {
+func (m *MEKA) fitLinks(ctx context.Context, x mat.Matrix, seeds []uint64) error {
 	c := len(m.members)
 	o := m.opt
 	type pair struct{ s, t int }
@@ -721,7 +734,7 @@ func (m *MEKA) fitLinks(ctx context.Context, x *mat.Dense, seeds []uint64) error
 		for i, j := range loc {
 			g[i] = m.members[s][j]
 		}
-		samples[s] = gatherRows(x, g)
+		samples[s] = denseRows(x, g)
 	})
 	if err != nil {
 		return err
@@ -1040,10 +1053,21 @@ func (m *MEKA) Dim() int {
 // w(x_i) = k(x_i, Z_s)·P_s (which reproduces row i of W⁽ˢ⁾ for training
 // points), and φ(x_i) = w(x_i)ᵀ (V₊Λ₊^(1/2))_s. Then φ(x)·φ(y) is the
 // PSD-fixed MEKA approximation of k(x, y), whether or not PSD was set.
+//
+// Sparse x is used as it is (with the training data's column count).
 func (m *MEKA) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
-	x := kernel.DenseOf(xIn)
-	if err := check.Cols(x, m.d); err != nil {
-		return fmt.Errorf("approx: meka: %w", err)
+	var x mat.Matrix
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		if err := checkSparse(xs, m.d); err != nil {
+			return fmt.Errorf("approx: meka: %w", err)
+		}
+		x = xs
+	} else {
+		xd := kernel.DenseOf(xIn)
+		if err := check.Cols(xd, m.d); err != nil {
+			return fmt.Errorf("approx: meka: %w", err)
+		}
+		x = xd
 	}
 	if err := m.eigen(); err != nil {
 		return err
@@ -1060,7 +1084,7 @@ func (m *MEKA) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) er
 
 // extend computes, for every row x_i assigned to cluster s,
 // dst_i = k(x_i, Z_s)·P_s·right(s).
-func (m *MEKA) extend(ctx context.Context, dst, x *mat.Dense, right func(s int) *mat.Dense) error {
+func (m *MEKA) extend(ctx context.Context, dst *mat.Dense, x mat.Matrix, right func(s int) *mat.Dense) error {
 	lab, err := m.part.Assign(x)
 	if err != nil {
 		return fmt.Errorf("approx: meka: %w", err)
@@ -1083,9 +1107,8 @@ func (m *MEKA) extend(ctx context.Context, dst, x *mat.Dense, right func(s int) 
 		}
 		for lo := 0; lo < len(rows[s]); lo += 1024 {
 			chunk := rows[s][lo:min(lo+1024, len(rows[s]))]
-			xs := gatherRows(x, chunk)
 			kz := mat.NewDense(len(chunk), m.z[s].RawMatrix().Rows, nil)
-			m.kern.Block(kz, xs, m.z[s])
+			blockRows(m.kern, kz, x, chunk, m.z[s])
 			var ws mat.Dense
 			ws.Mul(kz, m.proj[s])
 			out := mat.NewDense(len(chunk), t, nil)
@@ -1127,9 +1150,21 @@ func (m *MEKA) Coefficients(alpha *mat.Dense) (*mat.Dense, error) {
 // Expand sets dst_i = w(x_i)ᵀ β_s for each new point x_i (q×d) assigned to
 // cluster s, with β from Coefficients; dst is q×t. Memory and time are
 // O(q·m_s·(d + k_s)): the basis rows of new points are never stored.
-func (m *MEKA) Expand(ctx context.Context, dst, xnew, beta *mat.Dense) error {
-	if err := check.Cols(xnew, m.d); err != nil {
-		return fmt.Errorf("approx: meka: %w", err)
+// Sparse xnew (kernel.Sparse, with the training data's column count) is used
+// as it is.
+func (m *MEKA) Expand(ctx context.Context, dst *mat.Dense, xIn mat.Matrix, beta *mat.Dense) error {
+	var xnew mat.Matrix
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		if err := checkSparse(xs, m.d); err != nil {
+			return fmt.Errorf("approx: meka: %w", err)
+		}
+		xnew = xs
+	} else {
+		xd := kernel.DenseOf(xIn)
+		if err := check.Cols(xd, m.d); err != nil {
+			return fmt.Errorf("approx: meka: %w", err)
+		}
+		xnew = xd
 	}
 	rb, t := beta.Dims()
 	q, _ := xnew.Dims()

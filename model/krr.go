@@ -230,7 +230,7 @@ const krrSeedStream = 0x6b7272 // "krr"
 // backends take a dense copy for now.
 func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	m.fit = nil
-	if xs, ok := xIn.(kernel.Sparse); ok && m.exact() {
+	if xs, ok := xIn.(kernel.Sparse); ok && m.sparseBackend() {
 		xv, err := exactInput(xs, y, 0)
 		if err != nil {
 			return err
@@ -260,10 +260,11 @@ func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
 	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
 }
 
-// exact reports whether the backend is exact KRR.
-func (m *KRR) exact() bool {
+// sparseBackend reports whether the backend takes sparse X as it is: exact
+// KRR and KRR on MEKA.
+func (m *KRR) sparseBackend() bool {
 	switch m.Approx.(type) {
-	case nil, ExactKRR, *ExactKRR:
+	case nil, ExactKRR, *ExactKRR, *MEKAKRR:
 		return true
 	}
 	return false
@@ -298,7 +299,13 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 	var info KRRInfo
 	var err error
 	if xs, ok := xm.(kernel.Sparse); ok {
-		pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky)
+		if mk, ok := backend.(*MEKAKRR); ok {
+			p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
+				Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky}
+			pred, info, err = mk.fitKRR(ctx, p, xs)
+		} else {
+			pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky)
+		}
 	} else {
 		p := KRRProblem{
 			Kernel: k, X: xm.(*mat.Dense), Y: targets, Lambda: m.Lambda,
@@ -336,14 +343,14 @@ func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if se, ok := m.fit.pred.(*sparseExpansion); ok {
+	if sd, ok := m.fit.pred.(sparseDecider); ok {
 		x, err := exactInput(xIn, nil, m.fit.d)
 		if err != nil {
 			return nil, err
 		}
 		n, _ := x.Dims()
-		dst := mat.NewDense(n, se.Outputs(), nil)
-		if err := se.decide(context.Background(), dst, x); err != nil {
+		dst := mat.NewDense(n, m.fit.pred.Outputs(), nil)
+		if err := sd.decide(context.Background(), dst, x); err != nil {
 			return nil, err
 		}
 		return dst, nil

@@ -73,6 +73,11 @@ func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kerne
 
 // FitKRR implements KRRApprox.
 func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	return b.fitKRR(ctx, p, p.X)
+}
+
+// fitKRR is FitKRR on data x, dense or sparse (p.X is not used).
+func (b *MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
 	solverName := b.Solver
 	switch solverName {
 	case "":
@@ -82,11 +87,12 @@ func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRIn
 		return nil, KRRInfo{}, fmt.Errorf("%w: MEKA solver %q, want woodbury or cg", ErrInput, b.Solver)
 	}
 	opt := b.options(p.MemoryLimit, p.Workers)
-	info := KRRInfo{Backend: "meka-" + solverName, Penalty: p.Lambda * float64(p.X.RawMatrix().Rows)}
+	nx, _ := x.Dims()
+	info := KRRInfo{Backend: "meka-" + solverName, Penalty: p.Lambda * float64(nx)}
 	if p.MemoryLimit > 0 {
 		// The solve works beside the approximation: MEKA must fit in what
 		// it leaves (see mekaSolveBytes).
-		n, _ := p.X.Dims()
+		n := nx
 		_, t := p.Y.Dims()
 		solve := mekaSolveBytes(n, t, opt.Clusters, opt.Rank)
 		if err := checkMemory(fmt.Sprintf("MEKA KRR solve (n=%d, rank ≤ %d)", n, min(n, max(opt.Clusters, 1)*max(opt.Rank, 1))), solve+1, p.MemoryLimit); err != nil {
@@ -94,7 +100,7 @@ func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRIn
 		}
 		opt.MaxBytes = p.MemoryLimit - solve
 	}
-	m, err := approx.FitMEKA(ctx, p.X, p.Kernel, opt, p.Rng)
+	m, err := approx.FitMEKA(ctx, x, p.Kernel, opt, p.Rng)
 	if err != nil {
 		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
 	}

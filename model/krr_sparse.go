@@ -115,3 +115,18 @@ func (e *sparseExpansion) decide(ctx context.Context, dst *mat.Dense, x mat.Matr
 func (e *sparseExpansion) dense() *KernelExpansion {
 	return &KernelExpansion{Kernel: e.dec.k, Centers: kernel.DenseOf(e.dec.sv), Coef: e.dec.w, Workers: e.dec.workers}
 }
+
+// sparseDecider is a KRR predictor that evaluates sparse rows as they are.
+type sparseDecider interface {
+	decide(ctx context.Context, dst *mat.Dense, x mat.Matrix) error
+}
+
+var (
+	_ sparseDecider = (*sparseExpansion)(nil)
+	_ sparseDecider = (*MEKAExpansion)(nil)
+)
+
+// decide is Decision for dense or sparse x.
+func (e *MEKAExpansion) decide(ctx context.Context, dst *mat.Dense, x mat.Matrix) error {
+	return e.MEKA.Expand(ctx, dst, x, e.Beta)
+}

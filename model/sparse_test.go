@@ -448,3 +448,69 @@ func TestBKASVMSparseSatimage(t *testing.T) {
 		return &BKASVM{C: 4, Kernel: kernel.Gaussian{Gamma: 1}, Clusters: 8, Seed: 2, Tol: 1e-11}
 	}, xs, tr.Y[:600], ts)
 }
+
+// mekaSparseDense fits KRR on MEKA on CSR and on its dense copy and checks
+// the same partition and decision values to 1e-10 (sparse and dense test
+// rows, and after a save/load round trip).
+func mekaSparseDense(t *testing.T, mk func() *KRR, xs *datasets.CSR, y []float64, ts *datasets.CSR) {
+	t.Helper()
+	ctx := context.Background()
+	sp, de := mk(), mk()
+	if err := sp.Fit(ctx, xs, y); err != nil {
+		t.Fatal(err)
+	}
+	if err := de.Fit(ctx, xs.ToDense(), y); err != nil {
+		t.Fatal(err)
+	}
+	ps, pd := sp.Predictor().(*MEKAExpansion), de.Predictor().(*MEKAExpansion)
+	if !slices.Equal(ps.MEKA.Partition().Labels, pd.MEKA.Partition().Labels) || ps.MEKA.Rank() != pd.MEKA.Rank() {
+		t.Fatal("partitions or ranks differ")
+	}
+	want, err := de.DecisionFunction(ts.ToDense())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, sp); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mi, m := range []*KRR{sp, de, l.(*KRR)} {
+		for _, x := range []mat.Matrix{ts, ts.ToDense()} {
+			got, err := m.DecisionFunction(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); d > 1e-10 {
+				t.Fatalf("model %d (sparse, dense, loaded sparse) on %T: differs by %g", mi, x, d)
+			}
+		}
+	}
+}
+
+// TestMEKASparseMatchesDense: KRR on MEKA (Woodbury solve, 3 clusters of
+// rank 20) on the synthetic sparse set, the 1e-10.
+func TestMEKASparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	x, y := sparseClassification(rng, 300, 60, 0.1)
+	xt, _ := sparseClassification(rng, 80, 60, 0.1)
+	mekaSparseDense(t, func() *KRR {
+		return &KRR{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-3, Task: Classification, Seed: 3,
+			Approx: &MEKAKRR{Clusters: 3, Rank: 20}}
+	}, x, y, xt)
+}
+
+// TestMEKASparseSatimage: the same on a satimage subset (800 / 200 rows,
+// 4 clusters of rank 30).
+func TestMEKASparseSatimage(t *testing.T) {
+	tr, te := readSatimage(t)
+	xs := csrOf(t, mat.DenseCopyOf(tr.X.Slice(0, 800, 0, tr.Dim())))
+	ts := csrOf(t, mat.DenseCopyOf(te.X.Slice(0, 200, 0, te.Dim())))
+	mekaSparseDense(t, func() *KRR {
+		return &KRR{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, Task: Classification, Seed: 3,
+			Approx: &MEKAKRR{Clusters: 4, Rank: 30}}
+	}, xs, tr.Y[:800], ts)
+}
