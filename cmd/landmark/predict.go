@@ -11,6 +11,7 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
+	"gonum.org/v1/gonum/mat"
 )
 
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -29,14 +30,34 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	d, err := datasets.ReadFileContext(ctx, *data, datasets.ReadOptions{Format: datasets.Format(*format), Dim: fit.Dim})
-	if err != nil {
-		return err
+	// A LIBSVM file for a model without feature scaling is read sparse and
+	// kept so below the density at which fit keeps data sparse.
+	f := datasets.Format(*format)
+	if f == datasets.Auto {
+		f, _ = datasets.FormatOf(*data)
 	}
-	if d.Dim() != fit.Dim {
-		return fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, *data, d.Dim(), fit.Dim)
+	var x mat.Matrix
+	var y []float64
+	if f == datasets.LIBSVM && fit.Scaling.Standardize == nil && fit.Scaling.MinMax == nil {
+		xs, ys, err := datasets.ReadLIBSVMSparseFile(ctx, *data, fit.Dim)
+		if err != nil {
+			return err
+		}
+		x, y = xs, ys
+		if xs.Density() >= experiments.SparseDensity {
+			x = xs.ToDense()
+		}
+	} else {
+		d, err := datasets.ReadFileContext(ctx, *data, datasets.ReadOptions{Format: f, Dim: fit.Dim})
+		if err != nil {
+			return err
+		}
+		if d.Dim() != fit.Dim {
+			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, *data, d.Dim(), fit.Dim)
+		}
+		x, y = d.X, d.Y
 	}
-	pred, err := fit.Predict(d.X)
+	pred, err := fit.Predict(x)
 	if err != nil {
 		return err
 	}
@@ -55,7 +76,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if fit.Task != "" {
 		// The file's own targets or labels give a score for free.
-		if sc, err := experiments.Score(fit.Task, d.Y, pred); err == nil {
+		if sc, err := experiments.Score(fit.Task, y, pred); err == nil {
 			fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(pred), scoreLine(sc))
 		}
 	}

@@ -47,6 +47,21 @@ func TestFitRunStorage(t *testing.T) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out.String())
 		}
 	}
+	// Save a sparse fit and predict the same file: read sparse, the labels
+	// of the training file scored.
+	model := filepath.Join(dir, "m.lmk")
+	var out, errb bytes.Buffer
+	if err := runFit(context.Background(), []string{"--data", path, "--task", "binary", "--estimator", "svm", "--c", "1", "--gamma", "0.1", "--save", model}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if err := runPredict(context.Background(), []string{"--model", model, "--data", path}, &out, &errb); err != nil {
+		t.Fatalf("predict: %v\n%s", err, errb.String())
+	}
+	if n := strings.Count(out.String(), "\n"); n != 120 || !strings.Contains(errb.String(), "120 rows; against the file's targets: accuracy") {
+		t.Fatalf("predict: %d lines, stderr %q", n, errb.String())
+	}
 	spec := filepath.Join(dir, "s.yaml")
 	os.WriteFile(spec, []byte("name: s\ndataset: {path: d.svm}\ntask: binary\nestimator: {type: svm, kernel: {type: linear}}\ngrid: {c: [1]}\ncv: {folds: 2}\n"), 0o644)
 	for _, tc := range []struct {
