@@ -42,7 +42,11 @@
 // accumulated into Kᵀ(K v) four at a time.
 //
 // Options.Float32 computes the dot products in single precision (8×32 float32
-// tiles, float64 sums across feature blocks) and everything after in float64;
+// tiles, float64 sums across feature blocks) and everything after in float64,
+// except on the AVX-512 single-vector Gaussian path for d ≤ 256 (the CG
+// passes), where exp and the sums within a row block are float32 too (an
+// exp of the same design as the float64 one with a degree-3 polynomial,
+// TestExpRowF32);
 // its added error on kernel values is below 2e-7 for standard-normal data with
 // γ = 1/d (TestFloat32). Speed measurements are in BENCH.md.
 //

@@ -47,7 +47,17 @@ func TestFloat32(t *testing.T) {
 			if err := op.MulTMul(ctx, w, v); err != nil {
 				t.Fatal(err)
 			}
+			kv := mat.NewDense(203, 1, nil)
+			if err := op.Mul(ctx, kv, v); err != nil {
+				t.Fatal(err)
+			}
 			restore()
+			var wantKV, dkv mat.Dense
+			wantKV.Mul(ref, v)
+			dkv.Sub(kv, &wantKV)
+			if rel := mat.Norm(&dkv, 2) / mat.Norm(&wantKV, 2); rel > float32KernelTol {
+				t.Fatalf("d=%d simd=%v: float32 K·v relative error %.3g above %g", d, simd, rel, float32KernelTol)
+			}
 			var diff mat.Dense
 			diff.Sub(blocks[i], ref)
 			maxErr := 0.0
@@ -68,4 +78,63 @@ func TestFloat32(t *testing.T) {
 			t.Fatalf("d=%d: float32 SIMD and portable differ", d)
 		}
 	}
+}
+
+// TestExpRowF32 checks the float32 Gaussian row map of the float32 passes
+// against math.Exp of its argument computed in float64 from the same float32
+// inputs, on arguments spread over [−110, 0] (float32 results underflow below
+// about −103.3) with zero distances and negative round-off.
+//
+// The bound: |k − e^x| ≤ ((4 + 2|x|)·2^−24 + γ·(xx + cc + 2|row|)·2^−24)·e^x
+// + 2^−148. The first term is the float64 kernel's bound in float32 units
+// (polynomial, table and roundings; rounding z = x·16·log2e); the second is
+// the float32 rounding of t = xx + cc − 2·row before the exp; the last covers
+// float32 subnormal results. Since |x|·e^x ≤ 1/e the |x| term is at most
+// 2·2^−24/e ≈ 4.4e-8 in absolute value. The largest error measured is logged.
+func TestExpRowF32(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	const n = 4096
+	const xx, ng = 1, -1
+	row, cc, v := make([]float32, n), make([]float32, n), make([]float32, n)
+	for j := range row {
+		switch j % 4 {
+		case 0:
+			cc[j], row[j] = float32(100*r.Float64()), 0.5
+		case 1:
+			cc[j], row[j] = float32(85+25*r.Float64()), 0.5 // subnormal results and zero
+		case 2:
+			cc[j], row[j] = float32(1e-6*r.Float64()), float32(0.5+1e-6*r.Float64()) // tiny and negative t
+		case 3:
+			cc[j], row[j] = float32(5*r.Float64()), float32(0.5+r.NormFloat64())
+		}
+		v[j] = float32(r.NormFloat64())
+	}
+	got := append([]float32(nil), row...)
+	dot := expRowDotF32AVX512(&got[0], &cc[0], &v[0], n, xx, ng)
+	const eps = 0x1p-24
+	var worst, wantDot, absDot float64
+	for j := range got {
+		tt := max(xx+float64(cc[j])-2*float64(row[j]), 0)
+		x := ng * tt
+		e := math.Exp(x)
+		bound := ((4+2*math.Abs(x))*eps+(xx+float64(cc[j])+2*math.Abs(float64(row[j])))*eps)*e + 0x1p-148
+		diff := math.Abs(float64(got[j]) - e)
+		if diff > bound || math.IsNaN(float64(got[j])) {
+			t.Fatalf("j=%d, x=%v: float32 %v, math.Exp %v (bound %v)", j, x, got[j], e, bound)
+		}
+		if e > 0x1p-126 {
+			worst = max(worst, diff/(eps*e))
+		}
+		wantDot += float64(got[j]) * float64(v[j])
+		absDot += math.Abs(float64(got[j]) * float64(v[j]))
+	}
+	// The dot product is summed in 32 float32 lanes of about 128 terms each:
+	// at most about 128·2^−24 relative to Σ|k_j v_j|.
+	if math.Abs(float64(dot)-wantDot) > 128*eps*absDot {
+		t.Fatalf("dot: float32 %v, float64 sum of the same values %v", dot, wantDot)
+	}
+	t.Logf("max |error| = %.2f·2^−24·e^x (normal results)", worst)
 }

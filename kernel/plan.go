@@ -36,6 +36,14 @@ type plan struct {
 
 	f32  bool      // Options.Float32
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
+	cn32 []float32 // with f32 and the Gaussian: cn rounded to float32
+}
+
+// blocks32 reports whether w forms the Gaussian's blocks of K wholly in
+// float32 (the float32 mode's fast path: AVX-512, one k-block of features):
+// float32 tiles, the float32 exp and float32 sums within a block.
+func (p *plan) blocks32(w *work) bool {
+	return p.f32 && p.gauss && w.acc == accelAVX512 && p.d >= 1 && p.d <= kBlock && p.m > 0
 }
 
 // panelCols32 is the tile width of the float32 inner kernel (8×32 floats).
@@ -67,6 +75,12 @@ func (o *Op) prepare() *plan {
 			norms(p.cn[:p.m], o.c)
 		}
 		if p.f32 {
+			if p.gauss {
+				p.cn32 = make([]float32, p.mp)
+				for j, v := range p.cn {
+					p.cn32[j] = float32(v)
+				}
+			}
 			p.cp32 = make([]float32, p.mp*p.d)
 			for j := 0; j < p.m; j++ {
 				row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
@@ -96,11 +110,17 @@ type work struct {
 	a   []float64 // X block packed in panels of panelRows rows, feature-major
 	a32 []float32 // the same in float32 mode
 	kv  []float64 // K block · V
+
+	blk32, acc32, kv32 []float32 // with blocks32: K block, the block's Kᵀ(K v), K v
 }
 
 func (p *plan) newWork(b, t int) *work {
 	bp := roundUp(b, panelRows)
-	w := &work{acc: useAccel, blk: make([]float64, bp*p.mp), kv: make([]float64, b*t)}
+	w := &work{acc: useAccel, kv: make([]float64, b*t)}
+	if p.blocks32(w) {
+		w.blk32, w.acc32, w.kv32 = make([]float32, bp*p.mp), make([]float32, p.mp), make([]float32, b)
+	}
+	w.blk = make([]float64, bp*p.mp)
 	switch {
 	case p.dk != nil && p.f32:
 		w.a32 = make([]float32, bp*p.d)
@@ -280,6 +300,73 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 	return kb
 }
 
+// dots32to32 writes x_i·c_j in float32 into w.blk32 (stride mp) for the rows
+// i of X[r0:r1] and j < mp (blocks32 only: one k-block).
+func (p *plan) dots32to32(w *work, r0, r1 int) {
+	rows, d, mp := r1-r0, p.d, p.mp
+	rp := roundUp(rows, panelRows)
+	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
+	for jp := 0; jp < mp; jp += panelCols32 {
+		b := &p.cp32[jp*d]
+		for ip := 0; ip < rp; ip += panelRows {
+			gemm8x32F32to32AVX512(d, &w.a32[ip*d], b, &w.blk32[ip*mp+jp], mp)
+		}
+	}
+}
+
+// fusedGaussian32 is fusedGaussian on the blocks32 path: K_B and K_B v in
+// float32 (vp32 is v rounded to float32, padded with zeros to mp), the
+// block's K_Bᵀ(K_B v) summed in float32 and then added to acc in float64.
+func (p *plan) fusedGaussian32(w *work, r0, r1 int, vp32 []float32, acc []float64) {
+	rows, mp := r1-r0, p.mp
+	p.dots32to32(w, r0, r1)
+	kv := w.kv32[:rows]
+	for i := range kv {
+		kv[i] = float32(p.expRowDot32(w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i]))
+	}
+	a := w.acc32 // zero between calls: flush32AVX512 clears it
+	for g := 0; g < rows; g += sum32Rows {
+		i := g
+		for ; i+4 <= min(g+sum32Rows, rows); i += 4 {
+			axpy4F32AVX512(mp, (*[4]float32)(kv[i:i+4]), &w.blk32[i*mp], mp, &a[0])
+		}
+		if i < min(g+sum32Rows, rows) {
+			var k4 [4]float32
+			copy(k4[:], kv[i:rows])
+			// The missing rows' coefficients are zero; their rows of blk32
+			// are the tile padding, finite (exp of a clamped argument).
+			axpy4F32AVX512(mp, &k4, &w.blk32[i*mp], mp, &a[0])
+		}
+		flush32AVX512(mp, &a[0], &acc[0])
+	}
+}
+
+// sum32Rows and sum32Cols bound the float32 sums of the blocks32 path: at
+// most 32 rows of a block are summed in float32 before being added to the
+// float64 Kᵀ(K v), and K·v is summed in float32 over 256 centers at a time
+// (32 lanes of 8 terms) before the pieces are added in float64, so that a
+// float32 sum has at most 32 terms (relative error ≲ 32·2^−24 ≈ 2e-6 at
+// worst) whatever n and M. Measured on TestFalkonFloat32's problem, float32
+// sums over all rows of a block (up to 1,024) moved the predictions twice as
+// much as these bounds do.
+const (
+	sum32Rows = 32
+	sum32Cols = 256
+)
+
+// expRowDot32 maps one float32 row of dot products through the Gaussian
+// (expRowDotF32AVX512) and returns its dot product with vp32, the float32
+// partial sums of sum32Cols values added in float64.
+func (p *plan) expRowDot32(row, vp32 []float32, xx float64) float64 {
+	var s float64
+	ng := float32(p.ng)
+	for j := 0; j < len(row); j += sum32Cols {
+		n := min(sum32Cols, len(row)-j)
+		s += float64(expRowDotF32AVX512(&row[j], &p.cn32[j], &vp32[j], n, float32(xx), ng))
+	}
+	return s
+}
+
 // fusedGaussian adds K_Bᵀ(K_B v) to acc (length mp) for the block B = X[r0:r1]
 // of the Gaussian kernel, vp being v padded with zeros to length mp.
 func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64) {
@@ -309,7 +396,7 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 
 // gaussianDots sets out[i·stride] = K(x_{r0+i}, C)·v for the rows of the
 // block X[r0:r1] of the Gaussian kernel, vp being v padded with zeros to mp.
-func (p *plan) gaussianDots(w *work, r0, r1 int, vp, out []float64, stride int) {
+func (p *plan) gaussianDots(w *work, r0, r1 int, vp []float64, vp32 []float32, out []float64, stride int) {
 	rows, m, mp := r1-r0, p.m, p.mp
 	if m == 0 {
 		for i := range rows {
@@ -318,6 +405,13 @@ func (p *plan) gaussianDots(w *work, r0, r1 int, vp, out []float64, stride int) 
 		return
 	}
 	p.dots(w, r0, r1)
+	if p.blocks32(w) {
+		p.dots32to32(w, r0, r1)
+		for i := range rows {
+			out[i*stride] = p.expRowDot32(w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i])
+		}
+		return
+	}
 	for i := range rows {
 		var s float64
 		switch w.acc {

@@ -882,6 +882,366 @@ done:
 	VZEROUPPER
 	RET
 
+// func gemm8x32F32to32AVX512(k int, a *float32, b *float32, c *float32, ldc int)
+// Requires: AVX, AVX512F
+TEXT ·gemm8x32F32to32AVX512(SB), NOSPLIT, $0-40
+	MOVQ   k+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DI
+	MOVQ   c+24(FP), DX
+	MOVQ   ldc+32(FP), R9
+	SHLQ   $0x02, R9
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	TESTQ  CX, CX
+	JE     store
+
+loop:
+	VMOVUPS      (DI), Z16
+	VMOVUPS      64(DI), Z17
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	VBROADCASTSS 4(SI), Z19
+	VFMADD231PS  Z16, Z19, Z2
+	VFMADD231PS  Z17, Z19, Z3
+	VBROADCASTSS 8(SI), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VBROADCASTSS 12(SI), Z21
+	VFMADD231PS  Z16, Z21, Z6
+	VFMADD231PS  Z17, Z21, Z7
+	VBROADCASTSS 16(SI), Z18
+	VFMADD231PS  Z16, Z18, Z8
+	VFMADD231PS  Z17, Z18, Z9
+	VBROADCASTSS 20(SI), Z19
+	VFMADD231PS  Z16, Z19, Z10
+	VFMADD231PS  Z17, Z19, Z11
+	VBROADCASTSS 24(SI), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VBROADCASTSS 28(SI), Z21
+	VFMADD231PS  Z16, Z21, Z14
+	VFMADD231PS  Z17, Z21, Z15
+	ADDQ         $0x20, SI
+	ADDQ         $0x80, DI
+	DECQ         CX
+	JNE          loop
+
+store:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+DATA exp32consts<>+0(SB)/4, $0x41b8aa3b
+DATA exp32consts<>+4(SB)/4, $0xc5180000
+DATA exp32consts<>+8(SB)/4, $0x4b400000
+DATA exp32consts<>+12(SB)/4, $0x3d800000
+DATA exp32consts<>+16(SB)/4, $0x40000000
+DATA exp32consts<>+20(SB)/4, $0x37635847
+DATA exp32consts<>+24(SB)/4, $0x3a75fdf0
+DATA exp32consts<>+28(SB)/4, $0x3d317218
+GLOBL exp32consts<>(SB), RODATA|NOPTR, $32
+
+DATA exp32tab<>+0(SB)/4, $0x3f800000
+DATA exp32tab<>+4(SB)/4, $0x3f85aac3
+DATA exp32tab<>+8(SB)/4, $0x3f8b95c2
+DATA exp32tab<>+12(SB)/4, $0x3f91c3d3
+DATA exp32tab<>+16(SB)/4, $0x3f9837f0
+DATA exp32tab<>+20(SB)/4, $0x3f9ef532
+DATA exp32tab<>+24(SB)/4, $0x3fa5fed7
+DATA exp32tab<>+28(SB)/4, $0x3fad583f
+DATA exp32tab<>+32(SB)/4, $0x3fb504f3
+DATA exp32tab<>+36(SB)/4, $0x3fbd08a4
+DATA exp32tab<>+40(SB)/4, $0x3fc5672a
+DATA exp32tab<>+44(SB)/4, $0x3fce248c
+DATA exp32tab<>+48(SB)/4, $0x3fd744fd
+DATA exp32tab<>+52(SB)/4, $0x3fe0ccdf
+DATA exp32tab<>+56(SB)/4, $0x3feac0c7
+DATA exp32tab<>+60(SB)/4, $0x3ff5257d
+GLOBL exp32tab<>(SB), RODATA|NOPTR, $64
+
+// func expRowDotF32AVX512(row *float32, cc *float32, v *float32, n int, xx float32, ng float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·expRowDotF32AVX512(SB), NOSPLIT, $0-44
+	MOVQ         row+0(FP), SI
+	MOVQ         cc+8(FP), DI
+	MOVQ         v+16(FP), R8
+	MOVQ         n+24(FP), CX
+	SHRQ         $0x05, CX
+	MOVSS        xx+32(FP), X0
+	VBROADCASTSS X0, Z24
+	MOVSS        ng+36(FP), X0
+	VBROADCASTSS X0, Z25
+	VMULPS.BCST  exp32consts<>+0(SB), Z25, Z25
+	VBROADCASTSS exp32consts<>+4(SB), Z26
+	VBROADCASTSS exp32consts<>+8(SB), Z23
+	VBROADCASTSS exp32consts<>+12(SB), Z22
+	VBROADCASTSS exp32consts<>+16(SB), Z27
+	VBROADCASTSS exp32consts<>+20(SB), Z28
+	VMOVUPS      exp32tab<>+0(SB), Z18
+	VPXORQ       Z31, Z31, Z31
+	VPXORQ       Z20, Z20, Z20
+	VPXORQ       Z21, Z21, Z21
+	MOVQ         CX, R9
+	SHRQ         $0x01, CX
+	ANDQ         $0x01, R9
+	TESTQ        CX, CX
+	JE           tail
+
+loop:
+	VADDPS           (DI), Z24, Z0
+	VADDPS           64(DI), Z24, Z4
+	VADDPS           128(DI), Z24, Z8
+	VADDPS           192(DI), Z24, Z12
+	VFNMADD231PS     (SI), Z27, Z0
+	VFNMADD231PS     64(SI), Z27, Z4
+	VFNMADD231PS     128(SI), Z27, Z8
+	VFNMADD231PS     192(SI), Z27, Z12
+	VMAXPS           Z0, Z31, Z0
+	VMAXPS           Z4, Z31, Z4
+	VMAXPS           Z8, Z31, Z8
+	VMAXPS           Z12, Z31, Z12
+	VMULPS           Z25, Z0, Z0
+	VMULPS           Z25, Z4, Z4
+	VMULPS           Z25, Z8, Z8
+	VMULPS           Z25, Z12, Z12
+	VMAXPS           Z0, Z26, Z0
+	VMAXPS           Z4, Z26, Z4
+	VMAXPS           Z8, Z26, Z8
+	VMAXPS           Z12, Z26, Z12
+	VRNDSCALEPS      $0x00, Z0, Z1
+	VRNDSCALEPS      $0x00, Z4, Z5
+	VRNDSCALEPS      $0x00, Z8, Z9
+	VRNDSCALEPS      $0x00, Z12, Z13
+	VSUBPS           Z1, Z0, Z0
+	VSUBPS           Z5, Z4, Z4
+	VSUBPS           Z9, Z8, Z8
+	VSUBPS           Z13, Z12, Z12
+	VADDPS           Z23, Z1, Z2
+	VADDPS           Z23, Z5, Z6
+	VADDPS           Z23, Z9, Z10
+	VADDPS           Z23, Z13, Z14
+	VPERMPS          Z18, Z2, Z2
+	VPERMPS          Z18, Z6, Z6
+	VPERMPS          Z18, Z10, Z10
+	VPERMPS          Z18, Z14, Z14
+	VMULPS           Z22, Z1, Z1
+	VMULPS           Z22, Z5, Z5
+	VMULPS           Z22, Z9, Z9
+	VMULPS           Z22, Z13, Z13
+	VMOVAPS          Z28, Z3
+	VMOVAPS          Z28, Z7
+	VMOVAPS          Z28, Z11
+	VMOVAPS          Z28, Z15
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z0, Z3
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z4, Z7
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z8, Z11
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z12, Z15
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z0, Z3
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z4, Z7
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z8, Z11
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z12, Z15
+	VMULPS           Z0, Z3, Z3
+	VMULPS           Z4, Z7, Z7
+	VMULPS           Z8, Z11, Z11
+	VMULPS           Z12, Z15, Z15
+	VFMADD213PS      Z2, Z2, Z3
+	VFMADD213PS      Z6, Z6, Z7
+	VFMADD213PS      Z10, Z10, Z11
+	VFMADD213PS      Z14, Z14, Z15
+	VSCALEFPS        Z1, Z3, Z3
+	VSCALEFPS        Z5, Z7, Z7
+	VSCALEFPS        Z9, Z11, Z11
+	VSCALEFPS        Z13, Z15, Z15
+	VMOVUPS          Z3, (SI)
+	VMOVUPS          Z7, 64(SI)
+	VMOVUPS          Z11, 128(SI)
+	VMOVUPS          Z15, 192(SI)
+	VFMADD231PS      (R8), Z3, Z20
+	VFMADD231PS      64(R8), Z7, Z21
+	VFMADD231PS      128(R8), Z11, Z20
+	VFMADD231PS      192(R8), Z15, Z21
+	ADDQ             $0x00000100, SI
+	ADDQ             $0x00000100, DI
+	ADDQ             $0x00000100, R8
+	DECQ             CX
+	JNE              loop
+
+tail:
+	TESTQ            R9, R9
+	JE               done
+	VADDPS           (DI), Z24, Z0
+	VADDPS           64(DI), Z24, Z4
+	VFNMADD231PS     (SI), Z27, Z0
+	VFNMADD231PS     64(SI), Z27, Z4
+	VMAXPS           Z0, Z31, Z0
+	VMAXPS           Z4, Z31, Z4
+	VMULPS           Z25, Z0, Z0
+	VMULPS           Z25, Z4, Z4
+	VMAXPS           Z0, Z26, Z0
+	VMAXPS           Z4, Z26, Z4
+	VRNDSCALEPS      $0x00, Z0, Z1
+	VRNDSCALEPS      $0x00, Z4, Z5
+	VSUBPS           Z1, Z0, Z0
+	VSUBPS           Z5, Z4, Z4
+	VADDPS           Z23, Z1, Z2
+	VADDPS           Z23, Z5, Z6
+	VPERMPS          Z18, Z2, Z2
+	VPERMPS          Z18, Z6, Z6
+	VMULPS           Z22, Z1, Z1
+	VMULPS           Z22, Z5, Z5
+	VMOVAPS          Z28, Z3
+	VMOVAPS          Z28, Z7
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z0, Z3
+	VFMADD213PS.BCST exp32consts<>+24(SB), Z4, Z7
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z0, Z3
+	VFMADD213PS.BCST exp32consts<>+28(SB), Z4, Z7
+	VMULPS           Z0, Z3, Z3
+	VMULPS           Z4, Z7, Z7
+	VFMADD213PS      Z2, Z2, Z3
+	VFMADD213PS      Z6, Z6, Z7
+	VSCALEFPS        Z1, Z3, Z3
+	VSCALEFPS        Z5, Z7, Z7
+	VMOVUPS          Z3, (SI)
+	VMOVUPS          Z7, 64(SI)
+	VFMADD231PS      (R8), Z3, Z20
+	VFMADD231PS      64(R8), Z7, Z21
+	ADDQ             $0x00000080, SI
+	ADDQ             $0x00000080, DI
+	ADDQ             $0x00000080, R8
+
+done:
+	VADDPS        Z21, Z20, Z20
+	VEXTRACTF32X8 $0x01, Z20, Y1
+	VADDPS        Y1, Y20, Y1
+	VEXTRACTF128  $0x01, Y1, X2
+	VADDPS        X2, X1, X1
+	VMOVHLPS      X1, X1, X2
+	VADDPS        X2, X1, X1
+	VMOVSHDUP     X1, X2
+	VADDSS        X2, X1, X1
+	MOVSS         X1, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func axpy4F32AVX512(n int, a *[4]float32, x *float32, stride int, y *float32)
+// Requires: AVX, AVX512F
+TEXT ·axpy4F32AVX512(SB), NOSPLIT, $0-40
+	MOVQ         n+0(FP), CX
+	MOVQ         a+8(FP), AX
+	MOVQ         x+16(FP), SI
+	MOVQ         stride+24(FP), DX
+	MOVQ         y+32(FP), DI
+	SHLQ         $0x02, DX
+	SHRQ         $0x05, CX
+	VBROADCASTSS (AX), Z16
+	VBROADCASTSS 4(AX), Z17
+	VBROADCASTSS 8(AX), Z18
+	VBROADCASTSS 12(AX), Z19
+	LEAQ         (SI)(DX*1), R8
+	LEAQ         (R8)(DX*1), R9
+	LEAQ         (R9)(DX*1), R10
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VMOVUPS     (DI), Z0
+	VFMADD231PS (SI), Z16, Z0
+	VFMADD231PS (R8), Z17, Z0
+	VFMADD231PS (R9), Z18, Z0
+	VFMADD231PS (R10), Z19, Z0
+	VMOVUPS     Z0, (DI)
+	VMOVUPS     64(DI), Z1
+	VFMADD231PS 64(SI), Z16, Z1
+	VFMADD231PS 64(R8), Z17, Z1
+	VFMADD231PS 64(R9), Z18, Z1
+	VFMADD231PS 64(R10), Z19, Z1
+	VMOVUPS     Z1, 64(DI)
+	ADDQ        $0x80, SI
+	ADDQ        $0x80, R8
+	ADDQ        $0x80, R9
+	ADDQ        $0x80, R10
+	ADDQ        $0x80, DI
+	DECQ        CX
+	JNE         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func flush32AVX512(n int, src *float32, dst *float64)
+// Requires: AVX, AVX512F
+TEXT ·flush32AVX512(SB), NOSPLIT, $0-24
+	MOVQ   n+0(FP), CX
+	MOVQ   src+8(FP), SI
+	MOVQ   dst+16(FP), DI
+	SHRQ   $0x05, CX
+	VPXORQ Z31, Z31, Z31
+	TESTQ  CX, CX
+	JE     done
+
+loop:
+	VCVTPS2PD (SI), Z0
+	VCVTPS2PD 32(SI), Z1
+	VCVTPS2PD 64(SI), Z2
+	VCVTPS2PD 96(SI), Z3
+	VADDPD    (DI), Z0, Z0
+	VADDPD    64(DI), Z1, Z1
+	VADDPD    128(DI), Z2, Z2
+	VADDPD    192(DI), Z3, Z3
+	VMOVUPD   Z0, (DI)
+	VMOVUPD   Z1, 64(DI)
+	VMOVUPD   Z2, 128(DI)
+	VMOVUPD   Z3, 192(DI)
+	VMOVUPS   Z31, (SI)
+	VMOVUPS   Z31, 64(SI)
+	ADDQ      $0x80, SI
+	ADDQ      $0x00000100, DI
+	DECQ      CX
+	JNE       loop
+
+done:
+	VZEROUPPER
+	RET
+
 DATA avx2consts<>+0(SB)/8, $0x3ff71547652b82fe
 DATA avx2consts<>+8(SB)/8, $0x3ff71547652b82fe
 DATA avx2consts<>+16(SB)/8, $0x3ff71547652b82fe

@@ -27,6 +27,21 @@ func axpyAVX512(n int, a float64, x *float64, y *float64)
 // for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.
 func axpy4AVX512(n int, a *[4]float64, x *float64, stride int, y *float64)
 
+// gemm8x32F32to32AVX512 sets the 8×32 float32 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 (packed a [k][8], b [k][32]).
+func gemm8x32F32to32AVX512(k int, a *float32, b *float32, c *float32, ldc int)
+
+// expRowDotF32AVX512 replaces row[j] (a float32 dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))
+// in float32 for j < n (n a multiple of 32) and returns Σ_j row[j]·v[j] summed in float32 lanes.
+func expRowDotF32AVX512(row *float32, cc *float32, v *float32, n int, xx float32, ng float32) float32
+
+// axpy4F32AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))
+// in float32 for j < n (n a multiple of 32), where xi = x + i·stride.
+func axpy4F32AVX512(n int, a *[4]float32, x *float32, stride int, y *float32)
+
+// flush32AVX512 sets dst[j] += float64(src[j]) and src[j] = 0 for j < n (n a multiple of 32).
+func flush32AVX512(n int, src *float32, dst *float64)
+
 // gemm4x8AVX2 sets (or, when add, increments) the 4×8 tile at c (row stride ldc elements) to
 // Σ_p a[8p:8p+4] ⊗ b[16p:16p+8] over p < k: one quarter of an 8×16 tile of the packed panels.
 func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)

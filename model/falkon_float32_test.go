@@ -10,10 +10,14 @@ import (
 
 // TestFalkonFloat32 compares Falkon with float32 K_nM passes against the
 // float64 default on the same centers: kernel values differ by ≲ 2e-7
-// (kernel.TestFloat32), so after a few well-preconditioned CG iterations the
-// predictions must agree to a small multiple of that, far below the spread of
-// the targets; the test also checks the setting leaves the predictions
-// different (float32 products really were used).
+// (kernel.TestFloat32), and on AVX-512 the passes' exp and their sums over at
+// most 32 terms are float32 too (relative error ≲ 32·2^−24 ≈ 2e-6 per sum), so
+// after a few well-preconditioned CG iterations the predictions must agree
+// to a small multiple of that, far below the spread of the targets. Measured:
+// 8.4e-6 of the largest prediction with the float32 exp and sums, 5.4e-7 with
+// float32 dot products only (the portable and AVX2 paths); the bound is 5e-5.
+// The test also checks the setting leaves the predictions different (float32
+// products really were used).
 func TestFalkonFloat32(t *testing.T) {
 	x, y := krrTestData(3, 600, 5)
 	ctx := context.Background()
@@ -36,8 +40,8 @@ func TestFalkonFloat32(t *testing.T) {
 		same = same && p64[i] == p32[i]
 	}
 	t.Logf("max |Δprediction| %.3g (largest prediction %.3g)", worst, scale)
-	if worst > 1e-5*scale {
-		t.Fatalf("float32 passes moved predictions by %g (scale %g), want ≤ 1e-5 relative", worst, scale)
+	if worst > 5e-5*scale {
+		t.Fatalf("float32 passes moved predictions by %g (scale %g), want ≤ 5e-5 relative", worst, scale)
 	}
 	if same {
 		t.Fatal("float32 and float64 predictions are bit-identical: the float32 path was not used")
