@@ -19,6 +19,7 @@ import (
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -76,6 +77,14 @@ type Falkon struct {
 	Workers int
 	// CacheShards keeps decoded shards in worker memory between passes.
 	CacheShards bool
+	// Direct solves the same Nyström system in one pass instead of by
+	// PCG: every shard forms K_sᵀK_s (M×M) and K_sᵀy_s, one Combine adds
+	// them in shard order, and the driver factors
+	// K_nMᵀK_nM + λn K_MM by Cholesky (with model.NystromKRR's jitter rule,
+	// solver.CholeskyInPlace) and solves. One launch and n·M² flops instead
+	// of 1 + MaxIter launches of ≈ 2n·M·d flops each; each shard's partial
+	// is M²·8 bytes. Epsilon, MaxIter and Tol are ignored.
+	Direct bool
 	// Progress, when set, is called after every pass.
 	Progress func(Pass)
 }
@@ -100,6 +109,11 @@ type FalkonResult struct {
 	Model *model.Falkon
 	// Passes has one entry per pipeline launch.
 	Passes []Pass
+	// Jitter and CholAttempts report the direct solve's Cholesky (see
+	// solver.Chol): the absolute jitter added to the diagonal (0 when none
+	// was needed) and the factorizations tried. Zero for PCG fits.
+	Jitter       float64
+	CholAttempts int
 }
 
 // falkonStream is the second PCG word of the center sampling source.
@@ -192,11 +206,12 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	if err := kernel.NewOp(f.Kernel, centers, centers, kernel.Options{Workers: f.Workers}).Block(ctx, kmm); err != nil {
 		return nil, err
 	}
-	pc, err := precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
-	if err != nil {
-		return nil, fmt.Errorf("beamfit: %w", err)
+	task := model.Regression
+	if man.Task == "classification" {
+		task = model.Classification
 	}
-	info.Epsilon, info.Shift, info.JitterT, info.JitterA = pc.Epsilon, pc.Shift, pc.JitterT, pc.JitterA
+	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
+		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers}
 
 	dir := dirOf(manifestPath)
 	fn := passFn{Dir: dir, D: d, Centers: centersPath, M: mc, Kernel: spec, T: t,
@@ -207,7 +222,7 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	}
 	res := &FalkonResult{}
 	launches := 0
-	pass := func(ctx context.Context, dst *mat.Dense, mode string, v *mat.Dense) error {
+	pass := func(ctx context.Context, dst []float64, mode string, v *mat.Dense) error {
 		ts := time.Now()
 		g := fn
 		g.Mode = mode
@@ -220,13 +235,35 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		if err != nil {
 			return err
 		}
-		copy(dst.RawMatrix().Data, sum)
+		if len(sum) != len(dst) {
+			return fmt.Errorf("beamfit: pass %s returned %d values, want %d", mode, len(sum), len(dst))
+		}
+		copy(dst, sum)
 		res.Passes = append(res.Passes, Pass{Residual: math.NaN(), Wall: time.Since(ts), Rows: n})
 		return nil
 	}
 
+	if f.Direct {
+		alpha, err := f.direct(ctx, pass, kmm, t, &info, res)
+		if err != nil {
+			return nil, err
+		}
+		info.SolveTime = time.Since(t0)
+		res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: centers, Coef: alpha}, man.Classes, info)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+
+	pc, err := precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: %w", err)
+	}
+	info.Epsilon, info.Shift, info.JitterT, info.JitterA = pc.Epsilon, pc.Shift, pc.JitterT, pc.JitterA
+
 	b := mat.NewDense(mc, t, nil)
-	if err := pass(ctx, b, modeMulT, nil); err != nil {
+	if err := pass(ctx, b.RawMatrix().Data, modeMulT, nil); err != nil {
 		return nil, err
 	}
 	if f.Progress != nil {
@@ -236,7 +273,7 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	penalty := info.Penalty
 	tmp := mat.NewDense(mc, t, nil)
 	h := solver.OperatorFunc{N: mc, F: func(ctx context.Context, dst, v *mat.Dense) error {
-		if err := pass(ctx, dst, modeMulTMul, v); err != nil {
+		if err := pass(ctx, dst.RawMatrix().Data, modeMulTMul, v); err != nil {
 			return err
 		}
 		if err := pc.MulKMM(tmp, v); err != nil {
@@ -264,17 +301,69 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	}
 	info.SolveTime = time.Since(t1)
 	info.Status, info.Iterations, info.Residual = sr.Status, sr.Iterations, sr.Residual
-	task := model.Regression
-	if man.Task == "classification" {
-		task = model.Classification
-	}
-	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
-		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers}
 	res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: centers, Coef: alpha}, man.Classes, info)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// direct runs the one-pass form: a gram pass, then on the driver
+// A = Σ_s K_sᵀK_s + λn K_MM (lower triangle, mirrored), a jittered Cholesky
+// and the solve of A α = Σ_s K_sᵀY_s. info gets the solver fields (0
+// iterations, the relative residual ‖Aα − b‖_F/‖b‖_F of the system as formed).
+func (f *Falkon) direct(ctx context.Context, pass func(context.Context, []float64, string, *mat.Dense) error,
+	kmm *mat.Dense, t int, info *model.FalkonInfo, res *FalkonResult) (*mat.Dense, error) {
+	mc, _ := kmm.Dims()
+	sum := make([]float64, mc*mc+mc*t)
+	if err := pass(ctx, sum, modeGram, nil); err != nil {
+		return nil, err
+	}
+	res.Passes[0].Residual = math.NaN()
+	if f.Progress != nil {
+		f.Progress(res.Passes[0])
+	}
+	a := mat.NewDense(mc, mc, sum[:mc*mc])
+	b := mat.NewDense(mc, t, slices.Clone(sum[mc*mc:]))
+	ar, kr := a.RawMatrix(), kmm.RawMatrix()
+	diag := make([]float64, mc)
+	for i := range mc {
+		for j := 0; j <= i; j++ {
+			v := ar.Data[i*ar.Stride+j] + info.Penalty*kr.Data[i*kr.Stride+j]
+			ar.Data[i*ar.Stride+j], ar.Data[j*ar.Stride+i] = v, v
+		}
+		diag[i] = ar.Data[i*ar.Stride+i]
+	}
+	chol, err := solver.CholeskyInPlace(a, solver.CholOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: direct solve: %w", err)
+	}
+	res.Jitter, res.CholAttempts = chol.Jitter, chol.Attempts
+	alpha := mat.DenseCopyOf(b)
+	if err := chol.Solve(alpha); err != nil {
+		return nil, fmt.Errorf("beamfit: direct solve: %w", err)
+	}
+	// The residual of the system as formed: A's strict upper triangle is
+	// intact after the factorization, its diagonal was saved.
+	r := mat.DenseCopyOf(b)
+	ad := a.RawMatrix()
+	for i := range mc {
+		for c := range t {
+			s := diag[i] * alpha.At(i, c)
+			for j := range mc {
+				if j == i {
+					continue
+				}
+				lo, hi := min(i, j), max(i, j)
+				s += ad.Data[lo*ad.Stride+hi] * alpha.At(j, c)
+			}
+			r.Set(i, c, r.At(i, c)-s)
+		}
+	}
+	info.Preconditioner = "direct"
+	info.Status, info.Iterations = solver.Converged, 0
+	info.Residual = floats.Norm(r.RawMatrix().Data, 2) / floats.Norm(b.RawMatrix().Data, 2)
+	return alpha, nil
 }
 
 // runPass launches one pipeline computing Σ_s fn(s) over the shards and

@@ -19,6 +19,8 @@ import (
 	"github.com/landmark-ml/landmark/distributed/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,7 +38,11 @@ func init() {
 const (
 	modeMulTMul = "multmul" // K_sᵀ(K_s v), M×t
 	modeMulT    = "mult"    // K_sᵀ y_s, M×t
+	modeGram    = "gram"    // K_sᵀK_s (lower triangle, M×M) then K_sᵀ y_s (M×t)
 )
+
+// gramChunkBytes bounds the block of K_s a gram pass forms at a time.
+const gramChunkBytes = 8 << 20
 
 // part is one shard's M×t partial sum.
 type part struct {
@@ -151,14 +157,17 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 		err = op.MulTMul(ctx, dst, mat.NewDense(f.M, f.T, f.V))
 	case modeMulT:
 		var tg *mat.Dense
-		if f.Classes != nil {
-			if tg, err = (model.Labels{Classes: f.Classes}).Targets(y); err != nil {
-				return fmt.Errorf("beamfit: shard %d: %w", s, err)
-			}
-		} else {
-			tg = mat.NewDense(len(y), 1, slices.Clone(y))
+		if tg, err = f.targets(y); err != nil {
+			return fmt.Errorf("beamfit: shard %d: %w", s, err)
 		}
 		err = op.MulT(ctx, dst, tg)
+	case modeGram:
+		var sum []float64
+		if sum, err = f.gram(ctx, x, y); err != nil {
+			return fmt.Errorf("beamfit: shard %d: %w", s, err)
+		}
+		emit(part{Shard: s, Rows: f.Rows[s], Sum: sum})
+		return nil
 	default:
 		err = fmt.Errorf("beamfit: unknown pass %q", f.Mode)
 	}
@@ -167,6 +176,47 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 	}
 	emit(part{Shard: s, Rows: f.Rows[s], Sum: dst.RawMatrix().Data})
 	return nil
+}
+
+// targets are the shard's regression targets (n×1) or ±1 one-vs-rest
+// targets (n×t).
+func (f *passFn) targets(y []float64) (*mat.Dense, error) {
+	if f.Classes != nil {
+		return model.Labels{Classes: f.Classes}.Targets(y)
+	}
+	return mat.NewDense(len(y), 1, slices.Clone(y)), nil
+}
+
+// gram returns the shard's one-pass partial: K_sᵀK_s (M×M, row-major, lower
+// triangle set, strict upper triangle zero) followed by K_sᵀY_s (M×t). K_s
+// is formed by the engine in blocks of gramChunkBytes, each used for both
+// products before the next is formed: K_sᵀK_s accumulates through
+// kernel.Dense.SyrkLower, K_sᵀY_s through a dgemm.
+func (f *passFn) gram(ctx context.Context, x *mat.Dense, y []float64) ([]float64, error) {
+	tg, err := f.targets(y)
+	if err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	m := f.M
+	out := make([]float64, m*m+m*f.T)
+	g := mat.NewDense(m, m, out[:m*m])
+	rhs := blas64.General{Rows: m, Cols: f.T, Stride: f.T, Data: out[m*m:]}
+	chunk := max(1, min(n, gramChunkBytes/(8*m)))
+	buf := make([]float64, chunk*m)
+	dense := kernel.Dense{Workers: f.Workers}
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(n, r0+chunk)
+		kb := mat.NewDense(r1-r0, m, buf[:(r1-r0)*m])
+		if err := kernel.NewOp(f.k, x.Slice(r0, r1, 0, d).(*mat.Dense), f.centers, kernel.Options{Workers: f.Workers}).Block(ctx, kb); err != nil {
+			return nil, err
+		}
+		if err := dense.SyrkLower(ctx, true, 1, kb, 1, g); err != nil {
+			return nil, err
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb.RawMatrix(), tg.Slice(r0, r1, 0, f.T).(*mat.Dense).RawMatrix(), 1, rhs)
+	}
+	return out, nil
 }
 
 // writeFn writes a pass's result where the driver reads it.
