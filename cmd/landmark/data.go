@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/experiments"
 )
 
@@ -18,6 +20,7 @@ const dataUsage = `Usage:
   landmark data list                      list the datasets compiled into the binary
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
+  landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
 
 FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2;
 NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --help" for flags.
@@ -26,7 +29,7 @@ NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, dataUsage)
-		return fmt.Errorf("%w: missing data subcommand (list, info or convert)", errUsage)
+		return fmt.Errorf("%w: missing data subcommand (list, info, convert or shard)", errUsage)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -38,9 +41,11 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataInfo(ctx, args[1:], stdout, stderr)
 	case "convert":
 		return dataConvert(ctx, args[1:], stdout, stderr)
+	case "shard":
+		return dataShard(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
-	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info or convert)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert"}))
+	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert or shard)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard"}))
 }
 
 // readFlags holds the flags that say how to read a data file.
@@ -270,5 +275,55 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("writing %s: %w", pos[1], err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d rows × %d features\n", pos[1], d.Len(), d.Dim())
+	return nil
+}
+
+func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data shard", "IN OUTDIR --rows N [flags]", stderr)
+	var rf readFlags
+	rf.register(fs)
+	rows := fs.Int("rows", 0, "rows per shard (required, ≥ 1)")
+	task := fs.String("task", "auto", "regression, classification, or auto (a bundled set's task, else guessed from the labels)")
+	pos, err := parseDataArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: data shard takes IN and OUTDIR, got %d arguments", errUsage, len(pos))
+	}
+	if *rows < 1 {
+		return fmt.Errorf("%w: --rows %d: want ≥ 1 rows per shard", errUsage, *rows)
+	}
+	switch *task {
+	case "auto", "regression", "classification":
+	default:
+		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
+	}
+	opt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	d, info, err := openData(ctx, pos[0], opt)
+	if err != nil {
+		return err
+	}
+	classification := *task == "classification"
+	if *task == "auto" {
+		t := datasets.GuessTask(d.Y)
+		if info != nil {
+			t = info.Task
+		}
+		classification = t != datasets.Regression
+	}
+	x := d.X
+	if x == nil {
+		return fmt.Errorf("%s: %w: no dense rows to shard", pos[0], datasets.ErrInput)
+	}
+	m, err := shard.WriteDir(pos[1], x, d.Y, *rows, classification)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -117,5 +118,87 @@ func TestDataConvert(t *testing.T) {
 		if _, _, err := runDataArgs(args...); !errors.Is(err, errUsage) {
 			t.Errorf("%q: err = %v, want errUsage", args, err)
 		}
+	}
+}
+
+// TestDataShard writes heart_scale (270 rows) in shards of 100 and reads
+// them back: 3 shards of 100, 100, 70 rows holding the rows in order, a
+// binary task with labels ±1, and column statistics equal to the ones
+// computed here from the data. Bad input is refused with a usage error or
+// the reader's file-and-line error.
+func TestDataShard(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "heart")
+	out, _, err := runDataArgs("shard", "heart_scale", dir, "--rows", "100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "270 rows × 13 features (classification) in 3 shards") {
+		t.Errorf("shard output %q", out)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, shard.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := shard.ParseManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := datasets.Load("heart_scale")
+	if m.N != 270 || m.D != 13 || len(m.Shards) != 3 || m.Shards[2].Rows != 70 || len(m.Classes) != 2 || m.Classes[0] != -1 || m.Classes[1] != 1 {
+		t.Fatalf("manifest n=%d d=%d shards=%+v classes=%v", m.N, m.D, m.Shards, m.Classes)
+	}
+	for _, e := range m.Shards {
+		f, err := os.Open(filepath.Join(dir, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y, err := shard.Read(f, e.Rows, m.D)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(x, orig.X.Slice(e.FirstRow, e.FirstRow+e.Rows, 0, 13)) {
+			t.Errorf("shard %s does not hold rows %d..%d", e.File, e.FirstRow, e.FirstRow+e.Rows)
+		}
+		for i, v := range y {
+			if v != orig.Y[e.FirstRow+i] {
+				t.Fatalf("shard %s label %d: %v, want %v", e.File, i, v, orig.Y[e.FirstRow+i])
+			}
+		}
+	}
+	col := mat.Col(nil, 0, orig.X)
+	var mean float64
+	for _, v := range col {
+		mean += v / float64(len(col))
+	}
+	if d := m.Mean[0] - mean; d > 1e-12 || d < -1e-12 {
+		t.Errorf("manifest mean[0] = %v, want %v", m.Mean[0], mean)
+	}
+
+	// A regression target from --task, and a CSV file with a bad line.
+	if _, _, err := runDataArgs("shard", "--task", "regression", "--rows", "1000", "heart_scale", filepath.Join(t.TempDir(), "r")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("a,b,y\n1,2,3\n4,oops,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runDataArgs("shard", bad, filepath.Join(t.TempDir(), "b"), "--rows", "1")
+	if err == nil || !strings.Contains(err.Error(), "bad.csv") || !strings.Contains(err.Error(), "3") {
+		t.Errorf("bad CSV: err = %v, want the file name and line 3", err)
+	}
+	for _, args := range [][]string{
+		{"shard", "heart_scale", dir},                 // no --rows
+		{"shard", "heart_scale", dir, "--rows", "0"},  // rows ≤ 0
+		{"shard", "heart_scale", dir, "--rows", "-5"}, // rows ≤ 0
+		{"shard", "heart_scale", "--rows", "10"},      // no OUTDIR
+		{"shard", "heart_scale", dir, "--rows", "10", "--task", "ranking"},
+	} {
+		if _, _, err := runDataArgs(args...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: err = %v, want errUsage", args, err)
+		}
+	}
+	if _, _, err := runDataArgs("shard", filepath.Join(t.TempDir(), "missing.svm"), dir, "--rows", "10"); err == nil || !strings.Contains(err.Error(), "missing.svm") {
+		t.Errorf("missing file: err = %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
-	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"

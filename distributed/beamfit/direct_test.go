@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/floats"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
-	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"

@@ -16,7 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local folders
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/landmark-ml/landmark/distributed/shard"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/blas"

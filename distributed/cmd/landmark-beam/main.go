@@ -1,12 +1,13 @@
 // Command landmark-beam runs Landmark's distributed fits on Apache Beam.
 //
-//	landmark-beam shard IN OUTDIR --rows N [--task regression|classification]
-//	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I]
+//	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I] [--direct]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
 //	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
 //	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]
 //
-// `landmark run SPEC.yaml --runner R …` delegates to `landmark-beam run`.
+// Shards are written by the core command: `landmark data shard IN OUTDIR
+// --rows N`. `landmark run SPEC.yaml --runner R …` delegates to
+// `landmark-beam run`.
 //
 // Beam's own flags (--runner, --endpoint, --job_name, --project, --region,
 // --temp_location, --environment_type, …) are accepted beside Landmark's and
@@ -22,14 +23,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
-	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
-	"github.com/landmark-ml/landmark/distributed/shard"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -37,16 +35,16 @@ import (
 
 const usage = `landmark-beam: Landmark's fits on Apache Beam
 
-  landmark-beam shard IN OUTDIR --rows N [--task regression|classification]
-      write IN (a LIBSVM/CSV file or a bundled name) as binary shards of N rows
-      and OUTDIR/manifest.json (n, d, task, labels, column statistics)
   landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L
-      [--iter I] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
+      [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
       [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
-      FALKON with every data pass a Beam pipeline (Beam's flags pass through)
+      FALKON with every data pass a Beam pipeline (Beam's flags pass through);
+      --direct solves the same system in one pass (K_sᵀK_s per shard)
   landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [--runner …]
       a YAML experiment whose grid points are computed as a Beam PCollection;
       results.log/results.csv/plots as a local 'landmark run'
+
+Shards (OUTDIR/manifest.json) are written by 'landmark data shard IN OUTDIR --rows N'.
 `
 
 func main() {
@@ -62,13 +60,13 @@ func main() {
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "shard":
-		err = runShard(args)
+		err = errors.New("shard moved to the core command: landmark data shard IN OUTDIR --rows N")
 	case "falkon":
 		err = runFalkon(ctx, args)
 	case "run":
 		err = runGrid(ctx, args)
 	default:
-		err = fmt.Errorf("unknown command %q (want shard, falkon or run)", cmd)
+		err = fmt.Errorf("unknown command %q (want falkon or run)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "landmark-beam:", err)
@@ -77,7 +75,7 @@ func main() {
 }
 
 // splitArgs separates positional arguments from flags, so that flags may
-// follow them (landmark-beam shard IN OUT --rows N).
+// follow them (landmark-beam run SPEC.yaml --fresh).
 func splitArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
@@ -93,32 +91,6 @@ func splitArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
-func runShard(args []string) error {
-	fs := flag.NewFlagSet("shard", flag.ContinueOnError)
-	rows := fs.Int("rows", 0, "rows per shard (required)")
-	task := fs.String("task", "regression", "regression or classification")
-	pos, err := splitArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 || *rows < 1 {
-		return errors.New("usage: landmark-beam shard IN OUTDIR --rows N [--task regression|classification]")
-	}
-	if *task != "regression" && *task != "classification" {
-		return fmt.Errorf("--task %q, want regression or classification", *task)
-	}
-	ds, err := datasets.Open(pos[0], datasets.ReadOptions{})
-	if err != nil {
-		return err
-	}
-	m, err := shard.WriteDir(pos[1], ds.X, ds.Y, *rows, *task == "classification")
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%d rows × %d columns in %d shards: %s\n", m.N, m.D, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
-	return nil
-}
-
 func runFalkon(ctx context.Context, args []string) error {
 	// Landmark's flags live on the command line flag set beside Beam's, so
 	// one Parse serves both and Beam sees its flags unchanged.
@@ -132,6 +104,7 @@ func runFalkon(ctx context.Context, args []string) error {
 	save := flag.String("save", "", "save the fitted model here (model.Load reads it)")
 	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
 	cache := flag.Bool("cache_shards", true, "keep decoded shards in worker memory between passes")
+	direct := flag.Bool("direct", false, "one pass: each shard forms K_sᵀK_s and K_sᵀy, the driver solves by Cholesky (--iter ignored)")
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return err
 	}
@@ -143,7 +116,7 @@ func runFalkon(ctx context.Context, args []string) error {
 	}
 	beam.Init()
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
-		MaxIter: *iter, Standardize: *std, WorkDir: *work, CacheShards: *cache,
+		MaxIter: *iter, Direct: *direct, Standardize: *std, WorkDir: *work, CacheShards: *cache,
 		Run: beamx.Run,
 		Progress: func(p beamfit.Pass) {
 			fmt.Printf("pass %3d  residual %.3e  %7.2f s  %.3g rows/s\n", p.Iteration, p.Residual,
