@@ -54,6 +54,7 @@ const maxSegments = 32
 type Op struct {
 	k    Kernel
 	x, c *mat.Dense
+	sx   Sparse // X when it is sparse (then x is nil); see sparse_engine.go
 	opt  Options
 
 	once sync.Once
@@ -63,13 +64,21 @@ type Op struct {
 // NewOp returns the operator K(X, C). X and C must not be modified while the
 // Op is in use. A nil kernel or matrix, or X and C with different numbers of
 // columns, make every product return an error. X may be any mat.Matrix: a
-// *mat.Dense is used as it is, anything else through a dense copy (DenseOf).
+// *mat.Dense is used as it is, a Sparse one is kept sparse (see
+// sparse_engine.go), anything else goes through a dense copy (DenseOf).
 func NewOp(k Kernel, x mat.Matrix, c *mat.Dense, opt Options) *Op {
+	if s, ok := x.(Sparse); ok {
+		return &Op{k: k, sx: s, c: c, opt: opt}
+	}
 	return &Op{k: k, x: DenseOf(x), c: c, opt: opt}
 }
 
 // dim is the number of columns of X (0 when X is nil).
 func (o *Op) dim() int {
+	if o.sx != nil {
+		_, d := o.sx.Dims()
+		return d
+	}
 	if o.x == nil {
 		return 0
 	}
@@ -81,17 +90,19 @@ func (o *Op) valid() error {
 	switch {
 	case o.k == nil:
 		return fmt.Errorf("kernel: nil kernel")
-	case o.x == nil || o.c == nil:
+	case (o.x == nil && o.sx == nil) || o.c == nil:
 		return fmt.Errorf("kernel: nil X or C")
-	case o.x.RawMatrix().Cols != o.c.RawMatrix().Cols:
-		return fmt.Errorf("kernel: X has %d columns, C has %d", o.x.RawMatrix().Cols, o.c.RawMatrix().Cols)
+	case o.dim() != o.c.RawMatrix().Cols:
+		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.c.RawMatrix().Cols)
 	}
 	return nil
 }
 
 // Dims returns n and M.
 func (o *Op) Dims() (n, m int) {
-	if o.x != nil {
+	if o.sx != nil {
+		n, _ = o.sx.Dims()
+	} else if o.x != nil {
 		n = o.x.RawMatrix().Rows
 	}
 	if o.c != nil {
@@ -132,6 +143,9 @@ func autoBlockRows(m, d int) int {
 // sides (one block of K and one packed block of X per worker, and the partial
 // sums of the reductions), plus the packed copy of C it keeps after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
+	if o.sx != nil {
+		return o.sparseScratchBytes(t)
+	}
 	n, m := o.Dims()
 	d := o.dim()
 	b := o.BlockRows()

@@ -37,6 +37,8 @@ type plan struct {
 	f32  bool      // Options.Float32
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
 	cn32 []float32 // with f32 and the Gaussian: cn rounded to float32
+
+	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 }
 
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
@@ -53,14 +55,23 @@ func (o *Op) prepare() *plan {
 	o.once.Do(func() {
 		p := &o.plan
 		p.k = o.k
-		p.x, p.c = o.x.RawMatrix(), o.c.RawMatrix()
-		p.n, p.m, p.d = p.x.Rows, p.c.Rows, p.x.Cols
+		p.c = o.c.RawMatrix()
+		if o.sx != nil {
+			p.initSparse(o.sx)
+		} else {
+			p.x = o.x.RawMatrix()
+		}
+		p.n, p.m = o.Dims()
+		p.d = o.dim()
 		p.mp = roundUp(p.m, panelCols)
 		dk, ok := o.k.(dotForm)
 		if !ok {
+			if p.sp != nil {
+				p.packSparse()
+			}
 			return
 		}
-		if o.opt.Float32 {
+		if o.opt.Float32 && p.sp == nil {
 			p.f32 = true
 			p.mp = roundUp(p.m, panelCols32)
 		}
@@ -71,8 +82,16 @@ func (o *Op) prepare() *plan {
 		if dk.needsNorms() {
 			p.xn = make([]float64, p.n)
 			p.cn = make([]float64, p.mp)
-			norms(p.xn, o.x)
+			if p.sp != nil {
+				p.sp.rowNorms(p.xn)
+			} else {
+				norms(p.xn, o.x)
+			}
 			norms(p.cn[:p.m], o.c)
+		}
+		if p.sp != nil && !p.sp.dense {
+			p.packSparse()
+			return
 		}
 		if p.f32 {
 			if p.gauss {
@@ -112,6 +131,7 @@ type work struct {
 	kv  []float64 // K block · V
 
 	blk32, acc32, kv32 []float32 // with blocks32: K block, the block's Kᵀ(K v), K v
+	xd                 []float64 // sparse X: a block of rows expanded to dense (allocated on first use)
 }
 
 func (p *plan) newWork(b, t int) *work {
@@ -124,7 +144,7 @@ func (p *plan) newWork(b, t int) *work {
 	switch {
 	case p.dk != nil && p.f32:
 		w.a32 = make([]float32, bp*p.d)
-	case p.dk != nil && w.acc != accelPortable:
+	case p.dk != nil && w.acc != accelPortable && (p.sp == nil || p.sp.dense):
 		w.a = make([]float64, bp*p.d)
 	}
 	return w
@@ -138,12 +158,20 @@ func (p *plan) dots(w *work, r0, r1 int) {
 		clear(w.blk[:rows*mp])
 		return
 	}
+	x, x0 := p.x, r0
+	if p.sp != nil {
+		if !p.sp.dense {
+			p.sparseDots(w, r0, r1)
+			return
+		}
+		x, x0 = p.sp.denseRows(w, r0, r1, d), 0
+	}
 	switch {
 	case p.f32:
 		p.dots32(w, r0, r1)
 	case w.acc != accelPortable:
 		rp := roundUp(rows, panelRows)
-		packRows(w.a, p.x.Data, p.x.Stride, r0, rows, d)
+		packRows(w.a, x.Data, x.Stride, x0, rows, d)
 		nk := (d + kBlock - 1) / kBlock
 		kc := (d + nk - 1) / nk
 		for k0 := 0; k0 < d; k0 += kc {
@@ -166,11 +194,11 @@ func (p *plan) dots(w *work, r0, r1 int) {
 		}
 	case d <= smallDim:
 		for i := 0; i < rows; i++ {
-			x := p.x.Data[(r0+i)*p.x.Stride : (r0+i)*p.x.Stride+d]
-			smallDots(w.blk[i*mp:(i+1)*mp], x, p.cp)
+			xi := x.Data[(x0+i)*x.Stride : (x0+i)*x.Stride+d]
+			smallDots(w.blk[i*mp:(i+1)*mp], xi, p.cp)
 		}
 	default:
-		xs := blas64.General{Rows: rows, Cols: d, Stride: p.x.Stride, Data: p.x.Data[r0*p.x.Stride:]}
+		xs := blas64.General{Rows: rows, Cols: d, Stride: x.Stride, Data: x.Data[x0*x.Stride:]}
 		out := blas64.General{Rows: rows, Cols: p.m, Stride: mp, Data: w.blk}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, p.c, 0, out)
 	}
@@ -265,6 +293,10 @@ func smallDots(out, x, cp []float64) {
 func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 	rows, m, mp := r1-r0, p.m, p.mp
 	kb := blas64.General{Rows: rows, Cols: m, Stride: max(mp, 1), Data: w.blk}
+	if p.dk == nil && p.sp != nil {
+		p.sparseKernelBlock(w, r0, r1, kb)
+		return kb
+	}
 	if p.dk == nil {
 		var dst, xs mat.Dense
 		dst.SetRawMatrix(kb)

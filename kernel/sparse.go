@@ -15,8 +15,8 @@ import (
 // cost nothing per center beyond the precomputed Σ_j |c_j|. Every sum runs in
 // a fixed order (row by row, non-zeros in column order), so the result does
 // not depend on scheduling. Other kernels get the scalar Eval on a dense copy
-// of each row. This is the serial building block of the sparse engine path;
-// it is not yet wired into Op, which densifies Sparse inputs (DenseOf).
+// of each row. This is the serial reference for the sparse engine path
+// (sparse_engine.go), which Op uses for Sparse X.
 func SparseBlock(k Kernel, dst *mat.Dense, x Sparse, c *mat.Dense) error {
 	if k == nil || dst == nil || x == nil || c == nil {
 		return fmt.Errorf("%w: sparse block needs a kernel, dst, X and C", ErrParam)
