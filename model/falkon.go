@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -543,7 +544,7 @@ func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Tas
 	// Preconditioner and K_MM.
 	t0 := time.Now()
 	op := kernel.NewOp(cfg.k, x, centers, cfg.passes)
-	kmm := mat.NewDense(mc, mc, nil)
+	kmm := mat.NewDense(mc, mc, hugemem.Float64s(mc*mc))
 	if err := kernel.NewOp(cfg.k, centers, centers, cfg.engine).Block(ctx, kmm); err != nil {
 		return err
 	}

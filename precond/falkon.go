@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"math"
 
 	"github.com/landmark-ml/landmark/solver"
@@ -142,7 +143,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	// (still lower triangular), lowerGram forms WᵀW in place as LAPACK's lauum
 	// does, in M³/3 flops (a general triangular product would take M³), with
 	// the products on the kernel engine.
-	cm := mat.NewDense(m, m, nil)
+	cm := mat.NewDense(m, m, hugemem.Float64s(m*m))
 	cr := cm.RawMatrix()
 	for i := 0; i < m; i++ {
 		scale := 1.0
