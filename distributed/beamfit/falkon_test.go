@@ -48,13 +48,24 @@ func relDiff(a, b *mat.Dense) float64 {
 
 // TestFalkonMatchesLocal is the acceptance check: on cadata, the
 // Beam fit on Prism with 1, 3 and 8 shards equals model.Falkon with the same
-// centers: its predictions to 1e-10 relative. Each pass sums the same rows
-// grouped otherwise, so only round-off separates them (about k·u relative
-// per pass); CG at λ = 1e-6 amplifies it in the coefficients, which sit in
-// the ill-conditioned directions of K_MM: measured 2.1e-10 (3 shards) and
-// 2.2e-10 (8 shards) for the coefficients, hence their looser 1e-8 bound,
-// while the predictions stay within 1e-10. With one shard the pass is the
-// engine's own sum and the fit must be identical bit for bit.
+// centers. With one shard the pass is the engine's own sum and the fit must
+// be identical bit for bit. With k shards each pass adds the same rows
+// grouped otherwise (k shard sums added in order, where the local engine
+// adds 32 fixed segments), so a pass differs from the local product by
+// round-off, at most about (k + 32)·u·Σ|K_sᵀK_s v| per entry. PCG then
+// carries that difference in the norm it controls, the energy norm
+// ‖v‖_H = √(vᵀHv) of H = K_nMᵀK_nM + λn K_MM: FALKON's preconditioned
+// operator is well conditioned, so after t iterations the difference stays
+// within about t·(per-pass difference) in that norm. The test asserts
+// ‖α_beam − α_local‖_H ≤ 1e-10·‖α_local‖_H (the 1e-10, in the norm
+// CG works in) and the predictions to 1e-10 (‖K_nM δα‖ ≤ ‖δα‖_H).
+// Euclidean coefficient differences are not bounded by that: α sits partly
+// in eigen-directions of H with tiny eigenvalues (here κ(H) ≈ 9e12), where
+// a small H-norm allows a large Euclidean change, up to
+// ‖δα‖₂/‖α‖₂ ≤ √κ(H)·‖δα‖_H/‖α‖_H ≈ 3e6·(H-norm difference). Measured
+// (3 / 8 shards): H-norm 4.7e-12 / 6.7e-12, predictions 4.5e-12 / 6.5e-12,
+// Euclidean 2.2e-10 / 2.6e-10; the test logs all three and asserts the
+// first two.
 func TestFalkonMatchesLocal(t *testing.T) {
 	rows := 20640 // all of bundled cadata
 	if testing.Short() {
@@ -66,6 +77,7 @@ func TestFalkonMatchesLocal(t *testing.T) {
 	ctx := context.Background()
 	var ref *model.Falkon
 	var centers *mat.Dense
+	var hn *energyNorm
 	for _, shards := range []int{1, 3, 8} {
 		dir := filepath.Join(t.TempDir(), "data")
 		if _, err := shard.WriteDir(dir, x, y, (rows+shards-1)/shards, false); err != nil {
@@ -101,12 +113,19 @@ func TestFalkonMatchesLocal(t *testing.T) {
 		pl, _ := ref.Predict(x)
 		ep := relDiff(mat.NewDense(rows, 1, pb), mat.NewDense(rows, 1, pl))
 		ec := relDiff(sol.Coef, ref.Solution().Coef)
-		t.Logf("%d shards: predictions within %.3g, coefficients within %.3g of the local fit", shards, ep, ec)
+		if hn == nil {
+			hn = newEnergyNorm(t, k, x, centers, lambda)
+		}
+		var dc mat.Dense
+		dc.Sub(sol.Coef, ref.Solution().Coef)
+		eh := hn.norm(&dc) / hn.norm(ref.Solution().Coef)
+		t.Logf("%d shards: predictions within %.3g, coefficients within %.3g in the H-norm, %.3g Euclidean (√κ(H) = %.3g)",
+			shards, ep, eh, ec, math.Sqrt(hn.kappa))
 		if !(ep <= 1e-10) {
 			t.Errorf("%d shards: predictions differ from the local fit by %.3g relative", shards, ep)
 		}
-		if !(ec <= 1e-8) {
-			t.Errorf("%d shards: coefficients differ from the local fit by %.3g relative", shards, ec)
+		if !(eh <= 1e-10) {
+			t.Errorf("%d shards: coefficients differ from the local fit by %.3g relative in the H-norm", shards, eh)
 		}
 		if shards == 1 && ec != 0 {
 			t.Errorf("1 shard: coefficients differ by %.3g; one shard is the local engine's sum, bit for bit", ec)
@@ -142,4 +161,37 @@ func TestFalkonMatchesLocal(t *testing.T) {
 	if rmse, std := math.Sqrt(s/float64(rows)), math.Sqrt(sd/float64(rows)); !(rmse < 0.7*std) {
 		t.Errorf("training RMSE %.3g vs target std %.3g", rmse, std)
 	}
+}
+
+// energyNorm evaluates ‖v‖_H = √(‖K_nM v‖² + λn·vᵀK_MM v), H = K_nMᵀK_nM +
+// λn K_MM, from K_nM and K_MM formed whole (not from H, whose rounding
+// would swamp the small eigen-directions), and holds κ(H).
+type energyNorm struct {
+	knm, kmm *mat.Dense
+	penalty  float64
+	kappa    float64
+}
+
+func newEnergyNorm(t *testing.T, k kernel.Kernel, x, c *mat.Dense, lambda float64) *energyNorm {
+	t.Helper()
+	n, _ := x.Dims()
+	_, _, lmin, lmax := nystromSystem(t, k, x, make([]float64, n), c, lambda)
+	m, _ := c.Dims()
+	e := &energyNorm{knm: mat.NewDense(n, m, nil), kmm: mat.NewDense(m, m, nil), penalty: lambda * float64(n), kappa: lmax / lmin}
+	ctx := context.Background()
+	if err := kernel.NewOp(k, x, c, kernel.Options{}).Block(ctx, e.knm); err != nil {
+		t.Fatal(err)
+	}
+	if err := kernel.NewOp(k, c, c, kernel.Options{}).Block(ctx, e.kmm); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *energyNorm) norm(v *mat.Dense) float64 {
+	var kv, mv mat.Dense
+	kv.Mul(e.knm, v)
+	mv.Mul(e.kmm, v)
+	s := mat.Dot(kv.ColView(0), kv.ColView(0)) + e.penalty*mat.Dot(v.ColView(0), mv.ColView(0))
+	return math.Sqrt(s)
 }
