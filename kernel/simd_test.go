@@ -275,6 +275,22 @@ func TestFusedWorkers(t *testing.T) {
 		if !mat.EqualApprox(got[0], &want, 1e-12*mat.Norm(&want, math.Inf(1))) {
 			t.Fatalf("%v: fused product differs from explicit", a)
 		}
+		// Float32 mode (on AVX-512 the float32 exp and sums): bit-identical
+		// for 1 and 8 workers too, and within float32KernelTol of exact.
+		restore = setAccel(a)
+		for i, w := range []int{1, 8} {
+			got[i] = mat.NewDense(35, 1, nil)
+			if err := NewOp(k, x, c, Options{Workers: w, BlockRows: 12, Float32: true}).MulTMul(context.Background(), got[i], v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		restore()
+		if !mat.Equal(got[0], got[1]) {
+			t.Fatalf("%v float32: 1 and 8 workers differ", a)
+		}
+		if !mat.EqualApprox(got[0], &want, float32KernelTol*mat.Norm(&want, math.Inf(1))) {
+			t.Fatalf("%v float32: fused product differs from explicit", a)
+		}
 	}
 }
 
