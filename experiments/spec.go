@@ -139,11 +139,11 @@ const (
 
 // SparseDensity is the density (non-zeros / (rows·columns)) below which
 // storage auto keeps a LIBSVM file sparse. Below it CSR needs less than
-// 12·0.1/8 = 15% of the dense matrix's memory, and it is where the sparse
-// SVM path stops losing to the dense one: on mnist (density 0.19) the dense
-// path is still faster (model.SVM fit 1.88 s dense vs 2.22 s sparse, 5,000
-// rows), on the synthetic text set (density 0.0025) the sparse one is the
-// only practical choice. See README (Sparse data).
+// 12·0.1/8 = 15% of the dense matrix's memory. Speed puts it below mnist's
+// 0.19, where the dense SVM path is still faster (model.SVM fit 1.88 s
+// dense vs 2.49 s sparse on 5,000 rows); at the synthetic text set's 0.0025
+// sparse is the only practical choice (model/BENCH_SVM.md). The crossover in
+// between was not measured; 0.1 errs towards dense.
 const SparseDensity = 0.1
 
 // EstimatorSpec is the estimator block: a type from the estimator table, a
