@@ -92,7 +92,7 @@ type PathStep struct {
 
 // Path runs BLESS down to lambda (K + λnI) and returns every step.
 func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless: %w", err)
 	}
@@ -108,13 +108,13 @@ func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda
 // where ⌈Q2·d_h⌉ ≥ m and draws M_H = m there. Draws are with replacement, so
 // the number of distinct landmarks can be below m.
 func (b BLESS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	return blessSample(ctx, b, false, x, k, m, rng)
 }
 
 // Path runs BLESS-R down to lambda (K + λnI) and returns every step.
 func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless-r: %w", err)
 	}
@@ -131,11 +131,11 @@ func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambd
 // A = β_H times them). With Lambda = 0 the path stops at the first step where
 // the expected size reaches m and keeps exactly m points there the same way.
 func (b BLESSR) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	return blessSample(ctx, BLESS(b), true, x, k, m, rng)
 }
 
-func blessSample(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+func blessSample(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
 	name := blessName(noRepl)
 	if err := blessCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: %s: %w", name, err)
@@ -208,22 +208,22 @@ const minLambdaRatio = 1e-14
 // blessRun computes the path; x and k have been checked by the caller. lambda > 0: end at lambda, cap the final
 // step at m when m > 0. lambda = 0: fixed-size mode, stop when the step's
 // size reaches m.
-func blessRun(ctx context.Context, b BLESS, noRepl bool, x *mat.Dense, k kernel.Kernel, lambda float64, m int, rng *rand.Rand) ([]PathStep, error) {
+func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.Kernel, lambda float64, m int, rng *rand.Rand) ([]PathStep, error) {
 	name := blessName(noRepl)
 	if rng == nil {
 		return nil, fmt.Errorf("approx: %s: %w: nil random source", name, check.ErrInput)
 	}
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	// κ² = max_i k(x_i, x_i): one row suffices for a shift-invariant kernel,
 	// keeping the path's only O(n·d) work the input check (Fig. 2: time
 	// flat in n).
 	rows := x
 	if k.ShiftInvariant() {
-		rows = x.Slice(0, 1, 0, d).(*mat.Dense)
+		rows = firstRow(x)
 	}
 	r, _ := rows.Dims()
 	diag := make([]float64, r)
-	k.Diag(diag, rows)
+	diagOf(k, diag, rows)
 	kappa2 := slices.Max(diag)
 	if !(kappa2 > 0) {
 		return nil, fmt.Errorf("approx: %s: %w: the kernel diagonal is zero on X", name, check.ErrInput)
@@ -436,7 +436,7 @@ func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 // x, the data the path was computed on: the quantity whose ratio to the exact
 // scores is BLESS's R-ACC.
 func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: bless scores: %w", err)
 	}
@@ -466,7 +466,7 @@ func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) (
 // the order of n (λ_h ≲ Q1·κ²/n) a third or more of them are repeats
 // (R_h = n: a fraction 1/e). A repeat has the same ℓ̃, so this changes
 // no result and saves up to that share of the step's O(R_h·M_{h−1}²) cost.
-func scoreDistinct(ctx context.Context, est *scoreEstimator, x *mat.Dense, cand []int) ([]float64, error) {
+func scoreDistinct(ctx context.Context, est *scoreEstimator, x mat.Matrix, cand []int) ([]float64, error) {
 	uniq := slices.Clone(cand)
 	slices.Sort(uniq)
 	uniq = slices.Compact(uniq)
@@ -489,13 +489,19 @@ func scoreDistinct(ctx context.Context, est *scoreEstimator, x *mat.Dense, cand 
 // the path's only O(n·d) work and, at n = 4.6·10⁵ covtype rows, more than half
 // its time (Fig. 2: time flat in n); a non-finite value in a row that is never
 // read cannot reach the result.
-func blessCheckXK(x *mat.Dense, k kernel.Kernel) error {
+//
+// Sparse X is checked whole: the check costs O(nnz), not O(n·d).
+func blessCheckXK(xIn mat.Matrix, k kernel.Kernel) error {
 	if k == nil {
 		return fmt.Errorf("%w: nil kernel", check.ErrInput)
 	}
 	if err := k.Validate(); err != nil {
 		return err
 	}
+	if s, ok := xIn.(kernel.Sparse); ok {
+		return checkSparseData(s)
+	}
+	x := xIn.(*mat.Dense)
 	if !k.ShiftInvariant() {
 		return check.Matrix("X", x)
 	}

@@ -330,7 +330,7 @@ func bernoulliSample(p []float64, rng *rand.Rand) []int {
 }
 
 // weightedLandmarks gathers rows idx of x with Weights 1/√p.
-func weightedLandmarks(x *mat.Dense, idx []int, p []float64) *Landmarks {
+func weightedLandmarks(x mat.Matrix, idx []int, p []float64) *Landmarks {
 	w := make([]float64, len(idx))
 	for j, i := range idx {
 		w[j] = 1 / math.Sqrt(p[i])
@@ -430,8 +430,8 @@ func systematicSample(p []float64, m int, rng *rand.Rand) []int {
 }
 
 // levCheckXK validates the data and the kernel.
-func levCheckXK(x *mat.Dense, k kernel.Kernel) error {
-	if err := check.Matrix("X", x); err != nil {
+func levCheckXK(x mat.Matrix, k kernel.Kernel) error {
+	if err := checkData(x); err != nil {
 		return err
 	}
 	if k == nil {
@@ -441,7 +441,7 @@ func levCheckXK(x *mat.Dense, k kernel.Kernel) error {
 }
 
 // levCheckSample validates a Sampler call.
-func levCheckSample(x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand) error {
+func levCheckSample(x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) error {
 	if err := levCheckXK(x, k); err != nil {
 		return err
 	}
@@ -557,15 +557,24 @@ func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64,
 // (round-off) negative numerators at zero. Chunks are processed in order and
 // every product runs on the engine with its fixed summation order, so the
 // result does not depend on the number of workers.
-func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Dense, idx []int) error {
-	_, d := x.Dims()
+//
+// Sparse x stays sparse: each chunk's rows are gathered as CSR, and the
+// kernel block and diagonal come from the sparse paths (its values were
+// checked when the sampler validated X).
+func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Matrix, idx []int) error {
+	xs, sparse := xIn.(kernel.Sparse)
+	x, _ := xIn.(*mat.Dense)
+	_, d := xIn.Dims()
 	s := len(e.invSqrt)
 	n := len(idx)
 	c := min(estChunk, n)
 	if c == 0 {
 		return nil
 	}
-	xb := mat.NewDense(c, d, nil)
+	var xb *mat.Dense
+	if !sparse {
+		xb = mat.NewDense(c, d, nil)
+	}
 	diag := make([]float64, c)
 	var kb, tmp *mat.Dense
 	if s > 0 {
@@ -578,18 +587,20 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 		}
 		r1 := min(r0+c, n)
 		rows := r1 - r0
-		xr := xb.Slice(0, rows, 0, d).(*mat.Dense)
-		for i := r0; i < r1; i++ {
-			row := x.RawRowView(idx[i])
-			for j, v := range row {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: X[%d,%d] is %v", check.ErrInput, idx[i], j, v)
-				}
-			}
-			xr.SetRow(i-r0, row)
-		}
 		dg := diag[:rows]
-		e.k.Diag(dg, xr)
+		var xr mat.Matrix
+		if sparse {
+			sub := kernel.SubsetRows(xs, idx[r0:r1])
+			kernel.SparseDiag(e.k, dg, sub)
+			xr = sub
+		} else {
+			xd := xb.Slice(0, rows, 0, d).(*mat.Dense)
+			if err := gatherChecked(xd, x, idx[r0:r1]); err != nil {
+				return err
+			}
+			e.k.Diag(dg, xd)
+			xr = xd
+		}
 		if s == 0 {
 			for i := range rows {
 				dst[r0+i] = max(dg[i], 0) / e.mu
@@ -615,6 +626,21 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, x *mat.Den
 			q := floats.Dot(row, row)
 			dst[r0+i] = max(dg[i]-q, 0) / e.mu
 		}
+	}
+	return nil
+}
+
+// gatherChecked copies the rows idx of x into dst, checking that every
+// value is finite.
+func gatherChecked(dst, x *mat.Dense, idx []int) error {
+	for i, r := range idx {
+		row := x.RawRowView(r)
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: X[%d,%d] is %v", check.ErrInput, r, j, v)
+			}
+		}
+		dst.SetRow(i, row)
 	}
 	return nil
 }

@@ -79,11 +79,11 @@ var _ FeatureMap = (*NystromMap)(nil)
 func (m *NystromMap) Dim() int { _, r := m.T.Dims(); return r }
 
 // Transform writes φ(x_i) = K(x_i, L)·T into row i of dst (n×r), through the
-// kernel engine.
+// kernel engine. Sparse x stays sparse (see inputCols for its columns).
 func (m *NystromMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
-	x := kernel.DenseOf(xIn)
 	_, d := m.Landmarks.Dims()
-	if err := check.Cols(x, d); err != nil {
+	x, err := inputCols(xIn, d)
+	if err != nil {
 		return err
 	}
 	n, _ := x.Dims()
@@ -124,7 +124,7 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Den
 // by the QR variant (which needs C on the training rows); the standard map
 // depends on the landmarks alone.
 func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if k == nil {
 		return nil, fmt.Errorf("%w: nyström: kernel is nil", check.ErrInput)
 	}
@@ -159,9 +159,11 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	}
 	var n int
 	if cfg.QR {
-		if err := check.Cols(x, d); err != nil {
+		xc, err := inputCols(x, d)
+		if err != nil {
 			return nil, err
 		}
+		x = xc
 		n, _ = x.Dims()
 		if need := 8 * int64(n) * int64(mLm); need > cfg.MaxBytes {
 			return nil, fmt.Errorf("%w: nyström QR: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",

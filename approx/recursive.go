@@ -82,13 +82,13 @@ func levelSizes(n int, base func(depth int) int) []int {
 // Sample draws exactly m landmarks by the fixed-sample-size variant; see
 // RecursiveRLS. Weights are 1/√pᵢ.
 func (r RecursiveRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	return r.sampleFixed(ctx, kernel.DenseOf(xIn), k, m, rng, nil)
+	return r.sampleFixed(ctx, dataOf(xIn), k, m, rng, nil)
 }
 
 // sampleFixed is Sample; onLevel, when set, is called at every level with
 // the level's index (0 = all n points), its size and the ridge it was sampled
 // with.
-func (r RecursiveRLS) sampleFixed(ctx context.Context, x *mat.Dense, k kernel.Kernel, m int, rng *rand.Rand, onLevel func(level, size int, ridge float64)) (*Landmarks, error) {
+func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand, onLevel func(level, size int, ridge float64)) (*Landmarks, error) {
 	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
@@ -152,7 +152,7 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x *mat.Dense, k kernel.Ke
 // for the project's λ). The number of landmarks is random, about
 // Oversample·d_eff(λ)·log(d_eff(λ)/δ). Weights are 1/√pᵢ.
 func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, ridge float64, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
@@ -203,7 +203,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.
 // levelScores returns factor·(K − K_{·J}(K_JJ + ridge·diag(pj))⁻¹K_{J·})ᵢᵢ/ridge
 // for the rows level of x: Lemma 6 with the weighted sampling matrix whose
 // columns are e_j/√p_j.
-func (r RecursiveRLS) levelScores(ctx context.Context, x *mat.Dense, k kernel.Kernel, pts *mat.Dense, pj []float64, level []int, ridge, factor float64) ([]float64, error) {
+func (r RecursiveRLS) levelScores(ctx context.Context, x mat.Matrix, k kernel.Kernel, pts *mat.Dense, pj []float64, level []int, ridge, factor float64) ([]float64, error) {
 	reg := make([]float64, len(pj))
 	for i, p := range pj {
 		reg[i] = ridge * p
@@ -284,7 +284,7 @@ func levIota(n int) []int {
 }
 
 // sortedLandmarks returns the rows j of x with Weights 1/√pj, sorted by row.
-func sortedLandmarks(x *mat.Dense, j []int, pj []float64) *Landmarks {
+func sortedLandmarks(x mat.Matrix, j []int, pj []float64) *Landmarks {
 	n, _ := x.Dims()
 	p := make([]float64, n)
 	in := make([]bool, n)

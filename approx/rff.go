@@ -78,23 +78,50 @@ func (f RFF) Fit(k kernel.Kernel, d int, rng *rand.Rand) (*RFFMap, error) {
 func (m *RFFMap) Dim() int { return len(m.Offset) }
 
 // Transform writes φ(x_i) = √(2/D)·cos(Ωx_i + b) into row i of dst (n×D).
+// Sparse x stays sparse: Ωx_i is summed over the non-zeros of x_i, each
+// adding x_ik times column k of Ω (see inputCols for its columns).
 func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
-	x := kernel.DenseOf(xIn)
 	_, d := m.Omega.Dims()
-	if err := check.Cols(x, d); err != nil {
+	xm, err := inputCols(xIn, d)
+	if err != nil {
 		return err
 	}
-	n, _ := x.Dims()
+	n, _ := xm.Dims()
 	D := m.Dim()
 	if r, c := dst.Dims(); r != n || c != D {
 		return fmt.Errorf("%w: rff: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, D)
 	}
 	scale := math.Sqrt(2 / float64(D))
 	const rows = 256
+	xs, sparse := xm.(kernel.Sparse)
+	var omT []float64 // Ωᵀ, d×D, for sparse x
+	if sparse {
+		omT = make([]float64, d*D)
+		for j := 0; j < D; j++ {
+			for k, v := range m.Omega.RawRowView(j) {
+				omT[k*D+j] = v
+			}
+		}
+	}
 	return parallel.For(ctx, (n+rows-1)/rows, 0, func(_, b int) {
 		r0, r1 := b*rows, min((b+1)*rows, n)
 		out := dst.Slice(r0, r1, 0, D).(*mat.Dense)
-		out.Mul(x.Slice(r0, r1, 0, d), m.Omega.T())
+		if sparse {
+			indptr, indices, values := xs.CSR()
+			for i := r0; i < r1; i++ {
+				row := out.RawRowView(i - r0)
+				clear(row)
+				for p := indptr[i]; p < indptr[i+1]; p++ {
+					v, col := values[p], omT[int(indices[p])*D:int(indices[p]+1)*D]
+					for j, w := range col {
+						row[j] += v * w
+					}
+				}
+			}
+		} else {
+			x := xm.(*mat.Dense)
+			out.Mul(x.Slice(r0, r1, 0, d), m.Omega.T())
+		}
 		for i := 0; i < r1-r0; i++ {
 			row := out.RawRowView(i)
 			for j, v := range row {

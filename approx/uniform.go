@@ -19,10 +19,11 @@ type Uniform struct{}
 var _ Sampler = Uniform{}
 
 // Sample returns m distinct rows of x chosen uniformly, in ascending row order,
-// with nil Weights. It needs 1 ≤ m ≤ n; a kernel may be nil.
+// with nil Weights. It needs 1 ≤ m ≤ n; a kernel may be nil. Sparse x stays
+// sparse: only the m chosen rows are expanded to dense landmarks.
 func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
+	x := dataOf(xIn)
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: uniform: %w", err)
 	}
 	if k != nil {
@@ -67,17 +68,4 @@ func sampleWithoutReplacement(n, m int, rng *rand.Rand) []int {
 	}
 	slices.Sort(idx)
 	return idx
-}
-
-// gatherRows returns a new matrix holding the rows idx of x, in that order.
-func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
-	if len(idx) == 0 {
-		return &mat.Dense{}
-	}
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
-	}
-	return out
 }

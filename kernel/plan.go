@@ -147,6 +147,9 @@ func (p *plan) newWork(b, t int) *work {
 	case p.dk != nil && w.acc != accelPortable && (p.sp == nil || p.sp.dense):
 		w.a = make([]float64, bp*p.d)
 	}
+	if p.sp != nil && p.sp.dense {
+		w.xd = make([]float64, b*p.d)
+	}
 	return w
 }
 

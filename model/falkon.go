@@ -239,10 +239,24 @@ type falkonFit struct {
 // falkonSeedStream is the second PCG word of Falkon's random source.
 const falkonSeedStream = 0x66616c6b // "falk"
 
-// Fit trains on x (n×d) and y (targets or class labels).
+// Fit trains on x (n×d) and y (targets or class labels). Sparse x
+// (kernel.Sparse, such as datasets.CSR) stays sparse: the K_nM products run
+// on the kernel engine's sparse path and only the sampled centers are dense
+// (M×d); the fitted model is the same as on the dense copy of x.
 func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
-	x := kernel.DenseOf(xIn)
 	m.fit = nil
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		xv, err := exactInput(xs, y, 0)
+		if err != nil {
+			return err
+		}
+		task, labels, t, err := targetsOf(y, m.Task)
+		if err != nil {
+			return err
+		}
+		return m.fitTargets(ctx, xv, t, task, labels)
+	}
+	x := kernel.DenseOf(xIn)
 	task, labels, t, err := targets(x, y, m.Task)
 	if err != nil {
 		return err
@@ -380,10 +394,10 @@ func precondScratch(m int64) int64 {
 // plan computes the memory plan for n points in d dimensions, M centers, t
 // outputs and nv validation points.
 // kmmScratch is the scratch of the engine call that forms K_MM.
-func falkonPlan(op *kernel.Op, kmmScratch int64, n, d, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
+func falkonPlan(op *kernel.Op, kmmScratch, xBytes int64, n, d, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
 	n64, d64, m64, t64 := int64(n), int64(d), int64(mc), int64(t)
 	p := FalkonPlan{
-		Data:      bytesF64(n64*d64 + n64*t64),
+		Data:      xBytes + bytesF64(n64*t64),
 		Centers:   bytesF64(m64 * d64),
 		Precond:   bytesF64(2*m64*m64+m64) + max(precondScratch(m64), kmmScratch),
 		Engine:    op.ScratchBytes(t),
@@ -408,10 +422,22 @@ func falkonPlan(op *kernel.Op, kmmScratch int64, n, d, mc, t, nv int, copyCenter
 // otherwise) would follow, without allocating anything large, so that it can
 // be shown or checked before fitting. When the plan exceeds MemoryLimit it
 // returns the plan with ErrMemory, whose message names the bytes needed. When centers are sampled,
-// M is the requested number (a sampler may return fewer).
-func (m *Falkon) Plan(x *mat.Dense, outputs int) (FalkonPlan, error) {
-	if err := check.Matrix("x", x); err != nil {
-		return FalkonPlan{}, err
+// M is the requested number (a sampler may return fewer). Sparse x is
+// counted as its CSR arrays (12 bytes a non-zero and 8 a row), not n·d.
+func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
+	var x mat.Matrix
+	if xs, ok := xIn.(kernel.Sparse); ok {
+		xv, err := checkSparse(xs, 0)
+		if err != nil {
+			return FalkonPlan{}, err
+		}
+		x = xv
+	} else {
+		xd := kernel.DenseOf(xIn)
+		if err := check.Matrix("x", xd); err != nil {
+			return FalkonPlan{}, err
+		}
+		x = xd
 	}
 	if outputs < 1 {
 		return FalkonPlan{}, fmt.Errorf("%w: %d outputs, want ≥ 1", ErrInput, outputs)
@@ -435,7 +461,7 @@ func (m *Falkon) Plan(x *mat.Dense, outputs int) (FalkonPlan, error) {
 
 // plan is the memory plan of a fit with resolved cfg, mc centers and t
 // outputs, with K_nM cached when asked for and within MemoryLimit.
-func (m *Falkon) plan(cfg falkonConfig, x *mat.Dense, mc, t int, given bool) (FalkonPlan, bool) {
+func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, mc, t int, given bool) (FalkonPlan, bool) {
 	n, d := x.Dims()
 	c := mat.NewDense(mc, d, nil)
 	planOp := kernel.NewOp(cfg.k, x, c, cfg.passes)
@@ -444,9 +470,10 @@ func (m *Falkon) plan(cfg falkonConfig, x *mat.Dense, mc, t int, given bool) (Fa
 	if m.Validation != nil && m.Validation.X != nil {
 		nv = m.Validation.X.RawMatrix().Rows
 	}
-	plan := falkonPlan(planOp, kmmScratch, n, d, mc, t, nv, given, false)
+	xBytes := inputBytes(x)
+	plan := falkonPlan(planOp, kmmScratch, xBytes, n, d, mc, t, nv, given, false)
 	if m.CacheKnm {
-		withCache := falkonPlan(planOp, kmmScratch, n, d, mc, t, nv, given, true)
+		withCache := falkonPlan(planOp, kmmScratch, xBytes, n, d, mc, t, nv, given, true)
 		if m.MemoryLimit == 0 || withCache.Total <= m.MemoryLimit {
 			return withCache, true
 		}
@@ -454,7 +481,7 @@ func (m *Falkon) plan(cfg falkonConfig, x *mat.Dense, mc, t int, given bool) (Fa
 	return plan, false
 }
 
-func (m *Falkon) fitTargets(ctx context.Context, x, targets *mat.Dense, task Task, labels Labels) error {
+func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
 	start := time.Now()
 	n, d := x.Dims()
 	_, t := targets.Dims()
@@ -709,8 +736,8 @@ func isBLESS(s approx.Sampler) bool {
 
 // falkonHDiag computes diag(H) = Σᵢ K(xᵢ, c_j)² + λn K_jj in chunks of rows,
 // for the Jacobi preconditioner: one extra pass over the data.
-func falkonHDiag(ctx context.Context, cfg falkonConfig, x, centers, kmm *mat.Dense, penalty float64) ([]float64, error) {
-	n, d := x.Dims()
+func falkonHDiag(ctx context.Context, cfg falkonConfig, x mat.Matrix, centers, kmm *mat.Dense, penalty float64) ([]float64, error) {
+	n, _ := x.Dims()
 	mc, _ := centers.Dims()
 	diag := make([]float64, mc)
 	chunk := max(1, min(n, (8<<20)/(8*mc))) // 8 MiB of K at a time
@@ -718,8 +745,7 @@ func falkonHDiag(ctx context.Context, cfg falkonConfig, x, centers, kmm *mat.Den
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		kb := mat.NewDense(r1-r0, mc, buf[:(r1-r0)*mc])
-		xs := x.Slice(r0, r1, 0, d).(*mat.Dense)
-		if err := kernel.NewOp(cfg.k, xs, centers, cfg.engine).Block(ctx, kb); err != nil {
+		if err := kernel.NewOp(cfg.k, rowRange(x, r0, r1), centers, cfg.engine).Block(ctx, kb); err != nil {
 			return nil, err
 		}
 		for i := 0; i < r1-r0; i++ {
@@ -757,18 +783,22 @@ func falkonError(dec *mat.Dense, y []float64, task Task, labels Labels) float64 
 
 // DecisionFunction returns the raw outputs for the rows of x (n×1 for
 // regression and binary classification, n×classes for multi-class).
+// Sparse x stays sparse; a non-zero at a column at or beyond the training
+// dimension d is an error, while a sparse x that merely declares another
+// number of columns is read as d-dimensional (test files often do).
 func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
-	x := kernel.DenseOf(xIn)
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	return decide(m.fit.pred, m.fit.d, x)
+	if _, ok := xIn.(kernel.Sparse); ok {
+		return decideAny(m.fit.pred, m.fit.d, xIn)
+	}
+	return decide(m.fit.pred, m.fit.d, kernel.DenseOf(xIn))
 }
 
 // Predict returns predicted targets (first output) or class labels.
 func (m *Falkon) Predict(xIn mat.Matrix) ([]float64, error) {
-	x := kernel.DenseOf(xIn)
-	f, err := m.DecisionFunction(x)
+	f, err := m.DecisionFunction(xIn)
 	if err != nil {
 		return nil, err
 	}

@@ -225,9 +225,10 @@ const krrSeedStream = 0x6b7272 // "krr"
 // validates the configuration and the data first. On error the model is left
 // unfitted.
 //
-// Sparse x (kernel.Sparse) stays sparse with the exact backend: the kernel
-// matrix is formed from the sparse rows and the predictor keeps them; other
-// backends take a dense copy for now.
+// Sparse x (kernel.Sparse) stays sparse with the exact backend (the kernel
+// matrix is formed from the sparse rows and the predictor keeps them), MEKA,
+// Nyström KRR and feature ridge (the sampler, the K_nM products and the
+// feature maps read sparse rows); other backends take a dense copy.
 func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	m.fit = nil
 	if xs, ok := xIn.(kernel.Sparse); ok && m.sparseBackend() {
@@ -264,7 +265,7 @@ func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
 // KRR and KRR on MEKA.
 func (m *KRR) sparseBackend() bool {
 	switch m.Approx.(type) {
-	case nil, ExactKRR, *ExactKRR, *MEKAKRR:
+	case nil, ExactKRR, *ExactKRR, *MEKAKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
 		return true
 	}
 	return false
@@ -299,11 +300,20 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 	var info KRRInfo
 	var err error
 	if xs, ok := xm.(kernel.Sparse); ok {
-		if mk, ok := backend.(*MEKAKRR); ok {
-			p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
-				Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky}
-			pred, info, err = mk.fitKRR(ctx, p, xs)
-		} else {
+		p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
+			Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky}
+		switch b := backend.(type) {
+		case *MEKAKRR:
+			pred, info, err = b.fitKRR(ctx, p, xs)
+		case NystromKRR:
+			pred, info, err = b.fit(ctx, p, xs)
+		case *NystromKRR:
+			pred, info, err = b.fit(ctx, p, xs)
+		case FeatureRidge:
+			pred, info, err = b.fit(ctx, p, xs)
+		case *FeatureRidge:
+			pred, info, err = b.fit(ctx, p, xs)
+		default:
 			pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky)
 		}
 	} else {

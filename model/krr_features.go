@@ -40,7 +40,14 @@ var _ KRRApprox = FeatureRidge{}
 
 // FitKRR implements KRRApprox.
 func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
-	n, d := p.X.Dims()
+	return b.fit(ctx, p, p.X)
+}
+
+// fit is FitKRR on x, dense or sparse (validated by the caller; p.X unused):
+// the feature map reads sparse x as it is.
+func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
+	n, d := x.Dims()
+	xBytes := inputBytes(x)
 	_, t := p.Y.Dims()
 	info := KRRInfo{Backend: "features", Penalty: p.Lambda * float64(n)}
 	if b.Features == nil {
@@ -48,12 +55,12 @@ func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, K
 	}
 	if mp, ok := b.Features.(mapPlanner); ok {
 		mapBytes, r := mp.PlanBytes(n, d)
-		need := max(mapBytes, featureRidgeBytes(n, d, t, r))
+		need := max(mapBytes, featureRidgeBytes(n, xBytes, t, r))
 		if err := checkMemory(fmt.Sprintf("feature map %T and ridge (n=%d, r ≤ %d)", b.Features, n, r), need, p.MemoryLimit); err != nil {
 			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
 		}
 	}
-	phi, err := b.Features.FitMap(ctx, p.X, p.Kernel, p.Rng)
+	phi, err := b.Features.FitMap(ctx, x, p.Kernel, p.Rng)
 	if err != nil {
 		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
 	}
@@ -63,7 +70,7 @@ func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, K
 	}
 	info.Rank = r
 	chunk := krrChunkRows(n, r)
-	info.MemoryBytes = featureRidgeBytes(n, d, t, r)
+	info.MemoryBytes = featureRidgeBytes(n, xBytes, t, r)
 	if err := checkMemory(fmt.Sprintf("feature ridge (n=%d, r=%d)", n, r), info.MemoryBytes, p.MemoryLimit); err != nil {
 		return nil, info, err
 	}
@@ -73,7 +80,7 @@ func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, K
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
-		if err := phi.Transform(ctx, fb, p.X.Slice(r0, r1, 0, d).(*mat.Dense)); err != nil {
+		if err := phi.Transform(ctx, fb, rowRange(x, r0, r1)); err != nil {
 			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
 		}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, fb.RawMatrix(), fb.RawMatrix(), 1, g.RawMatrix())
@@ -116,14 +123,21 @@ func (l *LinearFeatures) Decision(ctx context.Context, dst, x *mat.Dense) error 
 	if err := check.Matrix("X", x); err != nil {
 		return err
 	}
-	n, d := x.Dims()
+	return l.decide(ctx, dst, x)
+}
+
+var _ sparseDecider = (*LinearFeatures)(nil)
+
+// decide is Decision for dense or sparse x (validated by the caller).
+func (l *LinearFeatures) decide(ctx context.Context, dst *mat.Dense, x mat.Matrix) error {
+	n, _ := x.Dims()
 	r := l.Map.Dim()
 	chunk := krrChunkRows(n, r)
 	buf := make([]float64, chunk*r)
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
-		if err := l.Map.Transform(ctx, fb, x.Slice(r0, r1, 0, d).(*mat.Dense)); err != nil {
+		if err := l.Map.Transform(ctx, fb, rowRange(x, r0, r1)); err != nil {
 			return err
 		}
 		out := dst.Slice(r0, r1, 0, l.Outputs()).(*mat.Dense)
@@ -146,8 +160,7 @@ type NystromFeatures struct {
 var _ FeatureMapper = NystromFeatures{}
 
 // FitMap samples the landmarks and fits the Nyström map.
-func (f NystromFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
-	x := kernel.DenseOf(xIn)
+func (f NystromFeatures) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
 	n, _ := x.Dims()
 	m := f.M
 	if m < 0 || m > n {
@@ -176,8 +189,7 @@ type RFFFeatures struct {
 var _ FeatureMapper = RFFFeatures{}
 
 // FitMap draws the random features.
-func (f RFFFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
-	x := kernel.DenseOf(xIn)
+func (f RFFFeatures) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -201,10 +213,10 @@ func (f FixedFeatures) FitMap(ctx context.Context, _ mat.Matrix, _ kernel.Kernel
 	return f.Map, ctx.Err()
 }
 
-// featureRidgeBytes plans the ridge on r features of n×d data with t
-// outputs: the data and targets, the r×r normal matrix and r×t right-hand
-// side, and one chunk of features.
-func featureRidgeBytes(n, d, t, r int) int64 {
+// featureRidgeBytes plans the ridge on r features of n rows of data taking
+// xBytes (inputBytes) with t outputs: the data and targets, the r×r normal
+// matrix and r×t right-hand side, and one chunk of features.
+func featureRidgeBytes(n int, xBytes int64, t, r int) int64 {
 	chunk := krrChunkRows(n, r)
-	return bytesF64(int64(n)*int64(d+t) + int64(r)*int64(r+t) + int64(chunk)*int64(r))
+	return xBytes + bytesF64(int64(n)*int64(t)+int64(r)*int64(r+t)+int64(chunk)*int64(r))
 }

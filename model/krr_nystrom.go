@@ -37,7 +37,13 @@ var _ KRRApprox = NystromKRR{}
 
 // FitKRR implements KRRApprox.
 func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
-	n, d := p.X.Dims()
+	return b.fit(ctx, p, p.X)
+}
+
+// fit is FitKRR on x, dense or sparse (validated by the caller; p.X unused):
+// sparse x stays sparse through the sampler and the K_nM products.
+func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
+	n, d := x.Dims()
 	_, t := p.Y.Dims()
 	info := KRRInfo{Backend: "nystrom", Penalty: p.Lambda * float64(n)}
 	centers := b.Centers
@@ -54,8 +60,8 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 	}
 	engine := kernel.Options{Workers: p.Workers}
 	chunk := krrChunkRows(n, mc)
-	info.MemoryBytes = bytesF64(int64(n)*int64(d+t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
-		kernel.NewOp(p.Kernel, p.X, mat.NewDense(mc, d, nil), engine).ScratchBytes(t)
+	info.MemoryBytes = inputBytes(x) + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
+		kernel.NewOp(p.Kernel, x, mat.NewDense(mc, d, nil), engine).ScratchBytes(t)
 	if centers == nil {
 		if err := checkSampler(b.sampler(), n, d, mc, p.MemoryLimit); err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
@@ -66,7 +72,7 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 	}
 	if centers == nil {
 		s := b.sampler()
-		lm, err := s.Sample(ctx, p.X, p.Kernel, mc, p.Rng)
+		lm, err := s.Sample(ctx, x, p.Kernel, mc, p.Rng)
 		if err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: sampling centers: %w", err)
 		}
@@ -83,7 +89,7 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 	// A = K_nMᵀK_nM + λn K_MM, accumulated over row chunks.
 	a := mat.NewDense(mc, mc, nil)
 	ar := a.RawMatrix()
-	if err := krrKernelChunks(ctx, p.Kernel, p.X, centers, engine, chunk, func(kb *mat.Dense, _, _ int) {
+	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, _, _ int) {
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb.RawMatrix(), kb.RawMatrix(), 1, ar)
 	}); err != nil {
 		return nil, info, err
@@ -95,7 +101,7 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 	a.Add(a, krrScaled(info.Penalty, kmm))
 	krrSymmetrize(a)
 	rhs := mat.NewDense(mc, t, nil)
-	if err := kernel.NewOp(p.Kernel, p.X, centers, engine).MulT(ctx, rhs, p.Y); err != nil {
+	if err := kernel.NewOp(p.Kernel, x, centers, engine).MulT(ctx, rhs, p.Y); err != nil {
 		return nil, info, err
 	}
 	chol, err := solver.CholeskyInPlace(a, p.Cholesky)
@@ -114,14 +120,14 @@ func krrChunkRows(n, m int) int { return max(1, min(n, (8<<20)/(8*max(m, 1)))) }
 
 // krrKernelChunks calls f with K(X[r0:r1], C) for consecutive chunks of rows,
 // in order, each formed by the kernel engine in a reused buffer.
-func krrKernelChunks(ctx context.Context, k kernel.Kernel, x, c *mat.Dense, opt kernel.Options, chunk int, f func(kb *mat.Dense, r0, r1 int)) error {
-	n, d := x.Dims()
+func krrKernelChunks(ctx context.Context, k kernel.Kernel, x mat.Matrix, c *mat.Dense, opt kernel.Options, chunk int, f func(kb *mat.Dense, r0, r1 int)) error {
+	n, _ := x.Dims()
 	m, _ := c.Dims()
 	buf := make([]float64, chunk*m)
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		kb := mat.NewDense(r1-r0, m, buf[:(r1-r0)*m])
-		if err := kernel.NewOp(k, x.Slice(r0, r1, 0, d).(*mat.Dense), c, opt).Block(ctx, kb); err != nil {
+		if err := kernel.NewOp(k, rowRange(x, r0, r1), c, opt).Block(ctx, kb); err != nil {
 			return err
 		}
 		f(kb, r0, r1)
