@@ -586,47 +586,98 @@ func fitSeed(seed uint64, rep, fold int) uint64 {
 	return z ^ (z >> 31)
 }
 
-// evalPoint cross-validates one grid point.
+// evalPoint cross-validates one grid point: its folds in order (the first
+// failing fold ends the point), assembled by assemblePoint — the same code
+// EvalFold and AssemblePoint run when the folds are computed elsewhere.
 func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointResult, error) {
-	pr := PointResult{Index: idx, Key: p.Key(), Params: p}
-	scores := make([][]float64, len(r.metrics))
-	var fitSum, predSum float64
+	var fits []FoldResult
 	var next [][]model.Estimator
-	info := map[string]float64{}
 	for rep, folds := range r.cv {
 		next = append(next, make([]model.Estimator, len(folds)))
-		for f, fold := range folds {
-			r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: pr.Key, Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
-			xtr, ytr := rows(r.x, r.y, fold.Train)
-			xva, yva := rows(r.x, r.y, fold.Test)
+		for f := range folds {
 			var from model.Estimator
 			if r.warm && r.warmPrev != nil {
 				from = r.warmPrev[rep][f]
 			}
-			fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total})
+			fr, est, err := r.evalFold(ctx, idx, total, p, rep, f, from)
 			if err != nil {
 				r.warmPrev = nil
-				if ctx.Err() != nil {
-					return pr, ctx.Err()
-				}
-				pr.Error = err.Error()
-				pr.Fits = 0
-				pr.Metrics = nanSummaries(r.metrics)
-				return pr, nil
+				return PointResult{Index: idx, Key: p.Key(), Params: p}, err
 			}
-			for i, v := range fs.scores {
-				scores[i] = append(scores[i], v)
+			fits = append(fits, fr)
+			if fr.Error != "" {
+				r.warmPrev = nil
+				return r.assemblePoint(idx, p, fits), nil
 			}
-			fitSum += fs.fit
-			predSum += fs.predict
-			pr.PeakBytes = max(pr.PeakBytes, fs.peak)
-			pr.Fits++
-			next[rep][f] = fs.est
-			addInfo(info, fitInfo(fs.est))
+			next[rep][f] = est
 		}
 	}
 	if r.warm {
 		r.warmPrev = next
+	}
+	return r.assemblePoint(idx, p, fits), nil
+}
+
+// FoldResult is one cross-validation fit of a grid point (EvalFold).
+type FoldResult struct {
+	// Scores has one value per metric of the spec, in its order.
+	Scores []jsonFloat `json:"scores,omitempty"`
+	// FitSeconds and PredictSeconds time the fit and the prediction.
+	FitSeconds     float64 `json:"fit_seconds"`
+	PredictSeconds float64 `json:"predict_seconds"`
+	// PeakBytes is the fit's peak heap growth.
+	PeakBytes int64 `json:"peak_bytes"`
+	// Info is the fitted model's summary (centers, iterations, …).
+	Info map[string]float64 `json:"info,omitempty"`
+	// Error is the fit's error, when it failed.
+	Error string `json:"error,omitempty"`
+}
+
+// evalFold fits and scores fold f of repeat rep of point p; a failed fit
+// is reported in the result's Error (the returned error is cancellation
+// only).
+func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f int, from model.Estimator) (FoldResult, model.Estimator, error) {
+	folds := r.cv[rep]
+	fold := folds[f]
+	r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
+	xtr, ytr := rows(r.x, r.y, fold.Train)
+	xva, yva := rows(r.x, r.y, fold.Test)
+	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total})
+	if err != nil {
+		if ctx.Err() != nil {
+			return FoldResult{}, nil, ctx.Err()
+		}
+		return FoldResult{Error: err.Error()}, nil, nil
+	}
+	fr := FoldResult{FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Info: fitInfo(fs.est)}
+	for _, v := range fs.scores {
+		fr.Scores = append(fr.Scores, jsonFloat(v))
+	}
+	return fr, fs.est, nil
+}
+
+// assemblePoint summarizes the fold results of point idx, in fold order,
+// up to the first failed one.
+func (r *runner) assemblePoint(idx int, p Point, fits []FoldResult) PointResult {
+	pr := PointResult{Index: idx, Key: p.Key(), Params: p}
+	scores := make([][]float64, len(r.metrics))
+	var fitSum, predSum float64
+	info := map[string]float64{}
+	for _, fr := range fits {
+		if fr.Error != "" {
+			pr.Error = fr.Error
+			pr.Fits = 0
+			pr.Metrics = nanSummaries(r.metrics)
+			return pr
+		}
+		for i, v := range fr.Scores {
+			scores[i] = append(scores[i], float64(v))
+		}
+		fitSum += fr.FitSeconds
+		predSum += fr.PredictSeconds
+		pr.PeakBytes = max(pr.PeakBytes, fr.PeakBytes)
+		pr.Fits++
+		addInfo(info, fr.Info)
 	}
 	for i, m := range r.metrics {
 		mean, std := sampleMeanStd(scores[i])
@@ -640,7 +691,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 	pr.FitSeconds = fitSum / float64(pr.Fits)
 	pr.PredictSeconds = predSum / float64(pr.Fits)
 	pr.Info = meanInfo(info, pr.Fits)
-	return pr, nil
+	return pr
 }
 
 func nanSummaries(ms []Metric) []Summary {

@@ -17,10 +17,11 @@ func init() {
 
 // GridEvaluator returns an experiments.PointEvaluator (experiments.Options
 // Remote) that computes a YAML experiment's grid points as one Beam
-// pipeline: every point index is a PCollection element, and a worker
-// decodes the spec at specPath and runs experiments.EvalPoint — the
-// point's cross-validated fits, exactly as a local run computes them. The
-// driver's experiments.Run then logs the results, so results.log,
+// pipeline: every (grid point, fold) fit is a PCollection element, and a
+// worker decodes the spec at specPath and runs experiments.EvalFold — the
+// fit a local run makes for that fold. The driver gathers the fold results
+// and summarizes each point with experiments.AssemblePoints (the local
+// run's own code), then experiments.Run logs them, so results.log,
 // results.csv, resume and plots are those of a local run. specPath and the
 // data it names, and workDir (empty: a local temporary folder), must be
 // reachable by every worker; run nil means Prism.
@@ -29,52 +30,73 @@ func GridEvaluator(run Runner, specPath, workDir string) experiments.PointEvalua
 		if run == nil {
 			run = Prism
 		}
+		spec, err := experiments.DecodeFile(specPath)
+		if err != nil {
+			return nil, err
+		}
+		nf, err := experiments.Folds(spec)
+		if err != nil {
+			return nil, err
+		}
 		work := workDir
 		if work == "" {
-			var err error
 			if work, err = os.MkdirTemp("", "landmark-beam-grid-"); err != nil {
 				return nil, err
 			}
 			defer os.RemoveAll(work)
 		}
+		var fits []int
+		for _, i := range points {
+			for j := range nf {
+				fits = append(fits, i*nf+j)
+			}
+		}
 		p, s := beam.NewPipelineWithRoot()
-		col := beam.Reshuffle(s, beam.CreateList(s, points))
-		beam.ParDo0(s, &gridFn{Spec: specPath, Dir: work}, col)
+		col := beam.Reshuffle(s, beam.CreateList(s, fits))
+		beam.ParDo0(s, &gridFn{Spec: specPath, Dir: work, Folds: nf}, col)
 		if err := run(ctx, p); err != nil {
 			return nil, fmt.Errorf("beamfit: grid pipeline: %w", err)
 		}
-		out := make([]experiments.PointResult, len(points))
+		res := make([][]experiments.FoldResult, len(points))
 		for q, i := range points {
-			b, err := readFile(ctx, joinPath(work, fmt.Sprintf("point-%06d.json", i)))
-			if err != nil {
-				return nil, fmt.Errorf("beamfit: grid point %d: %w", i, err)
-			}
-			if err := json.Unmarshal(b, &out[q]); err != nil {
-				return nil, fmt.Errorf("beamfit: grid point %d: %w", i, err)
+			res[q] = make([]experiments.FoldResult, nf)
+			for j := range nf {
+				b, err := readFile(ctx, joinPath(work, foldFile(i, j)))
+				if err != nil {
+					return nil, fmt.Errorf("beamfit: grid point %d fold %d: %w", i, j, err)
+				}
+				if err := json.Unmarshal(b, &res[q][j]); err != nil {
+					return nil, fmt.Errorf("beamfit: grid point %d fold %d: %w", i, j, err)
+				}
 			}
 		}
-		return out, nil
+		return experiments.AssemblePoints(spec, points, res)
 	}
 }
 
-// gridFn computes one grid point.
+func foldFile(point, fold int) string { return fmt.Sprintf("point-%06d-fold-%03d.json", point, fold) }
+
+// gridFn computes one (grid point, fold) fit; its element is
+// point·Folds + fold.
 type gridFn struct {
-	Spec string
-	Dir  string
+	Spec  string
+	Dir   string
+	Folds int
 }
 
-func (f *gridFn) ProcessElement(ctx context.Context, i int) error {
+func (f *gridFn) ProcessElement(ctx context.Context, e int) error {
 	s, err := experiments.DecodeFile(f.Spec)
 	if err != nil {
 		return err
 	}
-	pr, err := experiments.EvalPoint(ctx, s, i)
+	i, j := e/f.Folds, e%f.Folds
+	fr, err := experiments.EvalFold(ctx, s, i, j)
 	if err != nil {
-		return fmt.Errorf("beamfit: grid point %d: %w", i, err)
+		return fmt.Errorf("beamfit: grid point %d fold %d: %w", i, j, err)
 	}
-	b, err := json.Marshal(pr)
+	b, err := json.Marshal(fr)
 	if err != nil {
 		return err
 	}
-	return writeFile(ctx, joinPath(f.Dir, fmt.Sprintf("point-%06d.json", i)), b)
+	return writeFile(ctx, joinPath(f.Dir, foldFile(i, j)), b)
 }

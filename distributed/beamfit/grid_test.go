@@ -53,9 +53,10 @@ func readCSV(t *testing.T, dir string) [][]string {
 	return out
 }
 
-// TestGridMatchesLocal: a CV grid whose points are computed on Prism writes
-// the same results.csv (timings aside) as a local run, and resuming it
-// computes nothing.
+// TestGridMatchesLocal: a CV grid whose (point, fold) fits are computed on
+// Prism — 4 points × 3 folds, 12 PCollection elements — writes the same
+// results.csv (timings aside) as a local run, and resuming it computes
+// nothing.
 func TestGridMatchesLocal(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
@@ -84,6 +85,9 @@ func TestGridMatchesLocal(t *testing.T) {
 	}
 	if calls != 1 || res.Computed != 4 {
 		t.Fatalf("remote evaluator called %d times, %d points computed; want 1 and 4", calls, res.Computed)
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "work", "point-*-fold-*.json")); len(got) != 12 {
+		t.Fatalf("%d fold results written, want 12 (4 points × 3 folds)", len(got))
 	}
 	a, b := readCSV(t, local), readCSV(t, remote)
 	if len(a) != 5 || !slices.EqualFunc(a, b, slices.Equal) {
