@@ -27,6 +27,9 @@ const magic = "LMKSHRD1"
 // ErrFormat reports a malformed shard or manifest.
 var ErrFormat = errors.New("shard: bad format")
 
+// ErrInput reports data or arguments WriteDir and Write refuse.
+var ErrInput = errors.New("shard: invalid input")
+
 // Manifest describes a sharded data set.
 type Manifest struct {
 	// Format is Format.
@@ -100,7 +103,7 @@ func ParseManifest(b []byte) (*Manifest, error) {
 func Write(w io.Writer, x *mat.Dense, y []float64) error {
 	rows, d := x.Dims()
 	if len(y) != rows {
-		return fmt.Errorf("shard: %d targets for %d rows", len(y), rows)
+		return fmt.Errorf("%w: %d targets for %d rows", ErrInput, len(y), rows)
 	}
 	h := crc32.NewIEEE()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
@@ -184,19 +187,19 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bool) (*Manifest, error) {
 	n, d := x.Dims()
 	if len(y) != n || n < 1 {
-		return nil, fmt.Errorf("shard: %d targets for %d rows", len(y), n)
+		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrInput, len(y), n)
 	}
 	if rows < 1 {
-		return nil, fmt.Errorf("shard: %d rows per shard, want ≥ 1", rows)
+		return nil, fmt.Errorf("%w: %d rows per shard, want ≥ 1", ErrInput, rows)
 	}
 	for i := range n {
 		for _, v := range x.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("shard: row %d has a non-finite value", i)
+				return nil, fmt.Errorf("%w: row %d has a non-finite value", ErrInput, i)
 			}
 		}
 		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
-			return nil, fmt.Errorf("shard: target %d is not finite", i)
+			return nil, fmt.Errorf("%w: target %d is not finite", ErrInput, i)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -207,7 +210,7 @@ func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bo
 		m.Task = "classification"
 		m.Classes = slices.Compact(slices.Sorted(slices.Values(y)))
 		if len(m.Classes) < 2 {
-			return nil, fmt.Errorf("shard: classification needs two classes, y has %d", len(m.Classes))
+			return nil, fmt.Errorf("%w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
 		}
 	}
 	for i := range n {

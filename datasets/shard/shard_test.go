@@ -3,6 +3,8 @@ package shard
 import (
 	"bytes"
 	"errors"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +61,32 @@ func TestRoundTripAndManifest(t *testing.T) {
 	m.Shards[1].FirstRow = 4
 	if err := m.Validate(); !errors.Is(err, ErrFormat) {
 		t.Fatalf("gap in manifest: err = %v, want ErrFormat", err)
+	}
+}
+
+// TestWriteDirBadInput: WriteDir refuses, with ErrInput and before writing
+// anything, rows ≤ 0, mismatched targets, non-finite values and a
+// single-class classification.
+func TestWriteDirBadInput(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	y := []float64{1, 2, 3}
+	nan := mat.DenseCopyOf(x)
+	nan.Set(1, 1, math.NaN())
+	for name, f := range map[string]func(dir string) error{
+		"rows 0":         func(dir string) error { _, err := WriteDir(dir, x, y, 0, false); return err },
+		"rows -1":        func(dir string) error { _, err := WriteDir(dir, x, y, -1, false); return err },
+		"short y":        func(dir string) error { _, err := WriteDir(dir, x, y[:2], 2, false); return err },
+		"NaN in x":       func(dir string) error { _, err := WriteDir(dir, nan, y, 2, false); return err },
+		"Inf in y":       func(dir string) error { _, err := WriteDir(dir, x, []float64{1, math.Inf(1), 3}, 2, false); return err },
+		"one class":      func(dir string) error { _, err := WriteDir(dir, x, []float64{1, 1, 1}, 2, true); return err },
+		"Write, short y": func(dir string) error { return Write(io.Discard, x, y[:1]) },
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		if err := f(dir); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: err = %v, want ErrInput", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+			t.Errorf("%s: a manifest was written", name)
+		}
 	}
 }
