@@ -213,3 +213,39 @@ func TestFalkonSparseColumnsAndPlan(t *testing.T) {
 		t.Fatalf("dense plan Data %d, want %d", pd.Data, want)
 	}
 }
+
+// TestNystromSparseMNIST: the same on mnist rows (the first 600 rows of the
+// test file for training, the next 200 for testing, pixels / 255; density
+// ≈ 0.19, so the engine expands row blocks to dense). σ = 5: squared
+// distances between digits are about 50–100 on this scale.
+func TestNystromSparseMNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads mnist")
+	}
+	p, ok := datasets.SharedPath("mnist.test.libsvm.gz")
+	if !ok {
+		t.Skip("mnist not in the shared datasets")
+	}
+	x, y, err := datasets.ReadLIBSVMSparseFile(context.Background(), p, 784)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := make([]float64, 784)
+	for j := range scale {
+		scale[j] = 1.0 / 255
+	}
+	if x, err = x.ScaleColumns(scale); err != nil {
+		t.Fatal(err)
+	}
+	idx := func(lo, hi int) []int {
+		out := make([]int, hi-lo)
+		for i := range out {
+			out[i] = lo + i
+		}
+		return out
+	}
+	xs, ts := csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(0, 600)))), csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(600, 800))))
+	for _, tc := range nystromCases(kernel.GaussianSigma(5), Classification) {
+		t.Run(tc.name, func(t *testing.T) { sparseMatchesDense(t, tc.mk, xs, y[:600], ts) })
+	}
+}
