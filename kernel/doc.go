@@ -50,6 +50,19 @@
 // its added error on kernel values is below 2e-7 for standard-normal data with
 // γ = 1/d (TestFloat32). Speed measurements are in BENCH.md.
 //
+// # Sparse data
+//
+// An Op on X implementing Sparse (CSR rows, such as datasets.CSR) keeps X
+// sparse (sparse_engine.go): the same row blocks, workers and fixed-order
+// reductions, with x·c formed below density 0.08 by one contiguous M-wide
+// axpy over the transposed centers per non-zero of x (nnz(x)·M work per
+// row), and above it by expanding each row block to dense for the packed
+// tile kernels. ‖x‖² sums the non-zeros; the kernel map (exp included) is
+// the dense path's. The Laplacian uses the L1 merge
+// ‖x − c‖₁ = ‖c‖₁ + Σ_{k∈nz(x)} (|x_k − c_k| − |c_k|). Float32 does not
+// apply to sparse X. Results equal the dense path's to rounding
+// (TestSparseOpMatchesDense, 1e-12) and do not depend on GOMAXPROCS.
+//
 // # Dense products
 //
 // Dense runs general matrix products (Gemm) and the lower triangle of
