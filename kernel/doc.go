@@ -29,13 +29,13 @@
 // AVX2 kernel: Cody–Waite reduction x = k·ln2 + r with |r| ≤ ln2/2, the
 // degree-13 Taylor polynomial of e^r and an exact scaling by 2^k (two factors
 // built from their bits with AVX2; math.Ldexp in Go for subnormal results);
-// within 3 ulps of math.Exp over [−746, 0]. The AVX-512 kernel: z =
-// x·16·log2e, k = round(z), e^x = 2^⌊k/16⌋ · 2^((k mod 16)/16) · (1 + q(z−k))
-// with a 16-entry table and a degree-7 polynomial q (13 FMA-unit operations
-// per 8 values instead of 20, 1.7× faster measured by BenchmarkExpRow in
-// CPU time); its error is at most (4 + 2|x|)·2^−53·e^x (TestExpRowSIMD), the
-// |x| term from rounding z, which is at most 6e-17 in absolute value since
-// |x|·e^x ≤ 1/e.
+// within 3 ulps of math.Exp over [−746, 0]. The AVX-512 kernel: y =
+// x·log2e, q = y rounded to a multiple of 1/16 (VRNDSCALEPD), e^x = 2^⌊q⌋ ·
+// 2^((16q mod 16)/16) · (1 + p(y−q)) with a 16-entry table and a degree-7
+// polynomial p (12 FMA-unit operations per 8 values instead of 20, 1.7×
+// less CPU measured by BenchmarkExpRow); its error is at most
+// (4 + 2|x|)·2^−53·e^x (TestExpRowSIMD), the |x| term from rounding y, which
+// is at most 6e-17 in absolute value since |x|·e^x ≤ 1/e.
 //
 // With one right-hand side the Gaussian Kᵀ(K v) is fused further: each row
 // of a block is mapped through exp and dotted with v in one pass, and rows are

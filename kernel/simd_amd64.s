@@ -388,18 +388,18 @@ st7_1:
 	VZEROUPPER
 	RET
 
-DATA expRowAVX512consts<>+0(SB)/8, $0x40371547652b82fe
-DATA expRowAVX512consts<>+8(SB)/8, $0xc0d0d00000000000
-DATA expRowAVX512consts<>+16(SB)/8, $0x4338000000000000
-DATA expRowAVX512consts<>+24(SB)/8, $0x3fb0000000000000
+DATA expRowAVX512consts<>+0(SB)/8, $0x3ff71547652b82fe
+DATA expRowAVX512consts<>+8(SB)/8, $0xc090d00000000000
+DATA expRowAVX512consts<>+16(SB)/8, $0x42f8000000000000
+DATA expRowAVX512consts<>+24(SB)/8, $0x0000000000000000
 DATA expRowAVX512consts<>+32(SB)/8, $0x4000000000000000
-DATA expRowAVX512consts<>+40(SB)/8, $0x3d2ffcbfc588b0c3
-DATA expRowAVX512consts<>+48(SB)/8, $0x3da430912f86c786
-DATA expRowAVX512consts<>+56(SB)/8, $0x3e15d87fe78a6730
-DATA expRowAVX512consts<>+64(SB)/8, $0x3e83b2ab6fba4e76
-DATA expRowAVX512consts<>+72(SB)/8, $0x3eec6b08d704a0bf
-DATA expRowAVX512consts<>+80(SB)/8, $0x3f4ebfbdff82c58e
-DATA expRowAVX512consts<>+88(SB)/8, $0x3fa62e42fefa39ef
+DATA expRowAVX512consts<>+40(SB)/8, $0x3eeffcbfc588b0c3
+DATA expRowAVX512consts<>+48(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX512consts<>+56(SB)/8, $0x3f55d87fe78a6730
+DATA expRowAVX512consts<>+64(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX512consts<>+72(SB)/8, $0x3fac6b08d704a0bf
+DATA expRowAVX512consts<>+80(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX512consts<>+88(SB)/8, $0x3fe62e42fefa39ef
 GLOBL expRowAVX512consts<>(SB), RODATA|NOPTR, $96
 
 DATA expRowAVX512tab<>+0(SB)/8, $0x3ff0000000000000
@@ -434,7 +434,6 @@ TEXT ·expRowAVX512(SB), NOSPLIT, $0-40
 	VMULPD.BCST  expRowAVX512consts<>+0(SB), Z25, Z25
 	VBROADCASTSD expRowAVX512consts<>+8(SB), Z26
 	VBROADCASTSD expRowAVX512consts<>+16(SB), Z23
-	VBROADCASTSD expRowAVX512consts<>+24(SB), Z22
 	VBROADCASTSD expRowAVX512consts<>+32(SB), Z27
 	VBROADCASTSD expRowAVX512consts<>+40(SB), Z28
 	VMOVUPD      expRowAVX512tab<>+0(SB), Z18
@@ -469,10 +468,10 @@ loop:
 	VMAXPD           Z4, Z26, Z4
 	VMAXPD           Z8, Z26, Z8
 	VMAXPD           Z12, Z26, Z12
-	VRNDSCALEPD      $0x00, Z0, Z1
-	VRNDSCALEPD      $0x00, Z4, Z5
-	VRNDSCALEPD      $0x00, Z8, Z9
-	VRNDSCALEPD      $0x00, Z12, Z13
+	VRNDSCALEPD      $0x40, Z0, Z1
+	VRNDSCALEPD      $0x40, Z4, Z5
+	VRNDSCALEPD      $0x40, Z8, Z9
+	VRNDSCALEPD      $0x40, Z12, Z13
 	VSUBPD           Z1, Z0, Z0
 	VSUBPD           Z5, Z4, Z4
 	VSUBPD           Z9, Z8, Z8
@@ -485,10 +484,6 @@ loop:
 	VPERMI2PD        Z19, Z18, Z6
 	VPERMI2PD        Z19, Z18, Z10
 	VPERMI2PD        Z19, Z18, Z14
-	VMULPD           Z22, Z1, Z1
-	VMULPD           Z22, Z5, Z5
-	VMULPD           Z22, Z9, Z9
-	VMULPD           Z22, Z13, Z13
 	VMOVAPD          Z28, Z3
 	VMOVAPD          Z28, Z7
 	VMOVAPD          Z28, Z11
@@ -551,16 +546,14 @@ tail:
 	VMULPD           Z25, Z4, Z4
 	VMAXPD           Z0, Z26, Z0
 	VMAXPD           Z4, Z26, Z4
-	VRNDSCALEPD      $0x00, Z0, Z1
-	VRNDSCALEPD      $0x00, Z4, Z5
+	VRNDSCALEPD      $0x40, Z0, Z1
+	VRNDSCALEPD      $0x40, Z4, Z5
 	VSUBPD           Z1, Z0, Z0
 	VSUBPD           Z5, Z4, Z4
 	VADDPD           Z23, Z1, Z2
 	VADDPD           Z23, Z5, Z6
 	VPERMI2PD        Z19, Z18, Z2
 	VPERMI2PD        Z19, Z18, Z6
-	VMULPD           Z22, Z1, Z1
-	VMULPD           Z22, Z5, Z5
 	VMOVAPD          Z28, Z3
 	VMOVAPD          Z28, Z7
 	VFMADD213PD.BCST expRowAVX512consts<>+48(SB), Z0, Z3
@@ -590,18 +583,18 @@ done:
 	VZEROUPPER
 	RET
 
-DATA expRowDotAVX512consts<>+0(SB)/8, $0x40371547652b82fe
-DATA expRowDotAVX512consts<>+8(SB)/8, $0xc0d0d00000000000
-DATA expRowDotAVX512consts<>+16(SB)/8, $0x4338000000000000
-DATA expRowDotAVX512consts<>+24(SB)/8, $0x3fb0000000000000
+DATA expRowDotAVX512consts<>+0(SB)/8, $0x3ff71547652b82fe
+DATA expRowDotAVX512consts<>+8(SB)/8, $0xc090d00000000000
+DATA expRowDotAVX512consts<>+16(SB)/8, $0x42f8000000000000
+DATA expRowDotAVX512consts<>+24(SB)/8, $0x0000000000000000
 DATA expRowDotAVX512consts<>+32(SB)/8, $0x4000000000000000
-DATA expRowDotAVX512consts<>+40(SB)/8, $0x3d2ffcbfc588b0c3
-DATA expRowDotAVX512consts<>+48(SB)/8, $0x3da430912f86c786
-DATA expRowDotAVX512consts<>+56(SB)/8, $0x3e15d87fe78a6730
-DATA expRowDotAVX512consts<>+64(SB)/8, $0x3e83b2ab6fba4e76
-DATA expRowDotAVX512consts<>+72(SB)/8, $0x3eec6b08d704a0bf
-DATA expRowDotAVX512consts<>+80(SB)/8, $0x3f4ebfbdff82c58e
-DATA expRowDotAVX512consts<>+88(SB)/8, $0x3fa62e42fefa39ef
+DATA expRowDotAVX512consts<>+40(SB)/8, $0x3eeffcbfc588b0c3
+DATA expRowDotAVX512consts<>+48(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX512consts<>+56(SB)/8, $0x3f55d87fe78a6730
+DATA expRowDotAVX512consts<>+64(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX512consts<>+72(SB)/8, $0x3fac6b08d704a0bf
+DATA expRowDotAVX512consts<>+80(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX512consts<>+88(SB)/8, $0x3fe62e42fefa39ef
 GLOBL expRowDotAVX512consts<>(SB), RODATA|NOPTR, $96
 
 DATA expRowDotAVX512tab<>+0(SB)/8, $0x3ff0000000000000
@@ -637,7 +630,6 @@ TEXT ·expRowDotAVX512(SB), NOSPLIT, $0-56
 	VMULPD.BCST  expRowDotAVX512consts<>+0(SB), Z25, Z25
 	VBROADCASTSD expRowDotAVX512consts<>+8(SB), Z26
 	VBROADCASTSD expRowDotAVX512consts<>+16(SB), Z23
-	VBROADCASTSD expRowDotAVX512consts<>+24(SB), Z22
 	VBROADCASTSD expRowDotAVX512consts<>+32(SB), Z27
 	VBROADCASTSD expRowDotAVX512consts<>+40(SB), Z28
 	VMOVUPD      expRowDotAVX512tab<>+0(SB), Z18
@@ -672,10 +664,10 @@ loop:
 	VMAXPD           Z4, Z26, Z4
 	VMAXPD           Z8, Z26, Z8
 	VMAXPD           Z12, Z26, Z12
-	VRNDSCALEPD      $0x00, Z0, Z1
-	VRNDSCALEPD      $0x00, Z4, Z5
-	VRNDSCALEPD      $0x00, Z8, Z9
-	VRNDSCALEPD      $0x00, Z12, Z13
+	VRNDSCALEPD      $0x40, Z0, Z1
+	VRNDSCALEPD      $0x40, Z4, Z5
+	VRNDSCALEPD      $0x40, Z8, Z9
+	VRNDSCALEPD      $0x40, Z12, Z13
 	VSUBPD           Z1, Z0, Z0
 	VSUBPD           Z5, Z4, Z4
 	VSUBPD           Z9, Z8, Z8
@@ -688,10 +680,6 @@ loop:
 	VPERMI2PD        Z19, Z18, Z6
 	VPERMI2PD        Z19, Z18, Z10
 	VPERMI2PD        Z19, Z18, Z14
-	VMULPD           Z22, Z1, Z1
-	VMULPD           Z22, Z5, Z5
-	VMULPD           Z22, Z9, Z9
-	VMULPD           Z22, Z13, Z13
 	VMOVAPD          Z28, Z3
 	VMOVAPD          Z28, Z7
 	VMOVAPD          Z28, Z11
@@ -759,16 +747,14 @@ tail:
 	VMULPD           Z25, Z4, Z4
 	VMAXPD           Z0, Z26, Z0
 	VMAXPD           Z4, Z26, Z4
-	VRNDSCALEPD      $0x00, Z0, Z1
-	VRNDSCALEPD      $0x00, Z4, Z5
+	VRNDSCALEPD      $0x40, Z0, Z1
+	VRNDSCALEPD      $0x40, Z4, Z5
 	VSUBPD           Z1, Z0, Z0
 	VSUBPD           Z5, Z4, Z4
 	VADDPD           Z23, Z1, Z2
 	VADDPD           Z23, Z5, Z6
 	VPERMI2PD        Z19, Z18, Z2
 	VPERMI2PD        Z19, Z18, Z6
-	VMULPD           Z22, Z1, Z1
-	VMULPD           Z22, Z5, Z5
 	VMOVAPD          Z28, Z3
 	VMOVAPD          Z28, Z7
 	VFMADD213PD.BCST expRowDotAVX512consts<>+48(SB), Z0, Z3

@@ -70,7 +70,7 @@ func TestExpNeg(t *testing.T) {
 // The bound: |simd − e^x| ≤ (4 + 2|x|)·2^−53·e^x (+ 2^−1073 for subnormal
 // results). The 4 covers the polynomial, table and final roundings (a few
 // half-ulps each); the |x| term is the AVX-512 kernel's rescaling of x to
-// z = x·16·log2e, whose rounding (½ulp of z, twice: the scale factor and the
+// y = x·log2e, whose rounding (½ulp of y, twice: the scale factor and the
 // product) shifts the result by up to 1.5·2^−53·|x| relative. Since
 // |x|·e^x ≤ 1/e, that term is at most 1.5·2^−53/e ≈ 6e-17 in absolute value.
 // The test logs the largest error measured in those units.

@@ -8,10 +8,10 @@
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
-//     from z = x·16·log2e as 2^⌊k/16⌋ (VSCALEFPD, which also rounds
-//     subnormals once) · 2^((k mod 16)/16) (a 16-entry table, VPERMI2PD)
-//     · (1 + q(f)), k = round(z), f = z − k, q a degree-7 polynomial; four
-//     vectors interleaved per step. The Dot variant also returns Σ_j k_j·v_j.
+//     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
+//     (VSCALEFPD, which also rounds subnormals once) · 2^((16q mod 16)/16)
+//     (a 16-entry table, VPERMI2PD) · (1 + p(y − q)), p a degree-7
+//     polynomial; four vectors interleaved per step. The Dot variant also returns Σ_j k_j·v_j.
 //   - expRowAVX2 / expRowDotAVX2: the same map with Cody–Waite reduction and a
 //     degree-13 Taylor polynomial (AVX2 has no 16-entry permute).
 //   - axpyAVX512 / axpy4AVX512: y += a·x, and y += a0·x0 + a1·x1 + a2·x2 +
@@ -196,33 +196,34 @@ func gemm32() {
 	RET()
 }
 
-// Constants of the table-driven exponential of expRow16. z = t·(ng·16·log2e)
-// is e^x in units of 2^(1/16): e^x = 2^(z/16). With k = round(z) and
-// f = z − k ∈ [−½, ½] (exact), e^x = 2^⌊k/16⌋ · 2^((k mod 16)/16) · 2^(f/16):
-// the first factor by VSCALEFPD (which floors its exponent operand itself),
-// the second from a 16-entry table held in two registers (VPERMI2PD uses the
-// low 4 bits of k + 1.5·2^52, i.e. k mod 16), the third as 1 + q(f) with q
-// the degree-7 Taylor polynomial of e^u − 1, u = f·ln2/16, |u| ≤ 0.0217:
-// its remainder |u|^8/8! ≈ 1.2e-18 is far below half an ulp (1.1e-16).
+// Constants of the table-driven exponential of expRow16. y = t·(ng·log2e)
+// is e^x in powers of two: e^x = 2^y. VRNDSCALEPD rounds y to the nearest
+// multiple of 1/16, q = k/16 (its immediate keeps 4 fraction bits), and
+// f = y − q ∈ [−1/32, 1/32] is exact; then e^x = 2^⌊q⌋ · 2^((k mod 16)/16) ·
+// 2^f: the first factor by VSCALEFPD (which floors its exponent operand
+// itself), the second from a 16-entry table held in two registers
+// (VPERMI2PD uses the low 4 bits of q + 1.5·2^48, whose last mantissa bit is
+// worth 1/16, i.e. k mod 16), the third as 1 + p(f) with p the degree-7
+// Taylor polynomial of e^u − 1, u = f·ln2, |u| ≤ 0.0217: its remainder
+// |u|^8/8! ≈ 1.2e-18 is far below half an ulp (1.1e-16).
 const (
 	exp16Degree = 7
-	exp16Clamp  = -1076 * 16 // 2^(z/16) rounds to zero below 2^−1075: clamping here keeps −Inf out of f
+	exp16Clamp  = -1076 // 2^y rounds to zero below 2^−1075: clamping here keeps −Inf out of f
 )
 
-// exp16Consts returns, in order: 16·log2e, the clamp, 1.5·2^52, 1/16, 2,
-// then the polynomial's coefficients (ln2/16)^i/i! for i = 7 … 1.
+// exp16Consts returns, in order: log2e, the clamp, 1.5·2^48, (unused), 2,
+// then the polynomial's coefficients ln2^i/i! for i = 7 … 1.
 func exp16Consts() []float64 {
-	vals := []float64{16 * log2e, exp16Clamp, 0x1.8p52, 1.0 / 16, 2}
-	u := math.Ln2 / 16
+	vals := []float64{log2e, exp16Clamp, 0x1.8p48, 0, 2}
 	for i := exp16Degree; i >= 1; i-- {
-		vals = append(vals, math.Pow(u, float64(i))/factorial(i))
+		vals = append(vals, math.Pow(math.Ln2, float64(i))/factorial(i))
 	}
 	return vals
 }
 
 // expRow16 emits the AVX-512 Gaussian row map with the table-driven exp
-// above: 13 FMA-unit operations per 8 values (the degree-13 Taylor version
-// needed 20), two vectors (16 values) per step.
+// above: 12 FMA-unit operations per 8 values (the degree-13 Taylor version
+// needed 20).
 func expRow16(name string, withDot bool) {
 	consts := GLOBL(name+"consts", RODATA|NOPTR)
 	for i, v := range exp16Consts() {
@@ -254,8 +255,8 @@ func expRow16(name string, withDot bool) {
 	}
 	Load(Param("n"), n)
 	SHRQ(Imm(4), n)
-	// Z18 table 0–7, Z19 table 8–15, Z20/Z21 dot partials, Z22 1/16,
-	// Z23 1.5·2^52, Z24 xx, Z25 s = ng·16·log2e, Z26 clamp, Z27 2, Z28 c7, Z31 zero.
+	// Z18 table 0–7, Z19 table 8–15, Z20/Z21 dot partials,
+	// Z23 1.5·2^48, Z24 xx, Z25 s = ng·log2e, Z26 clamp, Z27 2, Z28 c7, Z31 zero.
 	Load(Param("xx"), X0)
 	VBROADCASTSD(X0, Z24)
 	Load(Param("ng"), X0)
@@ -263,7 +264,6 @@ func expRow16(name string, withDot bool) {
 	VMULPD_BCST(cst(0), Z25, Z25)
 	VBROADCASTSD(cst(1), Z26)
 	VBROADCASTSD(cst(2), Z23)
-	VBROADCASTSD(cst(3), Z22)
 	VBROADCASTSD(cst(4), Z27)
 	VBROADCASTSD(cst(5), Z28)
 	VMOVUPD(tab.Offset(0), Z18)
@@ -286,25 +286,22 @@ func expRow16(name string, withDot bool) {
 			VMAXPD(zmm[4*h], Z31, zmm[4*h]) // clamp round-off at 0 (NaN stays NaN)
 		}
 		for h := 0; h < nv; h++ {
-			VMULPD(Z25, zmm[4*h], zmm[4*h]) // z = s·t ≤ 0
+			VMULPD(Z25, zmm[4*h], zmm[4*h]) // y = s·t ≤ 0
 		}
 		for h := 0; h < nv; h++ {
-			VMAXPD(zmm[4*h], Z26, zmm[4*h]) // z ≥ clamp (NaN stays NaN)
+			VMAXPD(zmm[4*h], Z26, zmm[4*h]) // y ≥ clamp (NaN stays NaN)
 		}
 		for h := 0; h < nv; h++ {
-			VRNDSCALEPD(Imm(0), zmm[4*h], zmm[4*h+1]) // k = round(z)
+			VRNDSCALEPD(Imm(0x40), zmm[4*h], zmm[4*h+1]) // q = round(16y)/16
 		}
 		for h := 0; h < nv; h++ {
-			VSUBPD(zmm[4*h+1], zmm[4*h], zmm[4*h]) // f = z − k, exact, |f| ≤ ½
+			VSUBPD(zmm[4*h+1], zmm[4*h], zmm[4*h]) // f = y − q, exact, |f| ≤ 1/32
 		}
 		for h := 0; h < nv; h++ {
-			VADDPD(Z23, zmm[4*h+1], zmm[4*h+2]) // k mod 16 in the low bits
+			VADDPD(Z23, zmm[4*h+1], zmm[4*h+2]) // 16q mod 16 in the low bits
 		}
 		for h := 0; h < nv; h++ {
-			VPERMI2PD(Z19, Z18, zmm[4*h+2]) // T = 2^((k mod 16)/16)
-		}
-		for h := 0; h < nv; h++ {
-			VMULPD(Z22, zmm[4*h+1], zmm[4*h+1]) // k/16 (exact); VSCALEFPD floors it
+			VPERMI2PD(Z19, Z18, zmm[4*h+2]) // T = 2^((16q mod 16)/16)
 		}
 		for h := 0; h < nv; h++ {
 			VMOVAPD(Z28, zmm[4*h+3]) // q = c7
@@ -315,13 +312,13 @@ func expRow16(name string, withDot bool) {
 			}
 		}
 		for h := 0; h < nv; h++ {
-			VMULPD(zmm[4*h], zmm[4*h+3], zmm[4*h+3]) // q(f) = e^u − 1
+			VMULPD(zmm[4*h], zmm[4*h+3], zmm[4*h+3]) // p(f) = e^u − 1
 		}
 		for h := 0; h < nv; h++ {
 			VFMADD213PD(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3]) // T·q + T
 		}
 		for h := 0; h < nv; h++ {
-			VSCALEFPD(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3]) // ·2^⌊k/16⌋
+			VSCALEFPD(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3]) // ·2^⌊q⌋
 		}
 		for h := 0; h < nv; h++ {
 			VMOVUPD(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
