@@ -132,7 +132,7 @@ func nystromSystem(t *testing.T, k kernel.Kernel, x *mat.Dense, y []float64, c *
 	return a, b, floats.Min(ev), floats.Max(ev)
 }
 
-// backwardError is ‖Aα − b‖_F/(‖A‖_F‖α‖_F + ‖b‖_F).
+// backwardError is ‖Aα − b‖₂/(‖A‖₂‖α‖₂ + ‖b‖₂) (α and b are vectors here).
 func backwardError(a, alpha, b *mat.Dense) float64 {
 	var r mat.Dense
 	r.Mul(a, alpha)

@@ -50,9 +50,11 @@ func relDiff(a, b *mat.Dense) float64 {
 // Beam fit on Prism with 1, 3 and 8 shards equals model.Falkon with the same
 // centers. With one shard the pass is the engine's own sum and the fit must
 // be identical bit for bit. With k shards each pass adds the same rows
-// grouped otherwise (k shard sums added in order, where the local engine
-// adds 32 fixed segments), so a pass differs from the local product by
-// round-off, at most about (k + 32)·u·Σ|K_sᵀK_s v| per entry. PCG then
+// grouped otherwise (32 segments per shard, then k shard sums in order,
+// where the local engine adds 32 fixed segments of all rows), so a pass
+// differs from the local product by round-off, in the worst case about
+// (n/32 + k + 32)·u·Σ|terms| per entry (the longest chain of additions
+// times u), in practice far less. PCG then
 // carries that difference in the norm it controls, the energy norm
 // ‖v‖_H = √(vᵀHv) of H = K_nMᵀK_nM + λn K_MM: FALKON's preconditioned
 // operator is well conditioned, so after t iterations the difference stays
