@@ -127,8 +127,13 @@ func runFalkon(ctx context.Context, args []string) error {
 		return err
 	}
 	in := res.Model.Info()
-	fmt.Printf("fit: n = %d, d = %d, M = %d, %d iterations (%s), residual %.3e, solve %.2f s\n",
-		in.N, in.D, in.M, in.Iterations, in.Status, in.Residual, in.SolveTime.Seconds())
+	if *direct {
+		fmt.Printf("fit: n = %d, d = %d, M = %d, direct solve (1 pass), jitter %g, residual %.3e, %.2f s\n",
+			in.N, in.D, in.M, res.Jitter, in.Residual, in.SolveTime.Seconds())
+	} else {
+		fmt.Printf("fit: n = %d, d = %d, M = %d, %d iterations (%s), residual %.3e, solve %.2f s\n",
+			in.N, in.D, in.M, in.Iterations, in.Status, in.Residual, in.SolveTime.Seconds())
+	}
 	if *save != "" {
 		return model.SaveFile(*save, res.Model)
 	}
