@@ -45,8 +45,10 @@ func readMNISTSparse(b *testing.B) (xtr *datasets.CSR, ytr []float64, xte *datas
 // BenchmarkFalkonMNISTSparseDense fits Falkon (M = 5,000 uniform centers,
 // Gaussian σ = 5 on pixels in [0, 1], λ = 1e-7, 10 CG iterations, 10
 // classes) on mnist given as CSR (density ≈ 0.19, so the engine expands row
-// blocks to dense) and as a dense matrix, one after the other in one
-// process, and reports each fit's wall time and test error. Run:
+// blocks to dense) and as a dense matrix in one process, in the order
+// sparse, dense, dense, sparse (so that a drift of the machine's load or the
+// first run's page faults favour neither), and reports each fit's wall time
+// and test error. Run:
 //
 //	go test ./model -run '^$' -bench FalkonMNISTSparseDense -benchtime 1x -timeout 1h
 func BenchmarkFalkonMNISTSparseDense(b *testing.B) {
@@ -55,7 +57,7 @@ func BenchmarkFalkonMNISTSparseDense(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
 		tr, te mat.Matrix
-	}{{"sparse", xtr, xte}, {"dense", dtr, dte}} {
+	}{{"sparse", xtr, xte}, {"dense", dtr, dte}, {"dense-again", dtr, dte}, {"sparse-again", xtr, xte}} {
 		b.Run(tc.name, func(b *testing.B) {
 			var fit time.Duration
 			var testErr float64
@@ -88,9 +90,9 @@ func BenchmarkFalkonMNISTSparseDense(b *testing.B) {
 // Gaussian γ = 1/100 — squared distances are about 2·50 = 100 — λ = 1e-6,
 // 10 CG iterations) on datasets.SparseRegression(100,000 × 50,000, 50
 // non-zeros a row): 60 MB as CSR, where a dense X would take 40 GB. It
-// reports the fit's wall time, the planned peak and the Go heap's peak
-// (runtime/metrics is not used: run it under /usr/bin/time -v for the
-// process's peak RSS). Run:
+// reports the fit's wall time and its parts (centers, preconditioner with
+// K_MM and K_nMᵀy, CG), the planned peak and the Go heap's size (run it
+// under /usr/bin/time -v for the process's peak RSS). Run:
 //
 //	go test -c -o /tmp/landmark-model.test ./model && /usr/bin/time -v /tmp/landmark-model.test -test.run '^$' -test.bench FalkonSparseSynthetic -test.benchtime 1x -test.timeout 1h
 func BenchmarkFalkonSparseSynthetic(b *testing.B) {
@@ -123,7 +125,11 @@ func BenchmarkFalkonSparseSynthetic(b *testing.B) {
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
+		info := m.Info()
 		b.ReportMetric(fit.Seconds(), "fit-s")
+		b.ReportMetric(info.SampleTime.Seconds(), "sample-s")
+		b.ReportMetric(info.PrecondTime.Seconds(), "precond-s")
+		b.ReportMetric(info.SolveTime.Seconds(), "solve-s")
 		b.ReportMetric(float64(plan.Total)/(1<<30), "plan-GiB")
 		b.ReportMetric(float64(ms.HeapSys)/(1<<30), "heapsys-GiB")
 		b.ReportMetric(se/sy, "train-rel-mse")
