@@ -8,11 +8,19 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
+
+func init() {
+	register.Function1x1(emptyPart)
+}
+
+// emptyPart is the empty pipeline's ParDo: an M-vector of zeros (M = 2,000).
+func emptyPart(i int) part { return part{Shard: i, Sum: make([]float64, 2000)} }
 
 // TestPassOverheadBench splits the time of one Beam pass (covtype.binary,
 // 16 shards, M = 2,000, shards cached) into its parts, all in one run:
@@ -82,7 +90,7 @@ func TestPassOverheadBench(t *testing.T) {
 		p, s := beam.NewPipelineWithRoot()
 		idx := make([]int, shards)
 		col := beam.Reshuffle(s, beam.CreateList(s, idx))
-		beam.Combine(s, &orderedSum{}, beam.ParDo(s, func(i int) part { return part{Shard: i, Sum: make([]float64, m)} }, col))
+		beam.Combine(s, &orderedSum{}, beam.ParDo(s, emptyPart, col))
 		return Prism(ctx, p)
 	})
 	work := t.TempDir()
