@@ -524,7 +524,9 @@ func TestSVMSparseProbability(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	x, y := sparseClassification(rng, 200, 40, 0.15)
 	xt, _ := sparseClassification(rng, 40, 40, 0.15)
-	mk := func() *SVM { return &SVM{C: 2, Kernel: kernel.Gaussian{Gamma: 0.1}, Tol: 1e-11, Probability: true, Seed: 4} }
+	mk := func() *SVM {
+		return &SVM{C: 2, Kernel: kernel.Gaussian{Gamma: 0.1}, Tol: 1e-11, Probability: true, Seed: 4}
+	}
 	sp, de := mk(), mk()
 	if err := sp.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
