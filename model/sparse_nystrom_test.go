@@ -87,17 +87,21 @@ func sparseMatchesDense(t *testing.T, mk func() fitDecider, x *datasets.CSR, y [
 		t.Fatal(err)
 	}
 	scale := math.Max(1, mat.Norm(want, math.Inf(1)))
+	var worst float64
 	for _, m := range []fitDecider{sp, de} {
 		for _, xx := range []mat.Matrix{xt, xt.ToDense()} {
 			got, err := m.DecisionFunction(xx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := maxAbsDiff(got, want); d > 1e-10*scale {
+			d := maxAbsDiff(got, want)
+			if d > 1e-10*scale {
 				t.Fatalf("%T on %T: decision values differ by %g (scale %g)", m, xx, d, scale)
 			}
+			worst = math.Max(worst, d)
 		}
 	}
+	t.Logf("max |sparse − dense| decision value: %.3g (scale %g)", worst, scale)
 }
 
 // TestNystromSparseMatchesDense: every Nyström-type estimator on the seeded
@@ -214,11 +218,13 @@ func TestFalkonSparseColumnsAndPlan(t *testing.T) {
 	}
 }
 
-// TestNystromSparseMNIST: the same on mnist rows (the first 600 rows of the
-// test file for training, the next 200 for testing, pixels / 255; density
-// ≈ 0.19, so the engine expands row blocks to dense). σ = 5: squared
-// distances between digits are about 50–100 on this scale.
-func TestNystromSparseMNIST(t *testing.T) {
+// readMNISTSubset reads the shared mnist test file as CSR, scales the
+// pixels by 1/255, and returns its first 600 rows (for training, with their
+// labels, ten classes) and the next 200 (for testing), each rebuilt as a CSR
+// of its own non-zeros (density ≈ 0.19). It skips the test in -short mode
+// and when mnist is not in the shared datasets.
+func readMNISTSubset(t *testing.T) (xs *datasets.CSR, y []float64, ts *datasets.CSR) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("reads mnist")
 	}
@@ -244,8 +250,17 @@ func TestNystromSparseMNIST(t *testing.T) {
 		}
 		return out
 	}
-	xs, ts := csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(0, 600)))), csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(600, 800))))
+	xs, ts = csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(0, 600)))), csrOf(t, kernel.DenseOf(kernel.SubsetRows(x, idx(600, 800))))
+	return xs, y[:600], ts
+}
+
+// TestNystromSparseMNIST: the same on mnist rows (readMNISTSubset: 600
+// training, 200 test rows, pixels / 255; density ≈ 0.19, so the engine
+// expands row blocks to dense). σ = 5: squared distances between digits
+// are about 50–100 on this scale.
+func TestNystromSparseMNIST(t *testing.T) {
+	xs, y, ts := readMNISTSubset(t)
 	for _, tc := range nystromCases(kernel.GaussianSigma(5), Classification) {
-		t.Run(tc.name, func(t *testing.T) { sparseMatchesDense(t, tc.mk, xs, y[:600], ts) })
+		t.Run(tc.name, func(t *testing.T) { sparseMatchesDense(t, tc.mk, xs, y, ts) })
 	}
 }
