@@ -27,7 +27,8 @@
 //   - RFF: random Fourier features (A. Rahimi, B. Recht. Random Features for
 //     Large-Scale Kernel Machines. NIPS 2007).
 //
-// MEKA and BKA (meka.go, meka_solve.go, bka.go; Si, Hsieh & Dhillon 2017):
+// MEKA and BKA (meka.go, meka_remote.go, meka_solve.go, bka.go; Si, Hsieh &
+// Dhillon 2017):
 //   - BKA (Section 4) keeps the exact diagonal blocks G⁽ˢˢ⁾ = K(X_s, X_s) of a
 //     k-means partition and zeros elsewhere: memory 8·Σn_s² bytes, products
 //     and the ridge solve (G_BKA + λnI)α = y block by block (Cholesky).
@@ -40,6 +41,16 @@
 //     when k(m_s, m_t) ≤ ε for the centroids. Rank strategies of Section 5.2:
 //     same k, proportional to n_s, or the top c·k estimated eigenvalues.
 //     Memory O(nk + (ck)²): W is kept as c blocks.
+//   - Per-cluster bases elsewhere (meka_remote.go): each cluster's share of
+//     Algorithm 1 lines 2–4 is a serializable MEKABasisProblem (its rows,
+//     m_s, the landmark seed drawn on the driver, the target rank k_s), solved
+//     by SolveMEKABasis — the function the local loop runs (with RankEigen,
+//     its two halves: landmark factors for the rank choice, then the bases),
+//     so results are bit-identical wherever it runs. MEKAOptions.BasisSolver
+//     hands all the problems to another executor (module .../distributed:
+//     one Apache Beam PCollection element each); k-means, the seeds,
+//     RankEigen's rank choice, the link blocks (lines 5–9, 8–22% of the fit
+//     in BENCH_MEKA.md against 76–92% for the bases) and L stay on the driver.
 //   - MEKA-PSD (Section 7.1): L = VΛVᵀ with negative eigenvalues set to 0.
 //   - KRR on MEKA (Sections 6.3 and 7.3), with the project's λn convention:
 //     Woodbury, α = (y − WWᵀy)/λn + WV(Λ + λnI)⁻¹VᵀWᵀy since WᵀW = I, or CG

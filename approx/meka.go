@@ -99,7 +99,16 @@ type MEKAOptions struct {
 	Workers int
 	// Progress, if non-nil, is called after each unit of work with the stage
 	// ("cluster", "basis", "link", "eigen"), units done and units in the stage.
+	// With a BasisSolver the basis stage reports once, when it returns.
 	Progress func(stage string, done, total int)
+	// BasisSolver, when set, computes the per-cluster Nyström bases
+	// (Algorithm 1 lines 2–4) instead of the local parallel loop: FitMEKA
+	// clusters, draws every seed and, for RankEigen, chooses the ranks on
+	// this machine, hands it one MEKABasisProblem per non-empty cluster and
+	// fits the link blocks and the rest from the bases it returns. A solver
+	// that runs SolveMEKABasis gives the local fit's approximation bit for
+	// bit. The problems copy X (planned in MaxBytes).
+	BasisSolver MEKABasisSolver
 }
 
 // MEKAStats describes a fitted MEKA: per-stage times (the paper's T_C, T_W,
@@ -225,7 +234,7 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 	c := len(m.members)
 
 	// Plan memory before allocating the bases and L.
-	if plan := m.plannedBytes(); plan > o.MaxBytes {
+	if plan := m.plannedBytes(x); plan > o.MaxBytes {
 		return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes (W %d×~%d, L %d×%d) exceeds MaxBytes %d",
 			check.ErrMemory, plan, n, o.Rank, c*o.Rank, c*o.Rank, o.MaxBytes)
 	}
@@ -350,7 +359,7 @@ func partitionMembers(p *Partition, n, d int) (members [][]int, labels, pos []in
 }
 
 // plannedBytes estimates the memory Fit will hold, before allocating it.
-func (m *MEKA) plannedBytes() int64 {
+func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 	c := int64(len(m.members))
 	k := int64(m.opt.Rank)
 	r := c * k
@@ -366,7 +375,23 @@ func (m *MEKA) plannedBytes() int64 {
 		big = max(big, int64(len(mem)))
 	}
 	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
-	return 8 * (n*k + r*r + c*lm*(d+k) + 2*n + w*big*(d+lm+2*k))
+	plan := 8 * (n*k + r*r + c*lm*(d+k) + 2*n + w*big*(d+lm+2*k))
+	if m.opt.BasisSolver != nil {
+		// The problems hold a copy of X at once.
+		plan += dataBytes(x)
+	}
+	return plan
+}
+
+// dataBytes is the size of a copy of x: 8nd bytes dense, its CSR arrays
+// (8 per row pointer, 12 per non-zero) sparse.
+func dataBytes(x mat.Matrix) int64 {
+	if xs, ok := x.(kernel.Sparse); ok {
+		indptr, _, values := xs.CSR()
+		return 8*int64(len(indptr)) + 12*int64(len(values))
+	}
+	n, d := x.Dims()
+	return 8 * int64(n) * int64(d)
 }
 
 // bytes is the memory held by the fitted approximation.
@@ -406,74 +431,122 @@ type basisFactor struct {
 	nrank int        // numerical rank of K(Z,Z)
 }
 
-// fitBases computes W⁽ˢ⁾ for every cluster: Nyström on the diagonal block
-// with m_s sampled columns, B = K(X_s, Z_s)·U_k·Σ_k^(−1/2) (so G⁽ˢˢ⁾ ≈ BBᵀ),
-// then B = QR, W⁽ˢ⁾ = Q and L⁽ˢˢ⁾ = RRᵀ.
+// fitBases computes W⁽ˢ⁾ for every cluster (Algorithm 1 lines 2–4): Nyström
+// on the diagonal block with m_s sampled columns, B = K(X_s, Z_s)·U_k·Σ_k^(−1/2)
+// (so G⁽ˢˢ⁾ ≈ BBᵀ), then B = QR, W⁽ˢ⁾ = Q and L⁽ˢˢ⁾ = RRᵀ. Each cluster is a
+// MEKABasisProblem solved by SolveMEKABasis, here in parallel or by
+// BasisSolver. RankEigen needs the landmark eigenvalues of every cluster
+// before any rank is known: they are computed here first (phase A), the
+// ranks chosen, and each basis (phase B) is then built from its cluster's
+// factor — or, by a BasisSolver, from the same landmarks and factor
+// recomputed by SolveMEKABasis from the same seed.
 func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error {
 	c := len(m.members)
 	o := m.opt
 	target := m.targetRanks()
-	fac := make([]basisFactor, c)
-	var done int
-	var mu sync.Mutex
-	// Phase A: landmarks and their eigendecomposition.
-	err := parallel.For(ctx, c, o.Workers, func(_, s int) {
-		ns := len(m.members[s])
-		if ns == 0 {
-			return
-		}
+	land := make([]int, c) // m_s
+	for s, mem := range m.members {
 		ms := o.Landmarks
 		if ms == 0 {
 			ms = 2 * target[s]
 		}
-		ms = min(max(ms, 1), ns)
-		rng := rand.New(rand.NewPCG(seeds[s], 0x6d656b61))
-		loc := sampleWithoutReplacement(ns, ms, rng)
-		idx := make([]int, ms)
-		for i, j := range loc {
-			idx[i] = m.members[s][j]
-		}
-		z := denseRows(x, idx)
-		kz := mat.NewSymDense(ms, nil)
-		m.kern.Block(mat.NewDense(ms, ms, kz.RawSymmetric().Data), z, z)
-		var es mat.EigenSym
-		if !es.Factorize(kz, true) {
-			fac[s] = basisFactor{idx: idx, loc: loc}
-			return
-		}
-		asc := es.Values(nil)
-		var v mat.Dense
-		es.VectorsTo(&v)
-		// Reorder descending.
-		vals := make([]float64, ms)
-		vecs := mat.NewDense(ms, ms, nil)
-		for j := 0; j < ms; j++ {
-			vals[j] = asc[ms-1-j]
-			for i := 0; i < ms; i++ {
-				vecs.Set(i, j, v.At(i, ms-1-j))
-			}
-		}
-		nr := 0
-		for _, e := range vals {
-			if e > eigRelTol*vals[0] && e > 0 {
-				nr++
-			}
-		}
-		fac[s] = basisFactor{idx: idx, loc: loc, vals: vals, vecs: vecs, nrank: nr}
-	})
-	if err != nil {
-		return err
+		land[s] = min(max(ms, 1), len(mem))
 	}
-	ranks := m.chooseRanks(target, fac)
+	want := target // the rank asked of each cluster's problem
+	var fac []basisFactor
+	if o.Strategy == RankEigen {
+		// Phase A: landmarks and their eigendecomposition.
+		fac = make([]basisFactor, c)
+		err := parallel.For(ctx, c, o.Workers, func(_, s int) {
+			mem := m.members[s]
+			if len(mem) == 0 {
+				return
+			}
+			loc := landmarkPositions(len(mem), land[s], seeds[s])
+			idx := make([]int, len(loc))
+			for i, j := range loc {
+				idx[i] = mem[j]
+			}
+			fac[s] = factorLandmarks(m.kern, denseRows(x, idx))
+			fac[s].idx, fac[s].loc = idx, loc
+		})
+		if err != nil {
+			return err
+		}
+		want = m.chooseRanks(target, fac)
+	}
+	res := make([]MEKABasis, c)
+	if o.BasisSolver != nil {
+		var probs []MEKABasisProblem
+		for s, mem := range m.members {
+			if len(mem) > 0 {
+				probs = append(probs, m.basisProblem(x, s, land[s], seeds[s], want[s]))
+			}
+		}
+		out, err := o.BasisSolver(ctx, m.kern, probs)
+		if err != nil {
+			return fmt.Errorf("approx: meka: basis problems: %w", err)
+		}
+		if len(out) != len(probs) {
+			return fmt.Errorf("approx: meka: basis solver returned %d results for %d problems", len(out), len(probs))
+		}
+		for i := range probs {
+			s, exact := probs[i].Cluster, -1
+			if fac != nil {
+				exact = want[s]
+			}
+			if err := checkBasis(&probs[i], &out[i], exact); err != nil {
+				return fmt.Errorf("approx: meka: basis of cluster %d: %w", s, err)
+			}
+			res[s] = out[i]
+		}
+		o.progress("basis", c, c)
+	} else {
+		errs := make([]error, c)
+		var done int
+		var mu sync.Mutex
+		err := parallel.For(ctx, c, o.Workers, func(_, s int) {
+			if len(m.members[s]) == 0 {
+				return
+			}
+			if fac != nil {
+				// Phase B from the factor of phase A.
+				res[s] = basisFromFactor(m.kern, m.clusterRows(x, s), fac[s], want[s])
+			} else {
+				res[s], errs[s] = SolveMEKABasis(ctx, m.kern, m.basisProblem(x, s, land[s], seeds[s], want[s]))
+			}
+			if res[s].Rank > 0 {
+				mu.Lock()
+				done++
+				o.progress("basis", done, c)
+				mu.Unlock()
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range errs {
+			if e != nil {
+				return fmt.Errorf("approx: meka: %w", e)
+			}
+		}
+	}
+	return m.setBases(x, target, res)
+}
+
+// setBases installs the cluster bases: W⁽ˢ⁾, P_s, the landmarks Z_s (rows
+// of x) and the diagonal blocks L⁽ˢˢ⁾ of a new L.
+func (m *MEKA) setBases(x mat.Matrix, target []int, res []MEKABasis) error {
+	c := len(m.members)
+	ranks := make([]int, c)
 	m.z = make([]*mat.Dense, c)
 	m.proj = make([]*mat.Dense, c)
 	m.w = make([]*mat.Dense, c)
 	m.lm = make([][]int, c)
-	for s := range fac {
-		m.lm[s] = fac[s].loc
-	}
 	m.off = make([]int, c+1)
-	for s := 0; s < c; s++ {
+	for s := range res {
+		ranks[s] = res[s].Rank
+		m.lm[s] = res[s].Landmarks
 		m.off[s+1] = m.off[s] + ranks[s]
 	}
 	r := m.off[c]
@@ -481,49 +554,24 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 	if r == 0 {
 		return fmt.Errorf("approx: meka: %w: every cluster has numerical rank 0 under %s", check.ErrInput, m.kern)
 	}
-	// Phase B: bases.
-	err = parallel.For(ctx, c, o.Workers, func(_, s int) {
-		ks := ranks[s]
+	for s, b := range res {
+		ks := b.Rank
 		if ks == 0 {
-			return
+			continue
 		}
-		f := fac[s]
-		ms := len(f.idx)
-		z := denseRows(x, f.idx)
-		// U_k Σ_k^(−1/2), m_s × k_s.
-		us := mat.NewDense(ms, ks, nil)
-		for j := 0; j < ks; j++ {
-			sc := 1 / math.Sqrt(f.vals[j])
-			for i := 0; i < ms; i++ {
-				us.Set(i, j, f.vecs.At(i, j)*sc)
-			}
+		mem := m.members[s]
+		idx := make([]int, len(b.Landmarks))
+		for i, j := range b.Landmarks {
+			idx[i] = mem[j]
 		}
-		ns := len(m.members[s])
-		cs := mat.NewDense(ns, ms, nil)
-		blockRows(m.kern, cs, x, m.members[s], z)
-		b := mat.NewDense(ns, ks, nil)
-		b.Mul(cs, us)
-		rmat := thinQR(b) // b now holds Q
-		// L⁽ˢˢ⁾ = R Rᵀ.
-		var rrt mat.Dense
-		rrt.Mul(rmat, rmat.T())
+		m.z[s] = denseRows(x, idx)
+		m.proj[s] = mat.NewDense(len(idx), ks, b.P)
+		m.w[s] = mat.NewDense(len(mem), ks, b.W)
 		for i := 0; i < ks; i++ {
 			for j := i; j < ks; j++ {
-				m.l.SetSym(m.off[s]+i, m.off[s]+j, rrt.At(i, j))
+				m.l.SetSym(m.off[s]+i, m.off[s]+j, b.L[i*ks+j])
 			}
 		}
-		// P_s = U_k Σ_k^(−1/2) R⁻¹: solve P R = us.
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, blas64.Triangular{
-			Uplo: blas.Upper, Diag: blas.NonUnit, N: ks, Stride: rmat.RawMatrix().Stride, Data: rmat.RawMatrix().Data,
-		}, us.RawMatrix())
-		m.z[s], m.proj[s], m.w[s] = z, us, b
-		mu.Lock()
-		done++
-		o.progress("basis", done, c)
-		mu.Unlock()
-	})
-	if err != nil {
-		return err
 	}
 	m.stats.Sizes = make([]int, c)
 	m.stats.Ranks = ranks
@@ -531,8 +579,8 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 		m.stats.Sizes[s] = len(m.members[s])
 		m.stats.RankDeficit += max(0, target[s]-ranks[s])
 	}
-	if o.Strategy == RankEigen {
-		m.stats.RankDeficit = max(0, c*o.Rank-r)
+	if m.opt.Strategy == RankEigen {
+		m.stats.RankDeficit = max(0, c*m.opt.Rank-r)
 	}
 	return nil
 }

@@ -179,9 +179,9 @@ func TestPersistCoversFields(t *testing.T) {
 		{NystromMap{}, []string{"Kernel", "Landmarks", "T", "Values", "Dropped", "engine", "qr"}},
 		{RFFMap{}, []string{"Omega", "Offset"}},
 		{Partition{}, []string{"Centroids", "Labels", "Objective", "sketch", "assignTo"}},
-		// KMeans, Partition and Progress are fitting inputs, not saved.
+		// KMeans, Partition, Progress and BasisSolver are fitting inputs, not saved.
 		{MEKAOptions{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "PSD", "KMeans", "Partition",
-			"MaxBytes", "Workers", "Progress"}},
+			"MaxBytes", "Workers", "Progress", "BasisSolver"}},
 		{MEKAStats{}, []string{"ClusterTime", "BasisTime", "LinkTime", "EigenTime", "Sizes", "Ranks", "RankDeficit", "Linked",
 			"Thresholded", "Bytes", "Eigendecomposed", "MinEigenvalue", "NegativeEigenvalues", "PSDFixed"}},
 		// labels, pos and members are derived from the partition; eigOnce,
