@@ -64,9 +64,10 @@
 // because they are code or data rather than settings: other samplers and
 // feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
 // Validation, WarmStart and Progress, SVM's and BKASVM's Progress and
-// MemoryLimit (a fit-time cap, added after the format was fixed), and
-// MEKAKRR's CG callback; a loaded estimator still predicts identically, and
-// a refit uses the defaults for them unless they are set again.
+// MemoryLimit (a fit-time cap, added after the format was fixed), BKASVM's
+// Solver, and MEKAKRR's CG callback and BasisSolver; a loaded estimator
+// still predicts identically, and a refit uses the defaults for them unless
+// they are set again.
 //
 // Loading never trusts the file: a wrong magic, version (ErrVersion), tag or
 // checksum (ErrChecksum), a truncation, or contents that do not fit together

@@ -38,6 +38,12 @@ type MEKAKRR struct {
 	Solver string `yaml:"solver"`
 	// CG tunes the CG solver (tolerance, iterations).
 	CG approx.MEKACG `yaml:"-"`
+	// BasisSolver, when set, computes MEKA's per-cluster Nyström bases
+	// instead of the local parallel loop (approx.MEKAOptions.BasisSolver;
+	// module github.com/landmark-ml/landmark/distributed's
+	// beamfit.MEKASolver runs them on Apache Beam). The approximation, and
+	// so the fit, is the local one bit for bit. Not saved.
+	BasisSolver approx.MEKABasisSolver `yaml:"-"`
 }
 
 var _ KRRApprox = (*MEKAKRR)(nil)
@@ -46,7 +52,7 @@ func (b *MEKAKRR) options(memoryLimit int64, workers int) approx.MEKAOptions {
 	return approx.MEKAOptions{
 		Rank: b.Rank, Clusters: b.Clusters, Landmarks: b.Landmarks, Rho: b.Rho,
 		Epsilon: b.Epsilon, Strategy: b.Strategy, PSD: !b.SkipPSD,
-		MaxBytes: memoryLimit, Workers: workers,
+		MaxBytes: memoryLimit, Workers: workers, BasisSolver: b.BasisSolver,
 	}
 }
 
@@ -56,8 +62,9 @@ func (b *MEKAKRR) options(memoryLimit int64, workers int) approx.MEKAOptions {
 // dimension at most c·k. Ridge on these features gives the same predictions
 // as MEKAKRR (up to round-off), at O(n(ck)²) instead of O(nk + (ck)³).
 type MEKAFeatures struct {
-	// MEKA holds the approximation's settings; Solver, CG and SkipPSD are
-	// ignored (features always come from the PSD-fixed L).
+	// MEKA holds the approximation's settings (BasisSolver included);
+	// Solver, CG and SkipPSD are ignored (features always come from the
+	// PSD-fixed L).
 	MEKA MEKAKRR `yaml:"meka"`
 }
 

@@ -32,7 +32,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},
-		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG"}},
+		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG", "BasisSolver" /* unsaved */}},
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel"}},
 		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
 			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "BestIteration", "History", "Plan", "CachedKnm", "SampleTime",
