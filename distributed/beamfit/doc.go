@@ -18,6 +18,16 @@
 // fixed-order sum, and adding k of them in order adds at most (k−1)·u·Σ_s
 // |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the one-machine sum's own error.
 //
+// MEKASolver (meka.go) computes the per-cluster Nyström bases of MEKA (Si,
+// Hsieh & Dhillon, JMLR 2017, Algorithm 1 lines 2–4) for approx.FitMEKA
+// and model.MEKAKRR: each cluster's approx.MEKABasisProblem — its rows,
+// the landmark count and seed drawn on the driver, the target rank — is
+// one PCollection element solved by approx.SolveMEKABasis, the function
+// the local fit runs, so the approximation equals the local one bit for
+// bit. k-means, the rank choice of the eigen strategy, the link blocks
+// L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver (bkasvm.go) does
+// the same for BKA-SVM's per-cluster dual problems (model.SolveBKAProblem).
+//
 // The package depends on Beam; the core module does not (this is a
 // separate Go module, github.com/landmark-ml/landmark/distributed).
 package beamfit
