@@ -2,7 +2,9 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -47,7 +49,8 @@ func checkFuzzed(t *testing.T, d *Dataset, err error) {
 
 // FuzzReadLIBSVM feeds arbitrary bytes to the LIBSVM reader; the seeds
 // cover comments, qid, blank lines and the mistakes the reader must refuse
-// (the corpus grows in testdata/fuzz/FuzzReadLIBSVM).
+// (the corpus grows in testdata/fuzz/FuzzReadLIBSVM). Each input is also
+// read sparse (checkSparseFuzzed), so the one target covers both readers.
 func FuzzReadLIBSVM(f *testing.F) {
 	for _, s := range []string{
 		"1 1:0.5 3:-2\n-1 2:1\n",
@@ -59,7 +62,64 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := Read(bytes.NewReader(b), ReadOptions{Format: LIBSVM, MaxBytes: fuzzMaxBytes})
 		checkFuzzed(t, d, err)
+		checkSparseFuzzed(t, b, d, err)
 	})
+}
+
+// checkSparseFuzzed reads b as ReadLIBSVMSparseFile reads a file
+// (decompress, then ReadLIBSVMSparse) and compares with the dense read
+// (d, err): both fail or neither, except that the dense reader also refuses
+// a matrix over its budget (fuzzMaxBytes), which the sparse one reads; when
+// both succeed the CSR arrays are valid (NewCSR accepts them), the labels
+// are the same and ToDense equals the dense X entry for entry.
+func checkSparseFuzzed(t *testing.T, b []byte, d *Dataset, err error) {
+	t.Helper()
+	br, closeFn, serr := decompress(bytes.NewReader(b))
+	var xs *CSR
+	var ys []float64
+	if serr == nil {
+		xs, ys, serr = ReadLIBSVMSparse(context.Background(), br, 0)
+		closeFn()
+	}
+	if serr != nil {
+		if serr.Error() == "" {
+			t.Fatal("empty error text from the sparse reader")
+		}
+		if err == nil {
+			t.Fatalf("sparse read failed (%v), dense read succeeded", serr)
+		}
+		return
+	}
+	n, c := xs.Dims()
+	if _, verr := NewCSR(n, c, xs.Indptr, xs.Indices, xs.Values); verr != nil {
+		t.Fatalf("sparse read gave invalid CSR arrays: %v", verr)
+	}
+	if len(ys) != n {
+		t.Fatalf("sparse read: %d rows, %d labels", n, len(ys))
+	}
+	if over := float64(n) * float64(c) * 8; over > fuzzMaxBytes {
+		if err == nil {
+			t.Fatalf("dense read of a %d×%d matrix succeeded over its %d-byte budget", n, c, fuzzMaxBytes)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("dense read failed (%v), sparse read succeeded (%d×%d)", err, n, c)
+	}
+	if !slices.Equal(ys, d.Y) {
+		t.Fatalf("labels: sparse %v, dense %v", ys, d.Y)
+	}
+	if r, dc := d.X.Dims(); r != n || dc != c {
+		t.Fatalf("sparse %d×%d, dense %d×%d", n, c, r, dc)
+	}
+	xd := xs.ToDense()
+	for i := range n {
+		for j := range c {
+			if a, b := xd.At(i, j), d.X.At(i, j); a != b {
+				t.Fatalf("X[%d,%d]: sparse %v, dense %v", i, j, a, b)
+			}
+		}
+	}
 }
 
 // FuzzReadCSV feeds arbitrary bytes to the CSV reader, with and without a
