@@ -185,6 +185,13 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 // column statistics are computed here, on write: the writer already passes
 // over every row once, so no second (distributed) pass is needed.
 func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bool) (*Manifest, error) {
+	return WriteDirProgress(dir, x, y, rows, classification, nil)
+}
+
+// WriteDirProgress is WriteDir that calls progress, when non-nil, after
+// each shard is written, with the number of shards written so far and
+// their total.
+func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classification bool, progress func(done, total int)) (*Manifest, error) {
 	n, d := x.Dims()
 	if len(y) != n || n < 1 {
 		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrInput, len(y), n)
@@ -248,6 +255,9 @@ func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bo
 			return nil, err
 		}
 		m.Shards = append(m.Shards, e)
+		if progress != nil {
+			progress(len(m.Shards), (n+rows-1)/rows)
+		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

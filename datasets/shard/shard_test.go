@@ -3,6 +3,7 @@ package shard
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -90,3 +91,43 @@ func TestWriteDirBadInput(t *testing.T) {
 		}
 	}
 }
+
+// WriteDirProgress reports each shard once it is on disk, in order, with
+// the total, and writes the same files and manifest as WriteDir.
+func TestWriteDirProgress(t *testing.T) {
+	x := mat.NewDense(7, 2, nil)
+	y := make([]float64, 7)
+	for i := range 7 {
+		x.Set(i, 0, float64(i))
+		x.Set(i, 1, float64(-i))
+		y[i] = float64(i)
+	}
+	dir := t.TempDir()
+	var calls [][2]int
+	m, err := WriteDirProgress(dir, x, y, 3, false, func(done, total int) {
+		if _, err := os.Stat(filepath.Join(dir, shardFile(done))); err != nil {
+			t.Errorf("shard %d reported before it was written: %v", done, err)
+		}
+		calls = append(calls, [2]int{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 3 || calls[0] != [2]int{1, 3} || calls[2] != [2]int{3, 3} || len(m.Shards) != 3 {
+		t.Errorf("progress calls %v for %d shards, want 1/3, 2/3, 3/3", calls, len(m.Shards))
+	}
+	ref := t.TempDir()
+	if _, err := WriteDir(ref, x, y, 3, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ManifestName, shardFile(1), shardFile(3)} {
+		a, _ := os.ReadFile(filepath.Join(dir, f))
+		b, _ := os.ReadFile(filepath.Join(ref, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs from WriteDir's", f)
+		}
+	}
+}
+
+// shardFile is the file name of shard k (1-based).
+func shardFile(k int) string { return fmt.Sprintf("shard-%05d.lmks", k-1) }
