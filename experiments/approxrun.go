@@ -290,6 +290,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 	ms := a.measures()
 	scores := make([][]float64, len(ms))
 	var buildSum float64
+	r.pointStarted()
 	for rep := 0; rep < r.repeats; rep++ {
 		r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: pr.Key, Folds: 1, Repeat: rep, Repeats: r.repeats})
 		seed := fitSeed(r.s.Seed, rep, 0)
@@ -330,6 +331,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 		pr.PeakBytes = max(pr.PeakBytes, peak)
 		pr.Bytes = bytes
 		pr.Fits++
+		r.foldDone(Event{Point: idx, Points: total, Key: pr.Key, Folds: 1, Repeat: rep, Repeats: r.repeats})
 	}
 	for i, m := range ms {
 		mean, std := sampleMeanStd(scores[i])

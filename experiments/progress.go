@@ -17,6 +17,10 @@ const (
 	// EventRefit: the best point is about to be refitted on the whole
 	// training set and scored on the test set.
 	EventRefit
+	// EventFoldDone: a fold (or repeat) of a grid point was fitted and
+	// scored (a failed fit is reported by the point's EventPoint instead).
+	// PointETA is the time left for the point, ETA for the run.
+	EventFoldDone
 )
 
 // Event is one progress report of Run. Library code never prints: a caller
@@ -30,8 +34,11 @@ type Event struct {
 	Key string
 	// Fold and Repeat are 0-based; Folds and Repeats their numbers.
 	Fold, Folds, Repeat, Repeats int
-	// Iteration and Residual are set for EventIteration.
+	// Iteration and Residual are set for EventIteration; MaxIter is the
+	// solver's iteration budget (0 when unknown). The solver may stop
+	// before it, at its tolerance.
 	Iteration int
+	MaxIter   int
 	Residual  float64
 	// Summary is the point's selection metric (EventPoint).
 	Summary Summary
@@ -41,18 +48,30 @@ type Event struct {
 	Err string
 	// Elapsed is the time since Run started.
 	Elapsed time.Duration
-	// ETA estimates the time left for the grid: the mean time of the
-	// points computed so far times the points left (0 until one finished).
+	// ETA estimates the time left. For EventFold, EventPoint and
+	// EventRefit it is the grid's: the mean time of the points computed so
+	// far times the points left (0 until one finished). For EventFoldDone it
+	// is the run's: PointETA plus, for each point after this one, the mean
+	// time of the points computed so far (before the first finished, this
+	// point's mean fit time times its fits). For EventIteration it is the
+	// solve's: (MaxIter − Iteration) times the mean time per iteration
+	// since the first reported one (0 at the first, or without MaxIter);
+	// an upper bound when the solver stops early at its tolerance.
 	ETA time.Duration
+	// PointETA estimates the time left for the grid point (EventFoldDone):
+	// the mean time of its finished fits times its fits left.
+	PointETA time.Duration
 }
 
-// emit sends e, stamped with the elapsed time and the ETA, to the callback.
+// emit sends e, stamped with the elapsed time and (except for EventIteration
+// and EventFoldDone, whose ETA the caller sets) the grid's ETA, to the
+// callback.
 func (r *runner) emit(e Event) {
 	if r.progress == nil {
 		return
 	}
 	e.Elapsed = time.Since(r.start)
-	if r.computed > 0 && e.Points > 0 {
+	if e.Kind != EventIteration && e.Kind != EventFoldDone && r.computed > 0 && e.Points > 0 {
 		per := r.evalTime / time.Duration(r.computed)
 		left := e.Points - e.Point
 		if e.Kind == EventPoint || e.Kind == EventRefit {
@@ -61,4 +80,52 @@ func (r *runner) emit(e Event) {
 		e.ETA = per * time.Duration(max(left, 0))
 	}
 	r.progress(e)
+}
+
+// pointStarted resets the per-point fit clock behind EventFoldDone's ETAs.
+func (r *runner) pointStarted() {
+	r.pointStart, r.pointDone = time.Now(), 0
+}
+
+// foldDone reports (as EventFoldDone) that the fit of e's fold and repeat
+// finished, with the point's and the run's ETA.
+func (r *runner) foldDone(e Event) {
+	if r.progress == nil {
+		return
+	}
+	r.pointDone++
+	fits := max(e.Folds, 1) * max(e.Repeats, 1)
+	per := time.Since(r.pointStart) / time.Duration(r.pointDone)
+	e.Kind = EventFoldDone
+	e.PointETA = per * time.Duration(max(fits-r.pointDone, 0))
+	perPoint := per * time.Duration(fits)
+	if r.computed > 0 {
+		perPoint = r.evalTime / time.Duration(r.computed)
+	}
+	e.ETA = e.PointETA + perPoint*time.Duration(max(e.Points-e.Point-1, 0))
+	r.emit(e)
+}
+
+// iterClock estimates a solve's time left from the mean time per iteration
+// since the first iteration it saw (the first iteration's own time includes
+// the solver's setup, so it is not counted).
+type iterClock struct {
+	seen    bool
+	first   time.Time
+	firstIt int
+}
+
+// eta returns the estimated time left after iteration it of maxIter (0 at
+// the first iteration seen, or when maxIter is unknown).
+func (c *iterClock) eta(it, maxIter int) time.Duration {
+	now := time.Now()
+	if !c.seen {
+		c.seen, c.first, c.firstIt = true, now, it
+		return 0
+	}
+	if maxIter <= 0 || it <= c.firstIt {
+		return 0
+	}
+	per := now.Sub(c.first) / time.Duration(it-c.firstIt)
+	return per * time.Duration(max(maxIter-it, 0))
 }

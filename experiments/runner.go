@@ -31,8 +31,8 @@ type Options struct {
 	Out string
 	// Fresh discards results already in the folder instead of resuming.
 	Fresh bool
-	// Progress, when non-nil, receives an Event per fold, solver
-	// iteration and finished grid point.
+	// Progress, when non-nil, receives an Event per fold started and
+	// finished, solver iteration and finished grid point.
 	Progress func(Event)
 	// OnPoint, when non-nil, is called after each grid point is computed and
 	// logged (not for points resumed from the log): i is the point's index,
@@ -190,6 +190,10 @@ type runner struct {
 	start    time.Time
 	computed int
 	evalTime time.Duration
+	// pointStart is when the current point's first fit began and
+	// pointDone counts its finished fits (for EventFoldDone's ETAs).
+	pointStart time.Time
+	pointDone  int
 }
 
 // Run runs the experiment: every grid point cross-validated, each finished
@@ -592,6 +596,7 @@ func fitSeed(seed uint64, rep, fold int) uint64 {
 func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointResult, error) {
 	var fits []FoldResult
 	var next [][]model.Estimator
+	r.pointStarted()
 	for rep, folds := range r.cv {
 		next = append(next, make([]model.Estimator, len(folds)))
 		for f := range folds {
@@ -653,6 +658,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	for _, v := range fs.scores {
 		fr.Scores = append(fr.Scores, jsonFloat(v))
 	}
+	r.foldDone(Event{Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 	return fr, fs.est, nil
 }
 
@@ -780,8 +786,15 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		}
 	}
 	if r.progress != nil {
+		// FALKON is the estimator that reports iterations; max_iter 0 is
+		// its default budget.
+		maxIter := cfg.Int("max_iter", 0)
+		if maxIter <= 0 && r.entry.Name == "falkon" {
+			maxIter = model.DefaultFalkonMaxIter
+		}
+		var clock iterClock
 		cfg.Progress = func(it int, res float64) {
-			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, Residual: res})
+			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.eta(it, maxIter)})
 		}
 	}
 	w := startMemWatch()
