@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
@@ -45,6 +46,7 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
 	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
+	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,13 +83,27 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\tscipy s\tGFLOP/s\tours/scipy\t")
+	// Progress: a line as each size starts and one as it finishes, with
+	// the ETA from the time per M³ so far (every kernel timed is O(M³)).
+	pg := newProgress(*prog, false, stderr)
+	var work float64
 	for _, m := range sizes {
-		fmt.Fprintf(stderr, "bench linalg: M = %d…\n", m)
+		work += math.Pow(float64(m), 3)
+	}
+	clock := newWorkClock(work)
+	for i, m := range sizes {
+		if pg != nil {
+			pg.line("bench linalg: M = %d… (elapsed %s)", m, fmtDuration(time.Since(clock.start)))
+		}
 		b := linalgBench{m: m, rhs: *rhs, d: *d, seed: *seed, repeats: *repeats,
 			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}, python: py}
 		if err := b.run(ctx, tw); err != nil {
 			tw.Flush()
 			return err
+		}
+		elapsed, eta := clock.add(math.Pow(float64(m), 3))
+		if pg != nil {
+			pg.line("bench linalg: [%d/%d] M = %d done (elapsed %s, ETA %s)", i+1, len(sizes), m, fmtDuration(elapsed), fmtDuration(eta))
 		}
 	}
 	return tw.Flush()

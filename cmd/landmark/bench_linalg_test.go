@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // matrices have condition ≈ 1e3, the Gaussian K_MM + 1e-5·M·I).
 func TestBenchLinalg(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"linalg", "-m", "300,600", "-rhs", "70", "-portable", "-no-python"}
+	args := []string{"linalg", "-m", "300,600", "-rhs", "70", "-portable", "-no-python", "--progress", "always"}
 	if err := runBench(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -48,5 +49,14 @@ func TestBenchLinalg(t *testing.T) {
 	// Per M: 3 kernels, the build, 3 portable kernels.
 	if rows != 2*7 {
 		t.Errorf("%d rows, want 14:\n%s", rows, out.String())
+	}
+	// Progress: one line per finished size with an ETA (0 after the last).
+	done := regexp.MustCompile(`(?m)^bench linalg: \[(\d)/2\] M = (\d+) done \(elapsed \S+, ETA (\S+)\)$`).FindAllStringSubmatch(errOut.String(), -1)
+	if len(done) != 2 || done[0][2] != "300" || done[1][2] != "600" || done[1][3] != "0s" {
+		t.Errorf("want a finished line per M (300, 600):\n%s", errOut.String())
+	}
+	errOut.Reset()
+	if err := runBench(context.Background(), []string{"linalg", "-m", "40", "-rhs", "5", "-gonum=false", "-no-python", "--progress", "never"}, &out, &errOut); err != nil || errOut.Len() != 0 {
+		t.Errorf("--progress never: %v, stderr %q", err, errOut.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -236,6 +237,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	rf.register(fs)
 	to := fs.String("to", "", "output format: libsvm or csv (default: from OUT's name)")
 	outDelim := fs.String("out-delim", "", `CSV output delimiter (default: ",", or tab for .tsv)`)
+	prog := addProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
 		return err
@@ -264,9 +266,14 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
 		return err
 	}
+	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	opt.Progress = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
+	}
+	if pg != nil {
+		pg.line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], fmtDuration(time.Since(t0)))
 	}
 	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
 		if errors.Is(err, datasets.ErrInput) {
@@ -278,12 +285,32 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// readProgress returns the datasets.ReadOptions.Progress of command cmd: a
+// line per batch of datasets.ProgressRows rows read and at the end, with the
+// elapsed time and the rate (the file's row count is unknown until it is
+// read, so there is no ETA); nil when pg is.
+func readProgress(pg *progress, cmd string, t0 time.Time) func(rows int) {
+	if pg == nil {
+		return nil
+	}
+	last := -1
+	return func(rows int) {
+		if rows == last {
+			return // the closing call repeats a batch's count
+		}
+		last = rows
+		el := time.Since(t0)
+		pg.line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, rows, fmtDuration(el), float64(rows)/max(el.Seconds(), 1e-9))
+	}
+}
+
 func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data shard", "IN OUTDIR --rows N [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
 	rows := fs.Int("rows", 0, "rows per shard (required, ≥ 1)")
 	task := fs.String("task", "auto", "regression, classification, or auto (a bundled set's task, else guessed from the labels)")
+	prog := addProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
 		return err
@@ -304,6 +331,8 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	opt.Progress = readProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -320,7 +349,18 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if x == nil {
 		return fmt.Errorf("%s: %w: no dense rows to shard", pos[0], datasets.ErrInput)
 	}
-	m, err := shard.WriteDir(pos[1], x, d.Y, *rows, classification)
+	// One line per shard written, with the ETA from the rows written so far.
+	var shardDone func(done, total int)
+	if pg != nil {
+		n := d.Len()
+		clock := newWorkClock(float64(n))
+		shardDone = func(done, total int) {
+			r1 := min(n, done**rows)
+			elapsed, eta := clock.add(float64(r1 - (done-1)**rows))
+			pg.line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, fmtDuration(elapsed), fmtDuration(eta))
+		}
+	}
+	m, err := shard.WriteDirProgress(pos[1], x, d.Y, *rows, classification, shardDone)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -88,8 +88,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pg := newProgress(*prog, *quiet, stderr)
 	if pg != nil {
 		t0 := time.Now()
+		var clock iterClock
+		maxIter := *iters
+		if maxIter <= 0 {
+			maxIter = model.DefaultFalkonMaxIter
+		}
 		est.Progress = func(it model.FalkonIteration) bool {
-			pg.iteration("CG ", it.Iteration, it.Residual, time.Since(t0))
+			pg.iteration("CG ", it.Iteration, maxIter, it.Residual, time.Since(t0), clock.eta(it.Iteration, maxIter))
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
@@ -20,12 +21,14 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit)")
 	format := fs.String("format", "", "data format: libsvm or csv (default from the file name)")
 	out := fs.String("out", "", "write the predictions here, one per line (default stdout)")
+	prog := addProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *data == "" {
 		return fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
 	}
+	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	fit, err := experiments.LoadFitFile(*modelPath)
 	if err != nil {
 		return err
@@ -57,7 +60,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		x, y = d.X, d.Y
 	}
-	pred, err := fit.Predict(x)
+	if pg != nil {
+		n, d := x.Dims()
+		pg.line("predict: read %d rows × %d features (elapsed %s)", n, d, fmtDuration(time.Since(t0)))
+	}
+	pred, err := predictBatches(fit, x, pg)
 	if err != nil {
 		return err
 	}
@@ -81,6 +88,56 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	return nil
+}
+
+// predictBatch is how many rows one prediction call (and one plain progress
+// line) covers.
+var predictBatch = 1 << 16
+
+// predictBatches predicts x's rows predictBatch at a time (predictions are
+// row by row, so the batches give the same values as one call), reporting
+// each batch with the elapsed time and an ETA when pg is non-nil.
+func predictBatches(fit *experiments.FitResult, x mat.Matrix, pg *progress) ([]float64, error) {
+	n, d := x.Dims()
+	if n <= predictBatch {
+		t0 := time.Now()
+		pred, err := fit.Predict(x)
+		if err == nil && pg != nil {
+			pg.line("predict: %d/%d rows (elapsed %s, ETA 0s)", n, n, fmtDuration(time.Since(t0)))
+		}
+		return pred, err
+	}
+	clock := newWorkClock(float64(n))
+	pred := make([]float64, 0, n)
+	for r0 := 0; r0 < n; r0 += predictBatch {
+		r1 := min(n, r0+predictBatch)
+		var rows mat.Matrix
+		switch m := x.(type) {
+		case *mat.Dense:
+			rows = m.Slice(r0, r1, 0, d)
+		case *datasets.CSR:
+			idx := make([]int, r1-r0)
+			for i := range idx {
+				idx[i] = r0 + i
+			}
+			var err error
+			if rows, err = m.Rows(idx); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("predict: unexpected matrix type %T", x)
+		}
+		p, err := fit.Predict(rows)
+		if err != nil {
+			return nil, err
+		}
+		pred = append(pred, p...)
+		elapsed, eta := clock.add(float64(r1 - r0))
+		if pg != nil {
+			pg.line("predict: %d/%d rows (elapsed %s, ETA %s)", r1, n, fmtDuration(elapsed), fmtDuration(eta))
+		}
+	}
+	return pred, nil
 }
 
 // writeAtomic writes data to path through a synced temporary file and a rename.

@@ -12,7 +12,7 @@ import (
 )
 
 // progressUsage documents the --progress flag every long command takes.
-const progressUsage = "progress on stderr: auto (a live line on a terminal, one plain line per fold, iteration batch and finished point otherwise), always (plain lines even on a terminal), never"
+const progressUsage = "progress on stderr: auto (a live line on a terminal; otherwise one plain line per finished unit of work — fold, grid point, benchmark fit or size, shard, batch of rows, 10 CG iterations — with the elapsed time and, where the total is known, an ETA), always (plain lines even on a terminal), never"
 
 // iterBatch is how many solver iterations one plain progress line covers.
 const iterBatch = 10
@@ -42,10 +42,11 @@ func addProgress(fs *flag.FlagSet) *progressFlag {
 // solver's iterations overwrite one live line; otherwise every line is a
 // whole line, so a log shows where a run is.
 type progress struct {
-	mu   sync.Mutex
-	w    io.Writer
-	live bool // overwrite iteration lines with \r
-	open bool // a live line is on screen without its newline
+	mu    sync.Mutex
+	w     io.Writer
+	live  bool // overwrite iteration lines with \r
+	open  bool // a live line is on screen without its newline
+	width int  // the longest live line so far, to pad shorter ones
 }
 
 // newProgress returns the progress writer for mode, or nil for never (or
@@ -63,23 +64,35 @@ func (p *progress) line(format string, args ...any) {
 	defer p.mu.Unlock()
 	if p.open {
 		fmt.Fprintln(p.w)
-		p.open = false
+		p.open, p.width = false, 0
 	}
 	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
-// iteration reports solver iteration it: live on a terminal, else one line
-// per iterBatch iterations.
-func (p *progress) iteration(prefix string, it int, residual float64, elapsed time.Duration) {
+// iteration reports solver iteration it of maxIter (0: unknown) with
+// elapsed the time so far and eta the solve's time left (0: unknown): live
+// on a terminal, else one line per iterBatch iterations.
+func (p *progress) iteration(prefix string, it, maxIter int, residual float64, elapsed, eta time.Duration) {
+	of := ""
+	if maxIter > 0 {
+		of = fmt.Sprintf("/%d", maxIter)
+	}
+	left := ""
+	if eta > 0 || (maxIter > 0 && it >= maxIter) {
+		left = ", solve ETA " + fmtDuration(eta)
+	}
 	if p.live {
 		p.mu.Lock()
-		fmt.Fprintf(p.w, "\r    %siteration %d, residual %.2e", prefix, it, residual)
+		s := fmt.Sprintf("    %siteration %d%s, residual %.2e%s", prefix, it, of, residual, left)
+		// Pad over the end of a longer previous line.
+		fmt.Fprintf(p.w, "\r%-*s", p.width, s)
+		p.width = max(p.width, len(s))
 		p.open = true
 		p.mu.Unlock()
 		return
 	}
 	if it%iterBatch == 0 {
-		p.line("    %siteration %d, residual %.2e, elapsed %s", prefix, it, residual, fmtDuration(elapsed))
+		p.line("    %siteration %d%s, residual %.2e, elapsed %s%s", prefix, it, of, residual, fmtDuration(elapsed), left)
 	}
 }
 
@@ -89,14 +102,26 @@ func (p *progress) done() {
 	defer p.mu.Unlock()
 	if p.open {
 		fmt.Fprintln(p.w)
-		p.open = false
+		p.open, p.width = false, 0
 	}
 }
 
-// event formats one experiments.Event.
+// event formats one experiments.Event: a line when a point with a single
+// fit starts, when a fold (or repeat) of a point with several finishes, per
+// CG iteration batch and when a point finishes.
 func (p *progress) event(e experiments.Event) {
+	single := e.Folds <= 1 && e.Repeats <= 1
 	switch e.Kind {
 	case experiments.EventFold:
+		// A point fitted once has no fold to finish before the point does:
+		// say it started.
+		if single {
+			p.line("[%d/%d] %s: started (elapsed %s)", e.Point+1, e.Points, e.Key, fmtDuration(e.Elapsed))
+		}
+	case experiments.EventFoldDone:
+		if single {
+			return // the point's own line follows
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "[%d/%d] %s:", e.Point+1, e.Points, e.Key)
 		if e.Folds > 1 {
@@ -105,12 +130,9 @@ func (p *progress) event(e experiments.Event) {
 		if e.Repeats > 1 {
 			fmt.Fprintf(&b, " repeat %d/%d", e.Repeat+1, e.Repeats)
 		}
-		if e.Folds <= 1 && e.Repeats <= 1 {
-			b.WriteString(" started")
-		}
-		p.line("%s (elapsed %s)", b.String(), fmtDuration(e.Elapsed))
+		p.line("%s done (elapsed %s, point ETA %s, ETA %s)", b.String(), fmtDuration(e.Elapsed), fmtDuration(e.PointETA), fmtDuration(e.ETA))
 	case experiments.EventIteration:
-		p.iteration("", e.Iteration, e.Residual, e.Elapsed)
+		p.iteration("", e.Iteration, e.MaxIter, e.Residual, e.Elapsed, e.ETA)
 	case experiments.EventPoint:
 		eta := "ETA " + fmtDuration(e.ETA)
 		if e.Point+1 == e.Points {
@@ -124,6 +146,51 @@ func (p *progress) event(e experiments.Event) {
 	case experiments.EventRefit:
 		p.line("refit %s on the whole training set and score the test set (elapsed %s)", e.Key, fmtDuration(e.Elapsed))
 	}
+}
+
+// iterClock estimates a solve's time left from the mean time per iteration
+// since the first iteration it saw (whose own time includes the setup).
+type iterClock struct {
+	seen    bool
+	first   time.Time
+	firstIt int
+}
+
+// eta returns the estimated time left after iteration it of maxIter: 0 at
+// the first iteration seen.
+func (c *iterClock) eta(it, maxIter int) time.Duration {
+	now := time.Now()
+	if !c.seen {
+		c.seen, c.first, c.firstIt = true, now, it
+		return 0
+	}
+	if it <= c.firstIt {
+		return 0
+	}
+	return now.Sub(c.first) / time.Duration(it-c.firstIt) * time.Duration(max(maxIter-it, 0))
+}
+
+// workClock estimates the time left of a job of known total work (units,
+// rows, M³ flops) from its rate so far.
+type workClock struct {
+	start       time.Time
+	total, done float64
+}
+
+// newWorkClock starts the clock of a job of total work.
+func newWorkClock(total float64) *workClock {
+	return &workClock{start: time.Now(), total: total}
+}
+
+// add records w more work finished and returns the elapsed time and the
+// time left at the rate so far.
+func (c *workClock) add(w float64) (elapsed, eta time.Duration) {
+	c.done += w
+	elapsed = time.Since(c.start)
+	if c.done > 0 && c.total > c.done {
+		eta = time.Duration(float64(elapsed) * (c.total - c.done) / c.done)
+	}
+	return elapsed, eta
 }
 
 // fmtDuration prints d rounded to what a reader of a log needs.
