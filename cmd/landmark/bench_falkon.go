@@ -86,7 +86,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	lambda := fs.Float64("lambda", 0, "λ, penalty λn (default per dataset)")
 	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
 	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
-	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner)")
+	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner), or a comma-separated list (bless,uniform): every -m is fitted with each, one row per sampler, and with -curve their test errors by iteration are printed side by side")
 	blessLambda := fs.Float64("bless-lambda", 0, "with -sampler bless: BLESS's λ (Rudi et al.'s λ_bless; -m caps M); 0: fixed-size mode, the path stops when 3·d_eff reaches -m")
 	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
 	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
@@ -102,6 +102,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
 	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
+	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -127,8 +128,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *baseline != "sklearn" && *baseline != "falkon" {
 		return fmt.Errorf("%w: -baseline %q: want sklearn or falkon", errUsage, *baseline)
 	}
-	if *sampler != "uniform" && *sampler != "bless" {
-		return fmt.Errorf("%w: -sampler %q: want uniform or bless", errUsage, *sampler)
+	samplers, err := falkonBenchSamplers(*sampler)
+	if err != nil {
+		return err
 	}
 	std := def.standardize
 	switch *standardize {
@@ -150,20 +152,29 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	}
-	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, MaxIter: *iters, Tol: 1e-30,
-		Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
-	if *sampler == "bless" {
-		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
-		// reaches M; otherwise the path ends at λ_bless and M only caps the
-		// draw. The weighted preconditioner (eq. 15, at the last step's
-		// λ_h) is then chosen automatically.
-		cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
-	}
 	if *child != "" {
-		if len(fm) != 1 {
-			return fmt.Errorf("%w: -child takes one -m", errUsage)
+		if len(fm) != 1 || len(samplers) != 1 {
+			return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 		}
-		cfg.M = fm[0]
+		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: fm[0], MaxIter: *iters, Tol: 1e-30,
+			Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
+		if samplers[0] == "bless" {
+			// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
+			// reaches M; otherwise the path ends at λ_bless and M only caps
+			// the draw. The weighted preconditioner (eq. 15, at the last
+			// step's λ_h) is then chosen automatically.
+			cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
+		}
+		pg := newProgress(*prog, false, stderr)
+		if pg != nil {
+			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
+			var clock iterClock
+			cfg.Progress = func(it model.FalkonIteration) bool {
+				pg.iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.eta(it.Iteration, *iters))
+				return true
+			}
+			defer pg.done()
+		}
 		return falkonBenchChild(ctx, *child, cfg, *curve, *cpuProfile, stdout, stderr)
 	}
 
@@ -194,8 +205,12 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if def.task == model.Regression {
 		unit = "test RMSE"
 	}
-	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, sampler %s, ε %s, memory limit %g GB\n\n",
-		*data, std, meta.NTrain, meta.NTest, meta.D, *gamma, *lambda, *lambda*float64(meta.NTrain), *iters, *sampler, falkonBenchEps(*eps), *memLimit)
+	samplerNote := "sampler " + samplers[0]
+	if len(samplers) > 1 {
+		samplerNote = "samplers " + strings.Join(samplers, ", ")
+	}
+	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
+		*data, std, meta.NTrain, meta.NTest, meta.D, *gamma, *lambda, *lambda*float64(meta.NTrain), *iters, samplerNote, falkonBenchEps(*eps), *memLimit)
 	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
 	self, err := os.Executable()
 	if err != nil {
@@ -208,42 +223,132 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "| %s | %d | %.1f | %.1f | %.5g | %.2f | %s |\n", name, m, r.FitS, r.PredictS, e, float64(r.RSSBytes)/1e9, note)
 	}
-	for _, m := range fm {
-		childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
-			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
-			"-epsilon", fmt.Sprint(*eps), "-sampler", *sampler, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
-			"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve), "-cpuprofile", *cpuProfile}
-		r, err := falkonBenchRun(ctx, self, childArgs, stderr)
+	// Progress: one line per finished fit (each child also reports its CG
+	// iterations), with the ETA from the mean time per fit so far.
+	pg := newProgress(*prog, false, stderr)
+	units, done := len(fm)*len(samplers)+len(sm), 0
+	clock := newWorkClock(float64(units))
+	finished := func(name string, m int, t0 time.Time, err error) {
+		done++
+		elapsed, eta := clock.add(1)
+		if pg == nil {
+			return
+		}
+		what := "done in " + fmtDuration(time.Since(t0))
 		if err != nil {
-			fmt.Fprintf(stdout, "| landmark Falkon | %d | | | | | failed: %v |\n", m, err)
-			continue
+			what = "failed"
 		}
-		note := fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s; fit CPU %.1f s", r.Iterations, r.Residual, r.SetupS, r.FitCPUS)
-		if len(r.Curve) > 0 {
-			parts := make([]string, len(r.Curve))
-			for i, e := range r.Curve {
-				if def.task == model.Classification {
-					e *= 100
-				}
-				parts[i] = fmt.Sprintf("%.4g", e)
+		pg.line("bench falkon: [%d/%d] %s, M = %d: %s (elapsed %s, ETA %s)", done, units, name, m, what, fmtDuration(elapsed), fmtDuration(eta))
+	}
+	errPct := func(e float64) float64 {
+		if def.task == model.Classification {
+			return 100 * e
+		}
+		return e
+	}
+	var curves []falkonBenchCurve // with several samplers, printed side by side
+	for _, m := range fm {
+		for _, smp := range samplers {
+			name := "landmark Falkon"
+			if len(samplers) > 1 {
+				name += " (" + smp + ")"
 			}
-			note += "; test error by iteration: " + strings.Join(parts, " ")
+			childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
+				"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
+				"-epsilon", fmt.Sprint(*eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
+				"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve), "-cpuprofile", *cpuProfile,
+				"-progress", string(*prog)}
+			t0 := time.Now()
+			r, err := falkonBenchRun(ctx, self, childArgs, stderr)
+			finished(name, m, t0, err)
+			if err != nil {
+				fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
+				continue
+			}
+			note := fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s; fit CPU %.1f s", r.Iterations, r.Residual, r.SetupS, r.FitCPUS)
+			mm := m
+			if r.M > 0 {
+				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
+			}
+			if len(r.Curve) > 0 && len(samplers) == 1 {
+				parts := make([]string, len(r.Curve))
+				for i, e := range r.Curve {
+					parts[i] = fmt.Sprintf("%.4g", errPct(e))
+				}
+				note += "; test error by iteration: " + strings.Join(parts, " ")
+			} else if len(r.Curve) > 0 {
+				curves = append(curves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
+			}
+			row(name, mm, r, note)
 		}
-		if r.M > 0 {
-			m = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
-		}
-		row("landmark Falkon", m, r, note)
 	}
 	for _, m := range sm {
 		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
+		t0 := time.Now()
 		r, err := baseRun(ctx, *python, pyArgs, stderr)
+		finished(baseName, m, t0, err)
 		if err != nil {
 			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
 			continue
 		}
 		row(baseName, m, r, "")
 	}
+	if len(curves) > 0 {
+		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
+		falkonBenchCurves(stdout, curves, errPct)
+	}
 	return nil
+}
+
+// falkonBenchCurve is one Falkon fit's test error after each iteration.
+type falkonBenchCurve struct {
+	sampler string
+	m       int
+	errs    []float64
+}
+
+// falkonBenchCurves prints curves side by side: one row per iteration, one
+// column per fit (sampler and M), blank past a curve's end.
+func falkonBenchCurves(w io.Writer, curves []falkonBenchCurve, scale func(float64) float64) {
+	n := 0
+	fmt.Fprint(w, "| iteration |")
+	for _, c := range curves {
+		fmt.Fprintf(w, " %s M = %d |", c.sampler, c.m)
+		n = max(n, len(c.errs))
+	}
+	fmt.Fprint(w, "\n|---:|")
+	for range curves {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for i := range n {
+		fmt.Fprintf(w, "| %d |", i+1)
+		for _, c := range curves {
+			if i < len(c.errs) {
+				fmt.Fprintf(w, " %.4g |", scale(c.errs[i]))
+			} else {
+				fmt.Fprint(w, " |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// falkonBenchSamplers parses -sampler: uniform, bless or a comma-separated
+// list of them, each at most once.
+func falkonBenchSamplers(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != "uniform" && f != "bless" {
+			return nil, fmt.Errorf("%w: -sampler %q: want uniform, bless or a comma-separated list of them", errUsage, s)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("%w: -sampler %q names %s twice", errUsage, s, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 func falkonBenchEps(e float64) string {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -44,7 +46,11 @@ func TestFalkonBenchFlags(t *testing.T) {
 			t.Errorf("falkonBenchInts(%q): err = %v, want errUsage", bad, err)
 		}
 	}
-	for _, args := range [][]string{{"-data", "mnist"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-m", "x"}, {"-baseline", "torch"}} {
+	if got, err := falkonBenchSamplers("bless, uniform"); err != nil || !slices.Equal(got, []string{"bless", "uniform"}) {
+		t.Errorf("falkonBenchSamplers: %v, %v", got, err)
+	}
+	for _, args := range [][]string{{"-data", "mnist"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-sampler", "bless,magic"}, {"-sampler", "bless,bless"}, {"-sampler", "bless,"},
+		{"-m", "x"}, {"-baseline", "torch"}, {"-progress", "sometimes"}} {
 		if err := runBenchFalkon(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("bench falkon %v: err = %v, want errUsage", args, err)
 		}
@@ -72,5 +78,67 @@ func TestFalkonBenchBaselineNotImportable(t *testing.T) {
 	}
 	if _, err := falkonBaselineCheck(t.Context(), py, t.TempDir(), filepath.Join(t.TempDir(), "missing.py")); !errors.Is(err, errUsage) {
 		t.Errorf("missing script: err = %v, want errUsage", err)
+	}
+}
+
+// TestFalkonBenchSamplersAndProgress runs bench falkon end to end on 300
+// training rows of the bundled cadata (its child processes are this test
+// binary, see TestMain). With -sampler bless,uniform -curve it prints a row
+// per sampler and both test-error curves side by side, the BLESS column
+// equal to the curve a -sampler bless run prints in its notes (the same
+// fit); in a log (stderr not a terminal, default --progress auto) each
+// child reports its CG batch and the parent each finished fit with an ETA.
+// With --progress never there are no progress lines, and the single-sampler
+// table keeps its one-row-per-M form.
+func TestFalkonBenchSamplersAndProgress(t *testing.T) {
+	data, err := filepath.Abs(filepath.Join("..", "..", "datasets", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(testMainEnv, "1")
+	t.Setenv("LANDMARK_SHARED_DATA", data)
+	base := []string{"-data", "cadata", "-train", "300", "-test", "100", "-m", "40", "-iter", "10", "-sklearn-m", "none", "-curve"}
+	var so, se bytes.Buffer
+	if err := runBenchFalkon(t.Context(), append(base, "-sampler", "bless,uniform"), &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	out, log := so.String(), se.String()
+	for _, want := range []string{"samplers bless, uniform,", "\n| landmark Falkon (bless) | ", "\n| landmark Falkon (uniform) | 40 | ", "\nFalkon test RMSE by iteration:\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "test error by iteration:") {
+		t.Errorf("curves in the notes as well as side by side:\n%s", out)
+	}
+	head := regexp.MustCompile(`(?m)^\| iteration \| bless M = \d+ \| uniform M = 40 \|$`)
+	rows := regexp.MustCompile(`(?m)^\| (\d+) \| (\S+) \| (\S+) \|$`).FindAllStringSubmatch(out, -1)
+	if !head.MatchString(out) || len(rows) != 10 || rows[0][1] != "1" || rows[9][1] != "10" {
+		t.Fatalf("want a curve table of 10 iterations × 2 samplers:\n%s", out)
+	}
+	iters := regexp.MustCompile(`(?m)^    M = 40 (\w+): CG iteration 10/10, residual \S+, elapsed \S+, solve ETA 0s$`).FindAllStringSubmatch(log, -1)
+	fits := regexp.MustCompile(`(?m)^bench falkon: \[(\d)/2\] landmark Falkon \((\w+)\), M = 40: done in \S+ \(elapsed \S+, ETA \S+\)$`).FindAllStringSubmatch(log, -1)
+	if len(iters) != 2 || iters[0][1] != "bless" || iters[1][1] != "uniform" || len(fits) != 2 || fits[0][2] != "bless" || fits[1][1] != "2" {
+		t.Errorf("want a CG line and a finished line per sampler, bless first; stderr:\n%s", log)
+	}
+
+	so.Reset()
+	se.Reset()
+	if err := runBenchFalkon(t.Context(), append(base, "-sampler", "bless", "-progress", "never"), &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	if strings.Contains(se.String(), "ETA") || strings.Contains(se.String(), "iteration") {
+		t.Errorf("--progress never: progress lines on stderr:\n%s", se.String())
+	}
+	note := regexp.MustCompile(`(?m)^\| landmark Falkon \| \d+ \| .*; test error by iteration: ([^|]*) \|$`).FindStringSubmatch(so.String())
+	if note == nil || strings.Contains(so.String(), "by iteration:\n") {
+		t.Fatalf("single sampler: want the curve in the row's notes only:\n%s", so.String())
+	}
+	var bless []string
+	for _, r := range rows {
+		bless = append(bless, r[2])
+	}
+	if got := strings.Join(bless, " "); got != note[1] {
+		t.Errorf("BLESS column %q differs from the -sampler bless curve %q", got, note[1])
 	}
 }
