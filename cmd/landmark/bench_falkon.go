@@ -246,7 +246,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return e
 	}
-	var curves []falkonBenchCurve // with several samplers, printed side by side
+	var curves []falkonBenchCurve    // with several samplers, printed side by side
+	var allCurves []falkonBenchCurve // every recorded curve, for iterations to the baseline's error
+	var baseErrs []falkonBaseError
 	for _, m := range fm {
 		for _, smp := range samplers {
 			name := "landmark Falkon"
@@ -270,6 +272,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			if r.M > 0 {
 				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
 			}
+			if len(r.Curve) > 0 {
+				allCurves = append(allCurves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
+			}
 			if len(r.Curve) > 0 && len(samplers) == 1 {
 				parts := make([]string, len(r.Curve))
 				for i, e := range r.Curve {
@@ -292,12 +297,50 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			continue
 		}
 		row(baseName, m, r, "")
+		baseErrs = append(baseErrs, falkonBaseError{m: m, err: r.Error})
 	}
 	if len(curves) > 0 {
 		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
 		falkonBenchCurves(stdout, curves, errPct)
 	}
+	falkonBenchReach(stdout, baseName, *iters, allCurves, baseErrs, errPct)
 	return nil
+}
+
+// falkonBaseError is the baseline's test error at one M.
+type falkonBaseError struct {
+	m   int
+	err float64
+}
+
+// falkonBenchReach prints, for every recorded curve whose M the baseline
+// also ran, the first iteration at which Landmark's test error is at or
+// below the baseline's final one (time to accuracy, not per iteration).
+func falkonBenchReach(w io.Writer, baseName string, iters int, curves []falkonBenchCurve, base []falkonBaseError, scale func(float64) float64) {
+	header := false
+	for _, c := range curves {
+		for _, b := range base {
+			if b.m != c.m {
+				continue
+			}
+			if !header {
+				what := "its direct solve"
+				if strings.HasPrefix(baseName, "FALKON") {
+					what = fmt.Sprintf("its %d iterations", iters)
+				}
+				fmt.Fprintf(w, "\nIterations for Falkon to reach the test error of %s (%s):\n\n", baseName, what)
+				header = true
+			}
+			reached := "not reached in " + strconv.Itoa(len(c.errs)) + " iterations"
+			for i, e := range c.errs {
+				if e <= b.err {
+					reached = "iteration " + strconv.Itoa(i+1)
+					break
+				}
+			}
+			fmt.Fprintf(w, "- %s centers, M = %d: baseline %.5g, Falkon %s (best %.5g)\n", c.sampler, c.m, scale(b.err), reached, scale(slices.Min(c.errs)))
+		}
+	}
 }
 
 // falkonBenchCurve is one Falkon fit's test error after each iteration.

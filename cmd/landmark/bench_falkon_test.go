@@ -142,3 +142,34 @@ func TestFalkonBenchSamplersAndProgress(t *testing.T) {
 		t.Errorf("BLESS column %q differs from the -sampler bless curve %q", got, note[1])
 	}
 }
+
+// falkonBenchReach names the first iteration at or below the baseline's
+// error (ties count as reached), per M, and says when it is never reached.
+func TestFalkonBenchReach(t *testing.T) {
+	var b strings.Builder
+	curves := []falkonBenchCurve{
+		{sampler: "uniform", m: 100, errs: []float64{0.30, 0.20, 0.15, 0.16}},
+		{sampler: "bless", m: 100, errs: []float64{0.25, 0.18, 0.17, 0.17}},
+		{sampler: "uniform", m: 200, errs: []float64{0.3}}, // no baseline at M = 200
+	}
+	base := []falkonBaseError{{m: 100, err: 0.15}}
+	falkonBenchReach(&b, "FALKON (Python, CPU)", 10, curves, base, func(e float64) float64 { return 100 * e })
+	got := b.String()
+	for _, want := range []string{
+		"reach the test error of FALKON (Python, CPU) (its 10 iterations)",
+		"- uniform centers, M = 100: baseline 15, Falkon iteration 3 (best 15)",
+		"- bless centers, M = 100: baseline 15, Falkon not reached in 4 iterations (best 17)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "M = 200") {
+		t.Errorf("M = 200 has no baseline but is reported:\n%s", got)
+	}
+	b.Reset()
+	falkonBenchReach(&b, "x", 10, curves, nil, func(e float64) float64 { return e })
+	if b.Len() != 0 {
+		t.Errorf("no baseline rows, output %q", b.String())
+	}
+}
