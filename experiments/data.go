@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -90,14 +91,21 @@ func folds(y []float64, k int, stratified bool, rng *rand.Rand) ([]datasets.Fold
 	return datasets.KFold(len(y), k, rng)
 }
 
-// Scaling is a fitted feature scaling: Standardizer or MinMax statistics of
-// the training rows (both nil: none).
+// Scaling is a fitted feature scaling: Standardizer, MinMax or ColumnScaler
+// statistics of the training rows (all nil: none).
 type Scaling struct {
 	// Standardize holds the standardization statistics, when used.
 	Standardize *datasets.Standardizer `json:"standardize,omitempty"`
 	// MinMax holds the min–max statistics, when used.
 	MinMax *datasets.MinMax `json:"minmax,omitempty"`
+	// Columns holds the factors of a scaling without centering (maxabs or
+	// std), when used; it keeps sparse X sparse.
+	Columns *datasets.ColumnScaler `json:"columns,omitempty"`
 }
+
+// KeepsSparse reports whether the scaling maps zeros to zeros (none, or a
+// column scaling), so that sparse X can stay sparse through Apply.
+func (s Scaling) KeepsSparse() bool { return s.Standardize == nil && s.MinMax == nil }
 
 // Transform applies the scaling to x (a new matrix; x itself when none).
 func (s Scaling) Transform(x *mat.Dense) (*mat.Dense, error) {
@@ -106,12 +114,74 @@ func (s Scaling) Transform(x *mat.Dense) (*mat.Dense, error) {
 		return s.Standardize.Transform(x)
 	case s.MinMax != nil:
 		return s.MinMax.Transform(x)
+	case s.Columns != nil:
+		t, err := s.Columns.Transform(x)
+		if err != nil {
+			return nil, err
+		}
+		return t.(*mat.Dense), nil
 	}
 	return x, nil
 }
 
+// Apply applies the scaling to x of any form: sparse x (kernel.Sparse)
+// stays as it is without a scaling, becomes a scaled *datasets.CSR with a
+// column scaling and goes through a dense copy otherwise; other x is
+// scaled as a dense copy. x itself is never modified.
+func (s Scaling) Apply(x mat.Matrix) (mat.Matrix, error) {
+	if sp, ok := x.(kernel.Sparse); ok && s.KeepsSparse() {
+		if s.Columns == nil {
+			return x, nil
+		}
+		c, ok := sp.(*datasets.CSR)
+		if !ok {
+			var err error
+			if c, err = csrOf(sp); err != nil {
+				return nil, err
+			}
+		}
+		return s.Columns.Transform(c)
+	}
+	xd := kernel.DenseOf(x)
+	if xd == nil || xd.IsEmpty() {
+		return nil, fmt.Errorf("%w: X is empty", datasets.ErrInput)
+	}
+	if s.Standardize == nil && s.MinMax == nil && s.Columns == nil {
+		return xd, nil
+	}
+	return s.Transform(mat.DenseCopyOf(xd))
+}
+
+// csrOf copies a kernel.Sparse into a checked *datasets.CSR.
+func csrOf(sp kernel.Sparse) (*datasets.CSR, error) {
+	r, c := sp.Dims()
+	indptr, indices, values := sp.CSR()
+	return datasets.NewCSR(r, c, slices.Clone(indptr), slices.Clone(indices), slices.Clone(values))
+}
+
+// scaleUsed describes the feature scaling a fit applies for the spec's
+// scale kind ("" for none) on sparse or dense X, for the run's report.
+func scaleUsed(kind string, sparse bool) string {
+	switch kind {
+	case scaleStandardize:
+		if sparse {
+			return "std (standardize on sparse X: each feature divided by its training standard deviation, not centred, so zeros stay zeros)"
+		}
+		return "standardize (each feature centred on its training mean and divided by its standard deviation)"
+	case scaleMinMax:
+		return "minmax (each feature mapped to [−1, 1] by its training range)"
+	case scaleMaxAbs:
+		return "maxabs (each feature divided by its largest training |x|, not centred)"
+	case scaleStd:
+		return "std (each feature divided by its training standard deviation, not centred)"
+	}
+	return ""
+}
+
 // scaleFeatures fits the spec's feature scaling on xtr and applies it to
 // xtr and xva (returned as new matrices); "" leaves them as they are.
+// Sparse data (*datasets.CSR) take the scalings that keep zeros: maxabs,
+// std, and standardize read as std; minmax is refused.
 func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
 	var sc Scaling
 	var fit func(*mat.Dense) error
@@ -120,8 +190,26 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 	}
 	_, s1 := xtrM.(*datasets.CSR)
 	_, s2 := xvaM.(*datasets.CSR)
+	if (s1 || s2) && kind == scaleStandardize {
+		kind = scaleStd
+	}
+	if kind == scaleMaxAbs || kind == scaleStd {
+		sc.Columns = &datasets.ColumnScaler{Kind: kind}
+		if err := sc.Columns.Fit(xtrM); err != nil {
+			return nil, nil, sc, err
+		}
+		a, err := sc.Columns.Transform(xtrM)
+		if err != nil {
+			return nil, nil, sc, err
+		}
+		b, err := sc.Columns.Transform(xvaM)
+		if err != nil {
+			return nil, nil, sc, err
+		}
+		return a, b, sc, nil
+	}
 	if s1 || s2 {
-		return nil, nil, sc, fmt.Errorf("%w: scale %s needs dense data (it would fill in the zeros of sparse data; use storage: dense)", ErrSpec, kind)
+		return nil, nil, sc, fmt.Errorf("%w: scale %s needs dense data (it would fill in the zeros of sparse data; use scale: maxabs or std, or storage: dense)", ErrSpec, kind)
 	}
 	xtr, xva := xtrM.(*mat.Dense), xvaM.(*mat.Dense)
 	switch kind {

@@ -32,6 +32,21 @@
 // every grid point) all derive from the spec's seed, so the same spec gives
 // byte-identical results.csv apart from the timing columns.
 //
+// Data and scaling: the dataset block's storage (DatasetSpec.Storage) holds
+// X dense or sparse (CSR); auto keeps a LIBSVM file sparse below density
+// SparseDensity. Its scale is fitted on each fit's training rows and applied
+// to validation, test and, through a saved fit, new rows: standardize
+// (centre, divide by the standard deviation) and minmax (to [−1, 1], as
+// svm-scale) move zeros and so need dense X (auto goes dense; storage:
+// sparse with minmax is an error); maxabs (divide by the largest |x|,
+// scikit-learn's MaxAbsScaler) and std (divide by the standard deviation
+// without centering, StandardScaler(with_mean=False)) keep zeros and sparse
+// X sparse (datasets.ColumnScaler). With storage: sparse, standardize is
+// std: subtracting a mean would fill in every zero. Fit and Run report the
+// scaling used (FitResult.ScalingUsed, Result.Scaling), and landmark fit and
+// run print it. A sparse fit with maxabs or std predicts as the dense fit
+// with the same scaling (to 1e-10; the factors are the same bits).
+//
 // Metrics: rmse, mae, r2 (regression); accuracy, error, balanced_accuracy, f1
 // (classification); auc (binary, the Mann–Whitney statistic, from decision
 // values when the estimator exposes DecisionFunction).

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"github.com/landmark-ml/landmark/kernel"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -28,6 +27,9 @@ type FitResult struct {
 	// Scaling is the feature scaling fitted on the training set; new data
 	// must go through it before Estimator.Predict.
 	Scaling Scaling
+	// ScalingUsed describes the feature scaling applied, e.g. "maxabs
+	// (…)", or std for standardize on sparse X ("" for none).
+	ScalingUsed string
 	// Target, when set, maps the estimator's outputs back to target units.
 	Target *datasets.TargetScaler
 	// Task is the spec's task.
@@ -40,15 +42,15 @@ type FitResult struct {
 }
 
 // Predict applies the scaling, the estimator and the target scaling to new rows.
-// Sparse x (kernel.Sparse) goes to the estimator as it is when there is no
-// feature scaling, through a dense copy otherwise.
+// Sparse x (kernel.Sparse) stays sparse when the feature scaling keeps zeros
+// (none, maxabs, std) and goes through a dense copy otherwise (Scaling.Apply).
 func (f *FitResult) Predict(xIn mat.Matrix) ([]float64, error) {
-	var xs mat.Matrix = xIn
-	if _, sparse := xIn.(kernel.Sparse); !sparse || f.Scaling.Standardize != nil || f.Scaling.MinMax != nil {
-		var err error
-		if xs, err = f.Scaling.Transform(mat.DenseCopyOf(kernel.DenseOf(xIn))); err != nil {
-			return nil, err
-		}
+	if xIn == nil {
+		return nil, fmt.Errorf("%w: X is nil", datasets.ErrInput)
+	}
+	xs, err := f.Scaling.Apply(xIn)
+	if err != nil {
+		return nil, err
 	}
 	p, err := f.Estimator.Predict(xs)
 	if err != nil {
@@ -94,7 +96,8 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	}
 	r.start = time.Now()
 	p := s.Grid.Points()[0]
-	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy}
+	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy,
+		ScalingUsed: r.scalingUsed()}
 	_, res.Dim = r.x.Dims()
 	xs := []mat.Matrix{copyX(r.x)}
 	ys := [][]float64{r.y}

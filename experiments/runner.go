@@ -142,6 +142,9 @@ type Result struct {
 	Storage       string  `json:"storage,omitempty"`
 	Density       float64 `json:"density,omitempty"`
 	StorageReason string  `json:"storage_reason,omitempty"`
+	// Scaling describes the feature scaling the fits applied ("" for none;
+	// standardize on sparse X is std, not centred).
+	Scaling string `json:"scaling,omitempty"`
 	// Out is the output folder.
 	Out string `json:"out"`
 	// Start and End bracket the run.
@@ -219,6 +222,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res.NTrain, res.Dim = r.x.Dims()
 	res.NTest = len(r.yTest)
 	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
+	res.Scaling = r.scalingUsed()
 
 	log, done, err := openLog(out, res.Hash, opt.Fresh)
 	if err != nil {

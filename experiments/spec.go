@@ -110,10 +110,17 @@ type DatasetSpec struct {
 	// (negative from the end); default the last column.
 	Target string `yaml:"target,omitempty" json:"target,omitempty"`
 	// Standardize scales features to zero mean and unit variance with the
-	// statistics of each fit's training rows (shorthand for scale: standardize).
+	// statistics of each fit's training rows (shorthand for scale:
+	// standardize; on sparse storage, unit variance only, as scale: std).
 	Standardize bool `yaml:"standardize,omitempty" json:"standardize,omitempty"`
 	// Scale is the feature scaling fitted on each fit's training rows:
-	// standardize, or minmax (to [−1, 1], as svm-scale); default none.
+	// standardize (centre, then divide by the standard deviation), minmax
+	// (to [−1, 1], as svm-scale), or the two that keep zeros and so sparse
+	// X sparse: maxabs (divide by the largest |x|, scikit-learn's
+	// MaxAbsScaler) and std (divide by the standard deviation without
+	// centering, StandardScaler(with_mean=False)); default none. With
+	// sparse storage standardize is std: a mean cannot be subtracted
+	// without filling in every zero. Fits and runs report the scaling used.
 	Scale string `yaml:"scale,omitempty" json:"scale,omitempty"`
 	// StandardizeTarget standardizes a regression target with training
 	// statistics for fitting; predictions and scores are in original units.
@@ -124,9 +131,10 @@ type DatasetSpec struct {
 	TestSubsample int `yaml:"test_subsample,omitempty" json:"test_subsample,omitempty"`
 	// Storage is how the estimators get X: auto (the default) keeps a
 	// LIBSVM/svmlight file sparse (CSR) when its density is below
-	// SparseDensity and no centering scale is asked for; dense and sparse
-	// force either (CSV files and bundled sets are read dense and converted
-	// for sparse). Sparse storage cannot be combined with scale.
+	// SparseDensity and no centering or shifting scale (standardize,
+	// minmax) is asked for; dense and sparse force either (CSV files and
+	// bundled sets are read dense and converted for sparse). Sparse storage
+	// takes scale maxabs, std or standardize (read as std), not minmax.
 	Storage string `yaml:"storage,omitempty" json:"storage,omitempty"`
 }
 
@@ -194,7 +202,19 @@ const (
 const (
 	scaleStandardize = "standardize"
 	scaleMinMax      = "minmax"
+	scaleMaxAbs      = datasets.ScaleMaxAbs
+	scaleStd         = datasets.ScaleStd
 )
+
+// scaleNames are the scalings, in the order error messages list them.
+var scaleNames = []string{scaleStandardize, scaleMinMax, scaleMaxAbs, scaleStd}
+
+// shifts reports whether the scaling moves zeros (centering or a shift), so
+// that it needs dense data: standardize and minmax.
+func (d DatasetSpec) shifts() bool {
+	k := d.scale()
+	return k == scaleStandardize || k == scaleMinMax
+}
 
 // scale resolves the feature scaling ("" for none).
 func (d DatasetSpec) scale() string {
@@ -396,8 +416,8 @@ func (s *Spec) validateDataset() error {
 	switch d.Storage {
 	case "", StorageAuto, StorageDense:
 	case StorageSparse:
-		if d.scale() != "" {
-			return s.errAt(fmt.Sprintf("storage sparse cannot be combined with scale %s, which would fill in the zeros (use storage: dense, or no scale)", d.scale()), "dataset", "storage")
+		if d.scale() == scaleMinMax {
+			return s.errAt("storage sparse cannot be combined with scale minmax, which shifts every feature and so fills in the zeros (use scale: maxabs, which divides by the largest |x| without a shift, or storage: dense)", "dataset", "storage")
 		}
 	default:
 		st := []string{StorageAuto, StorageDense, StorageSparse}
@@ -425,13 +445,11 @@ func (s *Spec) validateDataset() error {
 	default:
 		return s.errAt(fmt.Sprintf("unknown format %q (want libsvm or csv)", d.Format), "dataset", "format")
 	}
-	switch d.Scale {
-	case "", scaleStandardize, scaleMinMax:
-	default:
-		return s.errAt(fmt.Sprintf("unknown scale %q (want standardize or minmax)", d.Scale), "dataset", "scale")
+	if d.Scale != "" && !slices.Contains(scaleNames, d.Scale) {
+		return s.errAt(fmt.Sprintf("unknown scale %q%s (want %s)", d.Scale, DidYouMean(d.Scale, scaleNames), strings.Join(scaleNames, ", ")), "dataset", "scale")
 	}
-	if d.Standardize && d.Scale == scaleMinMax {
-		return s.errAt("standardize: true contradicts scale: minmax", "dataset", "scale")
+	if d.Standardize && d.Scale != "" && d.Scale != scaleStandardize {
+		return s.errAt(fmt.Sprintf("standardize: true contradicts scale: %s", d.Scale), "dataset", "scale")
 	}
 	if d.Target != "" && d.Format == "libsvm" {
 		return s.errAt("target selects a CSV column; LIBSVM files have their target first", "dataset", "target")

@@ -19,13 +19,14 @@ func (d DatasetSpec) storage() string {
 
 // loadSparse reads the dataset block's LIBSVM file (and test file) straight
 // into CSR matrices when the storage allows it: sparse, or auto without a
-// feature scaling. With auto the density decides: at or above SparseDensity
+// scaling that moves zeros (standardize, minmax; maxabs and std keep them).
+// With auto the density decides: at or above SparseDensity
 // the data is converted to dense. It returns a nil x when the data is not a
 // LIBSVM file or storage is dense, leaving the dense reader to it.
 func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
 	d := r.s.Dataset
 	st := d.storage()
-	if st == StorageDense || (st == StorageAuto && d.scale() != "") {
+	if st == StorageDense || (st == StorageAuto && d.shifts()) {
 		return nil, nil, nil, nil, nil
 	}
 	p, err := resolvePath(r.s.dir, d.Path)
@@ -87,7 +88,7 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 		r.storage = StorageDense
 		if st == StorageAuto {
 			switch {
-			case r.s.Dataset.scale() != "":
+			case r.s.Dataset.shifts():
 				r.storageWhy = "auto: scale " + r.s.Dataset.scale() + " needs dense data"
 			default:
 				r.storageWhy = "auto: not a LIBSVM file"
@@ -129,10 +130,17 @@ func denseDensity(x *mat.Dense) float64 {
 }
 
 // copyX returns a copy of dense x that a fit may scale in place; sparse
-// data is never modified by a fit (scaling is refused) and is shared.
+// data is never modified by a fit (its scalings return new matrices) and is
+// shared.
 func copyX(x mat.Matrix) mat.Matrix {
 	if d, ok := x.(*mat.Dense); ok {
 		return mat.DenseCopyOf(d)
 	}
 	return x
+}
+
+// scalingUsed describes the feature scaling the run's fits apply on its
+// storage ("" for none).
+func (r *runner) scalingUsed() string {
+	return scaleUsed(r.s.Dataset.scale(), r.storage == StorageSparse)
 }

@@ -90,9 +90,9 @@ func TestStorageAutoSparse(t *testing.T) {
 	}
 }
 
-// TestStorageAutoDense: at density 0.5 ≥ SparseDensity, or with a scaling,
-// auto holds X dense and says why; unknown storages and sparse with a
-// scaling are spec errors naming the key.
+// TestStorageAutoDense: at density 0.5 ≥ SparseDensity, or with a scaling
+// that moves zeros, auto holds X dense and says why; unknown storages and
+// sparse with minmax are spec errors naming the key.
 func TestStorageAutoDense(t *testing.T) {
 	dir := writeSparseSet(t, 60, 10, 5)
 	res, err := Fit(context.Background(), decodeIn(t, strings.Replace(sparseSpec, "STORAGE", "", 1), dir))
@@ -110,8 +110,8 @@ func TestStorageAutoDense(t *testing.T) {
 		t.Fatalf("storage %q (%s)", res.Storage, res.StorageReason)
 	}
 	for st, want := range map[string]string{
-		", storage: spares":                    `unknown storage "spares" (did you mean "sparse"?`,
-		", storage: sparse, standardize: true": "storage sparse cannot be combined with scale standardize",
+		", storage: spares":                `unknown storage "spares" (did you mean "sparse"?`,
+		", storage: sparse, scale: minmax": "storage sparse cannot be combined with scale minmax",
 	} {
 		_, err := Decode(strings.NewReader(strings.Replace(sparseSpec, "STORAGE", st, 1)), dir)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "line 2") {

@@ -39,6 +39,7 @@ func scalar(v string) any {
 // without a YAML file; fit and predict share them.
 type specFlags struct {
 	data, dataset, testData, format, task, estimator, kernel, approx string
+	scale                                                            string
 	testFraction, gamma, sigma, lambda, alpha, c                     float64
 	m, subsample                                                     int
 	standardize                                                      bool
@@ -53,7 +54,8 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.testFraction, "test-fraction", 0, "hold out this fraction as the test set")
 	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name)")
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
-	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics")
+	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
+	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
 	fs.StringVar(&f.task, "task", "regression", "regression, binary or multiclass")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type")
@@ -92,6 +94,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "format", f.format, f.format != "")
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)
+	put(ds, "scale", f.scale, f.scale != "")
 	k := map[string]any{"type": f.kernel}
 	put(k, "gamma", f.gamma, f.gamma != 0)
 	put(k, "sigma", f.sigma, f.sigma != 0)
@@ -173,7 +176,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
-			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason,
+			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 		})
 	}
@@ -183,6 +186,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
+	if res.ScalingUsed != "" {
+		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
+	}
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))

@@ -33,15 +33,16 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	// A LIBSVM file for a model without feature scaling is read sparse and
-	// kept so below the density at which fit keeps data sparse.
+	// A LIBSVM file for a model without feature scaling, or with one that
+	// keeps zeros (maxabs, std), is read sparse and kept so below the
+	// density at which fit keeps data sparse.
 	f := datasets.Format(*format)
 	if f == datasets.Auto {
 		f, _ = datasets.FormatOf(*data)
 	}
 	var x mat.Matrix
 	var y []float64
-	if f == datasets.LIBSVM && fit.Scaling.Standardize == nil && fit.Scaling.MinMax == nil {
+	if f == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
 		xs, ys, err := datasets.ReadLIBSVMSparseFile(ctx, *data, fit.Dim)
 		if err != nil {
 			return err

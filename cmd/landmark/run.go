@@ -144,6 +144,9 @@ func printResult(w io.Writer, r *experiments.Result) {
 	}
 	fmt.Fprintf(w, "%s: %d grid points (%d computed, %d resumed), %d training rows × %d features\n", r.Spec.Name, len(r.Points), r.Computed, r.Resumed, r.NTrain, r.Dim)
 	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason))
+	if r.Scaling != "" {
+		fmt.Fprintf(w, "scaling: %s\n", r.Scaling)
+	}
 	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
 	if r.Test != nil {
 		var parts []string
