@@ -46,10 +46,11 @@ type BLESS struct {
 	// 2·Q2 for BLESS (Theorem 1 asks q1 ≥ 5κ²q2/(q(1+t)), 1.25·q2 at q = 2,
 	// t = 1) and Q2 for BLESS-R (Alg. 2 line 4 uses q2).
 	Q1 float64
-	// Q2 is the over-sampling of landmarks (M_h = Q2·d_h for BLESS, pᵢ =
-	// min(Q2·ℓ̃ᵢ, β_h) for BLESS-R); 0 means 3. The paper's theory asks for
-	// constants of order log(n/δ); 3 already gives R-ACC within [0.5, 2] in
-	// practice (see the tests and BENCH_RLS.md).
+	// Q2 is the over-sampling of landmarks (M_h = Q2·d_h for BLESS; for
+	// BLESS-R the inclusion probability pᵢ = min(Q2·ℓ̃ᵢ, 1), Alg. 2 line 10,
+	// a candidate being kept with probability pᵢ/β_h); 0 means 3. The
+	// paper's theory asks for constants of order log(n/δ); 3 already gives
+	// R-ACC within [0.5, 2] in practice (see the tests and BENCH_RLS.md).
 	Q2 float64
 	// Workers bounds the goroutines of score estimation; 0 means GOMAXPROCS.
 	// Results do not depend on it.
