@@ -28,6 +28,18 @@
 // L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver (bkasvm.go) does
 // the same for BKA-SVM's per-cluster dual problems (model.SolveBKAProblem).
 //
+// Centers are drawn on the driver from Falkon.Seed: uniformly over all
+// rows (Floyd's algorithm over the global row indices), or by BLESS /
+// BLESS-R (Falkon.Sampler = approx.BLESS or approx.BLESSR; Rudi et al.
+// 2018, Alg. 1 / 2) run by the core library on a uniform sub-sample of
+// Falkon.Subsample rows (default DefaultSubsample) read from the shards,
+// its indices also drawn over the global rows, so the same seed gives the
+// same centers whatever the sharding. BLESS's weights A_h, computed on the
+// s-row sub-sample, are rescaled by s/n to the full data's scale, and the
+// fit uses FALKON-BLESS's weighted preconditioner (eq. 15, at the path's
+// λ_h) exactly as model.Falkon does with the same CenterWeights and
+// CenterLambda.
+//
 // The package depends on Beam; the core module does not (this is a
 // separate Go module, github.com/landmark-ml/landmark/distributed).
 package beamfit

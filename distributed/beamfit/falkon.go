@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -53,12 +54,33 @@ type Falkon struct {
 	Kernel kernel.Kernel
 	// Lambda is λ > 0 (λn multiplies K_MM, as model.Falkon).
 	Lambda float64
-	// M is the number of centers, sampled uniformly without replacement
-	// over all rows from Seed on the driver. Ignored when Centers is set.
+	// M is the number of centers, sampled on the driver from Seed:
+	// uniformly without replacement over all rows, or, with a BLESS
+	// Sampler, at most M draws of BLESS (repeated draws merge, so the
+	// distinct centers can be fewer). Ignored when Centers is set.
 	M int
 	// Centers, when set, are the centers (M×d), used as given.
 	Centers *mat.Dense
-	// Seed seeds the center sampling.
+	// Sampler chooses how the driver draws the centers: nil or
+	// approx.Uniform (uniform over all rows, Floyd's algorithm over the
+	// global row indices), or approx.BLESS / approx.BLESSR (value or
+	// pointer; Rudi et al. 2018, Alg. 1 / Alg. 2) run on the driver over a
+	// uniform sub-sample of Subsample rows. BLESS's fields keep their
+	// meaning: Lambda > 0 ends the path at that λ with at most M draws,
+	// Lambda = 0 walks it down until it has M draws (model.Falkon's
+	// default for approx.BLESS{}). BLESS centers come with weights A_h and
+	// the path's λ_h, and the fit uses FALKON-BLESS's weighted
+	// preconditioner (eq. 15) exactly as model.Falkon does with
+	// CenterWeights and CenterLambda (FalkonResult reports both). Other
+	// samplers are refused.
+	Sampler approx.Sampler
+	// Subsample is the number of rows, drawn uniformly without replacement
+	// over the global row indices from Seed, that a BLESS Sampler runs on
+	// (M ≤ Subsample ≤ n); the driver reads them from the shards and holds
+	// them (Subsample·d·8 bytes). 0 means DefaultSubsample. It is an error
+	// with the uniform sampler.
+	Subsample int
+	// Seed seeds the center sampling (and the sub-sample).
 	Seed uint64
 	// Epsilon, MaxIter and Tol are model.Falkon's.
 	Epsilon float64
@@ -114,6 +136,65 @@ type FalkonResult struct {
 	// was needed) and the factorizations tried. Zero for PCG fits.
 	Jitter       float64
 	CholAttempts int
+	// CenterRows are the global row indices of the centers, ascending;
+	// nil when Falkon.Centers gave them.
+	CenterRows []int
+	// SubsampleRows are the global row indices of the rows BLESS ran on,
+	// ascending; nil for uniform centers.
+	SubsampleRows []int
+	// CenterWeights are BLESS's weights A_h on the full data's scale, one
+	// per center: A_h computed on the s-row sub-sample (a per-draw
+	// probability on the s rows' scale) times s/n (the probability that a
+	// row is in the sub-sample), the scale model.Falkon.CenterWeights
+	// takes. Nil for uniform centers.
+	CenterWeights []float64
+	// CenterLambda is λ_h of the BLESS step the centers come from (the λ
+	// of the eq. 15 preconditioner, model.Falkon.CenterLambda); 0 for
+	// uniform centers.
+	CenterLambda float64
+	// BLESSRows is ⌈κ²/λ_h⌉ (κ² = the largest k(x, x) on the sub-sample)
+	// for BLESS centers, 0 otherwise: from a sub-sample of at least that
+	// many rows every BLESS step draws as many candidates as it would from
+	// all n rows (Alg. 1 line 4: R_h = q1·min(κ²/λ_h, rows)), so a
+	// Subsample below it made BLESS's last steps draw from fewer rows than
+	// it would on the full data.
+	BLESSRows int
+}
+
+// SubsamplePerCenter is the default BLESS sub-sample size per center (see
+// DefaultSubsample).
+const SubsamplePerCenter = 20
+
+// DefaultSubsample is the sub-sample size Falkon's BLESS sampler runs on
+// when Falkon.Subsample is 0, for n rows of d columns, m centers, kernel k
+// and BLESS's final λ blessLambda (0 for its fixed-size mode):
+//
+//	min(n, max(SubsamplePerCenter·m, ⌈κ²/blessLambda⌉)),
+//
+// the second term only when blessLambda > 0 and k is shift-invariant
+// (κ² = k(x, x), the same for every x, known before any row is read).
+//
+// Rudi et al. 2018 (Alg. 1 line 4, and §2.5: "BLESS computes leverage
+// scores for sets of size at most 1/λ") draw R_h = q1·min(κ²/λ_h, n)
+// uniform candidates at step h, so on any number of rows BLESS looks at
+// O(min(n, 1/λ)) rows per step, and from a uniform sub-sample of
+// s ≥ κ²/λ_H rows every step draws exactly as many candidates as from all
+// n: the sub-sample changes which uniform rows are candidates, not how
+// many, nor BLESS's cost, which depends on R_h and M_h only. With
+// blessLambda set, ⌈κ²/blessLambda⌉ is that size. In the fixed-size mode
+// λ_H is known only once the path has run; on bundled cadata (σ = 2,
+// standardized) it gave κ²/λ_H ≈ 2.6·M, 6.8·M and 16·M for M = 100, 300
+// and 1,000, within 20·M (FalkonResult.BLESSRows reports κ²/λ_H after a
+// fit, so a larger Subsample can be chosen when it exceeds the default).
+func DefaultSubsample(n, d, m int, k kernel.Kernel, blessLambda float64) int {
+	s := SubsamplePerCenter * m
+	if blessLambda > 0 && k != nil && k.ShiftInvariant() && d > 0 {
+		zero := make([]float64, d)
+		if r := math.Ceil(k.Eval(zero, zero) / blessLambda); r > float64(s) {
+			s = int(min(r, float64(n)))
+		}
+	}
+	return max(0, min(n, s))
 }
 
 // falkonStream is the second PCG word of the center sampling source.
@@ -166,22 +247,35 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	if f.Standardize {
 		mean, std = man.Mean, man.Std
 	}
+	res := &FalkonResult{}
+	bless, blessLambda, err := blessOf(f.Sampler)
+	if err != nil {
+		return nil, err
+	}
+	if f.Subsample != 0 && (bless == nil || f.Centers != nil) {
+		return nil, fmt.Errorf("%w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
+	}
 	centers := f.Centers
-	if centers != nil {
+	switch {
+	case centers != nil:
 		if _, c := centers.Dims(); c != d {
 			return nil, fmt.Errorf("%w: centers have %d columns, data %d", ErrInput, c, d)
 		}
 		centers = mat.DenseCopyOf(centers)
-	} else {
-		if f.M < 1 || f.M > n {
-			return nil, fmt.Errorf("%w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
-		}
-		centers, err = sampleCenters(ctx, manifestPath, man, f.M, rand.New(rand.NewPCG(f.Seed, falkonStream)))
+	case f.M < 1 || f.M > n:
+		return nil, fmt.Errorf("%w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
+	case bless == nil:
+		res.CenterRows = sampleRows(n, f.M, rand.New(rand.NewPCG(f.Seed, falkonStream)))
+		centers, err = readRows(ctx, manifestPath, man, res.CenterRows)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
 		}
 		if mean != nil {
 			standardize(centers, mean, std)
+		}
+	default:
+		if centers, err = f.blessCenters(ctx, manifestPath, man, bless, blessLambda, mean, std, res); err != nil {
+			return nil, err
 		}
 	}
 	mc, _ := centers.Dims()
@@ -197,8 +291,12 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 
 	info := model.FalkonInfo{N: n, D: d, M: mc, Outputs: t, Lambda: f.Lambda, Penalty: f.Lambda * float64(n),
 		Kernel: f.Kernel.String(), Sampler: "uniform (beam driver)", Preconditioner: model.PrecondFalkon}
-	if f.Centers != nil {
+	switch {
+	case f.Centers != nil:
 		info.Sampler = "given"
+	case bless != nil:
+		info.Sampler = fmt.Sprintf("%T on a uniform sub-sample of %d rows (beam driver)", bless, len(res.SubsampleRows))
+		info.Preconditioner = model.PrecondBLESS
 	}
 	info.SampleTime = time.Since(start)
 	t0 := time.Now()
@@ -211,7 +309,8 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		task = model.Classification
 	}
 	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
-		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers}
+		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers,
+		CenterWeights: slices.Clone(res.CenterWeights), CenterLambda: res.CenterLambda}
 
 	dir := dirOf(manifestPath)
 	fn := passFn{Dir: dir, D: d, Centers: centersPath, M: mc, Kernel: spec, T: t,
@@ -220,7 +319,6 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		fn.Files = append(fn.Files, e.File)
 		fn.Rows = append(fn.Rows, e.Rows)
 	}
-	res := &FalkonResult{}
 	launches := 0
 	pass := func(ctx context.Context, dst []float64, mode string, v *mat.Dense) error {
 		ts := time.Now()
@@ -256,7 +354,23 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		return res, nil
 	}
 
-	pc, err := precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
+	var pc *precond.Falkon
+	if res.CenterWeights != nil {
+		// As model.Falkon with CenterWeights and CenterLambda: eq. 15 with
+		// a = w·n/M (weights on BLESS's M/n scale, so that uniform weights
+		// give a = 1 and eq. 14), regularized with λ_h.
+		a := make([]float64, mc)
+		for j, w := range res.CenterWeights {
+			a[j] = w * float64(n) / float64(mc)
+		}
+		info.PrecondLambda = f.Lambda
+		if res.CenterLambda > 0 {
+			info.PrecondLambda = res.CenterLambda
+		}
+		pc, err = precond.BuildWeighted(kmm, n, info.PrecondLambda, a, precond.Options{Epsilon: f.Epsilon})
+	} else {
+		pc, err = precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("beamfit: %w", err)
 	}
@@ -397,11 +511,10 @@ func runPass(ctx context.Context, run Runner, fn *passFn, shards int, out string
 	return t.Sum, nil
 }
 
-// sampleCenters draws m distinct row indices uniformly (Floyd's algorithm,
-// O(m) memory whatever n) and reads those rows, in increasing index order,
-// from the shards that hold them.
-func sampleCenters(ctx context.Context, manifestPath string, man *shard.Manifest, m int, rng *rand.Rand) (*mat.Dense, error) {
-	n := man.N
+// sampleRows draws m distinct row indices of [0, n) uniformly (Floyd's
+// algorithm, O(m) memory whatever n) and returns them ascending. Drawn over
+// the global row indices, they do not depend on how the rows are sharded.
+func sampleRows(n, m int, rng *rand.Rand) []int {
 	chosen := make(map[int]bool, m)
 	for j := n - m; j < n; j++ {
 		r := rng.IntN(j + 1)
@@ -415,6 +528,14 @@ func sampleCenters(ctx context.Context, manifestPath string, man *shard.Manifest
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
+	return idx
+}
+
+// readRows reads the rows idx (ascending global indices) from the shards
+// that hold them, one shard at a time, as they are on disk (not
+// standardized).
+func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx []int) (*mat.Dense, error) {
+	m := len(idx)
 	c := mat.NewDense(m, man.D, nil)
 	dir := dirOf(manifestPath)
 	k := 0
@@ -427,13 +548,108 @@ func sampleCenters(ctx context.Context, manifestPath string, man *shard.Manifest
 		}
 		x, _, err := loadShard(ctx, joinPath(dir, e.File), e.Rows, man.D, false, nil, nil)
 		if err != nil {
-			return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
+			return nil, err
 		}
 		for ; k < m && idx[k] < e.FirstRow+e.Rows; k++ {
 			c.SetRow(k, x.RawRowView(idx[k]-e.FirstRow))
 		}
 	}
+	if k != m {
+		return nil, fmt.Errorf("%w: row %d is beyond the shards' rows", ErrInput, idx[k])
+	}
 	return c, nil
+}
+
+// blessOf returns the BLESS sampler s asks for (nil for uniform) and its
+// final λ.
+func blessOf(s approx.Sampler) (approx.Sampler, float64, error) {
+	b, lambda, err := blessOf1(s)
+	if err == nil && (lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0)) {
+		err = fmt.Errorf("%w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
+	}
+	return b, lambda, err
+}
+
+func blessOf1(s approx.Sampler) (approx.Sampler, float64, error) {
+	switch b := s.(type) {
+	case nil, approx.Uniform:
+		return nil, 0, nil
+	case *approx.Uniform:
+		if b != nil {
+			return nil, 0, nil
+		}
+	case approx.BLESS:
+		return b, b.Lambda, nil
+	case *approx.BLESS:
+		if b != nil {
+			return *b, b.Lambda, nil
+		}
+	case approx.BLESSR:
+		return b, b.Lambda, nil
+	case *approx.BLESSR:
+		if b != nil {
+			return *b, b.Lambda, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("%w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
+}
+
+// blessCenters draws the centers by BLESS on a uniform sub-sample: the
+// sub-sample's global row indices by Floyd's algorithm from Seed (so they
+// do not depend on the sharding), its rows read on the driver and
+// standardized as the workers will, then the sampler run on them with the
+// same random source. It returns the centers (standardized) and fills
+// res's center fields.
+//
+// Weights: on the s rows, BLESS's A_h is M·π (Alg. 1 line 10, π_j the
+// per-draw probability of row j among the s rows; BLESS-R's A_h is the
+// inclusion probability, also on the s rows' scale), and model.Falkon
+// turns weights w on n rows into eq. 15's a = w·n/M = n·π (package
+// precond). Row j of the sub-sample is a row of the data drawn with
+// probability s/n, so its per-draw probability among all n rows is π·s/n:
+// the weights on the full data's scale are w = A_h·s/n, and a = A_h·s/M.
+// (Uniform BLESS scores give A_h = M/s, w = M/n and a = 1: eq. 14.)
+func (f *Falkon) blessCenters(ctx context.Context, manifestPath string, man *shard.Manifest, bless approx.Sampler,
+	blessLambda float64, mean, std []float64, res *FalkonResult) (*mat.Dense, error) {
+	n, d := man.N, man.D
+	s := f.Subsample
+	if s == 0 {
+		s = DefaultSubsample(n, d, f.M, f.Kernel, blessLambda)
+	}
+	if s < f.M || s > n {
+		return nil, fmt.Errorf("%w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
+	}
+	rng := rand.New(rand.NewPCG(f.Seed, falkonStream))
+	sub := sampleRows(n, s, rng)
+	xs, err := readRows(ctx, manifestPath, man, sub)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: reading the bless sub-sample: %w", err)
+	}
+	if mean != nil {
+		standardize(xs, mean, std)
+	}
+	lm, err := bless.Sample(ctx, xs, f.Kernel, f.M, rng)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
+	}
+	if lm == nil || lm.Points == nil || len(lm.Indices) != len(lm.Weights) || len(lm.Indices) < 1 || len(lm.Indices) > f.M {
+		return nil, fmt.Errorf("beamfit: sampling centers: %T returned no usable landmarks", bless)
+	}
+	res.SubsampleRows = sub
+	res.CenterRows = make([]int, len(lm.Indices))
+	res.CenterWeights = make([]float64, len(lm.Indices))
+	scale := float64(s) / float64(n)
+	for j, i := range lm.Indices {
+		res.CenterRows[j] = sub[i]
+		res.CenterWeights[j] = lm.Weights[j] * scale
+	}
+	res.CenterLambda = lm.Lambda
+	diag := make([]float64, s)
+	f.Kernel.Diag(diag, xs)
+	if kappa2 := slices.Max(diag); lm.Lambda > 0 {
+		res.BLESSRows = int(min(math.Ceil(kappa2/lm.Lambda), math.MaxInt32))
+	}
+	return lm.Points, nil
 }
 
 func writeCenters(ctx context.Context, p string, c *mat.Dense) error {
