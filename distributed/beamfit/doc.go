@@ -40,6 +40,15 @@
 // λ_h) exactly as model.Falkon does with the same CenterWeights and
 // CenterLambda.
 //
+// Files (the manifest, shards, WorkDir) are opened through Beam's
+// filesystem package. This package registers only Beam's local file system;
+// a program reading gs:// or s3:// paths registers those itself, in its main
+// package (which Beam also runs on the workers), e.g.
+//
+//	import _ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+//
+// as the landmark-beam command does for gs://.
+//
 // The package depends on Beam; the core module does not (this is a
 // separate Go module, github.com/landmark-ml/landmark/distributed).
 package beamfit

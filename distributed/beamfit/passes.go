@@ -298,8 +298,20 @@ func joinPath(dir, file string) string {
 	return path.Join(dir, file)
 }
 
+// newFS returns Beam's file system for p's scheme. Beam's GCS file system
+// panics when it cannot create even an unauthenticated client; that panic
+// becomes an error here.
+func newFS(ctx context.Context, p string) (fs filesystem.Interface, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fs, err = nil, fmt.Errorf("file system for %s: %v", p, r)
+		}
+	}()
+	return filesystem.New(ctx, p)
+}
+
 func readFile(ctx context.Context, p string) ([]byte, error) {
-	fs, err := filesystem.New(ctx, p)
+	fs, err := newFS(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +325,7 @@ func readFile(ctx context.Context, p string) ([]byte, error) {
 }
 
 func writeFile(ctx context.Context, p string, b []byte) error {
-	fs, err := filesystem.New(ctx, p)
+	fs, err := newFS(ctx, p)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,13 @@
 // passed to Beam unchanged. The default runner is Prism, in this process.
 // The driver prints one line per pipeline launch: CG iteration, residual,
 // wall time and shard throughput (rows/s).
+//
+// Paths (--data, --work_dir) may be local or gs://bucket/…: this command
+// registers Beam's local and Google Cloud Storage file systems (the
+// library, package beamfit, registers only the local one, so programs
+// using it choose theirs by importing Beam's filesystem/gcs, /s3, …
+// packages). GCS access uses Application Default Credentials, or
+// unauthenticated access (public buckets) when none are found.
 package main
 
 import (
@@ -26,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths, on the driver and the workers
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
 	"github.com/landmark-ml/landmark/experiments"
@@ -45,6 +53,7 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
       results.log/results.csv/plots as a local 'landmark run'
 
 Shards (OUTDIR/manifest.json) are written by 'landmark data shard IN OUTDIR --rows N'.
+Paths may be local or gs://bucket/… (Google Cloud Storage).
 `
 
 func main() {
