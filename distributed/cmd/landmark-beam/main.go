@@ -1,6 +1,7 @@
 // Command landmark-beam runs Landmark's distributed fits on Apache Beam.
 //
 //	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I] [--direct]
+//	                     [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
 //	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
 //	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]
@@ -8,6 +9,13 @@
 // Shards are written by the core command: `landmark data shard IN OUTDIR
 // --rows N`. `landmark run SPEC.yaml --runner R …` delegates to
 // `landmark-beam run`.
+//
+// --sampler bless (or bless-r) draws the centers by BLESS on the driver, on
+// a uniform sub-sample of --subsample rows (default
+// beamfit.DefaultSubsample: min(n, max(20·M, ⌈κ²/λ⌉)), the second term
+// with --bless-lambda λ > 0), and fits with FALKON-BLESS's weighted
+// preconditioner; --bless-lambda 0 (default) walks BLESS's path down until
+// it has M centers.
 //
 // Beam's own flags (--runner, --endpoint, --job_name, --project, --region,
 // --temp_location, --environment_type, …) are accepted beside Landmark's and
@@ -28,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,6 +44,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths, on the driver and the workers
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/kernel"
@@ -45,9 +55,12 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
 
   landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L
       [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
+      [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
       [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
       FALKON with every data pass a Beam pipeline (Beam's flags pass through);
-      --direct solves the same system in one pass (K_sᵀK_s per shard)
+      --direct solves the same system in one pass (K_sᵀK_s per shard);
+      --sampler bless draws the centers by BLESS on a uniform sub-sample of
+      --subsample rows on the driver (FALKON-BLESS preconditioner)
   landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [--runner …]
       a YAML experiment whose grid points are computed as a Beam PCollection;
       results.log/results.csv/plots as a local 'landmark run'
@@ -114,6 +127,9 @@ func runFalkon(ctx context.Context, args []string) error {
 	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
 	cache := flag.Bool("cache_shards", true, "keep decoded shards in worker memory between passes")
 	direct := flag.Bool("direct", false, "one pass: each shard forms K_sᵀK_s and K_sᵀy, the driver solves by Cholesky (--iter ignored)")
+	sampler := flag.String("sampler", "uniform", "center sampler: uniform (over all rows), bless or bless-r (BLESS / BLESS-R on a uniform sub-sample, FALKON-BLESS preconditioner)")
+	blessLambda := flag.Float64("bless-lambda", 0, "BLESS's final λ (0: walk the path down until it has M centers)")
+	subsample := flag.Int("subsample", 0, "rows BLESS runs on, drawn uniformly (0: min(n, max(20·M, ⌈κ²/bless-lambda⌉)))")
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return err
 	}
@@ -123,8 +139,13 @@ func runFalkon(ctx context.Context, args []string) error {
 	if *data == "" || *m < 1 || !(*sigma > 0) || !(*lambda > 0) {
 		return errors.New("falkon needs --data, --m ≥ 1, --sigma > 0 and --lambda > 0")
 	}
+	smp, err := samplerOf(*sampler, *blessLambda, *subsample)
+	if err != nil {
+		return err
+	}
 	beam.Init()
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
+		Sampler: smp, Subsample: *subsample,
 		MaxIter: *iter, Direct: *direct, Standardize: *std, WorkDir: *work, CacheShards: *cache,
 		Run: beamx.Run,
 		Progress: func(p beamfit.Pass) {
@@ -136,6 +157,13 @@ func runFalkon(ctx context.Context, args []string) error {
 		return err
 	}
 	in := res.Model.Info()
+	if res.SubsampleRows != nil {
+		fmt.Printf("centers: %s: %d distinct, λ_h = %.3g, κ²/λ_h = %d rows\n", in.Sampler, in.M, res.CenterLambda, res.BLESSRows)
+		if res.BLESSRows > len(res.SubsampleRows) {
+			fmt.Printf("note: the sub-sample (%d rows) is below κ²/λ_h = %d: BLESS's last steps drew from fewer rows than on all n; --subsample %d matches it\n",
+				len(res.SubsampleRows), res.BLESSRows, min(res.BLESSRows, in.N))
+		}
+	}
 	if *direct {
 		fmt.Printf("fit: n = %d, d = %d, M = %d, direct solve (1 pass), jitter %g, residual %.3e, %.2f s\n",
 			in.N, in.D, in.M, res.Jitter, in.Residual, in.SolveTime.Seconds())
@@ -147,6 +175,26 @@ func runFalkon(ctx context.Context, args []string) error {
 		return model.SaveFile(*save, res.Model)
 	}
 	return nil
+}
+
+// samplerOf turns --sampler, --bless-lambda and --subsample into
+// beamfit.Falkon's Sampler.
+func samplerOf(name string, blessLambda float64, subsample int) (approx.Sampler, error) {
+	if blessLambda < 0 || math.IsNaN(blessLambda) || math.IsInf(blessLambda, 0) {
+		return nil, fmt.Errorf("--bless-lambda = %g, want 0 (walk down to M centers) or > 0", blessLambda)
+	}
+	switch name {
+	case "uniform":
+		if blessLambda != 0 || subsample != 0 {
+			return nil, errors.New("--bless-lambda and --subsample need --sampler bless or bless-r")
+		}
+		return nil, nil
+	case "bless":
+		return approx.BLESS{Lambda: blessLambda}, nil
+	case "bless-r":
+		return approx.BLESSR{Lambda: blessLambda}, nil
+	}
+	return nil, fmt.Errorf("unknown --sampler %q (want uniform, bless or bless-r)", name)
 }
 
 func runGrid(ctx context.Context, args []string) error {
