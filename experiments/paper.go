@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,7 +20,8 @@ type PaperSpec struct {
 	// Note says how the setting differs from the paper's (subsets, σ chosen
 	// here, units), so that the two columns are read correctly.
 	Note string `yaml:"note,omitempty" json:"note,omitempty"`
-	// Figures are numbers the paper reports, each beside ours.
+	// Figures are numbers the paper reports (or, where it gives none for
+	// this setting, its statements), each beside ours.
 	Figures []PaperFigure `yaml:"figures,omitempty" json:"figures,omitempty"`
 	// Claims are the paper's comparisons between two approximation methods,
 	// checked at every grid point of an approximation run.
@@ -36,6 +38,11 @@ type PaperFigure struct {
 	What string `yaml:"what" json:"what"`
 	// Paper is the paper's value.
 	Paper float64 `yaml:"paper" json:"paper"`
+	// Statement, instead of Paper, gives what the paper states in words when
+	// it gives no number for this setting (its data are not here, or it
+	// only plots the result), for example "5 iterations of FALKON-BLESS
+	// reach the AUC of 20 of FALKON-UNI (SUSY)".
+	Statement string `yaml:"statement,omitempty" json:"statement,omitempty"`
 	// Metric is the run's metric or measure put beside it.
 	Metric string `yaml:"metric" json:"metric"`
 	// Method is the approximation method (approximation runs only).
@@ -99,6 +106,9 @@ func (s *Spec) validatePaper() error {
 		}
 		if math.IsNaN(f.Paper) || math.IsInf(f.Paper, 0) {
 			return s.errAt(fmt.Sprintf("paper = %v, want a finite number", f.Paper), "paper", "figures", at, "paper")
+		}
+		if f.Statement != "" && f.Paper != 0 {
+			return s.errAt("give paper (the paper's number) or statement (its words), not both", "paper", "figures", at)
 		}
 		if err := s.checkPaperName(f.Metric, metrics, "metric", "figures", at, "metric"); err != nil {
 			return err
@@ -179,7 +189,11 @@ func (r *Result) Paper() []PaperLine {
 	}
 	var out []PaperLine
 	for _, f := range p.Figures {
-		out = append(out, PaperLine{What: f.What, Paper: fmt.Sprintf("%.4g", f.Paper), Ours: r.paperOurs(f)})
+		paper := paperNum(f.Paper)
+		if f.Statement != "" {
+			paper = f.Statement
+		}
+		out = append(out, PaperLine{What: f.What, Paper: paper, Ours: r.paperOurs(f)})
 	}
 	for _, c := range p.Claims {
 		paper := c.Paper
@@ -197,13 +211,13 @@ func (r *Result) paperOurs(f PaperFigure) string {
 		if r.Test != nil {
 			for _, m := range r.Test.Metrics {
 				if m.Name == f.Metric {
-					return fmt.Sprintf("%.4g (test)", m.Mean)
+					return paperNum(m.Mean) + " (test)"
 				}
 			}
 		}
 		if r.Best >= 0 {
 			if s, ok := r.Points[r.Best].Metric(f.Metric); ok {
-				return fmt.Sprintf("%.4g (CV, best point)", s.Mean)
+				return paperNum(s.Mean) + " (CV, best point)"
 			}
 		}
 		return "–"
@@ -214,9 +228,9 @@ func (r *Result) paperOurs(f PaperFigure) string {
 		}
 		if s, ok := pt.Metric(f.Metric); ok && pt.Error == "" {
 			if r.Spec.Approximation != nil {
-				return fmt.Sprintf("%.4g", s.Mean)
+				return paperNum(s.Mean)
 			}
-			return fmt.Sprintf("%.4g (CV)", s.Mean)
+			return paperNum(s.Mean) + " (CV)"
 		}
 	}
 	return "–"
@@ -281,6 +295,15 @@ func (r *Result) claimOurs(c PaperClaim) string {
 		return "–"
 	}
 	return fmt.Sprintf("holds at %d of %d points (%s)", holds, total, strings.Join(parts, "; "))
+}
+
+// paperNum formats a figure: four significant digits, and whole numbers
+// from 10⁴ on (an RMSE in dollars reads 58039, not 5.804e+04).
+func paperNum(v float64) string {
+	if a := math.Abs(v); a >= 1e4 && a < 1e15 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 // pointAt says whether params has every value of at.

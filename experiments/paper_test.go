@@ -93,7 +93,8 @@ func TestPaperBesideApproximation(t *testing.T) {
 func TestPaperBesideEstimator(t *testing.T) {
 	dir := writeSine(t, 160)
 	spec := strings.Replace(sineSpec, "  gamma: [0.001, 0.3, 1, 3, 1000]\n  lambda: [10, 1.0e-3, 1.0e-6]", "  gamma: [0.3, 1]\n  lambda: [1.0e-3]", 1) +
-		"paper:\n  source: Test paper\n  figures:\n    - {what: test RMSE, paper: 0.1, metric: rmse}\n    - {what: CV R² at γ = 1, paper: 0.9, metric: r2, at: {gamma: 1}}\n"
+		"paper:\n  source: Test paper\n  figures:\n    - {what: test RMSE, paper: 0.1, metric: rmse}\n    - {what: CV R² at γ = 1, paper: 0.9, metric: r2, at: {gamma: 1}}\n" +
+		"    - {what: CV R² at γ = 1 again, statement: \"fits well (no number given)\", metric: r2, at: {gamma: 1}}\n"
 	s := decodeIn(t, spec, dir)
 	res, err := Run(context.Background(), s, Options{Out: t.TempDir(), NoPlots: true})
 	if err != nil {
@@ -116,8 +117,12 @@ func TestPaperBesideEstimator(t *testing.T) {
 		}
 	}
 	lines := res.Paper()
-	if len(lines) != 2 || lines[0].Ours != fmt.Sprintf("%.4g (test)", rmse) || lines[1].Ours != fmt.Sprintf("%.4g (CV)", r2) {
-		t.Errorf("paper lines %+v; want test RMSE %.4g and CV R² %.4g", lines, rmse, r2)
+	if len(lines) != 3 || lines[0].Ours != fmt.Sprintf("%.4g (test)", rmse) || lines[1].Ours != fmt.Sprintf("%.4g (CV)", r2) {
+		t.Fatalf("paper lines %+v; want test RMSE %.4g and CV R² %.4g", lines, rmse, r2)
+	}
+	// A statement stands in the paper column for a number.
+	if lines[1].Paper != "0.9" || lines[2].Paper != "fits well (no number given)" || lines[2].Ours != lines[1].Ours {
+		t.Errorf("statement line %+v beside %+v", lines[2], lines[1])
 	}
 }
 
@@ -147,8 +152,20 @@ func TestPaperSpecErrors(t *testing.T) {
 	if _, err := Decode(strings.NewReader(est), "."); err == nil || !strings.Contains(err.Error(), "claims compare approximation methods") {
 		t.Errorf("claims on an estimator run: %v", err)
 	}
+	est = sineSpec + "paper:\n  source: x\n  figures:\n    - {what: f, paper: 1, statement: s, metric: rmse}\n"
+	if _, err := Decode(strings.NewReader(est), "."); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("paper and statement in one figure: %v", err)
+	}
 	est = sineSpec + "paper:\n  source: x\n  figures:\n    - {what: f, paper: 1, metric: accuracy}\n"
 	if _, err := Decode(strings.NewReader(est), "."); err == nil || !strings.Contains(err.Error(), `metric "accuracy" is not one of this run's`) {
 		t.Errorf("classification metric on a regression run: %v", err)
+	}
+}
+
+func TestPaperNum(t *testing.T) {
+	for v, want := range map[float64]string{0.0123: "0.0123", 0.98494: "0.9849", 1234.56: "1235", 58039.2: "58039", -72944.3: "-72944", 1e20: "1e+20"} {
+		if got := paperNum(v); got != want {
+			t.Errorf("paperNum(%v) = %q, want %q", v, got, want)
+		}
 	}
 }
