@@ -13,10 +13,10 @@ import (
 // R-ACC on a real dataset: 2,000 standardized ijcnn1 points, Gaussian γ = 0.1,
 // λ = 1e-3 (λn = 2, d_eff = 272). The paper reports 5th/95th percentiles
 // 0.57/2.03 for BLESS and 0.73/1.50 for BLESS-R; measured here with the
-// default constants: BLESS mean 1.18, 0.70/1.81; BLESS-R mean 1.10,
-// 0.79/1.57. We require the percentiles inside [0.5, 2] and the mean within
-// [0.8, 1.3] (scores are over-estimates by design, so a mean a little above 1
-// is expected). Along the path |J_h| must stay of the order of d_eff(λ_h):
+// default constants: BLESS mean 1.18, 0.70/1.81; BLESS-R mean 1.17,
+// 0.71/1.81 (both logged beside the paper's). We require the percentiles
+// inside [0.5, 2] and the mean within [0.8, 1.3] (scores are over-estimates
+// by design, so a mean a little above 1 is expected). Along the path |J_h| must stay of the order of d_eff(λ_h):
 // between d_eff/2 and 3·Q2·d_eff (measured ratios 2.5–3.9 at steps 5, 7
 // and 10), checked at two steps to keep the test short.
 func TestBLESSAccuracyOnRealData(t *testing.T) {
@@ -77,7 +77,11 @@ func TestBLESSAccuracyOnRealData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: d_eff %.1f, |J| %d, R-ACC mean %.2f, 5%% %.2f, 95%% %.2f", name, deff, len(path[9].Indices), acc.Mean, acc.P5, acc.P95)
+		paper := "1.06, 0.57/2.03" // Rudi et al. Fig. 1: mean, 5th/95th percentiles
+		if noRepl {
+			paper = "1.06, 0.73/1.50"
+		}
+		t.Logf("%s: d_eff %.1f, |J| %d, R-ACC mean %.2f, 5%%/95%% %.2f/%.2f; paper Fig. 1 (SUSY, n = 70,000, λ = 10⁻⁵): %s", name, deff, len(path[9].Indices), acc.Mean, acc.P5, acc.P95, paper)
 		if acc.P5 < 0.5 || acc.P95 > 2 || acc.Mean < 0.8 || acc.Mean > 1.3 {
 			t.Errorf("%s: R-ACC %+v", name, acc)
 		}
