@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/landmark-ml/landmark/internal/hugemem"
 	"math"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
+	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -219,25 +219,89 @@ func (f *Falkon) MulB(x *mat.Dense) error {
 // MulKMM sets dst = K_MM·v (v and dst M×t, not aliased), using the copy of
 // K_MM kept in the upper triangle; K_MM is the matrix given at build time,
 // without the shift.
+//
+// The product reads the M²/2 stored entries once, split over the workers
+// (it runs once per CG iteration and is bound by memory, like the
+// preconditioner's solves): the rows are cut into kmmSegments segments of
+// about equal area, fixed whatever the worker count; segment s adds each
+// row i's dot product U[i, i+1:]·v[i+1:] + K_ii·v_i to its partial sum of
+// entry i and v_i·U[i, i+1:] to the entries after i (the lower triangle by
+// symmetry), and the partial sums are added in segment order, so the result
+// does not depend on the number of workers.
 func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 	m := len(f.diag)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if rv.Rows != m || rd.Rows != m || rv.Cols != rd.Cols {
 		return fmt.Errorf("%w: MulKMM of %d×%d into %d×%d, M = %d", ErrInput, rv.Rows, rv.Cols, rd.Rows, rd.Cols, m)
 	}
+	t := rv.Cols
 	raw := f.kmm.RawMatrix()
-	sym := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: raw.Stride, Data: raw.Data}
-	blas64.Symm(blas.Left, 1, sym, rv, 0, rd)
-	// The stored diagonal is L_T's; correct it to K_MM's.
+	bounds := kmmBounds(m)
+	segs := len(bounds) - 1
+	part := make([]float64, segs*m*t) // partial sums, segment s at part[s·m·t:]
+	err := parallel.For(context.Background(), segs, 0, func(_, s int) {
+		p := part[s*m*t : (s+1)*m*t]
+		for i := bounds[s]; i < bounds[s+1]; i++ {
+			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+m]
+			if t == 1 && rv.Stride == 1 { // unit strides: gonum's assembly dot and axpy
+				vi, n := rv.Data[i], len(row)
+				vr := blas64.Vector{N: n, Inc: 1, Data: row}
+				p[i] += f.diag[i]*vi + blas64.Dot(vr, blas64.Vector{N: n, Inc: 1, Data: rv.Data[i+1 : m]})
+				if vi != 0 {
+					blas64.Axpy(vi, vr, blas64.Vector{N: n, Inc: 1, Data: p[i+1 : m]})
+				}
+				continue
+			}
+			for c := 0; c < t; c++ {
+				vi := rv.Data[i*rv.Stride+c]
+				acc := f.diag[i] * vi
+				for j, u := range row {
+					acc += u * rv.Data[(i+1+j)*rv.Stride+c]
+				}
+				p[i*t+c] += acc
+				if vi != 0 {
+					for j, u := range row {
+						p[(i+1+j)*t+c] += vi * u
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
 	for i := 0; i < m; i++ {
-		c := f.diag[i] - raw.Data[i*raw.Stride+i]
-		vr := rv.Data[i*rv.Stride : i*rv.Stride+rv.Cols]
-		dr := rd.Data[i*rd.Stride : i*rd.Stride+rd.Cols]
-		for j := range dr {
-			dr[j] += c * vr[j]
+		for c := 0; c < t; c++ {
+			var y float64
+			for s := 0; s < segs && bounds[s] <= i; s++ {
+				y += part[s*m*t+i*t+c]
+			}
+			rd.Data[i*rd.Stride+c] = y
 		}
 	}
 	return nil
+}
+
+// kmmSegments is the number of row segments of MulKMM (a constant, so that
+// its sums do not depend on the number of workers).
+const kmmSegments = 16
+
+// kmmBounds cuts rows [0, m) of an upper triangle into at most kmmSegments
+// segments holding about equal numbers of entries: row i has m − i.
+func kmmBounds(m int) []int {
+	b := []int{0}
+	total := float64(m) * float64(m+1) / 2
+	var acc float64
+	for i := 0; i < m; i++ {
+		acc += float64(m - i)
+		if len(b) < kmmSegments && acc >= total*float64(len(b))/kmmSegments {
+			b = append(b, i+1)
+		}
+	}
+	if b[len(b)-1] != m {
+		b = append(b, m)
+	}
+	return b
 }
 
 // T returns the factor T = L_Tᵀ of K_MM + Shift·I as an upper-triangular copy.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
@@ -243,5 +244,56 @@ func TestIdentityAndJacobi(t *testing.T) {
 	}
 	if err := j.Precondition(context.Background(), dst, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrInput) {
 		t.Errorf("wrong size: err = %v", err)
+	}
+}
+
+// MulKMM equals the dense K_MM·v to 1e-12 for one column (the unit-stride
+// path), one column viewed with a stride, and three columns, at an M with
+// all kmmSegments segments in use, and its result is bit-identical at
+// GOMAXPROCS 1 and 4 (fixed segments, added in order).
+func TestMulKMMPaths(t *testing.T) {
+	const m = 700
+	kmm := gaussKMM(3, m, 0.05)
+	p, err := BuildFalkon(mat.DenseCopyOf(kmm), 5000, 1e-4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := kmmBounds(m); len(b) != kmmSegments+1 || b[0] != 0 || b[len(b)-1] != m {
+		t.Fatalf("bounds %v for M = %d", b, m)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	wide := mat.NewDense(m, 4, nil)
+	for i := 0; i < m; i++ {
+		for c := 0; c < 4; c++ {
+			wide.Set(i, c, rng.NormFloat64())
+		}
+	}
+	one := mat.DenseCopyOf(wide.Slice(0, m, 0, 1))
+	cases := map[string]*mat.Dense{
+		"t=1":         one,
+		"t=1 strided": wide.Slice(0, m, 1, 2).(*mat.Dense),
+		"t=3":         wide.Slice(0, m, 0, 3).(*mat.Dense),
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for name, v := range cases {
+		_, tc := v.Dims()
+		var want mat.Dense
+		want.Mul(kmm, v)
+		var got [2]*mat.Dense
+		for k, procs := range []int{1, 4} {
+			runtime.GOMAXPROCS(procs)
+			got[k] = mat.NewDense(m, tc, nil)
+			if err := p.MulKMM(got[k], v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var d mat.Dense
+		d.Sub(&want, got[0])
+		if e := maxAbs(&d) / maxAbs(&want); e > 1e-12 {
+			t.Errorf("%s: MulKMM differs from K_MM·v by %.3g relative", name, e)
+		}
+		if !mat.Equal(got[0], got[1]) {
+			t.Errorf("%s: result depends on the number of workers", name)
+		}
 	}
 }

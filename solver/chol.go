@@ -164,6 +164,12 @@ func (c *Chol) Solve(b *mat.Dense) error {
 		}
 		return blockedSolveL(context.Background(), c.l, b, true, c.p, cholBlock)
 	}
+	if c.few(b) {
+		if err := fewSolveL(context.Background(), c.l, b.RawMatrix(), false); err != nil {
+			return err
+		}
+		return fewSolveL(context.Background(), c.l, b.RawMatrix(), true)
+	}
 	lapack64.Potrs(c.l, b.RawMatrix())
 	return nil
 }
@@ -174,6 +180,13 @@ func (c *Chol) blocked(b *mat.Dense) bool {
 	return c.p != nil && t >= solveMinRHS && c.l.N > cholBlock
 }
 
+// few says whether solves with b (fewer than solveMinRHS columns) stream
+// the factor on all workers (fewSolveL) instead of gonum's trsm.
+func (c *Chol) few(b *mat.Dense) bool {
+	_, t := b.Dims()
+	return t < solveMinRHS && c.l.N >= fewSolveMin
+}
+
 // SolveL overwrites b with L⁻¹b, or with L⁻ᵀb when trans is true.
 func (c *Chol) SolveL(b *mat.Dense, trans bool) error {
 	if err := c.checkRHS(b); err != nil {
@@ -181,6 +194,9 @@ func (c *Chol) SolveL(b *mat.Dense, trans bool) error {
 	}
 	if c.blocked(b) {
 		return blockedSolveL(context.Background(), c.l, b, trans, c.p, cholBlock)
+	}
+	if c.few(b) {
+		return fewSolveL(context.Background(), c.l, b.RawMatrix(), trans)
 	}
 	blas64.Trsm(blas.Left, bt(trans), 1, c.l, b.RawMatrix())
 	return nil

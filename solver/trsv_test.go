@@ -1,0 +1,202 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// randLower returns a well-conditioned n×n lower-triangular factor: entries
+// uniform in [−1, 1]/√n off the diagonal, diagonal in [1, 2], so that
+// solves lose at most a few digits and 1e-12 separates a correct solve
+// from a wrong one by many orders of magnitude.
+func randLower(rng *rand.Rand, n int) blas64.Triangular {
+	l := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n + 3, Data: make([]float64, n*(n+3))}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			l.Data[i*l.Stride+j] = (2*rng.Float64() - 1) / math.Sqrt(float64(n))
+		}
+		l.Data[i*l.Stride+i] = 1 + rng.Float64()
+		for j := i + 1; j < l.Stride; j++ {
+			l.Data[i*l.Stride+j] = math.NaN() // the upper part must never be read
+		}
+	}
+	return l
+}
+
+func randRHS(rng *rand.Rand, n, t int) blas64.General {
+	x := blas64.General{Rows: n, Cols: t, Stride: t + 1, Data: make([]float64, n*(t+1))}
+	for i := range x.Data {
+		x.Data[i] = rng.NormFloat64()
+	}
+	return x
+}
+
+func cloneGeneral(g blas64.General) blas64.General {
+	g.Data = append([]float64(nil), g.Data...)
+	return g
+}
+
+// fewSolveL agrees with gonum's trsm to 1e-12 (relative, max norm) on ragged
+// orders around the block size and with 1, 3 and 15 right-hand sides, never
+// reads the strict upper triangle (NaN there would spread), and leaves the
+// padding columns of x alone.
+func TestFewSolveLMatchesTrsm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 17, fewBlock - 1, fewBlock, fewBlock + 1, 1300, 2*fewCols + 5} {
+		l := randLower(rng, n)
+		for _, nrhs := range []int{1, 3, solveMinRHS - 1} {
+			for _, trans := range []bool{false, true} {
+				b := randRHS(rng, n, nrhs)
+				want := cloneGeneral(b)
+				blas64.Trsm(blas.Left, bt(trans), 1, l, want)
+				got := cloneGeneral(b)
+				if err := fewSolveL(context.Background(), l, got, trans); err != nil {
+					t.Fatal(err)
+				}
+				var diff, scale float64
+				for i := 0; i < n; i++ {
+					for c := 0; c < got.Stride; c++ {
+						g, w := got.Data[i*got.Stride+c], want.Data[i*want.Stride+c]
+						if c >= nrhs {
+							if g != b.Data[i*b.Stride+c] {
+								t.Fatalf("n=%d t=%d trans=%v: padding (%d,%d) changed", n, nrhs, trans, i, c)
+							}
+							continue
+						}
+						diff = math.Max(diff, math.Abs(g-w))
+						scale = math.Max(scale, math.Abs(w))
+					}
+				}
+				if !(diff <= 1e-12*scale) {
+					t.Errorf("n=%d t=%d trans=%v: max |few − trsm| = %.3g, scale %.3g", n, nrhs, trans, diff, scale)
+				}
+			}
+		}
+	}
+}
+
+// The solve's result does not depend on the number of workers (every entry
+// is updated by one task in a fixed order): bit-identical at GOMAXPROCS 1
+// and 4.
+func TestFewSolveLWorkerIndependent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3*fewCols + 77
+	l := randLower(rng, n)
+	b := randRHS(rng, n, 2)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var res [2]blas64.General
+	for k, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		res[k] = cloneGeneral(b)
+		if err := fewSolveL(context.Background(), l, res[k], false); err != nil {
+			t.Fatal(err)
+		}
+		if err := fewSolveL(context.Background(), l, res[k], true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range res[0].Data {
+		if math.Float64bits(res[0].Data[i]) != math.Float64bits(res[1].Data[i]) {
+			t.Fatalf("entry %d: %v with 1 worker, %v with 4", i, res[0].Data[i], res[1].Data[i])
+		}
+	}
+}
+
+// Chol's Solve and SolveL take the streaming path for large factors and few
+// columns and still solve A x = b (residual check on an SPD matrix).
+func TestCholFewRHSSolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := fewSolveMin + 300
+	l := randLower(rng, n)
+	// A = L Lᵀ, formed densely.
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			var s float64
+			for k := 0; k <= j; k++ {
+				s += l.Data[i*l.Stride+k] * l.Data[j*l.Stride+k]
+			}
+			a[i*n+j], a[j*n+i] = s, s
+		}
+	}
+	c, err := Cholesky(symDense(n, a), CholOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := denseOf(randRHS(rng, n, 2))
+	b := denseCopy(x)
+	if !c.few(x) {
+		t.Fatal("n ≥ fewSolveMin with 2 columns does not take the streaming path")
+	}
+	if err := c.Solve(x); err != nil {
+		t.Fatal(err)
+	}
+	var res, scale float64
+	for i := 0; i < n; i++ {
+		for col := 0; col < 2; col++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				s += a[i*n+k] * x.At(k, col)
+			}
+			res = math.Max(res, math.Abs(s-b.At(i, col)))
+			scale = math.Max(scale, math.Abs(b.At(i, col)))
+		}
+	}
+	// κ(A) ≤ (max σ(L)/min σ(L))² is small here; 1e-10 leaves room for n·u·κ.
+	if !(res <= 1e-10*scale) {
+		t.Errorf("residual ‖Ax − b‖∞ = %.3g, ‖b‖∞ = %.3g", res, scale)
+	}
+}
+
+func symDense(n int, a []float64) *mat.SymDense { return mat.NewSymDense(n, a) }
+
+// denseOf copies the t columns of g (without its padding) into a Dense.
+func denseOf(g blas64.General) *mat.Dense {
+	d := mat.NewDense(g.Rows, g.Cols, nil)
+	for i := 0; i < g.Rows; i++ {
+		for c := 0; c < g.Cols; c++ {
+			d.Set(i, c, g.Data[i*g.Stride+c])
+		}
+	}
+	return d
+}
+
+func denseCopy(d *mat.Dense) *mat.Dense { return mat.DenseCopyOf(d) }
+
+// BenchmarkFewSolveL times one triangular solve with one right-hand side at
+// FALKON's M = 10,000 (the preconditioner runs four per CG iteration),
+// streaming (few) against gonum's trsm.
+func BenchmarkFewSolveL(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 10000
+	l := randLower(rng, n)
+	x0 := randRHS(rng, n, 1)
+	x := cloneGeneral(x0)
+	for _, trans := range []bool{false, true} {
+		name := "N"
+		if trans {
+			name = "T"
+		}
+		b.Run("few/"+name, func(b *testing.B) {
+			for b.Loop() {
+				copy(x.Data, x0.Data) // solve the same system each time
+				if err := fewSolveL(context.Background(), l, x, trans); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("gonum/"+name, func(b *testing.B) {
+			for b.Loop() {
+				copy(x.Data, x0.Data)
+				blas64.Trsm(blas.Left, bt(trans), 1, l, x)
+			}
+		})
+	}
+}
