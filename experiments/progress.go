@@ -105,27 +105,3 @@ func (r *runner) foldDone(e Event) {
 	e.ETA = e.PointETA + perPoint*time.Duration(max(e.Points-e.Point-1, 0))
 	r.emit(e)
 }
-
-// iterClock estimates a solve's time left from the mean time per iteration
-// since the first iteration it saw (the first iteration's own time includes
-// the solver's setup, so it is not counted).
-type iterClock struct {
-	seen    bool
-	first   time.Time
-	firstIt int
-}
-
-// eta returns the estimated time left after iteration it of maxIter (0 at
-// the first iteration seen, or when maxIter is unknown).
-func (c *iterClock) eta(it, maxIter int) time.Duration {
-	now := time.Now()
-	if !c.seen {
-		c.seen, c.first, c.firstIt = true, now, it
-		return 0
-	}
-	if maxIter <= 0 || it <= c.firstIt {
-		return 0
-	}
-	per := now.Sub(c.first) / time.Duration(it-c.firstIt)
-	return per * time.Duration(max(maxIter-it, 0))
-}

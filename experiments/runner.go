@@ -15,6 +15,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -796,9 +797,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		if maxIter <= 0 && r.entry.Name == "falkon" {
 			maxIter = model.DefaultFalkonMaxIter
 		}
-		var clock iterClock
+		var clock eta.Iter
 		cfg.Progress = func(it int, res float64) {
-			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.eta(it, maxIter)})
+			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.Left(it, maxIter)})
 		}
 	}
 	w := startMemWatch()

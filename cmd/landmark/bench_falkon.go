@@ -22,6 +22,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -168,9 +169,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		pg := newProgress(*prog, false, stderr)
 		if pg != nil {
 			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
-			var clock iterClock
+			var clock eta.Iter
 			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.eta(it.Iteration, *iters))
+				pg.iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
 				return true
 			}
 			defer pg.done()

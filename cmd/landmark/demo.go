@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 )
@@ -88,13 +89,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pg := newProgress(*prog, *quiet, stderr)
 	if pg != nil {
 		t0 := time.Now()
-		var clock iterClock
+		var clock eta.Iter
 		maxIter := *iters
 		if maxIter <= 0 {
 			maxIter = model.DefaultFalkonMaxIter
 		}
 		est.Progress = func(it model.FalkonIteration) bool {
-			pg.iteration("CG ", it.Iteration, maxIter, it.Residual, time.Since(t0), clock.eta(it.Iteration, maxIter))
+			pg.iteration("CG ", it.Iteration, maxIter, it.Residual, time.Since(t0), clock.Left(it.Iteration, maxIter))
 			return true
 		}
 	}

@@ -148,28 +148,6 @@ func (p *progress) event(e experiments.Event) {
 	}
 }
 
-// iterClock estimates a solve's time left from the mean time per iteration
-// since the first iteration it saw (whose own time includes the setup).
-type iterClock struct {
-	seen    bool
-	first   time.Time
-	firstIt int
-}
-
-// eta returns the estimated time left after iteration it of maxIter: 0 at
-// the first iteration seen.
-func (c *iterClock) eta(it, maxIter int) time.Duration {
-	now := time.Now()
-	if !c.seen {
-		c.seen, c.first, c.firstIt = true, now, it
-		return 0
-	}
-	if it <= c.firstIt {
-		return 0
-	}
-	return now.Sub(c.first) / time.Duration(it-c.firstIt) * time.Duration(max(maxIter-it, 0))
-}
-
 // workClock estimates the time left of a job of known total work (units,
 // rows, M³ flops) from its rate so far.
 type workClock struct {
