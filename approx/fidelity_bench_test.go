@@ -169,30 +169,8 @@ func BenchmarkFidelityMEKALinkRows(b *testing.B) {
 	b.Run("cadata-table8", func(b *testing.B) {
 		d := loadShared(b, "cadata.libsvm.gz")
 		rng := rand.New(rand.NewPCG(1, 1))
-		tr, te, err := datasets.Split(d.Len(), 0.2, rng)
-		if err != nil {
-			b.Fatal(err)
-		}
-		xtr, xte := gatherRows(d.X, tr), gatherRows(d.X, te)
-		mm := datasets.MinMax{Lower: 0, Upper: 1}
-		if err := mm.Fit(xtr); err != nil {
-			b.Fatal(err)
-		}
-		xtr, _ = mm.Transform(xtr)
-		xte, _ = mm.Transform(xte)
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, i := range tr {
-			lo, hi = min(lo, d.Y[i]), max(hi, d.Y[i])
-		}
-		n := len(tr)
-		ytr := mat.NewDense(n, 1, nil)
-		for a, i := range tr {
-			ytr.Set(a, 0, (d.Y[i]-lo)/(hi-lo))
-		}
-		yte := make([]float64, len(te))
-		for a, i := range te {
-			yte[a] = (d.Y[i] - lo) / (hi - lo)
-		}
+		c8 := table8Cadata(b, d, rng)
+		xtr, xte, ytr, yte, te, n := c8.xtr, c8.xte, c8.ytr, c8.yte, c8.te, c8.n
 		k := kernel.Gaussian{Gamma: 4}
 		lambda := 0.125 / float64(n)
 		krr := func(m *MEKA) float64 {
