@@ -275,27 +275,11 @@ func BenchmarkFidelityNystromFloor(b *testing.B) {
 // Nyström (default sketch, one seed) on all 60,000 MNIST training images
 // scaled to [0, 1] (γ = 0.02, M = 200).
 func BenchmarkFidelityKMeansSubsample(b *testing.B) {
-	ctx := context.Background()
 	run := func(b *testing.B, x *mat.Dense, k kernel.Kernel, m, rows, seeds int, mk func(sub int) Sampler) {
 		n, _ := x.Dims()
 		for b.Loop() {
 			for _, sub := range []int{DefaultKMeansSubsample, n} {
-				var errs []float64
-				for seed := range uint64(seeds) {
-					lm, err := mk(sub).Sample(ctx, x, k, m, rand.New(rand.NewPCG(seed+1, 1)))
-					if err != nil {
-						b.Fatal(err)
-					}
-					nm, err := Nystrom{}.Fit(ctx, x, k, lm)
-					if err != nil {
-						b.Fatal(err)
-					}
-					fr, err := NewFeatureRows(ctx, nm, x)
-					if err != nil {
-						b.Fatal(err)
-					}
-					errs = append(errs, fidRelFrob(b, x, k, fr, rows))
-				}
+				errs := fidSamplerErrors(b, mk(sub), x, k, m, rows, seeds)
 				b.Logf("n=%d M=%d k-means on %d points: relative Frobenius %.4f (%d rows; seeds %.4f)", n, m, min(sub, n), fidMean(errs), rows, errs)
 			}
 		}
@@ -323,26 +307,10 @@ func BenchmarkFidelityKMeansSubsample(b *testing.B) {
 // in these rows, γ_kernel = 0.02, M = 100) and ijcnn1 (d = 22, all rows,
 // γ_kernel = 1, M = 100), where p = ⌈0.1·d⌉ alone would be 3.
 func BenchmarkFidelitySketch(b *testing.B) {
-	ctx := context.Background()
 	run := func(b *testing.B, x *mat.Dense, k kernel.Kernel, m, rows int, dims []int) {
 		_, d := x.Dims()
 		err := func(s Sampler) (float64, []float64) {
-			var errs []float64
-			for seed := range uint64(3) {
-				lm, err := s.Sample(ctx, x, k, m, rand.New(rand.NewPCG(seed+1, 1)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				nm, err := Nystrom{}.Fit(ctx, x, k, lm)
-				if err != nil {
-					b.Fatal(err)
-				}
-				fr, err := NewFeatureRows(ctx, nm, x)
-				if err != nil {
-					b.Fatal(err)
-				}
-				errs = append(errs, fidRelFrob(b, x, k, fr, rows))
-			}
+			errs := fidSamplerErrors(b, s, x, k, m, rows, 3)
 			return fidMean(errs), errs
 		}
 		for b.Loop() {
@@ -424,4 +392,27 @@ func BenchmarkFidelityBLESSSteps(b *testing.B) {
 			}
 		}
 	}
+}
+
+// fidSamplerErrors is the relative Frobenius error (on rows sampled rows) of
+// standard Nyström on s's m landmarks, for seeds 1…seeds.
+func fidSamplerErrors(b *testing.B, s Sampler, x *mat.Dense, k kernel.Kernel, m, rows, seeds int) []float64 {
+	ctx := context.Background()
+	var errs []float64
+	for seed := range uint64(seeds) {
+		lm, err := s.Sample(ctx, x, k, m, rand.New(rand.NewPCG(seed+1, 1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		nm, err := Nystrom{}.Fit(ctx, x, k, lm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fr, err := NewFeatureRows(ctx, nm, x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		errs = append(errs, fidRelFrob(b, x, k, fr, rows))
+	}
+	return errs
 }
