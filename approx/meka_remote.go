@@ -117,6 +117,9 @@ func (p *MEKABasisProblem) rows() (mat.Matrix, error) {
 		return nil, fmt.Errorf("%w: want exactly one of dense values (%d) and sparse arrays (%d row pointers)", check.ErrInput, len(p.X), len(p.Indptr))
 	}
 	if sparse {
+		if len(p.Indptr) != p.Rows+1 {
+			return nil, fmt.Errorf("%w: %d row pointers for %d rows", check.ErrInput, len(p.Indptr), p.Rows)
+		}
 		xs := kernel.NewCSRRows(p.D, p.Indptr, p.Indices, p.Values)
 		if err := checkSparseData(xs); err != nil {
 			return nil, err

@@ -185,6 +185,11 @@ func TestMEKABasisSolverErrors(t *testing.T) {
 		"csr": func(p *MEKABasisProblem) {
 			p.X, p.Indptr, p.Indices, p.Values = nil, []int{0, 1, 1}, []int32{1}, []float64{1}
 		},
+		// A valid 1-row CSR claiming 2 rows: the row count must come from
+		// one place (was a panic in the landmark draw).
+		"csr rows": func(p *MEKABasisProblem) {
+			p.X, p.Indptr, p.Indices, p.Values = nil, []int{0, 1}, []int32{0}, []float64{1}
+		},
 	} {
 		p := ok
 		mod(&p)

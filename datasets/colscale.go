@@ -63,7 +63,9 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 		}
 		each = func(visit func(j int, v float64)) {
 			for p, j := range s.Indices {
-				visit(int(j), s.Values[p])
+				if s.Values[p] != 0 { // stored zeros count as the dense path's zeros
+					visit(int(j), s.Values[p])
+				}
 			}
 		}
 	} else {

@@ -111,6 +111,36 @@ func TestColumnScalerSparseMatchesDense(t *testing.T) {
 	}
 }
 
+// Explicit zeros stored in a CSR (as svmlight "3:0" keeps them) are zeros
+// like the dense path's: the factors are the same bits. Column 0 holds
+// {1, 0 (stored), 2, 0 (stored), 4}; the visit order of stored zeros
+// changed the std factor's last bits before.
+func TestColumnScalerStoredZeros(t *testing.T) {
+	xs, err := NewCSR(5, 2, []int{0, 1, 3, 4, 6, 7}, []int32{0, 0, 1, 0, 0, 1, 0}, []float64{1, 0, 3, 2, 0, 0, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 200; trial++ {
+		for _, p := range []int{0, 2, 3, 6} { // the non-zeros; 1, 4, 5 stay stored zeros
+			xs.Values[p] = rng.NormFloat64() * 3
+		}
+		var a, b ColumnScaler
+		a.Kind, b.Kind = ScaleStd, ScaleStd
+		if err := a.Fit(xs); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Fit(xs.ToDense()); err != nil {
+			t.Fatal(err)
+		}
+		for j := range a.Factors {
+			if math.Float64bits(a.Factors[j]) != math.Float64bits(b.Factors[j]) {
+				t.Fatalf("trial %d column %d: CSR %v, dense %v", trial, j, a.Factors[j], b.Factors[j])
+			}
+		}
+	}
+}
+
 // TestColumnScalerErrors: bad kinds, data and use before Fit are errors.
 func TestColumnScalerErrors(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{1, 2, 3, 4})

@@ -109,13 +109,14 @@ func mekaFile(prefix, kind string, j int) string {
 // without removal leaves them).
 func removeFiles(ctx context.Context, files []string) {
 	for _, f := range files {
-		fs, err := filesystem.New(ctx, f)
+		fs, err := newFS(ctx, f)
 		if err != nil {
 			continue
 		}
 		if rm, ok := fs.(filesystem.Remover); ok {
 			_ = rm.Remove(ctx, f)
 		}
+		_ = fs.Close()
 		fs.Close()
 	}
 }
