@@ -274,7 +274,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
 			}
 			if len(r.Curve) > 0 {
-				allCurves = append(allCurves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
+				allCurves = append(allCurves, falkonBenchCurve{sampler: smp, m: mm, asked: m, errs: r.Curve})
 			}
 			if len(r.Curve) > 0 && len(samplers) == 1 {
 				parts := make([]string, len(r.Curve))
@@ -314,14 +314,14 @@ type falkonBaseError struct {
 	err float64
 }
 
-// falkonBenchReach prints, for every recorded curve whose M the baseline
-// also ran, the first iteration at which Landmark's test error is at or
+// falkonBenchReach prints, for every recorded curve whose asked M the
+// baseline also ran, the first iteration at which Landmark's test error is at or
 // below the baseline's final one (time to accuracy, not per iteration).
 func falkonBenchReach(w io.Writer, baseName string, iters int, curves []falkonBenchCurve, base []falkonBaseError, scale func(float64) float64) {
 	header := false
 	for _, c := range curves {
 		for _, b := range base {
-			if b.m != c.m {
+			if b.m != c.asked {
 				continue
 			}
 			if !header {
@@ -339,7 +339,11 @@ func falkonBenchReach(w io.Writer, baseName string, iters int, curves []falkonBe
 					break
 				}
 			}
-			fmt.Fprintf(w, "- %s centers, M = %d: baseline %.5g, Falkon %s (best %.5g)\n", c.sampler, c.m, scale(b.err), reached, scale(slices.Min(c.errs)))
+			kept := ""
+			if c.m != c.asked {
+				kept = fmt.Sprintf(" (%d kept)", c.m)
+			}
+			fmt.Fprintf(w, "- %s centers, M = %d%s: baseline %.5g, Falkon %s (best %.5g)\n", c.sampler, c.asked, kept, scale(b.err), reached, scale(slices.Min(c.errs)))
 		}
 	}
 }
@@ -347,7 +351,8 @@ func falkonBenchReach(w io.Writer, baseName string, iters int, curves []falkonBe
 // falkonBenchCurve is one Falkon fit's test error after each iteration.
 type falkonBenchCurve struct {
 	sampler string
-	m       int
+	m       int // centers the fit kept (BLESS merges repeated draws)
+	asked   int // centers asked for (-m), which the baseline's M is matched on
 	errs    []float64
 }
 

@@ -148,9 +148,9 @@ func TestFalkonBenchSamplersAndProgress(t *testing.T) {
 func TestFalkonBenchReach(t *testing.T) {
 	var b strings.Builder
 	curves := []falkonBenchCurve{
-		{sampler: "uniform", m: 100, errs: []float64{0.30, 0.20, 0.15, 0.16}},
-		{sampler: "bless", m: 100, errs: []float64{0.25, 0.18, 0.17, 0.17}},
-		{sampler: "uniform", m: 200, errs: []float64{0.3}}, // no baseline at M = 200
+		{sampler: "uniform", m: 100, asked: 100, errs: []float64{0.30, 0.20, 0.15, 0.16}},
+		{sampler: "bless", m: 93, asked: 100, errs: []float64{0.25, 0.18, 0.17, 0.17}}, // BLESS kept 93 of 100
+		{sampler: "uniform", m: 200, asked: 200, errs: []float64{0.3}},                 // no baseline at M = 200
 	}
 	base := []falkonBaseError{{m: 100, err: 0.15}}
 	falkonBenchReach(&b, "FALKON (Python, CPU)", 10, curves, base, func(e float64) float64 { return 100 * e })
@@ -158,7 +158,7 @@ func TestFalkonBenchReach(t *testing.T) {
 	for _, want := range []string{
 		"reach the test error of FALKON (Python, CPU) (its 10 iterations)",
 		"- uniform centers, M = 100: baseline 15, Falkon iteration 3 (best 15)",
-		"- bless centers, M = 100: baseline 15, Falkon not reached in 4 iterations (best 17)",
+		"- bless centers, M = 100 (93 kept): baseline 15, Falkon not reached in 4 iterations (best 17)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
