@@ -63,10 +63,42 @@ type ReadOptions struct {
 	// Progress, when set, is called with the number of data rows read so
 	// far every ProgressRows rows and once at the end.
 	Progress func(rows int)
+	// ProgressBytes, when set, is called where Progress is (after it when
+	// both are set) with the rows read so far, the bytes of the input
+	// consumed so far and, for ReadFile and ReadFileContext, the file's
+	// size, so that a caller can estimate the time left. For a gzip or
+	// bzip2 file the bytes are compressed bytes, counted as they are taken
+	// from the file: they run ahead of the parsed rows by the read buffers
+	// (a few hundred KiB) and reach the size at the end.
+	ProgressBytes func(p ReadProgress)
+}
+
+// ReadProgress is what ReadOptions.ProgressBytes reports.
+type ReadProgress struct {
+	// Rows is the number of data rows read so far.
+	Rows int
+	// Bytes is how much of the input (compressed, when it is) has been
+	// consumed.
+	Bytes int64
+	// Size is the input's total size in bytes: the file's size for
+	// ReadFile and ReadFileContext; 0 (unknown) for Read on a stream.
+	Size int64
 }
 
 // ProgressRows is how often ReadOptions.Progress is called.
 const ProgressRows = 1 << 16
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
 
 // FormatOf returns the format a file name implies, ignoring a trailing .gz or
 // .bz2, and whether the name decided it.
@@ -103,7 +135,13 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 	if opt.Format == Auto {
 		opt.Format, _ = FormatOf(path)
 	}
-	d, err := read(ctx, f, opt)
+	var size int64
+	if opt.ProgressBytes != nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	d, err := readSized(ctx, f, size, opt)
 	if err != nil {
 		return nil, withFile(err, path)
 	}
@@ -157,6 +195,25 @@ func Read(r io.Reader, opt ReadOptions) (*Dataset, error) {
 }
 
 func read(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
+	return readSized(ctx, r, 0, opt)
+}
+
+// readSized is read of an input of size bytes (0: unknown), which
+// ReadOptions.ProgressBytes reports beside the bytes consumed.
+func readSized(ctx context.Context, r io.Reader, size int64, opt ReadOptions) (*Dataset, error) {
+	if pb := opt.ProgressBytes; pb != nil {
+		// Count the bytes taken from the input before any buffering or
+		// decompression, and report them where the readers report rows.
+		cr := &countingReader{r: r}
+		r = cr
+		rows := opt.Progress
+		opt.Progress = func(n int) {
+			if rows != nil {
+				rows(n)
+			}
+			pb(ReadProgress{Rows: n, Bytes: cr.n, Size: size})
+		}
+	}
 	br, closeFn, err := decompress(r)
 	if err != nil {
 		return nil, err
