@@ -81,12 +81,28 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintln(stdout, "ours/numpy = numpy time / our time for X·Cᵀ (ours: Linear kernel Block into an n×M matrix)")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "d\tfused s\tGFLOP/s\tsklearn s\tGFLOP/s\tspeed-up\trel.diff\tX·Cᵀ s\tGFLOP/s\tnumpy s\tGFLOP/s\tours/numpy\t")
-	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	// Progress: one line per finished dimension (all its measurements and
+	// repeats), the ETA weighting each dimension by its flops per kernel
+	// entry, 2d + 4, as the time of every measurement grows with d.
+	pg := newProgress(*prog, false, stderr)
+	work := func(d int) float64 { return float64(2*d + 4) }
+	total := 0.0
 	for _, d := range dims {
+		total += work(d)
+	}
+	clock := newWorkClock(total)
+	for i, d := range dims {
+		t0 := time.Now()
+		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32)
+		elapsed, eta := clock.add(work(d))
 		if pg != nil {
-			pg.line("bench kernel: d = %d… (elapsed %s)", d, fmtDuration(time.Since(t0)))
+			what := "done in " + fmtDuration(time.Since(t0))
+			if err != nil {
+				what = "failed"
+			}
+			pg.line("bench kernel: [%d/%d] d = %d: %s (elapsed %s, ETA %s)", i+1, len(dims), d, what, fmtDuration(elapsed), fmtDuration(eta))
 		}
-		if err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32); err != nil {
+		if err != nil {
 			tw.Flush()
 			return err
 		}

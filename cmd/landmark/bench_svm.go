@@ -100,21 +100,46 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
 	cache := int64(*cacheMB) << 20
-	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	// Progress: one line per finished unit — a bka fit (one per cluster
+	// count, with both predictions), an exact fit or the svm-train run —
+	// with the ETA from the mean time per unit so far.
+	pg := newProgress(*prog, false, stderr)
+	units, done := 0, 0
+	for _, m := range ms {
+		if m == "bka" || m == "bka-refine" {
+			units += len(ks)
+		} else {
+			units++
+		}
+	}
+	clock := newWorkClock(float64(units))
+	finished := func(name string, t0 time.Time, err error) {
+		done++
+		elapsed, eta := clock.add(1)
+		if pg == nil {
+			return
+		}
+		what := "done in " + fmtDuration(time.Since(t0))
+		if err != nil {
+			what = "failed"
+		}
+		pg.line("bench svm: [%d/%d] %s: %s (elapsed %s, ETA %s)", done, units, name, what, fmtDuration(elapsed), fmtDuration(eta))
+	}
 	var ours, lib *benchRow // exact model.SVM and svm-train, for the closing comparison
 	for _, m := range ms {
-		if pg != nil {
-			pg.line("bench svm: %s… (elapsed %s)", m, fmtDuration(time.Since(t0)))
-		}
+		t0 := time.Now()
 		switch m {
 		case "bka", "bka-refine":
 			// One fit, both prediction modes; local first, as global
 			// prediction is much slower with many support vectors.
 			for _, nc := range ks {
+				t0 := time.Now()
+				name := fmt.Sprintf("%s c=%d", m, nc)
 				b := &model.BKASVM{C: *c, Kernel: k, Clusters: nc, Sketch: *sketch, Seed: *seed,
 					CacheBytes: cache, Workers: *workers, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
 				row, err := benchEstimator(ctx, b, tr, te)
 				if err != nil {
+					finished(name, t0, err)
 					return fmt.Errorf("%s: %w", m, err)
 				}
 				info, _ := b.Info()
@@ -124,16 +149,18 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 				fmt.Fprintf(stdout, "| %s c=%d, local | %.2f | %.2f | %.2f | %.2f | %d | %d updates |\n", m, nc, row.fit, row.cpu, row.pred, row.acc, info.SV, it)
 				b.Prediction = model.GlobalPrediction
-				t0 := time.Now()
+				t1 := time.Now()
 				p, err := b.Predict(te.x)
+				finished(name, t0, err)
 				if err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
-				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t0).Seconds(), benchAccuracy(p, te.y), info.SV)
+				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t1).Seconds(), benchAccuracy(p, te.y), info.SV)
 			}
 		case "exact", "exact-nobias":
 			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias"}
 			row, err := benchEstimator(ctx, s, tr, te)
+			finished("model.SVM "+m, t0, err)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m, err)
 			}
@@ -151,6 +178,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		case "libsvm":
 			row, err := benchLIBSVM(ctx, tr, te, *c, *gamma, *cacheMB)
+			finished("svm-train / svm-predict", t0, err)
 			if err != nil {
 				return err
 			}

@@ -267,7 +267,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
-	opt.Progress = readProgress(pg, "data convert", t0)
+	opt.ProgressBytes = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -285,22 +285,33 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// readProgress returns the datasets.ReadOptions.Progress of command cmd: a
-// line per batch of datasets.ProgressRows rows read and at the end, with the
-// elapsed time and the rate (the file's row count is unknown until it is
-// read, so there is no ETA); nil when pg is.
-func readProgress(pg *progress, cmd string, t0 time.Time) func(rows int) {
+// readProgress returns the datasets.ReadOptions.ProgressBytes of command
+// cmd: a line per batch of datasets.ProgressRows rows read and at the end,
+// with the elapsed time, the rate and, when the file's size is known, the
+// share of it consumed (compressed bytes for a compressed file) and the
+// read's ETA at the byte rate so far; nil when pg is.
+func readProgress(pg *progress, cmd string, t0 time.Time) func(datasets.ReadProgress) {
 	if pg == nil {
 		return nil
 	}
 	last := -1
-	return func(rows int) {
-		if rows == last {
+	return func(p datasets.ReadProgress) {
+		if p.Rows == last {
 			return // the closing call repeats a batch's count
 		}
-		last = rows
+		last = p.Rows
 		el := time.Since(t0)
-		pg.line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, rows, fmtDuration(el), float64(rows)/max(el.Seconds(), 1e-9))
+		rate := float64(p.Rows) / max(el.Seconds(), 1e-9)
+		if p.Size <= 0 || p.Bytes <= 0 {
+			pg.line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, p.Rows, fmtDuration(el), rate)
+			return
+		}
+		var eta time.Duration
+		if p.Bytes < p.Size {
+			eta = time.Duration(float64(el) * float64(p.Size-p.Bytes) / float64(p.Bytes))
+		}
+		pg.line("%s: read %d rows, %.0f%% of %s (elapsed %s, %.3g rows/s, read ETA %s)", cmd, p.Rows,
+			100*float64(min(p.Bytes, p.Size))/float64(p.Size), fmtMiB(p.Size), fmtDuration(el), rate, fmtDuration(eta))
 	}
 }
 
@@ -332,7 +343,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
-	opt.Progress = readProgress(pg, "data shard", t0)
+	opt.ProgressBytes = readProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
