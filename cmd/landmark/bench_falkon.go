@@ -176,7 +176,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			defer pg.done()
 		}
-		return falkonBenchChild(ctx, *child, cfg, *curve, *cpuProfile, stdout, stderr)
+		return falkonBenchChild(ctx, *child, cfg, samplers[0], *curve, *cpuProfile, stdout, stderr)
 	}
 
 	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
@@ -639,8 +639,9 @@ func falkonBenchRead(path string, n int) ([]float64, error) {
 	return v, nil
 }
 
-// falkonBenchChild fits one Falkon on the prepared arrays and prints a JSON result.
-func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
+// falkonBenchChild fits one Falkon (centers drawn by sampler) on the
+// prepared arrays and prints a JSON result.
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler string, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
 	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return err
@@ -683,7 +684,10 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve b
 		cfg.Validation = &model.ValidationSet{X: mat.NewDense(meta.NTest, meta.D, xte), Y: yv}
 	}
 	// The memory plan, shown before anything large is allocated; a limit
-	// too small is refused here with the bytes needed.
+	// too small is refused here with the bytes needed. It is information,
+	// not progress: printed whatever --progress says, on stderr because it
+	// must come out before the fit (which may be killed for memory) and
+	// stdout is the results table; named like the fit's CG lines.
 	outputs := 1
 	if cfg.Task == model.Classification && len(slices.Compact(slices.Sorted(slices.Values(ytr)))) > 2 {
 		outputs = len(slices.Compact(slices.Sorted(slices.Values(ytr))))
@@ -692,8 +696,8 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, curve b
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "bench falkon: M = %d memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
-		cfg.M, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
+	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
+		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)

@@ -88,7 +88,8 @@ func TestFalkonBenchBaselineNotImportable(t *testing.T) {
 // equal to the curve a -sampler bless run prints in its notes (the same
 // fit); in a log (stderr not a terminal, default --progress auto) each
 // child reports its CG batch and the parent each finished fit with an ETA.
-// With --progress never there are no progress lines, and the single-sampler
+// Each fit's memory plan names its sampler and is printed even with
+// --progress never, which prints no progress lines; the single-sampler
 // table keeps its one-row-per-M form.
 func TestFalkonBenchSamplersAndProgress(t *testing.T) {
 	data, err := filepath.Abs(filepath.Join("..", "..", "datasets", "data"))
@@ -121,6 +122,10 @@ func TestFalkonBenchSamplersAndProgress(t *testing.T) {
 	if len(iters) != 2 || iters[0][1] != "bless" || iters[1][1] != "uniform" || len(fits) != 2 || fits[0][2] != "bless" || fits[1][1] != "2" {
 		t.Errorf("want a CG line and a finished line per sampler, bless first; stderr:\n%s", log)
 	}
+	plans := regexp.MustCompile(`(?m)^bench falkon: M = 40 (\w+): memory plan \S+ GB \(.*\), limit 2\.00 GB$`).FindAllStringSubmatch(log, -1)
+	if len(plans) != 2 || plans[0][1] != "bless" || plans[1][1] != "uniform" {
+		t.Errorf("want a memory plan line per fit naming its sampler; stderr:\n%s", log)
+	}
 
 	so.Reset()
 	se.Reset()
@@ -129,6 +134,10 @@ func TestFalkonBenchSamplersAndProgress(t *testing.T) {
 	}
 	if strings.Contains(se.String(), "ETA") || strings.Contains(se.String(), "iteration") {
 		t.Errorf("--progress never: progress lines on stderr:\n%s", se.String())
+	}
+	// The memory plan is information, not progress: printed even so.
+	if !regexp.MustCompile(`^bench falkon: M = 40 bless: memory plan .*\n$`).MatchString(se.String()) {
+		t.Errorf("--progress never: want only the memory plan on stderr:\n%s", se.String())
 	}
 	note := regexp.MustCompile(`(?m)^\| landmark Falkon \| \d+ \| .*; test error by iteration: ([^|]*) \|$`).FindStringSubmatch(so.String())
 	if note == nil || strings.Contains(so.String(), "by iteration:\n") {
