@@ -227,19 +227,10 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	// Progress: one line per finished fit (each child also reports its CG
 	// iterations), with the ETA from the mean time per fit so far.
 	pg := newProgress(*prog, false, stderr)
-	units, done := len(fm)*len(samplers)+len(sm), 0
-	clock := newWorkClock(float64(units))
+	units := len(fm)*len(samplers) + len(sm)
+	done := newBenchUnits(pg, "bench falkon", units, float64(units))
 	finished := func(name string, m int, t0 time.Time, err error) {
-		done++
-		elapsed, eta := clock.add(1)
-		if pg == nil {
-			return
-		}
-		what := "done in " + fmtDuration(time.Since(t0))
-		if err != nil {
-			what = "failed"
-		}
-		pg.line("bench falkon: [%d/%d] %s, M = %d: %s (elapsed %s, ETA %s)", done, units, name, m, what, fmtDuration(elapsed), fmtDuration(eta))
+		done.finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
 	}
 	errPct := func(e float64) float64 {
 		if def.task == model.Classification {

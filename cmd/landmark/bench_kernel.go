@@ -90,18 +90,11 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	for _, d := range dims {
 		total += work(d)
 	}
-	clock := newWorkClock(total)
-	for i, d := range dims {
+	done := newBenchUnits(pg, "bench kernel", len(dims), total)
+	for _, d := range dims {
 		t0 := time.Now()
 		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32)
-		elapsed, eta := clock.add(work(d))
-		if pg != nil {
-			what := "done in " + fmtDuration(time.Since(t0))
-			if err != nil {
-				what = "failed"
-			}
-			pg.line("bench kernel: [%d/%d] d = %d: %s (elapsed %s, ETA %s)", i+1, len(dims), d, what, fmtDuration(elapsed), fmtDuration(eta))
-		}
+		done.finished(fmt.Sprintf("d = %d", d), work(d), t0, err)
 		if err != nil {
 			tw.Flush()
 			return err

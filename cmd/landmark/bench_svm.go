@@ -104,7 +104,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// count, with both predictions), an exact fit or the svm-train run —
 	// with the ETA from the mean time per unit so far.
 	pg := newProgress(*prog, false, stderr)
-	units, done := 0, 0
+	units := 0
 	for _, m := range ms {
 		if m == "bka" || m == "bka-refine" {
 			units += len(ks)
@@ -112,19 +112,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			units++
 		}
 	}
-	clock := newWorkClock(float64(units))
-	finished := func(name string, t0 time.Time, err error) {
-		done++
-		elapsed, eta := clock.add(1)
-		if pg == nil {
-			return
-		}
-		what := "done in " + fmtDuration(time.Since(t0))
-		if err != nil {
-			what = "failed"
-		}
-		pg.line("bench svm: [%d/%d] %s: %s (elapsed %s, ETA %s)", done, units, name, what, fmtDuration(elapsed), fmtDuration(eta))
-	}
+	done := newBenchUnits(pg, "bench svm", units, float64(units))
+	finished := func(name string, t0 time.Time, err error) { done.finished(name, 1, t0, err) }
 	var ours, lib *benchRow // exact model.SVM and svm-train, for the closing comparison
 	for _, m := range ms {
 		t0 := time.Now()

@@ -171,6 +171,35 @@ func (c *workClock) add(w float64) (elapsed, eta time.Duration) {
 	return elapsed, eta
 }
 
+// benchUnits prints one plain line per finished unit of a benchmark (a
+// fit, a size): "PREFIX: [done/units] NAME: done in T (elapsed E, ETA R)",
+// or "failed", with the ETA from its work clock. A nil pg prints nothing.
+type benchUnits struct {
+	pg          *progress
+	prefix      string
+	clock       *workClock
+	done, units int
+}
+
+// newBenchUnits starts the count of units units holding total work.
+func newBenchUnits(pg *progress, prefix string, units int, total float64) *benchUnits {
+	return &benchUnits{pg: pg, prefix: prefix, clock: newWorkClock(total), units: units}
+}
+
+// finished records a unit of work w, started at t0, that ended with err.
+func (u *benchUnits) finished(name string, w float64, t0 time.Time, err error) {
+	u.done++
+	elapsed, eta := u.clock.add(w)
+	if u.pg == nil {
+		return
+	}
+	what := "done in " + fmtDuration(time.Since(t0))
+	if err != nil {
+		what = "failed"
+	}
+	u.pg.line("%s: [%d/%d] %s: %s (elapsed %s, ETA %s)", u.prefix, u.done, u.units, name, what, fmtDuration(elapsed), fmtDuration(eta))
+}
+
 // fmtDuration prints d rounded to what a reader of a log needs.
 func fmtDuration(d time.Duration) string {
 	switch {
