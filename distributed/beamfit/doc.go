@@ -47,7 +47,7 @@
 //
 //	import _ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 //
-// as the landmark-beam command does for gs://.
+// as the landmark-beam command does for gs:// and s3://.
 //
 // The package depends on Beam; the core module does not (this is a
 // separate Go module, github.com/landmark-ml/landmark/distributed).

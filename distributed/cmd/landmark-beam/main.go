@@ -23,12 +23,15 @@
 // The driver prints one line per pipeline launch: CG iteration, residual,
 // wall time and shard throughput (rows/s).
 //
-// Paths (--data, --work_dir) may be local or gs://bucket/…: this command
-// registers Beam's local and Google Cloud Storage file systems (the
-// library, package beamfit, registers only the local one, so programs
-// using it choose theirs by importing Beam's filesystem/gcs, /s3, …
-// packages). GCS access uses Application Default Credentials, or
-// unauthenticated access (public buckets) when none are found.
+// Paths (--data, --work_dir) may be local, gs://bucket/… or s3://bucket/…:
+// this command registers Beam's local, Google Cloud Storage and Amazon S3
+// file systems (the library, package beamfit, registers only the local
+// one, so programs using it choose theirs by importing Beam's
+// filesystem/gcs, /s3, … packages). GCS access uses Application Default
+// Credentials, or unauthenticated access (public buckets) when none are
+// found; S3 access uses the AWS SDK's default configuration (environment,
+// shared config files, instance roles; AWS_ENDPOINT_URL_S3 for an
+// S3-compatible store).
 package main
 
 import (
@@ -43,6 +46,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths, on the driver and the workers
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"  // s3:// paths, with the AWS SDK's default configuration
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
@@ -66,7 +70,7 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
       results.log/results.csv/plots as a local 'landmark run'
 
 Shards (OUTDIR/manifest.json) are written by 'landmark data shard IN OUTDIR --rows N'.
-Paths may be local or gs://bucket/… (Google Cloud Storage).
+Paths may be local, gs://bucket/… (Google Cloud Storage) or s3://bucket/… (Amazon S3).
 `
 
 func main() {

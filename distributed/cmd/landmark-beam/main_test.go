@@ -53,11 +53,11 @@ func TestGCSWithoutCredentials(t *testing.T) {
 }
 
 // TestUnregisteredScheme checks that a scheme this command does not
-// register (s3://) is a clear error naming the scheme.
+// register (hdfs://; Beam's Go SDK has no HDFS file system) is a clear error naming the scheme.
 func TestUnregisteredScheme(t *testing.T) {
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(1), Lambda: 1e-3, M: 10}
-	_, err := f.Fit(context.Background(), "s3://bucket/manifest.json")
-	if err == nil || !strings.Contains(err.Error(), `scheme "s3" not registered`) {
+	_, err := f.Fit(context.Background(), "hdfs://namenode/manifest.json")
+	if err == nil || !strings.Contains(err.Error(), `scheme "hdfs" not registered`) {
 		t.Fatalf("got %v, want a scheme-not-registered error", err)
 	}
 }
