@@ -59,7 +59,7 @@ type BKAStats struct {
 // entry), which is n²/c for balanced clusters.
 type BKA struct {
 	kern    kernel.Kernel
-	x       *mat.Dense // training data (not copied; must not be modified)
+	x       mat.Matrix // training data, dense or CSR (not copied; must not be modified)
 	n, d    int
 	opt     BKAOptions
 	part    *Partition
@@ -79,10 +79,13 @@ type bkaChol struct {
 }
 
 // FitBKA partitions x (or uses opt.Partition) and forms the exact diagonal
-// kernel blocks. x is kept by reference for CrossMul.
+// kernel blocks. x is kept by reference for CrossMul. Sparse x
+// (kernel.Sparse) stays sparse: k-means runs on the CSR rows, and each block
+// K(X_s, X_s) comes from the engine's sparse path against bkaChunk of the
+// cluster's rows expanded to dense at a time.
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
+	x := dataOf(xIn)
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
 	if k == nil {
@@ -143,6 +146,7 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	t0 = time.Now()
 	c := len(members)
 	b.blocks = make([]*mat.SymDense, c)
+	blockErr := make([]error, c)
 	var done int
 	var mu sync.Mutex
 	err = parallel.For(ctx, c, o.Workers, func(_, s int) {
@@ -150,9 +154,17 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 		if ns == 0 {
 			return
 		}
-		xs := gatherRows(x, members[s])
 		g := mat.NewSymDense(ns, nil)
-		k.Block(mat.NewDense(ns, ns, g.RawSymmetric().Data), xs, xs)
+		full := mat.NewDense(ns, ns, g.RawSymmetric().Data)
+		if sx, ok := x.(kernel.Sparse); ok {
+			if err := sparseBlock(ctx, k, full, sx, members[s]); err != nil {
+				blockErr[s] = err
+				return
+			}
+		} else {
+			xs := gatherRows(x, members[s])
+			k.Block(full, xs, xs)
+		}
 		b.blocks[s] = g
 		if o.Progress != nil {
 			mu.Lock()
@@ -163,6 +175,11 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, err := range blockErr {
+		if err != nil {
+			return nil, fmt.Errorf("approx: bka: %w", err)
+		}
 	}
 	b.stats.BlockTime = time.Since(t0)
 	b.stats.Sizes = make([]int, c)
@@ -407,4 +424,25 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			}
 		}
 	})
+}
+
+// bkaChunk is the number of a cluster's rows expanded to dense at a time
+// when its block is formed from sparse rows (bkaChunk·d doubles).
+const bkaChunk = 64
+
+// sparseBlock writes K(X_mem, X_mem) into dst (|mem|×|mem|) for sparse x:
+// the members' CSR rows against bkaChunk of them expanded to dense at a
+// time, on one engine worker (the caller runs clusters in parallel).
+func sparseBlock(ctx context.Context, k kernel.Kernel, dst *mat.Dense, x kernel.Sparse, mem []int) error {
+	ns := len(mem)
+	sub := kernel.SubsetRows(x, mem)
+	for c0 := 0; c0 < ns; c0 += bkaChunk {
+		c1 := min(c0+bkaChunk, ns)
+		t := mat.NewDense(ns, c1-c0, nil)
+		if err := kernel.NewOp(k, sub, gatherRows(x, mem[c0:c1]), kernel.Options{Workers: 1}).Block(ctx, t); err != nil {
+			return err
+		}
+		dst.Slice(0, ns, c0, c1).(*mat.Dense).Copy(t)
+	}
+	return nil
 }

@@ -37,9 +37,10 @@ type KMeansCenters struct {
 var _ Sampler = KMeansCenters{}
 
 // Sample returns the m k-means centroids of x. The kernel is only validated:
-// the clustering is in input space, as in the paper.
+// the clustering is in input space, as in the paper. Sparse x stays sparse
+// (k-means on CSR rows with dense centroids, see KMeans.Fit).
 func (s KMeansCenters) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
@@ -81,9 +82,10 @@ func (s RandomizedClustered) SketchDim(d int) int {
 }
 
 // Sample returns m centroids found by k-means on the sketch, recomputed in
-// the original space.
+// the original space. Sparse x stays sparse: the sketch XRᵀ is formed from
+// the non-zeros and the centroids are means of CSR rows.
 func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}
@@ -93,7 +95,7 @@ func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kerne
 	if !(s.Compression >= 0 && s.Compression <= 1) {
 		return nil, fmt.Errorf("approx: randomized clustered: %w: Compression = %g, want in (0, 1]", check.ErrInput, s.Compression)
 	}
-	if err := check.Matrix("X", x); err != nil {
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}
 	_, d := x.Dims()

@@ -31,10 +31,11 @@ type FeatureRows struct {
 var _ RowApproximator = (*FeatureRows)(nil)
 
 // NewFeatureRows transforms x once with f (n×r memory) so that rows of
-// K̃ = φ(X)φ(X)ᵀ can be formed at O(r·n) each.
+// K̃ = φ(X)φ(X)ᵀ can be formed at O(r·n) each. Sparse x is transformed as
+// it is (the feature maps read CSR rows).
 func NewFeatureRows(ctx context.Context, f FeatureMap, xIn mat.Matrix) (*FeatureRows, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
+	x := dataOf(xIn)
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: feature rows: %w", err)
 	}
 	n, _ := x.Dims()
@@ -73,9 +74,10 @@ const qualityChunk = 64
 // of X are drawn uniformly without replacement (from rng), and the squared
 // errors and squared entries of those full rows of K are summed. rows = 0
 // means min(n, 1000); rows ≥ n uses every row and gives the exact value. Cost:
-// rows·n kernel evaluations, O(qualityChunk·n) memory.
+// rows·n kernel evaluations, O(qualityChunk·n) memory. Sparse x
+// (kernel.Sparse) stays sparse: see exactRows.
 func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, rows int, rng *rand.Rand) (float64, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return 0, fmt.Errorf("approx: frobenius error: %w", err)
 	}
@@ -96,8 +98,7 @@ func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a R
 	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
 		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
 		exact := mat.NewDense(len(chunk), n, nil)
-		pts := gatherRows(x, chunk)
-		if err := kernel.NewOp(k, pts, x, kernel.Options{}).Block(ctx, exact); err != nil {
+		if err := exactRows(ctx, k, x, chunk, exact); err != nil {
 			return 0, err
 		}
 		approx := mat.NewDense(len(chunk), n, nil)
@@ -129,9 +130,11 @@ type Spectral struct {
 // random subset S of subset points (Musco & Musco's protocol; subset = 0
 // means min(n, 2000), subset ≥ n uses every point): the dense difference
 // K_SS − K̃_SS is formed and its largest absolute eigenvalue found by Lanczos
-// iteration with full reorthogonalization.
+// iteration with full reorthogonalization. Sparse x (kernel.Sparse) stays
+// sparse: K_SS comes from the engine's sparse path, qualityChunk dense
+// columns at a time.
 func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, subset int, rng *rand.Rand) (Spectral, error) {
-	x := kernel.DenseOf(xIn)
+	x := dataOf(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return Spectral{}, fmt.Errorf("approx: spectral error: %w", err)
 	}
@@ -149,9 +152,8 @@ func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowAp
 		idx = sampleWithoutReplacement(n, subset, rng)
 	}
 	q := len(idx)
-	pts := gatherRows(x, idx)
 	kss := mat.NewDense(q, q, nil)
-	if err := kernel.NewOp(k, pts, pts, kernel.Options{}).Block(ctx, kss); err != nil {
+	if err := exactRows(ctx, k, gatherSubset(x, idx), levIota(q), kss); err != nil {
 		return Spectral{}, err
 	}
 	e := mat.DenseCopyOf(kss)
@@ -315,4 +317,35 @@ func levQuantile(sorted []float64, q float64) float64 {
 	hi := min(lo+1, len(sorted)-1)
 	f := pos - float64(lo)
 	return sorted[lo]*(1-f) + sorted[hi]*f
+}
+
+// exactRows writes the exact kernel rows k(x_i, X), i in idx, into dst
+// (len(idx)×n). Dense x: one engine block between the gathered rows and x.
+// Sparse x: the rows are expanded to dense points qualityChunk at a time, and
+// the engine's sparse path forms K(X, points) (n×chunk), whose transpose is
+// copied into dst; the kernel is symmetric, so the two agree to round-off
+// (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros).
+func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, dst *mat.Dense) error {
+	s, sparse := x.(kernel.Sparse)
+	if !sparse {
+		return kernel.NewOp(k, gatherRows(x, idx), x.(*mat.Dense), kernel.Options{}).Block(ctx, dst)
+	}
+	n, _ := x.Dims()
+	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
+		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
+		t := mat.NewDense(n, len(chunk), nil)
+		if err := kernel.NewOp(k, s, gatherRows(x, chunk), kernel.Options{}).Block(ctx, t); err != nil {
+			return err
+		}
+		dst.Slice(c0, c0+len(chunk), 0, n).(*mat.Dense).Copy(t.T())
+	}
+	return nil
+}
+
+// gatherSubset returns rows idx of x, as CSR rows when x is sparse.
+func gatherSubset(x mat.Matrix, idx []int) mat.Matrix {
+	if s, ok := x.(kernel.Sparse); ok {
+		return kernel.SubsetRows(s, idx)
+	}
+	return gatherRows(x, idx)
 }

@@ -13,7 +13,9 @@ import (
 // uniform, recursive-RLS and BLESS samplers: kernel blocks between data rows
 // and landmarks come from the kernel engine's sparse path, kernel diagonals
 // from kernel.SparseDiag, and only the sampled landmarks are expanded to
-// dense rows (m×d). Other samplers take a dense copy.
+// dense rows (m×d). So do k-means Nyström and randomized clustered Nyström
+// (k-means on CSR rows with dense centroids). Exact leverage scores take a
+// dense copy (they are O(n³) anyway).
 
 // dataOf returns x as the samplers read it: a sparse matrix as it is,
 // anything else as a *mat.Dense (kernel.DenseOf).

@@ -17,7 +17,8 @@ import (
 // TestSamplersSparseMatchDense: uniform, recursive RLS (fixed size and
 // accelerated), BLESS and BLESS-R draw the same landmarks, with the same
 // weights to 1e-10 relative, from CSR rows as from their dense copy (same
-// seed). The leverage-score estimates differ only by the rounding of the
+// seed); k-means and randomized clustered Nyström find the same centroids to
+// 1e-12. The leverage-score estimates differ only by the rounding of the
 // kernel values (1e-16 relative), far from any sampling threshold.
 func TestSamplersSparseMatchDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
@@ -27,7 +28,8 @@ func TestSamplersSparseMatchDense(t *testing.T) {
 	}
 	xd := x.ToDense()
 	k := kernel.Gaussian{Gamma: 1.0 / 16} // squared distances ≈ 2·8 = 16
-	for _, s := range []Sampler{Uniform{}, RecursiveRLS{}, RecursiveRLS{Accelerated: true}, BLESS{}, BLESSR{}} {
+	for _, s := range []Sampler{Uniform{}, RecursiveRLS{}, RecursiveRLS{Accelerated: true}, BLESS{}, BLESSR{},
+		KMeansCenters{}, RandomizedClustered{}, RandomizedClustered{Dim: 8}} {
 		a, err := s.Sample(context.Background(), x, k, 40, rand.New(rand.NewPCG(5, 6)))
 		if err != nil {
 			t.Fatalf("%T on CSR: %v", s, err)
@@ -36,7 +38,11 @@ func TestSamplersSparseMatchDense(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%T dense: %v", s, err)
 		}
-		if !slices.Equal(a.Indices, b.Indices) || !mat.Equal(a.Points, b.Points) {
+		same := mat.Equal(a.Points, b.Points) // data rows, copied
+		if a.Indices == nil {
+			same = mat.EqualApprox(a.Points, b.Points, 1e-12) // centroids, summed
+		}
+		if !slices.Equal(a.Indices, b.Indices) || !same {
 			t.Fatalf("%T: sparse and dense draws differ: %v vs %v", s, a.Indices, b.Indices)
 		}
 		for i := range a.Weights {
@@ -96,5 +102,159 @@ func TestTransformSparseColumns(t *testing.T) {
 		if !mat.EqualApprox(fs, fd, 1e-12) {
 			t.Fatalf("%T: sparse and dense features differ", fm)
 		}
+	}
+}
+
+// TestQualitySparseMatchesDense: the error measures keep CSR data sparse and
+// agree with the dense path, and both agree with the definition. With
+// rows = n, RelFrobeniusError on CSR rows equals ‖K − K̃‖_F/‖K‖_F formed
+// from the full kernel matrix by naive loops to 1e-10 relative (the engine's
+// ‖x‖² + ‖c‖² − 2x·c and the naive ‖x − c‖² differ by round-off only). On a
+// sampled subset, CSR and dense give the same Frobenius and spectral errors to
+// 1e-10 relative (the same rng draws the same rows; Lanczos then sees
+// matrices equal to round-off). The feature rows come from a CSR transform
+// too (NewFeatureRows).
+func TestQualitySparseMatchesDense(t *testing.T) {
+	ctx := context.Background()
+	x, _, err := datasets.SparseRegression(300, 120, 6, rand.New(rand.NewPCG(17, 18)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xd := x.ToDense()
+	n, _ := xd.Dims()
+	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 1.0 / 12}, kernel.Laplacian{Gamma: 0.1}, kernel.Polynomial{Gamma: 0.2, Coef0: 1, Degree: 2}} {
+		lm, err := Uniform{}.Sample(ctx, x, k, 30, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nm, err := Nystrom{}.Fit(ctx, x, k, lm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := NewFeatureRows(ctx, nm, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := NewFeatureRows(ctx, nm, xd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The definition, from the full matrices.
+		phi := mat.NewDense(n, nm.Dim(), nil)
+		if err := nm.Transform(ctx, phi, xd); err != nil {
+			t.Fatal(err)
+		}
+		var kt mat.Dense
+		kt.Mul(phi, phi.T())
+		var num, den float64
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				v := k.Eval(xd.RawRowView(i), xd.RawRowView(j))
+				num += (v - kt.At(i, j)) * (v - kt.At(i, j))
+				den += v * v
+			}
+		}
+		want := math.Sqrt(num / den)
+		got, err := RelFrobeniusError(ctx, x, k, rs, n, rand.New(rand.NewPCG(3, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(got-want) <= 1e-10*want) || !(want > 1e-4) {
+			t.Errorf("%v: Frobenius error on CSR, all rows: %.15g, from the full matrices %.15g", k, got, want)
+		}
+		fs, err := RelFrobeniusError(ctx, x, k, rs, 100, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := RelFrobeniusError(ctx, xd, k, rd, 100, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(fs-fd) <= 1e-10*fd) {
+			t.Errorf("%v: sampled Frobenius error: CSR %.15g, dense %.15g", k, fs, fd)
+		}
+		ss, err := SpectralError(ctx, x, k, rs, 150, rand.New(rand.NewPCG(7, 8)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sd, err := SpectralError(ctx, xd, k, rd, 150, rand.New(rand.NewPCG(7, 8)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(ss.Error-sd.Error) <= 1e-10*sd.Error) || !(math.Abs(ss.Norm-sd.Norm) <= 1e-10*sd.Norm) || !(sd.Error > 0) {
+			t.Errorf("%v: spectral error: CSR %.15g (‖K‖ %.15g), dense %.15g (‖K‖ %.15g)", k, ss.Error, ss.Norm, sd.Error, sd.Norm)
+		}
+		t.Logf("%v: Frobenius %.6g (definition %.6g), sampled %.6g, spectral %.6g of ‖K‖ %.6g", k, got, want, fs, ss.Error, ss.Norm)
+	}
+}
+
+// TestBKASparseMatchesDense: FitBKA on CSR rows finds the dense fit's
+// partition (k-means on CSR rows, far from any tie on these blobs) and forms
+// the same diagonal blocks to 1e-12 relative; the blocks equal the kernel
+// evaluated entry by entry; Rows and CrossMul (dense new points) agree too.
+// 300 rows in 3 clusters makes blocks of about 100 rows, above bkaChunk
+// (64), so the chunked sparse path is exercised across a chunk boundary.
+func TestBKASparseMatchesDense(t *testing.T) {
+	ctx := context.Background()
+	x := sparseBlobs(rand.New(rand.NewPCG(21, 22)), 300, 80)
+	xd := kernel.DenseOf(x)
+	k := kernel.Gaussian{Gamma: 1.0 / 40}
+	bs, err := FitBKA(ctx, x, k, BKAOptions{Clusters: 3}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := FitBKA(ctx, xd, k, BKAOptions{Clusters: 3}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bs.Partition().Labels, bd.Partition().Labels) {
+		t.Fatal("sparse and dense partitions differ")
+	}
+	big := false
+	for s := range bs.Stats().Sizes {
+		gs, gd := bs.Block(s), bd.Block(s)
+		mem := bs.Members(s)
+		big = big || len(mem) > bkaChunk
+		if !mat.EqualApprox(gs, gd, 1e-12) {
+			t.Errorf("block %d differs between CSR and dense", s)
+		}
+		for i, a := range mem {
+			for j, b := range mem {
+				want := k.Eval(xd.RawRowView(a), xd.RawRowView(b))
+				if math.Abs(gs.At(i, j)-want) > 1e-12 {
+					t.Fatalf("block %d entry (%d, %d): %v, kernel %v", s, i, j, gs.At(i, j), want)
+				}
+			}
+		}
+	}
+	if !big {
+		t.Fatalf("no cluster larger than bkaChunk = %d (sizes %v): the chunk boundary is not exercised", bkaChunk, bs.Stats().Sizes)
+	}
+	idx := []int{0, 7, 150, 299}
+	rs, rd := mat.NewDense(len(idx), 300, nil), mat.NewDense(len(idx), 300, nil)
+	if err := bs.Rows(ctx, rs, idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := bd.Rows(ctx, rd, idx); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(rs, rd, 1e-12) {
+		t.Error("Rows differ between CSR and dense")
+	}
+	alpha := mat.NewDense(300, 2, nil)
+	for i := range 300 {
+		alpha.Set(i, 0, float64(i%7)-3)
+		alpha.Set(i, 1, 1)
+	}
+	xnew := mat.DenseCopyOf(xd.Slice(10, 30, 0, 80))
+	cs, cd := mat.NewDense(20, 2, nil), mat.NewDense(20, 2, nil)
+	if err := bs.CrossMul(ctx, cs, xnew, alpha); err != nil {
+		t.Fatal(err)
+	}
+	if err := bd.CrossMul(ctx, cd, xnew, alpha); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(cs, cd, 1e-12) {
+		t.Error("CrossMul differs between CSR and dense")
 	}
 }
