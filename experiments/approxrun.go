@@ -52,7 +52,7 @@ type approxMethod struct {
 	summary string
 	// usesM says whether the method takes the sample size m.
 	usesM bool
-	build func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error)
+	build func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error)
 }
 
 // approxParams are one grid point's settings of an approximation run.
@@ -63,8 +63,8 @@ type approxParams struct {
 
 // nystromMethod is Nyström from a sampler's landmarks (standard rank-k, or
 // QR rank-k when p.qr), K̃ represented by φ(X) (8·n·r bytes).
-func nystromMethod(s approx.Sampler) func(context.Context, *mat.Dense, kernel.Kernel, approxParams, *rand.Rand) (approx.RowApproximator, int64, error) {
-	return func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+func nystromMethod(s approx.Sampler) func(context.Context, mat.Matrix, kernel.Kernel, approxParams, *rand.Rand) (approx.RowApproximator, int64, error) {
+	return func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 		lm, err := s.Sample(ctx, x, k, p.m, rng)
 		if err != nil {
 			return nil, 0, err
@@ -77,7 +77,7 @@ func nystromMethod(s approx.Sampler) func(context.Context, *mat.Dense, kernel.Ke
 	}
 }
 
-func featureRows(ctx context.Context, f approx.FeatureMap, x *mat.Dense) (approx.RowApproximator, int64, error) {
+func featureRows(ctx context.Context, f approx.FeatureMap, x mat.Matrix) (approx.RowApproximator, int64, error) {
 	fr, err := approx.NewFeatureRows(ctx, f, x)
 	if err != nil {
 		return nil, 0, err
@@ -95,20 +95,20 @@ var approxMethods = func() []approxMethod {
 		b := nystromMethod(s.s)
 		t = append(t, approxMethod{name: s.name, summary: "Nyström on " + s.summary + "; standard rank-k truncation", usesM: true, build: b})
 		t = append(t, approxMethod{name: s.name + "-qr", summary: "Nyström on " + s.summary + "; best rank-k via QR (Pourkamali-Anaraki & Becker, Alg. 2)", usesM: true,
-			build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+			build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 				p.qr = true
 				return b(ctx, x, k, p, rng)
 			}})
 	}
 	t = append(t,
-		approxMethod{name: "bka", summary: "block kernel approximation: exact blocks of a k-means partition (Si, Hsieh & Dhillon)", build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+		approxMethod{name: "bka", summary: "block kernel approximation: exact blocks of a k-means partition (Si, Hsieh & Dhillon)", build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 			b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{Clusters: p.clusters}, rng)
 			if err != nil {
 				return nil, 0, err
 			}
 			return b, b.Bytes(), nil
 		}},
-		approxMethod{name: "meka", summary: "MEKA with total rank m = clusters × k (Si, Hsieh & Dhillon, Alg. 1)", usesM: true, build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+		approxMethod{name: "meka", summary: "MEKA with total rank m = clusters × k (Si, Hsieh & Dhillon, Alg. 1)", usesM: true, build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 			r := p.m / p.clusters
 			if r < 1 {
 				return nil, 0, fmt.Errorf("%w: meka: m = %d is below clusters = %d (rank per cluster m/clusters < 1)", ErrSpec, p.m, p.clusters)
@@ -119,7 +119,7 @@ var approxMethods = func() []approxMethod {
 			}
 			return mk, mk.Bytes(), nil
 		}},
-		approxMethod{name: "rff", summary: "random Fourier features, m features (Rahimi & Recht)", usesM: true, build: func(ctx context.Context, x *mat.Dense, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+		approxMethod{name: "rff", summary: "random Fourier features, m features (Rahimi & Recht)", usesM: true, build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
 			_, d := x.Dims()
 			f, err := approx.RFF{Features: p.m}.Fit(k, d, rng)
 			if err != nil {
@@ -296,7 +296,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 		seed := fitSeed(r.s.Seed, rep, 0)
 		w := startMemWatch()
 		t0 := time.Now()
-		ra, bytes, err := am.build(ctx, r.x.(*mat.Dense), k, ap, rand.New(rand.NewPCG(seed, 1)))
+		ra, bytes, err := am.build(ctx, r.x, k, ap, rand.New(rand.NewPCG(seed, 1)))
 		dt := time.Since(t0).Seconds()
 		peak := w.Stop()
 		if err != nil {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,57 @@ func TestApproximationScales(t *testing.T) {
 		}
 		if mean, v := s/float64(n), ss/float64(n); mean > 1e-12 || mean < -1e-12 || v < 1-1e-12 || v > 1+1e-12 {
 			t.Errorf("column %d: mean %v, variance %v after standardize", j, mean, v)
+		}
+	}
+}
+
+const approxSparseSpec = `name: approx-sparse
+dataset: {path: data.svmSTORAGE}
+approximation:
+  kernel: {type: gaussian, gamma: 0.1}
+  methods: [uniform, uniform-qr, rls, bless, kmeans, clustered, exact-rls, rff, meka, bka]
+  clusters: 3
+  rows: 200
+  subset: 200
+grid: {m: [30]}
+seed: 2
+`
+
+// TestApproximationSparseMatchesDense: an approximation run on a LIBSVM file
+// of density 0.05 keeps X sparse by default (storage auto) and gives every
+// method's errors as the same run with storage: dense, to 1e-9 relative.
+// Same seed, so the same landmarks, clusters and sampled rows; the
+// kernel values differ only by round-off (‖x‖² + ‖c‖² − 2x·c from the
+// non-zeros), which the leverage scores, k-means and Lanczos see as such.
+func TestApproximationSparseMatchesDense(t *testing.T) {
+	dir := writeSparseSet(t, 300, 100, 5)
+	res := map[string]*Result{}
+	for _, st := range []string{"", ", storage: dense"} {
+		s := decodeIn(t, strings.Replace(approxSparseSpec, "STORAGE", st, 1), dir)
+		r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "out")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[st] = r
+	}
+	sp, de := res[""], res[", storage: dense"]
+	if sp.Storage != StorageSparse || de.Storage != StorageDense {
+		t.Fatalf("storage: auto %q (%s), dense %q", sp.Storage, sp.StorageReason, de.Storage)
+	}
+	if len(sp.Points) != 10 || len(de.Points) != 10 {
+		t.Fatalf("%d and %d points, want 10", len(sp.Points), len(de.Points))
+	}
+	for i, p := range sp.Points {
+		q := de.Points[i]
+		if p.Error != "" || q.Error != "" || p.Key != q.Key {
+			t.Fatalf("point %d: %s (%s) vs %s (%s)", i, p.Key, p.Error, q.Key, q.Error)
+		}
+		for _, meas := range []string{MeasureFrobenius, MeasureSpectral} {
+			a, _ := p.Metric(meas)
+			b, _ := q.Metric(meas)
+			if !(math.Abs(a.Mean-b.Mean) <= 1e-9*b.Mean) || !(b.Mean > 0) {
+				t.Errorf("%s %s: sparse %.12g, dense %.12g", p.Key, meas, a.Mean, b.Mean)
+			}
 		}
 	}
 }

@@ -397,9 +397,8 @@ func (r *runner) initApprox() error {
 		return err
 	}
 	r.xTest, r.yTest = nil, nil
-	// Approximation runs work on dense X.
-	r.x = kernel.DenseOf(r.x)
-	r.storage = StorageDense
+	// X stays as load left it, sparse or dense: every method and measure
+	// reads CSR rows (exact-rls, O(n³) anyway, takes a dense copy).
 	// No cross-validation here: the scaling is fitted on all the rows used.
 	x, _, _, err := scaleFeatures(r.s.Dataset.scale(), r.x, r.x)
 	if err != nil {
