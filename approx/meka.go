@@ -369,13 +369,25 @@ func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 	}
 	n, d := int64(m.n), int64(m.d)
 	// Held: W, L, landmarks and projections, bookkeeping. Transient, per
-	// worker: one cluster's rows, its K(X_s, Z_s), the basis B and its copy.
-	var big int64
+	// worker: one cluster's rows (a dense copy, or CSR rows for sparse x),
+	// its K(X_s, Z_s), the basis B and its copy.
+	var big, rows int64
+	xs, sparse := x.(kernel.Sparse)
 	for _, mem := range m.members {
 		big = max(big, int64(len(mem)))
+		if !sparse {
+			rows = max(rows, 8*int64(len(mem))*d)
+			continue
+		}
+		indptr, _, _ := xs.CSR()
+		var nnz int64
+		for _, i := range mem {
+			nnz += int64(indptr[i+1] - indptr[i])
+		}
+		rows = max(rows, 8*int64(len(mem)+1)+12*nnz)
 	}
 	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
-	plan := 8 * (n*k + r*r + c*lm*(d+k) + 2*n + w*big*(d+lm+2*k))
+	plan := 8*(n*k+r*r+c*lm*(d+k)+2*n+w*big*(lm+2*k)) + w*rows
 	if m.opt.BasisSolver != nil {
 		// The problems hold a copy of X at once.
 		plan += dataBytes(x)

@@ -258,3 +258,28 @@ func TestBKASparseMatchesDense(t *testing.T) {
 		t.Error("CrossMul differs between CSR and dense")
 	}
 }
+
+// TestMEKASparsePlan: MEKA's memory plan counts one cluster's rows as CSR
+// arrays (12 bytes per non-zero) for sparse X, not as a dense copy. On
+// 2,000 × 10,000 rows with 20 non-zeros each in 2 clusters, a dense copy
+// of the larger cluster is ≥ 1,000 × 10,000 × 8 = 80 MB, while its CSR
+// rows take under 0.3 MB; the rest of the plan (landmarks 2·40 × 10,000
+// doubles = 6.4 MB, W, L) is small. So a 64 MB cap admits the CSR fit and
+// refuses the dense one, naming the bytes.
+func TestMEKASparsePlan(t *testing.T) {
+	ctx := context.Background()
+	x, _, err := datasets.SparseRegression(2000, 10000, 20, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kernel.Gaussian{Gamma: 1.0 / 40}
+	opt := MEKAOptions{Rank: 20, Clusters: 2, MaxBytes: 64 << 20}
+	if _, err := FitMEKA(ctx, x, k, opt, rand.New(rand.NewPCG(1, 2))); err != nil {
+		t.Fatalf("CSR under a 64 MB cap: %v", err)
+	}
+	_, err = FitMEKA(ctx, x.ToDense(), k, opt, rand.New(rand.NewPCG(1, 2)))
+	if !errors.Is(err, check.ErrMemory) {
+		t.Fatalf("dense under a 64 MB cap: %v, want ErrMemory", err)
+	}
+	t.Logf("dense: %v", err)
+}

@@ -92,10 +92,19 @@ func (p *plan) packSparse() {
 		return
 	}
 	sp.ct = make([]float64, p.d*p.mp)
-	for j := 0; j < p.m; j++ {
-		row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
-		for k, v := range row {
-			sp.ct[k*p.mp+j] = v
+	// Transposed in strips of 8 centers, so that each write fills 8
+	// consecutive doubles (one cache line) of a row of Cᵀ while 8 rows of C
+	// are read in order: a center-by-center copy touches a new line of Cᵀ
+	// per entry, ≈ 12 ns each at d = 50,000 (measured), and dominated
+	// Nyström transforms of wide sparse data.
+	const strip = 8
+	for j0 := 0; j0 < p.m; j0 += strip {
+		j1 := min(j0+strip, p.m)
+		for k := 0; k < p.d; k++ {
+			dst := sp.ct[k*p.mp+j0 : k*p.mp+j1]
+			for j := range dst {
+				dst[j] = p.c.Data[(j0+j)*p.c.Stride+k]
+			}
 		}
 	}
 	if _, ok := p.k.(Laplacian); ok {

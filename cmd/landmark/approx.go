@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -42,7 +44,7 @@ type approxBuilt struct {
 type approxMethod struct {
 	name    string
 	summary string
-	build   func(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error)
+	build   func(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error)
 }
 
 // approxMethods is the one name→constructor table of "landmark approx",
@@ -87,8 +89,8 @@ func approxMethodNames() []string {
 }
 
 // nystromWith builds a Nyström approximation from the landmarks of a sampler.
-func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, *mat.Dense, kernel.Kernel, approxOpts, *rand.Rand) (approxBuilt, error) {
-	return func(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
+func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, mat.Matrix, kernel.Kernel, approxOpts, *rand.Rand) (approxBuilt, error) {
+	return func(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 		smp := sampler(o)
 		if o.memory > 0 {
 			n, d := x.Dims()
@@ -128,7 +130,7 @@ func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, 
 	}
 }
 
-func buildRFF(_ context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
+func buildRFF(_ context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	_, d := x.Dims()
 	// The frequencies and phases (m(d+1)) and a 4,096-row block of features.
 	if err := checkApproxMemory(o, "features", 8*int64(o.m)*int64(d+1+4096), "", 0); err != nil {
@@ -175,10 +177,10 @@ func measureBytes(n, rows, subset int) int64 {
 // mapRows gives rows of K̃ = φ(X)φ(X)ᵀ without storing φ(X) (unlike
 // approx.FeatureRows, which holds n×r): the columns are transformed block by
 // block, memory O(block·r + |idx|·r), at the price of recomputing φ(X) for
-// every call.
+// every call. x may be dense or CSR (the feature maps read CSR rows).
 type mapRows struct {
 	f approx.FeatureMap
-	x *mat.Dense
+	x mat.Matrix
 }
 
 var _ approx.RowApproximator = (*mapRows)(nil)
@@ -190,27 +192,49 @@ func (m *mapRows) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 		return fmt.Errorf("map rows: dst is %d×%d, want %d×%d", rd, cd, len(idx), n)
 	}
 	r := m.f.Dim()
-	xs := mat.NewDense(len(idx), d, nil)
-	for a, i := range idx {
+	for _, i := range idx {
 		if i < 0 || i >= n {
 			return fmt.Errorf("%w: row index %d outside [0, %d)", check.ErrInput, i, n)
 		}
-		xs.SetRow(a, m.x.RawRowView(i))
 	}
 	fs := mat.NewDense(len(idx), r, nil)
-	if err := m.f.Transform(ctx, fs, xs); err != nil {
+	if err := m.f.Transform(ctx, fs, m.rows(idx)); err != nil {
 		return err
 	}
 	const block = 4096
 	for c0 := 0; c0 < n; c0 += block {
 		c1 := min(c0+block, n)
 		fb := mat.NewDense(c1-c0, r, nil)
-		if err := m.f.Transform(ctx, fb, m.x.Slice(c0, c1, 0, d).(*mat.Dense)); err != nil {
+		var xb mat.Matrix
+		if _, ok := m.x.(kernel.Sparse); ok {
+			span := make([]int, c1-c0)
+			for j := range span {
+				span[j] = c0 + j
+			}
+			xb = m.rows(span)
+		} else {
+			xb = m.x.(*mat.Dense).Slice(c0, c1, 0, d)
+		}
+		if err := m.f.Transform(ctx, fb, xb); err != nil {
 			return err
 		}
 		dst.Slice(0, len(idx), c0, c1).(*mat.Dense).Mul(fs, fb.T())
 	}
 	return nil
+}
+
+// rows returns rows idx of x: CSR rows for sparse x, a dense copy otherwise.
+func (m *mapRows) rows(idx []int) mat.Matrix {
+	if s, ok := m.x.(kernel.Sparse); ok {
+		return kernel.SubsetRows(s, idx)
+	}
+	_, d := m.x.Dims()
+	xd := m.x.(*mat.Dense)
+	out := mat.NewDense(len(idx), d, nil)
+	for a, i := range idx {
+		out.SetRow(a, xd.RawRowView(i))
+	}
+	return out
 }
 
 func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -230,7 +254,8 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sampleRows := fs.Int("sample-rows", 1000, "rows sampled for the relative Frobenius error")
 	subset := fs.Int("spectral-n", 2000, "subset size for the spectral error (0: skip)")
 	nmax := fs.Int("n", 0, "use a seeded random subset of this many rows (0: all)")
-	scale := fs.String("scale", "none", "feature scaling: none, standard, minmax ([-1,1])")
+	scale := fs.String("scale", "none", "feature scaling: none, standard, minmax ([-1,1]) (these two need dense X); maxabs, std (scaling only, no centering: sparse X stays sparse)")
+	dense := fs.Bool("dense", false, fmt.Sprintf("hold X dense; by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity))
 	format := fs.String("format", "text", "output: text, or tsv (one header line and one row)")
 	var memory memoryFlag
 	fs.Var(&memory, "memory", "cap on the planned peak memory of the build and the error measures, e.g. 4G or 512MiB; a build over it is refused before allocating")
@@ -272,40 +297,34 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	ds, err := datasets.Open(*data, datasets.ReadOptions{})
+	switch *scale {
+	case "none", "standard", "minmax", datasets.ScaleMaxAbs, datasets.ScaleStd:
+	default:
+		return fmt.Errorf("%w: --scale %q, want none, standard, minmax, maxabs or std", errUsage, *scale)
+	}
+	ad, err := readApproxData(ctx, *data, *dense || *scale == "standard" || *scale == "minmax")
 	if err != nil {
 		return err
 	}
-	x := ds.X
+	x := ad.x
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	if n, _ := x.Dims(); *nmax > 0 && *nmax < n {
 		idx := rng.Perm(n)[:*nmax]
-		sub := mat.NewDense(*nmax, ds.Dim(), nil)
-		for r, i := range idx {
-			sub.SetRow(r, x.RawRowView(i))
+		if xs, ok := x.(*datasets.CSR); ok {
+			if x, err = xs.Rows(idx); err != nil {
+				return err
+			}
+		} else {
+			xd := x.(*mat.Dense)
+			sub := mat.NewDense(*nmax, ad.d, nil)
+			for r, i := range idx {
+				sub.SetRow(r, xd.RawRowView(i))
+			}
+			x = sub
 		}
-		x = sub
 	}
-	switch *scale {
-	case "none":
-	case "standard":
-		var s datasets.Standardizer
-		if err := s.Fit(x); err != nil {
-			return err
-		}
-		if x, err = s.Transform(x); err != nil {
-			return err
-		}
-	case "minmax":
-		var s datasets.MinMax
-		if err := s.Fit(x); err != nil {
-			return err
-		}
-		if x, err = s.Transform(x); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%w: --scale %q, want none, standard or minmax", errUsage, *scale)
+	if x, err = scaleApproxData(x, *scale); err != nil {
+		return err
 	}
 	n, d := x.Dims()
 
@@ -348,13 +367,14 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	allocMiB := float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
 	sysMiB := float64(after.Sys) / (1 << 20)
 	if *format == "tsv" {
-		fmt.Fprintln(stdout, "data\tn\td\tkernel\tmethod\tm\trank\tseconds\trel_frob\tspectral\tspectral_rel\talloc_mib\tsys_mib")
-		fmt.Fprintf(stdout, "%s\t%d\t%d\t%v\t%s\t%d\t%d\t%.4f\t%.6g\t%.6g\t%.6g\t%.1f\t%.1f\n",
-			ds.Name, n, d, k, am.name, *m, built.rank, elapsed.Seconds(), frob, spec, spec/kn, allocMiB, sysMiB)
+		fmt.Fprintln(stdout, "data\tn\td\tkernel\tmethod\tm\trank\tseconds\trel_frob\tspectral\tspectral_rel\talloc_mib\tsys_mib\tstorage")
+		fmt.Fprintf(stdout, "%s\t%d\t%d\t%v\t%s\t%d\t%d\t%.4f\t%.6g\t%.6g\t%.6g\t%.1f\t%.1f\t%s\n",
+			ad.name, n, d, k, am.name, *m, built.rank, elapsed.Seconds(), frob, spec, spec/kn, allocMiB, sysMiB, ad.storage)
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "data\t%s (n=%d, d=%d, scale=%s)\n", ds.Name, n, d, *scale)
+	fmt.Fprintf(tw, "data\t%s (n=%d, d=%d, scale=%s)\n", ad.name, n, d, *scale)
+	fmt.Fprintf(tw, "storage\t%s\n", strings.TrimPrefix(storageLine(ad.storage, ad.density, ad.why), "data: "))
 	fmt.Fprintf(tw, "kernel\t%v\n", k)
 	fmt.Fprintf(tw, "method\t%s (%s)\n", am.name, built.note)
 	fmt.Fprintf(tw, "rank\t%d\n", built.rank)
@@ -365,4 +385,92 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(tw, "memory\t%.1f MiB allocated while building; %.1f MiB held from the OS by the Go runtime (≈ peak)\n", allocMiB, sysMiB)
 	return tw.Flush()
+}
+
+// approxData is the data of "landmark approx" and how it is held.
+type approxData struct {
+	x       mat.Matrix // *mat.Dense or *datasets.CSR
+	name    string
+	d       int
+	storage string  // experiments.StorageDense or StorageSparse
+	density float64 // non-zeros / (n·d)
+	why     string  // why auto chose the storage ("" when forced)
+}
+
+// readApproxData reads --data as fit and run do: a LIBSVM file straight
+// into CSR, kept sparse below experiments.SparseDensity unless dense is
+// set (--dense, or a scaling that fills in zeros); a bundled set or another
+// format dense.
+func readApproxData(ctx context.Context, name string, dense bool) (approxData, error) {
+	f, _ := datasets.FormatOf(name)
+	if _, bundled := datasets.Lookup(name); bundled || dense || f != datasets.LIBSVM {
+		ds, err := datasets.Open(name, datasets.ReadOptions{})
+		if err != nil {
+			return approxData{}, err
+		}
+		why := "auto: not a LIBSVM file"
+		switch {
+		case bundled:
+			why = "auto: bundled sets are dense"
+		case dense:
+			why = ""
+		}
+		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: nonZeroShare(ds.X), why: why}, nil
+	}
+	xs, _, err := datasets.ReadLIBSVMSparseFile(ctx, name, 0)
+	if err != nil {
+		return approxData{}, err
+	}
+	_, d := xs.Dims()
+	ad := approxData{x: xs, name: filepath.Base(name), d: d, storage: experiments.StorageSparse, density: xs.Density()}
+	if ad.density >= experiments.SparseDensity {
+		ad.x, ad.storage = xs.ToDense(), experiments.StorageDense
+		ad.why = fmt.Sprintf("auto: density %.3g ≥ %g", ad.density, experiments.SparseDensity)
+	} else {
+		ad.why = fmt.Sprintf("auto: density %.3g < %g", ad.density, experiments.SparseDensity)
+	}
+	return ad, nil
+}
+
+// scaleApproxData applies --scale: standard and minmax to dense x (the
+// caller read it dense), maxabs and std (scaling only) to either storage.
+func scaleApproxData(x mat.Matrix, kind string) (mat.Matrix, error) {
+	switch kind {
+	case "none":
+		return x, nil
+	case "standard":
+		var s datasets.Standardizer
+		if err := s.Fit(x.(*mat.Dense)); err != nil {
+			return nil, err
+		}
+		return s.Transform(x.(*mat.Dense))
+	case "minmax":
+		var s datasets.MinMax
+		if err := s.Fit(x.(*mat.Dense)); err != nil {
+			return nil, err
+		}
+		return s.Transform(x.(*mat.Dense))
+	}
+	c := datasets.ColumnScaler{Kind: kind}
+	if err := c.Fit(x); err != nil {
+		return nil, err
+	}
+	return c.Transform(x)
+}
+
+// nonZeroShare is the fraction of non-zero entries of dense x.
+func nonZeroShare(x *mat.Dense) float64 {
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return 0
+	}
+	var nz int
+	for i := 0; i < n; i++ {
+		for _, v := range x.RawRowView(i) {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return float64(nz) / float64(n*d)
 }

@@ -13,7 +13,7 @@ import (
 // buildMEKA fits MEKA with rank --rank per cluster (0: 128) on --clusters
 // clusters (0: 10); --m is not used (each cluster samples 2k_s landmarks).
 // The note reports the memory held and the paper's per-stage times.
-func buildMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
+func buildMEKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{
 		Rank: o.rank, Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)
@@ -28,7 +28,7 @@ func buildMEKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts,
 }
 
 // buildBKA fits the block-diagonal approximation on --clusters clusters (0: 64).
-func buildBKA(ctx context.Context, x *mat.Dense, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
+func buildBKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 	b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{
 		Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)

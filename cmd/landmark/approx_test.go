@@ -6,12 +6,15 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -122,7 +125,7 @@ func TestApproxCommandErrors(t *testing.T) {
 
 func TestMapRows(t *testing.T) {
 	// Streaming rows of φ(X)φ(X)ᵀ equal the dense product (5,000 rows span
-	// two column blocks of 4,096).
+	// two column blocks of 4,096), from dense and from CSR X.
 	rng := rand.New(rand.NewPCG(1, 1))
 	x := mat.NewDense(5000, 3, nil)
 	for i := range x.RawMatrix().Data {
@@ -156,6 +159,18 @@ func TestMapRows(t *testing.T) {
 			}
 		}
 	}
+	// The same rows from X held as CSR (the sparse path's block slicing).
+	xs, err := datasets.CSRFromDense(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotS := mat.NewDense(len(idx), 5000, nil)
+	if err := (&mapRows{f: nm, x: xs}).Rows(ctx, gotS, idx); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(gotS, got, 1e-12) {
+		t.Error("rows from CSR X differ from rows from dense X")
+	}
 	if err := (&mapRows{f: nm, x: x}).Rows(ctx, mat.NewDense(1, 5000, nil), []int{5000}); !errors.Is(err, check.ErrInput) {
 		t.Errorf("row out of range: %v", err)
 	}
@@ -181,5 +196,65 @@ func TestApproxMemoryCap(t *testing.T) {
 		if err := runApprox(context.Background(), args, &out, &errb); err != nil {
 			t.Errorf("%s under 1 GB: %v", name, err)
 		}
+	}
+}
+
+// TestApproxCommandSparse: on a LIBSVM file of density 0.02 "landmark
+// approx" keeps X sparse by default (the storage column says so) and every
+// method gives the errors it gives with --dense to the 6 printed digits
+// (the library's measures agree to 1e-10, TestQualitySparseMatchesDense):
+// the same seed draws the same landmarks, clusters and sampled rows, and
+// the kernel values differ only by round-off. --scale std and --n
+// subsetting keep CSR too.
+func TestApproxCommandSparse(t *testing.T) {
+	x, y, err := datasets.SparseRegression(400, 300, 6, rand.New(rand.NewPCG(8, 9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sparse.svm")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := datasets.WriteLIBSVMSparse(f, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{
+		{"--method", "uniform", "--m", "40"},
+		{"--method", "uniform", "--m", "40", "--qr", "--rank", "20"},
+		{"--method", "rls", "--m", "40"},
+		{"--method", "kmeans", "--m", "40"},
+		{"--method", "clustered", "--m", "40"},
+		{"--method", "rff", "--m", "100"},
+		{"--method", "meka", "--rank", "10", "--clusters", "3"},
+		{"--method", "bka", "--clusters", "3"},
+		{"--method", "uniform", "--m", "40", "--scale", "std", "--n", "250"},
+	} {
+		args := append([]string{"--data", path, "--gamma", "0.1", "--spectral-n", "200", "--sample-rows", "200"}, extra...)
+		sp := approxTSV(t, args...)
+		de := approxTSV(t, append(args, "--dense")...)
+		if sp["storage"] != "sparse" || de["storage"] != "dense" {
+			t.Fatalf("%v: storage %q and %q with --dense", extra, sp["storage"], de["storage"])
+		}
+		if sp["n"] != de["n"] {
+			t.Fatalf("%v: n %s vs %s", extra, sp["n"], de["n"])
+		}
+		for _, col := range []string{"rel_frob", "spectral"} {
+			a, b := num(t, sp[col]), num(t, de[col])
+			// Printed with %.6g: half a unit in the 6th digit.
+			if !(math.Abs(a-b) <= 5e-6*math.Abs(b)) || !(b > 0) {
+				t.Errorf("%v %s: sparse %v, dense %v", extra, col, a, b)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := runApprox(context.Background(), []string{"--data", path, "--gamma", "0.1", "--m", "20", "--spectral-n", "0"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "sparse X (CSR), density 0.02 (auto: density 0.02 < 0.1)") {
+		t.Errorf("text output does not say how X was held:\n%s", out.String())
 	}
 }
