@@ -135,13 +135,22 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	if o.Progress != nil {
 		o.Progress("cluster", 1, 1)
 	}
-	var plan int64
+	var plan, big int64
 	for _, mem := range members {
 		plan += 8 * int64(len(mem)) * int64(len(mem))
+		big = max(big, int64(len(mem)))
 	}
-	if plan > o.MaxBytes {
-		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²), more than MaxBytes %d; use more clusters",
-			check.ErrMemory, plan, o.MaxBytes)
+	// Transient, per worker: a dense copy of one cluster's rows; for sparse
+	// x instead bkaChunk rows expanded to dense, their transposed copy in
+	// the engine, and one |mem|×bkaChunk slice of the block.
+	scratch := 8 * big * int64(d)
+	if _, ok := x.(kernel.Sparse); ok {
+		scratch = 8 * (2*bkaChunk*int64(d) + big*bkaChunk)
+	}
+	w := int64(min(parallel.Workers(o.Workers), len(members)))
+	if plan+w*scratch > o.MaxBytes {
+		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²) and their formation %d more, more than MaxBytes %d; use more clusters",
+			check.ErrMemory, plan, w*scratch, o.MaxBytes)
 	}
 	t0 = time.Now()
 	c := len(members)

@@ -96,9 +96,15 @@ func TestValidate(t *testing.T) {
 
 // TestEngineProducts checks Mul, MulT and MulTMul against the explicit matrix
 // products, with ragged block edges, and that 1 and 8 workers agree bit for bit,
-// with one right-hand side (the fused single-vector paths) and with two.
+// with one right-hand side (the fused single-vector paths), with two, and
+// with 19 (more than one 16-column panel of the packed products, ragged),
+// and the same with the portable tiles.
 func TestEngineProducts(t *testing.T) {
-	for _, tt := range []int{1, 2} {
+	for _, tt := range []int{1, 2, 19} {
+		testEngineProducts(t, tt)
+	}
+	defer setSIMD(false)()
+	for _, tt := range []int{2, 19} {
 		testEngineProducts(t, tt)
 	}
 }
