@@ -10,8 +10,6 @@ import (
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,15 +75,22 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	g := mat.NewDense(r, r, nil)
 	c := mat.NewDense(r, t, nil)
 	buf := make([]float64, chunk*r)
+	gram := kernel.Dense{Workers: p.Workers}
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
 		if err := phi.Transform(ctx, fb, rowRange(x, r0, r1)); err != nil {
 			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
 		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, fb.RawMatrix(), fb.RawMatrix(), 1, g.RawMatrix())
+		// G += Φ_bᵀΦ_b (lower triangle) and C += Φ_bᵀY_b on the engine's
+		// packed micro-kernels.
+		if err := gram.SyrkLower(ctx, true, 1, fb, 1, g); err != nil {
+			return nil, info, err
+		}
 		yb := p.Y.Slice(r0, r1, 0, t).(*mat.Dense)
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, fb.RawMatrix(), yb.RawMatrix(), 1, c.RawMatrix())
+		if err := gram.Gemm(ctx, true, false, 1, fb, yb, 1, c); err != nil {
+			return nil, info, err
+		}
 	}
 	krrSymmetrize(g)
 	for i := 0; i < r; i++ {

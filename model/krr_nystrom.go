@@ -9,8 +9,6 @@ import (
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -86,13 +84,20 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	mc, _ = centers.Dims()
 	info.Rank = mc
 
-	// A = K_nMᵀK_nM + λn K_MM, accumulated over row chunks.
+	// A = K_nMᵀK_nM + λn K_MM, accumulated over row chunks (lower triangle,
+	// on the engine's packed micro-kernels).
 	a := mat.NewDense(mc, mc, nil)
-	ar := a.RawMatrix()
+	gram := kernel.Dense{Workers: p.Workers}
+	var gramErr error
 	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, _, _ int) {
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb.RawMatrix(), kb.RawMatrix(), 1, ar)
+		if gramErr == nil {
+			gramErr = gram.SyrkLower(ctx, true, 1, kb, 1, a)
+		}
 	}); err != nil {
 		return nil, info, err
+	}
+	if gramErr != nil {
+		return nil, info, gramErr
 	}
 	kmm := mat.NewDense(mc, mc, nil)
 	if err := kernel.NewOp(p.Kernel, centers, centers, engine).Block(ctx, kmm); err != nil {
@@ -140,12 +145,12 @@ func krrScaled(s float64, a *mat.Dense) *mat.Dense {
 	return a
 }
 
-// krrSymmetrize copies the upper triangle onto the lower one.
+// krrSymmetrize copies the lower triangle onto the upper one.
 func krrSymmetrize(a *mat.Dense) {
 	raw := a.RawMatrix()
 	for i := 0; i < raw.Rows; i++ {
 		for j := 0; j < i; j++ {
-			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
+			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 		}
 	}
 }
