@@ -1,15 +1,17 @@
 package approx
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"github.com/landmark-ml/landmark/kernel"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -437,7 +439,9 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 	w := parallel.Workers(0)
 	bufs := make([][]float64, w)
 	projs := make([][]float64, w)
-	return parallel.For(ctx, nb, w, func(worker, b int) {
+	var mu sync.Mutex
+	var gemmErr error
+	err := parallel.For(ctx, nb, w, func(worker, b int) {
 		r0, r1 := b*assignRows, min((b+1)*assignRows, n)
 		rows := r1 - r0
 		if bufs[worker] == nil {
@@ -461,7 +465,19 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 		}
 		xs := y
 		g := blas64.General{Rows: assignRows, Cols: k, Stride: k, Data: bufs[worker]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, xs, ct, 0, g)
+		// X_b·Cᵀ on the engine's packed micro-kernels (one worker: the
+		// blocks are already spread); each entry is summed over the d
+		// columns in an order fixed by d alone, whatever its row.
+		var xm, cm, gm mat.Dense
+		xm.SetRawMatrix(xs)
+		cm.SetRawMatrix(ct)
+		gm.SetRawMatrix(g)
+		if err := (kernel.Dense{Workers: 1}).Gemm(ctx, false, true, 1, &xm, &cm, 0, &gm); err != nil {
+			mu.Lock()
+			gemmErr = cmp.Or(gemmErr, err)
+			mu.Unlock()
+			return
+		}
 		for i := 0; i < rows; i++ {
 			xr := xs.Data[i*xs.Stride : i*xs.Stride+xs.Cols]
 			xx := kmDot(xr, xr)
@@ -477,6 +493,7 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 			}
 		}
 	})
+	return cmp.Or(err, gemmErr)
 }
 
 // kmProject writes sk·x into dst: one dot product per sketch row, so each

@@ -119,8 +119,11 @@ func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) 
 				}
 			}
 		} else {
+			// X_b·Ωᵀ on the engine's packed micro-kernels (one worker: the
+			// blocks are already spread); it errs only on cancellation,
+			// which parallel.For reports.
 			x := xm.(*mat.Dense)
-			out.Mul(x.Slice(r0, r1, 0, d), m.Omega.T())
+			_ = kernel.Dense{Workers: 1}.Gemm(ctx, false, true, 1, x.Slice(r0, r1, 0, d).(*mat.Dense), m.Omega, 0, out)
 		}
 		for i := 0; i < r1-r0; i++ {
 			row := out.RawRowView(i)

@@ -24,7 +24,8 @@ func Workers(w int) int {
 // (0 means GOMAXPROCS). worker is in [0, workers) and lets f use per-worker
 // scratch space. Tasks are taken in increasing order. The context is checked
 // before each task; on cancellation the remaining tasks are skipped and the
-// context's error is returned.
+// context's error is returned, also when it is cancelled during the last task
+// (whose work f may have cut short).
 func For(ctx context.Context, n, workers int, f func(worker, i int)) error {
 	if n <= 0 {
 		return ctx.Err()
@@ -40,7 +41,9 @@ func For(ctx context.Context, n, workers int, f func(worker, i int)) error {
 			}
 			f(0, i)
 		}
-		return nil
+		// As below: a cancellation during the last call may have cut its
+		// work short.
+		return ctx.Err()
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup

@@ -42,3 +42,19 @@ func TestForCancelled(t *testing.T) {
 		t.Fatalf("all tasks ran despite cancellation")
 	}
 }
+
+// TestForCancelDuringLastTask: a cancellation during the last task is
+// reported with one worker as with several (the task may have stopped early).
+func TestForCancelDuringLastTask(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := For(ctx, 3, w, func(_, i int) {
+			if i == 2 {
+				cancel()
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%d workers: err = %v, want context.Canceled", w, err)
+		}
+	}
+}
