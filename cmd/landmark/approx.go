@@ -302,7 +302,11 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: --scale %q, want none, standard, minmax, maxabs or std", errUsage, *scale)
 	}
-	ad, err := readApproxData(ctx, *data, *dense || *scale == "standard" || *scale == "minmax")
+	var denseWhy string // why X is forced dense ("" for --dense: asked, not chosen)
+	if !*dense && (*scale == "standard" || *scale == "minmax") {
+		denseWhy = "auto: scale " + *scale + " needs dense data"
+	}
+	ad, err := readApproxData(ctx, *data, *dense || denseWhy != "", denseWhy)
 	if err != nil {
 		return err
 	}
@@ -399,9 +403,9 @@ type approxData struct {
 
 // readApproxData reads --data as fit and run do: a LIBSVM file straight
 // into CSR, kept sparse below experiments.SparseDensity unless dense is
-// set (--dense, or a scaling that fills in zeros); a bundled set or another
-// format dense.
-func readApproxData(ctx context.Context, name string, dense bool) (approxData, error) {
+// set (--dense, or a scaling that fills in zeros, which denseWhy names); a
+// bundled set or another format dense.
+func readApproxData(ctx context.Context, name string, dense bool, denseWhy string) (approxData, error) {
 	f, _ := datasets.FormatOf(name)
 	if _, bundled := datasets.Lookup(name); bundled || dense || f != datasets.LIBSVM {
 		ds, err := datasets.Open(name, datasets.ReadOptions{})
@@ -413,7 +417,7 @@ func readApproxData(ctx context.Context, name string, dense bool) (approxData, e
 		case bundled:
 			why = "auto: bundled sets are dense"
 		case dense:
-			why = ""
+			why = denseWhy
 		}
 		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: nonZeroShare(ds.X), why: why}, nil
 	}

@@ -258,3 +258,29 @@ func TestApproxCommandSparse(t *testing.T) {
 		t.Errorf("text output does not say how X was held:\n%s", out.String())
 	}
 }
+
+// TestApproxCommandStorageReason: the storage line says why X is dense.
+func TestApproxCommandStorageReason(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", "heart_scale"}, "(auto: bundled sets are dense)"},
+		{[]string{"--data", "../../../shared/datasets/heart_scale.libsvm", "--scale", "standard"}, "(auto: scale standard needs dense data)"},
+		{[]string{"--data", "../../../shared/datasets/heart_scale.libsvm", "--dense"}, "dense X, density"},
+		{[]string{"--data", "../../../shared/datasets/heart_scale.libsvm"}, "(auto: density"},
+	} {
+		if _, err := os.Stat(tc.args[1]); tc.args[1] != "heart_scale" && err != nil {
+			t.Logf("skipping %v: %v", tc.args, err)
+			continue
+		}
+		var out, errb bytes.Buffer
+		args := append(tc.args, "--gamma", "0.1", "--m", "10", "--spectral-n", "0")
+		if err := runApprox(context.Background(), args, &out, &errb); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+}
