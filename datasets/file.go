@@ -114,6 +114,32 @@ func FormatOf(path string) (Format, bool) {
 	return Auto, false
 }
 
+// DetectFormat returns the format of the file at path: the one its name
+// implies (see FormatOf) or, when the name does not decide (the LIBSVM site's
+// own names, such as a9a or news20.binary.bz2), the one its first data line
+// shows after any gzip or bzip2 compression is undone. An unreadable file or
+// content that fits neither format is an error naming path.
+func DetectFormat(path string) (Format, error) {
+	if f, ok := FormatOf(path); ok {
+		return f, nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return Auto, err
+	}
+	defer file.Close()
+	br, closeFn, err := decompress(file)
+	if err != nil {
+		return Auto, withFile(err, path)
+	}
+	defer closeFn()
+	f, err := sniff(br)
+	if err != nil {
+		return Auto, withFile(err, path)
+	}
+	return f, nil
+}
+
 // ReadFile reads a LIBSVM or CSV file into a dense dataset named after the
 // file. Gzip and bzip2 compression are detected from the content and undone.
 // Malformed data gives a *ParseError naming the file and line.

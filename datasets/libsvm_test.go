@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"math"
@@ -248,6 +249,43 @@ func TestLIBSVMRoundTrip(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("%d files in the output folder, want the 2 written (no temporaries left)", len(entries))
+	}
+}
+
+// TestDetectFormat: the name decides when it can (even for a file that does
+// not exist yet); otherwise the content does, through gzip; content that
+// fits neither format, and a missing file, are errors naming the path.
+func TestDetectFormat(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("# header\n+1 3:0.5 7:1\n"))
+	zw.Close()
+	for _, tc := range []struct {
+		path string
+		want Format
+	}{
+		{filepath.Join(dir, "absent.csv"), CSV},
+		{write("a9a", []byte("-1 1:1 5:1\n")), LIBSVM},
+		{write("news20.binary.gz", gz.Bytes()), LIBSVM},
+		{write("table", []byte("x,y\n1,2\n")), CSV},
+	} {
+		got, err := DetectFormat(tc.path)
+		if err != nil || got != tc.want {
+			t.Errorf("DetectFormat(%s) = %q, %v; want %q", filepath.Base(tc.path), got, err, tc.want)
+		}
+	}
+	for _, p := range []string{write("odd", []byte("1 2 3\n")), filepath.Join(dir, "missing")} {
+		if _, err := DetectFormat(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("DetectFormat(%s): err = %v, want an error naming the file", filepath.Base(p), err)
+		}
 	}
 }
 

@@ -35,7 +35,10 @@ func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []fl
 	}
 	f := datasets.Format(d.Format)
 	if f == datasets.Auto {
-		f, _ = datasets.FormatOf(p)
+		// The content decides when the name does not (a9a, news20.binary).
+		if f, err = datasets.DetectFormat(p); err != nil {
+			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+		}
 	}
 	if f != datasets.LIBSVM {
 		return nil, nil, nil, nil, nil

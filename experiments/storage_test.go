@@ -90,6 +90,24 @@ func TestStorageAutoSparse(t *testing.T) {
 	}
 }
 
+// TestStorageAutoSparseNoExtension: a LIBSVM file named as the LIBSVM site
+// names them (no extension, here "a9a") is recognised by its content and held
+// sparse as data.svm is.
+func TestStorageAutoSparseNoExtension(t *testing.T) {
+	dir := writeSparseSet(t, 200, 100, 5)
+	if err := os.Rename(filepath.Join(dir, "data.svm"), filepath.Join(dir, "a9a")); err != nil {
+		t.Fatal(err)
+	}
+	spec := strings.Replace(strings.Replace(sparseSpec, "STORAGE", "", 1), "data.svm", "a9a", 1)
+	res, err := Fit(context.Background(), decodeIn(t, spec, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Storage != StorageSparse || !strings.Contains(res.StorageReason, "density 0.05 < 0.1") {
+		t.Fatalf("storage %q (%s), want sparse by density", res.Storage, res.StorageReason)
+	}
+}
+
 // TestStorageAutoDense: at density 0.5 ≥ SparseDensity, or with a scaling
 // that moves zeros, auto holds X dense and says why; unknown storages and
 // sparse with minmax are spec errors naming the key.

@@ -406,8 +406,16 @@ type approxData struct {
 // set (--dense, or a scaling that fills in zeros, which denseWhy names); a
 // bundled set or another format dense.
 func readApproxData(ctx context.Context, name string, dense bool, denseWhy string) (approxData, error) {
-	f, _ := datasets.FormatOf(name)
-	if _, bundled := datasets.Lookup(name); bundled || dense || f != datasets.LIBSVM {
+	_, bundled := datasets.Lookup(name)
+	f := datasets.Auto
+	if !bundled && !dense {
+		// The content decides when the name does not (a9a, news20.binary.bz2).
+		var err error
+		if f, err = datasets.DetectFormat(name); err != nil {
+			return approxData{}, err
+		}
+	}
+	if bundled || dense || f != datasets.LIBSVM {
 		ds, err := datasets.Open(name, datasets.ReadOptions{})
 		if err != nil {
 			return approxData{}, err

@@ -38,7 +38,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// density at which fit keeps data sparse.
 	f := datasets.Format(*format)
 	if f == datasets.Auto {
-		f, _ = datasets.FormatOf(*data)
+		// The content decides when the name does not (a9a, news20.binary).
+		if f, err = datasets.DetectFormat(*data); err != nil {
+			return err
+		}
 	}
 	var x mat.Matrix
 	var y []float64
