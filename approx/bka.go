@@ -147,18 +147,25 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	if _, ok := x.(kernel.Sparse); ok {
 		scratch = 8 * (2*bkaChunk*int64(d) + big*bkaChunk)
 	}
+	// Fewer workers when the cap leaves no room for one scratch each (the
+	// blocks do not depend on the worker count); refused only when even one
+	// does not fit.
 	w := int64(min(parallel.Workers(o.Workers), len(members)))
-	if plan+w*scratch > o.MaxBytes {
-		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²) and their formation %d more, more than MaxBytes %d; use more clusters",
-			check.ErrMemory, plan, w*scratch, o.MaxBytes)
+	if plan+w*scratch > o.MaxBytes && plan+scratch <= o.MaxBytes {
+		w = (o.MaxBytes - plan) / scratch
 	}
+	if plan+w*scratch > o.MaxBytes {
+		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²) and forming them %d more (one worker's scratch), more than MaxBytes %d; use more clusters (smaller blocks) or a larger cap",
+			check.ErrMemory, plan, scratch, o.MaxBytes)
+	}
+	workers := int(w)
 	t0 = time.Now()
 	c := len(members)
 	b.blocks = make([]*mat.SymDense, c)
 	blockErr := make([]error, c)
 	var done int
 	var mu sync.Mutex
-	err = parallel.For(ctx, c, o.Workers, func(_, s int) {
+	err = parallel.For(ctx, c, workers, func(_, s int) {
 		ns := len(members[s])
 		if ns == 0 {
 			return
@@ -409,7 +416,8 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 	for i, s := range lab {
 		rows[s] = append(rows[s], i)
 	}
-	return parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
+	crossErr := make([]error, len(b.members))
+	err = parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
 		if len(rows[s]) == 0 {
 			return
 		}
@@ -420,8 +428,25 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			}
 			return
 		}
-		xs := gatherRows(b.x, mem)
 		as := gatherRows(alpha, mem)
+		if sx, ok := b.x.(kernel.Sparse); ok {
+			// CSR training rows stay sparse: K(X_s, X_chunk)ᵀ·α_s on the
+			// engine's sparse path (one worker: clusters run in parallel).
+			sub := kernel.SubsetRows(sx, mem)
+			for lo := 0; lo < len(rows[s]); lo += 512 {
+				chunk := rows[s][lo:min(lo+512, len(rows[s]))]
+				out := mat.NewDense(len(chunk), t, nil)
+				if err := kernel.NewOp(b.kern, sub, gatherRows(xnew, chunk), kernel.Options{Workers: 1}).MulT(ctx, out, as); err != nil {
+					crossErr[s] = err
+					return
+				}
+				for i, row := range chunk {
+					copy(dst.RawRowView(row), out.RawRowView(i))
+				}
+			}
+			return
+		}
+		xs := gatherRows(b.x, mem)
 		for lo := 0; lo < len(rows[s]); lo += 512 {
 			chunk := rows[s][lo:min(lo+512, len(rows[s]))]
 			kq := mat.NewDense(len(chunk), len(mem), nil)
@@ -433,6 +458,15 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			}
 		}
 	})
+	if err != nil {
+		return err
+	}
+	for _, e := range crossErr {
+		if e != nil {
+			return fmt.Errorf("approx: bka: CrossMul: %w", e)
+		}
+	}
+	return nil
 }
 
 // bkaChunk is the number of a cluster's rows expanded to dense at a time

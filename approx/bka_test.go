@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/internal/check"
@@ -124,5 +125,34 @@ func TestBKABadInput(t *testing.T) {
 	}
 	if _, err := b.Solve(ctx, 1, mat.NewDense(39, 1, nil)); !errors.Is(err, check.ErrInput) {
 		t.Errorf("Solve with 39 targets: %v, want ErrInput", err)
+	}
+}
+
+// TestBKAMemoryCapWorkers: a cap that holds the blocks and one worker's
+// scratch but not two runs on one worker and forms the same blocks (they do
+// not depend on the worker count); one byte less than blocks + one scratch
+// is refused with ErrMemory. Two clusters of 20 points in d = 50: blocks
+// 8·(20² + 20²) = 6,400 bytes, a dense worker's scratch 8·20·50 = 8,000.
+func TestBKAMemoryCapWorkers(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(35, 36))
+	x, part := blobs(2, 20, 50, 3, rng)
+	k := kernel.Gaussian{Gamma: 0.05}
+	const plan, scratch = 6400, 8000
+	free, err := FitBKA(ctx, x, k, BKAOptions{Partition: part, Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := FitBKA(ctx, x, k, BKAOptions{Partition: part, Workers: 2, MaxBytes: plan + scratch}, nil)
+	if err != nil {
+		t.Fatalf("cap = blocks + one scratch: %v", err)
+	}
+	for s := range 2 {
+		if !mat.Equal(free.Block(s), capped.Block(s)) {
+			t.Errorf("block %d differs under the cap", s)
+		}
+	}
+	if _, err := FitBKA(ctx, x, k, BKAOptions{Partition: part, Workers: 2, MaxBytes: plan + scratch - 1}, nil); !errors.Is(err, check.ErrMemory) || !strings.Contains(err.Error(), "6400 bytes") {
+		t.Errorf("cap one byte short: %v, want ErrMemory naming the 6400 bytes", err)
 	}
 }

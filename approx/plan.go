@@ -58,7 +58,8 @@ func (s RandomizedClustered) PlanBytes(n, d, m int) int64 {
 
 // PlanBytes estimates the peak bytes of Fit on n×d data: the clustered
 // sample (s×p with s = min(Subsample, n) and p the sketch or d, copied when
-// subsampled or sketched), the sketch matrix (pd), two K×d centroid sets,
+// subsampled or sketched; for CSR input an upper bound, the copy being CSR
+// rows), the sketch matrix (pd, only with a sketch), two K×d centroid sets,
 // per row the label, distance and sample index (3n), the labels and
 // distances of Lloyd's iterations on the sample (2s), and the distances of
 // one chunk of rows to the K centroids (planChunk·K).
@@ -69,12 +70,14 @@ func (km KMeans) PlanBytes(n, d int) int64 {
 	}
 	s = min(s, n)
 	p := d
+	var sketch int64
 	if km.Sketch > 0 {
 		p = km.Sketch
+		sketch = int64(p) * int64(d)
 	}
 	var sample int64
 	if s < n || km.Sketch > 0 {
 		sample = int64(s) * int64(p)
 	}
-	return 8 * (sample + int64(p)*int64(d) + 2*int64(km.K)*int64(d) + 3*int64(n) + 2*int64(s) + planChunk*int64(km.K))
+	return 8 * (sample + sketch + 2*int64(km.K)*int64(d) + 3*int64(n) + 2*int64(s) + planChunk*int64(km.K))
 }

@@ -81,6 +81,12 @@ func (m *RFFMap) Dim() int { return len(m.Offset) }
 // Sparse x stays sparse: Ωx_i is summed over the non-zeros of x_i, each
 // adding x_ik times column k of Ω (see inputCols for its columns).
 func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	if m == nil || m.Omega == nil || m.Omega.IsEmpty() {
+		return fmt.Errorf("%w: rff: map has no frequencies (not fitted)", check.ErrInput)
+	}
+	if r, _ := m.Omega.Dims(); r != len(m.Offset) {
+		return fmt.Errorf("%w: rff: Omega has %d rows but there are %d offsets", check.ErrInput, r, len(m.Offset))
+	}
 	_, d := m.Omega.Dims()
 	xm, err := inputCols(xIn, d)
 	if err != nil {
@@ -120,8 +126,8 @@ func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) 
 			}
 		} else {
 			// X_b·Ωᵀ on the engine's packed micro-kernels (one worker: the
-			// blocks are already spread); it errs only on cancellation,
-			// which parallel.For reports.
+			// blocks are already spread). The shapes were checked above, so
+			// it errs only on cancellation, which parallel.For reports.
 			x := xm.(*mat.Dense)
 			_ = kernel.Dense{Workers: 1}.Gemm(ctx, false, true, 1, x.Slice(r0, r1, 0, d).(*mat.Dense), m.Omega, 0, out)
 		}

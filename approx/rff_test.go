@@ -86,4 +86,13 @@ func TestRFFErrors(t *testing.T) {
 	if err := m.Transform(context.Background(), mat.NewDense(2, 3, nil), mat.NewDense(2, 4, nil)); !errors.Is(err, check.ErrInput) {
 		t.Errorf("wrong columns: %v", err)
 	}
+	// A hand-built map whose Omega and offsets disagree (3 frequencies, 4
+	// offsets), and an empty one, are refused instead of returning cos(b).
+	bad := &RFFMap{Omega: mat.NewDense(3, 2, nil), Offset: make([]float64, 4)}
+	if err := bad.Transform(context.Background(), mat.NewDense(2, 4, nil), mat.NewDense(2, 2, nil)); !errors.Is(err, check.ErrInput) {
+		t.Errorf("3 frequencies, 4 offsets: %v", err)
+	}
+	if err := (&RFFMap{}).Transform(context.Background(), mat.NewDense(2, 4, nil), mat.NewDense(2, 2, nil)); !errors.Is(err, check.ErrInput) {
+		t.Errorf("empty map: %v", err)
+	}
 }

@@ -257,6 +257,15 @@ func TestBKASparseMatchesDense(t *testing.T) {
 	if !mat.EqualApprox(cs, cd, 1e-12) {
 		t.Error("CrossMul differs between CSR and dense")
 	}
+	// One right-hand side takes the engine's one-column path.
+	a1 := mat.DenseCopyOf(alpha.Slice(0, 300, 0, 1))
+	c1 := mat.NewDense(20, 1, nil)
+	if err := bs.CrossMul(ctx, c1, xnew, a1); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(c1, cd.Slice(0, 20, 0, 1), 1e-12) {
+		t.Error("CrossMul with one column differs between CSR and dense")
+	}
 }
 
 // TestMEKASparsePlan: MEKA's memory plan counts one cluster's rows as CSR

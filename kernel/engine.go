@@ -139,8 +139,9 @@ func autoBlockRows(m, d int) int {
 }
 
 // ScratchBytes returns the memory the engine allocates per call for t right-hand
-// sides (one block of K and one packed block of X per worker, and the partial
-// sums of the reductions), plus the packed copy of C it keeps after the first call.
+// sides (one block of K and one packed block of X per worker, the packing
+// buffers of the block products K_B·V and K_Bᵀ·U, and the partial sums of the
+// reductions), plus the packed copy of C it keeps after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
 	if o.sx != nil {
 		return o.sparseScratchBytes(t)
@@ -151,7 +152,13 @@ func (o *Op) ScratchBytes(t int) int64 {
 	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
 	w := int64(parallel.Workers(o.opt.Workers))
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	return 8 * (w*(bp*(mp+int64(d))+int64(b*t)) + seg*mp*int64(t) + mp*int64(d+1) + int64(n))
+	return 8*(w*(bp*(mp+int64(d))+int64(b*t))+seg*mp*int64(t)+mp*int64(d+1)+int64(n)) + w*blockPackBytes(b, m, t)
+}
+
+// blockPackBytes is the larger packing buffer of a block's two products with
+// t right-hand sides: K_B·V (b×t over M) and K_Bᵀ·U (M×t over b).
+func blockPackBytes(b, m, t int) int64 {
+	return max(packBytes(b, t, m), packBytes(m, t, b))
 }
 
 // Block writes K(X, C) into dst (n×M), block by block on all workers.

@@ -310,6 +310,23 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	return nil
 }
 
+// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
+// call holds for an m×n result summed over k (both operands' panels for one
+// chunk of k-blocks), for callers that plan memory before allocating.
+func (Dense) PackBytes(m, n, k int) int64 { return packBytes(m, n, k) }
+
+// packBytes returns the bytes of the packing buffer Dense.run takes for an
+// m×n result over k (both operands' panels for one chunk of k-blocks).
+func packBytes(m, n, k int) int64 {
+	if m == 0 || n == 0 || k == 0 {
+		return 0
+	}
+	nk := (k + kBlock - 1) / kBlock
+	kc := (k + nk - 1) / nk
+	kcap := min(kc*denseKBlocks, k)
+	return 8 * int64(roundUp(n, panelCols)+roundUp(m, panelRows)) * int64(kcap)
+}
+
 // densePool recycles the packing buffers of Dense's products: a blocked
 // factorization calls them M/256 times with buffers of up to 2·256·M
 // doubles, and fresh memory would be faulted in and zeroed on every call.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -191,4 +192,26 @@ func BenchmarkDenseGemm(b *testing.B) {
 
 func BenchmarkDenseSyrk(b *testing.B) {
 	b.Run(bestAccel.String(), func(b *testing.B) { benchDense(b, bestAccel, 10000, 10000, 256, true) })
+}
+
+// TestPackBytes: PackBytes is what a product takes from the heap for its
+// packing panels. With densePool drained, one Gemm of a 300×37 result over
+// k = 1,500 on one worker allocates its panel buffer (PackBytes) plus a few
+// hundred bytes of task lists and headers (allowed: 64 KiB), and no less.
+func TestPackBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b := randDense(rng, 1500, 300), randDense(rng, 1500, 37)
+	c := mat.NewDense(300, 37, nil)
+	for densePool.Get() != nil {
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := (Dense{Workers: 1}).Gemm(context.Background(), true, false, 1, a, b, 0, c); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got, plan := int64(after.TotalAlloc-before.TotalAlloc), Dense{}.PackBytes(300, 37, 1500)
+	if got < plan || got > plan+64<<10 {
+		t.Errorf("Gemm allocated %d bytes, PackBytes plans %d", got, plan)
+	}
 }

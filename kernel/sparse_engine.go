@@ -209,7 +209,7 @@ func (o *Op) sparseScratchBytes(t int) int64 {
 	if o.sparseDenseBlocks() {
 		perWorker += 2 * bp * d
 	}
-	return 8 * (w*perWorker + seg*mp*int64(t) + mp*(d+2) + int64(n))
+	return 8*(w*perWorker+seg*mp*int64(t)+mp*(d+2)+int64(n)) + w*blockPackBytes(b, m, t)
 }
 
 // sparseDenseBlocks reports whether the Op expands blocks of its sparse X to

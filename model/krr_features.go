@@ -220,8 +220,10 @@ func (f FixedFeatures) FitMap(ctx context.Context, _ mat.Matrix, _ kernel.Kernel
 
 // featureRidgeBytes plans the ridge on r features of n rows of data taking
 // xBytes (inputBytes) with t outputs: the data and targets, the r×r normal
-// matrix and r×t right-hand side, and one chunk of features.
+// matrix and r×t right-hand side, one chunk of features, and the packing
+// panels of the chunk products ΦᵀΦ and ΦᵀY.
 func featureRidgeBytes(n int, xBytes int64, t, r int) int64 {
-	chunk := krrChunkRows(n, r)
-	return xBytes + bytesF64(int64(n)*int64(t)+int64(r)*int64(r+t)+int64(chunk)*int64(r))
+	chunk := min(krrChunkRows(n, r), n)
+	pack := max(kernel.Dense{}.PackBytes(r, r, chunk), kernel.Dense{}.PackBytes(r, t, chunk)) // ΦᵀΦ and ΦᵀY panels
+	return xBytes + bytesF64(int64(n)*int64(t)+int64(r)*int64(r+t)+int64(chunk)*int64(r)) + pack
 }

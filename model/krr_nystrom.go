@@ -59,7 +59,8 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	engine := kernel.Options{Workers: p.Workers}
 	chunk := krrChunkRows(n, mc)
 	info.MemoryBytes = inputBytes(x) + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
-		kernel.NewOp(p.Kernel, x, mat.NewDense(mc, d, nil), engine).ScratchBytes(t)
+		kernel.NewOp(p.Kernel, x, mat.NewDense(mc, d, nil), engine).ScratchBytes(t) +
+		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n)) // SyrkLower's panels for K_bᵀK_b
 	if centers == nil {
 		if err := checkSampler(b.sampler(), n, d, mc, p.MemoryLimit); err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
