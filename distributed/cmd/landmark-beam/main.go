@@ -31,7 +31,8 @@
 // Credentials, or unauthenticated access (public buckets) when none are
 // found; S3 access uses the AWS SDK's default configuration (environment,
 // shared config files, instance roles; AWS_ENDPOINT_URL_S3 for an
-// S3-compatible store).
+// S3-compatible store, given as an IP address or configured for
+// virtual-host buckets: Beam's client does not use path-style addressing).
 package main
 
 import (
