@@ -23,7 +23,8 @@ const dataUsage = `Usage:
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
 
-FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2;
+FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2
+(a name without these extensions, such as a9a, is read as its first data line shows);
 NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --help" for flags.
 `
 
