@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +91,41 @@ func TestWriteLIBSVMSparseRoundTrip(t *testing.T) {
 	if !slices.Equal(back.Indptr, m.Indptr) || !slices.Equal(back.Indices, m.Indices) ||
 		!slices.Equal(back.Values, m.Values) || !slices.Equal(yb, y) {
 		t.Fatal("LIBSVM round trip changed the CSR matrix or labels")
+	}
+}
+
+// TestWriteLIBSVMSparseFileRoundTrip: the file writer gives back the same
+// CSR matrix and labels, plain and gzip-compressed (.gz, detected on read);
+// mismatched labels leave no file (nor a temporary) behind, and bzip2 is
+// refused.
+func TestWriteLIBSVMSparseFileRoundTrip(t *testing.T) {
+	m, y, err := SparseRegression(40, 30, 5, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"a.svm", "a.svm.gz"} {
+		p := filepath.Join(dir, name)
+		if err := WriteLIBSVMSparseFile(p, m, y); err != nil {
+			t.Fatal(err)
+		}
+		back, yb, err := ReadLIBSVMSparseFile(context.Background(), p, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(back.Indptr, m.Indptr) || !slices.Equal(back.Indices, m.Indices) ||
+			!slices.Equal(back.Values, m.Values) || !slices.Equal(yb, y) {
+			t.Fatalf("%s: round trip changed the CSR matrix or labels", name)
+		}
+	}
+	if err := WriteLIBSVMSparseFile(filepath.Join(dir, "b.svm"), m, y[:3]); !errors.Is(err, ErrInput) {
+		t.Errorf("3 labels for 40 rows: %v, want ErrInput", err)
+	}
+	if err := WriteLIBSVMSparseFile(filepath.Join(dir, "c.svm.bz2"), m, y); !errors.Is(err, ErrInput) {
+		t.Errorf("bz2: %v, want ErrInput", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the folder, want the 2 written", len(entries))
 	}
 }
 

@@ -339,6 +339,31 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	if err := d.Validate(); err != nil {
 		return err
 	}
+	return writeAtomic(path, func(w io.Writer) error {
+		if opt.Format == LIBSVM {
+			return WriteLIBSVM(w, d)
+		}
+		return WriteCSV(w, d, opt.Comma)
+	})
+}
+
+// WriteLIBSVMSparseFile writes m with labels y to path as WriteLIBSVMSparse
+// does, gzip-compressed when the name ends in .gz, under a temporary name
+// renamed into place (as WriteFile).
+func WriteLIBSVMSparseFile(path string, m *CSR, y []float64) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil matrix", ErrInput)
+	}
+	if strings.HasSuffix(strings.ToLower(path), ".bz2") {
+		return fmt.Errorf("%w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
+	}
+	return writeAtomic(path, func(w io.Writer) error { return WriteLIBSVMSparse(w, m, y) })
+}
+
+// writeAtomic runs write on a temporary file beside path (through gzip when
+// path ends in .gz) and renames it to path; on any error the temporary file
+// is removed and path is untouched.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -351,16 +376,11 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	}()
 	var w io.Writer = tmp
 	var gz *gzip.Writer
-	if strings.HasSuffix(lower, ".gz") {
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		gz = gzip.NewWriter(tmp)
 		w = gz
 	}
-	if opt.Format == LIBSVM {
-		err = WriteLIBSVM(w, d)
-	} else {
-		err = WriteCSV(w, d, opt.Comma)
-	}
-	if err != nil {
+	if err = write(w); err != nil {
 		return err
 	}
 	if gz != nil {

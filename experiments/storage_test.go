@@ -25,14 +25,7 @@ func writeSparseSet(t *testing.T, n, d, nnz int) string {
 		y[i] = math.Copysign(1, y[i])
 	}
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "data.svm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := datasets.WriteLIBSVMSparse(f, x, y); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := datasets.WriteLIBSVMSparseFile(filepath.Join(dir, "data.svm"), x, y); err != nil {
 		t.Fatal(err)
 	}
 	return dir

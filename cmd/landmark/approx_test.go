@@ -213,14 +213,7 @@ func TestApproxCommandSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "sparse.svm")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := datasets.WriteLIBSVMSparse(f, x, y); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := datasets.WriteLIBSVMSparseFile(path, x, y); err != nil {
 		t.Fatal(err)
 	}
 	for _, extra := range [][]string{
