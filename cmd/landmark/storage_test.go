@@ -27,11 +27,9 @@ func TestFitRunStorage(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "d.svm")
-	f, _ := os.Create(path)
-	if err := datasets.WriteLIBSVMSparse(f, x, y); err != nil {
+	if err := datasets.WriteLIBSVMSparseFile(path, x, y); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
 	for _, tc := range []struct {
 		args []string
 		want string
