@@ -166,3 +166,31 @@ func TestEngineCancel(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestLaplacianBlockBits: Laplacian.Block, which sums four columns at a time,
+// gives every entry the bits of the one-pair loop (the L1 sum over features
+// in order, then expNeg), on strided views with 0–3 columns left after the
+// groups of four (b has 21, 22, 23, 24 rows) and d = 1, 5, 54.
+func TestLaplacianBlockBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	l := Laplacian{Gamma: 0.3}
+	for _, d := range []int{1, 5, 54} {
+		for _, nb := range []int{21, 22, 23, 24} {
+			a := randDense(r, 9, d+3).Slice(1, 8, 2, d+2).(*mat.Dense)
+			b := randDense(r, nb+2, d+1).Slice(2, nb+2, 1, d+1).(*mat.Dense)
+			got := mat.NewDense(7, nb, nil)
+			l.Block(got, a, b)
+			for i := range 7 {
+				for j := range nb {
+					var s float64
+					for k := range d {
+						s += math.Abs(a.At(i, k) - b.At(j, k))
+					}
+					if want := expNeg(-l.Gamma * s); got.At(i, j) != want {
+						t.Fatalf("d=%d nb=%d (%d,%d): %v, one-pair loop %v", d, nb, i, j, got.At(i, j), want)
+					}
+				}
+			}
+		}
+	}
+}
