@@ -84,8 +84,9 @@ func ExampleClassifier_crossValidation() {
 		return
 	}
 	mean, _ := evaluation.GetCrossValidatedMetric(cms, evaluation.GetAccuracy)
-	// 55.6% is the majority class; kernel methods reach about 83%.
-	fmt.Println("5-fold accuracy above 75%:", mean > 0.75)
+	// 55.6% is the majority class; kernel methods reach about 81–83% here,
+	// and the random folds move the mean by about 0.015.
+	fmt.Println("5-fold accuracy above 72%:", mean > 0.72)
 	// Output:
-	// 5-fold accuracy above 75%: true
+	// 5-fold accuracy above 72%: true
 }

@@ -21,12 +21,15 @@ import (
 
 // heart_scale: 270 patients, 13 features scaled to [−1, 1], labels ±1 with
 // 150 of class −1: always predicting the majority is right 55.6% of the time.
-// RBF SVMs and kernel ridge classifiers reach about 83% in cross-validation
-// on it (the LIBSVM guide's example set), so 0.75 is "well above chance"
-// with margin for unlucky random folds.
+// golearn's folds are random (its global math/rand cannot be seeded), so the
+// floor must hold for any folds. Over 150 runs of
+// TestCrossValidationMatchesDirect the 5-fold means were svm 0.825 (sd
+// 0.008), bkasvm 0.812 (0.010), krr 0.807 (0.013) and falkon 0.803 (0.016,
+// lowest 0.763): a floor of 0.75 was 3.3 sd below falkon's mean, and 0.72 is
+// 5 sd below it while still far above chance.
 const (
 	heartChance = 150.0 / 270
-	heartFloor  = 0.75
+	heartFloor  = 0.72
 )
 
 func heart(t testing.TB) *datasets.Dataset {
@@ -186,6 +189,16 @@ func TestCSVSplitPipeline(t *testing.T) {
 	if _, ok := inst.AllClassAttributes()[0].(*base.FloatAttribute); !ok {
 		t.Fatalf("class attribute is %T, want a float one", inst.AllClassAttributes()[0])
 	}
+	// golearn's split draws from the global math/rand, which cannot be
+	// seeded: each run tests on another ≈ 81 rows. The adapter must give
+	// exactly the predictions of the same estimator fitted directly on that
+	// split (which cannot depend on luck); the accuracy only has to be
+	// clearly above chance: at the ≈ 0.83 that RBF SVMs reach here, its
+	// standard deviation on 81 rows is √(0.83·0.17/81) ≈ 0.042, so
+	// splitFloor = 0.62 is 5 of them below (a single split once gave 0.735,
+	// under the 0.75 floor this test used to share with the 270-row
+	// cross-validated means).
+	const splitFloor = 0.62
 	train, test := base.InstancesTrainTestSplit(inst, 0.3)
 	c := &Classifier{Estimator: &model.SVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}}}
 	if err := c.Fit(train); err != nil {
@@ -195,12 +208,27 @@ func TestCSVSplitPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	xtr, ytr := gridXY(t, train)
+	xte, _ := gridXY(t, test)
+	direct := &model.SVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}}
+	if err := direct.Fit(context.Background(), xtr, ytr); err != nil {
+		t.Fatal(err)
+	}
+	want, err := direct.Predict(xte)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if got, _ := strconv.ParseFloat(base.GetClass(pred, i), 64); got != w {
+			t.Fatalf("row %d: adapter predicts %v, the SVM fitted directly on the split %v", i, got, w)
+		}
+	}
 	cm, err := evaluation.GetConfusionMatrix(test, pred)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if acc := evaluation.GetAccuracy(cm); acc < heartFloor {
-		t.Errorf("accuracy %.3f on golearn's split, want ≥ %.2f\n%s", acc, heartFloor, evaluation.GetSummary(cm))
+	if acc := evaluation.GetAccuracy(cm); acc < splitFloor {
+		t.Errorf("accuracy %.3f on golearn's split, want ≥ %.2f\n%s", acc, splitFloor, evaluation.GetSummary(cm))
 	}
 	if s := evaluation.GetSummary(cm); len(s) == 0 {
 		t.Error("empty summary")
