@@ -81,8 +81,8 @@ type bkaChol struct {
 // FitBKA partitions x (or uses opt.Partition) and forms the exact diagonal
 // kernel blocks. x is kept by reference for CrossMul. Sparse x
 // (kernel.Sparse) stays sparse: k-means runs on the CSR rows, and each block
-// K(X_s, X_s) comes from the engine's sparse path against bkaChunk of the
-// cluster's rows expanded to dense at a time.
+// K(X_s, X_s) comes from the engine's sparse path against qualityChunk of
+// the cluster's rows expanded to dense at a time (exactRows).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
 	x := dataOf(xIn)
 	if err := checkData(x); err != nil {
@@ -141,11 +141,11 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 		big = max(big, int64(len(mem)))
 	}
 	// Transient, per worker: a dense copy of one cluster's rows; for sparse
-	// x instead bkaChunk rows expanded to dense, their transposed copy in
-	// the engine, and one |mem|×bkaChunk slice of the block.
+	// x instead qualityChunk rows expanded to dense, their transposed copy
+	// in the engine, and one |mem|×qualityChunk slice of the block.
 	scratch := 8 * big * int64(d)
 	if _, ok := x.(kernel.Sparse); ok {
-		scratch = 8 * (2*bkaChunk*int64(d) + big*bkaChunk)
+		scratch = 8 * (2*qualityChunk*int64(d) + big*qualityChunk)
 	}
 	// Fewer workers when the cap leaves no room for one scratch each (the
 	// blocks do not depend on the worker count); refused only when even one
@@ -162,20 +162,21 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	t0 = time.Now()
 	c := len(members)
 	b.blocks = make([]*mat.SymDense, c)
-	blockErr := make([]error, c)
 	var done int
 	var mu sync.Mutex
-	err = parallel.For(ctx, c, workers, func(_, s int) {
+	err = parallel.ForErr(ctx, c, workers, func(_, s int) error {
 		ns := len(members[s])
 		if ns == 0 {
-			return
+			return nil
 		}
 		g := mat.NewSymDense(ns, nil)
 		full := mat.NewDense(ns, ns, g.RawSymmetric().Data)
 		if sx, ok := x.(kernel.Sparse); ok {
-			if err := sparseBlock(ctx, k, full, sx, members[s]); err != nil {
-				blockErr[s] = err
-				return
+			// The cluster's CSR rows against qualityChunk of them
+			// expanded to dense at a time, on one engine worker (the
+			// clusters run in parallel).
+			if err := exactRows(ctx, k, kernel.SubsetRows(sx, members[s]), levIota(ns), full, 1); err != nil {
+				return err
 			}
 		} else {
 			xs := gatherRows(x, members[s])
@@ -188,14 +189,10 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 			o.Progress("block", done, c)
 			mu.Unlock()
 		}
+		return nil
 	})
 	if err != nil {
-		return nil, err
-	}
-	for _, err := range blockErr {
-		if err != nil {
-			return nil, fmt.Errorf("approx: bka: %w", err)
-		}
+		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
 	b.stats.BlockTime = time.Since(t0)
 	b.stats.Sizes = make([]int, c)
@@ -416,17 +413,16 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 	for i, s := range lab {
 		rows[s] = append(rows[s], i)
 	}
-	crossErr := make([]error, len(b.members))
-	err = parallel.For(ctx, len(b.members), b.opt.Workers, func(_, s int) {
+	err = parallel.ForErr(ctx, len(b.members), b.opt.Workers, func(_, s int) error {
 		if len(rows[s]) == 0 {
-			return
+			return nil
 		}
 		mem := b.members[s]
 		if len(mem) == 0 {
 			for _, i := range rows[s] {
 				clear(dst.RawRowView(i))
 			}
-			return
+			return nil
 		}
 		as := gatherRows(alpha, mem)
 		if sx, ok := b.x.(kernel.Sparse); ok {
@@ -437,14 +433,13 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 				chunk := rows[s][lo:min(lo+512, len(rows[s]))]
 				out := mat.NewDense(len(chunk), t, nil)
 				if err := kernel.NewOp(b.kern, sub, gatherRows(xnew, chunk), kernel.Options{Workers: 1}).MulT(ctx, out, as); err != nil {
-					crossErr[s] = err
-					return
+					return err
 				}
 				for i, row := range chunk {
 					copy(dst.RawRowView(row), out.RawRowView(i))
 				}
 			}
-			return
+			return nil
 		}
 		xs := gatherRows(b.x, mem)
 		for lo := 0; lo < len(rows[s]); lo += 512 {
@@ -457,35 +452,10 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 				copy(dst.RawRowView(row), out.RawRowView(i))
 			}
 		}
+		return nil
 	})
 	if err != nil {
-		return err
-	}
-	for _, e := range crossErr {
-		if e != nil {
-			return fmt.Errorf("approx: bka: CrossMul: %w", e)
-		}
-	}
-	return nil
-}
-
-// bkaChunk is the number of a cluster's rows expanded to dense at a time
-// when its block is formed from sparse rows (bkaChunk·d doubles).
-const bkaChunk = 64
-
-// sparseBlock writes K(X_mem, X_mem) into dst (|mem|×|mem|) for sparse x:
-// the members' CSR rows against bkaChunk of them expanded to dense at a
-// time, on one engine worker (the caller runs clusters in parallel).
-func sparseBlock(ctx context.Context, k kernel.Kernel, dst *mat.Dense, x kernel.Sparse, mem []int) error {
-	ns := len(mem)
-	sub := kernel.SubsetRows(x, mem)
-	for c0 := 0; c0 < ns; c0 += bkaChunk {
-		c1 := min(c0+bkaChunk, ns)
-		t := mat.NewDense(ns, c1-c0, nil)
-		if err := kernel.NewOp(k, sub, gatherRows(x, mem[c0:c1]), kernel.Options{Workers: 1}).Block(ctx, t); err != nil {
-			return err
-		}
-		dst.Slice(0, ns, c0, c1).(*mat.Dense).Copy(t)
+		return fmt.Errorf("approx: bka: CrossMul: %w", err)
 	}
 	return nil
 }

@@ -1,13 +1,11 @@
 package approx
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -439,9 +437,7 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 	w := parallel.Workers(0)
 	bufs := make([][]float64, w)
 	projs := make([][]float64, w)
-	var mu sync.Mutex
-	var gemmErr error
-	err := parallel.For(ctx, nb, w, func(worker, b int) {
+	return parallel.ForErr(ctx, nb, w, func(worker, b int) error {
 		r0, r1 := b*assignRows, min((b+1)*assignRows, n)
 		rows := r1 - r0
 		if bufs[worker] == nil {
@@ -473,10 +469,7 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 		cm.SetRawMatrix(ct)
 		gm.SetRawMatrix(g)
 		if err := (kernel.Dense{Workers: 1}).Gemm(ctx, false, true, 1, &xm, &cm, 0, &gm); err != nil {
-			mu.Lock()
-			gemmErr = cmp.Or(gemmErr, err)
-			mu.Unlock()
-			return
+			return err
 		}
 		for i := 0; i < rows; i++ {
 			xr := xs.Data[i*xs.Stride : i*xs.Stride+xs.Cols]
@@ -492,8 +485,8 @@ func kmNearest(ctx context.Context, lab []int, dist []float64, x, sk, c *mat.Den
 				dist[r0+i] = max(bv, 0)
 			}
 		}
+		return nil
 	})
-	return cmp.Or(err, gemmErr)
 }
 
 // kmProject writes sk·x into dst: one dot product per sketch row, so each

@@ -514,18 +514,18 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 		}
 		o.progress("basis", c, c)
 	} else {
-		errs := make([]error, c)
 		var done int
 		var mu sync.Mutex
-		err := parallel.For(ctx, c, o.Workers, func(_, s int) {
+		err := parallel.ForErr(ctx, c, o.Workers, func(_, s int) error {
 			if len(m.members[s]) == 0 {
-				return
+				return nil
 			}
+			var err error
 			if fac != nil {
 				// Phase B from the factor of phase A.
 				res[s] = basisFromFactor(m.kern, m.clusterRows(x, s), fac[s], want[s])
 			} else {
-				res[s], errs[s] = SolveMEKABasis(ctx, m.kern, m.basisProblem(x, s, land[s], seeds[s], want[s]))
+				res[s], err = SolveMEKABasis(ctx, m.kern, m.basisProblem(x, s, land[s], seeds[s], want[s]))
 			}
 			if res[s].Rank > 0 {
 				mu.Lock()
@@ -533,14 +533,10 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 				o.progress("basis", done, c)
 				mu.Unlock()
 			}
+			return err
 		})
 		if err != nil {
-			return err
-		}
-		for _, e := range errs {
-			if e != nil {
-				return fmt.Errorf("approx: meka: %w", e)
-			}
+			return fmt.Errorf("approx: meka: %w", err)
 		}
 	}
 	return m.setBases(x, target, res)

@@ -98,7 +98,7 @@ func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a R
 	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
 		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
 		exact := mat.NewDense(len(chunk), n, nil)
-		if err := exactRows(ctx, k, x, chunk, exact); err != nil {
+		if err := exactRows(ctx, k, x, chunk, exact, 0); err != nil {
 			return 0, err
 		}
 		approx := mat.NewDense(len(chunk), n, nil)
@@ -153,7 +153,7 @@ func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowAp
 	}
 	q := len(idx)
 	kss := mat.NewDense(q, q, nil)
-	if err := exactRows(ctx, k, gatherSubset(x, idx), levIota(q), kss); err != nil {
+	if err := exactRows(ctx, k, gatherSubset(x, idx), levIota(q), kss, 0); err != nil {
 		return Spectral{}, err
 	}
 	e := mat.DenseCopyOf(kss)
@@ -324,17 +324,19 @@ func levQuantile(sorted []float64, q float64) float64 {
 // Sparse x: the rows are expanded to dense points qualityChunk at a time, and
 // the engine's sparse path forms K(X, points) (n×chunk), whose transpose is
 // copied into dst; the kernel is symmetric, so the two agree to round-off
-// (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros).
-func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, dst *mat.Dense) error {
+// (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros). workers
+// is the engine's (0: GOMAXPROCS).
+func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, dst *mat.Dense, workers int) error {
 	s, sparse := x.(kernel.Sparse)
+	opt := kernel.Options{Workers: workers}
 	if !sparse {
-		return kernel.NewOp(k, gatherRows(x, idx), x.(*mat.Dense), kernel.Options{}).Block(ctx, dst)
+		return kernel.NewOp(k, gatherRows(x, idx), x.(*mat.Dense), opt).Block(ctx, dst)
 	}
 	n, _ := x.Dims()
 	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
 		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
 		t := mat.NewDense(n, len(chunk), nil)
-		if err := kernel.NewOp(k, s, gatherRows(x, chunk), kernel.Options{}).Block(ctx, t); err != nil {
+		if err := kernel.NewOp(k, s, gatherRows(x, chunk), opt).Block(ctx, t); err != nil {
 			return err
 		}
 		dst.Slice(c0, c0+len(chunk), 0, n).(*mat.Dense).Copy(t.T())

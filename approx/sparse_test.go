@@ -192,7 +192,7 @@ func TestQualitySparseMatchesDense(t *testing.T) {
 // partition (k-means on CSR rows, far from any tie on these blobs) and forms
 // the same diagonal blocks to 1e-12 relative; the blocks equal the kernel
 // evaluated entry by entry; Rows and CrossMul (dense new points) agree too.
-// 300 rows in 3 clusters makes blocks of about 100 rows, above bkaChunk
+// 300 rows in 3 clusters makes blocks of about 100 rows, above qualityChunk
 // (64), so the chunked sparse path is exercised across a chunk boundary.
 func TestBKASparseMatchesDense(t *testing.T) {
 	ctx := context.Background()
@@ -214,7 +214,7 @@ func TestBKASparseMatchesDense(t *testing.T) {
 	for s := range bs.Stats().Sizes {
 		gs, gd := bs.Block(s), bd.Block(s)
 		mem := bs.Members(s)
-		big = big || len(mem) > bkaChunk
+		big = big || len(mem) > qualityChunk
 		if !mat.EqualApprox(gs, gd, 1e-12) {
 			t.Errorf("block %d differs between CSR and dense", s)
 		}
@@ -228,7 +228,7 @@ func TestBKASparseMatchesDense(t *testing.T) {
 		}
 	}
 	if !big {
-		t.Fatalf("no cluster larger than bkaChunk = %d (sizes %v): the chunk boundary is not exercised", bkaChunk, bs.Stats().Sizes)
+		t.Fatalf("no cluster larger than qualityChunk = %d (sizes %v): the chunk boundary is not exercised", qualityChunk, bs.Stats().Sizes)
 	}
 	idx := []int{0, 7, 150, 299}
 	rs, rd := mat.NewDense(len(idx), 300, nil), mat.NewDense(len(idx), 300, nil)

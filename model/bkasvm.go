@@ -232,7 +232,6 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	}
 	cfg.cacheBytes = max(cache, 1)
 	results := make([]*solver.SVMResult, len(jobs))
-	errs := make([]error, len(jobs))
 	perCache := max(cfg.cacheBytes/int64(cfg.workers), 1)
 	var mu sync.Mutex
 	done := 0
@@ -257,7 +256,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 		}
 		copy(results, res)
 	} else {
-		err = parallel.For(ctx, len(jobs), cfg.workers, func(_, j int) {
+		err = parallel.ForErr(ctx, len(jobs), cfg.workers, func(_, j int) error {
 			jb := jobs[j]
 			t := tasks[jb.task]
 			rows := make([]int, len(jb.loc))
@@ -269,22 +268,21 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 			opt := cfg.options(nil)
 			opt.CacheBytes = perCache
 			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), 1), Y: yy, C: cc}
-			results[j], errs[j] = solver.SolveDCD(ctx, prob, opt)
+			var err error
+			if results[j], err = solver.SolveDCD(ctx, prob, opt); err != nil {
+				return fmt.Errorf("model: bka-svm cluster problem %d: %w", j, err)
+			}
 			if b.Progress != nil {
 				mu.Lock()
 				done++
 				b.Progress(done, len(jobs))
 				mu.Unlock()
 			}
+			return nil
 		})
 	}
 	if err != nil {
 		return err
-	}
-	for j, e := range errs {
-		if e != nil {
-			return fmt.Errorf("model: bka-svm cluster problem %d: %w", j, e)
-		}
 	}
 	f := &bkaFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d, part: part, ntasks: len(tasks)}
 	f.info.ClusterSizes = make([]int, k)
@@ -412,27 +410,21 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	for i, l := range lab {
 		groups[l] = append(groups[l], i)
 	}
-	errs := make([]error, len(groups))
-	err = parallel.For(ctx, len(groups), b.Workers, func(_, s int) {
+	err = parallel.ForErr(ctx, len(groups), b.Workers, func(_, s int) error {
 		if len(groups[s]) == 0 || b.fit.local[s] == nil {
-			return // no support vector in the cluster: f = 0
+			return nil // no support vector in the cluster: f = 0
 		}
 		dec, err := b.fit.local[s].eval(ctx, pickRows(x, groups[s]))
 		if err != nil {
-			errs[s] = err
-			return
+			return err
 		}
 		for r, i := range groups[s] {
 			copy(out.RawRowView(i), dec.RawRowView(r))
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
 	}
 	return out, nil
 }

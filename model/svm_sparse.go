@@ -171,7 +171,6 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 	m, _ := dec.sv.Dims()
 	const chunk = 256
 	tasks := (n + chunk - 1) / chunk
-	errs := make([]error, tasks)
 	var sp []int
 	var si []int32
 	var sv []float64
@@ -182,7 +181,7 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		}
 		sp, si, sv = svs.CSR()
 	}
-	err := parallel.For(ctx, tasks, dec.workers, func(_, t int) {
+	return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
 		r0, r1 := t*chunk, min((t+1)*chunk, n)
 		kb := mat.NewDense(r1-r0, m, nil)
 		idx := make([]int, r1-r0)
@@ -200,22 +199,14 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 			}
 		} else {
 			kt := mat.NewDense(m, r1-r0, nil)
-			errs[t] = kernel.SparseBlock(dec.k, kt, dec.sv.(kernel.Sparse), gatherRows(x.(*mat.Dense), idx))
+			if err := kernel.SparseBlock(dec.k, kt, dec.sv.(kernel.Sparse), gatherRows(x.(*mat.Dense), idx)); err != nil {
+				return err
+			}
 			kb.CloneFrom(kt.T())
 		}
-		if errs[t] == nil {
-			out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
-		}
+		out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // denseRowsSparse returns the non-zeros of the rows of x as sparse rows

@@ -66,3 +66,20 @@ func For(ctx context.Context, n, workers int, f func(worker, i int)) error {
 	wg.Wait()
 	return ctx.Err()
 }
+
+// ForErr is For with tasks that can fail: it returns the context's error
+// when cancelled, otherwise the error of the lowest-numbered failing task
+// (so the error reported does not depend on the number of workers), or nil.
+// Every task runs even after one fails.
+func ForErr(ctx context.Context, n, workers int, f func(worker, i int) error) error {
+	errs := make([]error, max(n, 0))
+	if err := For(ctx, n, workers, func(worker, i int) { errs[i] = f(worker, i) }); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

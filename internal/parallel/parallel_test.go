@@ -3,6 +3,7 @@ package parallel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 )
@@ -56,5 +57,32 @@ func TestForCancelDuringLastTask(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%d workers: err = %v, want context.Canceled", w, err)
 		}
+	}
+}
+
+// TestForErr: with tasks 7 and 3 of 20 failing, the error of task 3 comes
+// back whatever the worker count (1, 2, 8), after every task has run; a
+// cancelled context wins over task errors; no failure gives nil.
+func TestForErr(t *testing.T) {
+	for _, w := range []int{1, 2, 8} {
+		var ran atomic.Int64
+		err := ForErr(context.Background(), 20, w, func(_, i int) error {
+			ran.Add(1)
+			if i == 7 || i == 3 {
+				return fmt.Errorf("task %d", i)
+			}
+			return nil
+		})
+		if err == nil || err.Error() != "task 3" || ran.Load() != 20 {
+			t.Errorf("%d workers: err %v after %d tasks, want task 3 after 20", w, err, ran.Load())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ForErr(ctx, 5, 2, func(_, i int) error { return errors.New("task") }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+	if err := ForErr(context.Background(), 5, 2, func(_, i int) error { return nil }); err != nil {
+		t.Errorf("no failure: %v", err)
 	}
 }
