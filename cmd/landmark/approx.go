@@ -223,13 +223,17 @@ func (m *mapRows) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 	return nil
 }
 
-// rows returns rows idx of x: CSR rows for sparse x, a dense copy otherwise.
-func (m *mapRows) rows(idx []int) mat.Matrix {
-	if s, ok := m.x.(kernel.Sparse); ok {
+// rows returns rows idx of x (see pickApproxRows).
+func (m *mapRows) rows(idx []int) mat.Matrix { return pickApproxRows(m.x, idx) }
+
+// pickApproxRows returns rows idx of x (valid indices): CSR rows for sparse
+// x, a dense copy otherwise.
+func pickApproxRows(x mat.Matrix, idx []int) mat.Matrix {
+	if s, ok := x.(kernel.Sparse); ok {
 		return kernel.SubsetRows(s, idx)
 	}
-	_, d := m.x.Dims()
-	xd := m.x.(*mat.Dense)
+	_, d := x.Dims()
+	xd := x.(*mat.Dense)
 	out := mat.NewDense(len(idx), d, nil)
 	for a, i := range idx {
 		out.SetRow(a, xd.RawRowView(i))
@@ -313,18 +317,14 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	x := ad.x
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	if n, _ := x.Dims(); *nmax > 0 && *nmax < n {
+		// CSR rows stay a datasets.CSR, which the column scalers read.
 		idx := rng.Perm(n)[:*nmax]
 		if xs, ok := x.(*datasets.CSR); ok {
 			if x, err = xs.Rows(idx); err != nil {
 				return err
 			}
 		} else {
-			xd := x.(*mat.Dense)
-			sub := mat.NewDense(*nmax, ad.d, nil)
-			for r, i := range idx {
-				sub.SetRow(r, xd.RawRowView(i))
-			}
-			x = sub
+			x = pickApproxRows(x, idx)
 		}
 	}
 	if x, err = scaleApproxData(x, *scale); err != nil {
