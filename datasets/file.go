@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 // Format names a text data format.
@@ -264,8 +266,9 @@ type WriteOptions struct {
 
 // WriteFile writes d to path as LIBSVM or CSV, gzip-compressed when the name
 // ends in .gz (bzip2 cannot be written: the standard library only reads it).
-// The file is written under a temporary name and renamed into place, so a
-// failure never leaves a half-written file at path.
+// A regular file is written under a temporary name and renamed into place,
+// so a failure never leaves a half-written file at path; a symbolic link is
+// written through, a FIFO or device (/dev/stdout) in place.
 func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	if opt.Format == Auto {
 		var ok bool
@@ -307,38 +310,22 @@ func WriteLIBSVMSparseFile(path string, m *CSR, y []float64) error {
 	return writeAtomic(path, func(w io.Writer) error { return WriteLIBSVMSparse(w, m, y) })
 }
 
-// writeAtomic runs write on a temporary file beside path (through gzip when
-// path ends in .gz) and renames it to path; on any error the temporary file
-// is removed and path is untouched.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+// writeAtomic writes what write produces to path (through gzip when path
+// ends in .gz) as outfile.Write does: a regular file is replaced through a
+// temporary file and a rename, a symbolic link written through, a FIFO or
+// device written in place; on any error no temporary file is left and an
+// existing file is untouched.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return outfile.Write(path, write)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	var w io.Writer = tmp
-	var gz *gzip.Writer
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		gz = gzip.NewWriter(tmp)
-		w = gz
-	}
-	if err = write(w); err != nil {
-		return err
-	}
-	if gz != nil {
-		if err = gz.Close(); err != nil {
+	return outfile.Write(path, func(w io.Writer) error {
+		gz := gzip.NewWriter(w)
+		if err := write(gz); err != nil {
 			return err
 		}
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return gz.Close()
+	})
 }
 
 // Open returns a bundled dataset when name is one of Bundled()'s names, and

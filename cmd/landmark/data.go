@@ -15,6 +15,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 const dataUsage = `Usage:
@@ -54,14 +55,22 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type readFlags struct {
 	format, target, delim, header string
 	dim                           int
+	// notify, when set, becomes ReadOptions.Notify.
+	notify func(string)
 }
 
 func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
+	r.registerCSV(fs)
+	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+}
+
+// registerCSV registers the CSV flags alone (fit, predict and run have
+// their own --format).
+func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
-	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto, yes or no")
-	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
 }
 
 func parseDelim(s string) (rune, error) {
@@ -80,6 +89,9 @@ func parseDelim(s string) (rune, error) {
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
 	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim}
+	if r.notify != nil {
+		opt.Notify = r.notify
+	}
 	switch strings.ToLower(r.format) {
 	case "":
 	case "libsvm", "svmlight", "svm":
@@ -104,6 +116,12 @@ func (r *readFlags) options() (datasets.ReadOptions, error) {
 	var err error
 	opt.Comma, err = parseDelim(r.delim)
 	return opt, err
+}
+
+// noteTo returns a ReadOptions.Notify that prints the reader's decisions
+// (the CSV header guess) on w.
+func noteTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "landmark: %s\n", msg) }
 }
 
 // parseDataArgs parses flags that may come before, between or after the
@@ -176,6 +194,7 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -247,6 +266,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return fmt.Errorf("%w: data convert takes IN and OUT, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -267,6 +287,10 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
 		return err
 	}
+	// Refuse OUT = IN (or a directory) before reading anything.
+	if err := outfile.Check(pos[1], pos[0]); err != nil {
+		return err
+	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
@@ -275,6 +299,19 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if pg != nil {
 		pg.line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], fmtDuration(time.Since(t0)))
+	}
+	if pos[1] == "-" {
+		// Standard output: the data alone, the summary on stderr.
+		if wopt.Format == datasets.LIBSVM {
+			err = datasets.WriteLIBSVM(stdout, d)
+		} else {
+			err = datasets.WriteCSV(stdout, d, wopt.Comma)
+		}
+		if err != nil {
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote stdout: %d rows × %d features\n", d.Len(), d.Dim())
+		return nil
 	}
 	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
 		if errors.Is(err, datasets.ErrInput) {
@@ -339,6 +376,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
