@@ -202,3 +202,26 @@ func TestDataShard(t *testing.T) {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
+
+// TestDataInfoWideSparse runs data info on a LIBSVM file with an index of
+// 10⁸: it is read and summarized as CSR (a dense read would need 3.2 GB and
+// is refused over 8 GiB, a length-d per-feature table 8 GB), lists the
+// features that occur under their own indices, and says the others are zero.
+func TestDataInfoWideSparse(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "wide.libsvm")
+	if err := os.WriteFile(p, []byte("1 1:0.5 3:1\n-1 2:1 100000000:0.25\n1 1:1 2:0.5\n-1 3:0.7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runDataArgs("info", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Column 10⁸ holds 0, 0.25, 0, 0: mean 0.0625, std √(0.25²/4 − 0.0625²) = 0.108253.
+	for _, want := range []string{"features:      100000000 (4 occur, 99999996 are zero on every row; 99999996 constant)",
+		"(7 non-zeros, density 1.75e-08)", "per-feature statistics of the 4 features that occur",
+		"100000000  x100000000    0  0.25  0.0625  0.108253  75.0%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info output lacks %q:\n%s", want, out)
+		}
+	}
+}
