@@ -33,6 +33,10 @@ func ReadLIBSVM(r io.Reader, dim int) (*Dataset, error) {
 	return readLIBSVM(context.Background(), r, ReadOptions{Dim: dim})
 }
 
+// ErrIndexRange is wrapped by the error for a LIBSVM feature index beyond
+// MaxIndex (it also wraps ErrFormat, through the *ParseError).
+var ErrIndexRange = errors.New("feature index out of range")
+
 // sparseRows accumulates parsed rows. Entries live in fixed-size chunks so
 // that a large file is never copied by slice growth.
 type sparseRows struct {
@@ -72,19 +76,28 @@ func nextField(b []byte, i int) (field []byte, next int) {
 	return b[i:j], j
 }
 
-// parseIndex parses a positive decimal feature index (no sign, at most 9 digits).
-func parseIndex(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
+// MaxIndex is the largest feature index a LIBSVM file may hold, 2³¹ − 1:
+// column indices are stored as int32 (12 bytes a non-zero in CSR form).
+const MaxIndex = math.MaxInt32
+
+// parseIndex parses a positive decimal feature index (no sign). It reports
+// whether b is one, and whether it is beyond MaxIndex (too big).
+func parseIndex(b []byte) (n int, ok, big bool) {
+	if len(b) == 0 {
+		return 0, false, false
 	}
-	n := 0
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, false
+			return 0, false, false
 		}
-		n = n*10 + int(c-'0')
+		if n <= MaxIndex {
+			n = n*10 + int(c-'0')
+		}
 	}
-	return n, n >= 1
+	if n > MaxIndex {
+		return 0, true, true
+	}
+	return n, n >= 1, false
 }
 
 // parseFinite parses a float and insists that it is finite.
@@ -130,7 +143,10 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		if string(key) == "qid" {
 			continue
 		}
-		k, ok := parseIndex(key)
+		k, ok, big := parseIndex(key)
+		if big {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %s is beyond the largest supported index %d (2³¹ − 1)", key, MaxIndex), Err: ErrIndexRange}
+		}
 		if !ok {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)}
 		}
