@@ -445,13 +445,15 @@ func (r *runner) load() error {
 			return r.s.errAt(err.Error(), "dataset", "name")
 		}
 	default:
-		opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
+		// The dense matrix must fit the fit's memory cap: refused before
+		// it is allocated (a sparse file read dense for standardize).
+		opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target, MaxBytes: max(r.readLimit(), 0)}
 		p, err := resolvePath(r.s.dir, d.Path)
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "path")
 		}
 		if train, err = datasets.ReadFile(p, opt); err != nil {
-			return r.s.errAt(err.Error(), "dataset", "path")
+			return r.readError(err, "path")
 		}
 		if d.TestPath != "" {
 			tp, err := resolvePath(r.s.dir, d.TestPath)
@@ -459,7 +461,7 @@ func (r *runner) load() error {
 				return r.s.errAt(err.Error(), "dataset", "test_path")
 			}
 			if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
-				return r.s.errAt(err.Error(), "dataset", "test_path")
+				return r.readError(err, "test_path")
 			}
 		}
 	}
@@ -571,10 +573,16 @@ func (r *runner) config(p Point, n int, seed uint64) Config {
 			c.Options["lambda"] = f / float64(n) // scikit-learn's alpha = λn
 			return
 		}
+		if name == "memory_limit" || name == "cache_bytes" {
+			v, _ = byteOption(v) // "4G" → 4e9 (checked by Validate)
+		}
 		c.Options[name] = v
 	}
 	for _, k := range sortedKeys(r.s.Estimator.Options) {
 		set(k, r.s.Estimator.Options[k])
+	}
+	if _, ok := c.Options["memory_limit"]; !ok && r.hasMemoryLimit() {
+		c.Options["memory_limit"] = float64(DefaultMemoryLimit())
 	}
 	for _, q := range p {
 		if slices.Contains(kernelParams, q.Name) {
@@ -815,7 +823,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
-		return fitScores{}, err
+		return fitScores{}, r.memoryHint(err)
 	}
 	pred, err := est.Predict(xva)
 	t2 := time.Now()
