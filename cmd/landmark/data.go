@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -22,6 +23,7 @@ const dataUsage = `Usage:
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
+  landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
 
 FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2
 (a name without these extensions, such as a9a, is read as its first data line shows);
@@ -31,7 +33,7 @@ NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, dataUsage)
-		return fmt.Errorf("%w: missing data subcommand (list, info, convert or shard)", errUsage)
+		return fmt.Errorf("%w: missing data subcommand (list, info, convert, shard or synth)", errUsage)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -45,9 +47,11 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataConvert(ctx, args[1:], stdout, stderr)
 	case "shard":
 		return dataShard(ctx, args[1:], stdout, stderr)
+	case "synth":
+		return dataSynth(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
-	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert or shard)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard"}))
+	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert, shard or synth)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard", "synth"}))
 }
 
 // readFlags holds the flags that say how to read a data file.
@@ -422,5 +426,79 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
+	return nil
+}
+
+// dataSynth writes a synthetic set: "text" is datasets.SyntheticText, drawn
+// once for the training and test rows together (so both share the class
+// topics) and split in order.
+func dataSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data synth text", "TRAIN [TEST] [flags]", stderr)
+	rows := fs.Int("rows", 20000, "training rows")
+	testRows := fs.Int("test-rows", 5000, "test rows, written to TEST (ignored without TEST)")
+	dim := fs.Int("dim", datasets.News20Dim, "number of columns (news20's by default)")
+	nnz := fs.Int("nnz", 80, "mean non-zeros a row (each row has between nnz−⌊nnz/2⌋ and nnz+⌊nnz/2⌋)")
+	classes := fs.Int("classes", 2, "classes (2: labels ±1; more: 1…classes)")
+	exponent := fs.Float64("exponent", 1, "Zipf exponent s of the column frequencies, 0 < s ≤ 1.5")
+	share := fs.Float64("topic-share", 0.1, "share of a row's words drawn from its class's topic, in (0, 1]: how learnable the labels are")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed and flags give the same files)")
+	if len(args) == 0 || args[0] != "text" {
+		fs.Usage()
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+			return nil
+		}
+		return fmt.Errorf("%w: data synth: want the kind \"text\" first", errUsage)
+	}
+	pos, err := parseDataArgs(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: data synth text takes TRAIN and optionally TEST, got %d arguments", errUsage, len(pos))
+	}
+	if *rows < 1 || (len(pos) == 2 && *testRows < 1) {
+		return fmt.Errorf("%w: --rows %d and --test-rows %d must be ≥ 1", errUsage, *rows, *testRows)
+	}
+	n := *rows
+	if len(pos) == 2 {
+		n += *testRows
+	}
+	// Zero would mean "default" to TextOptions; on the command line it is a mistake.
+	if *exponent == 0 || *share == 0 || *dim == 0 || *nnz == 0 || *classes == 0 {
+		return fmt.Errorf("%w: --dim, --nnz, --classes, --exponent and --topic-share must be positive", errUsage)
+	}
+	opt := datasets.TextOptions{Rows: n, Dim: *dim, NNZ: *nnz, Classes: *classes, Exponent: *exponent, TopicShare: *share}
+	x, y, err := datasets.SyntheticText(rand.New(rand.NewPCG(*seed, 0x7e47)), opt)
+	if err != nil {
+		return err
+	}
+	parts := []struct {
+		path   string
+		lo, hi int
+	}{{pos[0], 0, *rows}}
+	if len(pos) == 2 {
+		parts = append(parts, struct {
+			path   string
+			lo, hi int
+		}{pos[1], *rows, n})
+	}
+	for _, p := range parts {
+		idx := make([]int, p.hi-p.lo)
+		for i := range idx {
+			idx[i] = p.lo + i
+		}
+		sub, err := x.Rows(idx)
+		if err != nil {
+			return err
+		}
+		if err := datasets.WriteLIBSVMSparseFile(p.path, sub, y[p.lo:p.hi]); err != nil {
+			if errors.Is(err, datasets.ErrInput) {
+				return err
+			}
+			return fmt.Errorf("writing %s: %w", p.path, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (give --dim %d when reading: the last columns may be empty)\n", p.path, len(idx), *dim, sub.NNZ(), *dim)
+	}
 	return nil
 }
