@@ -460,9 +460,12 @@ func (r *runner) load() error {
 			if err != nil {
 				return r.s.errAt(err.Error(), "dataset", "delim")
 			}
-			opt.Notify = r.notify
+			// The dense matrix must fit the fit's memory cap: refused
+			// before it is allocated (a sparse file read dense for
+			// standardize).
+			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
 			if train, err = in.Read(r.ctx, opt); err != nil {
-				return r.s.errAt(err.Error(), "dataset", "path")
+				return r.readError(err, "path")
 			}
 			if d.TestPath != "" {
 				tp, err := resolvePath(r.s.dir, d.TestPath)
@@ -471,7 +474,7 @@ func (r *runner) load() error {
 				}
 				opt.Format = datasets.Format(d.Format)
 				if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
-					return r.s.errAt(err.Error(), "dataset", "test_path")
+					return r.readError(err, "test_path")
 				}
 			}
 		}
@@ -594,10 +597,16 @@ func (r *runner) config(p Point, n int, seed uint64) Config {
 			c.Options["lambda"] = f / float64(n) // scikit-learn's alpha = λn
 			return
 		}
+		if name == "memory_limit" || name == "cache_bytes" {
+			v, _ = byteOption(v) // "4G" → 4e9 (checked by Validate)
+		}
 		c.Options[name] = v
 	}
 	for _, k := range sortedKeys(r.s.Estimator.Options) {
 		set(k, r.s.Estimator.Options[k])
+	}
+	if _, ok := c.Options["memory_limit"]; !ok && r.hasMemoryLimit() {
+		c.Options["memory_limit"] = float64(DefaultMemoryLimit())
 	}
 	for _, q := range p {
 		if slices.Contains(kernelParams, q.Name) {
@@ -838,7 +847,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
-		return fitScores{}, err
+		return fitScores{}, r.memoryHint(err)
 	}
 	pred, err := est.Predict(xva)
 	t2 := time.Now()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -48,6 +49,14 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 	if st == StorageAuto && r.density >= SparseDensity {
 		r.storage = StorageDense
 		r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
+		n, c := xs.Dims()
+		if xts != nil {
+			nt, _ := xts.Dims()
+			n += nt
+		}
+		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", d.Path, n, c), 8*int64(n)*int64(c), r.readLimit()); err != nil {
+			return nil, nil, nil, nil, r.memoryHint(err)
+		}
 		x = xs.ToDense()
 		if xts != nil {
 			xt = xts.ToDense()
