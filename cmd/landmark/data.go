@@ -270,15 +270,14 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // non-zeros, whatever the largest index); other data are read dense.
 func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (datasets.Summary, *datasets.Info, error) {
 	if _, ok := datasets.Lookup(name); !ok {
-		f := opt.Format
-		if f == datasets.Auto {
-			var err error
-			if f, err = datasets.DetectFormat(name); err != nil {
-				return datasets.Summary{}, nil, err
-			}
+		// Opened once, so that a pipe or standard input loses no row.
+		in, err := datasets.OpenInput(ctx, name, opt.Format)
+		if err != nil {
+			return datasets.Summary{}, nil, err
 		}
-		if f == datasets.LIBSVM {
-			x, y, err := datasets.ReadLIBSVMSparseFile(ctx, name, opt.Dim)
+		defer in.Close()
+		if in.Format == datasets.LIBSVM {
+			x, y, err := in.ReadSparse(ctx, opt.Dim)
 			if err != nil {
 				return datasets.Summary{}, nil, err
 			}
@@ -288,6 +287,15 @@ func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (
 			}
 			return s, nil, nil
 		}
+		d, err := in.Read(ctx, opt)
+		if err != nil {
+			return datasets.Summary{}, nil, err
+		}
+		s, err := datasets.Summarize(d)
+		if err != nil {
+			return s, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return s, nil, nil
 	}
 	d, info, err := openData(ctx, name, opt)
 	if err != nil {
