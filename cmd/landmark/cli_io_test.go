@@ -632,11 +632,20 @@ func TestCLIOutputs(t *testing.T) {
 		}
 		got := make(chan string, 1)
 		go func() { b, _ := os.ReadFile(fifo); got <- string(b) }()
-		if code, _, se := predict(t, dir, fifo); code != 0 {
+		code, _, se := predict(t, dir, fifo)
+		if st, err := os.Lstat(fifo); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced (exit %d, %s)", code, se)
+		}
+		if code != 0 {
 			t.Fatal(se)
 		}
-		if s := <-got; s != ref {
-			t.Fatalf("reader got %d lines, want %d", strings.Count(s, "\n"), ioRows)
+		select {
+		case s := <-got:
+			if s != ref {
+				t.Fatalf("reader got %d lines, want %d", strings.Count(s, "\n"), ioRows)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the reader got nothing in a minute (hang guard)")
 		}
 	})
 	t.Run("failing write leaves no temp file", func(t *testing.T) {
