@@ -192,9 +192,11 @@ func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, d
 
 // evalSparse computes the decision values K(X, S)·W + b when X or the
 // support vectors S are sparse, in blocks of rows of X on the decision's
-// workers: K(X_B, S) column by column with kernel.SparseColumns (each
-// support vector scattered once per block) when X is sparse, by
-// kernel.SparseBlock (sparse support vectors against dense rows) otherwise.
+// workers: K(X_B, S) row by row through kernel.SparseIndex over S (built
+// once) when X is sparse and the kernel indexable, column by column with
+// kernel.SparseColumns (each support vector scattered once per block) for
+// other kernels, and by kernel.SparseBlock (sparse support vectors against
+// dense rows) when X is dense.
 // Every entry of K is computed on its own and every output row by one
 // product, so the result does not depend on the number of workers.
 func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.Dense) error {
@@ -211,6 +213,20 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 			svs = denseRowsSparse(dec.sv.(*mat.Dense))
 		}
 		sp, si, sv = svs.CSR()
+		// Indexed support vectors: row r of K(X_B, S) is one column
+		// K(S, x_r), with the same values as the scatter/gather below.
+		if ix, ok := kernel.NewSparseIndex(dec.k, svs); ok {
+			xp, xi, xv := x.(kernel.Sparse).CSR()
+			return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
+				r0, r1 := t*chunk, min((t+1)*chunk, n)
+				kb := mat.NewDense(r1-r0, m, nil)
+				for r := r0; r < r1; r++ {
+					ix.Column(kb.RawRowView(r-r0), 0, xi[xp[r]:xp[r+1]], xv[xp[r]:xp[r+1]])
+				}
+				out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
+				return nil
+			})
+		}
 	}
 	return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
 		r0, r1 := t*chunk, min((t+1)*chunk, n)

@@ -193,6 +193,13 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}
 	}
+	if len(ours) == 2 {
+		a, b := ours[0], ours[1]
+		common, onlyA, onlyB := compareKeys(a.svKeys, b.svKeys)
+		fmt.Fprintf(stdout, "\nmodel.SVM %s vs %s: dual objective %.6f vs %.6f (relative difference %.2g), SV sets: %d common, %d only %s, %d only %s; accuracy %.2f%% vs %.2f%%; train CPU %.2f s vs %.2f s\n",
+			b.name, a.name, b.obj, a.obj, math.Abs(b.obj-a.obj)/math.Max(math.Abs(a.obj), math.SmallestNonzeroFloat64),
+			common, onlyB, b.name, onlyA, a.name, b.acc, a.acc, b.cpu, a.cpu)
+	}
 	for _, o := range ours {
 		if lib == nil {
 			break
