@@ -15,6 +15,12 @@ import (
 // data, a repeated index within a row included, gives a *ParseError naming
 // the file and line.
 func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []float64, error) {
+	return ReadLIBSVMSparseFileWith(ctx, path, ReadOptions{Dim: dim})
+}
+
+// ReadLIBSVMSparseFileWith is ReadLIBSVMSparseFile with the options of
+// ReadLIBSVMSparseWith (Dim, AllowUnlabelled, MaxRows, Progress).
+func ReadLIBSVMSparseFileWith(ctx context.Context, path string, opt ReadOptions) (*CSR, []float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -25,7 +31,7 @@ func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []fl
 		return nil, nil, withFile(err, path)
 	}
 	defer closeFn()
-	x, y, err := ReadLIBSVMSparse(ctx, br, dim)
+	x, y, err := ReadLIBSVMSparseWith(ctx, br, opt)
 	if err != nil {
 		return nil, nil, withFile(err, path)
 	}

@@ -55,6 +55,19 @@ type ReadOptions struct {
 	Comma rune
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
+	// Features, when set, names the feature columns of a CSV file with a
+	// header: X holds them in this order whatever the file's order, and
+	// the column named Target is Y. A feature the header lacks, a column
+	// that is neither a feature nor the target, and a repeated name are
+	// errors naming them (wrapping ErrColumns). A file without a header
+	// is read by position.
+	Features []string
+	// AllowUnlabelled lets data lack its target: a LIBSVM file whose rows
+	// start with index:value, a CSV without its target column (by name
+	// with Features and a header, else by count: exactly Dim columns).
+	// Such data reads with Y nil; a LIBSVM file mixing labelled and
+	// unlabelled rows is an error naming the line.
+	AllowUnlabelled bool
 	// MaxRows, when positive, stops after that many data rows.
 	MaxRows int
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
