@@ -546,7 +546,11 @@ func (s *Spec) validateEstimator() error {
 		if o.Name == "lambda" && (hasKey(e.Options, "alpha") || hasKey(s.Grid, "alpha")) {
 			continue
 		}
-		return s.errAt(fmt.Sprintf("estimator %s needs %s (in the estimator block or the grid)", e.Type, o.Name), "estimator")
+		flag := "--" + o.Name
+		if o.Name == "lambda" {
+			flag = "--lambda (or --alpha)"
+		}
+		return s.errAt(fmt.Sprintf("estimator %s needs %s: set it with %s on the command line, or in the spec's estimator block or as a grid axis", e.Type, o.Name, flag), "estimator")
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")

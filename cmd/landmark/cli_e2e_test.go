@@ -73,8 +73,15 @@ func landmarkBin(t *testing.T) string {
 // e2eRun runs the binary in dir and returns its exit code, stdout and stderr.
 func e2eRun(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return e2eRunEnv(t, dir, nil, args...)
+}
+
+// e2eRunEnv is e2eRun with extra environment variables (KEY=VALUE).
+func e2eRunEnv(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(landmarkBin(t), args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -362,6 +369,7 @@ func metric(t *testing.T, s, name string) float64 {
 type e2eCase struct {
 	name   string
 	args   []string
+	env    []string // extra environment, KEY=VALUE
 	code   int
 	stdout []string
 	stderr []string
@@ -373,7 +381,7 @@ func runCases(t *testing.T, cases []e2eCase) {
 	f := fixture(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, so, se := e2eRun(t, f.dir, append(c.args, "--progress", "never")...)
+			code, so, se := e2eRunEnv(t, f.dir, c.env, append(c.args, "--progress", "never")...)
 			if code != c.code {
 				t.Fatalf("landmark %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, so, se)
 			}
@@ -474,6 +482,8 @@ func TestCLIFit(t *testing.T) {
 		// A missing kernel parameter names the flag.
 		{name: "missing gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the gaussian kernel needs gamma", "--gamma or --sigma"}},
+		{name: "missing lambda", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1"}, code: 1,
+			stderr: []string{"estimator krr needs lambda: set it with --lambda (or --alpha)"}},
 		{name: "missing laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the laplacian kernel needs gamma: set it with --gamma"}},
 		// No cross-validation limits where no cross-validation runs.
@@ -507,6 +517,32 @@ func TestCLIFit(t *testing.T) {
 		{name: "folds 0 fit", args: []string{"fit", "folds0.yaml"}, code: 1,
 			stderr: []string{"folds = 0, want at least 2"}},
 	})
+}
+
+// TestCLIRunRunner checks that run --runner hands every flag of a local
+// run to landmark-beam unchanged (a stand-in script on PATH records them;
+// distributed/cmd/landmark-beam's TestRunGridLocalFlags runs the real
+// command with them on Prism).
+func TestCLIRunRunner(t *testing.T) {
+	f := fixture(t)
+	bin := t.TempDir()
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$LANDMARK_E2E_ARGS\"\necho stand-in\n"
+	if err := os.WriteFile(filepath.Join(bin, "landmark-beam"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	argsFile := filepath.Join(t.TempDir(), "args")
+	flags := []string{"spec.yaml", "--runner", "prism", "--smoke", "--quiet", "--progress", "never", "--fresh", "--out", "o", "--beam-log", "info"}
+	code, so, se := e2eRunEnv(t, f.dir, []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "LANDMARK_E2E_ARGS=" + argsFile}, append([]string{"run"}, flags...)...)
+	if code != 0 || so != "stand-in\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, so, se)
+	}
+	got, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "run\n" + strings.Join(flags, "\n") + "\n"; string(got) != want {
+		t.Errorf("landmark-beam got\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestCLIPredict(t *testing.T) {
