@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,27 +14,23 @@ import (
 // data, a repeated index within a row included, gives a *ParseError naming
 // the file and line.
 func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []float64, error) {
-	return ReadLIBSVMSparseFileWith(ctx, path, ReadOptions{Dim: dim})
+	in, err := OpenInput(ctx, path, LIBSVM)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer in.Close()
+	return in.ReadSparse(ctx, dim)
 }
 
 // ReadLIBSVMSparseFileWith is ReadLIBSVMSparseFile with the options of
 // ReadLIBSVMSparseWith (Dim, AllowUnlabelled, MaxRows, Progress).
 func ReadLIBSVMSparseFileWith(ctx context.Context, path string, opt ReadOptions) (*CSR, []float64, error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	br, closeFn, err := decompress(f)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	defer closeFn()
-	x, y, err := ReadLIBSVMSparseWith(ctx, br, opt)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	return x, y, nil
+	defer in.Close()
+	return in.ReadSparseWith(ctx, opt)
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be

@@ -43,7 +43,10 @@
 // sampling (Musco & Musco, NIPS 2017, §1 and §5) or clustered landmarks
 // (Pourkamali-Anaraki & Becker, JMLR) do not. Smooth is a noisy smooth
 // regression function and Moons a two-class problem that needs a nonlinear
-// kernel.
+// kernel. SyntheticText draws a news20-shaped sparse set (d = 1,355,191,
+// about 80 non-zeros a row, Zipf-distributed columns, log-tf values, unit
+// rows, labels from class topics) in memory proportional to its non-zeros
+// plus one 8·d-byte Zipf table.
 //
 // # Bundled data
 //

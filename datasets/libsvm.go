@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,6 +34,10 @@ func ReadLIBSVMFile(path string) (*Dataset, error) {
 func ReadLIBSVM(r io.Reader, dim int) (*Dataset, error) {
 	return readLIBSVM(context.Background(), r, ReadOptions{Dim: dim})
 }
+
+// ErrIndexRange is wrapped by the error for a LIBSVM feature index beyond
+// MaxIndex (it also wraps ErrFormat, through the *ParseError).
+var ErrIndexRange = errors.New("feature index out of range")
 
 // sparseRows accumulates parsed rows. Entries live in fixed-size chunks so
 // that a large file is never copied by slice growth.
@@ -85,25 +91,37 @@ func nextField(b []byte, i int) (field []byte, next int) {
 	return b[i:j], j
 }
 
-// parseIndex parses a positive decimal feature index (no sign, at most 9 digits).
-func parseIndex(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
+// MaxIndex is the largest feature index a LIBSVM file may hold, 2³¹ − 1:
+// column indices are stored as int32 (12 bytes a non-zero in CSR form).
+const MaxIndex = math.MaxInt32
+
+// parseIndex parses a positive decimal feature index (no sign). It reports
+// whether b is one, and whether it is beyond MaxIndex (too big).
+func parseIndex(b []byte) (n int, ok, big bool) {
+	if len(b) == 0 {
+		return 0, false, false
 	}
-	n := 0
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, false
+			return 0, false, false
 		}
-		n = n*10 + int(c-'0')
+		if n <= MaxIndex {
+			n = n*10 + int(c-'0')
+		}
 	}
-	return n, n >= 1
+	if n > MaxIndex {
+		return 0, true, true
+	}
+	return n, n >= 1, false
 }
 
 // parseFinite parses a float and insists that it is finite.
 func parseFinite(b []byte) (float64, string, error) {
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, "is out of range (beyond ±1.8e308, the float64 limit)", err
+		}
 		return 0, "is not a number", err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -154,7 +172,10 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		if string(key) == "qid" {
 			continue
 		}
-		k, ok := parseIndex(key)
+		k, ok, big := parseIndex(key)
+		if big {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %s is beyond the largest supported index %d (2³¹ − 1)", key, MaxIndex), Err: ErrIndexRange}
+		}
 		if !ok {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)}
 		}
@@ -210,12 +231,16 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	line := 0
 	for sc.Scan() {
 		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, bom)
+		}
 		if line%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
 		}
-		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
+		got, err := s.parseLine(b, line, opt.Dim)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -259,7 +284,7 @@ func planDense(n, d int, budget int64) error {
 	need := float64(n) * float64(d) * 8
 	if need > float64(budget) {
 		return fmt.Errorf("%w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
-			ErrInput, n, d, need/1e9, float64(budget)/1e9)
+			check.ErrMemory, n, d, need/1e9, float64(budget)/1e9)
 	}
 	return nil
 }

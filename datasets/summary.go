@@ -1,14 +1,21 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
+
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
 // ColumnSummary describes one feature column.
 type ColumnSummary struct {
 	// Name is the column's header name, or x1, x2, … when unnamed.
 	Name string
+	// Index is the column's 0-based position in X.
+	Index int
 	// Min, Max, Mean and Std (population) of the column.
 	Min, Max, Mean, Std float64
 	// Zeros counts the zero entries.
@@ -25,8 +32,15 @@ type Summary struct {
 	Classes []ClassCount
 	// Target holds the statistics of Y (Name is the target's name or "y").
 	Target ColumnSummary
-	// Columns describes every feature.
+	// Columns describes every feature, or, when Wide, only those with a
+	// non-zero entry (in column order).
 	Columns []ColumnSummary
+	// Wide says that Columns leaves out the columns that are zero on every
+	// row (SummarizeCSR with Dim > WideColumns): per-feature statistics of
+	// wide sparse data take memory for the columns that occur only.
+	Wide bool
+	// Empty counts the columns that are zero on every row.
+	Empty int
 	// Zeros counts the zero entries of X; Zeros/(Rows·Dim) is its sparsity.
 	Zeros int
 	// Constant counts the columns whose training values are all equal.
@@ -51,7 +65,7 @@ func Summarize(d *Dataset) (Summary, error) {
 	}
 	for j := range s.Columns {
 		col := &s.Columns[j]
-		col.Name = "x" + strconv.Itoa(j+1)
+		col.Name, col.Index = "x"+strconv.Itoa(j+1), j
 		if d.Features != nil {
 			col.Name = d.Features[j]
 		}
@@ -60,21 +74,145 @@ func Summarize(d *Dataset) (Summary, error) {
 		if lo[j] == hi[j] {
 			s.Constant++
 		}
+		if col.Zeros == n {
+			s.Empty++
+		}
 	}
+	s.summarizeTarget(d.Y, d.Target)
+	return s, nil
+}
+
+// summarizeTarget fills in the task, classes and target statistics of y.
+func (s *Summary) summarizeTarget(y []float64, name string) {
+	s.Task = GuessTask(y)
 	if s.Task != Regression {
-		s.Classes = ClassCounts(d.Y)
+		s.Classes = ClassCounts(y)
 	}
-	ym, ys, ylo, yhi := columnStats(columnOf(d.Y))
-	s.Target = ColumnSummary{Name: d.Target, Min: ylo[0], Max: yhi[0], Mean: ym[0], Std: ys[0]}
+	ym, ys, ylo, yhi := columnStats(columnOf(y))
+	s.Target = ColumnSummary{Name: name, Min: ylo[0], Max: yhi[0], Mean: ym[0], Std: ys[0]}
 	if s.Target.Name == "" {
 		s.Target.Name = "y"
 	}
-	for _, v := range d.Y {
+	for _, v := range y {
 		if v == 0 {
 			s.Target.Zeros++
 		}
 	}
+}
+
+// WideColumns is the number of features above which SummarizeCSR describes
+// only the columns that occur in the data (Summary.Wide): a ColumnSummary
+// takes about 80 bytes, so 100,000 of them are 8 MB, while a file with one
+// index of 10⁸ would need 8 GB of per-feature statistics.
+const WideColumns = 100_000
+
+// SummarizeCSR computes the Summary of sparse data x with labels y in
+// memory proportional to its non-zeros (plus one ColumnSummary a column when
+// x has at most WideColumns columns): the stored entries are ordered by
+// column (a stable sort of their positions), and each column's statistics
+// add its zeros — those not stored — as one term, as ColumnScaler does. The
+// numbers are those of Summarize on the dense form up to rounding (its sums
+// run in row order with the zeros in between). With more than WideColumns
+// columns only those with a stored entry are described (Wide).
+func SummarizeCSR(x *CSR, y []float64) (Summary, error) {
+	if x == nil {
+		return Summary{}, fmt.Errorf("%w: X is nil", ErrInput)
+	}
+	n, d := x.Dims()
+	if len(y) != n {
+		return Summary{}, fmt.Errorf("%w: %d labels for %d rows", ErrInput, len(y), n)
+	}
+	if err := check.Vector("y", y, n); err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Rows: n, Dim: d, Wide: d > WideColumns}
+	order := make([]int, len(x.Indices))
+	for p := range order {
+		order[p] = p
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(x.Indices[a], x.Indices[b]) })
+	if !s.Wide {
+		s.Columns = make([]ColumnSummary, 0, d)
+	}
+	next := 0 // the next column without a summary (not Wide)
+	absent := func(upTo int) {
+		for ; next < upTo; next++ {
+			s.Columns = append(s.Columns, ColumnSummary{Name: "x" + strconv.Itoa(next+1), Index: next, Zeros: n})
+		}
+	}
+	nonzeros, stored := 0, 0
+	for a := 0; a < len(order); {
+		j := int(x.Indices[order[a]])
+		b := a
+		for b < len(order) && int(x.Indices[order[b]]) == j {
+			b++
+		}
+		c := sparseColumn(x.Values, order[a:b], n)
+		c.Name, c.Index = "x"+strconv.Itoa(j+1), j
+		a = b
+		stored++
+		nonzeros += n - c.Zeros
+		if c.Min == c.Max {
+			s.Constant++
+		}
+		if c.Zeros == n {
+			s.Empty++ // explicit zeros only
+		}
+		if !s.Wide {
+			absent(j)
+			next = j + 1
+		} else if c.Zeros == n {
+			continue
+		}
+		s.Columns = append(s.Columns, c)
+	}
+	if !s.Wide {
+		absent(d)
+	}
+	// The columns with no stored entry are zero on every row: constant.
+	s.Constant += d - stored
+	s.Empty += d - stored
+	s.Zeros = n*d - nonzeros
+	s.summarizeTarget(y, "")
 	return s, nil
+}
+
+// sparseColumn returns the statistics of a column of n rows whose stored
+// values are values[p] for p in pos (row order), the others zero.
+func sparseColumn(values []float64, pos []int, n int) ColumnSummary {
+	var c ColumnSummary
+	z := n - len(pos) // zeros not stored
+	lo, hi := math.Inf(1), math.Inf(-1)
+	if z > 0 {
+		lo, hi = 0, 0
+	}
+	var sum float64
+	nz := 0
+	for _, p := range pos {
+		v := values[p]
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		sum += v
+		if v != 0 {
+			nz++
+		}
+	}
+	c.Min, c.Max, c.Zeros = lo, hi, n-nz
+	if lo == hi {
+		c.Mean = lo // exactly constant: no round-off residue
+		return c
+	}
+	mean := sum / float64(n)
+	var ss, dev float64
+	for _, p := range pos {
+		e := values[p] - mean
+		ss += e * e
+		dev += e
+	}
+	ss += float64(z) * mean * mean
+	dev -= float64(z) * mean
+	c.Std = math.Sqrt(math.Max(0, (ss-dev*dev/float64(n))/float64(n)))
+	c.Mean = mean + dev/float64(n)
+	return c
 }
 
 // Sparsity is the fraction of zero entries of X.

@@ -1,7 +1,11 @@
 package datasets
 
 import (
+	"errors"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -46,5 +50,100 @@ func TestSummarize(t *testing.T) {
 	}
 	if _, err := Summarize(&Dataset{X: mat.NewDense(1, 1, nil), Y: []float64{1, 2}}); err == nil {
 		t.Error("mismatched lengths: no error")
+	}
+}
+
+// TestSummarizeCSRMatchesDense compares SummarizeCSR with Summarize on the
+// dense form of random sparse data with explicit zeros, an empty column and
+// a constant non-zero column: counts exactly, statistics to 1e-12 relative
+// (the two sum in different orders: the dense path adds each zero in its row,
+// the sparse one all zeros of a column as one term).
+func TestSummarizeCSRMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	n, d := 40, 9
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		y[i] = float64(rng.IntN(3))
+		for j := range d - 2 {
+			if rng.Float64() < 0.3 {
+				x.Set(i, j, rng.NormFloat64()*10)
+			}
+		}
+		x.Set(i, d-1, 2.5) // constant, no zeros; column d−2 stays empty
+	}
+	c, err := CSRFromDense(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An explicit stored zero in row 0 at the empty column, before its
+	// last entry (column d−1).
+	at := c.Indptr[1] - 1
+	c.Indices = slices.Insert(c.Indices, at, int32(d-2))
+	c.Values = slices.Insert(c.Values, at, 0)
+	for i := 1; i <= n; i++ {
+		c.Indptr[i]++
+	}
+	if c, err = NewCSR(n, d, c.Indptr, c.Indices, c.Values); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Summarize(&Dataset{X: x, Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SummarizeCSR(c, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rows != n || got.Dim != d || got.Wide || got.Zeros != want.Zeros || got.Constant != want.Constant || got.Empty != want.Empty ||
+		got.Empty != 1 || got.Task != want.Task || len(got.Columns) != d || got.Target != want.Target {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+	for j, w := range want.Columns {
+		g := got.Columns[j]
+		if g.Name != w.Name || g.Index != j || g.Zeros != w.Zeros || g.Min != w.Min || g.Max != w.Max || !close(g.Mean, w.Mean) || !close(g.Std, w.Std) {
+			t.Errorf("column %d: got %+v, want %+v", j, g, w)
+		}
+	}
+}
+
+// TestSummarizeCSRWide summarizes 4 rows with one index of 10⁸: only the
+// columns that occur are described, the counts cover all 10⁸, and the
+// allocation is bounded by 64 KiB (one length-d array would be 800 MB).
+func TestSummarizeCSRWide(t *testing.T) {
+	const d = 100_000_000
+	c, err := NewCSR(4, d, []int{0, 2, 3, 3, 5}, []int32{0, d - 1, 2, 0, 2}, []float64{1, -3, 4, 1, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := SummarizeCSR(c, []float64{1, -1, 1, -1})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("summary of 5 non-zeros allocated %d bytes", got)
+	}
+	// Columns 1, 3 and 10⁸ occur; column 1 holds 1, 0, 0, 1 (mean 0.5, std 0.5),
+	// column 3 holds 0, 4, 0, 0.5.
+	if !s.Wide || s.Dim != d || len(s.Columns) != 3 || s.Empty != d-3 || s.Constant != d-3 || s.Zeros != 4*d-5 {
+		t.Fatalf("summary %+v", s)
+	}
+	c0, c2, cd := s.Columns[0], s.Columns[1], s.Columns[2]
+	if c0.Index != 0 || c0.Name != "x1" || c0.Mean != 0.5 || c0.Std != 0.5 || c0.Zeros != 2 || c0.Min != 0 || c0.Max != 1 {
+		t.Errorf("column 1: %+v", c0)
+	}
+	mean, variance := stat.PopMeanVariance([]float64{0, 4, 0, 0.5}, nil)
+	if c2.Index != 2 || math.Abs(c2.Mean-mean) > 1e-15 || math.Abs(c2.Std-math.Sqrt(variance)) > 1e-15 || c2.Zeros != 2 {
+		t.Errorf("column 3: %+v, want mean %v std %v", c2, mean, math.Sqrt(variance))
+	}
+	if cd.Index != d-1 || cd.Name != "x100000000" || cd.Min != -3 || cd.Max != 0 || cd.Zeros != 3 {
+		t.Errorf("column 10⁸: %+v", cd)
+	}
+	if _, err := SummarizeCSR(c, []float64{1}); !errors.Is(err, ErrInput) {
+		t.Errorf("1 label for 4 rows: %v", err)
 	}
 }

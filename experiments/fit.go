@@ -91,6 +91,9 @@ type FitOptions struct {
 	// Progress, when non-nil, receives an EventIteration per solver
 	// iteration.
 	Progress func(Event)
+	// Notify, when non-nil, hears the data reader's own decisions (the CSV
+	// header guess), as Options.Notify.
+	Notify func(msg string)
 }
 
 // FitWith is Fit with options (progress reports).
@@ -105,7 +108,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 			}
 		}
 	}
-	r, err := newRunnerMode(s, Options{Progress: opt.Progress}, runMode{fit: true})
+	r, err := newRunnerMode(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify}, runMode{fit: true})
 	if err != nil {
 		return nil, err
 	}

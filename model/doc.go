@@ -36,11 +36,11 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 2, is
+// the same bytes). The format, version 3 (files of version 2 still load), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (2)
+//	8       2     format version, uint16 little-endian (3)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
 //	              (approx.SaveMap and approx.SavePartition write
@@ -52,7 +52,9 @@
 // The payload is a sequence of fields in a fixed order per type: unsigned
 // and zig-zag signed varints, float64 bit patterns (8 bytes little-endian),
 // length-prefixed strings and slices, and matrices (a kind byte — 0 nil,
-// 1 empty, 2 data — then rows, columns and the row-major values). Kernels are
+// 1 empty, 2 dense: rows, columns and the row-major values; 3 sparse, since
+// version 3: rows, columns, the number of non-zeros, each row's count, the
+// column indices as gaps and the values). Kernels are
 // stored by their kernel.Spec (type, γ, σ, degree, c₀) and rebuilt with
 // kernel.New; a kernel defined outside package kernel cannot be saved.
 // Feature maps and partitions are nested as complete files of their own.

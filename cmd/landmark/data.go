@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 const dataUsage = `Usage:
@@ -22,6 +24,7 @@ const dataUsage = `Usage:
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
+  landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
 
 FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2
 (a name without these extensions, such as a9a, is read as its first data line shows);
@@ -31,7 +34,7 @@ NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, dataUsage)
-		return fmt.Errorf("%w: missing data subcommand (list, info, convert or shard)", errUsage)
+		return fmt.Errorf("%w: missing data subcommand (list, info, convert, shard or synth)", errUsage)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -45,23 +48,33 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataConvert(ctx, args[1:], stdout, stderr)
 	case "shard":
 		return dataShard(ctx, args[1:], stdout, stderr)
+	case "synth":
+		return dataSynth(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
-	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert or shard)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard"}))
+	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert, shard or synth)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard", "synth"}))
 }
 
 // readFlags holds the flags that say how to read a data file.
 type readFlags struct {
 	format, target, delim, header string
 	dim                           int
+	// notify, when set, becomes ReadOptions.Notify.
+	notify func(string)
 }
 
 func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
+	r.registerCSV(fs)
+	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+}
+
+// registerCSV registers the CSV flags alone (fit, predict and run have
+// their own --format).
+func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
-	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto, yes or no")
-	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
 }
 
 func parseDelim(s string) (rune, error) {
@@ -80,6 +93,9 @@ func parseDelim(s string) (rune, error) {
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
 	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim}
+	if r.notify != nil {
+		opt.Notify = r.notify
+	}
 	switch strings.ToLower(r.format) {
 	case "":
 	case "libsvm", "svmlight", "svm":
@@ -104,6 +120,12 @@ func (r *readFlags) options() (datasets.ReadOptions, error) {
 	var err error
 	opt.Comma, err = parseDelim(r.delim)
 	return opt, err
+}
+
+// noteTo returns a ReadOptions.Notify that prints the reader's decisions
+// (the CSV header guess) on w.
+func noteTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "landmark: %s\n", msg) }
 }
 
 // parseDataArgs parses flags that may come before, between or after the
@@ -176,17 +198,14 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
 	}
-	d, info, err := openData(ctx, pos[0], opt)
+	s, info, err := summarizeData(ctx, pos[0], opt)
 	if err != nil {
 		return err
-	}
-	s, err := datasets.Summarize(d)
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "dataset:\t%s\n", pos[0])
@@ -194,9 +213,16 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(w, "bundled:\t%s; %s\n", info.Task, info.Citation)
 	}
 	fmt.Fprintf(w, "rows:\t%d\n", s.Rows)
-	fmt.Fprintf(w, "features:\t%d (%d constant)\n", s.Dim, s.Constant)
+	switch {
+	case s.Wide:
+		fmt.Fprintf(w, "features:\t%d (%d occur, %d are zero on every row; %d constant)\n", s.Dim, s.Dim-s.Empty, s.Empty, s.Constant)
+	case s.Empty > 0:
+		fmt.Fprintf(w, "features:\t%d (%d constant, %d of them zero on every row)\n", s.Dim, s.Constant, s.Empty)
+	default:
+		fmt.Fprintf(w, "features:\t%d (%d constant)\n", s.Dim, s.Constant)
+	}
 	fmt.Fprintf(w, "task (guess):\t%s\n", s.Task)
-	fmt.Fprintf(w, "sparsity:\t%.2f%% zeros (%d non-zeros)\n", 100*s.Sparsity(), s.Rows*s.Dim-s.Zeros)
+	fmt.Fprintf(w, "sparsity:\t%.2f%% zeros (%d non-zeros, density %.3g)\n", 100*s.Sparsity(), s.Rows*s.Dim-s.Zeros, float64(s.Rows*s.Dim-s.Zeros)/(float64(s.Rows)*float64(s.Dim)))
 	t := s.Target
 	fmt.Fprintf(w, "target %s:\tmin %.6g  max %.6g  mean %.6g  std %.6g\n", t.Name, t.Min, t.Max, t.Mean, t.Std)
 	if s.Classes != nil {
@@ -210,26 +236,76 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout)
+	if s.Wide {
+		fmt.Fprintf(stdout, "per-feature statistics of the %d features that occur (more than %d features: the columns zero on every row are not listed)\n",
+			len(s.Columns), datasets.WideColumns)
+	}
 	w = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "#\tfeature\tmin\tmax\tmean\tstd\tzeros\t")
 	show := len(s.Columns)
 	if !*all {
 		show = min(show, 30)
 	}
-	for j, c := range s.Columns[:show] {
-		fmt.Fprintf(w, "%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.1f%%\t\n", j+1, c.Name, c.Min, c.Max, c.Mean, c.Std, 100*float64(c.Zeros)/float64(s.Rows))
+	for _, c := range s.Columns[:show] {
+		fmt.Fprintf(w, "%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.1f%%\t\n", c.Index+1, c.Name, c.Min, c.Max, c.Mean, c.Std, 100*float64(c.Zeros)/float64(s.Rows))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	if show < len(s.Columns) {
 		lo, hi := s.Columns[0].Min, s.Columns[0].Max
+		if s.Wide && s.Empty > 0 {
+			lo, hi = min(lo, 0), max(hi, 0)
+		}
 		for _, c := range s.Columns {
 			lo, hi = min(lo, c.Min), max(hi, c.Max)
 		}
 		fmt.Fprintf(stdout, "… %d more features (--all lists them); all features lie in [%.6g, %.6g]\n", len(s.Columns)-show, lo, hi)
 	}
 	return nil
+}
+
+// summarizeData summarizes a bundled set or a file. A LIBSVM file is read
+// as CSR and summarized from its non-zeros (datasets.SummarizeCSR: memory ∝
+// non-zeros, whatever the largest index); other data are read dense.
+func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (datasets.Summary, *datasets.Info, error) {
+	if _, ok := datasets.Lookup(name); !ok {
+		// Opened once, so that a pipe or standard input loses no row.
+		in, err := datasets.OpenInput(ctx, name, opt.Format)
+		if err != nil {
+			return datasets.Summary{}, nil, err
+		}
+		defer in.Close()
+		if in.Format == datasets.LIBSVM {
+			x, y, err := in.ReadSparse(ctx, opt.Dim)
+			if err != nil {
+				return datasets.Summary{}, nil, err
+			}
+			s, err := datasets.SummarizeCSR(x, y)
+			if err != nil {
+				return s, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return s, nil, nil
+		}
+		d, err := in.Read(ctx, opt)
+		if err != nil {
+			return datasets.Summary{}, nil, err
+		}
+		s, err := datasets.Summarize(d)
+		if err != nil {
+			return s, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return s, nil, nil
+	}
+	d, info, err := openData(ctx, name, opt)
+	if err != nil {
+		return datasets.Summary{}, nil, err
+	}
+	s, err := datasets.Summarize(d)
+	if err != nil {
+		return s, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, info, nil
 }
 
 func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -247,6 +323,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return fmt.Errorf("%w: data convert takes IN and OUT, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -267,6 +344,10 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
 		return err
 	}
+	// Refuse OUT = IN (or a directory) before reading anything.
+	if err := outfile.Check(pos[1], pos[0]); err != nil {
+		return err
+	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
@@ -275,6 +356,19 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if pg != nil {
 		pg.line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], fmtDuration(time.Since(t0)))
+	}
+	if pos[1] == "-" {
+		// Standard output: the data alone, the summary on stderr.
+		if wopt.Format == datasets.LIBSVM {
+			err = datasets.WriteLIBSVM(stdout, d)
+		} else {
+			err = datasets.WriteCSV(stdout, d, wopt.Comma)
+		}
+		if err != nil {
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote stdout: %d rows × %d features\n", d.Len(), d.Dim())
+		return nil
 	}
 	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
 		if errors.Is(err, datasets.ErrInput) {
@@ -339,6 +433,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -377,5 +472,79 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
+	return nil
+}
+
+// dataSynth writes a synthetic set: "text" is datasets.SyntheticText, drawn
+// once for the training and test rows together (so both share the class
+// topics) and split in order.
+func dataSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data synth text", "TRAIN [TEST] [flags]", stderr)
+	rows := fs.Int("rows", 20000, "training rows")
+	testRows := fs.Int("test-rows", 5000, "test rows, written to TEST (ignored without TEST)")
+	dim := fs.Int("dim", datasets.News20Dim, "number of columns (news20's by default)")
+	nnz := fs.Int("nnz", 80, "mean non-zeros a row (each row has between nnz−⌊nnz/2⌋ and nnz+⌊nnz/2⌋)")
+	classes := fs.Int("classes", 2, "classes (2: labels ±1; more: 1…classes)")
+	exponent := fs.Float64("exponent", 1, "Zipf exponent s of the column frequencies, 0 < s ≤ 1.5")
+	share := fs.Float64("topic-share", 0.1, "share of a row's words drawn from its class's topic, in (0, 1]: how learnable the labels are")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed and flags give the same files)")
+	if len(args) == 0 || args[0] != "text" {
+		fs.Usage()
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+			return nil
+		}
+		return fmt.Errorf("%w: data synth: want the kind \"text\" first", errUsage)
+	}
+	pos, err := parseDataArgs(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: data synth text takes TRAIN and optionally TEST, got %d arguments", errUsage, len(pos))
+	}
+	if *rows < 1 || (len(pos) == 2 && *testRows < 1) {
+		return fmt.Errorf("%w: --rows %d and --test-rows %d must be ≥ 1", errUsage, *rows, *testRows)
+	}
+	n := *rows
+	if len(pos) == 2 {
+		n += *testRows
+	}
+	// Zero would mean "default" to TextOptions; on the command line it is a mistake.
+	if *exponent == 0 || *share == 0 || *dim == 0 || *nnz == 0 || *classes == 0 {
+		return fmt.Errorf("%w: --dim, --nnz, --classes, --exponent and --topic-share must be positive", errUsage)
+	}
+	opt := datasets.TextOptions{Rows: n, Dim: *dim, NNZ: *nnz, Classes: *classes, Exponent: *exponent, TopicShare: *share}
+	x, y, err := datasets.SyntheticText(rand.New(rand.NewPCG(*seed, 0x7e47)), opt)
+	if err != nil {
+		return err
+	}
+	parts := []struct {
+		path   string
+		lo, hi int
+	}{{pos[0], 0, *rows}}
+	if len(pos) == 2 {
+		parts = append(parts, struct {
+			path   string
+			lo, hi int
+		}{pos[1], *rows, n})
+	}
+	for _, p := range parts {
+		idx := make([]int, p.hi-p.lo)
+		for i := range idx {
+			idx[i] = p.lo + i
+		}
+		sub, err := x.Rows(idx)
+		if err != nil {
+			return err
+		}
+		if err := datasets.WriteLIBSVMSparseFile(p.path, sub, y[p.lo:p.hi]); err != nil {
+			if errors.Is(err, datasets.ErrInput) {
+				return err
+			}
+			return fmt.Errorf("writing %s: %w", p.path, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (give --dim %d when reading: the last columns may be empty)\n", p.path, len(idx), *dim, sub.NNZ(), *dim)
+	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +202,77 @@ func TestDataShard(t *testing.T) {
 	}
 	if _, _, err := runDataArgs("shard", filepath.Join(t.TempDir(), "missing.svm"), dir, "--rows", "10"); err == nil || !strings.Contains(err.Error(), "missing.svm") {
 		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+// TestDataSynthText writes train and test files and checks that they read
+// back as the rows of one SyntheticText draw with the same seed, split in
+// order.
+func TestDataSynthText(t *testing.T) {
+	dir := t.TempDir()
+	tr, te := filepath.Join(dir, "s.libsvm"), filepath.Join(dir, "s.t.gz")
+	out, _, err := runDataArgs("synth", "text", tr, te, "--rows", "120", "--test-rows", "30", "--dim", "4000", "--nnz", "12", "--seed", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "120 rows × 4000 features") || !strings.Contains(out, "30 rows × 4000 features") {
+		t.Errorf("output:\n%s", out)
+	}
+	x, y, err := datasets.SyntheticText(rand.New(rand.NewPCG(5, 0x7e47)), datasets.TextOptions{Rows: 150, Dim: 4000, NNZ: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range []string{tr, te} {
+		got, gy, err := datasets.ReadLIBSVMSparseFile(context.Background(), p, 4000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := []int{0, 120}[k]
+		n, _ := got.Dims()
+		for i := range n {
+			a, b := got.Indptr[i], x.Indptr[lo+i]
+			if gy[i] != y[lo+i] || got.Indptr[i+1]-a != x.Indptr[lo+i+1]-b ||
+				!slices.Equal(got.Indices[a:got.Indptr[i+1]], x.Indices[b:x.Indptr[lo+i+1]]) ||
+				!slices.Equal(got.Values[a:got.Indptr[i+1]], x.Values[b:x.Indptr[lo+i+1]]) {
+				t.Fatalf("%s row %d differs from the draw's row %d", p, i, lo+i)
+			}
+		}
+		if want := []int{120, 30}[k]; n != want {
+			t.Errorf("%s: %d rows, want %d", p, n, want)
+		}
+	}
+	for _, bad := range [][]string{
+		{"synth"}, {"synth", "image", "x"}, {"synth", "text"}, {"synth", "text", "a", "b", "c"},
+		{"synth", "text", filepath.Join(dir, "z"), "--rows", "0"}, {"synth", "text", filepath.Join(dir, "z"), "--dim", "0"},
+	} {
+		if _, _, err := runDataArgs(bad...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: err = %v, want errUsage", bad, err)
+		}
+	}
+	if _, _, err := runDataArgs("synth", "text", filepath.Join(dir, "z"), "--dim", "10", "--nnz", "12"); !errors.Is(err, datasets.ErrInput) {
+		t.Errorf("--dim 10 --nnz 12: err = %v, want ErrInput", err)
+	}
+}
+
+// TestDataInfoWideSparse runs data info on a LIBSVM file with an index of
+// 10⁸: it is read and summarized as CSR (a dense read would need 3.2 GB and
+// is refused over 8 GiB, a length-d per-feature table 8 GB), lists the
+// features that occur under their own indices, and says the others are zero.
+func TestDataInfoWideSparse(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "wide.libsvm")
+	if err := os.WriteFile(p, []byte("1 1:0.5 3:1\n-1 2:1 100000000:0.25\n1 1:1 2:0.5\n-1 3:0.7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runDataArgs("info", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Column 10⁸ holds 0, 0.25, 0, 0: mean 0.0625, std √(0.25²/4 − 0.0625²) = 0.108253.
+	for _, want := range []string{"features:      100000000 (4 occur, 99999996 are zero on every row; 99999996 constant)",
+		"(7 non-zeros, density 1.75e-08)", "per-feature statistics of the 4 features that occur",
+		"100000000  x100000000    0  0.25  0.0625  0.108253  75.0%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info output lacks %q:\n%s", want, out)
+		}
 	}
 }

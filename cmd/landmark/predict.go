@@ -5,24 +5,25 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"gonum.org/v1/gonum/mat"
 )
 
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "--model FILE --data FILE [--out FILE] [--output labels|scores|proba]", stderr)
+	fs := newFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
-	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; the target column or LIBSVM label may be absent; a CSV header is matched to the training columns by name)")
-	format := fs.String("format", "", "data format: libsvm or csv (default from the file name)")
-	out := fs.String("out", "", "write the predictions here, one row per line (default stdout)")
+	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
+	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
+	out := fs.String("out", "", "write the predictions here, one row per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
 	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
+	var rf readFlags
+	rf.registerCSV(fs)
 	prog := addProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
@@ -35,6 +36,18 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	default:
 		return fmt.Errorf("%w: --output %q: want labels, scores or proba%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba}))
 	}
+	rf.format, rf.notify = *format, noteTo(stderr)
+	ropt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	// The output is checked before any work: not a directory, not the
+	// data or the model.
+	if *out != "" {
+		if err := outfile.Check(*out, *data, *modelPath); err != nil {
+			return err
+		}
+	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	fit, err := experiments.LoadFitFile(*modelPath)
 	if err != nil {
@@ -46,24 +59,27 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
 		}
 	}
-	// A LIBSVM file for a model without feature scaling, or with one that
-	// keeps zeros (maxabs, std), is read sparse and kept so below the
-	// density at which fit keeps data sparse.
-	f := datasets.Format(*format)
-	if f == datasets.Auto {
-		// The content decides when the name does not (a9a, news20.binary).
-		if f, err = datasets.DetectFormat(*data); err != nil {
-			return err
-		}
+	// The data is opened once (a pipe or standard input cannot be read
+	// twice): its format comes from --format, the name or the content.
+	in, err := datasets.OpenInput(ctx, *data, ropt.Format)
+	if err != nil {
+		return err
 	}
+	defer in.Close()
 	// Rows may come without their label; a CSV header is matched to the
 	// training columns by name (models saved before names were kept take
 	// the columns by position).
-	ropt := datasets.ReadOptions{Format: f, Dim: fit.Dim, AllowUnlabelled: true, Features: fit.Features, Target: fit.TargetName}
+	ropt.Dim, ropt.AllowUnlabelled, ropt.Features = fit.Dim, true, fit.Features
+	if ropt.Target == "" {
+		ropt.Target = fit.TargetName
+	}
+	// A LIBSVM file for a model without feature scaling, or with one that
+	// keeps zeros (maxabs, std), is read sparse and kept so below the
+	// density at which fit keeps data sparse.
 	var x mat.Matrix
 	var y []float64
-	if f == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, err := datasets.ReadLIBSVMSparseFileWith(ctx, *data, ropt)
+	if in.Format == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
+		xs, ys, err := in.ReadSparseWith(ctx, ropt)
 		if err != nil {
 			return err
 		}
@@ -72,13 +88,13 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			x = xs.ToDense()
 		}
 	} else {
-		d, err := datasets.ReadFileContext(ctx, *data, ropt)
+		d, err := in.Read(ctx, ropt)
 		if err != nil {
 			return err
 		}
 		if d.Dim() != fit.Dim {
 			why := ""
-			if f == datasets.CSV && d.Features == nil {
+			if in.Format == datasets.CSV && d.Features == nil {
 				why = fmt.Sprintf(" (a CSV without a header gives the columns by position: the %d features, then optionally the target)", fit.Dim)
 			}
 			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d%s", datasets.ErrInput, *data, d.Dim(), fit.Dim, why)
@@ -117,10 +133,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		b.WriteByte('\n')
 	}
-	if *out == "" {
+	if *out == "" || outfile.IsStdout(*out) {
 		_, err = stdout.Write(b.Bytes())
 	} else {
-		err = writeAtomic(*out, b.Bytes())
+		err = outfile.WriteBytes(*out, b.Bytes())
 	}
 	if err != nil {
 		return err
@@ -260,27 +276,4 @@ func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *p
 		}
 	}
 	return out, nil
-}
-
-// writeAtomic writes data to path through a synced temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -15,8 +15,9 @@
 //
 // Payload fields are unsigned and signed varints (encoding/binary), IEEE-754
 // float64 bit patterns (8 bytes, little-endian), length-prefixed strings,
-// float and int slices, and matrices (a presence byte, rows, columns, the
-// row-major data). Every length read is bounded by the bytes left in the
+// float and int slices, and matrices (a kind byte, then rows, columns and
+// either the row-major data or, for sparse matrices, the compressed rows; see
+// Enc.CSR). Every length read is bounded by the bytes left in the
 // payload before anything is allocated, so a corrupt or hostile file costs
 // at most its own size in memory and fails with an error wrapping ErrFormat.
 package binfmt
@@ -37,10 +38,15 @@ import (
 // Magic opens every saved file.
 const Magic = "LANDMARK"
 
-// Version is the format version this build writes and reads. Version 2
-// added Falkon's Patience and FalkonInfo.BestIteration; files of version 1
-// are refused with ErrVersion rather than misread.
-const Version = 2
+// Version is the format version this build writes. Version 2 added Falkon's
+// Patience and FalkonInfo.BestIteration; version 3 added sparse (CSR)
+// matrices (matrix kind 3, written by Enc.CSR). Version 3 is a superset of
+// version 2, so files of both are read (MinVersion); files of version 1 are
+// refused with ErrVersion rather than misread.
+const Version = 3
+
+// MinVersion is the oldest format version this build reads.
+const MinVersion = 2
 
 // MaxTag is the longest type tag.
 const MaxTag = 64
@@ -87,8 +93,8 @@ func Read(r io.Reader) (tag string, payload []byte, err error) {
 	if string(head[:8]) != Magic {
 		return "", nil, fmt.Errorf("%w: not a Landmark file (magic %q, want %q)", ErrFormat, head[:8], Magic)
 	}
-	if v := binary.LittleEndian.Uint16(head[8:]); v != Version {
-		return "", nil, fmt.Errorf("%w: %w %d (this build reads version %d)", ErrFormat, ErrVersion, v, Version)
+	if v := binary.LittleEndian.Uint16(head[8:]); v < MinVersion || v > Version {
+		return "", nil, fmt.Errorf("%w: %w %d (this build reads versions %d to %d)", ErrFormat, ErrVersion, v, MinVersion, Version)
 	}
 	tl := int(head[10])
 	if tl < 1 || tl > MaxTag {
@@ -195,12 +201,12 @@ func (e *Enc) Ints(v []int) {
 func (e *Enc) Dense(m *mat.Dense) {
 	switch {
 	case m == nil:
-		e.buf = append(e.buf, 0)
+		e.buf = append(e.buf, kindNil)
 	case m.IsEmpty():
-		e.buf = append(e.buf, 1)
+		e.buf = append(e.buf, kindEmpty)
 	default:
 		r, c := m.Dims()
-		e.buf = append(e.buf, 2)
+		e.buf = append(e.buf, kindDense)
 		e.Uint(uint64(r))
 		e.Uint(uint64(c))
 		e.buf = slices.Grow(e.buf, 8*r*c)
@@ -395,26 +401,41 @@ func (d *Dec) Ints() []int {
 	return v
 }
 
-// Dense reads a matrix written by Enc.Dense.
-func (d *Dec) Dense() *mat.Dense {
+// kind reads the byte that opens a matrix field.
+func (d *Dec) kind() byte {
 	if d.err != nil {
-		return nil
+		return 0
 	}
 	if d.left() < 1 {
 		d.Fail("truncated matrix at byte %d", d.off)
+		return 0
+	}
+	k := d.buf[d.off]
+	d.off++
+	return k
+}
+
+// Dense reads a matrix written by Enc.Dense; a sparse matrix field is an
+// error (Data reads either).
+func (d *Dec) Dense() *mat.Dense {
+	kind := d.kind()
+	if d.err != nil {
 		return nil
 	}
-	kind := d.buf[d.off]
-	d.off++
-	switch kind {
-	case 0:
-		return nil
-	case 1:
-		return &mat.Dense{}
-	case 2:
-	default:
+	if kind > kindDense {
 		d.Fail("matrix kind %d", kind)
 		return nil
+	}
+	return d.denseBody(kind)
+}
+
+// denseBody reads a matrix of kind nil, empty or dense after its kind byte.
+func (d *Dec) denseBody(kind byte) *mat.Dense {
+	switch kind {
+	case kindNil:
+		return nil
+	case kindEmpty:
+		return &mat.Dense{}
 	}
 	r := d.Count("matrix rows", 8)
 	c := d.Count("matrix columns", 8)
@@ -438,7 +459,11 @@ func (d *Dec) Dense() *mat.Dense {
 // finite and of the given shape (a negative dimension means any); what names
 // it in the error.
 func (d *Dec) Matrix(what string, rows, cols int) *mat.Dense {
-	m := d.Dense()
+	return d.checkDense(what, d.Dense(), rows, cols)
+}
+
+// checkDense checks a decoded dense matrix as Matrix describes.
+func (d *Dec) checkDense(what string, m *mat.Dense, rows, cols int) *mat.Dense {
 	if d.err != nil {
 		return nil
 	}
@@ -451,11 +476,9 @@ func (d *Dec) Matrix(what string, rows, cols int) *mat.Dense {
 		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
 		return nil
 	}
-	for _, v := range m.RawMatrix().Data { // Dense returns contiguous storage
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			d.Fail("%s has non-finite entries", what)
-			return nil
-		}
+	if !finite(m.RawMatrix().Data) { // denseBody returns contiguous storage
+		d.Fail("%s has non-finite entries", what)
+		return nil
 	}
 	return m
 }
