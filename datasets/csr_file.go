@@ -32,6 +32,32 @@ func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []fl
 	return x, y, nil
 }
 
+// ReadLIBSVMTestFile reads a LIBSVM test file for a model fitted on d
+// columns into a CSR matrix with d columns, or more when the file has a
+// non-zero at a column ≥ d: such columns are coordinates in which every
+// training row is zero, which the estimators accept for sparse data as
+// LIBSVM does (model: test-time features). rows and cols count the rows
+// holding such a non-zero and the distinct such columns (see CSR.ForModel),
+// for the caller to report. Errors are those of ReadLIBSVMSparseFile.
+func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	defer f.Close()
+	br, closeFn, err := decompress(f)
+	if err != nil {
+		return nil, nil, 0, 0, withFile(err, path)
+	}
+	defer closeFn()
+	s, c, err := parseLIBSVM(ctx, br, ReadOptions{minDim: d})
+	if err != nil {
+		return nil, nil, 0, 0, withFile(err, path)
+	}
+	x, rows, cols = s.csr(c).ForModel(d)
+	return x, s.y, rows, cols, nil
+}
+
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be
 // finite; a non-finite entry is an error, as in NewCSR).
 func CSRFromDense(x *mat.Dense) (*CSR, error) {

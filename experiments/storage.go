@@ -56,7 +56,7 @@ func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []fl
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 		_, cols := xs.Dims()
-		if xts, yt, err = datasets.ReadLIBSVMSparseFile(ctx, tp, cols); err != nil {
+		if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
@@ -75,6 +75,9 @@ func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []fl
 		x = xs.ToDense()
 		if xts != nil {
 			xt = xts.ToDense()
+			if r.beyondRows > 0 {
+				xt = xts // columns beyond the training data's: the estimators take them sparse
+			}
 		}
 		return x, y, xt, yt, nil
 	}

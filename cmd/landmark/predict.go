@@ -46,12 +46,14 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var x mat.Matrix
 	var y []float64
 	if f == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, err := datasets.ReadLIBSVMSparseFile(ctx, *data, fit.Dim)
+		xs, ys, rows, cols, err := datasets.ReadLIBSVMTestFile(ctx, *data, fit.Dim)
 		if err != nil {
 			return err
 		}
 		x, y = xs, ys
-		if xs.Density() >= experiments.SparseDensity {
+		if rows > 0 {
+			fmt.Fprintf(stderr, "%s: %s\n", *data, beyondLine(rows, cols, fit.Dim))
+		} else if xs.Density() >= experiments.SparseDensity {
 			x = xs.ToDense()
 		}
 	} else {
