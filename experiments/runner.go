@@ -179,7 +179,7 @@ type runner struct {
 	// beyondRows and beyondCols count the test rows with a non-zero
 	// beyond the training dimension and the distinct such columns.
 	beyondRows, beyondCols int
-	cv                  [][]datasets.Fold // [repeat][fold]
+	cv                     [][]datasets.Fold // [repeat][fold]
 	// warm is set when the estimator warm-starts along λ (warm_start: true);
 	// warmPrev holds the previous point's fitted models [repeat][fold].
 	warm     bool
