@@ -3,7 +3,7 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,21 +15,12 @@ import (
 // data, a repeated index within a row included, gives a *ParseError naming
 // the file and line.
 func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []float64, error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	br, closeFn, err := decompress(f)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	defer closeFn()
-	x, y, err := ReadLIBSVMSparse(ctx, br, dim)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	return x, y, nil
+	defer in.Close()
+	return in.ReadSparse(ctx, dim)
 }
 
 // ReadLIBSVMTestFile reads a LIBSVM test file for a model fitted on d
@@ -40,19 +31,19 @@ func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []fl
 // holding such a non-zero and the distinct such columns (see CSR.ForModel),
 // for the caller to report. Errors are those of ReadLIBSVMSparseFile.
 func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []float64, rows, cols int, err error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	defer f.Close()
-	br, closeFn, err := decompress(f)
+	defer in.Close()
+	return in.ReadTest(ctx, d)
+}
+
+// readLIBSVMTest is ReadLIBSVMTestFile on a stream.
+func readLIBSVMTest(ctx context.Context, r io.Reader, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d})
 	if err != nil {
-		return nil, nil, 0, 0, withFile(err, path)
-	}
-	defer closeFn()
-	s, c, err := parseLIBSVM(ctx, br, ReadOptions{minDim: d})
-	if err != nil {
-		return nil, nil, 0, 0, withFile(err, path)
+		return nil, nil, 0, 0, err
 	}
 	x, rows, cols = s.csr(c).ForModel(d)
 	return x, s.y, rows, cols, nil
