@@ -232,23 +232,40 @@ func (in *Input) cause(ctx context.Context, err error) error {
 // ReadSparse reads a LIBSVM input into a CSR matrix and labels, as
 // ReadLIBSVMSparse; dim, when positive, fixes the number of columns.
 func (in *Input) ReadSparse(ctx context.Context, dim int) (*CSR, []float64, error) {
-	return in.ReadSparseWith(ctx, ReadOptions{Dim: dim})
-}
-
-// ReadSparseWith is ReadSparse with the options of ReadLIBSVMSparseWith
-// (Dim, AllowUnlabelled, MaxRows, Progress).
-func (in *Input) ReadSparseWith(ctx context.Context, opt ReadOptions) (*CSR, []float64, error) {
 	if err := in.take(); err != nil {
 		return nil, nil, err
 	}
 	if in.Format != LIBSVM {
 		return nil, nil, fmt.Errorf("%w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
-	x, y, err := ReadLIBSVMSparseWith(ctx, in.br, opt)
+	x, y, err := ReadLIBSVMSparse(ctx, in.br, dim)
 	if err = in.cause(ctx, err); err != nil {
 		return nil, nil, withFile(err, in.Name)
 	}
 	return x, y, nil
+}
+
+// ReadTest reads LIBSVM test data for a model fitted on d columns as
+// ReadLIBSVMTestFile does: d columns, or more when a row has a non-zero at
+// a column ≥ d, with the rows and distinct columns beyond d counted.
+func (in *Input) ReadTest(ctx context.Context, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	return in.ReadTestWith(ctx, d, false)
+}
+
+// ReadTestWith is ReadTest that, with unlabelled set, also reads rows
+// without labels (ReadOptions.AllowUnlabelled: y is then nil).
+func (in *Input) ReadTestWith(ctx context.Context, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
+	if err := in.take(); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if in.Format != LIBSVM {
+		return nil, nil, 0, 0, fmt.Errorf("%w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
+	}
+	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, d, unlabelled)
+	if err = in.cause(ctx, err); err != nil {
+		return nil, nil, 0, 0, withFile(err, in.Name)
+	}
+	return x, y, rows, cols, nil
 }
 
 // openContext opens path for reading. A FIFO is opened in a goroutine, so
