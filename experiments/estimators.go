@@ -91,7 +91,9 @@ var estimators = []EstimatorEntry{
 			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
 			optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
-			optNoShrinking, optTol, optWorkers,
+			optNoShrinking,
+			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
+			optTol, optWorkers,
 		},
 		New: newSVM,
 	},
@@ -196,6 +198,8 @@ func newSVM(c Config) (model.Estimator, error) {
 		MemoryLimit:  int64(c.Float("memory_limit", 0)),
 		NoShrinking:  c.Bool("no_shrinking", false),
 		Workers:      c.Int("workers", 0),
+		Probability:  c.Bool("probability", false),
+		Seed:         c.Seed,
 	}, nil
 }
 
