@@ -5,7 +5,6 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
-	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -104,9 +103,13 @@ func encDecision(e *binfmt.Enc, dec *svmDecision) error {
 	if err := e.Kernel(dec.k); err != nil {
 		return err
 	}
-	// Dense support vectors whatever the training data's format, so that a
-	// file does not depend on it.
-	e.Dense(kernel.DenseOf(dec.sv))
+	// Support vectors in their format in memory (the training data's):
+	// sparse rows of a sparse fit stay sparse in the file, and load back
+	// sparse, so prediction after Load takes the same path with the same
+	// arithmetic as before Save.
+	if err := e.Data(dec.sv); err != nil {
+		return err
+	}
 	e.Dense(dec.w)
 	e.Floats(dec.bias)
 	e.Bool(dec.empty)
@@ -120,10 +123,10 @@ func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}
-	sv := d.Matrix("support vectors", -1, dim)
+	sv := d.Data("support vectors", -1, dim)
 	var m int
 	if sv != nil {
-		m = sv.RawMatrix().Rows
+		m, _ = sv.Dims()
 		dec.sv = sv
 	}
 	dec.w = d.Matrix("dual coefficients", m, cols)

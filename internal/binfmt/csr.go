@@ -226,7 +226,10 @@ func (d *Dec) Data(what string, rows, cols int) mat.Matrix {
 		}
 		return m
 	case kindNil, kindEmpty, kindDense:
-		return d.checkDense(what, d.denseBody(kind), rows, cols)
+		if m := d.checkDense(what, d.denseBody(kind), rows, cols); m != nil {
+			return m
+		}
+		return nil // an untyped nil, not a nil *mat.Dense in the interface
 	}
 	d.Fail("%s: matrix kind %d", what, kind)
 	return nil
