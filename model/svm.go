@@ -474,6 +474,10 @@ type svmDecision struct {
 	bias    []float64
 	empty   bool // no support vector at all: f_t = b_t
 	workers int
+	// rows are the training rows of the support vectors, ascending (nil
+	// when unknown: a decision loaded from a file without them). BKA-SVM's
+	// local decisions are saved as positions among the global ones.
+	rows []int
 }
 
 // newSVMDecision collects the support vectors of parts (rows of x, kept in
@@ -508,6 +512,7 @@ func newSVMDecision(k kernel.Kernel, x mat.Matrix, parts []svmPart, workers int)
 		dec.w = mat.NewDense(1, len(parts), nil)
 	} else {
 		dec.sv = pickRows(x, idx)
+		dec.rows = idx
 		dec.w = mat.NewDense(len(idx), len(parts), nil)
 	}
 	for t, p := range parts {
