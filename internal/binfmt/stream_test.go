@@ -126,7 +126,7 @@ func TestStreamDamage(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		d.String()
+		_ = d.String()
 		d.Matrix("m", 300, 300)
 		d.CSR("s", 1000, 30000)
 		d.Floats()
@@ -154,7 +154,7 @@ func TestStreamDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.String()
+	_ = d.String()
 	if err := d.Done(); !errors.Is(err, ErrFormat) || errors.Is(err, ErrChecksum) {
 		t.Errorf("unread fields: %v", err)
 	}
