@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,21 +14,12 @@ import (
 // data, a repeated index within a row included, gives a *ParseError naming
 // the file and line.
 func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []float64, error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	br, closeFn, err := decompress(f)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	defer closeFn()
-	x, y, err := ReadLIBSVMSparse(ctx, br, dim)
-	if err != nil {
-		return nil, nil, withFile(err, path)
-	}
-	return x, y, nil
+	defer in.Close()
+	return in.ReadSparse(ctx, dim)
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be

@@ -76,6 +76,9 @@ type FitOptions struct {
 	// Progress, when non-nil, receives an EventIteration per solver
 	// iteration.
 	Progress func(Event)
+	// Notify, when non-nil, hears the data reader's own decisions (the CSV
+	// header guess), as Options.Notify.
+	Notify func(msg string)
 }
 
 // FitWith is Fit with options (progress reports).
@@ -90,7 +93,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 			}
 		}
 	}
-	r, err := newRunner(s, Options{Progress: opt.Progress})
+	r, err := newRunnerContext(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify})
 	if err != nil {
 		return nil, err
 	}

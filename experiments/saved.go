@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -52,7 +53,7 @@ func (f *FitResult) SaveFile(path string, s *Spec) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(path, func(w io.Writer) error { return f.Save(w, s) })
+	return outfile.Write(path, func(w io.Writer) error { return f.Save(w, s) })
 }
 
 // LoadFit reads a fit written by Save. Its Predict takes raw features. When

@@ -54,6 +54,7 @@ type Op struct {
 	k    Kernel
 	x, c *mat.Dense
 	sx   Sparse // X when it is sparse (then x is nil); see sparse_engine.go
+	sc   Sparse // C when it is sparse (then c is nil); see sparse_centers.go
 	opt  Options
 
 	once sync.Once
@@ -65,11 +66,24 @@ type Op struct {
 // columns, make every product return an error. X may be any mat.Matrix: a
 // *mat.Dense is used as it is, a Sparse one is kept sparse (see
 // sparse_engine.go), anything else goes through a dense copy (DenseOf).
-func NewOp(k Kernel, x mat.Matrix, c *mat.Dense, opt Options) *Op {
+// So may C: a Sparse C is kept sparse for the Gaussian, Laplacian,
+// polynomial and linear kernels (see sparse_centers.go; any other kernel
+// gets a dense copy of C), so the Op's memory follows C's non-zeros, not
+// M·d. Whether sparse centers are the faster choice is the caller's to ask
+// (PreferDenseCenters); the Op uses C in the form it is given.
+func NewOp(k Kernel, x mat.Matrix, c mat.Matrix, opt Options) *Op {
+	o := &Op{k: k, opt: opt}
 	if s, ok := x.(Sparse); ok {
-		return &Op{k: k, sx: s, c: c, opt: opt}
+		o.sx = s
+	} else {
+		o.x = DenseOf(x)
 	}
-	return &Op{k: k, x: DenseOf(x), c: c, opt: opt}
+	if s, ok := c.(Sparse); ok && sparseCenterKernel(k) {
+		o.sc = s
+	} else {
+		o.c = DenseOf(c)
+	}
+	return o
 }
 
 // dim is the number of columns of X (0 when X is nil).
@@ -84,15 +98,32 @@ func (o *Op) dim() int {
 	return o.x.RawMatrix().Cols
 }
 
+// cdim is the number of columns of C (0 when C is nil).
+func (o *Op) cdim() int {
+	if o.sc != nil {
+		_, d := o.sc.Dims()
+		return d
+	}
+	if o.c == nil {
+		return 0
+	}
+	return o.c.RawMatrix().Cols
+}
+
 // valid reports what NewOp was given that cannot make an operator.
 func (o *Op) valid() error {
 	switch {
 	case o.k == nil:
 		return fmt.Errorf("kernel: nil kernel")
-	case (o.x == nil && o.sx == nil) || o.c == nil:
+	case (o.x == nil && o.sx == nil) || (o.c == nil && o.sc == nil):
 		return fmt.Errorf("kernel: nil X or C")
-	case o.dim() != o.c.RawMatrix().Cols:
-		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.c.RawMatrix().Cols)
+	case o.dim() != o.cdim():
+		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.cdim())
+	}
+	if o.sc != nil {
+		if err := checkCSR("C", o.sc); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -104,7 +135,9 @@ func (o *Op) Dims() (n, m int) {
 	} else if o.x != nil {
 		n = o.x.RawMatrix().Rows
 	}
-	if o.c != nil {
+	if o.sc != nil {
+		m, _ = o.sc.Dims()
+	} else if o.c != nil {
 		m = o.c.RawMatrix().Rows
 	}
 	return n, m
@@ -143,6 +176,9 @@ func autoBlockRows(m, d int) int {
 // buffers of the block products K_B·V and K_Bᵀ·U, and the partial sums of the
 // reductions), plus the packed copy of C it keeps after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
+	if o.sc != nil {
+		return o.centersScratchBytes(t)
+	}
 	if o.sx != nil {
 		return o.sparseScratchBytes(t)
 	}

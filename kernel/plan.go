@@ -39,6 +39,7 @@ type plan struct {
 	cn32 []float32 // with f32 and the Gaussian: cn rounded to float32
 
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
+	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
 }
 
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
@@ -55,6 +56,10 @@ func (o *Op) prepare() *plan {
 	o.once.Do(func() {
 		p := &o.plan
 		p.k = o.k
+		if o.sc != nil {
+			p.initCenters(o)
+			return
+		}
 		p.c = o.c.RawMatrix()
 		if o.sx != nil {
 			p.initSparse(o.sx)
@@ -144,7 +149,7 @@ func (p *plan) newWork(b, t int) *work {
 	switch {
 	case p.dk != nil && p.f32:
 		w.a32 = make([]float32, bp*p.d)
-	case p.dk != nil && w.acc != accelPortable && (p.sp == nil || p.sp.dense):
+	case p.dk != nil && w.acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
 		w.a = make([]float64, bp*p.d)
 	}
 	if p.sp != nil && p.sp.dense {
@@ -159,6 +164,10 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
 	if d == 0 || p.m == 0 {
 		clear(w.blk[:rows*mp])
+		return
+	}
+	if p.sc != nil {
+		p.centerDots(w, r0, r1)
 		return
 	}
 	x, x0 := p.x, r0
@@ -296,6 +305,10 @@ func smallDots(out, x, cp []float64) {
 func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 	rows, m, mp := r1-r0, p.m, p.mp
 	kb := blas64.General{Rows: rows, Cols: m, Stride: max(mp, 1), Data: w.blk}
+	if p.dk == nil && p.sc != nil {
+		p.centersLaplacian(w, r0, r1)
+		return kb
+	}
 	if p.dk == nil && p.sp != nil {
 		p.sparseKernelBlock(w, r0, r1, kb)
 		return kb

@@ -45,6 +45,8 @@ type specFlags struct {
 	standardize                                                      bool
 	seed                                                             uint64
 	set                                                              setFlags
+	// csv holds --target, --delim and --header (YAML target, delim, header).
+	csv readFlags
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
@@ -52,7 +54,8 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dataset, "dataset", "", "bundled dataset name (instead of --data)")
 	fs.StringVar(&f.testData, "test-data", "", "test data file")
 	fs.Float64Var(&f.testFraction, "test-fraction", 0, "hold out this fraction as the test set")
-	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name)")
+	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name, else the content)")
+	f.csv.registerCSV(fs)
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
@@ -92,6 +95,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "test_path", f.testData, f.testData != "")
 	put(ds, "test_fraction", f.testFraction, f.testFraction != 0)
 	put(ds, "format", f.format, f.format != "")
+	put(ds, "target", f.csv.target, f.csv.target != "")
+	put(ds, "delim", f.csv.delim, f.csv.delim != "")
+	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)
 	put(ds, "scale", f.scale, f.scale != "")
@@ -157,7 +163,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
-	var fopt experiments.FitOptions
+	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.event
 		defer p.done()

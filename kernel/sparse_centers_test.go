@@ -1,0 +1,255 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// widen returns s with column j moved to column j·f in f·cols columns: the
+// same rows in a space so wide that the engine maps feature ids through a
+// hash map instead of a table (centerLookupDense).
+func widen(s testCSR, f int) testCSR {
+	w := testCSR{r: s.r, c: s.c * f, indptr: s.indptr, values: s.values}
+	for _, j := range s.indices {
+		w.indices = append(w.indices, j*int32(f))
+	}
+	return w
+}
+
+// TestSparseCentersMatchDense compares every product of an Op with CSR
+// centers against the same Op with the dense copy of the centers, with X
+// sparse (two densities) and X dense, for the four kernels, with the SIMD
+// kernels and the portable code. Sizes are ragged (n = 203 with 16-row
+// blocks, M = 37 centers, not a multiple of the 16-center panels), row 0 of
+// X and of C is empty. 1e-12 relative is the tolerance: the two
+// paths sum the same products in different orders (a few ulps apart).
+func TestSparseCentersMatchDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	const n, d, m = 203, 300, 37
+	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
+	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
+	for _, simd := range []bool{true, false} {
+		restore := setSIMD(simd)
+		for _, density := range []float64{0.03, 0.3} {
+			x := randomCSR(rng, n, d, density)
+			c := randomCSR(rng, m, d, density)
+			xd, cd := DenseOf(x), DenseOf(c)
+			for _, k := range sparseEngineKernels {
+				opt := Options{BlockRows: 16}
+				for _, xs := range []mat.Matrix{x, xd} {
+					sop := NewOp(k, xs, c, opt)
+					if sop.sc == nil {
+						t.Fatalf("%v: sparse centers not kept sparse", k)
+					}
+					got := opProducts(t, sop, v1, v3, u1, u3)
+					want := opProducts(t, NewOp(k, xd, cd, opt), v1, v3, u1, u3)
+					_, sparseX := xs.(Sparse)
+					for i := range got {
+						closeTo(t, fmt.Sprintf("simd %v density %g %v sparse X %v %s", simd, density, k, sparseX, productNames[i]), got[i], want[i], 1e-12)
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestSparseCentersWide checks the hash-map feature lookup (d = 3·10⁶,
+// far above centerLookupDense's table bound for ~300 non-zeros) against
+// the table lookup on the same rows in 300 columns: the dot products are
+// summed over the same non-zeros in the same order, so the bits agree.
+func TestSparseCentersWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(63, 64))
+	const n, d, m, f = 150, 300, 20, 10007
+	x, c := randomCSR(rng, n, d, 0.05), randomCSR(rng, m, d, 0.05)
+	xw, cw := widen(x, f), widen(c, f)
+	if centerLookupDense(d*f, len(cw.values)) || !centerLookupDense(d, len(c.values)) {
+		t.Fatal("the test no longer compares the map with the table")
+	}
+	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
+	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
+	for _, k := range sparseEngineKernels {
+		narrow := NewOp(k, x, c, Options{BlockRows: 16})
+		wide := NewOp(k, xw, cw, Options{BlockRows: 16})
+		want, got := opProducts(t, narrow, v1, v3, u1, u3), opProducts(t, wide, v1, v3, u1, u3)
+		if wide.plan.sc.smap == nil || narrow.plan.sc.slot == nil {
+			t.Fatalf("%v: lookups not as intended", k)
+		}
+		for i := range got {
+			if !mat.Equal(got[i], want[i]) {
+				t.Fatalf("%v %s: wide (map) differs from narrow (table)", k, productNames[i])
+			}
+		}
+	}
+}
+
+// TestSparseCentersPairBlock: K(C, C) from the engine with sparse X = C
+// equals SparsePairBlock's merge to 1e-13 (both sum the dot products over
+// common features in increasing order; the Gaussian differs in using norms
+// instead of the direct distance sum, a few ulps on O(10) distances).
+func TestSparseCentersPairBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(65, 66))
+	c := randomCSR(rng, 40, 500, 0.04)
+	for _, k := range sparseEngineKernels {
+		got, want := mat.NewDense(40, 40, nil), mat.NewDense(40, 40, nil)
+		if err := NewOp(k, c, c, Options{}).Block(context.Background(), got); err != nil {
+			t.Fatal(err)
+		}
+		if err := SparsePairBlock(context.Background(), k, want, c, c, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, fmt.Sprint(k), got, want, 1e-13)
+	}
+}
+
+// TestSparseCentersDeterministic: the same bits whatever GOMAXPROCS and
+// the worker count, for sparse and dense X against sparse centers.
+func TestSparseCentersDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 68))
+	const n, d, m = 1000, 400, 50
+	x := randomCSR(rng, n, d, 0.03)
+	c := randomCSR(rng, m, d, 0.03)
+	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
+	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, xs := range []mat.Matrix{x, DenseOf(x)} {
+		for _, k := range sparseEngineKernels {
+			var ref []*mat.Dense
+			for _, procs := range []int{1, 2, 3} {
+				runtime.GOMAXPROCS(procs)
+				for _, workers := range []int{0, 1, 5} {
+					got := opProducts(t, NewOp(k, xs, c, Options{BlockRows: 24, Workers: workers}), v1, v3, u1, u3)
+					if ref == nil {
+						ref = got
+						continue
+					}
+					for i := range got {
+						if !mat.Equal(got[i], ref[i]) {
+							t.Fatalf("%v %s: GOMAXPROCS %d workers %d differs", k, productNames[i], procs, workers)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseCentersBadInput: malformed CSR centers and mismatched
+// dimensions are errors (ErrParam for the arrays) from every product.
+func TestSparseCentersBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(69, 70))
+	x := randomCSR(rng, 10, 20, 0.2)
+	good := randomCSR(rng, 4, 20, 0.3)
+	unsorted := testCSR{r: 1, c: 20, indptr: []int{0, 2}, indices: []int32{5, 3}, values: []float64{1, 2}}
+	outside := testCSR{r: 1, c: 20, indptr: []int{0, 1}, indices: []int32{20}, values: []float64{1}}
+	short := testCSR{r: 2, c: 20, indptr: []int{0, 1}, indices: []int32{2}, values: []float64{1}}
+	ctx := context.Background()
+	for name, c := range map[string]testCSR{"unsorted": unsorted, "outside": outside, "short indptr": short} {
+		r, _ := c.Dims()
+		op := NewOp(Gaussian{Gamma: 1}, x, c, Options{})
+		if err := op.Block(ctx, mat.NewDense(10, r, nil)); !errors.Is(err, ErrParam) {
+			t.Errorf("%s: Block error %v, want ErrParam", name, err)
+		}
+		if err := op.MulTMul(ctx, mat.NewDense(r, 1, nil), mat.NewDense(r, 1, nil)); !errors.Is(err, ErrParam) {
+			t.Errorf("%s: MulTMul error %v, want ErrParam", name, err)
+		}
+	}
+	wide := widen(good, 2)
+	if err := NewOp(Linear{}, x, wide, Options{}).Block(ctx, mat.NewDense(10, 4, nil)); err == nil {
+		t.Error("20-column X with 40-column C: no error")
+	}
+	if err := NewOp(Linear{}, DenseOf(x), wide, Options{}).Mul(ctx, mat.NewDense(10, 1, nil), mat.NewDense(4, 1, nil)); err == nil {
+		t.Error("dense 20-column X with 40-column C: no error")
+	}
+}
+
+// fastCSR draws n rows of about density·d non-zeros each at uniformly
+// random columns (repeats merged), standard-normal values: randomCSR
+// without the n·d loop, for the benchmarks' wide shapes.
+func fastCSR(rng *rand.Rand, n, d int, density float64) testCSR {
+	s := testCSR{r: n, c: d, indptr: []int{0}}
+	k := max(1, int(density*float64(d)))
+	cols := make([]int32, k)
+	for i := 0; i < n; i++ {
+		for q := range cols {
+			cols[q] = int32(rng.IntN(d))
+		}
+		slices.Sort(cols)
+		for q, j := range cols {
+			if q > 0 && j == cols[q-1] {
+				continue
+			}
+			s.indices = append(s.indices, j)
+			s.values = append(s.values, rng.NormFloat64())
+		}
+		s.indptr = append(s.indptr, len(s.values))
+	}
+	return s
+}
+
+// BenchmarkSparseCenters times the fused Gaussian product Kᵀ(K v) of CSR
+// X (n = 4,000) against M = 500 centers drawn from X's distribution, held
+// sparse or dense, at several (d, density) points; PreferDenseCenters is
+// set from it (kernel/BENCH.md).
+func BenchmarkSparseCenters(b *testing.B) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	const n, m = 4000, 500
+	v := randDense(rng, m, 1)
+	dst := mat.NewDense(m, 1, nil)
+	for _, pt := range []struct {
+		d       int
+		density float64
+	}{{784, 0.01}, {784, 0.05}, {784, 0.1}, {784, 0.2}, {784, 0.3}, {784, 0.4}, {5000, 0.01}, {5000, 0.05}, {5000, 0.1}, {50000, 0.001}, {50000, 0.01}} {
+		x := fastCSR(rng, n, pt.d, pt.density)
+		c := fastCSR(rng, m, pt.d, pt.density)
+		for _, mode := range []string{"sparse", "dense"} {
+			b.Run(fmt.Sprintf("d=%d/density=%g/%s", pt.d, pt.density, mode), func(b *testing.B) {
+				var cm mat.Matrix = c
+				if mode == "dense" {
+					cm = DenseOf(c)
+				}
+				op := NewOp(Gaussian{Gamma: 0.1}, x, cm, Options{})
+				op.prepare()
+				for b.Loop() {
+					if err := op.MulTMul(context.Background(), dst, v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPreferDenseCenters pins the measured threshold: a quarter of the
+// entries non-zero (denseCentersFrom) is where centers turn dense.
+func TestPreferDenseCenters(t *testing.T) {
+	mk := func(m, d, perRow int) testCSR {
+		s := testCSR{r: m, c: d, indptr: []int{0}}
+		for i := 0; i < m; i++ {
+			for j := 0; j < perRow; j++ {
+				s.indices = append(s.indices, int32(j))
+				s.values = append(s.values, 1)
+			}
+			s.indptr = append(s.indptr, len(s.values))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		perRow int
+		want   bool
+	}{{0, false}, {24, false}, {25, true}, {100, true}} {
+		if got := PreferDenseCenters(mk(10, 100, tc.perRow)); got != tc.want {
+			t.Errorf("%d non-zeros of 100 a row: dense %v, want %v", tc.perRow, got, tc.want)
+		}
+	}
+	if !PreferDenseCenters(mk(0, 100, 0)) {
+		t.Error("no centers: want dense")
+	}
+}
