@@ -78,6 +78,10 @@ type ReadOptions struct {
 	// from the file: they run ahead of the parsed rows by the read buffers
 	// (a few hundred KiB) and reach the size at the end.
 	ProgressBytes func(p ReadProgress)
+
+	// minDim, when positive, is the least number of columns of a LIBSVM
+	// file read without a fixed Dim (ReadLIBSVMTestFile).
+	minDim int
 }
 
 // ReadProgress is what ReadOptions.ProgressBytes reports.

@@ -232,7 +232,7 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	if opt.Progress != nil {
 		opt.Progress(len(s.y))
 	}
-	d := s.maxd
+	d := max(s.maxd, opt.minDim)
 	if opt.Dim > 0 {
 		d = opt.Dim
 	}

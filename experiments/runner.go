@@ -184,7 +184,10 @@ type runner struct {
 	// of non-zeros, storageWhy why auto chose it ("" when not auto).
 	storage, storageWhy string
 	density             float64
-	cv                  [][]datasets.Fold // [repeat][fold]
+	// beyondRows and beyondCols count the test rows with a non-zero
+	// beyond the training dimension and the distinct such columns.
+	beyondRows, beyondCols int
+	cv                     [][]datasets.Fold // [repeat][fold]
 	// warm is set when the estimator warm-starts along λ (warm_start: true);
 	// warmPrev holds the previous point's fitted models [repeat][fold].
 	warm     bool

@@ -184,6 +184,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
+			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
 		})
 	}
 	setting := res.Point.Key()
@@ -194,6 +195,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
+	}
+	if res.BeyondRows > 0 {
+		fmt.Fprintln(stdout, "test data: "+beyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
@@ -219,6 +223,12 @@ func storageLine(storage string, density float64, why string) string {
 		s += " (" + why + ")"
 	}
 	return s
+}
+
+// beyondLine says that rows rows of a test file have non-zeros in cols
+// columns beyond the training dimension d.
+func beyondLine(rows, cols, d int) string {
+	return fmt.Sprintf("%d rows have non-zeros in %d columns beyond the training dimension %d (zero on every training row, as LIBSVM reads them)", rows, cols, d)
 }
 
 func scoreLine(s []experiments.Summary) string {

@@ -59,12 +59,14 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var x mat.Matrix
 	var y []float64
 	if in.Format == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, err := in.ReadSparse(ctx, fit.Dim)
+		xs, ys, rows, cols, err := in.ReadTest(ctx, fit.Dim)
 		if err != nil {
 			return err
 		}
 		x, y = xs, ys
-		if xs.Density() >= experiments.SparseDensity {
+		if rows > 0 {
+			fmt.Fprintf(stderr, "%s: %s\n", *data, beyondLine(rows, cols, fit.Dim))
+		} else if xs.Density() >= experiments.SparseDensity {
 			x = xs.ToDense()
 		}
 	} else {
