@@ -29,13 +29,20 @@ type savedHeader struct {
 	Dim     int                    `json:"dim"`
 	Scaling Scaling                `json:"scaling"`
 	Target  *datasets.TargetScaler `json:"target,omitempty"`
+	// Features and TargetName name the training columns (absent in files
+	// saved before they were kept).
+	Features   []string `json:"features,omitempty"`
+	TargetName string   `json:"target_name,omitempty"`
+	// TaskRule says how task auto decided the task.
+	TaskRule string `json:"task_rule,omitempty"`
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
 // and the estimator (model.Save, streamed) — so that LoadFit predicts
 // identically.
 func (f *FitResult) Save(w io.Writer, s *Spec) error {
-	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target}
+	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
+		Features: f.Features, TargetName: f.TargetName, TaskRule: f.TaskRule}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -91,7 +98,11 @@ func LoadFit(r io.Reader) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task}, nil
+	if h.Features != nil && len(h.Features) != h.Dim {
+		return nil, fmt.Errorf("%w: %d feature names for %d features", ErrSaved, len(h.Features), h.Dim)
+	}
+	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
+		Features: h.Features, TargetName: h.TargetName}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.
