@@ -152,6 +152,10 @@ type Result struct {
 	// Scaling describes the feature scaling the fits applied ("" for none;
 	// standardize on sparse X is std, not centred).
 	Scaling string `json:"scaling,omitempty"`
+	// Task is the task run: the spec's, or for task auto the one inferred
+	// from the training labels, TaskRule then saying what decided it.
+	Task     string `json:"task,omitempty"`
+	TaskRule string `json:"task_rule,omitempty"`
 	// Out is the output folder.
 	Out string `json:"out"`
 	// Start and End bracket the run.
@@ -245,6 +249,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res.NTest = len(r.yTest)
 	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
 	res.Scaling = r.scalingUsed()
+	res.Task, res.TaskRule = r.s.Task, r.taskRule
 
 	log, done, err := openLog(out, res.Hash, opt.Fresh)
 	if err != nil {

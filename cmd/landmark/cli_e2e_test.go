@@ -266,6 +266,9 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 	if err := write("folds0.yaml", spec+"cv: {folds: 0}\n"); err != nil {
 		return nil, err
 	}
+	if err := write("auto.yaml", strings.Replace(strings.Replace(spec, "task: binary", "task: auto", 1), "gamma: 0.5}", "}", 1)+"grid: {gamma: [0.01, 0.1]}\ncv: {folds: 3}\n"); err != nil {
+		return nil, err
+	}
 	// The models, fitted by the binary.
 	// The tasks are named, so that these fits also run on a binary from
 	// before task inference (LANDMARK_E2E_BIN, to see the cases fail
@@ -276,6 +279,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 		{"fit", "--data", "hs.libsvm", "--task", "binary", "--estimator", "svm", "--gamma", "0.1", "--save", "svm.lmk"},
 		{"fit", "--data", "hs.libsvm", "--task", "binary", "--estimator", "svm", "--gamma", "0.1", "--set", "probability=true", "--save", "svmp.lmk"},
 		{"fit", "--data", "pd.csv", "--task", "multiclass", "--gamma", "1e-4", "--lambda", "1e-3", "--save", "pd.lmk"},
+		{"fit", "--data", "pd.csv", "--task", "multiclass", "--estimator", "svm", "--gamma", "1e-4", "--set", "probability=true", "--save", "pdsvm.lmk"},
 		{"fit", "--data", "cpu.libsvm", "--task", "regression", "--gamma", "0.01", "--lambda", "1e-2", "--scale", "standardize", "--save", "cpu.lmk"},
 	}
 	for _, a := range fits {
@@ -284,6 +288,13 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 		}
 	}
 	return f, nil
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func seq(n int) []int {
@@ -511,6 +522,22 @@ func TestCLIFit(t *testing.T) {
 			stderr: []string{"--data cannot be combined with a SPEC.yaml"}},
 		{name: "spec override checked", args: []string{"fit", "spec.yaml", "--m", "10"}, code: 1,
 			stdout: []string{"override: m 10 (spec: not set)"}, stderr: []string{"m does not apply to krr"}},
+		{name: "run task auto", args: []string{"run", "auto.yaml", "--out", "ra"},
+			stdout: []string{"task: binary (inferred from the labels: 2 distinct labels {-1, 1})"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				b, err := os.ReadFile(filepath.Join(f.dir, "ra", "results.csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A header with the binary metrics (auc) and one row per grid
+				// point, each over the 3 folds.
+				if ls := lines(t, string(b)); len(ls) != 3 || !strings.Contains(ls[0], ",auc_mean,") || !strings.HasPrefix(ls[1], "0,0.01,3,") || !strings.HasPrefix(ls[2], "1,0.1,3,") {
+					t.Errorf("results.csv:\n%s", b)
+				}
+				if !regexp.MustCompile(`task binary;`).Match(must(os.ReadFile(filepath.Join(f.dir, "ra", "summary.md")))) {
+					t.Error("summary.md does not name the inferred task")
+				}
+			}},
 		// folds: 0 is not silently 5.
 		{name: "folds 0 run", args: []string{"run", "folds0.yaml", "--out", "f0"}, code: 1,
 			stderr: []string{"cv.folds: folds = 0, want at least 2 (leave folds out for the default 5)"}},
@@ -617,6 +644,41 @@ func TestCLIPredict(t *testing.T) {
 					t.Fatalf("%d rows of %d columns, want 600 of 10", len(ls), strings.Count(ls[0], ",")+1)
 				}
 				if want := reference(t, filepath.Join(f.dir, "pd.lmk"), outScores, f.pd.X); so != want {
+					t.Error("scores differ from the model applied in process")
+				}
+			}},
+		{name: "multiclass proba", args: []string{"predict", "--model", "pdsvm.lmk", "--data", "pd.csv", "--output", "proba"},
+			stderr: []string{"columns are the probabilities of the classes 0, 1, 2, 3, 4, 5, 6, 7, 8, 9", "600 rows; against the file's targets: accuracy"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				ls := lines(t, so)
+				if len(ls) != 600 {
+					t.Fatalf("%d rows, want 600", len(ls))
+				}
+				for i, l := range ls {
+					var sum float64
+					cells := strings.Split(l, ",")
+					for _, c := range cells {
+						v, _ := strconv.ParseFloat(c, 64)
+						sum += v
+					}
+					// Pairwise coupling (Wu, Lin & Weng) normalizes each
+					// row; ten additions round to within 1e-12.
+					if len(cells) != 10 || math.Abs(sum-1) > 1e-12 {
+						t.Fatalf("row %d: %d probabilities summing to %v", i, len(cells), sum)
+					}
+				}
+				if want := reference(t, filepath.Join(f.dir, "pdsvm.lmk"), outProba, f.pd.X); so != want {
+					t.Error("probabilities differ from the model applied in process")
+				}
+			}},
+		{name: "multiclass one-vs-one scores", args: []string{"predict", "--model", "pdsvm.lmk", "--data", "pd.csv", "--output", "scores"},
+			stderr: []string{"one-vs-one decision values, positive means the second class of the pair, columns 0|1, 0|2,", "8|9"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				ls := lines(t, so)
+				if len(ls) != 600 || strings.Count(ls[0], ",") != 44 {
+					t.Fatalf("%d rows of %d columns, want 600 of 45", len(ls), strings.Count(ls[0], ",")+1)
+				}
+				if want := reference(t, filepath.Join(f.dir, "pdsvm.lmk"), outScores, f.pd.X); so != want {
 					t.Error("scores differ from the model applied in process")
 				}
 			}},
