@@ -3,6 +3,7 @@ package datasets
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -20,6 +21,33 @@ func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []fl
 	}
 	defer in.Close()
 	return in.ReadSparse(ctx, dim)
+}
+
+// ReadLIBSVMTestFile reads a LIBSVM test file for a model fitted on d
+// columns into a CSR matrix with d columns, or more when the file has a
+// non-zero at a column ≥ d: such columns are coordinates in which every
+// training row is zero, which the estimators accept for sparse data as
+// LIBSVM does (model: test-time features). rows and cols count the rows
+// holding such a non-zero and the distinct such columns (see CSR.ForModel),
+// for the caller to report. Errors are those of ReadLIBSVMSparseFile.
+func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	in, err := OpenInput(ctx, path, LIBSVM)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	defer in.Close()
+	return in.ReadTest(ctx, d)
+}
+
+// readLIBSVMTest is ReadLIBSVMTestFile on a stream; unlabelled allows rows
+// without labels (ReadOptions.AllowUnlabelled).
+func readLIBSVMTest(ctx context.Context, r io.Reader, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: unlabelled})
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	x, rows, cols = s.csr(c).ForModel(d)
+	return x, s.labels(), rows, cols, nil
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be

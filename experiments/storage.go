@@ -41,7 +41,7 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 		_, cols := xs.Dims()
-		if xts, yt, err = datasets.ReadLIBSVMSparseFile(ctx, tp, cols); err != nil {
+		if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
@@ -60,6 +60,9 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 		x = xs.ToDense()
 		if xts != nil {
 			xt = xts.ToDense()
+			if r.beyondRows > 0 {
+				xt = xts // columns beyond the training data's: the estimators take them sparse
+			}
 		}
 		return x, y, xt, yt, nil
 	}
