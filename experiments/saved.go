@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -38,7 +38,8 @@ type savedHeader struct {
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
-// and the estimator (model.Save) — so that LoadFit predicts identically.
+// and the estimator (model.Save, streamed) — so that LoadFit predicts
+// identically.
 func (f *FitResult) Save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
 		Features: f.Features, TargetName: f.TargetName, TaskRule: f.TaskRule}
@@ -46,31 +47,32 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	buf.WriteString(savedMagic)
-	buf.Write(b)
-	buf.WriteByte('\n')
-	if err := model.Save(&buf, f.Estimator); err != nil {
+	head := append([]byte(savedMagic), b...)
+	if _, err := w.Write(append(head, '\n')); err != nil {
 		return err
 	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return model.Save(w, f.Estimator)
 }
 
-// SaveFile writes the fit to path atomically (temporary file, fsync, rename).
+// SaveFile writes the fit to path atomically (temporary file, fsync, rename),
+// streaming the model to the file.
 func (f *FitResult) SaveFile(path string, s *Spec) error {
-	var b bytes.Buffer
-	if err := f.Save(&b, s); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return outfile.Write(path, func(w io.Writer) error { return f.Save(w, s) })
 }
 
-// LoadFit reads a fit written by Save. Its Predict takes raw features.
+// LoadFit reads a fit written by Save. Its Predict takes raw features. When
+// r is a file (an io.Seeker model.Load can size, see model.Load) the model is
+// decoded as it is read, not held whole in memory.
 func LoadFit(r io.Reader) (*FitResult, error) {
+	start := int64(-1)
+	if sk, ok := r.(io.Seeker); ok {
+		if at, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			start = at
+		}
+	}
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(savedMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != savedMagic {
@@ -84,7 +86,15 @@ func LoadFit(r io.Reader) (*FitResult, error) {
 	if err := json.Unmarshal(line, &h); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrSaved, err)
 	}
-	est, err := model.Load(br)
+	var mr io.Reader = br
+	if start >= 0 {
+		// Back to the end of the header (bufio read ahead), and the model
+		// straight from r.
+		if _, err := r.(io.Seeker).Seek(start+int64(len(magic)+len(line)), io.SeekStart); err == nil {
+			mr = r
+		}
+	}
+	est, err := model.Load(mr)
 	if err != nil {
 		return nil, err
 	}
