@@ -224,6 +224,12 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 	if part == nil {
 		km := o.KMeans
 		km.K = o.Clusters
+		// k-means's dense centroids are K×d whatever the form of x: plan
+		// them before clustering (wide sparse data).
+		if plan := km.PlanBytes(n, d); o.MaxBytes > 0 && plan > o.MaxBytes {
+			return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes (k-means, %d clusters of %d×%d data) exceeds MaxBytes %d",
+				check.ErrMemory, plan, km.K, n, d, o.MaxBytes)
+		}
 		part, err = km.Fit(ctx, x, rng)
 		if err != nil {
 			return nil, fmt.Errorf("approx: meka: clustering: %w", err)
@@ -390,7 +396,8 @@ func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 		rows = max(rows, 8*int64(len(mem)+1)+12*nnz)
 	}
 	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
-	plan := 8*(n*k+r*r+c*lm*(d+k)+2*n+w*big*(lm+2*k)) + w*rows
+	// The partition's centroids (c×d, dense) are held too.
+	plan := 8*(n*k+r*r+c*lm*(d+k)+c*d+2*n+w*big*(lm+2*k)) + w*rows
 	if m.opt.BasisSolver != nil {
 		// The problems hold a copy of X at once.
 		plan += dataBytes(x)
