@@ -89,7 +89,9 @@ var estimators = []EstimatorEntry{
 		Options: []Option{
 			optC, optCacheBytes, optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
-			optNoShrinking, optTol, optWorkers,
+			optNoShrinking,
+			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
+			optTol, optWorkers,
 		},
 		New: newSVM,
 	},
@@ -193,6 +195,8 @@ func newSVM(c Config) (model.Estimator, error) {
 		MemoryLimit: int64(c.Float("memory_limit", 0)),
 		NoShrinking: c.Bool("no_shrinking", false),
 		Workers:     c.Int("workers", 0),
+		Probability: c.Bool("probability", false),
+		Seed:        c.Seed,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Predictor kinds inside a saved KRR.
@@ -95,7 +96,7 @@ func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 	switch p := p.(type) {
 	case *sparseExpansion:
 		e.String(predExpansion)
-		return encExpansion(e, p.dense())
+		return encKernelSum(e, p.dec.k, p.dec.sv, p.dec.w, p.dec.workers)
 	case *KernelExpansion:
 		e.String(predExpansion)
 		return encExpansion(e, p)
@@ -139,7 +140,7 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 	}
 	switch kind {
 	case predExpansion:
-		return decExpansion(d, dim)
+		return decKernelSum(d, dim)
 	case predFeatures:
 		fm := decNestedMap(d)
 		if d.Err() != nil {
@@ -208,32 +209,62 @@ func decNestedMap(d *binfmt.Dec) approx.FeatureMap {
 	return fm
 }
 
+// encExpansion writes a KernelExpansion (see encKernelSum).
 func encExpansion(e *binfmt.Enc, p *KernelExpansion) error {
-	if err := e.Kernel(p.Kernel); err != nil {
+	return encKernelSum(e, p.Kernel, p.Centers, p.Coef, p.Workers)
+}
+
+// decExpansion reads a kernel expansion that must have dense centers.
+func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
+	p := decKernelSum(d, dim)
+	if d.Err() != nil {
+		return nil
+	}
+	ke, ok := p.(*KernelExpansion)
+	if !ok {
+		d.Fail("kernel expansion with sparse centers")
+		return nil
+	}
+	return ke
+}
+
+// encKernelSum writes a kernel expansion: kernel, centers (dense, or sparse
+// for exact KRR fitted on sparse rows), coefficients and workers.
+func encKernelSum(e *binfmt.Enc, k kernel.Kernel, centers mat.Matrix, coef *mat.Dense, workers int) error {
+	if err := e.Kernel(k); err != nil {
 		return err
 	}
-	e.Dense(p.Centers)
-	e.Dense(p.Coef)
-	e.Int(p.Workers)
+	if err := e.Data(centers); err != nil {
+		return err
+	}
+	e.Dense(coef)
+	e.Int(workers)
 	return nil
 }
 
-func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
+// decKernelSum reads a kernel expansion: a *KernelExpansion when its centers
+// are dense, a *sparseExpansion (as exact KRR's sparse fit builds) when they
+// are sparse, so a loaded model predicts on the same path as the saved one.
+func decKernelSum(d *binfmt.Dec, dim int) KRRPredictor {
 	k := d.Kernel()
 	if d.Err() == nil && k == nil {
 		d.Fail("kernel expansion without a kernel")
 	}
-	c := d.Matrix("centers", -1, dim)
+	c := d.Data("centers", -1, dim)
 	var mc int
 	if c != nil {
-		mc = c.RawMatrix().Rows
+		mc, _ = c.Dims()
 	}
 	coef := d.Matrix("coefficients", mc, -1)
 	w := decNonNeg(d, "workers")
 	if d.Err() != nil {
 		return nil
 	}
-	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
+	if cd, ok := c.(*mat.Dense); ok {
+		return &KernelExpansion{Kernel: k, Centers: cd, Coef: coef, Workers: w}
+	}
+	_, t := coef.Dims()
+	return &sparseExpansion{dec: &svmDecision{k: k, sv: c, w: coef, bias: make([]float64, t), workers: w}}
 }
 
 // Backend kinds inside a saved KRR's configuration.

@@ -470,11 +470,15 @@ type svmPart struct {
 // kernel block engine, K(X, S)·W.
 type svmDecision struct {
 	k       kernel.Kernel
-	sv      mat.Matrix // m×d support vectors (1×d of zeros when empty): *mat.Dense or kernel.Sparse
+	sv      mat.Matrix // m×d support vectors (one row of zeros when empty): *mat.Dense or kernel.Sparse
 	w       *mat.Dense // m×T coefficients α_i y_i
 	bias    []float64
 	empty   bool // no support vector at all: f_t = b_t
 	workers int
+	// rows are the training rows of the support vectors, ascending (nil
+	// when unknown: a decision loaded from a file without them). BKA-SVM's
+	// local decisions are saved as positions among the global ones.
+	rows []int
 }
 
 // newSVMDecision collects the support vectors of parts (rows of x, kept in
@@ -500,10 +504,16 @@ func newSVMDecision(k kernel.Kernel, x mat.Matrix, parts []svmPart, workers int)
 	dec := &svmDecision{k: k, bias: make([]float64, len(parts)), workers: workers}
 	if len(idx) == 0 {
 		dec.empty = true
-		dec.sv = mat.NewDense(1, d, nil)
+		if _, ok := x.(kernel.Sparse); ok {
+			// One empty sparse row: no O(d) row in memory or in a saved file.
+			dec.sv = kernel.NewCSRRows(d, []int{0, 0}, nil, nil)
+		} else {
+			dec.sv = mat.NewDense(1, d, nil)
+		}
 		dec.w = mat.NewDense(1, len(parts), nil)
 	} else {
 		dec.sv = pickRows(x, idx)
+		dec.rows = idx
 		dec.w = mat.NewDense(len(idx), len(parts), nil)
 	}
 	for t, p := range parts {

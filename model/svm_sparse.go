@@ -181,7 +181,11 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		}
 		sp, si, sv = svs.CSR()
 	}
-	return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
+	// The d-float scatter buffer of the sparse × sparse path is per worker,
+	// not per block: with d in the millions it would dominate the memory
+	// the blocks of K need.
+	bufs := make([][]float64, parallel.Workers(dec.workers))
+	return parallel.ForErr(ctx, tasks, dec.workers, func(w, t int) error {
 		r0, r1 := t*chunk, min((t+1)*chunk, n)
 		kb := mat.NewDense(r1-r0, m, nil)
 		idx := make([]int, r1-r0)
@@ -190,7 +194,10 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		}
 		if xs, ok := x.(kernel.Sparse); ok {
 			sc := kernel.NewSparseColumns(dec.k, kernel.SubsetRows(xs, idx))
-			buf, col := make([]float64, d), make([]float64, r1-r0)
+			if bufs[w] == nil {
+				bufs[w] = make([]float64, d)
+			}
+			buf, col := bufs[w], make([]float64, r1-r0)
 			for j := 0; j < m; j++ {
 				sc.Column(col, 0, si[sp[j]:sp[j+1]], sv[sp[j]:sp[j+1]], buf)
 				for r, v := range col {
