@@ -58,6 +58,13 @@
 // stored by their kernel.Spec (type, γ, σ, degree, c₀) and rebuilt with
 // kernel.New; a kernel defined outside package kernel cannot be saved.
 // Feature maps and partitions are nested as complete files of their own.
+// Support vectors (SVM, BKA-SVM) and exact KRR's training rows are stored in
+// the fit's format: sparse rows of a sparse fit as a sparse field, loaded
+// back as sparse rows, so a loaded model predicts on the same path; BKA-SVM's
+// local decision functions give their support vectors as positions among the
+// global ones. Save and SaveFile encode twice (counting, then writing in
+// 64 KiB chunks) and Load and LoadFile decode as they read when the input's
+// size is known (a file, a byte slice), so neither holds the whole file.
 // A payload holds the estimator's configuration, then its fitted state and
 // its Info, so that a loaded estimator refitted on the same data reproduces
 // the saved one. KRR.Approx is saved when it is one of this package's
@@ -66,7 +73,8 @@
 // because they are code or data rather than settings: other samplers and
 // feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
 // Validation, WarmStart and Progress, SVM's and BKASVM's Progress and
-// MemoryLimit (a fit-time cap, added after the format was fixed), BKASVM's
+// MemoryLimit (a fit-time cap, added after the format was fixed), SVM's
+// CacheFloat32 (a fit-time setting, added later too), BKASVM's
 // Solver, and MEKAKRR's CG callback and BasisSolver; a loaded estimator
 // still predicts identically, and a refit uses the defaults for them unless
 // they are set again.

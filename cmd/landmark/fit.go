@@ -87,6 +87,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	default:
 		return nil, fmt.Errorf("%w: need SPEC.yaml, --data FILE or --dataset NAME", errUsage)
 	}
+	if _, err := f.csv.options(); err != nil {
+		return nil, err
+	}
 	put := func(m map[string]any, k string, v any, set bool) {
 		if set {
 			m[k] = v
