@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,6 +88,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	default:
 		return nil, fmt.Errorf("%w: need SPEC.yaml, --data FILE or --dataset NAME", errUsage)
 	}
+	if _, err := f.csv.options(); err != nil {
+		return nil, err
+	}
 	put := func(m map[string]any, k string, v any, set bool) {
 		if set {
 			m[k] = v
@@ -125,6 +129,14 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	wd, _ := os.Getwd()
 	s, err := experiments.Decode(bytes.NewReader(b), wd)
 	if err != nil {
+		var se *experiments.SpecError
+		if errors.As(err, &se) && strings.Contains(se.Msg, "on the command line") {
+			// The message names the flag to set: the built spec, and a
+			// line in it, would be noise.
+			c := *se
+			c.Line = 0
+			return nil, &c
+		}
 		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
 	}
 	return s, nil
