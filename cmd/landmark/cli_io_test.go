@@ -665,6 +665,19 @@ func TestCLIOutputs(t *testing.T) {
 		}
 		fileIs(t, out, "old\n")
 	})
+	t.Run("fit save refused before the fit", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "models"), 0o755)
+		p := writeText(t, dir, "train.libsvm", fx.read(t, "train.libsvm"))
+		for _, save := range []string{"models", "train.libsvm"} {
+			code, so, se := cli(t, dir, nil, nil, "fit", "--data", "train.libsvm", "--task", "regression", "--gamma", "1", "--lambda", "0.001", "--save", save)
+			wantFail(t, 1, []string{"--save", save}, code, se)
+			if strings.Contains(so, "rows ×") {
+				t.Fatalf("--save %s: the fit ran before the refusal:\n%s", save, so)
+			}
+		}
+		fileIs(t, p, fx.read(t, "train.libsvm"))
+	})
 	t.Run("convert onto its input", func(t *testing.T) {
 		dir := t.TempDir()
 		p := writeText(t, dir, "d.libsvm", fx.read(t, "test.libsvm"))

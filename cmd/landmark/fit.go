@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -177,6 +178,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
+	}
+	if *save != "" {
+		// Refused before the fit, not after it: a directory, or the data.
+		// (A missing folder is made when the model is saved.)
+		if _, err := os.Stat(*save); err == nil {
+			if err := outfile.Check(*save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+		}
 	}
 	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {
