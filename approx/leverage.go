@@ -335,7 +335,7 @@ func weightedLandmarks(x mat.Matrix, idx []int, p []float64) *Landmarks {
 	for j, i := range idx {
 		w[j] = 1 / math.Sqrt(p[i])
 	}
-	return &Landmarks{Points: gatherRows(x, idx), Indices: idx, Weights: w}
+	return &Landmarks{Points: landmarkRows(x, idx), Indices: idx, Weights: w}
 }
 
 // levCalibrate returns pᵢ = min(1, c·sᵢ) with c chosen so that Σpᵢ = m (water
@@ -490,7 +490,7 @@ func levSymmetrize(a *mat.Dense) {
 // plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {
 	k       kernel.Kernel
-	pts     *mat.Dense // landmark points (s×d); nil when s = 0
+	pts     mat.Matrix // landmark points (s×d, dense or CSR); nil when s = 0
 	invSqrt []float64  // r_j^{-1/2}
 	l       *mat.Dense // lower triangle: L
 	dinv    []*mat.Dense
@@ -507,7 +507,7 @@ const (
 )
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
-func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64, workers int) (*scoreEstimator, error) {
+func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64, workers int) (*scoreEstimator, error) {
 	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}}
 	s := len(r)
 	if s == 0 {

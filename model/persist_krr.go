@@ -78,6 +78,9 @@ func loadKRR(d *binfmt.Dec) *KRR {
 	if d.Err() != nil {
 		return nil
 	}
+	if e, ok := f.pred.(*KernelExpansion); ok && i.Backend == "nystrom" {
+		i.CenterForm = CenterForm(e.Centers)
+	}
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
 	m.fit = f
 	return m
@@ -184,7 +187,8 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 func mapInputs(fm approx.FeatureMap) (int, bool) {
 	switch m := fm.(type) {
 	case *approx.NystromMap:
-		return m.Landmarks.RawMatrix().Cols, true
+		_, d := m.Landmarks.Dims()
+		return d, true
 	case *approx.RFFMap:
 		return m.Omega.RawMatrix().Cols, true
 	}
@@ -212,7 +216,9 @@ func encExpansion(e *binfmt.Enc, p *KernelExpansion) error {
 	if err := e.Kernel(p.Kernel); err != nil {
 		return err
 	}
-	e.Dense(p.Centers)
+	if err := e.Data(p.Centers); err != nil { // sparse centers as CSR (format version 3)
+		return err
+	}
 	e.Dense(p.Coef)
 	e.Int(p.Workers)
 	return nil
@@ -223,10 +229,10 @@ func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
 	if d.Err() == nil && k == nil {
 		d.Fail("kernel expansion without a kernel")
 	}
-	c := d.Matrix("centers", -1, dim)
+	c := d.Data("centers", -1, dim) // dense (any version) or CSR (version 3)
 	var mc int
-	if c != nil {
-		mc = c.RawMatrix().Rows
+	if d.Err() == nil { // c may be a typed nil after an error
+		mc, _ = c.Dims()
 	}
 	coef := d.Matrix("coefficients", mc, -1)
 	w := decNonNeg(d, "workers")
