@@ -240,7 +240,7 @@ func (e ExactRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m
 	}
 	p := levCalibrate(scores, m)
 	idx := systematicSample(p, m, rng)
-	return weightedLandmarks(x, idx, p), nil
+	return weightedLandmarks(dataOf(xIn), idx, p), nil // rows of sparse X stay CSR
 }
 
 // fixedSizeDeff is the effective dimension targeted when only a sample size s
@@ -263,8 +263,8 @@ func fixedSizeDeff(s int) float64 {
 // constant c (0 means the paper's
 // 16). The sample size is random, about c·d_eff·log(d_eff/δ).
 func SampleByScores(xIn mat.Matrix, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
+	x := dataOf(xIn) // sparse X stays sparse: its kept rows are CSR landmarks
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w", err)
 	}
 	n, _ := x.Dims()

@@ -250,8 +250,11 @@ const falkonSeedStream = 0x66616c6b // "falk"
 
 // Fit trains on x (n×d) and y (targets or class labels). Sparse x
 // (kernel.Sparse, such as datasets.CSR) stays sparse: the K_nM products run
-// on the kernel engine's sparse path and only the sampled centers are dense
-// (M×d); the fitted model is the same as on the dense copy of x.
+// on the kernel engine's sparse path, and the sampled centers are CSR rows
+// (dense only when at least a quarter of their entries are non-zero,
+// kernel.PreferDenseCenters; Info().CenterForm says which), so K_MM and
+// every product run sparse × sparse; the fitted model is the same as on the
+// dense copy of x (same centers, predictions equal to rounding).
 func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	m.fit = nil
 	if xs, ok := xIn.(kernel.Sparse); ok {
