@@ -139,6 +139,9 @@ type MEKAStats struct {
 	PSDFixed            bool    // the MEKA-PSD fix was applied to L
 }
 
+// Kernel returns the kernel MEKA approximates (nil before Fit).
+func (m *MEKA) Kernel() kernel.Kernel { return m.kern }
+
 // MEKA is a fitted Memory Efficient Kernel Approximation
 // G ≈ W L Wᵀ, W = diag(W⁽¹⁾, …, W⁽ᶜ⁾) (rows in cluster order), where each
 // W⁽ˢ⁾ is an orthonormal n_s × k_s basis from Nyström on the diagonal block

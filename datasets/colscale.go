@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
@@ -36,8 +37,35 @@ const (
 type ColumnScaler struct {
 	// Kind is ScaleMaxAbs or ScaleStd.
 	Kind string `json:"kind"`
-	// Factors are the fitted per-column multipliers.
+	// Factors are the fitted per-column multipliers: one per column of the
+	// training data, or, when Columns is set, one per entry of Columns.
 	Factors []float64 `json:"factors"`
+	// Columns, when set, lists the 0-based columns Factors belong to, in
+	// ascending order: the sparse form Fit uses for CSR data with more than
+	// WideColumns columns, holding only the columns with a non-zero
+	// training value, so that the factors take memory ∝ the non-zeros. Every
+	// other column has factor 1 — exactly the factor the dense form gives a
+	// column that is zero on every training row (maxabs and std alike, as
+	// scikit-learn's MaxAbsScaler and StandardScaler(with_mean=False) leave
+	// an all-zero column at scale 1).
+	Columns []int32 `json:"columns,omitempty"`
+	// Dim is the number of columns of the training data (set with Columns).
+	Dim int `json:"dim,omitempty"`
+}
+
+// Factor returns the factor of column j (1 for a column beyond the training
+// data's, a coordinate in which every training row is zero).
+func (c *ColumnScaler) Factor(j int) float64 {
+	if c.Columns != nil {
+		if k, ok := slices.BinarySearch(c.Columns, int32(j)); ok && j <= math.MaxInt32 {
+			return c.Factors[k]
+		}
+		return 1
+	}
+	if j < len(c.Factors) {
+		return c.Factors[j]
+	}
+	return 1
 }
 
 // Fit computes the column factors of x: a *CSR from its non-zeros, any
@@ -51,6 +79,7 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 	}
 	var n, d int
 	var each func(visit func(j int, v float64))
+	var cols []int32 // the sparse form's columns (nil: dense form)
 	if s, ok := x.(*CSR); ok {
 		if s == nil {
 			return fmt.Errorf("%w: X is nil", ErrInput)
@@ -61,10 +90,23 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 				return fmt.Errorf("%w: X has a non-finite value %v at column %d", ErrInput, v, s.Indices[p])
 			}
 		}
-		each = func(visit func(j int, v float64)) {
+		slot := func(p int) int { return int(s.Indices[p]) }
+		if d > WideColumns {
+			// Wide: statistics for the columns with a non-zero only.
+			cols = make([]int32, 0, len(s.Indices))
 			for p, j := range s.Indices {
-				if s.Values[p] != 0 { // stored zeros count as the dense path's zeros
-					visit(int(j), s.Values[p])
+				if s.Values[p] != 0 {
+					cols = append(cols, j)
+				}
+			}
+			slices.Sort(cols)
+			cols = slices.Clip(slices.Compact(cols))
+			slot = func(p int) int { k, _ := slices.BinarySearch(cols, s.Indices[p]); return k }
+		}
+		each = func(visit func(j int, v float64)) {
+			for p, v := range s.Values {
+				if v != 0 { // stored zeros count as the dense path's zeros
+					visit(slot(p), v)
 				}
 			}
 		}
@@ -87,6 +129,10 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 	}
 	if n == 0 || d == 0 {
 		return fmt.Errorf("%w: X is empty", ErrInput)
+	}
+	dim := d
+	if cols != nil {
+		d = len(cols) // the statistics' slots
 	}
 	f := make([]float64, d)
 	switch c.Kind {
@@ -142,13 +188,17 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 			}
 		}
 	}
-	c.Factors = f
+	c.Factors, c.Columns, c.Dim = f, cols, 0
+	if cols != nil {
+		c.Dim = dim
+	}
 	return nil
 }
 
-// Transform returns x with column j multiplied by Factors[j]: a new *CSR
-// for a *CSR (same non-zero structure), else a new *mat.Dense. x must have
-// as many columns as the training data.
+// Transform returns x with column j multiplied by its factor (Factor): a
+// new *CSR for a *CSR (same non-zero structure; any number of columns, those
+// beyond the training data's keep factor 1), else a new *mat.Dense, which
+// must have as many columns as the training data and a dense-form scaler.
 func (c *ColumnScaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 	if c.Factors == nil {
 		return nil, ErrNotFitted
@@ -160,7 +210,19 @@ func (c *ColumnScaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 		if s == nil {
 			return nil, fmt.Errorf("%w: X is nil", ErrInput)
 		}
-		return s.ScaleColumns(c.Factors)
+		if c.Columns == nil && s.cols == len(c.Factors) {
+			return s.ScaleColumns(c.Factors)
+		}
+		// The sparse form, or a CSR with another number of columns (a
+		// test file; a column beyond the training data's has factor 1).
+		out := &CSR{Indptr: slices.Clone(s.Indptr), Indices: slices.Clone(s.Indices), Values: make([]float64, len(s.Values)), rows: s.rows, cols: s.cols}
+		for p, j := range s.Indices {
+			out.Values[p] = s.Values[p] * c.Factor(int(j))
+		}
+		return out, nil
+	}
+	if c.Columns != nil {
+		return nil, fmt.Errorf("%w: a column scaling fitted on wide sparse data (%d columns) applies to sparse data only", ErrInput, c.Dim)
 	}
 	xd := kernel.DenseOf(x)
 	if err := check.Cols(xd, len(c.Factors)); err != nil {

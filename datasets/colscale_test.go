@@ -1,9 +1,12 @@
 package datasets
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -159,10 +162,102 @@ func TestColumnScalerErrors(t *testing.T) {
 	if err := c.Fit(x); err != nil {
 		t.Fatal(err)
 	}
-	wide, _ := NewCSR(1, 3, []int{0, 1}, []int32{2}, []float64{1})
-	for name, in := range map[string]mat.Matrix{"3-column dense": mat.NewDense(1, 3, nil), "3-column CSR": wide, "nil": nil} {
+	for name, in := range map[string]mat.Matrix{"3-column dense": mat.NewDense(1, 3, nil), "nil": nil} {
 		if _, err := c.Transform(in); !errors.Is(err, ErrInput) {
 			t.Errorf("Transform %s: %v", name, err)
+		}
+	}
+	// A CSR test row with a non-zero beyond the 2 training columns: that
+	// column is zero on every training row, factor 1 (maxabs factors here
+	// 1/3 and 1/4).
+	wide, _ := NewCSR(1, 3, []int{0, 3}, []int32{0, 1, 2}, []float64{6, 8, 5})
+	got, err := c.Transform(wide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := got.(*CSR).Values; v[0] != 2 || v[1] != 2 || v[2] != 5 {
+		t.Errorf("3-column CSR scaled to %v, want [2 2 5]", v)
+	}
+}
+
+// TestColumnScalerWide fits both kinds on a CSR with 10⁸ columns, 5 of them
+// used: the sparse form holds the used columns only, its factors are the
+// bits of a fit on the same columns packed next to each other (same visit
+// order), every other column has factor 1, Transform matches, the JSON
+// round trip keeps it, and the whole takes memory ∝ the non-zeros (TotalAlloc
+// under 64 KiB; the dense form would be 7 arrays of 10⁸ float64, 5.6 GB).
+func TestColumnScalerWide(t *testing.T) {
+	const d = 100_000_000
+	cols := []int32{3, 70, 99_999, 5_000_000, d - 1}
+	rng := rand.New(rand.NewPCG(9, 10))
+	n := 30
+	indptr := []int{0}
+	var wi, pi []int32
+	var vals []float64
+	for range n {
+		for k, j := range cols {
+			if rng.Float64() < 0.5 {
+				v := rng.NormFloat64() * 4
+				wi, pi, vals = append(wi, j), append(pi, int32(k)), append(vals, v)
+			}
+		}
+		indptr = append(indptr, len(vals))
+	}
+	wide, err := NewCSR(n, d, indptr, wi, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := NewCSR(n, len(cols), slices.Clone(indptr), pi, slices.Clone(vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{ScaleMaxAbs, ScaleStd} {
+		var a, b ColumnScaler
+		a.Kind, b.Kind = kind, kind
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := a.Fit(wide); err != nil {
+			t.Fatal(err)
+		}
+		tw, err := a.Transform(wide)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("%s: fit and transform of %d non-zeros allocated %d bytes", kind, len(vals), got)
+		}
+		if err := b.Fit(packed); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Columns, cols) || a.Dim != d || len(a.Factors) != len(cols) || b.Columns != nil {
+			t.Fatalf("%s: sparse form columns %v dim %d, %d factors", kind, a.Columns, a.Dim, len(a.Factors))
+		}
+		for k, j := range cols {
+			if math.Float64bits(a.Factors[k]) != math.Float64bits(b.Factors[k]) || a.Factor(int(j)) != b.Factors[k] {
+				t.Errorf("%s column %d: %v, packed %v", kind, j, a.Factors[k], b.Factors[k])
+			}
+		}
+		if a.Factor(0) != 1 || a.Factor(d-2) != 1 || a.Factor(d+5) != 1 {
+			t.Errorf("%s: an unused column's factor is not 1", kind)
+		}
+		tp, err := b.Transform(packed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tw.(*CSR).Values, tp.(*CSR).Values) || !slices.Equal(tw.(*CSR).Indices, wi) {
+			t.Errorf("%s: transformed wide data differ from the packed columns'", kind)
+		}
+		js, err := json.Marshal(&a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back ColumnScaler
+		if err := json.Unmarshal(js, &back); err != nil || !slices.Equal(back.Columns, a.Columns) || back.Dim != d || !slices.Equal(back.Factors, a.Factors) {
+			t.Errorf("%s: JSON round trip %s -> %+v (%v)", kind, js, back, err)
+		}
+		if _, err := a.Transform(mat.NewDense(1, 3, nil)); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: sparse-form factors applied to dense data: %v", kind, err)
 		}
 	}
 }

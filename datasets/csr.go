@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -155,6 +156,11 @@ func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float6
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.csr(d), s.y, nil
+}
+
+// csr assembles the parsed rows into a CSR matrix with d columns.
+func (s *sparseRows) csr(d int) *CSR {
 	n := len(s.y)
 	m := &CSR{Indptr: make([]int, n+1), Indices: make([]int32, s.n), Values: make([]float64, s.n), rows: n, cols: d}
 	copy(m.Indptr, s.start)
@@ -163,5 +169,35 @@ func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float6
 		m.Indices[e] = s.idx[c][o] - 1
 		m.Values[e] = s.val[c][o]
 	}
-	return m, s.y, nil
+	return m
+}
+
+// ForModel returns m read for a model fitted on d columns: m itself with d
+// declared columns when every stored index is below d (a test file whose
+// largest index is smaller than the training file's shares m's arrays), and
+// m unchanged otherwise, together with the number of rows holding a non-zero
+// at a column ≥ d and the number of such distinct columns — coordinates in
+// which every training row is zero, which the estimators accept for sparse
+// data as LIBSVM does. It takes memory ∝ the non-zeros beyond d.
+func (m *CSR) ForModel(d int) (x *CSR, rows, cols int) {
+	var far []int32
+	for i := 0; i < m.rows; i++ {
+		hit := false
+		for _, j := range m.Indices[m.Indptr[i]:m.Indptr[i+1]] {
+			if int(j) >= d {
+				far, hit = append(far, j), true
+			}
+		}
+		if hit {
+			rows++
+		}
+	}
+	if rows == 0 {
+		if m.cols == d {
+			return m, 0, 0
+		}
+		return &CSR{Indptr: m.Indptr, Indices: m.Indices, Values: m.Values, rows: m.rows, cols: d}, 0, 0
+	}
+	slices.Sort(far)
+	return m, rows, len(slices.Compact(far))
 }

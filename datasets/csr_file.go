@@ -3,7 +3,7 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,21 +15,38 @@ import (
 // data, a repeated index within a row included, gives a *ParseError naming
 // the file and line.
 func ReadLIBSVMSparseFile(ctx context.Context, path string, dim int) (*CSR, []float64, error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	br, closeFn, err := decompress(f)
+	defer in.Close()
+	return in.ReadSparse(ctx, dim)
+}
+
+// ReadLIBSVMTestFile reads a LIBSVM test file for a model fitted on d
+// columns into a CSR matrix with d columns, or more when the file has a
+// non-zero at a column ≥ d: such columns are coordinates in which every
+// training row is zero, which the estimators accept for sparse data as
+// LIBSVM does (model: test-time features). rows and cols count the rows
+// holding such a non-zero and the distinct such columns (see CSR.ForModel),
+// for the caller to report. Errors are those of ReadLIBSVMSparseFile.
+func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	in, err := OpenInput(ctx, path, LIBSVM)
 	if err != nil {
-		return nil, nil, withFile(err, path)
+		return nil, nil, 0, 0, err
 	}
-	defer closeFn()
-	x, y, err := ReadLIBSVMSparse(ctx, br, dim)
+	defer in.Close()
+	return in.ReadTest(ctx, d)
+}
+
+// readLIBSVMTest is ReadLIBSVMTestFile on a stream.
+func readLIBSVMTest(ctx context.Context, r io.Reader, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d})
 	if err != nil {
-		return nil, nil, withFile(err, path)
+		return nil, nil, 0, 0, err
 	}
-	return x, y, nil
+	x, rows, cols = s.csr(c).ForModel(d)
+	return x, s.y, rows, cols, nil
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -94,5 +95,35 @@ func TestReadLIBSVMSparseWideIndex(t *testing.T) {
 			!strings.Contains(err.Error(), "2147483647") || !strings.Contains(err.Error(), idx) {
 			t.Errorf("index %s: %v", idx, err)
 		}
+	}
+}
+
+// TestReadLIBSVMTestFile: a test file for a 10-column model keeps 10 columns
+// when its indices stay below (even with no feature at all), and widens to
+// its largest index otherwise, counting the rows and distinct columns beyond
+// the training dimension (rows 1 and 3 use columns 12 and 40, and 12).
+func TestReadLIBSVMTestFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.libsvm")
+	for _, tc := range []struct {
+		text            string
+		cols, rows, far int
+	}{
+		{"1 2:1\n-1 9:2\n", 10, 0, 0},
+		{"1\n-1\n", 10, 0, 0},
+		{"1 2:1\n-1 3:1 12:2\n1 10:1\n1 12:1 40:-1\n", 40, 2, 2},
+	} {
+		os.WriteFile(p, []byte(tc.text), 0o644)
+		x, y, rows, far, err := ReadLIBSVMTestFile(context.Background(), p, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, c := x.Dims(); c != tc.cols || rows != tc.rows || far != tc.far || y[1] != -1 {
+			t.Errorf("%q: %d columns, %d rows and %d columns beyond 10; want %d, %d, %d", tc.text, c, rows, far, tc.cols, tc.rows, tc.far)
+		}
+	}
+	os.WriteFile(p, []byte("1 2:1\n1 3:x\n"), 0o644)
+	if _, _, _, _, err := ReadLIBSVMTestFile(context.Background(), p, 10); !strings.Contains(fmt.Sprint(err), p+": line 2") {
+		t.Errorf("malformed test file: %v", err)
 	}
 }

@@ -34,10 +34,12 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
 	var (
-		names  []string
-		target = -1
-		cols   int
-		xs, ys []float64
+		names     []string
+		target    = -1
+		hint      string // the header guess, said again in an error on that line
+		firstData int
+		cols      int
+		xs, ys    []float64
 	)
 	for first := true; ; first = false {
 		rec, err := cr.Read()
@@ -67,7 +69,14 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, cr.Comma)}
 			}
 			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-			if isHeader(rec, opt.Header) {
+			header, why := isHeader(rec, opt.Header)
+			if opt.Header == HeaderAuto {
+				hint = why
+				if opt.Notify != nil {
+					opt.Notify(fmt.Sprintf("line %d %s", line, why))
+				}
+			}
+			if header {
 				names = make([]string, cols)
 				for j, s := range rec {
 					names[j] = strings.TrimSpace(s)
@@ -80,6 +89,7 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 			if target, err = targetColumn(opt.Target, nil, cols); err != nil {
 				return nil, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
 			}
+			firstData = line
 		}
 		for j, s := range rec {
 			v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
@@ -90,6 +100,9 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				}
 				if strings.TrimSpace(s) == "" {
 					why = "is empty (missing values are not supported)"
+				}
+				if line == firstData && hint != "" {
+					why += " (" + hint + "; --header yes or YAML header: yes if it is a header)"
 				}
 				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
 			}
@@ -123,20 +136,34 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 	return d, nil
 }
 
-// isHeader decides whether the first record is a header.
-func isHeader(rec []string, mode HeaderMode) bool {
+// isHeader decides whether the first record is a header and says why. With
+// HeaderAuto it is a header when no field reads as a number (1e400, out of
+// float64's range, still reads as one: it is an overflow, not a name), so
+// that a headerless first row holding NA or ? is read as data, and fails
+// with its line, rather than vanishing into a header.
+func isHeader(rec []string, mode HeaderMode) (bool, string) {
 	switch mode {
 	case HeaderPresent:
-		return true
+		return true, "is the header (told so)"
 	case HeaderAbsent:
-		return false
+		return false, "is data (told there is no header)"
 	}
+	var nums, texts []string
 	for _, s := range rec {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
-			return true
+		s = strings.TrimSpace(s)
+		if _, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			nums = append(nums, s)
+		} else {
+			texts = append(texts, strconv.Quote(s))
 		}
 	}
-	return false
+	switch {
+	case len(nums) == 0:
+		return true, "read as the header: no field is a number (--header no to read it as data)"
+	case len(texts) == 0:
+		return false, "read as data: every field is a number, so the file has no header (--header yes if it has one)"
+	}
+	return false, fmt.Sprintf("read as data, not as a header: %d of %d fields are numbers (a header has none); not numbers: %s", len(nums), len(rec), strings.Join(texts, ", "))
 }
 
 // targetColumn resolves the Target option against the header names (nil

@@ -3,7 +3,6 @@ package datasets
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 // Format names a text data format.
@@ -32,7 +33,10 @@ const (
 type HeaderMode int
 
 // The header modes. The zero value detects a header: the first record is a
-// header when any of its fields is not a number.
+// header when none of its fields is a number, and data otherwise (so a
+// headerless file whose first row holds NA or ? is an error naming that
+// line, never a row lost to a guessed header). ReadOptions.Notify hears
+// what was decided and why.
 const (
 	HeaderAuto HeaderMode = iota
 	HeaderPresent
@@ -55,6 +59,9 @@ type ReadOptions struct {
 	Comma rune
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
+	// Notify, when set, hears in one line each decision the reader made
+	// on its own (whether a CSV file's first line is a header, and why).
+	Notify func(msg string)
 	// MaxRows, when positive, stops after that many data rows.
 	MaxRows int
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
@@ -71,6 +78,10 @@ type ReadOptions struct {
 	// from the file: they run ahead of the parsed rows by the read buffers
 	// (a few hundred KiB) and reach the size at the end.
 	ProgressBytes func(p ReadProgress)
+
+	// minDim, when positive, is the least number of columns of a LIBSVM
+	// file read without a fixed Dim (ReadLIBSVMTestFile).
+	minDim int
 }
 
 // ReadProgress is what ReadOptions.ProgressBytes reports.
@@ -118,31 +129,32 @@ func FormatOf(path string) (Format, bool) {
 // implies (see FormatOf) or, when the name does not decide (the LIBSVM site's
 // own names, such as a9a or news20.binary.bz2), the one its first data line
 // shows after any gzip or bzip2 compression is undone. An unreadable file or
-// content that fits neither format is an error naming path.
+// content that fits neither format is an error naming path. A stream (a
+// pipe, FIFO or standard input) whose name does not decide is refused: the
+// bytes looked at would be lost to the next reader; open it once with
+// OpenInput, which reads them again.
 func DetectFormat(path string) (Format, error) {
 	if f, ok := FormatOf(path); ok {
 		return f, nil
 	}
-	file, err := os.Open(path)
+	if path == Stdin {
+		return Auto, fmt.Errorf("%w: cannot detect the format of standard input without consuming it (use OpenInput)", ErrInput)
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return Auto, fmt.Errorf("%w: %s is a stream: its format cannot be detected without consuming it (use OpenInput)", ErrInput, path)
+	}
+	in, err := OpenInput(context.Background(), path, Auto)
 	if err != nil {
 		return Auto, err
 	}
-	defer file.Close()
-	br, closeFn, err := decompress(file)
-	if err != nil {
-		return Auto, withFile(err, path)
-	}
-	defer closeFn()
-	f, err := sniff(br)
-	if err != nil {
-		return Auto, withFile(err, path)
-	}
-	return f, nil
+	defer in.Close()
+	return in.Format, nil
 }
 
 // ReadFile reads a LIBSVM or CSV file into a dense dataset named after the
 // file. Gzip and bzip2 compression are detected from the content and undone.
-// Malformed data gives a *ParseError naming the file and line.
+// Malformed data gives a *ParseError naming the file and line. The path "-"
+// is standard input; pipes and FIFOs are read as streams (see OpenInput).
 func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	return ReadFileContext(context.Background(), path, opt)
 }
@@ -150,29 +162,12 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 // ReadFileContext is ReadFile that stops with ctx's error when ctx is
 // cancelled (reading covtype or MNIST takes seconds).
 func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Dataset, error) {
-	f, err := os.Open(path)
+	in, err := OpenInput(ctx, path, opt.Format)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if opt.Comma == 0 && strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".bz2"), ".tsv") {
-		opt.Comma = '\t'
-	}
-	if opt.Format == Auto {
-		opt.Format, _ = FormatOf(path)
-	}
-	var size int64
-	if opt.ProgressBytes != nil {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	d, err := readSized(ctx, f, size, opt)
-	if err != nil {
-		return nil, withFile(err, path)
-	}
-	d.Name = filepath.Base(path)
-	return d, nil
+	defer in.Close()
+	return in.Read(ctx, opt)
 }
 
 // ReadTestFile reads a file meant to be used with a model trained on train:
@@ -221,60 +216,18 @@ func Read(r io.Reader, opt ReadOptions) (*Dataset, error) {
 }
 
 func read(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error) {
-	return readSized(ctx, r, 0, opt)
-}
-
-// readSized is read of an input of size bytes (0: unknown), which
-// ReadOptions.ProgressBytes reports beside the bytes consumed.
-func readSized(ctx context.Context, r io.Reader, size int64, opt ReadOptions) (*Dataset, error) {
-	if pb := opt.ProgressBytes; pb != nil {
-		// Count the bytes taken from the input before any buffering or
-		// decompression, and report them where the readers report rows.
-		cr := &countingReader{r: r}
-		r = cr
-		rows := opt.Progress
-		opt.Progress = func(n int) {
-			if rows != nil {
-				rows(n)
-			}
-			pb(ReadProgress{Rows: n, Bytes: cr.n, Size: size})
-		}
-	}
-	br, closeFn, err := decompress(r)
+	in, err := newInput(r, opt.Format)
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
-	if opt.Format == Auto {
-		opt.Format, err = sniff(br)
-		if err != nil {
-			return nil, err
-		}
-	}
-	switch opt.Format {
-	case LIBSVM:
-		return readLIBSVM(ctx, br, opt)
-	case CSV:
-		return readCSV(ctx, br, opt)
-	}
-	return nil, fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
+	defer in.Close()
+	return in.read(ctx, opt)
 }
 
 // decompress wraps r in a gzip or bzip2 reader when its first bytes say so.
 func decompress(r io.Reader) (*bufio.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	magic, _ := br.Peek(3)
-	switch {
-	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, &ParseError{Msg: "bad gzip stream", Err: err}
-		}
-		return bufio.NewReaderSize(gz, 256<<10), func() { gz.Close() }, nil
-	case len(magic) == 3 && string(magic) == "BZh":
-		return bufio.NewReaderSize(bzip2.NewReader(br), 256<<10), func() {}, nil
-	}
-	return br, func() {}, nil
+	br, closeFn, _, err := decompressFail(r)
+	return br, closeFn, err
 }
 
 // sniff guesses the format from the first data line in the buffer.
@@ -317,8 +270,9 @@ type WriteOptions struct {
 
 // WriteFile writes d to path as LIBSVM or CSV, gzip-compressed when the name
 // ends in .gz (bzip2 cannot be written: the standard library only reads it).
-// The file is written under a temporary name and renamed into place, so a
-// failure never leaves a half-written file at path.
+// A regular file is written under a temporary name and renamed into place,
+// so a failure never leaves a half-written file at path; a symbolic link is
+// written through, a FIFO or device (/dev/stdout) in place.
 func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	if opt.Format == Auto {
 		var ok bool
@@ -360,38 +314,22 @@ func WriteLIBSVMSparseFile(path string, m *CSR, y []float64) error {
 	return writeAtomic(path, func(w io.Writer) error { return WriteLIBSVMSparse(w, m, y) })
 }
 
-// writeAtomic runs write on a temporary file beside path (through gzip when
-// path ends in .gz) and renames it to path; on any error the temporary file
-// is removed and path is untouched.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+// writeAtomic writes what write produces to path (through gzip when path
+// ends in .gz) as outfile.Write does: a regular file is replaced through a
+// temporary file and a rename, a symbolic link written through, a FIFO or
+// device written in place; on any error no temporary file is left and an
+// existing file is untouched.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return outfile.Write(path, write)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	var w io.Writer = tmp
-	var gz *gzip.Writer
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		gz = gzip.NewWriter(tmp)
-		w = gz
-	}
-	if err = write(w); err != nil {
-		return err
-	}
-	if gz != nil {
-		if err = gz.Close(); err != nil {
+	return outfile.Write(path, func(w io.Writer) error {
+		gz := gzip.NewWriter(w)
+		if err := write(gz); err != nil {
 			return err
 		}
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return gz.Close()
+	})
 }
 
 // Open returns a bundled dataset when name is one of Bundled()'s names, and

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -104,6 +105,9 @@ func parseIndex(b []byte) (n int, ok, big bool) {
 func parseFinite(b []byte) (float64, string, error) {
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, "is out of range (beyond ±1.8e308, the float64 limit)", err
+		}
 		return 0, "is not a number", err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -199,12 +203,16 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	line := 0
 	for sc.Scan() {
 		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, bom)
+		}
 		if line%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
 		}
-		got, err := s.parseLine(sc.Bytes(), line, opt.Dim)
+		got, err := s.parseLine(b, line, opt.Dim)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -224,7 +232,7 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	if opt.Progress != nil {
 		opt.Progress(len(s.y))
 	}
-	d := s.maxd
+	d := max(s.maxd, opt.minDim)
 	if opt.Dim > 0 {
 		d = opt.Dim
 	}
@@ -248,7 +256,7 @@ func planDense(n, d int, budget int64) error {
 	need := float64(n) * float64(d) * 8
 	if need > float64(budget) {
 		return fmt.Errorf("%w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
-			ErrInput, n, d, need/1e9, float64(budget)/1e9)
+			check.ErrMemory, n, d, need/1e9, float64(budget)/1e9)
 	}
 	return nil
 }

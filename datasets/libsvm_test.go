@@ -126,7 +126,7 @@ func TestReadLIBSVMMalformed(t *testing.T) {
 		{"empty value", "1 1:", `feature 1: value "" is not a number`},
 		{"NaN value", "1 1:NaN", `feature 1: value "NaN" is not finite`},
 		{"Inf value", "1 2:-Inf", `feature 2: value "-Inf" is not finite`},
-		{"overflowing value", "1 1:1e400", `feature 1: value "1e400" is not a number`},
+		{"overflowing value", "1 1:1e400", `feature 1: value "1e400" is out of range`},
 		{"text label", "yes 1:1", `label "yes" is not a number`},
 		{"multi-label", "1,2 1:1", `label "1,2" is not a number`},
 		{"NaN label", "nan 1:1", `label "nan" is not finite`},

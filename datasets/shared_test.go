@@ -1,12 +1,15 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // sharedFile is one row of ../shared/datasets/MANIFEST.md: the numbers below
@@ -19,6 +22,8 @@ type sharedFile struct {
 	lo, hi float64   // the target range of a regression set
 	large  bool      // only the first rows in tests; BenchmarkReadLarge reads it whole
 	pos    float64   // the fraction of +1 labels, when the MANIFEST gives it
+	sparse bool      // read as CSR (2²⁰ hashed columns: dense would be 21 GB)
+	nnz    float64   // the MANIFEST's non-zeros a row (≈, checked to ±5%), sparse files
 }
 
 var manifest = []sharedFile{
@@ -33,6 +38,8 @@ var manifest = []sharedFile{
 	{name: "satimage.test.libsvm.gz", rows: 2000, dim: 36, labels: []float64{1, 2, 3, 4, 5, 7}},
 	{name: "mnist.train.libsvm.gz", rows: 60000, dim: 784, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, large: true},
 	{name: "mnist.test.libsvm.gz", rows: 10000, dim: 784, labels: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	{name: "manpages.train.libsvm.gz", rows: 2500, dim: 1 << 20, labels: []float64{1, 2, 3, 5, 7, 8}, sparse: true, nnz: 255},
+	{name: "manpages.test.libsvm.gz", rows: 626, dim: 1 << 20, labels: []float64{1, 2, 3, 5, 7, 8}, sparse: true, nnz: 255},
 	{name: "heart_scale.libsvm", rows: 270, dim: 13, labels: []float64{-1, 1}},
 	{name: "winequality-red.csv.gz", rows: 1599, dim: 11, lo: 3, hi: 9},
 	{name: "winequality-white.csv.gz", rows: 4898, dim: 11, lo: 3, hi: 9},
@@ -87,7 +94,13 @@ func TestManifestCoversSharedFolder(t *testing.T) {
 // check reads the file (its first maxRows rows when positive) and compares
 // with the MANIFEST.
 func (m sharedFile) check(path string, maxRows int) error {
-	d, err := ReadFile(path, ReadOptions{Dim: m.dim, MaxRows: maxRows})
+	var d *Dataset
+	var err error
+	if m.sparse {
+		d, err = m.readSparse(path)
+	} else {
+		d, err = ReadFile(path, ReadOptions{Dim: m.dim, MaxRows: maxRows})
+	}
 	if err != nil {
 		return err
 	}
@@ -95,8 +108,12 @@ func (m sharedFile) check(path string, maxRows int) error {
 	if maxRows > 0 {
 		rows = maxRows
 	}
-	if d.Len() != rows || d.Dim() != m.dim {
-		return fmt.Errorf("%d×%d, MANIFEST says %d×%d", d.Len(), d.Dim(), rows, m.dim)
+	dim := d.Dim()
+	if m.sparse {
+		dim = m.dim // checked by readSparse
+	}
+	if d.Len() != rows || dim != m.dim {
+		return fmt.Errorf("%d×%d, MANIFEST says %d×%d", d.Len(), dim, rows, m.dim)
 	}
 	if err := d.Validate(); err != nil {
 		return err
@@ -123,6 +140,24 @@ func (m sharedFile) check(path string, maxRows int) error {
 		return fmt.Errorf("%.4f positive, MANIFEST says %v", f, m.pos)
 	}
 	return nil
+}
+
+// readSparse reads a sparse shared file as CSR, checks its non-zeros a row
+// against the MANIFEST, and returns its labels with a 1-column stand-in X
+// (the checks that follow look at the shape and the labels only).
+func (m sharedFile) readSparse(path string) (*Dataset, error) {
+	x, y, err := ReadLIBSVMSparseFile(context.Background(), path, m.dim)
+	if err != nil {
+		return nil, err
+	}
+	n, c := x.Dims()
+	if c != m.dim {
+		return nil, fmt.Errorf("%d columns, MANIFEST says %d", c, m.dim)
+	}
+	if a := float64(x.NNZ()) / float64(n); math.Abs(a-m.nnz) > 0.05*m.nnz {
+		return nil, fmt.Errorf("%.1f non-zeros a row, MANIFEST says ≈ %v", a, m.nnz)
+	}
+	return &Dataset{X: mat.NewDense(n, 1, nil), Y: y}, nil
 }
 
 // BenchmarkReadLarge reads the two largest shared files whole (covtype:

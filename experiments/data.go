@@ -17,7 +17,7 @@ import (
 // dataset folder (datasets.SharedPath, then a shared/datasets folder beside
 // dir or one of its parents).
 func resolvePath(dir, p string) (string, error) {
-	if filepath.IsAbs(p) {
+	if filepath.IsAbs(p) || p == datasets.Stdin {
 		return p, nil
 	}
 	for _, c := range []string{filepath.Join(dir, p), p} {

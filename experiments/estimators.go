@@ -18,7 +18,7 @@ var allTasks = []string{TaskBinary, TaskMulticlass, TaskRegression}
 var (
 	optLambda    = Option{Name: "lambda", Kind: KindFloat, MinOpen: true, Required: true, Doc: "regularization λ > 0; the penalty is λn (model/doc.go)"}
 	optWorkers   = Option{Name: "workers", Kind: KindInt, HasMin: true, Doc: "goroutines of the kernel engine (0: GOMAXPROCS; results do not depend on it)"}
-	optMemLimit  = Option{Name: "memory_limit", Kind: KindFloat, HasMin: true, Doc: "largest planned peak memory of a fit, bytes (0: no limit)"}
+	optMemLimit  = Option{Name: "memory_limit", Kind: KindFloat, HasMin: true, Bytes: true, Doc: "largest planned peak memory of a fit, bytes or with a unit such as 4G or 512MiB (default: 75% of physical memory; 0: no limit)"}
 	optJitter    = Option{Name: "jitter", Kind: KindFloat, HasMin: true, Doc: "first Cholesky jitter tried, relative to the mean diagonal (0: 1e-10)"}
 	optMaxJitter = Option{Name: "max_jitter", Kind: KindFloat, HasMin: true, Doc: "largest relative Cholesky jitter before giving up (0: 1e-2)"}
 )
@@ -100,7 +100,7 @@ var classTasks = []string{TaskBinary, TaskMulticlass}
 // SVM options shared by svm and bka-svm.
 var (
 	optC           = Option{Name: "c", Kind: KindFloat, MinOpen: true, Doc: "SVM penalty C > 0 (LIBSVM -c; default 1)"}
-	optCacheBytes  = Option{Name: "cache_bytes", Kind: KindFloat, HasMin: true, Doc: "kernel-column cache budget, bytes (0: 200 MB)"}
+	optCacheBytes  = Option{Name: "cache_bytes", Kind: KindFloat, HasMin: true, Bytes: true, Doc: "kernel-column cache budget, bytes (0: 200 MB)"}
 	optMaxIter     = Option{Name: "max_iter", Kind: KindInt, HasMin: true, Doc: "cap on solver iterations (0: the estimator's default)"}
 	optMulticlass  = Option{Name: "multiclass", Kind: KindString, Values: []string{model.OneVsOne, model.OneVsRest}, Doc: "ovo (default) or ovr"}
 	optNoShrinking = Option{Name: "no_shrinking", Kind: KindBool, Doc: "turn the solver's shrinking heuristic off"}

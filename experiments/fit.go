@@ -39,6 +39,11 @@ type FitResult struct {
 	Storage       string
 	Density       float64
 	StorageReason string
+	// BeyondRows and BeyondCols count the test rows (of a LIBSVM test
+	// file) with a non-zero at a column beyond the training dimension, and
+	// the distinct such columns: coordinates in which every training row
+	// is zero, as LIBSVM reads them.
+	BeyondRows, BeyondCols int
 }
 
 // Predict applies the scaling, the estimator and the target scaling to new rows.
@@ -76,6 +81,9 @@ type FitOptions struct {
 	// Progress, when non-nil, receives an EventIteration per solver
 	// iteration.
 	Progress func(Event)
+	// Notify, when non-nil, hears the data reader's own decisions (the CSV
+	// header guess), as Options.Notify.
+	Notify func(msg string)
 }
 
 // FitWith is Fit with options (progress reports).
@@ -90,14 +98,14 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 			}
 		}
 	}
-	r, err := newRunner(s, Options{Progress: opt.Progress})
+	r, err := newRunnerContext(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify})
 	if err != nil {
 		return nil, err
 	}
 	r.start = time.Now()
 	p := s.Grid.Points()[0]
 	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy,
-		ScalingUsed: r.scalingUsed()}
+		ScalingUsed: r.scalingUsed(), BeyondRows: r.beyondRows, BeyondCols: r.beyondCols}
 	_, res.Dim = r.x.Dims()
 	xs := []mat.Matrix{copyX(r.x)}
 	ys := [][]float64{r.y}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 // logName is the results log in the output folder: a header line with the
@@ -38,7 +40,7 @@ func openLog(dir, hash string, fresh bool) (*resultLog, map[string]PointResult, 
 	path := filepath.Join(dir, logName)
 	done := map[string]PointResult{}
 	if fresh {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := removeOutputs(dir); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -84,6 +86,32 @@ func openLog(dir, hash string, fresh bool) (*resultLog, map[string]PointResult, 
 	return l, done, nil
 }
 
+// outputNames are the files a run writes in its folder besides the plots.
+var outputNames = []string{logName, "results.csv", "results.json", "summary.md", "manifest.json"}
+
+// removeOutputs removes a previous run's outputs from dir, the log first
+// (so that an interrupted removal still starts over): the log, the tables,
+// summary.md, manifest.json and the plots (NAME_vs_AXIS.png and .svg).
+// Other files in dir are left alone.
+func removeOutputs(dir string) error {
+	names := append([]string(nil), outputNames...)
+	for _, pat := range []string{"*_vs_*.png", "*_vs_*.svg"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return err
+		}
+		for _, p := range m {
+			names = append(names, filepath.Base(p))
+		}
+	}
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("fresh run: removing the previous run's %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
 func (l *resultLog) writeLine(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -104,37 +132,9 @@ func (l *resultLog) append(p PointResult) error {
 // Close closes the log.
 func (l *resultLog) Close() error { return l.f.Close() }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder that is fsynced and renamed over path, so readers see the old file or
-// the new one, never a part.
+// writeFileAtomic writes data to path as outfile.WriteBytes does: through a
+// temporary file in the same folder that is fsynced and renamed over path,
+// so readers see the old file or the new one, never a part.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return outfile.WriteBytes(path, data)
 }

@@ -1,10 +1,129 @@
 package experiments
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
 	rtmetrics "runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/landmark-ml/landmark/model"
 )
+
+// DefaultMemoryShare is the share of the machine's physical memory that
+// caps a fit's planned peak when the spec sets no memory_limit (and the
+// command line no --memory): three quarters, leaving a quarter for the
+// operating system, the page cache, other processes and what the Go
+// runtime holds beyond the planned live bytes (garbage not yet collected,
+// the goroutine stacks, the binary). With no cap at all a fit whose plan
+// exceeds the machine would start and be killed gigabytes later; at 75%
+// it is refused before allocating, and the refusal says how to raise the
+// cap. memory_limit: 0 lifts the cap.
+const DefaultMemoryShare = 0.75
+
+// fallbackMemory is the physical memory assumed where it cannot be read
+// (no /proc/meminfo: not Linux): 8 GiB, so the default cap is 6 GiB.
+const fallbackMemory = 8 << 30
+
+// PhysicalMemory returns the machine's physical memory in bytes: MemTotal
+// of /proc/meminfo on Linux, and, where that cannot be read, 8 GiB with
+// ok false.
+func PhysicalMemory() (bytes int64, ok bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return fallbackMemory, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, found := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !found {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil || kb <= 0 {
+			break
+		}
+		return kb << 10, true
+	}
+	return fallbackMemory, false
+}
+
+// DefaultMemoryLimit is the cap on a fit's planned peak memory when none is
+// given: DefaultMemoryShare of PhysicalMemory.
+var DefaultMemoryLimit = sync.OnceValue(func() int64 {
+	b, _ := PhysicalMemory()
+	return int64(DefaultMemoryShare * float64(b))
+})
+
+// ParseBytes reads a byte count with an optional unit: K, M, G, T (KB, MB,
+// GB, TB: powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), B for
+// bytes, e.g. "4G", "512MiB", "1000000". It is how --memory and the spec
+// keys memory_limit and cache_bytes read a string.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1},
+	}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("memory %q: want a non-negative byte count such as 4G, 512MiB or 1000000", s)
+	}
+	return int64(v * mult), nil
+}
+
+// memoryLimit is the cap a fit of the spec runs under: its memory_limit
+// (0: none), else DefaultMemoryLimit.
+func (r *runner) memoryLimit() int64 {
+	if r.s.Estimator.Options != nil {
+		if v, ok := r.s.Estimator.Options["memory_limit"]; ok {
+			b, _ := byteOption(v)
+			return int64(b)
+		}
+	}
+	return DefaultMemoryLimit()
+}
+
+// byteOption reads a byte-count option as decoded from YAML: a number, or
+// a string with a unit (ParseBytes).
+func byteOption(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		b, err := ParseBytes(s)
+		return float64(b), err == nil
+	}
+	return toFloat(v)
+}
+
+// memoryHint adds to a refusal for memory (model.ErrMemory) how to raise
+// the cap; other errors pass unchanged.
+func (r *runner) memoryHint(err error) error {
+	if err == nil || !errors.Is(err, model.ErrMemory) {
+		return err
+	}
+	if r.s.Estimator.Options != nil {
+		if _, ok := r.s.Estimator.Options["memory_limit"]; ok {
+			return fmt.Errorf("%w (raise the cap with --memory or the estimator option memory_limit, e.g. 16G; 0 lifts it)", err)
+		}
+	}
+	return fmt.Errorf("%w (the default cap is %.0f%% of this machine's physical memory; raise it with --memory or the estimator option memory_limit, e.g. 16G; 0 lifts it)", err, 100*DefaultMemoryShare)
+}
 
 // heapSample is the runtime metric for bytes held by live and not yet swept
 // heap objects; cheap to read, no stop-the-world.
@@ -67,4 +186,32 @@ func (w *memWatch) Stop() int64 {
 	close(w.stop)
 	w.done.Wait()
 	return int64(w.peak - w.base)
+}
+
+// hasMemoryLimit reports whether the spec's estimator takes memory_limit.
+func (r *runner) hasMemoryLimit() bool {
+	_, ok := r.entry.option("memory_limit")
+	return ok
+}
+
+// readLimit bounds the dense matrices the runner reads or expands: the
+// fit's memory cap (memoryLimit), or 0 for none (then the readers' own
+// default bound applies).
+func (r *runner) readLimit() int64 {
+	if r.s.Approximation != nil {
+		return 0
+	}
+	return r.memoryLimit()
+}
+
+// readError is the spec error for a failed read of the dataset key; a
+// refusal for memory keeps model.ErrMemory and says how to raise the cap.
+func (r *runner) readError(err error, key string) error {
+	if errors.Is(err, model.ErrMemory) {
+		if r.s.Dataset.shifts() {
+			err = fmt.Errorf("%w; scale %s needs dense X, scale std or maxabs keeps a sparse file sparse", err, r.s.Dataset.scale())
+		}
+		return r.memoryHint(fmt.Errorf("%w: dataset %s: %w", ErrSpec, key, err))
+	}
+	return r.s.errAt(err.Error(), "dataset", key)
 }

@@ -49,6 +49,9 @@ type Option struct {
 	// approximation backend ("" for the default); setting an option that
 	// does not apply is an error, never silently ignored.
 	With func(approx string) bool
+	// Bytes makes a numeric option a byte count that may also be written
+	// as a string with a unit, such as "4G" or "512MiB" (ParseBytes).
+	Bytes bool
 	// Values lists the allowed strings of a string option (nil: any).
 	Values []string
 	// Doc is a one-line description with units.
@@ -79,6 +82,15 @@ func (o Option) check(v any) error {
 		f = float64(x)
 	case float64:
 		f = x
+	case string:
+		if !o.Bytes {
+			return fmt.Errorf("%s: want a %s, got %v", o.Name, o.Kind, v)
+		}
+		b, err := ParseBytes(x)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Name, err)
+		}
+		f = float64(b)
 	default:
 		return fmt.Errorf("%s: want a %s, got %v", o.Name, o.Kind, v)
 	}

@@ -30,8 +30,13 @@ var ErrSpecChanged = errors.New("experiments: the output folder holds results of
 type Options struct {
 	// Out is the output folder; default the spec's output, else results/NAME.
 	Out string
-	// Fresh discards results already in the folder instead of resuming.
+	// Fresh discards results already in the folder instead of resuming:
+	// the previous run's log, tables, summary, plots and manifest are
+	// removed before the run starts.
 	Fresh bool
+	// Notify, when non-nil, hears the decisions the data reader made on
+	// its own (whether a CSV file's first line is its header, and why).
+	Notify func(msg string)
 	// Progress, when non-nil, receives an Event per fold started and
 	// finished, solver iteration and finished grid point.
 	Progress func(Event)
@@ -163,6 +168,9 @@ const (
 
 // runner holds one run's resolved state.
 type runner struct {
+	// ctx bounds the data reading (a FIFO waiting for its writer).
+	ctx      context.Context
+	notify   func(string)
 	s        *Spec
 	entry    EstimatorEntry
 	metric   Metric
@@ -176,7 +184,10 @@ type runner struct {
 	// of non-zeros, storageWhy why auto chose it ("" when not auto).
 	storage, storageWhy string
 	density             float64
-	cv                  [][]datasets.Fold // [repeat][fold]
+	// beyondRows and beyondCols count the test rows with a non-zero
+	// beyond the training dimension and the distinct such columns.
+	beyondRows, beyondCols int
+	cv                     [][]datasets.Fold // [repeat][fold]
 	// warm is set when the estimator warm-starts along λ (warm_start: true);
 	// warmPrev holds the previous point's fitted models [repeat][fold].
 	warm     bool
@@ -207,7 +218,7 @@ type runner struct {
 // is refused with ErrSpecChanged unless opt.Fresh is set.
 func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	start := time.Now()
-	r, err := newRunner(s, opt)
+	r, err := newRunnerContext(ctx, s, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -341,13 +352,18 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 }
 
 func newRunner(s *Spec, opt Options) (*runner, error) {
+	return newRunnerContext(context.Background(), s, opt)
+}
+
+// newRunnerContext is newRunner reading the data under ctx.
+func newRunnerContext(ctx context.Context, s *Spec, opt Options) (*runner, error) {
 	if s == nil {
 		return nil, &SpecError{Msg: "nil spec"}
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{s: s, progress: opt.Progress}
+	r := &runner{ctx: ctx, notify: opt.Notify, s: s, progress: opt.Progress}
 	r.repeats = max(s.Repeats, 1)
 	if s.Approximation != nil {
 		if err := r.initApprox(); err != nil {
@@ -427,14 +443,45 @@ func (r *runner) load() error {
 	var x, xt mat.Matrix
 	var y, yt []float64
 	if d.Name == "" {
-		if x, y, xt, yt, err = r.loadSparse(); err != nil {
+		// The training file is opened once: a pipe or FIFO (fit --data
+		// <(…)) cannot be read twice, so the format is settled on the open
+		// input and the sparse or the dense reader takes it.
+		p, err := resolvePath(r.s.dir, d.Path)
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
+		}
+		in, err := datasets.OpenInput(r.ctx, p, datasets.Format(d.Format))
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
+		}
+		defer in.Close()
+		if x, y, xt, yt, err = r.loadSparse(in); err != nil {
 			return err
 		}
-	}
-	switch {
-	case x != nil:
-		// Read sparse by loadSparse; the split and subsampling keep it so.
-	case d.Name != "":
+		if x == nil {
+			opt, err := d.readOptions()
+			if err != nil {
+				return r.s.errAt(err.Error(), "dataset", "delim")
+			}
+			// The dense matrix must fit the fit's memory cap: refused
+			// before it is allocated (a sparse file read dense for
+			// standardize).
+			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
+			if train, err = in.Read(r.ctx, opt); err != nil {
+				return r.readError(err, "path")
+			}
+			if d.TestPath != "" {
+				tp, err := resolvePath(r.s.dir, d.TestPath)
+				if err != nil {
+					return r.s.errAt(err.Error(), "dataset", "test_path")
+				}
+				opt.Format = datasets.Format(d.Format)
+				if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
+					return r.readError(err, "test_path")
+				}
+			}
+		}
+	} else {
 		if d.TestFraction == 0 {
 			train, test, err = datasets.LoadSplit(d.Name)
 		}
@@ -443,24 +490,6 @@ func (r *runner) load() error {
 		}
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "name")
-		}
-	default:
-		opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
-		p, err := resolvePath(r.s.dir, d.Path)
-		if err != nil {
-			return r.s.errAt(err.Error(), "dataset", "path")
-		}
-		if train, err = datasets.ReadFile(p, opt); err != nil {
-			return r.s.errAt(err.Error(), "dataset", "path")
-		}
-		if d.TestPath != "" {
-			tp, err := resolvePath(r.s.dir, d.TestPath)
-			if err != nil {
-				return r.s.errAt(err.Error(), "dataset", "test_path")
-			}
-			if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
-				return r.s.errAt(err.Error(), "dataset", "test_path")
-			}
 		}
 	}
 	if x == nil {
@@ -571,10 +600,16 @@ func (r *runner) config(p Point, n int, seed uint64) Config {
 			c.Options["lambda"] = f / float64(n) // scikit-learn's alpha = λn
 			return
 		}
+		if name == "memory_limit" || name == "cache_bytes" {
+			v, _ = byteOption(v) // "4G" → 4e9 (checked by Validate)
+		}
 		c.Options[name] = v
 	}
 	for _, k := range sortedKeys(r.s.Estimator.Options) {
 		set(k, r.s.Estimator.Options[k])
+	}
+	if _, ok := c.Options["memory_limit"]; !ok && r.hasMemoryLimit() {
+		c.Options["memory_limit"] = float64(DefaultMemoryLimit())
 	}
 	for _, q := range p {
 		if slices.Contains(kernelParams, q.Name) {
@@ -815,7 +850,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
-		return fitScores{}, err
+		return fitScores{}, r.memoryHint(err)
 	}
 	pred, err := est.Predict(xva)
 	t2 := time.Now()

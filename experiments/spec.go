@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
@@ -109,6 +110,12 @@ type DatasetSpec struct {
 	// Target is the CSV target column: a header name or a 0-based index
 	// (negative from the end); default the last column.
 	Target string `yaml:"target,omitempty" json:"target,omitempty"`
+	// Header says whether a CSV file's first line is its header: auto (the
+	// default: a header when none of its fields is a number), yes or no.
+	Header string `yaml:"header,omitempty" json:"header,omitempty"`
+	// Delim is the CSV field delimiter, one character or "tab"; default
+	// ',' (tab for .tsv files).
+	Delim string `yaml:"delim,omitempty" json:"delim,omitempty"`
 	// Standardize scales features to zero mean and unit variance with the
 	// statistics of each fit's training rows (shorthand for scale:
 	// standardize; on sparse storage, unit variance only, as scale: std).
@@ -371,6 +378,12 @@ func (s *Spec) Validate() error {
 	if strings.TrimSpace(s.Name) == "" {
 		return s.errAt("missing name", "name")
 	}
+	if strings.ContainsAny(s.Name, `/\`) || s.Name == "." || s.Name == ".." {
+		return s.errAt(fmt.Sprintf("name %q is not a plain name: it names the results folder results/NAME, which it must not leave (no / or \\, not . or ..; set output: for another folder)", s.Name), "name")
+	}
+	if s.Output != "" && !filepath.IsLocal(s.Output) {
+		return s.errAt(fmt.Sprintf("output %q leaves the working directory: a spec writes below it (a relative path without ..); to write elsewhere pass --out DIR on the command line", s.Output), "output")
+	}
 	if err := s.validateDataset(); err != nil {
 		return err
 	}
@@ -450,6 +463,16 @@ func (s *Spec) validateDataset() error {
 	}
 	if d.Standardize && d.Scale != "" && d.Scale != scaleStandardize {
 		return s.errAt(fmt.Sprintf("standardize: true contradicts scale: %s", d.Scale), "dataset", "scale")
+	}
+	if _, err := d.readOptions(); err != nil {
+		key := "header"
+		if strings.HasPrefix(err.Error(), "delim") {
+			key = "delim"
+		}
+		return s.errAt(err.Error(), "dataset", key)
+	}
+	if (d.Header != "" || d.Delim != "") && d.Format == "libsvm" {
+		return s.errAt("header and delim describe CSV files, not LIBSVM", "dataset", "format")
 	}
 	if d.Target != "" && d.Format == "libsvm" {
 		return s.errAt("target selects a CSV column; LIBSVM files have their target first", "dataset", "target")
@@ -670,4 +693,31 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// readOptions are the CSV reading options the dataset block sets (target,
+// header, delimiter).
+func (d DatasetSpec) readOptions() (datasets.ReadOptions, error) {
+	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
+	switch strings.ToLower(d.Header) {
+	case "", "auto":
+	case "yes", "true":
+		opt.Header = datasets.HeaderPresent
+	case "no", "false":
+		opt.Header = datasets.HeaderAbsent
+	default:
+		return opt, fmt.Errorf("header %q: want auto, yes or no", d.Header)
+	}
+	switch d.Delim {
+	case "":
+	case "tab", `\t`, "\t":
+		opt.Comma = '\t'
+	default:
+		r, size := utf8.DecodeRuneInString(d.Delim)
+		if size != len(d.Delim) || r == utf8.RuneError || r == '\n' || r == '\r' || r == '"' {
+			return opt, fmt.Errorf("delim %q: want one character other than a quote or newline, or tab", d.Delim)
+		}
+		opt.Comma = r
+	}
+	return opt, nil
 }

@@ -1,10 +1,10 @@
 package experiments
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,34 +17,20 @@ func (d DatasetSpec) storage() string {
 	return d.Storage
 }
 
-// loadSparse reads the dataset block's LIBSVM file (and test file) straight
-// into CSR matrices when the storage allows it: sparse, or auto without a
-// scaling that moves zeros (standardize, minmax; maxabs and std keep them).
-// With auto the density decides: at or above SparseDensity
-// the data is converted to dense. It returns a nil x when the data is not a
-// LIBSVM file or storage is dense, leaving the dense reader to it.
-func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
+// loadSparse reads the dataset block's LIBSVM input in (and test file)
+// straight into CSR matrices when the storage allows it: sparse, or auto
+// without a scaling that moves zeros (standardize, minmax; maxabs and std
+// keep them). With auto the density decides: at or above SparseDensity the
+// data is converted to dense. It returns a nil x, leaving in unread for the
+// dense reader, when the data is not LIBSVM or storage is dense.
+func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
 	d := r.s.Dataset
 	st := d.storage()
-	if st == StorageDense || (st == StorageAuto && d.shifts()) {
+	if st == StorageDense || (st == StorageAuto && d.shifts()) || in.Format != datasets.LIBSVM {
 		return nil, nil, nil, nil, nil
 	}
-	p, err := resolvePath(r.s.dir, d.Path)
-	if err != nil {
-		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
-	}
-	f := datasets.Format(d.Format)
-	if f == datasets.Auto {
-		// The content decides when the name does not (a9a, news20.binary).
-		if f, err = datasets.DetectFormat(p); err != nil {
-			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
-		}
-	}
-	if f != datasets.LIBSVM {
-		return nil, nil, nil, nil, nil
-	}
-	ctx := context.Background()
-	xs, y, err := datasets.ReadLIBSVMSparseFile(ctx, p, 0)
+	ctx := r.ctx
+	xs, y, err := in.ReadSparse(ctx, 0)
 	if err != nil {
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
 	}
@@ -55,7 +41,7 @@ func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []fl
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 		_, cols := xs.Dims()
-		if xts, yt, err = datasets.ReadLIBSVMSparseFile(ctx, tp, cols); err != nil {
+		if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
@@ -63,9 +49,20 @@ func (r *runner) loadSparse() (x mat.Matrix, y []float64, xt mat.Matrix, yt []fl
 	if st == StorageAuto && r.density >= SparseDensity {
 		r.storage = StorageDense
 		r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
+		n, c := xs.Dims()
+		if xts != nil {
+			nt, _ := xts.Dims()
+			n += nt
+		}
+		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", d.Path, n, c), 8*int64(n)*int64(c), r.readLimit()); err != nil {
+			return nil, nil, nil, nil, r.memoryHint(err)
+		}
 		x = xs.ToDense()
 		if xts != nil {
 			xt = xts.ToDense()
+			if r.beyondRows > 0 {
+				xt = xts // columns beyond the training data's: the estimators take them sparse
+			}
 		}
 		return x, y, xt, yt, nil
 	}

@@ -137,6 +137,20 @@ type bkaFit struct {
 	info   BKAInfo
 }
 
+// kernel is the fitted kernel (that of the decision functions; nil when
+// there is none).
+func (f *bkaFit) kernel() kernel.Kernel {
+	if f.global != nil {
+		return f.global.k
+	}
+	for _, l := range f.local {
+		if l != nil {
+			return l.k
+		}
+	}
+	return nil
+}
+
 // Fit partitions x, solves the per-cluster duals and collects the support vectors.
 //
 // Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
@@ -380,12 +394,14 @@ func (b *BKASVM) Partition() *approx.Partition {
 // columns of SVM.DecisionFunction, globally or locally as configured.
 //
 // Sparse x is used as it is; a non-zero at a column at or beyond the
-// training dimension is an error.
+// training dimension is a coordinate in which every training row is zero
+// (beyondInput): it adds the same ‖x_out‖² to the distance to every
+// centroid, so the cluster is that of the columns below d.
 func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
-	x, err := exactInput(xIn, nil, b.fit.d)
+	x, scale, err := predictInput(xIn, b.fit.d, b.fit.kernel())
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +411,7 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	}
 	ctx := context.Background()
 	if !local {
-		return b.fit.global.eval(ctx, x)
+		return b.fit.global.evalScaled(ctx, x, scale)
 	}
 	if len(b.fit.local) != len(b.fit.info.ClusterSizes) {
 		return nil, fmt.Errorf("%w: this fitted BKA-SVM has no local decision functions", ErrInput)
@@ -414,7 +430,14 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 		if len(groups[s]) == 0 || b.fit.local[s] == nil {
 			return nil // no support vector in the cluster: f = 0
 		}
-		dec, err := b.fit.local[s].eval(ctx, pickRows(x, groups[s]))
+		var sc []float64
+		if scale != nil {
+			sc = make([]float64, len(groups[s]))
+			for r, i := range groups[s] {
+				sc[r] = scale[i]
+			}
+		}
+		dec, err := b.fit.local[s].evalScaled(ctx, pickRows(x, groups[s]), sc)
 		if err != nil {
 			return err
 		}

@@ -807,8 +807,9 @@ func falkonError(dec *mat.Dense, y []float64, task Task, labels Labels) float64 
 // DecisionFunction returns the raw outputs for the rows of x (n×1 for
 // regression and binary classification, n×classes for multi-class).
 // Sparse x stays sparse; a non-zero at a column at or beyond the training
-// dimension d is an error, while a sparse x that merely declares another
-// number of columns is read as d-dimensional (test files often do).
+// dimension d is a coordinate in which every training row is zero, as in
+// LIBSVM (beyondInput), and a sparse x that merely declares another number
+// of columns is read as d-dimensional (test files often do).
 func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted

@@ -352,26 +352,39 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 // regression and binary classification, n×classes (one-vs-rest scores) for
 // multi-class classification.
 //
-// Sparse x goes to a predictor fitted on sparse data as it is (a non-zero at
-// a column at or beyond the training dimension is an error); other
-// predictors take a dense copy for now.
+// Sparse x goes to a predictor fitted on sparse data as it is; a non-zero
+// at a column at or beyond the training dimension is a coordinate in which
+// every training row is zero, as in LIBSVM (beyondInput; refused by the
+// random-Fourier-feature maps). Other predictors take a dense copy.
 func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
 	if sd, ok := m.fit.pred.(sparseDecider); ok {
-		x, err := exactInput(xIn, nil, m.fit.d)
-		if err != nil {
-			return nil, err
-		}
-		n, _ := x.Dims()
-		dst := mat.NewDense(n, m.fit.pred.Outputs(), nil)
-		if err := sd.decide(context.Background(), dst, x); err != nil {
-			return nil, err
-		}
-		return dst, nil
+		return decideBeyond(m.fit.pred, sd, m.fit.d, predKernel(m.fit.pred), xIn)
 	}
 	return decide(m.fit.pred, m.fit.d, kernel.DenseOf(xIn))
+}
+
+// decideBeyond is the decision of a sparse-capable predictor with kernel k
+// fitted on d columns, for x that may hold non-zeros beyond column d
+// (beyondInput): the predictor runs on the columns below d and its rows
+// are scaled, which only predictors linear in the kernel row allow.
+func decideBeyond(pred KRRPredictor, sd sparseDecider, d int, k kernel.Kernel, xIn mat.Matrix) (*mat.Dense, error) {
+	x, scale, err := predictInput(xIn, d, k)
+	if err != nil {
+		return nil, err
+	}
+	if scale != nil && !linearInKernel(pred) {
+		return nil, fmt.Errorf("%w: X has non-zeros beyond the training dimension %d, which predictor %T cannot take (its features are not kernel columns)", ErrInput, d, pred)
+	}
+	n, _ := x.Dims()
+	dst := mat.NewDense(n, pred.Outputs(), nil)
+	if err := sd.decide(context.Background(), dst, x); err != nil {
+		return nil, err
+	}
+	scaleRows(dst, scale)
+	return dst, nil
 }
 
 // Predict returns predicted targets (regression, first output) or class labels

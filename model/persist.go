@@ -6,10 +6,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -119,39 +119,16 @@ func Unmarshal(b []byte) (Estimator, error) {
 	return est, nil
 }
 
-// SaveFile saves est to path atomically: it writes a temporary file in the
-// same directory, syncs it and renames it over path, so that path never holds
-// a partial model.
-func SaveFile(path string, est Estimator) (err error) {
+// SaveFile saves est to path atomically (outfile.Write): it writes a
+// temporary file in the same directory, syncs it and renames it over path,
+// so that path never holds a partial model; a symbolic link is written
+// through. A new file gets mode 0644 less the umask.
+func SaveFile(path string, est Estimator) error {
 	b, err := Marshal(est)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	// CreateTemp makes the file private (0600); a saved model gets the
-	// usual mode 0644.
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
+	if err := outfile.WriteBytes(path, b); err != nil {
 		return fmt.Errorf("model: save: %w", err)
 	}
 	return nil

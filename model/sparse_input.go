@@ -63,24 +63,18 @@ func rowRange(x mat.Matrix, r0, r1 int) mat.Matrix {
 	return x.(*mat.Dense).Slice(r0, r1, 0, d)
 }
 
-// decideAny is decide for dense or sparse x: sparse x is validated for a
-// model fitted on d columns (exactInput) and handed to the predictor as it
-// is when the predictor takes sparse rows, else as a dense copy.
+// decideAny is decide for dense or sparse x: sparse x goes to a predictor
+// that takes sparse rows as it is, non-zeros beyond column d included
+// (decideBeyond), and to other predictors as a dense copy.
 func decideAny(pred KRRPredictor, d int, xIn mat.Matrix) (*mat.Dense, error) {
+	if sd, ok := pred.(sparseDecider); ok {
+		return decideBeyond(pred, sd, d, predKernel(pred), xIn)
+	}
 	x, err := exactInput(xIn, nil, d)
 	if err != nil {
 		return nil, err
 	}
-	sd, ok := pred.(sparseDecider)
-	if !ok {
-		return decide(pred, d, kernel.DenseOf(x))
-	}
-	n, _ := x.Dims()
-	dst := mat.NewDense(n, pred.Outputs(), nil)
-	if err := sd.decide(context.Background(), dst, x); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return decide(pred, d, kernel.DenseOf(x))
 }
 
 var _ sparseDecider = (*KernelExpansion)(nil)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -183,9 +182,21 @@ func TestFalkonSparseColumnsAndPlan(t *testing.T) {
 	if err := m.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
+	// A non-zero at column d is a coordinate where every training row is
+	// zero: the Gaussian value there is exp(−0.1·1²) times that of the
+	// empty row (TestBeyondTrainingDimension checks the general case).
 	beyond, _ := datasets.NewCSR(2, d+1, []int{0, 1, 2}, []int32{3, int32(d)}, []float64{1, 1})
-	if _, err := m.Predict(beyond); !errors.Is(err, ErrInput) {
+	inside, _ := datasets.NewCSR(2, d, []int{0, 1, 1}, []int32{3}, []float64{1})
+	got, err := m.DecisionFunction(beyond)
+	if err != nil {
 		t.Fatalf("non-zero at column %d of a %d-column model: %v", d, d, err)
+	}
+	base, err := m.DecisionFunction(inside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.At(0, 0) != base.At(0, 0) || math.Abs(got.At(1, 0)-math.Exp(-0.1)*base.At(1, 0)) > 1e-15*math.Abs(base.At(1, 0)) {
+		t.Fatalf("beyond d: %v, want %v and exp(−0.1)·%v", mat.Col(nil, 0, got), base.At(0, 0), base.At(1, 0))
 	}
 	narrow, _ := datasets.NewCSR(1, d, []int{0, 2}, []int32{3, 7}, []float64{1, -2})
 	wide, _ := datasets.NewCSR(1, d+10, []int{0, 2}, []int32{3, 7}, []float64{1, -2})

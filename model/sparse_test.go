@@ -237,8 +237,11 @@ func TestSVMSparseBadInput(t *testing.T) {
 	if err := s.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
+	// A non-zero beyond the training dimension is accepted (a coordinate
+	// where every training row is zero; TestBeyondTrainingDimension checks
+	// the values).
 	wide, _ := datasets.NewCSR(2, 25, []int{0, 1, 2}, []int32{3, 21}, []float64{1, 1})
-	if _, err := s.Predict(wide); !errors.Is(err, ErrInput) {
+	if _, err := s.Predict(wide); err != nil {
 		t.Fatalf("non-zero at column 21 of a 20-column model: %v", err)
 	}
 	wideOK, _ := datasets.NewCSR(2, 25, []int{0, 1, 1}, []int32{3}, []float64{1})
@@ -363,8 +366,19 @@ func TestKRRSparseMatchesDense(t *testing.T) {
 	if err := sp.Fit(context.Background(), x, yr); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sp.Predict(wide); !errors.Is(err, ErrInput) {
+	// Column 45 is zero on every training row: the Gaussian values are
+	// exp(−0.1·1²) times those of the empty row.
+	got, err := sp.DecisionFunction(wide)
+	if err != nil {
 		t.Fatalf("non-zero at column 45 of a 40-column model: %v", err)
+	}
+	empty, _ := datasets.NewCSR(1, 40, []int{0, 0}, nil, nil)
+	base, err := sp.DecisionFunction(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.At(0, 0)-math.Exp(-0.1)*base.At(0, 0)) > 1e-15*math.Abs(base.At(0, 0)) {
+		t.Fatalf("beyond d: %v, want exp(−0.1)·%v", got.At(0, 0), base.At(0, 0))
 	}
 }
 

@@ -400,16 +400,17 @@ func (s *SVM) Classes() []float64 {
 // (a, b) of class indices a < b in order (0,1), (0,2), …, (1,2), … for
 // one-vs-one (positive means b), one column per class for one-vs-rest.
 // Sparse x is used as it is; a non-zero at a column at or beyond the training
-// dimension is an error.
+// dimension is a coordinate in which every training row is zero, as in
+// LIBSVM (beyondInput).
 func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
-	x, err := exactInput(xIn, nil, s.fit.d)
+	x, scale, err := predictInput(xIn, s.fit.d, s.fit.dec.k)
 	if err != nil {
 		return nil, err
 	}
-	return s.fit.dec.eval(context.Background(), x)
+	return s.fit.dec.evalScaled(context.Background(), x, scale)
 }
 
 // Predict returns the predicted class label of each row of x.
@@ -517,6 +518,12 @@ func newSVMDecision(k kernel.Kernel, x mat.Matrix, parts []svmPart, workers int)
 }
 
 func (dec *svmDecision) eval(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return dec.evalScaled(ctx, x, nil)
+}
+
+// evalScaled is eval with row i of K(x, SV)·W multiplied by scale[i] before
+// the bias is added (nil: no scaling; see beyondInput).
+func (dec *svmDecision) evalScaled(ctx context.Context, x mat.Matrix, scale []float64) (*mat.Dense, error) {
 	n, _ := x.Dims()
 	_, t := dec.w.Dims()
 	out := mat.NewDense(n, t, nil)
@@ -533,6 +540,7 @@ func (dec *svmDecision) eval(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 				return nil, err
 			}
 		}
+		scaleRows(out, scale)
 	}
 	for i := range n {
 		row := out.RawRowView(i)

@@ -407,30 +407,35 @@ type approxData struct {
 // set (--dense, or a scaling that fills in zeros, which denseWhy names); a
 // bundled set or another format dense.
 func readApproxData(ctx context.Context, name string, dense bool, denseWhy string) (approxData, error) {
-	_, bundled := datasets.Lookup(name)
-	f := datasets.Auto
-	if !bundled && !dense {
-		// The content decides when the name does not (a9a, news20.binary.bz2).
-		var err error
-		if f, err = datasets.DetectFormat(name); err != nil {
+	dsApprox := func(ds *datasets.Dataset, why string) approxData {
+		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: nonZeroShare(ds.X), why: why}
+	}
+	if _, bundled := datasets.Lookup(name); bundled {
+		ds, err := datasets.Load(name)
+		if err != nil {
 			return approxData{}, err
 		}
+		return dsApprox(ds, "auto: bundled sets are dense"), nil
 	}
-	if bundled || dense || f != datasets.LIBSVM {
-		ds, err := datasets.Open(name, datasets.ReadOptions{})
+	// Opened once: a pipe cannot be read twice, so the format found on the
+	// open input (the name's, else the content's) picks the reader.
+	in, err := datasets.OpenInput(ctx, name, datasets.Auto)
+	if err != nil {
+		return approxData{}, err
+	}
+	defer in.Close()
+	if dense || in.Format != datasets.LIBSVM {
+		ds, err := in.Read(ctx, datasets.ReadOptions{})
 		if err != nil {
 			return approxData{}, err
 		}
 		why := "auto: not a LIBSVM file"
-		switch {
-		case bundled:
-			why = "auto: bundled sets are dense"
-		case dense:
+		if dense {
 			why = denseWhy
 		}
-		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: nonZeroShare(ds.X), why: why}, nil
+		return dsApprox(ds, why), nil
 	}
-	xs, _, err := datasets.ReadLIBSVMSparseFile(ctx, name, 0)
+	xs, _, err := in.ReadSparse(ctx, 0)
 	if err != nil {
 		return approxData{}, err
 	}

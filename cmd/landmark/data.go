@@ -16,6 +16,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
 const dataUsage = `Usage:
@@ -58,14 +59,22 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type readFlags struct {
 	format, target, delim, header string
 	dim                           int
+	// notify, when set, becomes ReadOptions.Notify.
+	notify func(string)
 }
 
 func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
+	r.registerCSV(fs)
+	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+}
+
+// registerCSV registers the CSV flags alone (fit, predict and run have
+// their own --format).
+func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
-	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto, yes or no")
-	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
 }
 
 func parseDelim(s string) (rune, error) {
@@ -84,6 +93,9 @@ func parseDelim(s string) (rune, error) {
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
 	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim}
+	if r.notify != nil {
+		opt.Notify = r.notify
+	}
 	switch strings.ToLower(r.format) {
 	case "":
 	case "libsvm", "svmlight", "svm":
@@ -108,6 +120,12 @@ func (r *readFlags) options() (datasets.ReadOptions, error) {
 	var err error
 	opt.Comma, err = parseDelim(r.delim)
 	return opt, err
+}
+
+// noteTo returns a ReadOptions.Notify that prints the reader's decisions
+// (the CSV header guess) on w.
+func noteTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "landmark: %s\n", msg) }
 }
 
 // parseDataArgs parses flags that may come before, between or after the
@@ -180,6 +198,7 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -251,15 +270,14 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // non-zeros, whatever the largest index); other data are read dense.
 func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (datasets.Summary, *datasets.Info, error) {
 	if _, ok := datasets.Lookup(name); !ok {
-		f := opt.Format
-		if f == datasets.Auto {
-			var err error
-			if f, err = datasets.DetectFormat(name); err != nil {
-				return datasets.Summary{}, nil, err
-			}
+		// Opened once, so that a pipe or standard input loses no row.
+		in, err := datasets.OpenInput(ctx, name, opt.Format)
+		if err != nil {
+			return datasets.Summary{}, nil, err
 		}
-		if f == datasets.LIBSVM {
-			x, y, err := datasets.ReadLIBSVMSparseFile(ctx, name, opt.Dim)
+		defer in.Close()
+		if in.Format == datasets.LIBSVM {
+			x, y, err := in.ReadSparse(ctx, opt.Dim)
 			if err != nil {
 				return datasets.Summary{}, nil, err
 			}
@@ -269,6 +287,15 @@ func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (
 			}
 			return s, nil, nil
 		}
+		d, err := in.Read(ctx, opt)
+		if err != nil {
+			return datasets.Summary{}, nil, err
+		}
+		s, err := datasets.Summarize(d)
+		if err != nil {
+			return s, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return s, nil, nil
 	}
 	d, info, err := openData(ctx, name, opt)
 	if err != nil {
@@ -296,6 +323,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return fmt.Errorf("%w: data convert takes IN and OUT, got %d arguments", errUsage, len(pos))
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err
@@ -316,6 +344,10 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
 		return err
 	}
+	// Refuse OUT = IN (or a directory) before reading anything.
+	if err := outfile.Check(pos[1], pos[0]); err != nil {
+		return err
+	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
@@ -324,6 +356,19 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if pg != nil {
 		pg.line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], fmtDuration(time.Since(t0)))
+	}
+	if pos[1] == "-" {
+		// Standard output: the data alone, the summary on stderr.
+		if wopt.Format == datasets.LIBSVM {
+			err = datasets.WriteLIBSVM(stdout, d)
+		} else {
+			err = datasets.WriteCSV(stdout, d, wopt.Comma)
+		}
+		if err != nil {
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote stdout: %d rows × %d features\n", d.Len(), d.Dim())
+		return nil
 	}
 	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
 		if errors.Is(err, datasets.ErrInput) {
@@ -388,6 +433,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
 	}
+	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
 		return err

@@ -47,6 +47,8 @@ type specFlags struct {
 	standardize                                                      bool
 	seed                                                             uint64
 	set                                                              setFlags
+	// csv holds --target, --delim and --header (YAML target, delim, header).
+	csv readFlags
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
@@ -54,7 +56,8 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dataset, "dataset", "", "bundled dataset name (instead of --data)")
 	fs.StringVar(&f.testData, "test-data", "", "test data file")
 	fs.Float64Var(&f.testFraction, "test-fraction", 0, "hold out this fraction as the test set")
-	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name)")
+	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name, else the content)")
+	f.csv.registerCSV(fs)
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
@@ -94,6 +97,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "test_path", f.testData, f.testData != "")
 	put(ds, "test_fraction", f.testFraction, f.testFraction != 0)
 	put(ds, "format", f.format, f.format != "")
+	put(ds, "target", f.csv.target, f.csv.target != "")
+	put(ds, "delim", f.csv.delim, f.csv.delim != "")
+	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)
 	put(ds, "scale", f.scale, f.scale != "")
@@ -159,7 +165,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
-	var fopt experiments.FitOptions
+	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.event
 		defer p.done()
@@ -180,6 +186,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
+			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
 		})
 	}
 	setting := res.Point.Key()
@@ -190,6 +197,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
+	}
+	if res.BeyondRows > 0 {
+		fmt.Fprintln(stdout, "test data: "+beyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
@@ -239,6 +249,12 @@ func estimatorCenters(est model.Estimator) string {
 		return ""
 	}
 	return "centers " + form
+}
+
+// beyondLine says that rows rows of a test file have non-zeros in cols
+// columns beyond the training dimension d.
+func beyondLine(rows, cols, d int) string {
+	return fmt.Sprintf("%d rows have non-zeros in %d columns beyond the training dimension %d (zero on every training row, as LIBSVM reads them)", rows, cols, d)
 }
 
 func scoreLine(s []experiments.Summary) string {

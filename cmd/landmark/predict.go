@@ -5,22 +5,23 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"gonum.org/v1/gonum/mat"
 )
 
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "--model FILE --data FILE [--out FILE]", stderr)
+	fs := newFlags("predict", "--model FILE --data FILE|- [--out FILE|-]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
-	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit)")
-	format := fs.String("format", "", "data format: libsvm or csv (default from the file name)")
-	out := fs.String("out", "", "write the predictions here, one per line (default stdout)")
+	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input)")
+	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
+	out := fs.String("out", "", "write the predictions here, one per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
+	var rf readFlags
+	rf.registerCSV(fs)
 	prog := addProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
@@ -28,34 +29,49 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *modelPath == "" || *data == "" {
 		return fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
 	}
+	rf.format, rf.notify = *format, noteTo(stderr)
+	ropt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	// The output is checked before any work: not a directory, not the
+	// data or the model.
+	if *out != "" {
+		if err := outfile.Check(*out, *data, *modelPath); err != nil {
+			return err
+		}
+	}
 	pg, t0 := newProgress(*prog, false, stderr), time.Now()
 	fit, err := experiments.LoadFitFile(*modelPath)
 	if err != nil {
 		return err
 	}
+	// The data is opened once (a pipe or standard input cannot be read
+	// twice): its format comes from --format, the name or the content.
+	in, err := datasets.OpenInput(ctx, *data, ropt.Format)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	// A LIBSVM file for a model without feature scaling, or with one that
 	// keeps zeros (maxabs, std), is read sparse and kept so below the
 	// density at which fit keeps data sparse.
-	f := datasets.Format(*format)
-	if f == datasets.Auto {
-		// The content decides when the name does not (a9a, news20.binary).
-		if f, err = datasets.DetectFormat(*data); err != nil {
-			return err
-		}
-	}
 	var x mat.Matrix
 	var y []float64
-	if f == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, err := datasets.ReadLIBSVMSparseFile(ctx, *data, fit.Dim)
+	if in.Format == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
+		xs, ys, rows, cols, err := in.ReadTest(ctx, fit.Dim)
 		if err != nil {
 			return err
 		}
 		x, y = xs, ys
-		if xs.Density() >= experiments.SparseDensity {
+		if rows > 0 {
+			fmt.Fprintf(stderr, "%s: %s\n", *data, beyondLine(rows, cols, fit.Dim))
+		} else if xs.Density() >= experiments.SparseDensity {
 			x = xs.ToDense()
 		}
 	} else {
-		d, err := datasets.ReadFileContext(ctx, *data, datasets.ReadOptions{Format: f, Dim: fit.Dim})
+		ropt.Dim = fit.Dim
+		d, err := in.Read(ctx, ropt)
 		if err != nil {
 			return err
 		}
@@ -77,10 +93,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		b.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
 		b.WriteByte('\n')
 	}
-	if *out == "" {
+	if *out == "" || outfile.IsStdout(*out) {
 		_, err = stdout.Write(b.Bytes())
 	} else {
-		err = writeAtomic(*out, b.Bytes())
+		err = outfile.WriteBytes(*out, b.Bytes())
 	}
 	if err != nil {
 		return err
@@ -142,27 +158,4 @@ func predictBatches(fit *experiments.FitResult, x mat.Matrix, pg *progress) ([]f
 		}
 	}
 	return pred, nil
-}
-
-// writeAtomic writes data to path through a synced temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

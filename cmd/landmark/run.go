@@ -59,6 +59,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dense := fs.Bool("dense", false, denseUsage)
 	var mem memoryFlag
 	fs.Var(&mem, "memory", memoryUsage)
+	var csv readFlags
+	csv.registerCSV(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -77,13 +79,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := applyCSV(spec, csv, given, stderr); err != nil {
+		return err
+	}
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
 	if *smoke {
 		spec = spec.Smoke()
 	}
-	opt := experiments.Options{Out: *out, Fresh: *fresh, Version: version}
+	opt := experiments.Options{Out: *out, Fresh: *fresh, Version: version, Notify: noteTo(stderr)}
 	if p := newProgress(*prog, *quiet, stderr); p != nil {
 		opt.Progress = p.event
 		defer p.done()
@@ -113,6 +120,26 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	printResult(stdout, res)
 	printPaper(stdout, res)
 	return nil
+}
+
+// applyCSV sets the spec's dataset target, delim and header from the
+// command line's --target, --delim and --header (those given), saying on stderr which
+// values of the spec they override, and checks the result as a spec.
+func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr io.Writer) error {
+	d := &spec.Dataset
+	for _, o := range []struct {
+		flag, val string
+		dst       *string
+	}{{"target", f.target, &d.Target}, {"delim", f.delim, &d.Delim}, {"header", f.header, &d.Header}} {
+		if !given[o.flag] || o.val == *o.dst {
+			continue
+		}
+		if *o.dst != "" {
+			fmt.Fprintf(stderr, "landmark: --%s %s overrides the spec's dataset %s: %s\n", o.flag, o.val, o.flag, *o.dst)
+		}
+		*o.dst = o.val
+	}
+	return spec.Validate()
 }
 
 // printPaper prints the spec's paper figures and claims beside the run's.

@@ -1,0 +1,248 @@
+//go:build unix
+
+package datasets
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bigLIBSVM is n rows "i 1:i 2:2i", more than the 64 KiB the format sniffer
+// looks at once n is above a few thousand.
+func bigLIBSVM(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "%d 1:%d 2:%d\n", i%2, i, 2*i)
+	}
+	return b.Bytes()
+}
+
+func gz(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestOpenInputFIFOReadsEveryRow feeds a FIFO whose name says nothing of
+// the format: the sniffed bytes must be read again, so every one of the
+// 20,000 rows (about 360 KB, over five times the sniffer's look-ahead)
+// arrives, dense and sparse, plain and gzip.
+func TestOpenInputFIFOReadsEveryRow(t *testing.T) {
+	const n = 20000
+	plain := bigLIBSVM(n)
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		sparse bool
+	}{{"plain dense", plain, false}, {"gzip dense", gz(t, plain), false}, {"plain sparse", plain, true}, {"gzip sparse", gz(t, plain), true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "data")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skip("no FIFOs here:", err)
+			}
+			errc := make(chan error, 1)
+			go func() {
+				f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					errc <- err
+					return
+				}
+				_, err = f.Write(tc.data)
+				f.Close()
+				errc <- err
+			}()
+			in, err := OpenInput(context.Background(), fifo, Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			if in.Format != LIBSVM || !in.Stream {
+				t.Fatalf("format %q stream %v, want libsvm and a stream", in.Format, in.Stream)
+			}
+			var rows int
+			var y []float64
+			var last float64
+			if tc.sparse {
+				x, ys, err := in.ReadSparse(context.Background(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, y, last = len(ys), ys, x.ToDense().At(n-1, 1)
+			} else {
+				d, err := in.Read(context.Background(), ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, y, last = d.Len(), d.Y, d.X.At(n-1, 1)
+			}
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+			// Row i is "i%2 1:i 2:2i": the first row's label is 0 and the
+			// last row's second feature 2(n−1).
+			if rows != n || y[0] != 0 || y[1] != 1 || last != 2*(n-1) {
+				t.Fatalf("got %d rows, y[0:2] = %v, last x₂ = %g; want %d, [0 1], %d", rows, y[:2], last, n, 2*(n-1))
+			}
+			if _, err := in.Read(context.Background(), ReadOptions{}); !errors.Is(err, ErrInput) {
+				t.Fatalf("second read of a stream: err = %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+// TestOpenInputFIFOCancel: a FIFO with no writer blocks the open; the
+// context's cancellation must end the wait.
+func TestOpenInputFIFOCancel(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "nowriter.libsvm")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := ReadFileContext(ctx, fifo, ReadOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	// A writer that connects but sends nothing blocks the read instead.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	w := make(chan *os.File, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			w <- f
+		}
+	}()
+	time.AfterFunc(100*time.Millisecond, cancel2)
+	_, err = ReadFileContext(ctx2, fifo, ReadOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("blocked read: err = %v, want context.Canceled", err)
+	}
+	(<-w).Close()
+}
+
+// TestTruncatedGzip cuts a gzip file at every 97th byte and in its trailer: each cut must be
+// reported as truncated compressed data (ErrTruncated), never as a parse
+// error on a line of the cut-off text.
+func TestTruncatedGzip(t *testing.T) {
+	full := gz(t, bigLIBSVM(3000))
+	dir := t.TempDir()
+	var cuts []int
+	for cut := 2; cut < len(full); cut += 97 { // two bytes make the gzip magic
+		cuts = append(cuts, cut)
+	}
+	// Inside the 8-byte trailer (CRC-32 and size) too.
+	cuts = append(cuts, len(full)-8, len(full)-5, len(full)-1)
+	for _, cut := range cuts {
+		p := filepath.Join(dir, "cut.libsvm.gz")
+		if err := os.WriteFile(p, full[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(p, ReadOptions{})
+		if !errors.Is(err, ErrTruncated) || strings.Contains(err.Error(), "line") || !strings.Contains(err.Error(), p) {
+			t.Fatalf("cut at %d of %d: err = %v, want ErrTruncated naming the file and no line", cut, len(full), err)
+		}
+		if _, _, err := ReadLIBSVMSparseFile(context.Background(), p, 0); !errors.Is(err, ErrTruncated) {
+			t.Fatalf("sparse, cut at %d: err = %v, want ErrTruncated", cut, err)
+		}
+	}
+}
+
+// TestBOMEverywhere: a UTF-8 byte order mark before LIBSVM or CSV data is
+// skipped, whether the format is named, sniffed, or the data gzip'd.
+func TestBOMEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text string }{
+		{"a.libsvm", "\ufeff1 1:2 2:3\n-1 2:4\n"},
+		{"a", "\ufeff1 1:2 2:3\n-1 2:4\n"},
+		{"b.csv", "\ufeffx1,x2,y\n2,3,1\n0,4,-1\n"},
+		{"b", "\ufeffx1,x2,y\n2,3,1\n0,4,-1\n"},
+	} {
+		for _, z := range []bool{false, true} {
+			p := filepath.Join(dir, tc.name)
+			b := []byte(tc.text)
+			if z {
+				p += ".gz"
+				b = gz(t, b)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d, err := ReadFile(p, ReadOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if d.Len() != 2 || d.X.At(0, 0) != 2 || d.X.At(1, 1) != 4 || d.Y[1] != -1 {
+				t.Fatalf("%s: rows %d, X %v, y %v", p, d.Len(), d.X.RawMatrix().Data, d.Y)
+			}
+		}
+	}
+	if _, err := ReadLIBSVM(strings.NewReader("\ufeff1 1:2\n"), 0); err != nil {
+		t.Fatalf("ReadLIBSVM with a BOM: %v", err)
+	}
+}
+
+// TestHeaderGuess: the first line is a header only when none of its fields
+// is a number; a first row with NA, ? or 1e400 is data, and fails naming
+// line 1; every decision is told to Notify.
+func TestHeaderGuess(t *testing.T) {
+	for _, tc := range []struct {
+		text, want, note string
+		rows             int
+	}{
+		{"a,b,y\n1,2,3\n", "", "read as the header", 1},
+		{"1,2,3\n4,5,6\n", "", "every field is a number", 2},
+		{"NA,2,3\n4,5,6\n", `line 1: column 0: value "NA" is not a number (read as data`, `not numbers: "NA"`, 0},
+		{"1,?,3\n4,5,6\n", `line 1: column 1: value "?" is not a number`, "2 of 3 fields are numbers", 0},
+		{"1e400,2,3\n4,5,6\n", `line 1: column 0: value "1e400" is out of range`, "every field is a number", 0},
+	} {
+		var notes []string
+		d, err := Read(strings.NewReader(tc.text), ReadOptions{Format: CSV, Notify: func(s string) { notes = append(notes, s) }})
+		if tc.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrFormat) {
+				t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)
+			}
+		} else if err != nil || d.Len() != tc.rows {
+			t.Errorf("%q: err %v, rows %v, want %d", tc.text, err, d, tc.rows)
+		}
+		if len(notes) != 1 || !strings.Contains(notes[0], tc.note) {
+			t.Errorf("%q: notes %q, want one with %q", tc.text, notes, tc.note)
+		}
+	}
+	// Told the mode, the reader does not explain itself.
+	var notes []string
+	if _, err := Read(strings.NewReader("1,2,3\n"), ReadOptions{Format: CSV, Header: HeaderAbsent, Notify: func(s string) { notes = append(notes, s) }}); err != nil || notes != nil {
+		t.Errorf("header no: err %v, notes %q", err, notes)
+	}
+}
+
+// TestDetectFormatRefusesStreams: detecting a stream's format would eat
+// the bytes looked at, so DetectFormat refuses unless the name decides.
+func TestDetectFormatRefusesStreams(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "data")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if _, err := DetectFormat(fifo); !errors.Is(err, ErrInput) {
+		t.Fatalf("err = %v, want ErrInput", err)
+	}
+	if f, err := DetectFormat(fifo + ".csv"); err != nil || f != CSV {
+		t.Fatalf("named .csv: %q %v", f, err)
+	}
+}

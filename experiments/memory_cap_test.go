@@ -1,0 +1,116 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/model"
+)
+
+// TestMemoryLimitBytes: memory_limit (and cache_bytes) take a byte count or
+// a string with a unit in YAML, as --memory does; a bad unit is a spec error
+// naming the key.
+func TestMemoryLimitBytes(t *testing.T) {
+	base := strings.Replace(goodSpec, "  jitter: 1.0e-9\n", "  jitter: 1.0e-9\n  memory_limit: LIMIT\n", 1)
+	for lit, want := range map[string]float64{"4G": 4e9, "512MiB": 512 << 20, "1000000": 1e6, "0": 0} {
+		s := mustDecode(t, strings.Replace(base, "LIMIT", lit, 1))
+		r := &runner{s: s}
+		r.entry, _ = estimatorByName(s.Estimator.Type)
+		c := r.config(s.Grid.Points()[0], 100, 1)
+		if got := c.Float("memory_limit", -1); got != want {
+			t.Errorf("memory_limit: %s gave %v, want %v", lit, got, want)
+		}
+		if r.memoryLimit() != int64(want) {
+			t.Errorf("memory_limit: %s: runner cap %d, want %v", lit, r.memoryLimit(), want)
+		}
+	}
+	for _, bad := range []string{"4X", "-1G", "lots"} {
+		_, err := Decode(strings.NewReader(strings.Replace(base, "LIMIT", bad, 1)), ".")
+		if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "memory_limit") {
+			t.Errorf("memory_limit: %s: %v", bad, err)
+		}
+	}
+}
+
+// TestDefaultMemoryLimit: without memory_limit a fit's config gets
+// DefaultMemoryShare of the physical memory, which on Linux is MemTotal of
+// /proc/meminfo (read here independently: the first line, in kB).
+func TestDefaultMemoryLimit(t *testing.T) {
+	phys, ok := PhysicalMemory()
+	if runtime.GOOS == "linux" {
+		b, err := os.ReadFile("/proc/meminfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kb int64
+		for _, f := range strings.Fields(strings.SplitN(string(b), "\n", 2)[0])[1:2] {
+			for _, c := range f {
+				kb = kb*10 + int64(c-'0')
+			}
+		}
+		if !ok || phys != kb*1024 {
+			t.Errorf("physical memory %d (ok %v), /proc/meminfo says %d kB", phys, ok, kb)
+		}
+	}
+	if want := int64(0.75 * float64(phys)); DefaultMemoryLimit() != want {
+		t.Errorf("default cap %d, want 75%% of %d", DefaultMemoryLimit(), phys)
+	}
+	s := mustDecode(t, goodSpec)
+	r := &runner{s: s}
+	r.entry, _ = estimatorByName(s.Estimator.Type)
+	if got := r.config(s.Grid.Points()[0], 100, 1).Float("memory_limit", -1); got != float64(DefaultMemoryLimit()) {
+		t.Errorf("config memory_limit %v, want the default %d", got, DefaultMemoryLimit())
+	}
+}
+
+// TestStandardizeSparseRefusedBeforeDense: scale standardize on a sparse
+// LIBSVM file reads it dense; under a 200 kB cap the 240×20,000 dense matrix
+// (38.4 MB) is refused before it is allocated — the fit's heap grows by
+// less than 4 MB (the CSR text parse) — with model.ErrMemory and a message
+// saying how to raise the cap. The same happens for a fit the estimator's own
+// plan refuses (exact KRR, n = 240: K alone is 460 kB).
+func TestStandardizeSparseRefusedBeforeDense(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 240 {
+		b.WriteString([]string{"1", "-1"}[i%2])
+		for k := range 5 {
+			b.WriteString(" " + strconv.Itoa(1+(i*37)%3999+k*4000) + ":0.5")
+		}
+		if i == 0 {
+			b.WriteString(" 20000:1")
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wide.svm"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := `name: cap
+dataset: {path: wide.svm, scale: SCALE}
+task: regression
+estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exact}, lambda: 0.001, memory_limit: 200k}
+`
+	for _, tc := range []struct{ scale, where string }{{"standardize", "a dense 240×20000 matrix"}, {"std", "exact KRR"}} {
+		s, err := Decode(strings.NewReader(strings.Replace(spec, "SCALE", tc.scale, 1)), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = Fit(context.Background(), s)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), tc.where) || !strings.Contains(err.Error(), "--memory or the estimator option memory_limit") {
+			t.Errorf("scale %s: %v", tc.scale, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+			t.Errorf("scale %s: refusal after allocating %d bytes", tc.scale, got)
+		}
+	}
+}
