@@ -152,11 +152,18 @@ func (m *CSR) ToDense() *mat.Dense { return kernel.DenseOf(m) }
 // those of ReadLIBSVM (a repeated index within a row is a *ParseError with
 // its line, an index above a positive dim too). Empty rows are valid.
 func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float64, error) {
-	s, d, err := parseLIBSVM(ctx, r, ReadOptions{Dim: dim})
+	return ReadLIBSVMSparseWith(ctx, r, ReadOptions{Dim: dim})
+}
+
+// ReadLIBSVMSparseWith is ReadLIBSVMSparse with options: Dim,
+// AllowUnlabelled (the labels are then nil for a file whose rows start with
+// index:value), MaxRows and Progress; the others do not apply to LIBSVM.
+func ReadLIBSVMSparseWith(ctx context.Context, r io.Reader, opt ReadOptions) (*CSR, []float64, error) {
+	s, d, err := parseLIBSVM(ctx, r, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.csr(d), s.y, nil
+	return s.csr(d), s.labels(), nil
 }
 
 // csr assembles the parsed rows into a CSR matrix with d columns.

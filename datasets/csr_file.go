@@ -39,14 +39,15 @@ func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []fl
 	return in.ReadTest(ctx, d)
 }
 
-// readLIBSVMTest is ReadLIBSVMTestFile on a stream.
-func readLIBSVMTest(ctx context.Context, r io.Reader, d int) (x *CSR, y []float64, rows, cols int, err error) {
-	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d})
+// readLIBSVMTest is ReadLIBSVMTestFile on a stream; unlabelled allows rows
+// without labels (ReadOptions.AllowUnlabelled).
+func readLIBSVMTest(ctx context.Context, r io.Reader, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: unlabelled})
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
 	x, rows, cols = s.csr(c).ForModel(d)
-	return x, s.y, rows, cols, nil
+	return x, s.labels(), rows, cols, nil
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be

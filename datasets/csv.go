@@ -39,7 +39,11 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 		hint      string // the header guess, said again in an error on that line
 		firstData int
 		cols      int
+		dx        int   // features per row
+		xcol      []int // xcol[j] is file column j's feature, −1 for the target
+		row       []float64
 		xs, ys    []float64
+		rows      int
 	)
 	for first := true; ; first = false {
 		rec, err := cr.Read()
@@ -65,9 +69,6 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 		}
 		if first {
 			cols = len(rec)
-			if cols < 2 {
-				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, cr.Comma)}
-			}
 			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
 			header, why := isHeader(rec, opt.Header)
 			if opt.Header == HeaderAuto {
@@ -81,13 +82,25 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				for j, s := range rec {
 					names[j] = strings.TrimSpace(s)
 				}
-				if target, err = targetColumn(opt.Target, names, cols); err != nil {
-					return nil, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
-				}
-				continue
 			}
-			if target, err = targetColumn(opt.Target, nil, cols); err != nil {
-				return nil, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
+			if header && opt.Features != nil {
+				target, xcol, err = matchColumns(names, opt.Features, opt.Target, opt.AllowUnlabelled)
+			} else {
+				target, xcol, err = positionColumns(names, cols, opt)
+			}
+			if err != nil {
+				return nil, &ParseError{Line: line, Msg: err.Error(), Err: err}
+			}
+			dx = cols
+			if target >= 0 {
+				dx--
+			}
+			if dx < 1 {
+				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, cr.Comma)}
+			}
+			row = make([]float64, dx)
+			if header {
+				continue
 			}
 			firstData = line
 		}
@@ -106,35 +119,147 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				}
 				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
 			}
-			if j == target {
-				ys = append(ys, v)
+			if k := xcol[j]; k >= 0 {
+				row[k] = v
 			} else {
-				xs = append(xs, v)
+				ys = append(ys, v)
 			}
 		}
-		if opt.Progress != nil && len(ys)%ProgressRows == 0 {
-			opt.Progress(len(ys))
+		xs = append(xs, row...)
+		rows++
+		if opt.Progress != nil && rows%ProgressRows == 0 {
+			opt.Progress(rows)
 		}
-		if opt.MaxRows > 0 && len(ys) >= opt.MaxRows {
+		if opt.MaxRows > 0 && rows >= opt.MaxRows {
 			break
 		}
 	}
-	if len(ys) == 0 {
+	if rows == 0 {
 		return nil, &ParseError{Msg: "no data rows"}
 	}
 	if opt.Progress != nil {
-		opt.Progress(len(ys))
+		opt.Progress(rows)
 	}
-	if err := planDense(len(ys), cols-1, opt.MaxBytes); err != nil {
+	if err := planDense(rows, dx, opt.MaxBytes); err != nil {
 		return nil, err
 	}
-	d := &Dataset{X: mat.NewDense(len(ys), cols-1, xs), Y: ys}
+	d := &Dataset{X: mat.NewDense(rows, dx, xs), Y: ys}
 	if names != nil {
-		d.Target = names[target]
-		d.Features = append(append([]string(nil), names[:target]...), names[target+1:]...)
+		d.Features = make([]string, dx)
+		for j, k := range xcol {
+			if k >= 0 {
+				d.Features[k] = names[j]
+			} else {
+				d.Target = names[j]
+			}
+		}
 	}
 	return d, nil
 }
+
+// positionColumns takes the columns by position: the target is opt.Target
+// (default the last column), or none for unlabelled data when
+// AllowUnlabelled is set and the record has exactly opt.Dim fields.
+func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, error) {
+	target := -1
+	if !(opt.AllowUnlabelled && opt.Dim > 0 && cols == opt.Dim) {
+		if cols < 2 {
+			comma := opt.Comma
+			if comma == 0 {
+				comma = ','
+			}
+			return 0, nil, fmt.Errorf("%w: %d field(s): want at least one feature and a target (is the delimiter %q right?)", ErrInput, cols, comma)
+		}
+		spec := opt.Target
+		if _, err := strconv.Atoi(spec); err != nil && names == nil && opt.Features != nil {
+			// The target name goes with the feature names; a file without
+			// a header has it last.
+			spec = ""
+		}
+		var err error
+		if target, err = targetColumn(spec, names, cols); err != nil {
+			return 0, nil, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+	}
+	xcol := make([]int, cols)
+	for j := range xcol {
+		switch {
+		case j == target:
+			xcol[j] = -1
+		case target >= 0 && j > target:
+			xcol[j] = j - 1
+		default:
+			xcol[j] = j
+		}
+	}
+	return target, xcol, nil
+}
+
+// matchColumns maps header names to the feature order features by name;
+// the column named target (exactly, else case-insensitively) is the
+// target, and may be absent when unlabelled is allowed. Missing features,
+// unknown columns and repeated names are errors naming them.
+func matchColumns(names, features []string, target string, unlabelled bool) (int, []int, error) {
+	want := make(map[string]int, len(features))
+	for k, f := range features {
+		want[f] = k
+	}
+	seen := make(map[string]int, len(names))
+	for j, n := range names {
+		if i, dup := seen[n]; dup {
+			return 0, nil, fmt.Errorf("%w: column name %q repeated (columns %d and %d)", ErrColumns, n, i, j)
+		}
+		seen[n] = j
+	}
+	t := -1
+	if target != "" {
+		if j, ok := seen[target]; ok {
+			t = j
+		} else {
+			for j, n := range names {
+				if _, isFeature := want[n]; !isFeature && strings.EqualFold(n, target) {
+					t = j
+				}
+			}
+		}
+	}
+	if t < 0 && !unlabelled {
+		return 0, nil, fmt.Errorf("%w: no target column %q (columns: %s)", ErrColumns, target, strings.Join(names, ", "))
+	}
+	xcol := make([]int, len(names))
+	var extra []string
+	for j, n := range names {
+		if j == t {
+			xcol[j] = -1
+			continue
+		}
+		k, ok := want[n]
+		if !ok {
+			extra = append(extra, strconv.Quote(n))
+			continue
+		}
+		xcol[j] = k
+	}
+	var missing []string
+	for _, f := range features {
+		if _, ok := seen[f]; !ok {
+			missing = append(missing, strconv.Quote(f))
+		}
+	}
+	switch {
+	case len(missing) > 0 && len(extra) > 0:
+		return 0, nil, fmt.Errorf("%w: missing feature column(s) %s, and column(s) %s are not features (the features: %s; target %q)", ErrColumns, strings.Join(missing, ", "), strings.Join(extra, ", "), strings.Join(features, ", "), target)
+	case len(missing) > 0:
+		return 0, nil, fmt.Errorf("%w: missing feature column(s) %s (the features: %s)", ErrColumns, strings.Join(missing, ", "), strings.Join(features, ", "))
+	case len(extra) > 0:
+		return 0, nil, fmt.Errorf("%w: column(s) %s are neither features nor the target %q (the features: %s)", ErrColumns, strings.Join(extra, ", "), target, strings.Join(features, ", "))
+	}
+	return t, xcol, nil
+}
+
+// ErrColumns is wrapped by errors about a CSV header whose names do not
+// match the feature names asked for (ReadOptions.Features).
+var ErrColumns = fmt.Errorf("%w: the columns do not match", ErrInput)
 
 // isHeader decides whether the first record is a header and says why. With
 // HeaderAuto it is a header when no field reads as a number (1e400, out of

@@ -77,7 +77,8 @@ type Dataset struct {
 	Name string
 	// X holds one sample per row (n×d).
 	X *mat.Dense
-	// Y holds the regression target or class label of each row.
+	// Y holds the regression target or class label of each row; it is nil
+	// for unlabelled data (ReadOptions.AllowUnlabelled).
 	Y []float64
 	// Features names the columns of X when the source named them (a CSV
 	// header); nil otherwise.
@@ -86,8 +87,15 @@ type Dataset struct {
 	Target string
 }
 
-// Len returns the number of samples.
-func (d *Dataset) Len() int { return len(d.Y) }
+// Len returns the number of samples (X's rows for unlabelled data, whose
+// Y is nil).
+func (d *Dataset) Len() int {
+	if d.Y == nil && d.X != nil {
+		r, _ := d.X.Dims()
+		return r
+	}
+	return len(d.Y)
+}
 
 // Dim returns the number of features.
 func (d *Dataset) Dim() int {

@@ -59,6 +59,19 @@ type ReadOptions struct {
 	Comma rune
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
+	// Features, when set, names the feature columns of a CSV file with a
+	// header: X holds them in this order whatever the file's order, and
+	// the column named Target is Y. A feature the header lacks, a column
+	// that is neither a feature nor the target, and a repeated name are
+	// errors naming them (wrapping ErrColumns). A file without a header
+	// is read by position.
+	Features []string
+	// AllowUnlabelled lets data lack its target: a LIBSVM file whose rows
+	// start with index:value, a CSV without its target column (by name
+	// with Features and a header, else by count: exactly Dim columns).
+	// Such data reads with Y nil; a LIBSVM file mixing labelled and
+	// unlabelled rows is an error naming the line.
+	AllowUnlabelled bool
 	// Notify, when set, hears in one line each decision the reader made
 	// on its own (whether a CSV file's first line is a header, and why).
 	Notify func(msg string)

@@ -249,13 +249,19 @@ func (in *Input) ReadSparse(ctx context.Context, dim int) (*CSR, []float64, erro
 // ReadLIBSVMTestFile does: d columns, or more when a row has a non-zero at
 // a column ≥ d, with the rows and distinct columns beyond d counted.
 func (in *Input) ReadTest(ctx context.Context, d int) (x *CSR, y []float64, rows, cols int, err error) {
+	return in.ReadTestWith(ctx, d, false)
+}
+
+// ReadTestWith is ReadTest that, with unlabelled set, also reads rows
+// without labels (ReadOptions.AllowUnlabelled: y is then nil).
+func (in *Input) ReadTestWith(ctx context.Context, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
 	if err := in.take(); err != nil {
 		return nil, nil, 0, 0, err
 	}
 	if in.Format != LIBSVM {
 		return nil, nil, 0, 0, fmt.Errorf("%w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
-	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, d)
+	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, d, unlabelled)
 	if err = in.cause(ctx, err); err != nil {
 		return nil, nil, 0, 0, withFile(err, in.Name)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
@@ -47,6 +48,19 @@ type sparseRows struct {
 	val   [][]float64
 	n     int // entries so far
 	maxd  int
+	// allowUnlabelled accepts rows that start with index:value;
+	// unlabelled records that they did (0 before the first row, +1
+	// labelled, −1 unlabelled), y then holding zeros.
+	allowUnlabelled bool
+	unlabelled      int
+}
+
+// labels returns the labels read, nil for unlabelled rows.
+func (s *sparseRows) labels() []float64 {
+	if s.unlabelled < 0 {
+		return nil
+	}
+	return s.y
 }
 
 const chunkBits = 16
@@ -126,9 +140,23 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 	if len(f) == 0 {
 		return false, nil
 	}
-	label, why, err := parseFinite(f)
-	if why != "" {
-		return false, &ParseError{Line: line, Msg: fmt.Sprintf("label %q %s", f, why), Err: err}
+	kind := 1
+	if s.allowUnlabelled && bytes.IndexByte(f, ':') > 0 {
+		kind, pos = -1, 0 // no label: the first field is a feature
+	}
+	if s.unlabelled != 0 && kind != s.unlabelled {
+		which := map[int]string{1: "has a label", -1: "has no label (it starts with index:value)"}
+		return false, &ParseError{Line: line, Msg: fmt.Sprintf("the row %s but the rows before it %s: a file is labelled or unlabelled throughout", which[kind], strings.TrimPrefix(which[s.unlabelled], "has "))}
+	}
+	s.unlabelled = kind
+	var label float64
+	if kind > 0 {
+		var why string
+		var err error
+		label, why, err = parseFinite(f)
+		if why != "" {
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("label %q %s", f, why), Err: err}
+		}
 	}
 	prev := 0
 	for {
@@ -191,13 +219,13 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 			row[s.idx[c][o]-1] = s.val[c][o]
 		}
 	}
-	return &Dataset{X: x, Y: s.y}, nil
+	return &Dataset{X: x, Y: s.labels()}, nil
 }
 
 // parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
-	s := &sparseRows{start: []int{0}}
+	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0

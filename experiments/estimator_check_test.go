@@ -374,11 +374,6 @@ func checkConfigUnchanged(t *testing.T, fresh, fitted model.Estimator) {
 	}
 }
 
-// classer is what the classifiers that report their classes offer.
-type classer interface {
-	Classes() []float64
-}
-
 // checkLabels checks a fitted classifier's label mapping on its training
 // rows (see TestEstimatorChecks).
 func checkLabels(t *testing.T, est model.Estimator, x *mat.Dense, y []float64) {

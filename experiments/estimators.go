@@ -87,9 +87,13 @@ var estimators = []EstimatorEntry{
 		Summary: "exact kernel SVM, C-SVC by SMO (model.SVM; LIBSVM's formulation)",
 		Tasks:   classTasks,
 		Options: []Option{
-			optC, optCacheBytes, optMaxIter, optMemLimit, optMulticlass,
+			optC, optCacheBytes,
+			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
+			optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
-			optNoShrinking, optTol, optWorkers,
+			optNoShrinking,
+			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
+			optTol, optWorkers,
 		},
 		New: newSVM,
 	},
@@ -183,16 +187,19 @@ func newSVM(c Config) (model.Estimator, error) {
 		return nil, err
 	}
 	return &model.SVM{
-		Kernel:      k,
-		C:           c.Float("c", 0),
-		Multiclass:  c.String("multiclass", ""),
-		NoBias:      c.Bool("no_bias", false),
-		Tol:         c.Float("tol", 0),
-		MaxIter:     c.Int("max_iter", 0),
-		CacheBytes:  int64(c.Float("cache_bytes", 0)),
-		MemoryLimit: int64(c.Float("memory_limit", 0)),
-		NoShrinking: c.Bool("no_shrinking", false),
-		Workers:     c.Int("workers", 0),
+		Kernel:       k,
+		C:            c.Float("c", 0),
+		Multiclass:   c.String("multiclass", ""),
+		NoBias:       c.Bool("no_bias", false),
+		Tol:          c.Float("tol", 0),
+		MaxIter:      c.Int("max_iter", 0),
+		CacheBytes:   int64(c.Float("cache_bytes", 0)),
+		CacheFloat32: c.Bool("cache_float32", false),
+		MemoryLimit:  int64(c.Float("memory_limit", 0)),
+		NoShrinking:  c.Bool("no_shrinking", false),
+		Workers:      c.Int("workers", 0),
+		Probability:  c.Bool("probability", false),
+		Seed:         c.Seed,
 	}, nil
 }
 

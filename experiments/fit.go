@@ -2,7 +2,10 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -32,8 +35,20 @@ type FitResult struct {
 	ScalingUsed string
 	// Target, when set, maps the estimator's outputs back to target units.
 	Target *datasets.TargetScaler
-	// Task is the spec's task.
+	// Task is the task fitted: the spec's, or the one inferred from the
+	// labels for task auto.
 	Task string
+	// TaskRule, for task auto, says what decided the task, e.g. "2
+	// distinct labels {-1, 1}" ("" when the spec named the task).
+	TaskRule string
+	// Features names the training data's feature columns, in X's order;
+	// for data without names (LIBSVM, a CSV without a header, bundled sets)
+	// they are x1…xd, the names landmark data convert writes. TargetName names
+	// the target column ("y" when unnamed). Predict matches a CSV header
+	// against them. A fit loaded from a file saved before names were kept
+	// has neither.
+	Features   []string
+	TargetName string
 	// Storage is how the estimator got X (dense or sparse), Density X's
 	// fraction of non-zeros, StorageReason why storage auto chose it.
 	Storage       string
@@ -98,7 +113,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 			}
 		}
 	}
-	r, err := newRunnerContext(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify})
+	r, err := newRunnerMode(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify}, runMode{fit: true})
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +140,139 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 		t := fs.target
 		res.Target = &t
 	}
-	res.Task = s.Task
+	res.Task, res.TaskRule = r.s.Task, r.taskRule
+	res.Features, res.TargetName = r.features, r.target
+	if res.Features == nil {
+		res.Features = DefaultFeatureNames(res.Dim)
+	}
+	if res.TargetName == "" {
+		res.TargetName = DefaultTargetName
+	}
 	res.Train = scores[0]
 	if len(scores) > 1 {
 		res.Test = scores[1]
 	}
 	return res, nil
+}
+
+// DefaultTargetName is the target column's name for data that names none
+// (datasets.WriteCSV writes it).
+const DefaultTargetName = "y"
+
+// DefaultFeatureNames are the names of d unnamed features: x1…xd, the
+// header datasets.WriteCSV (and so landmark data convert) writes; the
+// number is the LIBSVM index.
+func DefaultFeatureNames(d int) []string {
+	names := make([]string, d)
+	for j := range names {
+		names[j] = "x" + strconv.Itoa(j+1)
+	}
+	return names
+}
+
+// decisionFunction is implemented by every estimator of the table: raw
+// outputs, one column for regression and binary classification.
+type decisionFunction interface {
+	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
+}
+
+// probabilities is implemented by estimators that can give calibrated
+// class probabilities (model.SVM fitted with probability: true).
+type probabilities interface {
+	PredictProba(x mat.Matrix) (*mat.Dense, error)
+}
+
+// ErrNoProba is wrapped by Proba when the fitted model gives no
+// probabilities.
+var ErrNoProba = errors.New("experiments: the model gives no probabilities")
+
+// Scores returns the model's raw outputs for new rows (scaled as in
+// Predict): for regression the predictions themselves (in target units);
+// for binary classification one decision value per row, positive meaning
+// the larger label; for multi-class one column per class (one-vs-rest) or
+// per pair of classes (one-vs-one SVMs, see model.SVM.DecisionFunction).
+func (f *FitResult) Scores(xIn mat.Matrix) (*mat.Dense, error) {
+	if f.Task == TaskRegression || f.Task == "" {
+		p, err := f.Predict(xIn)
+		if err != nil {
+			return nil, err
+		}
+		return mat.NewDense(len(p), 1, p), nil
+	}
+	d, ok := f.Estimator.(decisionFunction)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T gives no decision values", datasets.ErrInput, f.Estimator)
+	}
+	if xIn == nil {
+		return nil, fmt.Errorf("%w: X is nil", datasets.ErrInput)
+	}
+	xs, err := f.Scaling.Apply(xIn)
+	if err != nil {
+		return nil, err
+	}
+	return d.DecisionFunction(xs)
+}
+
+// Proba returns class probabilities (n × classes, columns in the order of
+// Classes) where the model has calibrated ones: an SVM fitted with
+// probability: true (Platt scaling, model.SVM.PredictProba). Like
+// scikit-learn, which has predict_proba only for calibrated models, other
+// models are an error wrapping ErrNoProba: ridge and FALKON outputs and
+// uncalibrated SVM decision values are not probabilities.
+func (f *FitResult) Proba(xIn mat.Matrix) (*mat.Dense, error) {
+	if err := f.HasProba(); err != nil {
+		return nil, err
+	}
+	p := f.Estimator.(probabilities)
+	if xIn == nil {
+		return nil, fmt.Errorf("%w: X is nil", datasets.ErrInput)
+	}
+	xs, err := f.Scaling.Apply(xIn)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.PredictProba(xs)
+	if err != nil && errors.Is(err, model.ErrInput) {
+		return nil, fmt.Errorf("%w: %v (fit the svm with probability: true, or --set probability=true)", ErrNoProba, err)
+	}
+	return out, err
+}
+
+// HasProba returns nil when Proba can give probabilities, else an error
+// wrapping ErrNoProba that says why not.
+func (f *FitResult) HasProba() error {
+	if f.Task == TaskRegression || f.Task == "" {
+		return fmt.Errorf("%w: a regression model predicts values, not classes", ErrNoProba)
+	}
+	const how = "fit an svm with probability: true (--set probability=true) for Platt probabilities"
+	if _, ok := f.Estimator.(probabilities); !ok {
+		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
+	}
+	if s, ok := f.Estimator.(*model.SVM); ok && !s.Probability {
+		return fmt.Errorf("%w: the svm was fitted without probability: true (%s)", ErrNoProba, how)
+	}
+	return nil
+}
+
+// estimatorName names a model's type for messages ("*model.KRR" → "krr").
+func estimatorName(e model.Estimator) string {
+	n := fmt.Sprintf("%T", e)
+	if i := strings.LastIndexByte(n, '.'); i >= 0 {
+		n = n[i+1:]
+	}
+	return strings.ToLower(n)
+}
+
+// classer is implemented by the classifiers that report their classes.
+type classer interface {
+	Classes() []float64
+}
+
+// Classes returns the class labels of a classifier, ascending (nil for
+// regression or an estimator that does not report them).
+func (f *FitResult) Classes() []float64 {
+	if c, ok := f.Estimator.(classer); ok && f.Task != TaskRegression {
+		return c.Classes()
+	}
+	return nil
 }

@@ -276,11 +276,19 @@ func auc(y, pred, scores []float64) (float64, error) {
 }
 
 // Score computes every metric of task (regression, binary, multiclass) for
-// predictions pred of y; auc uses labels as scores.
+// predictions pred of y; auc uses labels as scores (it is then balanced
+// accuracy: use ScoreWith and the decision values).
 func Score(task string, y, pred []float64) ([]Summary, error) {
+	return ScoreWith(task, y, pred, nil)
+}
+
+// ScoreWith is Score with binary decision values (larger means the larger
+// label) for auc, as cross-validation and fit --test-data compute it;
+// scores nil means the labels.
+func ScoreWith(task string, y, pred, scores []float64) ([]Summary, error) {
 	var out []Summary
 	for _, m := range taskMetrics(task) {
-		v, err := m.Score(y, pred, nil)
+		v, err := m.Score(y, pred, scores)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}

@@ -128,7 +128,7 @@ func (r *Result) estimatorMarkdown() string {
 	if r.Spec.Estimator.Approx.Type != "" {
 		fmt.Fprintf(&b, " (approx %s)", r.Spec.Estimator.Approx.Type)
 	}
-	fmt.Fprintf(&b, ", kernel %s, task %s; %d training rows × %d features", r.Spec.Estimator.Kernel.Type, r.Spec.Task, r.NTrain, r.Dim)
+	fmt.Fprintf(&b, ", kernel %s, task %s; %d training rows × %d features", r.Spec.Estimator.Kernel.Type, r.task(), r.NTrain, r.Dim)
 	if r.NTest > 0 {
 		fmt.Fprintf(&b, ", %d test rows", r.NTest)
 	}
@@ -333,4 +333,13 @@ func (r *Result) approxMarkdown() string {
 		fmt.Fprintf(&b, " %.3g | %s | %s |\n", p.FitSeconds, fmtBytes(p.Bytes), note)
 	}
 	return b.String()
+}
+
+// task is the task run: Task, or the spec's for a result without it (one
+// read from an older results.json).
+func (r *Result) task() string {
+	if r.Task != "" {
+		return r.Task
+	}
+	return r.Spec.Task
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/approx"
@@ -151,6 +152,10 @@ type Result struct {
 	// Scaling describes the feature scaling the fits applied ("" for none;
 	// standardize on sparse X is std, not centred).
 	Scaling string `json:"scaling,omitempty"`
+	// Task is the task run: the spec's, or for task auto the one inferred
+	// from the training labels, TaskRule then saying what decided it.
+	Task     string `json:"task,omitempty"`
+	TaskRule string `json:"task_rule,omitempty"`
 	// Out is the output folder.
 	Out string `json:"out"`
 	// Start and End bracket the run.
@@ -200,6 +205,15 @@ type runner struct {
 	pathCache map[string][]approx.PathStep
 	pathRuns  int
 	progress  func(Event)
+	// inferTask is set when the task comes from the training labels
+	// (r.s is then the runner's own copy of the spec); taskRule says which
+	// rule decided it.
+	inferTask bool
+	taskRule  string
+	// features and target name the training data's columns (a CSV
+	// header), nil and "" when it has none.
+	features []string
+	target   string
 	// start is when Run began; computed and evalTime count the points
 	// evaluated in this run and their total time (for the ETA).
 	start    time.Time
@@ -235,6 +249,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res.NTest = len(r.yTest)
 	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
 	res.Scaling = r.scalingUsed()
+	res.Task, res.TaskRule = r.s.Task, r.taskRule
 
 	log, done, err := openLog(out, res.Hash, opt.Fresh)
 	if err != nil {
@@ -357,13 +372,36 @@ func newRunner(s *Spec, opt Options) (*runner, error) {
 
 // newRunnerContext is newRunner reading the data under ctx.
 func newRunnerContext(ctx context.Context, s *Spec, opt Options) (*runner, error) {
+	return newRunnerMode(ctx, s, opt, runMode{})
+}
+
+// runMode is how a runner is used: fit (one fit on the whole training set,
+// no cross-validation) and whether the task comes from the labels.
+type runMode struct {
+	// fit skips the folds: there are no cross-validation limits (m ≤ the
+	// rows of a training fold, at least folds rows).
+	fit bool
+	// inferTask replaces the spec's task by datasets.GuessTask of the
+	// training labels (on a copy of the spec), before the test split; a
+	// spec with task auto sets it.
+	inferTask bool
+}
+
+// newRunnerMode is newRunnerContext for a use of the runner (mode).
+func newRunnerMode(ctx context.Context, s *Spec, opt Options, mode runMode) (*runner, error) {
 	if s == nil {
 		return nil, &SpecError{Msg: "nil spec"}
+	}
+	mode.inferTask = mode.inferTask || s.Task == TaskAuto
+	if mode.inferTask {
+		c := *s // the task is resolved on the runner's own copy
+		c.Task = TaskAuto
+		s = &c
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, notify: opt.Notify, s: s, progress: opt.Progress}
+	r := &runner{ctx: ctx, notify: opt.Notify, s: s, progress: opt.Progress, inferTask: mode.inferTask}
 	r.repeats = max(s.Repeats, 1)
 	if s.Approximation != nil {
 		if err := r.initApprox(); err != nil {
@@ -372,28 +410,35 @@ func newRunnerContext(ctx context.Context, s *Spec, opt Options) (*runner, error
 		return r, nil
 	}
 	r.entry, _ = estimatorByName(s.Estimator.Type)
-	mname := s.CV.Metric
-	if mname == "" {
-		mname = defaultMetric(s.Task)
-	}
-	r.metric, _ = metricByName(mname)
-	r.metrics = taskMetrics(s.Task)
 	r.folds = s.CV.Folds
 	if r.folds == 0 {
-		r.folds = 5
+		r.folds = defaultFolds
 	}
-	r.strat = s.Task != TaskRegression && (s.CV.Stratified == nil || *s.CV.Stratified)
+	if mode.fit {
+		r.folds = 0
+	}
 	r.warm = r.entry.Warm != nil && s.Estimator.Options["warm_start"] == true
 	r.path = s.Estimator.Approx.Options["path"] == true
 	if err := r.load(); err != nil {
 		return nil, err
 	}
+	// The task is known now (load infers it when asked).
+	mname := r.s.CV.Metric
+	if mname == "" {
+		mname = defaultMetric(r.s.Task)
+	}
+	r.metric, _ = metricByName(mname)
+	r.metrics = taskMetrics(r.s.Task)
+	r.strat = r.s.Task != TaskRegression && (r.s.CV.Stratified == nil || *r.s.CV.Stratified)
 	n := len(r.y)
 	if r.folds > n {
 		return nil, s.errAt(fmt.Sprintf("folds = %d exceeds the %d training rows", r.folds, n), "cv", "folds")
 	}
 	if err := r.checkSizes(); err != nil {
 		return nil, err
+	}
+	if mode.fit {
+		return r, nil
 	}
 	for rep := 0; rep < r.repeats; rep++ {
 		f, err := folds(r.y, r.folds, r.strat, rand.New(rand.NewPCG(s.Seed, streamFolds+uint64(rep))))
@@ -404,6 +449,9 @@ func newRunnerContext(ctx context.Context, s *Spec, opt Options) (*runner, error
 	}
 	return r, nil
 }
+
+// defaultFolds is k when the spec names no folds.
+const defaultFolds = 5
 
 // initApprox prepares an approximation run: data, measures, size checks.
 func (r *runner) initApprox() error {
@@ -497,7 +545,13 @@ func (r *runner) load() error {
 		if test != nil {
 			xt, yt = test.X, test.Y
 		}
+		r.features, r.target = train.Features, train.Target
 		if err := r.dense(&x, &xt); err != nil {
+			return err
+		}
+	}
+	if r.inferTask {
+		if err := r.guessTask(y); err != nil {
 			return err
 		}
 	}
@@ -531,6 +585,43 @@ func (r *runner) load() error {
 	return nil
 }
 
+// guessTask sets the task from the training labels (datasets.GuessTask)
+// and checks the spec again with it: the estimator must do that task.
+func (r *runner) guessTask(y []float64) error {
+	t := datasets.GuessTask(y)
+	r.s.Task = string(t)
+	r.taskRule = taskRule(t, datasets.ClassCounts(y))
+	if err := r.s.Validate(); err != nil {
+		return fmt.Errorf("%w (task %s inferred: %s; name the task to override)", err, t, r.taskRule)
+	}
+	return nil
+}
+
+// taskRule says why GuessTask chose t for labels with the class counts cc,
+// e.g. "2 distinct labels {-1, 1}".
+func taskRule(t datasets.Task, cc []datasets.ClassCount) string {
+	list := func() string {
+		parts := make([]string, len(cc))
+		for i, c := range cc {
+			parts[i] = strconv.FormatFloat(c.Label, 'g', -1, 64)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	switch t {
+	case datasets.Binary:
+		return "2 distinct labels " + list()
+	case datasets.Multiclass:
+		return fmt.Sprintf("%d distinct integral labels %s, at most %d", len(cc), list(), datasets.MaxGuessClasses)
+	}
+	if len(cc) > datasets.MaxGuessClasses {
+		return fmt.Sprintf("%d distinct values, more than the %d classes a label column may have", len(cc), datasets.MaxGuessClasses)
+	}
+	if len(cc) < 2 {
+		return fmt.Sprintf("%d distinct value", len(cc))
+	}
+	return fmt.Sprintf("%d distinct values, not all integers", len(cc))
+}
+
 // checkLabels checks that the labels fit the task.
 func (r *runner) checkLabels(y []float64, which string) error {
 	c := len(classes(y))
@@ -548,22 +639,28 @@ func (r *runner) checkLabels(y []float64, which string) error {
 }
 
 // checkSizes checks options bounded by the number of training rows (m ≤ n)
-// against the smallest fit, a cross-validation training fold.
+// against the smallest fit: a cross-validation training fold, or the whole
+// training set when no cross-validation runs (folds 0).
 func (r *runner) checkSizes() error {
 	n := len(r.y)
-	nFit := n - (n+r.folds-1)/r.folds
+	nFit := n
+	where := fmt.Sprintf("the %d training rows", n)
+	if r.folds > 0 {
+		nFit = n - (n+r.folds-1)/r.folds
+		where = fmt.Sprintf("the %d rows of a cross-validation training fold (n = %d, %d folds)", nFit, n, r.folds)
+	}
 	for _, o := range r.entry.Options {
 		if !o.AtMostN {
 			continue
 		}
 		if v, ok := r.s.Estimator.Options[o.Name]; ok {
 			if f, _ := toFloat(v); f > float64(nFit) {
-				return r.s.errAt(fmt.Sprintf("%s = %v exceeds the %d rows of a cross-validation training fold (n = %d, %d folds)", o.Name, f, nFit, n, r.folds), "estimator", o.Name)
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds %s", o.Name, f, where), "estimator", o.Name)
 			}
 		}
 		for i, f := range r.s.Grid[o.Name] {
 			if f > float64(nFit) {
-				return r.s.errAt(fmt.Sprintf("%s = %v exceeds the %d rows of a cross-validation training fold (n = %d, %d folds)", o.Name, f, nFit, n, r.folds), "grid", o.Name, "["+strconv.Itoa(i)+"]")
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds %s", o.Name, f, where), "grid", o.Name, "["+strconv.Itoa(i)+"]")
 			}
 		}
 	}

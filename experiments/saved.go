@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -29,41 +29,50 @@ type savedHeader struct {
 	Dim     int                    `json:"dim"`
 	Scaling Scaling                `json:"scaling"`
 	Target  *datasets.TargetScaler `json:"target,omitempty"`
+	// Features and TargetName name the training columns (absent in files
+	// saved before they were kept).
+	Features   []string `json:"features,omitempty"`
+	TargetName string   `json:"target_name,omitempty"`
+	// TaskRule says how task auto decided the task.
+	TaskRule string `json:"task_rule,omitempty"`
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
-// and the estimator (model.Save) — so that LoadFit predicts identically.
+// and the estimator (model.Save, streamed) — so that LoadFit predicts
+// identically.
 func (f *FitResult) Save(w io.Writer, s *Spec) error {
-	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target}
+	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
+		Features: f.Features, TargetName: f.TargetName, TaskRule: f.TaskRule}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	buf.WriteString(savedMagic)
-	buf.Write(b)
-	buf.WriteByte('\n')
-	if err := model.Save(&buf, f.Estimator); err != nil {
+	head := append([]byte(savedMagic), b...)
+	if _, err := w.Write(append(head, '\n')); err != nil {
 		return err
 	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return model.Save(w, f.Estimator)
 }
 
-// SaveFile writes the fit to path atomically (temporary file, fsync, rename).
+// SaveFile writes the fit to path atomically (temporary file, fsync, rename),
+// streaming the model to the file.
 func (f *FitResult) SaveFile(path string, s *Spec) error {
-	var b bytes.Buffer
-	if err := f.Save(&b, s); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return outfile.Write(path, func(w io.Writer) error { return f.Save(w, s) })
 }
 
-// LoadFit reads a fit written by Save. Its Predict takes raw features.
+// LoadFit reads a fit written by Save. Its Predict takes raw features. When
+// r is a file (an io.Seeker model.Load can size, see model.Load) the model is
+// decoded as it is read, not held whole in memory.
 func LoadFit(r io.Reader) (*FitResult, error) {
+	start := int64(-1)
+	if sk, ok := r.(io.Seeker); ok {
+		if at, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			start = at
+		}
+	}
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(savedMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != savedMagic {
@@ -77,11 +86,23 @@ func LoadFit(r io.Reader) (*FitResult, error) {
 	if err := json.Unmarshal(line, &h); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrSaved, err)
 	}
-	est, err := model.Load(br)
+	var mr io.Reader = br
+	if start >= 0 {
+		// Back to the end of the header (bufio read ahead), and the model
+		// straight from r.
+		if _, err := r.(io.Seeker).Seek(start+int64(len(magic)+len(line)), io.SeekStart); err == nil {
+			mr = r
+		}
+	}
+	est, err := model.Load(mr)
 	if err != nil {
 		return nil, err
 	}
-	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task}, nil
+	if h.Features != nil && len(h.Features) != h.Dim {
+		return nil, fmt.Errorf("%w: %d feature names for %d features", ErrSaved, len(h.Features), h.Dim)
+	}
+	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
+		Features: h.Features, TargetName: h.TargetName}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +45,27 @@ func TestFitSaveLoad(t *testing.T) {
 	}
 	if !slices.Equal(p1, p2) {
 		t.Fatal("loaded fit predicts differently")
+	}
+	// The same through a file (the model decoded from the file as it is
+	// read, after seeking back over bufio's read-ahead) and through a reader
+	// of unknown size (the model buffered).
+	path := filepath.Join(t.TempDir(), "fit.lmk")
+	if err := res.SaveFile(path, s); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := LoadFitFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPipe, err := LoadFit(io.MultiReader(bytes.NewReader(b.Bytes())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*FitResult{fromFile, fromPipe} {
+		p, err := l.Predict(d.X)
+		if err != nil || !slices.Equal(p1, p) {
+			t.Fatalf("loaded fit predicts differently (%v)", err)
+		}
 	}
 	// Scores on all 150 rows: the fit saw 113 of them (test_fraction 0.25),
 	// so the RMSE lies between the train and test RMSEs' order of magnitude;

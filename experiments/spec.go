@@ -60,7 +60,10 @@ type Spec struct {
 	Name string `yaml:"name" json:"name"`
 	// Dataset says where the data comes from and how it is prepared.
 	Dataset DatasetSpec `yaml:"dataset" json:"dataset"`
-	// Task is regression, binary or multiclass.
+	// Task is regression, binary or multiclass, or auto: the task
+	// datasets.GuessTask reads from the training labels (binary for two
+	// distinct values, multiclass for 3…20 distinct integers, regression
+	// otherwise), decided when the data is loaded.
 	Task string `yaml:"task" json:"task"`
 	// Estimator is the model to fit and its fixed options.
 	Estimator EstimatorSpec `yaml:"estimator,omitempty" json:"estimator,omitempty"`
@@ -203,6 +206,9 @@ const (
 	TaskRegression = "regression"
 	TaskBinary     = "binary"
 	TaskMulticlass = "multiclass"
+	// TaskAuto infers the task from the training labels when the data is
+	// loaded (datasets.GuessTask).
+	TaskAuto = "auto"
 )
 
 // The feature scalings a spec can name.
@@ -397,11 +403,11 @@ func (s *Spec) Validate() error {
 		return s.validatePaper()
 	}
 	switch s.Task {
-	case TaskRegression, TaskBinary, TaskMulticlass:
+	case TaskRegression, TaskBinary, TaskMulticlass, TaskAuto:
 	case "":
-		return s.errAt("missing task (regression, binary or multiclass)", "task")
+		return s.errAt("missing task (regression, binary, multiclass, or auto to infer it from the labels)", "task")
 	default:
-		return s.errAt(fmt.Sprintf("unknown task %q%s (want regression, binary or multiclass)", s.Task, DidYouMean(s.Task, []string{TaskRegression, TaskBinary, TaskMulticlass})), "task")
+		return s.errAt(fmt.Sprintf("unknown task %q%s (want regression, binary, multiclass or auto)", s.Task, DidYouMean(s.Task, []string{TaskRegression, TaskBinary, TaskMulticlass, TaskAuto})), "task")
 	}
 	if err := s.validateEstimator(); err != nil {
 		return err
@@ -409,15 +415,16 @@ func (s *Spec) Validate() error {
 	if err := s.validateGrid(); err != nil {
 		return err
 	}
-	if s.CV.Folds != 0 && s.CV.Folds < 2 {
-		return s.errAt(fmt.Sprintf("folds = %d, want at least 2", s.CV.Folds), "cv", "folds")
+	if s.CV.Folds != 0 && s.CV.Folds < 2 || s.CV.Folds == 0 && s.root != nil && len(s.root.Content) > 0 && child(s.root.Content[0], "cv", "folds") != nil {
+		// folds: 0 written out is not the default (leave the key out for 5).
+		return s.errAt(fmt.Sprintf("folds = %d, want at least 2 (leave folds out for the default %d)", s.CV.Folds, defaultFolds), "cv", "folds")
 	}
 	if s.CV.Metric != "" {
 		m, ok := metricByName(s.CV.Metric)
 		if !ok {
 			return s.errAt(fmt.Sprintf("unknown metric %q%s (known: %s)", s.CV.Metric, DidYouMean(s.CV.Metric, MetricNames()), strings.Join(MetricNames(), ", ")), "cv", "metric")
 		}
-		if !m.appliesTo(s.Task) {
+		if s.Task != TaskAuto && !m.appliesTo(s.Task) {
 			return s.errAt(fmt.Sprintf("metric %s does not apply to %s tasks", m.Name, s.Task), "cv", "metric")
 		}
 	}
@@ -489,7 +496,7 @@ func (s *Spec) validateDataset() error {
 	if d.TestSubsample < 0 {
 		return s.errAt(fmt.Sprintf("test_subsample = %d, want ≥ 0", d.TestSubsample), "dataset", "test_subsample")
 	}
-	if d.StandardizeTarget && s.Task != "" && s.Task != TaskRegression {
+	if d.StandardizeTarget && s.Task != "" && s.Task != TaskRegression && s.Task != TaskAuto {
 		return s.errAt("standardize_target applies to regression only", "dataset", "standardize_target")
 	}
 	return nil
@@ -504,7 +511,7 @@ func (s *Spec) validateEstimator() error {
 	if !ok {
 		return s.errAt(fmt.Sprintf("unknown estimator %q%s (known: %s)", e.Type, DidYouMean(e.Type, EstimatorNames()), strings.Join(EstimatorNames(), ", ")), "estimator", "type")
 	}
-	if !slices.Contains(ent.Tasks, s.Task) {
+	if s.Task != TaskAuto && !slices.Contains(ent.Tasks, s.Task) {
 		return s.errAt(fmt.Sprintf("estimator %s does not do %s (it does: %s)", e.Type, s.Task, strings.Join(ent.Tasks, ", ")), "task")
 	}
 	if err := s.validateKernel(e.Kernel, "estimator"); err != nil {
@@ -562,7 +569,11 @@ func (s *Spec) validateEstimator() error {
 		if o.Name == "lambda" && (hasKey(e.Options, "alpha") || hasKey(s.Grid, "alpha")) {
 			continue
 		}
-		return s.errAt(fmt.Sprintf("estimator %s needs %s (in the estimator block or the grid)", e.Type, o.Name), "estimator")
+		flag := "--" + o.Name
+		if o.Name == "lambda" {
+			flag = "--lambda (or --alpha)"
+		}
+		return s.errAt(fmt.Sprintf("estimator %s needs %s: set it with %s on the command line, or in the spec's estimator block or as a grid axis", e.Type, o.Name, flag), "estimator")
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
@@ -600,6 +611,16 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 		return s.errAt("set gamma or sigma, not both (γ = 1/(2σ²))", path...)
 	}
 	if _, err := kernel.New(ks); err != nil {
+		if ks.Gamma == 0 && ks.Sigma == 0 {
+			if _, err2 := kernel.New(kernel.Spec{Type: ks.Type, Gamma: 1, Degree: ks.Degree, Coef0: ks.Coef0}); err2 == nil {
+				// The kernel works once it has a width: say where to set one.
+				or := ""
+				if ks.Type == "gaussian" {
+					or = " (or sigma, γ = 1/(2σ²))"
+				}
+				return s.errAt(fmt.Sprintf("the %s kernel needs gamma%s: set it with --gamma%s on the command line, or in the spec's kernel block or as a grid axis", ks.Type, or, map[bool]string{true: " or --sigma"}[or != ""]), block, "kernel")
+			}
+		}
 		return s.errAt(err.Error(), block, "kernel")
 	}
 	return nil

@@ -66,7 +66,8 @@
 // because they are code or data rather than settings: other samplers and
 // feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
 // Validation, WarmStart and Progress, SVM's and BKASVM's Progress and
-// MemoryLimit (a fit-time cap, added after the format was fixed), BKASVM's
+// MemoryLimit (a fit-time cap, added after the format was fixed), SVM's
+// CacheFloat32 (a fit-time setting, added later too), BKASVM's
 // Solver, and MEKAKRR's CG callback and BasisSolver; a loaded estimator
 // still predicts identically, and a refit uses the defaults for them unless
 // they are set again.

@@ -83,8 +83,8 @@ func seq(n int) []int {
 
 // sparseExpansion is exact KRR's predictor f(x) = Σⱼ α_j k(x, x_j) over
 // sparse training rows x_j: an svmDecision without bias, which evaluates
-// dense or sparse x. It is saved as a KernelExpansion with dense centers, so
-// a saved model does not depend on the training data's format.
+// dense or sparse x. It is saved as a kernel expansion with sparse centers
+// and loads back as a sparseExpansion.
 type sparseExpansion struct {
 	dec *svmDecision
 }
@@ -109,11 +109,6 @@ func (e *sparseExpansion) decide(ctx context.Context, dst *mat.Dense, x mat.Matr
 	}
 	dst.Copy(out)
 	return nil
-}
-
-// dense returns the predictor with dense centers (for saving).
-func (e *sparseExpansion) dense() *KernelExpansion {
-	return &KernelExpansion{Kernel: e.dec.k, Centers: kernel.DenseOf(e.dec.sv), Coef: e.dec.w, Workers: e.dec.workers}
 }
 
 // sparseDecider is a KRR predictor that evaluates sparse rows as they are.

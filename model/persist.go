@@ -41,25 +41,34 @@ const (
 // ErrNotFitted for an estimator that has not been fitted. Load reads the file
 // back into an estimator that predicts bit-identically.
 func Save(w io.Writer, est Estimator) error {
-	var e binfmt.Enc
 	var tag string
-	var err error
+	var enc func(*binfmt.Enc) error
 	switch m := est.(type) {
 	case *KRR:
-		tag, err = tagKRR, m.encode(&e)
+		tag, enc = tagKRR, m.encode
 	case *Falkon:
-		tag, err = tagFalkon, m.encode(&e)
+		tag, enc = tagFalkon, m.encode
 	case *SVM:
-		tag, err = tagSVM, m.encode(&e)
+		tag, enc = tagSVM, m.encode
 	case *BKASVM:
-		tag, err = tagBKASVM, m.encode(&e)
+		tag, enc = tagBKASVM, m.encode
 	default:
 		return fmt.Errorf("model: save: estimator %T cannot be saved (KRR, Falkon, SVM or BKASVM)", est)
 	}
-	if err != nil {
+	// The payload is streamed: encoded once to count its bytes, once to
+	// write them (see binfmt.WriteFunc), never held whole in memory.
+	encErr := false
+	err := binfmt.WriteFunc(w, tag, func(e *binfmt.Enc) error {
+		if err := enc(e); err != nil {
+			encErr = true
+			return err
+		}
+		return nil
+	})
+	if err != nil && encErr {
 		return fmt.Errorf("model: save %s: %w", tag, err)
 	}
-	return binfmt.Write(w, tag, e.Bytes())
+	return err
 }
 
 // Load reads an estimator written by Save. The dynamic type of the result
@@ -68,16 +77,38 @@ func Save(w io.Writer, est Estimator) error {
 // samplers, approximation backends and validation data; see "Saved models" in
 // the package documentation). Errors about the file wrap ErrFormat; nothing
 // in a file can make Load panic, and memory grows only with the bytes read.
+// When r's size is known (a *bytes.Reader, *bytes.Buffer, *strings.Reader
+// or *os.File) the file is decoded as it is read, without holding it in
+// memory; otherwise it is read whole and checked first.
 func Load(r io.Reader) (Estimator, error) {
-	tag, payload, err := binfmt.Read(r)
+	return load(r, inputSize(r))
+}
+
+// inputSize returns the bytes r holds from its current position, or −1 when
+// that cannot be known without reading.
+func inputSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		at, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || at > fi.Size() {
+			return -1
+		}
+		return fi.Size() - at
+	}
+	return -1
+}
+
+func load(r io.Reader, size int64) (Estimator, error) {
+	tag, d, err := binfmt.Open(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("model: load: %w", err)
 	}
-	return decodeEstimator(tag, payload)
-}
-
-func decodeEstimator(tag string, payload []byte) (Estimator, error) {
-	d := binfmt.NewDec(payload)
 	var est Estimator
 	switch tag {
 	case tagKRR:
@@ -89,8 +120,10 @@ func decodeEstimator(tag string, payload []byte) (Estimator, error) {
 	case tagBKASVM:
 		est = loadBKASVM(d)
 	default:
-		return nil, fmt.Errorf("model: load: %w: type %q is not an estimator", ErrFormat, tag)
+		d.Fail("type %q is not an estimator", tag)
 	}
+	// Done reads and checks the checksum: a corrupt file is reported as
+	// such even when the decoder failed first.
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("model: load %s: %w", tag, err)
 	}
@@ -122,26 +155,38 @@ func Unmarshal(b []byte) (Estimator, error) {
 // SaveFile saves est to path atomically (outfile.Write): it writes a
 // temporary file in the same directory, syncs it and renames it over path,
 // so that path never holds a partial model; a symbolic link is written
-// through. A new file gets mode 0644 less the umask.
+// through. A new file gets mode 0644 less the umask. The model is streamed
+// to the file (see Save), never held whole in memory.
 func SaveFile(path string, est Estimator) error {
-	b, err := Marshal(est)
-	if err != nil {
-		return err
-	}
-	if err := outfile.WriteBytes(path, b); err != nil {
+	var saveErr error
+	err := outfile.Write(path, func(w io.Writer) error {
+		saveErr = Save(w, est)
+		return saveErr
+	})
+	switch {
+	case saveErr != nil:
+		return saveErr // already "model: save …"
+	case err != nil:
 		return fmt.Errorf("model: save: %w", err)
 	}
 	return nil
 }
 
-// LoadFile loads the estimator saved in path (see Load). Bytes after the
-// end of the saved file are an error.
+// LoadFile loads the estimator saved in path (see Load), decoding it as it
+// is read. Bytes after the end of the saved file are an error.
 func LoadFile(path string) (Estimator, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: load: %w", err)
 	}
-	est, err := Unmarshal(b)
+	defer f.Close()
+	est, err := Load(f)
+	if err == nil {
+		var one [1]byte
+		if n, _ := f.Read(one[:]); n != 0 {
+			err = fmt.Errorf("model: load: %w: bytes after the end of the file", ErrFormat)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}

@@ -22,10 +22,10 @@ func TestPersistCoversFields(t *testing.T) {
 			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm", "Patience",
 			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
-		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "MemoryLimit", /* unsaved */
+		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32" /* unsaved */, "MemoryLimit", /* unsaved */
 			"NoShrinking", "Workers", "Probability", "Seed", "Progress" /* unsaved */, "fit"}},
 		{svmFit{}, []string{"labels", "ovo", "d", "dec", "info", "platt"}},
-		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers"}},
+		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers", "rows" /* as positions of BKA-SVM local SVs among the global ones */}},
 		{BKASVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "Clusters", "Sketch", "KMeansSubsample", "Prediction",
 			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit" /* unsaved */, "NoShrinking", "Seed", "Workers", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
 		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info"}},

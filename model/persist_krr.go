@@ -7,11 +7,17 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Predictor kinds inside a saved KRR.
 const (
 	predExpansion = "expansion"
+	// predEngineCSR is a KernelExpansion with CSR centers (Nyström KRR on
+	// sparse X, format version 3): it loads back as a KernelExpansion,
+	// evaluated on the kernel engine as before saving, where predExpansion
+	// with CSR centers is exact KRR's sparseExpansion.
+	predEngineCSR = "expansion-csr-centers"
 	predFeatures  = "features"
 	predMEKA      = "meka"
 )
@@ -79,7 +85,7 @@ func loadKRR(d *binfmt.Dec) *KRR {
 		return nil
 	}
 	if e, ok := f.pred.(*KernelExpansion); ok && i.Backend == "nystrom" {
-		i.CenterForm = CenterForm(e.Centers)
+		i.CenterForm = CenterForm(e.Centers) // not saved: recomputed
 	}
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
 	m.fit = f
@@ -98,9 +104,13 @@ func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 	switch p := p.(type) {
 	case *sparseExpansion:
 		e.String(predExpansion)
-		return encExpansion(e, p.dense())
+		return encKernelSum(e, p.dec.k, p.dec.sv, p.dec.w, p.dec.workers)
 	case *KernelExpansion:
-		e.String(predExpansion)
+		if _, ok := p.Centers.(kernel.Sparse); ok {
+			e.String(predEngineCSR)
+		} else {
+			e.String(predExpansion)
+		}
 		return encExpansion(e, p)
 	case *LinearFeatures:
 		e.String(predFeatures)
@@ -142,6 +152,8 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 	}
 	switch kind {
 	case predExpansion:
+		return decKernelSum(d, dim)
+	case predEngineCSR:
 		return decExpansion(d, dim)
 	case predFeatures:
 		fm := decNestedMap(d)
@@ -212,34 +224,65 @@ func decNestedMap(d *binfmt.Dec) approx.FeatureMap {
 	return fm
 }
 
+// encExpansion writes a KernelExpansion (see encKernelSum).
 func encExpansion(e *binfmt.Enc, p *KernelExpansion) error {
-	if err := e.Kernel(p.Kernel); err != nil {
+	return encKernelSum(e, p.Kernel, p.Centers, p.Coef, p.Workers)
+}
+
+// decExpansion reads a KernelExpansion with dense or CSR centers (Falkon's
+// predictor, Nyström KRR's), evaluated on the kernel engine.
+func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
+	k, c, coef, w := readKernelSum(d, dim)
+	if d.Err() != nil {
+		return nil
+	}
+	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
+}
+
+// encKernelSum writes a kernel expansion: kernel, centers (dense, or sparse
+// for exact KRR fitted on sparse rows), coefficients and workers.
+func encKernelSum(e *binfmt.Enc, k kernel.Kernel, centers mat.Matrix, coef *mat.Dense, workers int) error {
+	if err := e.Kernel(k); err != nil {
 		return err
 	}
-	if err := e.Data(p.Centers); err != nil { // sparse centers as CSR (format version 3)
+	if err := e.Data(centers); err != nil {
 		return err
 	}
-	e.Dense(p.Coef)
-	e.Int(p.Workers)
+	e.Dense(coef)
+	e.Int(workers)
 	return nil
 }
 
-func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
+// decKernelSum reads a kernel expansion: a *KernelExpansion when its centers
+// are dense, a *sparseExpansion (as exact KRR's sparse fit builds) when they
+// are sparse, so a loaded model predicts on the same path as the saved one.
+func decKernelSum(d *binfmt.Dec, dim int) KRRPredictor {
+	k, c, coef, w := readKernelSum(d, dim)
+	if d.Err() != nil {
+		return nil
+	}
+	if cd, ok := c.(*mat.Dense); ok {
+		return &KernelExpansion{Kernel: k, Centers: cd, Coef: coef, Workers: w}
+	}
+	_, t := coef.Dims()
+	return &sparseExpansion{dec: &svmDecision{k: k, sv: c, w: coef, bias: make([]float64, t), workers: w}}
+}
+
+// readKernelSum reads what encKernelSum writes: the kernel, the centers
+// (dense, or CSR from format version 3), the coefficients and the workers.
+func readKernelSum(d *binfmt.Dec, dim int) (kernel.Kernel, mat.Matrix, *mat.Dense, int) {
 	k := d.Kernel()
 	if d.Err() == nil && k == nil {
 		d.Fail("kernel expansion without a kernel")
 	}
-	c := d.Data("centers", -1, dim) // dense (any version) or CSR (version 3)
+	c := d.Data("centers", -1, dim)
 	var mc int
 	if d.Err() == nil { // c may be a typed nil after an error
 		mc, _ = c.Dims()
 	}
 	coef := d.Matrix("coefficients", mc, -1)
 	w := decNonNeg(d, "workers")
-	if d.Err() != nil {
-		return nil
-	}
-	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
+	return k, c, coef, w
 }
 
 // Backend kinds inside a saved KRR's configuration.

@@ -30,6 +30,7 @@ func seedCases() []persistCase {
 	reg := small(conformanceRegression(21), 12)
 	bin := small(conformanceBinary(22), 16)
 	multi := small(conformanceMulticlass(23), 18)
+	sp := sparseConformance(24, 15, 1, 12)
 	g := kernel.Gaussian{Gamma: 1}
 	return []persistCase{
 		{"krr", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2} }, reg},
@@ -48,6 +49,10 @@ func seedCases() []persistCase {
 		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5} }, multi},
 		{"svm-proba", func() Estimator { return &SVM{Kernel: g, C: 5, Probability: true} }, bin},
 		{"bkasvm", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, bin},
+		// Sparse fits: support vectors and training rows saved as CSR.
+		{"svm-sparse", func() Estimator { return &SVM{Kernel: g, C: 5} }, sp},
+		{"krr-sparse", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2, Task: Classification} }, sp},
+		{"bkasvm-sparse", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, sp},
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/binfmt"
-	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -104,9 +103,13 @@ func encDecision(e *binfmt.Enc, dec *svmDecision) error {
 	if err := e.Kernel(dec.k); err != nil {
 		return err
 	}
-	// Dense support vectors whatever the training data's format, so that a
-	// file does not depend on it.
-	e.Dense(kernel.DenseOf(dec.sv))
+	// Support vectors in their format in memory (the training data's):
+	// sparse rows of a sparse fit stay sparse in the file, and load back
+	// sparse, so prediction after Load takes the same path with the same
+	// arithmetic as before Save.
+	if err := e.Data(dec.sv); err != nil {
+		return err
+	}
 	e.Dense(dec.w)
 	e.Floats(dec.bias)
 	e.Bool(dec.empty)
@@ -120,10 +123,10 @@ func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}
-	sv := d.Matrix("support vectors", -1, dim)
+	sv := d.Data("support vectors", -1, dim)
 	var m int
 	if sv != nil {
-		m = sv.RawMatrix().Rows
+		m, _ = sv.Dims()
 		dec.sv = sv
 	}
 	dec.w = d.Matrix("dual coefficients", m, cols)
@@ -212,11 +215,8 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 	if f.local != nil {
 		e.Uint(uint64(len(f.local)))
 		for _, l := range f.local {
-			e.Bool(l != nil)
-			if l != nil {
-				if err := encDecision(e, l); err != nil {
-					return err
-				}
+			if err := encLocal(e, l, f.global); err != nil {
+				return err
 			}
 		}
 	}
@@ -258,6 +258,12 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	f.part = part
 	cols := svmColumns(f.labels, f.ovo)
 	f.global = decDecision(d, f.d, cols)
+	if f.global != nil && !f.global.empty {
+		// The global support vectors' rows are their own positions: local
+		// decisions saved by position refer to them, and re-save the same way.
+		m, _ := f.global.sv.Dims()
+		f.global.rows = seq(m)
+	}
 	if d.Bool() {
 		// Each entry takes at least one byte.
 		n := d.Count("local decision functions", 1)
@@ -270,9 +276,7 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 		}
 		f.local = make([]*svmDecision, n)
 		for s := range f.local {
-			if d.Bool() {
-				f.local[s] = decDecision(d, f.d, cols)
-			}
+			f.local[s] = decLocal(d, f.d, cols, f.global)
 		}
 	}
 	f.ntasks = d.Int()
@@ -289,4 +293,109 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	}
 	b.fit = f
 	return b
+}
+
+// How a BKA-SVM local decision function is saved: a leading varint 0 (none)
+// or 1 (a whole decision function) reads as the Bool of format version 2;
+// 2, since version 3, is a decision function whose support vectors are given
+// as positions among the global ones (each local support vector is a global
+// one, so the file holds every support vector once).
+const (
+	localNone  = 0
+	localWhole = 1
+	localRows  = 2
+)
+
+// encLocal writes the local decision function l of a BKA-SVM whose global
+// one is g.
+func encLocal(e *binfmt.Enc, l, g *svmDecision) error {
+	if l == nil {
+		e.Uint(localNone)
+		return nil
+	}
+	pos, ok := positions(l, g)
+	if !ok {
+		e.Uint(localWhole)
+		return encDecision(e, l)
+	}
+	e.Uint(localRows)
+	if err := e.Kernel(l.k); err != nil {
+		return err
+	}
+	e.Ints(pos)
+	e.Dense(l.w)
+	e.Floats(l.bias)
+	e.Int(l.workers)
+	return nil
+}
+
+// positions returns the positions of l's support vectors among g's, when
+// both know their training rows and l has support vectors.
+func positions(l, g *svmDecision) ([]int, bool) {
+	if l.empty || g.empty || l.rows == nil || g.rows == nil {
+		return nil, false
+	}
+	at := make(map[int]int, len(g.rows))
+	for j, r := range g.rows {
+		at[r] = j
+	}
+	pos := make([]int, len(l.rows))
+	for i, r := range l.rows {
+		j, ok := at[r]
+		if !ok {
+			return nil, false
+		}
+		pos[i] = j
+	}
+	return pos, true
+}
+
+// decLocal reads a local decision function written by encLocal.
+func decLocal(d *binfmt.Dec, dim, cols int, g *svmDecision) *svmDecision {
+	switch kind := d.Uint(); {
+	case d.Err() != nil:
+		return nil
+	case kind == localNone:
+		return nil
+	case kind == localWhole:
+		return decDecision(d, dim, cols)
+	case kind != localRows:
+		d.Fail("local decision function kind %d", kind)
+		return nil
+	}
+	dec := &svmDecision{k: d.Kernel()}
+	if d.Err() == nil && dec.k == nil {
+		d.Fail("decision function without a kernel")
+	}
+	pos := d.Ints()
+	if d.Err() != nil {
+		return nil
+	}
+	if g == nil || g.empty || g.rows == nil {
+		d.Fail("local support vectors given by position without global ones")
+		return nil
+	}
+	if len(pos) == 0 {
+		d.Fail("local decision function without support vectors")
+		return nil
+	}
+	for i, p := range pos {
+		if p < 0 || p >= len(g.rows) || (i > 0 && p <= pos[i-1]) {
+			d.Fail("local support vector positions not increasing within the %d global ones", len(g.rows))
+			return nil
+		}
+	}
+	dec.w = d.Matrix("dual coefficients", len(pos), cols)
+	dec.bias = d.Floats()
+	dec.workers = decNonNeg(d, "workers")
+	if d.Err() != nil {
+		return nil
+	}
+	if len(dec.bias) != cols {
+		d.Fail("%d biases for %d decision columns", len(dec.bias), cols)
+		return nil
+	}
+	dec.sv = pickRows(g.sv, pos)
+	dec.rows = pos
+	return dec
 }

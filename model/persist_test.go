@@ -25,10 +25,28 @@ type persistCase struct {
 	data conformanceCase
 }
 
+// sparseData names the conformanceCase of sparseConformance: a persistCase
+// on it fits on the CSR form of data.x (its non-zeros), and predicts on the
+// CSR form of data.xTest as well as the dense one.
+const sparseData = "sparse-csr"
+
+func (c persistCase) sparse() bool { return c.data.name == sparseData }
+
+// sparseConformance is a sparse classification set (density 0.1, three
+// classes) in the dense form conformanceCase holds; persistCase.sparse
+// reports it.
+func sparseConformance(seed uint64, n, nTest, d int) conformanceCase {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x, y := sparseClassification(rng, n, d, 0.1)
+	xt, _ := sparseClassification(rng, nTest, d, 0.1)
+	return conformanceCase{name: sparseData, x: x.ToDense(), y: y, xTest: xt.ToDense()}
+}
+
 // persistCases covers every estimator and every KRR backend (each predictor
 // kind and feature map), binary, multi-class and regression.
 func persistCases() []persistCase {
 	reg, bin, multi := conformanceRegression(11), conformanceBinary(12), conformanceMulticlass(13)
+	sp := sparseConformance(14, 120, 30, 50)
 	g := kernel.Gaussian{Gamma: 1.5}
 	return []persistCase{
 		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Workers: 1} }, reg},
@@ -69,6 +87,18 @@ func persistCases() []persistCase {
 		{"bkasvm-local-sketch", func() Estimator {
 			return &BKASVM{C: 10, Clusters: 4, Sketch: 1, Prediction: LocalPrediction, Multiclass: OneVsRest, Seed: 2}
 		}, multi},
+		{"svm-sparse-probability", func() Estimator {
+			return &SVM{Kernel: kernel.Gaussian{Gamma: 0.1}, C: 4, Probability: true, Seed: 3}
+		}, sp},
+		{"svm-sparse-laplacian-ovr", func() Estimator {
+			return &SVM{Kernel: kernel.Laplacian{Gamma: 0.1}, C: 2, Multiclass: OneVsRest}
+		}, sp},
+		{"bkasvm-sparse-local", func() Estimator {
+			return &BKASVM{Kernel: kernel.Gaussian{Gamma: 0.1}, C: 4, Clusters: 3, Prediction: LocalPrediction, Seed: 2}
+		}, sp},
+		{"krr-exact-sparse", func() Estimator {
+			return &KRR{Kernel: kernel.Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, Lambda: 1e-3, Task: Classification}
+		}, sp},
 	}
 }
 
@@ -85,7 +115,11 @@ func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 func fitCase(t *testing.T, c persistCase) Estimator {
 	t.Helper()
 	est := c.est()
-	if err := est.Fit(context.Background(), c.data.x, c.data.y); err != nil {
+	var x mat.Matrix = c.data.x
+	if c.sparse() {
+		x = csrOf(t, c.data.x)
+	}
+	if err := est.Fit(context.Background(), x, c.data.y); err != nil {
 		t.Fatalf("%s: fit: %v", c.name, err)
 	}
 	return est
@@ -126,39 +160,45 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if buf.Len() != 0 {
 				t.Errorf("Load left %d bytes unread", buf.Len())
 			}
-			want, err := est.Predict(c.data.xTest)
-			if err != nil {
-				t.Fatal(err)
+			inputs := []mat.Matrix{c.data.xTest}
+			if c.sparse() {
+				inputs = append(inputs, csrOf(t, c.data.xTest))
 			}
-			pred, err := got.Predict(c.data.xTest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameBits(pred, want) {
-				t.Errorf("predictions differ after reload:\n got %v\nwant %v", pred, want)
-			}
-			dw, err := est.(decider).DecisionFunction(c.data.xTest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dg, err := got.(decider).DecisionFunction(c.data.xTest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameBits(dg.RawMatrix().Data, dw.RawMatrix().Data) {
-				t.Errorf("decision values differ after reload")
-			}
-			if s, ok := est.(*SVM); ok && s.Probability {
-				pw, err := s.PredictProba(c.data.xTest)
+			for _, xt := range inputs {
+				want, err := est.Predict(xt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				pg, err := got.(*SVM).PredictProba(c.data.xTest)
+				pred, err := got.Predict(xt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !sameBits(pg.RawMatrix().Data, pw.RawMatrix().Data) {
-					t.Errorf("probabilities differ after reload")
+				if !sameBits(pred, want) {
+					t.Errorf("predictions differ after reload:\n got %v\nwant %v", pred, want)
+				}
+				dw, err := est.(decider).DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dg, err := got.(decider).DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameBits(dg.RawMatrix().Data, dw.RawMatrix().Data) {
+					t.Errorf("decision values differ after reload")
+				}
+				if s, ok := est.(*SVM); ok && s.Probability {
+					pw, err := s.PredictProba(xt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					pg, err := got.(*SVM).PredictProba(xt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sameBits(pg.RawMatrix().Data, pw.RawMatrix().Data) {
+						t.Errorf("probabilities differ after reload")
+					}
 				}
 			}
 			again, err := Marshal(got)

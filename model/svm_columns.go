@@ -19,17 +19,19 @@ import (
 // matrix-vector product X·x_i (gonum BLAS) mapped through the kernel with the
 // squared row norms computed once at construction; other kernels go through
 // their Eval. Sparse data (kernel.Sparse) is kept as it is: a column is
-// computed by kernel.SparseColumns (x_i scattered into a dense scratch
-// vector, each row's non-zeros gathered against it), never from a dense
-// copy of X. Long columns are split across workers. Block products (the
+// computed through kernel.SparseIndex (X's non-zeros by column: only the
+// entries in x_i's columns are touched) or, for other kernels,
+// kernel.SparseColumns (x_i scattered into a dense scratch vector, each
+// row's non-zeros gathered against it), never from a dense copy of X. Long columns are split across workers. Block products (the
 // gradient rebuilds) use the kernel package's block engine.
 type kernelColumns struct {
 	k       kernel.Kernel
-	x       *mat.Dense    // dense data, or nil
-	sx      kernel.Sparse // sparse data, or nil
-	sc      *kernel.SparseColumns
-	bufs    *sync.Pool // d-element zeroed scratch vectors of sc.Column
-	norms   []float64  // squared row norms (Gaussian only)
+	x       *mat.Dense            // dense data, or nil
+	sx      kernel.Sparse         // sparse data, or nil
+	ix      *kernel.SparseIndex   // sparse data, Gaussian/linear/polynomial kernel
+	sc      *kernel.SparseColumns // sparse data, other kernels
+	bufs    *sync.Pool            // d-element zeroed scratch vectors of sc.Column
+	norms   []float64             // squared row norms (Gaussian only)
 	diag    []float64
 	workers int
 }

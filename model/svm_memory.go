@@ -16,10 +16,11 @@ func svmStateBytes(n, d int) int64 {
 }
 
 // svmCacheBytes is the most a kernel-column cache of the given budget can
-// hold for a solve over n rows: whole columns of n float64, at most n of them
-// and at least two (solver.NewCache's rule).
-func svmCacheBytes(n int, budget int64) int64 {
-	per := 8 * int64(max(n, 1))
+// hold for a solve over n rows: whole columns of n float64 (elem = 8) or
+// float32 (elem = 4), at most n of them and at least two (solver.NewCache's
+// rule).
+func svmCacheBytes(n int, budget, elem int64) int64 {
+	per := elem * int64(max(n, 1))
 	cols := min(int64(n), max(2, budget/per))
 	return cols * per
 }
@@ -30,8 +31,9 @@ func svmCacheBytes(n int, budget int64) int64 {
 // vectors, at most n rows, and one coefficient per row and task). With a
 // limit and no explicit cache budget (explicit = false), the cache budget is
 // reduced to what the limit leaves, down to the two-column minimum; the
-// resolved budget is returned.
-func svmPlan(n, d int, sizes []int, budget int64, explicit bool, limit int64) (need, cache int64) {
+// resolved budget is returned. elem is the bytes of a cached kernel value
+// (8, or 4 for the float32 cache).
+func svmPlan(n, d int, sizes []int, budget, elem int64, explicit bool, limit int64) (need, cache int64) {
 	kept := 8*int64(n)*int64(d) + 16*int64(n)*int64(len(sizes))
 	var state int64
 	big := 0
@@ -43,13 +45,17 @@ func svmPlan(n, d int, sizes []int, budget int64, explicit bool, limit int64) (n
 	if limit > 0 && !explicit {
 		cache = max(0, min(budget, limit-kept-state))
 	}
-	return kept + state + svmCacheBytes(big, cache), cache
+	return kept + state + svmCacheBytes(big, cache, elem), cache
 }
 
 // checkSVMMemory plans an SVM fit and resolves its cache budget; it fails
 // with ErrMemory when even the smallest cache does not fit limit.
 func checkSVMMemory(what string, n, d int, sizes []int, cfg *svmConfig, explicit bool, limit int64) error {
-	need, cache := svmPlan(n, d, sizes, cfg.cacheBytes, explicit, limit)
+	elem := int64(8)
+	if cfg.float32 {
+		elem = 4
+	}
+	need, cache := svmPlan(n, d, sizes, cfg.cacheBytes, elem, explicit, limit)
 	if err := checkMemory(fmt.Sprintf("%s (n=%d, d=%d, cache %s)", what, n, d, formatBytes(cache)), need, limit); err != nil {
 		return err
 	}
@@ -88,11 +94,11 @@ func bkaSVMPlan(n, d int, jobs, tasks []int, workers int, refine bool, budget in
 	per := max(cache/int64(max(len(big), 1)), 1)
 	var caches int64
 	for _, s := range big {
-		caches += svmCacheBytes(s, per)
+		caches += svmCacheBytes(s, per, 8)
 	}
 	need = kept + state + caches
 	if refine {
-		need = max(need, kept+refState+svmCacheBytes(bigTask, cache))
+		need = max(need, kept+refState+svmCacheBytes(bigTask, cache, 8))
 	}
 	return need, cache
 }

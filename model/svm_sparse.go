@@ -120,17 +120,30 @@ func pickRows(x mat.Matrix, idx []int) mat.Matrix {
 	return gatherRows(x.(*mat.Dense), idx)
 }
 
-// newSparseColumns returns the kernel columns of sparse data x.
+// newSparseColumns returns the kernel columns of sparse data x: through
+// kernel.SparseIndex (X's non-zeros by column, no length-d array) for the
+// Gaussian, linear and polynomial kernels, by kernel.SparseColumns'
+// scatter/gather (a d-element scratch vector per worker) for the others.
+// Both give bit-identical columns.
 func newSparseColumns(k kernel.Kernel, x kernel.Sparse, workers int) *kernelColumns {
 	n, d := x.Dims()
-	c := &kernelColumns{k: k, sx: x, sc: kernel.NewSparseColumns(k, x), workers: max(workers, 1), diag: make([]float64, n),
-		bufs: &sync.Pool{New: func() any { b := make([]float64, d); return &b }}}
+	c := &kernelColumns{k: k, sx: x, workers: max(workers, 1), diag: make([]float64, n)}
+	if ix, ok := kernel.NewSparseIndex(k, x); ok {
+		c.ix = ix
+	} else {
+		c.sc = kernel.NewSparseColumns(k, x)
+		c.bufs = &sync.Pool{New: func() any { b := make([]float64, d); return &b }}
+	}
 	kernel.SparseDiag(k, c.diag, x)
 	return c
 }
 
 // sparseRows writes K(x_r, x_i) for r in [r0, r1) into dst[r0:r1].
 func (c *kernelColumns) sparseRows(i, r0, r1 int, dst []float64) {
+	if c.ix != nil {
+		c.ix.RowColumn(dst[r0:r1], r0, i)
+		return
+	}
 	indptr, indices, values := c.sx.CSR()
 	b := c.bufs.Get().(*[]float64)
 	c.sc.Column(dst[r0:r1], r0, indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]], *b)
@@ -138,13 +151,31 @@ func (c *kernelColumns) sparseRows(i, r0, r1 int, dst []float64) {
 }
 
 // sparseMulVec sets dst = K(X_rows, X_cols)·v for sparse X: blocks of rows on
-// the workers, each row's sum taken over cols in their order.
+// the workers, each row's sum taken over cols in their order. With an
+// indexable kernel the columns' rows are indexed (kernel.SparseIndex) and
+// each row r gets K(x_r, X_cols) as one column, dotted with v; otherwise
+// each column j of X_cols is scattered once per block of rows. Both sum the
+// same products in the same order.
 func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, dst []float64) error {
-	sc := kernel.NewSparseColumns(c.k, kernel.SubsetRows(c.sx, rows))
 	indptr, indices, values := c.sx.CSR()
-	_, d := c.sx.Dims()
 	const chunk = 256
 	tasks := (len(rows) + chunk - 1) / chunk
+	if ix, ok := kernel.NewSparseIndex(c.k, kernel.SubsetRows(c.sx, cols)); ok {
+		return parallel.For(ctx, tasks, c.workers, func(_, t int) {
+			kr := make([]float64, len(cols))
+			for r := t * chunk; r < min((t+1)*chunk, len(rows)); r++ {
+				i := rows[r]
+				ix.Column(kr, 0, indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]])
+				var s float64
+				for q, kv := range kr {
+					s += kv * v[q]
+				}
+				dst[r] = s
+			}
+		})
+	}
+	sc := kernel.NewSparseColumns(c.k, kernel.SubsetRows(c.sx, rows))
+	_, d := c.sx.Dims()
 	return parallel.For(ctx, tasks, c.workers, func(_, t int) {
 		r0, r1 := t*chunk, min((t+1)*chunk, len(rows))
 		buf, col := make([]float64, d), make([]float64, r1-r0)
@@ -161,9 +192,11 @@ func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, d
 
 // evalSparse computes the decision values K(X, S)·W + b when X or the
 // support vectors S are sparse, in blocks of rows of X on the decision's
-// workers: K(X_B, S) column by column with kernel.SparseColumns (each
-// support vector scattered once per block) when X is sparse, by
-// kernel.SparseBlock (sparse support vectors against dense rows) otherwise.
+// workers: K(X_B, S) row by row through kernel.SparseIndex over S (built
+// once) when X is sparse and the kernel indexable, column by column with
+// kernel.SparseColumns (each support vector scattered once per block) for
+// other kernels, and by kernel.SparseBlock (sparse support vectors against
+// dense rows) when X is dense.
 // Every entry of K is computed on its own and every output row by one
 // product, so the result does not depend on the number of workers.
 func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.Dense) error {
@@ -180,8 +213,26 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 			svs = denseRowsSparse(dec.sv.(*mat.Dense))
 		}
 		sp, si, sv = svs.CSR()
+		// Indexed support vectors: row r of K(X_B, S) is one column
+		// K(S, x_r), with the same values as the scatter/gather below.
+		if ix, ok := kernel.NewSparseIndex(dec.k, svs); ok {
+			xp, xi, xv := x.(kernel.Sparse).CSR()
+			return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
+				r0, r1 := t*chunk, min((t+1)*chunk, n)
+				kb := mat.NewDense(r1-r0, m, nil)
+				for r := r0; r < r1; r++ {
+					ix.Column(kb.RawRowView(r-r0), 0, xi[xp[r]:xp[r+1]], xv[xp[r]:xp[r+1]])
+				}
+				out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
+				return nil
+			})
+		}
 	}
-	return parallel.ForErr(ctx, tasks, dec.workers, func(_, t int) error {
+	// The d-float scatter buffer of the sparse × sparse path is per worker,
+	// not per block: with d in the millions it would dominate the memory
+	// the blocks of K need.
+	bufs := make([][]float64, parallel.Workers(dec.workers))
+	return parallel.ForErr(ctx, tasks, dec.workers, func(w, t int) error {
 		r0, r1 := t*chunk, min((t+1)*chunk, n)
 		kb := mat.NewDense(r1-r0, m, nil)
 		idx := make([]int, r1-r0)
@@ -190,7 +241,10 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		}
 		if xs, ok := x.(kernel.Sparse); ok {
 			sc := kernel.NewSparseColumns(dec.k, kernel.SubsetRows(xs, idx))
-			buf, col := make([]float64, d), make([]float64, r1-r0)
+			if bufs[w] == nil {
+				bufs[w] = make([]float64, d)
+			}
+			buf, col := bufs[w], make([]float64, r1-r0)
 			for j := 0; j < m; j++ {
 				sc.Column(col, 0, si[sp[j]:sp[j+1]], sv[sp[j]:sp[j+1]], buf)
 				for r, v := range col {

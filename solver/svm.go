@@ -79,6 +79,14 @@ type SVMOptions struct {
 	// (Hsieh et al. 2008) instead of two (Steinwart, Hush & Scovel 2011).
 	// SolveSMO ignores it.
 	SingleCoordinate bool
+	// Float32Cache keeps the cached kernel columns in float32, as LIBSVM's
+	// Qfloat cache, so CacheBytes holds twice as many columns. Columns are
+	// computed in float64 and rounded once (relative error ≤ 2⁻²⁴ per
+	// entry); α, the gradient, the bias and every update stay float64, but
+	// the gradient accumulates the rounded entries, so the solution is that
+	// of a kernel matrix perturbed by about 6·10⁻⁸ relative (within the
+	// stopping tolerance's reach, not bit-identical to the float64 cache).
+	Float32Cache bool
 }
 
 // SVMProgress is what the progress callback receives.
@@ -142,8 +150,9 @@ const (
 	shrinkEvery = 1000
 )
 
-// svm is the state shared by both solvers.
-type svm struct {
+// svm is the state shared by both solvers; T is the element type of the
+// column cache (SVMOptions.Float32Cache).
+type svm[T float32 | float64] struct {
 	ctx     context.Context
 	opt     SVMOptions
 	n       int
@@ -156,15 +165,16 @@ type svm struct {
 	base    []int   // base position → index; nil means identity
 	oldBase []int   // the base the current cache was built for
 	pos     []int32 // index → base position, −1 when not in the base
-	cache   *Cache
-	active  []int // active indices, ascending
-	shrunk  bool  // some index is inactive
-	unshr   bool  // the one-time unshrink has happened
+	cache   *Cache[T]
+	scratch []float64 // a float64 column for the float32 cache's fill
+	active  []int     // active indices, ascending
+	shrunk  bool      // some index is inactive
+	unshr   bool      // the one-time unshrink has happened
 	hits    int64
 	misses  int64
 }
 
-func newSVM(ctx context.Context, p SVMProblem, opt SVMOptions, bias bool) (*svm, error) {
+func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptions, bias bool) (*svm[T], error) {
 	if p.K == nil {
 		return nil, fmt.Errorf("%w: nil kernel columns", ErrSVMProblem)
 	}
@@ -201,7 +211,7 @@ func newSVM(ctx context.Context, p SVMProblem, opt SVMOptions, bias bool) (*svm,
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = defaultMem
 	}
-	s := &svm{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, full: p.K}
+	s := &svm[T]{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, full: p.K}
 	s.alpha = make([]float64, n)
 	s.g = make([]float64, n)
 	s.qd = make([]float64, n)
@@ -248,7 +258,7 @@ func maxOf(v []float64) float64 {
 
 // setBase makes the cache serve columns restricted to base (nil: all rows).
 // base must be ascending and, when not nil, a subset of the current base.
-func (s *svm) setBase(base []int) {
+func (s *svm[T]) setBase(base []int) {
 	prevBase, prevCache := s.base, s.cache
 	if prevCache != nil {
 		h, m := prevCache.Stats()
@@ -276,7 +286,22 @@ func (s *svm) setBase(base []int) {
 		}
 	}
 	prov := s.prov
-	s.cache = NewCache(m, m, s.opt.CacheBytes, func(k int, dst []float64) { prov.Column(k, dst) })
+	switch dst := any(&s.cache).(type) {
+	case **Cache[float64]:
+		*dst = NewCache(m, m, s.opt.CacheBytes, func(k int, col []float64) { prov.Column(k, col) })
+	case **Cache[float32]:
+		// The column is computed in float64 and rounded once.
+		if cap(s.scratch) < m {
+			s.scratch = make([]float64, m)
+		}
+		scratch := s.scratch[:m]
+		*dst = NewCache(m, m, s.opt.CacheBytes, func(k int, col []float32) {
+			prov.Column(k, scratch)
+			for r, v := range scratch {
+				col[r] = float32(v)
+			}
+		})
+	}
 	if prevCache == nil || base == nil {
 		return
 	}
@@ -294,7 +319,7 @@ func (s *svm) setBase(base []int) {
 		}
 		from[p] = int32(q)
 	}
-	prevCache.Each(func(key int, col []float64) {
+	prevCache.Each(func(key int, col []T) {
 		np := s.pos[global(key)]
 		if np < 0 {
 			return
@@ -307,11 +332,11 @@ func (s *svm) setBase(base []int) {
 }
 
 // column returns K(·, x_i) indexed by base position; i must be in the base.
-func (s *svm) column(i int) []float64 { return s.cache.Get(int(s.pos[i])) }
+func (s *svm[T]) column(i int) []T { return s.cache.Get(int(s.pos[i])) }
 
 // maybeRebase restricts the provider to the active set when that set is less
 // than half of the current base and the kernel supports subsets.
-func (s *svm) maybeRebase() {
+func (s *svm[T]) maybeRebase() {
 	if _, ok := s.full.(Subsetter); !ok {
 		return
 	}
@@ -326,7 +351,7 @@ func (s *svm) maybeRebase() {
 }
 
 // gradient recomputes g_t = y_t Σ_j α_j y_j K_tj − 1 for t in rows.
-func (s *svm) gradient(rows []int) error {
+func (s *svm[T]) gradient(rows []int) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -370,7 +395,7 @@ func (s *svm) gradient(rows []int) error {
 }
 
 // unshrink rebuilds the gradient of the inactive indices and activates all.
-func (s *svm) unshrink() error {
+func (s *svm[T]) unshrink() error {
 	if !s.shrunk {
 		return nil
 	}
@@ -399,7 +424,7 @@ func (s *svm) unshrink() error {
 }
 
 // filter keeps the active indices for which drop is false.
-func (s *svm) filter(drop func(t int) bool) {
+func (s *svm[T]) filter(drop func(t int) bool) {
 	k := 0
 	for _, t := range s.active {
 		if !drop(t) {
@@ -414,7 +439,7 @@ func (s *svm) filter(drop func(t int) bool) {
 	}
 }
 
-func (s *svm) result(iter int, viol float64, st SVMStatus) *SVMResult {
+func (s *svm[T]) result(iter int, viol float64, st SVMStatus) *SVMResult {
 	r := &SVMResult{Alpha: s.alpha, Gradient: s.g, Iterations: iter, Violation: viol, Status: st}
 	for i, a := range s.alpha {
 		r.Objective += a * (s.g[i] - 1)
@@ -431,24 +456,31 @@ func (s *svm) result(iter int, viol float64, st SVMStatus) *SVMResult {
 	return r
 }
 
-func (s *svm) progress(iter int, viol float64) {
+func (s *svm[T]) progress(iter int, viol float64) {
 	if s.opt.Progress != nil {
 		s.opt.Progress(SVMProgress{Iter: iter, Violation: viol, Active: len(s.active)})
 	}
 }
 
 // atUpper reports whether α_t is at its upper bound C_t.
-func (s *svm) atUpper(t int) bool { return s.alpha[t] >= s.c[t] }
+func (s *svm[T]) atUpper(t int) bool { return s.alpha[t] >= s.c[t] }
 
 // atLower reports whether α_t is at its lower bound 0.
-func (s *svm) atLower(t int) bool { return s.alpha[t] <= 0 }
+func (s *svm[T]) atLower(t int) bool { return s.alpha[t] <= 0 }
 
 // SolveSMO solves the SVM dual with bias (LIBSVM's C-SVC) by sequential
 // minimal optimization with the second-order working-set selection of Fan,
 // Chen & Lin (JMLR 2005, WSS 2) and LIBSVM's shrinking. Columns are computed
 // on demand and kept in an LRU cache of opt.CacheBytes.
 func SolveSMO(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
-	s, err := newSVM(ctx, p, opt, true)
+	if opt.Float32Cache {
+		return solveSMO[float32](ctx, p, opt)
+	}
+	return solveSMO[float64](ctx, p, opt)
+}
+
+func solveSMO[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
+	s, err := newSVM[T](ctx, p, opt, true)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +527,7 @@ func SolveSMO(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, er
 
 // selectSMO returns the working pair by WSS 2 and the maximal violation
 // Gmax + Gmax2; i < 0 when no violating pair exists.
-func (s *svm) selectSMO() (int, int, float64) {
+func (s *svm[T]) selectSMO() (int, int, float64) {
 	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
 	i := -1
 	for _, t := range s.active {
@@ -529,7 +561,7 @@ func (s *svm) selectSMO() (int, int, float64) {
 		gmax2 = max(gmax2, yg)
 		b := gmax + yg
 		if b > 0 {
-			a := s.qd[i] + s.qd[t] - 2*ki[s.pos[t]]
+			a := s.qd[i] + s.qd[t] - 2*float64(ki[s.pos[t]])
 			if a <= 0 {
 				a = tau
 			}
@@ -545,7 +577,7 @@ func (s *svm) selectSMO() (int, int, float64) {
 }
 
 // gapSMO returns the maximal violation over the active set.
-func (s *svm) gapSMO() float64 {
+func (s *svm[T]) gapSMO() float64 {
 	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
 	for _, t := range s.active {
 		if s.y[t] > 0 {
@@ -571,13 +603,13 @@ func (s *svm) gapSMO() float64 {
 }
 
 // stepSMO solves the two-variable subproblem in (α_i, α_j) and updates the gradient.
-func (s *svm) stepSMO(i, j int) {
+func (s *svm[T]) stepSMO(i, j int) {
 	ki := s.column(i)
 	kj := s.column(j)
 	yi, yj := s.y[i], s.y[j]
 	ci, cj := s.c[i], s.c[j]
 	ai, aj := s.alpha[i], s.alpha[j]
-	kij := ki[s.pos[j]]
+	kij := float64(ki[s.pos[j]])
 	quad := s.qd[i] + s.qd[j] - 2*kij
 	if quad <= 0 {
 		quad = tau
@@ -626,14 +658,14 @@ func (s *svm) stepSMO(i, j int) {
 	s.alpha[i], s.alpha[j] = ai, aj
 	for _, t := range s.active {
 		p := s.pos[t]
-		s.g[t] += s.y[t] * (di*ki[p] + dj*kj[p])
+		s.g[t] += s.y[t] * (di*float64(ki[p]) + dj*float64(kj[p]))
 	}
 }
 
 // shrinkSMO is LIBSVM's do_shrinking: it drops the bounded variables that
 // cannot enter a violating pair, after a one-time full gradient rebuild once
 // the violation is within 10·Tol.
-func (s *svm) shrinkSMO() error {
+func (s *svm[T]) shrinkSMO() error {
 	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
 	for _, t := range s.active {
 		if s.y[t] > 0 {
@@ -678,7 +710,7 @@ func (s *svm) shrinkSMO() error {
 
 // finishSMO computes the bias as LIBSVM's calculate_rho: the mean of y_tG_t
 // over free variables, or the midpoint of the feasible interval when none is free.
-func (s *svm) finishSMO(iter int, gap float64, st SVMStatus) *SVMResult {
+func (s *svm[T]) finishSMO(iter int, gap float64, st SVMStatus) *SVMResult {
 	ub, lb := math.Inf(1), math.Inf(-1)
 	var sum float64
 	nfree := 0
@@ -723,7 +755,14 @@ func (s *svm) finishSMO(iter int, gap float64, st SVMStatus) *SVMResult {
 // α_i ← min(max(α_i − G_i/Q_ii, 0), C_i). Unless opt.SingleCoordinate is set,
 // a second variable is updated with it (see stepDCD2).
 func SolveDCD(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
-	s, err := newSVM(ctx, p, opt, false)
+	if opt.Float32Cache {
+		return solveDCD[float32](ctx, p, opt)
+	}
+	return solveDCD[float64](ctx, p, opt)
+}
+
+func solveDCD[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
+	s, err := newSVM[T](ctx, p, opt, false)
 	if err != nil {
 		return nil, err
 	}
@@ -773,7 +812,7 @@ func SolveDCD(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, er
 }
 
 // pg returns the projected gradient of variable t.
-func (s *svm) pg(t int) float64 {
+func (s *svm[T]) pg(t int) float64 {
 	g := s.g[t]
 	switch {
 	case s.atLower(t):
@@ -786,7 +825,7 @@ func (s *svm) pg(t int) float64 {
 
 // selectDCD returns the variable with the largest |PG| and the violation
 // max(max PG, 0) − min(min PG, 0).
-func (s *svm) selectDCD() (int, float64) {
+func (s *svm[T]) selectDCD() (int, float64) {
 	hi, lo := math.Inf(-1), math.Inf(1)
 	i, best := -1, 0.0
 	for _, t := range s.active {
@@ -803,12 +842,12 @@ func (s *svm) selectDCD() (int, float64) {
 	return i, max(hi, 0) - min(lo, 0)
 }
 
-func (s *svm) gapDCD() float64 {
+func (s *svm[T]) gapDCD() float64 {
 	_, gap := s.selectDCD()
 	return gap
 }
 
-func (s *svm) stepDCD(i int) {
+func (s *svm[T]) stepDCD(i int) {
 	q := s.qd[i]
 	if q <= 0 {
 		q = tau
@@ -821,14 +860,14 @@ func (s *svm) stepDCD(i int) {
 	s.alpha[i] = a
 	ki := s.column(i)
 	for _, t := range s.active {
-		s.g[t] += s.y[t] * d * ki[s.pos[t]]
+		s.g[t] += s.y[t] * d * float64(ki[s.pos[t]])
 	}
 }
 
 // shrinkDCD drops bounded variables whose gradient points out of the box by
 // more than the current largest violation (Hsieh et al. 2008, Sect. 3.2),
 // after a one-time full gradient rebuild once the violation is within 10·Tol.
-func (s *svm) shrinkDCD() error {
+func (s *svm[T]) shrinkDCD() error {
 	hi, lo := math.Inf(-1), math.Inf(1)
 	for _, t := range s.active {
 		v := s.pg(t)
@@ -862,7 +901,7 @@ func (s *svm) shrinkDCD() error {
 // subproblem is then solved exactly (solveBox2). One-coordinate descent
 // zig-zags along the near-constant direction a Gaussian kernel matrix
 // typically has; the pair step removes most of that.
-func (s *svm) stepDCD2(i int) {
+func (s *svm[T]) stepDCD2(i int) {
 	ki := s.column(i)
 	qii := max(s.qd[i], tau)
 	gi := s.g[i]
@@ -878,7 +917,7 @@ func (s *svm) stepDCD2(i int) {
 		if (s.atLower(t) && gt > 0) || (s.atUpper(t) && gt < 0) {
 			continue
 		}
-		qit := yi * s.y[t] * ki[s.pos[t]]
+		qit := yi * s.y[t] * float64(ki[s.pos[t]])
 		qtt := s.qd[t]
 		det := qii*qtt - qit*qit
 		if det <= tau {
@@ -894,7 +933,7 @@ func (s *svm) stepDCD2(i int) {
 	}
 	kj := s.column(j)
 	ki = s.column(i) // still cached: capacity ≥ 2
-	qij := yi * s.y[j] * ki[s.pos[j]]
+	qij := yi * s.y[j] * float64(ki[s.pos[j]])
 	ai, aj := solveBox2(qii, max(s.qd[j], tau), qij, gi, s.g[j], s.alpha[i], s.alpha[j], s.c[i], s.c[j])
 	di := (ai - s.alpha[i]) * yi
 	dj := (aj - s.alpha[j]) * s.y[j]
@@ -904,7 +943,7 @@ func (s *svm) stepDCD2(i int) {
 	s.alpha[i], s.alpha[j] = ai, aj
 	for _, t := range s.active {
 		p := s.pos[t]
-		s.g[t] += s.y[t] * (di*ki[p] + dj*kj[p])
+		s.g[t] += s.y[t] * (di*float64(ki[p]) + dj*float64(kj[p]))
 	}
 }
 

@@ -208,7 +208,7 @@ func TestCacheLRU(t *testing.T) {
 	if h, m := c.Stats(); h != h0+1 || m != m0 {
 		t.Errorf("Put changed the stats: %d/%d → %d/%d", h0, m0, h, m)
 	}
-	if small := NewCache(10, 4, 1, nil); small.Capacity() != 2 {
+	if small := NewCache[float64](10, 4, 1, nil); small.Capacity() != 2 {
 		t.Fatalf("a tiny budget must still hold 2 columns, got %d", small.Capacity())
 	}
 }
@@ -492,6 +492,95 @@ func TestSolveBox2(t *testing.T) {
 		}
 		if got < best-0.1 {
 			t.Fatalf("trial %d: solveBox2 value %.12g far below the grid's %.12g: grid or solver wrong", trial, got, best)
+		}
+	}
+}
+
+// TestFloat32CacheMatchesBruteForceQP solves the brute-force test problems
+// with the float32 column cache. Its α is the optimum of a kernel matrix
+// whose cached entries are rounded to float32: |K̃_ij − K_ij| ≤ 2⁻²⁴|K_ij|
+// ≤ 2⁻²⁴ (Gaussian entries lie in (0, 1]). For any α ≥ 0 the two objectives
+// then differ by at most ½·2⁻²⁴·(Σα)², so the true objective at the float32
+// solution exceeds the float64 optimum f* by at most twice that, plus the
+// 1e-6 relative solver slack of the float64 test above. The support vectors
+// (α_i > 0) and the bounded ones must be the same indices as the float64
+// solution's, and α must agree to 1e-4·C (a perturbation of 6·10⁻⁸ in K
+// moves a well-conditioned optimum by about that times the conditioning;
+// observed: 2.2·10⁻⁷ with C = 2).
+func TestFloat32CacheMatchesBruteForceQP(t *testing.T) {
+	const n = 40
+	k, y := twoBlobs(n, 0.5, 1)
+	c := constC(n, 2)
+	for _, tc := range []struct {
+		name  string
+		bias  bool
+		solve func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error)
+	}{{"smo", true, SolveSMO}, {"dcd", false, SolveDCD}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := objective(k, y, bruteQP(k, y, c, tc.bias))
+			for _, cols := range []Columns{&denseK{k: k}, &subK{denseK{k: k}}} {
+				r64, err := tc.solve(context.Background(), SVMProblem{K: cols, Y: y, C: c}, SVMOptions{Tol: 1e-8})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r32, err := tc.solve(context.Background(), SVMProblem{K: cols, Y: y, C: c}, SVMOptions{Tol: 1e-8, Float32Cache: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r32.Status != SVMConverged {
+					t.Fatalf("status %v", r32.Status)
+				}
+				sum, maxDiff := 0.0, 0.0
+				for i, a := range r32.Alpha {
+					sum += a
+					maxDiff = max(maxDiff, math.Abs(a-r64.Alpha[i]))
+					if (a > 0) != (r64.Alpha[i] > 0) || (a >= c[i]) != (r64.Alpha[i] >= c[i]) {
+						t.Errorf("α[%d] = %g with the float32 cache, %g with float64: different support", i, a, r64.Alpha[i])
+					}
+				}
+				got := objective(k, y, r32.Alpha)
+				bound := math.Ldexp(sum*sum, -24) + 1e-6*math.Abs(want)
+				if got-want > bound || want-got > 1e-6*math.Abs(want) {
+					t.Errorf("objective %.12g, brute force %.12g (bound %.3g)", got, want, bound)
+				}
+				if math.Abs(r32.Objective-got) > bound {
+					t.Errorf("reported objective %.12g, recomputed %.12g", r32.Objective, got)
+				}
+				if maxDiff > 1e-4*c[0] {
+					t.Errorf("max |α32 − α64| = %g", maxDiff)
+				}
+				t.Logf("%T: objective float32 %.12g, float64 %.12g, brute force %.12g; max |Δα| %.3g; bound %.3g", cols, got, objective(k, y, r64.Alpha), want, maxDiff, bound)
+				if r32.SV != r64.SV || r32.BoundedSV != r64.BoundedSV {
+					t.Errorf("SV %d/%d bounded, float64 %d/%d", r32.SV, r32.BoundedSV, r64.SV, r64.BoundedSV)
+				}
+			}
+		})
+	}
+}
+
+// TestFloat32CacheHoldsTwiceTheColumns: the same budget gives twice the
+// columns, and a float32 column is the float64 one rounded.
+func TestFloat32CacheHoldsTwiceTheColumns(t *testing.T) {
+	fill64 := func(k int, dst []float64) {
+		for r := range dst {
+			dst[r] = 1 / float64(3+k+r)
+		}
+	}
+	c64 := NewCache(100, 50, 10*50*8, fill64)
+	c32 := NewCache(100, 50, 10*50*8, func(k int, dst []float32) {
+		tmp := make([]float64, len(dst))
+		fill64(k, tmp)
+		for r, v := range tmp {
+			dst[r] = float32(v)
+		}
+	})
+	if c64.Capacity() != 10 || c32.Capacity() != 20 {
+		t.Fatalf("capacities %d and %d, want 10 and 20", c64.Capacity(), c32.Capacity())
+	}
+	a, b := c64.Get(7), c32.Get(7)
+	for r := range a {
+		if float32(a[r]) != b[r] {
+			t.Fatalf("entry %d: %v vs %v", r, a[r], b[r])
 		}
 	}
 }

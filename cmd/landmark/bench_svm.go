@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -30,13 +32,15 @@ import (
 // vector counts and times.
 func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench svm", "[flags]", stderr)
-	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero) or text (synthetic, rcv1-like: -dim columns, -nnz non-zeros a row with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000)")
+	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero), text (synthetic, rcv1-like: -dim columns (default 20000), -nnz non-zeros a row (default 50) with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000) or news20 (datasets.SyntheticText: news20-shaped, -dim default 1355191, -nnz default 80, Zipf columns, ±1 labels; -train/-test default 20000/5000); ignored with -train-file")
+	trainFile := fs.String("train-file", "", "LIBSVM training file, read sparse (instead of -data; -train keeps its first rows)")
+	testFile := fs.String("test-file", "", "LIBSVM test file for -train-file (required with it)")
 	format := fs.String("format", "dense", "dense or sparse: how our estimators get X (sparse keeps the CSR rows; svm-train always reads the file sparse)")
-	dim := fs.Int("dim", 20000, "text: number of columns")
-	nnz := fs.Int("nnz", 50, "text: non-zeros a row")
+	dim := fs.Int("dim", 0, "text and news20: number of columns (0: the set's default)")
+	nnz := fs.Int("nnz", 0, "text and news20: non-zeros a row (0: the set's default)")
 	c := fs.Float64("c", 32, "SVM penalty C")
 	gamma := fs.Float64("gamma", 2, "Gaussian kernel γ in exp(−γ‖x−y‖²)")
-	methods := fs.String("methods", "bka,exact,libsvm", "comma-separated: bka and bka-refine (each reported with global and local prediction), exact, exact-nobias, libsvm")
+	methods := fs.String("methods", "bka,exact,libsvm", "comma-separated: bka and bka-refine (each reported with global and local prediction), exact, exact32 (model.SVM with the float32 column cache, as LIBSVM's), exact-nobias, libsvm")
 	clusters := fs.String("clusters", "64", "comma-separated cluster counts for the bka methods")
 	sketch := fs.Int("sketch", 0, "randomized-projection k-means with this many dimensions (0: plain k-means)")
 	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
@@ -48,8 +52,11 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 || *dim < 1 || *nnz < 1 || *nnz > *dim {
-		return fmt.Errorf("%w: -c, -gamma, -cache, -dim and -nnz must be positive (-nnz ≤ -dim), -train, -test and -sketch non-negative", errUsage)
+	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 || *dim < 0 || *nnz < 0 {
+		return fmt.Errorf("%w: -c, -gamma and -cache must be positive, -dim, -nnz, -train, -test and -sketch non-negative", errUsage)
+	}
+	if (*trainFile == "") != (*testFile == "") {
+		return fmt.Errorf("%w: -train-file and -test-file go together", errUsage)
 	}
 	if *format != "dense" && *format != "sparse" {
 		return fmt.Errorf("%w: -format %q: want dense or sparse", errUsage, *format)
@@ -66,15 +73,21 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, m := range strings.Split(*methods, ",") {
 		m = strings.TrimSpace(m)
 		switch m {
-		case "bka", "bka-refine", "exact", "exact-nobias", "libsvm":
+		case "bka", "bka-refine", "exact", "exact32", "exact-nobias", "libsvm":
 			ms = append(ms, m)
 		default:
 			return fmt.Errorf("%w: unknown method %q", errUsage, m)
 		}
 	}
 	var tr, te benchSet
-	switch *data {
-	case "mnist", "text":
+	switch {
+	case *trainFile != "":
+		var err error
+		if tr, te, err = benchFiles(ctx, *trainFile, *testFile, *ntrain, *ntest); err != nil {
+			return err
+		}
+		*data = *trainFile
+	case *data == "mnist" || *data == "text" || *data == "news20":
 		var err error
 		if tr, te, err = benchSparseData(ctx, *data, *ntrain, *ntest, *dim, *nnz, *seed); err != nil {
 			return err
@@ -114,7 +127,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	done := newBenchUnits(pg, "bench svm", units, float64(units))
 	finished := func(name string, t0 time.Time, err error) { done.finished(name, 1, t0, err) }
-	var ours, lib *benchRow // exact model.SVM and svm-train, for the closing comparison
+	var ours []*benchRow // exact model.SVM (float64 and float32 cache), for the closing comparison
+	var lib *benchRow    // svm-train
 	for _, m := range ms {
 		t0 := time.Now()
 		switch m {
@@ -146,8 +160,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t1).Seconds(), benchAccuracy(p, te.y), info.SV)
 			}
-		case "exact", "exact-nobias":
-			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias"}
+		case "exact", "exact32", "exact-nobias":
+			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias", CacheFloat32: m == "exact32"}
 			row, err := benchEstimator(ctx, s, tr, te)
 			finished("model.SVM "+m, t0, err)
 			if err != nil {
@@ -161,9 +175,11 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				it += t.Iterations
 			}
 			fmt.Fprintf(stdout, "| model.SVM %s | %.2f | %.2f | %.2f | %.2f | %d | obj %.6f, %d updates |\n", m, row.fit, row.cpu, row.pred, row.acc, info.SV, obj, it)
-			if m == "exact" {
-				row.sv, row.obj = info.SV, obj
-				ours = &row
+			if m != "exact-nobias" {
+				row.sv, row.obj, row.name = info.SV, obj, m
+				sv, _ := s.SupportVectors()
+				row.svKeys = rowKeys(sv)
+				ours = append(ours, &row)
 			}
 		case "libsvm":
 			row, err := benchLIBSVM(ctx, tr, te, *c, *gamma, *cacheMB)
@@ -177,10 +193,25 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}
 	}
-	if ours != nil && lib != nil {
-		rel := math.Abs(ours.obj-lib.obj) / math.Max(math.Abs(lib.obj), math.SmallestNonzeroFloat64)
-		fmt.Fprintf(stdout, "\nmodel.SVM (%s X) vs svm-train: dual objective %.6f vs %.6f (relative difference %.2g), SV %d vs %d; train wall %.2f s vs %.2f s (svm-train / model.SVM = %.2f×), CPU %.2f s vs %.2f s (%.2f×)\n",
-			*format, ours.obj, lib.obj, rel, ours.sv, lib.sv, ours.fit, lib.fit, lib.fit/ours.fit, ours.cpu, lib.cpu, lib.cpu/max(ours.cpu, 1e-9))
+	if len(ours) == 2 {
+		a, b := ours[0], ours[1]
+		common, onlyA, onlyB := compareKeys(a.svKeys, b.svKeys)
+		fmt.Fprintf(stdout, "\nmodel.SVM %s vs %s: dual objective %.6f vs %.6f (relative difference %.2g), SV sets: %d common, %d only %s, %d only %s; accuracy %.2f%% vs %.2f%%; train CPU %.2f s vs %.2f s\n",
+			b.name, a.name, b.obj, a.obj, math.Abs(b.obj-a.obj)/math.Max(math.Abs(a.obj), math.SmallestNonzeroFloat64),
+			common, onlyB, b.name, onlyA, a.name, b.acc, a.acc, b.cpu, a.cpu)
+	}
+	for _, o := range ours {
+		if lib == nil {
+			break
+		}
+		rel := math.Abs(o.obj-lib.obj) / math.Max(math.Abs(lib.obj), math.SmallestNonzeroFloat64)
+		same := "SV sets not compared (svm-train's model unreadable)"
+		if lib.svKeys != nil {
+			common, onlyOurs, onlyLib := compareKeys(o.svKeys, lib.svKeys)
+			same = fmt.Sprintf("SV sets: %d common, %d only ours, %d only svm-train's", common, onlyOurs, onlyLib)
+		}
+		fmt.Fprintf(stdout, "\nmodel.SVM %s (%s X) vs svm-train: dual objective %.6f vs %.6f (relative difference %.2g), SV %d vs %d (%s); train wall %.2f s vs %.2f s (svm-train / model.SVM = %.2f×), CPU %.2f s vs %.2f s (%.2f×)\n",
+			o.name, *format, o.obj, lib.obj, rel, o.sv, lib.sv, same, o.fit, lib.fit, lib.fit/o.fit, o.cpu, lib.cpu, lib.cpu/max(o.cpu, 1e-9))
 	}
 	if !slices.Contains(ms, "libsvm") {
 		// With svm-train started from this process the figure is not reliable.
@@ -198,6 +229,8 @@ type benchRow struct {
 	obj                 float64 // summed dual objectives
 	haveObj             bool
 	note                string
+	name                string         // method, for the closing comparison
+	svKeys              map[string]int // support vectors by content (rowKeys)
 }
 
 // benchSet is a benchmark's data: X dense or sparse, and the labels.
@@ -281,6 +314,7 @@ func benchLIBSVM(ctx context.Context, tr, te benchSet, c, gamma float64, cacheMB
 	if m := benchReSV.FindSubmatch(out); m != nil {
 		row.sv, _ = strconv.Atoi(string(m[1]))
 	}
+	row.svKeys, _ = libsvmModelKeys(fmod) // nil when unreadable: the comparison says so
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		row.note = fmt.Sprintf("svm-train peak RSS %.2f GB", float64(ru.Maxrss)/(1<<20))
 	}
@@ -433,14 +467,25 @@ func density(x mat.Matrix) float64 {
 // synthetic text-like set, and keeps the first ntrain / ntest rows (0: all
 // for mnist, 20,000 / 5,000 for text).
 func benchSparseData(ctx context.Context, name string, ntrain, ntest, dim, nnz int, seed uint64) (tr, te benchSet, err error) {
-	if name == "text" {
+	if name == "text" || name == "news20" {
 		if ntrain == 0 {
 			ntrain = 20000
 		}
 		if ntest == 0 {
 			ntest = 5000
 		}
-		x, y, err := textLike(ntrain+ntest, dim, nnz, rand.New(rand.NewPCG(seed, 0x7e)))
+		var x *datasets.CSR
+		var y []float64
+		if name == "text" {
+			dim, nnz = cmp.Or(dim, 20000), cmp.Or(nnz, 50)
+			if nnz > dim {
+				return tr, te, fmt.Errorf("%w: -nnz %d > -dim %d", errUsage, nnz, dim)
+			}
+			x, y, err = textLike(ntrain+ntest, dim, nnz, rand.New(rand.NewPCG(seed, 0x7e)))
+		} else {
+			// The same draw as "landmark data synth text" with this seed.
+			x, y, err = datasets.SyntheticText(rand.New(rand.NewPCG(seed, 0x7e47)), datasets.TextOptions{Rows: ntrain + ntest, Dim: dim, NNZ: nnz})
+		}
 		if err != nil {
 			return tr, te, err
 		}
@@ -533,4 +578,143 @@ func textLike(n, d, nnz int, rng *rand.Rand) (*datasets.CSR, []float64, error) {
 	}
 	x, err := datasets.NewCSR(n, d, indptr, indices, values)
 	return x, y, err
+}
+
+// benchFiles reads a LIBSVM training and test file as CSR, both with the
+// larger of their dimensions, and keeps the first ntrain / ntest rows (0: all).
+func benchFiles(ctx context.Context, trainPath, testPath string, ntrain, ntest int) (tr, te benchSet, err error) {
+	var xs [2]*datasets.CSR
+	var ys [2][]float64
+	for k, p := range []string{trainPath, testPath} {
+		if xs[k], ys[k], err = datasets.ReadLIBSVMSparseFile(ctx, p, 0); err != nil {
+			return tr, te, err
+		}
+	}
+	_, d0 := xs[0].Dims()
+	_, d1 := xs[1].Dims()
+	d := max(d0, d1)
+	for k, keep := range []int{ntrain, ntest} {
+		x := xs[k]
+		n, _ := x.Dims()
+		if keep > 0 && keep < n {
+			idx := make([]int, keep)
+			for i := range idx {
+				idx[i] = i
+			}
+			x, _ = x.Rows(idx)
+			ys[k] = ys[k][:keep]
+			n = keep
+		}
+		if xs[k], err = datasets.NewCSR(n, d, x.Indptr, x.Indices, x.Values); err != nil {
+			return tr, te, err
+		}
+	}
+	return benchSet{x: xs[0], y: ys[0]}, benchSet{x: xs[1], y: ys[1]}, nil
+}
+
+// svKey is the key of a support vector by content: its non-zeros as
+// "index:value" with each value rounded to 8 significant digits, the
+// precision of svm-train's model file ("%.8g"), and printed back exactly.
+func svKey(b []byte, indices []int32, values []float64) []byte {
+	for p, j := range indices {
+		if values[p] == 0 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(values[p], 'e', 7, 64), 64)
+		b = strconv.AppendInt(b, int64(j)+1, 10)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// rowKeys counts the rows of x (dense or sparse) by svKey; nil x gives an
+// empty map.
+func rowKeys(x mat.Matrix) map[string]int {
+	keys := map[string]int{}
+	if x == nil {
+		return keys
+	}
+	sp, ok := x.(kernel.Sparse)
+	if !ok {
+		sp = toCSR(x) // dense rows: a copy of their non-zeros
+	}
+	indptr, indices, values := sp.CSR()
+	var b []byte
+	n, _ := sp.Dims()
+	for i := range n {
+		b = svKey(b[:0], indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]])
+		keys[string(b)]++
+	}
+	return keys
+}
+
+// libsvmModelKeys reads the support vectors of an svm-train model file
+// ("SV" line, then one line per vector: nr_class−1 coefficients and
+// index:value pairs) and counts them by svKey.
+func libsvmModelKeys(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	coefs, inSV := 1, false
+	keys := map[string]int{}
+	var b []byte
+	var idx []int32
+	var val []float64
+	for sc.Scan() {
+		line := sc.Text()
+		if !inSV {
+			if k, ok := strings.CutPrefix(line, "nr_class "); ok {
+				nc, err := strconv.Atoi(k)
+				if err != nil {
+					return nil, fmt.Errorf("%s: nr_class %q", path, k)
+				}
+				coefs = nc - 1
+			}
+			inSV = line == "SV"
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < coefs {
+			return nil, fmt.Errorf("%s: support vector line %q", path, line)
+		}
+		idx, val = idx[:0], val[:0]
+		for _, fl := range fields[coefs:] {
+			is, vs, ok := strings.Cut(fl, ":")
+			j, err1 := strconv.Atoi(is)
+			v, err2 := strconv.ParseFloat(vs, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s: support vector entry %q", path, fl)
+			}
+			idx, val = append(idx, int32(j-1)), append(val, v)
+		}
+		b = svKey(b[:0], idx, val)
+		keys[string(b)]++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !inSV {
+		return nil, fmt.Errorf("%s: no SV section", path)
+	}
+	return keys, nil
+}
+
+// compareKeys returns the size of the multiset intersection of a and b and
+// what is left of each.
+func compareKeys(a, b map[string]int) (common, onlyA, onlyB int) {
+	for k, na := range a {
+		nb := b[k]
+		common += min(na, nb)
+		onlyA += max(na-nb, 0)
+	}
+	for k, nb := range b {
+		onlyB += max(nb-a[k], 0)
+	}
+	return common, onlyA, onlyB
 }

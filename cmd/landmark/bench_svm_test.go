@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,6 +38,8 @@ func TestBenchSVMUsage(t *testing.T) {
 		{"-data", "nosuch"},
 		{"-format", "csr"},
 		{"-data", "text", "-nnz", "30", "-dim", "20"},
+		{"-train-file", "a.libsvm"},
+		{"-dim", "-1"},
 		{"-nosuchflag"},
 	} {
 		var out, errb bytes.Buffer
@@ -61,7 +65,44 @@ func TestBenchSVMSparseText(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
-	if _, err := exec.LookPath("svm-train"); err == nil && !strings.Contains(s, "model.SVM (sparse X) vs svm-train: dual objective") {
+	if _, err := exec.LookPath("svm-train"); err == nil && !strings.Contains(s, "model.SVM exact (sparse X) vs svm-train: dual objective") {
 		t.Errorf("no comparison line:\n%s", s)
+	}
+}
+
+// TestBenchSVMFiles writes a small news20-shaped pair with "data synth text"
+// and benchmarks model.SVM with both caches beside svm-train on the files:
+// both fits report the same support-vector count as svm-train, and their SV
+// sets, matched by content at the model file's 8 digits, are svm-train's.
+func TestBenchSVMFiles(t *testing.T) {
+	dir := t.TempDir()
+	tr, te := filepath.Join(dir, "tr.libsvm"), filepath.Join(dir, "te.libsvm")
+	if _, _, err := runDataArgs("synth", "text", tr, te, "--rows", "300", "--test-rows", "100", "--dim", "20000", "--nnz", "15"); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err := runBenchSVM(context.Background(), []string{"-train-file", tr, "-test-file", te, "-format", "sparse",
+		"-c", "1", "-gamma", "1", "-methods", "exact,exact32,libsvm"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{"300 train / 100 test", "| model.SVM exact |", "| model.SVM exact32 |"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if _, err := exec.LookPath("svm-train"); err != nil {
+		return
+	}
+	re := regexp.MustCompile(`model\.SVM (exact|exact32) \(sparse X\) vs svm-train: .*SV (\d+) vs (\d+) \(SV sets: (\d+) common, 0 only ours, 0 only svm-train's\)`)
+	m := re.FindAllStringSubmatch(s, -1)
+	if len(m) != 2 {
+		t.Fatalf("want two comparison lines with identical SV sets:\n%s", s)
+	}
+	for _, l := range m {
+		if l[2] != l[3] || l[3] != l[4] {
+			t.Errorf("%s: SV %s vs %s, %s common", l[1], l[2], l[3], l[4])
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
-	fs.StringVar(&f.task, "task", "regression", "regression, binary or multiclass")
+	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type")
 	fs.Float64Var(&f.gamma, "gamma", 0, "kernel γ (Gaussian exp(−γ‖x−y‖²))")
@@ -156,6 +156,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if spec, err = experiments.DecodeFile(pos[0]); err != nil {
 			return err
 		}
+		if err := overrideSpec(spec, &sf, fs, stdout); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
 	default:
 		return fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
 	}
@@ -183,7 +186,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
-			"setting": res.Point.Key(), "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
@@ -192,6 +195,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	setting := res.Point.Key()
 	if setting == "" {
 		setting = "(no grid)"
+	}
+	if res.TaskRule != "" {
+		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
@@ -209,6 +215,127 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "saved to %s\n", *save)
 	}
 	return nil
+}
+
+// overrideSpec applies the estimator flags given beside a SPEC.yaml to the
+// decoded spec, printing each change ("override: gamma 5 (spec: 0.5)"), and
+// refuses the flags that describe the data or the estimator type, which
+// belong in the spec. A grid axis of the flag's parameter becomes that
+// single value. The spec is checked again afterwards.
+func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Writer) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var refused []string
+	for _, name := range []string{"data", "dataset", "test-data", "test-fraction", "format", "target", "delim", "header", "subsample", "standardize", "scale", "estimator", "kernel", "approx"} {
+		if given[name] {
+			refused = append(refused, "--"+name)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%w: %s cannot be combined with a SPEC.yaml (set them in the spec; the flags that override a spec are --task, --gamma, --sigma, --lambda, --alpha, --c, --m, --seed and --set)", errUsage, strings.Join(refused, ", "))
+	}
+	fmtVals := func(v []float64) string {
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return "grid [" + strings.Join(parts, ", ") + "]"
+	}
+	k := &s.Estimator.Kernel
+	// was describes the spec's current value of a parameter: its grid
+	// axis, the kernel field or the estimator option.
+	was := func(name string) string {
+		if v, ok := s.Grid[name]; ok {
+			return fmtVals(v)
+		}
+		switch name {
+		case "gamma":
+			if k.Gamma != 0 {
+				return strconv.FormatFloat(k.Gamma, 'g', -1, 64)
+			}
+		case "sigma":
+			if k.Sigma != 0 {
+				return strconv.FormatFloat(k.Sigma, 'g', -1, 64)
+			}
+		default:
+			if v, ok := s.Estimator.Options[name]; ok {
+				return fmt.Sprint(v)
+			}
+		}
+		return ""
+	}
+	// drop removes a parameter from the grid, kernel and options.
+	drop := func(name string) string {
+		old := was(name)
+		delete(s.Grid, name)
+		delete(s.Estimator.Options, name)
+		switch name {
+		case "gamma":
+			k.Gamma = 0
+		case "sigma":
+			k.Sigma = 0
+		}
+		return old
+	}
+	report := func(name string, v any, old string, other string, otherOld string) {
+		msg := fmt.Sprintf("override: %s %v", name, v)
+		switch {
+		case old != "" && otherOld != "":
+			msg += fmt.Sprintf(" (spec: %s %s, %s %s)", name, old, other, otherOld)
+		case old != "":
+			msg += fmt.Sprintf(" (spec: %s)", old)
+		case otherOld != "":
+			msg += fmt.Sprintf(" (spec: %s %s)", other, otherOld)
+		default:
+			msg += " (spec: not set)"
+		}
+		fmt.Fprintln(w, msg)
+	}
+	if s.Estimator.Options == nil {
+		s.Estimator.Options = map[string]any{}
+	}
+	pairs := map[string]string{"gamma": "sigma", "sigma": "gamma", "lambda": "alpha", "alpha": "lambda"}
+	vals := map[string]float64{"gamma": sf.gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": float64(sf.m)}
+	for _, name := range []string{"gamma", "sigma", "lambda", "alpha", "c", "m"} {
+		if !given[name] {
+			continue
+		}
+		v := vals[name]
+		other, otherOld := pairs[name], ""
+		if other != "" {
+			otherOld = drop(other)
+		}
+		old := drop(name)
+		switch name {
+		case "gamma":
+			k.Gamma = v
+		case "sigma":
+			k.Sigma = v
+		case "m":
+			s.Estimator.Options[name] = sf.m
+		default:
+			s.Estimator.Options[name] = v
+		}
+		report(name, v, old, other, otherOld)
+	}
+	for _, kv := range sf.set {
+		key, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
+		}
+		old := drop(key)
+		s.Estimator.Options[key] = scalar(val)
+		report(key, scalar(val), old, "", "")
+	}
+	if given["seed"] {
+		fmt.Fprintf(w, "override: seed %d (spec: %d)\n", sf.seed, s.Seed)
+		s.Seed = sf.seed
+	}
+	if given["task"] {
+		fmt.Fprintf(w, "override: task %s (spec: %s)\n", sf.task, s.Task)
+		s.Task = sf.task
+	}
+	return s.Validate()
 }
 
 // denseUsage documents --dense on fit and run.

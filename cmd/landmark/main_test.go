@@ -15,5 +15,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testMainEnv) == "1" {
 		os.Exit(dispatch(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, d := range e2eDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
 }

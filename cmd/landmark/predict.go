@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -15,11 +16,12 @@ import (
 )
 
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "--model FILE --data FILE|- [--out FILE|-]", stderr)
+	fs := newFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
-	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input)")
+	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
 	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
-	out := fs.String("out", "", "write the predictions here, one per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
+	out := fs.String("out", "", "write the predictions here, one row per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
+	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
 	var rf readFlags
 	rf.registerCSV(fs)
 	prog := addProgress(fs)
@@ -28,6 +30,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *modelPath == "" || *data == "" {
 		return fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
+	}
+	switch *output {
+	case outLabels, outScores, outProba:
+	default:
+		return fmt.Errorf("%w: --output %q: want labels, scores or proba%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba}))
 	}
 	rf.format, rf.notify = *format, noteTo(stderr)
 	ropt, err := rf.options()
@@ -46,6 +53,12 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if *output == outProba {
+		// Refuse before reading the data: the model decides.
+		if err := fit.HasProba(); err != nil {
+			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
+		}
+	}
 	// The data is opened once (a pipe or standard input cannot be read
 	// twice): its format comes from --format, the name or the content.
 	in, err := datasets.OpenInput(ctx, *data, ropt.Format)
@@ -53,13 +66,20 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer in.Close()
+	// Rows may come without their label; a CSV header is matched to the
+	// training columns by name (models saved before names were kept take
+	// the columns by position).
+	ropt.Dim, ropt.AllowUnlabelled, ropt.Features = fit.Dim, true, fit.Features
+	if ropt.Target == "" {
+		ropt.Target = fit.TargetName
+	}
 	// A LIBSVM file for a model without feature scaling, or with one that
 	// keeps zeros (maxabs, std), is read sparse and kept so below the
 	// density at which fit keeps data sparse.
 	var x mat.Matrix
 	var y []float64
 	if in.Format == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, rows, cols, err := in.ReadTest(ctx, fit.Dim)
+		xs, ys, rows, cols, err := in.ReadTestWith(ctx, fit.Dim, true)
 		if err != nil {
 			return err
 		}
@@ -70,13 +90,16 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			x = xs.ToDense()
 		}
 	} else {
-		ropt.Dim = fit.Dim
 		d, err := in.Read(ctx, ropt)
 		if err != nil {
 			return err
 		}
 		if d.Dim() != fit.Dim {
-			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, *data, d.Dim(), fit.Dim)
+			why := ""
+			if in.Format == datasets.CSV && d.Features == nil {
+				why = fmt.Sprintf(" (a CSV without a header gives the columns by position: the %d features, then optionally the target)", fit.Dim)
+			}
+			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d%s", datasets.ErrInput, *data, d.Dim(), fit.Dim, why)
 		}
 		x, y = d.X, d.Y
 	}
@@ -84,13 +107,32 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, d := x.Dims()
 		pg.line("predict: read %d rows × %d features (elapsed %s)", n, d, fmtDuration(time.Since(t0)))
 	}
-	pred, err := predictBatches(fit, x, pg)
+	var res *mat.Dense
+	switch *output {
+	case outLabels:
+		res, err = predictBatches(x, labelsOf(fit), pg)
+	case outScores:
+		res, err = predictBatches(x, fit.Scores, pg)
+	case outProba:
+		res, err = predictBatches(x, fit.Proba, pg)
+	}
 	if err != nil {
 		return err
 	}
+	if *output != outLabels {
+		if note := columnsNote(fit, *output, res); note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+	}
 	var b bytes.Buffer
-	for _, p := range pred {
-		b.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
+	n, _ := res.Dims()
+	for i := range n {
+		for j, v := range res.RawRowView(i) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
 		b.WriteByte('\n')
 	}
 	if *out == "" || outfile.IsStdout(*out) {
@@ -101,11 +143,85 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if fit.Task != "" {
-		// The file's own targets or labels give a score for free.
-		if sc, err := experiments.Score(fit.Task, y, pred); err == nil {
-			fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(pred), scoreLine(sc))
+	return scoreFile(fit, x, y, res, *output, n, stderr)
+}
+
+// The --output values of predict.
+const (
+	outLabels = "labels"
+	outScores = "scores"
+	outProba  = "proba"
+)
+
+// labelsOf is fit.Predict as one column.
+func labelsOf(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {
+	return func(x mat.Matrix) (*mat.Dense, error) {
+		p, err := fit.Predict(x)
+		if err != nil {
+			return nil, err
 		}
+		return mat.NewDense(len(p), 1, p), nil
+	}
+}
+
+// columnsNote says what the columns of scores or probabilities are.
+func columnsNote(fit *experiments.FitResult, output string, res *mat.Dense) string {
+	_, c := res.Dims()
+	cls := fit.Classes()
+	names := make([]string, len(cls))
+	for i, v := range cls {
+		names[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	switch {
+	case output == outProba:
+		return fmt.Sprintf("predict: columns are the probabilities of the classes %s", strings.Join(names, ", "))
+	case fit.Task == experiments.TaskBinary && c == 1 && len(names) == 2:
+		return fmt.Sprintf("predict: decision values, positive means class %s, negative class %s", names[1], names[0])
+	case c == len(names) && c > 1:
+		return fmt.Sprintf("predict: one decision value per class (one-vs-rest), columns %s", strings.Join(names, ", "))
+	case len(names) > 2 && c == len(names)*(len(names)-1)/2:
+		var pairs []string
+		for a := range names {
+			for b := a + 1; b < len(names); b++ {
+				pairs = append(pairs, names[a]+"|"+names[b])
+			}
+		}
+		return fmt.Sprintf("predict: one-vs-one decision values, positive means the second class of the pair, columns %s", strings.Join(pairs, ", "))
+	}
+	return ""
+}
+
+// scoreFile prints the metrics against the file's labels, when it has
+// them; binary auc ranks by decision values, as fit --test-data does.
+func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.Dense, output string, n int, stderr io.Writer) error {
+	if fit.Task == "" {
+		return nil
+	}
+	if y == nil {
+		fmt.Fprintf(stderr, "%d rows; the file has no labels, so no scores\n", n)
+		return nil
+	}
+	pred := mat.Col(nil, 0, res)
+	if output != outLabels {
+		p, err := predictBatches(x, labelsOf(fit), nil)
+		if err != nil {
+			return err
+		}
+		pred = mat.Col(nil, 0, p)
+	}
+	var scores []float64
+	if fit.Task == experiments.TaskBinary {
+		s := res
+		if output != outScores {
+			var err error
+			if s, err = predictBatches(x, fit.Scores, nil); err != nil {
+				return err
+			}
+		}
+		scores = mat.Col(nil, 0, s)
+	}
+	if sc, err := experiments.ScoreWith(fit.Task, y, pred, scores); err == nil {
+		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", n, scoreLine(sc))
 	}
 	return nil
 }
@@ -114,21 +230,21 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // line) covers.
 var predictBatch = 1 << 16
 
-// predictBatches predicts x's rows predictBatch at a time (predictions are
-// row by row, so the batches give the same values as one call), reporting
-// each batch with the elapsed time and an ETA when pg is non-nil.
-func predictBatches(fit *experiments.FitResult, x mat.Matrix, pg *progress) ([]float64, error) {
+// predictBatches applies fn to x's rows predictBatch at a time (predictions
+// are row by row, so the batches give the same values as one call),
+// reporting each batch with the elapsed time and an ETA when pg is non-nil.
+func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *progress) (*mat.Dense, error) {
 	n, d := x.Dims()
 	if n <= predictBatch {
 		t0 := time.Now()
-		pred, err := fit.Predict(x)
+		pred, err := fn(x)
 		if err == nil && pg != nil {
 			pg.line("predict: %d/%d rows (elapsed %s, ETA 0s)", n, n, fmtDuration(time.Since(t0)))
 		}
 		return pred, err
 	}
 	clock := newWorkClock(float64(n))
-	pred := make([]float64, 0, n)
+	var out *mat.Dense
 	for r0 := 0; r0 < n; r0 += predictBatch {
 		r1 := min(n, r0+predictBatch)
 		var rows mat.Matrix
@@ -147,15 +263,19 @@ func predictBatches(fit *experiments.FitResult, x mat.Matrix, pg *progress) ([]f
 		default:
 			return nil, fmt.Errorf("predict: unexpected matrix type %T", x)
 		}
-		p, err := fit.Predict(rows)
+		p, err := fn(rows)
 		if err != nil {
 			return nil, err
 		}
-		pred = append(pred, p...)
+		_, c := p.Dims()
+		if out == nil {
+			out = mat.NewDense(n, c, nil)
+		}
+		out.Slice(r0, r1, 0, c).(*mat.Dense).Copy(p)
 		elapsed, eta := clock.add(float64(r1 - r0))
 		if pg != nil {
 			pg.line("predict: %d/%d rows (elapsed %s, ETA %s)", r1, n, fmtDuration(elapsed), fmtDuration(eta))
 		}
 	}
-	return pred, nil
+	return out, nil
 }

@@ -170,6 +170,9 @@ func printResult(w io.Writer, r *experiments.Result) {
 		key = "(no grid)"
 	}
 	fmt.Fprintf(w, "%s: %d grid points (%d computed, %d resumed), %d training rows × %d features\n", r.Spec.Name, len(r.Points), r.Computed, r.Resumed, r.NTrain, r.Dim)
+	if r.TaskRule != "" {
+		fmt.Fprintf(w, "task: %s (inferred from the labels: %s)\n", r.Task, r.TaskRule)
+	}
 	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason, ""))
 	if r.Scaling != "" {
 		fmt.Fprintf(w, "scaling: %s\n", r.Scaling)

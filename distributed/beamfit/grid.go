@@ -26,6 +26,50 @@ func init() {
 // data it names, and workDir (empty: a local temporary folder), must be
 // reachable by every worker; run nil means Prism.
 func GridEvaluator(run Runner, specPath, workDir string) experiments.PointEvaluator {
+	return GridEvaluatorEdit(run, specPath, workDir, SpecEdit{})
+}
+
+// SpecEdit is what the command line changed in the spec of a YAML file
+// (landmark run's --smoke, --dense and --memory); the driver and every
+// worker apply it after decoding the file, so that they evaluate the same
+// spec. The zero value changes nothing.
+type SpecEdit struct {
+	// Smoke shrinks the experiment (experiments.Spec.Smoke).
+	Smoke bool
+	// Dense holds X dense (dataset storage: dense).
+	Dense bool
+	// MemoryLimit, when positive, sets the estimator option memory_limit
+	// (bytes).
+	MemoryLimit int64
+}
+
+// Apply returns the edited spec (s itself when the edit is the zero value;
+// s is never modified).
+func (e SpecEdit) Apply(s *experiments.Spec) *experiments.Spec {
+	if e == (SpecEdit{}) {
+		return s
+	}
+	c := *s
+	if e.Dense {
+		c.Dataset.Storage = experiments.StorageDense
+	}
+	if e.MemoryLimit > 0 && c.Approximation == nil {
+		opts := make(map[string]any, len(c.Estimator.Options)+1)
+		for k, v := range c.Estimator.Options {
+			opts[k] = v
+		}
+		opts["memory_limit"] = float64(e.MemoryLimit)
+		c.Estimator.Options = opts
+	}
+	if e.Smoke {
+		return c.Smoke()
+	}
+	return &c
+}
+
+// GridEvaluatorEdit is GridEvaluator for the spec at specPath as edit
+// changes it.
+func GridEvaluatorEdit(run Runner, specPath, workDir string, edit SpecEdit) experiments.PointEvaluator {
 	return func(ctx context.Context, points []int) ([]experiments.PointResult, error) {
 		if run == nil {
 			run = Prism
@@ -34,6 +78,7 @@ func GridEvaluator(run Runner, specPath, workDir string) experiments.PointEvalua
 		if err != nil {
 			return nil, err
 		}
+		spec = edit.Apply(spec)
 		nf, err := experiments.Folds(spec)
 		if err != nil {
 			return nil, err
@@ -53,7 +98,7 @@ func GridEvaluator(run Runner, specPath, workDir string) experiments.PointEvalua
 		}
 		p, s := beam.NewPipelineWithRoot()
 		col := beam.Reshuffle(s, beam.CreateList(s, fits))
-		beam.ParDo0(s, &gridFn{Spec: specPath, Dir: work, Folds: nf}, col)
+		beam.ParDo0(s, &gridFn{Spec: specPath, Dir: work, Folds: nf, Edit: edit}, col)
 		if err := run(ctx, p); err != nil {
 			return nil, fmt.Errorf("beamfit: grid pipeline: %w", err)
 		}
@@ -82,6 +127,7 @@ type gridFn struct {
 	Spec  string
 	Dir   string
 	Folds int
+	Edit  SpecEdit
 }
 
 func (f *gridFn) ProcessElement(ctx context.Context, e int) error {
@@ -89,6 +135,7 @@ func (f *gridFn) ProcessElement(ctx context.Context, e int) error {
 	if err != nil {
 		return err
 	}
+	s = f.Edit.Apply(s)
 	i, j := e/f.Folds, e%f.Folds
 	fr, err := experiments.EvalFold(ctx, s, i, j)
 	if err != nil {

@@ -42,6 +42,7 @@ func (e *Enc) CSR(cols int, indptr []int, indices []int32, values []float64) err
 	rows := len(indptr) - 1
 	p0, p1 := indptr[0], indptr[rows]
 	e.buf = append(e.buf, kindCSR)
+	e.spill()
 	e.Uint(uint64(rows))
 	e.Uint(uint64(cols))
 	e.Uint(uint64(p1 - p0))
@@ -55,9 +56,7 @@ func (e *Enc) CSR(cols int, indptr []int, indices []int32, values []float64) err
 			prev = int64(j)
 		}
 	}
-	for _, v := range values[p0:p1] {
-		e.Float(v)
-	}
+	e.floats(values[p0:p1])
 	return nil
 }
 
@@ -167,9 +166,7 @@ func (d *Dec) csrBody() *kernel.CSRRows {
 		}
 	}
 	values := make([]float64, nnz)
-	for p := range values {
-		values[p] = d.Float()
-	}
+	d.floats(values)
 	if d.err != nil {
 		return nil
 	}
@@ -226,7 +223,10 @@ func (d *Dec) Data(what string, rows, cols int) mat.Matrix {
 		}
 		return m
 	case kindNil, kindEmpty, kindDense:
-		return d.checkDense(what, d.denseBody(kind), rows, cols)
+		if m := d.checkDense(what, d.denseBody(kind), rows, cols); m != nil {
+			return m
+		}
+		return nil // an untyped nil, not a nil *mat.Dense in the interface
 	}
 	d.Fail("%s: matrix kind %d", what, kind)
 	return nil

@@ -181,6 +181,14 @@ func TestCSRDecodeRejects(t *testing.T) {
 			t.Errorf("%s: got %v, err %v", name, m, d.Err())
 		}
 	}
+	// A failed dense field is an untyped nil too (not a nil *mat.Dense,
+	// which callers would take for a matrix).
+	for _, b := range [][]byte{{kindNil}, {kindEmpty}, {kindDense, 1, 1}, {kindDense, 1, 1, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f}} {
+		d := NewDec(b)
+		if m := d.Data("m", -1, -1); m != nil || !errors.Is(d.Err(), ErrFormat) {
+			t.Errorf("dense field % x: got %#v, err %v", b, m, d.Err())
+		}
+	}
 	var e Enc
 	c := csrCases()[3]
 	if err := e.CSR(c.cols, c.indptr, c.indices, c.values); err != nil {

@@ -4,7 +4,8 @@
 //	                     [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
 //	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
-//	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]
+//	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
+//	                  [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--beam-log LEVEL] [Beam flags]
 //
 // Shards are written by the core command: `landmark data shard IN OUTDIR
 // --rows N`. `landmark run SPEC.yaml --runner R …` delegates to
@@ -20,6 +21,8 @@
 // Beam's own flags (--runner, --endpoint, --job_name, --project, --region,
 // --temp_location, --environment_type, …) are accepted beside Landmark's and
 // passed to Beam unchanged. The default runner is Prism, in this process.
+// Beam's and Prism's own log lines are kept at warnings and errors unless
+// --beam-log (debug, info, warn, error) asks for more.
 // The driver prints one line per pipeline launch: CG iteration, residual,
 // wall time and shard throughput (rows/s).
 //
@@ -37,6 +40,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +52,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths, on the driver and the workers
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"  // s3:// paths, with the AWS SDK's default configuration
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
@@ -66,9 +71,12 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
       --direct solves the same system in one pass (K_sᵀK_s per shard);
       --sampler bless draws the centers by BLESS on a uniform sub-sample of
       --subsample rows on the driver (FALKON-BLESS preconditioner)
-  landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [--runner …]
+  landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
+      [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--runner …]
       a YAML experiment whose grid points are computed as a Beam PCollection;
-      results.log/results.csv/plots as a local 'landmark run'
+      results.log/results.csv/plots as a local 'landmark run' (the same flags)
+
+Beam's and Prism's own log lines are kept at warnings unless --beam-log info (or debug) asks.
 
 Shards (OUTDIR/manifest.json) are written by 'landmark data shard IN OUTDIR --rows N'.
 Paths may be local, gs://bucket/… (Google Cloud Storage) or s3://bucket/… (Amazon S3).
@@ -148,7 +156,9 @@ func runFalkon(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	beam.Init()
+	if err := initBeam(); err != nil {
+		return err
+	}
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
 		Sampler: smp, Subsample: *subsample,
 		MaxIter: *iter, Direct: *direct, Standardize: *std, WorkDir: *work, CacheShards: *cache,
@@ -203,30 +213,88 @@ func samplerOf(name string, blessLambda float64, subsample int) (approx.Sampler,
 }
 
 func runGrid(ctx context.Context, args []string) error {
+	// The flags of a local `landmark run`, so that `landmark run SPEC
+	// --runner R` takes the same command line with or without a runner.
 	out := flag.String("out", "", "output folder (default: the spec's output, else results/NAME)")
 	fresh := flag.Bool("fresh", false, "discard results already in the output folder instead of resuming")
+	quiet := flag.Bool("quiet", false, "no progress on stderr (same as --progress never)")
+	prog := flag.String("progress", "auto", "progress on stderr: auto or always (a line per grid point computed) or never")
+	asJSON := flag.Bool("json", false, "print the result as JSON on stdout")
+	smoke := flag.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
+	dense := flag.Bool("dense", false, "hold X dense (YAML dataset storage: dense)")
+	memory := flag.String("memory", "", "cap on the planned peak memory of each fit (memory_limit), e.g. 4G, 512MiB or bytes")
 	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
 	pos, err := splitArgs(flag.CommandLine, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("usage: landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--work_dir DIR] [Beam flags]; got %d arguments", len(pos))
+		return fmt.Errorf("usage: landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never] [--json] [--dense] [--memory BYTES] [--beam-log LEVEL] [--work_dir DIR] [Beam flags]; got %d arguments", len(pos))
 	}
-	beam.Init()
+	switch *prog {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--progress %q: want auto, always or never", *prog)
+	}
+	edit := beamfit.SpecEdit{Smoke: *smoke, Dense: *dense}
+	if *memory != "" {
+		if edit.MemoryLimit, err = experiments.ParseBytes(*memory); err != nil {
+			return err
+		}
+	}
+	if err := initBeam(); err != nil {
+		return err
+	}
 	spec, err := experiments.DecodeFile(pos[0])
 	if err != nil {
 		return err
 	}
-	opt := experiments.Options{Out: *out, Fresh: *fresh, Remote: beamfit.GridEvaluator(beamx.Run, pos[0], *work),
-		OnPoint: func(i, n int, r experiments.PointResult) {
+	if edit.MemoryLimit > 0 && spec.Approximation != nil {
+		return errors.New("--memory caps estimator fits; this spec is an approximation run")
+	}
+	spec = edit.Apply(spec)
+	opt := experiments.Options{Out: *out, Fresh: *fresh, Remote: beamfit.GridEvaluatorEdit(beamx.Run, pos[0], *work, edit)}
+	if !*quiet && *prog != "never" {
+		opt.OnPoint = func(i, n int, r experiments.PointResult) {
 			fmt.Fprintf(os.Stderr, "point %d/%d %s: fit %.2f s\n", i+1, n, r.Key, r.FitSeconds)
-		}}
+		}
+	}
+	if *smoke && opt.Out == "" {
+		// Smoke results go beside, never into, the full run's folder, as
+		// a local run's do.
+		if spec.Output == "" {
+			opt.Out = "results/" + spec.Name
+		} else {
+			opt.Out = spec.Output + "-smoke"
+		}
+	}
 	res, err := experiments.Run(ctx, spec, opt)
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
 	best := res.Points[res.Best]
 	fmt.Printf("best %s (%d computed on Beam, %d resumed); results in %s\n", best.Key, res.Computed, res.Resumed, res.Out)
+	return nil
+}
+
+// beamLog is --beam-log, the level of Beam's and Prism's own log lines
+// (warn by default: Prism's INFO lines would flood stderr).
+var beamLog = flag.String("beam-log", "warn", "level of Beam's and Prism's own log lines on stderr: debug, info, warn or error")
+
+// initBeam sets Beam's log level from --beam-log, then initializes Beam
+// (beam.Init installs the log handler at that level).
+func initBeam() error {
+	switch *beamLog {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--beam-log %q: want debug, info, warn or error", *beamLog)
+	}
+	beamlog.LogLevel = *beamLog
+	beam.Init()
 	return nil
 }

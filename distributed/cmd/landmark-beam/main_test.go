@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -59,5 +62,65 @@ func TestUnregisteredScheme(t *testing.T) {
 	_, err := f.Fit(context.Background(), "hdfs://namenode/manifest.json")
 	if err == nil || !strings.Contains(err.Error(), `scheme "hdfs" not registered`) {
 		t.Fatalf("got %v, want a scheme-not-registered error", err)
+	}
+}
+
+// TestRunGridLocalFlags runs `landmark-beam run` in this process on Prism
+// with the flags of a local `landmark run` (issue 21: they were refused
+// with "flag provided but not defined: -smoke") and checks the smoke run's
+// results and that Prism's INFO lines stay off stderr (--beam-log warn, the
+// default). runGrid registers its flags on flag.CommandLine, so it runs
+// once per test process: this is its only test.
+func TestRunGridLocalFlags(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "grid.yaml")
+	if err := os.WriteFile(spec, []byte(`name: grid
+dataset: {name: heart_scale}
+task: binary
+estimator: {type: krr, kernel: {type: gaussian}, lambda: 0.001}
+grid: {gamma: [0.01, 0.1, 1]}
+cv: {folds: 3}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	// Capture stderr (Beam's log handler writes to os.Stderr as it is
+	// when beam.Init runs).
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	err = runGrid(context.Background(), []string{spec, "--smoke", "--quiet", "--progress", "never", "--fresh", "--memory", "1G", "--out", out})
+	os.Stderr = stderr
+	w.Close()
+	logged := string(<-done)
+	if err != nil {
+		t.Fatalf("runGrid: %v\nstderr: %s", err, logged)
+	}
+	if strings.Contains(logged, "level=INFO") || strings.Contains(logged, "point ") {
+		t.Errorf("stderr holds INFO or progress lines with --quiet:\n%s", logged)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --smoke keeps at most 2 grid points: a header and two rows.
+	if rows := strings.Count(string(csv), "\n"); rows != 3 {
+		t.Errorf("results.csv has %d lines, want 3 (header + 2 smoke points):\n%s", rows, csv)
+	}
+	manifest, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The smoke spec (name grid-smoke) with the --memory edit is the one
+	// run and logged.
+	for _, want := range []string{`"grid-smoke"`, `"memory_limit": 1000000000`} {
+		if !strings.Contains(string(manifest), want) {
+			t.Errorf("manifest.json lacks %s", want)
+		}
 	}
 }
