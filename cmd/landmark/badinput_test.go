@@ -63,7 +63,7 @@ func TestBadInputCLI(t *testing.T) {
 		{"model truncated", []string{"predict", "--model", write("trunc.model", string(model[:40])), "--data", csv8}, 1, []string{"trunc.model", "truncated"}},
 		{"model flipped byte", []string{"predict", "--model", write("flip.model", string(flipped)), "--data", csv8}, 1, []string{"flip.model", "checksum mismatch"}},
 		{"model empty", []string{"predict", "--model", write("empty.model", ""), "--data", csv8}, 1, []string{"empty.model", "not a saved landmark fit"}},
-		{"model width", []string{"predict", "--model", good, "--data", csv1}, 1, []string{"one.csv: line 1", `missing feature column(s) "x1"`, `"a", "b" are not features`}},
+		{"model width", []string{"predict", "--model", good, "--data", csv1}, 1, []string{"one.csv: line 1", `missing feature column(s) "x1"`, `"a", "b" are neither features nor the target "y"`}},
 		// Bad flags and names on the command line.
 		{"unknown command", []string{"rn"}, 2, []string{`unknown command "rn" (did you mean "run"?)`}},
 		{"unknown flag", []string{"run", "--smok", "x.yaml"}, 2, []string{`unknown flag --smok (did you mean "--smoke"?)`}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 	"gopkg.in/yaml.v3"
@@ -89,6 +91,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	default:
 		return nil, fmt.Errorf("%w: need SPEC.yaml, --data FILE or --dataset NAME", errUsage)
 	}
+	if _, err := f.csv.options(); err != nil {
+		return nil, err
+	}
 	put := func(m map[string]any, k string, v any, set bool) {
 		if set {
 			m[k] = v
@@ -127,6 +132,14 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	wd, _ := os.Getwd()
 	s, err := experiments.Decode(bytes.NewReader(b), wd)
 	if err != nil {
+		var se *experiments.SpecError
+		if errors.As(err, &se) && strings.Contains(se.Msg, "on the command line") {
+			// The message names the flag to set: the built spec, and a
+			// line in it, would be noise.
+			c := *se
+			c.Line = 0
+			return nil, &c
+		}
 		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
 	}
 	return s, nil
@@ -167,6 +180,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
+	}
+	if *save != "" {
+		// Refused before the fit, not after it: a directory, or the data.
+		// (A missing folder is made when the model is saved.)
+		if _, err := os.Stat(*save); err == nil {
+			if err := outfile.Check(*save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+		}
 	}
 	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {

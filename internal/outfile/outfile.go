@@ -83,7 +83,11 @@ func Check(path string, inputs ...string) error {
 			continue
 		}
 		if os.SameFile(st, ist) && ist.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is also an input (%s): writing it would destroy what is being read", ErrRefused, path, in)
+			as := ""
+			if in != path {
+				as = " (" + in + ")"
+			}
+			return fmt.Errorf("%w: %s is also an input%s: writing it would destroy what is being read", ErrRefused, path, as)
 		}
 	}
 	return nil
