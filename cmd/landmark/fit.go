@@ -14,6 +14,8 @@ import (
 
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 	"gopkg.in/yaml.v3"
 )
 
@@ -220,7 +222,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
-	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
+	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
 	}
@@ -361,9 +363,10 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 // denseUsage documents --dense on fit and run.
 var denseUsage = fmt.Sprintf("hold X dense (YAML dataset storage: dense); by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity)
 
-// storageLine says how X was held, e.g. "data: sparse X (CSR), density
-// 0.0025 (auto: density 0.0025 < 0.1)".
-func storageLine(storage string, density float64, why string) string {
+// storageLine says how X was held and, when centers is not empty, how the
+// estimator held its centers, e.g. "data: sparse X (CSR), density 0.0025
+// (auto: density 0.0025 < 0.1); centers sparse (CSR, 8123 non-zeros)".
+func storageLine(storage string, density float64, why, centers string) string {
 	s := fmt.Sprintf("data: %s X, density %.4g", storage, density)
 	if storage == experiments.StorageSparse {
 		s = fmt.Sprintf("data: sparse X (CSR), density %.4g", density)
@@ -371,7 +374,30 @@ func storageLine(storage string, density float64, why string) string {
 	if why != "" {
 		s += " (" + why + ")"
 	}
+	if centers != "" {
+		s += "; " + centers
+	}
 	return s
+}
+
+// centerForm is model.CenterForm: "dense" or "sparse (CSR, N non-zeros)".
+func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
+
+// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), ""
+// for estimators without centers.
+func estimatorCenters(est model.Estimator) string {
+	var form string
+	switch e := est.(type) {
+	case interface{ Info() model.FalkonInfo }:
+		form = e.Info().CenterForm
+	case interface{ Info() model.KRRInfo }:
+		form = e.Info().CenterForm
+	}
+	if form == "" {
+		return ""
+	}
+	return "centers " + form
 }
 
 // beyondLine says that rows rows of a test file have non-zeros in cols
