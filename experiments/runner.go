@@ -16,6 +16,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -916,6 +917,13 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		yfit = ts.Transform(ytr)
 	}
 	cfg := r.config(p, len(ytr), seed)
+	// The cap covers the whole fit: the data the runner holds beside the
+	// estimator (read, split, scaled) is taken off what the estimator's own
+	// plan may use.
+	held := r.heldBytes(xtr, xva)
+	if l, ok := cfg.Options["memory_limit"].(float64); ok && l > 0 {
+		cfg.Options["memory_limit"] = math.Max(1, l-float64(held))
+	}
 	if r.path && est == nil {
 		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, kernel.DenseOf(xtr)); err != nil {
 			return fitScores{}, err
@@ -947,6 +955,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
+		if errors.Is(err, model.ErrMemory) && held > 0 {
+			err = fmt.Errorf("%w; the data held beside the fit (training and test rows, their split and scaled copies) take %d bytes (%s) of the cap", err, held, check.FormatBytes(held))
+		}
 		return fitScores{}, r.memoryHint(err)
 	}
 	pred, err := est.Predict(xva)

@@ -471,12 +471,11 @@ func TestCLIInputSmaller(t *testing.T) {
 			}
 		}
 	})
-	t.Run("ctrl-c on a fifo without writer", func(t *testing.T) {
-		fifo := filepath.Join(t.TempDir(), "never")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Skip(err)
-		}
-		cmd := exec.Command(landmarkBin(t), "predict", "--model", filepath.Join(fx.dir, "m.lmk"), "--data", fifo)
+	// interrupt starts cmd, sends it SIGINT a second later (past the
+	// start-up, where the signal handler is installed) and requires exit
+	// code 1 with every key word on stderr within a minute (a hang guard).
+	interrupt := func(t *testing.T, cmd *exec.Cmd, want ...string) {
+		t.Helper()
 		var se bytes.Buffer
 		cmd.Stderr = &se
 		if err := cmd.Start(); err != nil {
@@ -484,20 +483,43 @@ func TestCLIInputSmaller(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		// Past the start-up, where the signal handler is installed, the
-		// open blocks for want of a writer.
 		time.Sleep(time.Second)
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case err := <-done:
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "context canceled") || !strings.Contains(se.String(), "waiting for a writer") {
-				t.Fatalf("err %v, stderr %q; want exit 1 saying the wait was cancelled", err, se.String())
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("err %v, stderr %q; want exit 1", err, se.String())
+			}
+			for _, w := range want {
+				if !strings.Contains(se.String(), w) {
+					t.Fatalf("stderr %q lacks %q", se.String(), w)
+				}
 			}
 		case <-time.After(time.Minute):
 			cmd.Process.Kill()
-			t.Fatal("Ctrl-C did not end the wait for a writer (hang guard: a minute)")
+			t.Fatal("Ctrl-C did not end the blocked read (hang guard: a minute)")
 		}
+	}
+	t.Run("ctrl-c on a silent stdin", func(t *testing.T) {
+		// A pipe nobody writes to nor closes: the read blocks.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pw.Close()
+		cmd := exec.Command(landmarkBin(t), "predict", "--model", filepath.Join(fx.dir, "m.lmk"), "--data", "-")
+		cmd.Stdin = pr
+		interrupt(t, cmd, "context canceled")
+		pr.Close()
+	})
+	t.Run("ctrl-c on a fifo without writer", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "never")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip(err)
+		}
+		cmd := exec.Command(landmarkBin(t), "predict", "--model", filepath.Join(fx.dir, "m.lmk"), "--data", fifo)
+		interrupt(t, cmd, "context canceled", "waiting for a writer")
 	})
 }
 
@@ -664,6 +686,19 @@ func TestCLIOutputs(t *testing.T) {
 			t.Fatalf("folder holds %s, want out.csv alone", got)
 		}
 		fileIs(t, out, "old\n")
+	})
+	t.Run("fit save refused before the fit", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "models"), 0o755)
+		p := writeText(t, dir, "train.libsvm", fx.read(t, "train.libsvm"))
+		for _, save := range []string{"models", "train.libsvm"} {
+			code, so, se := cli(t, dir, nil, nil, "fit", "--data", "train.libsvm", "--task", "regression", "--gamma", "1", "--lambda", "0.001", "--save", save)
+			wantFail(t, 1, []string{"--save", save}, code, se)
+			if strings.Contains(so, "rows ×") {
+				t.Fatalf("--save %s: the fit ran before the refusal:\n%s", save, so)
+			}
+		}
+		fileIs(t, p, fx.read(t, "train.libsvm"))
 	})
 	t.Run("convert onto its input", func(t *testing.T) {
 		dir := t.TempDir()

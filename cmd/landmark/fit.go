@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 	"gopkg.in/yaml.v3"
 )
 
@@ -207,6 +210,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
+	if *save != "" {
+		// Refused before the fit, not after it: a directory, or the data.
+		// (A missing folder is made when the model is saved.)
+		if _, err := os.Stat(*save); err == nil {
+			if err := outfile.Check(*save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+		}
+	}
 	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.event
@@ -242,7 +254,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "default: %s\n", d)
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
-	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
+	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
 	}
@@ -383,9 +395,10 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 // denseUsage documents --dense on fit and run.
 var denseUsage = fmt.Sprintf("hold X dense (YAML dataset storage: dense); by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity)
 
-// storageLine says how X was held, e.g. "data: sparse X (CSR), density
-// 0.0025 (auto: density 0.0025 < 0.1)".
-func storageLine(storage string, density float64, why string) string {
+// storageLine says how X was held and, when centers is not empty, how the
+// estimator held its centers, e.g. "data: sparse X (CSR), density 0.0025
+// (auto: density 0.0025 < 0.1); centers sparse (CSR, 8123 non-zeros)".
+func storageLine(storage string, density float64, why, centers string) string {
 	s := fmt.Sprintf("data: %s X, density %.4g", storage, density)
 	if storage == experiments.StorageSparse {
 		s = fmt.Sprintf("data: sparse X (CSR), density %.4g", density)
@@ -393,7 +406,30 @@ func storageLine(storage string, density float64, why string) string {
 	if why != "" {
 		s += " (" + why + ")"
 	}
+	if centers != "" {
+		s += "; " + centers
+	}
 	return s
+}
+
+// centerForm is model.CenterForm: "dense" or "sparse (CSR, N non-zeros)".
+func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
+
+// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), ""
+// for estimators without centers.
+func estimatorCenters(est model.Estimator) string {
+	var form string
+	switch e := est.(type) {
+	case interface{ Info() model.FalkonInfo }:
+		form = e.Info().CenterForm
+	case interface{ Info() model.KRRInfo }:
+		form = e.Info().CenterForm
+	}
+	if form == "" {
+		return ""
+	}
+	return "centers " + form
 }
 
 // beyondLine says that rows rows of a test file have non-zeros in cols

@@ -173,7 +173,7 @@ func printResult(w io.Writer, r *experiments.Result) {
 	if r.TaskRule != "" {
 		fmt.Fprintf(w, "task: %s (inferred from the labels: %s)\n", r.Task, r.TaskRule)
 	}
-	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason))
+	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason, ""))
 	if r.Scaling != "" {
 		fmt.Fprintf(w, "scaling: %s\n", r.Scaling)
 	}
