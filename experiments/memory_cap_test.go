@@ -181,7 +181,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 	p, _ := strconv.ParseInt(m[1], 10, 64)
 	h := int64(3 * (12*240*5 + 8*241))
 	_, err = Fit(context.Background(), spec(strconv.FormatInt(p+h/2, 10)))
-	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "take "+strconv.FormatInt(h, 10)+" bytes") {
+	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "scaled copies: "+strconv.FormatInt(h, 10)+" bytes") {
 		t.Errorf("cap P + H/2: %v", err)
 	}
 	if _, err := Fit(context.Background(), spec(strconv.FormatInt(p+h, 10))); err != nil {

@@ -921,8 +921,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	// estimator (read, split, scaled) is taken off what the estimator's own
 	// plan may use.
 	held := r.heldBytes(xtr, xva)
-	if l, ok := cfg.Options["memory_limit"].(float64); ok && l > 0 {
-		cfg.Options["memory_limit"] = math.Max(1, l-float64(held))
+	capBytes, _ := cfg.Options["memory_limit"].(float64)
+	if capBytes > 0 {
+		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
 	}
 	if r.path && est == nil {
 		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, kernel.DenseOf(xtr)); err != nil {
@@ -955,8 +956,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
-		if errors.Is(err, model.ErrMemory) && held > 0 {
-			err = fmt.Errorf("%w; the data held beside the fit (training and test rows, their split and scaled copies) take %d bytes (%s) of the cap", err, held, check.FormatBytes(held))
+		if errors.Is(err, model.ErrMemory) && capBytes > 0 && held > 0 {
+			err = fmt.Errorf("%w: what the cap of %d bytes (%s) leaves after the data held beside the fit (training and test rows, their split and scaled copies: %d bytes, %s)",
+				err, int64(capBytes), check.FormatBytes(int64(capBytes)), held, check.FormatBytes(held))
 		}
 		return fitScores{}, r.memoryHint(err)
 	}
