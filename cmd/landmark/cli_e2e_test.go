@@ -513,8 +513,37 @@ func TestCLIFit(t *testing.T) {
 		// A missing kernel parameter names the flag.
 		{name: "missing gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the gaussian kernel needs gamma", "--gamma or --sigma"}},
-		{name: "missing lambda", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1"}, code: 1,
-			stderr: []string{"estimator krr needs lambda: set it with --lambda (or --alpha)"}},
+		// No λ on the command line: scikit-learn's alpha 1, said.
+		{name: "default alpha", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "def.lmk"},
+			stdout: []string{"default: alpha 1 (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if code, _, e := e2eRun(t, f.dir, "fit", "--data", "hs.libsvm", "--gamma", "0.1", "--alpha", "1", "--save", "alpha1.lmk", "--progress", "never"); code != 0 {
+					t.Fatal(e)
+				}
+				want := reference(t, filepath.Join(f.dir, "alpha1.lmk"), outScores, f.hs.X)
+				if got := reference(t, filepath.Join(f.dir, "def.lmk"), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
+					t.Error("the default fit differs from --alpha 1")
+				}
+			}},
+		// The README's quick start: file names, model and gamma only.
+		{name: "newcomer workflow", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "nw.lmk"},
+			stdout: []string{"task: binary", "default: alpha 1", "saved to nw.lmk"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				code, out, e := e2eRun(t, f.dir, "predict", "--model", "nw.lmk", "--data", "unl.csv")
+				if code != 0 || !strings.Contains(e, "270 rows; the file has no labels") {
+					t.Fatalf("predict: exit %d: %s", code, e)
+				}
+				if want := reference(t, filepath.Join(f.dir, "nw.lmk"), outLabels, f.hs.X); out != want || len(lines(t, out)) != 270 {
+					t.Error("the quick start's predictions differ from the model applied in process")
+				}
+			}},
+		{name: "no default with a lambda", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--set", "lambda=0.001"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if strings.Contains(so, "default:") {
+					t.Errorf("a default with --set lambda:\n%s", so)
+				}
+				fitReport(270, "accuracy")(t, f, so, se)
+			}},
 		{name: "missing laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the laplacian kernel needs gamma: set it with --gamma"}},
 		// No cross-validation limits where no cross-validation runs.
@@ -625,7 +654,7 @@ func TestCLIPredict(t *testing.T) {
 		{name: "csv no header, no target", args: []string{"predict", "--model", "krr.lmk", "--data", "noheader13.csv"},
 			stderr: []string{"no labels"}, check: sameAsLIBSVM},
 		{name: "model without names takes csv by position", args: []string{"predict", "--model", "old.lmk", "--data", "hs.csv"},
-			stderr: []string{"old.lmk saved no feature names (it predates them): the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
+			stderr: []string{"old.lmk keeps no feature names (saved before they were kept, or wider than", "the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
 		{name: "csv missing column", args: []string{"predict", "--model", "krr.lmk", "--data", "miss.csv"}, code: 1,
 			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
 		{name: "csv extra column", args: []string{"predict", "--model", "krr.lmk", "--data", "extra.csv"}, code: 1,

@@ -393,6 +393,19 @@ func TestCLICSVOptions(t *testing.T) {
 		code, so, se := fit("--data", "numhead.csv", "--header", "yes")
 		wantTrain(t, code, so, se)
 	})
+	t.Run("predict delim and header no", func(t *testing.T) {
+		var b strings.Builder
+		for i, l := range strings.Split(strings.TrimSuffix(fx.read(t, "test.csv"), "\n"), "\n") {
+			if i > 0 {
+				b.WriteString(strings.ReplaceAll(l, ",", ";") + "\n")
+			}
+		}
+		writeText(t, dir, "test-semi.txt", b.String())
+		code, so, se := cli(t, dir, nil, nil, "predict", "--model", filepath.Join(fx.dir, "mcsv.lmk"), "--data", "test-semi.txt", "--format", "csv", "--delim", ";", "--header", "no")
+		if code != 0 || so != fx.ref["test.csv"] {
+			t.Fatalf("exit %d, %d lines, want %d\n%s", code, strings.Count(so, "\n"), ioRows, se)
+		}
+	})
 	t.Run("bad header value", func(t *testing.T) {
 		code, _, se := fit("--data", "nohead.csv", "--header", "maybe")
 		wantFail(t, 2, []string{"maybe", "auto, yes or no"}, code, se)

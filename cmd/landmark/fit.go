@@ -51,6 +51,28 @@ type specFlags struct {
 	set                                                              setFlags
 	// csv holds --target, --delim and --header (YAML target, delim, header).
 	csv readFlags
+	// defaulted lists the values spec chose for flags left out, for the
+	// report ("alpha 1 (…)").
+	defaulted []string
+}
+
+// defaultAlpha is the regularization of a command-line fit that names no
+// λ: scikit-learn KernelRidge's default alpha (= λn), so λ = 1/n.
+const defaultAlpha = 1.0
+
+// needsLambda reports whether the estimator requires λ (krr, falkon).
+func needsLambda(name string) bool {
+	for _, e := range experiments.Estimators() {
+		if e.Name != name {
+			continue
+		}
+		for _, o := range e.Options {
+			if o.Name == "lambda" && o.Required {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
@@ -123,6 +145,13 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 			return nil, fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
 		}
 		est[key] = scalar(val)
+	}
+	_, hasL := est["lambda"]
+	_, hasA := est["alpha"]
+	if !hasL && !hasA && needsLambda(f.estimator) {
+		// As scikit-learn's KernelRidge: alpha 1 (λ = 1/n), said on stdout.
+		est["alpha"] = defaultAlpha
+		f.defaulted = append(f.defaulted, fmt.Sprintf("alpha %g (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)", defaultAlpha))
 	}
 	doc := map[string]any{"name": name, "dataset": ds, "task": f.task, "estimator": est, "seed": f.seed}
 	b, err := yaml.Marshal(doc)
@@ -208,7 +237,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
-			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "defaults": sf.defaulted, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
@@ -220,6 +249,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if res.TaskRule != "" {
 		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
+	}
+	for _, d := range sf.defaulted {
+		fmt.Fprintf(stdout, "default: %s\n", d)
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
