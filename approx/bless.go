@@ -155,7 +155,7 @@ func blessSample(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kern
 		return nil, err
 	}
 	last := steps[len(steps)-1]
-	return &Landmarks{Points: gatherRows(x, last.Indices), Indices: last.Indices, Weights: last.Weights, Lambda: last.Lambda}, nil
+	return &Landmarks{Points: landmarkRows(x, last.Indices), Indices: last.Indices, Weights: last.Weights, Lambda: last.Lambda}, nil
 }
 
 func blessName(noRepl bool) string {
@@ -240,7 +240,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 	}
 	nf := float64(n)
 	var steps []PathStep
-	var prevPts *mat.Dense
+	var prevPts mat.Matrix
 	var prevIdx []int
 	var prevA []float64
 	lam := par.lambda0
@@ -323,7 +323,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 			return steps, nil
 		}
 		prevIdx, prevA = step.Indices, step.Weights
-		prevPts = gatherRows(x, prevIdx)
+		prevPts = landmarkRows(x, prevIdx)
 	}
 }
 
@@ -447,9 +447,9 @@ func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) (
 	for j, a := range s.Weights {
 		reg[j] = s.Lambda * nf * a
 	}
-	var pts *mat.Dense
+	var pts mat.Matrix
 	if len(s.Indices) > 0 {
-		pts = gatherRows(x, s.Indices)
+		pts = landmarkRows(x, s.Indices)
 	}
 	est, err := newScoreEstimator(k, pts, reg, s.Lambda*nf, 0)
 	if err != nil {

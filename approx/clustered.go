@@ -32,6 +32,7 @@ type KMeansCenters struct {
 	MaxIter   int     // see KMeans.MaxIter
 	Subsample int     // see KMeans.Subsample
 	Tol       float64 // see KMeans.Tol
+	MaxBytes  int64   // see KMeans.MaxBytes: dense centroids of wide sparse X are refused above it
 }
 
 var _ Sampler = KMeansCenters{}
@@ -44,7 +45,7 @@ func (s KMeansCenters) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kern
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
-	p, err := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol}.Fit(ctx, x, rng)
+	p, err := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, MaxBytes: s.MaxBytes}.Fit(ctx, x, rng)
 	if err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
@@ -66,6 +67,7 @@ type RandomizedClustered struct {
 	MaxIter     int     // see KMeans.MaxIter
 	Subsample   int     // see KMeans.Subsample
 	Tol         float64 // see KMeans.Tol
+	MaxBytes    int64   // see KMeans.MaxBytes: dense centroids (and the p×d sketch) are refused above it
 }
 
 var _ Sampler = RandomizedClustered{}
@@ -99,7 +101,7 @@ func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kerne
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}
 	_, d := x.Dims()
-	km := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, Sketch: s.SketchDim(d)}
+	km := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, Sketch: s.SketchDim(d), MaxBytes: s.MaxBytes}
 	p, err := km.Fit(ctx, x, rng)
 	if err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)

@@ -59,7 +59,19 @@ type KMeans struct {
 	// Progress, if non-nil, is called after each assignment step of Lloyd's
 	// iterations with the iteration number (from 0) and the objective.
 	Progress func(iter int, objective float64)
+	// MaxBytes bounds the planned memory of Fit (PlanBytes); 0 means
+	// DefaultKMeansMaxBytes. Centroids are dense (K×d) even for sparse X, so
+	// on wide sparse data they can dwarf the data itself (K = 1,000 at
+	// d = 1,355,191: 10.8 GB for the two centroid sets): Fit refuses such a
+	// plan with ErrMemory naming the bytes needed, before allocating, rather
+	// than sparsifying the centroids. The samplers that return data rows
+	// (Uniform, RecursiveRLS, BLESS…) keep landmarks of sparse X as CSR.
+	MaxBytes int64
 }
+
+// DefaultKMeansMaxBytes is KMeans's default MaxBytes: 2 GiB, as
+// DefaultNystromMaxBytes.
+const DefaultKMeansMaxBytes = 2 << 30
 
 // Partition is a k-means clustering of the training rows.
 type Partition struct {
@@ -121,6 +133,16 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	}
 	if cfg.Subsample < cfg.K {
 		return nil, fmt.Errorf("%w: k-means: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
+	}
+	if cfg.MaxBytes < 0 {
+		return nil, fmt.Errorf("%w: k-means: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultKMeansMaxBytes
+	}
+	if need := cfg.PlanBytes(n, d); need > cfg.MaxBytes {
+		return nil, fmt.Errorf("%w: k-means: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
+			check.ErrMemory, cfg.K, d, need, check.FormatBytes(need), cfg.MaxBytes)
 	}
 
 	// The clustered sample: all rows, or a seeded subsample. In sketch mode

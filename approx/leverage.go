@@ -240,7 +240,7 @@ func (e ExactRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m
 	}
 	p := levCalibrate(scores, m)
 	idx := systematicSample(p, m, rng)
-	return weightedLandmarks(x, idx, p), nil
+	return weightedLandmarks(dataOf(xIn), idx, p), nil // rows of sparse X stay CSR
 }
 
 // fixedSizeDeff is the effective dimension targeted when only a sample size s
@@ -263,8 +263,8 @@ func fixedSizeDeff(s int) float64 {
 // constant c (0 means the paper's
 // 16). The sample size is random, about c·d_eff·log(d_eff/δ).
 func SampleByScores(xIn mat.Matrix, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
-	x := kernel.DenseOf(xIn)
-	if err := check.Matrix("X", x); err != nil {
+	x := dataOf(xIn) // sparse X stays sparse: its kept rows are CSR landmarks
+	if err := checkData(x); err != nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w", err)
 	}
 	n, _ := x.Dims()
@@ -335,7 +335,7 @@ func weightedLandmarks(x mat.Matrix, idx []int, p []float64) *Landmarks {
 	for j, i := range idx {
 		w[j] = 1 / math.Sqrt(p[i])
 	}
-	return &Landmarks{Points: gatherRows(x, idx), Indices: idx, Weights: w}
+	return &Landmarks{Points: landmarkRows(x, idx), Indices: idx, Weights: w}
 }
 
 // levCalibrate returns pᵢ = min(1, c·sᵢ) with c chosen so that Σpᵢ = m (water
@@ -490,7 +490,7 @@ func levSymmetrize(a *mat.Dense) {
 // plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {
 	k       kernel.Kernel
-	pts     *mat.Dense // landmark points (s×d); nil when s = 0
+	pts     mat.Matrix // landmark points (s×d, dense or CSR); nil when s = 0
 	invSqrt []float64  // r_j^{-1/2}
 	l       *mat.Dense // lower triangle: L
 	dinv    []*mat.Dense
@@ -507,7 +507,7 @@ const (
 )
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
-func newScoreEstimator(k kernel.Kernel, pts *mat.Dense, r []float64, mu float64, workers int) (*scoreEstimator, error) {
+func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64, workers int) (*scoreEstimator, error) {
 	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}}
 	s := len(r)
 	if s == 0 {

@@ -202,7 +202,7 @@ func TestExactRLSSample(t *testing.T) {
 		if lm.Weights[j] < 1 {
 			t.Fatalf("weight %v < 1: p > 1", lm.Weights[j])
 		}
-		if !mat.Equal(lm.Points.RowView(j), x.RowView(i)) {
+		if !mat.Equal(lm.Points.(*mat.Dense).RowView(j), x.RowView(i)) {
 			t.Fatal("points do not match indices")
 		}
 		if i >= 280 {

@@ -224,6 +224,14 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 	if part == nil {
 		km := o.KMeans
 		km.K = o.Clusters
+		// Before clustering: k-means (its dense centroids are K×d whatever
+		// the form of x) and the bases' plan for the worst cluster sizes
+		// (plannedBytes with one cluster holding every row), so that a cap
+		// the fit cannot meet is refused before k-means allocates.
+		if plan := max(km.PlanBytes(n, d), m.upperBytes(x, o.Clusters)); o.MaxBytes > 0 && plan > o.MaxBytes {
+			return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes before clustering (%d clusters of %d×%d data) exceeds MaxBytes %d",
+				check.ErrMemory, plan, km.K, n, d, o.MaxBytes)
+		}
 		part, err = km.Fit(ctx, x, rng)
 		if err != nil {
 			return nil, fmt.Errorf("approx: meka: clustering: %w", err)
@@ -363,15 +371,13 @@ func partitionMembers(p *Partition, n, d int) (members [][]int, labels, pos []in
 
 // plannedBytes estimates the memory Fit will hold, before allocating it.
 func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
-	c := int64(len(m.members))
 	k := int64(m.opt.Rank)
-	r := c * k
 	lm := int64(m.opt.Landmarks)
 	if lm == 0 {
 		lm = 2 * k
 	}
-	n, d := int64(m.n), int64(m.d)
-	// Held: W, L, landmarks and projections, bookkeeping. Transient, per
+	d := int64(m.d)
+	// Held: heldBytes. Transient, per
 	// worker: one cluster's rows (a dense copy, or CSR rows for sparse x),
 	// its K(X_s, Z_s), the basis B and its copy.
 	var big, rows int64
@@ -390,12 +396,46 @@ func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 		rows = max(rows, 8*int64(len(mem)+1)+12*nnz)
 	}
 	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
-	plan := 8*(n*k+r*r+c*lm*(d+k)+2*n+w*big*(lm+2*k)) + w*rows
+	// The links' sample rows, ⌈(1+ρ)k⌉ of each cluster, are held as dense
+	// rows (d each) all at once (fitLinks).
+	var links int64
+	q := int64(math.Ceil((1 + m.opt.Rho) * float64(k)))
+	for _, mem := range m.members {
+		links += min(int64(len(mem)), q)
+	}
+	plan := m.heldBytes(len(m.members)) + 8*w*big*(lm+2*k) + w*rows + 8*links*d
 	if m.opt.BasisSolver != nil {
 		// The problems hold a copy of X at once.
 		plan += dataBytes(x)
 	}
 	return plan
+}
+
+// upperBytes bounds plannedBytes before clustering: c clusters, each as
+// large as the data (n rows, all of x's non-zeros).
+func (m *MEKA) upperBytes(x mat.Matrix, c int) int64 {
+	k := int64(m.opt.Rank)
+	lm := int64(m.opt.Landmarks)
+	if lm == 0 {
+		lm = 2 * k
+	}
+	n, d := int64(m.n), int64(m.d)
+	w := int64(min(parallel.Workers(m.opt.Workers), c))
+	q := min(n, int64(math.Ceil((1+m.opt.Rho)*float64(k))))
+	return m.heldBytes(c) + 8*w*n*(lm+2*k) + w*dataBytes(x) + 8*int64(c)*q*d
+}
+
+// heldBytes is what a fit with c clusters holds whatever their sizes: W
+// (n×k), L ((ck)²), the landmarks and their projections (c·lm×(d+k)), the
+// partition's centroids (c×d, dense) and the bookkeeping (2n).
+func (m *MEKA) heldBytes(clusters int) int64 {
+	c, k := int64(clusters), int64(m.opt.Rank)
+	lm := int64(m.opt.Landmarks)
+	if lm == 0 {
+		lm = 2 * k
+	}
+	n, d := int64(m.n), int64(m.d)
+	return 8 * (n*k + c*k*c*k + c*lm*(d+k) + c*d + 2*n)
 }
 
 // dataBytes is the size of a copy of x: 8nd bytes dense, its CSR arrays

@@ -56,8 +56,10 @@ type Nystrom struct {
 // NystromMap is a fitted Nyström feature map φ(x) = K(x, L)·T with
 // K̃(x, y) = φ(x)·φ(y).
 type NystromMap struct {
-	Kernel    kernel.Kernel
-	Landmarks *mat.Dense // M×d
+	Kernel kernel.Kernel
+	// Landmarks are the M landmarks (M×d): a *mat.Dense, or CSR rows
+	// (*kernel.CSRRows) when they came sparse from the sampler.
+	Landmarks mat.Matrix
 	// T is the M×r projection: V_k Λ_k^{-1/2} for the standard map,
 	// V_r Λ_r^{-1/2} Z_k for QR (Z_k: top right singular vectors of
 	// R V_r Λ_r^{-1/2}).
@@ -134,7 +136,10 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	if lm == nil {
 		return nil, fmt.Errorf("%w: nyström: landmarks are nil", check.ErrInput)
 	}
-	if err := check.Matrix("landmarks", lm.Points); err != nil {
+	if lm.Points == nil {
+		return nil, fmt.Errorf("%w: nyström: landmarks have no points", check.ErrInput)
+	}
+	if err := checkLandmarks(lm.Points); err != nil {
 		return nil, err
 	}
 	mLm, d := lm.Points.Dims()
@@ -189,7 +194,7 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 			t0.Set(i, j, vecs.At(i, j)*s)
 		}
 	}
-	out := &NystromMap{Kernel: k, Landmarks: mat.DenseCopyOf(lm.Points), Dropped: dropped, engine: cfg.Engine, qr: cfg.QR}
+	out := &NystromMap{Kernel: k, Landmarks: copyLandmarks(lm.Points), Dropped: dropped, engine: cfg.Engine, qr: cfg.QR}
 	if !cfg.QR {
 		keep := min(rank, r)
 		out.T = mat.DenseCopyOf(t0.Slice(0, mLm, 0, keep))

@@ -106,19 +106,19 @@ func TestNystromInterpolatesLandmarks(t *testing.T) {
 		t.Fatalf("dropped %d eigenvalues of a well-conditioned W", m.Dropped)
 	}
 	got := nyApprox(t, m, x, y)
-	w := nyKernel(k, lm.Points, lm.Points)
+	w := nyKernel(k, lm.Points.(*mat.Dense), lm.Points.(*mat.Dense))
 	var sol, want mat.Dense
-	if err := sol.Solve(w, nyKernel(k, lm.Points, y)); err != nil {
+	if err := sol.Solve(w, nyKernel(k, lm.Points.(*mat.Dense), y)); err != nil {
 		t.Fatal(err)
 	}
-	want.Mul(nyKernel(k, x, lm.Points), &sol)
+	want.Mul(nyKernel(k, x, lm.Points.(*mat.Dense)), &sol)
 	// Both are the same exact quantity; W here has condition number < 1e3,
 	// so 1e-10 absolute on entries ≤ 1 is a rounding tolerance.
 	if !mat.EqualApprox(got, &want, 1e-10) {
 		t.Fatalf("Nyström on new points differs from the direct solve")
 	}
-	onL := nyApprox(t, m, lm.Points, x)
-	if !mat.EqualApprox(onL, nyKernel(k, lm.Points, x), 1e-10) {
+	onL := nyApprox(t, m, lm.Points.(*mat.Dense), x)
+	if !mat.EqualApprox(onL, nyKernel(k, lm.Points.(*mat.Dense), x), 1e-10) {
 		t.Fatalf("Nyström does not interpolate K on landmark rows")
 	}
 }

@@ -148,7 +148,9 @@ func (m *NystromMap) encode(e *binfmt.Enc) error {
 	if err := e.Kernel(m.Kernel); err != nil {
 		return err
 	}
-	e.Dense(m.Landmarks)
+	if err := e.Data(m.Landmarks); err != nil { // CSR landmarks stay CSR (format version 3)
+		return err
+	}
 	e.Dense(m.T)
 	e.Floats(m.Values)
 	e.Int(m.Dropped)
@@ -162,9 +164,9 @@ func decodeNystrom(d *binfmt.Dec) *NystromMap {
 	if d.Err() == nil && k == nil {
 		d.Fail("nyström map without a kernel")
 	}
-	lm := d.Matrix("landmarks", -1, -1)
+	lm := d.Data("landmarks", -1, -1) // dense (any version) or CSR (version 3)
 	var mLm int
-	if lm != nil {
+	if d.Err() == nil { // lm may be a typed nil after an error
 		mLm, _ = lm.Dims()
 	}
 	t := d.Matrix("projection T", mLm, -1)

@@ -321,10 +321,11 @@ func levQuantile(sorted []float64, q float64) float64 {
 
 // exactRows writes the exact kernel rows k(x_i, X), i in idx, into dst
 // (len(idx)×n). Dense x: one engine block between the gathered rows and x.
-// Sparse x: the rows are expanded to dense points qualityChunk at a time, and
-// the engine's sparse path forms K(X, points) (n×chunk), whose transpose is
-// copied into dst; the kernel is symmetric, so the two agree to round-off
-// (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros). workers
+// Sparse x: the rows are taken as CSR centers (landmarkRows) qualityChunk at
+// a time, and the engine's sparse path forms K(X, points) (n×chunk), whose
+// transpose is copied into dst; the kernel is symmetric, so the two agree to
+// round-off (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros;
+// nothing of size chunk·d is allocated). workers
 // is the engine's (0: GOMAXPROCS).
 func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, dst *mat.Dense, workers int) error {
 	s, sparse := x.(kernel.Sparse)
@@ -336,7 +337,7 @@ func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, ds
 	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
 		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
 		t := mat.NewDense(n, len(chunk), nil)
-		if err := kernel.NewOp(k, s, gatherRows(x, chunk), opt).Block(ctx, t); err != nil {
+		if err := kernel.NewOp(k, s, landmarkRows(x, chunk), opt).Block(ctx, t); err != nil {
 			return err
 		}
 		dst.Slice(c0, c0+len(chunk), 0, n).(*mat.Dense).Copy(t.T())

@@ -113,7 +113,7 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Ke
 			target = m
 		}
 		target = min(target, sizes[l])
-		pts := gatherRows(x, j)
+		pts := landmarkRows(x, j)
 		// The landmarks j stand for level l+1; level l has sizes[l]/sizes[l+1]
 		// (≈ 2) times as many points from the same distribution, and its
 		// kernel's top eigenvalues are larger by that factor.
@@ -181,7 +181,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.
 	total := len(sizes) - 1
 	for l := len(sizes) - 2; l >= 0; l-- {
 		level := perm[:sizes[l]]
-		pts := gatherRows(x, j)
+		pts := landmarkRows(x, j)
 		scores, err := r.levelScores(ctx, x, k, pts, pj, level, ridge, 1.5)
 		if err != nil {
 			return nil, err
@@ -203,7 +203,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.
 // levelScores returns factor·(K − K_{·J}(K_JJ + ridge·diag(pj))⁻¹K_{J·})ᵢᵢ/ridge
 // for the rows level of x: Lemma 6 with the weighted sampling matrix whose
 // columns are e_j/√p_j.
-func (r RecursiveRLS) levelScores(ctx context.Context, x mat.Matrix, k kernel.Kernel, pts *mat.Dense, pj []float64, level []int, ridge, factor float64) ([]float64, error) {
+func (r RecursiveRLS) levelScores(ctx context.Context, x mat.Matrix, k kernel.Kernel, pts mat.Matrix, pj []float64, level []int, ridge, factor float64) ([]float64, error) {
 	reg := make([]float64, len(pj))
 	for i, p := range pj {
 		reg[i] = ridge * p
@@ -231,7 +231,7 @@ func (r RecursiveRLS) levelScores(ctx context.Context, x mat.Matrix, k kernel.Ke
 // max(4·d_target, 400) of them, scaled by s/subset: this keeps the O(s³)
 // eigenvalue computation from dominating. When the landmarks cannot reach
 // the target dimension, a ridge of 1e-6 times the top eigenvalue is used.
-func fixedSizeRidge(k kernel.Kernel, pts *mat.Dense, pj []float64, target int, scale float64, rng *rand.Rand) (float64, error) {
+func fixedSizeRidge(k kernel.Kernel, pts mat.Matrix, pj []float64, target int, scale float64, rng *rand.Rand) (float64, error) {
 	s := len(pj)
 	if s == 0 {
 		return 0, fmt.Errorf("no landmarks")
@@ -243,7 +243,14 @@ func fixedSizeRidge(k kernel.Kernel, pts *mat.Dense, pj []float64, target int, s
 	}
 	t := len(sub)
 	a := mat.NewDense(t, t, nil)
-	k.Block(a, gatherRows(pts, sub), gatherRows(pts, sub))
+	if pd, ok := pts.(*mat.Dense); ok {
+		k.Block(a, gatherRows(pd, sub), gatherRows(pd, sub))
+	} else {
+		ps := landmarkRows(pts, sub)
+		if err := kernel.NewOp(k, ps, ps, kernel.Options{}).Block(context.Background(), a); err != nil {
+			return 0, err
+		}
+	}
 	f := scale * float64(s) / float64(t)
 	for i := 0; i < t; i++ {
 		for j := 0; j < t; j++ {

@@ -10,12 +10,58 @@ import (
 )
 
 // Sparse data (kernel.Sparse, such as datasets.CSR) stays sparse in the
-// uniform, recursive-RLS and BLESS samplers: kernel blocks between data rows
-// and landmarks come from the kernel engine's sparse path, kernel diagonals
-// from kernel.SparseDiag, and only the sampled landmarks are expanded to
-// dense rows (m×d). So do k-means Nyström and randomized clustered Nyström
-// (k-means on CSR rows with dense centroids). Exact leverage scores take a
-// dense copy (they are O(n³) anyway).
+// uniform, leverage-score, recursive-RLS and BLESS samplers: kernel blocks
+// between data rows and landmarks come from the kernel engine's sparse
+// paths (sparse X against sparse centers), kernel diagonals from
+// kernel.SparseDiag, and the sampled landmarks — the returned ones and the
+// intermediate ones of the recursive and BLESS levels — are CSR copies of
+// the chosen rows (landmarkRows), dense only when kernel.PreferDenseCenters
+// says so. k-means Nyström and randomized clustered Nyström run k-means on
+// CSR rows with dense centroids (M×d), planned and refused above their
+// memory bound (see KMeans). Exact leverage scores take a dense copy (they
+// are O(n³) anyway).
+
+// landmarkRows returns the rows idx of x as landmarks: for sparse x a CSR
+// copy of those rows (kernel.SubsetRows), or its dense copy when at least a
+// quarter of its entries are non-zero (kernel.PreferDenseCenters); for
+// dense x a dense copy (gatherRows).
+func landmarkRows(x mat.Matrix, idx []int) mat.Matrix {
+	s, ok := x.(kernel.Sparse)
+	if !ok {
+		return gatherRows(x, idx)
+	}
+	sub := kernel.SubsetRows(s, idx)
+	if len(idx) > 0 && kernel.PreferDenseCenters(sub) {
+		return kernel.DenseOf(sub)
+	}
+	return sub
+}
+
+// checkLandmarks validates landmark points: a dense matrix with
+// check.Matrix, a sparse one by checkSparseData.
+func checkLandmarks(p mat.Matrix) error {
+	if s, ok := p.(kernel.Sparse); ok {
+		if err := checkSparseData(s); err != nil {
+			return fmt.Errorf("landmarks: %w", err)
+		}
+		return nil
+	}
+	d, ok := p.(*mat.Dense)
+	if !ok {
+		d = kernel.DenseOf(p)
+	}
+	return check.Matrix("landmarks", d)
+}
+
+// copyLandmarks returns a copy of landmark points that shares nothing with
+// p: CSR rows stay CSR.
+func copyLandmarks(p mat.Matrix) mat.Matrix {
+	if s, ok := p.(kernel.Sparse); ok {
+		r, _ := s.Dims()
+		return kernel.SubsetRows(s, levIota(r))
+	}
+	return mat.DenseCopyOf(p)
+}
 
 // dataOf returns x as the samplers read it: a sparse matrix as it is,
 // anything else as a *mat.Dense (kernel.DenseOf).

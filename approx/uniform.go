@@ -42,7 +42,7 @@ func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m in
 		return nil, err
 	}
 	idx := sampleWithoutReplacement(n, m, rng)
-	return &Landmarks{Points: gatherRows(x, idx), Indices: idx}, nil
+	return &Landmarks{Points: landmarkRows(x, idx), Indices: idx}, nil
 }
 
 // sampleWithoutReplacement returns m distinct integers of [0, n), uniformly,

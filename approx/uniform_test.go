@@ -36,7 +36,7 @@ func TestUniformDistinctSortedAndRows(t *testing.T) {
 		if r < 0 || r >= 50 || (i > 0 && r <= lm.Indices[i-1]) {
 			t.Fatalf("indices not distinct ascending in range: %v", lm.Indices)
 		}
-		if !mat.Equal(lm.Points.RowView(i), x.RowView(r)) {
+		if !mat.Equal(lm.Points.(*mat.Dense).RowView(i), x.RowView(r)) {
 			t.Fatalf("landmark %d is not row %d of X", i, r)
 		}
 	}

@@ -30,12 +30,22 @@ func TestReadCSVByName(t *testing.T) {
 		{"target required", "c,a,b\n3,1,2\n", false, nil, nil, `no target column "y"`},
 		{"missing", "c,a,y\n3,1,0\n", true, nil, nil, `missing feature column(s) "b"`},
 		{"extra", "a,b,c,d\n1,2,3,4\n", true, nil, nil, `column(s) "d" are neither features nor the target "y"`},
-		{"both", "a,b,d\n1,2,4\n", true, nil, nil, `missing feature column(s) "c", and column(s) "d" are not features`},
+		{"both", "a,b,d\n1,2,4\n", true, nil, nil, `missing feature column(s) "c"; column(s) "d" are neither features nor the target "y"`},
 		{"repeated", "a,b,b,c\n1,2,2,3\n", true, nil, nil, `column name "b" repeated (columns 1 and 2)`},
+		// The target by default (last), by index, and a last column that is
+		// a feature.
+		{"default target=", "c,b,a,q\n3,2,1,4\n", false, []float64{1, 2, 3}, []float64{4}, ""},
+		{"index target=0", "q,c,b,a\n4,3,2,1\n", false, []float64{1, 2, 3}, []float64{4}, ""},
+		{"negative index target=-3", "c,q,b,a\n3,4,2,1\n", false, []float64{1, 2, 3}, []float64{4}, ""},
+		{"last is a feature target=", "q,c,b,a\n4,3,2,1\n", false, nil, nil, `no target column: the last column, "a", is a feature`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Read(strings.NewReader(c.in), ReadOptions{Format: CSV, Features: features, Target: "y", AllowUnlabelled: c.unlabelled})
+			target := "y"
+			if name, tg, ok := strings.Cut(c.name, " target="); ok {
+				_, target = name, tg
+			}
+			d, err := Read(strings.NewReader(c.in), ReadOptions{Format: CSV, Features: features, Target: target, AllowUnlabelled: c.unlabelled})
 			if c.err != "" {
 				var pe *ParseError
 				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, ErrColumns) || !errors.Is(err, ErrInput) || !errors.As(err, &pe) || pe.Line != 1 {

@@ -196,8 +196,9 @@ func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, err
 }
 
 // matchColumns maps header names to the feature order features by name;
-// the column named target (exactly, else case-insensitively) is the
-// target, and may be absent when unlabelled is allowed. Missing features,
+// the column named target (exactly, else case-insensitively; an index,
+// negative from the end; "" for the last column unless it is a feature) is
+// the target, and may be absent when unlabelled is allowed. Missing features,
 // unknown columns and repeated names are errors naming them.
 func matchColumns(names, features []string, target string, unlabelled bool) (int, []int, error) {
 	want := make(map[string]int, len(features))
@@ -212,19 +213,30 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 		seen[n] = j
 	}
 	t := -1
-	if target != "" {
-		if j, ok := seen[target]; ok {
-			t = j
-		} else {
-			for j, n := range names {
-				if _, isFeature := want[n]; !isFeature && strings.EqualFold(n, target) {
-					t = j
-				}
+	switch j, ok := seen[target]; {
+	case target == "":
+		// The default target, the last column, unless it is a feature.
+		if _, isFeature := want[names[len(names)-1]]; !isFeature {
+			t = len(names) - 1
+		}
+	case ok:
+		t = j
+	default:
+		for j, n := range names {
+			if _, isFeature := want[n]; !isFeature && strings.EqualFold(n, target) {
+				t = j
 			}
 		}
-	}
-	if t < 0 && !unlabelled {
-		return 0, nil, fmt.Errorf("%w: no target column %q (columns: %s)", ErrColumns, target, strings.Join(names, ", "))
+		if k, err := strconv.Atoi(target); t < 0 && err == nil {
+			// An index, negative from the end, as targetColumn reads it.
+			if k < 0 {
+				k += len(names)
+			}
+			if k < 0 || k >= len(names) {
+				return 0, nil, fmt.Errorf("%w: target column %s out of range for %d columns", ErrColumns, target, len(names))
+			}
+			t = k
+		}
 	}
 	xcol := make([]int, len(names))
 	var extra []string
@@ -246,13 +258,24 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 			missing = append(missing, strconv.Quote(f))
 		}
 	}
-	switch {
-	case len(missing) > 0 && len(extra) > 0:
-		return 0, nil, fmt.Errorf("%w: missing feature column(s) %s, and column(s) %s are not features (the features: %s; target %q)", ErrColumns, strings.Join(missing, ", "), strings.Join(extra, ", "), strings.Join(features, ", "), target)
-	case len(missing) > 0:
-		return 0, nil, fmt.Errorf("%w: missing feature column(s) %s (the features: %s)", ErrColumns, strings.Join(missing, ", "), strings.Join(features, ", "))
-	case len(extra) > 0:
-		return 0, nil, fmt.Errorf("%w: column(s) %s are neither features nor the target %q (the features: %s)", ErrColumns, strings.Join(extra, ", "), target, strings.Join(features, ", "))
+	// Every problem in one message: missing features, unknown columns, no
+	// target.
+	var probs []string
+	if len(missing) > 0 {
+		probs = append(probs, "missing feature column(s) "+strings.Join(missing, ", "))
+	}
+	if len(extra) > 0 {
+		probs = append(probs, fmt.Sprintf("column(s) %s are neither features nor the target %q", strings.Join(extra, ", "), target))
+	}
+	if t < 0 && !unlabelled {
+		if target == "" {
+			probs = append(probs, fmt.Sprintf("no target column: the last column, %q, is a feature", names[len(names)-1]))
+		} else {
+			probs = append(probs, fmt.Sprintf("no target column %q", target))
+		}
+	}
+	if len(probs) > 0 {
+		return 0, nil, fmt.Errorf("%w: %s (the features: %s; the file's columns: %s)", ErrColumns, strings.Join(probs, "; "), strings.Join(features, ", "), strings.Join(names, ", "))
 	}
 	return t, xcol, nil
 }

@@ -15,6 +15,13 @@
 // input — a garbled, descending or repeated index, text or NaN/Inf in a value
 // or label, a ragged CSV record — is an error of type *ParseError naming the
 // file and line; errors.Is(err, ErrFormat) and errors.Is(err, ErrInput) hold.
+// OpenInput opens a file or a stream once ("-" is standard input; pipes,
+// FIFOs and /dev/fd/N are read as they come): the bytes looked at to tell the
+// format are read again, a UTF-8 byte order mark is skipped, a compressed
+// stream cut short is ErrTruncated, and a FIFO's open and a stream's blocked
+// read end with the context. A CSV header is guessed only when no field of the
+// first line is a number (ReadOptions.Notify hears the decision), so a
+// headerless first row holding NA is an error at line 1, never a lost row.
 // ReadTestFile reads a test file with the training file's dimension (LIBSVM
 // test files often stop short of the largest index). WriteFile, WriteLIBSVM
 // and WriteCSV write numbers in their shortest exact form, so reading back

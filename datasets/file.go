@@ -186,13 +186,17 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 // ReadTestFile reads a file meant to be used with a model trained on train:
 // a LIBSVM file gets train's dimension (a test file whose largest index is
 // smaller still has train.Dim() columns; a larger index is an error), and a
-// CSV file must have the same number of feature columns and, when both are
-// named, the same feature names in the same order.
+// CSV file must have the same number of feature columns; when both are
+// named, a header is matched to train's names (ReadOptions.Features), so its
+// columns may come in any order.
 func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error) {
 	if train == nil || train.X == nil {
 		return nil, fmt.Errorf("%w: nil training dataset", ErrInput)
 	}
 	opt.Dim = train.Dim()
+	if opt.Features == nil {
+		opt.Features = train.Features
+	}
 	if opt.Target == "" && train.Target != "" {
 		opt.Target = train.Target
 	}

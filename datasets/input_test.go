@@ -164,6 +164,27 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 }
 
+// TestTruncatedBzip2 cuts testdata/small.libsvm.bz2 (its stream spans the
+// whole file) at every 7th byte: ErrTruncated or, where the cut leaves a
+// damaged block, a corrupt-data error; never a parse error on a line.
+func TestTruncatedBzip2(t *testing.T) {
+	full, err := os.ReadFile("testdata/small.libsvm.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for cut := 4; cut < len(full); cut += 7 {
+		p := filepath.Join(dir, "cut.libsvm.bz2")
+		if err := os.WriteFile(p, full[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(p, ReadOptions{})
+		if err == nil || strings.Contains(err.Error(), "line") || !(errors.Is(err, ErrTruncated) || strings.Contains(err.Error(), "corrupt bzip2 data")) {
+			t.Fatalf("cut at %d of %d: err = %v, want a truncated or corrupt bzip2 stream", cut, len(full), err)
+		}
+	}
+}
+
 // TestBOMEverywhere: a UTF-8 byte order mark before LIBSVM or CSV data is
 // skipped, whether the format is named, sniffed, or the data gzip'd.
 func TestBOMEverywhere(t *testing.T) {

@@ -43,7 +43,8 @@ type FitResult struct {
 	TaskRule string
 	// Features names the training data's feature columns, in X's order;
 	// for data without names (LIBSVM, a CSV without a header, bundled sets)
-	// they are x1…xd, the names landmark data convert writes. TargetName names
+	// they are x1…xd, the names landmark data convert writes, or nil (names
+	// implied) above datasets.WideColumns features. TargetName names
 	// the target column ("y" when unnamed). Predict matches a CSV header
 	// against them. A fit loaded from a file saved before names were kept
 	// has neither.
@@ -142,7 +143,9 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	}
 	res.Task, res.TaskRule = r.s.Task, r.taskRule
 	res.Features, res.TargetName = r.features, r.target
-	if res.Features == nil {
+	if res.Features == nil && res.Dim <= datasets.WideColumns {
+		// Wide data keeps no names: x1…xd would take O(d) memory and
+		// model-file bytes (1.6 GB at d = 10⁸) for names no CSV will match.
 		res.Features = DefaultFeatureNames(res.Dim)
 	}
 	if res.TargetName == "" {

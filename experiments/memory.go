@@ -7,12 +7,15 @@ import (
 	"math"
 	"os"
 	rtmetrics "runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // DefaultMemoryShare is the share of the machine's physical memory that
@@ -214,4 +217,34 @@ func (r *runner) readError(err error, key string) error {
 		return r.memoryHint(fmt.Errorf("%w: dataset %s: %w", ErrSpec, key, err))
 	}
 	return r.s.errAt(err.Error(), "dataset", key)
+}
+
+// heldBytes is the memory of the data matrices the runner holds during a
+// fit on xtr scored on xva: the loaded training and test rows and, when
+// they are other matrices (a fold, a split, a scaled or dense copy), xtr and
+// xva. The readers' and scalings' transient buffers are gone by then; the
+// CSR arrays count 12 bytes a non-zero and 8 a row.
+func (r *runner) heldBytes(xtr, xva mat.Matrix) int64 {
+	var seen []mat.Matrix
+	var b int64
+	for _, m := range []mat.Matrix{r.x, r.xTest, xtr, xva} {
+		if m == nil || slices.Contains(seen, m) {
+			continue
+		}
+		seen = append(seen, m)
+		b += matrixBytes(m)
+	}
+	return b
+}
+
+// matrixBytes is the memory of x's values: its CSR arrays for sparse x,
+// 8·n·d otherwise.
+func matrixBytes(x mat.Matrix) int64 {
+	if s, ok := x.(kernel.Sparse); ok {
+		n, _ := s.Dims()
+		_, _, v := s.CSR()
+		return 12*int64(len(v)) + 8*int64(n+1)
+	}
+	n, d := x.Dims()
+	return 8 * int64(n) * int64(d)
 }

@@ -3,8 +3,10 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -112,5 +114,77 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
 			t.Errorf("scale %s: refusal after allocating %d bytes", tc.scale, got)
 		}
+	}
+}
+
+// TestWideFitKeepsNoFeatureNames: a fit on LIBSVM data wider than
+// datasets.WideColumns keeps no x1…xd names (at d = 10⁸ they took 1.6 GB and
+// the model file as much); the saved file stays small and loads.
+func TestWideFitKeepsNoFeatureNames(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.svm"), []byte("1 1:1 200000:0.5\n-1 2:1\n1 1:0.9\n-1 2:0.8 3:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Decode(strings.NewReader(`name: wide
+dataset: {path: w.svm}
+task: binary
+estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exact}, lambda: 0.001}
+`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dim != 200000 || res.Features != nil {
+		t.Fatalf("d = %d, %d feature names", res.Dim, len(res.Features))
+	}
+	p := filepath.Join(dir, "w.model")
+	if err := res.SaveFile(p, s); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || st.Size() > 64<<10 {
+		t.Fatalf("model file: %v, %v", st, err)
+	}
+	back, err := LoadFitFile(p)
+	if err != nil || back.Dim != 200000 {
+		t.Fatalf("load: %v", err)
+	}
+}
+
+// TestCapCountsHeldData: the cap covers the data the runner holds beside the
+// estimator. Exact KRR on 240 CSR rows (scaled maxabs: the scaled copy is
+// held too) needs P bytes by its own plan (named by a refusal under a
+// 1-byte cap) and the runner holds H bytes of data — three CSR copies of
+// the rows, 12 bytes a non-zero and 8 a row each: as read, scaled for the
+// fit, and scaled again as the rows fit scores: a cap of P + H/2 is refused
+// naming H, a cap of P + H fits.
+func TestCapCountsHeldData(t *testing.T) {
+	dir := writeSparseRegression(t) // 240 × 100, 5 non-zeros a row
+	spec := func(limit string) *Spec {
+		s, err := Decode(strings.NewReader(`name: held
+dataset: {path: data.svm, scale: maxabs}
+task: regression
+estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exact}, lambda: 0.001, memory_limit: `+limit+`}
+`), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	_, err := Fit(context.Background(), spec("1"))
+	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("1-byte cap: %v", err)
+	}
+	p, _ := strconv.ParseInt(m[1], 10, 64)
+	h := int64(3 * (12*240*5 + 8*241))
+	_, err = Fit(context.Background(), spec(strconv.FormatInt(p+h/2, 10)))
+	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "scaled copies: "+strconv.FormatInt(h, 10)+" bytes") {
+		t.Errorf("cap P + H/2: %v", err)
+	}
+	if _, err := Fit(context.Background(), spec(strconv.FormatInt(p+h, 10))); err != nil {
+		t.Errorf("cap P + H: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -152,6 +153,10 @@ type Result struct {
 	// Scaling describes the feature scaling the fits applied ("" for none;
 	// standardize on sparse X is std, not centred).
 	Scaling string `json:"scaling,omitempty"`
+	// BeyondRows and BeyondCols count the test rows with a non-zero beyond
+	// the training dimension and the distinct such columns (FitResult's).
+	BeyondRows int `json:"test_rows_beyond_dim,omitempty"`
+	BeyondCols int `json:"test_cols_beyond_dim,omitempty"`
 	// Task is the task run: the spec's, or for task auto the one inferred
 	// from the training labels, TaskRule then saying what decided it.
 	Task     string `json:"task,omitempty"`
@@ -248,6 +253,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res.NTrain, res.Dim = r.x.Dims()
 	res.NTest = len(r.yTest)
 	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
+	res.BeyondRows, res.BeyondCols = r.beyondRows, r.beyondCols
 	res.Scaling = r.scalingUsed()
 	res.Task, res.TaskRule = r.s.Task, r.taskRule
 
@@ -916,6 +922,14 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		yfit = ts.Transform(ytr)
 	}
 	cfg := r.config(p, len(ytr), seed)
+	// The cap covers the whole fit: the data the runner holds beside the
+	// estimator (read, split, scaled) is taken off what the estimator's own
+	// plan may use.
+	held := r.heldBytes(xtr, xva)
+	capBytes, _ := cfg.Options["memory_limit"].(float64)
+	if capBytes > 0 {
+		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
+	}
 	if r.path && est == nil {
 		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, kernel.DenseOf(xtr)); err != nil {
 			return fitScores{}, err
@@ -947,6 +961,10 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t1 := time.Now()
 	if err != nil {
 		w.Stop()
+		if errors.Is(err, model.ErrMemory) && capBytes > 0 && held > 0 {
+			err = fmt.Errorf("%w: what the cap of %d bytes (%s) leaves after the data held beside the fit (training and test rows, their split and scaled copies: %d bytes, %s)",
+				err, int64(capBytes), check.FormatBytes(int64(capBytes)), held, check.FormatBytes(held))
+		}
 		return fitScores{}, r.memoryHint(err)
 	}
 	pred, err := est.Predict(xva)

@@ -117,6 +117,10 @@ func TestSpecFoldsZeroAndGamma(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the gaussian kernel needs gamma (or sigma, γ = 1/(2σ²)): set it with --gamma or --sigma") {
 		t.Errorf("no gamma: %v", err)
 	}
+	_, err = Decode(strings.NewReader(strings.Replace(base, ", lambda: 0.001", "", 1)), ".")
+	if err == nil || !strings.Contains(err.Error(), "estimator krr needs lambda: set it with --lambda (or --alpha) on the command line") {
+		t.Errorf("no lambda: %v", err)
+	}
 }
 
 // TestFitOutputs checks what predict builds on: the feature names saved

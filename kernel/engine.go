@@ -78,7 +78,7 @@ func NewOp(k Kernel, x mat.Matrix, c mat.Matrix, opt Options) *Op {
 	} else {
 		o.x = DenseOf(x)
 	}
-	if s, ok := c.(Sparse); ok && sparseCenterKernel(k) {
+	if s, ok := c.(Sparse); ok && SparseCenterForm(k) {
 		o.sc = s
 	} else {
 		o.c = DenseOf(c)

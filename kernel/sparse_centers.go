@@ -38,9 +38,10 @@ import (
 // the two full sums computed once per row and per center. Options.Float32
 // does not apply to sparse centers (products run in float64).
 
-// sparseCenterKernel reports whether k has a sparse-center form (the four
-// built-in kernels); NewOp gives any other kernel a dense copy of C.
-func sparseCenterKernel(k Kernel) bool {
+// SparseCenterForm reports whether NewOp keeps sparse centers sparse for k:
+// true for the Gaussian, Laplacian, polynomial and linear kernels; any
+// other kernel gets a dense copy of C.
+func SparseCenterForm(k Kernel) bool {
 	switch k.(type) {
 	case Gaussian, Laplacian, Polynomial, Linear:
 		return true

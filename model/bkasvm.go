@@ -194,11 +194,14 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 		return err
 	}
 	// What the fit keeps whatever the clusters (bkaSVMPlan's kept bytes), and
-	// k-means's own plan, are checked before clustering.
+	// k-means's own plan, are checked before clustering. k-means keeps dense
+	// centroids, K×d whatever the form of x (wide sparse data included), and
+	// the fit keeps them (the partition) to the end.
 	km := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
 	nt := len(svmTasks(labels, classIndex(labels, y), cfg.ovo))
+	centroids := 8 * int64(k) * int64(d)
 	if err := checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", n, d),
-		max(16*int64(n)*int64(dm)+24*int64(n)*int64(nt), km.PlanBytes(n, dm)), b.MemoryLimit); err != nil {
+		max(16*int64(n)*int64(dm)+24*int64(n)*int64(nt)+centroids, km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))
@@ -240,7 +243,12 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	for ti, t := range tasks {
 		taskSizes[ti] = len(t.rows)
 	}
-	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, b.MemoryLimit)
+	left := b.MemoryLimit // what the solves may take besides the centroids
+	if left > 0 {
+		left = max(1, left-centroids)
+	}
+	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
+	need += centroids
 	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
 		return err
 	}

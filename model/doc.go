@@ -58,6 +58,13 @@
 // stored by their kernel.Spec (type, γ, σ, degree, c₀) and rebuilt with
 // kernel.New; a kernel defined outside package kernel cannot be saved.
 // Feature maps and partitions are nested as complete files of their own.
+// Support vectors (SVM, BKA-SVM) and exact KRR's training rows are stored in
+// the fit's format: sparse rows of a sparse fit as a sparse field, loaded
+// back as sparse rows, so a loaded model predicts on the same path; BKA-SVM's
+// local decision functions give their support vectors as positions among the
+// global ones. Save and SaveFile encode twice (counting, then writing in
+// 64 KiB chunks) and Load and LoadFile decode as they read when the input's
+// size is known (a file, a byte slice), so neither holds the whole file.
 // A payload holds the estimator's configuration, then its fitted state and
 // its Info, so that a loaded estimator refitted on the same data reproduces
 // the saved one. KRR.Approx is saved when it is one of this package's

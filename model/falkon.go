@@ -79,8 +79,10 @@ type Falkon struct {
 	M int `yaml:"m"`
 	// Sampler chooses the centers; nil means approx.Uniform.
 	Sampler approx.Sampler `yaml:"sampler"`
-	// Centers, when set, are the centers (M×d), used as given.
-	Centers *mat.Dense `yaml:"-"`
+	// Centers, when set, are the centers (M×d), used as given: a
+	// *mat.Dense or CSR rows (kernel.Sparse), kept sparse unless at least a
+	// quarter of their entries are non-zero (kernel.PreferDenseCenters).
+	Centers mat.Matrix `yaml:"-"`
 	// CenterWeights are optional BLESS-style weights (A_h) for Centers.
 	CenterWeights []float64 `yaml:"-"`
 	// CenterLambda is the λ_h of the BLESS step that gave Centers and
@@ -176,7 +178,10 @@ type FalkonPlan struct {
 	// Data is the training set n·d (owned by the caller but counted, since it
 	// must be resident) plus the targets n·t.
 	Data int64 `json:"data"`
-	// Centers is M·d (plus its copy when the centers are user-given).
+	// Centers is 8·M·d for dense centers; for sparse ones (CSR, sampled from
+	// sparse X or given) their CSR arrays, 12 bytes a non-zero and 8 a row,
+	// with the non-zeros of sampled centers bounded by those of the M
+	// longest rows of X (plus a copy when the centers are user-given).
 	Centers int64 `json:"centers"`
 	// Precond is K_MM and the preconditioner's factors, 2M², plus the
 	// scratch of their blocked factorizations (see precondScratch).
@@ -203,6 +208,10 @@ type FalkonInfo struct {
 	Lambda, Penalty float64
 	// Kernel and Sampler describe what was used.
 	Kernel, Sampler string
+	// CenterForm says how the centers were held: "dense" or
+	// "sparse (CSR, N non-zeros)" (CenterForm). It is not saved with the
+	// model.
+	CenterForm string
 	// Preconditioner is the resolved preconditioner name.
 	Preconditioner string
 	// PrecondLambda is the λ of the bless preconditioner (eq. 15): the
@@ -241,8 +250,11 @@ const falkonSeedStream = 0x66616c6b // "falk"
 
 // Fit trains on x (n×d) and y (targets or class labels). Sparse x
 // (kernel.Sparse, such as datasets.CSR) stays sparse: the K_nM products run
-// on the kernel engine's sparse path and only the sampled centers are dense
-// (M×d); the fitted model is the same as on the dense copy of x.
+// on the kernel engine's sparse path, and the sampled centers are CSR rows
+// (dense only when at least a quarter of their entries are non-zero,
+// kernel.PreferDenseCenters; Info().CenterForm says which), so K_MM and
+// every product run sparse × sparse; the fitted model is the same as on the
+// dense copy of x (same centers, predictions equal to rounding).
 func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	m.fit = nil
 	if xs, ok := xIn.(kernel.Sparse); ok {
@@ -350,13 +362,13 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 
 // givenCenters returns user-given or warm-start centers, weights and the
 // starting coefficients, or nils.
-func (m *Falkon) givenCenters(d, t int) (*mat.Dense, []float64, *mat.Dense, error) {
+func (m *Falkon) givenCenters(d, t int) (mat.Matrix, []float64, *mat.Dense, error) {
 	if m.WarmStart != nil {
 		w := m.WarmStart
 		if w.Centers == nil || w.Coef == nil {
 			return nil, nil, nil, fmt.Errorf("%w: warm start without centers or coefficients", ErrInput)
 		}
-		if err := check.Cols(w.Centers, d); err != nil {
+		if err := checkCenters(w.Centers, d); err != nil {
 			return nil, nil, nil, fmt.Errorf("warm start centers: %w", err)
 		}
 		mc, _ := w.Centers.Dims()
@@ -369,7 +381,7 @@ func (m *Falkon) givenCenters(d, t int) (*mat.Dense, []float64, *mat.Dense, erro
 		return w.Centers, m.CenterWeights, w.Coef, nil
 	}
 	if m.Centers != nil {
-		if err := check.Cols(m.Centers, d); err != nil {
+		if err := checkCenters(m.Centers, d); err != nil {
 			return nil, nil, nil, fmt.Errorf("centers: %w", err)
 		}
 		return m.Centers, m.CenterWeights, nil, nil
@@ -394,11 +406,11 @@ func precondScratch(m int64) int64 {
 // plan computes the memory plan for n points in d dimensions, M centers, t
 // outputs and nv validation points.
 // kmmScratch is the scratch of the engine call that forms K_MM.
-func falkonPlan(op *kernel.Op, kmmScratch, xBytes int64, n, d, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
-	n64, d64, m64, t64 := int64(n), int64(d), int64(mc), int64(t)
+func falkonPlan(op *kernel.Op, kmmScratch, xBytes, centerBytes int64, n, mc, t, nv int, copyCenters, cache bool) FalkonPlan {
+	n64, m64, t64 := int64(n), int64(mc), int64(t)
 	p := FalkonPlan{
 		Data:      xBytes + bytesF64(n64*t64),
-		Centers:   bytesF64(m64 * d64),
+		Centers:   centerBytes,
 		Precond:   bytesF64(2*m64*m64+m64) + max(precondScratch(m64), kmmScratch),
 		Engine:    op.ScratchBytes(t),
 		Solver:    bytesF64(8 * m64 * t64),
@@ -451,19 +463,29 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
 	if err != nil {
 		return FalkonPlan{}, err
 	}
+	plan, _ := m.plan(cfg, x, m.centerShape(cfg, x, centers), outputs, centers != nil)
 	mc := cfg.m
 	if centers != nil {
 		mc, _ = centers.Dims()
 	}
-	plan, _ := m.plan(cfg, x, mc, outputs, centers != nil)
 	return plan, checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit)
 }
 
-// plan is the memory plan of a fit with resolved cfg, mc centers and t
-// outputs, with K_nM cached when asked for and within MemoryLimit.
-func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, mc, t int, given bool) (FalkonPlan, bool) {
-	n, d := x.Dims()
-	c := mat.NewDense(mc, d, nil)
+// centerShape is the shape of the centers a fit on x will hold: the given
+// ones, or cfg.m sampled rows of x (sampledShape).
+func (m *Falkon) centerShape(cfg falkonConfig, x mat.Matrix, given mat.Matrix) centerShape {
+	if given != nil {
+		return givenShape(cfg.k, given)
+	}
+	return sampledShape(cfg.k, x, cfg.m)
+}
+
+// plan is the memory plan of a fit with resolved cfg, centers of shape cs
+// and t outputs, with K_nM cached when asked for and within MemoryLimit.
+func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool) {
+	n, _ := x.Dims()
+	mc := cs.m
+	c := cs.stub()
 	planOp := kernel.NewOp(cfg.k, x, c, cfg.passes)
 	kmmScratch := kernel.NewOp(cfg.k, c, c, cfg.engine).ScratchBytes(0)
 	nv := 0
@@ -471,9 +493,9 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, mc, t int, given bool) (Fa
 		nv = m.Validation.X.RawMatrix().Rows
 	}
 	xBytes := inputBytes(x)
-	plan := falkonPlan(planOp, kmmScratch, xBytes, n, d, mc, t, nv, given, false)
+	plan := falkonPlan(planOp, kmmScratch, xBytes, cs.bytes(), n, mc, t, nv, given, false)
 	if m.CacheKnm {
-		withCache := falkonPlan(planOp, kmmScratch, xBytes, n, d, mc, t, nv, given, true)
+		withCache := falkonPlan(planOp, kmmScratch, xBytes, cs.bytes(), n, mc, t, nv, given, true)
 		if m.MemoryLimit == 0 || withCache.Total <= m.MemoryLimit {
 			return withCache, true
 		}
@@ -515,9 +537,9 @@ func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dens
 	}
 
 	// Plan memory before allocating: the operator itself holds no K_nM.
-	plan, cache := m.plan(cfg, x, mc, t, centers != nil)
+	plan, cache := m.plan(cfg, x, m.centerShape(cfg, x, centers), t, centers != nil)
 	if centers == nil {
-		if err := checkSampler(cfg.sampler, n, d, mc, m.MemoryLimit); err != nil {
+		if err := checkSampler(cfg.sampler, x, mc, m.MemoryLimit); err != nil {
 			return fmt.Errorf("model: falkon: %w", err)
 		}
 	}
@@ -546,15 +568,16 @@ func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dens
 		if r, c := lm.Points.Dims(); c != d || r < 1 || r > mc {
 			return fmt.Errorf("model: falkon: sampler %T returned %d×%d landmarks, want at most %d×%d", cfg.sampler, r, c, mc, d)
 		}
-		centers, weights, sampled = lm.Points, lm.Weights, true
+		centers, weights, sampled = ownCenters(cfg.k, lm.Points, false), lm.Weights, true
 		centerLambda = lm.Lambda
 		mc, _ = centers.Dims()
 		info.Sampler = fmt.Sprintf("%T", cfg.sampler)
 	} else {
-		centers = mat.DenseCopyOf(centers)
+		centers = ownCenters(cfg.k, centers, true)
 		info.Sampler = "given"
 	}
 	info.M = mc
+	info.CenterForm = CenterForm(centers)
 	pcName := cfg.pc
 	if pcName == PrecondAuto {
 		pcName = PrecondFalkon
@@ -736,7 +759,7 @@ func isBLESS(s approx.Sampler) bool {
 
 // falkonHDiag computes diag(H) = Σᵢ K(xᵢ, c_j)² + λn K_jj in chunks of rows,
 // for the Jacobi preconditioner: one extra pass over the data.
-func falkonHDiag(ctx context.Context, cfg falkonConfig, x mat.Matrix, centers, kmm *mat.Dense, penalty float64) ([]float64, error) {
+func falkonHDiag(ctx context.Context, cfg falkonConfig, x, centers mat.Matrix, kmm *mat.Dense, penalty float64) ([]float64, error) {
 	n, _ := x.Dims()
 	mc, _ := centers.Dims()
 	diag := make([]float64, mc)

@@ -69,9 +69,9 @@ func TestFalkonBLESSPrecondLambdaH(t *testing.T) {
 	n, _ := x.Dims()
 	m, _ := lm.Points.Dims()
 	knm := mat.NewDense(n, m, nil)
-	k.Block(knm, x, lm.Points)
+	k.Block(knm, x, lm.Points.(*mat.Dense))
 	kmm := mat.NewDense(m, m, nil)
-	k.Block(kmm, lm.Points, lm.Points)
+	k.Block(kmm, lm.Points.(*mat.Dense), lm.Points.(*mat.Dense))
 	a := make([]float64, m)
 	for j, w := range lm.Weights {
 		a[j] = w * float64(n) / float64(m)

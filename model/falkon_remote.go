@@ -27,8 +27,8 @@ func FittedFalkon(cfg Falkon, sol *KernelExpansion, classes []float64, info Falk
 	if r, t := sol.Coef.Dims(); r != mc || t < 1 {
 		return nil, fmt.Errorf("%w: coefficients are %d×%d for %d centers", ErrInput, r, t, mc)
 	}
-	if err := check.Matrix("centers", sol.Centers); err != nil {
-		return nil, err
+	if err := checkCenters(sol.Centers, d); err != nil {
+		return nil, fmt.Errorf("centers: %w", err)
 	}
 	if err := check.Matrix("coefficients", sol.Coef); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func FittedFalkon(cfg Falkon, sol *KernelExpansion, classes []float64, info Falk
 	m := cfg
 	m.Kernel = sol.Kernel
 	m.fit = &falkonFit{task: task, labels: labels, d: d, info: info,
-		pred: &KernelExpansion{Kernel: sol.Kernel, Centers: mat.DenseCopyOf(sol.Centers),
+		pred: &KernelExpansion{Kernel: sol.Kernel, Centers: ownCenters(sol.Kernel, sol.Centers, true),
 			Coef: mat.DenseCopyOf(sol.Coef), Workers: cfg.Workers}}
 	m.fit.info.History = slices.Clone(info.History)
 	return &m, nil

@@ -92,6 +92,10 @@ type KRRInfo struct {
 	MemoryBytes int64 `json:"memory_bytes"`
 	// Kernel is the kernel used, after defaults.
 	Kernel string `json:"kernel"`
+	// CenterForm says how a Nyström backend held its centers: "dense" or
+	// "sparse (CSR, N non-zeros)" (CenterForm); empty for other backends.
+	// It is not saved: a loaded model recomputes it from its centers.
+	CenterForm string `json:"center_form,omitempty"`
 }
 
 // KRRProblem is the ridge problem handed to a KRRApprox backend.
@@ -136,8 +140,10 @@ type KRRPredictor interface {
 type KernelExpansion struct {
 	// Kernel is the kernel.
 	Kernel kernel.Kernel
-	// Centers holds the M expansion points, one per row (M×d).
-	Centers *mat.Dense
+	// Centers holds the M expansion points, one per row (M×d): a *mat.Dense
+	// or CSR rows (kernel.Sparse, as Falkon and Nyström KRR keep centers
+	// sampled from sparse X), which the kernel engine uses as they are.
+	Centers mat.Matrix
 	// Coef holds the coefficients (M×t).
 	Coef *mat.Dense
 	// Workers bounds the engine's goroutines; 0 means GOMAXPROCS.

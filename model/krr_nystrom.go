@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/landmark-ml/landmark/approx"
-	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
@@ -27,8 +26,10 @@ type NystromKRR struct {
 	M int `yaml:"m"`
 	// Sampler picks the centers; nil means approx.Uniform.
 	Sampler approx.Sampler `yaml:"sampler"`
-	// Centers, when set, are used as given (M and Sampler are ignored).
-	Centers *mat.Dense `yaml:"-"`
+	// Centers, when set, are used as given (M and Sampler are ignored): a
+	// *mat.Dense or CSR rows (kernel.Sparse), kept sparse unless at least a
+	// quarter of their entries are non-zero (kernel.PreferDenseCenters).
+	Centers mat.Matrix `yaml:"-"`
 }
 
 var _ KRRApprox = NystromKRR{}
@@ -47,7 +48,7 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	centers := b.Centers
 	mc := b.M
 	if centers != nil {
-		if err := check.Cols(centers, d); err != nil {
+		if err := checkCenters(centers, d); err != nil {
 			return nil, info, fmt.Errorf("nystrom centers: %w", err)
 		}
 		mc, _ = centers.Dims()
@@ -58,11 +59,20 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	}
 	engine := kernel.Options{Workers: p.Workers}
 	chunk := krrChunkRows(n, mc)
-	info.MemoryBytes = inputBytes(x) + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(d+t)) +
-		kernel.NewOp(p.Kernel, x, mat.NewDense(mc, d, nil), engine).ScratchBytes(t) +
-		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n)) // SyrkLower's panels for K_bᵀK_b
+	// The centers (CSR arrays when sparse, else 8·M·d) and their copy, A,
+	// K_MM, a chunk of K_nM, the right-hand side, the data and targets, the
+	// engine's scratch (with the column copy of sparse centers) and
+	// SyrkLower's panels for K_bᵀK_b.
+	cs := sampledShape(p.Kernel, x, mc)
+	if centers != nil {
+		cs = givenShape(p.Kernel, centers)
+	}
+	info.MemoryBytes = inputBytes(x) + 2*cs.bytes() + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(t)) +
+		kernel.NewOp(p.Kernel, x, cs.stub(), engine).ScratchBytes(t) +
+		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n))
+	info.CenterForm = cs.form()
 	if centers == nil {
-		if err := checkSampler(b.sampler(), n, d, mc, p.MemoryLimit); err != nil {
+		if err := checkSampler(b.sampler(), x, mc, p.MemoryLimit); err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
 		}
 	}
@@ -75,13 +85,17 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 		if err != nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: sampling centers: %w", err)
 		}
-		if lm == nil || lm.Points == nil || lm.Points.RawMatrix().Cols != d {
+		if lm == nil || lm.Points == nil {
 			return nil, info, fmt.Errorf("model: nystrom KRR: sampler %T returned no usable landmarks", s)
 		}
-		centers = lm.Points
+		if _, c := lm.Points.Dims(); c != d {
+			return nil, info, fmt.Errorf("model: nystrom KRR: sampler %T returned landmarks of %d columns, want %d", s, c, d)
+		}
+		centers = ownCenters(p.Kernel, lm.Points, false)
 	} else {
-		centers = mat.DenseCopyOf(centers)
+		centers = ownCenters(p.Kernel, centers, true)
 	}
+	info.CenterForm = CenterForm(centers)
 	mc, _ = centers.Dims()
 	info.Rank = mc
 
@@ -126,7 +140,7 @@ func krrChunkRows(n, m int) int { return max(1, min(n, (8<<20)/(8*max(m, 1)))) }
 
 // krrKernelChunks calls f with K(X[r0:r1], C) for consecutive chunks of rows,
 // in order, each formed by the kernel engine in a reused buffer.
-func krrKernelChunks(ctx context.Context, k kernel.Kernel, x mat.Matrix, c *mat.Dense, opt kernel.Options, chunk int, f func(kb *mat.Dense, r0, r1 int)) error {
+func krrKernelChunks(ctx context.Context, k kernel.Kernel, x, c mat.Matrix, opt kernel.Options, chunk int, f func(kb *mat.Dense, r0, r1 int)) error {
 	n, _ := x.Dims()
 	m, _ := c.Dims()
 	buf := make([]float64, chunk*m)

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"gonum.org/v1/gonum/mat"
+
 	"fmt"
 	"math"
 
@@ -33,13 +35,15 @@ type samplerPlanner interface {
 }
 
 // checkSampler refuses, before sampling, a sampler whose planned peak for m
-// landmarks of n×d data exceeds limit. Samplers without a plan pass.
-func checkSampler(s approx.Sampler, n, d, m int, limit int64) error {
-	p, ok := s.(samplerPlanner)
+// landmarks of the data x exceeds limit (approx.PlanSample: landmarks of
+// sparse x counted as CSR rows). Samplers without a plan pass.
+func checkSampler(s approx.Sampler, x mat.Matrix, m int, limit int64) error {
+	b, ok := approx.PlanSample(s, x, m)
 	if !ok {
 		return nil
 	}
-	return checkMemory(fmt.Sprintf("sampler %T (n=%d, m=%d)", s, n, m), p.PlanBytes(n, d, m), limit)
+	n, _ := x.Dims()
+	return checkMemory(fmt.Sprintf("sampler %T (n=%d, m=%d)", s, n, m), b, limit)
 }
 
 // mapPlanner is what feature mappers implement to plan the peak memory of

@@ -101,6 +101,7 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	}
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
 	i := &f.info
+	i.CenterForm = CenterForm(f.pred.Centers) // not saved: recomputed
 	i.N, i.D, i.M, i.Outputs = d.Int(), d.Int(), d.Int(), d.Int()
 	i.Lambda, i.Penalty = d.Float(), d.Float()
 	i.Kernel, i.Sampler, i.Preconditioner = d.String(), d.String(), d.String()

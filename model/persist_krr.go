@@ -13,6 +13,11 @@ import (
 // Predictor kinds inside a saved KRR.
 const (
 	predExpansion = "expansion"
+	// predEngineCSR is a KernelExpansion with CSR centers (Nyström KRR on
+	// sparse X, format version 3): it loads back as a KernelExpansion,
+	// evaluated on the kernel engine as before saving, where predExpansion
+	// with CSR centers is exact KRR's sparseExpansion.
+	predEngineCSR = "expansion-csr-centers"
 	predFeatures  = "features"
 	predMEKA      = "meka"
 )
@@ -79,6 +84,9 @@ func loadKRR(d *binfmt.Dec) *KRR {
 	if d.Err() != nil {
 		return nil
 	}
+	if e, ok := f.pred.(*KernelExpansion); ok && i.Backend == "nystrom" {
+		i.CenterForm = CenterForm(e.Centers) // not saved: recomputed
+	}
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
 	m.fit = f
 	return m
@@ -98,7 +106,11 @@ func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 		e.String(predExpansion)
 		return encKernelSum(e, p.dec.k, p.dec.sv, p.dec.w, p.dec.workers)
 	case *KernelExpansion:
-		e.String(predExpansion)
+		if _, ok := p.Centers.(kernel.Sparse); ok {
+			e.String(predEngineCSR)
+		} else {
+			e.String(predExpansion)
+		}
 		return encExpansion(e, p)
 	case *LinearFeatures:
 		e.String(predFeatures)
@@ -141,6 +153,8 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 	switch kind {
 	case predExpansion:
 		return decKernelSum(d, dim)
+	case predEngineCSR:
+		return decExpansion(d, dim)
 	case predFeatures:
 		fm := decNestedMap(d)
 		if d.Err() != nil {
@@ -185,7 +199,8 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 func mapInputs(fm approx.FeatureMap) (int, bool) {
 	switch m := fm.(type) {
 	case *approx.NystromMap:
-		return m.Landmarks.RawMatrix().Cols, true
+		_, d := m.Landmarks.Dims()
+		return d, true
 	case *approx.RFFMap:
 		return m.Omega.RawMatrix().Cols, true
 	}
@@ -214,18 +229,14 @@ func encExpansion(e *binfmt.Enc, p *KernelExpansion) error {
 	return encKernelSum(e, p.Kernel, p.Centers, p.Coef, p.Workers)
 }
 
-// decExpansion reads a kernel expansion that must have dense centers.
+// decExpansion reads a KernelExpansion with dense or CSR centers (Falkon's
+// predictor, Nyström KRR's), evaluated on the kernel engine.
 func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
-	p := decKernelSum(d, dim)
+	k, c, coef, w := readKernelSum(d, dim)
 	if d.Err() != nil {
 		return nil
 	}
-	ke, ok := p.(*KernelExpansion)
-	if !ok {
-		d.Fail("kernel expansion with sparse centers")
-		return nil
-	}
-	return ke
+	return &KernelExpansion{Kernel: k, Centers: c, Coef: coef, Workers: w}
 }
 
 // encKernelSum writes a kernel expansion: kernel, centers (dense, or sparse
@@ -246,17 +257,7 @@ func encKernelSum(e *binfmt.Enc, k kernel.Kernel, centers mat.Matrix, coef *mat.
 // are dense, a *sparseExpansion (as exact KRR's sparse fit builds) when they
 // are sparse, so a loaded model predicts on the same path as the saved one.
 func decKernelSum(d *binfmt.Dec, dim int) KRRPredictor {
-	k := d.Kernel()
-	if d.Err() == nil && k == nil {
-		d.Fail("kernel expansion without a kernel")
-	}
-	c := d.Data("centers", -1, dim)
-	var mc int
-	if c != nil {
-		mc, _ = c.Dims()
-	}
-	coef := d.Matrix("coefficients", mc, -1)
-	w := decNonNeg(d, "workers")
+	k, c, coef, w := readKernelSum(d, dim)
 	if d.Err() != nil {
 		return nil
 	}
@@ -265,6 +266,23 @@ func decKernelSum(d *binfmt.Dec, dim int) KRRPredictor {
 	}
 	_, t := coef.Dims()
 	return &sparseExpansion{dec: &svmDecision{k: k, sv: c, w: coef, bias: make([]float64, t), workers: w}}
+}
+
+// readKernelSum reads what encKernelSum writes: the kernel, the centers
+// (dense, or CSR from format version 3), the coefficients and the workers.
+func readKernelSum(d *binfmt.Dec, dim int) (kernel.Kernel, mat.Matrix, *mat.Dense, int) {
+	k := d.Kernel()
+	if d.Err() == nil && k == nil {
+		d.Fail("kernel expansion without a kernel")
+	}
+	c := d.Data("centers", -1, dim)
+	var mc int
+	if d.Err() == nil { // c may be a typed nil after an error
+		mc, _ = c.Dims()
+	}
+	coef := d.Matrix("coefficients", mc, -1)
+	w := decNonNeg(d, "workers")
+	return k, c, coef, w
 }
 
 // Backend kinds inside a saved KRR's configuration.

@@ -9,8 +9,9 @@ import (
 
 // Sparse X in the Nyström-type estimators (Falkon, Nyström KRR): the K_nM
 // products run on the kernel engine's sparse path (kernel.Op takes
-// kernel.Sparse as it is), the centers are dense (M×d, only the sampled rows
-// expanded), and memory plans count the CSR arrays instead of n·d.
+// kernel.Sparse as it is), the centers sampled from its rows stay CSR unless
+// a quarter of their entries are non-zero (centers.go), and memory plans
+// count the CSR arrays instead of n·d and M·d.
 
 // inputBytes is the memory X takes: 8·n·d for dense X, and for sparse X its
 // CSR arrays — 12 bytes a non-zero (a float64 value and an int32 column

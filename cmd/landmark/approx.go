@@ -38,6 +38,9 @@ type approxBuilt struct {
 	rows approx.RowApproximator
 	rank int
 	note string
+	// centers says how Nyström landmarks were held ("" for other methods):
+	// "landmarks dense" or "landmarks sparse (CSR, N non-zeros)".
+	centers string
 }
 
 // approxMethod is one entry of the method table.
@@ -93,11 +96,9 @@ func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, 
 	return func(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
 		smp := sampler(o)
 		if o.memory > 0 {
-			n, d := x.Dims()
-			var sample int64
-			if p, ok := smp.(interface{ PlanBytes(n, d, m int) int64 }); ok {
-				sample = p.PlanBytes(n, d, o.m)
-			}
+			n, _ := x.Dims()
+			// Landmarks of sparse X are counted as the CSR rows they are.
+			sample, _ := approx.PlanSample(smp, x, o.m)
 			// The map: W, its eigenvectors and workspace (3M²), and for QR
 			// C on the training rows and its factor (2nM).
 			mm := int64(o.m)
@@ -126,7 +127,7 @@ func nystromWith(sampler func(approxOpts) approx.Sampler) func(context.Context, 
 		if nm.Dropped > 0 {
 			note += fmt.Sprintf(", %d eigenvalues of W under the floor dropped", nm.Dropped)
 		}
-		return approxBuilt{rows: &mapRows{f: nm, x: x}, rank: nm.Dim(), note: note}, nil
+		return approxBuilt{rows: &mapRows{f: nm, x: x}, rank: nm.Dim(), note: note, centers: "landmarks " + centerForm(nm.Landmarks)}, nil
 	}
 }
 
@@ -378,7 +379,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "data\t%s (n=%d, d=%d, scale=%s)\n", ad.name, n, d, *scale)
-	fmt.Fprintf(tw, "storage\t%s\n", strings.TrimPrefix(storageLine(ad.storage, ad.density, ad.why), "data: "))
+	fmt.Fprintf(tw, "storage\t%s\n", strings.TrimPrefix(storageLine(ad.storage, ad.density, ad.why, built.centers), "data: "))
 	fmt.Fprintf(tw, "kernel\t%v\n", k)
 	fmt.Fprintf(tw, "method\t%s (%s)\n", am.name, built.note)
 	fmt.Fprintf(tw, "rank\t%d\n", built.rank)

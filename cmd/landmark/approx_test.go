@@ -248,8 +248,8 @@ func TestApproxCommandSparse(t *testing.T) {
 	if err := runApprox(context.Background(), []string{"--data", path, "--gamma", "0.1", "--m", "20", "--spectral-n", "0"}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "sparse X (CSR), density 0.02 (auto: density 0.02 < 0.1)") {
-		t.Errorf("text output does not say how X was held:\n%s", out.String())
+	if !strings.Contains(out.String(), "sparse X (CSR), density 0.02 (auto: density 0.02 < 0.1); landmarks sparse (CSR, ") {
+		t.Errorf("text output does not say how X and the landmarks were held:\n%s", out.String())
 	}
 }
 

@@ -63,7 +63,7 @@ func TestBadInputCLI(t *testing.T) {
 		{"model truncated", []string{"predict", "--model", write("trunc.model", string(model[:40])), "--data", csv8}, 1, []string{"trunc.model", "truncated"}},
 		{"model flipped byte", []string{"predict", "--model", write("flip.model", string(flipped)), "--data", csv8}, 1, []string{"flip.model", "checksum mismatch"}},
 		{"model empty", []string{"predict", "--model", write("empty.model", ""), "--data", csv8}, 1, []string{"empty.model", "not a saved landmark fit"}},
-		{"model width", []string{"predict", "--model", good, "--data", csv1}, 1, []string{"one.csv: line 1", `missing feature column(s) "x1"`, `"a", "b" are not features`}},
+		{"model width", []string{"predict", "--model", good, "--data", csv1}, 1, []string{"one.csv: line 1", `missing feature column(s) "x1"`, `"a", "b" are neither features nor the target "y"`}},
 		// Bad flags and names on the command line.
 		{"unknown command", []string{"rn"}, 2, []string{`unknown command "rn" (did you mean "run"?)`}},
 		{"unknown flag", []string{"run", "--smok", "x.yaml"}, 2, []string{`unknown flag --smok (did you mean "--smoke"?)`}},
@@ -73,7 +73,7 @@ func TestBadInputCLI(t *testing.T) {
 		{"progress value", []string{"run", "x.yaml", "--progress", "sometimes"}, 2, []string{"want auto, always or never"}},
 		{"run no spec", []string{"run"}, 2, []string{"want one SPEC.yaml, got 0"}},
 		{"fit memory unit", fitFlags("--memory", "lots"), 2, []string{`memory "lots"`, "4G, 512MiB"}},
-		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the limit is 10 bytes"}},
+		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the cap of 10 bytes"}},
 		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"estimator.lambda: lambda = -1, want > 0"}},
 		{"fit M > n", fitFlags("--m", "5000"), 1, []string{"m = 5000 exceeds the 300 training rows"}},
 		{"fit estimator", append(fitFlags(), "--estimator", "falcon"), 1, []string{`unknown estimator "falcon" (did you mean "falkon"?)`}},

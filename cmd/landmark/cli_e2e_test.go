@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -287,6 +288,25 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 			t.Logf("fixture: landmark %s: exit %d: %s", strings.Join(a, " "), code, se)
 		}
 	}
+	// A model as saved before feature names were kept: krr.lmk without
+	// them in its header line.
+	if b, err := os.ReadFile(filepath.Join(dir, "krr.lmk")); err == nil {
+		parts := bytes.SplitN(b, []byte("\n"), 3)
+		var h map[string]any
+		if err := json.Unmarshal(parts[1], &h); err != nil {
+			return nil, err
+		}
+		delete(h, "features")
+		delete(h, "target_name")
+		hb, err := json.Marshal(h)
+		if err != nil {
+			return nil, err
+		}
+		old := bytes.Join([][]byte{parts[0], hb, parts[2]}, []byte("\n"))
+		if err := os.WriteFile(filepath.Join(dir, "old.lmk"), old, 0o644); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -493,8 +513,37 @@ func TestCLIFit(t *testing.T) {
 		// A missing kernel parameter names the flag.
 		{name: "missing gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the gaussian kernel needs gamma", "--gamma or --sigma"}},
-		{name: "missing lambda", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1"}, code: 1,
-			stderr: []string{"estimator krr needs lambda: set it with --lambda (or --alpha)"}},
+		// No λ on the command line: scikit-learn's alpha 1, said.
+		{name: "default alpha", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "def.lmk"},
+			stdout: []string{"default: alpha 1 (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if code, _, e := e2eRun(t, f.dir, "fit", "--data", "hs.libsvm", "--gamma", "0.1", "--alpha", "1", "--save", "alpha1.lmk", "--progress", "never"); code != 0 {
+					t.Fatal(e)
+				}
+				want := reference(t, filepath.Join(f.dir, "alpha1.lmk"), outScores, f.hs.X)
+				if got := reference(t, filepath.Join(f.dir, "def.lmk"), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
+					t.Error("the default fit differs from --alpha 1")
+				}
+			}},
+		// The README's quick start: file names, model and gamma only.
+		{name: "newcomer workflow", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "nw.lmk"},
+			stdout: []string{"task: binary", "default: alpha 1", "saved to nw.lmk"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				code, out, e := e2eRun(t, f.dir, "predict", "--model", "nw.lmk", "--data", "unl.csv")
+				if code != 0 || !strings.Contains(e, "270 rows; the file has no labels") {
+					t.Fatalf("predict: exit %d: %s", code, e)
+				}
+				if want := reference(t, filepath.Join(f.dir, "nw.lmk"), outLabels, f.hs.X); out != want || len(lines(t, out)) != 270 {
+					t.Error("the quick start's predictions differ from the model applied in process")
+				}
+			}},
+		{name: "no default with a lambda", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--set", "lambda=0.001"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if strings.Contains(so, "default:") {
+					t.Errorf("a default with --set lambda:\n%s", so)
+				}
+				fitReport(270, "accuracy")(t, f, so, se)
+			}},
 		{name: "missing laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"the laplacian kernel needs gamma: set it with --gamma"}},
 		// No cross-validation limits where no cross-validation runs.
@@ -504,6 +553,21 @@ func TestCLIFit(t *testing.T) {
 			check: fitReport(400, "rmse")},
 		{name: "m = n + 1", args: []string{"fit", "--data", "cpu.libsvm", "--gamma", "0.01", "--lambda", "1e-2", "--approx", "uniform", "--m", "401"}, code: 1,
 			stderr: []string{"m = 401 exceeds the 400 training rows"}},
+		// A test CSV is matched to the training header by name.
+		{name: "test csv reordered", args: []string{"fit", "--data", "hs.csv", "--test-data", "rev.csv", "--gamma", "0.1", "--lambda", "1e-3"},
+			stdout: []string{"test (270 rows): accuracy"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				code, want, errOut := e2eRun(t, f.dir, "fit", "--data", "hs.csv", "--test-data", "hs.csv", "--gamma", "0.1", "--lambda", "1e-3", "--progress", "never")
+				if code != 0 {
+					t.Fatal(errOut)
+				}
+				testLine := func(s string) string { return s[strings.Index(s, "test ("):] }
+				if testLine(so) != testLine(want) {
+					t.Errorf("test scores on the reordered file:\n%s\nwant (same file in training order):\n%s", testLine(so), testLine(want))
+				}
+			}},
+		{name: "test csv missing column", args: []string{"fit", "--data", "hs.csv", "--test-data", "miss.csv", "--gamma", "0.1", "--lambda", "1e-3"}, code: 1,
+			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
 		// Flags beside a SPEC override it, printed, or are refused.
 		{name: "spec overrides", args: []string{"fit", "spec.yaml", "--gamma", "0.1", "--lambda", "0.001", "--save", "over.lmk"},
 			stdout: []string{"override: gamma 0.1 (spec: 0.5)", "override: lambda 0.001 (spec: 0.001)"},
@@ -589,6 +653,8 @@ func TestCLIPredict(t *testing.T) {
 			stderr: []string{"against the file's targets"}, check: sameAsLIBSVM},
 		{name: "csv no header, no target", args: []string{"predict", "--model", "krr.lmk", "--data", "noheader13.csv"},
 			stderr: []string{"no labels"}, check: sameAsLIBSVM},
+		{name: "model without names takes csv by position", args: []string{"predict", "--model", "old.lmk", "--data", "hs.csv"},
+			stderr: []string{"old.lmk keeps no feature names (saved before they were kept, or wider than", "the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
 		{name: "csv missing column", args: []string{"predict", "--model", "krr.lmk", "--data", "miss.csv"}, code: 1,
 			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
 		{name: "csv extra column", args: []string{"predict", "--model", "krr.lmk", "--data", "extra.csv"}, code: 1,

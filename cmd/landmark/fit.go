@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 	"gopkg.in/yaml.v3"
 )
 
@@ -47,6 +51,28 @@ type specFlags struct {
 	set                                                              setFlags
 	// csv holds --target, --delim and --header (YAML target, delim, header).
 	csv readFlags
+	// defaulted lists the values spec chose for flags left out, for the
+	// report ("alpha 1 (…)").
+	defaulted []string
+}
+
+// defaultAlpha is the regularization of a command-line fit that names no
+// λ: scikit-learn KernelRidge's default alpha (= λn), so λ = 1/n.
+const defaultAlpha = 1.0
+
+// needsLambda reports whether the estimator requires λ (krr, falkon).
+func needsLambda(name string) bool {
+	for _, e := range experiments.Estimators() {
+		if e.Name != name {
+			continue
+		}
+		for _, o := range e.Options {
+			if o.Name == "lambda" && o.Required {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
@@ -87,6 +113,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	default:
 		return nil, fmt.Errorf("%w: need SPEC.yaml, --data FILE or --dataset NAME", errUsage)
 	}
+	if _, err := f.csv.options(); err != nil {
+		return nil, err
+	}
 	put := func(m map[string]any, k string, v any, set bool) {
 		if set {
 			m[k] = v
@@ -117,6 +146,13 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 		}
 		est[key] = scalar(val)
 	}
+	_, hasL := est["lambda"]
+	_, hasA := est["alpha"]
+	if !hasL && !hasA && needsLambda(f.estimator) {
+		// As scikit-learn's KernelRidge: alpha 1 (λ = 1/n), said on stdout.
+		est["alpha"] = defaultAlpha
+		f.defaulted = append(f.defaulted, fmt.Sprintf("alpha %g (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)", defaultAlpha))
+	}
 	doc := map[string]any{"name": name, "dataset": ds, "task": f.task, "estimator": est, "seed": f.seed}
 	b, err := yaml.Marshal(doc)
 	if err != nil {
@@ -125,6 +161,14 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	wd, _ := os.Getwd()
 	s, err := experiments.Decode(bytes.NewReader(b), wd)
 	if err != nil {
+		var se *experiments.SpecError
+		if errors.As(err, &se) && strings.Contains(se.Msg, "on the command line") {
+			// The message names the flag to set: the built spec, and a
+			// line in it, would be noise.
+			c := *se
+			c.Line = 0
+			return nil, &c
+		}
 		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
 	}
 	return s, nil
@@ -166,6 +210,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
+	if *save != "" {
+		// Refused before the fit, not after it: a directory, or the data.
+		// (A missing folder is made when the model is saved.)
+		if _, err := os.Stat(*save); err == nil {
+			if err := outfile.Check(*save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+		}
+	}
 	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
 	if p := newProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.event
@@ -184,7 +237,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
-			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "defaults": sf.defaulted, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
@@ -197,8 +250,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if res.TaskRule != "" {
 		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
 	}
+	for _, d := range sf.defaulted {
+		fmt.Fprintf(stdout, "default: %s\n", d)
+	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
-	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason))
+	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
 	}
@@ -339,9 +395,10 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 // denseUsage documents --dense on fit and run.
 var denseUsage = fmt.Sprintf("hold X dense (YAML dataset storage: dense); by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity)
 
-// storageLine says how X was held, e.g. "data: sparse X (CSR), density
-// 0.0025 (auto: density 0.0025 < 0.1)".
-func storageLine(storage string, density float64, why string) string {
+// storageLine says how X was held and, when centers is not empty, how the
+// estimator held its centers, e.g. "data: sparse X (CSR), density 0.0025
+// (auto: density 0.0025 < 0.1); centers sparse (CSR, 8123 non-zeros)".
+func storageLine(storage string, density float64, why, centers string) string {
 	s := fmt.Sprintf("data: %s X, density %.4g", storage, density)
 	if storage == experiments.StorageSparse {
 		s = fmt.Sprintf("data: sparse X (CSR), density %.4g", density)
@@ -349,7 +406,30 @@ func storageLine(storage string, density float64, why string) string {
 	if why != "" {
 		s += " (" + why + ")"
 	}
+	if centers != "" {
+		s += "; " + centers
+	}
 	return s
+}
+
+// centerForm is model.CenterForm: "dense" or "sparse (CSR, N non-zeros)".
+func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
+
+// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), ""
+// for estimators without centers.
+func estimatorCenters(est model.Estimator) string {
+	var form string
+	switch e := est.(type) {
+	case interface{ Info() model.FalkonInfo }:
+		form = e.Info().CenterForm
+	case interface{ Info() model.KRRInfo }:
+		form = e.Info().CenterForm
+	}
+	if form == "" {
+		return ""
+	}
+	return "centers " + form
 }
 
 // beyondLine says that rows rows of a test file have non-zeros in cols

@@ -173,9 +173,12 @@ func printResult(w io.Writer, r *experiments.Result) {
 	if r.TaskRule != "" {
 		fmt.Fprintf(w, "task: %s (inferred from the labels: %s)\n", r.Task, r.TaskRule)
 	}
-	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason))
+	fmt.Fprintln(w, storageLine(r.Storage, r.Density, r.StorageReason, ""))
 	if r.Scaling != "" {
 		fmt.Fprintf(w, "scaling: %s\n", r.Scaling)
+	}
+	if r.BeyondRows > 0 {
+		fmt.Fprintln(w, "test data: "+beyondLine(r.BeyondRows, r.BeyondCols, r.Dim))
 	}
 	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
 	if r.Test != nil {

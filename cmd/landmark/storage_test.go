@@ -36,6 +36,12 @@ func TestFitRunStorage(t *testing.T) {
 	}{
 		{[]string{"--data", path, "--task", "binary", "--estimator", "svm", "--c", "1", "--gamma", "0.1"}, "data: sparse X (CSR), density 0.05 (auto: density 0.05 < 0.1)"},
 		{[]string{"--data", path, "--task", "binary", "--estimator", "svm", "--c", "1", "--gamma", "0.1", "--dense"}, "data: dense X, density 0.05\n"},
+		// Falkon and Nyström KRR say how they held their centers: rows of
+		// the CSR file stay CSR (density 0.05 < kernel.PreferDenseCenters'
+		// 0.25), rows of dense X are dense.
+		{[]string{"--data", path, "--task", "binary", "--estimator", "falkon", "--m", "20", "--lambda", "1e-3", "--gamma", "0.1"}, "(auto: density 0.05 < 0.1); centers sparse (CSR, "},
+		{[]string{"--data", path, "--task", "binary", "--estimator", "falkon", "--m", "20", "--lambda", "1e-3", "--gamma", "0.1", "--dense"}, "data: dense X, density 0.05; centers dense\n"},
+		{[]string{"--data", path, "--task", "binary", "--estimator", "krr", "--approx", "uniform", "--m", "20", "--lambda", "1e-3", "--gamma", "0.1"}, "; centers sparse (CSR, "},
 	} {
 		var out, errb bytes.Buffer
 		if err := runFit(context.Background(), tc.args, &out, &errb); err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -243,16 +244,13 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 	for s, r0 := 0, 0; r0 < n; s, r0 = s+1, r0+rows {
 		r1 := min(n, r0+rows)
 		e := Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: r1 - r0, FirstRow: r0}
-		f, err := os.Create(filepath.Join(dir, e.File))
+		// Each shard, and the manifest last, is written whole or not at
+		// all (outfile.Write: temporary file and rename).
+		err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error {
+			return Write(w, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1])
+		})
 		if err != nil {
 			return nil, fmt.Errorf("shard: %w", err)
-		}
-		err = Write(f, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1])
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, err
 		}
 		m.Shards = append(m.Shards, e)
 		if progress != nil {
@@ -263,7 +261,7 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 	if err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644); err != nil {
+	if err := outfile.WriteBytes(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
 	return m, nil

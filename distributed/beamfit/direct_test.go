@@ -64,7 +64,7 @@ func TestDirectMatchesNystrom(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lmax float64
-			a, b, lmin, lmax = nystromSystem(t, k, x, y, sol.Centers, lambda)
+			a, b, lmin, lmax = nystromSystem(t, k, x, y, sol.Centers.(*mat.Dense), lambda)
 			t.Logf("λ_min(A) = %.3g, κ(A) = %.3g, local jitter %g", lmin, lmax/lmin, ref.Info().Jitter)
 		}
 		if res.Jitter != ref.Info().Jitter {
@@ -167,7 +167,7 @@ func TestDirectMulticlass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Model.Solution().Centers
+	c := res.Model.Solution().Centers.(*mat.Dense)
 	ref := &model.KRR{Kernel: k, Lambda: lambda, Task: model.Classification, Approx: model.NystromKRR{Centers: c}}
 	if err := ref.Fit(ctx, x, y); err != nil {
 		t.Fatal(err)

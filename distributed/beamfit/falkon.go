@@ -649,7 +649,7 @@ func (f *Falkon) blessCenters(ctx context.Context, manifestPath string, man *sha
 	if kappa2 := slices.Max(diag); lm.Lambda > 0 {
 		res.BLESSRows = int(min(math.Ceil(kappa2/lm.Lambda), math.MaxInt32))
 	}
-	return lm.Points, nil
+	return kernel.DenseOf(lm.Points), nil // xs is dense: a no-op
 }
 
 func writeCenters(ctx context.Context, p string, c *mat.Dense) error {

@@ -114,7 +114,7 @@ func testFalkonBLESS(t *testing.T, sampler approx.Sampler) {
 			t.Fatalf("%d shards: %d centers, %d rows, %d weights (M = %d)", shards, mc, len(res.CenterRows), len(res.CenterWeights), m)
 		}
 		for j, r := range res.CenterRows {
-			if !slices.Equal(sol.Centers.RawRowView(j), x.RawRowView(r)) {
+			if !slices.Equal(sol.Centers.(*mat.Dense).RawRowView(j), x.RawRowView(r)) {
 				t.Fatalf("%d shards: center %d is not row %d", shards, j, r)
 			}
 		}
@@ -146,7 +146,7 @@ func testFalkonBLESS(t *testing.T, sampler approx.Sampler) {
 			if ri.Preconditioner != model.PrecondBLESS || ri.PrecondLambda != res.CenterLambda || ri.Iterations != iters {
 				t.Fatalf("local fit: preconditioner %q at λ %g, %d iterations", ri.Preconditioner, ri.PrecondLambda, ri.Iterations)
 			}
-			hn = newEnergyNorm(t, k, x, sol.Centers, lambda)
+			hn = newEnergyNorm(t, k, x, sol.Centers.(*mat.Dense), lambda)
 			// The fit learned something: training RMSE well below the
 			// target's standard deviation (about 1.15 in $100,000).
 			pl, _ := ref.Predict(x)

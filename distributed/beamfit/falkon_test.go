@@ -97,7 +97,7 @@ func TestFalkonMatchesLocal(t *testing.T) {
 		}
 		sol := res.Model.Solution()
 		if centers == nil {
-			centers = sol.Centers
+			centers = sol.Centers.(*mat.Dense)
 			ref = &model.Falkon{Kernel: k, Lambda: lambda, Centers: centers, MaxIter: iters, Tol: 1e-14}
 			if err := ref.Fit(ctx, x, y); err != nil {
 				t.Fatal(err)

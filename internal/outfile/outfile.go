@@ -9,7 +9,8 @@
 //     file behind;
 //   - a symbolic link is written through: the file it points to is the one
 //     replaced (atomically, as above), and the link stays a link;
-//   - anything else (standard output as /dev/stdout or /dev/fd/N, a FIFO, a
+//   - "-" is standard output; anything else that is not a regular file
+//     (standard output as /dev/stdout or /dev/fd/N, a FIFO, a
 //     terminal, /dev/null) is opened and written in place, never renamed
 //     over;
 //   - a directory is an error.
@@ -83,7 +84,11 @@ func Check(path string, inputs ...string) error {
 			continue
 		}
 		if os.SameFile(st, ist) && ist.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is also an input (%s): writing it would destroy what is being read", ErrRefused, path, in)
+			as := ""
+			if in != path {
+				as = " (" + in + ")"
+			}
+			return fmt.Errorf("%w: %s is also an input%s: writing it would destroy what is being read", ErrRefused, path, as)
 		}
 	}
 	return nil
@@ -94,6 +99,11 @@ func Check(path string, inputs ...string) error {
 // file system, is returned and leaves no temporary file; an existing regular
 // file is then untouched.
 func Write(path string, write func(io.Writer) error) error {
+	if path == "-" {
+		// Standard output, as "-" names it for Unix tools (and as
+		// datasets.OpenInput reads "-" from standard input).
+		return write(os.Stdout)
+	}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -185,3 +185,27 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestDashIsStdout: "-" is written to standard output, not to a file named
+// "-".
+func TestDashIsStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	err = WriteBytes("-", []byte("to stdout\n"))
+	os.Stdout = old
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	if string(b) != "to stdout\n" {
+		t.Fatalf("stdout got %q", b)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Fatal("a file named - was made")
+	}
+}
