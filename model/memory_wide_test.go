@@ -156,7 +156,9 @@ func TestMemoryPlanWide(t *testing.T) {
 		name string
 		fit  func(limit int64) error
 	}{
-		{"svm", func(l int64) error { return (&SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, MemoryLimit: l}).Fit(ctx, x, y) }},
+		{"svm", func(l int64) error {
+			return (&SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, MemoryLimit: l}).Fit(ctx, x, y)
+		}},
 		{"svm laplacian", func(l int64) error {
 			return (&SVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, CacheBytes: 1 << 20, MemoryLimit: l}).Fit(ctx, x, y)
 		}},
