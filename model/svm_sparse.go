@@ -148,6 +148,23 @@ func sparseIndexPlan(k kernel.Kernel, x mat.Matrix, tasks [][]int) int64 {
 	return most * 3 / 2
 }
 
+// scatterPlan is the memory of the d-element scatter vectors the kernel
+// columns of sparse x take for a kernel SparseIndex does not cover (the
+// Laplacian, other kernels): one per worker, each 8d bytes — 16 MB a worker
+// at d = 2,000,000 whatever the non-zeros. Dense x and indexable kernels
+// take none.
+func scatterPlan(k kernel.Kernel, x mat.Matrix, workers int) int64 {
+	if _, ok := x.(kernel.Sparse); !ok {
+		return 0
+	}
+	switch k.(type) {
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+		return 0
+	}
+	_, d := x.Dims()
+	return 8 * int64(d) * int64(max(workers, 1))
+}
+
 // newSparseColumns returns the kernel columns of sparse data x: through
 // kernel.SparseIndex (X's non-zeros by column, no length-d array) for the
 // Gaussian, linear and polynomial kernels, by kernel.SparseColumns'
