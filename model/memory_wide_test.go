@@ -151,7 +151,8 @@ func enforcedPlan(t *testing.T, fit func(limit int64) error) int64 {
 // that the sampled heap-object bytes still count is at most about 10% of the
 // live heap at the previous collection, and 4 MiB covers the runtime's own
 // allocations (goroutines, sync.Pool buffers, small per-call slices). A cap
-// Predicting 100 rows of d + 1,000 columns (every third with non-zeros beyond
+// Every estimator runs on two workers, so that the plans (per-worker
+// scratch) do not depend on the machine. Predicting 100 rows of d + 1,000 columns (every third with non-zeros beyond
 // d) and saving the model must stay within the same bound. A cap
 // one byte below the plan must be refused with ErrMemory after a growth of
 // at most 4 MiB — before any large allocation.
@@ -178,24 +179,24 @@ func TestMemoryPlanWide(t *testing.T) {
 		name string
 		est  func(limit int64) Estimator
 	}{
-		{"svm", func(l int64) Estimator { return &SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, MemoryLimit: l} }},
+		{"svm", func(l int64) Estimator { return &SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2} }},
 		{"svm laplacian", func(l int64) Estimator {
-			return &SVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, CacheBytes: 1 << 20, MemoryLimit: l}
+			return &SVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
 		}},
 		{"bka-svm", func(l int64) Estimator {
-			return &BKASVM{Kernel: k, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l}
+			return &BKASVM{Kernel: k, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
 		}},
 		{"bka-svm laplacian", func(l int64) Estimator {
-			return &BKASVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l}
+			return &BKASVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
 		}},
 		{"meka krr", func(l int64) Estimator {
-			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, MemoryLimit: l}
+			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, MemoryLimit: l, Workers: 2}
 		}},
-		{"exact krr", func(l int64) Estimator { return &KRR{Kernel: k, Lambda: 1e-3, MemoryLimit: l} }},
+		{"exact krr", func(l int64) Estimator { return &KRR{Kernel: k, Lambda: 1e-3, MemoryLimit: l, Workers: 2} }},
 		{"nystrom krr", func(l int64) Estimator {
-			return &KRR{Kernel: k, Lambda: 1e-3, Approx: NystromKRR{M: 30}, MemoryLimit: l}
+			return &KRR{Kernel: k, Lambda: 1e-3, Approx: NystromKRR{M: 30}, MemoryLimit: l, Workers: 2}
 		}},
-		{"falkon", func(l int64) Estimator { return &Falkon{Kernel: k, Lambda: 1e-3, M: 30, MemoryLimit: l} }},
+		{"falkon", func(l int64) Estimator { return &Falkon{Kernel: k, Lambda: 1e-3, M: 30, MemoryLimit: l, Workers: 2} }},
 	} {
 		var fitted Estimator
 		fit := func(l int64) error {
