@@ -22,9 +22,14 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	_, _, values := x.CSR()
 	w := parallel.Workers(workers)
 	// K + λnI, the sparse data (12 bytes a non-zero), the targets, one
-	// scatter vector and column per worker, and the blocked Cholesky's
-	// workspace (as ExactKRR).
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(d+n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values))
+	// column per worker, the column index (kernel.SparseIndex) or, for
+	// kernels without one, a d-element scatter vector per worker, and the
+	// blocked Cholesky's workspace (as ExactKRR).
+	gram := int64(w) * int64(d) * 8
+	if indexedKernel(k) {
+		gram = kernel.SparseIndexBytes(n, len(values))
+	}
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values)) + gram
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err
@@ -58,9 +63,14 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 }
 
 // sparseGram writes K(X, X) into dst: row i is the kernel column of x_i,
-// rows on the workers.
+// rows on the workers; through kernel.SparseIndex when the kernel has one
+// (the same values as the scatter/gather, without a d-element buffer per
+// worker).
 func sparseGram(ctx context.Context, k kernel.Kernel, x kernel.Sparse, dst *mat.Dense, workers int) error {
 	n, d := x.Dims()
+	if ix, ok := kernel.NewSparseIndex(k, x); ok {
+		return parallel.For(ctx, n, workers, func(_, i int) { ix.RowColumn(dst.RawRowView(i), 0, i) })
+	}
 	sc := kernel.NewSparseColumns(k, x)
 	indptr, indices, values := x.CSR()
 	bufs := make([][]float64, parallel.Workers(workers))
