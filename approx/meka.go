@@ -225,9 +225,10 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 		km := o.KMeans
 		km.K = o.Clusters
 		// Before clustering: k-means (its dense centroids are K×d whatever
-		// the form of x) and what the fit holds whatever the cluster sizes
-		// (heldBytes), each a lower bound of the peak.
-		if plan := max(km.PlanBytes(n, d), m.heldBytes(o.Clusters)); o.MaxBytes > 0 && plan > o.MaxBytes {
+		// the form of x) and the bases' plan for the worst cluster sizes
+		// (plannedBytes with one cluster holding every row), so that a cap
+		// the fit cannot meet is refused before k-means allocates.
+		if plan := max(km.PlanBytes(n, d), m.upperBytes(x, o.Clusters)); o.MaxBytes > 0 && plan > o.MaxBytes {
 			return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes before clustering (%d clusters of %d×%d data) exceeds MaxBytes %d",
 				check.ErrMemory, plan, km.K, n, d, o.MaxBytes)
 		}
@@ -395,12 +396,33 @@ func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 		rows = max(rows, 8*int64(len(mem)+1)+12*nnz)
 	}
 	w := int64(min(parallel.Workers(m.opt.Workers), len(m.members)))
-	plan := m.heldBytes(len(m.members)) + 8*w*big*(lm+2*k) + w*rows
+	// The links' sample rows, ⌈(1+ρ)k⌉ of each cluster, are held as dense
+	// rows (d each) all at once (fitLinks).
+	var links int64
+	q := int64(math.Ceil((1 + m.opt.Rho) * float64(k)))
+	for _, mem := range m.members {
+		links += min(int64(len(mem)), q)
+	}
+	plan := m.heldBytes(len(m.members)) + 8*w*big*(lm+2*k) + w*rows + 8*links*d
 	if m.opt.BasisSolver != nil {
 		// The problems hold a copy of X at once.
 		plan += dataBytes(x)
 	}
 	return plan
+}
+
+// upperBytes bounds plannedBytes before clustering: c clusters, each as
+// large as the data (n rows, all of x's non-zeros).
+func (m *MEKA) upperBytes(x mat.Matrix, c int) int64 {
+	k := int64(m.opt.Rank)
+	lm := int64(m.opt.Landmarks)
+	if lm == 0 {
+		lm = 2 * k
+	}
+	n, d := int64(m.n), int64(m.d)
+	w := int64(min(parallel.Workers(m.opt.Workers), c))
+	q := min(n, int64(math.Ceil((1+m.opt.Rho)*float64(k))))
+	return m.heldBytes(c) + 8*w*n*(lm+2*k) + w*dataBytes(x) + 8*int64(c)*q*d
 }
 
 // heldBytes is what a fit with c clusters holds whatever their sizes: W

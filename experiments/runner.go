@@ -153,6 +153,10 @@ type Result struct {
 	// Scaling describes the feature scaling the fits applied ("" for none;
 	// standardize on sparse X is std, not centred).
 	Scaling string `json:"scaling,omitempty"`
+	// BeyondRows and BeyondCols count the test rows with a non-zero beyond
+	// the training dimension and the distinct such columns (FitResult's).
+	BeyondRows int `json:"test_rows_beyond_dim,omitempty"`
+	BeyondCols int `json:"test_cols_beyond_dim,omitempty"`
 	// Task is the task run: the spec's, or for task auto the one inferred
 	// from the training labels, TaskRule then saying what decided it.
 	Task     string `json:"task,omitempty"`
@@ -249,6 +253,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Result, error) {
 	res.NTrain, res.Dim = r.x.Dims()
 	res.NTest = len(r.yTest)
 	res.Storage, res.Density, res.StorageReason = r.storage, r.density, r.storageWhy
+	res.BeyondRows, res.BeyondCols = r.beyondRows, r.beyondCols
 	res.Scaling = r.scalingUsed()
 	res.Task, res.TaskRule = r.s.Task, r.taskRule
 

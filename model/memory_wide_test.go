@@ -135,13 +135,14 @@ func enforcedPlan(t *testing.T, fit func(limit int64) error) int64 {
 // one byte below the plan must be refused with ErrMemory after a growth of
 // at most 4 MiB — before any large allocation.
 //
-// Covered: BKA-SVM (k-means's three K×d centroid sets are its peak, 122 MiB
-// against a plan of 153 MiB) and exact KRR (31 against 33 MiB). Not yet: the
-// SVM (a d-element scatter vector per worker, 16 MB each here, outside its
-// plan until kernel columns stop scattering), Nyström KRR and Falkon (dense
-// M×d centers and the engine's d×M transposed copy until centers stay
-// sparse), MEKA KRR (measured 366 MiB against a 275 MiB plan at clusters 2,
-// rank 4: the kernel engine's transposed dense landmarks are not in it).
+// Covered: BKA-SVM (k-means's three K×d centroid sets are its peak, 137 MiB
+// against a plan of 153 MiB), MEKA KRR at clusters 2, rank 4 (366 MiB
+// against 641 MiB: the plan checked before clustering bounds the clusters'
+// sizes by n, and the dense landmarks and link samples, d each, dominate)
+// and exact KRR (31 against 33 MiB). Not yet: the SVM (a d-element scatter
+// vector per worker, 16 MB each here, outside its plan until kernel columns
+// stop scattering), Nyström KRR and Falkon (dense M×d centers and the
+// engine's d×M transposed copy until centers stay sparse).
 func TestMemoryPlanWide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits six estimators on wide data")
@@ -157,6 +158,9 @@ func TestMemoryPlanWide(t *testing.T) {
 	}{
 		{"bka-svm", func(l int64) error {
 			return (&BKASVM{Kernel: k, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l}).Fit(ctx, x, y)
+		}},
+		{"meka krr", func(l int64) error {
+			return (&KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, MemoryLimit: l}).Fit(ctx, x, y)
 		}},
 		{"exact krr", func(l int64) error { return (&KRR{Kernel: k, Lambda: 1e-3, MemoryLimit: l}).Fit(ctx, x, y) }},
 	} {

@@ -37,4 +37,14 @@ func TestTestFileBeyondTrainingDimension(t *testing.T) {
 	if out.String() != "1\n-1\n1\n" || !strings.Contains(errb.String(), want) {
 		t.Errorf("predict: %q, stderr:\n%s", out.String(), errb.String())
 	}
+	// run with a test file says it too.
+	spec := filepath.Join(dir, "s.yaml")
+	os.WriteFile(spec, []byte("name: s\ndataset: {path: tr.libsvm, test_path: te.libsvm}\ntask: binary\nestimator: {type: svm, kernel: {type: gaussian, gamma: 0.5}}\ngrid: {c: [10]}\ncv: {folds: 2}\n"), 0o644)
+	out.Reset()
+	if err := runRun(ctx, []string{spec, "--out", filepath.Join(dir, "o"), "--quiet"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "test data: "+want) {
+		t.Errorf("run output:\n%s", out.String())
+	}
 }

@@ -297,6 +297,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 			return nil, err
 		}
 		delete(h, "features")
+		delete(h, "implied_features")
 		delete(h, "target_name")
 		hb, err := json.Marshal(h)
 		if err != nil {
@@ -654,7 +655,7 @@ func TestCLIPredict(t *testing.T) {
 		{name: "csv no header, no target", args: []string{"predict", "--model", "krr.lmk", "--data", "noheader13.csv"},
 			stderr: []string{"no labels"}, check: sameAsLIBSVM},
 		{name: "model without names takes csv by position", args: []string{"predict", "--model", "old.lmk", "--data", "hs.csv"},
-			stderr: []string{"old.lmk saved no feature names (it predates them): the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
+			stderr: []string{"old.lmk keeps no feature names (saved before they were kept):", "the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
 		{name: "csv missing column", args: []string{"predict", "--model", "krr.lmk", "--data", "miss.csv"}, code: 1,
 			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
 		{name: "csv extra column", args: []string{"predict", "--model", "krr.lmk", "--data", "extra.csv"}, code: 1,

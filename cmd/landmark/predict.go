@@ -103,7 +103,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d%s", datasets.ErrInput, *data, d.Dim(), fit.Dim, why)
 		}
 		if fit.Features == nil && !fit.ImpliedFeatures && d.Features != nil {
-			fmt.Fprintf(stderr, "predict: %s saved no feature names (it predates them): the columns of %s are taken by position\n", *modelPath, *data)
+			fmt.Fprintf(stderr, "predict: %s keeps no feature names (saved before they were kept): the columns of %s are taken by position\n", *modelPath, *data)
 		}
 		x, y = d.X, d.Y
 	}
