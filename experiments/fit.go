@@ -52,7 +52,7 @@ type FitResult struct {
 	// three: its columns go by position.
 	Features        []string
 	ImpliedFeatures bool
-	TargetName string
+	TargetName      string
 	// Storage is how the estimator got X (dense or sparse), Density X's
 	// fraction of non-zeros, StorageReason why storage auto chose it.
 	Storage       string
