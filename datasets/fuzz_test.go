@@ -141,3 +141,40 @@ func FuzzReadCSV(f *testing.F) {
 		checkFuzzed(t, d, err)
 	})
 }
+
+// FuzzReadUnlabelled reads arbitrary text as predict does: CSV columns
+// matched to the names a, b, c (target y, which may be absent), or LIBSVM
+// rows with or without labels, three features. A success has either no
+// labels or one per row, and three columns unless a CSV was read by
+// position.
+func FuzzReadUnlabelled(f *testing.F) {
+	for _, s := range []string{
+		"a,b,c,y\n1,2,3,4\n", "y,c,b,a\n4,3,2,1\n", "c,a,b\n3,1,2\n", "a,b\n1,2\n", "a,a,b,c\n1,1,2,3\n",
+		"1,2,3\n", "1,2,3,4\n", "1:0.5 3:2\n2:1\n", "1 1:0.5\n2:1\n", "",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, libsvm bool) {
+		opt := ReadOptions{Format: CSV, MaxBytes: fuzzMaxBytes, Dim: 3, AllowUnlabelled: true, Features: []string{"a", "b", "c"}, Target: "y"}
+		if libsvm {
+			opt.Format = LIBSVM
+		}
+		d, err := Read(bytes.NewReader(b), opt)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error text")
+			}
+			return
+		}
+		// A CSV read by position may have any width (predict checks it
+		// against the model); LIBSVM and a header matched by name have 3.
+		r, c := d.X.Dims()
+		if (c != 3 && (libsvm || d.Features != nil)) || (d.Y != nil && len(d.Y) != r) || d.Len() != r {
+			t.Fatalf("X is %d×%d with %d labels (Len %d)", r, c, len(d.Y), d.Len())
+		}
+		if d.Y != nil {
+			checkFuzzed(t, d, nil)
+		}
+	})
+}

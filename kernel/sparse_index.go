@@ -84,13 +84,14 @@ func NewSparseIndex(k Kernel, x Sparse) (ix *SparseIndex, ok bool) {
 	return ix, true
 }
 
-// SparseIndexBytes bounds the memory of a SparseIndex over n rows with nnz
-// non-zeros: 16 bytes an entry (row, value and the column id of each
-// non-zero of X), 12 a distinct column (at most nnz of them) and 8 a row,
-// plus the construction's temporary sorted copy of the indices (4 bytes an
-// entry).
+// SparseIndexBytes bounds what NewSparseIndex allocates for n rows with nnz
+// non-zeros, c ≤ nnz of them distinct columns: 16 bytes an entry kept (row,
+// value and the column id of each non-zero of X), 4 for the construction's
+// sorted copy of the indices, 20 a distinct column (the column, its pointer
+// and the construction's fill pointer) and 8 a row (squared norms), at most
+// 40·nnz + 8n + 64 bytes.
 func SparseIndexBytes(n, nnz int) int64 {
-	return 32*int64(nnz) + 8*int64(n)
+	return 40*int64(nnz) + 8*int64(n) + 64
 }
 
 // Column writes k(x_r, y) for the rows r in [r0, r0+len(dst)) of X into dst,

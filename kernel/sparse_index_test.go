@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -64,4 +65,25 @@ func TestSparseIndexMatchesColumns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSparseIndexBytes: everything NewSparseIndex allocates (the runtime's
+// cumulative allocation count, temporaries included) stays within
+// SparseIndexBytes, on a matrix with many distinct columns (the bound's worst
+// case is every column distinct).
+func TestSparseIndexBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	x := randomCSR(rng, 500, 20000, 0.002)
+	n, _ := x.Dims()
+	_, _, v := x.CSR()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ix, _ := NewSparseIndex(Gaussian{Gamma: 1}, x)
+	runtime.ReadMemStats(&after)
+	got, bound := after.TotalAlloc-before.TotalAlloc, SparseIndexBytes(n, len(v))
+	if int64(got) > bound {
+		t.Errorf("NewSparseIndex allocated %d bytes, bound %d (%d rows, %d non-zeros, %d columns)", got, bound, n, len(v), len(ix.cols))
+	}
+	t.Logf("allocated %d of %d bytes (%d non-zeros, %d distinct columns)", got, bound, len(v), len(ix.cols))
 }

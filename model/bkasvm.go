@@ -248,7 +248,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 		left = max(1, left-centroids)
 	}
 	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
-	need += centroids
+	need += centroids + scatterPlan(cfg.k, x, cfg.workers)
 	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
 		return err
 	}

@@ -345,10 +345,12 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	tasks := svmTasks(labels, cls, cfg.ovo)
 	n := len(y)
 	sizes := make([]int, len(tasks))
+	taskRowSets := make([][]int, len(tasks))
 	for i, t := range tasks {
 		sizes[i] = len(t.rows)
+		taskRowSets[i] = t.rows
 	}
-	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit); err != nil {
+	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, taskRowSets)+scatterPlan(cfg.k, x, cfg.workers)); err != nil {
 		return err
 	}
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}

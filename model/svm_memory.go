@@ -49,13 +49,19 @@ func svmPlan(n, d int, sizes []int, budget, elem int64, explicit bool, limit int
 }
 
 // checkSVMMemory plans an SVM fit and resolves its cache budget; it fails
-// with ErrMemory when even the smallest cache does not fit limit.
-func checkSVMMemory(what string, n, d int, sizes []int, cfg *svmConfig, explicit bool, limit int64) error {
+// with ErrMemory when even the smallest cache does not fit limit. extra is
+// memory the fit holds besides svmPlan's terms (the sparse column index).
+func checkSVMMemory(what string, n, d int, sizes []int, cfg *svmConfig, explicit bool, limit, extra int64) error {
 	elem := int64(8)
 	if cfg.float32 {
 		elem = 4
 	}
-	need, cache := svmPlan(n, d, sizes, cfg.cacheBytes, elem, explicit, limit)
+	planLimit := limit
+	if limit > 0 {
+		planLimit = max(1, limit-extra)
+	}
+	need, cache := svmPlan(n, d, sizes, cfg.cacheBytes, elem, explicit, planLimit)
+	need += extra
 	if err := checkMemory(fmt.Sprintf("%s (n=%d, d=%d, cache %s)", what, n, d, formatBytes(cache)), need, limit); err != nil {
 		return err
 	}

@@ -120,6 +120,51 @@ func pickRows(x mat.Matrix, idx []int) mat.Matrix {
 	return gatherRows(x.(*mat.Dense), idx)
 }
 
+// sparseIndexPlan is the memory of the kernel.SparseIndex a sparse SVM fit
+// holds (0 for dense data or a kernel that is not indexed): for the largest
+// sub-problem (rows tasks[t]), the index over its rows and half as much again
+// for an index built while that one is alive — over the active rows when
+// shrinking restricts the problem (at most half of them), or over the
+// support vectors when the gradient is rebuilt.
+func sparseIndexPlan(k kernel.Kernel, x mat.Matrix, tasks [][]int) int64 {
+	s, ok := x.(kernel.Sparse)
+	if !ok {
+		return 0
+	}
+	switch k.(type) {
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+	default:
+		return 0
+	}
+	indptr, _, _ := s.CSR()
+	var most int64
+	for _, rows := range tasks {
+		nnz := 0
+		for _, i := range rows {
+			nnz += indptr[i+1] - indptr[i]
+		}
+		most = max(most, kernel.SparseIndexBytes(len(rows), nnz))
+	}
+	return most * 3 / 2
+}
+
+// scatterPlan is the memory of the d-element scatter vectors the kernel
+// columns of sparse x take for a kernel SparseIndex does not cover (the
+// Laplacian, other kernels): one per worker, each 8d bytes — 16 MB a worker
+// at d = 2,000,000 whatever the non-zeros. Dense x and indexable kernels
+// take none.
+func scatterPlan(k kernel.Kernel, x mat.Matrix, workers int) int64 {
+	if _, ok := x.(kernel.Sparse); !ok {
+		return 0
+	}
+	switch k.(type) {
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+		return 0
+	}
+	_, d := x.Dims()
+	return 8 * int64(d) * int64(max(workers, 1))
+}
+
 // newSparseColumns returns the kernel columns of sparse data x: through
 // kernel.SparseIndex (X's non-zeros by column, no length-d array) for the
 // Gaussian, linear and polynomial kernels, by kernel.SparseColumns'

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,43 @@ func TestBenchSVMFiles(t *testing.T) {
 	for _, l := range m {
 		if l[2] != l[3] || l[3] != l[4] {
 			t.Errorf("%s: SV %s vs %s, %s common", l[1], l[2], l[3], l[4])
+		}
+	}
+}
+
+// TestLIBSVMModelKeys reads the SV section of a hand-written three-class
+// svm-train model (two coefficients a line) and matches it with rows whose
+// values agree at the model file's 8 significant digits.
+func TestLIBSVMModelKeys(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "model")
+	model := "svm_type c_svc\nkernel_type rbf\ngamma 1\nnr_class 3\ntotal_sv 3\nrho 0.1 0.2 0.3\nlabel 1 2 3\nnr_sv 1 1 1\nSV\n" +
+		"1 0 1:0.33333333 4:1\n-1 0.5 2:0.25\n0 -0.5 1:0.33333333 4:1\n"
+	if err := os.WriteFile(p, []byte(model), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := libsvmModelKeys(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := datasets.NewCSR(3, 5, []int{0, 2, 3, 5}, []int32{0, 3, 1, 0, 3}, []float64{1.0 / 3, 1, 0.25, 1.0 / 3, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	common, onlyOurs, onlyLib := compareKeys(rowKeys(x), lib)
+	if common != 3 || onlyOurs != 0 || onlyLib != 0 {
+		t.Errorf("common %d, only ours %d, only svm-train's %d; want 3, 0, 0 (keys %v)", common, onlyOurs, onlyLib, lib)
+	}
+	// A row that differs in the 8th digit is another vector.
+	y, _ := datasets.NewCSR(1, 5, []int{0, 1}, []int32{1}, []float64{0.2500001})
+	if c, a, b := compareKeys(rowKeys(y), lib); c != 0 || a != 1 || b != 3 {
+		t.Errorf("0.2500001 vs 0.25: common %d, only ours %d, only svm-train's %d", c, a, b)
+	}
+	for _, bad := range []string{"nr_class 2\nSV\n1 1:x\n", "nr_class 2\n", "nr_class 3\nSV\n1\n"} {
+		if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := libsvmModelKeys(p); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }
