@@ -53,6 +53,11 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	}
 	if mp, ok := b.Features.(mapPlanner); ok {
 		mapBytes, r := mp.PlanBytes(n, d)
+		if dp, ok := b.Features.(interface {
+			planFor(mat.Matrix) (int64, int)
+		}); ok {
+			mapBytes, r = dp.planFor(x) // landmarks of sparse x as CSR
+		}
 		need := max(mapBytes, featureRidgeBytes(n, xBytes, t, r))
 		if err := checkMemory(fmt.Sprintf("feature map %T and ridge (n=%d, r ≤ %d)", b.Features, n, r), need, p.MemoryLimit); err != nil {
 			return nil, info, fmt.Errorf("model: feature ridge: %w", err)

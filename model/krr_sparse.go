@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
@@ -18,26 +17,25 @@ import (
 
 // fitExactSparse is ExactKRR.FitKRR for sparse X.
 func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, lambda float64, workers int, limit int64, chol solver.CholOptions) (KRRPredictor, KRRInfo, error) {
-	n, _ := x.Dims()
+	n, d := x.Dims()
 	_, t := y.Dims()
 	_, _, values := x.CSR()
 	w := parallel.Workers(workers)
-	// The Gram matrix is formed on X with its columns compacted to those
-	// that hold a non-zero (compactColumns), so that a scatter vector takes
-	// u ≤ nnz elements, not d (at d = 10⁸ two of them were 1.6 GB).
-	gx, u := compactColumns(k, x)
-	// K + λnI, the sparse data (12 bytes a non-zero) and its compacted
-	// column indices (4 bytes a non-zero, and 4 more for the sorted copy
-	// that finds them), the targets, one scatter vector of u elements and
-	// one column per worker, and the blocked Cholesky's workspace (as
-	// ExactKRR).
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(u+n)+3*int64(n)*int64(min(n, cholPanel))) + 20*int64(len(values))
+	// K + λnI, the sparse data (12 bytes a non-zero), the targets, one
+	// column per worker, the column index (kernel.SparseIndex) or, for
+	// kernels without one, a d-element scatter vector per worker, and the
+	// blocked Cholesky's workspace (as ExactKRR).
+	gram := int64(w) * int64(d) * 8
+	if indexedKernel(k) {
+		gram = kernel.SparseIndexBytes(n, len(values))
+	}
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values)) + gram
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err
 	}
 	km := mat.NewDense(n, n, nil)
-	if err := sparseGram(ctx, k, gx, km, workers); err != nil {
+	if err := sparseGram(ctx, k, x, km, workers); err != nil {
 		return nil, info, err
 	}
 	raw := km.RawMatrix()
@@ -64,43 +62,15 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	return &sparseExpansion{dec: &svmDecision{k: k, sv: centers, w: alpha, bias: make([]float64, t), workers: workers}}, info, nil
 }
 
-// compactColumns returns x with the u columns that hold a non-zero
-// renumbered 0…u−1 in ascending order, and u, when that shrinks the scatter
-// vectors of sparseGram to less than half of d and k is one of the built-in
-// kernels (Gaussian, Laplacian, polynomial, linear). Those see two points
-// only through their stored entries, visited in column order, so the
-// renumbering, which keeps that order, leaves every kernel value the same
-// to the bit. Otherwise (a kernel that might read a column's position,
-// or few empty columns) it returns x and d. The renumbered indices are a
-// new array (4 bytes a non-zero); the row pointers and values are shared.
-func compactColumns(k kernel.Kernel, x kernel.Sparse) (kernel.Sparse, int) {
-	_, d := x.Dims()
-	switch k.(type) {
-	case kernel.Gaussian, kernel.Laplacian, kernel.Polynomial, kernel.Linear:
-	default:
-		return x, d
-	}
-	indptr, indices, values := x.CSR()
-	lo, hi := indptr[0], indptr[len(indptr)-1]
-	cols := slices.Clone(indices[lo:hi])
-	slices.Sort(cols)
-	cols = slices.Compact(cols)
-	u := len(cols)
-	if 2*u >= d {
-		return x, d
-	}
-	re := make([]int32, len(indices))
-	for p := lo; p < hi; p++ {
-		j, _ := slices.BinarySearch(cols, indices[p])
-		re[p] = int32(j)
-	}
-	return kernel.NewCSRRows(u, indptr, re, values), u
-}
-
 // sparseGram writes K(X, X) into dst: row i is the kernel column of x_i,
-// rows on the workers.
+// rows on the workers; through kernel.SparseIndex when the kernel has one
+// (the same values as the scatter/gather, without a d-element buffer per
+// worker).
 func sparseGram(ctx context.Context, k kernel.Kernel, x kernel.Sparse, dst *mat.Dense, workers int) error {
 	n, d := x.Dims()
+	if ix, ok := kernel.NewSparseIndex(k, x); ok {
+		return parallel.For(ctx, n, workers, func(_, i int) { ix.RowColumn(dst.RawRowView(i), 0, i) })
+	}
 	sc := kernel.NewSparseColumns(k, x)
 	indptr, indices, values := x.CSR()
 	bufs := make([][]float64, parallel.Workers(workers))

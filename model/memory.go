@@ -76,6 +76,29 @@ func (f NystromFeatures) PlanBytes(n, d int) (int64, int) {
 	return max(s, bytesF64(fit)), m
 }
 
+// planFor is PlanBytes for the data x itself: landmarks drawn from the
+// rows of sparse x are counted as the CSR rows they are
+// (approx.LandmarkBytes), the sampler's and the map's copy, instead of
+// 8·M·d.
+func (f NystromFeatures) planFor(x mat.Matrix) (int64, int) {
+	n, _ := x.Dims()
+	m := f.M
+	if m <= 0 || m > n {
+		m = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	}
+	var smp approx.Sampler = approx.Uniform{}
+	if f.Sampler != nil {
+		smp = f.Sampler
+	}
+	s, _ := approx.PlanSample(smp, x, m)
+	mm := int64(m)
+	fit := bytesF64(3*mm*mm) + 2*approx.LandmarkBytes(x, m)
+	if f.Nystrom.QR {
+		fit += bytesF64(2 * int64(n) * mm)
+	}
+	return max(s, fit), m
+}
+
 // PlanBytes plans FitMap: the D×d frequencies and D offsets; the map has D
 // features.
 func (f RFFFeatures) PlanBytes(n, d int) (int64, int) {

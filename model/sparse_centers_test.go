@@ -222,3 +222,26 @@ func TestFalkonWideSparseHeap(t *testing.T) {
 		t.Fatalf("heap grew %d bytes, plan %d + slack %d", growth, plan.Total, slack)
 	}
 }
+
+// TestNystromFeaturesWidePlan: ridge on Nyström features of a 1.35M-wide
+// CSR set plans its landmarks as CSR rows, so a 64 MiB cap that the dense
+// plan (8·M·d = 542 MB for M = 50) would refuse lets the fit through, and
+// Nyström KRR likewise.
+func TestNystromFeaturesWidePlan(t *testing.T) {
+	const d = 1_355_191
+	x, y, err := datasets.SparseRegression(500, d, 20, rand.New(rand.NewPCG(117, 118)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 64 << 20
+	nf := NystromFeatures{M: 50}
+	if dense, _ := nf.PlanBytes(500, d); dense <= limit {
+		t.Fatalf("dense plan %d bytes: the test no longer shows anything", dense)
+	}
+	for _, a := range []KRRApprox{FeatureRidge{Features: nf}, NystromKRR{M: 50}} {
+		m := &KRR{Kernel: kernel.Gaussian{Gamma: 0.025}, Lambda: 1e-3, Seed: 1, Approx: a, MemoryLimit: limit}
+		if err := m.Fit(context.Background(), x, y); err != nil {
+			t.Fatalf("%T under a 64 MiB cap: %v", a, err)
+		}
+	}
+}

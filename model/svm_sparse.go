@@ -131,9 +131,7 @@ func sparseIndexPlan(k kernel.Kernel, x mat.Matrix, tasks [][]int) int64 {
 	if !ok {
 		return 0
 	}
-	switch k.(type) {
-	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
-	default:
+	if !indexedKernel(k) {
 		return 0
 	}
 	indptr, _, _ := s.CSR()
@@ -163,6 +161,15 @@ func scatterPlan(k kernel.Kernel, x mat.Matrix, workers int) int64 {
 	}
 	_, d := x.Dims()
 	return 8 * int64(d) * int64(max(workers, 1))
+}
+
+// indexedKernel reports whether kernel.NewSparseIndex serves k.
+func indexedKernel(k kernel.Kernel) bool {
+	switch k.(type) {
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+		return true
+	}
+	return false
 }
 
 // newSparseColumns returns the kernel columns of sparse data x: through

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	methods := fs.String("methods", "landmark,falkon,sklearn", "comma-separated methods to run: landmark, falkon, sklearn")
 	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn (and torch for FALKON), run as PYTHON -c SCRIPT METHOD TRAIN TEST DIM M GAMMA LAMBDA ITERS SEED MAXMEM; a wrapper script that runs its own program instead (../shared/tools/falkon-python) is read for its interpreter and PYTHONPATH")
 	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "directory put in front of the baselines' PYTHONPATH, where the falkon package is installed")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Landmark's fit (in its child process) to this file")
 	child := fs.Bool("child", false, "internal: run Landmark's fit in this process and print its JSON line")
 	prog := addProgress(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -108,7 +110,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			defer pg.done()
 		}
-		return sparseBenchChild(ctx, *train, *test, *dim, cfg, stdout, stderr)
+		return sparseBenchChild(ctx, *train, *test, *dim, cfg, *cpuProfile, stdout, stderr)
 	}
 
 	self, err := os.Executable()
@@ -135,7 +137,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters), "-seed", fmt.Sprint(*seed)}
 		if key == "landmark" {
 			a := append([]string{"bench", "sparse", "-child"}, common...)
-			a = append(a, "-memory", fmt.Sprint(*memLimit), "-progress", string(*prog))
+			a = append(a, "-memory", fmt.Sprint(*memLimit), "-progress", string(*prog), "-cpuprofile", *cpuProfile)
 			r, err = sparseBenchRun(ctx, self, a, nil, stderr)
 		} else {
 			a := []string{"-c", benchSparsePy, key, *train, *test, strconv.Itoa(*dim), strconv.Itoa(*m),
@@ -357,7 +359,7 @@ func sparseBenchName(key string) string {
 
 // sparseBenchChild reads the pair as CSR, fits model.Falkon on it and prints
 // a JSON result line.
-func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg model.Falkon, stdout, stderr io.Writer) error {
+func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg model.Falkon, cpuProfile string, stdout, stderr io.Writer) error {
 	xtr, ytr, err := datasets.ReadLIBSVMSparseFile(ctx, train, dim)
 	if err != nil {
 		return err
@@ -387,11 +389,25 @@ func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg mode
 	fmt.Fprintf(stderr, "bench sparse: landmark Falkon: memory plan %.3f GB (data %.3f, centers %.3f, K_MM + factors %.3f, engine %.3f, solver %.3f), limit %.2f GB\n",
 		float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(cfg.MemoryLimit)/1e9)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	t0, c0 := time.Now(), falkonBenchCPU()
-	if err := cfg.Fit(ctx, xtr, ytr); err != nil {
+	err = cfg.Fit(ctx, xtr, ytr)
+	r.FitS, r.FitCPUS = time.Since(t0).Seconds(), falkonBenchCPU()-c0
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		return err
 	}
-	r.FitS, r.FitCPUS = time.Since(t0).Seconds(), falkonBenchCPU()-c0
 	t1 := time.Now()
 	pred, err := cfg.Predict(xte)
 	if err != nil {

@@ -26,10 +26,13 @@ import (
 
 // runBenchSVM benchmarks model.BKASVM and model.SVM side by side with LIBSVM's
 // svm-train on ijcnn1 or covtype (the settings of Si, Hsieh & Dhillon, JMLR
-// 2017, Table 2), or on sparse data (mnist, a synthetic text-like set) kept
-// sparse with -format sparse, and prints a Markdown table. When both exact
-// and libsvm run, a closing line compares their dual objectives, support
-// vector counts and times.
+// 2017, Table 2), or on sparse data (mnist, the synthetic rcv1-like "text"
+// or news20-shaped "news20" sets, or any LIBSVM pair given by -train-file and
+// -test-file) kept sparse with -format sparse, and prints a Markdown table.
+// When an exact method (exact, exact32) and libsvm run, a closing line
+// compares their dual objectives, support-vector counts and sets (rows
+// matched by content with svm-train's model file) and times; exact and
+// exact32 together are compared the same way.
 func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench svm", "[flags]", stderr)
 	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero), text (synthetic, rcv1-like: -dim columns (default 20000), -nnz non-zeros a row (default 50) with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000) or news20 (datasets.SyntheticText: news20-shaped, -dim default 1355191, -nnz default 80, Zipf columns, ±1 labels; -train/-test default 20000/5000); ignored with -train-file")
