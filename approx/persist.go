@@ -87,7 +87,9 @@ func SavePartition(w io.Writer, p *Partition) error {
 		return fmt.Errorf("approx: save: empty partition")
 	}
 	var e binfmt.Enc
-	p.encode(&e)
+	if err := p.encode(&e); err != nil {
+		return fmt.Errorf("approx: save: %w", err)
+	}
 	return binfmt.Write(w, tagPartition, e.Bytes())
 }
 
@@ -194,21 +196,98 @@ func decodeRFF(d *binfmt.Dec) *RFFMap {
 	return m
 }
 
-func (p *Partition) encode(e *binfmt.Enc) {
-	e.Dense(p.Centroids)
+// encRows writes a dense matrix of rows in the original feature space
+// (k-means centroids, MEKA's landmark rows) as a CSR field when that field
+// is smaller than the dense one, as it is for centroids and rows of sparse
+// data, else as a dense field. Only entries whose bit pattern is +0 are left
+// out of the CSR field, so the rows read back bit for bit (decRows). Both
+// sizes are computed exactly before anything is written; the CSR arrays,
+// built only when they win, hold fewer bytes than the dense matrix.
+func encRows(e *binfmt.Enc, m *mat.Dense) error {
+	if m == nil || m.IsEmpty() {
+		e.Dense(m)
+		return nil
+	}
+	r, c := m.Dims()
+	if c > binfmt.MaxCSRCols {
+		e.Dense(m)
+		return nil
+	}
+	// The fields share the kind byte and the row and column counts; the
+	// dense one then holds 8rc bytes, the CSR one the non-zero count, the
+	// row counts, the index gaps and 8 bytes a value.
+	nnz, size := 0, 0
+	for i := 0; i < r; i++ {
+		k, prev := 0, -1
+		for j, v := range m.RawRowView(i) {
+			if math.Float64bits(v) != 0 {
+				size += uvarintLen(uint64(j-prev-1)) + 8
+				prev = j
+				k++
+			}
+		}
+		size += uvarintLen(uint64(k))
+		nnz += k
+	}
+	size += uvarintLen(uint64(nnz))
+	if int64(size) >= 8*int64(r)*int64(c) {
+		e.Dense(m)
+		return nil
+	}
+	indptr := make([]int, 1, r+1)
+	indices := make([]int32, 0, nnz)
+	values := make([]float64, 0, nnz)
+	for i := 0; i < r; i++ {
+		for j, v := range m.RawRowView(i) {
+			if math.Float64bits(v) != 0 {
+				indices = append(indices, int32(j))
+				values = append(values, v)
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	return e.CSR(c, indptr, indices, values)
+}
+
+// uvarintLen is the length of v as an unsigned varint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// decRows reads a matrix written by encRows (or, in files before format
+// version 3 and for dense rows, by Enc.Dense) as a dense matrix that must be
+// present, finite and of the given shape (a negative dimension means any).
+func decRows(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
+	m := d.Data(what, rows, cols)
+	if d.Err() != nil || m == nil {
+		return nil
+	}
+	return kernel.DenseOf(m)
+}
+
+func (p *Partition) encode(e *binfmt.Enc) error {
+	if err := encRows(e, p.Centroids); err != nil {
+		return err
+	}
 	e.Ints(p.Labels)
 	e.Floats(p.Objective)
 	e.Dense(p.sketch)
 	shared := p.assignTo == p.Centroids
 	e.Bool(shared)
 	if !shared {
-		e.Dense(p.assignTo)
+		return encRows(e, p.assignTo)
 	}
+	return nil
 }
 
 // decodePartition reads a partition; n ≥ 0 requires exactly n labels.
 func decodePartition(d *binfmt.Dec, n int) *Partition {
-	cent := d.Matrix("centroids", -1, -1)
+	cent := decRows(d, "centroids", -1, -1) // dense (any version) or CSR (version 3)
 	if d.Err() != nil {
 		return nil
 	}
@@ -244,7 +323,7 @@ func decodePartition(d *binfmt.Dec, n int) *Partition {
 		if p.sketch != nil {
 			want = p.sketch.RawMatrix().Rows
 		}
-		p.assignTo = d.Matrix("assignment centroids", k, want)
+		p.assignTo = decRows(d, "assignment centroids", k, want)
 	}
 	if d.Err() != nil {
 		return nil
@@ -271,11 +350,17 @@ func (m *MEKA) encode(e *binfmt.Enc) error {
 	e.Bool(o.PSD)
 	e.Int64(o.MaxBytes)
 	e.Int(o.Workers)
-	m.part.encode(e)
+	if err := m.part.encode(e); err != nil {
+		return err
+	}
 	c := len(m.members)
 	e.Ints(m.off)
 	for s := 0; s < c; s++ {
-		e.Dense(m.z[s])
+		// Landmarks are data rows: CSR when that is smaller (format
+		// version 3), as the centroids.
+		if err := encRows(e, m.z[s]); err != nil {
+			return err
+		}
 		e.Dense(m.proj[s])
 		e.Dense(m.w[s])
 		e.Ints(m.lm[s])
@@ -346,7 +431,14 @@ func decodeMEKA(d *binfmt.Dec) *MEKA {
 			d.Fail("meka: block offsets decrease at cluster %d", s)
 			return nil
 		}
-		z, proj, w := d.Dense(), d.Dense(), d.Dense()
+		var z *mat.Dense
+		if ks == 0 {
+			z = d.Dense()
+		} else {
+			// Dense (any version) or CSR (version 3), present, finite, d wide.
+			z = decRows(d, fmt.Sprintf("meka: landmarks of cluster %d", s), -1, m.d)
+		}
+		proj, w := d.Dense(), d.Dense()
 		m.lm[s] = d.Ints()
 		if d.Err() != nil {
 			return nil
@@ -360,10 +452,8 @@ func decodeMEKA(d *binfmt.Dec) *MEKA {
 		}
 		ns := len(m.members[s])
 		switch {
-		case z == nil || proj == nil || w == nil || z.IsEmpty() || proj.IsEmpty() || w.IsEmpty():
+		case proj == nil || w == nil || proj.IsEmpty() || w.IsEmpty():
 			d.Fail("meka: cluster %d of rank %d has no basis", s, ks)
-		case z.RawMatrix().Cols != m.d || !finite(z):
-			d.Fail("meka: landmarks of cluster %d", s)
 		case proj.RawMatrix().Rows != z.RawMatrix().Rows || proj.RawMatrix().Cols != ks || !finite(proj):
 			d.Fail("meka: projection of cluster %d", s)
 		case w.RawMatrix().Rows != ns || w.RawMatrix().Cols != ks || !finite(w):

@@ -62,7 +62,9 @@
 // the fit's format: sparse rows of a sparse fit as a sparse field, loaded
 // back as sparse rows, so a loaded model predicts on the same path; BKA-SVM's
 // local decision functions give their support vectors as positions among the
-// global ones. Save and SaveFile encode twice (counting, then writing in
+// global ones. k-means centroids (BKA-SVM's partition, MEKA's) and MEKA's
+// landmark rows, dense in memory, are written as a sparse field whenever
+// that is smaller (exact zeros left out, so nothing is lost). Save and SaveFile encode twice (counting, then writing in
 // 64 KiB chunks) and Load and LoadFile decode as they read when the input's
 // size is known (a file, a byte slice), so neither holds the whole file.
 // A payload holds the estimator's configuration, then its fitted state and

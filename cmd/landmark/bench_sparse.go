@@ -156,6 +156,9 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	sparseBenchTable(stdout, sparseBenchHeader{train: *train, test: *test, m: *m, gamma: *gamma, lambda: *lambda,
 		iters: *iters, memory: *memLimit, falkonMem: *falkonMem}, run, results, failed)
+	if len(results) == 0 {
+		return fmt.Errorf("bench sparse: every method failed (see the table)")
+	}
 	return nil
 }
 
@@ -259,12 +262,46 @@ func sparseBenchPython(python, dir string) (string, string, error) {
 func sparseBenchRun(ctx context.Context, name string, args, env []string, stderr io.Writer) (sparseBenchResult, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = env
-	cmd.Stderr = stderr
+	var tail stderrTail
+	cmd.Stderr = io.MultiWriter(stderr, &tail)
 	out, err := cmd.Output()
 	if err != nil {
+		if l := tail.String(); l != "" {
+			return sparseBenchResult{}, fmt.Errorf("%w: %s", err, l)
+		}
 		return sparseBenchResult{}, err
 	}
 	return sparseBenchParse(out)
+}
+
+// stderrTail keeps the last non-empty line written to it (at most 300 bytes
+// of it), to name a failed child's error in the table.
+type stderrTail struct {
+	cur, last []byte
+}
+
+func (l *stderrTail) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if c == '\n' {
+			if len(bytes.TrimSpace(l.cur)) > 0 {
+				l.last = append(l.last[:0], l.cur...)
+			}
+			l.cur = l.cur[:0]
+			continue
+		}
+		if len(l.cur) < 300 {
+			l.cur = append(l.cur, c)
+		}
+	}
+	return len(p), nil
+}
+
+// String is the last complete non-empty line, or the pending one.
+func (l *stderrTail) String() string {
+	if len(bytes.TrimSpace(l.cur)) > 0 {
+		return strings.TrimSpace(string(l.cur))
+	}
+	return strings.TrimSpace(string(l.last))
 }
 
 // sparseBenchParse reads the last JSON object line of out.
@@ -313,8 +350,12 @@ func sparseBenchTable(w io.Writer, h sparseBenchHeader, run []string, res map[st
 			break
 		}
 	}
-	fmt.Fprintf(w, "# bench sparse: %s / %s: %d train / %d test rows, d = %d, %d training non-zeros (%.1f a row), %d classes\n",
-		h.train, h.test, shape.NTrain, shape.NTest, shape.D, shape.NNZ, float64(shape.NNZ)/float64(max(shape.NTrain, 1)), shape.Classes)
+	if len(res) == 0 {
+		fmt.Fprintf(w, "# bench sparse: %s / %s: every method failed\n", h.train, h.test)
+	} else {
+		fmt.Fprintf(w, "# bench sparse: %s / %s: %d train / %d test rows, d = %d, %d training non-zeros (%.1f a row), %d classes\n",
+			h.train, h.test, shape.NTrain, shape.NTest, shape.D, shape.NNZ, float64(shape.NNZ)/float64(max(shape.NTrain, 1)), shape.Classes)
+	}
 	fmt.Fprintf(w, "# Gaussian γ = %g, M = %d uniform centers, λ = %g (scikit-learn alpha = λn = %g), %d CG iterations, Landmark memory limit %g GB, FALKON max_cpu_mem %g GB\n\n",
 		h.gamma, h.m, h.lambda, h.lambda*float64(shape.NTrain), h.iters, h.memory, h.falkonMem)
 	fmt.Fprintln(w, "| method | fit (s) | fit CPU (s) | predict (s) | test accuracy (%) | peak RSS (GB) | fit time / Landmark's | fit CPU / Landmark's | predict time / Landmark's | peak RSS / Landmark's |")

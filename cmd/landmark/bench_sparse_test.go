@@ -81,6 +81,32 @@ func TestSparseBenchTable(t *testing.T) {
 	}
 }
 
+// A failed child's row names its last stderr line; with every method failed
+// the header says so and the command returns an error. Landmark's child
+// refuses a memory limit below its plan before fitting.
+func TestSparseBenchFailure(t *testing.T) {
+	var l stderrTail
+	fmt.Fprint(&l, "warming up\nTraceback:\n  File x\nImportError: no falkon\n\n")
+	if got := l.String(); got != "ImportError: no falkon" {
+		t.Errorf("last line %q", got)
+	}
+	fmt.Fprint(&l, "partial")
+	if got := l.String(); got != "partial" {
+		t.Errorf("pending line %q", got)
+	}
+	t.Setenv(testMainEnv, "1")
+	train, test := sparseBenchToy(t, 50, 10)
+	var so, se bytes.Buffer
+	err := runBenchSparse(t.Context(), []string{"-train", train, "-test", test, "-m", "50", "-methods", "landmark", "-memory", "1e-6", "-progress", "never"}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), "every method failed") {
+		t.Errorf("err = %v, want every method failed", err)
+	}
+	if out := so.String(); !strings.Contains(out, ": every method failed\n") ||
+		!regexp.MustCompile(`\| landmark Falkon \(CSR, float64\) \| failed: exit status 1: .*memory limit exceeded.* \|`).MatchString(out) {
+		t.Errorf("table should name the refusal:\n%s\nstderr:\n%s", out, se.String())
+	}
+}
+
 func TestSparseBenchFlagsAndEnv(t *testing.T) {
 	if got, err := sparseBenchParseMethods("sklearn, landmark"); err != nil || !slices.Equal(got, []string{"landmark", "sklearn"}) {
 		t.Errorf("methods: %v, %v (want table order landmark, sklearn)", got, err)
