@@ -31,7 +31,7 @@ func chainKey(p Point) string {
 // λ_h ≤ λ. One path thus serves every λ of the grid. The path depends only
 // on the fold's rows, the kernel and the fold's seed, so a resumed run
 // recomputes the same path.
-func (r *runner) pathCenters(ctx context.Context, cfg *Config, p Point, key string, xtr *mat.Dense) error {
+func (r *runner) pathCenters(ctx context.Context, cfg *Config, p Point, key string, xtr mat.Matrix) error {
 	chain := chainKey(p)
 	if chain != r.pathChain || r.pathCache == nil {
 		r.pathChain, r.pathCache = chain, map[string][]approx.PathStep{}
@@ -70,12 +70,17 @@ func (r *runner) pathCenters(ctx context.Context, cfg *Config, p Point, key stri
 		r.pathRuns++
 	}
 	st := pathStep(steps, lambda)
-	_, d := xtr.Dims()
-	c := mat.NewDense(len(st.Indices), d, nil)
-	for i, j := range st.Indices {
-		c.SetRow(i, xtr.RawRowView(j))
+	if xs, ok := xtr.(kernel.Sparse); ok {
+		cfg.Centers = kernel.SubsetRows(xs, st.Indices) // CSR rows: no n·d or M·d copy
+	} else {
+		xd := xtr.(*mat.Dense)
+		_, d := xd.Dims()
+		c := mat.NewDense(len(st.Indices), d, nil)
+		for i, j := range st.Indices {
+			c.SetRow(i, xd.RawRowView(j))
+		}
+		cfg.Centers = c
 	}
-	cfg.Centers = c
 	cfg.CenterWeights = append([]float64(nil), st.Weights...)
 	cfg.CenterLambda = st.Lambda
 	return nil
@@ -90,4 +95,13 @@ func pathStep(steps []approx.PathStep, lambda float64) approx.PathStep {
 		}
 	}
 	return steps[len(steps)-1]
+}
+
+// pathData is the training matrix a BLESS path reads: sparse rows as they
+// are (BLESS keeps them sparse, approx.BLESS.Path), anything else dense.
+func pathData(x mat.Matrix) mat.Matrix {
+	if s, ok := x.(kernel.Sparse); ok {
+		return s
+	}
+	return kernel.DenseOf(x)
 }

@@ -128,8 +128,9 @@ type Config struct {
 	// Seed seeds the estimator's own randomness.
 	Seed uint64
 	// Centers and CenterWeights, when set, are landmarks chosen by the
-	// runner (a BLESS path shared across λ), to be used as given.
-	Centers       *mat.Dense
+	// runner (a BLESS path shared across λ), to be used as given: rows of
+	// the training set, CSR rows (*kernel.CSRRows) when it is sparse.
+	Centers       mat.Matrix
 	CenterWeights []float64
 	// CenterLambda is the λ_h of the BLESS path step of Centers (0: none).
 	CenterLambda float64

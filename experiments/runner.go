@@ -18,7 +18,6 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/eta"
-	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -931,7 +930,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
 	}
 	if r.path && est == nil {
-		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, kernel.DenseOf(xtr)); err != nil {
+		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, pathData(xtr)); err != nil {
 			return fitScores{}, err
 		}
 	}
