@@ -3,6 +3,7 @@ package datasets
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +112,71 @@ func TestReadUnlabelledByCount(t *testing.T) {
 	// Without the option an unlabelled row is a bad label, as before.
 	if _, err := Read(strings.NewReader(unl), ReadOptions{Format: LIBSVM}); err == nil || !strings.Contains(err.Error(), `label "1:0.5" is not a number`) {
 		t.Errorf("unlabelled row without AllowUnlabelled: %v", err)
+	}
+}
+
+// TestReadCSVImpliedNames checks ReadOptions.ImpliedFeatures: a header is
+// matched against x1…xDim as against the list DefaultFeatureNames would
+// build (same X, same errors), a name is x<j> in strconv.Itoa's form with
+// 1 ≤ j ≤ Dim, and at Dim = 10⁸ a 3-column header is refused naming the
+// first missing features without building the names (the allocation bound
+// below is 1 MiB: the list would take 1.6 GB).
+func TestReadCSVImpliedNames(t *testing.T) {
+	list := []string{"x1", "x2", "x3"}
+	for _, in := range []string{
+		"x3,y,x1,x2\n3,9,1,2\n6,8,4,5\n", // reordered, target inside
+		"x2,x3,x1\n2,3,1\n5,6,4\n",       // unlabelled
+		"x1,x2,x3,Y\n1,2,3,9\n4,5,6,8\n", // target by case
+		"x01,x2,x3,y\n1,2,3,9\n",         // not a name: a leading zero
+		"x1,x2,x4,y\n1,2,3,9\n",          // beyond Dim
+		"x1,x2,x+3,y\n1,2,3,9\n",         // a sign
+		"x1,x1,x2,x3\n1,1,2,3\n",         // repeated
+		"x1,x2,y\n1,2,9\n",               // missing x3
+		"x1,x2,x3,x0\n1,2,3,0\n",         // x0 is no feature
+	} {
+		implied, errI := Read(strings.NewReader(in), ReadOptions{Format: CSV, Dim: 3, ImpliedFeatures: true, Target: "y", AllowUnlabelled: true})
+		listed, errL := Read(strings.NewReader(in), ReadOptions{Format: CSV, Dim: 3, Features: list, Target: "y", AllowUnlabelled: true})
+		if (errI == nil) != (errL == nil) || (errI != nil && errI.Error() != strings.Replace(errL.Error(), "the features: x1, x2, x3;", "the features: x1…x3 (unnamed);", 1)) {
+			t.Errorf("%q: implied %v, listed %v", in, errI, errL)
+			continue
+		}
+		if errI != nil {
+			if !errors.Is(errI, ErrColumns) {
+				t.Errorf("%q: %v does not wrap ErrColumns", in, errI)
+			}
+			continue
+		}
+		if !mat.Equal(implied.X, listed.X) || !slices.Equal(implied.Y, listed.Y) || !slices.Equal(implied.Features, list) {
+			t.Errorf("%q: implied X %v Y %v names %v, listed X %v Y %v", in, implied.X.RawMatrix().Data, implied.Y, implied.Features, listed.X.RawMatrix().Data, listed.Y)
+		}
+	}
+	// Which inputs fail is part of the contract too.
+	for _, c := range []struct{ in, err string }{
+		{"x01,x2,x3,y\n1,2,3,9\n", `missing feature column(s) "x1"; column(s) "x01" are neither features nor the target "y"`},
+		{"x1,x2,x4,y\n1,2,3,9\n", `missing feature column(s) "x3"; column(s) "x4" are neither`},
+	} {
+		_, err := Read(strings.NewReader(c.in), ReadOptions{Format: CSV, Dim: 3, ImpliedFeatures: true, Target: "y"})
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.err)
+		}
+	}
+	// Without a header the columns go by position, as with a list.
+	d, err := Read(strings.NewReader("1,2,3\n"), ReadOptions{Format: CSV, Dim: 3, ImpliedFeatures: true, Target: "y", AllowUnlabelled: true})
+	if err != nil || d.Y != nil || !slices.Equal(d.X.RawMatrix().Data, []float64{1, 2, 3}) {
+		t.Fatalf("headerless: %v %+v", err, d)
+	}
+
+	const wide = 100_000_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = Read(strings.NewReader("x100000000,x2,y\n1,2,3\n"), ReadOptions{Format: CSV, Dim: wide, ImpliedFeatures: true, Target: "y"})
+	runtime.ReadMemStats(&after)
+	want := `missing feature column(s) "x1", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", … (99999998 in all) (the features: x1…x100000000 (unnamed); the file's columns: x100000000, x2, y)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("d = 10⁸: %v, want %q", err, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("d = 10⁸: matching a 3-column header allocated %d bytes", got)
 	}
 }

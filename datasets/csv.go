@@ -83,8 +83,8 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 					names[j] = strings.TrimSpace(s)
 				}
 			}
-			if header && opt.Features != nil {
-				target, xcol, err = matchColumns(names, opt.Features, opt.Target, opt.AllowUnlabelled)
+			if f := opt.featureNames(); header && f != nil {
+				target, xcol, err = matchColumns(names, f, opt.Target, opt.AllowUnlabelled)
 			} else {
 				target, xcol, err = positionColumns(names, cols, opt)
 			}
@@ -171,7 +171,7 @@ func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, err
 			return 0, nil, fmt.Errorf("%w: %d field(s): want at least one feature and a target (is the delimiter %q right?)", ErrInput, cols, comma)
 		}
 		spec := opt.Target
-		if _, err := strconv.Atoi(spec); err != nil && names == nil && opt.Features != nil {
+		if _, err := strconv.Atoi(spec); err != nil && names == nil && opt.featureNames() != nil {
 			// The target name goes with the feature names; a file without
 			// a header has it last.
 			spec = ""
@@ -195,16 +195,26 @@ func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, err
 	return target, xcol, nil
 }
 
-// matchColumns maps header names to the feature order features by name;
+// featureNames returns the names a CSV header is matched against: the
+// Features list, the implied x1…xDim, or nil (columns by position).
+func (opt ReadOptions) featureNames() featureNames {
+	switch {
+	case opt.Features != nil:
+		return newListNames(opt.Features)
+	case opt.ImpliedFeatures && opt.Dim > 0:
+		return impliedNames(opt.Dim)
+	}
+	return nil
+}
+
+// matchColumns maps header names to the feature order of features by name;
 // the column named target (exactly, else case-insensitively; an index,
 // negative from the end; "" for the last column unless it is a feature) is
 // the target, and may be absent when unlabelled is allowed. Missing features,
-// unknown columns and repeated names are errors naming them.
-func matchColumns(names, features []string, target string, unlabelled bool) (int, []int, error) {
-	want := make(map[string]int, len(features))
-	for k, f := range features {
-		want[f] = k
-	}
+// unknown columns and repeated names are errors naming them. Its work is
+// proportional to the header, whatever the number of features (implied
+// names are looked up, not listed).
+func matchColumns(names []string, features featureNames, target string, unlabelled bool) (int, []int, error) {
 	seen := make(map[string]int, len(names))
 	for j, n := range names {
 		if i, dup := seen[n]; dup {
@@ -212,18 +222,19 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 		}
 		seen[n] = j
 	}
+	isFeature := func(n string) bool { _, ok := features.index(n); return ok }
 	t := -1
 	switch j, ok := seen[target]; {
 	case target == "":
 		// The default target, the last column, unless it is a feature.
-		if _, isFeature := want[names[len(names)-1]]; !isFeature {
+		if !isFeature(names[len(names)-1]) {
 			t = len(names) - 1
 		}
 	case ok:
 		t = j
 	default:
 		for j, n := range names {
-			if _, isFeature := want[n]; !isFeature && strings.EqualFold(n, target) {
+			if !isFeature(n) && strings.EqualFold(n, target) {
 				t = j
 			}
 		}
@@ -239,24 +250,32 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 		}
 	}
 	xcol := make([]int, len(names))
+	have := make(map[int]bool, len(names))
 	var extra []string
 	for j, n := range names {
 		if j == t {
 			xcol[j] = -1
 			continue
 		}
-		k, ok := want[n]
+		k, ok := features.index(n)
 		if !ok {
 			extra = append(extra, strconv.Quote(n))
 			continue
 		}
 		xcol[j] = k
+		have[k] = true
 	}
+	// The missing features, the first listedNames of them named: a scan
+	// that stops after them, at most len(have) + listedNames steps.
 	var missing []string
-	for _, f := range features {
-		if _, ok := seen[f]; !ok {
-			missing = append(missing, strconv.Quote(f))
+	nMissing := features.count() - len(have)
+	for k := 0; k < features.count() && len(missing) < min(nMissing, listedNames); k++ {
+		if !have[k] {
+			missing = append(missing, strconv.Quote(features.name(k)))
 		}
+	}
+	if nMissing > len(missing) {
+		missing = append(missing, fmt.Sprintf("… (%d in all)", nMissing))
 	}
 	// Every problem in one message: missing features, unknown columns, no
 	// target.
@@ -265,6 +284,9 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 		probs = append(probs, "missing feature column(s) "+strings.Join(missing, ", "))
 	}
 	if len(extra) > 0 {
+		if len(extra) > listedNames {
+			extra = append(extra[:listedNames], fmt.Sprintf("… (%d in all)", len(extra)))
+		}
 		probs = append(probs, fmt.Sprintf("column(s) %s are neither features nor the target %q", strings.Join(extra, ", "), target))
 	}
 	if t < 0 && !unlabelled {
@@ -275,7 +297,7 @@ func matchColumns(names, features []string, target string, unlabelled bool) (int
 		}
 	}
 	if len(probs) > 0 {
-		return 0, nil, fmt.Errorf("%w: %s (the features: %s; the file's columns: %s)", ErrColumns, strings.Join(probs, "; "), strings.Join(features, ", "), strings.Join(names, ", "))
+		return 0, nil, fmt.Errorf("%w: %s (the features: %s; the file's columns: %s)", ErrColumns, strings.Join(probs, "; "), describeNames(features), quoteSome(len(names), func(j int) string { return names[j] }, false))
 	}
 	return t, xcol, nil
 }
@@ -371,7 +393,7 @@ func WriteCSV(w io.Writer, d *Dataset, comma rune) error {
 		if d.Features != nil {
 			rec[j] = d.Features[j]
 		} else {
-			rec[j] = "x" + strconv.Itoa(j+1)
+			rec[j] = FeatureName(j)
 		}
 	}
 	rec[c] = d.Target

@@ -66,6 +66,12 @@ type ReadOptions struct {
 	// errors naming them (wrapping ErrColumns). A file without a header
 	// is read by position.
 	Features []string
+	// ImpliedFeatures says the training data named no features: a CSV
+	// header is matched by name, as with Features, against the names
+	// x1…xDim implied for them (the header WriteCSV writes; "x<j>" is
+	// feature j, the LIBSVM index), without a list of Dim names being
+	// built. It needs Dim > 0 and is ignored when Features is set.
+	ImpliedFeatures bool
 	// AllowUnlabelled lets data lack its target: a LIBSVM file whose rows
 	// start with index:value, a CSV without its target column (by name
 	// with Features and a header, else by count: exactly Dim columns).

@@ -117,9 +117,9 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 	}
 }
 
-// TestWideFitKeepsNoFeatureNames: a fit on LIBSVM data wider than
-// datasets.WideColumns keeps no x1…xd names (at d = 10⁸ they took 1.6 GB and
-// the model file as much); the saved file stays small and loads.
+// TestWideFitKeepsNoFeatureNames: a fit on wide LIBSVM data keeps no x1…xd
+// names, they are implied (at d = 10⁸ they took 1.6 GB and the model file as
+// much); the saved file stays small and loads.
 func TestWideFitKeepsNoFeatureNames(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "w.svm"), []byte("1 1:1 200000:0.5\n-1 2:1\n1 1:0.9\n-1 2:0.8 3:1\n"), 0o644); err != nil {
@@ -137,8 +137,8 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Dim != 200000 || res.Features != nil {
-		t.Fatalf("d = %d, %d feature names", res.Dim, len(res.Features))
+	if res.Dim != 200000 || res.Features != nil || !res.ImpliedFeatures {
+		t.Fatalf("d = %d, %d feature names (implied %v)", res.Dim, len(res.Features), res.ImpliedFeatures)
 	}
 	p := filepath.Join(dir, "w.model")
 	if err := res.SaveFile(p, s); err != nil {
@@ -148,7 +148,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exac
 		t.Fatalf("model file: %v, %v", st, err)
 	}
 	back, err := LoadFitFile(p)
-	if err != nil || back.Dim != 200000 {
+	if err != nil || back.Dim != 200000 || !back.ImpliedFeatures || back.FeatureName(199999) != "x200000" {
 		t.Fatalf("load: %v", err)
 	}
 }

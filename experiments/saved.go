@@ -30,9 +30,15 @@ type savedHeader struct {
 	Scaling Scaling                `json:"scaling"`
 	Target  *datasets.TargetScaler `json:"target,omitempty"`
 	// Features and TargetName name the training columns (absent in files
-	// saved before they were kept).
-	Features   []string `json:"features,omitempty"`
-	TargetName string   `json:"target_name,omitempty"`
+	// saved before they were kept); ImpliedFeatures, for unnamed features,
+	// replaces the list x1…xd that the files saved since names were kept
+	// and before this field stored in full (all of it, later only up to
+	// d = 100,000): such a list loads as it was saved. A file with a
+	// target name and no features (saved then with d > 100,000) is read
+	// as implied too.
+	Features        []string `json:"features,omitempty"`
+	ImpliedFeatures bool     `json:"implied_features,omitempty"`
+	TargetName      string   `json:"target_name,omitempty"`
 	// TaskRule says how task auto decided the task.
 	TaskRule string `json:"task_rule,omitempty"`
 }
@@ -42,7 +48,7 @@ type savedHeader struct {
 // identically.
 func (f *FitResult) Save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
-		Features: f.Features, TargetName: f.TargetName, TaskRule: f.TaskRule}
+		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -101,8 +107,11 @@ func LoadFit(r io.Reader) (*FitResult, error) {
 	if h.Features != nil && len(h.Features) != h.Dim {
 		return nil, fmt.Errorf("%w: %d feature names for %d features", ErrSaved, len(h.Features), h.Dim)
 	}
+	// Every file that kept a target name kept the feature names too, or
+	// left them implied (see savedHeader).
+	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, TargetName: h.TargetName}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

@@ -63,6 +63,17 @@
 // apply to sparse X. Results equal the dense path's to rounding
 // (TestSparseOpMatchesDense, 1e-12) and do not depend on GOMAXPROCS.
 //
+// Centers C may be sparse too (sparse_centers.go): a Sparse C is kept as
+// CSR for the Gaussian, Laplacian, polynomial and linear kernels, with X
+// sparse (C stored by column over the features it uses, each non-zero x_k
+// scattering into the centers that have feature k) or dense (each center
+// gathers x at its own non-zeros). Memory is C's non-zeros, never M·d or d
+// per row, so K_MM, K(X_B, C) and the fused products of FALKON (Rudi et
+// al. 2018, eqs. 14–15) on news20-wide data cost what the data costs.
+// PreferDenseCenters says when dense centers are faster (from density
+// 0.25, measured in BENCH.md); results equal the dense path's to 1e-12
+// (TestSparseCentersMatchDense) at any GOMAXPROCS.
+//
 // # Dense products
 //
 // Dense runs general matrix products (Gemm) and the lower triangle of

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -297,6 +299,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, lambda: 0.001}
 			return nil, err
 		}
 		delete(h, "features")
+		delete(h, "implied_features")
 		delete(h, "target_name")
 		hb, err := json.Marshal(h)
 		if err != nil {
@@ -654,7 +657,7 @@ func TestCLIPredict(t *testing.T) {
 		{name: "csv no header, no target", args: []string{"predict", "--model", "krr.lmk", "--data", "noheader13.csv"},
 			stderr: []string{"no labels"}, check: sameAsLIBSVM},
 		{name: "model without names takes csv by position", args: []string{"predict", "--model", "old.lmk", "--data", "hs.csv"},
-			stderr: []string{"old.lmk keeps no feature names (saved before they were kept, or wider than", "the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
+			stderr: []string{"old.lmk keeps no feature names (saved before they were kept):", "the columns of hs.csv are taken by position"}, check: sameAsLIBSVM},
 		{name: "csv missing column", args: []string{"predict", "--model", "krr.lmk", "--data", "miss.csv"}, code: 1,
 			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
 		{name: "csv extra column", args: []string{"predict", "--model", "krr.lmk", "--data", "extra.csv"}, code: 1,
@@ -790,4 +793,163 @@ func TestCLIPredict(t *testing.T) {
 				}
 			}},
 	})
+}
+
+// TestCLIWideUnnamed is issue 20's 6-row case on the command line: a
+// LIBSVM file of 6 rows (labels ±1, 12 non-zeros) with one index of 10⁸.
+// data info, fit (svm, exact krr, falkon with M = 2) with --save and
+// predict (labelled, unlabelled, and a test file with an index beyond the
+// training dimension) succeed; the predictions are the saved model's
+// applied in process; the model files keep the features unnamed, so their
+// size is bound by the non-zeros (1024 + 32·nnz + 16·n bytes, the bound
+// of experiments.TestUnnamedFitSizeByNonZeros; x1…x10⁸ would be 1.1 GB).
+// Then predict by header name on an unnamed fit of d = 200,000 (above the
+// width at which names used to be dropped): a CSV with the 200,000
+// columns reversed and no target predicts what the LIBSVM file does, and
+// one that lacks a column and has an unknown one is refused naming both,
+// the feature list abbreviated.
+func TestCLIWideUnnamed(t *testing.T) {
+	dir := t.TempDir()
+	const six = "1 1:1 5:0.5\n-1 2:1 100000000:0.3\n1 1:0.9 3:0.2\n-1 2:0.8 3:1\n1 1:0.4 4:1\n-1 2:0.5 6:0.7\n"
+	var unl strings.Builder
+	for _, l := range strings.SplitAfter(six, "\n") {
+		_, rest, _ := strings.Cut(l, " ")
+		unl.WriteString(rest)
+	}
+	files := map[string]string{
+		"f.svm": six, "u.svm": unl.String(),
+		"t.svm": "1 1:1 150000000:2\n-1 2:1\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		if args[0] != "data" {
+			args = append(args, "--progress", "never")
+		}
+		code, so, se := e2eRun(t, dir, args...)
+		if code != 0 || strings.Contains(se, "goroutine ") {
+			t.Fatalf("landmark %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, so, se)
+		}
+		return so, se
+	}
+	so, _ := run("data", "info", "f.svm")
+	if !regexp.MustCompile(`(?m)^rows:\s+6\n`).MatchString(so) || !regexp.MustCompile(`(?m)^features:\s+100000000 \(7 occur`).MatchString(so) || !regexp.MustCompile(`(?m)^\s+100000000\s+x100000000\s`).MatchString(so) {
+		t.Errorf("data info:\n%s", so)
+	}
+	// readRows reads a test file as predict does, at the model's dimension.
+	readRows := func(name string, d int) mat.Matrix {
+		in, err := datasets.OpenInput(t.Context(), filepath.Join(dir, name), datasets.LIBSVM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		x, _, _, _, err := in.ReadTestWith(t.Context(), d, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	const n, nnz = 6, 12
+	for _, est := range [][]string{
+		{"--estimator", "svm"},
+		{"--estimator", "krr", "--approx", "exact"},
+		{"--estimator", "falkon", "--m", "2"},
+	} {
+		m := est[1] + ".lmk"
+		so, _ := run(append([]string{"fit", "--data", "f.svm", "--gamma", "1", "--save", m}, est...)...)
+		if !strings.Contains(so, "on 6 rows × 100000000 features") {
+			t.Errorf("%s: fit report:\n%s", m, so)
+		}
+		st, err := os.Stat(filepath.Join(dir, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound := int64(1024 + 32*nnz + 16*n); st.Size() > bound {
+			t.Errorf("%s: %d bytes, want ≤ %d", m, st.Size(), bound)
+		}
+		want := reference(t, filepath.Join(dir, m), outLabels, readRows("f.svm", 100_000_000))
+		for _, data := range []string{"f.svm", "u.svm"} {
+			so, se := run("predict", "--model", m, "--data", data)
+			if len(lines(t, so)) != 6 || so != want {
+				t.Errorf("%s on %s: %q, want %q (stderr %s)", m, data, so, want, se)
+			}
+		}
+		so, se := run("predict", "--model", m, "--data", "t.svm")
+		if len(lines(t, so)) != 2 || so != reference(t, filepath.Join(dir, m), outLabels, readRows("t.svm", 100_000_000)) || !strings.Contains(se, "beyond") {
+			t.Errorf("%s on t.svm: %q (stderr %s)", m, so, se)
+		}
+	}
+
+	// d = 200,000: 8 rows of 5 non-zeros, one at the last column; a CSV
+	// holding them by name, columns reversed, without the target.
+	const d = 200_000
+	rng := rand.New(rand.NewPCG(20, 21))
+	var lib strings.Builder
+	rows := make([]map[int]float64, 8)
+	for i := range rows {
+		rows[i] = map[int]float64{}
+		for len(rows[i]) < 5 {
+			rows[i][1+rng.IntN(d)] = float64(1+rng.IntN(9)) / 10
+		}
+		if i == 1 {
+			rows[i][d] = 0.3
+		}
+		cols := slices.Sorted(maps.Keys(rows[i]))
+		fmt.Fprintf(&lib, "%d", 1-2*(i%2))
+		for _, j := range cols {
+			fmt.Fprintf(&lib, " %d:%g", j, rows[i][j])
+		}
+		lib.WriteByte('\n')
+	}
+	csvOf := func(names func(j int) string) string {
+		var b strings.Builder
+		for j := d; j >= 1; j-- {
+			b.WriteString(names(j))
+			if j > 1 {
+				b.WriteByte(',')
+			}
+		}
+		b.WriteByte('\n')
+		for _, r := range rows {
+			for j := d; j >= 1; j-- {
+				b.WriteString(strconv.FormatFloat(r[j], 'g', -1, 64))
+				if j > 1 {
+					b.WriteByte(',')
+				}
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	for name, text := range map[string]string{
+		"w.svm":  lib.String(),
+		"wr.csv": csvOf(func(j int) string { return "x" + strconv.Itoa(j) }),
+		"wm.csv": csvOf(func(j int) string {
+			if j == 17 {
+				return "x017"
+			}
+			return "x" + strconv.Itoa(j)
+		}),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("fit", "--data", "w.svm", "--estimator", "svm", "--gamma", "1", "--save", "w.lmk")
+	byLIBSVM, _ := run("predict", "--model", "w.lmk", "--data", "w.svm")
+	byName, se := run("predict", "--model", "w.lmk", "--data", "wr.csv")
+	if len(lines(t, byName)) != 8 || byName != byLIBSVM || !strings.Contains(se, "8 rows; the file has no labels") || strings.Contains(se, "by position") {
+		t.Errorf("reversed CSV by name: %q, LIBSVM %q (stderr %s)", byName, byLIBSVM, se)
+	}
+	if want := reference(t, filepath.Join(dir, "w.lmk"), outLabels, readRows("w.svm", d)); byLIBSVM != want {
+		t.Errorf("LIBSVM predictions %q, in process %q", byLIBSVM, want)
+	}
+	code, so, se := e2eRun(t, dir, "predict", "--model", "w.lmk", "--data", "wm.csv", "--progress", "never")
+	if code != 1 || so != "" || !strings.Contains(se, `wm.csv: line 1`) || !strings.Contains(se, `missing feature column(s) "x17"; column(s) "x017" are neither features nor the target "y" (the features: x1…x200000 (unnamed); the file's columns: x200000, x199999,`) || !strings.Contains(se, "… (200000 in all))") {
+		t.Errorf("CSV with x017 for x17: exit %d, stdout %q, stderr %s", code, so, se)
+	}
 }

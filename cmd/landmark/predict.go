@@ -67,9 +67,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer in.Close()
 	// Rows may come without their label; a CSV header is matched to the
-	// training columns by name (models saved before names were kept take
-	// the columns by position).
-	ropt.Dim, ropt.AllowUnlabelled, ropt.Features = fit.Dim, true, fit.Features
+	// training columns by name, x1…xd for unnamed ones (looked up, never
+	// listed); models saved before names were kept take the columns by
+	// position.
+	ropt.Dim, ropt.AllowUnlabelled, ropt.Features, ropt.ImpliedFeatures = fit.Dim, true, fit.Features, fit.ImpliedFeatures
 	if ropt.Target == "" {
 		ropt.Target = fit.TargetName
 	}
@@ -101,8 +102,8 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d%s", datasets.ErrInput, *data, d.Dim(), fit.Dim, why)
 		}
-		if fit.Features == nil && d.Features != nil {
-			fmt.Fprintf(stderr, "predict: %s keeps no feature names (saved before they were kept, or wider than %d columns): the columns of %s are taken by position\n", *modelPath, datasets.WideColumns, *data)
+		if fit.Features == nil && !fit.ImpliedFeatures && d.Features != nil {
+			fmt.Fprintf(stderr, "predict: %s keeps no feature names (saved before they were kept): the columns of %s are taken by position\n", *modelPath, *data)
 		}
 		x, y = d.X, d.Y
 	}
