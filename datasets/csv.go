@@ -226,9 +226,12 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 	t := -1
 	switch j, ok := seen[target]; {
 	case target == "":
-		// The default target, the last column, unless it is a feature.
+		// The default target, the last column, unless it is a feature;
+		// then the column named y, the name WriteCSV gives an unnamed target.
 		if !isFeature(names[len(names)-1]) {
 			t = len(names) - 1
+		} else if j, ok := seen[unnamedTarget]; ok && !isFeature(unnamedTarget) {
+			t = j
 		}
 	case ok:
 		t = j
@@ -287,7 +290,11 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 		if len(extra) > listedNames {
 			extra = append(extra[:listedNames], fmt.Sprintf("… (%d in all)", len(extra)))
 		}
-		probs = append(probs, fmt.Sprintf("column(s) %s are neither features nor the target %q", strings.Join(extra, ", "), target))
+		what := strconv.Quote(target)
+		if target == "" {
+			what = "(the last column)"
+		}
+		probs = append(probs, fmt.Sprintf("column(s) %s are neither features nor the target %s", strings.Join(extra, ", "), what))
 	}
 	if t < 0 && !unlabelled {
 		if target == "" {
@@ -301,6 +308,9 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 	}
 	return t, xcol, nil
 }
+
+// unnamedTarget is the name WriteCSV gives a target that has none.
+const unnamedTarget = "y"
 
 // ErrColumns is wrapped by errors about a CSV header whose names do not
 // match the feature names asked for (ReadOptions.Features).
@@ -398,7 +408,7 @@ func WriteCSV(w io.Writer, d *Dataset, comma rune) error {
 	}
 	rec[c] = d.Target
 	if rec[c] == "" {
-		rec[c] = "y"
+		rec[c] = unnamedTarget
 	}
 	if err := cw.Write(rec); err != nil {
 		return err

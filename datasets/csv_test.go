@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -169,5 +170,26 @@ func TestCSVRoundTrip(t *testing.T) {
 	train.X = mat.NewDense(1, 4, nil)
 	if _, err := ReadTestFile(filepath.Join(dir, "s.csv.gz"), train, ReadOptions{}); !errors.Is(err, ErrInput) {
 		t.Errorf("mismatched width: err = %v", err)
+	}
+	// An unnamed training set (a LIBSVM file) has the implied names
+	// x1…xd: a header is matched to them by name, in any order, and other
+	// names are refused as predict refuses them.
+	train.X = mat.NewDense(1, 3, nil)
+	rev := filepath.Join(dir, "rev.csv")
+	for _, text := range []string{"x3,x1,x2,y\n3,1,2,9\n", "y,x3,x1,x2\n9,3,1,2\n"} {
+		if err := os.WriteFile(rev, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err = ReadTestFile(rev, train, ReadOptions{})
+		if err != nil || !slices.Equal(d.X.RawMatrix().Data, []float64{1, 2, 3}) || !slices.Equal(d.Y, []float64{9}) {
+			t.Errorf("%q for an unnamed training set: %v, %+v", text, err, d)
+		}
+	}
+	other := filepath.Join(dir, "other.csv")
+	if err := os.WriteFile(other, []byte("a,b,c,y\n1,2,3,9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTestFile(other, train, ReadOptions{}); !errors.Is(err, ErrColumns) || !strings.Contains(err.Error(), `missing feature column(s) "x1", "x2", "x3"`) {
+		t.Errorf("header a, b, c for an unnamed training set: %v", err)
 	}
 }

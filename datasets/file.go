@@ -192,9 +192,10 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 // ReadTestFile reads a file meant to be used with a model trained on train:
 // a LIBSVM file gets train's dimension (a test file whose largest index is
 // smaller still has train.Dim() columns; a larger index is an error), and a
-// CSV file must have the same number of feature columns; when both are
-// named, a header is matched to train's names (ReadOptions.Features), so its
-// columns may come in any order.
+// CSV file must have the same number of feature columns; a header is
+// matched to train's names (ReadOptions.Features), or to x1…xd when train
+// names none (ReadOptions.ImpliedFeatures, as landmark predict does), so
+// its columns may come in any order.
 func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error) {
 	if train == nil || train.X == nil {
 		return nil, fmt.Errorf("%w: nil training dataset", ErrInput)
@@ -202,6 +203,7 @@ func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error
 	opt.Dim = train.Dim()
 	if opt.Features == nil {
 		opt.Features = train.Features
+		opt.ImpliedFeatures = train.Features == nil
 	}
 	if opt.Target == "" && train.Target != "" {
 		opt.Target = train.Target

@@ -41,7 +41,14 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 		_, cols := xs.Dims()
-		if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
+		if f, ok := datasets.FormatOf(tp); ok && f == datasets.CSV && d.Format == "" {
+			// A CSV test file (its name says so) beside the LIBSVM
+			// training file: read dense, its header matched to the
+			// implied names x1…xd (as predict does), then held as CSR.
+			if xts, yt, err = r.readCSVTest(tp, cols); err != nil {
+				return nil, nil, nil, nil, err
+			}
+		} else if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
@@ -75,6 +82,31 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 		xt = xts
 	}
 	return x, y, xt, yt, nil
+}
+
+// readCSVTest reads the CSV test file at path for training data of cols
+// unnamed features (a LIBSVM file): a header is matched to x1…x<cols> by
+// name (datasets.ReadTestFile's rule), a file without one is taken by
+// position; the rows are returned as CSR.
+func (r *runner) readCSVTest(path string, cols int) (*datasets.CSR, []float64, error) {
+	opt, err := r.s.Dataset.readOptions()
+	if err != nil {
+		return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
+	}
+	opt.Format, opt.Dim, opt.ImpliedFeatures = datasets.CSV, cols, true
+	opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
+	t, err := datasets.ReadFileContext(r.ctx, path, opt)
+	if err != nil {
+		return nil, nil, r.readError(err, "test_path")
+	}
+	if t.Dim() != cols {
+		return nil, nil, r.s.errAt(fmt.Sprintf("%s: %d features, the training data has %d", path, t.Dim(), cols), "dataset", "test_path")
+	}
+	c, err := datasets.CSRFromDense(t.X)
+	if err != nil {
+		return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+	}
+	return c, t.Y, nil
 }
 
 // dense records the storage of data read dense (a CSV file, a bundled set,
