@@ -62,9 +62,10 @@ type KMeans struct {
 	// MaxBytes bounds the planned memory of Fit (PlanBytes); 0 means
 	// DefaultKMeansMaxBytes. Centroids are dense (K×d) even for sparse X, so
 	// on wide sparse data they can dwarf the data itself (K = 1,000 at
-	// d = 1,355,191: 10.8 GB for the two centroid sets): Fit refuses such a
-	// plan with ErrMemory naming the bytes needed, before allocating, rather
-	// than sparsifying the centroids. The samplers that return data rows
+	// d = 1,355,191: 10.8 GB; Lloyd's means are summed in place, so that is
+	// the only K×d set): Fit refuses such a plan with ErrMemory naming the
+	// bytes needed, before allocating, rather than sparsifying the
+	// centroids (saved files hold them as CSR when that is smaller). The samplers that return data rows
 	// (Uniform, RecursiveRLS, BLESS…) keep landmarks of sparse X as CSR.
 	MaxBytes int64
 }
@@ -348,25 +349,45 @@ func kmReseedRows(copyRow func(dst []float64, i int), c *mat.Dense, lab []int, d
 // kmMeans sets row j of c to the mean of the rows of x labelled j; rows of c with
 // no members are left unchanged. Summation is in row order.
 func kmMeans(c, x *mat.Dense, lab []int) {
-	k, d := c.Dims()
-	sum := make([]float64, k*d)
-	cnt := make([]int, k)
+	cnt := kmStartMeans(c, lab)
 	for i, l := range lab {
-		row := x.RawRowView(i)
-		acc := sum[l*d : (l+1)*d]
-		for t, v := range row {
+		acc := c.RawRowView(l)
+		for t, v := range x.RawRowView(i) {
 			acc[t] += v
 		}
+	}
+	kmEndMeans(c, cnt)
+}
+
+// kmStartMeans counts the members of each cluster and zeroes the rows of c
+// that have members, so that the means are summed in place (no K×d scratch):
+// each sum starts from +0 and adds its members in row order, as a separate
+// accumulator would.
+func kmStartMeans(c *mat.Dense, lab []int) []int {
+	k, _ := c.Dims()
+	cnt := make([]int, k)
+	for _, l := range lab {
 		cnt[l]++
 	}
-	for j := 0; j < k; j++ {
-		if cnt[j] == 0 {
+	for j, m := range cnt {
+		if m > 0 {
+			clear(c.RawRowView(j))
+		}
+	}
+	return cnt
+}
+
+// kmEndMeans divides the sums in the rows of c with members by their counts
+// (a multiplication by the reciprocal).
+func kmEndMeans(c *mat.Dense, cnt []int) {
+	for j, m := range cnt {
+		if m == 0 {
 			continue
 		}
-		inv := 1 / float64(cnt[j])
+		inv := 1 / float64(m)
 		row := c.RawRowView(j)
 		for t := range row {
-			row[t] = sum[j*d+t] * inv
+			row[t] *= inv
 		}
 	}
 }

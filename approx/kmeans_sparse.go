@@ -148,29 +148,17 @@ func kmNearestSparse(ctx context.Context, lab []int, dist []float64, x kernel.Sp
 }
 
 // kmMeansSparse is kmMeans for sparse rows: each centroid is the sum of its
-// members' non-zeros (in row order) over their count.
+// members' non-zeros (in row order) over their count, summed in place.
 func kmMeansSparse(c *mat.Dense, x kernel.Sparse, lab []int) {
-	k, d := c.Dims()
-	sum := make([]float64, k*d)
-	cnt := make([]int, k)
+	cnt := kmStartMeans(c, lab)
 	indptr, indices, values := x.CSR()
 	for i, l := range lab {
-		acc := sum[l*d : (l+1)*d]
+		acc := c.RawRowView(l)
 		for p := indptr[i]; p < indptr[i+1]; p++ {
 			acc[indices[p]] += values[p]
 		}
-		cnt[l]++
 	}
-	for j := 0; j < k; j++ {
-		if cnt[j] == 0 {
-			continue
-		}
-		inv := 1 / float64(cnt[j])
-		row := c.RawRowView(j)
-		for t := range row {
-			row[t] = sum[j*d+t] * inv
-		}
-	}
+	kmEndMeans(c, cnt)
 }
 
 // kmProjectSparse writes sk·x for the sparse row x into dst (len p):

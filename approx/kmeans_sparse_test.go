@@ -94,3 +94,61 @@ func TestKMeansSparseMatchesDense(t *testing.T) {
 		t.Fatalf("repeated index: %v", err)
 	}
 }
+
+// kmMeansScratch is the means step as it was before the sums moved into
+// the centroids' rows: a separate K×d accumulator from +0, members added in
+// row order, multiplied by the reciprocal count; rows without members kept.
+func kmMeansScratch(c *mat.Dense, x *mat.Dense, lab []int) {
+	k, d := c.Dims()
+	sum := make([]float64, k*d)
+	cnt := make([]int, k)
+	for i, l := range lab {
+		for t, v := range x.RawRowView(i) {
+			sum[l*d+t] += v
+		}
+		cnt[l]++
+	}
+	for j := 0; j < k; j++ {
+		if cnt[j] == 0 {
+			continue
+		}
+		inv := 1 / float64(cnt[j])
+		for t := range d {
+			c.Set(j, t, sum[j*d+t]*inv)
+		}
+	}
+}
+
+// The in-place means (dense and sparse rows) are bit-identical to a
+// separate accumulator's, keep the old row of a cluster without members,
+// and keep −0 where every member is −0 (the sums start from +0, so
+// +0 + −0 = +0 exactly as the accumulator gives).
+func TestKMeansMeansInPlace(t *testing.T) {
+	x := sparseBlobs(rand.New(rand.NewPCG(31, 32)), 97, 60)
+	xd := kernel.DenseOf(x)
+	xd.Set(5, 7, math.Copysign(0, -1))
+	rng := rand.New(rand.NewPCG(33, 34))
+	lab := make([]int, 97)
+	for i := range lab {
+		lab[i] = rng.IntN(4) // cluster 4 of 5 stays empty
+	}
+	old := mat.NewDense(5, 60, nil)
+	for i := range old.RawMatrix().Data {
+		old.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	want := mat.DenseCopyOf(old)
+	kmMeansScratch(want, xd, lab)
+	dense, sparse := mat.DenseCopyOf(old), mat.DenseCopyOf(old)
+	kmMeans(dense, xd, lab)
+	kmMeansSparse(sparse, x, lab)
+	for _, got := range []*mat.Dense{dense, sparse} {
+		for i, v := range got.RawMatrix().Data {
+			if math.Float64bits(v) != math.Float64bits(want.RawMatrix().Data[i]) {
+				t.Fatalf("entry %d: %v, want %v", i, v, want.RawMatrix().Data[i])
+			}
+		}
+	}
+	if !mat.Equal(dense.RowView(4), old.RowView(4)) {
+		t.Fatal("the empty cluster's centroid changed")
+	}
+}

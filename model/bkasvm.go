@@ -196,12 +196,28 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	// What the fit keeps whatever the clusters (bkaSVMPlan's kept bytes), and
 	// k-means's own plan, are checked before clustering. k-means keeps dense
 	// centroids, K×d whatever the form of x (wide sparse data included), and
-	// the fit keeps them (the partition) to the end.
+	// the fit keeps them (the partition) to the end, beside the solves and
+	// their scatter vectors (sparse x with a kernel that needs them). The
+	// solves are bounded before clustering by planning each task as one
+	// cluster: a task's clusters partition its rows and a solve's state is
+	// linear in its rows, so the tasks that could run at once hold at least
+	// the state of any clusters that run at once. This check, not the one
+	// after clustering, is then what refuses a cap too small, before
+	// k-means allocates its K×d centroids.
 	km := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
-	nt := len(svmTasks(labels, classIndex(labels, y), cfg.ovo))
 	centroids := 8 * int64(k) * int64(d)
+	scatter := scatterPlan(cfg.k, x, cfg.workers)
+	left := b.MemoryLimit // what the solves may take besides the centroids and scatter vectors
+	if left > 0 {
+		left = max(1, left-centroids-scatter)
+	}
+	var taskSizes []int
+	for _, t := range svmTasks(labels, classIndex(labels, y), cfg.ovo) {
+		taskSizes = append(taskSizes, len(t.rows))
+	}
+	solves, _ := bkaSVMPlan(n, dm, taskSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
 	if err := checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", n, d),
-		max(16*int64(n)*int64(dm)+24*int64(n)*int64(nt)+centroids, km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
+		max(solves+centroids+scatter, km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))
@@ -239,16 +255,8 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	for j, jb := range jobs {
 		jobSizes[j] = len(jb.loc)
 	}
-	taskSizes := make([]int, len(tasks))
-	for ti, t := range tasks {
-		taskSizes[ti] = len(t.rows)
-	}
-	left := b.MemoryLimit // what the solves may take besides the centroids
-	if left > 0 {
-		left = max(1, left-centroids)
-	}
 	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
-	need += centroids + scatterPlan(cfg.k, x, cfg.workers)
+	need += centroids + scatter
 	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
@@ -23,11 +24,18 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	w := parallel.Workers(workers)
 	// K + λnI, the sparse data (12 bytes a non-zero), the targets, one
 	// column per worker, the column index (kernel.SparseIndex) or, for
-	// kernels without one, a d-element scatter vector per worker, and the
-	// blocked Cholesky's workspace (as ExactKRR).
+	// kernels without one, a scatter vector per worker: u elements for the
+	// Laplacian on X with its u non-zero columns renumbered
+	// (compactColumns, 4 bytes a non-zero for the new indices and 4 for
+	// the sorted copy that finds them, freed before the Gram matrix), d
+	// for other kernels; and the blocked Cholesky's workspace (as
+	// ExactKRR).
+	gx := kernel.Sparse(x)
 	gram := int64(w) * int64(d) * 8
 	if indexedKernel(k) {
 		gram = kernel.SparseIndexBytes(n, len(values))
+	} else if cx, u := compactColumns(k, x); u < d {
+		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
 	}
 	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values)) + gram
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
@@ -35,7 +43,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 		return nil, info, err
 	}
 	km := mat.NewDense(n, n, nil)
-	if err := sparseGram(ctx, k, x, km, workers); err != nil {
+	if err := sparseGram(ctx, k, gx, km, workers); err != nil {
 		return nil, info, err
 	}
 	raw := km.RawMatrix()
@@ -60,6 +68,38 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	}
 	centers := kernel.SubsetRows(x, seq(n))
 	return &sparseExpansion{dec: &svmDecision{k: k, sv: centers, w: alpha, bias: make([]float64, t), workers: workers}}, info, nil
+}
+
+// compactColumns returns, for the Laplacian kernel, x with the u columns
+// that hold a non-zero renumbered 0…u−1 in ascending order, and u, when
+// u < d/2 (else x and d). The Laplacian's scatter/gather
+// (kernel.SparseColumns) sees two points only through their stored
+// entries, visited in column order, which the renumbering keeps: every
+// kernel value is the same to the bit, and the scatter vectors take u ≤ nnz
+// elements instead of d (two of 800 MB each at d = 10⁸). Other kernels
+// (which might read a column's position; the Gaussian, linear and
+// polynomial go through kernel.SparseIndex) get x and d. The row pointers
+// and values are shared; the renumbered indices are a new array.
+func compactColumns(k kernel.Kernel, x kernel.Sparse) (kernel.Sparse, int) {
+	_, d := x.Dims()
+	if _, ok := k.(kernel.Laplacian); !ok {
+		return x, d
+	}
+	indptr, indices, values := x.CSR()
+	lo, hi := indptr[0], indptr[len(indptr)-1]
+	cols := slices.Clone(indices[lo:hi])
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	u := len(cols)
+	if 2*u >= d {
+		return x, d
+	}
+	re := make([]int32, len(indices))
+	for p := lo; p < hi; p++ {
+		j, _ := slices.BinarySearch(cols, indices[p])
+		re[p] = int32(j)
+	}
+	return kernel.NewCSRRows(u, indptr, re, values), u
 }
 
 // sparseGram writes K(X, X) into dst: row i is the kernel column of x_i,

@@ -2,17 +2,20 @@ package model
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestExactKRRSparseWideAllocs: exact KRR on 6 CSR rows at d = 10⁸ fits
-// with less than 1 MiB allocated (a d-element scatter vector alone is
-// 800 MB; one per worker took 1.6 GB before kernel.SparseIndex) and
-// predicts its own ±1 labels (λ = 10⁻³ against a Gram matrix with unit
-// diagonal: the fit interpolates).
+// with less than 1 MiB allocated, Gaussian (kernel.SparseIndex) and
+// Laplacian (compactColumns) — a d-element scatter vector alone is 800 MB,
+// and one per worker took 1.6 GB — and the Gaussian fit predicts its own ±1
+// labels (λ = 10⁻³ against a Gram matrix with unit diagonal: the fit
+// interpolates).
 func TestExactKRRSparseWideAllocs(t *testing.T) {
 	// 6 rows, one non-zero at column 10⁸ − 1.
 	ip := []int{0, 2, 4, 6, 8, 10, 12}
@@ -20,24 +23,69 @@ func TestExactKRRSparseWideAllocs(t *testing.T) {
 	iv := []float64{1, 0.5, 1, 0.3, 0.9, 0.2, 0.8, 1, 0.4, 1, 0.5, 0.7}
 	wide := kernel.NewCSRRows(100_000_000, ip, ix, iv)
 	y := []float64{1, -1, 1, -1, 1, -1}
-	m := &KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-3, Workers: 2, Task: Classification}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if err := m.Fit(context.Background(), wide, y); err != nil {
-		t.Fatal(err)
+	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 1}, kernel.Laplacian{Gamma: 1}} {
+		m := &KRR{Kernel: k, Lambda: 1e-3, Workers: 2, Task: Classification}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := m.Fit(context.Background(), wide, y); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("%v: exact KRR on 6 rows at d = 10⁸ allocated %d bytes", k, got)
+		}
+		// Training labels only: predicting takes the SVM decision's sparse
+		// path, which (for the Laplacian) still allocates d elements.
+		if k, ok := k.(kernel.Gaussian); ok {
+			p, err := m.Predict(wide)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range p {
+				if v != y[i] {
+					t.Errorf("%v: row %d: predicted %g, label %g", k, i, v, y[i])
+				}
+			}
+		}
 	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
-		t.Errorf("exact KRR on 6 rows at d = 10⁸ allocated %d bytes", got)
-	}
-	p, err := m.Predict(wide)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range p {
-		if v != y[i] {
-			t.Errorf("row %d: predicted %g, label %g", i, v, y[i])
+}
+
+// TestCompactColumnsLaplacian: the Laplacian Gram matrix of exact KRR on X
+// with its non-zero columns renumbered is the one on X itself to the bit (at
+// d = 10⁶, 30 rows of 7 non-zeros), and the dense engine's to 1e-12 (at
+// d = 2,000; sums of a few dozen |differences| ≤ 8); other kernels keep X.
+func TestCompactColumnsLaplacian(t *testing.T) {
+	k := kernel.Laplacian{Gamma: 0.2}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, d := range []int{2000, 1_000_000} {
+		x, _ := wideCSR(30, d, 7, rng)
+		cx, u := compactColumns(k, x)
+		if _, c := cx.Dims(); c != u || u > 210 || u < 7 {
+			t.Fatalf("d = %d: compacted to %d columns (u = %d)", d, c, u)
+		}
+		got, want := mat.NewDense(30, 30, nil), mat.NewDense(30, 30, nil)
+		if err := sparseGram(context.Background(), k, cx, got, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := sparseGram(context.Background(), k, x, want, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("d = %d: compacted Gram differs from the uncompacted one", d)
+		}
+		if d == 2000 {
+			xd := kernel.DenseOf(x)
+			dense := mat.NewDense(30, 30, nil)
+			if err := kernel.NewOp(k, xd, xd, kernel.Options{}).Block(context.Background(), dense); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(got, dense, 1e-12) {
+				t.Errorf("compacted Gram differs from the dense engine's")
+			}
+		}
+		if cg, ug := compactColumns(kernel.Gaussian{Gamma: 1}, x); cg != kernel.Sparse(x) || ug != d {
+			t.Errorf("d = %d: the Gaussian got %d columns", d, ug)
 		}
 	}
 }

@@ -96,10 +96,12 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 		{"bka-svm before clustering", func() error {
 			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
 		}, "bka-svm before clustering", 16 << 10, true},
-		// room for that (216 KB) but not for the two 1500-row cluster problems
+		// room for that (216 KB) but not for the cluster problems: they are
+		// bounded before clustering by the task's 3000 rows and the 64 MiB
+		// cache, so this too is refused before k-means
 		{"bka-svm", func() error {
 			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
-		}, "bka-svm (n=3000", 1 << 20, false},
+		}, "bka-svm before clustering (n=3000", 1 << 20, false},
 		{"approx.FitBKA", func() error {
 			_, err := approx.FitBKA(context.Background(), x, k, approx.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
 			return err

@@ -159,8 +159,10 @@ func enforcedPlan(t *testing.T, fit func(limit int64) error) int64 {
 //
 // Measured (plan, growth): SVM Gaussian 1.2, 1.5 MiB (the sparse column
 // index; within the 4 MiB slack) and Laplacian 31.4, 15.5 MiB (its scatter
-// vectors, 8d a worker, planned for two workers); BKA-SVM 152.6, 137.4 MiB
-// (k-means's three K×d centroid sets are the peak); MEKA KRR at clusters 2,
+// vectors, 8d a worker, planned for two workers); BKA-SVM 61.1, 45.8 MiB
+// (k-means's one K×d centroid set is the peak; with a K×d scratch for
+// Lloyd's sums it was 152.6, 91.4 MiB) and with the Laplacian kernel 77.2,
+// 76.3 MiB (centroids and two scatter vectors); MEKA KRR at clusters 2,
 // rank 4: 641, 366 MiB (the plan checked before clustering bounds the
 // clusters' sizes by n; the dense landmarks and link samples, d each,
 // dominate); exact KRR 33.0, 31.3 MiB; Nyström KRR 1.6, 1.0 MiB and Falkon

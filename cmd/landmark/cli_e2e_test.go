@@ -489,6 +489,23 @@ func savedPredicts(name string, want ...string) func(t *testing.T, f *e2eFixture
 	}
 }
 
+// sameTestLine checks that fit's test line equals the one with the
+// training file itself (heart_scale as LIBSVM, with the extra flags) as the
+// test data.
+func sameTestLine(train string, extra ...string) func(t *testing.T, f *e2eFixture, so, se string) {
+	return func(t *testing.T, f *e2eFixture, so, se string) {
+		args := append([]string{"fit", "--data", train, "--test-data", "hs.libsvm", "--gamma", "0.1", "--lambda", "1e-3", "--progress", "never"}, extra...)
+		code, want, errOut := e2eRun(t, f.dir, args...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		testLine := func(s string) string { return s[strings.Index(s, "test ("):] }
+		if testLine(so) != testLine(want) {
+			t.Errorf("test scores on the reordered CSV:\n%s\nwant (the LIBSVM file):\n%s", testLine(so), testLine(want))
+		}
+	}
+}
+
 func TestCLIFit(t *testing.T) {
 	runCases(t, []e2eCase{
 		// The task is inferred from the labels when --task is absent.
@@ -571,6 +588,15 @@ func TestCLIFit(t *testing.T) {
 			}},
 		{name: "test csv missing column", args: []string{"fit", "--data", "hs.csv", "--test-data", "miss.csv", "--gamma", "0.1", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`}},
+		// Beside a LIBSVM training file (unnamed features: x1…x13), sparse
+		// (the default) or dense, a test CSV is matched by name too (it was
+		// read as LIBSVM, or by position: accuracy 0.007 with y first).
+		{name: "test csv reordered, libsvm training", args: []string{"fit", "--data", "hs.libsvm", "--test-data", "rev.csv", "--gamma", "0.1", "--lambda", "1e-3"},
+			stdout: []string{"test (270 rows): accuracy"}, check: sameTestLine("hs.libsvm")},
+		{name: "test csv reordered, libsvm training, dense", args: []string{"fit", "--data", "hs.libsvm", "--dense", "--test-data", "rev.csv", "--gamma", "0.1", "--lambda", "1e-3"},
+			stdout: []string{"test (270 rows): accuracy"}, check: sameTestLine("hs.libsvm", "--dense")},
+		{name: "test csv missing column, libsvm training", args: []string{"fit", "--data", "hs.libsvm", "--test-data", "miss.csv", "--gamma", "0.1", "--lambda", "1e-3"}, code: 1,
+			stderr: []string{"miss.csv: line 1", `missing feature column(s) "x13"`, "the features: x1…x13 (unnamed)"}},
 		// Flags beside a SPEC override it, printed, or are refused.
 		{name: "spec overrides", args: []string{"fit", "spec.yaml", "--gamma", "0.1", "--lambda", "0.001", "--save", "over.lmk"},
 			stdout: []string{"override: gamma 0.1 (spec: 0.5)", "override: lambda 0.001 (spec: 0.001)"},
