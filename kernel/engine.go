@@ -211,11 +211,12 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
+	defer p.putWorks(ws)
 	rd := dst.RawMatrix()
 	return parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
 		if ws[worker] == nil {
-			ws[worker] = p.newWork(b, 0)
+			ws[worker] = p.getWork(b, 0)
 		}
 		if p.dk != nil && rd.Stride == p.mp && (r1-r0)%panelRows == 0 {
 			// The block's tiles fit dst exactly: form K in place.
@@ -245,6 +246,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
+	defer p.putWorks(ws)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if p.gauss && rv.Cols == 1 {
 		// One right-hand side: each row of the block is mapped through exp
@@ -253,7 +255,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 		return parallel.For(ctx, nb, w, func(worker, blk int) {
 			r0, r1 := blk*b, min((blk+1)*b, n)
 			if ws[worker] == nil {
-				ws[worker] = p.newWork(b, 0)
+				ws[worker] = p.getWork(b, 0)
 			}
 			p.gaussianDots(ws[worker], r0, r1, vp, vp32, rd.Data[r0*rd.Stride:], rd.Stride)
 		})
@@ -262,7 +264,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	err := parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
 		if ws[worker] == nil {
-			ws[worker] = p.newWork(b, 0)
+			ws[worker] = p.getWork(b, 0)
 		}
 		kb := p.kernelBlock(ws[worker], r0, r1)
 		out := blas64.General{Rows: r1 - r0, Cols: rd.Cols, Stride: rd.Stride, Data: rd.Data[r0*rd.Stride:]}
@@ -416,13 +418,16 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 	nb := (n + b - 1) / b
 	nseg := min(maxSegments, nb)
 	partial := make([][]float64, nseg)
+	sums := p.getSums(nseg * p.mp * t)
+	defer p.sums.Put(sums)
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
+	defer p.putWorks(ws)
 	err := parallel.For(ctx, nseg, w, func(worker, s int) {
 		if ws[worker] == nil {
-			ws[worker] = p.newWork(b, kvCols)
+			ws[worker] = p.getWork(b, kvCols)
 		}
-		acc := blas64.General{Rows: m, Cols: t, Stride: t, Data: make([]float64, p.mp*t)}
+		acc := blas64.General{Rows: m, Cols: t, Stride: t, Data: (*sums)[s*p.mp*t : (s+1)*p.mp*t]}
 		partial[s] = acc.Data
 		lo, hi := s*nb/nseg, (s+1)*nb/nseg
 		for blk := lo; blk < hi; blk++ {

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -40,6 +42,16 @@ type plan struct {
 
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
+
+	// works recycles the per-worker scratch (work) between the Op's calls.
+	// An iterative solver calls the Op once an iteration; a fresh work per
+	// worker and call (a bp×mp block of K, ≈ 1 MB at M = 1,000) made every
+	// call garbage, and the garbage let the Go heap run up to its GC goal:
+	// Falkon at M = 1,000 on 3,000 points allocated 43.5 MB of works over a
+	// fit, and its heap peaked at 45 MB where 21 MB were live (GOGC=100).
+	works sync.Pool
+	// sums recycles the partial sums of reduce (*[]float64) likewise.
+	sums sync.Pool
 }
 
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
@@ -129,6 +141,7 @@ func (o *Op) prepare() *plan {
 
 // work is one worker's scratch space.
 type work struct {
+	b   int // the rows of a block it was made for
 	acc accel
 	blk []float64 // K block, bp×mp
 	a   []float64 // X block packed in panels of panelRows rows, feature-major
@@ -139,9 +152,50 @@ type work struct {
 	xd                 []float64 // sparse X: a block of rows expanded to dense (allocated on first use)
 }
 
+// getWork returns scratch for row blocks of b rows and t right-hand sides:
+// a recycled work (cleared, so that it reads as a fresh one) or a new one.
+// putWorks hands the works of a call back.
+func (p *plan) getWork(b, t int) *work {
+	if w, ok := p.works.Get().(*work); ok && w.b == b && w.acc == useAccel {
+		if cap(w.kv) < b*t {
+			w.kv = make([]float64, b*t)
+		}
+		w.kv = w.kv[:b*t]
+		for _, s := range [][]float64{w.kv, w.blk, w.a, w.xd} {
+			clear(s)
+		}
+		for _, s := range [][]float32{w.a32, w.blk32, w.acc32, w.kv32} {
+			clear(s)
+		}
+		return w
+	}
+	return p.newWork(b, t)
+}
+
+// getSums returns n zeros for the partial sums of reduce, in a recycled
+// buffer when the pool has one large enough; the caller puts it back.
+func (p *plan) getSums(n int) *[]float64 {
+	if b, ok := p.sums.Get().(*[]float64); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		clear(*b)
+		return b
+	}
+	b := make([]float64, n)
+	return &b
+}
+
+// putWorks returns the non-nil works of ws to the pool.
+func (p *plan) putWorks(ws []*work) {
+	for _, w := range ws {
+		if w != nil {
+			p.works.Put(w)
+		}
+	}
+}
+
 func (p *plan) newWork(b, t int) *work {
 	bp := roundUp(b, panelRows)
-	w := &work{acc: useAccel, kv: make([]float64, b*t)}
+	w := &work{b: b, acc: useAccel, kv: make([]float64, b*t)}
 	if p.blocks32(w) {
 		w.blk32, w.acc32, w.kv32 = make([]float32, bp*p.mp), make([]float32, p.mp), make([]float32, b)
 	}

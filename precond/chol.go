@@ -16,6 +16,17 @@ func cholesky(ctx context.Context, a *mat.Dense, opt solver.CholOptions) (*solve
 	return solver.CholeskyBlocked(ctx, a, opt, kernel.Dense{})
 }
 
+// factorBlock is the block width (the k of the products) of
+// solver.CholeskyBlocked and solver.Lauum. Were it to differ, reserve would
+// only ready a buffer of the wrong size; the results would not change.
+const factorBlock = 256
+
+// reserve readies kernel.Dense's packing buffer for the largest product of
+// cholesky and lowerGram on an m×m matrix (see kernel.Dense.Reserve).
+func reserve(m int) {
+	kernel.Dense{}.Reserve(m, m, min(m, factorBlock))
+}
+
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict
 // upper triangle ignored and left alone) with the lower triangle of WᵀW, as
 // LAPACK's lauum does, with the products on the kernel engine

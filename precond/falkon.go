@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -63,6 +64,12 @@ type Falkon struct {
 	JitterT, JitterA float64
 	// Weighted says whether the BLESS weights of eq. 15 were used.
 	Weighted bool
+
+	// parts recycles MulKMM's partial sums (*[]float64, kmmSegments·M·t
+	// values) between calls: MulKMM runs once per CG iteration, and a
+	// fresh buffer each time was garbage the Go heap grew by until its
+	// next collection.
+	parts sync.Pool
 }
 
 var _ solver.Preconditioner = (*Falkon)(nil)
@@ -135,6 +142,10 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	for j := range diag {
 		raw.Data[j*raw.Stride+j] += shift
 	}
+	// The largest product of the two factorizations and the lauum is
+	// lauum's last (an M×M result over 256): ready its packing buffer now,
+	// so that the smaller ones before it do not each leave a buffer behind.
+	reserve(m)
 	t, err := cholesky(context.Background(), kmm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
@@ -247,7 +258,14 @@ func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 	raw := f.kmm.RawMatrix()
 	bounds := kmmBounds(m)
 	segs := len(bounds) - 1
-	part := make([]float64, segs*m*t) // partial sums, segment s at part[s·m·t:]
+	pb, ok := f.parts.Get().(*[]float64)
+	if !ok || cap(*pb) < segs*m*t {
+		b := make([]float64, segs*m*t)
+		pb = &b
+	}
+	defer f.parts.Put(pb)
+	part := (*pb)[:segs*m*t] // partial sums, segment s at part[s·m·t:]
+	clear(part)
 	err := parallel.For(context.Background(), segs, 0, func(_, s int) {
 		p := part[s*m*t : (s+1)*m*t]
 		for i := bounds[s]; i < bounds[s+1]; i++ {

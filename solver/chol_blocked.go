@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -89,6 +90,39 @@ func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Produ
 	return c, err
 }
 
+// reserver is implemented by Products that can ready their workspace for a
+// sequence of products up to op(a) m×k by op(b) k×n (kernel.Dense.Reserve),
+// so that the growing or shrinking products of a blocked factorization share
+// one buffer.
+type reserver interface {
+	Reserve(m, n, k int)
+}
+
+// reserve calls p.Reserve when p has it.
+func reserve(p Products, m, n, k int) {
+	if r, ok := p.(reserver); ok {
+		r.Reserve(m, n, k)
+	}
+}
+
+// scratchPool recycles the n×cholBlock panels of blockedPotrf and lauum
+// (*[]float64): FALKON's preconditioner runs two factorizations and one
+// lauum in a row, and a fresh panel each time (2 MB at n = 1,000) was
+// garbage the Go heap grew by until its next collection.
+var scratchPool sync.Pool
+
+// scratch returns n zeros from scratchPool, or newly allocated; the caller
+// puts them back.
+func scratch(n int) *[]float64 {
+	if b, ok := scratchPool.Get().(*[]float64); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		clear(*b)
+		return b
+	}
+	b := make([]float64, n)
+	return &b
+}
+
 // view is the r×c sub-matrix (r, c > 0) of s's storage at (i, j), sharing memory.
 func view(s blas64.General, i, j, r, c int) *mat.Dense {
 	var d mat.Dense
@@ -106,8 +140,11 @@ func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (
 		return ok, ctx.Err()
 	}
 	g := blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data}
-	inv := mat.NewDense(nb, nb, nil)
-	tmp := make([]float64, (n-nb)*nb)
+	reserve(p, n-nb, n-nb, nb) // the first SyrkLower is the largest product
+	sb := scratch(n * nb)
+	defer scratchPool.Put(sb)
+	inv := mat.NewDense(nb, nb, (*sb)[:nb*nb])
+	tmp := (*sb)[nb*nb : n*nb]
 	for k := 0; k < n; k += nb {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -176,7 +213,10 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
 		p = gonumProducts{}
 	}
 	g := w.RawMatrix()
-	panel := make([]float64, min(nb, n)*n)
+	reserve(p, n, n, min(nb, n)) // the last SyrkLower is the largest product
+	sb := scratch(min(nb, n) * n)
+	defer scratchPool.Put(sb)
+	panel := *sb
 	for k0 := 0; k0 < n; k0 += nb {
 		if err := ctx.Err(); err != nil {
 			return err
