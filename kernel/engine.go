@@ -211,7 +211,7 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
-	defer p.putWorks(ws)
+	defer putWorks(ws)
 	rd := dst.RawMatrix()
 	return parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
@@ -246,7 +246,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
-	defer p.putWorks(ws)
+	defer putWorks(ws)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if p.gauss && rv.Cols == 1 {
 		// One right-hand side: each row of the block is mapped through exp
@@ -422,7 +422,7 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 	defer p.sums.Put(sums)
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
-	defer p.putWorks(ws)
+	defer putWorks(ws)
 	err := parallel.For(ctx, nseg, w, func(worker, s int) {
 		if ws[worker] == nil {
 			ws[worker] = p.getWork(b, kvCols)

@@ -184,7 +184,7 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	mp := roundUp(m, panelRows)
 	kcap := min(chunk, k)
 	bufs := packBuffers(packLen(m, n, k))
-	defer densePool.Put(bufs)
+	defer releasePack(bufs)
 	bp, ap := (*bufs)[:np*panelCols*kcap], (*bufs)[np*panelCols*kcap:(np*panelCols+mp)*kcap]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
@@ -333,18 +333,31 @@ func packLen(m, n, k int) int {
 }
 
 // Reserve readies the packing buffer of products of an m×k by a k×n matrix
-// (Gemm, or SyrkLower with n = m), so that a sequence of products no larger
-// than that — a blocked factorization's, whose sizes grow or shrink call by
-// call — reuses one buffer instead of replacing a too-small one at every
-// step: the replaced buffers were garbage (7.9 MB over FALKON's
-// preconditioner at M = 1,000, beside a 3.9 MB buffer) that the Go heap grew
-// by until its next collection. It allocates only when the buffer at hand is
-// smaller.
-func (d Dense) Reserve(m, n, k int) {
-	if m <= 0 || n <= 0 || k <= 0 {
-		return
+// (Gemm, or SyrkLower with n = m) and holds it until the returned release
+// is called, so that a sequence of products no larger than that — a blocked
+// factorization's, whose sizes grow or shrink call by call — reuses one
+// buffer from whichever goroutine or P they run. Without it, each product
+// that found the pooled buffer too small, or did not see it (sync.Pool
+// caches per P), allocated another: 8.8 MB of extra buffers, garbage beside
+// a 3.9 MB one, in one FALKON preconditioner at M = 1,000, which the Go
+// heap grew by until its next collection. Reserves may nest and overlap;
+// the buffer goes back to the pool when the last is released.
+func (d Dense) Reserve(m, n, k int) (release func()) {
+	packSlot.mu.Lock()
+	packSlot.holds++
+	packSlot.mu.Unlock()
+	if m > 0 && n > 0 && k > 0 {
+		releasePack(packBuffers(packLen(m, n, k)))
 	}
-	densePool.Put(packBuffers(packLen(m, n, k)))
+	return func() {
+		packSlot.mu.Lock()
+		defer packSlot.mu.Unlock()
+		packSlot.holds--
+		if packSlot.holds == 0 && packSlot.buf != nil {
+			densePool.Put(packSlot.buf)
+			packSlot.buf = nil
+		}
+	}
 }
 
 // densePool recycles the packing buffers of Dense's products: a blocked
@@ -352,15 +365,61 @@ func (d Dense) Reserve(m, n, k int) {
 // doubles, and fresh memory would be faulted in and zeroed on every call.
 var densePool sync.Pool
 
+// poolTries is how many pooled buffers packBuffers looks at.
+const poolTries = 4
+
+// packSlot holds the largest packing buffer released while a Reserve is
+// open (holds > 0), seen from every P, unlike densePool's per-P caches.
+var packSlot struct {
+	mu    sync.Mutex
+	holds int
+	buf   *[]float64 // nil when none or taken
+}
+
 // packBuffers returns a buffer of at least n doubles (contents undefined)
-// from densePool; the caller puts it back.
+// from packSlot or densePool, or new; the caller hands it back with
+// releasePack.
 func packBuffers(n int) *[]float64 {
-	if b, ok := densePool.Get().(*[]float64); ok && cap(*b) >= n {
+	packSlot.mu.Lock()
+	if b := packSlot.buf; b != nil && cap(*b) >= n {
+		packSlot.buf = nil
+		packSlot.mu.Unlock()
 		*b = (*b)[:n]
 		return b
 	}
+	packSlot.mu.Unlock()
+	// The pool may hold buffers of several sizes (one per P, and products of
+	// other shapes): look at a few, dropping the ones too small, before
+	// allocating.
+	for range poolTries {
+		b, ok := densePool.Get().(*[]float64)
+		if !ok {
+			break
+		}
+		if cap(*b) >= n {
+			*b = (*b)[:n]
+			return b
+		}
+	}
 	b := make([]float64, n)
 	return &b
+}
+
+// releasePack hands back a buffer of packBuffers: while a Reserve is open,
+// into packSlot when it is at least as large as the one there (which goes
+// to densePool), else into densePool.
+func releasePack(b *[]float64) {
+	packSlot.mu.Lock()
+	if old := packSlot.buf; packSlot.holds > 0 && (old == nil || cap(*old) <= cap(*b)) {
+		packSlot.buf = b
+		packSlot.mu.Unlock()
+		if old != nil {
+			densePool.Put(old)
+		}
+		return
+	}
+	packSlot.mu.Unlock()
+	densePool.Put(b)
 }
 
 // tile sets (or, with add, increments) the 8×16 tile at c (row stride ldc)

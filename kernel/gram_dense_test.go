@@ -195,7 +195,7 @@ func BenchmarkDenseSyrk(b *testing.B) {
 }
 
 // TestPackBytes: PackBytes is what a product takes from the heap for its
-// packing panels. With densePool drained, one Gemm of a 300×37 result over
+// packing panels. With densePool and packSlot drained, one Gemm of a 300×37 result over
 // k = 1,500 on one worker allocates its panel buffer (PackBytes) plus a few
 // hundred bytes of task lists and headers (allowed: 64 KiB), and no less.
 func TestPackBytes(t *testing.T) {
@@ -204,6 +204,7 @@ func TestPackBytes(t *testing.T) {
 	c := mat.NewDense(300, 37, nil)
 	for densePool.Get() != nil {
 	}
+	packSlot.buf = nil
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := (Dense{Workers: 1}).Gemm(context.Background(), true, false, 1, a, b, 0, c); err != nil {

@@ -43,14 +43,8 @@ type plan struct {
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
 
-	// works recycles the per-worker scratch (work) between the Op's calls.
-	// An iterative solver calls the Op once an iteration; a fresh work per
-	// worker and call (a bp×mp block of K, ≈ 1 MB at M = 1,000) made every
-	// call garbage, and the garbage let the Go heap run up to its GC goal:
-	// Falkon at M = 1,000 on 3,000 points allocated 43.5 MB of works over a
-	// fit, and its heap peaked at 45 MB where 21 MB were live (GOGC=100).
-	works sync.Pool
-	// sums recycles the partial sums of reduce (*[]float64) likewise.
+	// sums recycles the partial sums of reduce (*[]float64) between the
+	// Op's calls, as workPool does the per-worker scratch.
 	sums sync.Pool
 }
 
@@ -141,7 +135,6 @@ func (o *Op) prepare() *plan {
 
 // work is one worker's scratch space.
 type work struct {
-	b   int // the rows of a block it was made for
 	acc accel
 	blk []float64 // K block, bp×mp
 	a   []float64 // X block packed in panels of panelRows rows, feature-major
@@ -152,24 +145,34 @@ type work struct {
 	xd                 []float64 // sparse X: a block of rows expanded to dense (allocated on first use)
 }
 
+// workPool recycles the per-worker scratch (work) between calls of any Op.
+// An iterative solver calls its Op once an iteration; a fresh work per
+// worker and call (a bp×mp block of K, ≈ 1 MB at M = 1,000) made every call
+// garbage, and the garbage let the Go heap run up to its GC goal: Falkon at
+// M = 1,000 on 3,000 points allocated 43.5 MB of works over a fit, and its
+// heap peaked at 45 MB where 21 MB were live (GOGC=100). The pool is shared
+// by all Ops so that the K_MM call's works serve the K_nM passes after it.
+var workPool sync.Pool
+
 // getWork returns scratch for row blocks of b rows and t right-hand sides:
-// a recycled work (cleared, so that it reads as a fresh one) or a new one.
-// putWorks hands the works of a call back.
+// a recycled work resized and cleared (so that it reads as a fresh one),
+// or a new one. putWorks hands the works of a call back.
 func (p *plan) getWork(b, t int) *work {
-	if w, ok := p.works.Get().(*work); ok && w.b == b && w.acc == useAccel {
-		if cap(w.kv) < b*t {
-			w.kv = make([]float64, b*t)
-		}
-		w.kv = w.kv[:b*t]
-		for _, s := range [][]float64{w.kv, w.blk, w.a, w.xd} {
-			clear(s)
-		}
-		for _, s := range [][]float32{w.a32, w.blk32, w.acc32, w.kv32} {
-			clear(s)
-		}
-		return w
+	w, ok := workPool.Get().(*work)
+	if !ok || w.acc != useAccel {
+		w = &work{acc: useAccel}
 	}
-	return p.newWork(b, t)
+	p.shape(w, b, t)
+	return w
+}
+
+// putWorks returns the non-nil works of ws to the pool.
+func putWorks(ws []*work) {
+	for _, w := range ws {
+		if w != nil {
+			workPool.Put(w)
+		}
+	}
 }
 
 // getSums returns n zeros for the partial sums of reduce, in a recycled
@@ -184,32 +187,40 @@ func (p *plan) getSums(n int) *[]float64 {
 	return &b
 }
 
-// putWorks returns the non-nil works of ws to the pool.
-func (p *plan) putWorks(ws []*work) {
-	for _, w := range ws {
-		if w != nil {
-			p.works.Put(w)
-		}
+// zeros returns n zeros in s's storage when it is large enough, else new.
+func zeros[T float32 | float64](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
-func (p *plan) newWork(b, t int) *work {
+// shape sizes w's buffers for blocks of b rows and t right-hand sides on p
+// (length 0 for those p does not use, keeping their storage), all zero.
+func (p *plan) shape(w *work, b, t int) {
 	bp := roundUp(b, panelRows)
-	w := &work{b: b, acc: useAccel, kv: make([]float64, b*t)}
+	w.kv = zeros(w.kv, b*t)
+	n32 := 0
 	if p.blocks32(w) {
-		w.blk32, w.acc32, w.kv32 = make([]float32, bp*p.mp), make([]float32, p.mp), make([]float32, b)
+		n32 = 1
 	}
-	w.blk = make([]float64, bp*p.mp)
+	w.blk32, w.acc32, w.kv32 = zeros(w.blk32, n32*bp*p.mp), zeros(w.acc32, n32*p.mp), zeros(w.kv32, n32*b)
+	w.blk = zeros(w.blk, bp*p.mp)
+	na, na32 := 0, 0
 	switch {
 	case p.dk != nil && p.f32:
-		w.a32 = make([]float32, bp*p.d)
+		na32 = bp * p.d
 	case p.dk != nil && w.acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
-		w.a = make([]float64, bp*p.d)
+		na = bp * p.d
 	}
+	w.a, w.a32 = zeros(w.a, na), zeros(w.a32, na32)
+	nxd := 0
 	if p.sp != nil && p.sp.dense {
-		w.xd = make([]float64, b*p.d)
+		nxd = b * p.d
 	}
-	return w
+	w.xd = zeros(w.xd, nxd)
 }
 
 // dots writes x_i·c_j into w.blk (stride mp) for the rows i of X[r0:r1] and

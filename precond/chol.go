@@ -21,10 +21,11 @@ func cholesky(ctx context.Context, a *mat.Dense, opt solver.CholOptions) (*solve
 // only ready a buffer of the wrong size; the results would not change.
 const factorBlock = 256
 
-// reserve readies kernel.Dense's packing buffer for the largest product of
-// cholesky and lowerGram on an m×m matrix (see kernel.Dense.Reserve).
-func reserve(m int) {
-	kernel.Dense{}.Reserve(m, m, min(m, factorBlock))
+// reserve readies and holds kernel.Dense's packing buffer for the largest
+// product of cholesky and lowerGram on an m×m matrix until release is
+// called (see kernel.Dense.Reserve).
+func reserve(m int) (release func()) {
+	return kernel.Dense{}.Reserve(m, m, min(m, factorBlock))
 }
 
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict

@@ -143,9 +143,10 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		raw.Data[j*raw.Stride+j] += shift
 	}
 	// The largest product of the two factorizations and the lauum is
-	// lauum's last (an M×M result over 256): ready its packing buffer now,
-	// so that the smaller ones before it do not each leave a buffer behind.
-	reserve(m)
+	// lauum's last (an M×M result over 256): ready its packing buffer now
+	// and hold it until the preconditioner is built, so that the smaller
+	// ones before it do not each leave a buffer behind.
+	defer reserve(m)()
 	t, err := cholesky(context.Background(), kmm, opt.Cholesky)
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)

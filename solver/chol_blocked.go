@@ -90,19 +90,21 @@ func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Produ
 	return c, err
 }
 
-// reserver is implemented by Products that can ready their workspace for a
-// sequence of products up to op(a) m×k by op(b) k×n (kernel.Dense.Reserve),
-// so that the growing or shrinking products of a blocked factorization share
-// one buffer.
+// reserver is implemented by Products that can ready and hold their
+// workspace for a sequence of products up to op(a) m×k by op(b) k×n until
+// release is called (kernel.Dense.Reserve), so that the growing or
+// shrinking products of a blocked factorization share one buffer.
 type reserver interface {
-	Reserve(m, n, k int)
+	Reserve(m, n, k int) (release func())
 }
 
-// reserve calls p.Reserve when p has it.
-func reserve(p Products, m, n, k int) {
+// reserve calls p.Reserve when p has it and returns its release (a no-op
+// otherwise).
+func reserve(p Products, m, n, k int) (release func()) {
 	if r, ok := p.(reserver); ok {
-		r.Reserve(m, n, k)
+		return r.Reserve(m, n, k)
 	}
+	return func() {}
 }
 
 // scratchPool recycles the n×cholBlock panels of blockedPotrf and lauum
@@ -114,10 +116,16 @@ var scratchPool sync.Pool
 // scratch returns n zeros from scratchPool, or newly allocated; the caller
 // puts them back.
 func scratch(n int) *[]float64 {
-	if b, ok := scratchPool.Get().(*[]float64); ok && cap(*b) >= n {
-		*b = (*b)[:n]
-		clear(*b)
-		return b
+	for range 4 { // look at a few pooled panels, dropping those too small
+		b, ok := scratchPool.Get().(*[]float64)
+		if !ok {
+			break
+		}
+		if cap(*b) >= n {
+			*b = (*b)[:n]
+			clear(*b)
+			return b
+		}
 	}
 	b := make([]float64, n)
 	return &b
@@ -140,7 +148,7 @@ func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (
 		return ok, ctx.Err()
 	}
 	g := blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data}
-	reserve(p, n-nb, n-nb, nb) // the first SyrkLower is the largest product
+	defer reserve(p, n-nb, n-nb, nb)() // the first SyrkLower is the largest product
 	sb := scratch(n * nb)
 	defer scratchPool.Put(sb)
 	inv := mat.NewDense(nb, nb, (*sb)[:nb*nb])
@@ -213,7 +221,7 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
 		p = gonumProducts{}
 	}
 	g := w.RawMatrix()
-	reserve(p, n, n, min(nb, n)) // the last SyrkLower is the largest product
+	defer reserve(p, n, n, min(nb, n))() // the last SyrkLower is the largest product
 	sb := scratch(min(nb, n) * n)
 	defer scratchPool.Put(sb)
 	panel := *sb
