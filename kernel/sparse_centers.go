@@ -331,10 +331,10 @@ func (p *plan) centersLaplacian(w *work, r0, r1 int) {
 func (o *Op) centersScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	b := o.BlockRows()
-	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
+	mp := int64(roundUp(m, panelCols))
 	w := int64(max(parallel.Workers(o.opt.Workers), 1))
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	total := 8*(w*(bp*mp+int64(b*t))+seg*mp*int64(t)+mp+int64(n)) + w*blockPackBytes(b, m, t)
+	total := 8*(seg*mp*int64(t)+mp+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 	if o.sx != nil {
 		indptr, _, _ := o.sx.CSR()
 		total += CenterColumnBytes(o.sc) + 4*int64(indptr[n]-indptr[0]) // column copy, slots of X's non-zeros
