@@ -17,8 +17,10 @@ type Options struct {
 	// depend on it.
 	Workers int
 	// BlockRows is the number of rows of X per block; 0 chooses it so that one
-	// block of K (BlockRows × M) takes about 512 KiB. Results depend on it only
-	// through floating-point summation order.
+	// block of K (BlockRows × M) takes 1–4 MiB and one packed block of X
+	// (BlockRows × d) at most 8 MiB, down to 8 rows (autoBlockRows). Either
+	// way a block holds at most n rows (rounded up to 8). Results depend on it
+	// only through floating-point summation order.
 	BlockRows int
 	// Float32 computes the dot products x·c of the Gaussian, polynomial and
 	// linear kernels in single precision (inputs rounded to float32, products

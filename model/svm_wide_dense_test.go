@@ -2,8 +2,11 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -43,6 +46,8 @@ func TestSVMWideDenseFewRows(t *testing.T) {
 	if err := s.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
+	var fitted runtime.MemStats
+	runtime.ReadMemStats(&fitted)
 	dec, err := s.DecisionFunction(x)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +58,17 @@ func TestSVMWideDenseFewRows(t *testing.T) {
 	t.Logf("fit and decision function allocated %d bytes, %.1f× the data", got, float64(got)/float64(data))
 	if got > 16*data {
 		t.Errorf("fit and decision function allocated %d bytes, over 16× the data (%d)", got, 16*data)
+	}
+	// The plan (named by the refusal under a 1-byte cap) covers what the
+	// fit allocated: it counts the engine's scratch (svmEngineBytes).
+	err = (&SVM{Kernel: k, C: 10, MemoryLimit: 1}).Fit(context.Background(), x, y)
+	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("1-byte cap: %v", err)
+	}
+	plan, _ := strconv.ParseInt(m[1], 10, 64)
+	if fit := int64(fitted.TotalAlloc - before.TotalAlloc); fit > plan {
+		t.Errorf("fit allocated %d bytes, its plan is %d", fit, plan)
 	}
 	// The decision function by its definition, Σ_j α_j y_j K(x_j, x) + b,
 	// from the model's support vectors: the engine's expanded
