@@ -235,7 +235,7 @@ func (o *Op) ScratchBytes(t int) int64 {
 	d := o.dim()
 	b := o.BlockRows()
 	mp := int64(roundUp(m, panelCols))
-	w := int64(parallel.Workers(o.opt.Workers))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
 	return 8*(seg*mp*int64(t)+mp*int64(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 }
@@ -244,6 +244,15 @@ func (o *Op) ScratchBytes(t int) int64 {
 // table, closures, goroutines' bookkeeping and matrix headers (measured
 // below 16 KiB in TestScratchBytesWide; counted as 64 KiB).
 const callBytes = 64 << 10
+
+// scratchWorkers is the number of workers that allocate scratch in a
+// product: each takes its first block before allocating, so at most one per
+// block of rows.
+func (o *Op) scratchWorkers() int64 {
+	n, _ := o.Dims()
+	b := o.BlockRows()
+	return int64(max(min(parallel.Workers(o.opt.Workers), (n+b-1)/b), 1))
+}
 
 // blockPackBytes is the larger packing buffer of a block's two products with
 // t right-hand sides: K_B·V (b×t over M) and K_Bᵀ·U (M×t over b).

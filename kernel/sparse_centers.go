@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/landmark-ml/landmark/internal/parallel"
 )
 
 // This file is the engine's path for sparse centers C (CSR rows, M×d), with
@@ -332,7 +330,7 @@ func (o *Op) centersScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	b := o.BlockRows()
 	mp := int64(roundUp(m, panelCols))
-	w := int64(max(parallel.Workers(o.opt.Workers), 1))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
 	total := 8*(seg*mp*int64(t)+mp+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 	if o.sx != nil {

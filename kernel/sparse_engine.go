@@ -3,7 +3,6 @@ package kernel
 import (
 	"math"
 
-	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -203,7 +202,7 @@ func (o *Op) sparseScratchBytes(t int) int64 {
 	d := int64(o.dim())
 	b := o.BlockRows()
 	mp := int64(roundUp(m, panelCols))
-	w := int64(max(parallel.Workers(o.opt.Workers), 1))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
 	return 8*(seg*mp*int64(t)+mp*(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 }
