@@ -5,12 +5,9 @@ import (
 	"errors"
 	"os"
 	"regexp"
-	"runtime"
 	rtm "runtime/metrics"
 	"strconv"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/kernel"
@@ -97,33 +94,12 @@ func TestMemoryPlanPeak(t *testing.T) {
 			t.Fatalf("%s: %v", e.name, err)
 		}
 		plan = max(plan, infoPlan)
-		runtime.GC()
-		base := heapObjects()
-		var peak atomic.Uint64
-		stop, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if h := heapObjects(); h > peak.Load() {
-					peak.Store(h)
-				}
-				time.Sleep(200 * time.Microsecond)
-			}
-		}()
 		infoPlan = 0
-		err = e.fit(0)
-		close(stop)
-		<-done
+		got, err := heapPeak(func() error { return e.fit(0) })
 		if err != nil {
 			t.Fatalf("%s: %v", e.name, err)
 		}
 		plan = max(plan, infoPlan)
-		got := int64(peak.Load()) - int64(base)
 		t.Logf("%-34s plan %8.2f MiB  measured peak growth %8.2f MiB", e.name, float64(plan)/(1<<20), float64(got)/(1<<20))
 		tol := 1.5
 		if e.name == "falkon M=1000" {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
@@ -189,31 +186,10 @@ func TestFalkonWideSparseHeap(t *testing.T) {
 	if plan.Centers > 1<<20 {
 		t.Fatalf("planned centers %d bytes, want CSR (< 1 MiB)", plan.Centers)
 	}
-	runtime.GC()
-	base := heapObjects()
-	var peak atomic.Uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if h := heapObjects(); h > peak.Load() {
-				peak.Store(h)
-			}
-			time.Sleep(100 * time.Microsecond)
-		}
-	}()
-	err = m.Fit(context.Background(), x, y)
-	close(stop)
-	<-done
+	growth, err := heapPeak(func() error { return m.Fit(context.Background(), x, y) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	growth := int64(peak.Load()) - int64(base)
 	const slack = 16 << 20
 	t.Logf("heap growth %.1f MiB, plan %.1f MiB (centers %.2f MiB, data %.1f MiB, engine %.1f MiB), form %s",
 		float64(growth)/(1<<20), float64(plan.Total)/(1<<20), float64(plan.Centers)/(1<<20), float64(plan.Data)/(1<<20),
