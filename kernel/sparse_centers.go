@@ -75,6 +75,11 @@ type centerPlan struct {
 	rows   []int32   // center of each entry
 	vals   []float64 // value of each entry
 	l1     []float64 // Laplacian: Σ_k |c_j[k]| per center, length mp
+	// Heavy columns (dot-product kernels on sparse X with SIMD kernels
+	// only): hrow[s] is the row of slot s in heavy (−1: light), heavy holds
+	// those columns dense, 8·mp bytes each, zero-padded.
+	hrow  []int32
+	heavy []float64
 }
 
 // checkCSR checks the CSR arrays of a sparse C: consistent lengths and
@@ -149,6 +154,9 @@ func (p *plan) initCenters(o *Op) {
 	}
 	if p.sp != nil {
 		sc.buildColumns(p.m, p.d)
+		if p.dk != nil && useAccel != accelPortable {
+			sc.buildHeavy(p.m, p.mp)
+		}
 		sp := p.sp
 		q0 := sp.indptr[0]
 		sc.xslot = make([]int32, sp.indptr[p.n]-q0)
@@ -223,6 +231,72 @@ func (sc *centerPlan) buildColumns(m, d int) {
 	}
 }
 
+// heavyShare sets which columns of C are held dense: those with at least
+// M/heavyShare entries. Text columns are Zipf-distributed: on manpages
+// (M = 2,000 centers, 510,309 non-zeros over 128,861 features) the 201
+// columns with ≥ 250 entries hold 23% of C's entries but 85% of the
+// multiply-adds of the scatter (a column's work is its entries times the
+// rows of X that have the feature), and cost 3.2 MB dense.
+// BenchmarkSparseCentersHeavy (kernel/BENCH.md) chose the value.
+const heavyShare = 8
+
+// heavyDiv is the divisor in use: heavyShare, changed only by tests and
+// benchmarks (0 keeps every column sparse).
+var heavyDiv = heavyShare
+
+// heavyBytes bounds the dense copy of the heavy columns of a C with nnz
+// non-zeros: the bytes of its column copy's entries (12 a non-zero), and
+// at most heavyMaxBytes. A dense column of M/heavyShare entries costs
+// 8·mp/(12·M/heavyShare) ≈ 5.3 times its CSC entries, so the cap binds
+// only when the heavy columns hold more than about a fifth of C.
+func heavyBytes(nnz int64) int64 { return min(12*nnz, heavyMaxBytes) }
+
+// heavyMaxBytes is the fixed cap of the dense heavy columns.
+const heavyMaxBytes = 256 << 20
+
+// buildHeavy picks the heavy columns — at least m/heavyShare entries, the
+// longest first, as many as heavyBytes allows — and stores them dense.
+// Each dot product still sums over X's non-zeros in column order: a dense
+// column adds x_k·0 = ±0 for the centers without feature k, which leaves
+// every partial sum unchanged (a sum that starts at +0 is never −0), and
+// axpyRound rounds each product before the add, as the scatter does; so
+// the dot products keep their bits. Non-finite x_k take the scatter
+// (x_k·0 would be NaN).
+func (sc *centerPlan) buildHeavy(m, mp int) {
+	u := len(sc.colptr) - 1
+	if u <= 0 || m == 0 || heavyDiv <= 0 {
+		return
+	}
+	var cand []int32
+	for s := 0; s < u; s++ {
+		if (sc.colptr[s+1]-sc.colptr[s])*heavyDiv >= m {
+			cand = append(cand, int32(s))
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	slices.SortStableFunc(cand, func(a, b int32) int {
+		return (sc.colptr[b+1] - sc.colptr[b]) - (sc.colptr[a+1] - sc.colptr[a])
+	})
+	nh := min(len(cand), int(heavyBytes(int64(len(sc.rows)))/(8*int64(mp))))
+	if nh == 0 {
+		return
+	}
+	sc.hrow = make([]int32, u)
+	for s := range sc.hrow {
+		sc.hrow[s] = -1
+	}
+	sc.heavy = make([]float64, nh*mp)
+	for h, s := range cand[:nh] {
+		sc.hrow[s] = int32(h)
+		row := sc.heavy[h*mp : (h+1)*mp]
+		for e := sc.colptr[s]; e < sc.colptr[s+1]; e++ {
+			row[sc.rows[e]] = sc.vals[e]
+		}
+	}
+}
+
 // slotOf returns the slot of feature k, or −1 when no center has it.
 func (sc *centerPlan) slotOf(k int32) int {
 	if sc.slot != nil {
@@ -249,6 +323,19 @@ func (p *plan) centerDots(w *work, r0, r1 int) {
 					continue
 				}
 				v := sp.values[q]
+				if sc.hrow != nil && sc.hrow[s] >= 0 && v-v == 0 {
+					h := int(sc.hrow[s])
+					ck := sc.heavy[h*mp : (h+1)*mp]
+					switch w.acc {
+					case accelAVX512:
+						axpyRoundAVX512(mp, v, &ck[0], &out[0])
+					case accelAVX2:
+						axpyRoundAVX2(mp, v, &ck[0], &out[0])
+					default:
+						axpy(v, ck, out)
+					}
+					continue
+				}
 				rows, vals := sc.rows[sc.colptr[s]:sc.colptr[s+1]], sc.vals[sc.colptr[s]:sc.colptr[s+1]]
 				for e, j := range rows {
 					out[j] += v * vals[e]
@@ -344,9 +431,11 @@ func (o *Op) centersScratchBytes(t int) int64 {
 
 // CenterColumnBytes is the memory an Op on sparse X keeps for sparse
 // centers c besides c's own arrays: the column copy (12 bytes a non-zero,
-// 8 a used feature) and the feature lookup (a 4-byte table of length d, or
+// 8 a used feature), the feature lookup (a 4-byte table of length d, or
 // a hash map costed at 24 bytes a used feature, counted as if every
-// non-zero were a distinct feature).
+// non-zero were a distinct feature), and the dense heavy columns with
+// their 4-byte slot table, counted at their cap (heavyBytes): it reads
+// only c's shape and non-zero count.
 func CenterColumnBytes(c Sparse) int64 {
 	_, d := c.Dims()
 	indptr, _, _ := c.CSR()
@@ -354,7 +443,8 @@ func CenterColumnBytes(c Sparse) int64 {
 	if len(indptr) > 0 {
 		nnz = int64(indptr[len(indptr)-1])
 	}
-	b := 12*nnz + 8*(nnz+2) // entries, colptr and the fill pointers
+	b := 12*nnz + 8*(nnz+2)      // entries, colptr and the fill pointers
+	b += heavyBytes(nnz) + 4*nnz // dense heavy columns, slot → heavy row
 	if centerLookupDense(d, int(nnz)) {
 		return b + 4*int64(d)
 	}

@@ -141,6 +141,98 @@ func TestSparseCentersDeterministic(t *testing.T) {
 	}
 }
 
+// heavyCSR draws m rows over d columns in which the first all columns are
+// in every row, the next half columns in about half the rows, and the rest
+// at the given density: a C with heavy and light columns together.
+func heavyCSR(rng *rand.Rand, m, d, all, half int, density float64) testCSR {
+	s := testCSR{r: m, c: d, indptr: []int{0}}
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			in := j < all || (j < all+half && rng.IntN(2) == 0) || (j >= all+half && rng.Float64() < density)
+			if in {
+				s.indices = append(s.indices, int32(j))
+				s.values = append(s.values, rng.NormFloat64())
+			}
+		}
+		s.indptr = append(s.indptr, len(s.values))
+	}
+	return s
+}
+
+// dropRow0 returns s with the entries of row 0 removed (an empty row 0).
+func dropRow0(s testCSR) testCSR {
+	e := s.indptr[1]
+	out := testCSR{r: s.r, c: s.c, indices: s.indices[e:], values: s.values[e:]}
+	for _, p := range s.indptr {
+		out.indptr = append(out.indptr, max(p-e, 0))
+	}
+	return out
+}
+
+// TestSparseCentersHeavyColumns: centers whose first 6 features are in
+// every center and next 12 in about half (heavy: at least M/heavyShare
+// entries, held dense) beside light columns at density 0.03, against X of
+// the same shape (row 0 empty). Every product matches the all-dense Op to
+// 1e-12 relative (the tolerance, different summation orders); has
+// the bits of the scatter-only path (heavyDiv = 0) with each set of inner
+// kernels (the dense columns add x_k·0 = ±0 and round each product as the
+// scatter does); and the same bits for 1, 2 and 5 workers.
+func TestSparseCentersHeavyColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	const n, d, m = 211, 260, 45
+	x := dropRow0(heavyCSR(rng, n, d, 6, 12, 0.03))
+	c := heavyCSR(rng, m, d, 6, 12, 0.03)
+	xd, cd := DenseOf(x), DenseOf(c)
+	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
+	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, k := range sparseEngineKernels {
+		opt := Options{BlockRows: 16}
+		want := opProducts(t, NewOp(k, xd, cd, opt), v1, v3, u1, u3)
+		restore := setSIMD(true)
+		hop := NewOp(k, x, c, opt)
+		hop.prepare()
+		restore()
+		defer func(h int) { heavyDiv = h }(heavyDiv)
+		heavyDiv = 0
+		lop := NewOp(k, x, c, opt)
+		lop.prepare()
+		heavyDiv = heavyShare
+		_, dot := k.(dotForm)
+		if nh := len(hop.plan.sc.heavy) / hop.plan.mp; dot && bestAccel != accelPortable && nh < 6 {
+			t.Fatalf("%v: %d heavy columns, want at least the 6 full ones", k, nh)
+		}
+		if lop.plan.sc.heavy != nil {
+			t.Fatalf("%v: heavy columns with heavyDiv = 0", k)
+		}
+		for _, a := range []accel{accelAVX512, accelAVX2, accelPortable} {
+			if a > bestAccel {
+				continue
+			}
+			restore := setAccel(a)
+			got := opProducts(t, hop, v1, v3, u1, u3)
+			scatter := opProducts(t, lop, v1, v3, u1, u3)
+			for i := range got {
+				closeTo(t, fmt.Sprintf("%v %v %s", k, a, productNames[i]), got[i], want[i], 1e-12)
+				if !mat.Equal(got[i], scatter[i]) {
+					t.Errorf("%v %v %s: heavy columns change the bits of the scatter", k, a, productNames[i])
+				}
+			}
+			for _, workers := range []int{1, 2, 5} {
+				runtime.GOMAXPROCS(min(workers, 3))
+				wop := NewOp(k, x, c, Options{BlockRows: 16, Workers: workers})
+				again := opProducts(t, wop, v1, v3, u1, u3)
+				for i := range got {
+					if !mat.Equal(again[i], got[i]) {
+						t.Errorf("%v %v %s: %d workers differ", k, a, productNames[i], workers)
+					}
+				}
+			}
+			restore()
+		}
+	}
+}
+
 // TestSparseCentersBadInput: malformed CSR centers and mismatched
 // dimensions are errors (ErrParam for the arrays) from every product.
 func TestSparseCentersBadInput(t *testing.T) {
