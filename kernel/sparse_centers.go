@@ -76,9 +76,10 @@ type centerPlan struct {
 	vals   []float64 // value of each entry
 	l1     []float64 // Laplacian: Σ_k |c_j[k]| per center, length mp
 	// Heavy columns (dot-product kernels on sparse X with SIMD kernels
-	// only): hrow[s] is the row of slot s in heavy (−1: light), heavy holds
-	// those columns dense, 8·mp bytes each, zero-padded.
-	hrow  []int32
+	// only): heavy holds them dense, 8·mp bytes each, zero-padded; hslot[h]
+	// is the slot of heavy row h. xslot holds −2−h for a non-zero of X in
+	// heavy column h, so the pass finds it without a lookup.
+	hslot []int32
 	heavy []float64
 }
 
@@ -154,14 +155,14 @@ func (p *plan) initCenters(o *Op) {
 	}
 	if p.sp != nil {
 		sc.buildColumns(p.m, p.d)
-		if p.dk != nil && useAccel != accelPortable {
-			sc.buildHeavy(p.m, p.mp)
-		}
 		sp := p.sp
 		q0 := sp.indptr[0]
 		sc.xslot = make([]int32, sp.indptr[p.n]-q0)
 		for q := range sc.xslot {
 			sc.xslot[q] = int32(sc.slotOf(sp.indices[q0+q]))
+		}
+		if p.dk != nil && useAccel != accelPortable {
+			sc.buildHeavy(p.m, p.mp)
 		}
 	}
 }
@@ -283,16 +284,22 @@ func (sc *centerPlan) buildHeavy(m, mp int) {
 	if nh == 0 {
 		return
 	}
-	sc.hrow = make([]int32, u)
-	for s := range sc.hrow {
-		sc.hrow[s] = -1
+	sc.hslot = cand[:nh:nh]
+	hrow := make([]int32, u)
+	for s := range hrow {
+		hrow[s] = -1
 	}
 	sc.heavy = make([]float64, nh*mp)
-	for h, s := range cand[:nh] {
-		sc.hrow[s] = int32(h)
+	for h, s := range sc.hslot {
+		hrow[s] = int32(h)
 		row := sc.heavy[h*mp : (h+1)*mp]
 		for e := sc.colptr[s]; e < sc.colptr[s+1]; e++ {
 			row[sc.rows[e]] = sc.vals[e]
+		}
+	}
+	for q, s := range sc.xslot {
+		if s >= 0 && hrow[s] >= 0 {
+			sc.xslot[q] = -2 - hrow[s]
 		}
 	}
 }
@@ -319,22 +326,25 @@ func (p *plan) centerDots(w *work, r0, r1 int) {
 			clear(out)
 			for q := sp.indptr[i]; q < sp.indptr[i+1]; q++ {
 				s := sc.xslot[q-q0]
-				if s < 0 {
-					continue
-				}
 				v := sp.values[q]
-				if sc.hrow != nil && sc.hrow[s] >= 0 && v-v == 0 {
-					h := int(sc.hrow[s])
-					ck := sc.heavy[h*mp : (h+1)*mp]
-					switch w.acc {
-					case accelAVX512:
-						axpyRoundAVX512(mp, v, &ck[0], &out[0])
-					case accelAVX2:
-						axpyRoundAVX2(mp, v, &ck[0], &out[0])
-					default:
-						axpy(v, ck, out)
+				if s < 0 {
+					if s == -1 {
+						continue
 					}
-					continue
+					h := int(-2 - s)
+					if v-v == 0 { // finite
+						ck := sc.heavy[h*mp : (h+1)*mp]
+						switch w.acc {
+						case accelAVX512:
+							axpyRoundAVX512(mp, v, &ck[0], &out[0])
+						case accelAVX2:
+							axpyRoundAVX2(mp, v, &ck[0], &out[0])
+						default:
+							axpy(v, ck, out)
+						}
+						continue
+					}
+					s = sc.hslot[h]
 				}
 				rows, vals := sc.rows[sc.colptr[s]:sc.colptr[s+1]], sc.vals[sc.colptr[s]:sc.colptr[s+1]]
 				for e, j := range rows {
@@ -444,7 +454,7 @@ func CenterColumnBytes(c Sparse) int64 {
 		nnz = int64(indptr[len(indptr)-1])
 	}
 	b := 12*nnz + 8*(nnz+2)      // entries, colptr and the fill pointers
-	b += heavyBytes(nnz) + 4*nnz // dense heavy columns, slot → heavy row
+	b += heavyBytes(nnz) + 8*nnz // dense heavy columns, their slots and the slot → row table
 	if centerLookupDense(d, int(nnz)) {
 		return b + 4*int64(d)
 	}
