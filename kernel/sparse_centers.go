@@ -81,6 +81,11 @@ type centerPlan struct {
 	// heavy column h, so the pass finds it without a lookup.
 	hslot []int32
 	heavy []float64
+	// xoff holds, for each non-zero of X in a light column, its column's
+	// entry range start<<32 | end (0 for the others), so that the pass
+	// reads it in order instead of two colptr entries at random (dot-
+	// product kernels, nnz(C) < 2³²; nil otherwise).
+	xoff []uint64
 }
 
 // checkCSR checks the CSR arrays of a sparse C: consistent lengths and
@@ -163,6 +168,14 @@ func (p *plan) initCenters(o *Op) {
 		}
 		if p.dk != nil && useAccel != accelPortable {
 			sc.buildHeavy(p.m, p.mp)
+		}
+		if p.dk != nil && len(sc.rows) < math.MaxUint32 {
+			sc.xoff = make([]uint64, len(sc.xslot))
+			for q, s := range sc.xslot {
+				if s >= 0 {
+					sc.xoff[q] = uint64(sc.colptr[s])<<32 | uint64(sc.colptr[s+1])
+				}
+			}
 		}
 	}
 }
@@ -346,7 +359,14 @@ func (p *plan) centerDots(w *work, r0, r1 int) {
 					}
 					s = sc.hslot[h]
 				}
-				rows, vals := sc.rows[sc.colptr[s]:sc.colptr[s+1]], sc.vals[sc.colptr[s]:sc.colptr[s+1]]
+				var a, b int
+				if sc.xoff != nil && s == sc.xslot[q-q0] {
+					o := sc.xoff[q-q0]
+					a, b = int(o>>32), int(uint32(o))
+				} else {
+					a, b = sc.colptr[s], sc.colptr[s+1]
+				}
+				rows, vals := sc.rows[a:b], sc.vals[a:b]
 				for e, j := range rows {
 					out[j] += v * vals[e]
 				}
@@ -434,7 +454,7 @@ func (o *Op) centersScratchBytes(t int) int64 {
 	total := 8*(w*(bp*mp+int64(b*t))+seg*mp*int64(t)+mp+int64(n)) + w*blockPackBytes(b, m, t)
 	if o.sx != nil {
 		indptr, _, _ := o.sx.CSR()
-		total += CenterColumnBytes(o.sc) + 4*int64(indptr[n]-indptr[0]) // column copy, slots of X's non-zeros
+		total += CenterColumnBytes(o.sc) + 12*int64(indptr[n]-indptr[0]) // column copy, slots and ranges of X's non-zeros
 	}
 	return total
 }
