@@ -89,8 +89,8 @@ type centerPlan struct {
 	heavy []float64
 	// xoff holds, for each non-zero of X in a light column, its column's
 	// entry range start<<32 | end (0 for the others), so that the pass
-	// reads it in order instead of two colptr entries at random (nnz(C) <
-	// 2³²; nil otherwise).
+	// reads it in order instead of two colptr entries at random (when C
+	// uses more than rangesFrom features and nnz(C) < 2³²; nil otherwise).
 	xoff []uint64
 }
 
@@ -175,7 +175,7 @@ func (p *plan) initCenters(o *Op) {
 		if p.dk != nil && useAccel != accelPortable {
 			sc.buildHeavy(p.m, p.mp)
 		}
-		if len(sc.rows) < math.MaxUint32 {
+		if len(sc.colptr) > rangesMin && len(sc.rows) < math.MaxUint32 {
 			sc.xoff = make([]uint64, len(sc.xslot))
 			for q, s := range sc.xslot {
 				if s >= 0 {
@@ -251,14 +251,26 @@ func (sc *centerPlan) buildColumns(m, d int) {
 	}
 }
 
+// rangesFrom is the number of used features of C above which the pass
+// reads precomputed entry ranges (xoff) rather than the column pointers:
+// 2¹⁵ features are 256 KiB of pointers, about what stays in a core's L2;
+// below it the pointers are cache-resident and the ranges would only add
+// 8 bytes of traffic a non-zero (BenchmarkSparseCenters, d = 784: no gain).
+const rangesFrom = 1 << 15
+
+// rangesMin is the bound in use: rangesFrom, changed only by tests.
+var rangesMin = rangesFrom
+
 // heavyShare sets which columns of C are held dense: those with at least
 // M/heavyShare entries. Text columns are Zipf-distributed: on manpages
-// (M = 2,000 centers, 510,309 non-zeros over 128,861 features) the 201
-// columns with ≥ 250 entries hold 23% of C's entries but 85% of the
+// (M = 2,000 centers, 510,309 non-zeros over 128,861 features) the 78
+// columns with ≥ 500 entries hold 15% of C's entries but 72% of the
 // multiply-adds of the scatter (a column's work is its entries times the
-// rows of X that have the feature), and cost 3.2 MB dense.
-// BenchmarkSparseCentersHeavy (kernel/BENCH.md) chose the value.
-const heavyShare = 8
+// rows of X that have the feature), and cost 1.25 MB dense.
+// BenchmarkSparseCentersManpages and BenchmarkSparseCentersHeavy
+// (kernel/BENCH.md) chose the value: 4 and 8 beat 16 and 32 on both, 4
+// was the faster on the real set.
+const heavyShare = 4
 
 // heavyDiv is the divisor in use: heavyShare, changed only by tests and
 // benchmarks (0 keeps every column sparse).
@@ -267,8 +279,8 @@ var heavyDiv = heavyShare
 // heavyBytes bounds the dense copy of the heavy columns of a C with nnz
 // non-zeros: the bytes of its column copy's entries (12 a non-zero), and
 // at most heavyMaxBytes. A dense column of M/heavyShare entries costs
-// 8·mp/(12·M/heavyShare) ≈ 5.3 times its CSC entries, so the cap binds
-// only when the heavy columns hold more than about a fifth of C.
+// 8·mp/(12·M/heavyShare) ≈ 2.7 times its CSC entries, so the cap binds
+// only when the heavy columns hold more than about a third of C.
 func heavyBytes(nnz int64) int64 { return min(12*nnz, heavyMaxBytes) }
 
 // heavyMaxBytes is the fixed cap of the dense heavy columns.

@@ -173,11 +173,13 @@ func dropRow0(s testCSR) testCSR {
 // TestSparseCentersHeavyColumns: centers whose first 6 features are in
 // every center and next 12 in about half (heavy: at least M/heavyShare
 // entries, held dense) beside light columns at density 0.03, against X of
-// the same shape (row 0 empty). Every product matches the all-dense Op to
-// 1e-12 relative (the tolerance, different summation orders); has
-// the bits of the scatter-only path (heavyDiv = 0) with each set of inner
-// kernels (the dense columns add x_k·0 = ±0 and round each product as the
-// scatter does); and the same bits for 1, 2 and 5 workers.
+// the same shape (row 0 empty), with the precomputed entry ranges forced
+// on (rangesMin = 0). Every product matches the all-dense Op to 1e-12
+// relative (the tolerance, different summation orders); has the
+// bits of the plain scatter (heavyDiv = 0, no ranges) with each set of
+// inner kernels (the dense columns add x_k·0 = ±0 and round each product
+// as the scatter does; the ranges are the same entries); and the same bits
+// for 1, 2 and 5 workers.
 func TestSparseCentersHeavyColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 74))
 	const n, d, m = 211, 260, 45
@@ -187,6 +189,8 @@ func TestSparseCentersHeavyColumns(t *testing.T) {
 	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
 	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(r int) { rangesMin = r }(rangesMin)
+	rangesMin = 0
 	for _, k := range sparseEngineKernels {
 		opt := Options{BlockRows: 16}
 		want := opProducts(t, NewOp(k, xd, cd, opt), v1, v3, u1, u3)
@@ -195,10 +199,13 @@ func TestSparseCentersHeavyColumns(t *testing.T) {
 		hop.prepare()
 		restore()
 		defer func(h int) { heavyDiv = h }(heavyDiv)
-		heavyDiv = 0
+		heavyDiv, rangesMin = 0, len(x.values)+1
 		lop := NewOp(k, x, c, opt)
 		lop.prepare()
-		heavyDiv = heavyShare
+		heavyDiv, rangesMin = heavyShare, 0
+		if hop.plan.sc.xoff == nil || lop.plan.sc.xoff != nil {
+			t.Fatalf("%v: entry ranges not as intended", k)
+		}
 		_, dot := k.(dotForm)
 		if nh := len(hop.plan.sc.heavy) / hop.plan.mp; dot && bestAccel != accelPortable && nh < 6 {
 			t.Fatalf("%v: %d heavy columns, want at least the 6 full ones", k, nh)
