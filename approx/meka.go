@@ -1046,9 +1046,12 @@ func (m *MEKA) Link() *mat.SymDense {
 }
 
 // Basis returns a copy of W⁽ˢ⁾ (n_s × k_s) and the training rows of cluster s.
+// A cluster of rank k_s = 0 (RankEigen can give its whole budget to other
+// clusters) has no basis: W⁽ˢ⁾ is then an empty matrix (IsEmpty; gonum has
+// no n_s × 0 matrix).
 func (m *MEKA) Basis(s int) (*mat.Dense, []int) {
 	if m.w[s] == nil {
-		return mat.NewDense(len(m.members[s]), 0, nil), slices.Clone(m.members[s])
+		return &mat.Dense{}, slices.Clone(m.members[s])
 	}
 	return mat.DenseCopyOf(m.w[s]), slices.Clone(m.members[s])
 }

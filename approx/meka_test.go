@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -644,5 +645,54 @@ func TestMEKAProgress(t *testing.T) {
 	}
 	if p := last["link"]; p[1] != 3 {
 		t.Errorf("link stage total %d, want 3 pairs", p[1])
+	}
+}
+
+// TestMEKARankZeroClusterBasis: RankEigen may leave a cluster with rank 0,
+// and Basis must then return an empty W⁽ˢ⁾ with the cluster's rows, not
+// panic (gonum has no n×0 matrix; Basis used to ask for one, which made
+// TestMEKABasisSolverMatchesLocal panic on the runs whose sparse test data
+// gave a rank-0 cluster). Data: cluster 0 is 100 points 3 apart on a line
+// under the Gaussian with γ = 1 (off-diagonal kernel values ≤ e⁻⁹, so both
+// eigenvalues of its 2-landmark block are 1 ± 1.3e-4, scaled by n_s/m_s =
+// 50); cluster 1 is two copies of one point (block [[1,1],[1,1]]:
+// eigenvalues 2 and 0, scaled by 2/2 = 1). The budget c·k = 2 goes to the
+// two ≈ 50 values: ranks [2, 0].
+func TestMEKARankZeroClusterBasis(t *testing.T) {
+	x := mat.NewDense(102, 3, nil)
+	labels := make([]int, 102)
+	for i := 0; i < 100; i++ {
+		x.Set(i, 0, 3*float64(i))
+	}
+	for i := 100; i < 102; i++ {
+		x.Set(i, 0, 1000)
+		labels[i] = 1
+	}
+	cent := mat.NewDense(2, 3, []float64{148.5, 0, 0, 1000, 0, 0})
+	part := &Partition{Centroids: cent, Labels: labels, assignTo: cent}
+	m, err := FitMEKA(context.Background(), x, kernel.Gaussian{Gamma: 1}, MEKAOptions{Rank: 1, Strategy: RankEigen, Partition: part}, rand.New(rand.NewPCG(3, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Stats().Ranks; !slices.Equal(r, []int{2, 0}) {
+		t.Fatalf("ranks %v, want [2 0]", r)
+	}
+	b, err := MarshalMap(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadMap(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mm := range map[string]*MEKA{"fitted": m, "loaded": loaded.(*MEKA)} {
+		w0, rows0 := mm.Basis(0)
+		if r, c := w0.Dims(); r != 100 || c != 2 || len(rows0) != 100 {
+			t.Errorf("%s: basis 0 is %d×%d over %d rows, want 100×2 over 100", name, r, c, len(rows0))
+		}
+		w1, rows1 := mm.Basis(1)
+		if !w1.IsEmpty() || !slices.Equal(rows1, []int{100, 101}) {
+			t.Errorf("%s: basis of the rank-0 cluster: empty %v, rows %v; want empty, [100 101]", name, w1.IsEmpty(), rows1)
+		}
 	}
 }

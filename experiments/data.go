@@ -178,8 +178,23 @@ func scaleUsed(kind string, sparse bool) string {
 	return ""
 }
 
+// sameMatrix reports whether a and b are the same dense or CSR matrix (the
+// training rows scored as themselves).
+func sameMatrix(a, b mat.Matrix) bool {
+	switch a := a.(type) {
+	case *mat.Dense:
+		b, ok := b.(*mat.Dense)
+		return ok && a == b
+	case *datasets.CSR:
+		b, ok := b.(*datasets.CSR)
+		return ok && a == b
+	}
+	return false
+}
+
 // scaleFeatures fits the spec's feature scaling on xtr and applies it to
-// xtr and xva (returned as new matrices); "" leaves them as they are.
+// xtr and xva (returned as new matrices: one, returned twice, when xva is xtr);
+// "" leaves them as they are.
 // Sparse data (*datasets.CSR) take the scalings that keep zeros: maxabs,
 // std, and standardize read as std; minmax is refused.
 func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
@@ -201,6 +216,9 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 		a, err := sc.Columns.Transform(xtrM)
 		if err != nil {
 			return nil, nil, sc, err
+		}
+		if sameMatrix(xtrM, xvaM) {
+			return a, a, sc, nil
 		}
 		b, err := sc.Columns.Transform(xvaM)
 		if err != nil {
@@ -228,6 +246,9 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 	a, err := sc.Transform(xtr)
 	if err != nil {
 		return nil, nil, sc, err
+	}
+	if xva == xtr {
+		return a, a, sc, nil // scoring the training rows: one scaled copy
 	}
 	b, err := sc.Transform(xva)
 	if err != nil {

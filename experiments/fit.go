@@ -126,7 +126,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy,
 		ScalingUsed: r.scalingUsed(), BeyondRows: r.beyondRows, BeyondCols: r.beyondCols}
 	_, res.Dim = r.x.Dims()
-	xs := []mat.Matrix{copyX(r.x)}
+	xs := []mat.Matrix{r.x} // fitScoreMany copies what a fit may modify
 	ys := [][]float64{r.y}
 	if r.xTest != nil {
 		xs = append(xs, r.xTest)

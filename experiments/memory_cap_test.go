@@ -156,10 +156,10 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exac
 // TestCapCountsHeldData: the cap covers the data the runner holds beside the
 // estimator. Exact KRR on 240 CSR rows (scaled maxabs: the scaled copy is
 // held too) needs P bytes by its own plan (named by a refusal under a
-// 1-byte cap) and the runner holds H bytes of data — three CSR copies of
-// the rows, 12 bytes a non-zero and 8 a row each: as read, scaled for the
-// fit, and scaled again as the rows fit scores: a cap of P + H/2 is refused
-// naming H, a cap of P + H fits.
+// 1-byte cap) and the runner holds H bytes of data — two CSR copies of
+// the rows, 12 bytes a non-zero and 8 a row each: as read, and scaled (the
+// fit's rows, scored as themselves, are scaled once; they were scaled twice
+// before): a cap of P + H/2 is refused naming H, a cap of P + H fits.
 func TestCapCountsHeldData(t *testing.T) {
 	dir := writeSparseRegression(t) // 240 × 100, 5 non-zeros a row
 	spec := func(limit string) *Spec {
@@ -179,7 +179,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 		t.Fatalf("1-byte cap: %v", err)
 	}
 	p, _ := strconv.ParseInt(m[1], 10, 64)
-	h := int64(3 * (12*240*5 + 8*241))
+	h := int64(2 * (12*240*5 + 8*241))
 	_, err = Fit(context.Background(), spec(strconv.FormatInt(p+h/2, 10)))
 	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "scaled copies: "+strconv.FormatInt(h, 10)+" bytes") {
 		t.Errorf("cap P + H/2: %v", err)

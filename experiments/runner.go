@@ -1091,7 +1091,14 @@ func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		fs, err := r.fitScoreWith(ctx, p, copyX(xtr), ytr, copyX(xs[i]), ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
+		// A feature scaling returns new matrices (and scales xs[i] that is
+		// xtr once): the copies would be garbage as soon as made, each
+		// 8·n·d bytes of dense data outside the memory plan.
+		xf, xv := xtr, xs[i]
+		if r.s.Dataset.scale() == "" {
+			xf, xv = copyX(xtr), copyX(xs[i])
+		}
+		fs, err := r.fitScoreWith(ctx, p, xf, ytr, xv, ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
 		if err != nil {
 			return fitScores{}, nil, err
 		}

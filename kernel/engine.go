@@ -17,8 +17,10 @@ type Options struct {
 	// depend on it.
 	Workers int
 	// BlockRows is the number of rows of X per block; 0 chooses it so that one
-	// block of K (BlockRows × M) takes about 512 KiB. Results depend on it only
-	// through floating-point summation order.
+	// block of K (BlockRows × M) takes 1–4 MiB and one packed block of X
+	// (BlockRows × d) at most 8 MiB, down to 8 rows (autoBlockRows). Either
+	// way a block holds at most n rows (rounded up to 8). Results depend on it
+	// only through floating-point summation order.
 	BlockRows int
 	// Float32 computes the dot products x·c of the Gaussian, polynomial and
 	// linear kernels in single precision (inputs rounded to float32, products
@@ -146,35 +148,82 @@ func (o *Op) Dims() (n, m int) {
 // Kernel returns the kernel.
 func (o *Op) Kernel() Kernel { return o.k }
 
-// BlockRows returns the row-block size the engine uses.
+// BlockRows returns the row-block size the engine uses: Options.BlockRows,
+// or autoBlockRows's choice, in either case at most n rounded up to the
+// panel height (a block never holds more rows than X has).
 func (o *Op) BlockRows() int {
-	if o.opt.BlockRows > 0 {
-		return o.opt.BlockRows
+	n, m := o.Dims()
+	b := o.opt.BlockRows
+	if b <= 0 {
+		b = autoBlockRows(m, o.dim())
 	}
-	_, m := o.Dims()
-	d := o.dim()
-	return autoBlockRows(m, d)
+	return min(b, max(roundUp(n, panelRows), panelRows))
 }
+
+// xBlockBytes bounds the packed block of X one worker keeps (BlockRows × d
+// values): rows are dropped, down to one panel of panelRows, until it fits.
+// At 8 MiB it leaves the choice below unchanged for d ≤ 1,024 (1,024 rows);
+// at d = 10⁷ a block is one panel (8 rows, 640 MB) instead of 1,024 rows
+// (82 GB).
+const xBlockBytes = 8 << 20
 
 // autoBlockRows sizes a block of K (rows × M). For d < 256 the block takes
 // about 1 MiB, so it stays in the per-core L2 cache between being formed and
 // being mapped and used; for larger d the product X_B·Cᵀ dominates and each
 // packed panel of C is better reused over more rows, so the block takes about
 // 4 MiB (measured with 1 worker at d = 784, M = 2,000: 64 rows 25–28 GFLOP/s
-// per CPU-second, 256 rows 35–37, on the loaded shared machine).
+// per CPU-second, 256 rows 35–37, on the loaded shared machine). The rows
+// are also bounded by xBlockBytes/(8d), so that the packed block of X stays
+// within xBlockBytes while d allows it.
 func autoBlockRows(m, d int) int {
 	blockBytes := 1 << 20
 	if d >= 256 {
 		blockBytes = 4 << 20
 	}
 	b := blockBytes / 8 / max(roundUp(m, panelCols), 1)
+	b = min(b, xBlockBytes/8/max(d, 1))
 	return min(max(b&^(panelRows-1), panelRows), 1024)
 }
 
+// shape is a plan holding only what newWork sizes its scratch from (the
+// dimensions and the flags prepare sets), without packing C or computing
+// norms: ScratchBytes plans from it before anything large is allocated.
+func (o *Op) shape() *plan {
+	p := &plan{k: o.k}
+	p.n, p.m = o.Dims()
+	p.d = o.dim()
+	p.mp = roundUp(p.m, panelCols)
+	dk, ok := o.k.(dotForm)
+	if ok {
+		p.dk = dk
+		_, p.gauss = o.k.(Gaussian)
+	}
+	switch {
+	case o.sc != nil:
+		p.sc = &centerPlan{}
+		if o.sx != nil {
+			p.sp = &sparsePlan{}
+		}
+	case o.sx != nil:
+		p.initSparse(o.sx)
+	case ok && o.opt.Float32:
+		p.f32 = true
+		p.mp = roundUp(p.m, panelCols32)
+	}
+	return p
+}
+
+// workBytes is what one worker's scratch (newWork) takes for t right-hand
+// sides, exactly.
+func (o *Op) workBytes(t int) int64 {
+	return o.shape().workBytes(useAccel, o.BlockRows(), t)
+}
+
 // ScratchBytes returns the memory the engine allocates per call for t right-hand
-// sides (one block of K and one packed block of X per worker, the packing
-// buffers of the block products K_B·V and K_Bᵀ·U, and the partial sums of the
-// reductions), plus the packed copy of C it keeps after the first call.
+// sides (per worker: one block of K, the packed or expanded block of X, and
+// the packing buffers of the block products K_B·V and K_Bᵀ·U; the partial
+// sums of the reductions), plus the packed copy of C and the norms it keeps
+// after the first call.
 func (o *Op) ScratchBytes(t int) int64 {
 	if o.sc != nil {
 		return o.centersScratchBytes(t)
@@ -185,10 +234,24 @@ func (o *Op) ScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	d := o.dim()
 	b := o.BlockRows()
-	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
-	w := int64(parallel.Workers(o.opt.Workers))
+	mp := int64(roundUp(m, panelCols))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	return 8*(w*(bp*(mp+int64(d))+int64(b*t))+seg*mp*int64(t)+mp*int64(d+1)+int64(n)) + w*blockPackBytes(b, m, t)
+	return 8*(seg*mp*int64(t)+mp*int64(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
+}
+
+// callBytes is what a product allocates besides its arrays: the worker
+// table, closures, goroutines' bookkeeping and matrix headers (measured
+// below 16 KiB in TestScratchBytesWide; counted as 64 KiB).
+const callBytes = 64 << 10
+
+// scratchWorkers is the number of workers that allocate scratch in a
+// product: each takes its first block before allocating, so at most one per
+// block of rows.
+func (o *Op) scratchWorkers() int64 {
+	n, _ := o.Dims()
+	b := o.BlockRows()
+	return int64(max(min(parallel.Workers(o.opt.Workers), (n+b-1)/b), 1))
 }
 
 // blockPackBytes is the larger packing buffer of a block's two products with

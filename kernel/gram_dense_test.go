@@ -215,3 +215,135 @@ func TestPackBytes(t *testing.T) {
 		t.Errorf("Gemm allocated %d bytes, PackBytes plans %d", got, plan)
 	}
 }
+
+// oldAutoBlockRows is autoBlockRows before the rows were bounded by d (the
+// block of K alone): the reference for the shapes the bound must not change.
+func oldAutoBlockRows(m, d int) int {
+	blockBytes := 1 << 20
+	if d >= 256 {
+		blockBytes = 4 << 20
+	}
+	b := blockBytes / 8 / max(roundUp(m, panelCols), 1)
+	return min(max(b&^(panelRows-1), panelRows), 1024)
+}
+
+// TestAutoBlockRowsBounds: the block never holds more rows than X (rounded
+// up to the panel), its packed X stays within xBlockBytes until one panel is
+// left, and for d ≤ 1,024 the choice is the one made before the d bound.
+func TestAutoBlockRowsBounds(t *testing.T) {
+	for _, m := range []int{1, 6, 16, 100, 1000, 2000, 20000} {
+		for _, d := range []int{1, 8, 54, 256, 784, 1024} {
+			if got, want := autoBlockRows(m, d), oldAutoBlockRows(m, d); got != want {
+				t.Errorf("m=%d d=%d: %d rows, want %d as before", m, d, got, want)
+			}
+		}
+		for _, d := range []int{1025, 5000, 100_000, 1_000_000, 10_000_000, 100_000_000} {
+			b := autoBlockRows(m, d)
+			if b%panelRows != 0 || b < panelRows || (b > panelRows && 8*b*d > xBlockBytes) {
+				t.Errorf("m=%d d=%d: %d rows, packed X %d bytes over %d", m, d, b, 8*b*d, xBlockBytes)
+			}
+		}
+	}
+	if b := autoBlockRows(6, 10_000_000); b != panelRows {
+		t.Errorf("d = 10⁷: %d rows, want one panel (%d)", b, panelRows)
+	}
+	x, c := mat.NewDense(6, 3, nil), mat.NewDense(2, 3, nil)
+	for _, opt := range []Options{{}, {BlockRows: 1024}} {
+		if b := NewOp(Gaussian{Gamma: 1}, x, c, opt).BlockRows(); b != panelRows {
+			t.Errorf("n = 6, %+v: block of %d rows, want %d", opt, b, panelRows)
+		}
+	}
+}
+
+// TestScratchBytesWide: a dense K(X, C)·V with n = 6 rows and M = 6
+// centers at d = 10⁵ allocates about the packed C (16 panel columns, 8·16·d
+// bytes) and one packed panel of X (8·8·d), not the 1,024-row block
+// (8·1,024·d = 819 MB) autoBlockRows chose before; what it allocates is at
+// most ScratchBytes, and ScratchBytes is at most the packed C, one packed
+// panel of X per worker and 1 MiB (norms, blocks of K, packing buffers). The
+// same bound at d = 10⁷ is 8·d·(16 + 8w) + 1 MiB, 2.6 GB on two workers,
+// against 164 GB before (ScratchBytes is computed from shapes, so the check
+// at d = 10⁷ uses X and C of one row each extended by BlockRows and
+// autoBlockRows: see TestAutoBlockRowsBounds). The products are checked
+// against Gaussian.Eval: the arguments are O(1) (γ = 1/(2d), standard
+// normal data) and their error is a few ulps of 2d·γ, hence 1e-12.
+func TestScratchBytesWide(t *testing.T) {
+	const n, m, d = 6, 6, 100_000
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, c := randDense(rng, n, d), randDense(rng, m, d)
+	k := Gaussian{Gamma: 1 / (2.0 * d)}
+	for _, tc := range []int{1, 3} {
+		v := randDense(rng, m, tc)
+		for _, workers := range []int{1, 2} {
+			op := NewOp(k, x, c, Options{Workers: workers})
+			dst := mat.NewDense(n, tc, nil)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if err := op.Mul(context.Background(), dst, v); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			got, plan := int64(after.TotalAlloc-before.TotalAlloc), op.ScratchBytes(tc)
+			bound := int64(8*d*(16+8*workers) + 1<<20)
+			if got > plan || plan > bound {
+				t.Errorf("t=%d workers=%d: Mul allocated %d bytes, ScratchBytes %d, bound %d", tc, workers, got, plan, bound)
+			}
+			if useAccel != accelPortable && got < int64(8*d*(16+8)) {
+				t.Errorf("t=%d workers=%d: Mul allocated %d bytes, less than the packed C and one panel of X (%d): not measuring the engine", tc, workers, got, 8*d*(16+8))
+			}
+			for i := range n {
+				for j := range tc {
+					var want float64
+					for l := range m {
+						want += k.Eval(x.RawRowView(i), c.RawRowView(l)) * v.At(l, j)
+					}
+					if diff := math.Abs(dst.At(i, j) - want); diff > 1e-12 {
+						t.Fatalf("t=%d: (K v)[%d,%d] = %g, want %g (diff %g)", tc, i, j, dst.At(i, j), want, diff)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBlockRowsWideDeterministic: at d = 5,000 the d bound makes the block
+// 208 rows instead of 1,024, so n = 600 rows take three blocks; Kᵀ·U and
+// Kᵀ(K v) are still the same to the last bit on 1, 2 and 3 workers, and
+// match the full kernel matrix (relative 1e-12: sums of 600 terms of size
+// O(1)).
+func TestBlockRowsWideDeterministic(t *testing.T) {
+	const n, m, d = 600, 20, 5000
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, c, u, v := randDense(rng, n, d), randDense(rng, m, d), randDense(rng, n, 2), randDense(rng, m, 1)
+	k := Gaussian{Gamma: 1 / (2.0 * d)}
+	if b := NewOp(k, x, c, Options{}).BlockRows(); b != 208 {
+		t.Fatalf("block of %d rows, want 208 (8 MiB / (8·5,000) rounded down to the panel)", b)
+	}
+	full := mat.NewDense(n, m, nil)
+	k.Block(full, x, c)
+	var wantT, kv, wantTT mat.Dense
+	wantT.Mul(full.T(), u)
+	kv.Mul(full, v)
+	wantTT.Mul(full.T(), &kv)
+	var first [2]*mat.Dense
+	for _, workers := range []int{1, 2, 3} {
+		op := NewOp(k, x, c, Options{Workers: workers})
+		gotT, gotTT := mat.NewDense(m, 2, nil), mat.NewDense(m, 1, nil)
+		if err := op.MulT(context.Background(), gotT, u); err != nil {
+			t.Fatal(err)
+		}
+		if err := op.MulTMul(context.Background(), gotTT, v); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(gotT, &wantT, 1e-12*n) || !mat.EqualApprox(gotTT, &wantTT, 1e-12*n*n) {
+			t.Fatalf("workers=%d: products differ from the full kernel matrix", workers)
+		}
+		if first[0] == nil {
+			first = [2]*mat.Dense{gotT, gotTT}
+			continue
+		}
+		if !mat.Equal(gotT, first[0]) || !mat.Equal(gotTT, first[1]) {
+			t.Fatalf("workers=%d: results differ from 1 worker", workers)
+		}
+	}
+}

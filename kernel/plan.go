@@ -45,8 +45,11 @@ type plan struct {
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
 // float32 (the float32 mode's fast path: AVX-512, one k-block of features):
 // float32 tiles, the float32 exp and float32 sums within a block.
-func (p *plan) blocks32(w *work) bool {
-	return p.f32 && p.gauss && w.acc == accelAVX512 && p.d >= 1 && p.d <= kBlock && p.m > 0
+func (p *plan) blocks32(w *work) bool { return p.blocks32With(w.acc) }
+
+// blocks32With is blocks32 for a worker using the inner kernels acc.
+func (p *plan) blocks32With(acc accel) bool {
+	return p.f32 && p.gauss && acc == accelAVX512 && p.d >= 1 && p.d <= kBlock && p.m > 0
 }
 
 // panelCols32 is the tile width of the float32 inner kernel (8×32 floats).
@@ -146,16 +149,44 @@ func (p *plan) newWork(b, t int) *work {
 		w.blk32, w.acc32, w.kv32 = make([]float32, bp*p.mp), make([]float32, p.mp), make([]float32, b)
 	}
 	w.blk = make([]float64, bp*p.mp)
-	switch {
-	case p.dk != nil && p.f32:
+	switch p.packsX(w.acc) {
+	case 4:
 		w.a32 = make([]float32, bp*p.d)
-	case p.dk != nil && w.acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
+	case 8:
 		w.a = make([]float64, bp*p.d)
 	}
 	if p.sp != nil && p.sp.dense {
 		w.xd = make([]float64, b*p.d)
 	}
 	return w
+}
+
+// packsX is the element size (8 or 4 bytes) of the packed block of X a
+// worker using the inner kernels acc keeps, or 0 when it packs none.
+func (p *plan) packsX(acc accel) int64 {
+	switch {
+	case p.dk != nil && p.f32:
+		return 4
+	case p.dk != nil && acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
+		return 8
+	}
+	return 0
+}
+
+// workBytes is exactly what newWork(b, t) allocates on a plan with p's
+// shape and flags for a worker using the inner kernels acc (ScratchBytes
+// counts it once per worker).
+func (p *plan) workBytes(acc accel, b, t int) int64 {
+	bp, mp, d := int64(roundUp(b, panelRows)), int64(p.mp), int64(p.d)
+	total := 8 * (int64(b)*int64(t) + bp*mp)
+	if p.blocks32With(acc) {
+		total += 4 * (bp*mp + mp + int64(b))
+	}
+	total += p.packsX(acc) * bp * d
+	if p.sp != nil && p.sp.dense {
+		total += 8 * int64(b) * d
+	}
+	return total
 }
 
 // dots writes x_i·c_j into w.blk (stride mp) for the rows i of X[r0:r1] and

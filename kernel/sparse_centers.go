@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/landmark-ml/landmark/internal/parallel"
 )
 
 // This file is the engine's path for sparse centers C (CSR rows, M×d), with
@@ -471,10 +469,10 @@ func (p *plan) centersLaplacian(w *work, r0, r1 int) {
 func (o *Op) centersScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	b := o.BlockRows()
-	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
-	w := int64(max(parallel.Workers(o.opt.Workers), 1))
+	mp := int64(roundUp(m, panelCols))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	total := 8*(w*(bp*mp+int64(b*t))+seg*mp*int64(t)+mp+int64(n)) + w*blockPackBytes(b, m, t)
+	total := 8*(seg*mp*int64(t)+mp+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 	if o.sx != nil {
 		indptr, _, _ := o.sx.CSR()
 		total += CenterColumnBytes(o.sc) + 12*int64(indptr[n]-indptr[0]) // column copy, slots and ranges of X's non-zeros

@@ -3,7 +3,6 @@ package kernel
 import (
 	"math"
 
-	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -202,14 +201,10 @@ func (o *Op) sparseScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	d := int64(o.dim())
 	b := o.BlockRows()
-	bp, mp := int64(roundUp(b, panelRows)), int64(roundUp(m, panelCols))
-	w := int64(max(parallel.Workers(o.opt.Workers), 1))
+	mp := int64(roundUp(m, panelCols))
+	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
-	perWorker := bp*mp + int64(b*t)
-	if o.sparseDenseBlocks() {
-		perWorker += 2 * bp * d
-	}
-	return 8*(w*perWorker+seg*mp*int64(t)+mp*(d+2)+int64(n)) + w*blockPackBytes(b, m, t)
+	return 8*(seg*mp*int64(t)+mp*(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 }
 
 // sparseDenseBlocks reports whether the Op expands blocks of its sparse X to

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -162,9 +163,11 @@ func TestMemoryCapShrinksDefaultCache(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 2}
 	free := &SVM{Kernel: k}
 	// 400×3 data: the fit keeps ≈ 8·400·3 + 16·400 and the solve holds
-	// 8·400·3 + 72·400 bytes besides its cache; 100 KB leaves room for
-	// about 20 of the 400 kernel columns (3.2 KB each).
-	capped := &SVM{Kernel: k, MemoryLimit: 100 << 10}
+	// 8·400·3 + 72·400 bytes besides its cache and the engine's scratch
+	// for rebuilding the gradient (svmEngineBytes); 100 KB beyond that
+	// leaves room for about 20 of the 400 kernel columns (3.2 KB each).
+	engine := svmEngineBytes(k, x, parallel.Workers(0))
+	capped := &SVM{Kernel: k, MemoryLimit: 100<<10 + engine}
 	for _, s := range []*SVM{free, capped} {
 		if err := s.Fit(context.Background(), x, labels); err != nil {
 			t.Fatal(err)
@@ -175,7 +178,7 @@ func TestMemoryCapShrinksDefaultCache(t *testing.T) {
 	if !slices.Equal(p1, p2) {
 		t.Error("a memory cap changed the predictions")
 	}
-	if err := (&SVM{Kernel: k, MemoryLimit: 20 << 10}).Fit(context.Background(), x, labels); !errors.Is(err, ErrMemory) {
+	if err := (&SVM{Kernel: k, MemoryLimit: 20<<10 + engine}).Fit(context.Background(), x, labels); !errors.Is(err, ErrMemory) {
 		t.Errorf("cap below the state without cache: err = %v, want ErrMemory", err)
 	}
 	if err := (&SVM{Kernel: k, MemoryLimit: -1}).Fit(context.Background(), x, labels); !errors.Is(err, ErrInput) || errors.Is(err, ErrMemory) {

@@ -350,7 +350,7 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 		sizes[i] = len(t.rows)
 		taskRowSets[i] = t.rows
 	}
-	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, taskRowSets)+scatterPlan(cfg.k, x, cfg.workers)); err != nil {
+	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, taskRowSets)+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
 		return err
 	}
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}

@@ -3,6 +3,10 @@ package model
 import (
 	"fmt"
 	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/landmark-ml/landmark/kernel"
 )
 
 // svmStateBytes is the memory one SVM dual solve over n rows in d
@@ -107,4 +111,23 @@ func bkaSVMPlan(n, d int, jobs, tasks []int, workers int, refine bool, budget in
 		need = max(need, kept+refState+svmCacheBytes(bigTask, cache, 8))
 	}
 	return need, cache
+}
+
+// svmEngineBytes is what the block engine takes in an SVM solve over dense
+// x when the solver rebuilds its gradient from the support vectors
+// (kernelColumns.MulVec): the two gathered row sets, at most 16·n·d bytes,
+// and the engine's scratch for them, planned by kernel.Op.ScratchBytes for
+// all n rows against n support vectors (their packed copy, one block of rows
+// and one packed block of X per worker). Sparse x takes the sparse paths,
+// planned by sparseIndexPlan and scatterPlan: 0 here.
+func svmEngineBytes(k kernel.Kernel, x mat.Matrix, workers int) int64 {
+	xd, ok := x.(*mat.Dense)
+	if !ok {
+		return 0
+	}
+	n, d := xd.Dims()
+	if n == 0 || d == 0 {
+		return 0
+	}
+	return 16*int64(n)*int64(d) + kernel.NewOp(k, xd, xd, kernel.Options{Workers: workers}).ScratchBytes(1)
 }
