@@ -823,6 +823,34 @@ done:
 	VZEROUPPER
 	RET
 
+// func axpyRoundAVX512(n int, a float64, x *float64, y *float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·axpyRoundAVX512(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	MOVQ         x+16(FP), SI
+	MOVQ         y+24(FP), DI
+	SHRQ         $0x04, CX
+	MOVSD        a+8(FP), X0
+	VBROADCASTSD X0, Z16
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VMULPD  (SI), Z16, Z2
+	VMULPD  64(SI), Z16, Z3
+	VADDPD  (DI), Z2, Z0
+	VADDPD  64(DI), Z3, Z1
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	ADDQ    $0x80, SI
+	ADDQ    $0x80, DI
+	DECQ    CX
+	JNE     loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func axpy4AVX512(n int, a *[4]float64, x *float64, stride int, y *float64)
 // Requires: AVX, AVX512F
 TEXT ·axpy4AVX512(SB), NOSPLIT, $0-40
@@ -1636,6 +1664,40 @@ loop:
 	ADDQ        $0x80, DI
 	DECQ        CX
 	JNE         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func axpyRoundAVX2(n int, a float64, x *float64, y *float64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·axpyRoundAVX2(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	MOVQ         x+16(FP), SI
+	MOVQ         y+24(FP), DI
+	SHRQ         $0x04, CX
+	MOVSD        a+8(FP), X0
+	VBROADCASTSD X0, Y8
+	TESTQ        CX, CX
+	JE           done
+
+loop:
+	VMULPD  (SI), Y8, Y4
+	VADDPD  (DI), Y4, Y0
+	VMOVUPD Y0, (DI)
+	VMULPD  32(SI), Y8, Y5
+	VADDPD  32(DI), Y5, Y1
+	VMOVUPD Y1, 32(DI)
+	VMULPD  64(SI), Y8, Y6
+	VADDPD  64(DI), Y6, Y2
+	VMOVUPD Y2, 64(DI)
+	VMULPD  96(SI), Y8, Y7
+	VADDPD  96(DI), Y7, Y3
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $0x80, SI
+	ADDQ    $0x80, DI
+	DECQ    CX
+	JNE     loop
 
 done:
 	VZEROUPPER

@@ -14,6 +14,7 @@ func expRowDotAVX512(*float64, *float64, *float64, int, float64, float64) float6
 	panic("kernel: no AVX-512")
 }
 func axpyAVX512(int, float64, *float64, *float64)           { panic("kernel: no AVX-512") }
+func axpyRoundAVX512(int, float64, *float64, *float64)      { panic("kernel: no AVX-512") }
 func axpy4AVX512(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX-512") }
 
 func gemm8x32F32AVX512(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX-512") }
@@ -24,4 +25,5 @@ func expRowDotAVX2(*float64, *float64, *float64, int, float64, float64) float64 
 	panic("kernel: no AVX2")
 }
 func axpyAVX2(int, float64, *float64, *float64)           { panic("kernel: no AVX2") }
+func axpyRoundAVX2(int, float64, *float64, *float64)      { panic("kernel: no AVX2") }
 func axpy4AVX2(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX2") }

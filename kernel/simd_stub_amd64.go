@@ -23,6 +23,10 @@ func expRowDotAVX512(row *float64, cc *float64, v *float64, n int, xx float64, n
 // axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.
 func axpyAVX512(n int, a float64, x *float64, y *float64)
 
+// axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the
+// scalar y[j] += a*x[j]) for j < n, n a multiple of 16.
+func axpyRoundAVX512(n int, a float64, x *float64, y *float64)
+
 // axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))
 // for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.
 func axpy4AVX512(n int, a *[4]float64, x *float64, stride int, y *float64)
@@ -54,6 +58,9 @@ func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng 
 
 // axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.
 func axpyAVX2(n int, a float64, x *float64, y *float64)
+
+// axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).
+func axpyRoundAVX2(n int, a float64, x *float64, y *float64)
 
 // axpy4AVX2 is the AVX2+FMA version of axpy4AVX512 (same FMA order, same bits).
 func axpy4AVX2(n int, a *[4]float64, x *float64, stride int, y *float64)

@@ -24,9 +24,15 @@ import (
 //     non-zero of X is looked up once per Op (4 bytes a non-zero of X), so
 //     the repeated passes of an iterative solver do no lookups (on the
 //     news20-shaped Falkon fit, lookups on every pass took 18% of the CPU
-//     time). Each dot product is
-//     summed over x's non-zeros in column order, the order of SparseDot's
-//     merge, fixed whatever the scheduling.
+//     time); so is the entry range of its column (8 bytes a non-zero of X),
+//     which spares the pass two random reads of the column pointers. The
+//     heavy columns — at least M/heavyShare entries, the frequent words of
+//     a Zipf-distributed text set — are also held dense (zero-padded rows
+//     of length mp, capped at the bytes of the column copy's entries), and
+//     a non-zero x_k in one of them adds x_k·C[k, :] with one SIMD axpy
+//     instead of the scatter. Each dot product is summed over x's non-zeros
+//     in column order, the order of SparseDot's merge, fixed whatever the
+//     scheduling; the dense rows keep the scatter's bits (buildHeavy).
 //   - X dense: each center's dot product gathers x at the center's own
 //     non-zeros, in column order (nnz(C) multiply-adds a row).
 //
@@ -73,6 +79,17 @@ type centerPlan struct {
 	rows   []int32   // center of each entry
 	vals   []float64 // value of each entry
 	l1     []float64 // Laplacian: Σ_k |c_j[k]| per center, length mp
+	// Heavy columns (dot-product kernels on sparse X with SIMD kernels
+	// only): heavy holds them dense, 8·mp bytes each, zero-padded; hslot[h]
+	// is the slot of heavy row h. xslot holds −2−h for a non-zero of X in
+	// heavy column h, so the pass finds it without a lookup.
+	hslot []int32
+	heavy []float64
+	// xoff holds, for each non-zero of X in a light column, its column's
+	// entry range start<<32 | end (0 for the others), so that the pass
+	// reads it in order instead of two colptr entries at random (when C
+	// uses more than rangesFrom features and nnz(C) < 2³²; nil otherwise).
+	xoff []uint64
 }
 
 // checkCSR checks the CSR arrays of a sparse C: consistent lengths and
@@ -153,6 +170,17 @@ func (p *plan) initCenters(o *Op) {
 		for q := range sc.xslot {
 			sc.xslot[q] = int32(sc.slotOf(sp.indices[q0+q]))
 		}
+		if p.dk != nil && useAccel != accelPortable {
+			sc.buildHeavy(p.m, p.mp)
+		}
+		if len(sc.colptr) > rangesMin && len(sc.rows) < math.MaxUint32 {
+			sc.xoff = make([]uint64, len(sc.xslot))
+			for q, s := range sc.xslot {
+				if s >= 0 {
+					sc.xoff[q] = uint64(sc.colptr[s])<<32 | uint64(sc.colptr[s+1])
+				}
+			}
+		}
 	}
 }
 
@@ -221,6 +249,90 @@ func (sc *centerPlan) buildColumns(m, d int) {
 	}
 }
 
+// rangesFrom is the number of used features of C above which the pass
+// reads precomputed entry ranges (xoff) rather than the column pointers:
+// 2¹⁵ features are 256 KiB of pointers, about what stays in a core's L2;
+// below it the pointers are cache-resident and the ranges would only add
+// 8 bytes of traffic a non-zero (BenchmarkSparseCenters, d = 784: no gain).
+const rangesFrom = 1 << 15
+
+// rangesMin is the bound in use: rangesFrom, changed only by tests.
+var rangesMin = rangesFrom
+
+// heavyShare sets which columns of C are held dense: those with at least
+// M/heavyShare entries. Text columns are Zipf-distributed: on manpages
+// (M = 2,000 centers, 510,309 non-zeros over 128,861 features) the 78
+// columns with ≥ 500 entries hold 15% of C's entries but 72% of the
+// multiply-adds of the scatter (a column's work is its entries times the
+// rows of X that have the feature), and cost 1.25 MB dense.
+// BenchmarkSparseCentersManpages and BenchmarkSparseCentersHeavy
+// (kernel/BENCH.md) chose the value: 4 and 8 beat 16 and 32 on both, 4
+// was the faster on the real set.
+const heavyShare = 4
+
+// heavyDiv is the divisor in use: heavyShare, changed only by tests and
+// benchmarks (0 keeps every column sparse).
+var heavyDiv = heavyShare
+
+// heavyBytes bounds the dense copy of the heavy columns of a C with nnz
+// non-zeros: the bytes of its column copy's entries (12 a non-zero), and
+// at most heavyMaxBytes. A dense column of M/heavyShare entries costs
+// 8·mp/(12·M/heavyShare) ≈ 2.7 times its CSC entries, so the cap binds
+// only when the heavy columns hold more than about a third of C.
+func heavyBytes(nnz int64) int64 { return min(12*nnz, heavyMaxBytes) }
+
+// heavyMaxBytes is the fixed cap of the dense heavy columns.
+const heavyMaxBytes = 256 << 20
+
+// buildHeavy picks the heavy columns — at least m/heavyShare entries, the
+// longest first, as many as heavyBytes allows — and stores them dense.
+// Each dot product still sums over X's non-zeros in column order: a dense
+// column adds x_k·0 = ±0 for the centers without feature k, which leaves
+// every partial sum unchanged (a sum that starts at +0 is never −0), and
+// axpyRound rounds each product before the add, as the scatter does; so
+// the dot products keep their bits. Non-finite x_k take the scatter
+// (x_k·0 would be NaN).
+func (sc *centerPlan) buildHeavy(m, mp int) {
+	u := len(sc.colptr) - 1
+	if u <= 0 || m == 0 || heavyDiv <= 0 {
+		return
+	}
+	var cand []int32
+	for s := 0; s < u; s++ {
+		if (sc.colptr[s+1]-sc.colptr[s])*heavyDiv >= m {
+			cand = append(cand, int32(s))
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	slices.SortStableFunc(cand, func(a, b int32) int {
+		return (sc.colptr[b+1] - sc.colptr[b]) - (sc.colptr[a+1] - sc.colptr[a])
+	})
+	nh := min(len(cand), int(heavyBytes(int64(len(sc.rows)))/(8*int64(mp))))
+	if nh == 0 {
+		return
+	}
+	sc.hslot = cand[:nh:nh]
+	hrow := make([]int32, u)
+	for s := range hrow {
+		hrow[s] = -1
+	}
+	sc.heavy = make([]float64, nh*mp)
+	for h, s := range sc.hslot {
+		hrow[s] = int32(h)
+		row := sc.heavy[h*mp : (h+1)*mp]
+		for e := sc.colptr[s]; e < sc.colptr[s+1]; e++ {
+			row[sc.rows[e]] = sc.vals[e]
+		}
+	}
+	for q, s := range sc.xslot {
+		if s >= 0 && hrow[s] >= 0 {
+			sc.xslot[q] = -2 - hrow[s]
+		}
+	}
+}
+
 // slotOf returns the slot of feature k, or −1 when no center has it.
 func (sc *centerPlan) slotOf(k int32) int {
 	if sc.slot != nil {
@@ -243,11 +355,34 @@ func (p *plan) centerDots(w *work, r0, r1 int) {
 			clear(out)
 			for q := sp.indptr[i]; q < sp.indptr[i+1]; q++ {
 				s := sc.xslot[q-q0]
-				if s < 0 {
-					continue
-				}
 				v := sp.values[q]
-				rows, vals := sc.rows[sc.colptr[s]:sc.colptr[s+1]], sc.vals[sc.colptr[s]:sc.colptr[s+1]]
+				if s < 0 {
+					if s == -1 {
+						continue
+					}
+					h := int(-2 - s)
+					if v-v == 0 { // finite
+						ck := sc.heavy[h*mp : (h+1)*mp]
+						switch w.acc {
+						case accelAVX512:
+							axpyRoundAVX512(mp, v, &ck[0], &out[0])
+						case accelAVX2:
+							axpyRoundAVX2(mp, v, &ck[0], &out[0])
+						default:
+							axpy(v, ck, out)
+						}
+						continue
+					}
+					s = sc.hslot[h]
+				}
+				var a, b int
+				if sc.xoff != nil && s == sc.xslot[q-q0] {
+					o := sc.xoff[q-q0]
+					a, b = int(o>>32), int(uint32(o))
+				} else {
+					a, b = sc.colptr[s], sc.colptr[s+1]
+				}
+				rows, vals := sc.rows[a:b], sc.vals[a:b]
 				for e, j := range rows {
 					out[j] += v * vals[e]
 				}
@@ -295,7 +430,12 @@ func (p *plan) centersLaplacian(w *work, r0, r1 int) {
 				}
 				v := sp.values[q]
 				av := math.Abs(v)
-				rows, vals := sc.rows[sc.colptr[s]:sc.colptr[s+1]], sc.vals[sc.colptr[s]:sc.colptr[s+1]]
+				a, b := sc.colptr[s], sc.colptr[s+1]
+				if sc.xoff != nil {
+					o := sc.xoff[q-sp.indptr[0]]
+					a, b = int(o>>32), int(uint32(o))
+				}
+				rows, vals := sc.rows[a:b], sc.vals[a:b]
 				for e, j := range rows {
 					c := vals[e]
 					out[j] += math.Abs(v-c) - av - math.Abs(c)
@@ -335,16 +475,18 @@ func (o *Op) centersScratchBytes(t int) int64 {
 	total := 8*(seg*mp*int64(t)+mp+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 	if o.sx != nil {
 		indptr, _, _ := o.sx.CSR()
-		total += CenterColumnBytes(o.sc) + 4*int64(indptr[n]-indptr[0]) // column copy, slots of X's non-zeros
+		total += CenterColumnBytes(o.sc) + 12*int64(indptr[n]-indptr[0]) // column copy, slots and ranges of X's non-zeros
 	}
 	return total
 }
 
 // CenterColumnBytes is the memory an Op on sparse X keeps for sparse
 // centers c besides c's own arrays: the column copy (12 bytes a non-zero,
-// 8 a used feature) and the feature lookup (a 4-byte table of length d, or
+// 8 a used feature), the feature lookup (a 4-byte table of length d, or
 // a hash map costed at 24 bytes a used feature, counted as if every
-// non-zero were a distinct feature).
+// non-zero were a distinct feature), and the dense heavy columns with
+// their 4-byte slot table, counted at their cap (heavyBytes): it reads
+// only c's shape and non-zero count.
 func CenterColumnBytes(c Sparse) int64 {
 	_, d := c.Dims()
 	indptr, _, _ := c.CSR()
@@ -352,7 +494,8 @@ func CenterColumnBytes(c Sparse) int64 {
 	if len(indptr) > 0 {
 		nnz = int64(indptr[len(indptr)-1])
 	}
-	b := 12*nnz + 8*(nnz+2) // entries, colptr and the fill pointers
+	b := 12*nnz + 8*(nnz+2)      // entries, colptr and the fill pointers
+	b += heavyBytes(nnz) + 8*nnz // dense heavy columns, their slots and the slot → row table
 	if centerLookupDense(d, int(nnz)) {
 		return b + 4*int64(d)
 	}

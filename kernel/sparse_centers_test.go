@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -141,6 +142,130 @@ func TestSparseCentersDeterministic(t *testing.T) {
 	}
 }
 
+// heavyCSR draws m rows over d columns in which the first all columns are
+// in every row, the next half columns in about half the rows, and the rest
+// at the given density: a C with heavy and light columns together.
+func heavyCSR(rng *rand.Rand, m, d, all, half int, density float64) testCSR {
+	s := testCSR{r: m, c: d, indptr: []int{0}}
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			in := j < all || (j < all+half && rng.IntN(2) == 0) || (j >= all+half && rng.Float64() < density)
+			if in {
+				s.indices = append(s.indices, int32(j))
+				s.values = append(s.values, rng.NormFloat64())
+			}
+		}
+		s.indptr = append(s.indptr, len(s.values))
+	}
+	return s
+}
+
+// dropRow0 returns s with the entries of row 0 removed (an empty row 0).
+func dropRow0(s testCSR) testCSR {
+	e := s.indptr[1]
+	out := testCSR{r: s.r, c: s.c, indices: s.indices[e:], values: s.values[e:]}
+	for _, p := range s.indptr {
+		out.indptr = append(out.indptr, max(p-e, 0))
+	}
+	return out
+}
+
+// TestSparseCentersHeavyColumns: centers whose first 6 features are in
+// every center and next 12 in about half (heavy: at least M/heavyShare
+// entries, held dense) beside light columns at density 0.03, against X of
+// the same shape (row 0 empty), with the precomputed entry ranges forced
+// on (rangesMin = 0). Every product matches the all-dense Op to 1e-12
+// relative (the tolerance, different summation orders); has the
+// bits of the plain scatter (heavyDiv = 0, no ranges) with each set of
+// inner kernels (the dense columns add x_k·0 = ±0 and round each product
+// as the scatter does; the ranges are the same entries); and the same bits
+// for 1, 2 and 5 workers.
+func TestSparseCentersHeavyColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	const n, d, m = 211, 260, 45
+	x := dropRow0(heavyCSR(rng, n, d, 6, 12, 0.03))
+	c := heavyCSR(rng, m, d, 6, 12, 0.03)
+	xd, cd := DenseOf(x), DenseOf(c)
+	v1, v3 := randDense(rng, m, 1), randDense(rng, m, 3)
+	u1, u3 := randDense(rng, n, 1), randDense(rng, n, 3)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(r int) { rangesMin = r }(rangesMin)
+	rangesMin = 0
+	for _, k := range sparseEngineKernels {
+		opt := Options{BlockRows: 16}
+		want := opProducts(t, NewOp(k, xd, cd, opt), v1, v3, u1, u3)
+		restore := setSIMD(true)
+		hop := NewOp(k, x, c, opt)
+		hop.prepare()
+		restore()
+		defer func(h int) { heavyDiv = h }(heavyDiv)
+		heavyDiv, rangesMin = 0, len(x.values)+1
+		lop := NewOp(k, x, c, opt)
+		lop.prepare()
+		heavyDiv, rangesMin = heavyShare, 0
+		if hop.plan.sc.xoff == nil || lop.plan.sc.xoff != nil {
+			t.Fatalf("%v: entry ranges not as intended", k)
+		}
+		_, dot := k.(dotForm)
+		if nh := len(hop.plan.sc.heavy) / hop.plan.mp; dot && bestAccel != accelPortable && nh < 6 {
+			t.Fatalf("%v: %d heavy columns, want at least the 6 full ones", k, nh)
+		}
+		if lop.plan.sc.heavy != nil {
+			t.Fatalf("%v: heavy columns with heavyDiv = 0", k)
+		}
+		for _, a := range []accel{accelAVX512, accelAVX2, accelPortable} {
+			if a > bestAccel {
+				continue
+			}
+			restore := setAccel(a)
+			got := opProducts(t, hop, v1, v3, u1, u3)
+			scatter := opProducts(t, lop, v1, v3, u1, u3)
+			for i := range got {
+				closeTo(t, fmt.Sprintf("%v %v %s", k, a, productNames[i]), got[i], want[i], 1e-12)
+				if !mat.Equal(got[i], scatter[i]) {
+					t.Errorf("%v %v %s: heavy columns change the bits of the scatter", k, a, productNames[i])
+				}
+			}
+			for _, workers := range []int{1, 2, 5} {
+				runtime.GOMAXPROCS(min(workers, 3))
+				wop := NewOp(k, x, c, Options{BlockRows: 16, Workers: workers})
+				again := opProducts(t, wop, v1, v3, u1, u3)
+				for i := range got {
+					if !mat.Equal(again[i], got[i]) {
+						t.Errorf("%v %v %s: %d workers differ", k, a, productNames[i], workers)
+					}
+				}
+			}
+			restore()
+		}
+	}
+	// A non-finite x_k in a heavy column takes the scatter (x_k·0 would
+	// add NaN to the centers without feature k): the same bits as the
+	// scatter alone, compared as bit patterns since they hold NaN and Inf.
+	xi := dropRow0(heavyCSR(rng, n, d, 6, 12, 0.03))
+	xi.values[xi.indptr[5]] = math.Inf(1) // row 5, feature 0 (in every row)
+	xi.values[xi.indptr[9]] = math.NaN()
+	got, want := mat.NewDense(n, m, nil), mat.NewDense(n, m, nil)
+	if err := NewOp(Linear{}, xi, c, Options{}).Block(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	heavyDiv = 0
+	if err := NewOp(Linear{}, xi, c, Options{}).Block(context.Background(), want); err != nil {
+		t.Fatal(err)
+	}
+	heavyDiv = heavyShare
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("non-finite x: K[%d,%d] = %v with heavy columns, %v without", i, j, g, w)
+			}
+		}
+	}
+	if f := got.At(5, 0); !math.IsInf(f, 0) && !math.IsNaN(f) {
+		t.Fatalf("K[5,0] = %v, want non-finite", f)
+	}
+}
+
 // TestSparseCentersBadInput: malformed CSR centers and mismatched
 // dimensions are errors (ErrParam for the arrays) from every product.
 func TestSparseCentersBadInput(t *testing.T) {
@@ -251,5 +376,77 @@ func TestPreferDenseCenters(t *testing.T) {
 	}
 	if !PreferDenseCenters(mk(0, 100, 0)) {
 		t.Error("no centers: want dense")
+	}
+}
+
+// zipfCSR draws n rows of text-like sparse data: per row, draws column ids
+// from a Zipf law (exponent s over d columns, so that a few columns are in
+// most rows and most columns in few), repeats merged, standard-normal values.
+func zipfCSR(rng *rand.Rand, n, d, draws int, s float64) testCSR {
+	z := rand.NewZipf(rng, s, 1, uint64(d-1))
+	out := testCSR{r: n, c: d, indptr: []int{0}}
+	cols := make([]int32, draws)
+	for i := 0; i < n; i++ {
+		for q := range cols {
+			cols[q] = int32(z.Uint64())
+		}
+		slices.Sort(cols)
+		for q, j := range cols {
+			if q > 0 && j == cols[q-1] {
+				continue
+			}
+			out.indices = append(out.indices, j)
+			out.values = append(out.values, rng.NormFloat64())
+		}
+		out.indptr = append(out.indptr, len(out.values))
+	}
+	return out
+}
+
+// BenchmarkSparseCentersHeavy times the fused Gaussian product Kᵀ(K v) of
+// manpages-shaped CSR X (n = 2,500, d = 2²⁰, Zipf columns, about 250
+// non-zeros a row) against M = 2,000 of its rows held CSR, with the heavy
+// columns (at least M/div entries) dense for div = 0 (none: the scatter
+// alone), 4, 8, 16 and 32. heavyShare is set from it (kernel/BENCH.md).
+func BenchmarkSparseCentersHeavy(b *testing.B) {
+	rng := rand.New(rand.NewPCG(75, 76))
+	const n, m, d = 2500, 2000, 1 << 20
+	x := zipfCSR(rng, n, d, 400, 1.1)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	c := SubsetRows(x, idx)
+	v := randDense(rng, m, 1)
+	dst := mat.NewDense(m, 1, nil)
+	cols := map[int32]int{}
+	for _, j := range c.indices {
+		cols[j]++
+	}
+	heavy, work := 0, [2]float64{}
+	for _, e := range cols {
+		work[1] += float64(e) * float64(e)
+		if e*heavyShare >= m {
+			heavy++
+			work[0] += float64(e) * float64(e)
+		}
+	}
+	b.Logf("X: %.0f non-zeros a row; C: %d non-zeros over %d features, %d with ≥ M/%d entries (%.0f%% of the scatter's multiply-adds)",
+		float64(x.indptr[n])/n, len(c.indices), len(cols), heavy, heavyShare, 100*work[0]/work[1])
+	defer func(h int) { heavyDiv = h }(heavyDiv)
+	for _, div := range []int{0, 4, 8, 16, 32} {
+		b.Run(fmt.Sprintf("div=%d", div), func(b *testing.B) {
+			heavyDiv = div
+			op := NewOp(Gaussian{Gamma: 1}, x, c, Options{})
+			op.prepare()
+			c0 := processCPU()
+			for b.Loop() {
+				if err := op.MulTMul(context.Background(), dst, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-c0)/1e9/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(len(op.plan.sc.heavy)/op.plan.mp), "heavy-cols")
+		})
 	}
 }

@@ -16,6 +16,10 @@
 //     degree-13 Taylor polynomial (AVX2 has no 16-entry permute).
 //   - axpyAVX512 / axpy4AVX512: y += a·x, and y += a0·x0 + a1·x1 + a2·x2 +
 //     a3·x3 as four FMAs in that order (bit-identical to four axpy calls).
+//   - axpyRoundAVX512 / axpyRoundAVX2: y += a·x with the product rounded
+//     before the add (VMULPD, VADDPD: no FMA), the bits of the scalar
+//     y[j] += a*x[j] on amd64, so that a dense row can stand in for scattered
+//     scalar updates without changing a result.
 //   - cpuid / xgetbv for the run-time feature check.
 package main
 
@@ -53,6 +57,7 @@ func main() {
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)
 	axpy()
+	axpyRound()
 	axpy4()
 	gemm32to32()
 	expRow32()
@@ -77,6 +82,7 @@ func main() {
 	expRowAVX2("expRowAVX2", false, cst2)
 	expRowAVX2("expRowDotAVX2", true, cst2)
 	axpyAVX2()
+	axpyRoundAVX2()
 	axpy4AVX2()
 	cpu()
 	Generate()
@@ -900,6 +906,62 @@ func flush32() {
 	VMOVUPS(Z31, Mem{Base: src, Disp: 64})
 	ADDQ(Imm(128), src)
 	ADDQ(U32(256), dst)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func axpyRound() {
+	TEXT("axpyRoundAVX512", NOSPLIT, "func(n int, a float64, x, y *float64)")
+	Doc("axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the",
+		"scalar y[j] += a*x[j]) for j < n, n a multiple of 16.")
+	n, x, y := RCX, RSI, RDI
+	Load(Param("n"), n)
+	Load(Param("x"), x)
+	Load(Param("y"), y)
+	SHRQ(Imm(4), n)
+	Load(Param("a"), X0)
+	VBROADCASTSD(X0, Z16)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	VMULPD(Mem{Base: x}, Z16, Z2)
+	VMULPD(Mem{Base: x, Disp: 64}, Z16, Z3)
+	VADDPD(Mem{Base: y}, Z2, Z0)
+	VADDPD(Mem{Base: y, Disp: 64}, Z3, Z1)
+	VMOVUPD(Z0, Mem{Base: y})
+	VMOVUPD(Z1, Mem{Base: y, Disp: 64})
+	ADDQ(Imm(128), x)
+	ADDQ(Imm(128), y)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func axpyRoundAVX2() {
+	TEXT("axpyRoundAVX2", NOSPLIT, "func(n int, a float64, x, y *float64)")
+	Doc("axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
+	n, x, y := RCX, RSI, RDI
+	Load(Param("n"), n)
+	Load(Param("x"), x)
+	Load(Param("y"), y)
+	SHRQ(Imm(4), n)
+	Load(Param("a"), X0)
+	VBROADCASTSD(X0, Y8)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 4; h++ {
+		VMULPD(Mem{Base: x, Disp: 32 * h}, Y8, ymm[4+h])
+		VADDPD(Mem{Base: y, Disp: 32 * h}, ymm[4+h], ymm[h])
+		VMOVUPD(ymm[h], Mem{Base: y, Disp: 32 * h})
+	}
+	ADDQ(Imm(128), x)
+	ADDQ(Imm(128), y)
 	DECQ(n)
 	JNE(LabelRef("loop"))
 	Label("done")
