@@ -89,18 +89,7 @@ func (o *Op) prepare() *plan {
 			p.f32 = true
 			p.mp = roundUp(p.m, panelCols32)
 		}
-		p.dk = dk
-		if g, ok := o.k.(Gaussian); ok {
-			p.gauss, p.ng = true, -g.Gamma
-		}
-		if dk.needsNorms() {
-			p.xn = make([]float64, p.n)
-			p.cn = make([]float64, p.mp)
-			if p.sp != nil {
-				p.sp.rowNorms(p.xn)
-			} else {
-				norms(p.xn, o.x)
-			}
+		if p.setDotForm(o, dk) {
 			norms(p.cn[:p.m], o.c)
 		}
 		if p.sp != nil && !p.sp.dense {
@@ -617,4 +606,27 @@ func packRows[T float32 | float64](dst []T, x []float64, stride, r0, rows, d int
 			}
 		}
 	}
+}
+
+// setDotForm records a dot-form kernel (and the Gaussian's −γ) in the plan
+// and, when the kernel needs squared norms, allocates p.xn and p.cn and fills
+// p.xn with the rows of X. It reports whether the caller must fill p.cn[:m]
+// with the centers' squared norms (dense and sparse centers store them
+// differently).
+func (p *plan) setDotForm(o *Op, dk dotForm) bool {
+	p.dk = dk
+	if g, ok := o.k.(Gaussian); ok {
+		p.gauss, p.ng = true, -g.Gamma
+	}
+	if !dk.needsNorms() {
+		return false
+	}
+	p.xn = make([]float64, p.n)
+	p.cn = make([]float64, p.mp)
+	if p.sp != nil {
+		p.sp.rowNorms(p.xn)
+	} else {
+		norms(p.xn, o.x)
+	}
+	return true
 }

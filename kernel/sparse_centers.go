@@ -132,18 +132,7 @@ func (p *plan) initCenters(o *Op) {
 	sc.cp, sc.ci, sc.cv = o.sc.CSR()
 	p.sc = sc
 	if dk, ok := o.k.(dotForm); ok {
-		p.dk = dk
-		if g, ok := o.k.(Gaussian); ok {
-			p.gauss, p.ng = true, -g.Gamma
-		}
-		if dk.needsNorms() {
-			p.xn = make([]float64, p.n)
-			p.cn = make([]float64, p.mp)
-			if p.sp != nil {
-				p.sp.rowNorms(p.xn)
-			} else {
-				norms(p.xn, o.x)
-			}
+		if p.setDotForm(o, dk) {
 			for j := 0; j < p.m; j++ {
 				var s float64
 				for _, v := range sc.cv[sc.cp[j]:sc.cp[j+1]] {

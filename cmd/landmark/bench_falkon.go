@@ -690,22 +690,9 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
 		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-	}
 	t0, c0 := time.Now(), falkonBenchCPU()
-	err = cfg.Fit(ctx, xt, ytr)
+	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
 	r.FitCPUS = falkonBenchCPU() - c0
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
 	if err != nil {
 		return err
 	}
@@ -764,4 +751,23 @@ func falkonBenchMaxRSS() int64 {
 		return 0
 	}
 	return ru.Maxrss * 1024
+}
+
+// profileCPU runs f, writing a CPU profile of it to path when path is not
+// empty (bench falkon and bench sparse -cpuprofile).
+func profileCPU(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return err
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	return err
 }

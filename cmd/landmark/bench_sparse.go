@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime/debug"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -430,22 +429,9 @@ func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg mode
 	fmt.Fprintf(stderr, "bench sparse: landmark Falkon: memory plan %.3f GB (data %.3f, centers %.3f, K_MM + factors %.3f, engine %.3f, solver %.3f), limit %.2f GB\n",
 		float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(cfg.MemoryLimit)/1e9)
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-	}
 	t0, c0 := time.Now(), falkonBenchCPU()
-	err = cfg.Fit(ctx, xtr, ytr)
+	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xtr, ytr) })
 	r.FitS, r.FitCPUS = time.Since(t0).Seconds(), falkonBenchCPU()-c0
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
 	if err != nil {
 		return err
 	}
