@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
 // Task is what a dataset's Y holds. The strings are the ones model.Task
@@ -20,7 +22,8 @@ const (
 // MaxGuessClasses is the largest number of distinct integral labels GuessTask
 // still calls classification; more distinct values look like a discretized
 // regression target (cpusmall's 0–99, for example, has 56).
-const MaxGuessClasses = 20
+// It is the same bound model's classifiers use (internal/check.FewClasses).
+const MaxGuessClasses = check.FewClasses
 
 // ClassCount is one class label and how many rows carry it.
 type ClassCount struct {
@@ -47,10 +50,9 @@ func ClassCounts(y []float64) []ClassCount {
 }
 
 // integral reports whether v is an integer up to a relative 1e-9 (labels
-// written as "1.0" or "0.99999999999" are classes; 0.5 is not).
-func integral(v float64) bool {
-	return math.Abs(v-math.Round(v)) <= 1e-9*math.Max(1, math.Abs(v))
-}
+// written as "1.0" or "0.99999999999" are classes; 0.5 is not); it is the
+// rule model's classifiers apply too (internal/check.Integral).
+func integral(v float64) bool { return check.Integral(v) }
 
 // GuessTask guesses what y holds: Binary for exactly two distinct values,
 // Multiclass for 3…MaxGuessClasses distinct integral values, Regression

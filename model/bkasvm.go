@@ -157,6 +157,9 @@ func (f *bkaFit) kernel() kernel.Kernel {
 // with dense centroids, and each cluster's kernel columns come from its
 // sparse rows, as in SVM.
 func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	if err := checkContext(ctx, "bkasvm"); err != nil {
+		return err
+	}
 	b.fit = nil
 	x, err := exactInput(xIn, y, 0)
 	if err != nil {
@@ -185,7 +188,7 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	}
 	labels, err := NewLabels(y)
 	if err != nil {
-		return err
+		return fmt.Errorf("model: bkasvm: %w", err)
 	}
 	if err := cfg.checkWeights(labels); err != nil {
 		return err

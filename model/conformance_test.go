@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -110,6 +112,7 @@ func checkConformance(t *testing.T, newEstimator func() Estimator, cases ...conf
 func conformanceOne(t *testing.T, newEstimator func() Estimator, c conformanceCase) {
 	ctx := context.Background()
 	est := newEstimator()
+	conformanceRefusals(t, est, c)
 	if _, err := est.Predict(c.xTest); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("Predict before Fit: err = %v, want ErrNotFitted", err)
 	}
@@ -247,6 +250,45 @@ func conformanceConfigUnchanged(t *testing.T, fresh, fitted Estimator) {
 		}
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
 			t.Errorf("Fit changed config field %s: %#v, was %#v", f.Name, b.Field(i).Interface(), a.Field(i).Interface())
+		}
+	}
+}
+
+// conformanceRefusals checks the input every estimator refuses with an error
+// wrapping ErrInput, never a panic: a nil context, and for classifiers a y
+// that scikit-learn's check_classification_targets would call continuous
+// (non-integer values) or that has more distinct integer values than
+// max(20, n/2), the rule of NewLabels.
+func conformanceRefusals(t *testing.T, est Estimator, c conformanceCase) {
+	t.Helper()
+	var nilCtx context.Context
+	if err := est.Fit(nilCtx, c.x, c.y); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
+		t.Errorf("Fit with a nil context: err = %v, want ErrInput naming the nil context", err)
+	}
+	if !c.classification {
+		return
+	}
+	n := len(c.y)
+	cont := make([]float64, n) // i + 0.5: n distinct non-integer values
+	many := make([]float64, n) // i: n distinct integers, more than max(20, n/2) for n ≥ 42
+	for i := range cont {
+		cont[i] = float64(i) + 0.5
+		many[i] = float64(i)
+	}
+	if n <= 40 {
+		t.Fatalf("case %s has %d rows; the many-valued check needs more than 40", c.name, n)
+	}
+	for _, r := range []struct {
+		name string
+		y    []float64
+		want string
+	}{
+		{"continuous", cont, "non-integer values such as 0.5"},
+		{"many-valued", many, "more than max(20, 0.5·rows) = " + strconv.Itoa(n/2)},
+	} {
+		err := est.Fit(context.Background(), c.x, r.y)
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "classification targets look continuous") || !strings.Contains(err.Error(), r.want) {
+			t.Errorf("Fit on %s y: err = %v, want ErrInput with %q", r.name, err, r.want)
 		}
 	}
 }

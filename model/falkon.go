@@ -256,20 +256,23 @@ const falkonSeedStream = 0x66616c6b // "falk"
 // every product run sparse × sparse; the fitted model is the same as on the
 // dense copy of x (same centers, predictions equal to rounding).
 func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	if err := checkContext(ctx, "falkon"); err != nil {
+		return err
+	}
 	m.fit = nil
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		xv, err := exactInput(xs, y, 0)
 		if err != nil {
 			return err
 		}
-		task, labels, t, err := targetsOf(y, m.Task)
+		task, labels, t, err := targetsOf(y, m.Task, "falkon")
 		if err != nil {
 			return err
 		}
 		return m.fitTargets(ctx, xv, t, task, labels)
 	}
 	x := kernel.DenseOf(xIn)
-	task, labels, t, err := targets(x, y, m.Task)
+	task, labels, t, err := targets(x, y, m.Task, "falkon")
 	if err != nil {
 		return err
 	}
@@ -280,6 +283,9 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // then returns the first output; DecisionFunction returns all of them.
 // Validation data is not supported here.
 func (m *Falkon) FitMulti(ctx context.Context, x, y *mat.Dense) error {
+	if err := checkContext(ctx, "falkon"); err != nil {
+		return err
+	}
 	m.fit = nil
 	if err := checkMulti(x, y, m.Task); err != nil {
 		return err

@@ -39,7 +39,7 @@ func FittedFalkon(cfg Falkon, sol *KernelExpansion, classes []float64, info Falk
 	}
 	var labels Labels
 	if task == Classification {
-		labels, err = NewLabels(classes)
+		labels, err = labelsOf(classes)
 		if err != nil {
 			return nil, err
 		}

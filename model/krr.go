@@ -183,6 +183,9 @@ var _ KRRApprox = ExactKRR{}
 
 // FitKRR implements KRRApprox.
 func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	if err := checkContext(ctx, "exact krr"); err != nil {
+		return nil, KRRInfo{}, err
+	}
 	n, d := p.X.Dims()
 	_, t := p.Y.Dims()
 	op := kernel.NewOp(p.Kernel, p.X, p.X, kernel.Options{Workers: p.Workers})
@@ -236,20 +239,23 @@ const krrSeedStream = 0x6b7272 // "krr"
 // Nyström KRR and feature ridge (the sampler, the K_nM products and the
 // feature maps read sparse rows); other backends take a dense copy.
 func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	if err := checkContext(ctx, "krr"); err != nil {
+		return err
+	}
 	m.fit = nil
 	if xs, ok := xIn.(kernel.Sparse); ok && m.sparseBackend() {
 		xv, err := exactInput(xs, y, 0)
 		if err != nil {
 			return err
 		}
-		task, labels, t, err := targetsOf(y, m.Task)
+		task, labels, t, err := targetsOf(y, m.Task, "krr")
 		if err != nil {
 			return err
 		}
 		return m.fitTargets(ctx, xv, t, task, labels)
 	}
 	x := kernel.DenseOf(xIn)
-	task, labels, t, err := targets(x, y, m.Task)
+	task, labels, t, err := targets(x, y, m.Task, "krr")
 	if err != nil {
 		return err
 	}
@@ -260,6 +266,9 @@ func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // (n×t), one column per output. Predict then returns the first output; use
 // DecisionFunction for all of them.
 func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) error {
+	if err := checkContext(ctx, "krr"); err != nil {
+		return err
+	}
 	m.fit = nil
 	if err := checkMulti(x, y, m.Task); err != nil {
 		return err

@@ -38,6 +38,9 @@ var _ KRRApprox = FeatureRidge{}
 
 // FitKRR implements KRRApprox.
 func (b FeatureRidge) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	if err := checkContext(ctx, "feature ridge"); err != nil {
+		return nil, KRRInfo{}, err
+	}
 	return b.fit(ctx, p, p.X)
 }
 

@@ -80,6 +80,9 @@ func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kerne
 
 // FitKRR implements KRRApprox.
 func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	if err := checkContext(ctx, "meka krr"); err != nil {
+		return nil, KRRInfo{}, err
+	}
 	return b.fitKRR(ctx, p, p.X)
 }
 

@@ -36,6 +36,9 @@ var _ KRRApprox = NystromKRR{}
 
 // FitKRR implements KRRApprox.
 func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	if err := checkContext(ctx, "nystrom krr"); err != nil {
+		return nil, KRRInfo{}, err
+	}
 	return b.fit(ctx, p, p.X)
 }
 

@@ -52,8 +52,21 @@ type Labels struct {
 	Classes []float64
 }
 
-// NewLabels collects the distinct labels of y. It errors when there are fewer than two.
+// NewLabels collects the distinct labels of y. It errors (wrapping ErrInput)
+// when there are fewer than two, and, as scikit-learn's
+// check_classification_targets does, when y looks continuous: a non-integer
+// value, or more distinct values than max(20, n/2) — the 20 is the bound
+// datasets.GuessTask uses to call integral labels multiclass.
 func NewLabels(y []float64) (Labels, error) {
+	if err := check.ClassLabels(y); err != nil {
+		return Labels{}, err
+	}
+	return labelsOf(y)
+}
+
+// labelsOf is NewLabels without the continuous-target rule, for a list of
+// classes given as such (a remote fit's class list).
+func labelsOf(y []float64) (Labels, error) {
 	c := slices.Clone(y)
 	slices.Sort(c)
 	c = slices.Compact(c)
@@ -151,15 +164,16 @@ func (l Labels) decode(scores *mat.Dense) []float64 {
 // targets validates a training set given as labels or single targets and
 // turns it into the target matrix the ridge-type estimators solve for: one
 // column of y for regression, Labels.Targets for classification.
-func targets(x *mat.Dense, y []float64, t Task) (Task, Labels, *mat.Dense, error) {
+func targets(x *mat.Dense, y []float64, t Task, who string) (Task, Labels, *mat.Dense, error) {
 	if err := check.XY(x, y); err != nil {
 		return "", Labels{}, nil, err
 	}
-	return targetsOf(y, t)
+	return targetsOf(y, t, who)
 }
 
-// targetsOf is targets for labels y already checked against X.
-func targetsOf(y []float64, t Task) (Task, Labels, *mat.Dense, error) {
+// targetsOf is targets for labels y already checked against X. who names the
+// estimator in a label error ("model: krr: ...").
+func targetsOf(y []float64, t Task, who string) (Task, Labels, *mat.Dense, error) {
 	task, err := t.resolve()
 	if err != nil {
 		return "", Labels{}, nil, err
@@ -167,7 +181,7 @@ func targetsOf(y []float64, t Task) (Task, Labels, *mat.Dense, error) {
 	if task == Classification {
 		labels, err := NewLabels(y)
 		if err != nil {
-			return "", Labels{}, nil, err
+			return "", Labels{}, nil, fmt.Errorf("model: %s: %w", who, err)
 		}
 		return task, labels, labels.targetMatrix(y), nil
 	}
@@ -213,4 +227,13 @@ func outputs(task Task, labels Labels, f *mat.Dense) []float64 {
 		return labels.decode(f)
 	}
 	return mat.Col(nil, 0, f)
+}
+
+// checkContext refuses a nil context, which would otherwise panic deep in a
+// fit at the first cancellation check. who names the estimator.
+func checkContext(ctx context.Context, who string) error {
+	if ctx == nil {
+		return fmt.Errorf("model: %s: %w: nil context (pass context.Background())", who, ErrInput)
+	}
+	return nil
 }

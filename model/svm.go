@@ -318,6 +318,9 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 // vectors are kept as sparse rows. The model saved from a sparse fit has the
 // same form as one from a dense fit (Save writes dense support vectors).
 func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	if err := checkContext(ctx, "svm"); err != nil {
+		return err
+	}
 	s.fit = nil
 	x, err := exactInput(xIn, y, 0)
 	if err != nil {
@@ -333,7 +336,7 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	cfg.float32 = s.CacheFloat32
 	labels, err := NewLabels(y)
 	if err != nil {
-		return err
+		return fmt.Errorf("model: svm: %w", err)
 	}
 	if err := cfg.checkWeights(labels); err != nil {
 		return err
