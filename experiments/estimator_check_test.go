@@ -19,7 +19,7 @@ import (
 // checkData is a small problem for the estimator checks: n training and 30
 // test points in [−1, 1]³; y is sin(2x₀) + x₁² − x₂ plus noise 0.05 for
 // regression, its sign coded 3/7 (not ±1, so label mapping is exercised) for
-// binary, and the angle of (x₀, x₁) in three sectors coded −2, 0.5 and 9
+// binary, and the angle of (x₀, x₁) in three sectors coded −2, 5 and 9
 // (not 0, 1, 2 nor evenly spaced, for the same reason) for multiclass.
 func checkData(task string, n int) (x, xt *mat.Dense, y []float64) {
 	rng := rand.New(rand.NewPCG(21, 22))
@@ -41,7 +41,7 @@ func checkData(task string, n int) (x, xt *mat.Dense, y []float64) {
 					v[i] = 7
 				}
 			default:
-				v[i] = [3]float64{-2, 0.5, 9}[int(math.Min(2, math.Floor((math.Atan2(r[1], r[0])+math.Pi)/(2*math.Pi/3))))]
+				v[i] = [3]float64{-2, 5, 9}[int(math.Min(2, math.Floor((math.Atan2(r[1], r[0])+math.Pi)/(2*math.Pi/3))))]
 			}
 		}
 		return a, v
@@ -140,7 +140,7 @@ func permutationInvariant(c checkCase) bool {
 //     changes regression predictions by at most 1e-8 relative (round-off of
 //     sums in another order, amplified by the conditioning of the ridge
 //     system at λ = 1e-3) and labels not at all;
-//   - classifiers (binary 3/7, multi-class −2/0.5/9) report the classes
+//   - classifiers (binary 3/7, multi-class −2/5/9) report the classes
 //     of y and predict them in y's codes (checkLabels), also after
 //     save → load, and refuse one-class training data with ErrInput;
 //   - save → load gives bit-identical predictions;
