@@ -56,8 +56,9 @@ func main() {
 	gemm32()
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)
-	axpy()
-	axpyRound()
+	axpyKernel("axpyAVX512", true, true, "axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
+	axpyKernel("axpyRoundAVX512", true, false, "axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the",
+		"scalar y[j] += a*x[j]) for j < n, n a multiple of 16.")
 	axpy4()
 	gemm32to32()
 	expRow32()
@@ -81,8 +82,8 @@ func main() {
 	gemmAVX2()
 	expRowAVX2("expRowAVX2", false, cst2)
 	expRowAVX2("expRowDotAVX2", true, cst2)
-	axpyAVX2()
-	axpyRoundAVX2()
+	axpyKernel("axpyAVX2", false, true, "axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
+	axpyKernel("axpyRoundAVX2", false, false, "axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
 	axpy4AVX2()
 	cpu()
 	Generate()
@@ -370,34 +371,6 @@ func expRow16(name string, withDot bool) {
 	RET()
 }
 
-func axpy() {
-	TEXT("axpyAVX512", NOSPLIT, "func(n int, a float64, x, y *float64)")
-	Doc("axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
-	n, x, y := RCX, RSI, RDI
-	Load(Param("n"), n)
-	Load(Param("x"), x)
-	Load(Param("y"), y)
-	SHRQ(Imm(4), n)
-	Load(Param("a"), X0)
-	VBROADCASTSD(X0, Z16)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	VMOVUPD(Mem{Base: y}, Z0)
-	VMOVUPD(Mem{Base: y, Disp: 64}, Z1)
-	VFMADD231PD(Mem{Base: x}, Z16, Z0)
-	VFMADD231PD(Mem{Base: x, Disp: 64}, Z16, Z1)
-	VMOVUPD(Z0, Mem{Base: y})
-	VMOVUPD(Z1, Mem{Base: y, Disp: 64})
-	ADDQ(Imm(128), x)
-	ADDQ(Imm(128), y)
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
 func axpy4() {
 	TEXT("axpy4AVX512", NOSPLIT, "func(n int, a *[4]float64, x *float64, stride int, y *float64)")
 	Doc("axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
@@ -569,33 +542,6 @@ func expRowAVX2(name string, withDot bool, cst func(int) Mem) {
 		VADDSD(X2, X1, X1)
 		Store(X1, ReturnIndex(0))
 	}
-	VZEROUPPER()
-	RET()
-}
-
-func axpyAVX2() {
-	TEXT("axpyAVX2", NOSPLIT, "func(n int, a float64, x, y *float64)")
-	Doc("axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
-	n, x, y := RCX, RSI, RDI
-	Load(Param("n"), n)
-	Load(Param("x"), x)
-	Load(Param("y"), y)
-	SHRQ(Imm(4), n)
-	Load(Param("a"), X0)
-	VBROADCASTSD(X0, Y8)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for h := 0; h < 4; h++ {
-		VMOVUPD(Mem{Base: y, Disp: 32 * h}, ymm[h])
-		VFMADD231PD(Mem{Base: x, Disp: 32 * h}, Y8, ymm[h])
-		VMOVUPD(ymm[h], Mem{Base: y, Disp: 32 * h})
-	}
-	ADDQ(Imm(128), x)
-	ADDQ(Imm(128), y)
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
 	VZEROUPPER()
 	RET()
 }
@@ -913,52 +859,38 @@ func flush32() {
 	RET()
 }
 
-func axpyRound() {
-	TEXT("axpyRoundAVX512", NOSPLIT, "func(n int, a float64, x, y *float64)")
-	Doc("axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the",
-		"scalar y[j] += a*x[j]) for j < n, n a multiple of 16.")
+// axpyKernel emits y[j] += a·x[j] for j < n (n a multiple of 16), 128 bytes
+// a loop: two ZMM registers with avx512, else four YMM. fused uses one FMA
+// a lane; otherwise the product is rounded first (VMULPD, then VADDPD), the
+// bits of the scalar y[j] += a*x[j].
+func axpyKernel(name string, avx512, fused bool, doc ...string) {
+	TEXT(name, NOSPLIT, "func(n int, a float64, x, y *float64)")
+	Doc(doc...)
 	n, x, y := RCX, RSI, RDI
 	Load(Param("n"), n)
 	Load(Param("x"), x)
 	Load(Param("y"), y)
 	SHRQ(Imm(4), n)
 	Load(Param("a"), X0)
-	VBROADCASTSD(X0, Z16)
+	regs, av, width := ymm, VecPhysical(Y8), 32
+	if avx512 {
+		regs, av, width = zmm, Z16, 64
+	}
+	parts := 128 / width
+	VBROADCASTSD(X0, av)
 	TESTQ(n, n)
 	JE(LabelRef("done"))
 	Label("loop")
-	VMULPD(Mem{Base: x}, Z16, Z2)
-	VMULPD(Mem{Base: x, Disp: 64}, Z16, Z3)
-	VADDPD(Mem{Base: y}, Z2, Z0)
-	VADDPD(Mem{Base: y, Disp: 64}, Z3, Z1)
-	VMOVUPD(Z0, Mem{Base: y})
-	VMOVUPD(Z1, Mem{Base: y, Disp: 64})
-	ADDQ(Imm(128), x)
-	ADDQ(Imm(128), y)
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
-func axpyRoundAVX2() {
-	TEXT("axpyRoundAVX2", NOSPLIT, "func(n int, a float64, x, y *float64)")
-	Doc("axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
-	n, x, y := RCX, RSI, RDI
-	Load(Param("n"), n)
-	Load(Param("x"), x)
-	Load(Param("y"), y)
-	SHRQ(Imm(4), n)
-	Load(Param("a"), X0)
-	VBROADCASTSD(X0, Y8)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for h := 0; h < 4; h++ {
-		VMULPD(Mem{Base: x, Disp: 32 * h}, Y8, ymm[4+h])
-		VADDPD(Mem{Base: y, Disp: 32 * h}, ymm[4+h], ymm[h])
-		VMOVUPD(ymm[h], Mem{Base: y, Disp: 32 * h})
+	for h := 0; h < parts; h++ {
+		acc, at := regs[h], width*h
+		if fused {
+			VMOVUPD(Mem{Base: y, Disp: at}, acc)
+			VFMADD231PD(Mem{Base: x, Disp: at}, av, acc)
+		} else {
+			VMULPD(Mem{Base: x, Disp: at}, av, regs[parts+h])
+			VADDPD(Mem{Base: y, Disp: at}, regs[parts+h], acc)
+		}
+		VMOVUPD(acc, Mem{Base: y, Disp: at})
 	}
 	ADDQ(Imm(128), x)
 	ADDQ(Imm(128), y)
