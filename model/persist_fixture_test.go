@@ -92,7 +92,9 @@ func fixtureCases() []fixtureCase {
 		{"krr-rff", 3, func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 5, Task: Classification, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 20}}}}
 		}, cls},
-		{"krr-meka", 3, func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Rank: 3, Clusters: 2}} }, reg},
+		{"krr-meka", 3, func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Rank: 3, Clusters: 2}}
+		}, reg},
 		{"falkon-uniform", 3, func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 7} }, reg},
 		{"falkon-bless", 3, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 8, Sampler: approx.BLESS{}, Task: Classification}
