@@ -160,7 +160,7 @@ const (
 // 12·0.1/8 = 15% of the dense matrix's memory. Speed puts it below mnist's
 // 0.19, where the dense SVM path is still faster (model.SVM fit 1.88 s
 // dense vs 2.49 s sparse on 5,000 rows); at the synthetic text set's 0.0025
-// sparse is the only practical choice (model/BENCH_SVM.md). The crossover in
+// sparse is the only practical choice (docs/performance.md, "Kernel SVM"). The crossover in
 // between was not measured; 0.1 errs towards dense.
 const SparseDensity = 0.1
 
