@@ -8,7 +8,6 @@ import (
 	"reflect"
 
 	"github.com/landmark-ml/landmark/approx"
-	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
@@ -129,32 +128,32 @@ type FalkonSystem struct {
 
 // resolved returns b with defaults filled in, or the first invalid field.
 func (b FalkonBuilder) resolved() (FalkonBuilder, error) {
-	if err := check.Positive("lambda", b.Lambda); err != nil {
-		return b, err
-	}
-	if b.Kernel == nil {
-		return b, fmt.Errorf("%w: falkon: no kernel", ErrInput)
+	switch {
+	case !(b.Lambda > 0) || math.IsInf(b.Lambda, 0):
+		return b, fmt.Errorf("model: falkon: %w: Lambda = %g, want finite and > 0", ErrInput, b.Lambda)
+	case b.Kernel == nil:
+		return b, fmt.Errorf("model: falkon: %w: Kernel is nil", ErrInput)
+	case b.Epsilon < 0 || math.IsNaN(b.Epsilon) || math.IsInf(b.Epsilon, 0):
+		return b, fmt.Errorf("model: falkon: %w: Epsilon = %g, want finite and ≥ 0 (0 means the default)", ErrInput, b.Epsilon)
+	case b.MaxIter < 0:
+		return b, fmt.Errorf("model: falkon: %w: MaxIter = %d, want ≥ 0 (0 means the default)", ErrInput, b.MaxIter)
+	case b.Tol < 0 || math.IsNaN(b.Tol) || math.IsInf(b.Tol, 0):
+		return b, fmt.Errorf("model: falkon: %w: Tol = %g, want finite and > 0 (0 means the default)", ErrInput, b.Tol)
 	}
 	if err := b.Kernel.Validate(); err != nil {
-		return b, fmt.Errorf("%w: %w", ErrInput, err)
+		return b, fmt.Errorf("model: falkon: %w: %w", ErrInput, err)
 	}
 	switch b.Preconditioner {
 	case PrecondAuto, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone:
 	default:
-		return b, fmt.Errorf("%w: unknown preconditioner %q (want falkon, bless, jacobi or none)", ErrInput, b.Preconditioner)
+		return b, fmt.Errorf("model: falkon: %w: Preconditioner = %q, want %q, %q, %q, %q or empty (automatic)",
+			ErrInput, b.Preconditioner, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone)
 	}
-	if b.Epsilon < 0 || math.IsNaN(b.Epsilon) || math.IsInf(b.Epsilon, 0) {
-		return b, fmt.Errorf("%w: epsilon = %g, want ≥ 0 and finite", ErrInput, b.Epsilon)
-	}
-	maxIter, tol := b.MaxIter, b.Tol
 	if b.MaxIter == 0 {
 		b.MaxIter = DefaultFalkonMaxIter
 	}
 	if b.Tol == 0 {
 		b.Tol = DefaultFalkonTol
-	}
-	if b.MaxIter < 0 || !(b.Tol > 0) || math.IsInf(b.Tol, 0) {
-		return b, fmt.Errorf("%w: max_iter = %d, tol = %g; want ≥ 0 and > 0", ErrInput, maxIter, tol)
 	}
 	return b, nil
 }
@@ -200,10 +199,10 @@ func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matri
 func (b FalkonBuilder) Given(points mat.Matrix, weights []float64, lambdaH float64) (FalkonCenters, error) {
 	mc, _ := points.Dims()
 	if weights != nil && len(weights) != mc {
-		return FalkonCenters{}, fmt.Errorf("%w: %d center weights for %d centers", ErrInput, len(weights), mc)
+		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: %d center weights for %d centers", ErrInput, len(weights), mc)
 	}
 	if lambdaH < 0 || math.IsNaN(lambdaH) || math.IsInf(lambdaH, 0) {
-		return FalkonCenters{}, fmt.Errorf("%w: center lambda = %g, want finite and ≥ 0", ErrInput, lambdaH)
+		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: center λ_h = %g, want finite and ≥ 0", ErrInput, lambdaH)
 	}
 	return FalkonCenters{Points: ownCenters(b.Kernel, points, true), Weights: weights, BLESS: weights != nil,
 		Lambda: lambdaH, Sampler: "given"}, nil
@@ -269,7 +268,7 @@ func (b FalkonBuilder) Build(ctx context.Context, c FalkonCenters, data FalkonDa
 		return nil, err
 	}
 	if data.N < 1 || data.MulTMul == nil {
-		return nil, fmt.Errorf("%w: falkon: data of %d rows without a pass", ErrInput, data.N)
+		return nil, fmt.Errorf("model: falkon: %w: FalkonData with N = %d rows and no MulTMul", ErrInput, data.N)
 	}
 	s := &FalkonSystem{Centers: c, maxIter: b.MaxIter, tol: b.Tol}
 	if s.Preconditioner, err = b.precondName(c); err != nil {
@@ -321,7 +320,7 @@ func (b FalkonBuilder) precondName(c FalkonCenters) (string, error) {
 	switch {
 	case name != PrecondBLESS:
 	case c.Weights == nil:
-		return "", fmt.Errorf("%w: the bless preconditioner needs center weights; %s gave none", ErrInput, c.Sampler)
+		return "", fmt.Errorf("model: falkon: %w: preconditioner %q needs center weights; %s gave none", ErrInput, PrecondBLESS, c.Sampler)
 	case !c.BLESS:
 		return "", fmt.Errorf("model: falkon: preconditioner %q: %w: sampler %s weighs its centers otherwise (use approx.BLESS or approx.BLESSR, or preconditioner %q)",
 			PrecondBLESS, ErrNotBLESSWeights, c.Sampler, PrecondFalkon)
@@ -363,7 +362,7 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 		return f.MulKMM, nil
 	case PrecondJacobi:
 		if data.ColSquares == nil {
-			return nil, fmt.Errorf("%w: falkon: the jacobi preconditioner needs a pass for diag(H)", ErrInput)
+			return nil, fmt.Errorf("model: falkon: %w: preconditioner %q needs FalkonData.ColSquares", ErrInput, PrecondJacobi)
 		}
 		diag, err := data.ColSquares(ctx)
 		if err != nil {

@@ -31,18 +31,20 @@ type falkonConfig struct {
 
 func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	var c falkonConfig
-	if err := check.Positive("lambda", m.Lambda); err != nil {
-		return c, err
-	}
 	if m.CenterLambda < 0 || math.IsNaN(m.CenterLambda) || math.IsInf(m.CenterLambda, 0) {
-		return c, fmt.Errorf("%w: center lambda = %g, want finite and ≥ 0", ErrInput, m.CenterLambda)
+		return c, fmt.Errorf("model: falkon: %w: CenterLambda = %g, want finite and ≥ 0", ErrInput, m.CenterLambda)
 	}
 	c.k = m.Kernel
 	if c.k == nil {
 		c.k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
-	if m.Workers < 0 || m.BlockRows < 0 || m.MemoryLimit < 0 {
-		return c, fmt.Errorf("%w: workers = %d, block_rows = %d, memory_limit = %d; want ≥ 0", ErrInput, m.Workers, m.BlockRows, m.MemoryLimit)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"Workers", int64(m.Workers)}, {"BlockRows", int64(m.BlockRows)}, {"MemoryLimit", m.MemoryLimit}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("model: falkon: %w: %s = %d, want ≥ 0 (0 means automatic)", ErrInput, f.name, f.v)
+		}
 	}
 	b, err := FalkonBuilder{Kernel: c.k, Lambda: m.Lambda, Preconditioner: m.Preconditioner, Epsilon: m.Epsilon,
 		Cholesky: m.Cholesky, MaxIter: m.MaxIter, Tol: m.Tol,
@@ -53,7 +55,7 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	c.b = b
 	switch {
 	case m.M < 0 || m.M > n:
-		return c, fmt.Errorf("%w: M = %d centers, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, m.M, n)
+		return c, fmt.Errorf("model: falkon: %w: M = %d centers, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, m.M, n)
 	case m.M == 0:
 		c.m = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
 	default:
@@ -64,7 +66,7 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 		c.sampler = approx.Uniform{}
 	}
 	if m.Patience < 0 || m.Patience > 0 && m.Validation == nil {
-		return c, fmt.Errorf("%w: patience = %d; want ≥ 0, and validation data when positive", ErrInput, m.Patience)
+		return c, fmt.Errorf("model: falkon: %w: Patience = %d, want ≥ 0, and Validation when positive", ErrInput, m.Patience)
 	}
 	c.passes = b.Engine
 	c.passes.Float32 = m.Float32
@@ -86,14 +88,14 @@ func (m *Falkon) givenCenters(d, t int) (falkonGiven, error) {
 	if m.WarmStart != nil {
 		w := m.WarmStart
 		if w.Centers == nil || w.Coef == nil {
-			return falkonGiven{}, fmt.Errorf("%w: warm start without centers or coefficients", ErrInput)
+			return falkonGiven{}, fmt.Errorf("model: falkon: %w: WarmStart without Centers or Coef", ErrInput)
 		}
 		if err := checkCenters(w.Centers, d); err != nil {
 			return falkonGiven{}, fmt.Errorf("warm start centers: %w", err)
 		}
 		mc, _ := w.Centers.Dims()
 		if r, c := w.Coef.Dims(); r != mc || c != t {
-			return falkonGiven{}, fmt.Errorf("%w: warm start coefficients are %d×%d, want %d×%d", ErrInput, r, c, mc, t)
+			return falkonGiven{}, fmt.Errorf("model: falkon: %w: WarmStart.Coef is %d×%d, want %d×%d", ErrInput, r, c, mc, t)
 		}
 		if err := check.Matrix("warm start coefficients", w.Coef); err != nil {
 			return falkonGiven{}, err

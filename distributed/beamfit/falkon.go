@@ -3,7 +3,6 @@ package beamfit
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -21,8 +20,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrInput reports an invalid configuration or data set.
-var ErrInput = errors.New("beamfit: invalid input")
+// ErrInput reports an invalid configuration or data set. It is
+// model.ErrInput, so one errors.Is finds a refusal of bad input whether it
+// comes from this package, model, approx or the shard reader.
+var ErrInput = model.ErrInput
 
 // Runner runs a Beam pipeline to completion.
 type Runner func(ctx context.Context, p *beam.Pipeline) error
@@ -261,22 +262,22 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 		return nil, err
 	}
 	if f.Kernel == nil {
-		return nil, fmt.Errorf("%w: no kernel", ErrInput)
+		return nil, fmt.Errorf("beamfit: %w: Kernel is nil", ErrInput)
 	}
 	var ok bool
 	if r.spec, ok = kernel.SpecOf(f.Kernel); !ok {
-		return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
+		return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
 	}
 	r.b = model.FalkonBuilder{Kernel: f.Kernel, Lambda: f.Lambda, Epsilon: f.Epsilon, MaxIter: f.MaxIter, Tol: f.Tol,
 		Engine: kernel.Options{Workers: f.Workers}}
 	if err := r.b.Validate(); err != nil {
-		return nil, fromModel(err)
+		return nil, err
 	}
 	if r.bless, r.blessLambda, err = blessOf(f.Sampler); err != nil {
 		return nil, err
 	}
 	if f.Subsample != 0 && (r.bless == nil || f.Centers != nil) {
-		return nil, fmt.Errorf("%w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
+		return nil, fmt.Errorf("beamfit: %w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
 	}
 	if r.run == nil {
 		r.run = Prism
@@ -294,21 +295,6 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 		r.cleanup = func() { os.RemoveAll(r.work) }
 	}
 	return r, nil
-}
-
-// inputError is an input error of package model (model.ErrInput) reported
-// as this package's ErrInput too.
-type inputError struct{ err error }
-
-func (e inputError) Error() string   { return "beamfit: " + e.err.Error() }
-func (e inputError) Unwrap() []error { return []error{ErrInput, e.err} }
-
-// fromModel marks model's input errors as ErrInput.
-func fromModel(err error) error {
-	if errors.Is(err, model.ErrInput) {
-		return inputError{err}
-	}
-	return err
 }
 
 // shipCenters writes the centers to storage once (every pass's workers read
@@ -375,7 +361,7 @@ func (r *falkonRun) pcg(ctx context.Context, c model.FalkonCenters, info *model.
 		return r.pass(ctx, dst.RawMatrix().Data, modeMulTMul, v)
 	}})
 	if err != nil {
-		return nil, fromModel(err)
+		return nil, err
 	}
 	sys.Describe(info)
 	rhs := mat.NewDense(c.M(), r.t, nil)

@@ -24,12 +24,12 @@ func (r *falkonRun) centers(ctx context.Context) (model.FalkonCenters, error) {
 	switch {
 	case f.Centers != nil:
 		if _, c := f.Centers.Dims(); c != d {
-			return model.FalkonCenters{}, fmt.Errorf("%w: centers have %d columns, data %d", ErrInput, c, d)
+			return model.FalkonCenters{}, fmt.Errorf("beamfit: %w: centers have %d columns, data %d", ErrInput, c, d)
 		}
 		c, err := r.b.Given(f.Centers, nil, 0)
-		return c, fromModel(err)
+		return c, err
 	case f.M < 1 || f.M > n:
-		return model.FalkonCenters{}, fmt.Errorf("%w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
+		return model.FalkonCenters{}, fmt.Errorf("beamfit: %w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
 	case r.bless != nil:
 		return r.blessCenters(ctx)
 	}
@@ -89,7 +89,7 @@ func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx
 		}
 	}
 	if k != m {
-		return nil, fmt.Errorf("%w: row %d is beyond the shards' rows", ErrInput, idx[k])
+		return nil, fmt.Errorf("beamfit: %w: row %d is beyond the shards' rows", ErrInput, idx[k])
 	}
 	return c, nil
 }
@@ -99,7 +99,7 @@ func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx
 func blessOf(s approx.Sampler) (approx.Sampler, float64, error) {
 	b, lambda, err := blessOf1(s)
 	if err == nil && (lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0)) {
-		err = fmt.Errorf("%w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
+		err = fmt.Errorf("beamfit: %w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
 	}
 	return b, lambda, err
 }
@@ -125,7 +125,7 @@ func blessOf1(s approx.Sampler) (approx.Sampler, float64, error) {
 			return *b, b.Lambda, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
+	return nil, 0, fmt.Errorf("beamfit: %w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
 }
 
 // blessCenters draws the centers by BLESS on a uniform sub-sample: the
@@ -151,7 +151,7 @@ func (r *falkonRun) blessCenters(ctx context.Context) (model.FalkonCenters, erro
 		s = DefaultSubsample(n, d, f.M, f.Kernel, r.blessLambda)
 	}
 	if s < f.M || s > n {
-		return model.FalkonCenters{}, fmt.Errorf("%w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
+		return model.FalkonCenters{}, fmt.Errorf("beamfit: %w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
 	}
 	rng := rand.New(rand.NewPCG(f.Seed, falkonStream))
 	sub := sampleRows(n, s, rng)
@@ -164,7 +164,7 @@ func (r *falkonRun) blessCenters(ctx context.Context) (model.FalkonCenters, erro
 	}
 	c, err := r.b.Sample(ctx, r.bless, xs, f.M, rng)
 	if err != nil {
-		return model.FalkonCenters{}, fromModel(err)
+		return model.FalkonCenters{}, err
 	}
 	if !c.BLESS || len(c.Indices) != c.M() {
 		return model.FalkonCenters{}, fmt.Errorf("beamfit: sampling centers: %T returned no usable landmarks", r.bless)
