@@ -15,13 +15,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gopkg.in/yaml.v3"
 )
 
 // ErrSpec is wrapped by every error about an experiment specification: YAML
-// syntax, unknown keys, wrong types and impossible values.
-var ErrSpec = errors.New("experiment spec")
+// syntax, unknown keys, wrong types and impossible values. It wraps
+// model.ErrInput: a bad spec is bad input.
+var ErrSpec = check.Sentinel("experiment spec", check.ErrInput)
 
 // SpecError is a problem at one place of a YAML spec. Line is 1-based (0 when
 // the problem has no single place, such as a missing key).
@@ -158,7 +160,7 @@ const (
 // 12·0.1/8 = 15% of the dense matrix's memory. Speed puts it below mnist's
 // 0.19, where the dense SVM path is still faster (model.SVM fit 1.88 s
 // dense vs 2.49 s sparse on 5,000 rows); at the synthetic text set's 0.0025
-// sparse is the only practical choice (model/BENCH_SVM.md). The crossover in
+// sparse is the only practical choice (docs/performance.md, "Kernel SVM"). The crossover in
 // between was not measured; 0.1 errs towards dense.
 const SparseDensity = 0.1
 
