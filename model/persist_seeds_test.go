@@ -57,7 +57,7 @@ func seedCases() []persistCase {
 			c := mat.DenseCopyOf(reg.x.Slice(0, 3, 0, 3))
 			return &Falkon{Kernel: g, Lambda: 1e-3, MaxIter: 3, Centers: c, CenterWeights: []float64{1, 2, 3}, CenterLambda: 1e-2,
 				WarmStart: &KernelExpansion{Kernel: g, Centers: c, Coef: mat.NewDense(3, 1, []float64{0.5, -1, 2})},
-				Sampler: approx.KMeansCenters{MaxIter: 2}}
+				Sampler:   approx.KMeansCenters{MaxIter: 2}}
 		}, reg},
 		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5} }, multi},
 		{"svm-proba", func() Estimator { return &SVM{Kernel: g, C: 5, Probability: true} }, bin},

@@ -124,7 +124,6 @@ func fitCase(t *testing.T, c persistCase) Estimator {
 	return est
 }
 
-
 type decider interface {
 	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
 }
