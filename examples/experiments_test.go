@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -86,9 +85,9 @@ seed: 1
 		t.Errorf("best point %s", res.Points[res.Best].Key)
 	}
 
-	var lambda float64
-	if _, err := fmt.Sscanf(res.Points[res.Best].Key, "lambda=%g", &lambda); err != nil {
-		t.Fatal(err)
+	lambda, ok := res.Points[res.Best].Params.Value("lambda")
+	if !ok {
+		t.Fatalf("best point %s has no lambda", res.Points[res.Best].Key)
 	}
 	direct := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: lambda}
 	if err := direct.Fit(context.Background(), train.X, train.Y); err != nil {
