@@ -66,4 +66,3 @@ func TestMapRows(t *testing.T) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
-
