@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -203,7 +202,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 			}
 			pr.Error = err.Error()
 			pr.Fits = 0
-			pr.Metrics = nanSummaries2(ms)
+			pr.Metrics = nanSummaries(ms)
 			return pr, nil
 		}
 		for i, m := range ms {
@@ -237,14 +236,6 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 	}
 	pr.FitSeconds = buildSum / float64(pr.Fits)
 	return pr, nil
-}
-
-func nanSummaries2(names []string) []Summary {
-	out := make([]Summary, len(names))
-	for i, n := range names {
-		out[i] = Summary{Name: n, Mean: math.NaN(), Std: math.NaN()}
-	}
-	return out
 }
 
 // buildApprox builds one approximation of a run: a feature map's φ(X) is
