@@ -15,13 +15,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gopkg.in/yaml.v3"
 )
 
 // ErrSpec is wrapped by every error about an experiment specification: YAML
-// syntax, unknown keys, wrong types and impossible values.
-var ErrSpec = errors.New("experiment spec")
+// syntax, unknown keys, wrong types and impossible values. It wraps
+// model.ErrInput: a bad spec is bad input.
+var ErrSpec = check.Sentinel("experiment spec", check.ErrInput)
 
 // SpecError is a problem at one place of a YAML spec. Line is 1-based (0 when
 // the problem has no single place, such as a missing key).

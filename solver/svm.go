@@ -2,13 +2,15 @@ package solver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
-// ErrSVMProblem is wrapped by errors about an ill-formed SVM dual problem.
-var ErrSVMProblem = errors.New("solver: invalid SVM problem")
+// ErrSVMProblem is wrapped by errors about an ill-formed SVM dual problem. It
+// wraps model.ErrInput (check.ErrInput).
+var ErrSVMProblem = check.Sentinel("solver: invalid SVM problem", check.ErrInput)
 
 // Columns gives the SVM solvers the kernel matrix K one column at a time; the
 // solvers never ask for the whole n×n matrix. Q = yyᵀ∘K is formed on the fly.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -36,7 +37,7 @@ type kernelBenchResult struct {
 }
 
 func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench kernel", "[flags]", stderr)
+	fs := cmdline.NewFlags("bench kernel", "[flags]", stderr)
 	n := fs.Int("n", 100_000, "number of data points")
 	m := fs.Int("m", 2_000, "number of centers M")
 	ds := fs.String("d", "8,54,784", "comma-separated dimensions")
@@ -48,8 +49,8 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scikit-learn")
 	noGemm := fs.Bool("no-gemm", false, "skip the distance product X·Cᵀ (it allocates n×M doubles)")
 	f32 := fs.Bool("float32", false, "also measure the engine's float32 mode (rows d/f32; the X·Cᵀ ratio is then against SGEMM)")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -84,17 +85,17 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	// Progress: one line per finished dimension (all its measurements and
 	// repeats), the ETA weighting each dimension by its flops per kernel
 	// entry, 2d + 4, as the time of every measurement grows with d.
-	pg := newProgress(*prog, false, stderr)
+	pg := cmdline.NewProgress(*prog, false, stderr)
 	work := func(d int) float64 { return float64(2*d + 4) }
 	total := 0.0
 	for _, d := range dims {
 		total += work(d)
 	}
-	done := newBenchUnits(pg, "bench kernel", len(dims), total)
+	done := cmdline.NewUnits(pg, "bench kernel", len(dims), total)
 	for _, d := range dims {
 		t0 := time.Now()
 		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32)
-		done.finished(fmt.Sprintf("d = %d", d), work(d), t0, err)
+		done.Finished(fmt.Sprintf("d = %d", d), work(d), t0, err)
 		if err != nil {
 			tw.Flush()
 			return err

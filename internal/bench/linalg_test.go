@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 func TestBenchLinalg(t *testing.T) {
 	var out, errOut bytes.Buffer
 	args := []string{"linalg", "-m", "300,600", "-rhs", "70", "-portable", "-no-python", "--progress", "always"}
-	if err := runBench(context.Background(), args, &out, &errOut); err != nil {
+	if err := Run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	rows := 0
@@ -56,7 +56,7 @@ func TestBenchLinalg(t *testing.T) {
 		t.Errorf("want a finished line per M (300, 600):\n%s", errOut.String())
 	}
 	errOut.Reset()
-	if err := runBench(context.Background(), []string{"linalg", "-m", "40", "-rhs", "5", "-gonum=false", "-no-python", "--progress", "never"}, &out, &errOut); err != nil || errOut.Len() != 0 {
+	if err := Run(context.Background(), []string{"linalg", "-m", "40", "-rhs", "5", "-gonum=false", "-no-python", "--progress", "never"}, &out, &errOut); err != nil || errOut.Len() != 0 {
 		t.Errorf("--progress never: %v, stderr %q", err, errOut.String())
 	}
 }

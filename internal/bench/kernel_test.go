@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func TestBenchKernel(t *testing.T) {
 		args = append(args, "--no-python")
 	}
 	var out, errOut bytes.Buffer
-	if err := runBench(context.Background(), args, &out, &errOut); err != nil {
+	if err := Run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	for _, label := range []string{"3", "20", "3/f32", "20/f32"} {
@@ -61,14 +61,14 @@ func TestBenchKernel(t *testing.T) {
 
 func TestBenchKernelUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if err := runBench(context.Background(), []string{"--help"}, &out, &errOut); err != nil {
+	if err := Run(context.Background(), []string{"--help"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "kernel") {
 		t.Fatalf("bench --help does not list kernel:\n%s", out.String())
 	}
 	for _, args := range [][]string{nil, {"nope"}, {"kernel", "--d", "0"}, {"kernel", "--n", "0"}, {"kernel", "extra"}} {
-		if err := runBench(context.Background(), args, &out, &errOut); err == nil || !strings.Contains(err.Error(), "usage") {
+		if err := Run(context.Background(), args, &out, &errOut); err == nil || !strings.Contains(err.Error(), "usage") {
 			t.Errorf("bench %v: err = %v, want a usage error", args, err)
 		}
 	}

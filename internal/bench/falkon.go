@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -79,7 +80,7 @@ type falkonBenchResult struct {
 // Ridge on the same standardized arrays, each fit in its own process so that
 // peak memory (max RSS) is comparable, and prints a Markdown table.
 func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench falkon", "[flags]", stderr)
+	fs := cmdline.NewFlags("bench falkon", "[flags]", stderr)
 	data := fs.String("data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
 	ms := fs.String("m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
 	skms := fs.String("sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
@@ -103,8 +104,8 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
 	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	def, ok := falkonBenchDefaults[*data]
@@ -166,15 +167,15 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			// step's λ_h) is then chosen automatically.
 			cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
 		}
-		pg := newProgress(*prog, false, stderr)
+		pg := cmdline.NewProgress(*prog, false, stderr)
 		if pg != nil {
 			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
 			var clock eta.Iter
 			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
+				pg.Iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
 				return true
 			}
-			defer pg.done()
+			defer pg.Done()
 		}
 		return falkonBenchChild(ctx, *child, cfg, samplers[0], *curve, *cpuProfile, stdout, stderr)
 	}
@@ -226,11 +227,11 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// Progress: one line per finished fit (each child also reports its CG
 	// iterations), with the ETA from the mean time per fit so far.
-	pg := newProgress(*prog, false, stderr)
+	pg := cmdline.NewProgress(*prog, false, stderr)
 	units := len(fm)*len(samplers) + len(sm)
-	done := newBenchUnits(pg, "bench falkon", units, float64(units))
+	done := cmdline.NewUnits(pg, "bench falkon", units, float64(units))
 	finished := func(name string, m int, t0 time.Time, err error) {
-		done.finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
+		done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
 	}
 	errPct := func(e float64) float64 {
 		if def.task == model.Classification {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"sort"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 )
+
+// errUsage marks a malformed command line (cmdline.ErrUsage: exit status 2).
+var errUsage = cmdline.ErrUsage
 
 // benchTarget is one thing "landmark bench" measures.
 type benchTarget struct {
@@ -17,7 +21,7 @@ type benchTarget struct {
 }
 
 // benchTargets is the one table of benchmark targets; help lists it sorted.
-// Each target lives in its own file bench_NAME.go.
+// Each target lives in its own file NAME.go (its Python side in bench_NAME.py).
 var benchTargets = []benchTarget{
 	{"kernel", "fused Gaussian K(X,C)ᵀ(K(X,C)v) and X·Cᵀ vs scikit-learn/numpy", runBenchKernel},
 	{"falkon", "Falkon vs scikit-learn Nystroem+Ridge on cadata, ijcnn1 or covtype (time, error, peak RSS)", runBenchFalkon},
@@ -40,7 +44,7 @@ func benchUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"landmark bench TARGET --help\" for a target's flags.")
 }
 
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		benchUsage(stderr)
 		return fmt.Errorf("%w: missing benchmark target", errUsage)

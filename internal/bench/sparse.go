@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -66,7 +67,7 @@ var errSparseBenchResult = errors.New("no JSON result line")
 // each in its own process so that peak RSS is comparable, and prints one
 // Markdown table with ratios against Landmark.
 func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench sparse", "-train FILE -test FILE [flags]", stderr)
+	fs := cmdline.NewFlags("bench sparse", "-train FILE -test FILE [flags]", stderr)
 	train := fs.String("train", "", "LIBSVM training file (gzip/bzip2 read as such); every method reads this file")
 	test := fs.String("test", "", "LIBSVM test file")
 	dim := fs.Int("dim", 0, "number of columns (0: the largest index in the training file; test-only columns are zero in every training row)")
@@ -82,8 +83,8 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "directory put in front of the baselines' PYTHONPATH, where the falkon package is installed")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Landmark's fit (in its child process) to this file")
 	child := fs.Bool("child", false, "internal: run Landmark's fit in this process and print its JSON line")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if *train == "" || *test == "" {
@@ -100,14 +101,14 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *child {
 		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: *m, MaxIter: *iters, Tol: 1e-30,
 			Seed: *seed, Task: model.Classification, MemoryLimit: int64(*memLimit * 1e9)}
-		pg := newProgress(*prog, false, stderr)
+		pg := cmdline.NewProgress(*prog, false, stderr)
 		if pg != nil {
 			var clock eta.Iter
 			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.iteration("landmark Falkon: CG ", it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
+				pg.Iteration("landmark Falkon: CG ", it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
 				return true
 			}
-			defer pg.done()
+			defer pg.Done()
 		}
 		return sparseBenchChild(ctx, *train, *test, *dim, cfg, *cpuProfile, stdout, stderr)
 	}
@@ -124,8 +125,8 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "bench sparse: %s runs its own program; running %s with PYTHONPATH=%s instead\n", *python, py, pyPath)
 	}
 	env := sparseBenchEnv(os.Environ(), pyPath)
-	pg := newProgress(*prog, false, stderr)
-	done := newBenchUnits(pg, "bench sparse", len(run), float64(len(run)))
+	pg := cmdline.NewProgress(*prog, false, stderr)
+	done := cmdline.NewUnits(pg, "bench sparse", len(run), float64(len(run)))
 	results := map[string]sparseBenchResult{}
 	failed := map[string]error{}
 	for _, key := range run {
@@ -143,7 +144,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 				fmt.Sprint(*gamma), fmt.Sprint(*lambda), strconv.Itoa(*iters), fmt.Sprint(*seed), fmt.Sprint(*falkonMem)}
 			r, err = sparseBenchRun(ctx, py, a, env, stderr)
 		}
-		done.finished(key, 1, t0, err)
+		done.Finished(key, 1, t0, err)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

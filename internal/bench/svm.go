@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -34,7 +35,7 @@ import (
 // matched by content with svm-train's model file) and times; exact and
 // exact32 together are compared the same way.
 func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench svm", "[flags]", stderr)
+	fs := cmdline.NewFlags("bench svm", "[flags]", stderr)
 	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero), text (synthetic, rcv1-like: -dim columns (default 20000), -nnz non-zeros a row (default 50) with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000) or news20 (datasets.SyntheticText: news20-shaped, -dim default 1355191, -nnz default 80, Zipf columns, ±1 labels; -train/-test default 20000/5000); ignored with -train-file")
 	trainFile := fs.String("train-file", "", "LIBSVM training file, read sparse (instead of -data; -train keeps its first rows)")
 	testFile := fs.String("test-file", "", "LIBSVM test file for -train-file (required with it)")
@@ -51,8 +52,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "seed of the split and of k-means")
 	cacheMB := fs.Int("cache", 200, "kernel cache in MB, for our solvers and svm-train's -m")
 	workers := fs.Int("workers", 0, "goroutines (0: GOMAXPROCS)")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 || *dim < 0 || *nnz < 0 {
@@ -111,7 +112,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	n, d := tr.x.Dims()
 	nt, _ := te.x.Dims()
 	fmt.Fprintf(stdout, "# bench svm: %s, %d train / %d test, d = %d, %s X (density %.4f), C = %g, γ = %g, cache %d MB, GOMAXPROCS workers %d\n\n",
-		*data, n, nt, d, *format, density(tr.x), *c, *gamma, *cacheMB, *workers)
+		*data, n, nt, d, *format, datasets.Density(tr.x), *c, *gamma, *cacheMB, *workers)
 	fmt.Fprintln(stdout, "| method | train wall (s) | train CPU (s) | predict wall (s) | test accuracy (%) | SV | notes |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
@@ -119,7 +120,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// Progress: one line per finished unit — a bka fit (one per cluster
 	// count, with both predictions), an exact fit or the svm-train run —
 	// with the ETA from the mean time per unit so far.
-	pg := newProgress(*prog, false, stderr)
+	pg := cmdline.NewProgress(*prog, false, stderr)
 	units := 0
 	for _, m := range ms {
 		if m == "bka" || m == "bka-refine" {
@@ -128,8 +129,8 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			units++
 		}
 	}
-	done := newBenchUnits(pg, "bench svm", units, float64(units))
-	finished := func(name string, t0 time.Time, err error) { done.finished(name, 1, t0, err) }
+	done := cmdline.NewUnits(pg, "bench svm", units, float64(units))
+	finished := func(name string, t0 time.Time, err error) { done.Finished(name, 1, t0, err) }
 	var ours []*benchRow // exact model.SVM (float64 and float32 cache), for the closing comparison
 	var lib *benchRow    // svm-train
 	for _, m := range ms {
@@ -427,43 +428,11 @@ func toCSR(x mat.Matrix) *datasets.CSR {
 	if c, ok := x.(*datasets.CSR); ok {
 		return c
 	}
-	d := kernel.DenseOf(x)
-	n, dim := d.Dims()
-	indptr := make([]int, 1, n+1)
-	var indices []int32
-	var values []float64
-	for i := 0; i < n; i++ {
-		for j, v := range d.RawRowView(i) {
-			if v != 0 {
-				indices = append(indices, int32(j))
-				values = append(values, v)
-			}
-		}
-		indptr = append(indptr, len(values))
-	}
-	c, err := datasets.NewCSR(n, dim, indptr, indices, values)
+	c, err := datasets.CSRFromDense(kernel.DenseOf(x))
 	if err != nil {
-		panic(err) // the non-zeros of a finite dense matrix always make a valid CSR
+		panic(err) // the non-zeros of a finite, non-empty dense matrix always make a valid CSR
 	}
 	return c
-}
-
-// density is the fraction of non-zero entries of x.
-func density(x mat.Matrix) float64 {
-	if c, ok := x.(*datasets.CSR); ok {
-		return c.Density()
-	}
-	d := kernel.DenseOf(x)
-	n, dim := d.Dims()
-	nz := 0
-	for i := 0; i < n; i++ {
-		for _, v := range d.RawRowView(i) {
-			if v != 0 {
-				nz++
-			}
-		}
-	}
-	return float64(nz) / (float64(n) * float64(dim))
 }
 
 // benchSparseData reads mnist (pixels/255, kept sparse) or draws the

@@ -1,9 +1,10 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +79,9 @@ func TestBenchSVMSparseText(t *testing.T) {
 func TestBenchSVMFiles(t *testing.T) {
 	dir := t.TempDir()
 	tr, te := filepath.Join(dir, "tr.libsvm"), filepath.Join(dir, "te.libsvm")
-	if _, _, err := runDataArgs("synth", "text", tr, te, "--rows", "300", "--test-rows", "100", "--dim", "20000", "--nnz", "15"); err != nil {
+	// As "landmark data synth text TR TE --rows 300 --test-rows 100 --dim 20000 --nnz 15" writes them.
+	opt := datasets.TextOptions{Dim: 20000, NNZ: 15, Classes: 2, Exponent: 1, TopicShare: 0.1}
+	if _, err := datasets.WriteSyntheticText(rand.New(rand.NewPCG(1, 0x7e47)), opt, []datasets.TextPart{{Path: tr, Rows: 300}, {Path: te, Rows: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
@@ -34,7 +34,7 @@ import (
 // on the kernel engine's micro-kernels, beside gonum's LAPACK/BLAS on the
 // same matrices in the same run.
 func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench linalg", "[flags]", stderr)
+	fs := cmdline.NewFlags("bench linalg", "[flags]", stderr)
 	ms := fs.String("m", "2000,5000,10000", "comma-separated matrix sizes M")
 	rhs := fs.Int("rhs", 1000, "right-hand sides k of the triangular solve")
 	d := fs.Int("d", 10, "dimension of the random points whose Gaussian kernel matrix is factored")
@@ -46,8 +46,8 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
 	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -85,15 +85,15 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\tscipy s\tGFLOP/s\tours/scipy\t")
 	// Progress: a line as each size starts and one as it finishes, with
 	// the ETA from the time per M³ so far (every kernel timed is O(M³)).
-	pg := newProgress(*prog, false, stderr)
+	pg := cmdline.NewProgress(*prog, false, stderr)
 	var work float64
 	for _, m := range sizes {
 		work += math.Pow(float64(m), 3)
 	}
-	clock := newWorkClock(work)
+	clock := cmdline.NewClock(work)
 	for i, m := range sizes {
 		if pg != nil {
-			pg.line("bench linalg: M = %d… (elapsed %s)", m, fmtDuration(time.Since(clock.start)))
+			pg.Line("bench linalg: M = %d… (elapsed %s)", m, cmdline.Duration(clock.Elapsed()))
 		}
 		b := linalgBench{m: m, rhs: *rhs, d: *d, seed: *seed, repeats: *repeats,
 			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}, python: py}
@@ -101,9 +101,9 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 			tw.Flush()
 			return err
 		}
-		elapsed, eta := clock.add(math.Pow(float64(m), 3))
+		elapsed, eta := clock.Add(math.Pow(float64(m), 3))
 		if pg != nil {
-			pg.line("bench linalg: [%d/%d] M = %d done (elapsed %s, ETA %s)", i+1, len(sizes), m, fmtDuration(elapsed), fmtDuration(eta))
+			pg.Line("bench linalg: [%d/%d] M = %d done (elapsed %s, ETA %s)", i+1, len(sizes), m, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
 	return tw.Flush()
