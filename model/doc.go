@@ -1,5 +1,28 @@
-// Package model holds Landmark's estimators: exact and approximate kernel ridge
-// regression (KRR), FALKON, kernel SVM and BKA-SVM.
+// Package model holds Landmark's estimators: kernel ridge regression (KRR),
+// FALKON, kernel SVM and BKA-SVM. This is the package a Go program fits and
+// predicts with.
+//
+// Each estimator is a config struct whose zero value means the defaults
+// (fields carry yaml tags; Fit never writes them back). Set the kernel, the
+// penalty and, for the approximate methods, the number of landmarks and how
+// they are chosen, then call Fit(ctx, X, y) and Predict(X); X is any gonum
+// mat.Matrix — a *mat.Dense, or a datasets.CSR that stays sparse throughout.
+// Every estimator implements Estimator, refuses bad input with errors that
+// wrap ErrInput (a classifier refuses continuous-looking labels, a nil context
+// is an error), stops when its context is cancelled, plans its peak memory
+// before allocating (MemoryLimit, ErrMemory), and gives the same model for
+// the same Seed whatever the number of cores. Save and Load write and read
+// any fitted estimator.
+//
+// Which estimator: KRR with no backend is exact kernel ridge regression,
+// O(n²) memory, for up to a few ten thousand rows; KRR with NystromKRR,
+// FeatureRidge or MEKAKRR, and Falkon, scale to millions of rows by fitting
+// on M landmarks (Falkon by preconditioned conjugate gradient, streaming the
+// kernel matrix; the best choice for large n); SVM is LIBSVM's exact C-SVC;
+// BKASVM solves one SVM per k-means cluster, far faster at a small cost in
+// accuracy. The landmark samplers (uniform, leverage scores, BLESS, k-means,
+// …) are in package approx; the YAML names of all of these are in package
+// experiments.
 //
 // Regularization convention, used by every estimator here: λ multiplies n.
 // Exact KRR solves (K + λnI)α = y; FALKON and Nyström KRR solve
@@ -24,7 +47,7 @@
 // backends (MEKA gets what its solve leaves), Falkon (FalkonPlan), SVM (the
 // largest sub-problem's state and kernel-column cache, which shrinks to what
 // the cap leaves when CacheBytes is 0) and BKASVM (the clusters solved at
-// once). Samplers plan through their PlanBytes methods (approx/plan.go) and
+// once). Samplers plan through their PlanBytes methods and
 // are checked before sampling. A fit over the cap fails with ErrMemory
 // (which wraps ErrInput and is approx.ErrMemory too), naming the bytes it
 // needs and the cap. Plans are estimates of the largest arrays; measured
