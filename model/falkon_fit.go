@@ -190,6 +190,8 @@ func (m *Falkon) checkValidation(d int) error {
 	return check.Vector("validation y", val.Y, val.X.RawMatrix().Rows)
 }
 
+// fitTargets fits on x and the n×t targets (±1 columns for classes): the
+// steps of FalkonBuilder with the passes on the kernel engine.
 func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
 	start := time.Now()
 	n, d := x.Dims()
