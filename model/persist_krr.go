@@ -62,7 +62,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 
 func loadKRR(d *binfmt.Dec) *KRR {
 	m := &KRR{Kernel: d.Kernel(), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
-		Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64(), Cholesky: decChol(d)}
+		Resources: Resources{Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64()}, Cholesky: decChol(d)}
 	m.Approx = decBackend(d)
 	f := &krrFit{task: decTask(d, true)}
 	if f.task == Classification {

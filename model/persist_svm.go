@@ -53,7 +53,7 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 func loadSVM(d *binfmt.Dec) *SVM {
 	s := &SVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
-		Workers: decNonNeg(d, "workers"), Probability: d.Bool(), Seed: d.Uint()}
+		Resources: Resources{Workers: decNonNeg(d, "workers")}, Probability: d.Bool(), Seed: d.Uint()}
 	f := &svmFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
 	if d.Err() != nil {
 		return nil
@@ -232,7 +232,7 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	b := &BKASVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		Clusters: d.Int(), Sketch: d.Int(), KMeansSubsample: d.Int(), Prediction: d.String(),
 		Refine: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
-		Seed: d.Uint(), Workers: decNonNeg(d, "workers")}
+		Seed: d.Uint(), Resources: Resources{Workers: decNonNeg(d, "workers")}}
 	f := &bkaFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
 	if d.Err() != nil {
 		return nil

@@ -49,7 +49,7 @@ func persistCases() []persistCase {
 	sp := sparseConformance(14, 120, 30, 50)
 	g := kernel.Gaussian{Gamma: 1.5}
 	return []persistCase{
-		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Workers: 1} }, reg},
+		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Resources: Resources{Workers: 1}} }, reg},
 		{"krr-exact-multiclass", func() Estimator {
 			return &KRR{Kernel: kernel.Laplacian{Gamma: 0.7}, Lambda: 1e-3, Task: Classification}
 		}, multi},
@@ -239,8 +239,8 @@ func TestLoadRestoresConfigAndInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs := g.(*SVM)
-	wi, _ := s.Info()
-	gi, _ := gs.Info()
+	wi := s.Info()
+	gi := gs.Info()
 	if gs.C != 10 || gs.ClassWeights[3] != 2 || gs.ClassWeights[7] != 0.5 || gi.SV != wi.SV || len(gi.Tasks) != 1 || gi.Tasks[0] != wi.Tasks[0] {
 		t.Errorf("svm config/info not restored: %+v %+v", gs, gi)
 	}

@@ -309,7 +309,7 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		task = model.Classification
 	}
 	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
-		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers,
+		Tol: f.Tol, Task: task, Seed: f.Seed, Resources: model.Resources{Workers: f.Workers},
 		CenterWeights: slices.Clone(res.CenterWeights), CenterLambda: res.CenterLambda}
 
 	dir := dirOf(manifestPath)
