@@ -50,7 +50,7 @@
 //     hands all the problems to another executor (module .../distributed:
 //     one Apache Beam PCollection element each); k-means, the seeds,
 //     RankEigen's rank choice, the link blocks (lines 5–9, 8–22% of the fit
-//     in BENCH_MEKA.md against 76–92% for the bases) and L stay on the driver.
+//     in docs/performance.md ("MEKA and BKA") against 76–92% for the bases) and L stay on the driver.
 //   - MEKA-PSD (Section 7.1): L = VΛVᵀ with negative eigenvalues set to 0.
 //   - KRR on MEKA (Sections 6.3 and 7.3), with the project's λn convention:
 //     Woodbury, α = (y − WWᵀy)/λn + WV(Λ + λnI)⁻¹VᵀWᵀy since WᵀW = I, or CG

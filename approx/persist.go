@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -147,10 +148,10 @@ func decEngine(d *binfmt.Dec) kernel.Options {
 }
 
 func (m *NystromMap) encode(e *binfmt.Enc) error {
-	if err := e.Kernel(m.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, m.Kernel); err != nil {
 		return err
 	}
-	if err := e.Data(m.Landmarks); err != nil { // CSR landmarks stay CSR (format version 3)
+	if err := kernelbin.WriteData(e, m.Landmarks); err != nil { // CSR landmarks stay CSR (format version 3)
 		return err
 	}
 	e.Dense(m.T)
@@ -162,11 +163,11 @@ func (m *NystromMap) encode(e *binfmt.Enc) error {
 }
 
 func decodeNystrom(d *binfmt.Dec) *NystromMap {
-	k := d.Kernel()
+	k := kernelbin.ReadKernel(d)
 	if d.Err() == nil && k == nil {
 		d.Fail("nyström map without a kernel")
 	}
-	lm := d.Data("landmarks", -1, -1) // dense (any version) or CSR (version 3)
+	lm := kernelbin.ReadData(d, "landmarks", -1, -1) // dense (any version) or CSR (version 3)
 	var mLm int
 	if d.Err() == nil { // lm may be a typed nil after an error
 		mLm, _ = lm.Dims()
@@ -263,7 +264,7 @@ func uvarintLen(v uint64) int {
 // version 3 and for dense rows, by Enc.Dense) as a dense matrix that must be
 // present, finite and of the given shape (a negative dimension means any).
 func decRows(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
-	m := d.Data(what, rows, cols)
+	m := kernelbin.ReadData(d, what, rows, cols)
 	if d.Err() != nil || m == nil {
 		return nil
 	}
@@ -335,7 +336,7 @@ func (m *MEKA) encode(e *binfmt.Enc) error {
 	if err := m.eigen(); err != nil && m.opt.PSD {
 		return err
 	}
-	if err := e.Kernel(m.kern); err != nil {
+	if err := kernelbin.WriteKernel(e, m.kern); err != nil {
 		return err
 	}
 	e.Int(m.n)
@@ -390,7 +391,7 @@ func (m *MEKA) encode(e *binfmt.Enc) error {
 }
 
 func decodeMEKA(d *binfmt.Dec) *MEKA {
-	m := &MEKA{kern: d.Kernel(), n: d.Int(), d: d.Int()}
+	m := &MEKA{kern: kernelbin.ReadKernel(d), n: d.Int(), d: d.Int()}
 	if d.Err() == nil && (m.kern == nil || m.n < 1 || m.d < 1) {
 		d.Fail("meka: kernel %v, n = %d, d = %d", m.kern, m.n, m.d)
 	}

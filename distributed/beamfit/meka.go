@@ -44,7 +44,7 @@ func MEKASolver(run Runner, workDir string) approx.MEKABasisSolver {
 	return func(ctx context.Context, k kernel.Kernel, problems []approx.MEKABasisProblem) ([]approx.MEKABasis, error) {
 		spec, ok := kernel.SpecOf(k)
 		if !ok {
-			return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, k)
+			return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, k)
 		}
 		r := run
 		if r == nil {
