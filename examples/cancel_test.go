@@ -112,7 +112,7 @@ func TestFitCancelledMidway(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		last, total := 0, 0
-		b := &model.BKASVM{Kernel: k, C: 10, Clusters: 12, Resources: model.Resources{Workers: 1}, Seed: 1,
+		b := &model.BKASVM{Kernel: k, C: 10, Clusters: 12, Seed: 1,
 			Progress: func(p model.Progress) error {
 				last, total = p.Done, p.Total
 				if p.Done == 2 {
@@ -120,6 +120,7 @@ func TestFitCancelledMidway(t *testing.T) {
 				}
 				return nil
 			}}
+		b.Workers = 1
 		err := b.Fit(ctx, d.X, d.Y)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)

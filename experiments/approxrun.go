@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -305,7 +304,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 			}
 			pr.Error = err.Error()
 			pr.Fits = 0
-			pr.Metrics = nanSummaries2(ms)
+			pr.Metrics = nanSummaries(ms)
 			return pr, nil
 		}
 		for i, m := range ms {
@@ -339,12 +338,4 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 	}
 	pr.FitSeconds = buildSum / float64(pr.Fits)
 	return pr, nil
-}
-
-func nanSummaries2(names []string) []Summary {
-	out := make([]Summary, len(names))
-	for i, n := range names {
-		out[i] = Summary{Name: n, Mean: math.NaN(), Std: math.NaN()}
-	}
-	return out
 }

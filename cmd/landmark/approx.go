@@ -409,7 +409,7 @@ type approxData struct {
 // bundled set or another format dense.
 func readApproxData(ctx context.Context, name string, dense bool, denseWhy string) (approxData, error) {
 	dsApprox := func(ds *datasets.Dataset, why string) approxData {
-		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: nonZeroShare(ds.X), why: why}
+		return approxData{x: ds.X, name: ds.Name, d: ds.Dim(), storage: experiments.StorageDense, density: datasets.Density(ds.X), why: why}
 	}
 	if _, bundled := datasets.Lookup(name); bundled {
 		ds, err := datasets.Load(name)
@@ -475,21 +475,4 @@ func scaleApproxData(x mat.Matrix, kind string) (mat.Matrix, error) {
 		return nil, err
 	}
 	return c.Transform(x)
-}
-
-// nonZeroShare is the fraction of non-zero entries of dense x.
-func nonZeroShare(x *mat.Dense) float64 {
-	n, d := x.Dims()
-	if n == 0 || d == 0 {
-		return 0
-	}
-	var nz int
-	for i := 0; i < n; i++ {
-		for _, v := range x.RawRowView(i) {
-			if v != 0 {
-				nz++
-			}
-		}
-	}
-	return float64(nz) / float64(n*d)
 }
