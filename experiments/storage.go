@@ -122,6 +122,8 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 			switch {
 			case r.s.Dataset.shifts():
 				r.storageWhy = "auto: scale " + r.s.Dataset.scale() + " needs dense data"
+			case r.s.Dataset.Name != "":
+				r.storageWhy = "auto: bundled sets are dense"
 			default:
 				r.storageWhy = "auto: not a LIBSVM file"
 			}
