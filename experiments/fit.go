@@ -255,7 +255,7 @@ func (f *FitResult) Proba(xIn mat.Matrix) (*mat.Dense, error) {
 	}
 	out, err := p.PredictProba(xs)
 	if err != nil && errors.Is(err, model.ErrInput) {
-		return nil, fmt.Errorf("%w: %v (fit with probability: true, or --set probability=true)", ErrNoProba, err)
+		return nil, fmt.Errorf("%w: %v (fit with the option probability: true)", ErrNoProba, err)
 	}
 	return out, err
 }
@@ -266,7 +266,7 @@ func (f *FitResult) HasProba() error {
 	if f.Task == TaskRegression || f.Task == "" {
 		return fmt.Errorf("%w: a regression model predicts values, not classes", ErrNoProba)
 	}
-	const how = "fit with probability: true (--set probability=true): Platt sigmoids for svm and bka-svm, a fitted softmax temperature for krr and falkon"
+	const how = "fit with the option probability: true: Platt sigmoids for svm and bka-svm, a softmax temperature for krr and falkon"
 	if _, ok := f.Estimator.(probabilities); !ok {
 		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
 	}

@@ -4,10 +4,15 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/kernel"
 )
 
 // The persistence code must know every field of the estimators, their
-// fitted state and their Info. When a field is added to one of these types this test fails:
+// fitted state and their Info, of the KRR backends and of the samplers and
+// options they save (a field added to approx.BLESS, say, would otherwise
+// be silently dropped by Save). When a field is added to one of these types this test fails:
 // save and load it in persist_*.go (with a round-trip case in
 // persist_test.go) or, for code and data that cannot be saved, list it as
 // unsaved here and in the package documentation ("Saved models").
@@ -16,23 +21,40 @@ func TestPersistCoversFields(t *testing.T) {
 		v     any
 		known []string
 	}{
-		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Resources", "Cholesky", "Probability" /* unsaved yet */, "Progress" /* unsaved */, "fit"}},
-		{krrFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* unsaved yet: PredictProba after Load fails */}},
-		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights" /* unsaved */, "CenterLambda", /* unsaved */
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Resources", "BlockRows", "Float32", "CacheKnm", "Patience", "Probability", /* unsaved yet */
-			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
-		{falkonFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* unsaved yet: PredictProba after Load fails */}},
-		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32" /* unsaved */, "Resources", /* MemoryLimit unsaved */
-			"NoShrinking", "Probability", "Seed", "Progress" /* unsaved */, "fit"}},
+		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Resources", "Cholesky",
+			"Probability" /* not saved yet */, "Progress" /* a callback: not saved */, "fit"}},
+		{krrFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* not saved yet: PredictProba after Load fails */}},
+		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler", "Centers", "CenterWeights", "CenterLambda",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Resources", "BlockRows", "Float32", "CacheKnm", "Patience",
+			"Probability" /* not saved yet */, "Cholesky", "Validation", "WarmStart", "Progress" /* a callback: not saved */, "fit"}},
+		{falkonFit{}, []string{"task", "labels", "d", "pred", "info", "calib" /* not saved yet: PredictProba after Load fails */}},
+		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32", "Resources",
+			"NoShrinking", "Probability", "Seed", "Progress" /* a callback: not saved */, "fit"}},
 		{svmFit{}, []string{"labels", "ovo", "d", "dec", "info", "platt"}},
 		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers", "rows" /* as positions of BKA-SVM local SVs among the global ones */}},
 		{BKASVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "Clusters", "Sketch", "KMeansSubsample", "Prediction",
-			"Refine", "Tol", "MaxIter", "CacheBytes", "Resources" /* MemoryLimit unsaved */, "NoShrinking", "Probability" /* unsaved yet */, "Seed", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
-		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info", "platt", "plattLocal" /* unsaved yet: PredictProba after Load fails */}},
+			"Refine", "Tol", "MaxIter", "CacheBytes", "Resources", "NoShrinking", "Probability" /* not saved yet */, "Seed",
+			"Progress" /* a callback: not saved */, "Solver" /* code: not saved */, "fit"}},
+		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info", "platt", "plattLocal" /* not saved yet: PredictProba after Load fails */}},
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},
-		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG", "BasisSolver" /* unsaved */}},
+		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG" /* Tol and MaxIter; its Callback is not saved */, "BasisSolver" /* code: not saved */}},
+		{NystromKRR{}, []string{"M", "Sampler", "Centers"}},
+		{NystromFeatures{}, []string{"M", "Sampler", "Nystrom"}},
+		{RFFFeatures{}, []string{"RFF"}},
+		{MEKAFeatures{}, []string{"MEKA"}},
+		{FixedFeatures{}, []string{"Map"}},
+		{FeatureRidge{}, []string{"Features"}},
+		{approx.BLESS{}, []string{"Lambda", "Lambda0", "Q", "Q1", "Q2", "Workers", "Progress" /* a callback: not saved */}},
+		{approx.RandomizedClustered{}, []string{"Dim", "Compression", "MaxIter", "Subsample", "Tol", "MaxBytes"}},
+		{approx.KMeansCenters{}, []string{"MaxIter", "Subsample", "Tol", "MaxBytes"}},
+		{approx.ExactRLS{}, []string{"Ridge"}},
+		{approx.RecursiveRLS{}, []string{"Delta", "Oversample", "Accelerated", "Workers", "Progress" /* a callback: not saved */}},
+		{approx.Uniform{}, nil},
+		{approx.Nystrom{}, []string{"Rank", "QR", "Floor", "MaxBytes", "Engine"}},
+		{kernel.Options{}, []string{"Workers", "BlockRows", "Float32"}},
+		{approx.RFF{}, []string{"Features"}},
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel", "CenterForm" /* recomputed */}},
 		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "CenterForm" /* recomputed */, "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
 			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "BestIteration", "History", "Plan", "CachedKnm", "SampleTime",
