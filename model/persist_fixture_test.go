@@ -116,7 +116,9 @@ func fixtureCases() []fixtureCase {
 				Preconditioner: PrecondBLESS, Sampler: approx.KMeansCenters{MaxIter: 5}}
 		}, reg},
 		{"svm-float32-cache", 4, func() Estimator {
-			return &SVM{Kernel: g, C: 5, CacheFloat32: true, Resources: Resources{MemoryLimit: 1 << 30}}
+			s := &SVM{Kernel: g, C: 5, CacheFloat32: true}
+			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct
+			return s
 		}, cls},
 	}
 }
