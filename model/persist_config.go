@@ -36,8 +36,10 @@ var (
 	_ FeatureMapper  = NotSaved{}
 )
 
+// err is the error of using n as what; the estimator's Fit adds its
+// "model: …" context.
 func (n NotSaved) err(what string) error {
-	return fmt.Errorf("model: %s %s was %w: set it again before refitting", what, n.Type, ErrNotSaved)
+	return fmt.Errorf("%s %s was %w: set it again before refitting", what, n.Type, ErrNotSaved)
 }
 
 // Sample implements approx.Sampler: it returns an error wrapping ErrNotSaved.

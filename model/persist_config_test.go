@@ -105,8 +105,16 @@ func configCases() []configCase {
 			}
 			return &Falkon{Kernel: g, Lambda: 1e-4, Seed: 10, WarmStart: prev.Solution(), Validation: v, Patience: 3, MaxIter: 40}
 		}, nil, reg},
-		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5, CacheFloat32: true, MemoryLimit: 1 << 30} }, nil, cls},
-		{"bkasvm", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 3, MemoryLimit: 1 << 30, Seed: 3} }, nil, cls},
+		{"svm", func() Estimator {
+			s := &SVM{Kernel: g, C: 5, CacheFloat32: true}
+			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct
+			return s
+		}, nil, cls},
+		{"bkasvm", func() Estimator {
+			b := &BKASVM{Kernel: g, C: 5, Clusters: 3, Seed: 3}
+			b.MemoryLimit = 1 << 30
+			return b
+		}, nil, cls},
 	}
 }
 

@@ -48,7 +48,11 @@ func persistCases() []persistCase {
 	sp := sparseConformance(14, 120, 30, 50)
 	g := kernel.Gaussian{Gamma: 1.5}
 	return []persistCase{
-		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Workers: 1} }, reg},
+		{"krr-exact-regression", func() Estimator {
+			m := &KRR{Kernel: g, Lambda: 1e-3}
+			m.Workers = 1 // by field: survives an embedded options struct
+			return m
+		}, reg},
 		{"krr-exact-multiclass", func() Estimator {
 			return &KRR{Kernel: kernel.Laplacian{Gamma: 0.7}, Lambda: 1e-3, Task: Classification}
 		}, multi},
