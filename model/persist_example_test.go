@@ -89,12 +89,14 @@ func ExampleLoad_refit() {
 	b, _ = model.Marshal(m)
 	loaded, _ = model.Unmarshal(b)
 	fmt.Printf("%+v\n", loaded.(*model.KRR).Approx)
+	fmt.Println("to set again:", model.Unsaved(loaded))
 	err = loaded.Fit(context.Background(), x, y)
 	fmt.Println("refit:", errors.Is(err, model.ErrNotSaved))
 	// Output:
 	// backend model.NystromKRR with sampler {Lambda:0 Lambda0:0 Q:0 Q1:0 Q2:4 Workers:0 Progress:<nil>}
 	// refit: same rank true and same prediction true
 	// {M:8 Sampler:{Type:model_test.mySampler} Centers:<nil>}
+	// to set again: [Approx.Sampler: model_test.mySampler]
 	// refit: true
 }
 

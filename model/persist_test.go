@@ -400,6 +400,9 @@ func TestLoadedConfigRefits(t *testing.T) {
 				if a := got.(*KRR).Approx; a != want {
 					t.Errorf("custom backend restored as %#v, want %#v", a, want)
 				}
+				if u := Unsaved(got); len(u) != 1 || u[0] != "Approx.Features: model.mekaMapper" {
+					t.Errorf("Unsaved = %q", u)
+				}
 				if err := got.Fit(context.Background(), c.data.x, c.data.y); !errors.Is(err, ErrNotSaved) {
 					t.Errorf("refit with a backend that was not saved: %v", err)
 				}
