@@ -187,7 +187,7 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 	}
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: b.gamma}, Lambda: b.lambda, M: b.fm[0], MaxIter: b.iters, Tol: 1e-30,
-		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, MemoryLimit: int64(b.memLimit * 1e9), CacheKnm: b.cache, Float32: b.f32}
+		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32}
 	if b.samplers[0] == "bless" {
 		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
 		// reaches M; otherwise the path ends at λ_bless and M only caps

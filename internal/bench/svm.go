@@ -188,13 +188,13 @@ func (b *svmBench) runBKA(ctx context.Context, m string, tr, te benchSet, done *
 		t0 := time.Now()
 		name := fmt.Sprintf("%s c=%d", m, nc)
 		e := &model.BKASVM{C: b.c, Kernel: kernel.Gaussian{Gamma: b.gamma}, Clusters: nc, Sketch: b.sketch, Seed: b.seed,
-			CacheBytes: int64(b.cacheMB) << 20, Workers: b.workers, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
+			CacheBytes: int64(b.cacheMB) << 20, Resources: model.Resources{Workers: b.workers}, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
 		row, err := benchEstimator(ctx, e, tr, te)
 		if err != nil {
 			done.Finished(name, 1, t0, err)
 			return fmt.Errorf("%s: %w", m, err)
 		}
-		info, _ := e.Info()
+		info := e.Info()
 		it := 0
 		for _, t := range info.Tasks {
 			it += t.Iterations
@@ -216,14 +216,14 @@ func (b *svmBench) runBKA(ctx context.Context, m string, tr, te benchSet, done *
 // closing comparison (nil for exact-nobias).
 func (b *svmBench) runExact(ctx context.Context, m string, tr, te benchSet, done *cmdline.Units, w io.Writer) (*benchRow, error) {
 	t0 := time.Now()
-	s := &model.SVM{C: b.c, Kernel: kernel.Gaussian{Gamma: b.gamma}, CacheBytes: int64(b.cacheMB) << 20, Workers: b.workers,
+	s := &model.SVM{C: b.c, Kernel: kernel.Gaussian{Gamma: b.gamma}, CacheBytes: int64(b.cacheMB) << 20, Resources: model.Resources{Workers: b.workers},
 		NoBias: m == "exact-nobias", CacheFloat32: m == "exact32"}
 	row, err := benchEstimator(ctx, s, tr, te)
 	done.Finished("model.SVM "+m, 1, t0, err)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m, err)
 	}
-	info, _ := s.Info()
+	info := s.Info()
 	var obj float64
 	it := 0
 	for _, t := range info.Tasks {
