@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -102,7 +103,7 @@ var approxMethods = func() []approxMethod {
 	}
 	t = append(t,
 		approxMethod{name: "bka", summary: "block kernel approximation: exact blocks of a k-means partition (Si, Hsieh & Dhillon)", build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-			b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{Clusters: p.clusters}, rng)
+			b, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{Clusters: p.clusters}, rng)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -113,7 +114,7 @@ var approxMethods = func() []approxMethod {
 			if r < 1 {
 				return nil, 0, fmt.Errorf("%w: meka: m = %d is below clusters = %d (rank per cluster m/clusters < 1)", ErrSpec, p.m, p.clusters)
 			}
-			mk, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Rank: r, Clusters: p.clusters}, rng)
+			mk, err := meka.Fit(ctx, x, k, meka.Options{Rank: r, Clusters: p.clusters}, rng)
 			if err != nil {
 				return nil, 0, err
 			}

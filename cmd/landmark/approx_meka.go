@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -14,8 +15,8 @@ import (
 // clusters (0: 10); --m is not used (each cluster samples 2k_s landmarks).
 // The note reports the memory held and the paper's per-stage times.
 func buildMEKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
-	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{
-		Rank: o.rank, Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
+	m, err := meka.Fit(ctx, x, k, meka.Options{
+		Rank: o.rank, Clusters: o.clusters, KMeans: cluster.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)
 	if err != nil {
 		return approxBuilt{}, err
@@ -29,8 +30,8 @@ func buildMEKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts,
 
 // buildBKA fits the block-diagonal approximation on --clusters clusters (0: 64).
 func buildBKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, o approxOpts, rng *rand.Rand) (approxBuilt, error) {
-	b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{
-		Clusters: o.clusters, KMeans: approx.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
+	b, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{
+		Clusters: o.clusters, KMeans: cluster.KMeans{MaxIter: o.maxIter}, MaxBytes: capLeft(o),
 	}, rng)
 	if err != nil {
 		return approxBuilt{}, err
