@@ -51,7 +51,7 @@ type BLESS struct {
 	// BLESS-R the inclusion probability pᵢ = min(Q2·ℓ̃ᵢ, 1), Alg. 2 line 10,
 	// a candidate being kept with probability pᵢ/β_h); 0 means 3. The
 	// paper's theory asks for constants of order log(n/δ); 3 already gives
-	// R-ACC within [0.5, 2] in practice (see the tests and BENCH_RLS.md).
+	// R-ACC within [0.5, 2] in practice (see the tests and docs/performance.md).
 	Q2 float64
 	// Workers bounds the goroutines of score estimation; 0 means GOMAXPROCS.
 	// Results do not depend on it.

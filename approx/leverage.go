@@ -486,7 +486,7 @@ func levSymmetrize(a *mat.Dense) {
 // p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ with the small inverses L_pp⁻¹
 // formed once. A point-by-point triangular solve (gonum's Dtrsm) ran 30×
 // slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
-// approx/BENCH_RLS.md). K_JJ and its factor also use the engine (blocked
+// docs/performance.md, "Leverage-score samplers"). K_JJ and its factor also use the engine (blocked
 // Cholesky on kernel.Dense products). Memory: the factor (s² floats)
 // plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -100,10 +101,10 @@ func decEngine(d *binfmt.Dec) kernel.Options {
 }
 
 func (m *NystromMap) encode(e *binfmt.Enc) error {
-	if err := e.Kernel(m.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, m.Kernel); err != nil {
 		return err
 	}
-	if err := e.Data(m.Landmarks); err != nil { // CSR landmarks stay CSR (format version 3)
+	if err := kernelbin.WriteData(e, m.Landmarks); err != nil { // CSR landmarks stay CSR (format version 3)
 		return err
 	}
 	e.Dense(m.T)
@@ -115,11 +116,11 @@ func (m *NystromMap) encode(e *binfmt.Enc) error {
 }
 
 func decodeNystrom(d *binfmt.Dec) *NystromMap {
-	k := d.Kernel()
+	k := kernelbin.ReadKernel(d)
 	if d.Err() == nil && k == nil {
 		d.Fail("nyström map without a kernel")
 	}
-	lm := d.Data("landmarks", -1, -1) // dense (any version) or CSR (version 3)
+	lm := kernelbin.ReadData(d, "landmarks", -1, -1) // dense (any version) or CSR (version 3)
 	var mLm int
 	if d.Err() == nil { // lm may be a typed nil after an error
 		mLm, _ = lm.Dims()

@@ -77,122 +77,163 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 	if x == nil {
 		return fmt.Errorf("%w: X is nil", ErrInput)
 	}
-	var n, d int
-	var each func(visit func(j int, v float64))
-	var cols []int32 // the sparse form's columns (nil: dense form)
+	var nz nonZeros
+	var err error
 	if s, ok := x.(*CSR); ok {
-		if s == nil {
-			return fmt.Errorf("%w: X is nil", ErrInput)
-		}
-		n, d = s.Dims()
-		for p, v := range s.Values {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: X has a non-finite value %v at column %d", ErrInput, v, s.Indices[p])
-			}
-		}
-		slot := func(p int) int { return int(s.Indices[p]) }
-		if d > WideColumns {
-			// Wide: statistics for the columns with a non-zero only.
-			cols = make([]int32, 0, len(s.Indices))
-			for p, j := range s.Indices {
-				if s.Values[p] != 0 {
-					cols = append(cols, j)
-				}
-			}
-			slices.Sort(cols)
-			cols = slices.Clip(slices.Compact(cols))
-			slot = func(p int) int { k, _ := slices.BinarySearch(cols, s.Indices[p]); return k }
-		}
-		each = func(visit func(j int, v float64)) {
-			for p, v := range s.Values {
-				if v != 0 { // stored zeros count as the dense path's zeros
-					visit(slot(p), v)
-				}
-			}
-		}
+		err = nz.sparse(s)
 	} else {
-		xd := kernel.DenseOf(x)
-		if err := check.Matrix("X", xd); err != nil {
-			return err
-		}
-		n, d = xd.Dims()
-		raw := xd.RawMatrix()
-		each = func(visit func(j int, v float64)) {
-			for i := range n {
-				for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-					if v != 0 {
-						visit(j, v)
-					}
-				}
-			}
-		}
+		err = nz.dense(x)
 	}
-	if n == 0 || d == 0 {
+	if err != nil {
+		return err
+	}
+	if nz.n == 0 || nz.d == 0 {
 		return fmt.Errorf("%w: X is empty", ErrInput)
 	}
-	dim := d
-	if cols != nil {
-		d = len(cols) // the statistics' slots
+	d := nz.d
+	if nz.cols != nil {
+		d = len(nz.cols) // the statistics' slots
 	}
-	f := make([]float64, d)
+	var f []float64
 	switch c.Kind {
 	case ScaleMaxAbs:
-		each(func(j int, v float64) { f[j] = math.Max(f[j], math.Abs(v)) })
-		for j, m := range f {
-			if m == 0 {
-				f[j] = 1
-			} else {
-				f[j] = 1 / m
-			}
-		}
+		f = maxAbsFactors(nz, d)
 	case ScaleStd:
-		// The corrected two-pass variance of columnStats, with the z zeros
-		// of a column added as one term: (Σ(x−μ)² − (Σ(x−μ))²/n)/n.
-		sum := make([]float64, d)
-		nnz := make([]int, d)
-		first := make([]float64, d)
-		constant := make([]bool, d)
-		each(func(j int, v float64) {
-			if nnz[j] == 0 {
-				first[j], constant[j] = v, true
-			} else if v != first[j] {
-				constant[j] = false
-			}
-			sum[j] += v
-			nnz[j]++
-		})
-		mean := make([]float64, d)
-		for j := range mean {
-			mean[j] = sum[j] / float64(n)
-		}
-		ss := make([]float64, d)
-		dev := make([]float64, d)
-		each(func(j int, v float64) {
-			e := v - mean[j]
-			ss[j] += e * e
-			dev[j] += e
-		})
-		for j := range f {
-			z := float64(n - nnz[j])
-			if nnz[j] == 0 || (z == 0 && constant[j]) {
-				f[j] = 1 // zero or constant column: exactly no spread
-				continue
-			}
-			ss[j] += z * mean[j] * mean[j]
-			dev[j] -= z * mean[j]
-			sd := math.Sqrt(math.Max(0, (ss[j]-dev[j]*dev[j]/float64(n))/float64(n)))
-			if sd == 0 {
-				f[j] = 1
-			} else {
-				f[j] = 1 / sd
-			}
-		}
+		f = stdFactors(nz, d)
 	}
-	c.Factors, c.Columns, c.Dim = f, cols, 0
-	if cols != nil {
-		c.Dim = dim
+	c.Factors, c.Columns, c.Dim = f, nz.cols, 0
+	if nz.cols != nil {
+		c.Dim = nz.d
 	}
 	return nil
+}
+
+// nonZeros visits the non-zero values of a matrix by statistics slot: the
+// column, or for a wide CSR the column's rank among those with a non-zero
+// (cols).
+type nonZeros struct {
+	n, d int
+	cols []int32 // the sparse form's columns (nil: dense form)
+	each func(visit func(j int, v float64))
+}
+
+// sparse sets z to the non-zeros of s (stored zeros count as the dense
+// path's zeros).
+func (z *nonZeros) sparse(s *CSR) error {
+	if s == nil {
+		return fmt.Errorf("%w: X is nil", ErrInput)
+	}
+	z.n, z.d = s.Dims()
+	for p, v := range s.Values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: X has a non-finite value %v at column %d", ErrInput, v, s.Indices[p])
+		}
+	}
+	slot := func(p int) int { return int(s.Indices[p]) }
+	if z.d > WideColumns {
+		// Wide: statistics for the columns with a non-zero only.
+		cols := make([]int32, 0, len(s.Indices))
+		for p, j := range s.Indices {
+			if s.Values[p] != 0 {
+				cols = append(cols, j)
+			}
+		}
+		slices.Sort(cols)
+		cols = slices.Clip(slices.Compact(cols))
+		z.cols = cols
+		slot = func(p int) int { k, _ := slices.BinarySearch(cols, s.Indices[p]); return k }
+	}
+	z.each = func(visit func(j int, v float64)) {
+		for p, v := range s.Values {
+			if v != 0 {
+				visit(slot(p), v)
+			}
+		}
+	}
+	return nil
+}
+
+// dense sets z to the non-zeros of x's dense form, which must be finite.
+func (z *nonZeros) dense(x mat.Matrix) error {
+	xd := kernel.DenseOf(x)
+	if err := check.Matrix("X", xd); err != nil {
+		return err
+	}
+	n, d := xd.Dims()
+	z.n, z.d = n, d
+	raw := xd.RawMatrix()
+	z.each = func(visit func(j int, v float64)) {
+		for i := range n {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+				if v != 0 {
+					visit(j, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// maxAbsFactors is 1/max|x_j| per slot (1 for an all-zero column).
+func maxAbsFactors(nz nonZeros, d int) []float64 {
+	f := make([]float64, d)
+	nz.each(func(j int, v float64) { f[j] = math.Max(f[j], math.Abs(v)) })
+	for j, m := range f {
+		if m == 0 {
+			f[j] = 1
+		} else {
+			f[j] = 1 / m
+		}
+	}
+	return f
+}
+
+// stdFactors is 1/sd per slot, the corrected two-pass variance of
+// columnStats with the z zeros of a column added as one term:
+// (Σ(x−μ)² − (Σ(x−μ))²/n)/n; 1 for a zero or constant column.
+func stdFactors(nz nonZeros, d int) []float64 {
+	n := nz.n
+	f := make([]float64, d)
+	sum := make([]float64, d)
+	cnt := make([]int, d)
+	first := make([]float64, d)
+	constant := make([]bool, d)
+	nz.each(func(j int, v float64) {
+		if cnt[j] == 0 {
+			first[j], constant[j] = v, true
+		} else if v != first[j] {
+			constant[j] = false
+		}
+		sum[j] += v
+		cnt[j]++
+	})
+	mean := make([]float64, d)
+	for j := range mean {
+		mean[j] = sum[j] / float64(n)
+	}
+	ss := make([]float64, d)
+	dev := make([]float64, d)
+	nz.each(func(j int, v float64) {
+		e := v - mean[j]
+		ss[j] += e * e
+		dev[j] += e
+	})
+	for j := range f {
+		z := float64(n - cnt[j])
+		if cnt[j] == 0 || (z == 0 && constant[j]) {
+			f[j] = 1 // zero or constant column: exactly no spread
+			continue
+		}
+		ss[j] += z * mean[j] * mean[j]
+		dev[j] -= z * mean[j]
+		sd := math.Sqrt(math.Max(0, (ss[j]-dev[j]*dev[j]/float64(n))/float64(n)))
+		if sd == 0 {
+			f[j] = 1
+		} else {
+			f[j] = 1 / sd
+		}
+	}
+	return f
 }
 
 // Transform returns x with column j multiplied by its factor (Factor): a

@@ -33,18 +33,7 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 	}
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
-	var (
-		names     []string
-		target    = -1
-		hint      string // the header guess, said again in an error on that line
-		firstData int
-		cols      int
-		dx        int   // features per row
-		xcol      []int // xcol[j] is file column j's feature, −1 for the target
-		row       []float64
-		xs, ys    []float64
-		rows      int
-	)
+	c := &csvRows{opt: opt, comma: cr.Comma, target: -1}
 	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -55,7 +44,7 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 			if errors.As(err, &pe) {
 				msg := pe.Err.Error()
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					msg = fmt.Sprintf("%d fields, the first record has %d", len(rec), cols)
+					msg = fmt.Sprintf("%d fields, the first record has %d", len(rec), c.cols)
 				}
 				return nil, &ParseError{Line: pe.StartLine, Msg: msg, Err: pe.Err}
 			}
@@ -68,89 +57,130 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 			}
 		}
 		if first {
-			cols = len(rec)
-			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-			header, why := isHeader(rec, opt.Header)
-			if opt.Header == HeaderAuto {
-				hint = why
-				if opt.Notify != nil {
-					opt.Notify(fmt.Sprintf("line %d %s", line, why))
-				}
-			}
-			if header {
-				names = make([]string, cols)
-				for j, s := range rec {
-					names[j] = strings.TrimSpace(s)
-				}
-			}
-			if f := opt.featureNames(); header && f != nil {
-				target, xcol, err = matchColumns(names, f, opt.Target, opt.AllowUnlabelled)
-			} else {
-				target, xcol, err = positionColumns(names, cols, opt)
-			}
+			header, err := c.first(rec, line)
 			if err != nil {
-				return nil, &ParseError{Line: line, Msg: err.Error(), Err: err}
+				return nil, err
 			}
-			dx = cols
-			if target >= 0 {
-				dx--
-			}
-			if dx < 1 {
-				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, cr.Comma)}
-			}
-			row = make([]float64, dx)
 			if header {
 				continue
 			}
-			firstData = line
+			c.firstData = line
 		}
-		for j, s := range rec {
-			v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
-			if why != "" {
-				col := strconv.Itoa(j)
-				if names != nil {
-					col = strconv.Quote(names[j])
-				}
-				if strings.TrimSpace(s) == "" {
-					why = "is empty (missing values are not supported)"
-				}
-				if line == firstData && hint != "" {
-					why += " (" + hint + "; --header yes or YAML header: yes if it is a header)"
-				}
-				return nil, &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
-			}
-			if k := xcol[j]; k >= 0 {
-				row[k] = v
-			} else {
-				ys = append(ys, v)
-			}
+		if err := c.record(rec, line); err != nil {
+			return nil, err
 		}
-		xs = append(xs, row...)
-		rows++
-		if opt.Progress != nil && rows%ProgressRows == 0 {
-			opt.Progress(rows)
+		c.rows++
+		if opt.Progress != nil && c.rows%ProgressRows == 0 {
+			opt.Progress(c.rows)
 		}
-		if opt.MaxRows > 0 && rows >= opt.MaxRows {
+		if opt.MaxRows > 0 && c.rows >= opt.MaxRows {
 			break
 		}
 	}
-	if rows == 0 {
+	return c.dataset()
+}
+
+// csvRows is the state of one readCSV: the column layout decided on the
+// first record and the values read so far.
+type csvRows struct {
+	opt       ReadOptions
+	comma     rune
+	names     []string
+	target    int
+	hint      string // the header guess, said again in an error on that line
+	firstData int
+	cols      int
+	dx        int   // features per row
+	xcol      []int // xcol[j] is file column j's feature, −1 for the target
+	row       []float64
+	xs, ys    []float64
+	rows      int
+}
+
+// first decides from the first record whether it is a header, and which
+// columns are the features and the target.
+func (c *csvRows) first(rec []string, line int) (header bool, err error) {
+	opt := c.opt
+	c.cols = len(rec)
+	rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+	header, why := isHeader(rec, opt.Header)
+	if opt.Header == HeaderAuto {
+		c.hint = why
+		if opt.Notify != nil {
+			opt.Notify(fmt.Sprintf("line %d %s", line, why))
+		}
+	}
+	if header {
+		c.names = make([]string, c.cols)
+		for j, s := range rec {
+			c.names[j] = strings.TrimSpace(s)
+		}
+	}
+	if f := opt.featureNames(); header && f != nil {
+		c.target, c.xcol, err = matchColumns(c.names, f, opt.Target, opt.AllowUnlabelled)
+	} else {
+		c.target, c.xcol, err = positionColumns(c.names, c.cols, opt)
+	}
+	if err != nil {
+		return false, &ParseError{Line: line, Msg: err.Error(), Err: err}
+	}
+	c.dx = c.cols
+	if c.target >= 0 {
+		c.dx--
+	}
+	if c.dx < 1 {
+		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", c.cols, c.comma)}
+	}
+	c.row = make([]float64, c.dx)
+	return header, nil
+}
+
+// record parses one data record into the features and the target.
+func (c *csvRows) record(rec []string, line int) error {
+	for j, s := range rec {
+		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
+		if why != "" {
+			col := strconv.Itoa(j)
+			if c.names != nil {
+				col = strconv.Quote(c.names[j])
+			}
+			if strings.TrimSpace(s) == "" {
+				why = "is empty (missing values are not supported)"
+			}
+			if line == c.firstData && c.hint != "" {
+				why += " (" + c.hint + "; --header yes or YAML header: yes if it is a header)"
+			}
+			return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
+		}
+		if k := c.xcol[j]; k >= 0 {
+			c.row[k] = v
+		} else {
+			c.ys = append(c.ys, v)
+		}
+	}
+	c.xs = append(c.xs, c.row...)
+	return nil
+}
+
+// dataset is the Dataset of the rows read, its memory planned first.
+func (c *csvRows) dataset() (*Dataset, error) {
+	if c.rows == 0 {
 		return nil, &ParseError{Msg: "no data rows"}
 	}
-	if opt.Progress != nil {
-		opt.Progress(rows)
+	if c.opt.Progress != nil {
+		c.opt.Progress(c.rows)
 	}
-	if err := planDense(rows, dx, opt.MaxBytes); err != nil {
+	if err := planDense(c.rows, c.dx, c.opt.MaxBytes); err != nil {
 		return nil, err
 	}
-	d := &Dataset{X: mat.NewDense(rows, dx, xs), Y: ys}
-	if names != nil {
-		d.Features = make([]string, dx)
-		for j, k := range xcol {
+	d := &Dataset{X: mat.NewDense(c.rows, c.dx, c.xs), Y: c.ys}
+	if c.names != nil {
+		d.Features = make([]string, c.dx)
+		for j, k := range c.xcol {
 			if k >= 0 {
-				d.Features[k] = names[j]
+				d.Features[k] = c.names[j]
 			} else {
-				d.Target = names[j]
+				d.Target = c.names[j]
 			}
 		}
 	}

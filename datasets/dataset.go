@@ -16,8 +16,14 @@ import (
 var ErrInput = check.ErrInput
 
 // ErrFormat is wrapped by every error about a malformed file or stream; it
-// wraps ErrInput in turn, so errors.Is(err, ErrInput) also holds.
-var ErrFormat = fmt.Errorf("%w: malformed data", ErrInput)
+// wraps ErrInput in turn, so errors.Is(err, ErrInput) also holds. It is also
+// shard.ErrFormat: one sentinel for every malformed data file.
+var ErrFormat = check.ErrFormat
+
+// ErrMemory is wrapped by a refusal to read data whose planned memory exceeds
+// the caller's budget, before the large allocations; it is model.ErrMemory
+// and approx.ErrMemory too, and wraps ErrInput.
+var ErrMemory = check.ErrMemory
 
 // ParseError reports malformed text data: the file (empty for a plain reader),
 // the 1-based line number and what is wrong there. errors.Is(err, ErrFormat)

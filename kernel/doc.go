@@ -48,7 +48,7 @@
 // exp of the same design as the float64 one with a degree-3 polynomial,
 // TestExpRowF32);
 // its added error on kernel values is below 2e-7 for standard-normal data with
-// γ = 1/d (TestFloat32). Speed measurements are in BENCH.md.
+// γ = 1/d (TestFloat32). Speed measurements are in docs/performance.md.
 //
 // # Sparse data
 //
@@ -71,7 +71,7 @@
 // per row, so K_MM, K(X_B, C) and the fused products of FALKON (Rudi et
 // al. 2018, eqs. 14–15) on news20-wide data cost what the data costs.
 // PreferDenseCenters says when dense centers are faster (from density
-// 0.25, measured in BENCH.md); results equal the dense path's to 1e-12
+// 0.25, measured in docs/performance.md); results equal the dense path's to 1e-12
 // (TestSparseCentersMatchDense) at any GOMAXPROCS.
 //
 // # Dense products

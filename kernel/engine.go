@@ -34,7 +34,7 @@ type Options struct {
 	// BenchmarkMulTMul; relative error of the fused product 6e-8 against
 	// 2e-8, TestFloat32). It is about twice
 	// as fast as float64 and adds an error to the kernel values that
-	// kernel/BENCH.md measures (at most 2e-7 absolute for standard-normal data
+	// docs/performance.md, "Kernel engine", measures (at most 2e-7 absolute for standard-normal data
 	// with γ = 1/d, d = 8 … 784). Keep it off for anything whose accuracy
 	// matters beyond that, such as the Cholesky factor of K_MM.
 	Float32 bool

@@ -11,7 +11,7 @@ import (
 
 // float32KernelTol is the documented bound on the absolute error Float32 adds
 // to Gaussian kernel values for standard-normal data with γ = 1/d (see
-// Options.Float32 and BENCH.md). Where it comes from: rounding x and c to
+// Options.Float32 and docs/performance.md). Where it comes from: rounding x and c to
 // float32 and summing their products in float32 perturbs x·c by a few
 // 2⁻²⁴·‖x‖‖c‖ ≈ 6e-8·d, so γ·2·|δ(x·c)| is a few 1e-7, and the kernel value
 // (≤ 1) moves by less; the measured maxima (logged) are 1.5e-8 (d = 784) to

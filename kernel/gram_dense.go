@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -170,144 +171,195 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		}
 		return ctx.Err()
 	}
-	acc := useAccel
+	g := &gemmRun{m: m, n: n, k: k, a: a, b: b, alpha: alpha, lower: lower, rc: rc, acc: useAccel}
 	if d.Portable {
-		acc = accelPortable
+		g.acc = accelPortable
 	}
 	nk := (k + kBlock - 1) / kBlock
-	kc := (k + nk - 1) / nk // k-block of one micro-kernel call
+	g.kc = (k + nk - 1) / nk // k-block of one micro-kernel call
 	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
 	// of c sums over all of them before it is stored: c is read and written
 	// once per chunk, not once per k-block.
-	chunk := kc * denseKBlocks
-	np := (n + panelCols - 1) / panelCols
-	mp := roundUp(m, panelRows)
+	chunk := g.kc * denseKBlocks
+	g.np = (n + panelCols - 1) / panelCols
+	g.mp = roundUp(m, panelRows)
 	kcap := min(chunk, k)
 	bufs := packBuffers(packLen(m, n, k))
 	defer releasePack(bufs)
-	bp, ap := (*bufs)[:np*panelCols*kcap], (*bufs)[np*panelCols*kcap:(np*panelCols+mp)*kcap]
-	rowBlocks := (m + denseRows - 1) / denseRows
-	colBlocks := (n + denseCols - 1) / denseCols
-	type task struct{ ib, jb int }
-	var tasks []task
-	for ib := 0; ib < rowBlocks; ib++ {
-		for jb := 0; jb < colBlocks; jb++ {
-			if lower && jb*denseCols > min((ib+1)*denseRows, m)-1 {
-				break
-			}
-			tasks = append(tasks, task{ib, jb})
-		}
-	}
-	workers := parallel.Workers(d.Workers)
-	tmps := make([][panelRows * panelCols]float64, workers)
+	g.bp, g.ap = (*bufs)[:g.np*panelCols*kcap], (*bufs)[g.np*panelCols*kcap:(g.np*panelCols+g.mp)*kcap]
+	g.tiles()
+	g.workers = parallel.Workers(d.Workers)
+	g.tmps = make([][panelRows * panelCols]float64, g.workers)
 	for c0 := 0; c0 < k; c0 += chunk {
-		cl := min(chunk, k-c0)
-		nkb := (cl + kc - 1) / kc
-		addNow := add || c0 > 0
-		// Pack, for each k-block kb of the chunk (features [c0+kb·kc, …+kl)),
-		// B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) at
-		// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [8ip, 8ip+8) as
-		// [kl][8]) at ap[kb·kc·mp + ip·8·kl]; 16 panels per job.
-		const group = 16
-		nb, na := (np+group-1)/group, (mp/panelRows+group-1)/group
+		g.c0, g.cl = c0, min(chunk, k-c0)
+		g.nkb = (g.cl + g.kc - 1) / g.kc
+		g.addNow = add || c0 > 0
+		var err error
 		if same {
-			// SyrkLower: Â is B̂ (rows = columns), so pack B̂ from a, then
-			// each 8-row panel of Â from one half of a 16-column panel of B̂.
-			if err := parallel.For(ctx, nb*nkb, workers, func(_, g int) {
-				kb, q0 := g/nb, (g%nb)*group
-				p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
-				b.packPanels(bp[kb*kc*panelCols*np+q0*panelCols*kl:], panelCols, q0, min(q0+group, np), n, p0, kl, 1)
-			}); err != nil {
-				return err
-			}
-			if err := parallel.For(ctx, na*nkb, workers, func(_, g int) {
-				kb, q0 := g/na, (g%na)*group
-				kl := min(kc, cl-kb*kc)
-				for ip := q0; ip < min(q0+group, mp/panelRows); ip++ {
-					src := bp[kb*kc*panelCols*np+(ip/2)*panelCols*kl+(ip%2)*panelRows:]
-					dst := ap[kb*kc*mp+ip*panelRows*kl : kb*kc*mp+(ip+1)*panelRows*kl]
-					for p := 0; p < kl; p++ {
-						sr := src[p*panelCols : p*panelCols+panelRows]
-						dr := dst[p*panelRows : p*panelRows+panelRows]
-						for r, v := range sr {
-							dr[r] = alpha * v
-						}
-					}
-				}
-			}); err != nil {
-				return err
-			}
-		} else if err := parallel.For(ctx, (nb+na)*nkb, workers, func(_, g int) {
-			kb := g / (nb + na)
-			g %= nb + na
-			p0, kl := c0+kb*kc, min(kc, cl-kb*kc)
-			if g < nb {
-				q0 := g * group
-				b.packPanels(bp[kb*kc*panelCols*np+q0*panelCols*kl:], panelCols, q0, min(q0+group, np), n, p0, kl, 1)
-				return
-			}
-			g -= nb
-			q0 := g * group
-			a.packPanels(ap[kb*kc*mp+q0*panelRows*kl:], panelRows, q0, min(q0+group, mp/panelRows), m, p0, kl, alpha)
-		}); err != nil {
+			err = g.packSame(ctx)
+		} else {
+			err = g.pack(ctx)
+		}
+		if err != nil {
 			return err
 		}
-		if err := parallel.For(ctx, len(tasks), workers, func(w, t int) {
-			tmp := &tmps[w]
-			i0 := tasks[t].ib * denseRows
-			i1 := min(i0+denseRows, m)
-			j0 := tasks[t].jb * denseCols
-			j1 := min(j0+denseCols, n)
-			if lower {
-				j1 = min(j1, i1)
-			}
-			rp := roundUp(i1-i0, panelRows)
-			// sum runs the k-blocks of the chunk on one tile.
-			sum := func(i, j int, c []float64, ldc int, add bool) {
-				for kb := 0; kb < nkb; kb++ {
-					kl := min(kc, cl-kb*kc)
-					bpan := bp[kb*kc*panelCols*np+j*kl:]
-					apan := ap[kb*kc*mp+i*kl:]
-					tile(acc, kl, apan, bpan, c, ldc, add || kb > 0)
-				}
-			}
-			for j := j0; j < j1; j += panelCols {
-				for ip := 0; ip < rp; ip += panelRows {
-					i := i0 + ip
-					if lower && j > i+panelRows-1 {
-						continue // tile entirely above the diagonal
-					}
-					full := i+panelRows <= m && j+panelCols <= n && (!lower || j+panelCols-1 <= i)
-					if full {
-						sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, addNow)
-						continue
-					}
-					sum(i, j, tmp[:], panelCols, false)
-					for r := 0; r < panelRows && i+r < m; r++ {
-						cEnd := min(j+panelCols, n)
-						if lower {
-							cEnd = min(cEnd, i+r+1)
-						}
-						if cEnd <= j {
-							continue
-						}
-						dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
-						src := tmp[r*panelCols : r*panelCols+len(dst)]
-						if addNow {
-							for q, v := range src {
-								dst[q] += v
-							}
-						} else {
-							copy(dst, src)
-						}
-					}
-				}
-			}
-		}); err != nil {
+		if err := parallel.For(ctx, len(g.tasks), g.workers, g.block); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// gemmRun is the state of one Dense.run: the operands, the packing layout
+// and the chunk of k-blocks being computed.
+type gemmRun struct {
+	m, n, k     int
+	a, b        operand
+	alpha       float64
+	lower       bool
+	rc          blas64.General
+	acc         accel
+	kc          int // k-block of one micro-kernel call
+	np, mp      int // 16-column panels of B̂; rows of Â rounded up to 8
+	bp, ap      []float64
+	tasks       []denseTask
+	workers     int
+	tmps        [][panelRows * panelCols]float64
+	c0, cl, nkb int // the chunk: first feature, features, k-blocks
+	addNow      bool
+}
+
+// denseTask is one denseRows × denseCols block of c.
+type denseTask struct{ ib, jb int }
+
+// packGroup is the number of panels one packing job packs.
+const packGroup = 16
+
+// tiles lists the blocks of c to compute (on and below the diagonal when lower).
+func (g *gemmRun) tiles() {
+	rowBlocks := (g.m + denseRows - 1) / denseRows
+	colBlocks := (g.n + denseCols - 1) / denseCols
+	for ib := 0; ib < rowBlocks; ib++ {
+		for jb := 0; jb < colBlocks; jb++ {
+			if g.lower && jb*denseCols > min((ib+1)*denseRows, g.m)-1 {
+				break
+			}
+			g.tasks = append(g.tasks, denseTask{ib, jb})
+		}
+	}
+}
+
+// pack packs, for each k-block kb of the chunk (features [c0+kb·kc, …+kl)),
+// B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) at
+// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [8ip, 8ip+8) as
+// [kl][8]) at ap[kb·kc·mp + ip·8·kl]; packGroup panels per job.
+func (g *gemmRun) pack(ctx context.Context) error {
+	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
+	return parallel.For(ctx, (nb+na)*g.nkb, g.workers, func(_, j int) {
+		kb := j / (nb + na)
+		j %= nb + na
+		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+		if j < nb {
+			q0 := j * packGroup
+			g.b.packPanels(g.bp[kb*g.kc*panelCols*g.np+q0*panelCols*kl:], panelCols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+			return
+		}
+		j -= nb
+		q0 := j * packGroup
+		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], panelRows, q0, min(q0+packGroup, g.mp/panelRows), g.m, p0, kl, g.alpha)
+	})
+}
+
+// packSame packs for SyrkLower: Â is B̂ (rows = columns), so B̂ is packed
+// from a, then each 8-row panel of Â from one half of a 16-column panel of B̂.
+func (g *gemmRun) packSame(ctx context.Context) error {
+	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
+	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) {
+		kb, q0 := j/nb, (j%nb)*packGroup
+		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+		g.b.packPanels(g.bp[kb*g.kc*panelCols*g.np+q0*panelCols*kl:], panelCols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+	}); err != nil {
+		return err
+	}
+	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
+		kb, q0 := j/na, (j%na)*packGroup
+		kl := min(g.kc, g.cl-kb*g.kc)
+		for ip := q0; ip < min(q0+packGroup, g.mp/panelRows); ip++ {
+			src := g.bp[kb*g.kc*panelCols*g.np+(ip/2)*panelCols*kl+(ip%2)*panelRows:]
+			dst := g.ap[kb*g.kc*g.mp+ip*panelRows*kl : kb*g.kc*g.mp+(ip+1)*panelRows*kl]
+			for p := 0; p < kl; p++ {
+				sr := src[p*panelCols : p*panelCols+panelRows]
+				dr := dst[p*panelRows : p*panelRows+panelRows]
+				for r, v := range sr {
+					dr[r] = g.alpha * v
+				}
+			}
+		}
+	})
+}
+
+// sum runs the k-blocks of the chunk on the 8×16 tile at (i, j) into c.
+func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
+	for kb := 0; kb < g.nkb; kb++ {
+		kl := min(g.kc, g.cl-kb*g.kc)
+		bpan := g.bp[kb*g.kc*panelCols*g.np+j*kl:]
+		apan := g.ap[kb*g.kc*g.mp+i*kl:]
+		tile(g.acc, kl, apan, bpan, c, ldc, add || kb > 0)
+	}
+}
+
+// block computes block t of c with worker w's scratch tile: full tiles in
+// place, edge and diagonal tiles through the scratch.
+func (g *gemmRun) block(w, t int) {
+	m, n, rc := g.m, g.n, g.rc
+	tmp := &g.tmps[w]
+	i0 := g.tasks[t].ib * denseRows
+	i1 := min(i0+denseRows, m)
+	j0 := g.tasks[t].jb * denseCols
+	j1 := min(j0+denseCols, n)
+	if g.lower {
+		j1 = min(j1, i1)
+	}
+	rp := roundUp(i1-i0, panelRows)
+	for j := j0; j < j1; j += panelCols {
+		for ip := 0; ip < rp; ip += panelRows {
+			i := i0 + ip
+			if g.lower && j > i+panelRows-1 {
+				continue // tile entirely above the diagonal
+			}
+			full := i+panelRows <= m && j+panelCols <= n && (!g.lower || j+panelCols-1 <= i)
+			if full {
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				continue
+			}
+			g.sum(i, j, tmp[:], panelCols, false)
+			g.storeEdge(tmp[:], i, j)
+		}
+	}
+}
+
+// storeEdge adds (or copies) the part of the scratch tile tmp at (i, j) that
+// lies inside c (and on or below the diagonal when lower).
+func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
+	rc := g.rc
+	for r := 0; r < panelRows && i+r < g.m; r++ {
+		cEnd := min(j+panelCols, g.n)
+		if g.lower {
+			cEnd = min(cEnd, i+r+1)
+		}
+		if cEnd <= j {
+			continue
+		}
+		dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
+		src := tmp[r*panelCols : r*panelCols+len(dst)]
+		if g.addNow {
+			for q, v := range src {
+				dst[q] += v
+			}
+		} else {
+			copy(dst, src)
+		}
+	}
 }
 
 // PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower

@@ -1,17 +1,18 @@
 package kernel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrParam is returned (wrapped) by Validate when a kernel parameter is out of range.
-var ErrParam = errors.New("kernel: invalid parameter")
+// ErrParam is returned (wrapped) by Validate when a kernel parameter is out of
+// range. It wraps model.ErrInput (check.ErrInput): a bad parameter is bad input.
+var ErrParam = check.Sentinel("kernel: invalid parameter", check.ErrInput)
 
 // Kernel is a positive-definite kernel function k(x, y) on R^d.
 //

@@ -255,7 +255,7 @@ var rangesMin = rangesFrom
 // multiply-adds of the scatter (a column's work is its entries times the
 // rows of X that have the feature), and cost 1.25 MB dense.
 // BenchmarkSparseCentersManpages and BenchmarkSparseCentersHeavy
-// (kernel/BENCH.md) chose the value: 4 and 8 beat 16 and 32 on both, 4
+// (docs/performance.md, "Kernel engine") chose the value: 4 and 8 beat 16 and 32 on both, 4
 // was the faster on the real set.
 const heavyShare = 4
 

@@ -14,7 +14,7 @@ import (
 // BenchmarkSparseCentersManpages times the fused Gaussian product Kᵀ(K v)
 // (γ = 1) of the manpages training rows (2,500, d = 2²⁰ hashed text, 255
 // non-zeros a row) against M = 2,000 of them held CSR, the shape of the
-// manpages Falkon fit in docs/BENCH_SPARSE.md, with the heavy columns of
+// manpages Falkon fit in docs/performance.md, "Falkon on wide sparse text", with the heavy columns of
 // the centers (at least M/div entries) dense for div = 0 (the scatter
 // alone), 4, 8, 16, 32. Skipped without the shared data set.
 func BenchmarkSparseCentersManpages(b *testing.B) {

@@ -322,7 +322,7 @@ func fastCSR(rng *rand.Rand, n, d int, density float64) testCSR {
 // BenchmarkSparseCenters times the fused Gaussian product Kᵀ(K v) of CSR
 // X (n = 4,000) against M = 500 centers drawn from X's distribution, held
 // sparse or dense, at several (d, density) points; PreferDenseCenters is
-// set from it (kernel/BENCH.md).
+// set from it (docs/performance.md, "Kernel engine").
 func BenchmarkSparseCenters(b *testing.B) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	const n, m = 4000, 500
@@ -407,7 +407,7 @@ func zipfCSR(rng *rand.Rand, n, d, draws int, s float64) testCSR {
 // manpages-shaped CSR X (n = 2,500, d = 2²⁰, Zipf columns, about 250
 // non-zeros a row) against M = 2,000 of its rows held CSR, with the heavy
 // columns (at least M/div entries) dense for div = 0 (none: the scatter
-// alone), 4, 8, 16 and 32. heavyShare is set from it (kernel/BENCH.md).
+// alone), 4, 8, 16 and 32. heavyShare is set from it (docs/performance.md, "Kernel engine").
 func BenchmarkSparseCentersHeavy(b *testing.B) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	const n, m, d = 2500, 2000, 1 << 20

@@ -20,7 +20,7 @@ const (
 	// vectors of all clusters (Si, Hsieh & Dhillon, JMLR 2017, eq. 9). With
 	// Refine it is the exact no-bias SVM's decision function; without it the
 	// cross-cluster terms, which training never saw, add a bias (ijcnn1,
-	// 64 clusters: 96.26% against 98.66% local; model/BENCH_SVM.md).
+	// 64 clusters: 96.26% against 98.66% local; docs/performance.md, "Kernel SVM").
 	GlobalPrediction = "global"
 	// LocalPrediction assigns x to its nearest cluster and sums over that
 	// cluster's support vectors only (DC-SVM's early prediction). It is the

@@ -15,7 +15,7 @@ import (
 // K_MM, the K_nM products and prediction (the kernel engine takes sparse
 // centers as they are), and their memory is their non-zeros: 12 bytes each
 // and 8 a row, instead of 8·M·d. Centers at least a quarter non-zero are
-// held dense (kernel.PreferDenseCenters, measured in kernel/BENCH.md).
+// held dense (kernel.PreferDenseCenters, measured in docs/performance.md, "Kernel engine").
 
 // CenterForm describes how centers are held: "dense" or
 // "sparse (CSR, nnz non-zeros)". Estimators report it in their Info.

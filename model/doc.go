@@ -43,8 +43,8 @@
 //	8       2     format version, uint16 little-endian (3)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
-//	              (approx.SaveMap and approx.SavePartition write
-//	              approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
+//	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the
+//	              tags approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
 //	11+L    8     payload length P, uint64 little-endian
 //	19+L    P     payload
 //	19+L+P  4     CRC-32C (Castagnoli) of bytes [0, 19+L+P), little-endian

@@ -112,7 +112,7 @@ type Falkon struct {
 	// Float32 forms the distance products of the K_nM blocks (every CG
 	// pass and the validation passes) in float32, accumulating in float64
 	// (kernel.Options.Float32): 1.4–1.7× faster passes, Gaussian kernel
-	// values within about 2e-7 (kernel/BENCH.md). K_MM, the preconditioner,
+	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM, the preconditioner,
 	// the CG vectors and Predict stay in float64.
 	Float32 bool `yaml:"float32"`
 	// MemoryLimit, when positive, bounds the planned peak memory in bytes
@@ -126,7 +126,7 @@ type Falkon struct {
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan
 	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
-	// FALKON found caching slower on CPUs; see BENCH_FALKON.md for ours.
+	// FALKON found caching slower on CPUs; see docs/performance.md ("Falkon") for ours.
 	CacheKnm bool `yaml:"cache_knm"`
 	// Cholesky tunes the extra jitter of the preconditioner's factorizations.
 	Cholesky solver.CholOptions `yaml:"cholesky"`

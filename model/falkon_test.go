@@ -337,7 +337,7 @@ func TestFalkonBadConfig(t *testing.T) {
 // 1e-6 (Euclidean norm; measured 7e-5 after 150) after four times as many.
 // At DESIGN.md's λ = 1e-6 PCG needs about 88 iterations on this subsample —
 // the preconditioner's quality depends on M against the effective dimension
-// at λ — so the test uses 1e-4; BENCH_FALKON.md has the full-size numbers.
+// at λ — so the test uses 1e-4; docs/performance.md ("Falkon") has the full-size numbers.
 // ε = 1e-10 because the default 1e-5 trades the tight-residual convergence
 // this test measures for test error at few iterations (measured here with
 // 1e-5: residual 1e-3 after 30 iterations; see precond.DefaultEpsilon).

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -41,6 +42,11 @@ const (
 // ErrNotFitted for an estimator that has not been fitted. Load reads the file
 // back into an estimator that predicts bit-identically.
 func Save(w io.Writer, est Estimator) error {
+	return save(w, est, "")
+}
+
+// save is Save; path names the file in errors ("" for a writer).
+func save(w io.Writer, est Estimator, path string) error {
 	var tag string
 	var enc func(*binfmt.Enc) error
 	switch m := est.(type) {
@@ -53,23 +59,27 @@ func Save(w io.Writer, est Estimator) error {
 	case *BKASVM:
 		tag, enc = tagBKASVM, m.encode
 	default:
-		return fmt.Errorf("model: save: estimator %T cannot be saved (KRR, Falkon, SVM or BKASVM)", est)
+		return fmt.Errorf("model: save%s: %w: estimator %T cannot be saved (KRR, Falkon, SVM or BKASVM)", at(path), ErrInput, est)
 	}
 	// The payload is streamed: encoded once to count its bytes, once to
 	// write them (see binfmt.WriteFunc), never held whole in memory.
-	encErr := false
-	err := binfmt.WriteFunc(w, tag, func(e *binfmt.Enc) error {
-		if err := enc(e); err != nil {
-			encErr = true
-			return err
-		}
-		return nil
-	})
-	if err != nil && encErr {
-		return fmt.Errorf("model: save %s: %w", tag, err)
+	if err := binfmt.WriteFunc(w, tag, enc); err != nil {
+		return fmt.Errorf("model: save%s: %s: %w", at(path), typeName(tag), err)
 	}
-	return err
+	return nil
 }
+
+// at is " path" for error messages, or "" when there is no path.
+func at(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " " + path
+}
+
+// typeName is the estimator type a tag names, without the package:
+// "KRR" for "model.KRR".
+func typeName(tag string) string { return strings.TrimPrefix(tag, "model.") }
 
 // Load reads an estimator written by Save. The dynamic type of the result
 // is the saved one (*KRR, *Falkon, *SVM or *BKASVM), fitted and with its
@@ -81,7 +91,7 @@ func Save(w io.Writer, est Estimator) error {
 // or *os.File) the file is decoded as it is read, without holding it in
 // memory; otherwise it is read whole and checked first.
 func Load(r io.Reader) (Estimator, error) {
-	return load(r, inputSize(r))
+	return load(r, inputSize(r), "")
 }
 
 // inputSize returns the bytes r holds from its current position, or −1 when
@@ -104,10 +114,13 @@ func inputSize(r io.Reader) int64 {
 	return -1
 }
 
-func load(r io.Reader, size int64) (Estimator, error) {
+// load is Load of the size bytes r holds (−1: unknown); path names the
+// file in errors ("" for a reader). Errors read "model: load PATH: TYPE:
+// what went wrong".
+func load(r io.Reader, size int64, path string) (Estimator, error) {
 	tag, d, err := binfmt.Open(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("model: load: %w", err)
+		return nil, fmt.Errorf("model: load%s: %w", at(path), err)
 	}
 	var est Estimator
 	switch tag {
@@ -125,7 +138,7 @@ func load(r io.Reader, size int64) (Estimator, error) {
 	// Done reads and checks the checksum: a corrupt file is reported as
 	// such even when the decoder failed first.
 	if err := d.Done(); err != nil {
-		return nil, fmt.Errorf("model: load %s: %w", tag, err)
+		return nil, fmt.Errorf("model: load%s: %s: %w", at(path), typeName(tag), err)
 	}
 	return est, nil
 }
@@ -160,14 +173,14 @@ func Unmarshal(b []byte) (Estimator, error) {
 func SaveFile(path string, est Estimator) error {
 	var saveErr error
 	err := outfile.Write(path, func(w io.Writer) error {
-		saveErr = Save(w, est)
+		saveErr = save(w, est, path)
 		return saveErr
 	})
 	switch {
 	case saveErr != nil:
-		return saveErr // already "model: save …"
+		return saveErr // already "model: save PATH: …"
 	case err != nil:
-		return fmt.Errorf("model: save: %w", err)
+		return fmt.Errorf("model: save %s: %w", path, err)
 	}
 	return nil
 }
@@ -177,18 +190,16 @@ func SaveFile(path string, est Estimator) error {
 func LoadFile(path string) (Estimator, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("model: load: %w", err)
+		return nil, fmt.Errorf("model: load: %w", err) // *PathError names the file
 	}
 	defer f.Close()
-	est, err := Load(f)
-	if err == nil {
-		var one [1]byte
-		if n, _ := f.Read(one[:]); n != 0 {
-			err = fmt.Errorf("model: load: %w: bytes after the end of the file", ErrFormat)
-		}
-	}
+	est, err := load(f, inputSize(f), path)
 	if err != nil {
-		return nil, fmt.Errorf("%w (file %s)", err, path)
+		return nil, err
+	}
+	var one [1]byte
+	if n, _ := f.Read(one[:]); n != 0 {
+		return nil, fmt.Errorf("model: load %s: %w: bytes after the end of the file", path, ErrFormat)
 	}
 	return est, nil
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -14,7 +15,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
 	}
-	if err := e.Kernel(m.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, m.Kernel); err != nil {
 		return err
 	}
 	e.Float(m.Lambda)
@@ -79,7 +80,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 }
 
 func loadFalkon(d *binfmt.Dec) *Falkon {
-	m := &Falkon{Kernel: d.Kernel(), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
+	m := &Falkon{Kernel: kernelbin.ReadKernel(d), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
 		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
 		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), Float32: d.Bool(), MemoryLimit: d.Int64(),
 		CacheKnm: d.Bool(), Patience: decNonNeg(d, "patience"), Cholesky: decChol(d)}

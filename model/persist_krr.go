@@ -7,6 +7,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -29,7 +30,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
 	}
-	if err := e.Kernel(m.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, m.Kernel); err != nil {
 		return err
 	}
 	e.Float(m.Lambda)
@@ -62,7 +63,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 }
 
 func loadKRR(d *binfmt.Dec) *KRR {
-	m := &KRR{Kernel: d.Kernel(), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
+	m := &KRR{Kernel: kernelbin.ReadKernel(d), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
 		Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64(), Cholesky: decChol(d)}
 	m.Approx = decBackend(d)
 	f := &krrFit{task: decTask(d, true)}
@@ -243,10 +244,10 @@ func decExpansion(d *binfmt.Dec, dim int) *KernelExpansion {
 // encKernelSum writes a kernel expansion: kernel, centers (dense, or sparse
 // for exact KRR fitted on sparse rows), coefficients and workers.
 func encKernelSum(e *binfmt.Enc, k kernel.Kernel, centers mat.Matrix, coef *mat.Dense, workers int) error {
-	if err := e.Kernel(k); err != nil {
+	if err := kernelbin.WriteKernel(e, k); err != nil {
 		return err
 	}
-	if err := e.Data(centers); err != nil {
+	if err := kernelbin.WriteData(e, centers); err != nil {
 		return err
 	}
 	e.Dense(coef)
@@ -272,11 +273,11 @@ func decKernelSum(d *binfmt.Dec, dim int) KRRPredictor {
 // readKernelSum reads what encKernelSum writes: the kernel, the centers
 // (dense, or CSR from format version 3), the coefficients and the workers.
 func readKernelSum(d *binfmt.Dec, dim int) (kernel.Kernel, mat.Matrix, *mat.Dense, int) {
-	k := d.Kernel()
+	k := kernelbin.ReadKernel(d)
 	if d.Err() == nil && k == nil {
 		d.Fail("kernel expansion without a kernel")
 	}
-	c := d.Data("centers", -1, dim)
+	c := kernelbin.ReadData(d, "centers", -1, dim)
 	var mc int
 	if d.Err() == nil { // c may be a typed nil after an error
 		mc, _ = c.Dims()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -14,7 +15,7 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 	if s.fit == nil {
 		return errSaveUnfitted
 	}
-	if err := e.Kernel(s.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, s.Kernel); err != nil {
 		return err
 	}
 	e.Float(s.C)
@@ -51,7 +52,7 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 }
 
 func loadSVM(d *binfmt.Dec) *SVM {
-	s := &SVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
+	s := &SVM{Kernel: kernelbin.ReadKernel(d), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
 		Workers: decNonNeg(d, "workers"), Probability: d.Bool(), Seed: d.Uint()}
 	f := &svmFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
@@ -100,14 +101,14 @@ func svmColumns(l Labels, ovo bool) int {
 }
 
 func encDecision(e *binfmt.Enc, dec *svmDecision) error {
-	if err := e.Kernel(dec.k); err != nil {
+	if err := kernelbin.WriteKernel(e, dec.k); err != nil {
 		return err
 	}
 	// Support vectors in their format in memory (the training data's):
 	// sparse rows of a sparse fit stay sparse in the file, and load back
 	// sparse, so prediction after Load takes the same path with the same
 	// arithmetic as before Save.
-	if err := e.Data(dec.sv); err != nil {
+	if err := kernelbin.WriteData(e, dec.sv); err != nil {
 		return err
 	}
 	e.Dense(dec.w)
@@ -119,11 +120,11 @@ func encDecision(e *binfmt.Enc, dec *svmDecision) error {
 
 // decDecision reads a decision function over dim inputs with cols outputs.
 func decDecision(d *binfmt.Dec, dim, cols int) *svmDecision {
-	dec := &svmDecision{k: d.Kernel()}
+	dec := &svmDecision{k: kernelbin.ReadKernel(d)}
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}
-	sv := d.Data("support vectors", -1, dim)
+	sv := kernelbin.ReadData(d, "support vectors", -1, dim)
 	var m int
 	if sv != nil {
 		m, _ = sv.Dims()
@@ -181,7 +182,7 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 	if b.fit == nil {
 		return errSaveUnfitted
 	}
-	if err := e.Kernel(b.Kernel); err != nil {
+	if err := kernelbin.WriteKernel(e, b.Kernel); err != nil {
 		return err
 	}
 	e.Float(b.C)
@@ -229,7 +230,7 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 }
 
 func loadBKASVM(d *binfmt.Dec) *BKASVM {
-	b := &BKASVM{Kernel: d.Kernel(), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
+	b := &BKASVM{Kernel: kernelbin.ReadKernel(d), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		Clusters: d.Int(), Sketch: d.Int(), KMeansSubsample: d.Int(), Prediction: d.String(),
 		Refine: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
 		Seed: d.Uint(), Workers: decNonNeg(d, "workers")}
@@ -319,7 +320,7 @@ func encLocal(e *binfmt.Enc, l, g *svmDecision) error {
 		return encDecision(e, l)
 	}
 	e.Uint(localRows)
-	if err := e.Kernel(l.k); err != nil {
+	if err := kernelbin.WriteKernel(e, l.k); err != nil {
 		return err
 	}
 	e.Ints(pos)
@@ -363,7 +364,7 @@ func decLocal(d *binfmt.Dec, dim, cols int, g *svmDecision) *svmDecision {
 		d.Fail("local decision function kind %d", kind)
 		return nil
 	}
-	dec := &svmDecision{k: d.Kernel()}
+	dec := &svmDecision{k: kernelbin.ReadKernel(d)}
 	if d.Err() == nil && dec.k == nil {
 		d.Fail("decision function without a kernel")
 	}

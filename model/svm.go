@@ -81,7 +81,7 @@ type SVM struct {
 	// solution is that of a kernel matrix rounded to float32 (≤ 6·10⁻⁸
 	// relative per entry): measured on ijcnn1 and a news20-shaped set, the
 	// dual objective moves by about 10⁻⁸ relative and the support vectors
-	// are the same (model/BENCH_SVM.md). Off by default, so that a fit is
+	// are the same (docs/performance.md, "Kernel SVM"). Off by default, so that a fit is
 	// bit-identical to earlier versions and dense and sparse fits agree to
 	// 1e-10. Not saved with the model (it only matters for a refit).
 	CacheFloat32 bool `yaml:"cache_float32"`

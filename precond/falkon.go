@@ -2,11 +2,11 @@ package precond
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/solver"
@@ -14,8 +14,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrInput is wrapped by errors about invalid arguments.
-var ErrInput = errors.New("precond: invalid input")
+// ErrInput is wrapped by errors about invalid arguments. It is
+// check.ErrInput, the same error as model.ErrInput and approx.ErrInput, so
+// errors.Is(err, model.ErrInput) holds for a preconditioner's refusal too.
+var ErrInput = check.ErrInput
 
 // DefaultEpsilon is the ε used when Options.Epsilon is 0: T = chol(K_MM + εM·s·I).
 //
@@ -89,15 +91,15 @@ func BuildFalkon(kmm *mat.Dense, n int, lambda float64, opt Options) (*Falkon, e
 // ones gives eq. 14). kmm is taken over as in BuildFalkon.
 func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Options) (*Falkon, error) {
 	if kmm == nil {
-		return nil, fmt.Errorf("%w: K_MM is nil", ErrInput)
+		return nil, fmt.Errorf("precond: %w: K_MM is nil", ErrInput)
 	}
 	m, _ := kmm.Dims()
 	if len(a) != m {
-		return nil, fmt.Errorf("%w: %d weights for %d centers", ErrInput, len(a), m)
+		return nil, fmt.Errorf("precond: %w: %d weights for %d centers", ErrInput, len(a), m)
 	}
 	for j, v := range a {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: weight %d is %g, want finite and > 0", ErrInput, j, v)
+			return nil, fmt.Errorf("precond: %w: weight %d is %g, want finite and > 0", ErrInput, j, v)
 		}
 	}
 	return build(kmm, n, lambda, a, opt)
@@ -105,24 +107,24 @@ func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Optio
 
 func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
 	if kmm == nil {
-		return nil, fmt.Errorf("%w: K_MM is nil", ErrInput)
+		return nil, fmt.Errorf("precond: %w: K_MM is nil", ErrInput)
 	}
 	m, c := kmm.Dims()
 	if m != c || m == 0 {
-		return nil, fmt.Errorf("%w: K_MM is %d×%d", ErrInput, m, c)
+		return nil, fmt.Errorf("precond: %w: K_MM is %d×%d", ErrInput, m, c)
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("%w: n = %d", ErrInput, n)
+		return nil, fmt.Errorf("precond: %w: n = %d", ErrInput, n)
 	}
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
-		return nil, fmt.Errorf("%w: lambda = %g, want finite and > 0", ErrInput, lambda)
+		return nil, fmt.Errorf("precond: %w: lambda = %g, want finite and > 0", ErrInput, lambda)
 	}
 	eps := opt.Epsilon
 	if eps == 0 {
 		eps = DefaultEpsilon
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("%w: epsilon = %g, want finite and > 0", ErrInput, eps)
+		return nil, fmt.Errorf("precond: %w: epsilon = %g, want finite and > 0", ErrInput, eps)
 	}
 	raw := kmm.RawMatrix()
 	diag := make([]float64, m)
@@ -130,7 +132,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	for j := range diag {
 		diag[j] = raw.Data[j*raw.Stride+j]
 		if math.IsNaN(diag[j]) || math.IsInf(diag[j], 0) {
-			return nil, fmt.Errorf("%w: K_MM[%d,%d] = %g", ErrInput, j, j, diag[j])
+			return nil, fmt.Errorf("precond: %w: K_MM[%d,%d] = %g", ErrInput, j, j, diag[j])
 		}
 		s += math.Abs(diag[j])
 	}
@@ -253,7 +255,7 @@ func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 	m := len(f.diag)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if rv.Rows != m || rd.Rows != m || rv.Cols != rd.Cols {
-		return fmt.Errorf("%w: MulKMM of %d×%d into %d×%d, M = %d", ErrInput, rv.Rows, rv.Cols, rd.Rows, rd.Cols, m)
+		return fmt.Errorf("precond: %w: MulKMM of %d×%d into %d×%d, M = %d", ErrInput, rv.Rows, rv.Cols, rd.Rows, rd.Cols, m)
 	}
 	t := rv.Cols
 	raw := f.kmm.RawMatrix()

@@ -33,11 +33,11 @@ var _ solver.Preconditioner = Jacobi{}
 // Validate checks that Diag is positive and finite.
 func (j Jacobi) Validate() error {
 	if len(j.Diag) == 0 {
-		return fmt.Errorf("%w: jacobi: empty diagonal", ErrInput)
+		return fmt.Errorf("precond: %w: jacobi: empty diagonal", ErrInput)
 	}
 	for i, v := range j.Diag {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: jacobi: diagonal element %d is %g, want finite and > 0", ErrInput, i, v)
+			return fmt.Errorf("precond: %w: jacobi: diagonal element %d is %g, want finite and > 0", ErrInput, i, v)
 		}
 	}
 	return nil
@@ -47,7 +47,7 @@ func (j Jacobi) Validate() error {
 func (j Jacobi) Precondition(_ context.Context, dst, r *mat.Dense) error {
 	rr, rd := r.RawMatrix(), dst.RawMatrix()
 	if rr.Rows != len(j.Diag) || rd.Rows != rr.Rows || rd.Cols != rr.Cols {
-		return fmt.Errorf("%w: jacobi of size %d applied to %d×%d into %d×%d", ErrInput, len(j.Diag), rr.Rows, rr.Cols, rd.Rows, rd.Cols)
+		return fmt.Errorf("precond: %w: jacobi of size %d applied to %d×%d into %d×%d", ErrInput, len(j.Diag), rr.Rows, rr.Cols, rd.Rows, rd.Cols)
 	}
 	for i, d := range j.Diag {
 		src := rr.Data[i*rr.Stride : i*rr.Stride+rr.Cols]

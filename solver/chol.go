@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -16,8 +17,9 @@ import (
 // largest jitter allowed was added to its diagonal.
 var ErrNotPD = errors.New("solver: matrix is not positive definite")
 
-// ErrShape is wrapped by errors about matrices of the wrong size.
-var ErrShape = errors.New("solver: dimension mismatch")
+// ErrShape is wrapped by errors about matrices of the wrong size. It wraps
+// model.ErrInput (check.ErrInput).
+var ErrShape = check.Sentinel("solver: dimension mismatch", check.ErrInput)
 
 // CholOptions controls the jitter Cholesky adds when a factorization fails.
 // The zero value means the defaults below.

@@ -15,7 +15,7 @@ import (
 
 // The benchmarks below reproduce the MEKA paper's experiments at full size.
 // They run once each (use -benchtime=1x) and report their numbers with
-// b.ReportMetric and b.Logf; approx/BENCH_MEKA.md records a run.
+// b.ReportMetric and b.Logf; docs/performance.md, "MEKA and BKA", records a run.
 
 // BenchmarkMEKATable7IJCNN1: relative Frobenius error (1,000 sampled rows)
 // on the whole ijcnn1 training set, γ = 1, c = 10, k = 128, against uniform

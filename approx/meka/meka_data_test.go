@@ -111,7 +111,7 @@ func loadShared(t testing.TB, name string) *datasets.Dataset {
 // subsample k is scaled down to 32 so that W, not L, dominates memory as on
 // the full set (n = 5,000: Nyström rank 52). This seed gives 0.020 vs 0.135;
 // we require MEKA at least 3× below Nyström and below 0.05. The full-size
-// run (k = 128) is in BENCH_MEKA.md.
+// run (k = 128) is in docs/performance.md ("MEKA and BKA").
 func TestMEKAIJCNN1Table7(t *testing.T) {
 	d := loadShared(t, "ijcnn1.train.libsvm.gz")
 	rng := rand.New(rand.NewPCG(1, 1))

@@ -12,18 +12,18 @@ import (
 
 // Defaults of CG.
 const (
-	// DefaultMEKACGTol is the relative residual ‖(K̃+λnI)α − y‖/‖y‖ at which
+	// DefaultCGTol is the relative residual ‖(K̃+λnI)α − y‖/‖y‖ at which
 	// CG stops: 1e-6 is well below the statistical error of KRR.
-	DefaultMEKACGTol = 1e-6
-	// DefaultMEKACGMaxIter bounds the CG iterations per right-hand side.
-	DefaultMEKACGMaxIter = 1000
+	DefaultCGTol = 1e-6
+	// DefaultCGMaxIter bounds the CG iterations per right-hand side.
+	DefaultCGMaxIter = 1000
 )
 
 // CG configures (*Map).SolveCG. The zero value means the defaults.
 type CG struct {
-	// Tol is the relative residual to reach; 0 means DefaultMEKACGTol.
+	// Tol is the relative residual to reach; 0 means DefaultCGTol.
 	Tol float64
-	// MaxIter bounds the iterations per column; 0 means DefaultMEKACGMaxIter.
+	// MaxIter bounds the iterations per column; 0 means DefaultCGMaxIter.
 	// Reaching it is reported in the result (Converged false), not an error.
 	MaxIter int
 	// Callback, if non-nil, is called after every iteration with the column
@@ -166,10 +166,10 @@ func (m *Map) SolveCG(ctx context.Context, lambda float64, y *mat.Dense, opt CG)
 		return nil, fmt.Errorf("approx: meka: %w: CG MaxIter = %d < 0", check.ErrInput, maxIter)
 	}
 	if tol == 0 {
-		tol = DefaultMEKACGTol
+		tol = DefaultCGTol
 	}
 	if maxIter == 0 {
-		maxIter = DefaultMEKACGMaxIter
+		maxIter = DefaultCGMaxIter
 	}
 	n := m.n
 	_, t := y.Dims()

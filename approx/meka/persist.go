@@ -10,6 +10,7 @@ import (
 	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,7 +78,7 @@ func (m *Map) encode(e *binfmt.Enc) error {
 	if err := m.eigen(); err != nil && m.opt.PSD {
 		return err
 	}
-	if err := e.Kernel(m.kern); err != nil {
+	if err := kernelbin.WriteKernel(e, m.kern); err != nil {
 		return err
 	}
 	e.Int(m.n)
@@ -132,7 +133,7 @@ func (m *Map) encode(e *binfmt.Enc) error {
 }
 
 func decodeMEKA(d *binfmt.Dec) *Map {
-	m := &Map{kern: d.Kernel(), n: d.Int(), d: d.Int()}
+	m := &Map{kern: kernelbin.ReadKernel(d), n: d.Int(), d: d.Int()}
 	if d.Err() == nil && (m.kern == nil || m.n < 1 || m.d < 1) {
 		d.Fail("meka: kernel %v, n = %d, d = %d", m.kern, m.n, m.d)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -243,7 +244,7 @@ func pickApproxRows(x mat.Matrix, idx []int) mat.Matrix {
 }
 
 func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("approx", "--data FILE|NAME --method NAME --m M [flags]", stderr)
+	fs := cmdline.NewFlags("approx", "--data FILE|NAME --method NAME --m M [flags]", stderr)
 	data := fs.String("data", "", "dataset: a file (LIBSVM/CSV, .gz ok) or a bundled name")
 	kname := fs.String("kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), ", "))
 	gamma := fs.Float64("gamma", 0, "kernel γ (gaussian exp(−γ‖x−y‖²))")
@@ -264,7 +265,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "text", "output: text, or tsv (one header line and one row)")
 	var memory memoryFlag
 	fs.Var(&memory, "memory", "cap on the planned peak memory of the build and the error measures, e.g. 4G or 512MiB; a build over it is refused before allocating")
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -275,7 +276,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		tw.Flush()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -338,14 +339,14 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	pg := newProgress(*prog, false, stderr)
+	pg := cmdline.NewProgress(*prog, false, stderr)
 	if pg != nil {
-		pg.line("approx: building %s (m = %d) on %d rows × %d features…", *method, *m, n, d)
+		pg.Line("approx: building %s (m = %d) on %d rows × %d features…", *method, *m, n, d)
 	}
 	start := time.Now()
 	built, err := am.build(ctx, x, k, opts, rand.New(rand.NewPCG(*seed, 1)))
 	if pg != nil && err == nil {
-		pg.line("approx: built in %s; measuring the errors…", fmtDuration(time.Since(start)))
+		pg.Line("approx: built in %s; measuring the errors…", cmdline.Duration(time.Since(start)))
 	}
 	if err != nil {
 		if errors.Is(err, check.ErrInput) {

@@ -16,6 +16,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
 )
 
@@ -133,7 +134,7 @@ func noteTo(w io.Writer) func(string) {
 func parseDataArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := parseFlags(fs, args); err != nil {
+		if err := cmdline.Parse(fs, args); err != nil {
 			return nil, err
 		}
 		args = fs.Args()
@@ -149,8 +150,8 @@ func parseDataArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func dataList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data list", "", stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs := cmdline.NewFlags("data list", "", stderr)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -186,7 +187,7 @@ func openData(ctx context.Context, name string, opt datasets.ReadOptions) (*data
 }
 
 func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data info", "FILE|NAME [flags]", stderr)
+	fs := cmdline.NewFlags("data info", "FILE|NAME [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
 	all := fs.Bool("all", false, "list every feature (default: at most 30)")
@@ -309,12 +310,12 @@ func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (
 }
 
 func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data convert", "IN OUT [flags]", stderr)
+	fs := cmdline.NewFlags("data convert", "IN OUT [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
 	to := fs.String("to", "", "output format: libsvm or csv (default: from OUT's name)")
 	outDelim := fs.String("out-delim", "", `CSV output delimiter (default: ",", or tab for .tsv)`)
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
 		return err
@@ -348,14 +349,14 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := outfile.Check(pos[1], pos[0]); err != nil {
 		return err
 	}
-	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = readProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
 	}
 	if pg != nil {
-		pg.line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], fmtDuration(time.Since(t0)))
+		pg.Line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], cmdline.Duration(time.Since(t0)))
 	}
 	if pos[1] == "-" {
 		// Standard output: the data alone, the summary on stderr.
@@ -385,7 +386,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // with the elapsed time, the rate and, when the file's size is known, the
 // share of it consumed (compressed bytes for a compressed file) and the
 // read's ETA at the byte rate so far; nil when pg is.
-func readProgress(pg *progress, cmd string, t0 time.Time) func(datasets.ReadProgress) {
+func readProgress(pg *cmdline.Progress, cmd string, t0 time.Time) func(datasets.ReadProgress) {
 	if pg == nil {
 		return nil
 	}
@@ -398,25 +399,25 @@ func readProgress(pg *progress, cmd string, t0 time.Time) func(datasets.ReadProg
 		el := time.Since(t0)
 		rate := float64(p.Rows) / max(el.Seconds(), 1e-9)
 		if p.Size <= 0 || p.Bytes <= 0 {
-			pg.line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, p.Rows, fmtDuration(el), rate)
+			pg.Line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, p.Rows, cmdline.Duration(el), rate)
 			return
 		}
 		var eta time.Duration
 		if p.Bytes < p.Size {
 			eta = time.Duration(float64(el) * float64(p.Size-p.Bytes) / float64(p.Bytes))
 		}
-		pg.line("%s: read %d rows, %.0f%% of %s (elapsed %s, %.3g rows/s, read ETA %s)", cmd, p.Rows,
-			100*float64(min(p.Bytes, p.Size))/float64(p.Size), fmtMiB(p.Size), fmtDuration(el), rate, fmtDuration(eta))
+		pg.Line("%s: read %d rows, %.0f%% of %s (elapsed %s, %.3g rows/s, read ETA %s)", cmd, p.Rows,
+			100*float64(min(p.Bytes, p.Size))/float64(p.Size), fmtMiB(p.Size), cmdline.Duration(el), rate, cmdline.Duration(eta))
 	}
 }
 
 func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data shard", "IN OUTDIR --rows N [flags]", stderr)
+	fs := cmdline.NewFlags("data shard", "IN OUTDIR --rows N [flags]", stderr)
 	var rf readFlags
 	rf.register(fs)
 	rows := fs.Int("rows", 0, "rows per shard (required, ≥ 1)")
 	task := fs.String("task", "auto", "regression, classification, or auto (a bundled set's task, else guessed from the labels)")
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
 		return err
@@ -438,7 +439,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = readProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
@@ -460,11 +461,11 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var shardDone func(done, total int)
 	if pg != nil {
 		n := d.Len()
-		clock := newWorkClock(float64(n))
+		clock := cmdline.NewClock(float64(n))
 		shardDone = func(done, total int) {
 			r1 := min(n, done**rows)
-			elapsed, eta := clock.add(float64(r1 - (done-1)**rows))
-			pg.line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, fmtDuration(elapsed), fmtDuration(eta))
+			elapsed, eta := clock.Add(float64(r1 - (done-1)**rows))
+			pg.Line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
 	m, err := shard.WriteDirProgress(pos[1], x, d.Y, *rows, classification, shardDone)
@@ -479,7 +480,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // once for the training and test rows together (so both share the class
 // topics) and split in order.
 func dataSynth(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data synth text", "TRAIN [TEST] [flags]", stderr)
+	fs := cmdline.NewFlags("data synth text", "TRAIN [TEST] [flags]", stderr)
 	rows := fs.Int("rows", 20000, "training rows")
 	testRows := fs.Int("test-rows", 5000, "test rows, written to TEST (ignored without TEST)")
 	dim := fs.Int("dim", datasets.News20Dim, "number of columns (news20's by default)")
@@ -506,45 +507,21 @@ func dataSynth(args []string, stdout, stderr io.Writer) error {
 	if *rows < 1 || (len(pos) == 2 && *testRows < 1) {
 		return fmt.Errorf("%w: --rows %d and --test-rows %d must be ≥ 1", errUsage, *rows, *testRows)
 	}
-	n := *rows
-	if len(pos) == 2 {
-		n += *testRows
-	}
 	// Zero would mean "default" to TextOptions; on the command line it is a mistake.
 	if *exponent == 0 || *share == 0 || *dim == 0 || *nnz == 0 || *classes == 0 {
 		return fmt.Errorf("%w: --dim, --nnz, --classes, --exponent and --topic-share must be positive", errUsage)
 	}
-	opt := datasets.TextOptions{Rows: n, Dim: *dim, NNZ: *nnz, Classes: *classes, Exponent: *exponent, TopicShare: *share}
-	x, y, err := datasets.SyntheticText(rand.New(rand.NewPCG(*seed, 0x7e47)), opt)
+	parts := []datasets.TextPart{{Path: pos[0], Rows: *rows}}
+	if len(pos) == 2 {
+		parts = append(parts, datasets.TextPart{Path: pos[1], Rows: *testRows})
+	}
+	opt := datasets.TextOptions{Dim: *dim, NNZ: *nnz, Classes: *classes, Exponent: *exponent, TopicShare: *share}
+	nnzs, err := datasets.WriteSyntheticText(rand.New(rand.NewPCG(*seed, 0x7e47)), opt, parts)
 	if err != nil {
 		return err
 	}
-	parts := []struct {
-		path   string
-		lo, hi int
-	}{{pos[0], 0, *rows}}
-	if len(pos) == 2 {
-		parts = append(parts, struct {
-			path   string
-			lo, hi int
-		}{pos[1], *rows, n})
-	}
-	for _, p := range parts {
-		idx := make([]int, p.hi-p.lo)
-		for i := range idx {
-			idx[i] = p.lo + i
-		}
-		sub, err := x.Rows(idx)
-		if err != nil {
-			return err
-		}
-		if err := datasets.WriteLIBSVMSparseFile(p.path, sub, y[p.lo:p.hi]); err != nil {
-			if errors.Is(err, datasets.ErrInput) {
-				return err
-			}
-			return fmt.Errorf("writing %s: %w", p.path, err)
-		}
-		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (give --dim %d when reading: the last columns may be empty)\n", p.path, len(idx), *dim, sub.NNZ(), *dim)
+	for k, p := range parts {
+		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (give --dim %d when reading: the last columns may be empty)\n", p.Path, p.Rows, *dim, nnzs[k], *dim)
 	}
 	return nil
 }

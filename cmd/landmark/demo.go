@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/eta"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -17,7 +18,7 @@ import (
 // runDemo fits FALKON on a bundled dataset and scores it on a held-out split:
 // the first thing a newcomer runs.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", "[flags]", stderr)
+	fs := cmdline.NewFlags("demo", "[flags]", stderr)
 	name := fs.String("data", "cadata", "bundled dataset (see \"landmark data list\")")
 	sigma := fs.Float64("sigma", 2, "Gaussian bandwidth σ (γ = 1/(2σ²)), on standardized features")
 	lambda := fs.Float64("lambda", 1e-6, "regularization λ (FALKON's penalty; scikit-learn alpha = λn)")
@@ -26,8 +27,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	testFrac := fs.Float64("test-fraction", 0.2, "held-out fraction (sets with an official test split use it instead)")
 	seed := fs.Uint64("seed", 1, "random seed (split and centers)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (same as --progress never)")
-	prog := addProgress(fs)
-	if err := parseFlags(fs, args); err != nil {
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -86,7 +87,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if classify {
 		est.Task = model.Classification
 	}
-	pg := newProgress(*prog, *quiet, stderr)
+	pg := cmdline.NewProgress(*prog, *quiet, stderr)
 	if pg != nil {
 		t0 := time.Now()
 		var clock eta.Iter
@@ -95,7 +96,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			maxIter = model.DefaultFalkonMaxIter
 		}
 		est.Progress = func(it model.FalkonIteration) bool {
-			pg.iteration("CG ", it.Iteration, maxIter, it.Residual, time.Since(t0), clock.Left(it.Iteration, maxIter))
+			pg.Iteration("CG ", it.Iteration, maxIter, it.Residual, time.Since(t0), clock.Left(it.Iteration, maxIter))
 			return true
 		}
 	}
@@ -108,7 +109,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fitTime := time.Since(start)
 	if pg != nil {
-		pg.done()
+		pg.Done()
 	}
 	start = time.Now()
 	pred, err := est.Predict(xte)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -175,7 +176,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 }
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
+	fs := cmdline.NewFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
 	var sf specFlags
 	sf.register(fs)
 	var mem memoryFlag
@@ -183,7 +184,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	save := fs.String("save", "", "save the fitted model to this file")
 	dense := fs.Bool("dense", false, denseUsage)
 	asJSON := fs.Bool("json", false, "print the scores as JSON")
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -220,9 +221,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
-	if p := newProgress(*prog, false, stderr); p != nil {
-		fopt.Progress = p.event
-		defer p.done()
+	if p := cmdline.NewProgress(*prog, false, stderr); p != nil {
+		fopt.Progress = p.Event
+		defer p.Done()
 	}
 	res, err := experiments.FitWith(ctx, spec, fopt)
 	if err != nil {

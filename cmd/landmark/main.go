@@ -11,9 +11,10 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/bench"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 )
 
 // command is one subcommand: its name, a one-line summary and the function that runs it.
@@ -26,7 +27,7 @@ type command struct {
 // commands is the one table of subcommands; help lists it sorted by name.
 var commands = []command{
 	{"approx", "measure a kernel approximation's error, rank, time and memory", runApprox},
-	{"bench", "benchmark the kernel engine (and estimators) side by side with scikit-learn", runBench},
+	{"bench", "benchmark the kernel engine (and estimators) side by side with scikit-learn", bench.Run},
 	{"data", "list, inspect, convert and shard datasets (data list|info|convert|shard)", runData},
 	{"demo", "fit and score an estimator on a bundled dataset", runDemo},
 	{"fit", "fit a model on a dataset and save it", runFit},
@@ -36,7 +37,7 @@ var commands = []command{
 }
 
 // errUsage marks errors caused by a malformed command line (exit code 2).
-var errUsage = errors.New("usage")
+var errUsage = cmdline.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -94,45 +95,12 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"landmark COMMAND --help\" for a command's flags.")
 }
 
-// newFlags returns a flag set that prints its usage to stderr and returns errors
-// instead of exiting.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("landmark "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: landmark %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseFlags parses args, wrapping failures in errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		msg := err.Error()
-		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-			var names []string
-			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-			if d := experiments.DidYouMean(strings.TrimLeft(name, "-"), names); d != "" {
-				msg = fmt.Sprintf("unknown flag --%s%s", strings.TrimLeft(name, "-"), strings.Replace(d, `"`, `"--`, 1))
-			} else {
-				msg = fmt.Sprintf("unknown flag --%s (run with --help for the flags)", strings.TrimLeft(name, "-"))
-			}
-		}
-		return fmt.Errorf("%w: %s", errUsage, msg)
-	}
-	return nil
-}
-
 // version is the module version; release builds set it with -ldflags "-X main.version=…".
 var version = "v0.1.0-dev"
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", "", stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs := cmdline.NewFlags("version", "", stderr)
+	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "landmark", version)

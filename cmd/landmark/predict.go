@@ -11,12 +11,13 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
 	"gonum.org/v1/gonum/mat"
 )
 
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
+	fs := cmdline.NewFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
 	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
 	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
@@ -24,7 +25,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
 	var rf readFlags
 	rf.registerCSV(fs)
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	pg, t0 := newProgress(*prog, false, stderr), time.Now()
+	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	fit, err := experiments.LoadFitFile(*modelPath)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if pg != nil {
 		n, d := x.Dims()
-		pg.line("predict: read %d rows × %d features (elapsed %s)", n, d, fmtDuration(time.Since(t0)))
+		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
 	}
 	var res *mat.Dense
 	switch *output {
@@ -237,17 +238,17 @@ var predictBatch = 1 << 16
 // predictBatches applies fn to x's rows predictBatch at a time (predictions
 // are row by row, so the batches give the same values as one call),
 // reporting each batch with the elapsed time and an ETA when pg is non-nil.
-func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *progress) (*mat.Dense, error) {
+func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *cmdline.Progress) (*mat.Dense, error) {
 	n, d := x.Dims()
 	if n <= predictBatch {
 		t0 := time.Now()
 		pred, err := fn(x)
 		if err == nil && pg != nil {
-			pg.line("predict: %d/%d rows (elapsed %s, ETA 0s)", n, n, fmtDuration(time.Since(t0)))
+			pg.Line("predict: %d/%d rows (elapsed %s, ETA 0s)", n, n, cmdline.Duration(time.Since(t0)))
 		}
 		return pred, err
 	}
-	clock := newWorkClock(float64(n))
+	clock := cmdline.NewClock(float64(n))
 	var out *mat.Dense
 	for r0 := 0; r0 < n; r0 += predictBatch {
 		r1 := min(n, r0+predictBatch)
@@ -276,9 +277,9 @@ func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *p
 			out = mat.NewDense(n, c, nil)
 		}
 		out.Slice(r0, r1, 0, c).(*mat.Dense).Copy(p)
-		elapsed, eta := clock.add(float64(r1 - r0))
+		elapsed, eta := clock.Add(float64(r1 - r0))
 		if pg != nil {
-			pg.line("predict: %d/%d rows (elapsed %s, ETA %s)", r1, n, fmtDuration(elapsed), fmtDuration(eta))
+			pg.Line("predict: %d/%d rows (elapsed %s, ETA %s)", r1, n, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
 	return out, nil

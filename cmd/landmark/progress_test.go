@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestRunProgressInLog runs an example at smoke size with stderr a buffer
@@ -81,7 +80,7 @@ func TestRunProgressInLog(t *testing.T) {
 }
 
 // TestFitAndApproxProgressInLog: fit reports FALKON's CG iterations in
-// batches of iterBatch as whole lines, and approx its two phases, when
+// batches of cmdline.IterBatch as whole lines, and approx its two phases, when
 // stderr is not a terminal.
 func TestFitAndApproxProgressInLog(t *testing.T) {
 	var so, se bytes.Buffer
@@ -210,77 +209,5 @@ func TestPredictProgressInLog(t *testing.T) {
 	batches := regexp.MustCompile(`(?m)^predict: (\d+)/270 rows \(elapsed \S+, ETA (\S+)\)$`).FindAllStringSubmatch(log, -1)
 	if len(batches) != 3 || batches[0][1] != "100" || batches[1][1] != "200" || batches[2][1] != "270" || batches[2][2] != "0s" {
 		t.Errorf("want batch lines at 100, 200, 270 of 270 (ETA 0s last):\n%s", log)
-	}
-}
-
-// On a terminal the iteration line is rewritten in place: each rewrite is
-// padded to the longest one so far so no tail of a longer line is left,
-// and the next whole line starts on a fresh line.
-func TestLiveIterationLine(t *testing.T) {
-	var b bytes.Buffer
-	p := &progress{w: &b, live: true}
-	p.iteration("", 9, 10, 1e-3, time.Second, 1500*time.Millisecond)
-	p.iteration("", 10, 10, 1e-4, 2*time.Second, 0)
-	p.line("done")
-	parts := strings.Split(b.String(), "\r")
-	if len(parts) != 3 || !strings.Contains(parts[1], "iteration 9/10, residual 1.00e-03, solve ETA 1.5s") {
-		t.Fatalf("live output %q", b.String())
-	}
-	second, rest, _ := strings.Cut(parts[2], "\n")
-	if len(second) != len(parts[1]) || !strings.HasPrefix(second, "    iteration 10/10, residual 1.00e-04, solve ETA 0s ") || rest != "done\n" {
-		t.Errorf("second live line %q (want padded to %d), then %q", second, len(parts[1]), rest)
-	}
-}
-
-// TestBenchSVMProgressInLog: bench svm on a tiny synthetic sparse set prints
-// one line per finished unit (each bka cluster count and the exact fit: 3)
-// with the elapsed time and an ETA (0s after the last), and its table the
-// same with or without progress; --progress never leaves stderr empty.
-func TestBenchSVMProgressInLog(t *testing.T) {
-	args := []string{"-data", "text", "-format", "sparse", "-train", "120", "-test", "40", "-dim", "300", "-nnz", "10",
-		"-c", "1", "-gamma", "1", "-methods", "bka,exact", "-clusters", "2,3"}
-	var so, se bytes.Buffer
-	if err := runBenchSVM(context.Background(), append(args, "-progress", "always"), &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	lines := regexp.MustCompile(`(?m)^bench svm: \[(\d)/3\] (.+): done in \S+ \(elapsed \S+, ETA (\S+)\)$`).FindAllStringSubmatch(se.String(), -1)
-	if len(lines) != 3 || lines[0][2] != "bka c=2" || lines[1][2] != "bka c=3" || lines[2][2] != "model.SVM exact" || lines[2][3] != "0s" ||
-		strings.Count(se.String(), "\n") != 3 {
-		t.Errorf("want 3 finished lines (bka c=2, bka c=3, model.SVM exact; ETA 0s last); stderr:\n%s", se.String())
-	}
-	// The table's heading and first column (the timings vary between runs).
-	table := func(s string) string {
-		return strings.Join(regexp.MustCompile(`(?m)^(# .*|\| [^|]*\|)`).FindAllString(s, -1), "\n")
-	}
-	withProgress := table(so.String())
-	so.Reset()
-	se.Reset()
-	if err := runBenchSVM(context.Background(), append(args, "-progress", "never"), &so, &se); err != nil {
-		t.Fatal(err)
-	}
-	if se.Len() != 0 {
-		t.Errorf("--progress never: stderr %q", se.String())
-	}
-	if got := table(so.String()); got != withProgress {
-		t.Errorf("stdout differs with progress:\n%s\nwithout:\n%s", withProgress, got)
-	}
-}
-
-// TestBenchKernelProgressInLog: bench kernel prints one line per finished
-// dimension with the elapsed time and an ETA (0s after the last);
-// --progress never leaves stderr empty.
-func TestBenchKernelProgressInLog(t *testing.T) {
-	args := []string{"kernel", "--n", "200", "--m", "20", "--d", "3,10", "--repeats", "1", "--no-python", "--no-gemm"}
-	var so, se bytes.Buffer
-	if err := runBench(context.Background(), append(args, "--progress", "always"), &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	lines := regexp.MustCompile(`(?m)^bench kernel: \[(\d)/2\] d = (\d+): done in \S+ \(elapsed \S+, ETA (\S+)\)$`).FindAllStringSubmatch(se.String(), -1)
-	if len(lines) != 2 || lines[0][2] != "3" || lines[1][2] != "10" || lines[1][3] != "0s" || strings.Count(se.String(), "\n") != 2 {
-		t.Errorf("want 2 finished lines (d = 3, d = 10; ETA 0s last); stderr:\n%s", se.String())
-	}
-	se.Reset()
-	if err := runBench(context.Background(), append(args, "--progress", "never"), &so, &se); err != nil || se.Len() != 0 {
-		t.Errorf("--progress never: err %v, stderr %q", err, se.String())
 	}
 }

@@ -7,31 +7,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 )
-
-// isTerminal reports whether w is a character device (an interactive terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // parseInterleaved parses flags that may come before or after positional
 // arguments ("run SPEC.yaml --out DIR") and returns the positional ones.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := parseFlags(fs, args); err != nil {
+		if err := cmdline.Parse(fs, args); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {
@@ -48,11 +38,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return runOnBeam(ctx, args, stdout, stderr)
 		}
 	}
-	fs := newFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list | SPEC.yaml --runner prism|flink|spark|dataflow [Beam flags]", stderr)
+	fs := cmdline.NewFlags("run", "SPEC.yaml [--out DIR] [--fresh] [--quiet] [--json] [--smoke] | --list | SPEC.yaml --runner prism|flink|spark|dataflow [Beam flags]", stderr)
 	out := fs.String("out", "", "output folder (default: the spec's output, else results/NAME)")
 	fresh := fs.Bool("fresh", false, "discard results already in the output folder instead of resuming")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (same as --progress never)")
-	prog := addProgress(fs)
+	prog := cmdline.AddProgress(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	smoke := fs.Bool("smoke", false, "shrink the experiment for a quick end-to-end check (≤400 rows, 2 folds, ≤2 grid points)")
 	list := fs.Bool("list", false, "list estimators, approximations, kernels and metrics")
@@ -91,9 +81,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		spec = spec.Smoke()
 	}
 	opt := experiments.Options{Out: *out, Fresh: *fresh, Version: version, Notify: noteTo(stderr)}
-	if p := newProgress(*prog, *quiet, stderr); p != nil {
-		opt.Progress = p.event
-		defer p.done()
+	if p := cmdline.NewProgress(*prog, *quiet, stderr); p != nil {
+		opt.Progress = p.Event
+		defer p.Done()
 	}
 	if *smoke && opt.Out == "" {
 		// Smoke results go beside, never into, the full run's folder.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/outfile"
 	"gonum.org/v1/gonum/mat"
 )
@@ -25,11 +25,13 @@ const ManifestName = "manifest.json"
 
 const magic = "LMKSHRD1"
 
-// ErrFormat reports a malformed shard or manifest.
-var ErrFormat = errors.New("shard: bad format")
+// ErrFormat reports a malformed shard or manifest. It is datasets.ErrFormat
+// (the one sentinel for malformed data files) and wraps ErrInput.
+var ErrFormat = check.ErrFormat
 
-// ErrInput reports data or arguments WriteDir and Write refuse.
-var ErrInput = errors.New("shard: invalid input")
+// ErrInput reports data or arguments WriteDir and Write refuse. It is
+// check.ErrInput, the same error as datasets.ErrInput and model.ErrInput.
+var ErrInput = check.ErrInput
 
 // Manifest describes a sharded data set.
 type Manifest struct {
@@ -64,26 +66,26 @@ type Entry struct {
 // Validate checks the manifest's internal consistency.
 func (m *Manifest) Validate() error {
 	if m.Format != Format {
-		return fmt.Errorf("%w: manifest format %q, want %q", ErrFormat, m.Format, Format)
+		return fmt.Errorf("shard: %w: manifest format %q, want %q", ErrFormat, m.Format, Format)
 	}
 	if m.N < 1 || m.D < 1 || len(m.Shards) < 1 {
-		return fmt.Errorf("%w: manifest has n = %d, d = %d, %d shards", ErrFormat, m.N, m.D, len(m.Shards))
+		return fmt.Errorf("shard: %w: manifest has n = %d, d = %d, %d shards", ErrFormat, m.N, m.D, len(m.Shards))
 	}
 	if m.Task != "regression" && m.Task != "classification" {
-		return fmt.Errorf("%w: manifest task %q", ErrFormat, m.Task)
+		return fmt.Errorf("shard: %w: manifest task %q", ErrFormat, m.Task)
 	}
 	if len(m.Mean) != m.D || len(m.Std) != m.D {
-		return fmt.Errorf("%w: manifest statistics have %d/%d columns, want %d", ErrFormat, len(m.Mean), len(m.Std), m.D)
+		return fmt.Errorf("shard: %w: manifest statistics have %d/%d columns, want %d", ErrFormat, len(m.Mean), len(m.Std), m.D)
 	}
 	next := 0
 	for i, e := range m.Shards {
 		if e.Rows < 1 || e.FirstRow != next || e.File == "" {
-			return fmt.Errorf("%w: manifest shard %d (%q) has rows %d at %d, want first row %d", ErrFormat, i, e.File, e.Rows, e.FirstRow, next)
+			return fmt.Errorf("shard: %w: manifest shard %d (%q) has rows %d at %d, want first row %d", ErrFormat, i, e.File, e.Rows, e.FirstRow, next)
 		}
 		next += e.Rows
 	}
 	if next != m.N {
-		return fmt.Errorf("%w: shards hold %d rows, manifest says %d", ErrFormat, next, m.N)
+		return fmt.Errorf("shard: %w: shards hold %d rows, manifest says %d", ErrFormat, next, m.N)
 	}
 	return nil
 }
@@ -92,7 +94,7 @@ func (m *Manifest) Validate() error {
 func ParseManifest(b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: manifest: %w", ErrFormat, err)
+		return nil, fmt.Errorf("shard: %w: manifest: %w", ErrFormat, err)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -104,7 +106,7 @@ func ParseManifest(b []byte) (*Manifest, error) {
 func Write(w io.Writer, x *mat.Dense, y []float64) error {
 	rows, d := x.Dims()
 	if len(y) != rows {
-		return fmt.Errorf("%w: %d targets for %d rows", ErrInput, len(y), rows)
+		return fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), rows)
 	}
 	h := crc32.NewIEEE()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
@@ -143,25 +145,25 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, 24)
 	if _, err := io.ReadFull(br, head); err != nil {
-		return nil, nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
+		return nil, nil, fmt.Errorf("shard: %w: header: %w", ErrFormat, err)
 	}
 	h.Write(head)
 	if string(head[:8]) != magic {
-		return nil, nil, fmt.Errorf("%w: not a shard (magic %q)", ErrFormat, head[:8])
+		return nil, nil, fmt.Errorf("shard: %w: not a shard (magic %q)", ErrFormat, head[:8])
 	}
 	rows, d := binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:])
 	if rows < 1 || d < 1 || rows > 1<<40 || d > 1<<24 || rows*d > 1<<34 {
-		return nil, nil, fmt.Errorf("%w: shard claims %d×%d", ErrFormat, rows, d)
+		return nil, nil, fmt.Errorf("shard: %w: shard claims %d×%d", ErrFormat, rows, d)
 	}
 	if wantRows > 0 && (int(rows) != wantRows || int(d) != wantD) {
-		return nil, nil, fmt.Errorf("%w: shard is %d×%d, manifest says %d×%d", ErrFormat, rows, d, wantRows, wantD)
+		return nil, nil, fmt.Errorf("shard: %w: shard is %d×%d, manifest says %d×%d", ErrFormat, rows, d, wantRows, wantD)
 	}
 	data := make([]float64, rows*d+rows)
 	buf := make([]byte, 8*4096)
 	for i := 0; i < len(data); {
 		k := min(len(data)-i, 4096)
 		if _, err := io.ReadFull(br, buf[:8*k]); err != nil {
-			return nil, nil, fmt.Errorf("%w: truncated shard: %w", ErrFormat, err)
+			return nil, nil, fmt.Errorf("shard: %w: truncated shard: %w", ErrFormat, err)
 		}
 		h.Write(buf[:8*k])
 		for j := range k {
@@ -172,10 +174,10 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 	sum := h.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(br, tail[:]); err != nil {
-		return nil, nil, fmt.Errorf("%w: missing checksum: %w", ErrFormat, err)
+		return nil, nil, fmt.Errorf("shard: %w: missing checksum: %w", ErrFormat, err)
 	}
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrFormat)
+		return nil, nil, fmt.Errorf("shard: %w: checksum mismatch", ErrFormat)
 	}
 	nd := int(rows * d)
 	return mat.NewDense(int(rows), int(d), data[:nd:nd]), data[nd:], nil
@@ -195,19 +197,19 @@ func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bo
 func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classification bool, progress func(done, total int)) (*Manifest, error) {
 	n, d := x.Dims()
 	if len(y) != n || n < 1 {
-		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrInput, len(y), n)
+		return nil, fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), n)
 	}
 	if rows < 1 {
-		return nil, fmt.Errorf("%w: %d rows per shard, want ≥ 1", ErrInput, rows)
+		return nil, fmt.Errorf("shard: %w: %d rows per shard, want ≥ 1", ErrInput, rows)
 	}
 	for i := range n {
 		for _, v := range x.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: row %d has a non-finite value", ErrInput, i)
+				return nil, fmt.Errorf("shard: %w: row %d has a non-finite value", ErrInput, i)
 			}
 		}
 		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
-			return nil, fmt.Errorf("%w: target %d is not finite", ErrInput, i)
+			return nil, fmt.Errorf("shard: %w: target %d is not finite", ErrInput, i)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -218,7 +220,7 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 		m.Task = "classification"
 		m.Classes = slices.Compact(slices.Sorted(slices.Values(y)))
 		if len(m.Classes) < 2 {
-			return nil, fmt.Errorf("%w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
+			return nil, fmt.Errorf("shard: %w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
 		}
 	}
 	for i := range n {

@@ -31,7 +31,7 @@ func BKASolver(run Runner, workDir string) model.BKASolver {
 	return func(ctx context.Context, k kernel.Kernel, problems []model.BKAProblem) ([]*solver.SVMResult, error) {
 		spec, ok := kernel.SpecOf(k)
 		if !ok {
-			return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, k)
+			return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, k)
 		}
 		if run == nil {
 			run = Prism

@@ -3,7 +3,6 @@ package beamfit
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,8 +23,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrInput reports an invalid configuration or data set.
-var ErrInput = errors.New("beamfit: invalid input")
+// ErrInput reports an invalid configuration or data set. It is
+// model.ErrInput, so one errors.Is finds a refusal of bad input whether it
+// comes from this package, model, approx or the shard reader.
+var ErrInput = model.ErrInput
 
 // Runner runs a Beam pipeline to completion.
 type Runner func(ctx context.Context, p *beam.Pipeline) error
@@ -212,14 +213,14 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		return nil, err
 	}
 	if !(f.Lambda > 0) || math.IsInf(f.Lambda, 0) {
-		return nil, fmt.Errorf("%w: lambda = %g, want > 0", ErrInput, f.Lambda)
+		return nil, fmt.Errorf("beamfit: %w: Lambda = %g, want finite and > 0", ErrInput, f.Lambda)
 	}
 	if f.Kernel == nil {
-		return nil, fmt.Errorf("%w: no kernel", ErrInput)
+		return nil, fmt.Errorf("beamfit: %w: Kernel is nil", ErrInput)
 	}
 	spec, ok := kernel.SpecOf(f.Kernel)
 	if !ok {
-		return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
+		return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
 	}
 	maxIter, tol := f.MaxIter, f.Tol
 	if maxIter == 0 {
@@ -228,8 +229,11 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 	if tol == 0 {
 		tol = model.DefaultFalkonTol
 	}
-	if maxIter < 0 || !(tol > 0) {
-		return nil, fmt.Errorf("%w: max_iter = %d, tol = %g", ErrInput, f.MaxIter, f.Tol)
+	if maxIter < 0 {
+		return nil, fmt.Errorf("beamfit: %w: MaxIter = %d, want ≥ 0 (0 means the default)", ErrInput, f.MaxIter)
+	}
+	if !(tol > 0) {
+		return nil, fmt.Errorf("beamfit: %w: Tol = %g, want > 0 (0 means the default)", ErrInput, f.Tol)
 	}
 	run := f.Run
 	if run == nil {
@@ -253,17 +257,17 @@ func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, e
 		return nil, err
 	}
 	if f.Subsample != 0 && (bless == nil || f.Centers != nil) {
-		return nil, fmt.Errorf("%w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
+		return nil, fmt.Errorf("beamfit: %w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
 	}
 	centers := f.Centers
 	switch {
 	case centers != nil:
 		if _, c := centers.Dims(); c != d {
-			return nil, fmt.Errorf("%w: centers have %d columns, data %d", ErrInput, c, d)
+			return nil, fmt.Errorf("beamfit: %w: centers have %d columns, data %d", ErrInput, c, d)
 		}
 		centers = mat.DenseCopyOf(centers)
 	case f.M < 1 || f.M > n:
-		return nil, fmt.Errorf("%w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
+		return nil, fmt.Errorf("beamfit: %w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
 	case bless == nil:
 		res.CenterRows = sampleRows(n, f.M, rand.New(rand.NewPCG(f.Seed, falkonStream)))
 		centers, err = readRows(ctx, manifestPath, man, res.CenterRows)
@@ -555,7 +559,7 @@ func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx
 		}
 	}
 	if k != m {
-		return nil, fmt.Errorf("%w: row %d is beyond the shards' rows", ErrInput, idx[k])
+		return nil, fmt.Errorf("beamfit: %w: row %d is beyond the shards' rows", ErrInput, idx[k])
 	}
 	return c, nil
 }
@@ -565,7 +569,7 @@ func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx
 func blessOf(s approx.Sampler) (approx.Sampler, float64, error) {
 	b, lambda, err := blessOf1(s)
 	if err == nil && (lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0)) {
-		err = fmt.Errorf("%w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
+		err = fmt.Errorf("beamfit: %w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
 	}
 	return b, lambda, err
 }
@@ -591,7 +595,7 @@ func blessOf1(s approx.Sampler) (approx.Sampler, float64, error) {
 			return *b, b.Lambda, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
+	return nil, 0, fmt.Errorf("beamfit: %w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
 }
 
 // blessCenters draws the centers by BLESS on a uniform sub-sample: the
@@ -617,7 +621,7 @@ func (f *Falkon) blessCenters(ctx context.Context, manifestPath string, man *sha
 		s = DefaultSubsample(n, d, f.M, f.Kernel, blessLambda)
 	}
 	if s < f.M || s > n {
-		return nil, fmt.Errorf("%w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
+		return nil, fmt.Errorf("beamfit: %w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
 	}
 	rng := rand.New(rand.NewPCG(f.Seed, falkonStream))
 	sub := sampleRows(n, s, rng)

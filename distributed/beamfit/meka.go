@@ -44,7 +44,7 @@ func MEKASolver(run Runner, workDir string) meka.BasisSolver {
 	return func(ctx context.Context, k kernel.Kernel, problems []meka.BasisProblem) ([]meka.Basis, error) {
 		spec, ok := kernel.SpecOf(k)
 		if !ok {
-			return nil, fmt.Errorf("%w: kernel %s has no spec to send to the workers", ErrInput, k)
+			return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, k)
 		}
 		r := run
 		if r == nil {

@@ -64,7 +64,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // payload length.
 func header(tag string, plen uint64) ([]byte, error) {
 	if len(tag) < 1 || len(tag) > MaxTag {
-		return nil, fmt.Errorf("binfmt: tag %q: length must be 1…%d", tag, MaxTag)
+		return nil, fmt.Errorf("type tag %q: length must be 1…%d", tag, MaxTag)
 	}
 	buf := make([]byte, 0, 19+len(tag))
 	buf = append(buf, Magic...)
@@ -120,7 +120,7 @@ func WriteFunc(w io.Writer, tag string, fill func(*Enc) error) error {
 		return e.err
 	}
 	if e.n != c.n {
-		return fmt.Errorf("binfmt: %s payload of %d bytes, counted %d: the encoder is not deterministic", tag, e.n, c.n)
+		return fmt.Errorf("%s: wrote a payload of %d bytes after counting %d: the encoder is not deterministic", tag, e.n, c.n)
 	}
 	_, err = w.Write(binary.LittleEndian.AppendUint32(nil, e.crc.Sum32()))
 	return err
@@ -165,25 +165,34 @@ func readHeader(r io.Reader) (tag string, plen uint64, head []byte, err error) {
 // follow each other in one stream. Memory grows with the bytes actually read,
 // never with a length field alone.
 func Read(r io.Reader) (tag string, payload []byte, err error) {
+	tag, payload, _, err = read(r)
+	return tag, payload, err
+}
+
+// read is Read, returning the file's format version too.
+func read(r io.Reader) (tag string, payload []byte, version int, err error) {
 	tag, plen, head, err := readHeader(r)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	// ReadAll grows its buffer with the data, so a lying length costs
 	// nothing but a "truncated" error.
 	body, err := io.ReadAll(io.LimitReader(r, int64(plen)+4))
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: reading payload: %w", ErrFormat, err)
+		return "", nil, 0, fmt.Errorf("%w: reading payload: %w", ErrFormat, err)
 	}
 	if uint64(len(body)) != plen+4 {
-		return "", nil, fmt.Errorf("%w: truncated: payload and checksum need %d bytes, got %d", ErrFormat, plen+4, len(body))
+		return "", nil, 0, fmt.Errorf("%w: truncated: payload and checksum need %d bytes, got %d", ErrFormat, plen+4, len(body))
 	}
 	crc := crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, body[:plen])
 	if want := binary.LittleEndian.Uint32(body[plen:]); crc != want {
-		return "", nil, fmt.Errorf("%w: %w (stored %08x, computed %08x)", ErrFormat, ErrChecksum, want, crc)
+		return "", nil, 0, fmt.Errorf("%w: %w (stored %08x, computed %08x)", ErrFormat, ErrChecksum, want, crc)
 	}
-	return tag, body[:plen], nil
+	return tag, body[:plen], headVersion(head), nil
 }
+
+// headVersion is the format version in a header read by readHeader.
+func headVersion(head []byte) int { return int(binary.LittleEndian.Uint16(head[8:])) }
 
 // Open reads the header of one file from r and returns its tag and a Dec
 // that decodes the payload as it reads it; Dec.Done then reads and checks the
@@ -195,11 +204,13 @@ func Read(r io.Reader) (tag string, payload []byte, err error) {
 // file's bytes from r.
 func Open(r io.Reader, size int64) (tag string, d *Dec, err error) {
 	if size < 0 {
-		tag, p, err := Read(r)
+		tag, p, v, err := read(r)
 		if err != nil {
 			return "", nil, err
 		}
-		return tag, NewDec(p), nil
+		d := NewDec(p)
+		d.version = v
+		return tag, d, nil
 	}
 	tag, plen, head, err := readHeader(r)
 	if err != nil {
@@ -210,7 +221,7 @@ func Open(r io.Reader, size int64) (tag string, d *Dec, err error) {
 	}
 	h := crc32.New(castagnoli)
 	h.Write(head)
-	return tag, &Dec{size: int64(plen), src: io.LimitReader(r, int64(plen)), raw: r, crc: h}, nil
+	return tag, &Dec{size: int64(plen), src: io.LimitReader(r, int64(plen)), raw: r, crc: h, version: headVersion(head)}, nil
 }
 
 func truncated(what string, err error) error {

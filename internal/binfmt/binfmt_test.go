@@ -6,7 +6,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,12 +26,6 @@ func TestFieldsRoundTrip(t *testing.T) {
 	e.Dense(nil)
 	e.Dense(&mat.Dense{})
 	e.Dense(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}))
-	if err := e.Kernel(kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Kernel(nil); err != nil {
-		t.Fatal(err)
-	}
 	d := NewDec(e.Bytes())
 	if d.Uint() != math.MaxUint64 || d.Int() != -7 || d.Int64() != math.MinInt64 {
 		t.Error("integers")
@@ -54,12 +47,6 @@ func TestFieldsRoundTrip(t *testing.T) {
 	}
 	if m := d.Dense(); !mat.Equal(m, mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})) {
 		t.Error("matrix")
-	}
-	if k := d.Kernel(); k != (kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}) {
-		t.Errorf("kernel %v", k)
-	}
-	if d.Kernel() != nil {
-		t.Error("nil kernel")
 	}
 	if err := d.Done(); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,13 +16,24 @@ const (
 )
 
 // MaxCSRCols is the most columns a sparse matrix field may have: column
-// indices are int32, as in kernel.Sparse.
+// indices are int32, as in the kernel package's sparse rows.
 const MaxCSRCols = math.MaxInt32 + 1
+
+// CSR holds a decoded sparse matrix field: Rows = len(Indptr)−1 rows of Cols
+// columns, row i holding Values[Indptr[i]:Indptr[i+1]] at the strictly
+// increasing column indices Indices[Indptr[i]:Indptr[i+1]], Indptr[0] = 0.
+// (The callers turn it into the kernel package's CSR rows: this package
+// knows numbers, not kernels.)
+type CSR struct {
+	Rows, Cols int
+	Indptr     []int
+	Indices    []int32
+	Values     []float64
+}
 
 // CSR writes a sparse matrix field with cols columns and len(indptr)−1 rows:
 // row i holds values[indptr[i]:indptr[i+1]] at the strictly increasing column
-// indices indices[indptr[i]:indptr[i+1]] (the layout of kernel.Sparse;
-// indptr[0] need not be 0). The field is
+// indices indices[indptr[i]:indptr[i+1]] (indptr[0] need not be 0). The field is
 //
 //	kind byte 3, rows, cols, nnz          unsigned varints
 //	rows × (non-zeros of the row)         unsigned varints
@@ -63,51 +73,27 @@ func (e *Enc) CSR(cols int, indptr []int, indices []int32, values []float64) err
 // checkCSR checks the arrays of a sparse matrix before writing them.
 func checkCSR(cols int, indptr []int, indices []int32, values []float64) error {
 	if cols < 0 || cols > MaxCSRCols {
-		return fmt.Errorf("binfmt: sparse matrix with %d columns (at most %d)", cols, MaxCSRCols)
+		return fmt.Errorf("sparse matrix with %d columns (at most %d)", cols, MaxCSRCols)
 	}
 	if len(indptr) == 0 {
-		return fmt.Errorf("binfmt: sparse matrix without row pointers")
+		return fmt.Errorf("sparse matrix without row pointers")
 	}
 	rows := len(indptr) - 1
 	if indptr[0] < 0 || indptr[rows] > len(indices) || indptr[rows] > len(values) {
-		return fmt.Errorf("binfmt: sparse matrix row pointers %d…%d outside the %d indices and %d values", indptr[0], indptr[rows], len(indices), len(values))
+		return fmt.Errorf("sparse matrix row pointers %d…%d outside the %d indices and %d values", indptr[0], indptr[rows], len(indices), len(values))
 	}
 	for i := range rows {
 		a, b := indptr[i], indptr[i+1]
 		if b < a {
-			return fmt.Errorf("binfmt: sparse matrix row pointers decrease at row %d", i)
+			return fmt.Errorf("sparse matrix row pointers decrease at row %d", i)
 		}
 		prev := int32(-1)
 		for _, j := range indices[a:b] {
 			if j <= prev || int(j) >= cols {
-				return fmt.Errorf("binfmt: sparse matrix row %d: column index %d not increasing or not below %d columns", i, j, cols)
+				return fmt.Errorf("sparse matrix row %d: column index %d not increasing or not below %d columns", i, j, cols)
 			}
 			prev = j
 		}
-	}
-	return nil
-}
-
-// Sparse writes the sparse matrix x as a CSR field (see CSR).
-func (e *Enc) Sparse(x kernel.Sparse) error {
-	_, c := x.Dims()
-	indptr, indices, values := x.CSR()
-	return e.CSR(c, indptr, indices, values)
-}
-
-// Data writes a data matrix in its own format: a kernel.Sparse as a CSR
-// field, a *mat.Dense as Dense does (nil and empty included), any other
-// matrix as a dense copy. Dec.Data reads it back.
-func (e *Enc) Data(x mat.Matrix) error {
-	switch m := x.(type) {
-	case nil:
-		e.Dense(nil)
-	case *mat.Dense:
-		e.Dense(m)
-	case kernel.Sparse:
-		return e.Sparse(m)
-	default:
-		e.Dense(mat.DenseCopyOf(m))
 	}
 	return nil
 }
@@ -117,7 +103,7 @@ func (e *Enc) Data(x mat.Matrix) error {
 // one byte (its count) and a non-zero at least nine (an index varint and a
 // value). Row counts must sum to nnz and not exceed cols; column indices must
 // be strictly increasing within a row and below cols.
-func (d *Dec) csrBody() *kernel.CSRRows {
+func (d *Dec) csrBody() *CSR {
 	rows := d.Count("sparse matrix rows", 1)
 	cols := d.Uint()
 	nnz := d.Count("sparse matrix non-zeros", 9)
@@ -170,13 +156,13 @@ func (d *Dec) csrBody() *kernel.CSRRows {
 	if d.err != nil {
 		return nil
 	}
-	return kernel.NewCSRRows(int(cols), indptr, indices, values)
+	return &CSR{Rows: rows, Cols: int(cols), Indptr: indptr, Indices: indices, Values: values}
 }
 
 // CSR reads a sparse matrix written by Enc.CSR that must be present, of the
 // given shape (a negative dimension means any; rows ≥ 1) and with finite
 // values; what names it in the error.
-func (d *Dec) CSR(what string, rows, cols int) *kernel.CSRRows {
+func (d *Dec) CSR(what string, rows, cols int) *CSR {
 	kind := d.kind()
 	if d.err != nil {
 		return nil
@@ -185,66 +171,46 @@ func (d *Dec) CSR(what string, rows, cols int) *kernel.CSRRows {
 		d.Fail("%s: matrix kind %d, want a sparse matrix (%d)", what, kind, kindCSR)
 		return nil
 	}
-	m := d.csrBody()
+	return d.checkCSR(what, d.csrBody(), rows, cols)
+}
+
+// checkCSR checks a decoded sparse matrix as CSR describes.
+func (d *Dec) checkCSR(what string, m *CSR, rows, cols int) *CSR {
 	if d.err != nil {
 		return nil
 	}
-	if !d.checkShape(what, m, rows, cols) {
+	if m.Rows == 0 || m.Cols == 0 {
+		d.Fail("%s is missing (%d×%d)", what, m.Rows, m.Cols)
 		return nil
 	}
-	_, _, values := m.CSR()
-	if !finite(values) {
+	if (rows >= 0 && m.Rows != rows) || (cols >= 0 && m.Cols != cols) {
+		d.Fail("%s is %d×%d, want %d×%d", what, m.Rows, m.Cols, rows, cols)
+		return nil
+	}
+	if !finite(m.Values) {
 		d.Fail("%s has non-finite entries", what)
 		return nil
 	}
 	return m
 }
 
-// Data reads a data matrix written by Enc.Data (or Enc.Dense, or Enc.CSR):
-// a *mat.Dense or a *kernel.CSRRows, present, non-empty, finite and of the
-// given shape (a negative dimension means any); what names it in the error.
-func (d *Dec) Data(what string, rows, cols int) mat.Matrix {
+// Data reads a data matrix field written by Enc.Dense or Enc.CSR, present,
+// non-empty, finite and of the given shape (a negative dimension means any):
+// either a dense matrix or a sparse one, the other result nil (both nil after
+// an error); what names it in the error.
+func (d *Dec) Data(what string, rows, cols int) (*mat.Dense, *CSR) {
 	kind := d.kind()
 	if d.err != nil {
-		return nil
+		return nil, nil
 	}
 	switch kind {
 	case kindCSR:
-		m := d.csrBody()
-		if d.err != nil {
-			return nil
-		}
-		if !d.checkShape(what, m, rows, cols) {
-			return nil
-		}
-		if _, _, values := m.CSR(); !finite(values) {
-			d.Fail("%s has non-finite entries", what)
-			return nil
-		}
-		return m
+		return nil, d.checkCSR(what, d.csrBody(), rows, cols)
 	case kindNil, kindEmpty, kindDense:
-		if m := d.checkDense(what, d.denseBody(kind), rows, cols); m != nil {
-			return m
-		}
-		return nil // an untyped nil, not a nil *mat.Dense in the interface
+		return d.checkDense(what, d.denseBody(kind), rows, cols), nil
 	}
 	d.Fail("%s: matrix kind %d", what, kind)
-	return nil
-}
-
-// checkShape checks a decoded sparse matrix: at least one row and column,
-// and the given shape.
-func (d *Dec) checkShape(what string, m mat.Matrix, rows, cols int) bool {
-	r, c := m.Dims()
-	if r == 0 || c == 0 {
-		d.Fail("%s is missing (%d×%d)", what, r, c)
-		return false
-	}
-	if (rows >= 0 && r != rows) || (cols >= 0 && c != cols) {
-		d.Fail("%s is %d×%d, want %d×%d", what, r, c, rows, cols)
-		return false
-	}
-	return true
+	return nil, nil
 }
 
 func finite(v []float64) bool {

@@ -7,11 +7,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
-// csrCase is a sparse matrix in the layout of kernel.Sparse.
+// csrCase is a sparse matrix in the layout of Enc.CSR.
 type csrCase struct {
 	cols    int
 	indptr  []int
@@ -34,8 +33,8 @@ func csrCases() []csrCase {
 }
 
 // Sparse matrices read back with the same shape, row pointers (rebased at
-// 0), column indices and value bits; Data gives back a *mat.Dense for dense
-// matrices and a *kernel.CSRRows for sparse ones.
+// 0), column indices and value bits; Data gives back a dense matrix for
+// dense fields and a *CSR for sparse ones.
 func TestCSRRoundTrip(t *testing.T) {
 	for ci, c := range csrCases() {
 		var e Enc
@@ -49,10 +48,10 @@ func TestCSRRoundTrip(t *testing.T) {
 			t.Fatalf("case %d: %v", ci, err)
 		}
 		rows := len(c.indptr) - 1
-		if r, cc := m.Dims(); r != rows || cc != c.cols {
-			t.Fatalf("case %d: %d×%d, want %d×%d", ci, r, cc, rows, c.cols)
+		if m.Rows != rows || m.Cols != c.cols {
+			t.Fatalf("case %d: %d×%d, want %d×%d", ci, m.Rows, m.Cols, rows, c.cols)
 		}
-		ip, ix, vs := m.CSR()
+		ip, ix, vs := m.Indptr, m.Indices, m.Values
 		p0, p1 := c.indptr[0], c.indptr[rows]
 		for i := range c.indptr {
 			if ip[i] != c.indptr[i]-p0 {
@@ -70,36 +69,31 @@ func TestCSRRoundTrip(t *testing.T) {
 		// The bytes are those the layout in Enc.CSR's documentation gives:
 		// re-encoding the decoded matrix writes the same field.
 		var e2 Enc
-		if err := e2.Sparse(m); err != nil || !bytes.Equal(e2.Bytes(), e.Bytes()) {
+		if err := e2.CSR(m.Cols, m.Indptr, m.Indices, m.Values); err != nil || !bytes.Equal(e2.Bytes(), e.Bytes()) {
 			t.Fatalf("case %d: re-encoding differs (%v)", ci, err)
 		}
 	}
 
 	var e Enc
-	x := kernel.NewCSRRows(4, []int{0, 1, 3}, []int32{3, 0, 2}, []float64{1.5, -2, 7})
+	x := &CSR{Rows: 2, Cols: 4, Indptr: []int{0, 1, 3}, Indices: []int32{3, 0, 2}, Values: []float64{1.5, -2, 7}}
 	dn := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
-	for _, m := range []mat.Matrix{x, dn, dn.T()} {
-		if err := e.Data(m); err != nil {
-			t.Fatal(err)
-		}
+	if err := e.CSR(x.Cols, x.Indptr, x.Indices, x.Values); err != nil {
+		t.Fatal(err)
 	}
+	e.Dense(dn)
 	d := NewDec(e.Bytes())
-	gs, ok := d.Data("sparse", 2, 4).(*kernel.CSRRows)
-	if !ok || !mat.Equal(gs, x) {
-		t.Fatalf("sparse data: %T %v", gs, d.Err())
+	if gd, gs := d.Data("sparse", 2, 4); gd != nil || gs == nil || !sameData(nil, gs, nil, x) {
+		t.Fatalf("sparse data: %v %v %v", gd, gs, d.Err())
 	}
-	if gd, ok := d.Data("dense", 2, 2).(*mat.Dense); !ok || !mat.Equal(gd, dn) {
-		t.Fatalf("dense data: %T %v", gd, d.Err())
-	}
-	if gd, ok := d.Data("transposed", 2, 2).(*mat.Dense); !ok || !mat.Equal(gd, dn.T()) {
-		t.Fatalf("transposed data: %T %v", gd, d.Err())
+	if gd, gs := d.Data("dense", 2, 2); gs != nil || !mat.Equal(gd, dn) {
+		t.Fatalf("dense data: %v %v %v", gd, gs, d.Err())
 	}
 	if err := d.Done(); err != nil {
 		t.Fatal(err)
 	}
 	// Dense refuses a sparse field; CSR refuses a dense one.
 	e = Enc{}
-	_ = e.Data(x)
+	_ = e.CSR(x.Cols, x.Indptr, x.Indices, x.Values)
 	e.Dense(dn)
 	d = NewDec(e.Bytes())
 	if d.Dense() != nil || !errors.Is(d.Err(), ErrFormat) {
@@ -177,16 +171,15 @@ func TestCSRDecodeRejects(t *testing.T) {
 	}
 	for name, b := range bad {
 		d := NewDec(b)
-		if m := d.Data("m", -1, -1); m != nil || !errors.Is(d.Err(), ErrFormat) {
-			t.Errorf("%s: got %v, err %v", name, m, d.Err())
+		if m, s := d.Data("m", -1, -1); m != nil || s != nil || !errors.Is(d.Err(), ErrFormat) {
+			t.Errorf("%s: got %v %v, err %v", name, m, s, d.Err())
 		}
 	}
-	// A failed dense field is an untyped nil too (not a nil *mat.Dense,
-	// which callers would take for a matrix).
+	// A missing, empty, truncated or non-finite dense field fails too.
 	for _, b := range [][]byte{{kindNil}, {kindEmpty}, {kindDense, 1, 1}, {kindDense, 1, 1, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f}} {
 		d := NewDec(b)
-		if m := d.Data("m", -1, -1); m != nil || !errors.Is(d.Err(), ErrFormat) {
-			t.Errorf("dense field % x: got %#v, err %v", b, m, d.Err())
+		if m, s := d.Data("m", -1, -1); m != nil || s != nil || !errors.Is(d.Err(), ErrFormat) {
+			t.Errorf("dense field % x: got %#v %v, err %v", b, m, s, d.Err())
 		}
 	}
 	var e Enc
@@ -197,13 +190,13 @@ func TestCSRDecodeRejects(t *testing.T) {
 	full := e.Bytes()
 	for n := range len(full) {
 		d := NewDec(full[:n])
-		if m := d.Data("m", -1, -1); m != nil || !errors.Is(d.Err(), ErrFormat) {
-			t.Errorf("truncated at %d of %d bytes: got %v, err %v", n, len(full), m, d.Err())
+		if m, s := d.Data("m", -1, -1); m != nil || s != nil || !errors.Is(d.Err(), ErrFormat) {
+			t.Errorf("truncated at %d of %d bytes: got %v %v, err %v", n, len(full), m, s, d.Err())
 		}
 	}
 	// Shape checks.
 	d := NewDec(full)
-	if d.Data("m", 2, 999) != nil || !errors.Is(d.Err(), ErrFormat) {
+	if _, s := d.Data("m", 2, 999); s != nil || !errors.Is(d.Err(), ErrFormat) {
 		t.Errorf("wrong shape accepted: %v", d.Err())
 	}
 }
@@ -247,7 +240,7 @@ func FuzzCSR(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := NewDec(b)
-		m := d.Data("m", -1, -1)
+		m, s := d.Data("m", -1, -1)
 		if d.Err() != nil {
 			if !errors.Is(d.Err(), ErrFormat) {
 				t.Fatalf("error not wrapping ErrFormat: %v", d.Err())
@@ -255,35 +248,31 @@ func FuzzCSR(f *testing.F) {
 			return
 		}
 		var e Enc
-		if err := e.Data(m); err != nil {
-			t.Fatal(err)
+		if s != nil {
+			if err := e.CSR(s.Cols, s.Indptr, s.Indices, s.Values); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			e.Dense(m)
 		}
 		d2 := NewDec(e.Bytes())
-		m2 := d2.Data("m", -1, -1)
-		if err := d2.Done(); err != nil || !sameData(m, m2) {
-			t.Fatalf("re-encoded matrix reads back as %v (%v)", m2, err)
+		m2, s2 := d2.Data("m", -1, -1)
+		if err := d2.Done(); err != nil || !sameData(m, s, m2, s2) {
+			t.Fatalf("re-encoded matrix reads back as %v %v (%v)", m2, s2, err)
 		}
 	})
 }
 
-// sameData reports whether two decoded matrices are equal: same type, shape
-// and contents (sparse ones compared by their arrays, without visiting the
-// zeros).
-func sameData(a, b mat.Matrix) bool {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if ra != rb || ca != cb {
+// sameData reports whether two decoded matrices, each dense (da, db) or
+// sparse (sa, sb), are equal: same kind, shape and contents (sparse ones
+// compared by their arrays).
+func sameData(da *mat.Dense, sa *CSR, db *mat.Dense, sb *CSR) bool {
+	if (sa == nil) != (sb == nil) {
 		return false
 	}
-	sa, ok1 := a.(*kernel.CSRRows)
-	sb, ok2 := b.(*kernel.CSRRows)
-	if ok1 != ok2 {
-		return false
+	if sa == nil {
+		return mat.Equal(da, db)
 	}
-	if !ok1 {
-		return mat.Equal(a, b)
-	}
-	pa, ia, va := sa.CSR()
-	pb, ib, vb := sb.CSR()
-	return slices.Equal(pa, pb) && slices.Equal(ia, ib) && slices.Equal(va, vb)
+	return sa.Rows == sb.Rows && sa.Cols == sb.Cols && slices.Equal(sa.Indptr, sb.Indptr) &&
+		slices.Equal(sa.Indices, sb.Indices) && slices.Equal(sa.Values, sb.Values)
 }

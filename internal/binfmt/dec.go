@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 
-	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,6 +19,8 @@ type Dec struct {
 	pos  int64 // payload offset of buf[0]
 	size int64 // payload length
 	err  error
+	// version is the file's format version (Version for NewDec).
+	version int
 
 	// Streaming (Open) only.
 	src io.Reader   // the payload: the file's reader limited to size bytes
@@ -28,7 +29,18 @@ type Dec struct {
 }
 
 // NewDec reads the payload p.
-func NewDec(p []byte) *Dec { return &Dec{buf: p, size: int64(len(p))} }
+func NewDec(p []byte) *Dec { return &Dec{buf: p, size: int64(len(p)), version: Version} }
+
+// NewDecVersion reads the payload p of a file of format version v.
+func NewDecVersion(p []byte, v int) *Dec {
+	d := NewDec(p)
+	d.version = v
+	return d
+}
+
+// Version is the format version of the file being read: fields added in a
+// later version than the file's are absent from its payload.
+func (d *Dec) Version() int { return d.version }
 
 // Err returns the first error met, wrapping ErrFormat.
 func (d *Dec) Err() error { return d.err }
@@ -358,23 +370,4 @@ func (d *Dec) checkDense(what string, m *mat.Dense, rows, cols int) *mat.Dense {
 		return nil
 	}
 	return m
-}
-
-// Kernel reads a kernel written by Enc.Kernel and validates it with
-// kernel.New; nil when none was saved.
-func (d *Dec) Kernel() kernel.Kernel {
-	typ := d.String()
-	if d.err != nil || typ == "" {
-		return nil
-	}
-	s := kernel.Spec{Type: typ, Gamma: d.Float(), Sigma: d.Float(), Degree: d.Int(), Coef0: d.Float()}
-	if d.err != nil {
-		return nil
-	}
-	k, err := kernel.New(s)
-	if err != nil {
-		d.Fail("kernel: %v", err)
-		return nil
-	}
-	return k
 }

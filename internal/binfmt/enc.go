@@ -2,12 +2,10 @@ package binfmt
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash"
 	"io"
 	"math"
 
-	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -151,23 +149,4 @@ func (e *Enc) Dense(m *mat.Dense) {
 		}
 	}
 	e.spill()
-}
-
-// Kernel writes a kernel by its kernel.Spec (nil is allowed). Kernels defined
-// outside package kernel cannot be saved.
-func (e *Enc) Kernel(k kernel.Kernel) error {
-	if k == nil {
-		e.String("")
-		return nil
-	}
-	s, ok := kernel.SpecOf(k)
-	if !ok {
-		return fmt.Errorf("binfmt: kernel %T has no kernel.Spec and cannot be saved", k)
-	}
-	e.String(s.Type)
-	e.Float(s.Gamma)
-	e.Float(s.Sigma)
-	e.Int(s.Degree)
-	e.Float(s.Coef0)
-	return nil
 }

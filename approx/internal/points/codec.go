@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -75,7 +76,7 @@ func uvarintLen(v uint64) int {
 // version 3 and for dense rows, by Enc.Dense) as a dense matrix that must be
 // present, finite and of the given shape (a negative dimension means any).
 func Decode(d *binfmt.Dec, what string, rows, cols int) *mat.Dense {
-	m := d.Data(what, rows, cols)
+	m := kernelbin.ReadData(d, what, rows, cols)
 	if d.Err() != nil || m == nil {
 		return nil
 	}

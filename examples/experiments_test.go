@@ -1,0 +1,200 @@
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+)
+
+// writeLIBSVM writes d to dir/name in LIBSVM format and returns the path.
+func writeLIBSVM(t *testing.T, dir, name string, d *datasets.Dataset) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := datasets.WriteLIBSVM(f, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A YAML experiment run from Go: a λ grid of exact KRR cross-validated on the
+// user's own files, the best point refitted and scored on the test file. The
+// selection and the test score are then checked by hand: the best point has
+// the smallest mean CV RMSE, and a direct model.KRR fit at that λ scores the
+// same test RMSE.
+func TestExperimentsRunYAML(t *testing.T) {
+	train, test := smooth(t, 300, 100, false, 11)
+	dir := t.TempDir()
+	writeLIBSVM(t, dir, "train.libsvm", train)
+	writeLIBSVM(t, dir, "test.libsvm", test)
+	spec := `name: smooth-krr
+dataset: {path: train.libsvm, test_path: test.libsvm}
+task: regression
+estimator:
+  type: krr
+  kernel: {type: gaussian, gamma: 1}
+grid:
+  lambda: [1.0e-1, 1.0e-3, 1.0e-5]
+cv: {folds: 3, metric: rmse}
+seed: 1
+`
+	s, err := experiments.Decode(strings.NewReader(spec), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	res, err := experiments.Run(context.Background(), s, experiments.Options{Out: out, NoPlots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 3 || res.NTrain != 300 || res.NTest != 100 || res.Computed != 3 {
+		t.Fatalf("run: %d points, %d/%d rows, %d computed; want 3, 300/100, 3",
+			len(res.Points), res.NTrain, res.NTest, res.Computed)
+	}
+	best, bestRMSE := -1, math.Inf(1)
+	for i, p := range res.Points {
+		m, ok := p.Metric("rmse")
+		if !ok || p.Fits != 3 {
+			t.Fatalf("point %s: rmse present %v, %d fits", p.Key, ok, p.Fits)
+		}
+		if m.Mean < bestRMSE {
+			best, bestRMSE = i, m.Mean
+		}
+	}
+	if res.Best != best {
+		t.Errorf("Run chose point %d, the smallest mean CV RMSE is point %d", res.Best, best)
+	}
+	// λ = 0.1 (λn = 30) oversmooths a function of spread ~0.8 with noise
+	// 0.1; it must not be the best point.
+	if res.Points[res.Best].Key == "lambda=0.1" {
+		t.Errorf("best point %s", res.Points[res.Best].Key)
+	}
+
+	var lambda float64
+	if _, err := fmt.Sscanf(res.Points[res.Best].Key, "lambda=%g", &lambda); err != nil {
+		t.Fatal(err)
+	}
+	direct := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: lambda}
+	if err := direct.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	want := rmse(t, mustPredict(t, direct, test.X), test.Y)
+	got := math.NaN()
+	for _, m := range res.Test.Metrics {
+		if m.Name == "rmse" {
+			got = m.Mean
+		}
+	}
+	// Same data (LIBSVM text holds every float64 exactly), same exact KRR:
+	// only the order of a sum may differ.
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("run's test RMSE %.15g, direct fit's %.15g", got, want)
+	}
+	for _, f := range []string{"results.log", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("run output: %v", err)
+		}
+	}
+
+	// A rerun of the same spec resumes every point from the log.
+	again, err := experiments.Run(context.Background(), s, experiments.Options{Out: out, NoPlots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Resumed != 3 || again.Computed != 0 || again.Best != res.Best {
+		t.Errorf("rerun: %d resumed, %d computed, best %d; want 3, 0, %d", again.Resumed, again.Computed, again.Best, res.Best)
+	}
+}
+
+// experiments.Fit fits one setting with the spec's scaling; FitResult.Predict
+// takes raw rows and applies that scaling itself. The same pipeline written
+// by hand (datasets.Standardizer, then model.KRR) must predict the same.
+func TestExperimentsFitPredict(t *testing.T) {
+	train, test := smooth(t, 300, 100, false, 12)
+	// Put the features on very different scales so that standardizing
+	// matters: column 0 in thousands, column 1 as generated.
+	for _, d := range []*datasets.Dataset{train, test} {
+		for i := range d.Len() {
+			d.X.Set(i, 0, 1000*d.X.At(i, 0)+5000)
+		}
+	}
+	dir := t.TempDir()
+	writeLIBSVM(t, dir, "train.libsvm", train)
+	writeLIBSVM(t, dir, "test.libsvm", test)
+	spec := `name: smooth-fit
+dataset: {path: train.libsvm, test_path: test.libsvm, standardize: true}
+task: regression
+estimator:
+  type: krr
+  kernel: {type: gaussian, gamma: 0.5}
+  lambda: 1.0e-4
+seed: 1
+`
+	s, err := experiments.Decode(strings.NewReader(spec), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := experiments.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.NTrain != 300 || fit.NTest != 100 || fit.Dim != 2 || fit.Task != "regression" {
+		t.Errorf("fit: %d/%d rows, d = %d, task %q", fit.NTrain, fit.NTest, fit.Dim, fit.Task)
+	}
+	got, err := fit.Predict(test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var st datasets.Standardizer
+	if err := st.Fit(train.X); err != nil {
+		t.Fatal(err)
+	}
+	xtr, err := st.Transform(train.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xte, err := st.Transform(test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := &model.KRR{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4}
+	if err := direct.Fit(context.Background(), xtr, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	want := mustPredict(t, direct, xte)
+	// cond(K + λnI) ≤ 1/λ = 1e4: the two pipelines differ only in
+	// summation order, far below 1e-9.
+	if d := maxRelDiff(got, want); d > 1e-9 {
+		t.Errorf("FitResult.Predict differs from the hand-written pipeline by %.3g", d)
+	}
+	testRMSE := rmse(t, got, test.Y)
+	for _, m := range fit.Test {
+		if m.Name == "rmse" && math.Abs(m.Mean-testRMSE) > 1e-12 {
+			t.Errorf("FitResult.Test rmse %.15g, from FitResult.Predict %.15g", m.Mean, testRMSE)
+		}
+	}
+	// Noise σ = 0.1 is the floor.
+	if testRMSE > 0.13 {
+		t.Errorf("test RMSE %.4f, want ≤ 0.13", testRMSE)
+	}
+	// A ridge model gives no calibrated probabilities.
+	if _, err := fit.Proba(test.X); err == nil {
+		t.Error("Proba of a regression fit: no error")
+	}
+}

@@ -1,0 +1,205 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"gonum.org/v1/gonum/mat"
+)
+
+// load reads, splits and subsamples the data.
+func (r *runner) load() error {
+	d := r.s.Dataset
+	var train, test *datasets.Dataset
+	var err error
+	var x, xt mat.Matrix
+	var y, yt []float64
+	if d.Name == "" {
+		// The training file is opened once: a pipe or FIFO (fit --data
+		// <(…)) cannot be read twice, so the format is settled on the open
+		// input and the sparse or the dense reader takes it.
+		p, err := resolvePath(r.s.dir, d.Path)
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
+		}
+		in, err := datasets.OpenInput(r.ctx, p, datasets.Format(d.Format))
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "path")
+		}
+		defer in.Close()
+		if x, y, xt, yt, err = r.loadSparse(in); err != nil {
+			return err
+		}
+		if x == nil {
+			opt, err := d.readOptions()
+			if err != nil {
+				return r.s.errAt(err.Error(), "dataset", "delim")
+			}
+			// The dense matrix must fit the fit's memory cap: refused
+			// before it is allocated (a sparse file read dense for
+			// standardize).
+			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
+			if train, err = in.Read(r.ctx, opt); err != nil {
+				return r.readError(err, "path")
+			}
+			if d.TestPath != "" {
+				tp, err := resolvePath(r.s.dir, d.TestPath)
+				if err != nil {
+					return r.s.errAt(err.Error(), "dataset", "test_path")
+				}
+				opt.Format = datasets.Format(d.Format)
+				if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
+					return r.readError(err, "test_path")
+				}
+			}
+		}
+	} else {
+		if d.TestFraction == 0 {
+			train, test, err = datasets.LoadSplit(d.Name)
+		}
+		if train == nil {
+			train, err = datasets.Load(d.Name)
+		}
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "name")
+		}
+	}
+	if x == nil {
+		x, y = train.X, train.Y
+		if test != nil {
+			xt, yt = test.X, test.Y
+		}
+		r.features, r.target = train.Features, train.Target
+		if err := r.dense(&x, &xt); err != nil {
+			return err
+		}
+	}
+	if r.inferTask {
+		if err := r.guessTask(y); err != nil {
+			return err
+		}
+	}
+	if err := r.checkLabels(y, "training"); err != nil {
+		return err
+	}
+	if d.TestFraction > 0 {
+		rng := rand.New(rand.NewPCG(r.s.Seed, streamSplit))
+		var tr, te []int
+		if r.s.Task == TaskRegression {
+			tr, te, err = datasets.Split(len(y), d.TestFraction, rng)
+		} else {
+			tr, te, err = datasets.StratifiedSplit(y, d.TestFraction, rng)
+		}
+		if err != nil {
+			return r.s.errAt(err.Error(), "dataset", "test_fraction")
+		}
+		xt, yt = rows(x, y, te)
+		x, y = rows(x, y, tr)
+	}
+	if d.Subsample > 0 && d.Subsample < len(y) {
+		x, y = rows(x, y, subsample(len(y), d.Subsample, rand.New(rand.NewPCG(r.s.Seed, streamSubsample))))
+	}
+	if xt != nil && d.TestSubsample > 0 && d.TestSubsample < len(yt) {
+		xt, yt = rows(xt, yt, subsample(len(yt), d.TestSubsample, rand.New(rand.NewPCG(r.s.Seed, streamTestSubsample))))
+	}
+	if err := r.checkLabels(y, "training"); err != nil {
+		return err
+	}
+	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
+	return nil
+}
+
+// guessTask sets the task from the training labels (datasets.GuessTask)
+// and checks the spec again with it: the estimator must do that task.
+func (r *runner) guessTask(y []float64) error {
+	t := datasets.GuessTask(y)
+	r.s.Task = string(t)
+	r.taskRule = taskRule(t, datasets.ClassCounts(y))
+	if err := r.s.Validate(); err != nil {
+		return fmt.Errorf("%w (task %s inferred: %s; name the task to override)", err, t, r.taskRule)
+	}
+	return nil
+}
+
+// taskRule says why GuessTask chose t for labels with the class counts cc,
+// e.g. "2 distinct labels {-1, 1}".
+func taskRule(t datasets.Task, cc []datasets.ClassCount) string {
+	list := func() string {
+		parts := make([]string, len(cc))
+		for i, c := range cc {
+			parts[i] = strconv.FormatFloat(c.Label, 'g', -1, 64)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	switch t {
+	case datasets.Binary:
+		return "2 distinct labels " + list()
+	case datasets.Multiclass:
+		return fmt.Sprintf("%d distinct integral labels %s, at most %d", len(cc), list(), datasets.MaxGuessClasses)
+	}
+	if len(cc) > datasets.MaxGuessClasses {
+		return fmt.Sprintf("%d distinct values, more than the %d classes a label column may have", len(cc), datasets.MaxGuessClasses)
+	}
+	if len(cc) < 2 {
+		return fmt.Sprintf("%d distinct value", len(cc))
+	}
+	return fmt.Sprintf("%d distinct values, not all integers", len(cc))
+}
+
+// checkLabels checks that the labels fit the task.
+func (r *runner) checkLabels(y []float64, which string) error {
+	c := len(classes(y))
+	switch r.s.Task {
+	case TaskBinary:
+		if c != 2 {
+			return r.s.errAt(fmt.Sprintf("task binary but the %s data has %d distinct labels", which, c), "task")
+		}
+	case TaskMulticlass:
+		if c < 2 {
+			return r.s.errAt(fmt.Sprintf("task multiclass but the %s data has %d distinct labels", which, c), "task")
+		}
+	}
+	return nil
+}
+
+// checkSizes checks options bounded by the number of training rows (m ≤ n)
+// against the smallest fit: a cross-validation training fold, or the whole
+// training set when no cross-validation runs (folds 0).
+func (r *runner) checkSizes() error {
+	n := len(r.y)
+	nFit := n
+	where := fmt.Sprintf("the %d training rows", n)
+	if r.folds > 0 {
+		nFit = n - (n+r.folds-1)/r.folds
+		where = fmt.Sprintf("the %d rows of a cross-validation training fold (n = %d, %d folds)", nFit, n, r.folds)
+	}
+	for _, o := range r.entry.Options {
+		if !o.AtMostN {
+			continue
+		}
+		if v, ok := r.s.Estimator.Options[o.Name]; ok {
+			if f, _ := toFloat(v); f > float64(nFit) {
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds %s", o.Name, f, where), "estimator", o.Name)
+			}
+		}
+		for i, f := range r.s.Grid[o.Name] {
+			if f > float64(nFit) {
+				return r.s.errAt(fmt.Sprintf("%s = %v exceeds %s", o.Name, f, where), "grid", o.Name, "["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}

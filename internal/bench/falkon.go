@@ -1,0 +1,774 @@
+package bench
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/internal/eta"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+//go:embed bench_falkon.py
+var benchFalkonPy string
+
+// falkonBenchDefaults are DESIGN.md's anchor settings per dataset.
+var falkonBenchDefaults = map[string]struct {
+	gamma, lambda float64
+	m             string
+	task          model.Task
+	standardize   bool
+}{
+	"cadata": {gamma: 0.125, lambda: 1e-6, m: "2000", task: model.Regression, standardize: true},
+	// ijcnn1 ships scaled to [−1, 1] and σ = 0.5 (γ = 2) is its usual
+	// setting on that scale (LIBSVM's, and DESIGN.md's anchors); after
+	// standardization γ = 2 would be far too narrow.
+	"ijcnn1":  {gamma: 2, lambda: 1e-7, m: "5000", task: model.Classification},
+	"covtype": {gamma: 0.125, lambda: 1e-8, m: "2000", task: model.Classification, standardize: true},
+}
+
+// falkonBenchMeta describes the arrays shared by the Go and Python sides.
+type falkonBenchMeta struct {
+	NTrain int     `json:"ntrain"`
+	NTest  int     `json:"ntest"`
+	D      int     `json:"d"`
+	YMean  float64 `json:"ymean"`
+	YSD    float64 `json:"ysd"`
+	Task   string  `json:"task"`
+}
+
+// falkonBenchResult is one measured fit.
+type falkonBenchResult struct {
+	FitS       float64 `json:"fit_s"`
+	PredictS   float64 `json:"predict_s"`
+	Error      float64 `json:"error"`
+	RSSBytes   int64   `json:"rss_bytes"`
+	DataRSS    int64   `json:"data_rss_bytes"`
+	Iterations int     `json:"iterations,omitempty"`
+	SetupS     float64 `json:"setup_s,omitempty"`
+	Residual   float64 `json:"residual,omitempty"`
+	M          int     `json:"m,omitempty"`
+	// FitCPUS is the CPU time (user + system, all threads) of the fit: on a
+	// shared machine it shows the work done whatever share of the cores the
+	// process got. Set by Landmark's child only.
+	FitCPUS float64 `json:"fit_cpu_s,omitempty"`
+	// Curve is the test error after each iteration (with -curve).
+	Curve []float64 `json:"curve,omitempty"`
+}
+
+// runBenchFalkon benchmarks model.Falkon against scikit-learn's Nystroem +
+// Ridge on the same standardized arrays, each fit in its own process so that
+// peak memory (max RSS) is comparable, and prints a Markdown table.
+func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdline.NewFlags("bench falkon", "[flags]", stderr)
+	data := fs.String("data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
+	ms := fs.String("m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
+	skms := fs.String("sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
+	gamma := fs.Float64("gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5)")
+	lambda := fs.Float64("lambda", 0, "λ, penalty λn (default per dataset)")
+	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
+	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
+	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner), or a comma-separated list (bless,uniform): every -m is fitted with each, one row per sampler, and with -curve their test errors by iteration are printed side by side")
+	blessLambda := fs.Float64("bless-lambda", 0, "with -sampler bless: BLESS's λ (Rudi et al.'s λ_bless; -m caps M); 0: fixed-size mode, the path stops when 3·d_eff reaches -m")
+	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
+	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
+	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
+	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
+	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	f32 := fs.Bool("float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
+	python := fs.String("python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
+	baseline := fs.String("baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
+	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
+	falkonScript := fs.String("falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
+	standardize := fs.String("standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
+	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
+	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
+		return err
+	}
+	def, ok := falkonBenchDefaults[*data]
+	if !ok {
+		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1 or covtype", errUsage, *data)
+	}
+	if *gamma == 0 {
+		*gamma = def.gamma
+	}
+	if *lambda == 0 {
+		*lambda = def.lambda
+	}
+	if *ms == "" {
+		*ms = def.m
+	}
+	if *skms == "" {
+		*skms = *ms
+	}
+	if *gamma < 0 || *lambda < 0 || *blessLambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
+		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
+	}
+	if *baseline != "sklearn" && *baseline != "falkon" {
+		return fmt.Errorf("%w: -baseline %q: want sklearn or falkon", errUsage, *baseline)
+	}
+	samplers, err := falkonBenchSamplers(*sampler)
+	if err != nil {
+		return err
+	}
+	std := def.standardize
+	switch *standardize {
+	case "yes":
+		std = true
+	case "no":
+		std = false
+	case "auto":
+	default:
+		return fmt.Errorf("%w: -standardize %q: want yes, no or auto", errUsage, *standardize)
+	}
+	fm, err := falkonBenchInts(*ms)
+	if err != nil {
+		return err
+	}
+	var sm []int
+	if *skms != "none" {
+		if sm, err = falkonBenchInts(*skms); err != nil {
+			return err
+		}
+	}
+	if *child != "" {
+		if len(fm) != 1 || len(samplers) != 1 {
+			return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
+		}
+		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: fm[0], MaxIter: *iters, Tol: 1e-30,
+			Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
+		if samplers[0] == "bless" {
+			// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
+			// reaches M; otherwise the path ends at λ_bless and M only caps
+			// the draw. The weighted preconditioner (eq. 15, at the last
+			// step's λ_h) is then chosen automatically.
+			cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
+		}
+		pg := cmdline.NewProgress(*prog, false, stderr)
+		if pg != nil {
+			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
+			var clock eta.Iter
+			cfg.Progress = func(it model.FalkonIteration) bool {
+				pg.Iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
+				return true
+			}
+			defer pg.Done()
+		}
+		return falkonBenchChild(ctx, *child, cfg, samplers[0], *curve, *cpuProfile, stdout, stderr)
+	}
+
+	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
+	if *baseline == "falkon" && len(sm) > 0 {
+		script, err := falkonBaselineCheck(ctx, *python, *falkonPath, *falkonScript)
+		if err != nil {
+			return err
+		}
+		baseName = "FALKON (Python, CPU)"
+		baseRun = func(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+			// The script takes the sklearn script's arguments and ignores "-c SCRIPT".
+			env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(*falkonPath), "FALKON_ITERS="+strconv.Itoa(*iters))
+			return falkonBenchRunEnv(ctx, name, append([]string{script}, args...), env, stderr)
+		}
+	}
+
+	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	meta, err := falkonBenchPrepare(ctx, *data, *seed, *ntrain, *ntest, dir, def.task, std)
+	if err != nil {
+		return err
+	}
+	unit := "test error (%)"
+	if def.task == model.Regression {
+		unit = "test RMSE"
+	}
+	samplerNote := "sampler " + samplers[0]
+	if len(samplers) > 1 {
+		samplerNote = "samplers " + strings.Join(samplers, ", ")
+	}
+	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
+		*data, std, meta.NTrain, meta.NTest, meta.D, *gamma, *lambda, *lambda*float64(meta.NTrain), *iters, samplerNote, falkonBenchEps(*eps), *memLimit)
+	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	row := func(name string, m int, r falkonBenchResult, note string) {
+		e := r.Error
+		if def.task == model.Classification {
+			e *= 100
+		}
+		fmt.Fprintf(stdout, "| %s | %d | %.1f | %.1f | %.5g | %.2f | %s |\n", name, m, r.FitS, r.PredictS, e, float64(r.RSSBytes)/1e9, note)
+	}
+	// Progress: one line per finished fit (each child also reports its CG
+	// iterations), with the ETA from the mean time per fit so far.
+	pg := cmdline.NewProgress(*prog, false, stderr)
+	units := len(fm)*len(samplers) + len(sm)
+	done := cmdline.NewUnits(pg, "bench falkon", units, float64(units))
+	finished := func(name string, m int, t0 time.Time, err error) {
+		done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
+	}
+	errPct := func(e float64) float64 {
+		if def.task == model.Classification {
+			return 100 * e
+		}
+		return e
+	}
+	var curves []falkonBenchCurve    // with several samplers, printed side by side
+	var allCurves []falkonBenchCurve // every recorded curve, for iterations to the baseline's error
+	var baseErrs []falkonBaseError
+	for _, m := range fm {
+		for _, smp := range samplers {
+			name := "landmark Falkon"
+			if len(samplers) > 1 {
+				name += " (" + smp + ")"
+			}
+			childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
+				"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
+				"-epsilon", fmt.Sprint(*eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
+				"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve), "-cpuprofile", *cpuProfile,
+				"-progress", string(*prog)}
+			t0 := time.Now()
+			r, err := falkonBenchRun(ctx, self, childArgs, stderr)
+			finished(name, m, t0, err)
+			if err != nil {
+				fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
+				continue
+			}
+			note := fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s; fit CPU %.1f s", r.Iterations, r.Residual, r.SetupS, r.FitCPUS)
+			mm := m
+			if r.M > 0 {
+				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
+			}
+			if len(r.Curve) > 0 {
+				allCurves = append(allCurves, falkonBenchCurve{sampler: smp, m: mm, asked: m, errs: r.Curve})
+			}
+			if len(r.Curve) > 0 && len(samplers) == 1 {
+				parts := make([]string, len(r.Curve))
+				for i, e := range r.Curve {
+					parts[i] = fmt.Sprintf("%.4g", errPct(e))
+				}
+				note += "; test error by iteration: " + strings.Join(parts, " ")
+			} else if len(r.Curve) > 0 {
+				curves = append(curves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
+			}
+			row(name, mm, r, note)
+		}
+	}
+	for _, m := range sm {
+		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
+		t0 := time.Now()
+		r, err := baseRun(ctx, *python, pyArgs, stderr)
+		finished(baseName, m, t0, err)
+		if err != nil {
+			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
+			continue
+		}
+		row(baseName, m, r, "")
+		baseErrs = append(baseErrs, falkonBaseError{m: m, err: r.Error})
+	}
+	if len(curves) > 0 {
+		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
+		falkonBenchCurves(stdout, curves, errPct)
+	}
+	falkonBenchReach(stdout, baseName, *iters, allCurves, baseErrs, errPct)
+	return nil
+}
+
+// falkonBaseError is the baseline's test error at one M.
+type falkonBaseError struct {
+	m   int
+	err float64
+}
+
+// falkonBenchReach prints, for every recorded curve whose asked M the
+// baseline also ran, the first iteration at which Landmark's test error is at or
+// below the baseline's final one (time to accuracy, not per iteration).
+func falkonBenchReach(w io.Writer, baseName string, iters int, curves []falkonBenchCurve, base []falkonBaseError, scale func(float64) float64) {
+	header := false
+	for _, c := range curves {
+		for _, b := range base {
+			if b.m != c.asked {
+				continue
+			}
+			if !header {
+				what := "its direct solve"
+				if strings.HasPrefix(baseName, "FALKON") {
+					what = fmt.Sprintf("its %d iterations", iters)
+				}
+				fmt.Fprintf(w, "\nIterations for Falkon to reach the test error of %s (%s):\n\n", baseName, what)
+				header = true
+			}
+			reached := "not reached in " + strconv.Itoa(len(c.errs)) + " iterations"
+			for i, e := range c.errs {
+				if e <= b.err {
+					reached = "iteration " + strconv.Itoa(i+1)
+					break
+				}
+			}
+			kept := ""
+			if c.m != c.asked {
+				kept = fmt.Sprintf(" (%d kept)", c.m)
+			}
+			fmt.Fprintf(w, "- %s centers, M = %d%s: baseline %.5g, Falkon %s (best %.5g)\n", c.sampler, c.asked, kept, scale(b.err), reached, scale(slices.Min(c.errs)))
+		}
+	}
+}
+
+// falkonBenchCurve is one Falkon fit's test error after each iteration.
+type falkonBenchCurve struct {
+	sampler string
+	m       int // centers the fit kept (BLESS merges repeated draws)
+	asked   int // centers asked for (-m), which the baseline's M is matched on
+	errs    []float64
+}
+
+// falkonBenchCurves prints curves side by side: one row per iteration, one
+// column per fit (sampler and M), blank past a curve's end.
+func falkonBenchCurves(w io.Writer, curves []falkonBenchCurve, scale func(float64) float64) {
+	n := 0
+	fmt.Fprint(w, "| iteration |")
+	for _, c := range curves {
+		fmt.Fprintf(w, " %s M = %d |", c.sampler, c.m)
+		n = max(n, len(c.errs))
+	}
+	fmt.Fprint(w, "\n|---:|")
+	for range curves {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for i := range n {
+		fmt.Fprintf(w, "| %d |", i+1)
+		for _, c := range curves {
+			if i < len(c.errs) {
+				fmt.Fprintf(w, " %.4g |", scale(c.errs[i]))
+			} else {
+				fmt.Fprint(w, " |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// falkonBenchSamplers parses -sampler: uniform, bless or a comma-separated
+// list of them, each at most once.
+func falkonBenchSamplers(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != "uniform" && f != "bless" {
+			return nil, fmt.Errorf("%w: -sampler %q: want uniform, bless or a comma-separated list of them", errUsage, s)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("%w: -sampler %q names %s twice", errUsage, s, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func falkonBenchEps(e float64) string {
+	if e == 0 {
+		return "default"
+	}
+	return fmt.Sprint(e)
+}
+
+func falkonBenchInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%w: %q: want positive integers", errUsage, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// falkonPythonPath is PYTHONPATH with dir in front.
+func falkonPythonPath(dir string) string {
+	if p := os.Getenv("PYTHONPATH"); p != "" {
+		return dir + string(os.PathListSeparator) + p
+	}
+	return dir
+}
+
+// falkonBaselineCheck finds the same-arrays FALKON script and checks that
+// python can import falkon and torch with dir on PYTHONPATH, before any data
+// is prepared. It returns the script's path.
+func falkonBaselineCheck(ctx context.Context, python, dir, script string) (string, error) {
+	if script == "" {
+		p, ok := datasets.SharedPath(filepath.Join("..", "tools", "falkon_same_arrays.py"))
+		if !ok {
+			return "", fmt.Errorf("%w: -baseline falkon: tools/falkon_same_arrays.py not found beside the shared datasets; give -falkon-script", errUsage)
+		}
+		script = p
+	} else if _, err := os.Stat(script); err != nil {
+		return "", fmt.Errorf("%w: -falkon-script: %w", errUsage, err)
+	}
+	cmd := exec.CommandContext(ctx, python, "-c", "import falkon, torch; print(falkon.__version__)")
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+falkonPythonPath(dir))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return "", fmt.Errorf("-baseline falkon: %s cannot import falkon with PYTHONPATH=%s (%v: %s); build it (for example ../shared/tools/build_falkon.sh) or set -falkon-path", python, dir, err, msg)
+	}
+	return script, nil
+}
+
+// falkonBenchRun runs a command that prints one JSON result line.
+func falkonBenchRun(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+	return falkonBenchRunEnv(ctx, name, args, nil, stderr)
+}
+
+// falkonBenchRunEnv is falkonBenchRun with an environment (nil: inherited).
+func falkonBenchRunEnv(ctx context.Context, name string, args, env []string, stderr io.Writer) (falkonBenchResult, error) {
+	var r falkonBenchResult
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return r, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		return r, fmt.Errorf("reading the result of %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// falkonBenchPrepare loads, splits and standardizes the dataset and writes the
+// arrays for both sides.
+func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, ntest int, dir string, task model.Task, standardize bool) (falkonBenchMeta, error) {
+	var meta falkonBenchMeta
+	read := func(file string) (*datasets.Dataset, error) {
+		p, ok := datasets.SharedPath(file)
+		if !ok {
+			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
+		}
+		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{})
+	}
+	var tr, te *datasets.Dataset
+	switch name {
+	case "ijcnn1":
+		var err error
+		if tr, err = read("ijcnn1.train.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if te, err = read("ijcnn1.test.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if tr.Dim() != te.Dim() {
+			d := max(tr.Dim(), te.Dim())
+			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
+		}
+	default:
+		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
+		all, err := read(file)
+		if err != nil {
+			return meta, err
+		}
+		itr, ite, err := datasets.Split(all.Len(), 0.2, rand.New(rand.NewPCG(seed, 0x73706c74)))
+		if err != nil {
+			return meta, err
+		}
+		if tr, err = all.Subset(itr); err != nil {
+			return meta, err
+		}
+		if te, err = all.Subset(ite); err != nil {
+			return meta, err
+		}
+	}
+	if ntrain > 0 && ntrain < tr.Len() {
+		tr = falkonBenchHead(tr, ntrain)
+	}
+	if ntest > 0 && ntest < te.Len() {
+		te = falkonBenchHead(te, ntest)
+	}
+	xtr, xte := tr.X, te.X
+	if standardize {
+		var sc datasets.Standardizer
+		if err := sc.Fit(tr.X); err != nil {
+			return meta, err
+		}
+		var err error
+		if xtr, err = sc.Transform(tr.X); err != nil {
+			return meta, err
+		}
+		if xte, err = sc.Transform(te.X); err != nil {
+			return meta, err
+		}
+	}
+	ytr, yte := append([]float64(nil), tr.Y...), append([]float64(nil), te.Y...)
+	meta = falkonBenchMeta{NTrain: tr.Len(), NTest: te.Len(), D: tr.Dim(), YMean: 0, YSD: 1, Task: string(task)}
+	if task == model.Regression {
+		var s, ss float64
+		for _, v := range ytr {
+			s += v
+		}
+		meta.YMean = s / float64(len(ytr))
+		for _, v := range ytr {
+			ss += (v - meta.YMean) * (v - meta.YMean)
+		}
+		meta.YSD = math.Sqrt(ss / float64(len(ytr)))
+		for i, v := range ytr {
+			ytr[i] = (v - meta.YMean) / meta.YSD
+		}
+	} else {
+		// Binary labels to ±1 (the larger label +1), as model.Labels does.
+		hi := math.Inf(-1)
+		for _, v := range ytr {
+			hi = math.Max(hi, v)
+		}
+		for _, y := range [][]float64{ytr, yte} {
+			for i, v := range y {
+				y[i] = -1
+				if v == hi {
+					y[i] = 1
+				}
+			}
+		}
+	}
+	for file, v := range map[string][]float64{"xtr.f64": xtr.RawMatrix().Data, "xte.f64": xte.RawMatrix().Data, "ytr.f64": ytr, "yte.f64": yte} {
+		if err := falkonBenchWrite(filepath.Join(dir, file), v); err != nil {
+			return meta, err
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return meta, err
+	}
+	return meta, os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644)
+}
+
+func falkonBenchHead(d *datasets.Dataset, n int) *datasets.Dataset {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	s, _ := d.Subset(idx)
+	return s
+}
+
+func falkonBenchPad(d *datasets.Dataset, dim int) *datasets.Dataset {
+	if d.Dim() == dim {
+		return d
+	}
+	x := mat.NewDense(d.Len(), dim, nil)
+	x.Slice(0, d.Len(), 0, d.Dim()).(*mat.Dense).Copy(d.X)
+	return &datasets.Dataset{Name: d.Name, X: x, Y: d.Y}
+}
+
+func falkonBenchWrite(path string, v []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, 1<<20)
+	for i, x := range v {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+		if len(buf) == cap(buf) || i == len(v)-1 {
+			if _, err := f.Write(buf); err != nil {
+				f.Close()
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	return f.Close()
+}
+
+// falkonBenchRead reads n little-endian float64 values in 1 MiB pieces, so
+// that no second full-size buffer inflates the child's peak RSS.
+func falkonBenchRead(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v := make([]float64, n)
+	buf := make([]byte, 1<<20)
+	for i := 0; i < n; {
+		k := min(n-i, len(buf)/8)
+		if _, err := io.ReadFull(f, buf[:8*k]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for j := 0; j < k; j++ {
+			v[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+		i += k
+	}
+	return v, nil
+}
+
+// falkonBenchChild fits one Falkon (centers drawn by sampler) on the
+// prepared arrays and prints a JSON result.
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler string, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return err
+	}
+	var meta falkonBenchMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return err
+	}
+	xtr, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+	if err != nil {
+		return err
+	}
+	ytr, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain)
+	if err != nil {
+		return err
+	}
+	xte, err := falkonBenchRead(filepath.Join(dir, "xte.f64"), meta.NTest*meta.D)
+	if err != nil {
+		return err
+	}
+	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
+	if err != nil {
+		return err
+	}
+	if cfg.MemoryLimit > 0 {
+		// The plan bounds the fit's live allocations; without a soft limit
+		// the Go GC lets the heap grow to twice the live size (GOGC=100)
+		// before collecting, so the process's RSS could reach twice the plan.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
+	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
+	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
+	if curve {
+		// Validation works in the fitted model's units: standardized targets
+		// for regression, rescaled to the original units below.
+		yv := make([]float64, len(yte))
+		for i, v := range yte {
+			yv[i] = (v - meta.YMean) / meta.YSD
+		}
+		cfg.Validation = &model.ValidationSet{X: mat.NewDense(meta.NTest, meta.D, xte), Y: yv}
+	}
+	// The memory plan, shown before anything large is allocated; a limit
+	// too small is refused here with the bytes needed. It is information,
+	// not progress: printed whatever --progress says, on stderr because it
+	// must come out before the fit (which may be killed for memory) and
+	// stdout is the results table; named like the fit's CG lines.
+	outputs := 1
+	if cfg.Task == model.Classification && len(slices.Compact(slices.Sorted(slices.Values(ytr)))) > 2 {
+		outputs = len(slices.Compact(slices.Sorted(slices.Values(ytr))))
+	}
+	plan, err := cfg.Plan(xt, outputs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
+		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
+		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
+	t0, c0 := time.Now(), falkonBenchCPU()
+	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
+	r.FitCPUS = falkonBenchCPU() - c0
+	if err != nil {
+		return err
+	}
+	r.FitS = time.Since(t0).Seconds()
+	t1 := time.Now()
+	pred, err := cfg.Predict(mat.NewDense(meta.NTest, meta.D, xte))
+	if err != nil {
+		return err
+	}
+	r.PredictS = time.Since(t1).Seconds()
+	if meta.Task == string(model.Regression) {
+		var s float64
+		for i, p := range pred {
+			e := p*meta.YSD + meta.YMean - yte[i]
+			s += e * e
+		}
+		r.Error = math.Sqrt(s / float64(len(pred)))
+	} else {
+		wrong := 0
+		for i, p := range pred {
+			if p != yte[i] {
+				wrong++
+			}
+		}
+		r.Error = float64(wrong) / float64(len(pred))
+	}
+	info := cfg.Info()
+	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
+	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
+	for _, h := range info.History {
+		if curve {
+			e := h.ValError
+			if meta.Task == string(model.Regression) {
+				e *= meta.YSD
+			}
+			r.Curve = append(r.Curve, e)
+		}
+	}
+	r.RSSBytes = falkonBenchMaxRSS()
+	return json.NewEncoder(stdout).Encode(r)
+}
+
+// falkonBenchCPU is this process's CPU time (user + system) in seconds.
+func falkonBenchCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// falkonBenchMaxRSS is the peak resident set size of this process in bytes.
+func falkonBenchMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}
+
+// profileCPU runs f, writing a CPU profile of it to path when path is not
+// empty (bench falkon and bench sparse -cpuprofile).
+func profileCPU(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return err
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	return err
+}

@@ -1,0 +1,335 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// runBenchLinalg times the dense kernels of the FALKON preconditioner —
+// Cholesky (potrf), the triangular product LᵀL (lauum), triangular solves
+// with many right-hand sides (trsm) — and the whole preconditioner build,
+// on the kernel engine's micro-kernels, beside gonum's LAPACK/BLAS on the
+// same matrices in the same run.
+func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdline.NewFlags("bench linalg", "[flags]", stderr)
+	ms := fs.String("m", "2000,5000,10000", "comma-separated matrix sizes M")
+	rhs := fs.Int("rhs", 1000, "right-hand sides k of the triangular solve")
+	d := fs.Int("d", 10, "dimension of the random points whose Gaussian kernel matrix is factored")
+	seed := fs.Uint64("seed", 1, "random seed")
+	repeats := fs.Int("repeats", 1, "timed repetitions (the best is reported)")
+	workers := fs.Int("workers", 0, "workers (0: GOMAXPROCS)")
+	gonum := fs.Bool("gonum", true, "also time gonum's Dpotrf, Dlauum and Dtrsm")
+	gonumMax := fs.Int("gonum-max", 5000, "largest M at which gonum is timed (it runs at a few GFLOP/s)")
+	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
+	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
+	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *rhs < 1 || *d < 1 || *repeats < 1 || *workers < 0 || *gonumMax < 0 {
+		return fmt.Errorf("%w: need rhs, d, repeats ≥ 1 and workers, gonum-max ≥ 0", errUsage)
+	}
+	var sizes []int
+	for _, f := range strings.Split(*ms, ",") {
+		m, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || m < 1 {
+			return fmt.Errorf("%w: bad size %q in --m", errUsage, f)
+		}
+		sizes = append(sizes, m)
+	}
+	py := ""
+	if !*noPython {
+		if p, err := exec.LookPath(*python); err == nil {
+			py = p
+		} else {
+			fmt.Fprintf(stdout, "python: %s not found, scipy side skipped\n", *python)
+		}
+	}
+	w := *workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	fmt.Fprintf(stdout, "dense kernels: %s micro-kernels, %d workers; A = K_MM + 1e-5·M·I (Gaussian, γ = 1/d, d = %d); best of %d\n",
+		kernel.Accel(), w, *d, *repeats)
+	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)
+	fmt.Fprintf(stdout, "gonum = gonum.org/v1/gonum lapack/gonum Dpotrf, Dlauum, blas64 Dtrsm (M ≤ %d); rel.diff = ‖ours − gonum‖_F/‖gonum‖_F\n", *gonumMax)
+	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\tscipy s\tGFLOP/s\tours/scipy\t")
+	// Progress: a line as each size starts and one as it finishes, with
+	// the ETA from the time per M³ so far (every kernel timed is O(M³)).
+	pg := cmdline.NewProgress(*prog, false, stderr)
+	var work float64
+	for _, m := range sizes {
+		work += math.Pow(float64(m), 3)
+	}
+	clock := cmdline.NewClock(work)
+	for i, m := range sizes {
+		if pg != nil {
+			pg.Line("bench linalg: M = %d… (elapsed %s)", m, cmdline.Duration(clock.Elapsed()))
+		}
+		b := linalgBench{m: m, rhs: *rhs, d: *d, seed: *seed, repeats: *repeats,
+			gonum: *gonum && m <= *gonumMax, portable: *portable, p: kernel.Dense{Workers: *workers}, python: py}
+		if err := b.run(ctx, tw); err != nil {
+			tw.Flush()
+			return err
+		}
+		elapsed, eta := clock.Add(math.Pow(float64(m), 3))
+		if pg != nil {
+			pg.Line("bench linalg: [%d/%d] M = %d done (elapsed %s, ETA %s)", i+1, len(sizes), m, cmdline.Duration(elapsed), cmdline.Duration(eta))
+		}
+	}
+	return tw.Flush()
+}
+
+type linalgBench struct {
+	m, rhs, d       int
+	seed            uint64
+	repeats         int
+	gonum, portable bool
+	p               kernel.Dense
+	python          string
+}
+
+func (b linalgBench) run(ctx context.Context, w io.Writer) error {
+	m := b.m
+	r := rand.New(rand.NewPCG(b.seed, uint64(m)))
+	x := mat.NewDense(m, b.d, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	a := mat.NewDense(m, m, nil)
+	if err := kernel.NewOp(kernel.Gaussian{Gamma: 1 / float64(b.d)}, x, x, kernel.Options{Workers: b.p.Workers}).Block(ctx, a); err != nil {
+		return err
+	}
+	ar := a.RawMatrix()
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			ar.Data[i*ar.Stride+j] = ar.Data[j*ar.Stride+i]
+		}
+		ar.Data[i*ar.Stride+i] += 1e-5 * float64(m)
+	}
+	rhs := mat.NewDense(m, b.rhs, nil)
+	for i := range rhs.RawMatrix().Data {
+		rhs.RawMatrix().Data[i] = r.NormFloat64()
+	}
+	ref := map[string]kernelBenchResult{}
+	if b.python != "" {
+		var err error
+		if ref, err = runLinalgPython(ctx, b.python, x, b.rhs, b.repeats); err != nil {
+			fmt.Fprintf(w, "%d\tscipy failed: %v\t\n", m, err)
+			ref = map[string]kernelBenchResult{}
+		}
+	}
+	scipy := func(what string) float64 {
+		if r, ok := ref[what]; ok {
+			return r.Seconds
+		}
+		return math.NaN()
+	}
+	mf := float64(m)
+	cube := mf * mf * mf
+	type variant struct {
+		name string
+		p    kernel.Dense
+	}
+	variants := []variant{{"", b.p}}
+	if b.portable {
+		pp := b.p
+		pp.Portable = true
+		variants = append(variants, variant{"/portable", pp})
+	}
+	f := mat.NewDense(m, m, nil)
+	x2 := mat.NewDense(m, b.rhs, nil)
+	for vi, v := range variants {
+		var chol *solver.Chol
+		potrf, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
+			var err error
+			chol, err = solver.CholeskyBlocked(ctx, f, solver.CholOptions{}, v.p)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if chol.Jitter != 0 {
+			return fmt.Errorf("bench linalg: M = %d needed jitter %g", m, chol.Jitter)
+		}
+		trsm, err := bestOfSetup(b.repeats, func() { x2.Copy(rhs) }, func() error {
+			return chol.SolveL(x2, false)
+		})
+		if err != nil {
+			return err
+		}
+		l := mat.DenseCopyOf(f) // the factor, for gonum's lauum and trsm below
+		lauum, err := bestOfSetup(b.repeats, func() { f.Copy(l) }, func() error {
+			return solver.Lauum(ctx, f, v.p)
+		})
+		if err != nil {
+			return err
+		}
+		row := func(name, what string, ours, flops float64, ref func() (float64, float64, error)) error {
+			gs, diff := math.NaN(), math.NaN()
+			if b.gonum && vi == 0 {
+				var err error
+				if gs, diff, err = ref(); err != nil {
+					return err
+				}
+			}
+			ss := math.NaN()
+			if vi == 0 {
+				ss = scipy(what)
+			}
+			_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.2f\t\n", m, name+v.name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff,
+				ss, flops/ss/1e9, ss/ours)
+			return err
+		}
+		lower := func(got, want *mat.Dense) float64 {
+			gr, wr := got.RawMatrix(), want.RawMatrix()
+			var num, den float64
+			for i := 0; i < m; i++ {
+				for j := 0; j <= i; j++ {
+					dd := gr.Data[i*gr.Stride+j] - wr.Data[i*wr.Stride+j]
+					num += dd * dd
+					den += wr.Data[i*wr.Stride+j] * wr.Data[i*wr.Stride+j]
+				}
+			}
+			return math.Sqrt(num / den)
+		}
+		impl := lapackgonum.Implementation{}
+		if err := row("potrf", "potrf", potrf, cube/3, func() (float64, float64, error) {
+			g := mat.DenseCopyOf(a)
+			gr := g.RawMatrix()
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(a) }, func() error {
+				if !impl.Dpotrf(blas.Lower, m, gr.Data, gr.Stride) {
+					return fmt.Errorf("bench linalg: gonum Dpotrf failed at M = %d", m)
+				}
+				return nil
+			})
+			return s, lower(l, g), err
+		}); err != nil {
+			return err
+		}
+		if err := row("lauum", "lauum", lauum, cube/3, func() (float64, float64, error) {
+			g := mat.DenseCopyOf(l)
+			gr := g.RawMatrix()
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(l) }, func() error {
+				impl.Dlauum(blas.Lower, m, gr.Data, gr.Stride)
+				return nil
+			})
+			return s, lower(f, g), err
+		}); err != nil {
+			return err
+		}
+		if err := row(fmt.Sprintf("trsm k=%d", b.rhs), "trsm", trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) {
+			g := mat.DenseCopyOf(rhs)
+			lr := l.RawMatrix()
+			t := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: lr.Stride, Data: lr.Data}
+			s, err := bestOfSetup(b.repeats, func() { g.Copy(rhs) }, func() error {
+				blas64.Trsm(blas.Left, blas.NoTrans, 1, t, g.RawMatrix())
+				return nil
+			})
+			var dd mat.Dense
+			dd.Sub(x2, g)
+			return s, mat.Norm(&dd, 2) / mat.Norm(g, 2), err
+		}); err != nil {
+			return err
+		}
+		l = nil
+		if vi > 0 {
+			continue // precond.BuildFalkon runs on the default products only
+		}
+		build, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
+			_, err := precond.BuildFalkon(f, 10*m, 1e-6, precond.Options{})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+//go:embed bench_linalg.py
+var benchLinalgPy string
+
+// runLinalgPython writes the points x to a temporary file and times scipy's
+// dpotrf, dlauum and dtrsm on their kernel matrix.
+func runLinalgPython(ctx context.Context, py string, x *mat.Dense, rhs, repeats int) (map[string]kernelBenchResult, error) {
+	dir, err := os.MkdirTemp("", "landmark-bench-linalg-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "bench_linalg.py")
+	if err := os.WriteFile(script, []byte(benchLinalgPy), 0o600); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, x.RawMatrix().Data); err != nil {
+		return nil, err
+	}
+	data := filepath.Join(dir, "x.f64")
+	if err := os.WriteFile(data, buf.Bytes(), 0o600); err != nil {
+		return nil, err
+	}
+	m, d := x.Dims()
+	var so, se bytes.Buffer
+	cmd := exec.CommandContext(ctx, py, script, data, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(se.String())))
+	}
+	res := map[string]kernelBenchResult{}
+	for _, line := range strings.Split(strings.TrimSpace(so.String()), "\n") {
+		var r kernelBenchResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("bad output line %q: %w", line, err)
+		}
+		res[r.What] = r
+	}
+	return res, nil
+}
+
+// bestOfSetup is bestOf with setup run, untimed, before each repetition.
+func bestOfSetup(repeats int, setup func(), f func() error) (float64, error) {
+	best := math.Inf(1)
+	for range repeats {
+		setup()
+		s, err := bestOf(1, f)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, s)
+	}
+	return best, nil
+}

@@ -1,0 +1,724 @@
+package bench
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// runBenchSVM benchmarks model.BKASVM and model.SVM side by side with LIBSVM's
+// svm-train on ijcnn1 or covtype (the settings of Si, Hsieh & Dhillon, JMLR
+// 2017, Table 2), or on sparse data (mnist, the synthetic rcv1-like "text"
+// or news20-shaped "news20" sets, or any LIBSVM pair given by -train-file and
+// -test-file) kept sparse with -format sparse, and prints a Markdown table.
+// When an exact method (exact, exact32) and libsvm run, a closing line
+// compares their dual objectives, support-vector counts and sets (rows
+// matched by content with svm-train's model file) and times; exact and
+// exact32 together are compared the same way.
+func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdline.NewFlags("bench svm", "[flags]", stderr)
+	data := fs.String("data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero), text (synthetic, rcv1-like: -dim columns (default 20000), -nnz non-zeros a row (default 50) with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000) or news20 (datasets.SyntheticText: news20-shaped, -dim default 1355191, -nnz default 80, Zipf columns, ±1 labels; -train/-test default 20000/5000); ignored with -train-file")
+	trainFile := fs.String("train-file", "", "LIBSVM training file, read sparse (instead of -data; -train keeps its first rows)")
+	testFile := fs.String("test-file", "", "LIBSVM test file for -train-file (required with it)")
+	format := fs.String("format", "dense", "dense or sparse: how our estimators get X (sparse keeps the CSR rows; svm-train always reads the file sparse)")
+	dim := fs.Int("dim", 0, "text and news20: number of columns (0: the set's default)")
+	nnz := fs.Int("nnz", 0, "text and news20: non-zeros a row (0: the set's default)")
+	c := fs.Float64("c", 32, "SVM penalty C")
+	gamma := fs.Float64("gamma", 2, "Gaussian kernel γ in exp(−γ‖x−y‖²)")
+	methods := fs.String("methods", "bka,exact,libsvm", "comma-separated: bka and bka-refine (each reported with global and local prediction), exact, exact32 (model.SVM with the float32 column cache, as LIBSVM's), exact-nobias, libsvm")
+	clusters := fs.String("clusters", "64", "comma-separated cluster counts for the bka methods")
+	sketch := fs.Int("sketch", 0, "randomized-projection k-means with this many dimensions (0: plain k-means)")
+	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
+	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
+	seed := fs.Uint64("seed", 1, "seed of the split and of k-means")
+	cacheMB := fs.Int("cache", 200, "kernel cache in MB, for our solvers and svm-train's -m")
+	workers := fs.Int("workers", 0, "goroutines (0: GOMAXPROCS)")
+	prog := cmdline.AddProgress(fs)
+	if err := cmdline.Parse(fs, args); err != nil {
+		return err
+	}
+	if *c <= 0 || *gamma <= 0 || *cacheMB <= 0 || *ntrain < 0 || *ntest < 0 || *sketch < 0 || *dim < 0 || *nnz < 0 {
+		return fmt.Errorf("%w: -c, -gamma and -cache must be positive, -dim, -nnz, -train, -test and -sketch non-negative", errUsage)
+	}
+	if (*trainFile == "") != (*testFile == "") {
+		return fmt.Errorf("%w: -train-file and -test-file go together", errUsage)
+	}
+	if *format != "dense" && *format != "sparse" {
+		return fmt.Errorf("%w: -format %q: want dense or sparse", errUsage, *format)
+	}
+	var ks []int
+	for _, s := range strings.Split(*clusters, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 {
+			return fmt.Errorf("%w: -clusters %q: want positive integers", errUsage, *clusters)
+		}
+		ks = append(ks, k)
+	}
+	var ms []string
+	for _, m := range strings.Split(*methods, ",") {
+		m = strings.TrimSpace(m)
+		switch m {
+		case "bka", "bka-refine", "exact", "exact32", "exact-nobias", "libsvm":
+			ms = append(ms, m)
+		default:
+			return fmt.Errorf("%w: unknown method %q", errUsage, m)
+		}
+	}
+	var tr, te benchSet
+	switch {
+	case *trainFile != "":
+		var err error
+		if tr, te, err = benchFiles(ctx, *trainFile, *testFile, *ntrain, *ntest); err != nil {
+			return err
+		}
+		*data = *trainFile
+	case *data == "mnist" || *data == "text" || *data == "news20":
+		var err error
+		if tr, te, err = benchSparseData(ctx, *data, *ntrain, *ntest, *dim, *nnz, *seed); err != nil {
+			return err
+		}
+	default:
+		dtr, dte, err := benchSVMData(*data, *seed)
+		if err != nil {
+			return err
+		}
+		dtr, dte = headRows(dtr, *ntrain), headRows(dte, *ntest)
+		tr, te = benchSet{x: dtr.X, y: dtr.Y}, benchSet{x: dte.X, y: dte.Y}
+	}
+	if *format == "dense" {
+		tr.x, te.x = kernel.DenseOf(tr.x), kernel.DenseOf(te.x)
+	} else {
+		tr.x, te.x = toCSR(tr.x), toCSR(te.x)
+	}
+	n, d := tr.x.Dims()
+	nt, _ := te.x.Dims()
+	fmt.Fprintf(stdout, "# bench svm: %s, %d train / %d test, d = %d, %s X (density %.4f), C = %g, γ = %g, cache %d MB, GOMAXPROCS workers %d\n\n",
+		*data, n, nt, d, *format, density(tr.x), *c, *gamma, *cacheMB, *workers)
+	fmt.Fprintln(stdout, "| method | train wall (s) | train CPU (s) | predict wall (s) | test accuracy (%) | SV | notes |")
+	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
+	k := kernel.Gaussian{Gamma: *gamma}
+	cache := int64(*cacheMB) << 20
+	// Progress: one line per finished unit — a bka fit (one per cluster
+	// count, with both predictions), an exact fit or the svm-train run —
+	// with the ETA from the mean time per unit so far.
+	pg := cmdline.NewProgress(*prog, false, stderr)
+	units := 0
+	for _, m := range ms {
+		if m == "bka" || m == "bka-refine" {
+			units += len(ks)
+		} else {
+			units++
+		}
+	}
+	done := cmdline.NewUnits(pg, "bench svm", units, float64(units))
+	finished := func(name string, t0 time.Time, err error) { done.Finished(name, 1, t0, err) }
+	var ours []*benchRow // exact model.SVM (float64 and float32 cache), for the closing comparison
+	var lib *benchRow    // svm-train
+	for _, m := range ms {
+		t0 := time.Now()
+		switch m {
+		case "bka", "bka-refine":
+			// One fit, both prediction modes; local first, as global
+			// prediction is much slower with many support vectors.
+			for _, nc := range ks {
+				t0 := time.Now()
+				name := fmt.Sprintf("%s c=%d", m, nc)
+				b := &model.BKASVM{C: *c, Kernel: k, Clusters: nc, Sketch: *sketch, Seed: *seed,
+					CacheBytes: cache, Workers: *workers, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
+				row, err := benchEstimator(ctx, b, tr, te)
+				if err != nil {
+					finished(name, t0, err)
+					return fmt.Errorf("%s: %w", m, err)
+				}
+				info, _ := b.Info()
+				it := 0
+				for _, t := range info.Tasks {
+					it += t.Iterations
+				}
+				fmt.Fprintf(stdout, "| %s c=%d, local | %.2f | %.2f | %.2f | %.2f | %d | %d updates |\n", m, nc, row.fit, row.cpu, row.pred, row.acc, info.SV, it)
+				b.Prediction = model.GlobalPrediction
+				t1 := time.Now()
+				p, err := b.Predict(te.x)
+				finished(name, t0, err)
+				if err != nil {
+					return fmt.Errorf("%s: %w", m, err)
+				}
+				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t1).Seconds(), benchAccuracy(p, te.y), info.SV)
+			}
+		case "exact", "exact32", "exact-nobias":
+			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias", CacheFloat32: m == "exact32"}
+			row, err := benchEstimator(ctx, s, tr, te)
+			finished("model.SVM "+m, t0, err)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m, err)
+			}
+			info, _ := s.Info()
+			var obj float64
+			it := 0
+			for _, t := range info.Tasks {
+				obj += t.Objective
+				it += t.Iterations
+			}
+			fmt.Fprintf(stdout, "| model.SVM %s | %.2f | %.2f | %.2f | %.2f | %d | obj %.6f, %d updates |\n", m, row.fit, row.cpu, row.pred, row.acc, info.SV, obj, it)
+			if m != "exact-nobias" {
+				row.sv, row.obj, row.name = info.SV, obj, m
+				sv, _ := s.SupportVectors()
+				row.svKeys = rowKeys(sv)
+				ours = append(ours, &row)
+			}
+		case "libsvm":
+			row, err := benchLIBSVM(ctx, tr, te, *c, *gamma, *cacheMB)
+			finished("svm-train / svm-predict", t0, err)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "| svm-train / svm-predict | %.2f | %.2f | %.2f | %.2f | %d | %s |\n", row.fit, row.cpu, row.pred, row.acc, row.sv, row.note)
+			if row.haveObj {
+				lib = &row
+			}
+		}
+	}
+	if len(ours) == 2 {
+		a, b := ours[0], ours[1]
+		common, onlyA, onlyB := compareKeys(a.svKeys, b.svKeys)
+		fmt.Fprintf(stdout, "\nmodel.SVM %s vs %s: dual objective %.6f vs %.6f (relative difference %.2g), SV sets: %d common, %d only %s, %d only %s; accuracy %.2f%% vs %.2f%%; train CPU %.2f s vs %.2f s\n",
+			b.name, a.name, b.obj, a.obj, math.Abs(b.obj-a.obj)/math.Max(math.Abs(a.obj), math.SmallestNonzeroFloat64),
+			common, onlyB, b.name, onlyA, a.name, b.acc, a.acc, b.cpu, a.cpu)
+	}
+	for _, o := range ours {
+		if lib == nil {
+			break
+		}
+		rel := math.Abs(o.obj-lib.obj) / math.Max(math.Abs(lib.obj), math.SmallestNonzeroFloat64)
+		same := "SV sets not compared (svm-train's model unreadable)"
+		if lib.svKeys != nil {
+			common, onlyOurs, onlyLib := compareKeys(o.svKeys, lib.svKeys)
+			same = fmt.Sprintf("SV sets: %d common, %d only ours, %d only svm-train's", common, onlyOurs, onlyLib)
+		}
+		fmt.Fprintf(stdout, "\nmodel.SVM %s (%s X) vs svm-train: dual objective %.6f vs %.6f (relative difference %.2g), SV %d vs %d (%s); train wall %.2f s vs %.2f s (svm-train / model.SVM = %.2f×), CPU %.2f s vs %.2f s (%.2f×)\n",
+			o.name, *format, o.obj, lib.obj, rel, o.sv, lib.sv, same, o.fit, lib.fit, lib.fit/o.fit, o.cpu, lib.cpu, lib.cpu/max(o.cpu, 1e-9))
+	}
+	if !slices.Contains(ms, "libsvm") {
+		// With svm-train started from this process the figure is not reliable.
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+			fmt.Fprintf(stdout, "\nlandmark process peak RSS (data and all methods): %.2f GB\n", float64(ru.Maxrss)/(1<<20))
+		}
+	}
+	return nil
+}
+
+type benchRow struct {
+	fit, cpu, pred, acc float64
+	sv                  int
+	obj                 float64 // summed dual objectives
+	haveObj             bool
+	note                string
+	name                string         // method, for the closing comparison
+	svKeys              map[string]int // support vectors by content (rowKeys)
+}
+
+// benchSet is a benchmark's data: X dense or sparse, and the labels.
+type benchSet struct {
+	x mat.Matrix
+	y []float64
+}
+
+func benchEstimator(ctx context.Context, e model.Estimator, tr, te benchSet) (benchRow, error) {
+	c0 := processCPU()
+	t0 := time.Now()
+	if err := e.Fit(ctx, tr.x, tr.y); err != nil {
+		return benchRow{}, err
+	}
+	t1 := time.Now()
+	cpu := processCPU() - c0
+	p, err := e.Predict(te.x)
+	if err != nil {
+		return benchRow{}, err
+	}
+	t2 := time.Now()
+	return benchRow{fit: t1.Sub(t0).Seconds(), cpu: cpu, pred: t2.Sub(t1).Seconds(), acc: benchAccuracy(p, te.y)}, nil
+}
+
+// processCPU returns the user + system CPU time of this process in seconds
+// (all goroutines), or 0 when it cannot be read. On a shared machine it is a
+// steadier measure of work than wall time.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func benchAccuracy(p, y []float64) float64 {
+	ok := 0
+	for i, v := range p {
+		if v == y[i] {
+			ok++
+		}
+	}
+	return 100 * float64(ok) / float64(len(y))
+}
+
+var (
+	benchReSV  = regexp.MustCompile(`Total nSV = (\d+)`)
+	benchReAcc = regexp.MustCompile(`Accuracy = ([0-9.]+)%`)
+)
+
+// benchLIBSVM writes the data to a temporary directory and times svm-train
+// (-c C -g γ -e 0.001 -m cache) and svm-predict on it.
+func benchLIBSVM(ctx context.Context, tr, te benchSet, c, gamma float64, cacheMB int) (benchRow, error) {
+	if _, err := exec.LookPath("svm-train"); err != nil {
+		return benchRow{note: "svm-train not installed"}, nil
+	}
+	dir, err := os.MkdirTemp("", "landmark-bench-svm")
+	if err != nil {
+		return benchRow{}, err
+	}
+	defer os.RemoveAll(dir)
+	ftr, fte, fmod, fout := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
+	for _, w := range []struct {
+		p string
+		d benchSet
+	}{{ftr, tr}, {fte, te}} {
+		if err := writeBenchFile(w.p, w.d); err != nil {
+			return benchRow{}, err
+		}
+	}
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, "svm-train", "-c", fmt.Sprint(c), "-g", fmt.Sprint(gamma), "-e", "0.001", "-m", fmt.Sprint(cacheMB), ftr, fmod)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return benchRow{}, fmt.Errorf("svm-train: %w\n%s", err, out)
+	}
+	t1 := time.Now()
+	var row benchRow
+	row.fit = t1.Sub(t0).Seconds()
+	row.cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if m := benchReSV.FindSubmatch(out); m != nil {
+		row.sv, _ = strconv.Atoi(string(m[1]))
+	}
+	row.svKeys, _ = libsvmModelKeys(fmod) // nil when unreadable: the comparison says so
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		row.note = fmt.Sprintf("svm-train peak RSS %.2f GB", float64(ru.Maxrss)/(1<<20))
+	}
+	// One "obj = v," line per binary sub-problem (one-vs-one for more classes).
+	for _, m := range regexp.MustCompile(`obj = (\S+),`).FindAllSubmatch(out, -1) {
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			return benchRow{}, fmt.Errorf("svm-train: objective %q: %w", m[1], err)
+		}
+		row.obj += v
+		row.haveObj = true
+	}
+	if row.haveObj {
+		row.note += fmt.Sprintf(", obj %.6f", row.obj)
+	}
+	t1 = time.Now()
+	out, err = exec.CommandContext(ctx, "svm-predict", fte, fmod, fout).CombinedOutput()
+	if err != nil {
+		return benchRow{}, fmt.Errorf("svm-predict: %w\n%s", err, out)
+	}
+	row.pred = time.Since(t1).Seconds()
+	if m := benchReAcc.FindSubmatch(out); m != nil {
+		row.acc, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	return row, nil
+}
+
+// benchSVMData loads the benchmark's train and test sets.
+func benchSVMData(name string, seed uint64) (tr, te *datasets.Dataset, err error) {
+	shared := func(f string) (string, error) {
+		p, ok := datasets.SharedPath(f)
+		if !ok {
+			return "", fmt.Errorf("%s not found in the shared datasets folder (set LANDMARK_SHARED_DATA)", f)
+		}
+		return p, nil
+	}
+	switch name {
+	case "ijcnn1":
+		ptr, err := shared("ijcnn1.train.libsvm.gz")
+		if err != nil {
+			return nil, nil, err
+		}
+		pte, err := shared("ijcnn1.test.libsvm.gz")
+		if err != nil {
+			return nil, nil, err
+		}
+		if tr, err = datasets.ReadLIBSVMFile(ptr); err != nil {
+			return nil, nil, err
+		}
+		te, err = datasets.ReadTestFile(pte, tr, datasets.ReadOptions{Format: datasets.LIBSVM})
+		return tr, te, err
+	case "covtype":
+		p, err := shared("covtype.binary.libsvm.gz")
+		if err != nil {
+			return nil, nil, err
+		}
+		all, err := datasets.ReadLIBSVMFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if tr, te, err = all.TrainTest(0.2, false, rand.New(rand.NewPCG(seed, 0x5c))); err != nil {
+			return nil, nil, err
+		}
+		mm := &datasets.MinMax{Lower: 0, Upper: 1}
+		if err := mm.Fit(tr.X); err != nil {
+			return nil, nil, err
+		}
+		if tr.X, err = mm.Transform(tr.X); err != nil {
+			return nil, nil, err
+		}
+		if te.X, err = mm.Transform(te.X); err != nil {
+			return nil, nil, err
+		}
+		return tr, te, nil
+	}
+	return nil, nil, fmt.Errorf("%w: -data %q: want ijcnn1 or covtype", errUsage, name)
+}
+
+// headRows keeps the first n rows of d (all when n is 0 or too large).
+func headRows(d *datasets.Dataset, n int) *datasets.Dataset {
+	if n <= 0 || n >= d.Len() {
+		return d
+	}
+	_, c := d.X.Dims()
+	return &datasets.Dataset{Name: d.Name, X: mat.DenseCopyOf(d.X.Slice(0, n, 0, c)), Y: d.Y[:n]}
+}
+
+// writeBenchFile writes a benchmark set as a LIBSVM file for svm-train: the
+// sparse writer for CSR data (only non-zeros), the dense one otherwise.
+func writeBenchFile(path string, s benchSet) error {
+	if c, ok := s.x.(*datasets.CSR); ok {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := datasets.WriteLIBSVMSparse(f, c, s.y); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return datasets.WriteFile(path, &datasets.Dataset{X: kernel.DenseOf(s.x), Y: s.y}, datasets.WriteOptions{Format: datasets.LIBSVM})
+}
+
+// toCSR returns x as a *datasets.CSR (its non-zeros), x itself when it is one.
+func toCSR(x mat.Matrix) *datasets.CSR {
+	if c, ok := x.(*datasets.CSR); ok {
+		return c
+	}
+	d := kernel.DenseOf(x)
+	n, dim := d.Dims()
+	indptr := make([]int, 1, n+1)
+	var indices []int32
+	var values []float64
+	for i := 0; i < n; i++ {
+		for j, v := range d.RawRowView(i) {
+			if v != 0 {
+				indices = append(indices, int32(j))
+				values = append(values, v)
+			}
+		}
+		indptr = append(indptr, len(values))
+	}
+	c, err := datasets.NewCSR(n, dim, indptr, indices, values)
+	if err != nil {
+		panic(err) // the non-zeros of a finite dense matrix always make a valid CSR
+	}
+	return c
+}
+
+// density is the fraction of non-zero entries of x.
+func density(x mat.Matrix) float64 {
+	if c, ok := x.(*datasets.CSR); ok {
+		return c.Density()
+	}
+	d := kernel.DenseOf(x)
+	n, dim := d.Dims()
+	nz := 0
+	for i := 0; i < n; i++ {
+		for _, v := range d.RawRowView(i) {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return float64(nz) / (float64(n) * float64(dim))
+}
+
+// benchSparseData reads mnist (pixels/255, kept sparse) or draws the
+// synthetic text-like set, and keeps the first ntrain / ntest rows (0: all
+// for mnist, 20,000 / 5,000 for text).
+func benchSparseData(ctx context.Context, name string, ntrain, ntest, dim, nnz int, seed uint64) (tr, te benchSet, err error) {
+	if name == "text" || name == "news20" {
+		if ntrain == 0 {
+			ntrain = 20000
+		}
+		if ntest == 0 {
+			ntest = 5000
+		}
+		var x *datasets.CSR
+		var y []float64
+		if name == "text" {
+			dim, nnz = cmp.Or(dim, 20000), cmp.Or(nnz, 50)
+			if nnz > dim {
+				return tr, te, fmt.Errorf("%w: -nnz %d > -dim %d", errUsage, nnz, dim)
+			}
+			x, y, err = textLike(ntrain+ntest, dim, nnz, rand.New(rand.NewPCG(seed, 0x7e)))
+		} else {
+			// The same draw as "landmark data synth text" with this seed.
+			x, y, err = datasets.SyntheticText(rand.New(rand.NewPCG(seed, 0x7e47)), datasets.TextOptions{Rows: ntrain + ntest, Dim: dim, NNZ: nnz})
+		}
+		if err != nil {
+			return tr, te, err
+		}
+		a, b := make([]int, ntrain), make([]int, ntest)
+		for i := range a {
+			a[i] = i
+		}
+		for i := range b {
+			b[i] = ntrain + i
+		}
+		xa, _ := x.Rows(a)
+		xb, _ := x.Rows(b)
+		return benchSet{x: xa, y: y[:ntrain]}, benchSet{x: xb, y: y[ntrain:]}, nil
+	}
+	var sets [2]benchSet
+	for k, f := range []string{"mnist.train.libsvm.gz", "mnist.test.libsvm.gz"} {
+		p, ok := datasets.SharedPath(f)
+		if !ok {
+			return tr, te, fmt.Errorf("%s not found in the shared datasets folder (set LANDMARK_SHARED_DATA)", f)
+		}
+		x, y, err := datasets.ReadLIBSVMSparseFile(ctx, p, 784)
+		if err != nil {
+			return tr, te, err
+		}
+		for i := range x.Values {
+			x.Values[i] /= 255
+		}
+		keep := []int{ntrain, ntest}[k]
+		if n, _ := x.Dims(); keep > 0 && keep < n {
+			idx := make([]int, keep)
+			for i := range idx {
+				idx[i] = i
+			}
+			x, _ = x.Rows(idx)
+			y = y[:keep]
+		}
+		sets[k] = benchSet{x: x, y: y}
+	}
+	return sets[0], sets[1], nil
+}
+
+// textLike draws an rcv1-like sparse binary classification set: each row has
+// nnz distinct columns drawn with P(column < j) = (j/d)^0.4 (a few frequent
+// "words", a long tail), positive values 1 + Exp(1), scaled to unit L2 norm
+// as rcv1's rows are; the label is the sign of w·x for a w that is standard
+// normal on the d/40 most frequent columns (about a fifth of each row's
+// non-zeros) and 0 elsewhere, flipped for 5% of the rows.
+func textLike(n, d, nnz int, rng *rand.Rand) (*datasets.CSR, []float64, error) {
+	w := make([]float64, d)
+	for j := range w[:max(d/40, 1)] {
+		w[j] = rng.NormFloat64()
+	}
+	indptr := make([]int, 1, n+1)
+	indices := make([]int32, 0, n*nnz)
+	values := make([]float64, 0, n*nnz)
+	y := make([]float64, n)
+	seen := map[int32]bool{}
+	for i := 0; i < n; i++ {
+		clear(seen)
+		cols := make([]int32, 0, nnz)
+		for len(cols) < nnz {
+			j := int32(min(float64(d-1), float64(d)*math.Pow(rng.Float64(), 2.5)))
+			if !seen[j] {
+				seen[j] = true
+				cols = append(cols, j)
+			}
+		}
+		slices.Sort(cols)
+		start := len(values)
+		var ss float64
+		for range cols {
+			v := 1 + rng.ExpFloat64()
+			values = append(values, v)
+			ss += v * v
+		}
+		var dot float64
+		for p, j := range cols {
+			values[start+p] /= math.Sqrt(ss)
+			dot += w[j] * values[start+p]
+		}
+		indices = append(indices, cols...)
+		indptr = append(indptr, len(values))
+		y[i] = 1
+		if dot < 0 {
+			y[i] = -1
+		}
+		if rng.Float64() < 0.05 {
+			y[i] = -y[i]
+		}
+	}
+	x, err := datasets.NewCSR(n, d, indptr, indices, values)
+	return x, y, err
+}
+
+// benchFiles reads a LIBSVM training and test file as CSR, both with the
+// larger of their dimensions, and keeps the first ntrain / ntest rows (0: all).
+func benchFiles(ctx context.Context, trainPath, testPath string, ntrain, ntest int) (tr, te benchSet, err error) {
+	var xs [2]*datasets.CSR
+	var ys [2][]float64
+	for k, p := range []string{trainPath, testPath} {
+		if xs[k], ys[k], err = datasets.ReadLIBSVMSparseFile(ctx, p, 0); err != nil {
+			return tr, te, err
+		}
+	}
+	_, d0 := xs[0].Dims()
+	_, d1 := xs[1].Dims()
+	d := max(d0, d1)
+	for k, keep := range []int{ntrain, ntest} {
+		x := xs[k]
+		n, _ := x.Dims()
+		if keep > 0 && keep < n {
+			idx := make([]int, keep)
+			for i := range idx {
+				idx[i] = i
+			}
+			x, _ = x.Rows(idx)
+			ys[k] = ys[k][:keep]
+			n = keep
+		}
+		if xs[k], err = datasets.NewCSR(n, d, x.Indptr, x.Indices, x.Values); err != nil {
+			return tr, te, err
+		}
+	}
+	return benchSet{x: xs[0], y: ys[0]}, benchSet{x: xs[1], y: ys[1]}, nil
+}
+
+// svKey is the key of a support vector by content: its non-zeros as
+// "index:value" with each value rounded to 8 significant digits, the
+// precision of svm-train's model file ("%.8g"), and printed back exactly.
+func svKey(b []byte, indices []int32, values []float64) []byte {
+	for p, j := range indices {
+		if values[p] == 0 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(values[p], 'e', 7, 64), 64)
+		b = strconv.AppendInt(b, int64(j)+1, 10)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// rowKeys counts the rows of x (dense or sparse) by svKey; nil x gives an
+// empty map.
+func rowKeys(x mat.Matrix) map[string]int {
+	keys := map[string]int{}
+	if x == nil {
+		return keys
+	}
+	sp, ok := x.(kernel.Sparse)
+	if !ok {
+		sp = toCSR(x) // dense rows: a copy of their non-zeros
+	}
+	indptr, indices, values := sp.CSR()
+	var b []byte
+	n, _ := sp.Dims()
+	for i := range n {
+		b = svKey(b[:0], indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]])
+		keys[string(b)]++
+	}
+	return keys
+}
+
+// libsvmModelKeys reads the support vectors of an svm-train model file
+// ("SV" line, then one line per vector: nr_class−1 coefficients and
+// index:value pairs) and counts them by svKey.
+func libsvmModelKeys(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	coefs, inSV := 1, false
+	keys := map[string]int{}
+	var b []byte
+	var idx []int32
+	var val []float64
+	for sc.Scan() {
+		line := sc.Text()
+		if !inSV {
+			if k, ok := strings.CutPrefix(line, "nr_class "); ok {
+				nc, err := strconv.Atoi(k)
+				if err != nil {
+					return nil, fmt.Errorf("%s: nr_class %q", path, k)
+				}
+				coefs = nc - 1
+			}
+			inSV = line == "SV"
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < coefs {
+			return nil, fmt.Errorf("%s: support vector line %q", path, line)
+		}
+		idx, val = idx[:0], val[:0]
+		for _, fl := range fields[coefs:] {
+			is, vs, ok := strings.Cut(fl, ":")
+			j, err1 := strconv.Atoi(is)
+			v, err2 := strconv.ParseFloat(vs, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s: support vector entry %q", path, fl)
+			}
+			idx, val = append(idx, int32(j-1)), append(val, v)
+		}
+		b = svKey(b[:0], idx, val)
+		keys[string(b)]++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !inSV {
+		return nil, fmt.Errorf("%s: no SV section", path)
+	}
+	return keys, nil
+}
+
+// compareKeys returns the size of the multiset intersection of a and b and
+// what is left of each.
+func compareKeys(a, b map[string]int) (common, onlyA, onlyB int) {
+	for k, na := range a {
+		nb := b[k]
+		common += min(na, nb)
+		onlyA += max(na-nb, 0)
+	}
+	for k, nb := range b {
+		onlyB += max(nb-a[k], 0)
+	}
+	return common, onlyA, onlyB
+}

@@ -1,0 +1,59 @@
+package cmdline
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/landmark-ml/landmark/experiments"
+)
+
+// ErrUsage marks errors caused by a malformed command line; the landmark
+// command exits with status 2 on them.
+var ErrUsage = errors.New("usage")
+
+// NewFlags returns a flag set for "landmark NAME" that prints its usage
+// (with synopsis) to stderr and returns errors instead of exiting.
+func NewFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("landmark "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: landmark %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// Parse parses args, wrapping failures in ErrUsage; an unknown flag is
+// named with the closest known one. flag.ErrHelp is returned as is.
+func Parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if d := experiments.DidYouMean(name, names); d != "" {
+			msg = fmt.Sprintf("unknown flag --%s%s", name, strings.Replace(d, `"`, `"--`, 1))
+		} else {
+			msg = fmt.Sprintf("unknown flag --%s (run with --help for the flags)", name)
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrUsage, msg)
+}
+
+// IsTerminal reports whether w is a character device (an interactive terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

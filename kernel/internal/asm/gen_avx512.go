@@ -1,0 +1,302 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func gemm() {
+	TEXT("gemm8x16AVX512", NOSPLIT, "func(k int, a, b, c *float64, ldc int, add bool)")
+	Doc("gemm8x16AVX512 sets (or, when add, increments) the 8×16 tile at c (row stride ldc",
+		"elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(3), ldc)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	VMOVUPD(Mem{Base: b}, Z16)
+	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSD(Mem{Base: a, Disp: 8 * r}, t)
+		VFMADD231PD(Z16, t, zmm[2*r])
+		VFMADD231PD(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(64), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
+	add := RAX
+	Load(Param("add"), add)
+	TESTB(add.As8(), add.As8())
+	JE(LabelRef("overwrite"))
+	for r := 0; r < 8; r++ {
+		VADDPD(Mem{Base: c}, zmm[2*r], zmm[2*r])
+		VADDPD(Mem{Base: c, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
+		VMOVUPD(zmm[2*r], Mem{Base: c})
+		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+	Label("overwrite")
+	for r := 0; r < 8; r++ {
+		VMOVUPD(zmm[2*r], Mem{Base: c})
+		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// exp16Consts returns, in order: log2e, the clamp, 1.5·2^48, (unused), 2,
+// then the polynomial's coefficients ln2^i/i! for i = 7 … 1.
+func exp16Consts() []float64 {
+	vals := []float64{log2e, exp16Clamp, 0x1.8p48, 0, 2}
+	for i := exp16Degree; i >= 1; i-- {
+		vals = append(vals, math.Pow(math.Ln2, float64(i))/factorial(i))
+	}
+	return vals
+}
+
+// expRow16 emits the AVX-512 Gaussian row map with the table-driven exp
+// above: 12 FMA-unit operations per 8 values (the degree-13 Taylor version
+// needed 20).
+func expRow16(name string, withDot bool) {
+	consts := GLOBL(name+"consts", RODATA|NOPTR)
+	for i, v := range exp16Consts() {
+		DATA(8*i, U64(math.Float64bits(v)))
+	}
+	cst := func(i int) Mem { return consts.Offset(8 * i) }
+	tab := GLOBL(name+"tab", RODATA|NOPTR)
+	for j := 0; j < 16; j++ {
+		DATA(8*j, U64(math.Float64bits(math.Exp2(float64(j)/16))))
+	}
+
+	sig := "func(row, cc *float64, n int, xx, ng float64)"
+	if withDot {
+		sig = "func(row, cc, v *float64, n int, xx, ng float64) float64"
+	}
+	TEXT(name, NOSPLIT, sig)
+	if withDot {
+		Doc(name+" replaces row[j] (a dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))",
+			"for j < n (n a multiple of 16) and returns Σ_j row[j]·v[j] (two 8-lane partial sums).")
+	} else {
+		Doc(name+" replaces row[j] (a dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))",
+			"for j < n (n a multiple of 16).")
+	}
+	row, cc, v, n := RSI, RDI, R8, RCX
+	Load(Param("row"), row)
+	Load(Param("cc"), cc)
+	if withDot {
+		Load(Param("v"), v)
+	}
+	Load(Param("n"), n)
+	SHRQ(Imm(4), n)
+	// Z18 table 0–7, Z19 table 8–15, Z20/Z21 dot partials,
+	// Z23 1.5·2^48, Z24 xx, Z25 s = ng·log2e, Z26 clamp, Z27 2, Z28 c7, Z31 zero.
+	Load(Param("xx"), X0)
+	VBROADCASTSD(X0, Z24)
+	Load(Param("ng"), X0)
+	VBROADCASTSD(X0, Z25)
+	VMULPD_BCST(cst(0), Z25, Z25)
+	VBROADCASTSD(cst(1), Z26)
+	VBROADCASTSD(cst(2), Z23)
+	VBROADCASTSD(cst(4), Z27)
+	VBROADCASTSD(cst(5), Z28)
+	VMOVUPD(tab.Offset(0), Z18)
+	VMOVUPD(tab.Offset(64), Z19)
+	VPXORQ(Z31, Z31, Z31)
+	VPXORQ(Z20, Z20, Z20)
+	VPXORQ(Z21, Z21, Z21)
+	// Four vectors (32 values) per step, their instructions interleaved so
+	// that four independent dependency chains are in flight (one chain's
+	// latency, not the FMA units, otherwise bounds the loop); then one step
+	// of two vectors for the remaining 16 values when n is not a multiple of 32.
+	step := func(nv int) { expStep16(nv, withDot, row, cc, v, cst) }
+	tail := R9
+	MOVQ(n, tail)
+	SHRQ(Imm(1), n) // steps of 32 values
+	ANDQ(Imm(1), tail)
+	TESTQ(n, n)
+	JE(LabelRef("tail"))
+	Label("loop")
+	step(4)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("tail")
+	TESTQ(tail, tail)
+	JE(LabelRef("done"))
+	step(2)
+	Label("done")
+	if withDot {
+		VADDPD(Z21, Z20, Z20)
+		VEXTRACTF64X4(Imm(1), Z20, Y1)
+		VADDPD(Y1, Y20, Y1)
+		VEXTRACTF128(Imm(1), Y1, X2)
+		VADDPD(X2, X1, X1)
+		VPERMILPD(Imm(1), X1, X2)
+		VADDSD(X2, X1, X1)
+		Store(X1, ReturnIndex(0))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+func axpy4() {
+	TEXT("axpy4AVX512", NOSPLIT, "func(n int, a *[4]float64, x *float64, stride int, y *float64)")
+	Doc("axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
+		"for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.")
+	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
+	Load(Param("n"), n)
+	Load(Param("a"), ap)
+	Load(Param("x"), x)
+	Load(Param("stride"), st)
+	Load(Param("y"), y)
+	SHLQ(Imm(3), st)
+	SHRQ(Imm(4), n)
+	for i := 0; i < 4; i++ {
+		VBROADCASTSD(Mem{Base: ap, Disp: 8 * i}, zmm[16+i])
+	}
+	x1, x2, x3 := R8, R9, R10
+	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
+	LEAQ(Mem{Base: x1, Index: st, Scale: 1}, x2)
+	LEAQ(Mem{Base: x2, Index: st, Scale: 1}, x3)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 2; h++ {
+		acc := zmm[h]
+		VMOVUPD(Mem{Base: y, Disp: 64 * h}, acc)
+		for i, xp := range []Register{x, x1, x2, x3} {
+			VFMADD231PD(Mem{Base: xp, Disp: 64 * h}, zmm[16+i], acc)
+		}
+		VMOVUPD(acc, Mem{Base: y, Disp: 64 * h})
+	}
+	for _, p := range []Register{x, x1, x2, x3, y} {
+		ADDQ(Imm(128), p)
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// axpyKernel emits y[j] += a·x[j] for j < n (n a multiple of 16), 128 bytes
+// a loop: two ZMM registers with avx512, else four YMM. fused uses one FMA
+// a lane; otherwise the product is rounded first (VMULPD, then VADDPD), the
+// bits of the scalar y[j] += a*x[j].
+func axpyKernel(name string, avx512, fused bool, doc ...string) {
+	TEXT(name, NOSPLIT, "func(n int, a float64, x, y *float64)")
+	Doc(doc...)
+	n, x, y := RCX, RSI, RDI
+	Load(Param("n"), n)
+	Load(Param("x"), x)
+	Load(Param("y"), y)
+	SHRQ(Imm(4), n)
+	Load(Param("a"), X0)
+	regs, av, width := ymm, VecPhysical(Y8), 32
+	if avx512 {
+		regs, av, width = zmm, Z16, 64
+	}
+	parts := 128 / width
+	VBROADCASTSD(X0, av)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < parts; h++ {
+		acc, at := regs[h], width*h
+		if fused {
+			VMOVUPD(Mem{Base: y, Disp: at}, acc)
+			VFMADD231PD(Mem{Base: x, Disp: at}, av, acc)
+		} else {
+			VMULPD(Mem{Base: x, Disp: at}, av, regs[parts+h])
+			VADDPD(Mem{Base: y, Disp: at}, regs[parts+h], acc)
+		}
+		VMOVUPD(acc, Mem{Base: y, Disp: at})
+	}
+	ADDQ(Imm(128), x)
+	ADDQ(Imm(128), y)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// expStep16 emits one step of expRow16 over nv vectors (8·nv values) at row,
+// cc (and v, withDot), each instruction issued for all nv vectors before the
+// next so that nv independent dependency chains are in flight.
+func expStep16(nv int, withDot bool, row, cc, v Register, cst func(int) Mem) {
+	for h := 0; h < nv; h++ {
+		VADDPD(Mem{Base: cc, Disp: 64 * h}, Z24, zmm[4*h]) // t = xx + cc
+	}
+	for h := 0; h < nv; h++ {
+		VFNMADD231PD(Mem{Base: row, Disp: 64 * h}, Z27, zmm[4*h]) // t −= 2·row (2·row is exact)
+	}
+	for h := 0; h < nv; h++ {
+		VMAXPD(zmm[4*h], Z31, zmm[4*h]) // clamp round-off at 0 (NaN stays NaN)
+	}
+	for h := 0; h < nv; h++ {
+		VMULPD(Z25, zmm[4*h], zmm[4*h]) // y = s·t ≤ 0
+	}
+	for h := 0; h < nv; h++ {
+		VMAXPD(zmm[4*h], Z26, zmm[4*h]) // y ≥ clamp (NaN stays NaN)
+	}
+	for h := 0; h < nv; h++ {
+		VRNDSCALEPD(Imm(0x40), zmm[4*h], zmm[4*h+1]) // q = round(16y)/16
+	}
+	for h := 0; h < nv; h++ {
+		VSUBPD(zmm[4*h+1], zmm[4*h], zmm[4*h]) // f = y − q, exact, |f| ≤ 1/32
+	}
+	for h := 0; h < nv; h++ {
+		VADDPD(Z23, zmm[4*h+1], zmm[4*h+2]) // 16q mod 16 in the low bits
+	}
+	for h := 0; h < nv; h++ {
+		VPERMI2PD(Z19, Z18, zmm[4*h+2]) // T = 2^((16q mod 16)/16)
+	}
+	for h := 0; h < nv; h++ {
+		VMOVAPD(Z28, zmm[4*h+3]) // q = c7
+	}
+	for i := 1; i < exp16Degree; i++ {
+		for h := 0; h < nv; h++ {
+			VFMADD213PD_BCST(cst(5+i), zmm[4*h], zmm[4*h+3]) // q = q·f + c_(7−i)
+		}
+	}
+	for h := 0; h < nv; h++ {
+		VMULPD(zmm[4*h], zmm[4*h+3], zmm[4*h+3]) // p(f) = e^u − 1
+	}
+	for h := 0; h < nv; h++ {
+		VFMADD213PD(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3]) // T·q + T
+	}
+	for h := 0; h < nv; h++ {
+		VSCALEFPD(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3]) // ·2^⌊q⌋
+	}
+	for h := 0; h < nv; h++ {
+		VMOVUPD(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
+	}
+	if withDot {
+		for h := 0; h < nv; h++ {
+			VFMADD231PD(Mem{Base: v, Disp: 64 * h}, zmm[4*h+3], zmm[20+h%2])
+		}
+	}
+	for _, p := range []Register{row, cc} {
+		ADDQ(U32(64*nv), p)
+	}
+	if withDot {
+		ADDQ(U32(64*nv), v)
+	}
+}

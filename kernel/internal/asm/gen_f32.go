@@ -1,0 +1,313 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func gemm32() {
+	TEXT("gemm8x32F32AVX512", NOSPLIT, "func(k int, a, b *float32, c *float64, ldc int, add bool)")
+	Doc("gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]",
+		"over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(3), ldc)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	VMOVUPS(Mem{Base: b}, Z16)
+	VMOVUPS(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSS(Mem{Base: a, Disp: 4 * r}, t)
+		VFMADD231PS(Z16, t, zmm[2*r])
+		VFMADD231PS(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(32), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
+	add := RAX
+	Load(Param("add"), add)
+	for r := 0; r < 8; r++ {
+		for h := 0; h < 2; h++ {
+			acc := zmm[2*r+h]
+			lo, hi := Z24, Z25
+			VCVTPS2PD(acc.AsY(), lo)
+			VEXTRACTF64X4(Imm(1), acc, Y26)
+			VCVTPS2PD(Y26, hi)
+			TESTB(add.As8(), add.As8())
+			JE(LabelRef(fmt.Sprintf("st%d_%d", r, h)))
+			VADDPD(Mem{Base: c, Disp: 128 * h}, lo, lo)
+			VADDPD(Mem{Base: c, Disp: 128*h + 64}, hi, hi)
+			Label(fmt.Sprintf("st%d_%d", r, h))
+			VMOVUPD(lo, Mem{Base: c, Disp: 128 * h})
+			VMOVUPD(hi, Mem{Base: c, Disp: 128*h + 64})
+		}
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// gemm32to32 emits the float32 tile kernel whose result stays in float32:
+// the K block of the float32 passes (d ≤ 256, one k-block, so no add).
+func gemm32to32() {
+	TEXT("gemm8x32F32to32AVX512", NOSPLIT, "func(k int, a, b, c *float32, ldc int)")
+	Doc("gemm8x32F32to32AVX512 sets the 8×32 float32 tile at c (row stride ldc elements) to",
+		"Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 (packed a [k][8], b [k][32]).")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(2), ldc)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	VMOVUPS(Mem{Base: b}, Z16)
+	VMOVUPS(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSS(Mem{Base: a, Disp: 4 * r}, t)
+		VFMADD231PS(Z16, t, zmm[2*r])
+		VFMADD231PS(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(32), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
+	for r := 0; r < 8; r++ {
+		VMOVUPS(zmm[2*r], Mem{Base: c})
+		VMOVUPS(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+func expRow32() {
+	consts := GLOBL("exp32consts", RODATA|NOPTR)
+	vals := []float32{16 * log2e, exp32Clamp, 0x1.8p23, 1.0 / 16, 2}
+	u := math.Ln2 / 16
+	for i := exp32Degree; i >= 1; i-- {
+		vals = append(vals, float32(math.Pow(u, float64(i))/factorial(i)))
+	}
+	for i, v := range vals {
+		DATA(4*i, U32(math.Float32bits(v)))
+	}
+	cst := func(i int) Mem { return consts.Offset(4 * i) }
+	tab := GLOBL("exp32tab", RODATA|NOPTR)
+	for j := 0; j < 16; j++ {
+		DATA(4*j, U32(math.Float32bits(float32(math.Exp2(float64(j)/16)))))
+	}
+
+	TEXT("expRowDotF32AVX512", NOSPLIT, "func(row, cc, v *float32, n int, xx, ng float32) float32")
+	Doc("expRowDotF32AVX512 replaces row[j] (a float32 dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))",
+		"in float32 for j < n (n a multiple of 32) and returns Σ_j row[j]·v[j] summed in float32 lanes.")
+	row, cc, v, n := RSI, RDI, R8, RCX
+	Load(Param("row"), row)
+	Load(Param("cc"), cc)
+	Load(Param("v"), v)
+	Load(Param("n"), n)
+	SHRQ(Imm(5), n) // steps of 32 values (two vectors)
+	// Z18 table, Z20/Z21 dot partials, Z22 1/16, Z23 1.5·2^23, Z24 xx,
+	// Z25 s = ng·16·log2e, Z26 clamp, Z27 2, Z28 c3, Z31 zero.
+	Load(Param("xx"), X0)
+	VBROADCASTSS(X0, Z24)
+	Load(Param("ng"), X0)
+	VBROADCASTSS(X0, Z25)
+	VMULPS_BCST(cst(0), Z25, Z25)
+	VBROADCASTSS(cst(1), Z26)
+	VBROADCASTSS(cst(2), Z23)
+	VBROADCASTSS(cst(3), Z22)
+	VBROADCASTSS(cst(4), Z27)
+	VBROADCASTSS(cst(5), Z28)
+	VMOVUPS(tab.Offset(0), Z18)
+	VPXORQ(Z31, Z31, Z31)
+	VPXORQ(Z20, Z20, Z20)
+	VPXORQ(Z21, Z21, Z21)
+	step := func(nv int) { expStep32(nv, row, cc, v, cst) }
+	tail := R9
+	MOVQ(n, tail)
+	SHRQ(Imm(1), n) // steps of 64 values
+	ANDQ(Imm(1), tail)
+	TESTQ(n, n)
+	JE(LabelRef("tail"))
+	Label("loop")
+	step(4)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("tail")
+	TESTQ(tail, tail)
+	JE(LabelRef("done"))
+	step(2)
+	Label("done")
+	VADDPS(Z21, Z20, Z20)
+	VEXTRACTF32X8(Imm(1), Z20, Y1)
+	VADDPS(Y1, Y20, Y1)
+	VEXTRACTF128(Imm(1), Y1, X2)
+	VADDPS(X2, X1, X1)
+	VMOVHLPS(X1, X1, X2)
+	VADDPS(X2, X1, X1)
+	VMOVSHDUP(X1, X2)
+	VADDSS(X2, X1, X1)
+	Store(X1, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// axpy4F32 emits the float32 axpy4: y += a0·x0 + a1·x1 + a2·x2 + a3·x3 in that
+// FMA order, 32 values per step.
+func axpy4F32() {
+	TEXT("axpy4F32AVX512", NOSPLIT, "func(n int, a *[4]float32, x *float32, stride int, y *float32)")
+	Doc("axpy4F32AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
+		"in float32 for j < n (n a multiple of 32), where xi = x + i·stride.")
+	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
+	Load(Param("n"), n)
+	Load(Param("a"), ap)
+	Load(Param("x"), x)
+	Load(Param("stride"), st)
+	Load(Param("y"), y)
+	SHLQ(Imm(2), st)
+	SHRQ(Imm(5), n)
+	for i := 0; i < 4; i++ {
+		VBROADCASTSS(Mem{Base: ap, Disp: 4 * i}, zmm[16+i])
+	}
+	x1, x2, x3 := R8, R9, R10
+	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
+	LEAQ(Mem{Base: x1, Index: st, Scale: 1}, x2)
+	LEAQ(Mem{Base: x2, Index: st, Scale: 1}, x3)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 2; h++ {
+		acc := zmm[h]
+		VMOVUPS(Mem{Base: y, Disp: 64 * h}, acc)
+		for i, xp := range []Register{x, x1, x2, x3} {
+			VFMADD231PS(Mem{Base: xp, Disp: 64 * h}, zmm[16+i], acc)
+		}
+		VMOVUPS(acc, Mem{Base: y, Disp: 64 * h})
+	}
+	for _, p := range []Register{x, x1, x2, x3, y} {
+		ADDQ(Imm(128), p)
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// flush32 emits dst[j] += float64(src[j]); src[j] = 0 for j < n (n a
+// multiple of 32): a float32 partial sum moved into its float64 total.
+func flush32() {
+	TEXT("flush32AVX512", NOSPLIT, "func(n int, src *float32, dst *float64)")
+	Doc("flush32AVX512 sets dst[j] += float64(src[j]) and src[j] = 0 for j < n (n a multiple of 32).")
+	n, src, dst := RCX, RSI, RDI
+	Load(Param("n"), n)
+	Load(Param("src"), src)
+	Load(Param("dst"), dst)
+	SHRQ(Imm(5), n)
+	VPXORQ(Z31, Z31, Z31)
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for h := 0; h < 4; h++ {
+		VCVTPS2PD(Mem{Base: src, Disp: 32 * h}, zmm[h])
+	}
+	for h := 0; h < 4; h++ {
+		VADDPD(Mem{Base: dst, Disp: 64 * h}, zmm[h], zmm[h])
+	}
+	for h := 0; h < 4; h++ {
+		VMOVUPD(zmm[h], Mem{Base: dst, Disp: 64 * h})
+	}
+	VMOVUPS(Z31, Mem{Base: src})
+	VMOVUPS(Z31, Mem{Base: src, Disp: 64})
+	ADDQ(Imm(128), src)
+	ADDQ(U32(256), dst)
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// expStep32 emits one step of expRow32 over nv vectors (16·nv values) at
+// row, cc and v, each instruction issued for all nv vectors before the next
+// (nv independent dependency chains in flight).
+func expStep32(nv int, row, cc, v Register, cst func(int) Mem) {
+	for h := 0; h < nv; h++ {
+		VADDPS(Mem{Base: cc, Disp: 64 * h}, Z24, zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VFNMADD231PS(Mem{Base: row, Disp: 64 * h}, Z27, zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VMAXPS(zmm[4*h], Z31, zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VMULPS(Z25, zmm[4*h], zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VMAXPS(zmm[4*h], Z26, zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VRNDSCALEPS(Imm(0), zmm[4*h], zmm[4*h+1])
+	}
+	for h := 0; h < nv; h++ {
+		VSUBPS(zmm[4*h+1], zmm[4*h], zmm[4*h])
+	}
+	for h := 0; h < nv; h++ {
+		VADDPS(Z23, zmm[4*h+1], zmm[4*h+2])
+	}
+	for h := 0; h < nv; h++ {
+		VPERMPS(Z18, zmm[4*h+2], zmm[4*h+2]) // T = 2^((k mod 16)/16)
+	}
+	for h := 0; h < nv; h++ {
+		VMULPS(Z22, zmm[4*h+1], zmm[4*h+1])
+	}
+	for h := 0; h < nv; h++ {
+		VMOVAPS(Z28, zmm[4*h+3])
+	}
+	for i := 1; i < exp32Degree; i++ {
+		for h := 0; h < nv; h++ {
+			VFMADD213PS_BCST(cst(5+i), zmm[4*h], zmm[4*h+3])
+		}
+	}
+	for h := 0; h < nv; h++ {
+		VMULPS(zmm[4*h], zmm[4*h+3], zmm[4*h+3])
+	}
+	for h := 0; h < nv; h++ {
+		VFMADD213PS(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3])
+	}
+	for h := 0; h < nv; h++ {
+		VSCALEFPS(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3])
+	}
+	for h := 0; h < nv; h++ {
+		VMOVUPS(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
+	}
+	for h := 0; h < nv; h++ {
+		VFMADD231PS(Mem{Base: v, Disp: 64 * h}, zmm[4*h+3], zmm[20+h%2])
+	}
+	for _, p := range []Register{row, cc, v} {
+		ADDQ(U32(64*nv), p)
+	}
+}

@@ -1,0 +1,102 @@
+package model_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// sine returns n points of y = sin(x) on [−3, 3].
+func sine(n int) (*mat.Dense, []float64) {
+	x := mat.NewDense(n, 1, nil)
+	y := make([]float64, n)
+	for i := range n {
+		v := -3 + 6*float64(i)/float64(n-1)
+		x.Set(i, 0, v)
+		y[i] = math.Sin(v)
+	}
+	return x, y
+}
+
+// Progress sees every FALKON iteration and can stop the fit: returning
+// false keeps the coefficients of that iteration, and Info says the solver
+// was stopped.
+func ExampleFalkon_progress() {
+	x, y := sine(500)
+	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
+		Progress: func(it model.FalkonIteration) bool {
+			fmt.Printf("iteration %d, relative residual %.0e\n", it.Iteration, it.Residual)
+			return it.Iteration < 3 // stop after the third
+		}}
+	if err := m.Fit(context.Background(), x, y); err != nil {
+		fmt.Println(err)
+		return
+	}
+	info := m.Info()
+	fmt.Println(info.Iterations, "iterations, status", info.Status)
+	// Output:
+	// iteration 1, relative residual 4e-01
+	// iteration 2, relative residual 1e-01
+	// iteration 3, relative residual 4e-02
+	// 3 iterations, status stopped
+}
+
+// Cancelling the context stops a fit at its next check (every FALKON
+// iteration, every kernel block): Fit returns an error wrapping
+// context.Canceled, and an estimator not fitted before stays unfitted.
+func ExampleFalkon_cancel() {
+	x, y := sine(500)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
+		Progress: func(it model.FalkonIteration) bool {
+			if it.Iteration == 2 {
+				cancel() // as a signal handler or a deadline would
+			}
+			return true
+		}}
+	err := m.Fit(ctx, x, y)
+	fmt.Println("cancelled:", errors.Is(err, context.Canceled))
+	_, err = m.Predict(x)
+	fmt.Println("not fitted:", errors.Is(err, model.ErrNotFitted))
+	// Output:
+	// cancelled: true
+	// not fitted: true
+}
+
+// MemoryLimit caps a fit's planned peak memory. Plan shows the plan without
+// fitting; a fit whose plan exceeds the cap fails with ErrMemory before
+// allocating anything large.
+func ExampleFalkon_memoryLimit() {
+	x, y := sine(20000)
+	// The plan counts the kernel engine's scratch per worker, so Workers is
+	// fixed here: with the default (GOMAXPROCS) the plan grows with the cores.
+	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 1000, Seed: 1, Workers: 2}
+	plan, err := m.Plan(x, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// K_MM and the preconditioner's factor are 2·8·M² bytes = 16 MB.
+	fmt.Println("M = 1000 plans more than 16 MB:", plan.Total > 16e6)
+
+	m.MemoryLimit = 10 << 20 // 10 MiB
+	err = m.Fit(context.Background(), x, y)
+	fmt.Println("refused under a 10 MiB cap:", errors.Is(err, model.ErrMemory))
+
+	m.M = 200 // fewer centers: K_MM shrinks with M²
+	if err := m.Fit(context.Background(), x, y); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("M = 200 fits, planned peak within the cap:", m.Info().Plan.Total <= m.MemoryLimit)
+	// Output:
+	// M = 1000 plans more than 16 MB: true
+	// refused under a 10 MiB cap: true
+	// M = 200 fits, planned peak within the cap: true
+}
