@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,23 +52,28 @@ func readLIBSVMTest(ctx context.Context, r io.Reader, d int, unlabelled bool) (x
 }
 
 // CSRFromDense returns the CSR matrix of x's non-zero entries (x must be
-// finite; a non-finite entry is an error, as in NewCSR).
+// finite; a non-finite entry is an error, as in NewCSR). The conversion is
+// kernel.CSRRowsOf, Landmark's one dense→sparse conversion.
 func CSRFromDense(x *mat.Dense) (*CSR, error) {
 	if x == nil || x.IsEmpty() {
-		return nil, fmt.Errorf("%w: csr from an empty matrix", ErrInput)
+		return nil, fmt.Errorf("datasets: csr from dense: %w: the matrix is empty", ErrInput)
 	}
 	n, d := x.Dims()
-	indptr := make([]int, 1, n+1)
-	var indices []int32
-	var values []float64
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			if v != 0 {
-				indices = append(indices, int32(j))
-				values = append(values, v)
-			}
-		}
-		indptr = append(indptr, len(values))
-	}
+	indptr, indices, values := kernel.CSRRowsOf(x).CSR()
 	return NewCSR(n, d, indptr, indices, values)
+}
+
+// Density is the fraction of the entries of x that are not zero: the
+// stored share for a *CSR (CSR.Density), kernel.NonZeros over n·d for any
+// other matrix; 0 for an empty matrix. The dense-or-sparse storage rule
+// (experiments.SparseDensity) compares it with a threshold.
+func Density(x mat.Matrix) float64 {
+	if c, ok := x.(*CSR); ok {
+		return c.Density()
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return 0
+	}
+	return float64(kernel.NonZeros(x)) / (float64(n) * float64(d))
 }

@@ -127,3 +127,26 @@ func TestReadLIBSVMTestFile(t *testing.T) {
 		t.Errorf("malformed test file: %v", err)
 	}
 }
+
+// TestDensity: the share of non-zeros, counted by hand on a 3×4 matrix with
+// 5 non-zeros (5/12), the same for its CSR form, 0 for an all-zero matrix.
+func TestDensity(t *testing.T) {
+	x := mat.NewDense(3, 4, []float64{
+		1, 0, 0, 2,
+		0, 0, 0, 0,
+		-3, 4, 0, 5,
+	})
+	if got := Density(x); got != 5.0/12 {
+		t.Errorf("Density(dense) = %v, want 5/12", got)
+	}
+	c, err := CSRFromDense(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Density(c); got != 5.0/12 || c.NNZ() != 5 {
+		t.Errorf("Density(csr) = %v (%d stored), want 5/12 (5 stored)", got, c.NNZ())
+	}
+	if got := Density(mat.NewDense(2, 2, nil)); got != 0 {
+		t.Errorf("Density(zeros) = %v, want 0", got)
+	}
+}

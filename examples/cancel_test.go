@@ -112,13 +112,14 @@ func TestFitCancelledMidway(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		last, total := 0, 0
-		b := &model.BKASVM{Kernel: k, C: 10, Clusters: 12, Workers: 1, Seed: 1,
+		b := &model.BKASVM{Kernel: k, C: 10, Clusters: 12, Seed: 1,
 			Progress: func(done, n int) {
 				last, total = done, n
 				if done == 2 {
 					cancel()
 				}
 			}}
+		b.Workers = 1
 		err := b.Fit(ctx, d.X, d.Y)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)

@@ -3,14 +3,12 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/approx"
-	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -28,9 +26,10 @@ type ApproximationSpec struct {
 	// protocol); default both.
 	Measures []string `yaml:"measures,omitempty" json:"measures,omitempty"`
 	// Rank is the target rank k of the Nyström methods (0: keep all); a grid
-	// axis rank overrides it.
+	// axis rank overrides it. meka's rank is m: m/clusters in each cluster.
 	Rank int `yaml:"rank,omitempty" json:"rank,omitempty"`
-	// Clusters is c for meka and bka (default 10); a grid axis clusters overrides it.
+	// Clusters is c for meka (default 10) and bka (default 64); a grid axis
+	// clusters overrides it.
 	Clusters int `yaml:"clusters,omitempty" json:"clusters,omitempty"`
 	// Rows is the number of rows of K the Frobenius error is estimated on
 	// (0: min(n, 1000)).
@@ -45,39 +44,8 @@ const (
 	MeasureSpectral  = "spectral"
 )
 
-// approxMethod is one row of the approximation table: build returns the
-// approximation of the kernel matrix of x and the bytes its representation
-// of K̃ on x holds.
-type approxMethod struct {
-	name    string
-	summary string
-	// usesM says whether the method takes the sample size m.
-	usesM bool
-	build func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error)
-}
-
-// approxParams are one grid point's settings of an approximation run.
-type approxParams struct {
-	m, rank, clusters int
-	qr                bool
-}
-
-// nystromMethod is Nyström from a sampler's landmarks (standard rank-k, or
-// QR rank-k when p.qr), K̃ represented by φ(X) (8·n·r bytes).
-func nystromMethod(s approx.Sampler) func(context.Context, mat.Matrix, kernel.Kernel, approxParams, *rand.Rand) (approx.RowApproximator, int64, error) {
-	return func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-		lm, err := s.Sample(ctx, x, k, p.m, rng)
-		if err != nil {
-			return nil, 0, err
-		}
-		fm, err := approx.Nystrom{Rank: p.rank, QR: p.qr}.Fit(ctx, x, k, lm)
-		if err != nil {
-			return nil, 0, err
-		}
-		return featureRows(ctx, fm, x)
-	}
-}
-
+// featureRows holds φ(X) of a map as K̃'s rows (8·n·r bytes): the measures
+// of a run read many rows, each then one product instead of a pass over X.
 func featureRows(ctx context.Context, f approx.FeatureMap, x mat.Matrix) (approx.RowApproximator, int64, error) {
 	fr, err := approx.NewFeatureRows(ctx, f, x)
 	if err != nil {
@@ -85,71 +53,6 @@ func featureRows(ctx context.Context, f approx.FeatureMap, x mat.Matrix) (approx
 	}
 	n, _ := x.Dims()
 	return fr, 8 * int64(n) * int64(f.Dim()), nil
-}
-
-// approxMethods is the approximation table, sorted by name. Every Nyström
-// sampler also appears with a -qr suffix: the best rank-k approximation from
-// the same landmarks (Pourkamali-Anaraki & Becker, Alg. 2).
-var approxMethods = func() []approxMethod {
-	var t []approxMethod
-	for _, s := range samplers {
-		b := nystromMethod(s.s)
-		t = append(t, approxMethod{name: s.name, summary: "Nyström on " + s.summary + "; standard rank-k truncation", usesM: true, build: b})
-		t = append(t, approxMethod{name: s.name + "-qr", summary: "Nyström on " + s.summary + "; best rank-k via QR (Pourkamali-Anaraki & Becker, Alg. 2)", usesM: true,
-			build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-				p.qr = true
-				return b(ctx, x, k, p, rng)
-			}})
-	}
-	t = append(t,
-		approxMethod{name: "bka", summary: "block kernel approximation: exact blocks of a k-means partition (Si, Hsieh & Dhillon)", build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-			b, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{Clusters: p.clusters}, rng)
-			if err != nil {
-				return nil, 0, err
-			}
-			return b, b.Bytes(), nil
-		}},
-		approxMethod{name: "meka", summary: "MEKA with total rank m = clusters × k (Si, Hsieh & Dhillon, Alg. 1)", usesM: true, build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-			r := p.m / p.clusters
-			if r < 1 {
-				return nil, 0, fmt.Errorf("%w: meka: m = %d is below clusters = %d (rank per cluster m/clusters < 1)", ErrSpec, p.m, p.clusters)
-			}
-			mk, err := meka.Fit(ctx, x, k, meka.Options{Rank: r, Clusters: p.clusters}, rng)
-			if err != nil {
-				return nil, 0, err
-			}
-			return mk, mk.Bytes(), nil
-		}},
-		approxMethod{name: "rff", summary: "random Fourier features, m features (Rahimi & Recht)", usesM: true, build: func(ctx context.Context, x mat.Matrix, k kernel.Kernel, p approxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
-			_, d := x.Dims()
-			f, err := approx.RFF{Features: p.m}.Fit(k, d, rng)
-			if err != nil {
-				return nil, 0, err
-			}
-			return featureRows(ctx, f, x)
-		}},
-	)
-	slices.SortFunc(t, func(a, b approxMethod) int { return strings.Compare(a.name, b.name) })
-	return t
-}()
-
-// ApproximationNames returns the approximation methods an approximation run
-// may list, sorted, each with a one-line summary.
-func ApproximationNames() [][2]string {
-	out := make([][2]string, len(approxMethods))
-	for i, m := range approxMethods {
-		out[i] = [2]string{m.name, m.summary}
-	}
-	return out
-}
-
-func approxMethodByName(name string) (approxMethod, bool) {
-	for _, m := range approxMethods {
-		if m.name == name {
-			return m, true
-		}
-	}
-	return approxMethod{}, false
 }
 
 // approxGridAxes are the grid axes of approximation runs.
@@ -169,10 +72,7 @@ func (s *Spec) validateApproximation() error {
 	if len(a.Methods) == 0 {
 		return s.errAt("approximation needs a list of methods", "approximation", "methods")
 	}
-	names := make([]string, len(approxMethods))
-	for i, m := range approxMethods {
-		names[i] = m.name
-	}
+	names := approxMethodNames()
 	needM := false
 	for i, m := range a.Methods {
 		am, ok := approxMethodByName(m)
@@ -266,20 +166,16 @@ func (p Point) method() string {
 func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (PointResult, error) {
 	a := r.s.Approximation
 	pr := PointResult{Index: idx, Key: p.Key(), Params: p, Method: p.method()}
-	am, _ := approxMethodByName(pr.Method)
 	ks := a.Kernel
-	ap := approxParams{rank: a.Rank, clusters: a.Clusters}
-	if ap.clusters == 0 {
-		ap.clusters = 10
-	}
+	ap := ApproxParams{Rank: a.Rank, Clusters: a.Clusters}
 	for _, q := range p[1:] {
 		switch q.Name {
 		case "m":
-			ap.m = int(q.Value)
+			ap.M = int(q.Value)
 		case "rank":
-			ap.rank = int(q.Value)
+			ap.Rank = int(q.Value)
 		case "clusters":
-			ap.clusters = int(q.Value)
+			ap.Clusters = int(q.Value)
 		default:
 			setKernelField(&ks, q.Name, q.Value)
 		}
@@ -297,7 +193,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 		seed := fitSeed(r.s.Seed, rep, 0)
 		w := startMemWatch()
 		t0 := time.Now()
-		ra, bytes, err := am.build(ctx, r.x, k, ap, rand.New(rand.NewPCG(seed, 1)))
+		ra, bytes, err := r.buildApprox(ctx, pr.Method, k, ap, rand.New(rand.NewPCG(seed, 1)))
 		dt := time.Since(t0).Seconds()
 		peak := w.Stop()
 		if err != nil {
@@ -306,7 +202,7 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 			}
 			pr.Error = err.Error()
 			pr.Fits = 0
-			pr.Metrics = nanSummaries2(ms)
+			pr.Metrics = nanSummaries(ms)
 			return pr, nil
 		}
 		for i, m := range ms {
@@ -342,10 +238,42 @@ func (r *runner) evalApprox(ctx context.Context, idx, total int, p Point) (Point
 	return pr, nil
 }
 
-func nanSummaries2(names []string) []Summary {
-	out := make([]Summary, len(names))
-	for i, n := range names {
-		out[i] = Summary{Name: n, Mean: math.NaN(), Std: math.NaN()}
+// buildApprox builds one approximation of a run: a feature map's φ(X) is
+// held (featureRows), meka's and bka's structures answer rows themselves.
+func (r *runner) buildApprox(ctx context.Context, method string, k kernel.Kernel, p ApproxParams, rng *rand.Rand) (approx.RowApproximator, int64, error) {
+	a, err := BuildApproximation(ctx, method, r.x, k, p, rng)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out
+	if a.Map != nil {
+		return featureRows(ctx, a.Map, r.x)
+	}
+	return a.Rows, a.Bytes, nil
+}
+
+// ApproxData is the data of an approximation build as an approximation run
+// holds it: read, subsampled and scaled.
+type ApproxData struct {
+	// X is *mat.Dense or *datasets.CSR (kernel.Sparse).
+	X mat.Matrix
+	// Storage is StorageDense or StorageSparse; StorageWhy says why auto
+	// chose it ("" when the spec named the storage).
+	Storage, StorageWhy string
+	// Density is the share of non-zero entries of the data as read.
+	Density float64
+}
+
+// LoadApproximationData reads the dataset block of the approximation spec s
+// as Run does: its storage rule (a LIBSVM file kept sparse below
+// SparseDensity unless the scaling moves zeros), subsample and scaling,
+// after checking the spec.
+func LoadApproximationData(ctx context.Context, s *Spec) (*ApproxData, error) {
+	if s == nil || s.Approximation == nil {
+		return nil, fmt.Errorf("%w: not an approximation spec", ErrSpec)
+	}
+	r, err := newRunnerContext(ctx, s, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &ApproxData{X: r.x, Storage: r.storage, StorageWhy: r.storageWhy, Density: r.density}, nil
 }

@@ -17,6 +17,25 @@ type Summary struct {
 	Std float64 `json:"std"`
 }
 
+// nanSummaries returns one Summary per name with a NaN mean and standard
+// deviation: the metrics of a grid point whose fits failed.
+func nanSummaries(names []string) []Summary {
+	out := make([]Summary, len(names))
+	for i, n := range names {
+		out[i] = Summary{Name: n, Mean: math.NaN(), Std: math.NaN()}
+	}
+	return out
+}
+
+// metricNames lists the names of ms in order.
+func metricNames(ms []Metric) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
+}
+
 // PointResult is the cross-validation summary of one grid point.
 type PointResult struct {
 	// Index is the point's position in Grid.Points().

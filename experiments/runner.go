@@ -565,7 +565,7 @@ func (r *runner) assemblePoint(idx int, p Point, fits []FoldResult) PointResult 
 		if fr.Error != "" {
 			pr.Error = fr.Error
 			pr.Fits = 0
-			pr.Metrics = nanSummaries(r.metrics)
+			pr.Metrics = nanSummaries(metricNames(r.metrics))
 			return pr
 		}
 		for i, v := range fr.Scores {
@@ -590,14 +590,6 @@ func (r *runner) assemblePoint(idx int, p Point, fits []FoldResult) PointResult 
 	pr.PredictSeconds = predSum / float64(pr.Fits)
 	pr.Info = meanInfo(info, pr.Fits)
 	return pr
-}
-
-func nanSummaries(ms []Metric) []Summary {
-	out := make([]Summary, len(ms))
-	for i, m := range ms {
-		out[i] = Summary{Name: m.Name, Mean: math.NaN(), Std: math.NaN()}
-	}
-	return out
 }
 
 func sampleMeanStd(v []float64) (mean, std float64) {

@@ -113,7 +113,7 @@ func (r *runner) readCSVTest(path string, cols int) (*datasets.CSR, []float64, e
 // or storage dense) and converts it to CSR for storage sparse.
 func (r *runner) dense(x, xt *mat.Matrix) error {
 	xd := kernel.DenseOf(*x)
-	r.density = denseDensity(xd)
+	r.density = datasets.Density(xd)
 	st := r.s.Dataset.storage()
 	switch {
 	case st != StorageSparse:
@@ -122,6 +122,8 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 			switch {
 			case r.s.Dataset.shifts():
 				r.storageWhy = "auto: scale " + r.s.Dataset.scale() + " needs dense data"
+			case r.s.Dataset.Name != "":
+				r.storageWhy = "auto: bundled sets are dense"
 			default:
 				r.storageWhy = "auto: not a LIBSVM file"
 			}
@@ -142,23 +144,6 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 		*xt = ct
 	}
 	return nil
-}
-
-// denseDensity is the fraction of non-zero entries of x.
-func denseDensity(x *mat.Dense) float64 {
-	n, d := x.Dims()
-	if n == 0 || d == 0 {
-		return 0
-	}
-	nz := 0
-	for i := 0; i < n; i++ {
-		for _, v := range x.RawRowView(i) {
-			if v != 0 {
-				nz++
-			}
-		}
-	}
-	return float64(nz) / float64(n*d)
 }
 
 // copyX returns a copy of dense x that a fit may scale in place; sparse

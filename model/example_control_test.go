@@ -76,7 +76,8 @@ func ExampleFalkon_memoryLimit() {
 	x, y := sine(20000)
 	// The plan counts the kernel engine's scratch per worker, so Workers is
 	// fixed here: with the default (GOMAXPROCS) the plan grows with the cores.
-	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 1000, Seed: 1, Workers: 2}
+	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 1000, Seed: 1}
+	m.Workers = 2
 	plan, err := m.Plan(x, 1)
 	if err != nil {
 		fmt.Println(err)

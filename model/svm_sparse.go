@@ -262,7 +262,7 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 	if _, ok := x.(kernel.Sparse); ok {
 		svs, ok := dec.sv.(kernel.Sparse)
 		if !ok {
-			svs = denseRowsSparse(dec.sv.(*mat.Dense))
+			svs = kernel.CSRRowsOf(dec.sv.(*mat.Dense))
 		}
 		sp, si, sv = svs.CSR()
 		// Indexed support vectors: row r of K(X_B, S) is one column
@@ -313,25 +313,6 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 		out.Slice(r0, r1, 0, out.RawMatrix().Cols).(*mat.Dense).Mul(kb, dec.w)
 		return nil
 	})
-}
-
-// denseRowsSparse returns the non-zeros of the rows of x as sparse rows
-// (for dense support vectors against sparse data).
-func denseRowsSparse(x *mat.Dense) *kernel.CSRRows {
-	n, d := x.Dims()
-	indptr := make([]int, 1, n+1)
-	var indices []int32
-	var values []float64
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			if v != 0 {
-				indices = append(indices, int32(j))
-				values = append(values, v)
-			}
-		}
-		indptr = append(indptr, len(values))
-	}
-	return kernel.NewCSRRows(d, indptr, indices, values)
 }
 
 // appendRow appends row i of x (dense or sparse, densified) to dst.

@@ -104,163 +104,221 @@ func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt
 	if err := opCheckBlock(n, x, b); err != nil {
 		return Result{}, err
 	}
+	opt, err := opt.resolved(n)
+	if err != nil {
+		return Result{}, err
+	}
+	s := &pcgState{a: a, p: p, x: x, opt: opt}
+	if err := s.start(ctx, b); err != nil {
+		return cgCancelled(s.res, err)
+	}
+	if s.nActive == 0 {
+		s.res.Status = Converged
+		return s.res, nil
+	}
+	_, t := b.Dims()
+	s.dir, s.q = mat.DenseCopyOf(s.z), mat.NewDense(n, t, nil)
+	s.step, s.beta = make([]float64, t), make([]float64, t)
+	for it := 1; it <= opt.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return cgCancelled(s.res, err)
+		}
+		if err := s.iterate(ctx); err != nil {
+			return cgCancelled(s.res, err)
+		}
+		s.res.Iterations = it
+		s.res.Residual = cgMax(s.res.Residuals)
+		if opt.Callback != nil && !opt.Callback(Progress{Iteration: it, Residual: s.res.Residual, X: x}) {
+			s.res.Status = Stopped
+			return s.res, nil
+		}
+		if s.nActive == 0 {
+			break
+		}
+		// dir = z + β·dir, column by column.
+		cgScaleCols(s.dir, s.beta)
+		s.dir.Add(s.dir, s.z)
+	}
+	switch {
+	case s.nActive > 0:
+		s.res.Status = MaxIter
+	case s.broke:
+		s.res.Status = Breakdown
+	default:
+		s.res.Status = Converged
+	}
+	return s.res, nil
+}
+
+// resolved returns opt with defaults for an operator of size n, or an error.
+func (opt Options) resolved(n int) (Options, error) {
 	if opt.Tol == 0 {
 		opt.Tol = DefaultTol
 	}
 	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) {
-		return Result{}, fmt.Errorf("solver: cg: tolerance %g, want finite and > 0", opt.Tol)
+		return opt, fmt.Errorf("solver: cg: tolerance %g, want finite and > 0", opt.Tol)
 	}
 	if opt.MaxIter < 0 {
-		return Result{}, fmt.Errorf("solver: cg: max iterations %d, want ≥ 0", opt.MaxIter)
+		return opt, fmt.Errorf("solver: cg: max iterations %d, want ≥ 0", opt.MaxIter)
 	}
 	if opt.MaxIter == 0 {
 		opt.MaxIter = n
 	}
-	_, t := b.Dims()
-	res := Result{Residuals: make([]float64, t)}
+	return opt, nil
+}
 
-	r := mat.NewDense(n, t, nil)
-	if cgIsZero(x) {
-		r.Copy(b)
+// pcgState is the state of one PCG run: t recurrences, one per column.
+type pcgState struct {
+	a   Operator
+	p   Preconditioner
+	x   *mat.Dense // the iterate
+	opt Options
+	res Result
+
+	r, z     *mat.Dense // residual b − Ax and preconditioned residual Pr (z = r without P)
+	dir, q   *mat.Dense // search directions and A·dir
+	rz       []float64  // rᵀz per column
+	bnorm    []float64  // ‖b‖ per column, or √(bᵀPb) in the preconditioner's norm
+	precNorm bool
+	active   []bool // columns still iterating
+	nActive  int
+	broke    bool      // some column broke down
+	step     []float64 // step lengths, then their negatives
+	beta     []float64
+}
+
+// start forms the first residual r = b − Ax (b when x = 0), z = Pr, rᵀz
+// and the norms residuals are relative to, and marks the columns above
+// the tolerance active; a zero column of b gets x = 0.
+func (s *pcgState) start(ctx context.Context, b *mat.Dense) error {
+	n, t := b.Dims()
+	s.res = Result{Residuals: make([]float64, t)}
+	s.r = mat.NewDense(n, t, nil)
+	if cgIsZero(s.x) {
+		s.r.Copy(b)
 	} else {
-		if err := a.Apply(ctx, r, x); err != nil {
-			return cgCancelled(res, err)
+		if err := s.a.Apply(ctx, s.r, s.x); err != nil {
+			return err
 		}
-		r.Sub(b, r)
+		s.r.Sub(b, s.r)
 	}
-	z := r
-	if p != nil {
-		z = mat.NewDense(n, t, nil)
-		if err := p.Precondition(ctx, z, r); err != nil {
-			return cgCancelled(res, err)
-		}
-	}
-	rz := cgColDots(r, z)
-	precNorm := opt.PrecondNorm && p != nil
-	// bnorm is ‖b‖ per column, or √(bᵀPb) in the preconditioner's norm.
-	bnorm := cgColNorms(b)
-	if precNorm {
-		if cgIsZero(x) {
-			bnorm = slices.Clone(rz)
-		} else {
-			pb := mat.NewDense(n, t, nil)
-			if err := p.Precondition(ctx, pb, b); err != nil {
-				return cgCancelled(res, err)
-			}
-			bnorm = cgColDots(b, pb)
-		}
-		for j, v := range bnorm {
-			bnorm[j] = math.Sqrt(math.Max(v, 0))
+	s.z = s.r
+	if s.p != nil {
+		s.z = mat.NewDense(n, t, nil)
+		if err := s.p.Precondition(ctx, s.z, s.r); err != nil {
+			return err
 		}
 	}
-	resid := func(j int) float64 {
-		if precNorm {
-			return math.Sqrt(math.Max(rz[j], 0)) / bnorm[j]
-		}
-		return cgColNorm(r, j) / bnorm[j]
+	s.rz = cgColDots(s.r, s.z)
+	s.precNorm = s.opt.PrecondNorm && s.p != nil
+	if err := s.rhsNorms(ctx, b); err != nil {
+		return err
 	}
-	active := make([]bool, t)
-	nActive := 0
+	s.active = make([]bool, t)
 	for j := 0; j < t; j++ {
-		if bnorm[j] == 0 {
-			cgSetCol(x, j, 0)
-			cgSetCol(r, j, 0)
-			cgSetCol(z, j, 0)
-			rz[j] = 0
+		if s.bnorm[j] == 0 {
+			cgSetCol(s.x, j, 0)
+			cgSetCol(s.r, j, 0)
+			cgSetCol(s.z, j, 0)
+			s.rz[j] = 0
 			continue
 		}
-		res.Residuals[j] = resid(j)
-		if res.Residuals[j] > opt.Tol {
-			active[j] = true
-			nActive++
+		s.res.Residuals[j] = s.resid(j)
+		if s.res.Residuals[j] > s.opt.Tol {
+			s.active[j] = true
+			s.nActive++
 		}
 	}
-	res.Residual = cgMax(res.Residuals)
-	if nActive == 0 {
-		res.Status = Converged
-		return res, nil
-	}
+	s.res.Residual = cgMax(s.res.Residuals)
+	return nil
+}
 
-	dir := mat.DenseCopyOf(z)
-	q := mat.NewDense(n, t, nil)
-	step := make([]float64, t)
-	beta := make([]float64, t)
-	broke := false
-	for it := 1; it <= opt.MaxIter; it++ {
-		if err := ctx.Err(); err != nil {
-			return cgCancelled(res, err)
-		}
-		for j := 0; j < t; j++ {
-			if !active[j] {
-				cgSetCol(dir, j, 0)
-			}
-		}
-		if err := a.Apply(ctx, q, dir); err != nil {
-			return cgCancelled(res, err)
-		}
-		pq := cgColDots(dir, q)
-		for j := 0; j < t; j++ {
-			step[j] = 0
-			if !active[j] {
-				continue
-			}
-			if !(pq[j] > 0) || !(rz[j] > 0) {
-				active[j], broke = false, true
-				nActive--
-				continue
-			}
-			step[j] = rz[j] / pq[j]
-		}
-		cgAxpyCols(x, step, dir)
-		for j := range step {
-			step[j] = -step[j]
-		}
-		cgAxpyCols(r, step, q)
-		if p != nil {
-			if err := p.Precondition(ctx, z, r); err != nil {
-				return cgCancelled(res, err)
-			}
-		}
-		rzNew := cgColDots(r, z)
-		for j := range beta {
-			beta[j] = 0
-			if active[j] {
-				beta[j] = rzNew[j] / rz[j]
-			}
-		}
-		rz = rzNew
-		for j := 0; j < t; j++ {
-			if !active[j] {
-				continue
-			}
-			res.Residuals[j] = resid(j)
-			if res.Residuals[j] <= opt.Tol {
-				active[j] = false
-				nActive--
-			}
-		}
-		res.Iterations = it
-		res.Residual = cgMax(res.Residuals)
-		if opt.Callback != nil && !opt.Callback(Progress{Iteration: it, Residual: res.Residual, X: x}) {
-			res.Status = Stopped
-			return res, nil
-		}
-		if nActive == 0 {
-			break
-		}
-		// dir = z + β·dir, column by column.
-		cgScaleCols(dir, beta)
-		dir.Add(dir, z)
+// rhsNorms sets bnorm: ‖b‖ per column, or √(bᵀPb) in the preconditioner's
+// norm (rᵀz itself for a cold start, where r = b).
+func (s *pcgState) rhsNorms(ctx context.Context, b *mat.Dense) error {
+	if !s.precNorm {
+		s.bnorm = cgColNorms(b)
+		return nil
 	}
-	switch {
-	case nActive > 0:
-		res.Status = MaxIter
-	case broke:
-		res.Status = Breakdown
-	default:
-		res.Status = Converged
+	if cgIsZero(s.x) {
+		s.bnorm = slices.Clone(s.rz)
+	} else {
+		n, t := b.Dims()
+		pb := mat.NewDense(n, t, nil)
+		if err := s.p.Precondition(ctx, pb, b); err != nil {
+			return err
+		}
+		s.bnorm = cgColDots(b, pb)
 	}
-	return res, nil
+	for j, v := range s.bnorm {
+		s.bnorm[j] = math.Sqrt(math.Max(v, 0))
+	}
+	return nil
+}
+
+// resid is column j's relative residual.
+func (s *pcgState) resid(j int) float64 {
+	if s.precNorm {
+		return math.Sqrt(math.Max(s.rz[j], 0)) / s.bnorm[j]
+	}
+	return cgColNorm(s.r, j) / s.bnorm[j]
+}
+
+// iterate does one iteration for the active columns: q = A·dir, the step
+// along dir, the new residual and its preconditioned form, β, and the
+// columns that converged (or broke down: pᵀAp or rᵀz not positive).
+func (s *pcgState) iterate(ctx context.Context) error {
+	t := len(s.active)
+	for j := 0; j < t; j++ {
+		if !s.active[j] {
+			cgSetCol(s.dir, j, 0)
+		}
+	}
+	if err := s.a.Apply(ctx, s.q, s.dir); err != nil {
+		return err
+	}
+	pq := cgColDots(s.dir, s.q)
+	for j := 0; j < t; j++ {
+		s.step[j] = 0
+		if !s.active[j] {
+			continue
+		}
+		if !(pq[j] > 0) || !(s.rz[j] > 0) {
+			s.active[j], s.broke = false, true
+			s.nActive--
+			continue
+		}
+		s.step[j] = s.rz[j] / pq[j]
+	}
+	cgAxpyCols(s.x, s.step, s.dir)
+	for j := range s.step {
+		s.step[j] = -s.step[j]
+	}
+	cgAxpyCols(s.r, s.step, s.q)
+	if s.p != nil {
+		if err := s.p.Precondition(ctx, s.z, s.r); err != nil {
+			return err
+		}
+	}
+	rzNew := cgColDots(s.r, s.z)
+	for j := range s.beta {
+		s.beta[j] = 0
+		if s.active[j] {
+			s.beta[j] = rzNew[j] / s.rz[j]
+		}
+	}
+	s.rz = rzNew
+	for j := 0; j < t; j++ {
+		if !s.active[j] {
+			continue
+		}
+		s.res.Residuals[j] = s.resid(j)
+		if s.res.Residuals[j] <= s.opt.Tol {
+			s.active[j] = false
+			s.nActive--
+		}
+	}
+	return nil
 }
 
 func cgCancelled(res Result, err error) (Result, error) {

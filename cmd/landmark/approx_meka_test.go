@@ -15,7 +15,7 @@ import (
 // ≈ 9 landmarks) and that the text output reports memory and stage times.
 func TestApproxMEKAAndBKA(t *testing.T) {
 	common := []string{"--data", "pendigits", "--n", "1500", "--scale", "minmax", "--gamma", "2", "--spectral-n", "0", "--sample-rows", "300"}
-	meka := approxTSV(t, append(common, "--method", "meka", "--rank", "8", "--clusters", "6")...)
+	meka := approxTSV(t, append(common, "--method", "meka", "--m", "48", "--clusters", "6")...)
 	uni := approxTSV(t, append(common, "--method", "uniform", "--m", strconv.Itoa(8+48*48/1500))...)
 	me, ue := num(t, meka["rel_frob"]), num(t, uni["rel_frob"])
 	t.Logf("pendigits n=1500 γ=2: MEKA (k=8, c=6) %.4f, uniform Nyström (m=9) %.4f", me, ue)
@@ -27,7 +27,7 @@ func TestApproxMEKAAndBKA(t *testing.T) {
 		t.Errorf("BKA relative error %g, want in (0, 1)", be)
 	}
 	var out, errb bytes.Buffer
-	if err := runApprox(context.Background(), append(common, "--method", "meka", "--rank", "8", "--clusters", "6"), &out, &errb); err != nil {
+	if err := runApprox(context.Background(), append(common, "--method", "meka", "--m", "48", "--clusters", "6"), &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"T_C=", "T_W=", "T_L=", "bytes"} {

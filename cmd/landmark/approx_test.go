@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,20 +17,34 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
-	"github.com/landmark-ml/landmark/internal/check"
-	"github.com/landmark-ml/landmark/kernel"
-	"gonum.org/v1/gonum/mat"
+	"github.com/landmark-ml/landmark/experiments"
 )
 
-func TestApproxMethodTableSorted(t *testing.T) {
-	names := approxMethodNames()
-	if !slices.IsSorted(names) {
-		t.Fatalf("method table not sorted: %v", names)
+// TestApproxHelpListsTable: "landmark approx --help" lists exactly the
+// method names of experiments' one table (the names a YAML approximation
+// run takes), sorted, including those the command once lacked
+// (rls-accelerated, the -qr variants).
+func TestApproxHelpListsTable(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := runApprox(context.Background(), []string{"--help"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: err = %v", err)
 	}
-	for i := 1; i < len(names); i++ {
-		if names[i] == names[i-1] {
-			t.Fatalf("duplicate method %q", names[i])
+	_, methods, ok := strings.Cut(errb.String(), "\nMethods")
+	if !ok {
+		t.Fatalf("no method list in the help:\n%s", errb.String())
+	}
+	var got []string
+	for _, line := range strings.Split(methods, "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 0 {
+			got = append(got, f[0])
 		}
+	}
+	var want []string
+	for _, nm := range experiments.ApproximationNames() {
+		want = append(want, nm[0])
+	}
+	if !slices.IsSorted(got) || !slices.Equal(got, want) || !slices.Contains(got, "rls-accelerated") || !slices.Contains(got, "uniform-qr") {
+		t.Errorf("help lists %v, want the table's %v (sorted)", got, want)
 	}
 }
 
@@ -80,7 +95,7 @@ func TestApproxCommand(t *testing.T) {
 	if e := num(t, part["rel_frob"]); !(e > 1e-4 && e < 1) {
 		t.Errorf("kmeans M = 20: relative error %g", e)
 	}
-	qr := approxTSV(t, append(base, "--method", "uniform", "--m", "20", "--rank", "5", "--qr")...)
+	qr := approxTSV(t, append(base, "--method", "uniform-qr", "--m", "20", "--rank", "5")...)
 	if qr["rank"] != "5" {
 		t.Errorf("rank %s, want 5", qr["rank"])
 	}
@@ -124,68 +139,20 @@ func TestApproxCommandErrors(t *testing.T) {
 	}
 }
 
-func TestMapRows(t *testing.T) {
-	// Streaming rows of φ(X)φ(X)ᵀ equal the dense product (5,000 rows span
-	// two column blocks of 4,096), from dense and from CSR X.
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := mat.NewDense(5000, 3, nil)
-	for i := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	k := kernel.Gaussian{Gamma: 0.3}
-	ctx := context.Background()
-	lm, err := approx.Uniform{}.Sample(ctx, x, k, 15, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nm, err := approx.Nystrom{}.Fit(ctx, x, k, lm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phi := mat.NewDense(5000, nm.Dim(), nil)
-	if err := nm.Transform(ctx, phi, x); err != nil {
-		t.Fatal(err)
-	}
-	idx := []int{4999, 0, 17, 4096, 4095}
-	got := mat.NewDense(len(idx), 5000, nil)
-	if err := (&mapRows{f: nm, x: x}).Rows(ctx, got, idx); err != nil {
-		t.Fatal(err)
-	}
-	for a, i := range idx {
-		for j := 0; j < 5000; j++ {
-			want := mat.Dot(phi.RowView(i), phi.RowView(j))
-			// Same products, different blocking: rounding only.
-			if math.Abs(got.At(a, j)-want) > 1e-12 {
-				t.Fatalf("row %d col %d: %g, want %g", i, j, got.At(a, j), want)
-			}
-		}
-	}
-	// The same rows from X held as CSR (the sparse path's block slicing).
-	xs, err := datasets.CSRFromDense(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotS := mat.NewDense(len(idx), 5000, nil)
-	if err := (&mapRows{f: nm, x: xs}).Rows(ctx, gotS, idx); err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(gotS, got, 1e-12) {
-		t.Error("rows from CSR X differ from rows from dense X")
-	}
-	if err := (&mapRows{f: nm, x: x}).Rows(ctx, mat.NewDense(1, 5000, nil), []int{5000}); !errors.Is(err, check.ErrInput) {
-		t.Errorf("row out of range: %v", err)
-	}
-}
-
 // TestApproxMemoryCap: every method refuses a --memory cap below its plan
 // with ErrMemory naming the bytes, and builds under a generous one. On 600
 // rows × 36 with m = 50 and 10 Frobenius rows the smallest plan is uniform
 // Nyström's: 3·50²·8 = 60,000 bytes for the map plus 2·10·600·8 = 96,000 for
 // the measures, so a 100 KB cap is below every method's plan.
 func TestApproxMemoryCap(t *testing.T) {
-	base := []string{"--data", "satimage", "--gamma", "0.03", "--n", "600", "--m", "50", "--rank", "20", "--clusters", "5",
+	base := []string{"--data", "satimage", "--gamma", "0.03", "--n", "600", "--m", "50", "--clusters", "5",
 		"--sample-rows", "10", "--spectral-n", "0", "--format", "tsv"}
-	for _, name := range approxMethodNames() {
+	for _, nm := range experiments.ApproximationNames() {
+		name := nm[0]
+		base := slices.Clone(base)
+		if name != "meka" {
+			base = append(base, "--rank", "20") // meka's rank is m/clusters
+		}
 		var out, errb bytes.Buffer
 		args := append(slices.Clone(base), "--method", name, "--memory", "100K")
 		err := runApprox(context.Background(), args, &out, &errb)
@@ -218,12 +185,12 @@ func TestApproxCommandSparse(t *testing.T) {
 	}
 	for _, extra := range [][]string{
 		{"--method", "uniform", "--m", "40"},
-		{"--method", "uniform", "--m", "40", "--qr", "--rank", "20"},
+		{"--method", "uniform-qr", "--m", "40", "--rank", "20"},
 		{"--method", "rls", "--m", "40"},
 		{"--method", "kmeans", "--m", "40"},
 		{"--method", "clustered", "--m", "40"},
 		{"--method", "rff", "--m", "100"},
-		{"--method", "meka", "--rank", "10", "--clusters", "3"},
+		{"--method", "meka", "--m", "30", "--clusters", "3"},
 		{"--method", "bka", "--clusters", "3"},
 		{"--method", "uniform", "--m", "40", "--scale", "std", "--n", "250"},
 	} {
@@ -294,7 +261,7 @@ func TestApproxCommandStorageReason(t *testing.T) {
 		want string
 	}{
 		{[]string{"--data", "heart_scale"}, "(auto: bundled sets are dense)"},
-		{[]string{"--data", heart, "--scale", "standard"}, "(auto: scale standard needs dense data)"},
+		{[]string{"--data", heart, "--scale", "standard"}, "(auto: scale standardize needs dense data)"},
 		{[]string{"--data", heart, "--dense"}, "dense X, density"},
 		{[]string{"--data", heart}, "dense X, density 0.9"},
 		{[]string{"--data", a9a}, "sparse X (CSR), density 0.02 (auto: density 0.02 < 0.1)"},

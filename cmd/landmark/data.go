@@ -525,3 +525,6 @@ func dataSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// fmtMiB prints a byte count in MiB.
+func fmtMiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"time"
@@ -16,9 +15,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
-	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -201,268 +198,269 @@ func DefaultSubsample(n, d, m int, k kernel.Kernel, blessLambda float64) int {
 // falkonStream is the second PCG word of the center sampling source.
 const falkonStream = 0x6265616d // "beam"
 
-// Fit fits on the data set whose manifest is at manifestPath.
+// Fit fits on the data set whose manifest is at manifestPath: the centers
+// drawn on the driver, then FALKON's system assembled by
+// model.FalkonBuilder — as model.Falkon assembles it — on passes that run
+// as pipelines, and solved by PCG on the driver (with Direct, formed and
+// factored after one pass instead).
 func (f *Falkon) Fit(ctx context.Context, manifestPath string) (*FalkonResult, error) {
-	start := time.Now()
+	r, err := f.newRun(ctx, manifestPath)
+	if err != nil {
+		return nil, err
+	}
+	defer r.cleanup()
+	c, err := r.centers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.shipCenters(ctx, c); err != nil {
+		return nil, err
+	}
+	info := r.info(c)
+	var alpha *mat.Dense
+	if f.Direct {
+		alpha, err = r.direct(ctx, c, &info)
+	} else {
+		alpha, err = r.pcg(ctx, c, &info)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.result(c, alpha, info)
+}
+
+// falkonRun is one fit's state on the driver.
+type falkonRun struct {
+	f           *Falkon
+	b           model.FalkonBuilder
+	start       time.Time
+	manifest    string // the manifest's path
+	man         *shard.Manifest
+	spec        kernel.Spec
+	run         Runner
+	work        string // the work folder
+	cleanup     func() // removes a temporary work folder
+	bless       approx.Sampler
+	blessLambda float64
+	mean, std   []float64 // the standardization, when asked for
+	t           int       // outputs
+	fn          passFn    // what the workers run, but for Mode and V
+	launches    int
+	res         *FalkonResult
+}
+
+// newRun reads the manifest and checks the configuration before anything
+// is sampled or launched, then makes the work folder.
+func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, error) {
+	r := &falkonRun{f: f, start: time.Now(), manifest: manifestPath, run: f.Run, work: f.WorkDir,
+		cleanup: func() {}, res: &FalkonResult{}, t: 1}
 	raw, err := readFile(ctx, manifestPath)
 	if err != nil {
 		return nil, fmt.Errorf("beamfit: manifest: %w", err)
 	}
-	man, err := shard.ParseManifest(raw)
-	if err != nil {
+	if r.man, err = shard.ParseManifest(raw); err != nil {
 		return nil, err
-	}
-	if !(f.Lambda > 0) || math.IsInf(f.Lambda, 0) {
-		return nil, fmt.Errorf("beamfit: %w: Lambda = %g, want finite and > 0", ErrInput, f.Lambda)
 	}
 	if f.Kernel == nil {
 		return nil, fmt.Errorf("beamfit: %w: Kernel is nil", ErrInput)
 	}
-	spec, ok := kernel.SpecOf(f.Kernel)
-	if !ok {
+	var ok bool
+	if r.spec, ok = kernel.SpecOf(f.Kernel); !ok {
 		return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
 	}
-	maxIter, tol := f.MaxIter, f.Tol
-	if maxIter == 0 {
-		maxIter = model.DefaultFalkonMaxIter
-	}
-	if tol == 0 {
-		tol = model.DefaultFalkonTol
-	}
-	if maxIter < 0 {
-		return nil, fmt.Errorf("beamfit: %w: MaxIter = %d, want ≥ 0 (0 means the default)", ErrInput, f.MaxIter)
-	}
-	if !(tol > 0) {
-		return nil, fmt.Errorf("beamfit: %w: Tol = %g, want > 0 (0 means the default)", ErrInput, f.Tol)
-	}
-	run := f.Run
-	if run == nil {
-		run = Prism
-	}
-	work := f.WorkDir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "landmark-beam-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(work)
-	}
-	n, d := man.N, man.D
-	var mean, std []float64
-	if f.Standardize {
-		mean, std = man.Mean, man.Std
-	}
-	res := &FalkonResult{}
-	bless, blessLambda, err := blessOf(f.Sampler)
-	if err != nil {
+	r.b = model.FalkonBuilder{Kernel: f.Kernel, Lambda: f.Lambda, Epsilon: f.Epsilon, MaxIter: f.MaxIter, Tol: f.Tol,
+		Engine: kernel.Options{Workers: f.Workers}}
+	if err := r.b.Validate(); err != nil {
 		return nil, err
 	}
-	if f.Subsample != 0 && (bless == nil || f.Centers != nil) {
+	if r.bless, r.blessLambda, err = blessOf(f.Sampler); err != nil {
+		return nil, err
+	}
+	if f.Subsample != 0 && (r.bless == nil || f.Centers != nil) {
 		return nil, fmt.Errorf("beamfit: %w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)
 	}
-	centers := f.Centers
-	switch {
-	case centers != nil:
-		if _, c := centers.Dims(); c != d {
-			return nil, fmt.Errorf("beamfit: %w: centers have %d columns, data %d", ErrInput, c, d)
-		}
-		centers = mat.DenseCopyOf(centers)
-	case f.M < 1 || f.M > n:
-		return nil, fmt.Errorf("beamfit: %w: M = %d centers, want 1 ≤ M ≤ n = %d", ErrInput, f.M, n)
-	case bless == nil:
-		res.CenterRows = sampleRows(n, f.M, rand.New(rand.NewPCG(f.Seed, falkonStream)))
-		centers, err = readRows(ctx, manifestPath, man, res.CenterRows)
-		if err != nil {
-			return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
-		}
-		if mean != nil {
-			standardize(centers, mean, std)
-		}
-	default:
-		if centers, err = f.blessCenters(ctx, manifestPath, man, bless, blessLambda, mean, std, res); err != nil {
+	if r.run == nil {
+		r.run = Prism
+	}
+	if f.Standardize {
+		r.mean, r.std = r.man.Mean, r.man.Std
+	}
+	if r.man.Task == "classification" {
+		r.t = model.Labels{Classes: r.man.Classes}.Outputs()
+	}
+	if r.work == "" {
+		if r.work, err = os.MkdirTemp("", "landmark-beam-"); err != nil {
 			return nil, err
 		}
+		r.cleanup = func() { os.RemoveAll(r.work) }
 	}
-	mc, _ := centers.Dims()
-	t := 1
-	if man.Task == "classification" {
-		t = model.Labels{Classes: man.Classes}.Outputs()
-	}
-	// The centers go to storage once; every pass's workers read them.
-	centersPath := joinPath(work, "centers.lmks")
-	if err := writeCenters(ctx, centersPath, centers); err != nil {
-		return nil, err
-	}
+	return r, nil
+}
 
-	info := model.FalkonInfo{N: n, D: d, M: mc, Outputs: t, Lambda: f.Lambda, Penalty: f.Lambda * float64(n),
-		Kernel: f.Kernel.String(), Sampler: "uniform (beam driver)", Preconditioner: model.PrecondFalkon}
-	switch {
-	case f.Centers != nil:
-		info.Sampler = "given"
-	case bless != nil:
-		info.Sampler = fmt.Sprintf("%T on a uniform sub-sample of %d rows (beam driver)", bless, len(res.SubsampleRows))
-		info.Preconditioner = model.PrecondBLESS
+// shipCenters writes the centers to storage once (every pass's workers read
+// them) and sets up the pass function.
+func (r *falkonRun) shipCenters(ctx context.Context, c model.FalkonCenters) error {
+	path := joinPath(r.work, "centers.lmks")
+	if err := writeCenters(ctx, path, kernel.DenseOf(c.Points)); err != nil {
+		return err
 	}
-	info.SampleTime = time.Since(start)
-	t0 := time.Now()
-	kmm := mat.NewDense(mc, mc, nil)
-	if err := kernel.NewOp(f.Kernel, centers, centers, kernel.Options{Workers: f.Workers}).Block(ctx, kmm); err != nil {
-		return nil, err
+	f := r.f
+	r.fn = passFn{Dir: dirOf(r.manifest), D: r.man.D, Centers: path, M: c.M(), Kernel: r.spec, T: r.t,
+		Classes: r.man.Classes, Mean: r.mean, Std: r.std, Workers: f.Workers, CacheShards: f.CacheShards}
+	for _, e := range r.man.Shards {
+		r.fn.Files = append(r.fn.Files, e.File)
+		r.fn.Rows = append(r.fn.Rows, e.Rows)
 	}
-	task := model.Regression
-	if man.Task == "classification" {
-		task = model.Classification
-	}
-	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: mc, Epsilon: f.Epsilon, MaxIter: f.MaxIter,
-		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers,
-		CenterWeights: slices.Clone(res.CenterWeights), CenterLambda: res.CenterLambda}
+	return nil
+}
 
-	dir := dirOf(manifestPath)
-	fn := passFn{Dir: dir, D: d, Centers: centersPath, M: mc, Kernel: spec, T: t,
-		Classes: man.Classes, Mean: mean, Std: std, Workers: f.Workers, CacheShards: f.CacheShards}
-	for _, e := range man.Shards {
-		fn.Files = append(fn.Files, e.File)
-		fn.Rows = append(fn.Rows, e.Rows)
-	}
-	launches := 0
-	pass := func(ctx context.Context, dst []float64, mode string, v *mat.Dense) error {
-		ts := time.Now()
-		g := fn
-		g.Mode = mode
-		if v != nil {
-			g.V = slices.Clone(v.RawMatrix().Data)
-		}
-		out := joinPath(work, fmt.Sprintf("pass-%05d.json", launches))
-		launches++
-		sum, err := runPass(ctx, run, &g, len(man.Shards), out)
-		if err != nil {
-			return err
-		}
-		if len(sum) != len(dst) {
-			return fmt.Errorf("beamfit: pass %s returned %d values, want %d", mode, len(sum), len(dst))
-		}
-		copy(dst, sum)
-		res.Passes = append(res.Passes, Pass{Residual: math.NaN(), Wall: time.Since(ts), Rows: n})
-		return nil
-	}
+// info is the fit's description once the centers are drawn; the plan is
+// the driver's (model.FalkonBuilder.Plan: the workers hold the data).
+func (r *falkonRun) info(c model.FalkonCenters) model.FalkonInfo {
+	f, n := r.f, r.man.N
+	return model.FalkonInfo{N: n, D: r.man.D, M: c.M(), Outputs: r.t, Lambda: f.Lambda, Penalty: f.Lambda * float64(n),
+		Kernel: f.Kernel.String(), Sampler: c.Sampler, CenterForm: model.CenterForm(c.Points),
+		Plan: r.b.Plan(c, r.t), SampleTime: time.Since(r.start)}
+}
 
-	if f.Direct {
-		alpha, err := f.direct(ctx, pass, kmm, t, &info, res)
-		if err != nil {
-			return nil, err
-		}
-		info.SolveTime = time.Since(t0)
-		res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: centers, Coef: alpha}, man.Classes, info)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
+// pass launches one pipeline of the given mode (v is the vector of
+// modeMulTMul) and copies its sum into dst.
+func (r *falkonRun) pass(ctx context.Context, dst []float64, mode string, v *mat.Dense) error {
+	ts := time.Now()
+	g := r.fn
+	g.Mode = mode
+	if v != nil {
+		g.V = slices.Clone(v.RawMatrix().Data)
 	}
-
-	var pc *precond.Falkon
-	if res.CenterWeights != nil {
-		// As model.Falkon with CenterWeights and CenterLambda: eq. 15 with
-		// a = w·n/M (weights on BLESS's M/n scale, so that uniform weights
-		// give a = 1 and eq. 14), regularized with λ_h.
-		a := make([]float64, mc)
-		for j, w := range res.CenterWeights {
-			a[j] = w * float64(n) / float64(mc)
-		}
-		info.PrecondLambda = f.Lambda
-		if res.CenterLambda > 0 {
-			info.PrecondLambda = res.CenterLambda
-		}
-		pc, err = precond.BuildWeighted(kmm, n, info.PrecondLambda, a, precond.Options{Epsilon: f.Epsilon})
-	} else {
-		pc, err = precond.BuildFalkon(kmm, n, f.Lambda, precond.Options{Epsilon: f.Epsilon})
-	}
+	out := joinPath(r.work, fmt.Sprintf("pass-%05d.json", r.launches))
+	r.launches++
+	sum, err := runPass(ctx, r.run, &g, len(r.man.Shards), out)
 	if err != nil {
-		return nil, fmt.Errorf("beamfit: %w", err)
+		return err
 	}
-	info.Epsilon, info.Shift, info.JitterT, info.JitterA = pc.Epsilon, pc.Shift, pc.JitterT, pc.JitterA
+	if len(sum) != len(dst) {
+		return fmt.Errorf("beamfit: pass %s returned %d values, want %d", mode, len(sum), len(dst))
+	}
+	copy(dst, sum)
+	r.res.Passes = append(r.res.Passes, Pass{Residual: math.NaN(), Wall: time.Since(ts), Rows: r.man.N})
+	return nil
+}
 
-	b := mat.NewDense(mc, t, nil)
-	if err := pass(ctx, b.RawMatrix().Data, modeMulT, nil); err != nil {
+// progress reports the last pass to Falkon.Progress.
+func (r *falkonRun) progress() {
+	if r.f.Progress != nil {
+		r.f.Progress(r.res.Passes[len(r.res.Passes)-1])
+	}
+}
+
+// pcg builds the system on the pipelines' pass, forms K_nMᵀY in one more
+// pass and runs PCG on the driver, one pass per iteration.
+func (r *falkonRun) pcg(ctx context.Context, c model.FalkonCenters, info *model.FalkonInfo) (*mat.Dense, error) {
+	t0 := time.Now()
+	sys, err := r.b.Build(ctx, c, model.FalkonData{N: r.man.N, MulTMul: func(ctx context.Context, dst, v *mat.Dense) error {
+		return r.pass(ctx, dst.RawMatrix().Data, modeMulTMul, v)
+	}})
+	if err != nil {
 		return nil, err
 	}
-	if f.Progress != nil {
-		f.Progress(res.Passes[0])
+	sys.Describe(info)
+	rhs := mat.NewDense(c.M(), r.t, nil)
+	if err := r.pass(ctx, rhs.RawMatrix().Data, modeMulT, nil); err != nil {
+		return nil, err
 	}
+	r.progress()
 	info.PrecondTime = time.Since(t0)
-	penalty := info.Penalty
-	tmp := mat.NewDense(mc, t, nil)
-	h := solver.OperatorFunc{N: mc, F: func(ctx context.Context, dst, v *mat.Dense) error {
-		if err := pass(ctx, dst.RawMatrix().Data, modeMulTMul, v); err != nil {
-			return err
-		}
-		if err := pc.MulKMM(tmp, v); err != nil {
-			return err
-		}
-		blas64.Axpy(penalty, blas64.Vector{N: mc * t, Inc: 1, Data: tmp.RawMatrix().Data},
-			blas64.Vector{N: mc * t, Inc: 1, Data: dst.RawMatrix().Data})
-		return nil
-	}}
-	alpha := mat.NewDense(mc, t, nil)
+	alpha := mat.NewDense(c.M(), r.t, nil)
 	t1 := time.Now()
-	opt := solver.Options{Tol: tol, MaxIter: maxIter, PrecondNorm: true, Callback: func(p solver.Progress) bool {
-		last := &res.Passes[len(res.Passes)-1]
+	sr, err := sys.Solve(ctx, rhs, alpha, func(p solver.Progress) bool {
+		last := &r.res.Passes[len(r.res.Passes)-1]
 		last.Iteration, last.Residual = p.Iteration, p.Residual
 		info.History = append(info.History, model.FalkonIteration{Iteration: p.Iteration, Residual: p.Residual,
-			ValError: math.NaN(), Elapsed: time.Since(start)})
-		if f.Progress != nil {
-			f.Progress(*last)
-		}
+			ValError: math.NaN(), Elapsed: time.Since(r.start)})
+		r.progress()
 		return true
-	}}
-	sr, err := solver.PCG(ctx, h, pc, b, alpha, opt)
+	})
 	if err != nil {
 		return nil, err
 	}
 	info.SolveTime = time.Since(t1)
 	info.Status, info.Iterations, info.Residual = sr.Status, sr.Iterations, sr.Residual
-	res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: centers, Coef: alpha}, man.Classes, info)
+	return alpha, nil
+}
+
+// result wraps the solution as a fitted model.Falkon.
+func (r *falkonRun) result(c model.FalkonCenters, alpha *mat.Dense, info model.FalkonInfo) (*FalkonResult, error) {
+	f := r.f
+	task := model.Regression
+	if r.man.Task == "classification" {
+		task = model.Classification
+	}
+	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: c.M(), Epsilon: f.Epsilon, MaxIter: f.MaxIter,
+		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers,
+		CenterWeights: slices.Clone(r.res.CenterWeights), CenterLambda: r.res.CenterLambda}
+	var err error
+	r.res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: c.Points, Coef: alpha}, r.man.Classes, info)
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return r.res, nil
 }
 
 // direct runs the one-pass form: a gram pass, then on the driver
 // A = Σ_s K_sᵀK_s + λn K_MM (lower triangle, mirrored), a jittered Cholesky
 // and the solve of A α = Σ_s K_sᵀY_s. info gets the solver fields (0
 // iterations, the relative residual ‖Aα − b‖_F/‖b‖_F of the system as formed).
-func (f *Falkon) direct(ctx context.Context, pass func(context.Context, []float64, string, *mat.Dense) error,
-	kmm *mat.Dense, t int, info *model.FalkonInfo, res *FalkonResult) (*mat.Dense, error) {
-	mc, _ := kmm.Dims()
-	sum := make([]float64, mc*mc+mc*t)
-	if err := pass(ctx, sum, modeGram, nil); err != nil {
+func (r *falkonRun) direct(ctx context.Context, c model.FalkonCenters, info *model.FalkonInfo) (*mat.Dense, error) {
+	t0 := time.Now()
+	kmm, err := r.b.KMM(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	res.Passes[0].Residual = math.NaN()
-	if f.Progress != nil {
-		f.Progress(res.Passes[0])
+	mc, t := c.M(), r.t
+	sum := make([]float64, mc*mc+mc*t)
+	if err := r.pass(ctx, sum, modeGram, nil); err != nil {
+		return nil, err
 	}
+	r.progress()
 	a := mat.NewDense(mc, mc, sum[:mc*mc])
 	b := mat.NewDense(mc, t, slices.Clone(sum[mc*mc:]))
-	ar, kr := a.RawMatrix(), kmm.RawMatrix()
-	diag := make([]float64, mc)
-	for i := range mc {
-		for j := 0; j <= i; j++ {
-			v := ar.Data[i*ar.Stride+j] + info.Penalty*kr.Data[i*kr.Stride+j]
-			ar.Data[i*ar.Stride+j], ar.Data[j*ar.Stride+i] = v, v
-		}
-		diag[i] = ar.Data[i*ar.Stride+i]
-	}
+	diag := addPenalty(a, kmm, info.Penalty)
 	chol, err := solver.CholeskyInPlace(a, solver.CholOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("beamfit: direct solve: %w", err)
 	}
-	res.Jitter, res.CholAttempts = chol.Jitter, chol.Attempts
+	r.res.Jitter, r.res.CholAttempts = chol.Jitter, chol.Attempts
 	alpha := mat.DenseCopyOf(b)
 	if err := chol.Solve(alpha); err != nil {
 		return nil, fmt.Errorf("beamfit: direct solve: %w", err)
 	}
-	// The residual of the system as formed: A's strict upper triangle is
-	// intact after the factorization, its diagonal was saved.
+	info.Preconditioner = "direct"
+	info.Status, info.Iterations = solver.Converged, 0
+	info.Residual = directResidual(a, diag, alpha, b)
+	info.SolveTime = time.Since(t0)
+	return alpha, nil
+}
+
+// addPenalty sets the lower triangle of a to a + penalty·kmm, mirrors it to
+// the upper one, and returns the diagonal.
+func addPenalty(a, kmm *mat.Dense, penalty float64) []float64 {
+	mc, _ := a.Dims()
+	ar, kr := a.RawMatrix(), kmm.RawMatrix()
+	diag := make([]float64, mc)
+	for i := range mc {
+		for j := 0; j <= i; j++ {
+			v := ar.Data[i*ar.Stride+j] + penalty*kr.Data[i*kr.Stride+j]
+			ar.Data[i*ar.Stride+j], ar.Data[j*ar.Stride+i] = v, v
+		}
+		diag[i] = ar.Data[i*ar.Stride+i]
+	}
+	return diag
+}
+
+// directResidual is ‖Aα − b‖_F/‖b‖_F for the system as formed: A's strict
+// upper triangle is intact after the factorization, its diagonal was saved.
+func directResidual(a *mat.Dense, diag []float64, alpha, b *mat.Dense) float64 {
+	mc, t := alpha.Dims()
 	r := mat.DenseCopyOf(b)
 	ad := a.RawMatrix()
 	for i := range mc {
@@ -478,10 +476,7 @@ func (f *Falkon) direct(ctx context.Context, pass func(context.Context, []float6
 			r.Set(i, c, r.At(i, c)-s)
 		}
 	}
-	info.Preconditioner = "direct"
-	info.Status, info.Iterations = solver.Converged, 0
-	info.Residual = floats.Norm(r.RawMatrix().Data, 2) / floats.Norm(b.RawMatrix().Data, 2)
-	return alpha, nil
+	return floats.Norm(r.RawMatrix().Data, 2) / floats.Norm(b.RawMatrix().Data, 2)
 }
 
 // runPass launches one pipeline computing Σ_s fn(s) over the shards and
@@ -513,163 +508,6 @@ func runPass(ctx context.Context, run Runner, fn *passFn, shards int, out string
 		}
 	}
 	return t.Sum, nil
-}
-
-// sampleRows draws m distinct row indices of [0, n) uniformly (Floyd's
-// algorithm, O(m) memory whatever n) and returns them ascending. Drawn over
-// the global row indices, they do not depend on how the rows are sharded.
-func sampleRows(n, m int, rng *rand.Rand) []int {
-	chosen := make(map[int]bool, m)
-	for j := n - m; j < n; j++ {
-		r := rng.IntN(j + 1)
-		if chosen[r] {
-			r = j
-		}
-		chosen[r] = true
-	}
-	idx := make([]int, 0, m)
-	for i := range chosen {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	return idx
-}
-
-// readRows reads the rows idx (ascending global indices) from the shards
-// that hold them, one shard at a time, as they are on disk (not
-// standardized).
-func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx []int) (*mat.Dense, error) {
-	m := len(idx)
-	c := mat.NewDense(m, man.D, nil)
-	dir := dirOf(manifestPath)
-	k := 0
-	for _, e := range man.Shards {
-		if k == m {
-			break
-		}
-		if idx[k] >= e.FirstRow+e.Rows {
-			continue
-		}
-		x, _, err := loadShard(ctx, joinPath(dir, e.File), e.Rows, man.D, false, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		for ; k < m && idx[k] < e.FirstRow+e.Rows; k++ {
-			c.SetRow(k, x.RawRowView(idx[k]-e.FirstRow))
-		}
-	}
-	if k != m {
-		return nil, fmt.Errorf("beamfit: %w: row %d is beyond the shards' rows", ErrInput, idx[k])
-	}
-	return c, nil
-}
-
-// blessOf returns the BLESS sampler s asks for (nil for uniform) and its
-// final λ.
-func blessOf(s approx.Sampler) (approx.Sampler, float64, error) {
-	b, lambda, err := blessOf1(s)
-	if err == nil && (lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0)) {
-		err = fmt.Errorf("beamfit: %w: bless lambda = %g, want 0 (fixed size) or > 0", ErrInput, lambda)
-	}
-	return b, lambda, err
-}
-
-func blessOf1(s approx.Sampler) (approx.Sampler, float64, error) {
-	switch b := s.(type) {
-	case nil, approx.Uniform:
-		return nil, 0, nil
-	case *approx.Uniform:
-		if b != nil {
-			return nil, 0, nil
-		}
-	case approx.BLESS:
-		return b, b.Lambda, nil
-	case *approx.BLESS:
-		if b != nil {
-			return *b, b.Lambda, nil
-		}
-	case approx.BLESSR:
-		return b, b.Lambda, nil
-	case *approx.BLESSR:
-		if b != nil {
-			return *b, b.Lambda, nil
-		}
-	}
-	return nil, 0, fmt.Errorf("beamfit: %w: sampler %T, want nil, approx.Uniform, approx.BLESS or approx.BLESSR", ErrInput, s)
-}
-
-// blessCenters draws the centers by BLESS on a uniform sub-sample: the
-// sub-sample's global row indices by Floyd's algorithm from Seed (so they
-// do not depend on the sharding), its rows read on the driver and
-// standardized as the workers will, then the sampler run on them with the
-// same random source. It returns the centers (standardized) and fills
-// res's center fields.
-//
-// Weights: on the s rows, BLESS's A_h is M·π (Alg. 1 line 10, π_j the
-// per-draw probability of row j among the s rows; BLESS-R's A_h is the
-// inclusion probability, also on the s rows' scale), and model.Falkon
-// turns weights w on n rows into eq. 15's a = w·n/M = n·π (package
-// precond). Row j of the sub-sample is a row of the data drawn with
-// probability s/n, so its per-draw probability among all n rows is π·s/n:
-// the weights on the full data's scale are w = A_h·s/n, and a = A_h·s/M.
-// (Uniform BLESS scores give A_h = M/s, w = M/n and a = 1: eq. 14.)
-func (f *Falkon) blessCenters(ctx context.Context, manifestPath string, man *shard.Manifest, bless approx.Sampler,
-	blessLambda float64, mean, std []float64, res *FalkonResult) (*mat.Dense, error) {
-	n, d := man.N, man.D
-	s := f.Subsample
-	if s == 0 {
-		s = DefaultSubsample(n, d, f.M, f.Kernel, blessLambda)
-	}
-	if s < f.M || s > n {
-		return nil, fmt.Errorf("beamfit: %w: subsample = %d rows, want M = %d ≤ subsample ≤ n = %d", ErrInput, s, f.M, n)
-	}
-	rng := rand.New(rand.NewPCG(f.Seed, falkonStream))
-	sub := sampleRows(n, s, rng)
-	xs, err := readRows(ctx, manifestPath, man, sub)
-	if err != nil {
-		return nil, fmt.Errorf("beamfit: reading the bless sub-sample: %w", err)
-	}
-	if mean != nil {
-		standardize(xs, mean, std)
-	}
-	lm, err := bless.Sample(ctx, xs, f.Kernel, f.M, rng)
-	if err != nil {
-		return nil, fmt.Errorf("beamfit: sampling centers: %w", err)
-	}
-	if lm == nil || lm.Points == nil || len(lm.Indices) != len(lm.Weights) || len(lm.Indices) < 1 || len(lm.Indices) > f.M {
-		return nil, fmt.Errorf("beamfit: sampling centers: %T returned no usable landmarks", bless)
-	}
-	res.SubsampleRows = sub
-	res.CenterRows = make([]int, len(lm.Indices))
-	res.CenterWeights = make([]float64, len(lm.Indices))
-	scale := float64(s) / float64(n)
-	for j, i := range lm.Indices {
-		res.CenterRows[j] = sub[i]
-		res.CenterWeights[j] = lm.Weights[j] * scale
-	}
-	res.CenterLambda = lm.Lambda
-	diag := make([]float64, s)
-	f.Kernel.Diag(diag, xs)
-	if kappa2 := slices.Max(diag); lm.Lambda > 0 {
-		res.BLESSRows = int(min(math.Ceil(kappa2/lm.Lambda), math.MaxInt32))
-	}
-	return kernel.DenseOf(lm.Points), nil // xs is dense: a no-op
-}
-
-func writeCenters(ctx context.Context, p string, c *mat.Dense) error {
-	var buf bytesBuffer
-	r, _ := c.Dims()
-	if err := shard.Write(&buf, c, make([]float64, r)); err != nil {
-		return err
-	}
-	return writeFile(ctx, p, buf.b)
-}
-
-type bytesBuffer struct{ b []byte }
-
-func (w *bytesBuffer) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
 }
 
 func dirOf(p string) string {

@@ -112,7 +112,7 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	n, d := tr.x.Dims()
 	nt, _ := te.x.Dims()
 	fmt.Fprintf(stdout, "# bench svm: %s, %d train / %d test, d = %d, %s X (density %.4f), C = %g, γ = %g, cache %d MB, GOMAXPROCS workers %d\n\n",
-		*data, n, nt, d, *format, density(tr.x), *c, *gamma, *cacheMB, *workers)
+		*data, n, nt, d, *format, datasets.Density(tr.x), *c, *gamma, *cacheMB, *workers)
 	fmt.Fprintln(stdout, "| method | train wall (s) | train CPU (s) | predict wall (s) | test accuracy (%) | SV | notes |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---|")
 	k := kernel.Gaussian{Gamma: *gamma}
@@ -428,43 +428,11 @@ func toCSR(x mat.Matrix) *datasets.CSR {
 	if c, ok := x.(*datasets.CSR); ok {
 		return c
 	}
-	d := kernel.DenseOf(x)
-	n, dim := d.Dims()
-	indptr := make([]int, 1, n+1)
-	var indices []int32
-	var values []float64
-	for i := 0; i < n; i++ {
-		for j, v := range d.RawRowView(i) {
-			if v != 0 {
-				indices = append(indices, int32(j))
-				values = append(values, v)
-			}
-		}
-		indptr = append(indptr, len(values))
-	}
-	c, err := datasets.NewCSR(n, dim, indptr, indices, values)
+	c, err := datasets.CSRFromDense(kernel.DenseOf(x))
 	if err != nil {
-		panic(err) // the non-zeros of a finite dense matrix always make a valid CSR
+		panic(err) // the non-zeros of a finite, non-empty dense matrix always make a valid CSR
 	}
 	return c
-}
-
-// density is the fraction of non-zero entries of x.
-func density(x mat.Matrix) float64 {
-	if c, ok := x.(*datasets.CSR); ok {
-		return c.Density()
-	}
-	d := kernel.DenseOf(x)
-	n, dim := d.Dims()
-	nz := 0
-	for i := 0; i < n; i++ {
-		for _, v := range d.RawRowView(i) {
-			if v != 0 {
-				nz++
-			}
-		}
-	}
-	return float64(nz) / (float64(n) * float64(dim))
 }
 
 // benchSparseData reads mnist (pixels/255, kept sparse) or draws the

@@ -1,0 +1,416 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/hugemem"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNotBLESSWeights is wrapped by the error of a fit that asks for the bless
+// preconditioner (eq. 15) with center weights that are not BLESS's A_h — the
+// 1/√p column scaling of the leverage-score samplers, for example. It wraps
+// ErrInput.
+var ErrNotBLESSWeights = fmt.Errorf("%w: center weights are not BLESS's A_h", ErrInput)
+
+// FalkonBuilder assembles FALKON's system once for every fit that solves it:
+// Falkon.Fit, whose passes over the data run on the kernel engine in this
+// process, and the Beam fit of module
+// github.com/landmark-ml/landmark/distributed (beamfit.Falkon), whose passes
+// are pipelines. The steps, in order:
+//
+//  1. the centers and their weights: Sample (a sampler on the data) or
+//     Given, each a FalkonCenters;
+//  2. the memory plan of what the fit holds beside the data (Plan);
+//  3. K_MM and the preconditioner — eq. 14 of Rudi, Calandriello,
+//     Carratino, Rosasco (NeurIPS 2018), or eq. 15 with BLESS's weights w
+//     rescaled to a = w·n/M (package precond) at the centers' λ_h — and the
+//     operator H v = K_nMᵀ(K_nM v) + λn K_MM v on the caller's data pass
+//     (Build, a FalkonSystem);
+//  4. preconditioned CG on H α = K_nMᵀy (FalkonSystem.Solve).
+//
+// Zero values mean defaults as in Falkon, except Kernel and Lambda, which
+// are required. Defaults are resolved into local copies; the builder is
+// never written to.
+type FalkonBuilder struct {
+	// Kernel is the kernel (required).
+	Kernel kernel.Kernel
+	// Lambda is λ > 0; the penalty is λn.
+	Lambda float64
+	// Preconditioner is one of PrecondAuto (default), PrecondFalkon,
+	// PrecondBLESS, PrecondJacobi, PrecondNone.
+	Preconditioner string
+	// Epsilon and Cholesky tune the preconditioner (precond.Options).
+	Epsilon  float64
+	Cholesky solver.CholOptions
+	// MaxIter and Tol stop CG; 0 means DefaultFalkonMaxIter and
+	// DefaultFalkonTol.
+	MaxIter int
+	Tol     float64
+	// Engine tunes the kernel engine forming K_MM.
+	Engine kernel.Options
+}
+
+// FalkonCenters are the centers of a FALKON fit and what the preconditioner
+// needs to know of how they were drawn.
+type FalkonCenters struct {
+	// Points are the M centers, one per row: a *mat.Dense or CSR rows.
+	Points mat.Matrix
+	// Indices are the rows of the data the centers are, when they were
+	// sampled from it (nil otherwise).
+	Indices []int
+	// Weights, when set, hold one positive weight per center, as the
+	// sampler returned them or as given.
+	Weights []float64
+	// BLESS says Weights are BLESS's A_h on the full data's scale (M/n for
+	// every center of a uniform draw): the weights of approx.BLESS and
+	// approx.BLESSR, or weights given with the centers
+	// (Falkon.CenterWeights). Only such weights drive the bless
+	// preconditioner; other samplers' weights (leverage scores' 1/√p) are
+	// refused by it with ErrNotBLESSWeights.
+	BLESS bool
+	// Lambda is λ_h of the BLESS step the centers come from, at which eq. 15
+	// is regularized; 0 means none (eq. 15 then uses the fit's λ).
+	Lambda float64
+	// Sampler says where the centers come from (FalkonInfo.Sampler): the
+	// sampler's Go type, or "given".
+	Sampler string
+}
+
+// M is the number of centers.
+func (c FalkonCenters) M() int {
+	r, _ := c.Points.Dims()
+	return r
+}
+
+// FalkonData is the training data as FALKON's operator reaches it.
+type FalkonData struct {
+	// N is the number of rows.
+	N int
+	// MulTMul sets dst = K_nMᵀ(K_nM v) for v and dst M×t: one pass over
+	// the data. Required.
+	MulTMul func(ctx context.Context, dst, v *mat.Dense) error
+	// ColSquares, when set, returns Σᵢ k(xᵢ, c_j)² for every center c_j
+	// (one more pass); the jacobi preconditioner needs it.
+	ColSquares func(ctx context.Context) ([]float64, error)
+}
+
+// FalkonSystem is FALKON's system H α = K_nMᵀy assembled by
+// FalkonBuilder.Build, ready to solve.
+type FalkonSystem struct {
+	// Centers are the centers it was built on.
+	Centers FalkonCenters
+	// H is the operator K_nMᵀK_nM + λn K_MM (M×M).
+	H solver.Operator
+	// P is the preconditioner; nil for PrecondNone.
+	P solver.Preconditioner
+	// Preconditioner is the resolved preconditioner name.
+	Preconditioner string
+	// PrecondLambda is the λ of eq. 15 (the centers' λ_h, or the fit's λ
+	// when they have none), 0 for the other preconditioners.
+	PrecondLambda float64
+	// Epsilon, Shift, JitterT and JitterA come from the falkon and bless
+	// preconditioners (precond.Falkon), zero for the others.
+	Epsilon, Shift, JitterT, JitterA float64
+
+	maxIter int
+	tol     float64
+}
+
+// resolved returns b with defaults filled in, or the first invalid field.
+func (b FalkonBuilder) resolved() (FalkonBuilder, error) {
+	switch {
+	case !(b.Lambda > 0) || math.IsInf(b.Lambda, 0):
+		return b, fmt.Errorf("model: falkon: %w: Lambda = %g, want finite and > 0", ErrInput, b.Lambda)
+	case b.Kernel == nil:
+		return b, fmt.Errorf("model: falkon: %w: Kernel is nil", ErrInput)
+	case b.Epsilon < 0 || math.IsNaN(b.Epsilon) || math.IsInf(b.Epsilon, 0):
+		return b, fmt.Errorf("model: falkon: %w: Epsilon = %g, want finite and ≥ 0 (0 means the default)", ErrInput, b.Epsilon)
+	case b.MaxIter < 0:
+		return b, fmt.Errorf("model: falkon: %w: MaxIter = %d, want ≥ 0 (0 means the default)", ErrInput, b.MaxIter)
+	case b.Tol < 0 || math.IsNaN(b.Tol) || math.IsInf(b.Tol, 0):
+		return b, fmt.Errorf("model: falkon: %w: Tol = %g, want finite and > 0 (0 means the default)", ErrInput, b.Tol)
+	}
+	if err := b.Kernel.Validate(); err != nil {
+		return b, fmt.Errorf("model: falkon: %w: %w", ErrInput, err)
+	}
+	switch b.Preconditioner {
+	case PrecondAuto, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone:
+	default:
+		return b, fmt.Errorf("model: falkon: %w: Preconditioner = %q, want %q, %q, %q, %q or empty (automatic)",
+			ErrInput, b.Preconditioner, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone)
+	}
+	if b.MaxIter == 0 {
+		b.MaxIter = DefaultFalkonMaxIter
+	}
+	if b.Tol == 0 {
+		b.Tol = DefaultFalkonTol
+	}
+	return b, nil
+}
+
+// Validate reports the first invalid field of b (ErrInput), so that a fit
+// can refuse its configuration before reading any data.
+func (b FalkonBuilder) Validate() error {
+	_, err := b.resolved()
+	return err
+}
+
+// Sample draws at most m centers from the rows of x with sampler s (nil
+// means approx.Uniform) and rng. The centers are held as the kernel engine
+// runs them (CSR rows of sparse x stay CSR unless dense is faster,
+// kernel.PreferDenseCenters); their weights are marked BLESS's A_h when s
+// is approx.BLESS or approx.BLESSR (value or pointer).
+func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matrix, m int, rng *rand.Rand) (FalkonCenters, error) {
+	if s == nil {
+		s = approx.Uniform{}
+	}
+	_, d := x.Dims()
+	lm, err := s.Sample(ctx, x, b.Kernel, m, rng)
+	if err != nil {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: sampling centers: %w", err)
+	}
+	if lm == nil || lm.Points == nil {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned no landmarks", s)
+	}
+	r, c := lm.Points.Dims()
+	if c != d || r < 1 || r > m {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned %d×%d landmarks, want at most %d×%d", s, r, c, m, d)
+	}
+	if lm.Weights != nil && len(lm.Weights) != r {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned %d weights for %d landmarks", s, len(lm.Weights), r)
+	}
+	return FalkonCenters{Points: ownCenters(b.Kernel, lm.Points, false), Indices: lm.Indices, Weights: lm.Weights,
+		BLESS: lm.Weights != nil && isBLESS(s), Lambda: lm.Lambda, Sampler: fmt.Sprintf("%T", s)}, nil
+}
+
+// Given returns user-given centers (copied, held as the kernel engine runs
+// them) with optional weights, taken as BLESS's A_h on the full data's
+// scale, and the λ_h of the BLESS step they come from (0 for none).
+func (b FalkonBuilder) Given(points mat.Matrix, weights []float64, lambdaH float64) (FalkonCenters, error) {
+	mc, _ := points.Dims()
+	if weights != nil && len(weights) != mc {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: %d center weights for %d centers", ErrInput, len(weights), mc)
+	}
+	if lambdaH < 0 || math.IsNaN(lambdaH) || math.IsInf(lambdaH, 0) {
+		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: center λ_h = %g, want finite and ≥ 0", ErrInput, lambdaH)
+	}
+	return FalkonCenters{Points: ownCenters(b.Kernel, points, true), Weights: weights, BLESS: weights != nil,
+		Lambda: lambdaH, Sampler: "given"}, nil
+}
+
+// Plan is the memory the system holds beside the data for centers c and t
+// outputs: the centers, K_MM with the preconditioner's factors and scratch
+// (Precond) and the CG state (Solver), with their Total. A fit adds what its
+// passes hold (Falkon.Plan adds the data, the engine's scratch, validation
+// and the cached K_nM).
+func (b FalkonBuilder) Plan(c FalkonCenters, t int) FalkonPlan {
+	return b.plan(givenShape(b.Kernel, c.Points), c.Points, t)
+}
+
+// plan is Plan for centers of shape cs, before they exist; stub is a matrix
+// of their shape (centerShape.stub) for the engine's scratch.
+func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
+	m64, t64 := int64(cs.m), int64(t)
+	kmmScratch := kernel.NewOp(b.Kernel, stub, stub, b.Engine).ScratchBytes(0)
+	p := FalkonPlan{
+		Centers: cs.bytes(),
+		Precond: bytesF64(2*m64*m64+m64) + max(precondScratch(m64), kmmScratch),
+		Solver:  bytesF64(8 * m64 * t64),
+	}
+	p.Total = p.Centers + p.Precond + p.Solver
+	return p
+}
+
+// precondScratch is the memory the preconditioner's blocked Cholesky and
+// lauum (package solver on kernel.Dense) hold beside the M×M matrices: the
+// packed operands of their largest product (both operands of a rank-256
+// update of the trailing M×M block, 2·M·256 values) and the blocked
+// Cholesky's M×256 panel copy (Lauum's panel has the same size, at another
+// time), all with M rounded up to the 16-wide tiles. 256 is the block size of
+// solver.CholeskyBlocked and of kernel.Dense's k-blocks.
+func precondScratch(m int64) int64 {
+	const nb = 256
+	mp := (m + 15) / 16 * 16
+	k := min(nb, m)
+	return bytesF64(2*mp*k + mp*k)
+}
+
+// KMM forms K_MM (M×M) on the centers.
+func (b FalkonBuilder) KMM(ctx context.Context, c FalkonCenters) (*mat.Dense, error) {
+	mc := c.M()
+	kmm := mat.NewDense(mc, mc, hugemem.Float64s(mc*mc))
+	if err := kernel.NewOp(b.Kernel, c.Points, c.Points, b.Engine).Block(ctx, kmm); err != nil {
+		return nil, err
+	}
+	return kmm, nil
+}
+
+// Build forms K_MM on the centers c, the preconditioner and the operator H
+// on the data pass of data.
+//
+// The preconditioner PrecondAuto is bless for centers with BLESS weights
+// and falkon otherwise. Bless needs such weights: centers without weights
+// are refused with ErrInput, centers whose weights are not BLESS's A_h
+// with ErrNotBLESSWeights, both before anything is computed.
+func (b FalkonBuilder) Build(ctx context.Context, c FalkonCenters, data FalkonData) (*FalkonSystem, error) {
+	b, err := b.resolved()
+	if err != nil {
+		return nil, err
+	}
+	if data.N < 1 || data.MulTMul == nil {
+		return nil, fmt.Errorf("model: falkon: %w: FalkonData with N = %d rows and no MulTMul", ErrInput, data.N)
+	}
+	s := &FalkonSystem{Centers: c, maxIter: b.MaxIter, tol: b.Tol}
+	if s.Preconditioner, err = b.precondName(c); err != nil {
+		return nil, err
+	}
+	kmm, err := b.KMM(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	penalty := b.Lambda * float64(data.N)
+	mulKMM, err := b.precondition(ctx, s, kmm, data)
+	if err != nil {
+		return nil, err
+	}
+	mc, pass := c.M(), data.MulTMul
+	var tmp *mat.Dense
+	s.H = solver.OperatorFunc{N: mc, F: func(ctx context.Context, dst, v *mat.Dense) error {
+		if err := pass(ctx, dst, v); err != nil {
+			return err
+		}
+		if _, t := v.Dims(); tmp == nil || tmp.RawMatrix().Cols != t {
+			tmp = mat.NewDense(mc, t, nil)
+		}
+		if err := mulKMM(tmp, v); err != nil {
+			return err
+		}
+		nt := len(tmp.RawMatrix().Data)
+		blas64.Axpy(penalty, blas64.Vector{N: nt, Inc: 1, Data: tmp.RawMatrix().Data},
+			blas64.Vector{N: nt, Inc: 1, Data: dst.RawMatrix().Data})
+		return nil
+	}}
+	// The O(M³) factorizations cannot be interrupted; check before moving on.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// precondName resolves PrecondAuto and checks that the bless preconditioner
+// gets BLESS's weights.
+func (b FalkonBuilder) precondName(c FalkonCenters) (string, error) {
+	name := b.Preconditioner
+	if name == PrecondAuto {
+		name = PrecondFalkon
+		if c.Weights != nil && c.BLESS {
+			name = PrecondBLESS
+		}
+	}
+	switch {
+	case name != PrecondBLESS:
+	case c.Weights == nil:
+		return "", fmt.Errorf("model: falkon: %w: preconditioner %q needs center weights; %s gave none", ErrInput, PrecondBLESS, c.Sampler)
+	case !c.BLESS:
+		return "", fmt.Errorf("model: falkon: preconditioner %q: %w: sampler %s weighs its centers otherwise (use approx.BLESS or approx.BLESSR, or preconditioner %q)",
+			PrecondBLESS, ErrNotBLESSWeights, c.Sampler, PrecondFalkon)
+	}
+	return name, nil
+}
+
+// precondition builds s's preconditioner from kmm (taken over by the falkon
+// and bless ones) and returns the product by K_MM that H uses.
+func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *mat.Dense, data FalkonData) (func(dst, v *mat.Dense) error, error) {
+	n, mc := data.N, s.Centers.M()
+	switch s.Preconditioner {
+	case PrecondFalkon, PrecondBLESS:
+		popt := precond.Options{Epsilon: b.Epsilon, Cholesky: b.Cholesky}
+		var f *precond.Falkon
+		var err error
+		if s.Preconditioner == PrecondBLESS {
+			// BLESS's A_h is on the M/n scale; eq. 15 as written wants 1
+			// for uniform centers (package precond).
+			a := make([]float64, mc)
+			for j, w := range s.Centers.Weights {
+				a[j] = w * float64(n) / float64(mc)
+			}
+			// Eq. 15 regularizes with λ_h, the λ at which the weighted
+			// sample approximates K_nMᵀK_nM.
+			s.PrecondLambda = b.Lambda
+			if s.Centers.Lambda > 0 {
+				s.PrecondLambda = s.Centers.Lambda
+			}
+			f, err = precond.BuildWeighted(kmm, n, s.PrecondLambda, a, popt)
+		} else {
+			f, err = precond.BuildFalkon(kmm, n, b.Lambda, popt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model: falkon: %w", err)
+		}
+		s.P = f
+		s.Epsilon, s.Shift, s.JitterT, s.JitterA = f.Epsilon, f.Shift, f.JitterT, f.JitterA
+		return f.MulKMM, nil
+	case PrecondJacobi:
+		if data.ColSquares == nil {
+			return nil, fmt.Errorf("model: falkon: %w: preconditioner %q needs FalkonData.ColSquares", ErrInput, PrecondJacobi)
+		}
+		diag, err := data.ColSquares(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// diag(H) = Σᵢ k(xᵢ, c_j)² + λn K_jj.
+		for j := range diag {
+			diag[j] += b.Lambda * float64(n) * kmm.At(j, j)
+		}
+		j := precond.Jacobi{Diag: diag}
+		if err := j.Validate(); err != nil {
+			return nil, fmt.Errorf("model: falkon: %w", err)
+		}
+		s.P = j
+	}
+	return func(dst, v *mat.Dense) error {
+		dst.Mul(kmm, v)
+		return nil
+	}, nil
+}
+
+// Describe copies what the system knows of the fit into info: M, the
+// centers' form and source, and the preconditioner's fields.
+func (s *FalkonSystem) Describe(info *FalkonInfo) {
+	info.M = s.Centers.M()
+	info.CenterForm = CenterForm(s.Centers.Points)
+	info.Sampler = s.Centers.Sampler
+	info.Preconditioner, info.PrecondLambda = s.Preconditioner, s.PrecondLambda
+	info.Epsilon, info.Shift, info.JitterT, info.JitterA = s.Epsilon, s.Shift, s.JitterT, s.JitterA
+}
+
+// Solve runs preconditioned CG on H α = rhs (rhs = K_nMᵀY, M×t) from α's
+// value on entry (zero for a cold start, or a warm start), with the
+// builder's MaxIter and Tol, residuals in the preconditioner's norm (as
+// FALKON monitors them), and callback, when set, after every iteration
+// (returning false stops the solve).
+func (s *FalkonSystem) Solve(ctx context.Context, rhs, alpha *mat.Dense, callback func(solver.Progress) bool) (solver.Result, error) {
+	opt := solver.Options{Tol: s.tol, MaxIter: s.maxIter, PrecondNorm: true, Callback: callback}
+	return solver.PCG(ctx, s.H, s.P, rhs, alpha, opt)
+}
+
+// isBLESS reports whether s is approx.BLESS or approx.BLESSR (by value or
+// pointer), whose landmark weights are BLESS's A_h. It matches by type name so
+// that this package does not depend on those samplers being compiled in.
+func isBLESS(s approx.Sampler) bool {
+	t := reflect.TypeOf(s)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.PkgPath() == reflect.TypeOf(approx.Uniform{}).PkgPath() && (t.Name() == "BLESS" || t.Name() == "BLESSR")
+}

@@ -1,0 +1,421 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/mat"
+)
+
+// A local Falkon fit is FalkonBuilder's steps with the passes over the data
+// run on the kernel engine (falkonPasses): resolve the configuration, plan
+// the memory (refusing a plan over MemoryLimit before allocating), draw or
+// take the centers, build the system, form K_nMᵀY, and run PCG with the
+// per-iteration monitor (validation error, Patience, Progress).
+
+// falkonConfig is Falkon with defaults resolved.
+type falkonConfig struct {
+	b       FalkonBuilder // resolved: kernel, preconditioner, MaxIter, Tol, K_MM's engine
+	k       kernel.Kernel
+	m       int
+	sampler approx.Sampler
+	passes  kernel.Options // engine options of the K_nM passes (Float32)
+}
+
+func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
+	var c falkonConfig
+	if m.CenterLambda < 0 || math.IsNaN(m.CenterLambda) || math.IsInf(m.CenterLambda, 0) {
+		return c, fmt.Errorf("model: falkon: %w: CenterLambda = %g, want finite and ≥ 0", ErrInput, m.CenterLambda)
+	}
+	c.k = m.Kernel
+	if c.k == nil {
+		c.k = kernel.Gaussian{Gamma: 1 / float64(d)}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"Workers", int64(m.Workers)}, {"BlockRows", int64(m.BlockRows)}, {"MemoryLimit", m.MemoryLimit}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("model: falkon: %w: %s = %d, want ≥ 0 (0 means automatic)", ErrInput, f.name, f.v)
+		}
+	}
+	b, err := FalkonBuilder{Kernel: c.k, Lambda: m.Lambda, Preconditioner: m.Preconditioner, Epsilon: m.Epsilon,
+		Cholesky: m.Cholesky, MaxIter: m.MaxIter, Tol: m.Tol,
+		Engine: kernel.Options{Workers: m.Workers, BlockRows: m.BlockRows}}.resolved()
+	if err != nil {
+		return c, err
+	}
+	c.b = b
+	switch {
+	case m.M < 0 || m.M > n:
+		return c, fmt.Errorf("model: falkon: %w: M = %d centers, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, m.M, n)
+	case m.M == 0:
+		c.m = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	default:
+		c.m = m.M
+	}
+	c.sampler = m.Sampler
+	if c.sampler == nil {
+		c.sampler = approx.Uniform{}
+	}
+	if m.Patience < 0 || m.Patience > 0 && m.Validation == nil {
+		return c, fmt.Errorf("model: falkon: %w: Patience = %d, want ≥ 0, and Validation when positive", ErrInput, m.Patience)
+	}
+	c.passes = b.Engine
+	c.passes.Float32 = m.Float32
+	return c, nil
+}
+
+// falkonGiven are the centers, weights and starting coefficients given by
+// the user (Centers and CenterWeights, or WarmStart); all nil when the
+// centers are to be sampled.
+type falkonGiven struct {
+	centers mat.Matrix
+	weights []float64
+	alpha0  *mat.Dense
+}
+
+// givenCenters returns user-given or warm-start centers, weights and the
+// starting coefficients, or nils.
+func (m *Falkon) givenCenters(d, t int) (falkonGiven, error) {
+	if m.WarmStart != nil {
+		w := m.WarmStart
+		if w.Centers == nil || w.Coef == nil {
+			return falkonGiven{}, fmt.Errorf("model: falkon: %w: WarmStart without Centers or Coef", ErrInput)
+		}
+		if err := checkCenters(w.Centers, d); err != nil {
+			return falkonGiven{}, fmt.Errorf("warm start centers: %w", err)
+		}
+		mc, _ := w.Centers.Dims()
+		if r, c := w.Coef.Dims(); r != mc || c != t {
+			return falkonGiven{}, fmt.Errorf("model: falkon: %w: WarmStart.Coef is %d×%d, want %d×%d", ErrInput, r, c, mc, t)
+		}
+		if err := check.Matrix("warm start coefficients", w.Coef); err != nil {
+			return falkonGiven{}, err
+		}
+		return falkonGiven{w.Centers, m.CenterWeights, w.Coef}, nil
+	}
+	if m.Centers != nil {
+		if err := checkCenters(m.Centers, d); err != nil {
+			return falkonGiven{}, fmt.Errorf("centers: %w", err)
+		}
+		return falkonGiven{centers: m.Centers, weights: m.CenterWeights}, nil
+	}
+	return falkonGiven{}, nil
+}
+
+// centerShape is the shape of the centers a fit on x will hold: the given
+// ones, or cfg.m sampled rows of x (sampledShape).
+func (m *Falkon) centerShape(cfg falkonConfig, x mat.Matrix, given mat.Matrix) centerShape {
+	if given != nil {
+		return givenShape(cfg.k, given)
+	}
+	return sampledShape(cfg.k, x, cfg.m)
+}
+
+// plan is the memory plan of a fit with resolved cfg, centers of shape cs
+// and t outputs: the builder's (centers, counted twice when given since
+// they are copied, K_MM and the preconditioner, CG) plus the data, the
+// engine's scratch of the K_nM passes, the validation passes, and K_nM with
+// its n×t product when CacheKnm asks for it and the total stays within
+// MemoryLimit.
+func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool) {
+	n, _ := x.Dims()
+	n64, m64, t64 := int64(n), int64(cs.m), int64(t)
+	stub := cs.stub()
+	p := cfg.b.plan(cs, stub, t)
+	if given {
+		p.Centers *= 2
+	}
+	op := kernel.NewOp(cfg.k, x, stub, cfg.passes)
+	p.Data = inputBytes(x) + bytesF64(n64*t64)
+	p.Engine, p.BlockRows = op.ScratchBytes(t), op.BlockRows()
+	if m.Validation != nil && m.Validation.X != nil {
+		p.Validation = bytesF64(int64(m.Validation.X.RawMatrix().Rows)*t64) + op.ScratchBytes(t)
+	}
+	p.Total = p.Data + p.Centers + p.Precond + p.Engine + p.Solver + p.Validation
+	if cache := bytesF64(n64*m64 + n64*t64); m.CacheKnm && (m.MemoryLimit == 0 || p.Total+cache <= m.MemoryLimit) {
+		p.Cache = cache
+		p.Total += cache
+		return p, true
+	}
+	return p, false
+}
+
+// planFit plans the fit's memory before anything large is allocated: the
+// operator itself holds no K_nM. A plan over MemoryLimit, or a sampler whose
+// own plan is, fails with ErrMemory.
+func (m *Falkon) planFit(ctx context.Context, cfg falkonConfig, x mat.Matrix, given falkonGiven, t int) (FalkonPlan, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return FalkonPlan{}, false, err
+	}
+	n, _ := x.Dims()
+	plan, cache := m.plan(cfg, x, m.centerShape(cfg, x, given.centers), t, given.centers != nil)
+	mc := cfg.m
+	if given.centers != nil {
+		mc, _ = given.centers.Dims()
+	} else if err := checkSampler(cfg.sampler, x, mc, m.MemoryLimit); err != nil {
+		return plan, false, fmt.Errorf("model: falkon: %w", err)
+	}
+	err := checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit)
+	return plan, cache, err
+}
+
+// centers takes the given centers or draws cfg.m of them with the sampler,
+// its random source seeded from Seed.
+func (m *Falkon) centers(ctx context.Context, cfg falkonConfig, x mat.Matrix, given falkonGiven) (FalkonCenters, error) {
+	if given.centers != nil {
+		return cfg.b.Given(given.centers, given.weights, m.CenterLambda)
+	}
+	rng := rand.New(rand.NewPCG(m.Seed, falkonSeedStream))
+	return cfg.b.Sample(ctx, cfg.sampler, x, cfg.m, rng)
+}
+
+// checkValidation checks the validation set against d columns.
+func (m *Falkon) checkValidation(d int) error {
+	val := m.Validation
+	if val == nil {
+		return nil
+	}
+	if err := check.Cols(val.X, d); err != nil {
+		return fmt.Errorf("validation: %w", err)
+	}
+	return check.Vector("validation y", val.Y, val.X.RawMatrix().Rows)
+}
+
+func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
+	start := time.Now()
+	n, d := x.Dims()
+	_, t := targets.Dims()
+	cfg, err := m.resolve(n, d)
+	if err != nil {
+		return err
+	}
+	if err := m.checkValidation(d); err != nil {
+		return err
+	}
+	given, err := m.givenCenters(d, t)
+	if err != nil {
+		return err
+	}
+	plan, cache, err := m.planFit(ctx, cfg, x, given, t)
+	if err != nil {
+		return err
+	}
+	info := FalkonInfo{N: n, D: d, Outputs: t, Lambda: m.Lambda, Penalty: m.Lambda * float64(n),
+		Kernel: cfg.k.String(), Plan: plan, CachedKnm: cache}
+	c, err := m.centers(ctx, cfg, x, given)
+	if err != nil {
+		return err
+	}
+	info.SampleTime = time.Since(start)
+
+	t0 := time.Now()
+	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes)}
+	sys, err := cfg.b.Build(ctx, c, FalkonData{N: n, MulTMul: passes.mulTMul, ColSquares: passes.colSquares})
+	if err != nil {
+		return err
+	}
+	sys.Describe(&info)
+	rhs, err := passes.rhs(ctx, targets, cache)
+	if err != nil {
+		return err
+	}
+	info.PrecondTime = time.Since(t0)
+
+	mon := m.monitor(cfg, c.Points, start, task, labels, t)
+	t1 := time.Now()
+	alpha, res, err := mon.solve(ctx, sys, rhs, given.alpha0)
+	if err != nil {
+		return err
+	}
+	info.SolveTime = time.Since(t1)
+	info.Status, info.Iterations, info.Residual = res.Status, res.Iterations, res.Residual
+	info.History, info.BestIteration = mon.history, mon.bestIteration()
+	m.fit = &falkonFit{task: task, labels: labels, d: d, info: info,
+		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}
+	return nil
+}
+
+// falkonPasses runs a local fit's passes over the data on the kernel
+// engine: K_nM's blocks recomputed at every pass, or K_nM cached.
+type falkonPasses struct {
+	cfg        falkonConfig
+	x, centers mat.Matrix
+	op         *kernel.Op // the K_nM passes (Float32 when asked)
+	knm, knmV  *mat.Dense // cached K_nM and its product, when cached
+}
+
+// mulTMul sets dst = K_nMᵀ(K_nM v).
+func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
+	if p.knm == nil {
+		return p.op.MulTMul(ctx, dst, v)
+	}
+	n, _ := p.knm.Dims()
+	if _, t := v.Dims(); p.knmV == nil || p.knmV.RawMatrix().Cols != t {
+		p.knmV = mat.NewDense(n, t, nil)
+	}
+	p.knmV.Mul(p.knm, v)
+	dst.Mul(p.knm.T(), p.knmV)
+	return nil
+}
+
+// rhs caches K_nM when cache is set and returns K_nMᵀY.
+func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool) (*mat.Dense, error) {
+	n, _ := p.x.Dims()
+	mc, _ := p.centers.Dims()
+	if cache {
+		p.knm = mat.NewDense(n, mc, nil)
+		if err := p.op.Block(ctx, p.knm); err != nil {
+			return nil, err
+		}
+	}
+	_, t := targets.Dims()
+	b := mat.NewDense(mc, t, nil)
+	if p.knm != nil {
+		b.Mul(p.knm.T(), targets)
+		return b, nil
+	}
+	return b, p.op.MulT(ctx, b, targets)
+}
+
+// colSquares computes Σᵢ k(xᵢ, c_j)² in chunks of rows, for the Jacobi
+// preconditioner's diag(H): one extra pass over the data.
+func (p *falkonPasses) colSquares(ctx context.Context) ([]float64, error) {
+	n, _ := p.x.Dims()
+	mc, _ := p.centers.Dims()
+	diag := make([]float64, mc)
+	chunk := max(1, min(n, (8<<20)/(8*mc))) // 8 MiB of K at a time
+	buf := make([]float64, chunk*mc)
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(n, r0+chunk)
+		kb := mat.NewDense(r1-r0, mc, buf[:(r1-r0)*mc])
+		if err := kernel.NewOp(p.cfg.k, rowRange(p.x, r0, r1), p.centers, p.cfg.b.Engine).Block(ctx, kb); err != nil {
+			return nil, err
+		}
+		for i := 0; i < r1-r0; i++ {
+			for j, v := range kb.RawRowView(i) {
+				diag[j] += v * v
+			}
+		}
+	}
+	return diag, nil
+}
+
+// falkonMonitor follows a local fit's iterations: its history, the
+// validation error, the Patience rule (keeping the best iterate) and the
+// Progress callback.
+type falkonMonitor struct {
+	m       *Falkon
+	start   time.Time
+	task    Task
+	labels  Labels
+	val     *ValidationSet
+	valOp   *kernel.Op
+	valDec  *mat.Dense
+	history []FalkonIteration
+	err     error // a validation pass's error, which stopped the solve
+
+	best    *mat.Dense // Patience: the best iterate so far
+	bestErr float64
+	bestIt  int
+	plateau bool
+}
+
+// monitor returns the monitor of a fit on centers with t outputs.
+func (m *Falkon) monitor(cfg falkonConfig, centers mat.Matrix, start time.Time, task Task, labels Labels, t int) *falkonMonitor {
+	mon := &falkonMonitor{m: m, start: start, task: task, labels: labels, bestErr: math.Inf(1)}
+	if val := m.Validation; val != nil {
+		mon.val = val
+		mon.valOp = kernel.NewOp(cfg.k, val.X, centers, cfg.passes)
+		mon.valDec = mat.NewDense(val.X.RawMatrix().Rows, t, nil)
+	}
+	return mon
+}
+
+// solve runs PCG from alpha0 (nil: zero) and returns the coefficients: the
+// last iterate, or the best one when the Patience rule stopped the fit.
+func (mon *falkonMonitor) solve(ctx context.Context, sys *FalkonSystem, rhs, alpha0 *mat.Dense) (*mat.Dense, solver.Result, error) {
+	_, t := rhs.Dims()
+	alpha := mat.NewDense(sys.Centers.M(), t, nil)
+	if alpha0 != nil {
+		alpha.Copy(alpha0)
+	}
+	if mon.m.Patience > 0 {
+		mon.best = mat.DenseCopyOf(alpha)
+	}
+	res, err := sys.Solve(ctx, rhs, alpha, func(p solver.Progress) bool { return mon.step(ctx, p) })
+	if err == nil {
+		err = mon.err
+	}
+	if err != nil {
+		return nil, res, err
+	}
+	if mon.plateau {
+		alpha.Copy(mon.best)
+	}
+	return alpha, res, nil
+}
+
+// step is the solver's callback after every iteration.
+func (mon *falkonMonitor) step(ctx context.Context, p solver.Progress) bool {
+	it := FalkonIteration{Iteration: p.Iteration, Residual: p.Residual, ValError: math.NaN()}
+	if mon.valOp != nil {
+		if err := mon.valOp.Mul(ctx, mon.valDec, p.X); err != nil {
+			mon.err = err
+			return false
+		}
+		it.ValError = falkonError(mon.valDec, mon.val.Y, mon.task, mon.labels)
+	}
+	it.Elapsed = time.Since(mon.start)
+	mon.history = append(mon.history, it)
+	if mon.best != nil {
+		if it.ValError < mon.bestErr {
+			mon.bestErr, mon.bestIt = it.ValError, it.Iteration
+			mon.best.Copy(p.X)
+		} else if it.Iteration-mon.bestIt >= mon.m.Patience {
+			mon.plateau = true
+		}
+	}
+	if mon.m.Progress != nil && !mon.m.Progress(it) {
+		return false
+	}
+	return !mon.plateau
+}
+
+// bestIteration is the iteration whose coefficients were kept when the
+// Patience rule stopped the fit, 0 otherwise.
+func (mon *falkonMonitor) bestIteration() int {
+	if mon.plateau {
+		return mon.bestIt
+	}
+	return 0
+}
+
+// falkonError is the RMSE (regression, first output) or the misclassified
+// fraction (classification) of decision values against y.
+func falkonError(dec *mat.Dense, y []float64, task Task, labels Labels) float64 {
+	if task == Classification {
+		pred := labels.decode(dec)
+		wrong := 0
+		for i, v := range pred {
+			if v != y[i] {
+				wrong++
+			}
+		}
+		return float64(wrong) / float64(len(y))
+	}
+	var s float64
+	for i, v := range y {
+		e := dec.At(i, 0) - v
+		s += e * e
+	}
+	return math.Sqrt(s / float64(len(y)))
+}
