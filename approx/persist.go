@@ -51,16 +51,15 @@ func SaveMap(w io.Writer, m FeatureMap) error {
 // ErrFormat; nothing in the file can make it panic or allocate much more
 // than the file's size.
 func LoadMap(r io.Reader) (FeatureMap, error) {
-	tag, payload, err := binfmt.Read(r)
+	tag, d, err := binfmt.Open(r, -1) // read and checked whole first
 	if err != nil {
 		return nil, fmt.Errorf("approx: load: %w", err)
 	}
-	return decodeMap(tag, payload)
+	return decodeMap(tag, d)
 }
 
 // decodeMap decodes the payload of a feature-map file with the given tag.
-func decodeMap(tag string, payload []byte) (FeatureMap, error) {
-	d := binfmt.NewDec(payload)
+func decodeMap(tag string, d *binfmt.Dec) (FeatureMap, error) {
 	var m FeatureMap
 	switch tag {
 	case tagNystrom:
@@ -87,13 +86,19 @@ func MarshalMap(m FeatureMap) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// encEngine writes kernel engine options; Float32 since format version 4
+// (a map fitted with float32 distance products transforms with them).
 func encEngine(e *binfmt.Enc, o kernel.Options) {
 	e.Int(o.Workers)
 	e.Int(o.BlockRows)
+	e.Bool(o.Float32)
 }
 
 func decEngine(d *binfmt.Dec) kernel.Options {
 	o := kernel.Options{Workers: d.Int(), BlockRows: d.Int()}
+	if d.Version() >= 4 {
+		o.Float32 = d.Bool()
+	}
 	if o.Workers < 0 || o.BlockRows < 0 {
 		d.Fail("engine options %+v", o)
 	}

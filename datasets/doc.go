@@ -1,6 +1,15 @@
-// Package datasets reads and writes LIBSVM/svmlight and CSV data, scales
-// features, splits data for testing and cross-validation, generates synthetic
-// problems, and ships small real datasets inside the binary.
+// Package datasets gets data into Landmark's estimators: it reads and writes
+// LIBSVM/svmlight and CSV files, scales features, splits data for testing
+// and cross-validation, generates synthetic problems, and ships small real
+// datasets inside the binary.
+//
+// A typical program calls Load or LoadSplit for a bundled set, or ReadFile
+// for a file of its own (ReadLIBSVMSparseFile to keep a sparse file sparse:
+// its CSR matrix goes straight into any estimator of package model), fits a
+// Standardizer on the training rows, and splits with Split or
+// StratifiedSplit, or draws folds with KFold. Every random choice takes an
+// explicit *rand.Rand; every reader names the file and line of malformed
+// input.
 //
 // # Files
 //
@@ -63,5 +72,6 @@
 // classes), satimage and satimage.test (4,435 + 2,000 × 36, six classes) and
 // the two wine-quality sets (1,599 and 4,898 × 11, regression). Load returns
 // one by name; LoadSplit returns an official train/test pair. Their sources
-// are listed in Info.Citation and in ../shared/datasets/MANIFEST.md.
+// are listed in Info.Citation. SharedPath finds the larger sets the tests and
+// benchmarks read from a shared folder ($LANDMARK_SHARED_DATA).
 package datasets

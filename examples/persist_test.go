@@ -3,6 +3,8 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Save → Load → Predict gives the saved model's predictions bit for bit, and
@@ -29,7 +32,10 @@ func TestSaveLoadRefit(t *testing.T) {
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40}, Seed: 3}, train.Y},
 		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Clusters: 3, Rank: 15}, Seed: 3}, train.Y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 100}}}, Seed: 3}, train.Y},
+		{"krr-nystrom-bless", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.BLESS{}}, Seed: 3}, train.Y},
+		{"krr-nystrom-rls", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.RecursiveRLS{}}, Seed: 3}, train.Y},
 		{"falkon", &model.Falkon{Kernel: k, Lambda: 1e-6, M: 50, Seed: 3}, train.Y},
+		{"falkon-bless", &model.Falkon{Kernel: k, Lambda: 1e-6, M: 50, Sampler: approx.BLESSR{}, Seed: 3}, train.Y},
 		{"svm", &model.SVM{Kernel: k, C: 2}, cls},
 		{"bka-svm", &model.BKASVM{Kernel: k, C: 2, Clusters: 4, Seed: 3}, cls},
 	}
@@ -63,6 +69,22 @@ func TestSaveLoadRefit(t *testing.T) {
 			}
 			if got := mustPredict(t, loaded, test.X); !slices.Equal(got, want) {
 				t.Errorf("reloaded model refitted on the same data predicts differently (max rel diff %.3g)", maxRelDiff(got, want))
+			}
+			// The refit used the same algorithm: a BLESS Nyström KRR
+			// used to reload without its backend and refit as exact KRR
+			// (rank n instead of ~M), a FALKON-BLESS with uniform centers.
+			switch m := c.est.(type) {
+			case *model.KRR:
+				a, b := m.Info(), loaded.(*model.KRR).Info()
+				if a.Backend != b.Backend || a.Rank != b.Rank {
+					t.Errorf("refit: backend %q rank %d, saved model %q rank %d", b.Backend, b.Rank, a.Backend, a.Rank)
+				}
+			case *model.Falkon:
+				a, b := m.Info(), loaded.(*model.Falkon).Info()
+				if a.Sampler != b.Sampler || a.Preconditioner != b.Preconditioner || a.M != b.M {
+					t.Errorf("refit: sampler %q, %s preconditioner, M = %d; saved model %q, %s, %d",
+						b.Sampler, b.Preconditioner, b.M, a.Sampler, a.Preconditioner, a.M)
+				}
 			}
 		})
 	}
@@ -106,4 +128,57 @@ func classLabels(y []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// firstRows is a sampler defined outside Landmark: the first m rows.
+type firstRows struct{}
+
+func (firstRows) Sample(_ context.Context, x mat.Matrix, _ kernel.Kernel, m int, _ *rand.Rand) (*approx.Landmarks, error) {
+	_, d := x.Dims()
+	pts := mat.NewDense(m, d, nil)
+	idx := make([]int, m)
+	for i := range m {
+		idx[i] = i
+		for j := range d {
+			pts.Set(i, j, x.At(i, j))
+		}
+	}
+	return &approx.Landmarks{Points: pts, Indices: idx}, nil
+}
+
+// A sampler of the user's own type cannot be saved: the loaded model
+// predicts as the saved one, but a refit fails with ErrNotSaved (rather
+// than silently refitting with another sampler) until the field is set
+// again.
+func TestSaveOwnSampler(t *testing.T) {
+	train, test := smooth(t, 300, 50, false, 26)
+	m := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-4, Approx: model.NystromKRR{M: 30, Sampler: firstRows{}}}
+	if err := m.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	want := mustPredict(t, m, test.X)
+	b, err := model.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := model.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := e.(*model.KRR)
+	if !slices.Equal(mustPredict(t, loaded, test.X), want) {
+		t.Error("loaded model predicts differently")
+	}
+	err = loaded.Fit(context.Background(), train.X, train.Y)
+	if !errors.Is(err, model.ErrNotSaved) {
+		t.Fatalf("refit without the sampler: err = %v, want ErrNotSaved", err)
+	}
+	t.Logf("refit: %v", err)
+	loaded.Approx = model.NystromKRR{M: 30, Sampler: firstRows{}}
+	if err := loaded.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(mustPredict(t, loaded, test.X), want) {
+		t.Error("refit with the sampler set again predicts differently")
+	}
 }

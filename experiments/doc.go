@@ -1,7 +1,16 @@
 // Package experiments runs YAML-described experiments: a grid of settings
 // (λ, γ or σ, sample size m, clusters, rank, SVM C, any numeric estimator
 // option), each cross-validated, then the best setting refitted on the whole
-// training set and scored on the test set.
+// training set and scored on the test set. It is what `landmark run` and
+// `landmark fit` call.
+//
+// From Go: DecodeFile reads a spec, Run(ctx, spec, Options{}) runs its grid
+// and returns the best point and every point's scores (Options.Progress
+// reports each fold, CG iteration and grid point), and Fit fits one setting
+// and returns a FitResult that predicts on new rows with the spec's scaling
+// and saves with it (LoadFit reads it back). Estimators, ApproximationNames
+// and Metrics list the names a spec may use; every YAML key is described in
+// docs/yaml.md, which a test keeps equal to this package's spec table.
 //
 // A spec (see Spec and experiments/examples/) names the data, the task, an
 // estimator from one explicit table (EstimatorNames), its kernel
@@ -11,7 +20,7 @@
 // impossible values (λ ≤ 0, folds < 2, and with the data loaded m > n) are
 // errors naming the YAML line (SpecError, ErrSpec).
 //
-// Regularization follows the project convention (model/doc.go): lambda is λ
+// Regularization follows the project convention (package model): lambda is λ
 // with penalty λn, as in (K + λnI)α = y and FALKON's
 // (K_nMᵀK_nM + λn K_MM)α = K_nMᵀy (Rudi et al. 2017, eq. 8). A spec may
 // instead give scikit-learn's alpha = λn explicitly; it is converted with the

@@ -19,7 +19,7 @@ import (
 const savedMagic = "landmark-fit v1\n"
 
 // ErrSaved is wrapped by errors about a malformed saved fit.
-var ErrSaved = errors.New("experiments: not a saved landmark fit")
+var ErrSaved = errors.New("not a saved landmark fit")
 
 // savedHeader is the JSON line of a saved fit.
 type savedHeader struct {
@@ -47,6 +47,14 @@ type savedHeader struct {
 // and the estimator (model.Save, streamed) — so that LoadFit predicts
 // identically.
 func (f *FitResult) Save(w io.Writer, s *Spec) error {
+	if err := f.save(w, s); err != nil {
+		return fmt.Errorf("experiments: save fit: %w", err)
+	}
+	return nil
+}
+
+// save is Save without the error prefix.
+func (f *FitResult) save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
 		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule}
 	b, err := json.Marshal(h)
@@ -64,15 +72,27 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 // streaming the model to the file.
 func (f *FitResult) SaveFile(path string, s *Spec) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return fmt.Errorf("experiments: save fit: %w", err)
 	}
-	return outfile.Write(path, func(w io.Writer) error { return f.Save(w, s) })
+	if err := outfile.Write(path, func(w io.Writer) error { return f.save(w, s) }); err != nil {
+		return fmt.Errorf("experiments: save fit %s: %w", path, err)
+	}
+	return nil
 }
 
 // LoadFit reads a fit written by Save. Its Predict takes raw features. When
 // r is a file (an io.Seeker model.Load can size, see model.Load) the model is
 // decoded as it is read, not held whole in memory.
 func LoadFit(r io.Reader) (*FitResult, error) {
+	res, err := loadFit(r)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: load fit: %w", err)
+	}
+	return res, nil
+}
+
+// loadFit is LoadFit without the error prefix.
+func loadFit(r io.Reader) (*FitResult, error) {
 	start := int64(-1)
 	if sk, ok := r.(io.Seeker); ok {
 		if at, err := sk.Seek(0, io.SeekCurrent); err == nil {
@@ -115,15 +135,16 @@ func LoadFit(r io.Reader) (*FitResult, error) {
 }
 
 // LoadFitFile reads a fit saved with SaveFile.
+// Its errors read "experiments: load fit PATH: why".
 func LoadFitFile(path string) (*FitResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("experiments: load fit: %w", err) // *PathError names the file
 	}
 	defer f.Close()
-	res, err := LoadFit(f)
+	res, err := loadFit(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("experiments: load fit %s: %w", path, err)
 	}
 	return res, nil
 }

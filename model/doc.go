@@ -1,5 +1,28 @@
-// Package model holds Landmark's estimators: exact and approximate kernel ridge
-// regression (KRR), FALKON, kernel SVM and BKA-SVM.
+// Package model holds Landmark's estimators: kernel ridge regression (KRR),
+// FALKON, kernel SVM and BKA-SVM. This is the package a Go program fits and
+// predicts with.
+//
+// Each estimator is a config struct whose zero value means the defaults
+// (fields carry yaml tags; Fit never writes them back). Set the kernel, the
+// penalty and, for the approximate methods, the number of landmarks and how
+// they are chosen, then call Fit(ctx, X, y) and Predict(X); X is any gonum
+// mat.Matrix — a *mat.Dense, or a datasets.CSR that stays sparse throughout.
+// Every estimator implements Estimator, refuses bad input with errors that
+// wrap ErrInput (a classifier refuses continuous-looking labels, a nil context
+// is an error), stops when its context is cancelled, plans its peak memory
+// before allocating (MemoryLimit, ErrMemory), and gives the same model for
+// the same Seed whatever the number of cores. Save and Load write and read
+// any fitted estimator.
+//
+// Which estimator: KRR with no backend is exact kernel ridge regression,
+// O(n²) memory, for up to a few ten thousand rows; KRR with NystromKRR,
+// FeatureRidge or MEKAKRR, and Falkon, scale to millions of rows by fitting
+// on M landmarks (Falkon by preconditioned conjugate gradient, streaming the
+// kernel matrix; the best choice for large n); SVM is LIBSVM's exact C-SVC;
+// BKASVM solves one SVM per k-means cluster, far faster at a small cost in
+// accuracy. The landmark samplers (uniform, leverage scores, BLESS, k-means,
+// …) are in package approx; the YAML names of all of these are in package
+// experiments.
 //
 // Regularization convention, used by every estimator here: λ multiplies n.
 // Exact KRR solves (K + λnI)α = y; FALKON and Nyström KRR solve
@@ -24,7 +47,7 @@
 // backends (MEKA gets what its solve leaves), Falkon (FalkonPlan), SVM (the
 // largest sub-problem's state and kernel-column cache, which shrinks to what
 // the cap leaves when CacheBytes is 0) and BKASVM (the clusters solved at
-// once). Samplers plan through their PlanBytes methods (approx/plan.go) and
+// once). Samplers plan through their PlanBytes methods and
 // are checked before sampling. A fit over the cap fails with ErrMemory
 // (which wraps ErrInput and is approx.ErrMemory too), naming the bytes it
 // needs and the cap. Plans are estimates of the largest arrays; measured
@@ -36,11 +59,12 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 3 (files of version 2 still load), is
+// the same bytes). The format, version 4 (files of versions 2 and 3 still
+// load), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (3)
+//	8       2     format version, uint16 little-endian (4)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
 //	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the
@@ -64,22 +88,34 @@
 // local decision functions give their support vectors as positions among the
 // global ones. k-means centroids (BKA-SVM's partition, MEKA's) and MEKA's
 // landmark rows, dense in memory, are written as a sparse field whenever
-// that is smaller (exact zeros left out, so nothing is lost). Save and SaveFile encode twice (counting, then writing in
-// 64 KiB chunks) and Load and LoadFile decode as they read when the input's
+// that is smaller (exact zeros left out, so nothing is lost). Save and
+// SaveFile encode twice (counting, then writing in 64 KiB chunks) and Load and LoadFile decode as they read when the input's
 // size is known (a file, a byte slice), so neither holds the whole file.
-// A payload holds the estimator's configuration, then its fitted state and
-// its Info, so that a loaded estimator refitted on the same data reproduces
-// the saved one. KRR.Approx is saved when it is one of this package's
-// backends with the default (uniform) sampler: NystromKRR, FeatureRidge on
-// NystromFeatures, RFFFeatures or MEKAFeatures, and MEKAKRR. Not saved,
-// because they are code or data rather than settings: other samplers and
-// feature mappers, fixed Centers, Falkon's Sampler, Centers, CenterWeights,
-// Validation, WarmStart and Progress, SVM's and BKASVM's Progress and
-// MemoryLimit (a fit-time cap, added after the format was fixed), SVM's
-// CacheFloat32 (a fit-time setting, added later too), BKASVM's
-// Solver, and MEKAKRR's CG callback and BasisSolver; a loaded estimator
-// still predicts identically, and a refit uses the defaults for them unless
-// they are set again.
+// A payload holds the estimator's configuration, its fitted state and its
+// Info, so that Load(Save(m)) refitted on the same data reproduces m (bit for
+// bit: fits are seeded and deterministic). Since version 4 the configuration
+// is complete: KRR's backend (NystromKRR with its given Centers, FeatureRidge
+// on NystromFeatures, RFFFeatures, MEKAFeatures or FixedFeatures, MEKAKRR)
+// and every sampler of package approx (Uniform, BLESS, BLESSR,
+// RecursiveRLS, ExactRLS, KMeansCenters, RandomizedClustered) with all their
+// exported options; Falkon's Sampler, Centers, CenterWeights, CenterLambda,
+// WarmStart and Validation; SVM's CacheFloat32 and MemoryLimit; BKASVM's
+// MemoryLimit. Given centers equal to the fitted ones are stored once.
+//
+// Not saved, because they are code: progress callbacks (Progress fields,
+// the samplers' included), MEKAKRR's CG callback and BasisSolver, BKASVM's
+// Solver (remote runners of the same computation: a refit without them
+// runs it locally, to the same model when they follow their contracts). A
+// sampler, KRR backend or feature mapper of a type defined outside this
+// module cannot be saved either: Save writes a "not saved" marker with its
+// type name instead of refusing, so the model can still be deployed, and
+// Load puts a NotSaved{Type} in its place. The loaded estimator predicts as
+// the saved one did, but refitting it fails with an error wrapping
+// ErrNotSaved until the field is set again: a loaded model never silently
+// refits as another algorithm. Files of versions 2 and 3 carry KRR backends
+// with the uniform sampler only, and no Falkon sampler or centers: other
+// configurations load as exact KRR and uniform Falkon centers, as those
+// versions documented.
 //
 // Loading never trusts the file: a wrong magic, version (ErrVersion), tag or
 // checksum (ErrChecksum), a truncation, or contents that do not fit together

@@ -8,9 +8,11 @@ import (
 	"github.com/landmark-ml/landmark/solver"
 )
 
-// encode writes a fitted Falkon: its scalar configuration (Sampler, Centers,
-// CenterWeights, Validation, WarmStart and Progress are not saved) and its
-// fitted state, including the solver's history.
+// encode writes a fitted Falkon: its scalar configuration, its fitted state
+// including the solver's history, and (since format version 4) the rest of
+// its configuration: Sampler with its options, CenterLambda, CenterWeights,
+// Centers, WarmStart and Validation (centers equal to the fitted ones are
+// written once). Progress, a callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -76,14 +78,71 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	for _, v := range []time.Duration{i.SampleTime, i.PrecondTime, i.SolveTime} {
 		e.Int64(int64(v))
 	}
+	return m.encodeV4(e)
+}
+
+// encodeV4 writes the configuration fields added in format version 4.
+func (m *Falkon) encodeV4(e *binfmt.Enc) error {
+	pc := m.fit.pred.Centers
+	encSampler(e, m.Sampler)
+	e.Float(m.CenterLambda)
+	e.Floats(m.CenterWeights)
+	if err := encCenters(e, m.Centers, pc); err != nil {
+		return err
+	}
+	w := m.WarmStart
+	e.Bool(w != nil)
+	if w != nil {
+		if err := kernelbin.WriteKernel(e, w.Kernel); err != nil {
+			return err
+		}
+		if err := encCenters(e, w.Centers, pc); err != nil {
+			return err
+		}
+		e.Dense(w.Coef)
+		e.Int(w.Workers)
+	}
+	v := m.Validation
+	e.Bool(v != nil)
+	if v != nil {
+		e.Dense(v.X)
+		e.Floats(v.Y)
+	}
 	return nil
+}
+
+// decodeV4 reads what encodeV4 writes into m, whose fit is decoded.
+func (m *Falkon) decodeV4(d *binfmt.Dec) {
+	pc := m.fit.pred.Centers
+	m.Sampler = decSampler(d)
+	m.CenterLambda = d.Float()
+	m.CenterWeights = d.Floats()
+	m.Centers = decCenters(d, "given centers", m.fit.d, pc)
+	if d.Bool() {
+		w := &KernelExpansion{Kernel: kernelbin.ReadKernel(d)}
+		w.Centers = decCenters(d, "warm-start centers", m.fit.d, pc)
+		w.Coef = d.Dense()
+		w.Workers = decNonNeg(d, "warm-start workers")
+		if d.Err() == nil && (w.Centers == nil || w.Coef == nil) {
+			d.Fail("warm start without centers or coefficients")
+		}
+		m.WarmStart = w
+	}
+	if d.Bool() {
+		m.Validation = &ValidationSet{X: d.Dense(), Y: d.Floats()}
+	}
 }
 
 func loadFalkon(d *binfmt.Dec) *Falkon {
 	m := &Falkon{Kernel: kernelbin.ReadKernel(d), Lambda: d.Float(), M: d.Int(), Preconditioner: d.String(),
-		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
-		Workers: decNonNeg(d, "workers"), BlockRows: decNonNeg(d, "block rows"), Float32: d.Bool(), MemoryLimit: d.Int64(),
-		CacheKnm: d.Bool(), Patience: decNonNeg(d, "patience"), Cholesky: decChol(d)}
+		Epsilon: d.Float(), MaxIter: d.Int(), Tol: d.Float(), Task: decTask(d, false), Seed: d.Uint()}
+	m.Workers = decNonNeg(d, "workers")
+	m.BlockRows = decNonNeg(d, "block rows")
+	m.Float32 = d.Bool()
+	m.MemoryLimit = d.Int64()
+	m.CacheKnm = d.Bool()
+	m.Patience = decNonNeg(d, "patience")
+	m.Cholesky = decChol(d)
 	f := &falkonFit{task: decTask(d, true)}
 	if f.task == Classification {
 		f.labels = decLabels(d)
@@ -131,5 +190,11 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 		return nil
 	}
 	m.fit = f
+	if d.Version() >= 4 {
+		m.decodeV4(d)
+		if d.Err() != nil {
+			return nil
+		}
+	}
 	return m
 }

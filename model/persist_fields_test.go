@@ -4,10 +4,15 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/kernel"
 )
 
 // The persistence code must know every field of the estimators, their
-// fitted state and their Info. When a field is added to one of these types this test fails:
+// fitted state and their Info, of the KRR backends and of the samplers and
+// options they save (a field added to approx.BLESS, say, would otherwise
+// be silently dropped by Save). When a field is added to one of these types this test fails:
 // save and load it in persist_*.go (with a round-trip case in
 // persist_test.go) or, for code and data that cannot be saved, list it as
 // unsaved here and in the package documentation ("Saved models").
@@ -18,21 +23,36 @@ func TestPersistCoversFields(t *testing.T) {
 	}{
 		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Workers", "MemoryLimit", "Cholesky", "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info"}},
-		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler" /* unsaved */, "Centers" /* unsaved */, "CenterWeights" /* unsaved */, "CenterLambda", /* unsaved */
+		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler", "Centers", "CenterWeights", "CenterLambda",
 			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Workers", "BlockRows", "Float32", "MemoryLimit", "CacheKnm", "Patience",
-			"Cholesky", "Validation" /* unsaved */, "WarmStart" /* unsaved */, "Progress" /* unsaved */, "fit"}},
+			"Cholesky", "Validation", "WarmStart", "Progress" /* a callback: not saved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info"}},
-		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32" /* unsaved */, "MemoryLimit", /* unsaved */
-			"NoShrinking", "Workers", "Probability", "Seed", "Progress" /* unsaved */, "fit"}},
+		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32", "MemoryLimit",
+			"NoShrinking", "Workers", "Probability", "Seed", "Progress" /* a callback: not saved */, "fit"}},
 		{svmFit{}, []string{"labels", "ovo", "d", "dec", "info", "platt"}},
 		{svmDecision{}, []string{"k", "sv", "w", "bias", "empty", "workers", "rows" /* as positions of BKA-SVM local SVs among the global ones */}},
 		{BKASVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "Clusters", "Sketch", "KMeansSubsample", "Prediction",
-			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit" /* unsaved */, "NoShrinking", "Seed", "Workers", "Progress" /* unsaved */, "Solver" /* unsaved */, "fit"}},
+			"Refine", "Tol", "MaxIter", "CacheBytes", "MemoryLimit", "NoShrinking", "Seed", "Workers", "Progress" /* a callback: not saved */, "Solver" /* code: not saved */, "fit"}},
 		{bkaFit{}, []string{"labels", "ovo", "d", "part", "global", "local", "ntasks", "info"}},
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},
-		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG", "BasisSolver" /* unsaved */}},
+		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG" /* Tol and MaxIter; its Callback is not saved */, "BasisSolver" /* code: not saved */}},
+		{NystromKRR{}, []string{"M", "Sampler", "Centers"}},
+		{NystromFeatures{}, []string{"M", "Sampler", "Nystrom"}},
+		{RFFFeatures{}, []string{"RFF"}},
+		{MEKAFeatures{}, []string{"MEKA"}},
+		{FixedFeatures{}, []string{"Map"}},
+		{FeatureRidge{}, []string{"Features"}},
+		{approx.BLESS{}, []string{"Lambda", "Lambda0", "Q", "Q1", "Q2", "Workers", "Progress" /* a callback: not saved */}},
+		{approx.RandomizedClustered{}, []string{"Dim", "Compression", "MaxIter", "Subsample", "Tol", "MaxBytes"}},
+		{approx.KMeansCenters{}, []string{"MaxIter", "Subsample", "Tol", "MaxBytes"}},
+		{approx.ExactRLS{}, []string{"Ridge"}},
+		{approx.RecursiveRLS{}, []string{"Delta", "Oversample", "Accelerated", "Workers", "Progress" /* a callback: not saved */}},
+		{approx.Uniform{}, nil},
+		{approx.Nystrom{}, []string{"Rank", "QR", "Floor", "MaxBytes", "Engine"}},
+		{kernel.Options{}, []string{"Workers", "BlockRows", "Float32"}},
+		{approx.RFF{}, []string{"Features"}},
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel", "CenterForm" /* recomputed */}},
 		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "CenterForm" /* recomputed */, "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
 			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "BestIteration", "History", "Plan", "CachedKnm", "SampleTime",

@@ -24,8 +24,10 @@ const (
 	predMEKA      = "meka"
 )
 
-// encode writes a fitted KRR: its configuration (without Approx, which is
-// not saved) and its fitted state.
+// encode writes a fitted KRR: its configuration, its fitted state and, since
+// format version 4, the backend (Approx) with its sampler and options, after
+// the predictor (whose centers a NystromKRR's given Centers may be). Version
+// 2 and 3 files hold a backend of fewer kinds in the configuration instead.
 func (m *KRR) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -39,7 +41,6 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 	e.Int(m.Workers)
 	e.Int64(m.MemoryLimit)
 	encChol(e, m.Cholesky)
-	encBackend(e, m.Approx)
 
 	f := m.fit
 	encTask(e, f.task)
@@ -59,13 +60,20 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 	e.Int(i.CholAttempts)
 	e.Int64(i.MemoryBytes)
 	e.String(i.Kernel)
-	return encPredictor(e, f.pred)
+	if err := encPredictor(e, f.pred); err != nil {
+		return err
+	}
+	return encBackend(e, m.Approx, f.pred)
 }
 
 func loadKRR(d *binfmt.Dec) *KRR {
-	m := &KRR{Kernel: kernelbin.ReadKernel(d), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint(),
-		Workers: decNonNeg(d, "workers"), MemoryLimit: d.Int64(), Cholesky: decChol(d)}
-	m.Approx = decBackend(d)
+	m := &KRR{Kernel: kernelbin.ReadKernel(d), Lambda: d.Float(), Task: decTask(d, false), Seed: d.Uint()}
+	m.Workers = decNonNeg(d, "workers")
+	m.MemoryLimit = d.Int64()
+	m.Cholesky = decChol(d)
+	if d.Version() < 4 {
+		m.Approx = decBackendV3(d)
+	}
 	f := &krrFit{task: decTask(d, true)}
 	if f.task == Classification {
 		f.labels = decLabels(d)
@@ -90,6 +98,12 @@ func loadKRR(d *binfmt.Dec) *KRR {
 		i.CenterForm = CenterForm(e.Centers) // not saved: recomputed
 	}
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
+	if d.Version() >= 4 {
+		m.Approx = decBackend(d, f.d, f.pred)
+	}
+	if d.Err() != nil {
+		return nil
+	}
 	m.fit = f
 	return m
 }
@@ -289,69 +303,105 @@ func readKernelSum(d *binfmt.Dec, dim int) (kernel.Kernel, mat.Matrix, *mat.Dens
 
 // Backend kinds inside a saved KRR's configuration.
 const (
-	backendNone     = ""        // exact, or a backend that cannot be saved
+	backendNone     = ""        // exact (and, before version 4, a backend that was not saved)
 	backendNystrom  = "nystrom" // NystromKRR
 	backendNyFeat   = "nystrom-features"
 	backendRFF      = "rff-features"
 	backendMEKA     = "meka"
 	backendMEKAFeat = "meka-features"
+	// Since format version 4:
+	backendFixedFeat    = "fixed-features"        // FeatureRidge on FixedFeatures
+	backendFeatDefault  = "feature-ridge-default" // FeatureRidge without a mapper
+	backendFeatNotSaved = "features-not-saved"    // FeatureRidge on another mapper
+	backendNotSaved     = "not-saved"             // another KRRApprox
 )
 
-// uniformSampler reports whether s is the default sampler (nil or Uniform),
-// the only one a saved configuration records.
-func uniformSampler(s approx.Sampler) bool {
-	if s == nil {
-		return true
-	}
-	_, ok := s.(approx.Uniform)
-	return ok
-}
-
-// encBackend writes the configuration of the standard KRR backends, so a
-// loaded KRR refits the same way: NystromKRR and FeatureRidge on Nyström
-// features with the default (uniform) sampler and no fixed centers, random
-// Fourier features, MEKA features, and MEKAKRR (without its CG callback). Other backends
-// (exact, custom samplers or mappers) are recorded as none: a loaded model
-// still predicts identically, and refits with the exact backend unless
-// Approx is set again.
-func encBackend(e *binfmt.Enc, a KRRApprox) {
+// encBackend writes a KRR backend with its sampler and options (format
+// version 4), after the predictor pred: NystromKRR (M, sampler, given
+// Centers), FeatureRidge on NystromFeatures (M, sampler, Nyström options),
+// RFFFeatures, MEKAFeatures or FixedFeatures (the fitted map), and MEKAKRR
+// (without its CG callback and BasisSolver, which are code). Backends,
+// mappers and samplers defined outside this module are written as not saved
+// with their type name, and load as NotSaved.
+func encBackend(e *binfmt.Enc, a KRRApprox, pred KRRPredictor) error {
 	switch b := a.(type) {
+	case nil:
+		e.String(backendNone)
 	case NystromKRR:
-		if uniformSampler(b.Sampler) && b.Centers == nil {
-			e.String(backendNystrom)
-			e.Int(b.M)
-			return
+		e.String(backendNystrom)
+		e.Int(b.M)
+		encSampler(e, b.Sampler)
+		var pc mat.Matrix
+		if p, ok := pred.(*KernelExpansion); ok {
+			pc = p.Centers
 		}
+		return encCenters(e, b.Centers, pc)
 	case FeatureRidge:
-		switch f := b.Features.(type) {
-		case NystromFeatures:
-			if uniformSampler(f.Sampler) {
-				e.String(backendNyFeat)
-				e.Int(f.M)
-				n := f.Nystrom
-				e.Int(n.Rank)
-				e.Bool(n.QR)
-				e.Float(n.Floor)
-				e.Int64(n.MaxBytes)
-				e.Int(n.Engine.Workers)
-				e.Int(n.Engine.BlockRows)
-				return
-			}
-		case RFFFeatures:
-			e.String(backendRFF)
-			e.Int(f.RFF.Features)
-			return
-		case MEKAFeatures:
-			e.String(backendMEKAFeat)
-			encMEKAKRR(e, &f.MEKA)
-			return
-		}
+		return encFeatureRidge(e, b, pred)
 	case *MEKAKRR:
+		if b == nil {
+			e.String(backendNotSaved)
+			e.String(fmt.Sprintf("%T", a))
+			return nil
+		}
 		e.String(backendMEKA)
 		encMEKAKRR(e, b)
-		return
+	case NotSaved:
+		e.String(backendNotSaved)
+		e.String(b.Type)
+	default:
+		e.String(backendNotSaved)
+		e.String(fmt.Sprintf("%T", a))
 	}
-	e.String(backendNone)
+	return nil
+}
+
+func encFeatureRidge(e *binfmt.Enc, b FeatureRidge, pred KRRPredictor) error {
+	switch f := b.Features.(type) {
+	case nil:
+		e.String(backendFeatDefault)
+	case NystromFeatures:
+		e.String(backendNyFeat)
+		e.Int(f.M)
+		encSampler(e, f.Sampler)
+		n := f.Nystrom
+		e.Int(n.Rank)
+		e.Bool(n.QR)
+		e.Float(n.Floor)
+		e.Int64(n.MaxBytes)
+		e.Int(n.Engine.Workers)
+		e.Int(n.Engine.BlockRows)
+		e.Bool(n.Engine.Float32)
+	case RFFFeatures:
+		e.String(backendRFF)
+		e.Int(f.RFF.Features)
+	case MEKAFeatures:
+		e.String(backendMEKAFeat)
+		encMEKAKRR(e, &f.MEKA)
+	case FixedFeatures:
+		// The fitted map: the predictor's when it is that map, else nested.
+		if lf, ok := pred.(*LinearFeatures); ok && f.Map != nil && lf.Map == f.Map {
+			e.String(backendFixedFeat)
+			e.Bool(true)
+			return nil
+		}
+		blob, err := meka.MarshalMap(f.Map)
+		if err != nil {
+			e.String(backendFeatNotSaved)
+			e.String(fmt.Sprintf("%T", f.Map))
+			return nil
+		}
+		e.String(backendFixedFeat)
+		e.Bool(false)
+		e.Blob(blob)
+	case NotSaved:
+		e.String(backendFeatNotSaved)
+		e.String(f.Type)
+	default:
+		e.String(backendFeatNotSaved)
+		e.String(fmt.Sprintf("%T", f))
+	}
+	return nil
 }
 
 func encMEKAKRR(e *binfmt.Enc, b *MEKAKRR) {
@@ -374,7 +424,69 @@ func decMEKAKRR(d *binfmt.Dec) *MEKAKRR {
 	return b
 }
 
-func decBackend(d *binfmt.Dec) KRRApprox {
+func decNystromOptions(d *binfmt.Dec) approx.Nystrom {
+	return approx.Nystrom{Rank: d.Int(), QR: d.Bool(), Floor: d.Float(), MaxBytes: d.Int64(),
+		Engine: kernel.Options{Workers: d.Int(), BlockRows: d.Int()}}
+}
+
+// decBackend reads a backend written by encBackend (format version 4) for a
+// model on dim columns with predictor pred.
+func decBackend(d *binfmt.Dec, dim int, pred KRRPredictor) KRRApprox {
+	kind := d.String()
+	if d.Err() != nil {
+		return nil
+	}
+	switch kind {
+	case backendNone:
+		return nil
+	case backendNystrom:
+		b := NystromKRR{M: d.Int(), Sampler: decSampler(d)}
+		var pc mat.Matrix
+		if p, ok := pred.(*KernelExpansion); ok {
+			pc = p.Centers
+		}
+		b.Centers = decCenters(d, "nyström centers", dim, pc)
+		return b
+	case backendNyFeat:
+		f := NystromFeatures{M: d.Int(), Sampler: decSampler(d)}
+		f.Nystrom = decNystromOptions(d)
+		f.Nystrom.Engine.Float32 = d.Bool()
+		return FeatureRidge{Features: f}
+	case backendRFF:
+		return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: d.Int()}}}
+	case backendMEKA:
+		return decMEKAKRR(d)
+	case backendMEKAFeat:
+		return FeatureRidge{Features: MEKAFeatures{MEKA: *decMEKAKRR(d)}}
+	case backendFixedFeat:
+		if d.Bool() {
+			lf, ok := pred.(*LinearFeatures)
+			if !ok {
+				d.Fail("fixed features refer to a %T predictor", pred)
+				return nil
+			}
+			return FeatureRidge{Features: FixedFeatures{Map: lf.Map}}
+		}
+		fm := decNestedMap(d)
+		if d.Err() != nil {
+			return nil
+		}
+		return FeatureRidge{Features: FixedFeatures{Map: fm}}
+	case backendFeatDefault:
+		return FeatureRidge{}
+	case backendFeatNotSaved:
+		return FeatureRidge{Features: NotSaved{Type: d.String()}}
+	case backendNotSaved:
+		return NotSaved{Type: d.String()}
+	}
+	d.Fail("unknown KRR backend %q", kind)
+	return nil
+}
+
+// decBackendV3 reads the backend of a version 2 or 3 file: uniform
+// sampling only, and none for exact KRR and for every backend those
+// versions could not save.
+func decBackendV3(d *binfmt.Dec) KRRApprox {
 	kind := d.String()
 	switch kind {
 	case backendNone:
@@ -383,8 +495,7 @@ func decBackend(d *binfmt.Dec) KRRApprox {
 		return NystromKRR{M: d.Int()}
 	case backendNyFeat:
 		f := NystromFeatures{M: d.Int()}
-		f.Nystrom = approx.Nystrom{Rank: d.Int(), QR: d.Bool(), Floor: d.Float(), MaxBytes: d.Int64(),
-			Engine: kernel.Options{Workers: d.Int(), BlockRows: d.Int()}}
+		f.Nystrom = decNystromOptions(d)
 		return FeatureRidge{Features: f}
 	case backendRFF:
 		return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: d.Int()}}}

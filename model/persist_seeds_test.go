@@ -46,6 +46,19 @@ func seedCases() []persistCase {
 		}, bin},
 		{"krr-meka", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2, Approx: &MEKAKRR{Rank: 2, Clusters: 2}} }, reg},
 		{"falkon", func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-3, M: 4, MaxIter: 3} }, reg},
+		// Format version 4: samplers, given centers, weights and a warm start.
+		{"krr-bless", func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-2, Approx: NystromKRR{M: 4, Sampler: approx.BLESS{Q2: 4}}}
+		}, reg},
+		{"krr-rls-features", func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-2, Approx: FeatureRidge{Features: NystromFeatures{M: 4, Sampler: approx.RecursiveRLS{Accelerated: true}}}}
+		}, reg},
+		{"falkon-given", func() Estimator {
+			c := mat.DenseCopyOf(reg.x.Slice(0, 3, 0, 3))
+			return &Falkon{Kernel: g, Lambda: 1e-3, MaxIter: 3, Centers: c, CenterWeights: []float64{1, 2, 3}, CenterLambda: 1e-2,
+				WarmStart: &KernelExpansion{Kernel: g, Centers: c, Coef: mat.NewDense(3, 1, []float64{0.5, -1, 2})},
+				Sampler:   approx.KMeansCenters{MaxIter: 2}}
+		}, reg},
 		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5} }, multi},
 		{"svm-proba", func() Estimator { return &SVM{Kernel: g, C: 5, Probability: true} }, bin},
 		{"bkasvm", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, bin},

@@ -9,8 +9,9 @@ import (
 	"github.com/landmark-ml/landmark/solver"
 )
 
-// encode writes a fitted SVM: its configuration (without Progress) and the
-// support vectors, coefficients and biases of every sub-problem.
+// encode writes a fitted SVM: its configuration (without Progress, a
+// callback; MemoryLimit and CacheFloat32 since format version 4, at the end)
+// and the support vectors, coefficients and biases of every sub-problem.
 func (s *SVM) encode(e *binfmt.Enc) error {
 	if s.fit == nil {
 		return errSaveUnfitted
@@ -48,13 +49,17 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 			e.Float(g.b)
 		}
 	}
+	e.Int64(s.MemoryLimit)
+	e.Bool(s.CacheFloat32)
 	return nil
 }
 
 func loadSVM(d *binfmt.Dec) *SVM {
 	s := &SVM{Kernel: kernelbin.ReadKernel(d), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
-		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
-		Workers: decNonNeg(d, "workers"), Probability: d.Bool(), Seed: d.Uint()}
+		NoBias: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool()}
+	s.Workers = decNonNeg(d, "workers")
+	s.Probability = d.Bool()
+	s.Seed = d.Uint()
 	f := &svmFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
 	if d.Err() != nil {
 		return nil
@@ -79,6 +84,10 @@ func loadSVM(d *binfmt.Dec) *SVM {
 		for i := range f.platt {
 			f.platt[i] = sigmoid{a: d.Float(), b: d.Float()}
 		}
+	}
+	if d.Version() >= 4 {
+		s.MemoryLimit = d.Int64()
+		s.CacheFloat32 = d.Bool()
 	}
 	if d.Err() != nil {
 		return nil
@@ -175,8 +184,9 @@ func decTaskInfos(d *binfmt.Dec) []SVMTaskInfo {
 	return ts
 }
 
-// encode writes a fitted BKASVM: its configuration (without Progress and Solver), the
-// k-means partition, the global decision function and, for local
+// encode writes a fitted BKASVM: its configuration (without Progress and
+// Solver, which are code; MemoryLimit since format version 4, at the end),
+// the k-means partition, the global decision function and, for local
 // prediction, the per-cluster ones.
 func (b *BKASVM) encode(e *binfmt.Enc) error {
 	if b.fit == nil {
@@ -226,6 +236,7 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 	encTaskInfos(e, f.info.Tasks)
 	e.Int(f.info.SV)
 	e.Bool(f.info.Refined)
+	e.Int64(b.MemoryLimit)
 	return nil
 }
 
@@ -233,7 +244,8 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	b := &BKASVM{Kernel: kernelbin.ReadKernel(d), C: d.Float(), ClassWeights: decWeights(d), Multiclass: d.String(),
 		Clusters: d.Int(), Sketch: d.Int(), KMeansSubsample: d.Int(), Prediction: d.String(),
 		Refine: d.Bool(), Tol: d.Float(), MaxIter: d.Int(), CacheBytes: d.Int64(), NoShrinking: d.Bool(),
-		Seed: d.Uint(), Workers: decNonNeg(d, "workers")}
+		Seed: d.Uint()}
+	b.Workers = decNonNeg(d, "workers")
 	f := &bkaFit{labels: decLabels(d), ovo: d.Bool(), d: decNonNeg(d, "dimension")}
 	if d.Err() != nil {
 		return nil
@@ -285,6 +297,9 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	f.info.Tasks = decTaskInfos(d)
 	f.info.SV = d.Int()
 	f.info.Refined = d.Bool()
+	if d.Version() >= 4 {
+		b.MemoryLimit = d.Int64()
+	}
 	if d.Err() != nil {
 		return nil
 	}

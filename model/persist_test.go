@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -124,19 +123,6 @@ func fitCase(t *testing.T, c persistCase) Estimator {
 		t.Fatalf("%s: fit: %v", c.name, err)
 	}
 	return est
-}
-
-// sameBits reports whether a and b are equal bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 type decider interface {
@@ -392,8 +378,8 @@ func TestLoadRejectsDamagedFiles(t *testing.T) {
 
 // A loaded estimator carries the configuration it was fitted with: refitting
 // it on the same data reproduces the original predictions bit for bit. The
-// one exception among the cases, a custom FeatureMapper, is not saved and
-// leaves Approx nil.
+// one exception among the cases, a custom FeatureMapper, is not saved: it
+// loads as NotSaved, and refitting fails with ErrNotSaved.
 func TestLoadedConfigRefits(t *testing.T) {
 	for _, c := range persistCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -407,8 +393,12 @@ func TestLoadedConfigRefits(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.name == "krr-meka-features" {
-				if got.(*KRR).Approx != nil {
-					t.Errorf("custom backend restored as %T", got.(*KRR).Approx)
+				want := FeatureRidge{Features: NotSaved{Type: "model.mekaMapper"}}
+				if a := got.(*KRR).Approx; a != want {
+					t.Errorf("custom backend restored as %#v, want %#v", a, want)
+				}
+				if err := got.Fit(context.Background(), c.data.x, c.data.y); !errors.Is(err, ErrNotSaved) {
+					t.Errorf("refit with a backend that was not saved: %v", err)
 				}
 				return
 			}

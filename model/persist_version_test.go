@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
+	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -85,25 +86,69 @@ func TestLoadVersion2Files(t *testing.T) {
 			if v := binary.LittleEndian.Uint16(buf.Bytes()[8:]); v != binfmt.Version {
 				t.Fatalf("re-saved as version %d", v)
 			}
-			// Dense models are written as before: apart from the version
-			// field and the checksum, the bytes are the version-2 file's.
-			// (A model loaded from version 2 has dense support vectors, and
-			// BKA-SVM's local decision functions, saved as positions among
-			// the global support vectors when those are known, are re-saved
-			// whole as in version 2. BKA-SVM's nested partition file has a
-			// version and checksum of its own: only the length is compared;
-			// the centroids of a sparse fit, dense in version 2, are written
-			// as CSR since version 3, so that file must shrink.)
+			// Dense models are written as before, plus the fields of
+			// version 4: an SVM's and a Falkon's version-2 payload is a
+			// prefix of the re-saved one, followed by exactly the version-4
+			// fields of the loaded configuration (2 bytes for SVM: memory
+			// limit and CacheFloat32; 13 for Falkon: default sampler, center
+			// λ, no center weights, given centers, warm start or validation
+			// set). A KRR's backend moves from its configuration to the end
+			// and gains a sampler and given centers (2 bytes for Nyström, 0
+			// for exact KRR); the bytes before it are unchanged. (A model
+			// loaded from version 2 has dense support vectors, and BKA-SVM's
+			// local decision functions, saved as positions among the global
+			// support vectors when those are known, are re-saved whole as in
+			// version 2. BKA-SVM's nested partition file has a version and
+			// checksum of its own: only the length is compared, one byte more
+			// for the memory limit; the centroids of a sparse fit, dense in
+			// version 2, are written as CSR since version 3, so that file
+			// must shrink.)
 			re := buf.Bytes()
-			same := len(re) == len(raw) && bytes.Equal(re[:8], raw[:8]) && bytes.Equal(re[10:len(re)-4], raw[10:len(raw)-4])
+			_, p2, err := binfmt.Read(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, p4, err := binfmt.Read(bytes.NewReader(re))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var same bool
 			switch {
 			case name == "bkasvm-sparse-fit":
 				same = len(re) < len(raw)
 			case strings.HasPrefix(name, "bkasvm"):
-				same = len(re) == len(raw)
+				same = len(re) == len(raw)+1
+			case strings.HasPrefix(name, "svm"):
+				same = bytes.Equal(p4[:len(p2)], p2) && bytes.Equal(p4[len(p2):], []byte{0, 0})
+			case name == "falkon":
+				var e binfmt.Enc
+				if err := est.(*Falkon).encodeV4(&e); err != nil {
+					t.Fatal(err)
+				}
+				same = len(e.Bytes()) == 13 && bytes.Equal(p4, append(bytes.Clone(p2), e.Bytes()...))
+			case strings.HasPrefix(name, "krr"):
+				extra := 0
+				if name == "krr-nystrom" {
+					extra = 2
+				}
+				// The configuration up to the backend: kernel, λ, task,
+				// seed, workers, memory limit and Cholesky options.
+				var e binfmt.Enc
+				k := est.(*KRR)
+				if err := kernelbin.WriteKernel(&e, k.Kernel); err != nil {
+					t.Fatal(err)
+				}
+				e.Float(k.Lambda)
+				encTask(&e, k.Task)
+				e.Uint(k.Seed)
+				e.Int(k.Workers)
+				e.Int64(k.MemoryLimit)
+				encChol(&e, k.Cholesky)
+				head := e.Bytes()
+				same = len(p4) == len(p2)+extra && bytes.Equal(p4[:len(head)], head) && bytes.Equal(p2[:len(head)], head)
 			}
 			if !same {
-				t.Fatalf("re-saved file of %d bytes differs from the version-2 file of %d beyond version and checksum", len(re), len(raw))
+				t.Fatalf("re-saved payload of %d bytes is not the version-2 payload of %d with the version-4 fields", len(p4), len(p2))
 			}
 			again, err := Load(&buf)
 			if err != nil {

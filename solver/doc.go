@@ -1,6 +1,18 @@
-// Package solver holds Landmark's linear solvers: conjugate gradient and
-// preconditioned conjugate gradient over a small linear-operator abstraction,
-// and a Cholesky factorization with adaptive jitter.
+// Package solver holds the numerical solvers under Landmark's estimators:
+// conjugate gradient and preconditioned conjugate gradient over a small
+// linear-operator abstraction, Cholesky factorizations with adaptive jitter,
+// and the SVM dual solvers.
+//
+// The estimators of package model call these for you. Use the package
+// directly to solve a system of your own: wrap x ↦ Ax as an Operator (an
+// explicit symmetric matrix with Matrix, a function with OperatorFunc), call
+// CG or PCG with a context and Options (zero value: defaults), and read the
+// Result's status, iterations and residual; Options.Callback sees every
+// iteration and can stop the solve. Cholesky factors a kernel matrix,
+// adding the smallest sufficient jitter and reporting it. SolveSMO (LIBSVM's
+// C-SVC with its working-set selection) and SolveDCD (the dual without a bias
+// term, dual coordinate descent) solve an SVMProblem over any column source,
+// with a column cache of a given byte budget.
 //
 // Conjugate gradient. CG and PCG (Hestenes & Stiefel 1952; the preconditioned
 // form as in Saad, Iterative Methods for Sparse Linear Systems, Alg. 9.1) see

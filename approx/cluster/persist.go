@@ -34,14 +34,13 @@ func SavePartition(w io.Writer, p *Partition) error {
 // LoadPartition reads a partition written by SavePartition; Assign on it
 // gives the same clusters as on the saved one.
 func LoadPartition(r io.Reader) (*Partition, error) {
-	tag, payload, err := binfmt.Read(r)
+	tag, d, err := binfmt.Open(r, -1) // read and checked whole first
 	if err != nil {
 		return nil, fmt.Errorf("cluster: load: %w", err)
 	}
 	if tag != tagPartition {
 		return nil, fmt.Errorf("cluster: load: %w: type %q, want %s", ErrFormat, tag, tagPartition)
 	}
-	d := binfmt.NewDec(payload)
 	p := DecodePartition(d, -1)
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("cluster: load partition: %w", err)

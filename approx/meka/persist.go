@@ -54,19 +54,17 @@ func MarshalMap(m approx.FeatureMap) ([]byte, error) {
 // wrap ErrFormat; nothing in the file can make it panic or allocate much
 // more than the file's size.
 func LoadMap(r io.Reader) (approx.FeatureMap, error) {
-	tag, payload, err := binfmt.Read(r)
+	// The file's bytes are kept as they are read (binfmt reads exactly
+	// them), so that any other map goes to approx.LoadMap unchanged, with
+	// its own format version.
+	var file bytes.Buffer
+	tag, d, err := binfmt.Open(io.TeeReader(r, &file), -1)
 	if err != nil {
 		return nil, fmt.Errorf("meka: load: %w", err)
 	}
 	if tag != tagMEKA {
-		// Not a MEKA: hand the container, unchanged, to approx.
-		var b bytes.Buffer
-		if err := binfmt.Write(&b, tag, payload); err != nil {
-			return nil, fmt.Errorf("meka: load: %w", err)
-		}
-		return approx.LoadMap(&b)
+		return approx.LoadMap(&file)
 	}
-	d := binfmt.NewDec(payload)
 	m := decodeMEKA(d)
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("meka: load %s: %w", tag, err)

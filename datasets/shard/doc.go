@@ -5,6 +5,11 @@
 // github.com/landmark-ml/landmark/distributed) reads the same format inside
 // Beam pipelines through Beam's filesystems (local folders, gs://, …).
 //
+// Write encodes one shard's rows and targets, Read decodes and checks one
+// (its size, shape and checksum), and Manifest describes the whole set (n,
+// d, task, classes, per-column mean and standard deviation, one Entry per
+// shard). docs/cluster.md shows the commands end to end.
+//
 // A shard file is
 //
 //	"LMKSHRD1" | rows uint64 | d uint64 | X row-major float64 | y float64 | CRC-32 (IEEE) uint32

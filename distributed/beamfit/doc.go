@@ -2,6 +2,16 @@
 // pipelines run in-process on the Prism runner (tests, a laptop) and on
 // Flink, Spark or Google Cloud Dataflow through Beam's portable runners.
 //
+// Write the data as shards first (`landmark data shard`, package
+// datasets/shard), then fit: set up a Falkon (its kernel, λ, M, iterations,
+// a Runner such as Prism or a portable runner, and a work folder every
+// worker can read) and call Fit(ctx, manifestPath); the result carries a
+// model.Falkon that predicts, saves and loads like a local fit. BKASolver and
+// MEKASolver plug Beam into model.BKASVM and MEKA fits, and GridEvaluator
+// fans a YAML experiment's grid out, one element per grid point and fold.
+// The landmark-beam command wraps all of this; docs/cluster.md walks through
+// it on each runner.
+//
 // Falkon is FALKON (Rudi, Carratino, Rosasco, NIPS 2017; the
 // preconditioner of eq. 14 of Rudi, Calandriello, Carratino, Rosasco,
 // NeurIPS 2018) with the data sharded: the conjugate-gradient loop, K_MM
@@ -18,14 +28,14 @@
 // fixed-order sum, and adding k of them in order adds at most (k−1)·u·Σ_s
 // |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the one-machine sum's own error.
 //
-// MEKASolver (meka.go) computes the per-cluster Nyström bases of MEKA (Si,
+// MEKASolver computes the per-cluster Nyström bases of MEKA (Si,
 // Hsieh & Dhillon, JMLR 2017, Algorithm 1 lines 2–4) for meka.Fit
 // and model.MEKAKRR: each cluster's meka.BasisProblem — its rows,
 // the landmark count and seed drawn on the driver, the target rank — is
 // one PCollection element solved by meka.SolveBasis, the function
 // the local fit runs, so the approximation equals the local one bit for
 // bit. k-means, the rank choice of the eigen strategy, the link blocks
-// L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver (bkasvm.go) does
+// L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver does
 // the same for BKA-SVM's per-cluster dual problems (model.SolveBKAProblem).
 //
 // Centers are drawn on the driver from Falkon.Seed: uniformly over all

@@ -36,10 +36,12 @@ const Magic = "LANDMARK"
 
 // Version is the format version this build writes. Version 2 added Falkon's
 // Patience and FalkonInfo.BestIteration; version 3 added sparse (CSR)
-// matrices (matrix kind 3, written by Enc.CSR). Version 3 is a superset of
-// version 2, so files of both are read (MinVersion); files of version 1 are
-// refused with ErrVersion rather than misread.
-const Version = 3
+// matrices (matrix kind 3, written by Enc.CSR); version 4 added the saved
+// estimators' samplers, backends and their options (package model reads
+// Dec.Version to know which fields a payload holds). Files of versions 2 to
+// 4 are read (MinVersion); files of version 1 are refused with ErrVersion
+// rather than misread.
+const Version = 4
 
 // MinVersion is the oldest format version this build reads.
 const MinVersion = 2
