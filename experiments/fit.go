@@ -254,7 +254,7 @@ func (f *FitResult) Proba(xIn mat.Matrix) (*mat.Dense, error) {
 	}
 	out, err := p.PredictProba(xs)
 	if err != nil && errors.Is(err, model.ErrInput) {
-		return nil, fmt.Errorf("%w: %v (fit the svm with probability: true, or --set probability=true)", ErrNoProba, err)
+		return nil, fmt.Errorf("%w: %v (fit the svm with the option probability: true)", ErrNoProba, err)
 	}
 	return out, err
 }
@@ -265,7 +265,7 @@ func (f *FitResult) HasProba() error {
 	if f.Task == TaskRegression || f.Task == "" {
 		return fmt.Errorf("%w: a regression model predicts values, not classes", ErrNoProba)
 	}
-	const how = "fit an svm with probability: true (--set probability=true) for Platt probabilities"
+	const how = "fit an svm with the option probability: true for Platt probabilities"
 	if _, ok := f.Estimator.(probabilities); !ok {
 		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
 	}

@@ -26,6 +26,12 @@ type logLine struct {
 	Point *PointResult `json:"point,omitempty"`
 }
 
+// ErrResultsLog is wrapped by the refusal to resume from an output folder
+// whose results log is not one: its first line is not a log header, or a
+// later line is not a logged point. Options.Fresh discards the old log and
+// starts over.
+var ErrResultsLog = errors.New("experiments: unreadable results log")
+
 // resultLog is an open results log.
 type resultLog struct{ f *os.File }
 
@@ -59,15 +65,15 @@ func openLog(dir, hash string, fresh bool) (*resultLog, map[string]PointResult, 
 	if len(data) > 0 {
 		var h logHeader
 		if err := json.Unmarshal(lines[0], &h); err != nil || h.Kind != "header" {
-			return nil, nil, fmt.Errorf("experiments: %s is not a results log (rerun with --fresh to replace it)", path)
+			return nil, nil, fmt.Errorf("%w: %s: the first line is not a results log header (Options.Fresh replaces the log)", ErrResultsLog, path)
 		}
 		if h.SpecHash != hash {
-			return nil, nil, fmt.Errorf("%w: %s was written by spec %.12s…, this spec is %.12s… (rerun with --fresh to start over)", ErrSpecChanged, path, h.SpecHash, hash)
+			return nil, nil, fmt.Errorf("%w: %s was written by spec %.12s…, this spec is %.12s… (Options.Fresh starts over)", ErrSpecChanged, path, h.SpecHash, hash)
 		}
 		for i, l := range lines[1:] {
 			var ll logLine
 			if err := json.Unmarshal(l, &ll); err != nil || ll.Point == nil {
-				return nil, nil, fmt.Errorf("experiments: %s line %d is not a logged point (rerun with --fresh to replace it)", path, i+2)
+				return nil, nil, fmt.Errorf("%w: %s line %d is not a logged point (Options.Fresh replaces the log)", ErrResultsLog, path, i+2)
 			}
 			done[ll.Point.Key] = *ll.Point
 		}
@@ -106,7 +112,7 @@ func removeOutputs(dir string) error {
 	}
 	for _, n := range names {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("fresh run: removing the previous run's %s: %w", n, err)
+			return fmt.Errorf("experiments: fresh run: removing the previous run's %s: %w", n, err)
 		}
 	}
 	return nil

@@ -122,10 +122,10 @@ func (r *runner) memoryHint(err error) error {
 	}
 	if r.s.Estimator.Options != nil {
 		if _, ok := r.s.Estimator.Options["memory_limit"]; ok {
-			return fmt.Errorf("%w (raise the cap with --memory or the estimator option memory_limit, e.g. 16G; 0 lifts it)", err)
+			return fmt.Errorf("%w (raise the cap with the estimator option memory_limit, e.g. 16G; 0 lifts it)", err)
 		}
 	}
-	return fmt.Errorf("%w (the default cap is %.0f%% of this machine's physical memory; raise it with --memory or the estimator option memory_limit, e.g. 16G; 0 lifts it)", err, 100*DefaultMemoryShare)
+	return fmt.Errorf("%w (the default cap is %.0f%% of this machine's physical memory; raise it with the estimator option memory_limit, e.g. 16G; 0 lifts it)", err, 100*DefaultMemoryShare)
 }
 
 // heapSample is the runtime metric for bytes held by live and not yet swept

@@ -108,7 +108,7 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 		runtime.ReadMemStats(&before)
 		_, err = Fit(context.Background(), s)
 		runtime.ReadMemStats(&after)
-		if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), tc.where) || !strings.Contains(err.Error(), "--memory or the estimator option memory_limit") {
+		if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), tc.where) || !strings.Contains(err.Error(), "raise the cap with the estimator option memory_limit") {
 			t.Errorf("scale %s: %v", tc.scale, err)
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {

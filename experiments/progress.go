@@ -1,6 +1,9 @@
 package experiments
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // EventKind says what a progress Event reports.
 type EventKind int
@@ -22,6 +25,25 @@ const (
 	// PointETA is the time left for the point, ETA for the run.
 	EventFoldDone
 )
+
+// String names the kind as a log line would: "fold", "iteration",
+// "point", "refit", "fold-done"; an unknown value prints as
+// "EventKind(N)".
+func (k EventKind) String() string {
+	switch k {
+	case EventFold:
+		return "fold"
+	case EventIteration:
+		return "iteration"
+	case EventPoint:
+		return "point"
+	case EventRefit:
+		return "refit"
+	case EventFoldDone:
+		return "fold-done"
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Event is one progress report of Run. Library code never prints: a caller
 // that wants a log line per finished point formats Events itself.

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,19 @@ func TestProgressEvents(t *testing.T) {
 	// not reached in 4 iterations at λ = 1e-6).
 	if done != 6 || points != 2 || iters != 7*4 {
 		t.Errorf("%d folds done, %d points, %d iterations; want 6, 2, 28", done, points, iters)
+	}
+}
+
+// TestEventKindString: every kind has its own lower-case name, and a value
+// outside the list still prints something that says what it is.
+func TestEventKindString(t *testing.T) {
+	want := map[EventKind]string{EventFold: "fold", EventIteration: "iteration", EventPoint: "point", EventRefit: "refit", EventFoldDone: "fold-done", EventKind(99): "EventKind(99)"}
+	for k, w := range want {
+		if got := k.String(); got != w {
+			t.Errorf("EventKind(%d).String() = %q, want %q", int(k), got, w)
+		}
+	}
+	if got := fmt.Sprint(EventRefit); got != "refit" {
+		t.Errorf("fmt.Sprint(EventRefit) = %q, want refit (Stringer)", got)
 	}
 }

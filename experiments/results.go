@@ -48,7 +48,7 @@ type PointResult struct {
 	Fits int `json:"fits"`
 	// FoldScores is the selection metric of each fit, repeat by repeat, fold
 	// by fold (NaN for an undefined value is written as null).
-	FoldScores []jsonFloat `json:"fold_scores,omitempty"`
+	FoldScores []MetricValue `json:"fold_scores,omitempty"`
 	// Metrics summarises every metric of the task, in table order.
 	Metrics []Summary `json:"metrics"`
 	// FitSeconds is the mean wall time of one fit.
@@ -173,11 +173,14 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// jsonFloat is a float64 whose NaN or ±Inf is written as null (and read back as NaN).
-type jsonFloat float64
+// MetricValue is one fit's value of a metric (an element of
+// PointResult.FoldScores and FoldResult.Scores). It is a float64 whose NaN
+// or ±Inf (a failed fit, an undefined score) is written to JSON as null and
+// read back as NaN; convert with float64(v).
+type MetricValue float64
 
 // MarshalJSON writes non-finite values as null.
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
+func (f MetricValue) MarshalJSON() ([]byte, error) {
 	if p := finite(float64(f)); p != nil {
 		return json.Marshal(*p)
 	}
@@ -185,11 +188,11 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads null as NaN.
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+func (f *MetricValue) UnmarshalJSON(b []byte) error {
 	var p *float64
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*f = jsonFloat(unfinite(p))
+	*f = MetricValue(unfinite(p))
 	return nil
 }

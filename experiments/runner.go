@@ -518,7 +518,7 @@ func (r *runner) evalPoint(ctx context.Context, idx, total int, p Point) (PointR
 // FoldResult is one cross-validation fit of a grid point (EvalFold).
 type FoldResult struct {
 	// Scores has one value per metric of the spec, in its order.
-	Scores []jsonFloat `json:"scores,omitempty"`
+	Scores []MetricValue `json:"scores,omitempty"`
 	// FitSeconds and PredictSeconds time the fit and the prediction.
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
@@ -548,7 +548,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	}
 	fr := FoldResult{FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Info: fitInfo(fs.est)}
 	for _, v := range fs.scores {
-		fr.Scores = append(fr.Scores, jsonFloat(v))
+		fr.Scores = append(fr.Scores, MetricValue(v))
 	}
 	r.foldDone(Event{Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 	return fr, fs.est, nil
@@ -582,7 +582,7 @@ func (r *runner) assemblePoint(idx int, p Point, fits []FoldResult) PointResult 
 		pr.Metrics = append(pr.Metrics, Summary{Name: m.Name, Mean: mean, Std: std})
 		if m.Name == r.metric.Name {
 			for _, v := range scores[i] {
-				pr.FoldScores = append(pr.FoldScores, jsonFloat(v))
+				pr.FoldScores = append(pr.FoldScores, MetricValue(v))
 			}
 		}
 	}

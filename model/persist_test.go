@@ -49,7 +49,11 @@ func persistCases() []persistCase {
 	sp := sparseConformance(14, 120, 30, 50)
 	g := kernel.Gaussian{Gamma: 1.5}
 	return []persistCase{
-		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Workers: 1} }, reg},
+		{"krr-exact-regression", func() Estimator {
+			m := &KRR{Kernel: g, Lambda: 1e-3}
+			m.Workers = 1 // by field: survives an embedded options struct
+			return m
+		}, reg},
 		{"krr-exact-multiclass", func() Estimator {
 			return &KRR{Kernel: kernel.Laplacian{Gamma: 0.7}, Lambda: 1e-3, Task: Classification}
 		}, multi},
@@ -396,6 +400,9 @@ func TestLoadedConfigRefits(t *testing.T) {
 				want := FeatureRidge{Features: NotSaved{Type: "model.mekaMapper"}}
 				if a := got.(*KRR).Approx; a != want {
 					t.Errorf("custom backend restored as %#v, want %#v", a, want)
+				}
+				if u := Unsaved(got); len(u) != 1 || u[0] != "Approx.Features: model.mekaMapper" {
+					t.Errorf("Unsaved = %q", u)
 				}
 				if err := got.Fit(context.Background(), c.data.x, c.data.y); !errors.Is(err, ErrNotSaved) {
 					t.Errorf("refit with a backend that was not saved: %v", err)

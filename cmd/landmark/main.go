@@ -66,6 +66,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
 				return 2
 			default:
+				if h := cmdline.Hint(err); h != "" {
+					fmt.Fprintf(stderr, "landmark %s: %v (%s)\n", c.name, err, h)
+					return 1
+				}
 				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
 				return 1
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ func TestFitMemoryFlag(t *testing.T) {
 	} {
 		base := append([]string{"fit", "--dataset", "heart_scale", "--task", "binary", "--gamma", "0.1"}, est...)
 		var so, se bytes.Buffer
-		if code := dispatch(context.Background(), append(base, "--memory", "10K"), &so, &se); code == 0 || !need.MatchString(se.String()) {
+		if code := dispatch(context.Background(), append(base, "--memory", "10K"), &so, &se); code == 0 || !need.MatchString(se.String()) || !strings.Contains(se.String(), "(on the command line --memory sets the cap)") {
 			t.Errorf("%v --memory 10K: exit %d, stderr %q; want a refusal naming the bytes", est, code, se.String())
 		}
 		so.Reset()

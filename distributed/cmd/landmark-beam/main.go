@@ -57,6 +57,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 )
@@ -104,6 +105,10 @@ func main() {
 		err = fmt.Errorf("unknown command %q (want falkon or run)", cmd)
 	}
 	if err != nil {
+		if h := cmdline.Hint(err); h != "" {
+			fmt.Fprintf(os.Stderr, "landmark-beam: %v (%s)\n", err, h)
+			os.Exit(1)
+		}
 		fmt.Fprintln(os.Stderr, "landmark-beam:", err)
 		os.Exit(1)
 	}
