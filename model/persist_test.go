@@ -230,8 +230,8 @@ func TestLoadRestoresConfigAndInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs := g.(*SVM)
-	wi, _ := s.Info()
-	gi, _ := gs.Info()
+	wi := s.Info()
+	gi := gs.Info()
 	if gs.C != 10 || gs.ClassWeights[3] != 2 || gs.ClassWeights[7] != 0.5 || gi.SV != wi.SV || len(gi.Tasks) != 1 || gi.Tasks[0] != wi.Tasks[0] {
 		t.Errorf("svm config/info not restored: %+v %+v", gs, gi)
 	}
