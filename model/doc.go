@@ -7,12 +7,16 @@
 // penalty and, for the approximate methods, the number of landmarks and how
 // they are chosen, then call Fit(ctx, X, y) and Predict(X); X is any gonum
 // mat.Matrix — a *mat.Dense, or a datasets.CSR that stays sparse throughout.
-// Every estimator implements Estimator, refuses bad input with errors that
-// wrap ErrInput (a classifier refuses continuous-looking labels, a nil context
-// is an error), stops when its context is cancelled, plans its peak memory
-// before allocating (MemoryLimit, ErrMemory), and gives the same model for
-// the same Seed whatever the number of cores. Save and Load write and read
-// any fitted estimator.
+// Every estimator implements Classifier (Estimator plus Classes,
+// DecisionFunction and, with Probability set, PredictProba); KRR and Falkon
+// are MultiOutput too. Each refuses bad input with errors that wrap ErrInput
+// (a classifier refuses continuous-looking labels, a nil context is an
+// error), stops when its context is cancelled or its ProgressFunc returns an
+// error, plans its peak memory before allocating (Resources.MemoryLimit,
+// ErrMemory), keeps its previous model when a fit fails, and gives the same
+// model for the same Seed whatever the number of cores. Save and Load write
+// and read any fitted estimator with its configuration, so that a loaded
+// model refits as the saved one did.
 //
 // Which estimator: KRR with no backend is exact kernel ridge regression,
 // O(n²) memory, for up to a few ten thousand rows; KRR with NystromKRR,
