@@ -156,7 +156,8 @@ func (f *bkaFit) kernel() kernel.Kernel {
 // Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
 // with dense centroids, and each cluster's kernel columns come from its
 // sparse rows, as in SVM.
-func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "bkasvm")
 	if err := checkContext(ctx, "bkasvm"); err != nil {
 		return err
 	}
@@ -391,7 +392,8 @@ func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 }
 
 // Info describes the fit; it returns ErrNotFitted before Fit.
-func (b *BKASVM) Info() (BKAInfo, error) {
+func (b *BKASVM) Info() (_ BKAInfo, err error) {
+	defer named(&err, "bkasvm")
 	if b.fit == nil {
 		return BKAInfo{}, ErrNotFitted
 	}
@@ -416,7 +418,8 @@ func (b *BKASVM) Partition() *approx.Partition {
 // training dimension is a coordinate in which every training row is zero
 // (beyondInput): it adds the same ‖x_out‖² to the distance to every
 // centroid, so the cluster is that of the columns below d.
-func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "bkasvm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -472,7 +475,8 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (b *BKASVM) Predict(x mat.Matrix) ([]float64, error) {
+func (b *BKASVM) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "bkasvm")
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err
