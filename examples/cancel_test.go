@@ -11,7 +11,6 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
-	"github.com/landmark-ml/landmark/solver"
 )
 
 // estimators returns one fresh, unfitted estimator of every kind (KRR with
@@ -92,12 +91,13 @@ func TestFitCancelledMidway(t *testing.T) {
 		defer cancel()
 		calls, after := 0, 0
 		s := &model.SVM{Kernel: k, C: 100, Tol: 1e-9,
-			Progress: func(task int, p solver.SVMProgress) {
+			Progress: func(model.Progress) error {
 				calls++
 				if ctx.Err() != nil {
 					after++
 				}
 				cancel()
+				return nil
 			}}
 		err := s.Fit(ctx, d.X, d.Y)
 		if !errors.Is(err, context.Canceled) {
@@ -113,11 +113,12 @@ func TestFitCancelledMidway(t *testing.T) {
 		defer cancel()
 		last, total := 0, 0
 		b := &model.BKASVM{Kernel: k, C: 10, Clusters: 12, Seed: 1,
-			Progress: func(done, n int) {
-				last, total = done, n
-				if done == 2 {
+			Progress: func(p model.Progress) error {
+				last, total = p.Done, p.Total
+				if p.Done == 2 {
 					cancel()
 				}
+				return nil
 			}}
 		b.Workers = 1
 		err := b.Fit(ctx, d.X, d.Y)

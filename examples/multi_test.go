@@ -25,7 +25,7 @@ func TestFitMultiEqualsSeparateFits(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 1}
 	type multi interface {
 		model.Estimator
-		FitMulti(ctx context.Context, x, y *mat.Dense) error
+		FitMulti(ctx context.Context, x mat.Matrix, y *mat.Dense) error
 		DecisionFunction(x mat.Matrix) (*mat.Dense, error)
 	}
 	for _, c := range []struct {

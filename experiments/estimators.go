@@ -21,7 +21,14 @@ var (
 	optMemLimit  = Option{Name: "memory_limit", Kind: KindFloat, HasMin: true, Bytes: true, Doc: "largest planned peak memory of a fit, bytes or with a unit such as 4G or 512MiB (default: 75% of physical memory; 0: no limit)"}
 	optJitter    = Option{Name: "jitter", Kind: KindFloat, HasMin: true, Doc: "first Cholesky jitter tried, relative to the mean diagonal (0: 1e-10)"}
 	optMaxJitter = Option{Name: "max_jitter", Kind: KindFloat, HasMin: true, Doc: "largest relative Cholesky jitter before giving up (0: 1e-2)"}
+	// optProbaRidge is krr's and falkon's probability.
+	optProbaRidge = Option{Name: "probability", Kind: KindBool, Doc: "classification: fit a softmax temperature on 5-fold cross-validated scores, so that predict --output proba gives class probabilities (argmax = the predicted label); about 6 fits' time"}
 )
+
+// resources is the shared workers and memory_limit of every estimator.
+func resources(c Config) model.Resources {
+	return model.Resources{Workers: c.Int("workers", 0), MemoryLimit: int64(c.Float("memory_limit", 0))}
+}
 
 // estimators is the one name→constructor table of the estimators a spec may
 // name, sorted by name (a test checks the order).
@@ -36,6 +43,7 @@ var estimators = []EstimatorEntry{
 			{Name: "kmeans_subsample", Kind: KindInt, HasMin: true, Doc: "rows k-means runs on (0: approx default)"},
 			optMaxIter, optMemLimit, optMulticlass, optNoShrinking,
 			{Name: "prediction", Kind: KindString, Values: []string{model.GlobalPrediction, model.LocalPrediction}, Doc: "local (default: the cluster of x only) or global (eq. 9: all support vectors)"},
+			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (as LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
 			{Name: "refine", Kind: KindBool, Doc: "continue the exact no-bias solver from the concatenated α (DC-SVM)"},
 			{Name: "sketch", Kind: KindInt, HasMin: true, Doc: "cluster a ±1 random projection to this many dimensions (0: none)"},
 			optTol, optWorkers,
@@ -56,6 +64,7 @@ var estimators = []EstimatorEntry{
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
 			optMaxIter, optMaxJitter, optMemLimit,
 			{Name: "preconditioner", Kind: KindString, Values: []string{model.PrecondFalkon, model.PrecondBLESS, model.PrecondJacobi, model.PrecondNone}, Doc: "falkon (eq. 14), bless (eq. 15), jacobi or none; default bless for BLESS centers, else falkon"},
+			optProbaRidge,
 			{Name: "tol", Kind: KindFloat, HasMin: true, Doc: "relative residual at which CG stops early (0: 1e-8)"},
 			{Name: "warm_start", Kind: KindBool, Doc: "start each fit from the fit at the previous λ of the grid (same fold, same other values); chains are recomputed whole on resume", With: func(a string) bool { return a != "bless" && a != "bless-r" }},
 			optWorkers,
@@ -76,7 +85,7 @@ var estimators = []EstimatorEntry{
 			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "MEKA clusters c (default 10)", With: isApprox("meka")},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "landmarks M (Nyström) or features D (rff); 0: ⌈5√n⌉", With: func(a string) bool { return a != "" && a != "exact" && a != "meka" }},
-			optMaxJitter, optMemLimit,
+			optMaxJitter, optMemLimit, optProbaRidge,
 			{Name: "rank", Kind: KindInt, HasMin: true, Doc: "rank k: of the SAMPLER-qr maps (0: all), or MEKA's per-cluster rank (default 128)", With: func(a string) bool { return a == "meka" || strings.HasSuffix(a, "-qr") }},
 			optWorkers,
 		},
@@ -126,11 +135,11 @@ func newFalkon(c Config) (model.Estimator, error) {
 		Tol:            c.Float("tol", 0),
 		Task:           c.Task,
 		Seed:           c.Seed,
-		Workers:        c.Int("workers", 0),
+		Resources:      resources(c),
 		BlockRows:      c.Int("block_rows", 0),
-		MemoryLimit:    int64(c.Float("memory_limit", 0)),
 		CacheKnm:       c.Bool("cache_knm", false),
 		Float32:        c.Bool("float32", false),
+		Probability:    c.Bool("probability", false),
 		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
 	if c.Centers != nil {
@@ -195,9 +204,8 @@ func newSVM(c Config) (model.Estimator, error) {
 		MaxIter:      c.Int("max_iter", 0),
 		CacheBytes:   int64(c.Float("cache_bytes", 0)),
 		CacheFloat32: c.Bool("cache_float32", false),
-		MemoryLimit:  int64(c.Float("memory_limit", 0)),
+		Resources:    resources(c),
 		NoShrinking:  c.Bool("no_shrinking", false),
-		Workers:      c.Int("workers", 0),
 		Probability:  c.Bool("probability", false),
 		Seed:         c.Seed,
 	}, nil
@@ -217,13 +225,13 @@ func newBKASVM(c Config) (model.Estimator, error) {
 		KMeansSubsample: c.Int("kmeans_subsample", 0),
 		Prediction:      c.String("prediction", ""),
 		Refine:          c.Bool("refine", false),
+		Probability:     c.Bool("probability", false),
 		Tol:             c.Float("tol", 0),
 		MaxIter:         c.Int("max_iter", 0),
 		CacheBytes:      int64(c.Float("cache_bytes", 0)),
-		MemoryLimit:     int64(c.Float("memory_limit", 0)),
+		Resources:       resources(c),
 		NoShrinking:     c.Bool("no_shrinking", false),
 		Seed:            c.Seed,
-		Workers:         c.Int("workers", 0),
 	}, nil
 }
 
@@ -277,8 +285,8 @@ func newKRR(c Config) (model.Estimator, error) {
 		Lambda:      c.Float("lambda", 0),
 		Task:        c.Task,
 		Seed:        c.Seed,
-		Workers:     c.Int("workers", 0),
-		MemoryLimit: int64(c.Float("memory_limit", 0)),
+		Resources:   resources(c),
+		Probability: c.Bool("probability", false),
 		Cholesky:    solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}, nil
 }

@@ -197,8 +197,8 @@ type decisionFunction interface {
 	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
 }
 
-// probabilities is implemented by estimators that can give calibrated
-// class probabilities (model.SVM fitted with probability: true).
+// probabilities is implemented by every classifier of the table; they give
+// calibrated class probabilities when fitted with probability: true.
 type probabilities interface {
 	PredictProba(x mat.Matrix) (*mat.Dense, error)
 }
@@ -235,11 +235,12 @@ func (f *FitResult) Scores(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Proba returns class probabilities (n × classes, columns in the order of
-// Classes) where the model has calibrated ones: an SVM fitted with
-// probability: true (Platt scaling, model.SVM.PredictProba). Like
-// scikit-learn, which has predict_proba only for calibrated models, other
-// models are an error wrapping ErrNoProba: ridge and FALKON outputs and
-// uncalibrated SVM decision values are not probabilities.
+// Classes) where the model has calibrated ones: a classifier fitted with
+// probability: true (model.Classifier.PredictProba: Platt scaling for the
+// SVMs, a softmax temperature for KRR and FALKON). Like scikit-learn, which
+// has predict_proba only for calibrated models, other models are an error
+// wrapping ErrNoProba: raw ridge outputs and SVM decision values are not
+// probabilities.
 func (f *FitResult) Proba(xIn mat.Matrix) (*mat.Dense, error) {
 	if err := f.HasProba(); err != nil {
 		return nil, err
@@ -254,7 +255,7 @@ func (f *FitResult) Proba(xIn mat.Matrix) (*mat.Dense, error) {
 	}
 	out, err := p.PredictProba(xs)
 	if err != nil && errors.Is(err, model.ErrInput) {
-		return nil, fmt.Errorf("%w: %v (fit the svm with the option probability: true)", ErrNoProba, err)
+		return nil, fmt.Errorf("%w: %v (fit with the option probability: true)", ErrNoProba, err)
 	}
 	return out, err
 }
@@ -265,12 +266,23 @@ func (f *FitResult) HasProba() error {
 	if f.Task == TaskRegression || f.Task == "" {
 		return fmt.Errorf("%w: a regression model predicts values, not classes", ErrNoProba)
 	}
-	const how = "fit an svm with the option probability: true for Platt probabilities"
+	const how = "fit with the option probability: true: Platt sigmoids for svm and bka-svm, a softmax temperature for krr and falkon"
 	if _, ok := f.Estimator.(probabilities); !ok {
 		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
 	}
-	if s, ok := f.Estimator.(*model.SVM); ok && !s.Probability {
-		return fmt.Errorf("%w: the svm was fitted without probability: true (%s)", ErrNoProba, how)
+	var on bool
+	switch e := f.Estimator.(type) {
+	case *model.SVM:
+		on = e.Probability
+	case *model.BKASVM:
+		on = e.Probability
+	case *model.KRR:
+		on = e.Probability
+	case *model.Falkon:
+		on = e.Probability
+	}
+	if !on {
+		return fmt.Errorf("%w: the %s was fitted without probability: true (%s)", ErrNoProba, estimatorName(f.Estimator), how)
 	}
 	return nil
 }

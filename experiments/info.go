@@ -17,13 +17,9 @@ func fitInfo(est model.Estimator) map[string]float64 {
 	case *model.KRR:
 		return map[string]float64{"rank": float64(e.Info().Rank)}
 	case *model.SVM:
-		if in, err := e.Info(); err == nil {
-			return map[string]float64{"support_vectors": float64(in.SV)}
-		}
+		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	case *model.BKASVM:
-		if in, err := e.Info(); err == nil {
-			return map[string]float64{"support_vectors": float64(in.SV)}
-		}
+		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	}
 	return nil
 }

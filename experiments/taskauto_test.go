@@ -166,7 +166,7 @@ func TestFitOutputs(t *testing.T) {
 	if !mat.Equal(sc, dec) {
 		t.Error("krr scores differ from its decision values")
 	}
-	if err := kr.HasProba(); !errors.Is(err, ErrNoProba) || !strings.Contains(err.Error(), "krr outputs are not calibrated") {
+	if err := kr.HasProba(); !errors.Is(err, ErrNoProba) || !strings.Contains(err.Error(), "the krr was fitted without probability: true") {
 		t.Errorf("krr proba: %v", err)
 	}
 	if err := fit("svm").HasProba(); !errors.Is(err, ErrNoProba) {

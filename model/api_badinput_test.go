@@ -136,7 +136,9 @@ func TestAPIBadInput(t *testing.T) {
 		{"Falkon.Fit validation NaN", func() error {
 			return (&model.Falkon{Lambda: 1e-3, M: 5, Validation: &model.ValidationSet{X: nanX, Y: y}}).Fit(ctx, x, y)
 		}, model.ErrInput},
-		{"Falkon.Fit memory limit < 0", func() error { return (&model.Falkon{Lambda: 1e-3, MemoryLimit: -1}).Fit(ctx, x, y) }, model.ErrInput},
+		{"Falkon.Fit memory limit < 0", func() error {
+			return (&model.Falkon{Lambda: 1e-3, Resources: model.Resources{MemoryLimit: -1}}).Fit(ctx, x, y)
+		}, model.ErrInput},
 		{"SVM.PredictProba without Probability", func() error { _, err := svm.PredictProba(x); return err }, model.ErrInput},
 		{"SVM.Fit class weight NaN", func() error {
 			return (&model.SVM{ClassWeights: map[float64]float64{1: math.NaN()}}).Fit(ctx, x, labels)
@@ -144,10 +146,14 @@ func TestAPIBadInput(t *testing.T) {
 		{"SVM.Fit class weight for a missing label", func() error {
 			return (&model.SVM{ClassWeights: map[float64]float64{5: 2}}).Fit(ctx, x, labels)
 		}, model.ErrInput},
-		{"SVM.Fit memory limit < 0", func() error { return (&model.SVM{MemoryLimit: -1}).Fit(ctx, x, labels) }, model.ErrInput},
+		{"SVM.Fit memory limit < 0", func() error { return (&model.SVM{Resources: model.Resources{MemoryLimit: -1}}).Fit(ctx, x, labels) }, model.ErrInput},
 		{"BKASVM.Fit prediction mode", func() error { return (&model.BKASVM{Clusters: 2, Prediction: "nearest"}).Fit(ctx, x, labels) }, model.ErrInput},
-		{"BKASVM.Fit memory limit < 0", func() error { return (&model.BKASVM{Clusters: 2, MemoryLimit: -1}).Fit(ctx, x, labels) }, model.ErrInput},
-		{"KRR.Fit memory limit < 0", func() error { return (&model.KRR{Lambda: 1, MemoryLimit: -1}).Fit(ctx, x, y) }, model.ErrInput},
+		{"BKASVM.Fit memory limit < 0", func() error {
+			return (&model.BKASVM{Clusters: 2, Resources: model.Resources{MemoryLimit: -1}}).Fit(ctx, x, labels)
+		}, model.ErrInput},
+		{"KRR.Fit memory limit < 0", func() error {
+			return (&model.KRR{Lambda: 1, Resources: model.Resources{MemoryLimit: -1}}).Fit(ctx, x, y)
+		}, model.ErrInput},
 		{"KRR.Fit unknown task", func() error { return (&model.KRR{Lambda: 1, Task: "ranking"}).Fit(ctx, x, y) }, model.ErrInput},
 		{"KRR.Fit meka solver", func() error {
 			return (&model.KRR{Lambda: 1, Approx: &model.MEKAKRR{Clusters: 2, Rank: 3, Solver: "lu"}}).Fit(ctx, x, y)

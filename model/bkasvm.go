@@ -3,14 +3,11 @@ package model
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
-	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,26 +81,29 @@ type BKASVM struct {
 	// clusters solved at the same time; 0 means 200 MB, or less when
 	// MemoryLimit leaves less.
 	CacheBytes int64 `yaml:"cache_bytes"`
-	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
-	// bytes: the Workers largest cluster problems solved at once with their
-	// caches (or, with Refine, the exact solve), plus the support vectors
-	// kept. What the fit keeps and k-means's plan are checked before
-	// clustering, the cluster problems after it (their sizes come from the
-	// clusters) and before they allocate; a fit over it fails with ErrMemory.
-	// 0 means no limit.
-	MemoryLimit int64 `yaml:"memory_limit"`
 	// NoShrinking turns the solvers' shrinking heuristic off.
 	NoShrinking bool `yaml:"no_shrinking"`
-	// Seed seeds k-means.
+	// Probability fits Platt sigmoids on 5-fold cross-validated decision
+	// values, as LIBSVM's -b 1 does for SVM, which makes PredictProba
+	// available and Fit about five times slower (see PredictProba).
+	Probability bool `yaml:"probability"`
+	// Seed seeds k-means and the cross-validation folds of Probability.
 	Seed uint64 `yaml:"seed"`
-	// Workers is the number of clusters solved at once (and the goroutines of
-	// predictions); 0 means GOMAXPROCS. Results do not depend on it.
-	Workers int `yaml:"workers"`
-	// Progress, when non-nil, is called after each cluster problem is solved
-	// with the number solved so far and the total. Calls are serialized.
-	Progress func(done, total int) `yaml:"-"`
+	// Resources bounds the fit: Workers is the number of clusters solved at
+	// once (and the goroutines of predictions); MemoryLimit bounds the
+	// planned peak: the Workers largest cluster problems solved at once with
+	// their caches (or, with Refine, the exact solve), plus the support
+	// vectors kept. What the fit keeps and k-means's plan are checked before
+	// clustering, the cluster problems after it (their sizes come from the
+	// clusters) and before they allocate.
+	Resources `yaml:",inline"`
+	// Progress, when non-nil, receives a StageCluster report after each
+	// cluster problem is solved and, with Refine, a StageTask report after
+	// each refined sub-problem; an error from it stops the fit (ErrStopped).
+	Progress ProgressFunc `yaml:"-"`
 	// Solver, when set, solves the cluster problems instead of the local
-	// parallel loop (see BKASolver); Progress is then not called.
+	// parallel loop (see BKASolver); StageCluster is then reported once,
+	// when all are solved.
 	Solver BKASolver `yaml:"-"`
 
 	fit *bkaFit
@@ -135,6 +135,10 @@ type bkaFit struct {
 	local  []*svmDecision // per cluster; nil when the cluster has no support vector
 	ntasks int
 	info   BKAInfo
+	// platt holds one sigmoid per task when fitted with Probability, on
+	// decision values of the prediction mode plattLocal says.
+	platt      []sigmoid
+	plattLocal bool
 }
 
 // kernel is the fitted kernel (that of the decision functions; nil when
@@ -151,256 +155,23 @@ func (f *bkaFit) kernel() kernel.Kernel {
 	return nil
 }
 
-// Fit partitions x, solves the per-cluster duals and collects the support vectors.
-//
-// Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
-// with dense centroids, and each cluster's kernel columns come from its
-// sparse rows, as in SVM.
-func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
-	defer named(&err, "bkasvm")
-	if err := checkContext(ctx, "bkasvm"); err != nil {
-		return err
-	}
-	b.fit = nil
-	x, err := exactInput(xIn, y, 0)
-	if err != nil {
-		return err
-	}
-	n, d := x.Dims()
-	dm := dataBytesPerRow(x) // d, or the sparse rows' equivalent, for memory plans
-	cfg, err := resolveSVM(b.Kernel, b.C, b.ClassWeights, b.Multiclass, b.Tol, b.MaxIter, b.CacheBytes, d)
-	if err != nil {
-		return err
-	}
-	cfg.noShrink = b.NoShrinking
-	cfg.workers = parallel.Workers(b.Workers)
-	k := b.Clusters
-	if k == 0 {
-		k = min(DefaultBKAClusters, n)
-	}
-	if k < 1 || k > n {
-		return fmt.Errorf("%w: clusters = %d, want 1 ≤ clusters ≤ n = %d", ErrInput, k, n)
-	}
-	if _, err := b.local(); err != nil {
-		return err
-	}
-	if b.MemoryLimit < 0 {
-		return fmt.Errorf("%w: memory limit %d bytes is negative", ErrInput, b.MemoryLimit)
-	}
-	labels, err := NewLabels(y)
-	if err != nil {
-		return fmt.Errorf("model: bkasvm: %w", err)
-	}
-	if err := cfg.checkWeights(labels); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// What the fit keeps whatever the clusters (bkaSVMPlan's kept bytes), and
-	// k-means's own plan, are checked before clustering. k-means keeps dense
-	// centroids, K×d whatever the form of x (wide sparse data included), and
-	// the fit keeps them (the partition) to the end, beside the solves and
-	// their scatter vectors (sparse x with a kernel that needs them). The
-	// solves are bounded before clustering by planning each task as one
-	// cluster: a task's clusters partition its rows and a solve's state is
-	// linear in its rows, so the tasks that could run at once hold at least
-	// the state of any clusters that run at once. This check, not the one
-	// after clustering, is then what refuses a cap too small, before
-	// k-means allocates its K×d centroids.
-	km := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
-	centroids := 8 * int64(k) * int64(d)
-	scatter := scatterPlan(cfg.k, x, cfg.workers)
-	left := b.MemoryLimit // what the solves may take besides the centroids and scatter vectors
-	if left > 0 {
-		left = max(1, left-centroids-scatter)
-	}
-	var taskSizes []int
-	for _, t := range svmTasks(labels, classIndex(labels, y), cfg.ovo) {
-		taskSizes = append(taskSizes, len(t.rows))
-	}
-	solves, _ := bkaSVMPlan(n, dm, taskSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
-	if err := checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", n, d),
-		max(solves+centroids+scatter, km.PlanBytes(n, d)), b.MemoryLimit); err != nil {
-		return err
-	}
-	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))
-	part, err := approx.KMeans{K: k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}.Fit(ctx, x, rng)
-	if err != nil {
-		return fmt.Errorf("model: bka-svm partition: %w", err)
-	}
-	cls := classIndex(labels, y)
-	tasks := svmTasks(labels, cls, cfg.ovo)
-
-	// One job per (task, cluster), in a fixed order.
-	type job struct {
-		task int
-		loc  []int // positions in the task's rows
-	}
-	var jobs []job
-	for ti, t := range tasks {
-		byCluster := make([][]int, k)
-		for r, i := range t.rows {
-			byCluster[part.Labels[i]] = append(byCluster[part.Labels[i]], r)
-		}
-		for _, loc := range byCluster {
-			if len(loc) > 0 {
-				jobs = append(jobs, job{ti, loc})
-			}
-		}
-	}
-	alphas := make([][]float64, len(tasks))
-	bounds := make([][]float64, len(tasks))
-	for ti, t := range tasks {
-		alphas[ti] = make([]float64, len(t.rows))
-		bounds[ti] = cfg.bounds(labels, cls, t)
-	}
-	jobSizes := make([]int, len(jobs))
-	for j, jb := range jobs {
-		jobSizes[j] = len(jb.loc)
-	}
-	need, cache := bkaSVMPlan(n, dm, jobSizes, taskSizes, cfg.workers, b.Refine, cfg.cacheBytes, b.CacheBytes > 0, left)
-	need += centroids + scatter
-	if err := checkMemory(fmt.Sprintf("bka-svm (n=%d, d=%d, %d cluster problems, %d at once, cache %s)", n, d, len(jobs), cfg.workers, formatBytes(cache)), need, b.MemoryLimit); err != nil {
-		return err
-	}
-	cfg.cacheBytes = max(cache, 1)
-	results := make([]*solver.SVMResult, len(jobs))
-	perCache := max(cfg.cacheBytes/int64(cfg.workers), 1)
-	var mu sync.Mutex
-	done := 0
-	if b.Solver != nil {
-		probs := make([]BKAProblem, len(jobs))
-		for j, jb := range jobs {
-			t := tasks[jb.task]
-			p := BKAProblem{Rows: len(jb.loc), D: d, Tol: cfg.tol, MaxIter: cfg.maxIter, CacheBytes: perCache, NoShrinking: cfg.noShrink}
-			for _, l := range jb.loc {
-				p.X = appendRow(p.X, x, t.rows[l])
-				p.Y = append(p.Y, t.y[l])
-				p.C = append(p.C, bounds[jb.task][l])
-			}
-			probs[j] = p
-		}
-		res, err := b.Solver(ctx, cfg.k, probs)
-		if err != nil {
-			return fmt.Errorf("model: bka-svm cluster problems: %w", err)
-		}
-		if len(res) != len(jobs) {
-			return fmt.Errorf("model: bka-svm: solver returned %d results for %d problems", len(res), len(jobs))
-		}
-		copy(results, res)
-	} else {
-		err = parallel.ForErr(ctx, len(jobs), cfg.workers, func(_, j int) error {
-			jb := jobs[j]
-			t := tasks[jb.task]
-			rows := make([]int, len(jb.loc))
-			yy := make([]float64, len(jb.loc))
-			cc := make([]float64, len(jb.loc))
-			for r, l := range jb.loc {
-				rows[r], yy[r], cc[r] = t.rows[l], t.y[l], bounds[jb.task][l]
-			}
-			opt := cfg.options(nil)
-			opt.CacheBytes = perCache
-			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), 1), Y: yy, C: cc}
-			var err error
-			if results[j], err = solver.SolveDCD(ctx, prob, opt); err != nil {
-				return fmt.Errorf("model: bka-svm cluster problem %d: %w", j, err)
-			}
-			if b.Progress != nil {
-				mu.Lock()
-				done++
-				b.Progress(done, len(jobs))
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		return err
-	}
-	f := &bkaFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d, part: part, ntasks: len(tasks)}
-	f.info.ClusterSizes = make([]int, k)
-	for _, l := range part.Labels {
-		f.info.ClusterSizes[l]++
-	}
-	f.info.Tasks = make([]SVMTaskInfo, len(tasks))
-	for ti, t := range tasks {
-		f.info.Tasks[ti] = taskInfo(labels, t, &solver.SVMResult{})
-	}
-	for j, jb := range jobs {
-		r := results[j]
-		for q, l := range jb.loc {
-			alphas[jb.task][l] = r.Alpha[q]
-		}
-		ti := &f.info.Tasks[jb.task]
-		ti.Objective += r.Objective
-		ti.SV += r.SV
-		ti.BoundedSV += r.BoundedSV
-		ti.Iterations += r.Iterations
-		ti.Violation = max(ti.Violation, r.Violation)
-		if r.Status == solver.SVMMaxIter {
-			ti.Status = solver.SVMMaxIter
-		}
-	}
-	if b.Refine {
-		for ti, t := range tasks {
-			opt := cfg.options(alphas[ti])
-			prob := solver.SVMProblem{K: newKernelColumns(cfg.k, taskRows(x, t.rows), cfg.workers), Y: t.y, C: bounds[ti]}
-			r, err := solver.SolveDCD(ctx, prob, opt)
-			if err != nil {
-				return fmt.Errorf("model: bka-svm refinement of task %d: %w", ti, err)
-			}
-			alphas[ti] = r.Alpha
-			f.info.Tasks[ti] = taskInfo(labels, t, r)
-		}
-		f.info.Refined = true
-	}
-	parts := make([]svmPart, len(tasks))
-	for ti, t := range tasks {
-		parts[ti] = svmPart{rows: t.rows, y: t.y, alpha: alphas[ti]}
-	}
-	f.global = newSVMDecision(cfg.k, x, parts, cfg.workers)
-	if !f.global.empty {
-		f.info.SV, _ = f.global.sv.Dims()
-	}
-	{
-		// Both prediction modes are kept, so that Prediction can be changed
-		// after Fit; the local models hold each support vector a second time.
-		f.local = make([]*svmDecision, k)
-		for s := range k {
-			sub := make([]svmPart, len(parts))
-			any := false
-			for ti, p := range parts {
-				var q svmPart
-				for r, i := range p.rows {
-					if part.Labels[i] == s {
-						q.rows = append(q.rows, i)
-						q.y = append(q.y, p.y[r])
-						q.alpha = append(q.alpha, p.alpha[r])
-						any = any || p.alpha[r] > 0
-					}
-				}
-				sub[ti] = q
-			}
-			if any {
-				f.local[s] = newSVMDecision(cfg.k, x, sub, 1)
-			}
-		}
-	}
-	b.fit = f
-	return nil
-}
-
-// Info describes the fit; it returns ErrNotFitted before Fit.
-func (b *BKASVM) Info() (_ BKAInfo, err error) {
-	defer named(&err, "bkasvm")
+// Info describes the last successful fit; the zero BKAInfo before one.
+func (b *BKASVM) Info() BKAInfo {
 	if b.fit == nil {
-		return BKAInfo{}, ErrNotFitted
+		return BKAInfo{}
 	}
 	info := b.fit.info
 	info.Tasks = slices.Clone(info.Tasks)
 	info.ClusterSizes = slices.Clone(info.ClusterSizes)
-	return info, nil
+	return info
+}
+
+// Classes returns the class labels seen in training, ascending; nil before Fit.
+func (b *BKASVM) Classes() []float64 {
+	if b.fit == nil {
+		return nil
+	}
+	return slices.Clone(b.fit.labels.Classes)
 }
 
 // Partition returns the k-means partition of the training set; nil before Fit.
@@ -423,11 +194,16 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
-	x, scale, err := predictInput(xIn, b.fit.d, b.fit.kernel())
+	local, err := b.local()
 	if err != nil {
 		return nil, err
 	}
-	local, err := b.local()
+	return b.decision(xIn, local)
+}
+
+// decision is DecisionFunction in the given prediction mode.
+func (b *BKASVM) decision(xIn mat.Matrix, local bool) (*mat.Dense, error) {
+	x, scale, err := predictInput(xIn, b.fit.d, b.fit.kernel())
 	if err != nil {
 		return nil, err
 	}
@@ -438,18 +214,25 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
 	if len(b.fit.local) != len(b.fit.info.ClusterSizes) {
 		return nil, fmt.Errorf("%w: this fitted BKA-SVM has no local decision functions", ErrInput)
 	}
-	n, _ := x.Dims()
-	out := mat.NewDense(n, b.fit.ntasks, nil)
 	lab, err := b.fit.part.Assign(x)
 	if err != nil {
 		return nil, err
 	}
-	groups := make([][]int, len(b.fit.local))
+	return bkaLocalEval(ctx, b.fit.local, x, scale, lab, b.fit.ntasks, b.Workers)
+}
+
+// bkaLocalEval evaluates row i of x with the local decision of cluster
+// lab[i] (0 for a cluster without support vectors), scaling the kernel part
+// by scale[i] (beyondInput; nil: none).
+func bkaLocalEval(ctx context.Context, locals []*svmDecision, x mat.Matrix, scale []float64, lab []int, ntasks, workers int) (*mat.Dense, error) {
+	n, _ := x.Dims()
+	out := mat.NewDense(n, ntasks, nil)
+	groups := make([][]int, len(locals))
 	for i, l := range lab {
 		groups[l] = append(groups[l], i)
 	}
-	err = parallel.ForErr(ctx, len(groups), b.Workers, func(_, s int) error {
-		if len(groups[s]) == 0 || b.fit.local[s] == nil {
+	err := parallel.ForErr(ctx, len(groups), workers, func(_, s int) error {
+		if len(groups[s]) == 0 || locals[s] == nil {
 			return nil // no support vector in the cluster: f = 0
 		}
 		var sc []float64
@@ -459,7 +242,7 @@ func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
 				sc[r] = scale[i]
 			}
 		}
-		dec, err := b.fit.local[s].evalScaled(ctx, pickRows(x, groups[s]), sc)
+		dec, err := locals[s].evalScaled(ctx, pickRows(x, groups[s]), sc)
 		if err != nil {
 			return err
 		}

@@ -47,8 +47,8 @@ func TestBKASolverHook(t *testing.T) {
 	if calls != 1 || !mat.Equal(dl, dr) {
 		t.Fatalf("hook called %d times; decisions equal: %v", calls, mat.Equal(dl, dr))
 	}
-	il, _ := local.Info()
-	ir, _ := remote.Info()
+	il := local.Info()
+	ir := remote.Info()
 	if il.SV != ir.SV || !slices.Equal(il.ClusterSizes, ir.ClusterSizes) || il.Tasks[0].Objective != ir.Tasks[0].Objective {
 		t.Fatalf("info differs: %+v vs %+v", il, ir)
 	}

@@ -19,7 +19,9 @@ func TestBKASVMConformance(t *testing.T) {
 		func() Estimator {
 			return &BKASVM{C: 10, Clusters: 4, Prediction: LocalPrediction, Multiclass: OneVsRest}
 		},
-		func() Estimator { return &BKASVM{C: 10, Clusters: 3, Sketch: 2, Refine: true, Workers: 1} },
+		func() Estimator {
+			return &BKASVM{C: 10, Clusters: 3, Sketch: 2, Refine: true, Resources: Resources{Workers: 1}}
+		},
 	} {
 		checkConformance(t, mk, conformanceBinary(1), conformanceMulticlass(2))
 	}
@@ -59,8 +61,8 @@ func TestBKASVMOneClusterIsExactNoBias(t *testing.T) {
 	if !mat.Equal(db, ds) {
 		t.Errorf("decision values differ:\n%v\n%v", mat.Formatted(db), mat.Formatted(ds))
 	}
-	ib, _ := b.Info()
-	is, _ := s.Info()
+	ib := b.Info()
+	is := s.Info()
 	for i := range ib.Tasks {
 		if ib.Tasks[i].Objective != is.Tasks[i].Objective || ib.Tasks[i].SV != is.Tasks[i].SV {
 			t.Errorf("task %d: objective %g / %d SV, exact %g / %d SV", i, ib.Tasks[i].Objective, ib.Tasks[i].SV, is.Tasks[i].Objective, is.Tasks[i].SV)
@@ -139,7 +141,7 @@ func TestBKASVMIsSumOfClusterSVMs(t *testing.T) {
 		t.Errorf("unknown prediction mode at predict time: err = %v, want ErrInput", err)
 	}
 	glob.Prediction = GlobalPrediction
-	info, _ := glob.Info()
+	info := glob.Info()
 	if math.Abs(info.Tasks[0].Objective-obj) > 1e-12*math.Abs(obj) {
 		t.Errorf("objective %g, Σ cluster objectives %g", info.Tasks[0].Objective, obj)
 	}
@@ -159,8 +161,8 @@ func TestBKASVMRefineReachesExact(t *testing.T) {
 	if err := s.Fit(ctx, c.x, c.y); err != nil {
 		t.Fatal(err)
 	}
-	ib, _ := b.Info()
-	is, _ := s.Info()
+	ib := b.Info()
+	is := s.Info()
 	if !ib.Refined {
 		t.Error("Info.Refined is false")
 	}
@@ -230,9 +232,13 @@ func TestBKASVMIjcnn1Subsample(t *testing.T) {
 func TestBKASVMProgress(t *testing.T) {
 	c := conformanceMulticlass(12)
 	var calls, last, total int
-	b := &BKASVM{C: 2, Clusters: 3, Progress: func(done, n int) {
+	b := &BKASVM{C: 2, Clusters: 3, Progress: func(p Progress) error {
+		if p.Stage != StageCluster {
+			t.Errorf("stage %q, want %q", p.Stage, StageCluster)
+		}
 		calls++
-		last, total = done, n
+		last, total = p.Done, p.Total
+		return nil
 	}}
 	if err := b.Fit(context.Background(), c.x, c.y); err != nil {
 		t.Fatal(err)

@@ -96,7 +96,10 @@ func conformancePoints(rng *rand.Rand, n, d int, noise float64, f func([]float64
 //   - bad input is rejected with ErrInput: nil, empty, NaN and Inf in X, NaN
 //     in y, length mismatch, a single class for classification, and at
 //     predict time the wrong number of columns or NaN;
-//   - Fit with a cancelled context fails with context.Canceled.
+//   - Fit with a cancelled context fails with context.Canceled;
+//   - the estimator contract (conformanceContract): Info's shape, a failed
+//     Fit keeping the previous model, progress callbacks that stop a fit,
+//     PredictProba, PredictMulti, concurrent prediction.
 //
 // newEstimator must return a new estimator with its own configuration each
 // call (no shared pointers that Fit could modify).
@@ -152,6 +155,8 @@ func conformanceOne(t *testing.T, newEstimator func() Estimator, c conformanceCa
 	if p3, err := other.Predict(c.xTest); err != nil || !slices.Equal(p1, p3) {
 		t.Errorf("a fresh estimator with the same configuration predicts differently (err %v)", err)
 	}
+
+	conformanceContract(t, newEstimator, est, c, p1)
 
 	// Subsets of rows.
 	scale := 0.0

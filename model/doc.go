@@ -89,8 +89,9 @@
 // global ones. k-means centroids (BKA-SVM's partition, MEKA's) and MEKA's
 // landmark rows, dense in memory, are written as a sparse field whenever
 // that is smaller (exact zeros left out, so nothing is lost). Save and
-// SaveFile encode twice (counting, then writing in 64 KiB chunks) and Load and LoadFile decode as they read when the input's
-// size is known (a file, a byte slice), so neither holds the whole file.
+// SaveFile encode twice (counting, then writing in 64 KiB chunks) and Load
+// and LoadFile decode as they read when the input's size is known (a file, a
+// byte slice), so neither holds the whole file.
 // A payload holds the estimator's configuration, its fitted state and its
 // Info, so that Load(Save(m)) refitted on the same data reproduces m (bit for
 // bit: fits are seeded and deterministic). Since version 4 the configuration
@@ -109,7 +110,8 @@
 // sampler, KRR backend or feature mapper of a type defined outside this
 // module cannot be saved either: Save writes a "not saved" marker with its
 // type name instead of refusing, so the model can still be deployed, and
-// Load puts a NotSaved{Type} in its place. The loaded estimator predicts as
+// Load puts a NotSaved{Type} in its place (Unsaved lists such fields of a
+// loaded estimator). The loaded estimator predicts as
 // the saved one did, but refitting it fails with an error wrapping
 // ErrNotSaved until the field is set again: a loaded model never silently
 // refits as another algorithm. Files of versions 2 and 3 carry KRR backends

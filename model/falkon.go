@@ -99,9 +99,7 @@ type Falkon struct {
 	Task Task `yaml:"task"`
 	// Seed seeds the center sampling.
 	Seed uint64 `yaml:"seed"`
-	// Workers and BlockRows tune the kernel engine (0 means automatic).
-	// Results do not depend on Workers.
-	Workers   int `yaml:"workers"`
+	// BlockRows tunes the kernel engine (0 means automatic).
 	BlockRows int `yaml:"block_rows"`
 	// Float32 forms the distance products of the K_nM blocks (every CG
 	// pass and the validation passes) in float32, accumulating in float64
@@ -109,14 +107,10 @@ type Falkon struct {
 	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM, the preconditioner,
 	// the CG vectors and Predict stay in float64.
 	Float32 bool `yaml:"float32"`
-	// MemoryLimit, when positive, bounds the planned peak memory in bytes
-	// (see FalkonPlan); a fit that cannot stay within it fails with ErrMemory
-	// before allocating anything large. 0 means no limit. The plan counts
-	// live allocations; the process's resident size also includes what the
-	// Go garbage collector has not yet returned (up to GOGC% more by
-	// default), so pair the limit with GOMEMLIMIT or debug.SetMemoryLimit
-	// when the process itself must stay below it (landmark bench does).
-	MemoryLimit int64 `yaml:"memory_limit"`
+	// Resources bounds the fit: Workers the goroutines of the kernel engine
+	// (results do not depend on it), MemoryLimit the planned peak memory
+	// (see FalkonPlan).
+	Resources `yaml:",inline"`
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan
 	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
@@ -137,14 +131,16 @@ type Falkon struct {
 	// WarmStart, when set, gives both the centers and the starting
 	// coefficients (for example the Solution of a fit at a larger λ).
 	WarmStart *KernelExpansion `yaml:"-"`
+	// Probability calibrates class probabilities for PredictProba (a
+	// classification Task only) on 5-fold cross-validated decision values,
+	// which makes Fit about five times slower; see PredictProba.
+	Probability bool `yaml:"probability"`
 	// Progress, when set, is called after every iteration; returning false
 	// stops the solver (status solver.Stopped) and keeps the current α.
 	Progress func(FalkonIteration) bool `yaml:"-"`
 
 	fit *falkonFit
 }
-
-var _ Estimator = (*Falkon)(nil)
 
 // ValidationSet is held-out data evaluated during an iterative fit.
 type ValidationSet struct {
@@ -237,12 +233,14 @@ type falkonFit struct {
 	d      int
 	pred   *KernelExpansion
 	info   FalkonInfo
+	calib  *temperature // PredictProba's calibration (nil without Probability)
 }
 
 // falkonSeedStream is the second PCG word of Falkon's random source.
 const falkonSeedStream = 0x66616c6b // "falk"
 
-// Fit trains on x (n×d) and y (targets or class labels). Sparse x
+// Fit trains on x (n×d) and y (targets or class labels). A failed Fit
+// keeps the previous model. Sparse x
 // (kernel.Sparse, such as datasets.CSR) stays sparse: the K_nM products run
 // on the kernel engine's sparse path, and the sampled centers are CSR rows
 // (dense only when at least a quarter of their entries are non-zero,
@@ -254,36 +252,49 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
-	m.fit = nil
+	prev := m.fit
+	var x mat.Matrix
+	var task Task
+	var labels Labels
+	var t *mat.Dense
 	if xs, ok := xIn.(kernel.Sparse); ok {
-		xv, err := exactInput(xs, y, 0)
-		if err != nil {
+		if x, err = exactInput(xs, y, 0); err != nil {
 			return err
 		}
-		task, labels, t, err := targetsOf(y, m.Task, "falkon")
-		if err != nil {
-			return err
-		}
-		return m.fitTargets(ctx, xv, t, task, labels)
+		task, labels, t, err = targetsOf(y, m.Task, "falkon")
+	} else {
+		xd := kernel.DenseOf(xIn)
+		x = xd
+		task, labels, t, err = targets(xd, y, m.Task, "falkon")
 	}
-	x := kernel.DenseOf(xIn)
-	task, labels, t, err := targets(x, y, m.Task, "falkon")
 	if err != nil {
 		return err
 	}
-	return m.fitTargets(ctx, x, t, task, labels)
+	if err := m.fitTargets(ctx, x, t, task, labels); err != nil {
+		return err
+	}
+	if m.Probability {
+		calib, err := m.calibrate(ctx, x, y)
+		if err != nil {
+			m.fit = prev
+			return fmt.Errorf("model: falkon probability: %w", err)
+		}
+		m.fit.calib = calib
+	}
+	return nil
 }
 
-// FitMulti trains a multi-output regression on x (n×d) and y (n×t). Predict
-// then returns the first output; DecisionFunction returns all of them.
-// Validation data is not supported here.
-func (m *Falkon) FitMulti(ctx context.Context, x, y *mat.Dense) (err error) {
+// FitMulti trains a multi-output regression on x (n×d, dense or sparse)
+// and y (n×t). Predict then returns the first output; PredictMulti returns
+// all of them. Validation data is not supported here. A failed FitMulti
+// keeps the previous model.
+func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
 	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
-	m.fit = nil
-	if err := checkMulti(x, y, m.Task); err != nil {
+	x, err := multiInput(xIn, y, m.Task, true)
+	if err != nil {
 		return err
 	}
 	if m.Validation != nil {

@@ -97,7 +97,7 @@ func TestFalkonWorkersDeterministic(t *testing.T) {
 	x, y := krrTestData(81, 700, 5)
 	var ref []float64
 	for _, w := range []int{1, 3} {
-		f := &Falkon{Kernel: kernel.Gaussian{Gamma: 0.2}, Lambda: 1e-5, M: 80, Workers: w, BlockRows: 64, Seed: 9}
+		f := &Falkon{Kernel: kernel.Gaussian{Gamma: 0.2}, Lambda: 1e-5, M: 80, Resources: Resources{Workers: w}, BlockRows: 64, Seed: 9}
 		if err := f.Fit(context.Background(), x, y); err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +465,7 @@ func TestFalkonPatience(t *testing.T) {
 func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 	const n, d, mc = 3000, 3, 3000 // K_MM alone is 8·3000² = 72 MB
 	x, y := krrTestData(113, n, d)
-	f := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, M: mc, MaxIter: 3, MemoryLimit: 1 << 20}
+	f := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, M: mc, MaxIter: 3, Resources: Resources{MemoryLimit: 1 << 20}}
 	plan, perr := f.Plan(x, 1)
 	if !errors.Is(perr, ErrMemory) {
 		t.Fatalf("Plan: err = %v, want ErrMemory", perr)

@@ -43,20 +43,24 @@ type KRR struct {
 	// Seed seeds the random choices of approximate backends (landmark
 	// sampling, random features). Exact KRR is deterministic.
 	Seed uint64 `yaml:"seed"`
-	// Workers bounds the goroutines of the kernel engine; 0 means GOMAXPROCS.
-	// Results do not depend on it.
-	Workers int `yaml:"workers"`
-	// MemoryLimit, when positive, is the largest peak memory in bytes a fit may
-	// plan; a fit that needs more fails with ErrMemory before allocating.
-	// 0 means no limit.
-	MemoryLimit int64 `yaml:"memory_limit"`
+	// Resources bounds the fit: Workers the goroutines of the kernel engine,
+	// MemoryLimit the planned peak of the backend (each backend documents
+	// what it counts).
+	Resources `yaml:",inline"`
 	// Cholesky tunes the jitter added when a factorization fails.
 	Cholesky solver.CholOptions `yaml:"cholesky"`
+	// Probability calibrates class probabilities for PredictProba (a
+	// classification Task only) on 5-fold cross-validated decision values,
+	// which makes Fit about five times slower; see PredictProba.
+	Probability bool `yaml:"probability"`
+	// Progress, when non-nil, receives StageSolve reports from the backend
+	// (exact: the kernel matrix, then the factorization; Nyström: each chunk
+	// of K_nM rows, then the solve; others: once when done); an error from
+	// it stops the fit (ErrStopped).
+	Progress ProgressFunc `yaml:"-"`
 
 	fit *krrFit
 }
-
-var _ Estimator = (*KRR)(nil)
 
 // krrFit is the whole fitted state of a KRR, kept in one place so that a
 // persistence file in this package can encode and restore it.
@@ -66,6 +70,8 @@ type krrFit struct {
 	d      int
 	pred   KRRPredictor
 	info   KRRInfo
+	// calib is the calibration of PredictProba (nil without Probability).
+	calib *temperature
 }
 
 // KRRInfo describes a fit.
@@ -110,10 +116,13 @@ type KRRProblem struct {
 	Lambda float64
 	// Rng is the only source of randomness a backend may use.
 	Rng *rand.Rand
-	// Workers, MemoryLimit and Cholesky are the estimator's settings.
-	Workers     int
-	MemoryLimit int64
-	Cholesky    solver.CholOptions
+	// Resources and Cholesky are the estimator's settings.
+	Resources
+	Cholesky solver.CholOptions
+	// Progress, when non-nil, reports the backend's steps (StageSolve);
+	// backends that loop call it between steps and stop when it returns an
+	// error (returning that error). It may be nil.
+	Progress ProgressFunc
 }
 
 // KRRApprox is a KRR solver backend: exact, Nyström, ridge on a feature map,
@@ -201,6 +210,9 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	if err := op.Block(ctx, k); err != nil {
 		return nil, info, err
 	}
+	if err := p.report(1, 2); err != nil {
+		return nil, info, err
+	}
 	raw := k.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := raw.Data[i*raw.Stride:]
@@ -223,7 +235,18 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	if err := chol.Solve(alpha); err != nil {
 		return nil, info, err
 	}
+	if err := p.report(2, 2); err != nil {
+		return nil, info, err
+	}
 	return &KernelExpansion{Kernel: p.Kernel, Centers: mat.DenseCopyOf(p.X), Coef: alpha, Workers: p.Workers}, info, nil
+}
+
+// report sends a StageSolve report, done steps of total, to p.Progress.
+func (p KRRProblem) report(done, total int) error {
+	if p.Progress == nil {
+		return nil
+	}
+	return p.Progress(Progress{Stage: StageSolve, Done: done, Total: total, Residual: noValue, ValError: noValue})
 }
 
 // krrSeedStream is the second PCG word for KRR's random source, so that the
@@ -231,8 +254,8 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 const krrSeedStream = 0x6b7272 // "krr"
 
 // Fit trains the model on x (n×d) and y (n targets or class labels). It
-// validates the configuration and the data first. On error the model is left
-// unfitted.
+// validates the configuration and the data first. A failed Fit keeps the
+// previous model.
 //
 // Sparse x (kernel.Sparse) stays sparse with the exact backend (the kernel
 // matrix is formed from the sparse rows and the predictor keeps them), MEKA,
@@ -243,39 +266,67 @@ func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
-	m.fit = nil
-	if xs, ok := xIn.(kernel.Sparse); ok && m.sparseBackend() {
-		xv, err := exactInput(xs, y, 0)
-		if err != nil {
-			return err
-		}
-		task, labels, t, err := targetsOf(y, m.Task, "krr")
-		if err != nil {
-			return err
-		}
-		return m.fitTargets(ctx, xv, t, task, labels)
-	}
-	x := kernel.DenseOf(xIn)
-	task, labels, t, err := targets(x, y, m.Task, "krr")
-	if err != nil {
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.train(ctx, pr, xIn, y)
+	if err = pr.finish(err, "krr"); err != nil {
 		return err
 	}
-	return m.fitTargets(ctx, x, t, task, labels)
+	m.fit = f
+	return nil
 }
 
-// FitMulti trains a multi-output regression on x (n×d) and the targets y
-// (n×t), one column per output. Predict then returns the first output; use
-// DecisionFunction for all of them.
-func (m *KRR) FitMulti(ctx context.Context, x, y *mat.Dense) (err error) {
+// train is Fit without the context check and the final assignment.
+func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*krrFit, error) {
+	var x mat.Matrix
+	var task Task
+	var labels Labels
+	var t *mat.Dense
+	var err error
+	if xs, ok := xIn.(kernel.Sparse); ok && m.sparseBackend() {
+		if x, err = exactInput(xs, y, 0); err != nil {
+			return nil, err
+		}
+		task, labels, t, err = targetsOf(y, m.Task, "krr")
+	} else {
+		xd := kernel.DenseOf(xIn)
+		x = xd
+		task, labels, t, err = targets(xd, y, m.Task, "krr")
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.fitTargets(ctx, pr, x, t, task, labels)
+	if err != nil {
+		return nil, err
+	}
+	if m.Probability {
+		if f.calib, err = m.calibrate(ctx, x, y, f); err != nil {
+			return nil, fmt.Errorf("model: krr probability: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// FitMulti trains a multi-output regression on x (n×d, dense or sparse as
+// in Fit) and the targets y (n×t), one column per output. Predict then
+// returns the first output; PredictMulti returns all of them. A failed
+// FitMulti keeps the previous model.
+func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
 	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
-	m.fit = nil
-	if err := checkMulti(x, y, m.Task); err != nil {
+	x, err := multiInput(xIn, y, m.Task, m.sparseBackend())
+	if err != nil {
 		return err
 	}
-	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{})
+	if err = pr.finish(err, "krr"); err != nil {
+		return err
+	}
+	m.fit = f
+	return nil
 }
 
 // sparseBackend reports whether the backend takes sparse X as it is: exact
@@ -288,26 +339,33 @@ func (m *KRR) sparseBackend() bool {
 	return false
 }
 
-func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
+// reportingBackend reports whether the backend reports its own steps
+// (StageSolve); KRR reports once after the others.
+func reportingBackend(b KRRApprox) bool {
+	switch b.(type) {
+	case ExactKRR, *ExactKRR, NystromKRR, *NystromKRR:
+		return true
+	}
+	return false
+}
+
+func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*krrFit, error) {
 	n, d := xm.Dims()
 	if err := check.Positive("lambda", m.Lambda); err != nil {
-		return err
+		return nil, err
 	}
 	k := m.Kernel
 	if k == nil {
 		k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
 	if err := k.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	if m.Workers < 0 {
-		return fmt.Errorf("%w: workers = %d, want ≥ 0", ErrInput, m.Workers)
-	}
-	if m.MemoryLimit < 0 {
-		return fmt.Errorf("%w: memory limit %d bytes is negative", ErrInput, m.MemoryLimit)
+	if err := m.Resources.validate("krr"); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	backend := m.Approx
 	if backend == nil {
@@ -316,9 +374,12 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 	var pred KRRPredictor
 	var info KRRInfo
 	var err error
+	p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
+		Resources: m.Resources, Cholesky: m.Cholesky}
+	if pr.f != nil {
+		p.Progress = pr.report
+	}
 	if xs, ok := xm.(kernel.Sparse); ok {
-		p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
-			Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky}
 		switch b := backend.(type) {
 		case *MEKAKRR:
 			pred, info, err = b.fitKRR(ctx, p, xs)
@@ -331,22 +392,23 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 		case *FeatureRidge:
 			pred, info, err = b.fit(ctx, p, xs)
 		default:
-			pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky)
+			pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky, p.Progress)
 		}
 	} else {
-		p := KRRProblem{
-			Kernel: k, X: xm.(*mat.Dense), Y: targets, Lambda: m.Lambda,
-			Rng:     rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
-			Workers: m.Workers, MemoryLimit: m.MemoryLimit, Cholesky: m.Cholesky,
-		}
+		p.X = xm.(*mat.Dense)
 		pred, info, err = backend.FitKRR(ctx, p)
 	}
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if !reportingBackend(backend) {
+		if err := pr.report(Progress{Stage: StageSolve, Done: 1, Total: 1, Residual: noValue, ValError: noValue}); err != nil {
+			return nil, err
+		}
 	}
 	_, t := targets.Dims()
 	if pred.Outputs() != t {
-		return fmt.Errorf("model: KRR backend %T returned %d outputs, want %d", backend, pred.Outputs(), t)
+		return nil, fmt.Errorf("model: KRR backend %T returned %d outputs, want %d", backend, pred.Outputs(), t)
 	}
 	info.N, info.D, info.Outputs, info.Lambda = n, d, t, m.Lambda
 	if info.Penalty == 0 {
@@ -355,8 +417,7 @@ func (m *KRR) fitTargets(ctx context.Context, xm mat.Matrix, targets *mat.Dense,
 	if info.Kernel == "" {
 		info.Kernel = k.String()
 	}
-	m.fit = &krrFit{task: task, labels: labels, d: d, pred: pred, info: info}
-	return nil
+	return &krrFit{task: task, labels: labels, d: d, pred: pred, info: info}, nil
 }
 
 // DecisionFunction returns the raw outputs for the rows of x: n×1 for

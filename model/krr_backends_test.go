@@ -122,8 +122,8 @@ func TestKRRBackendErrors(t *testing.T) {
 		}
 	}
 	for name, m := range map[string]*KRR{
-		"nystrom":  {Lambda: 1e-3, Approx: NystromKRR{M: 40}, MemoryLimit: 4096},
-		"features": {Lambda: 1e-3, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 40}}}, MemoryLimit: 4096},
+		"nystrom":  {Lambda: 1e-3, Approx: NystromKRR{M: 40}, Resources: Resources{MemoryLimit: 4096}},
+		"features": {Lambda: 1e-3, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 40}}}, Resources: Resources{MemoryLimit: 4096}},
 	} {
 		if err := m.Fit(ctx, x, y); !errors.Is(err, ErrMemory) {
 			t.Errorf("%s within 4 KiB: err = %v, want ErrMemory", name, err)

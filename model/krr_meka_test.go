@@ -123,7 +123,7 @@ func TestMEKAKRRClassificationAndErrors(t *testing.T) {
 	if err := bad.Fit(ctx, x, labels); !errors.Is(err, ErrInput) {
 		t.Errorf("unknown solver: %v, want ErrInput", err)
 	}
-	big := &KRR{Kernel: kernel.Gaussian{Gamma: 0.3}, Lambda: 1e-4, MemoryLimit: 1000, Approx: &MEKAKRR{Rank: 6, Clusters: 3}}
+	big := &KRR{Kernel: kernel.Gaussian{Gamma: 0.3}, Lambda: 1e-4, Resources: Resources{MemoryLimit: 1000}, Approx: &MEKAKRR{Rank: 6, Clusters: 3}}
 	if err := big.Fit(ctx, x, labels); !errors.Is(err, ErrInput) {
 		t.Errorf("memory limit: %v, want ErrInput", err)
 	}

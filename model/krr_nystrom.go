@@ -107,9 +107,13 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	a := mat.NewDense(mc, mc, nil)
 	gram := kernel.Dense{Workers: p.Workers}
 	var gramErr error
-	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, _, _ int) {
+	chunks := (n + chunk - 1) / chunk
+	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, r0, _ int) {
 		if gramErr == nil {
 			gramErr = gram.SyrkLower(ctx, true, 1, kb, 1, a)
+		}
+		if gramErr == nil {
+			gramErr = p.report(r0/chunk+1, chunks+1)
 		}
 	}); err != nil {
 		return nil, info, err
@@ -133,6 +137,9 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	}
 	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
 	if err := chol.Solve(rhs); err != nil {
+		return nil, info, err
+	}
+	if err := p.report(chunks+1, chunks+1); err != nil {
 		return nil, info, err
 	}
 	return &KernelExpansion{Kernel: p.Kernel, Centers: centers, Coef: rhs, Workers: p.Workers}, info, nil

@@ -17,7 +17,8 @@ import (
 // training rows sparse.
 
 // fitExactSparse is ExactKRR.FitKRR for sparse X.
-func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, lambda float64, workers int, limit int64, chol solver.CholOptions) (KRRPredictor, KRRInfo, error) {
+func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, lambda float64, workers int, limit int64, chol solver.CholOptions, progress ProgressFunc) (KRRPredictor, KRRInfo, error) {
+	report := KRRProblem{Progress: progress}.report
 	n, d := x.Dims()
 	_, t := y.Dims()
 	_, _, values := x.CSR()
@@ -46,6 +47,9 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	if err := sparseGram(ctx, k, gx, km, workers); err != nil {
 		return nil, info, err
 	}
+	if err := report(1, 2); err != nil {
+		return nil, info, err
+	}
 	raw := km.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := raw.Data[i*raw.Stride:]
@@ -64,6 +68,9 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	}
 	alpha := mat.DenseCopyOf(y)
 	if err := c.Solve(alpha); err != nil {
+		return nil, info, err
+	}
+	if err := report(2, 2); err != nil {
 		return nil, info, err
 	}
 	centers := kernel.SubsetRows(x, seq(n))

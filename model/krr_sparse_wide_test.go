@@ -24,7 +24,7 @@ func TestExactKRRSparseWideAllocs(t *testing.T) {
 	wide := kernel.NewCSRRows(100_000_000, ip, ix, iv)
 	y := []float64{1, -1, 1, -1, 1, -1}
 	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 1}, kernel.Laplacian{Gamma: 1}} {
-		m := &KRR{Kernel: k, Lambda: 1e-3, Workers: 2, Task: Classification}
+		m := &KRR{Kernel: k, Lambda: 1e-3, Resources: Resources{Workers: 2}, Task: Classification}
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)

@@ -245,15 +245,15 @@ func TestKRRBadConfig(t *testing.T) {
 		{Lambda: math.Inf(1)},
 		{Lambda: 1e-3, Kernel: kernel.Gaussian{Gamma: -1}},
 		{Lambda: 1e-3, Task: "ranking"},
-		{Lambda: 1e-3, Workers: -2},
-		{Lambda: 1e-3, MemoryLimit: -1},
+		{Lambda: 1e-3, Resources: Resources{Workers: -2}},
+		{Lambda: 1e-3, Resources: Resources{MemoryLimit: -1}},
 	} {
 		if err := m.Fit(ctx, x, y); !errors.Is(err, ErrInput) {
 			t.Errorf("Fit with %+v: err = %v, want ErrInput", *m, err)
 		}
 	}
 	// 20² floats alone are 3,200 bytes: a 1 KiB limit cannot hold the kernel matrix.
-	m := &KRR{Lambda: 1e-3, MemoryLimit: 1024}
+	m := &KRR{Lambda: 1e-3, Resources: Resources{MemoryLimit: 1024}}
 	if err := m.Fit(ctx, x, y); !errors.Is(err, ErrMemory) {
 		t.Errorf("Fit within 1 KiB: err = %v, want ErrMemory", err)
 	}

@@ -55,7 +55,7 @@ func TestMemoryPlanPeak(t *testing.T) {
 	var infoPlan int64 // set by a successful KRR or Falkon fit
 	krr := func(a KRRApprox) func(int64) error {
 		return func(l int64) error {
-			m := &KRR{Kernel: k, Lambda: 1e-3, Approx: a, MemoryLimit: l}
+			m := &KRR{Kernel: k, Lambda: 1e-3, Approx: a, Resources: Resources{MemoryLimit: l}}
 			err := m.Fit(ctx, x, y)
 			infoPlan = m.Info().MemoryBytes
 			return err
@@ -68,16 +68,16 @@ func TestMemoryPlanPeak(t *testing.T) {
 		{"feature ridge nystrom-qr M=1000", krr(FeatureRidge{Features: NystromFeatures{M: 1000, Nystrom: approx.Nystrom{QR: true}}})},
 		{"meka KRR c=8 k=128", krr(&MEKAKRR{Clusters: 8, Rank: 128})},
 		{"falkon M=1000", func(l int64) error {
-			f := &Falkon{Kernel: k, Lambda: 1e-4, M: 1000, MemoryLimit: l}
+			f := &Falkon{Kernel: k, Lambda: 1e-4, M: 1000, Resources: Resources{MemoryLimit: l}}
 			err := f.Fit(ctx, x, y)
 			infoPlan = f.Info().Plan.Total
 			return err
 		}},
 		{"svm cache 64 MiB", func(l int64) error {
-			return (&SVM{Kernel: k, CacheBytes: 64 << 20, MemoryLimit: l}).Fit(ctx, x, labels)
+			return (&SVM{Kernel: k, CacheBytes: 64 << 20, Resources: Resources{MemoryLimit: l}}).Fit(ctx, x, labels)
 		}},
 		{"bka-svm c=4 cache 64 MiB", func(l int64) error {
-			return (&BKASVM{Kernel: k, Clusters: 4, CacheBytes: 64 << 20, MemoryLimit: l}).Fit(ctx, x, labels)
+			return (&BKASVM{Kernel: k, Clusters: 4, CacheBytes: 64 << 20, Resources: Resources{MemoryLimit: l}}).Fit(ctx, x, labels)
 		}},
 	} {
 		err := e.fit(1)

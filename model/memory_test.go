@@ -56,12 +56,12 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 	var limit int64
 	krr := func(a KRRApprox) func() error {
 		return func() error {
-			return (&KRR{Kernel: k, Lambda: 1e-3, Approx: a, MemoryLimit: limit}).Fit(context.Background(), x, y)
+			return (&KRR{Kernel: k, Lambda: 1e-3, Approx: a, Resources: Resources{MemoryLimit: limit}}).Fit(context.Background(), x, y)
 		}
 	}
 	falkon := func(s approx.Sampler, m int) func() error {
 		return func() error {
-			return (&Falkon{Kernel: k, Lambda: 1e-3, M: m, Sampler: s, MemoryLimit: limit}).Fit(context.Background(), x, y)
+			return (&Falkon{Kernel: k, Lambda: 1e-3, M: m, Sampler: s, Resources: Resources{MemoryLimit: limit}}).Fit(context.Background(), x, y)
 		}
 	}
 	const dataBytes = 8 * n * 3
@@ -91,17 +91,17 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 		{"falkon exact-rls", falkon(approx.ExactRLS{}, 100), "sampler approx.ExactRLS", 0, false},
 		{"falkon bless", falkon(approx.BLESS{}, 1000), "sampler approx.BLESS", 0, false},
 		{"svm", func() error {
-			return (&SVM{Kernel: k, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+			return (&SVM{Kernel: k, CacheBytes: 64 << 20, Resources: Resources{MemoryLimit: limit}}).Fit(context.Background(), x, labels)
 		}, "svm", 0, false},
 		// below what the fit keeps: refused before k-means
 		{"bka-svm before clustering", func() error {
-			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+			return (&BKASVM{Kernel: k, Clusters: 2, Resources: Resources{Workers: 2, MemoryLimit: limit}, CacheBytes: 64 << 20}).Fit(context.Background(), x, labels)
 		}, "bka-svm before clustering", 16 << 10, true},
 		// room for that (216 KB) but not for the cluster problems: they are
 		// bounded before clustering by the task's 3000 rows and the 64 MiB
 		// cache, so this too is refused before k-means
 		{"bka-svm", func() error {
-			return (&BKASVM{Kernel: k, Clusters: 2, Workers: 2, CacheBytes: 64 << 20, MemoryLimit: limit}).Fit(context.Background(), x, labels)
+			return (&BKASVM{Kernel: k, Clusters: 2, Resources: Resources{Workers: 2, MemoryLimit: limit}, CacheBytes: 64 << 20}).Fit(context.Background(), x, labels)
 		}, "bka-svm before clustering (n=3000", 1 << 20, false},
 		{"approx.FitBKA", func() error {
 			_, err := approx.FitBKA(context.Background(), x, k, approx.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
@@ -167,7 +167,7 @@ func TestMemoryCapShrinksDefaultCache(t *testing.T) {
 	// for rebuilding the gradient (svmEngineBytes); 100 KB beyond that
 	// leaves room for about 20 of the 400 kernel columns (3.2 KB each).
 	engine := svmEngineBytes(k, x, parallel.Workers(0))
-	capped := &SVM{Kernel: k, MemoryLimit: 100<<10 + engine}
+	capped := &SVM{Kernel: k, Resources: Resources{MemoryLimit: 100<<10 + engine}}
 	for _, s := range []*SVM{free, capped} {
 		if err := s.Fit(context.Background(), x, labels); err != nil {
 			t.Fatal(err)
@@ -178,10 +178,10 @@ func TestMemoryCapShrinksDefaultCache(t *testing.T) {
 	if !slices.Equal(p1, p2) {
 		t.Error("a memory cap changed the predictions")
 	}
-	if err := (&SVM{Kernel: k, MemoryLimit: 20<<10 + engine}).Fit(context.Background(), x, labels); !errors.Is(err, ErrMemory) {
+	if err := (&SVM{Kernel: k, Resources: Resources{MemoryLimit: 20<<10 + engine}}).Fit(context.Background(), x, labels); !errors.Is(err, ErrMemory) {
 		t.Errorf("cap below the state without cache: err = %v, want ErrMemory", err)
 	}
-	if err := (&SVM{Kernel: k, MemoryLimit: -1}).Fit(context.Background(), x, labels); !errors.Is(err, ErrInput) || errors.Is(err, ErrMemory) {
+	if err := (&SVM{Kernel: k, Resources: Resources{MemoryLimit: -1}}).Fit(context.Background(), x, labels); !errors.Is(err, ErrInput) || errors.Is(err, ErrMemory) {
 		t.Errorf("negative cap: err = %v, want ErrInput", err)
 	}
 }

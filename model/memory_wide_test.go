@@ -181,24 +181,30 @@ func TestMemoryPlanWide(t *testing.T) {
 		name string
 		est  func(limit int64) Estimator
 	}{
-		{"svm", func(l int64) Estimator { return &SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2} }},
+		{"svm", func(l int64) Estimator {
+			return &SVM{Kernel: k, C: 1, CacheBytes: 1 << 20, Resources: Resources{MemoryLimit: l, Workers: 2}}
+		}},
 		{"svm laplacian", func(l int64) Estimator {
-			return &SVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
+			return &SVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, CacheBytes: 1 << 20, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
 		{"bka-svm", func(l int64) Estimator {
-			return &BKASVM{Kernel: k, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
+			return &BKASVM{Kernel: k, C: 1, Clusters: 3, CacheBytes: 1 << 20, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
 		{"bka-svm laplacian", func(l int64) Estimator {
-			return &BKASVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, Clusters: 3, CacheBytes: 1 << 20, MemoryLimit: l, Workers: 2}
+			return &BKASVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, Clusters: 3, CacheBytes: 1 << 20, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
 		{"meka krr", func(l int64) Estimator {
-			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, MemoryLimit: l, Workers: 2}
+			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
-		{"exact krr", func(l int64) Estimator { return &KRR{Kernel: k, Lambda: 1e-3, MemoryLimit: l, Workers: 2} }},
+		{"exact krr", func(l int64) Estimator {
+			return &KRR{Kernel: k, Lambda: 1e-3, Resources: Resources{MemoryLimit: l, Workers: 2}}
+		}},
 		{"nystrom krr", func(l int64) Estimator {
-			return &KRR{Kernel: k, Lambda: 1e-3, Approx: NystromKRR{M: 30}, MemoryLimit: l, Workers: 2}
+			return &KRR{Kernel: k, Lambda: 1e-3, Approx: NystromKRR{M: 30}, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
-		{"falkon", func(l int64) Estimator { return &Falkon{Kernel: k, Lambda: 1e-3, M: 30, MemoryLimit: l, Workers: 2} }},
+		{"falkon", func(l int64) Estimator {
+			return &Falkon{Kernel: k, Lambda: 1e-3, M: 30, Resources: Resources{MemoryLimit: l, Workers: 2}}
+		}},
 	} {
 		var fitted Estimator
 		fit := func(l int64) error {

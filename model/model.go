@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,14 +17,6 @@ var ErrNotFitted = errors.New("model: not fitted")
 // ErrInput is wrapped by every error about bad training or prediction data,
 // and by errors about invalid configuration values.
 var ErrInput = check.ErrInput
-
-// Estimator is what every Landmark model implements. For regression y holds
-// targets; for classification it holds class labels (any distinct values, for
-// example ±1 or 0…9) and Predict returns labels from the same set.
-type Estimator interface {
-	Fit(ctx context.Context, x mat.Matrix, y []float64) error
-	Predict(x mat.Matrix) ([]float64, error)
-}
 
 // Task says what an estimator learns.
 type Task string
@@ -188,23 +181,35 @@ func targetsOf(y []float64, t Task, who string) (Task, Labels, *mat.Dense, error
 	return task, Labels{}, mat.NewDense(len(y), 1, slices.Clone(y)), nil
 }
 
-// checkMulti validates a multi-output regression training set (FitMulti).
-func checkMulti(x, y *mat.Dense, t Task) error {
-	if err := check.Matrix("X", x); err != nil {
-		return err
+// multiInput validates a multi-output regression training set (FitMulti):
+// sparse x is kept as it is when sparseOK, other x is taken dense.
+func multiInput(x mat.Matrix, y *mat.Dense, t Task, sparseOK bool) (mat.Matrix, error) {
+	if task, err := t.resolve(); err != nil {
+		return nil, err
+	} else if task != Regression {
+		return nil, fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
 	}
 	if err := check.Matrix("Y", y); err != nil {
-		return err
+		return nil, err
 	}
-	if rx, _ := x.Dims(); rx != y.RawMatrix().Rows {
-		return fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
+	var xv mat.Matrix
+	if xs, ok := x.(kernel.Sparse); ok && sparseOK {
+		v, err := checkSparse(xs, 0)
+		if err != nil {
+			return nil, err
+		}
+		xv = v
+	} else {
+		xd := kernel.DenseOf(x)
+		if err := check.Matrix("X", xd); err != nil {
+			return nil, err
+		}
+		xv = xd
 	}
-	if task, err := t.resolve(); err != nil {
-		return err
-	} else if task != Regression {
-		return fmt.Errorf("%w: FitMulti is for regression; classification takes labels through Fit", ErrInput)
+	if rx, _ := xv.Dims(); rx != y.RawMatrix().Rows {
+		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrInput, rx, y.RawMatrix().Rows)
 	}
-	return nil
+	return xv, nil
 }
 
 // decide evaluates a fitted predictor for d-dimensional data on the rows of x.

@@ -36,8 +36,10 @@ var (
 	_ FeatureMapper  = NotSaved{}
 )
 
+// err is the error of using n as what; the estimator's Fit adds its
+// "model: …" context.
 func (n NotSaved) err(what string) error {
-	return fmt.Errorf("model: %s %s was %w: set it again before refitting", what, n.Type, ErrNotSaved)
+	return fmt.Errorf("%s %s was %w: set it again before refitting", what, n.Type, ErrNotSaved)
 }
 
 // Sample implements approx.Sampler: it returns an error wrapping ErrNotSaved.
@@ -53,6 +55,35 @@ func (n NotSaved) FitKRR(context.Context, KRRProblem) (KRRPredictor, KRRInfo, er
 // FitMap implements FeatureMapper: it returns an error wrapping ErrNotSaved.
 func (n NotSaved) FitMap(context.Context, mat.Matrix, kernel.Kernel, *rand.Rand) (approx.FeatureMap, error) {
 	return nil, n.err("feature mapper")
+}
+
+// Unsaved lists the configuration fields of est that hold a NotSaved
+// marker, as "Approx.Sampler: mypkg.Sampler" (the field path, then the type
+// that was not saved): the fields to set again before refitting an
+// estimator read by Load. It is empty when est refits as it was saved.
+func Unsaved(est Estimator) []string {
+	var out []string
+	add := func(field string, v any) {
+		if n, ok := v.(NotSaved); ok {
+			out = append(out, field+": "+n.Type)
+		}
+	}
+	switch m := est.(type) {
+	case *KRR:
+		add("Approx", m.Approx)
+		switch b := m.Approx.(type) {
+		case NystromKRR:
+			add("Approx.Sampler", b.Sampler)
+		case FeatureRidge:
+			add("Approx.Features", b.Features)
+			if f, ok := b.Features.(NystromFeatures); ok {
+				add("Approx.Features.Sampler", f.Sampler)
+			}
+		}
+	case *Falkon:
+		add("Sampler", m.Sampler)
+	}
+	return out
 }
 
 // Sampler kinds in a saved configuration (format version 4): the names of

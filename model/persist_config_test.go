@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
@@ -105,8 +106,16 @@ func configCases() []configCase {
 			}
 			return &Falkon{Kernel: g, Lambda: 1e-4, Seed: 10, WarmStart: prev.Solution(), Validation: v, Patience: 3, MaxIter: 40}
 		}, nil, reg},
-		{"svm", func() Estimator { return &SVM{Kernel: g, C: 5, CacheFloat32: true, MemoryLimit: 1 << 30} }, nil, cls},
-		{"bkasvm", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 3, MemoryLimit: 1 << 30, Seed: 3} }, nil, cls},
+		{"svm", func() Estimator {
+			s := &SVM{Kernel: g, C: 5, CacheFloat32: true}
+			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct
+			return s
+		}, nil, cls},
+		{"bkasvm", func() Estimator {
+			b := &BKASVM{Kernel: g, C: 5, Clusters: 3, Seed: 3}
+			b.MemoryLimit = 1 << 30
+			return b
+		}, nil, cls},
 	}
 }
 
@@ -200,24 +209,26 @@ func (customBackend) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KR
 // mapper of a type defined outside the module — is saved as not saved with
 // its type name: the loaded estimator predicts bit-identically, holds a
 // NotSaved marker naming the type, refuses to refit with ErrNotSaved, and
-// re-saves to the same bytes. Setting the field again makes it refit.
+// re-saves to the same bytes; Unsaved names the field. Setting the field
+// again makes it refit.
 func TestNotSavedMarker(t *testing.T) {
 	reg := newFixtureData(24, 40, 3, false, false)
 	g := kernel.Gaussian{Gamma: 1.5}
 	for _, c := range []struct {
 		est    Estimator
-		want   any // the loaded marker
+		want   any    // the loaded marker
+		field  string // the type Unsaved names
 		marker func(Estimator) any
 		reset  func(Estimator)
 	}{
 		{&KRR{Kernel: g, Lambda: 1e-3, Approx: NystromKRR{M: 10, Sampler: fixtureSampler{}}},
-			NystromKRR{M: 10, Sampler: NotSaved{Type: "model.fixtureSampler"}},
+			NystromKRR{M: 10, Sampler: NotSaved{Type: "model.fixtureSampler"}}, "model.fixtureSampler",
 			func(e Estimator) any { return e.(*KRR).Approx },
 			func(e Estimator) { e.(*KRR).Approx = NystromKRR{M: 10, Sampler: fixtureSampler{}} }},
-		{&KRR{Kernel: g, Lambda: 1e-3, Approx: customBackend{}}, NotSaved{Type: "model.customBackend"},
+		{&KRR{Kernel: g, Lambda: 1e-3, Approx: customBackend{}}, NotSaved{Type: "model.customBackend"}, "model.customBackend",
 			func(e Estimator) any { return e.(*KRR).Approx },
 			func(e Estimator) { e.(*KRR).Approx = customBackend{} }},
-		{&Falkon{Kernel: g, Lambda: 1e-4, M: 10, Sampler: &fixtureSampler{}}, NotSaved{Type: "*model.fixtureSampler"},
+		{&Falkon{Kernel: g, Lambda: 1e-4, M: 10, Sampler: &fixtureSampler{}}, NotSaved{Type: "*model.fixtureSampler"}, "*model.fixtureSampler",
 			func(e Estimator) any { return e.(*Falkon).Sampler },
 			func(e Estimator) { e.(*Falkon).Sampler = fixtureSampler{} }},
 	} {
@@ -242,6 +253,12 @@ func TestNotSavedMarker(t *testing.T) {
 		}
 		if again, err := Marshal(got); err != nil || !bytes.Equal(again, b) {
 			t.Errorf("%#v: re-saved file differs (%v)", c.want, err)
+		}
+		if u := Unsaved(got); len(u) != 1 || !strings.HasSuffix(u[0], ": "+c.field) {
+			t.Errorf("Unsaved = %q, want one field of type %s", u, c.field)
+		}
+		if u := Unsaved(c.est); u != nil {
+			t.Errorf("Unsaved of the original = %q", u)
 		}
 		err = got.Fit(context.Background(), reg.x, reg.y)
 		if !errors.Is(err, ErrNotSaved) {

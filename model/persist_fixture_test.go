@@ -115,7 +115,11 @@ func fixtureCases() []fixtureCase {
 			return &Falkon{Kernel: g, Lambda: 1e-4, Seed: 12, Centers: c, CenterWeights: w, CenterLambda: 1e-3,
 				Preconditioner: PrecondBLESS, Sampler: approx.KMeansCenters{MaxIter: 5}}
 		}, reg},
-		{"svm-float32-cache", 4, func() Estimator { return &SVM{Kernel: g, C: 5, CacheFloat32: true, MemoryLimit: 1 << 30} }, cls},
+		{"svm-float32-cache", 4, func() Estimator {
+			s := &SVM{Kernel: g, C: 5, CacheFloat32: true}
+			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct
+			return s
+		}, cls},
 	}
 }
 

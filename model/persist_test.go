@@ -48,7 +48,11 @@ func persistCases() []persistCase {
 	sp := sparseConformance(14, 120, 30, 50)
 	g := kernel.Gaussian{Gamma: 1.5}
 	return []persistCase{
-		{"krr-exact-regression", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Workers: 1} }, reg},
+		{"krr-exact-regression", func() Estimator {
+			m := &KRR{Kernel: g, Lambda: 1e-3}
+			m.Workers = 1 // by field: survives an embedded options struct
+			return m
+		}, reg},
 		{"krr-exact-multiclass", func() Estimator {
 			return &KRR{Kernel: kernel.Laplacian{Gamma: 0.7}, Lambda: 1e-3, Task: Classification}
 		}, multi},
@@ -225,8 +229,8 @@ func TestLoadRestoresConfigAndInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs := g.(*SVM)
-	wi, _ := s.Info()
-	gi, _ := gs.Info()
+	wi := s.Info()
+	gi := gs.Info()
 	if gs.C != 10 || gs.ClassWeights[3] != 2 || gs.ClassWeights[7] != 0.5 || gi.SV != wi.SV || len(gi.Tasks) != 1 || gi.Tasks[0] != wi.Tasks[0] {
 		t.Errorf("svm config/info not restored: %+v %+v", gs, gi)
 	}
@@ -395,6 +399,9 @@ func TestLoadedConfigRefits(t *testing.T) {
 				want := FeatureRidge{Features: NotSaved{Type: "model.mekaMapper"}}
 				if a := got.(*KRR).Approx; a != want {
 					t.Errorf("custom backend restored as %#v, want %#v", a, want)
+				}
+				if u := Unsaved(got); len(u) != 1 || u[0] != "Approx.Features: model.mekaMapper" {
+					t.Errorf("Unsaved = %q", u)
 				}
 				if err := got.Fit(context.Background(), c.data.x, c.data.y); !errors.Is(err, ErrNotSaved) {
 					t.Errorf("refit with a backend that was not saved: %v", err)

@@ -215,7 +215,7 @@ func TestNystromFeaturesWidePlan(t *testing.T) {
 		t.Fatalf("dense plan %d bytes: the test no longer shows anything", dense)
 	}
 	for _, a := range []KRRApprox{FeatureRidge{Features: nf}, NystromKRR{M: 50}} {
-		m := &KRR{Kernel: kernel.Gaussian{Gamma: 0.025}, Lambda: 1e-3, Seed: 1, Approx: a, MemoryLimit: limit}
+		m := &KRR{Kernel: kernel.Gaussian{Gamma: 0.025}, Lambda: 1e-3, Seed: 1, Approx: a, Resources: Resources{MemoryLimit: limit}}
 		if err := m.Fit(context.Background(), x, y); err != nil {
 			t.Fatalf("%T under a 64 MiB cap: %v", a, err)
 		}

@@ -110,8 +110,8 @@ func svmSparseDense(t *testing.T, mk func() *SVM, xs *datasets.CSR, y []float64,
 	if _, ok := sp.fit.dec.sv.(kernel.Sparse); !ok && !sp.fit.dec.empty {
 		t.Fatal("a sparse fit should keep sparse support vectors")
 	}
-	is, _ := sp.Info()
-	id, _ := de.Info()
+	is := sp.Info()
+	id := de.Info()
 	if is.SV != id.SV {
 		t.Fatalf("support vectors: sparse %d, dense %d", is.SV, id.SV)
 	}
@@ -784,8 +784,8 @@ func TestSavedFalkonBKAMEKASparseDense(t *testing.T) {
 		sp, de, fs, fd := savedSparseDense(t, func() fitDecider {
 			return &BKASVM{C: 4, Kernel: kernel.Gaussian{Gamma: 0.1}, Clusters: 4, Seed: 2, Tol: 1e-11}
 		}, x, y, xt)
-		is, _ := sp.(*BKASVM).Info()
-		id, _ := de.(*BKASVM).Info()
+		is := sp.(*BKASVM).Info()
+		id := de.(*BKASVM).Info()
 		if !slices.Equal(sp.(*BKASVM).Partition().Labels, de.(*BKASVM).Partition().Labels) || is.SV != id.SV {
 			t.Fatalf("partitions or support vectors differ (%d, %d)", is.SV, id.SV)
 		}

@@ -85,25 +85,24 @@ type SVM struct {
 	// bit-identical to earlier versions and dense and sparse fits agree to
 	// 1e-10. Not saved with the model (it only matters for a refit).
 	CacheFloat32 bool `yaml:"cache_float32"`
-	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
-	// bytes: the data and state of the largest sub-problem, its kernel-column
-	// cache, and the support vectors kept. A fit that cannot stay within it
-	// fails with ErrMemory before the solver allocates; 0 means no limit.
-	MemoryLimit int64 `yaml:"memory_limit"`
 	// NoShrinking turns the solver's shrinking heuristic off.
 	NoShrinking bool `yaml:"no_shrinking"`
-	// Workers bounds the goroutines computing kernel columns and predictions;
-	// 0 means GOMAXPROCS. Results do not depend on it.
-	Workers int `yaml:"workers"`
 	// Probability fits Platt sigmoids on 5-fold cross-validated decision
 	// values (LIBSVM's -b 1), which makes PredictProba available and Fit
 	// about five times slower.
 	Probability bool `yaml:"probability"`
 	// Seed seeds the cross-validation folds of Probability.
 	Seed uint64 `yaml:"seed"`
-	// Progress, when non-nil, receives the solver's progress with the index
-	// of the sub-problem.
-	Progress func(task int, p solver.SVMProgress) `yaml:"-"`
+	// Resources bounds the fit: Workers the goroutines computing kernel
+	// columns and predictions; MemoryLimit the planned peak of a fit, which
+	// counts the data and state of the largest sub-problem, its kernel-column
+	// cache, and the support vectors kept (ErrMemory before the solver
+	// allocates).
+	Resources `yaml:",inline"`
+	// Progress, when non-nil, receives StageSolver reports from the dual
+	// solver (about every 1,000 updates) and a StageTask report after each
+	// sub-problem; an error from it stops the fit (ErrStopped).
+	Progress ProgressFunc `yaml:"-"`
 
 	fit *svmFit
 }
@@ -311,7 +310,8 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 	return ti
 }
 
-// Fit trains the SVM on x (n×d) and class labels y.
+// Fit trains the SVM on x (n×d) and class labels y. A failed Fit keeps the
+// previous model.
 //
 // x may be sparse (kernel.Sparse, such as datasets.CSR): it is then kept
 // sparse, kernel columns come from the merge of sparse rows, and the support
@@ -322,28 +322,41 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 	if err := checkContext(ctx, "svm"); err != nil {
 		return err
 	}
-	s.fit = nil
+	ctx, pr := startProgress(ctx, s.Progress)
+	f, err := s.train(ctx, pr, xIn, y)
+	if err = pr.finish(err, "svm"); err != nil {
+		return err
+	}
+	s.fit = f
+	return nil
+}
+
+// train is Fit without the context check and the final assignment.
+func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*svmFit, error) {
 	x, err := exactInput(xIn, y, 0)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if err := s.Resources.validate("svm"); err != nil {
+		return nil, err
 	}
 	_, d := x.Dims()
 	cfg, err := resolveSVM(s.Kernel, s.C, s.ClassWeights, s.Multiclass, s.Tol, s.MaxIter, s.CacheBytes, d)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.noShrink = s.NoShrinking
 	cfg.workers = parallel.Workers(s.Workers)
 	cfg.float32 = s.CacheFloat32
 	labels, err := NewLabels(y)
 	if err != nil {
-		return fmt.Errorf("model: svm: %w", err)
+		return nil, fmt.Errorf("model: svm: %w", err)
 	}
 	if err := cfg.checkWeights(labels); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	cls := classIndex(labels, y)
 	tasks := svmTasks(labels, cls, cfg.ovo)
@@ -355,16 +368,14 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 		taskRowSets[i] = t.rows
 	}
 	if err := checkSVMMemory("svm", n, dataBytesPerRow(x), sizes, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, taskRowSets)+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
-		return err
+		return nil, err
 	}
 	f := &svmFit{labels: labels, ovo: cfg.ovo && len(labels.Classes) > 2, d: d}
 	parts := make([]svmPart, len(tasks))
 	for ti, t := range tasks {
 		cols := newKernelColumns(cfg.k, taskRows(x, t.rows), cfg.workers)
 		opt := cfg.options(nil)
-		if s.Progress != nil {
-			opt.Progress = func(p solver.SVMProgress) { s.Progress(ti, p) }
-		}
+		opt.Progress = solverProgress(pr, ti)
 		bounds := cfg.bounds(labels, cls, t)
 		prob := solver.SVMProblem{K: cols, Y: t.y, C: bounds}
 		var r *solver.SVMResult
@@ -374,36 +385,50 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 			r, err = solver.SolveSMO(ctx, prob, opt)
 		}
 		if err != nil {
-			return fmt.Errorf("model: svm task %d: %w", ti, err)
+			return nil, fmt.Errorf("model: svm task %d: %w", ti, err)
 		}
 		parts[ti] = svmPart{rows: t.rows, y: t.y, alpha: r.Alpha, bias: r.Bias}
 		if s.Probability {
 			dec, err := cvDecision(ctx, cfg, s.NoBias, x, t, bounds, rand.New(rand.NewPCG(s.Seed, uint64(ti))))
 			if err != nil {
-				return fmt.Errorf("model: svm task %d probability: %w", ti, err)
+				return nil, fmt.Errorf("model: svm task %d probability: %w", ti, err)
 			}
 			f.platt = append(f.platt, fitSigmoid(dec, t.y))
 		}
 		f.info.Tasks = append(f.info.Tasks, taskInfo(labels, t, r))
+		if err := pr.report(Progress{Stage: StageTask, Task: ti, Done: ti + 1, Total: len(tasks), Residual: r.Violation, ValError: noValue}); err != nil {
+			return nil, err
+		}
 	}
 	f.dec = newSVMDecision(cfg.k, x, parts, cfg.workers)
 	f.info.SV, _ = f.dec.sv.Dims()
 	if f.dec.empty {
 		f.info.SV = 0
 	}
-	s.fit = f
-	return nil
+	return f, nil
 }
 
-// Info describes the fit; it returns ErrNotFitted before Fit.
-func (s *SVM) Info() (_ SVMInfo, err error) {
-	defer named(&err, "svm")
+// solverProgress forwards the dual solver's reports on sub-problem task as
+// StageSolver (nil without a callback). The solver cannot stop on its own:
+// a stopping callback cancels the fit's context (startProgress), which it
+// checks.
+func solverProgress(pr *progressRun, task int) func(solver.SVMProgress) {
+	if pr.f == nil {
+		return nil
+	}
+	return func(p solver.SVMProgress) {
+		pr.report(Progress{Stage: StageSolver, Task: task, Done: p.Iter, Residual: p.Violation, ValError: noValue})
+	}
+}
+
+// Info describes the last successful fit; the zero SVMInfo before one.
+func (s *SVM) Info() SVMInfo {
 	if s.fit == nil {
-		return SVMInfo{}, ErrNotFitted
+		return SVMInfo{}
 	}
 	info := s.fit.info
 	info.Tasks = slices.Clone(info.Tasks)
-	return info, nil
+	return info
 }
 
 // SupportVectors returns the distinct training rows that are support vectors

@@ -31,7 +31,7 @@ func BenchmarkSVMNews20Shaped(b *testing.B) {
 				if err := s.Fit(context.Background(), x, y); err != nil {
 					b.Fatal(err)
 				}
-				info, _ := s.Info()
+				info := s.Info()
 				b.ReportMetric(float64(info.Tasks[0].Iterations), "updates")
 				b.ReportMetric(float64(info.SV), "SV")
 			}

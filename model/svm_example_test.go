@@ -38,7 +38,7 @@ func ExampleSVM() {
 	}
 	test := mat.NewDense(3, 2, []float64{0, 0.5, 2.9, 0, -1.1, -0.2})
 	pred, _ := s.Predict(test)
-	info, _ := s.Info()
+	info := s.Info()
 	fmt.Println("predicted:", pred)
 	fmt.Println("converged:", info.Tasks[0].Status, "with bias:", info.Tasks[0].Bias != 0)
 	// Output:
@@ -60,7 +60,7 @@ func ExampleBKASVM() {
 	local, _ := b.Predict(test) // the default: the test point's cluster only
 	b.Prediction = model.GlobalPrediction
 	global, _ := b.Predict(test)
-	info, _ := b.Info()
+	info := b.Info()
 	fmt.Println("clusters:", len(info.ClusterSizes))
 	fmt.Println("global:", global, "local:", local)
 	// Output:

@@ -34,8 +34,8 @@ func TestSVMCacheFloat32MatchesFloat64(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ia, _ := a.Info()
-		ib, _ := b.Info()
+		ia := a.Info()
+		ib := b.Info()
 		worst := 0.0
 		for k := range ia.Tasks {
 			ta, tb := ia.Tasks[k], ib.Tasks[k]
@@ -90,7 +90,7 @@ func TestSVMCacheFloat32Deterministic(t *testing.T) {
 	var refInfo SVMInfo
 	for _, c := range []struct{ procs, workers int }{{1, 1}, {2, 3}, {2, 1}} {
 		prev := runtime.GOMAXPROCS(c.procs)
-		s := &SVM{C: 1, Kernel: kernel.Gaussian{Gamma: 1}, CacheFloat32: true, CacheBytes: 40 << 20, Tol: 0.01, Workers: c.workers}
+		s := &SVM{C: 1, Kernel: kernel.Gaussian{Gamma: 1}, CacheFloat32: true, CacheBytes: 40 << 20, Tol: 0.01, Resources: Resources{Workers: c.workers}}
 		err := s.Fit(context.Background(), xs, y[:9000])
 		runtime.GOMAXPROCS(prev)
 		if err != nil {
@@ -100,7 +100,7 @@ func TestSVMCacheFloat32Deterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		info, _ := s.Info()
+		info := s.Info()
 		t.Logf("%d updates, %d SV", info.Tasks[0].Iterations, info.SV)
 		if ref == nil {
 			ref, refInfo = dv, info

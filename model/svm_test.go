@@ -192,7 +192,7 @@ func TestSVMClassWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, _ := s.Info()
+	info := s.Info()
 	if got := info.Tasks[0].Objective; math.Abs(got-r.Objective) > 1e-9*math.Abs(r.Objective) {
 		t.Errorf("objective %g, want %g", got, r.Objective)
 	}
@@ -204,8 +204,8 @@ func TestSVMClassWeights(t *testing.T) {
 	u2 := &SVM{C: 0.5, Kernel: k}
 	_ = u1.Fit(context.Background(), c.x, c.y)
 	_ = u2.Fit(context.Background(), c.x, c.y)
-	i1, _ := u1.Info()
-	i2, _ := u2.Info()
+	i1 := u1.Info()
+	i2 := u2.Info()
 	if i1.Tasks[0].Objective != i2.Tasks[0].Objective {
 		t.Errorf("weight 1 changed the objective: %g vs %g", i1.Tasks[0].Objective, i2.Tasks[0].Objective)
 	}
@@ -321,7 +321,7 @@ func compareLIBSVM(t *testing.T, x *mat.Dense, y []float64, xt *mat.Dense, yt []
 	if err := s.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
-	info, _ := s.Info()
+	info := s.Info()
 	if len(info.Tasks) != len(lib.obj) {
 		t.Fatalf("%d sub-problems, LIBSVM has %d", len(info.Tasks), len(lib.obj))
 	}
@@ -421,8 +421,8 @@ func TestSVMNoCacheStillTrains(t *testing.T) {
 	if err := b.Fit(ctx, c.x, c.y); err != nil {
 		t.Fatal(err)
 	}
-	ia, _ := a.Info()
-	ib, _ := b.Info()
+	ia := a.Info()
+	ib := b.Info()
 	for k := range ia.Tasks {
 		// Both stop at KKT violation 1e-3; on 60-point pairs the objectives
 		// then agree to well within 1e-3 relative.

@@ -61,7 +61,7 @@ func TestSVMWideDenseFewRows(t *testing.T) {
 	}
 	// The plan (named by the refusal under a 1-byte cap) covers what the
 	// fit allocated: it counts the engine's scratch (svmEngineBytes).
-	err = (&SVM{Kernel: k, C: 10, MemoryLimit: 1}).Fit(context.Background(), x, y)
+	err = (&SVM{Kernel: k, C: 10, Resources: Resources{MemoryLimit: 1}}).Fit(context.Background(), x, y)
 	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
 	if m == nil {
 		t.Fatalf("1-byte cap: %v", err)

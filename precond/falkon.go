@@ -106,33 +106,75 @@ func BuildWeighted(kmm *mat.Dense, n int, lambda float64, a []float64, opt Optio
 }
 
 func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
+	eps, err := checkBuild(kmm, n, lambda, opt)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := kmm.Dims()
+	diag, shift, err := shiftDiagonal(kmm, eps)
+	if err != nil {
+		return nil, err
+	}
+	// The largest product of the two factorizations and the lauum is
+	// lauum's last (an M×M result over 256): ready its packing buffer now
+	// and hold it until the preconditioner is built, so that the smaller
+	// ones before it do not each leave a buffer behind.
+	defer reserve(m)()
+	t, err := cholesky(context.Background(), kmm, opt.Cholesky)
+	if err != nil {
+		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
+	}
+	cm, err := innerMatrix(kmm, w, lambda)
+	if err != nil {
+		return nil, err
+	}
+	a, err := cholesky(context.Background(), cm, opt.Cholesky)
+	if err != nil {
+		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
+	}
+	return &Falkon{
+		kmm: kmm, diag: diag, t: t, a: a, n: n,
+		Epsilon: eps, Shift: shift, JitterT: t.Jitter, JitterA: a.Jitter, Weighted: w != nil,
+	}, nil
+}
+
+// checkBuild checks build's arguments and returns the ε to use.
+func checkBuild(kmm *mat.Dense, n int, lambda float64, opt Options) (float64, error) {
 	if kmm == nil {
-		return nil, fmt.Errorf("precond: %w: K_MM is nil", ErrInput)
+		return 0, fmt.Errorf("precond: %w: K_MM is nil", ErrInput)
 	}
 	m, c := kmm.Dims()
 	if m != c || m == 0 {
-		return nil, fmt.Errorf("precond: %w: K_MM is %d×%d", ErrInput, m, c)
+		return 0, fmt.Errorf("precond: %w: K_MM is %d×%d", ErrInput, m, c)
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("precond: %w: n = %d", ErrInput, n)
+		return 0, fmt.Errorf("precond: %w: n = %d", ErrInput, n)
 	}
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
-		return nil, fmt.Errorf("precond: %w: lambda = %g, want finite and > 0", ErrInput, lambda)
+		return 0, fmt.Errorf("precond: %w: lambda = %g, want finite and > 0", ErrInput, lambda)
 	}
 	eps := opt.Epsilon
 	if eps == 0 {
 		eps = DefaultEpsilon
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("precond: %w: epsilon = %g, want finite and > 0", ErrInput, eps)
+		return 0, fmt.Errorf("precond: %w: epsilon = %g, want finite and > 0", ErrInput, eps)
 	}
+	return eps, nil
+}
+
+// shiftDiagonal adds εM·s to K_MM's diagonal in place (s the mean of its
+// absolute diagonal, 1 when that is 0) and returns the diagonal before the
+// shift and the shift.
+func shiftDiagonal(kmm *mat.Dense, eps float64) ([]float64, float64, error) {
+	m, _ := kmm.Dims()
 	raw := kmm.RawMatrix()
 	diag := make([]float64, m)
 	var s float64
 	for j := range diag {
 		diag[j] = raw.Data[j*raw.Stride+j]
 		if math.IsNaN(diag[j]) || math.IsInf(diag[j], 0) {
-			return nil, fmt.Errorf("precond: %w: K_MM[%d,%d] = %g", ErrInput, j, j, diag[j])
+			return nil, 0, fmt.Errorf("precond: %w: K_MM[%d,%d] = %g", ErrInput, j, j, diag[j])
 		}
 		s += math.Abs(diag[j])
 	}
@@ -144,26 +186,25 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	for j := range diag {
 		raw.Data[j*raw.Stride+j] += shift
 	}
-	// The largest product of the two factorizations and the lauum is
-	// lauum's last (an M×M result over 256): ready its packing buffer now
-	// and hold it until the preconditioner is built, so that the smaller
-	// ones before it do not each leave a buffer behind.
-	defer reserve(m)()
-	t, err := cholesky(context.Background(), kmm, opt.Cholesky)
-	if err != nil {
-		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI): %w", err)
-	}
-	// C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI: with W = D^{-1/2} L_T
-	// (still lower triangular), lowerGram forms WᵀW in place as LAPACK's lauum
-	// does, in M³/3 flops (a general triangular product would take M³), with
-	// the products on the kernel engine.
+	return diag, shift, nil
+}
+
+// innerMatrix forms C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI
+// (both triangles) from the factor L_T in kmm's lower triangle and the
+// weights w (nil: all ones). With W = D^{-1/2} L_T (still lower
+// triangular), lowerGram forms WᵀW in place as LAPACK's lauum does, in
+// M³/3 flops (a general triangular product would take M³), with the
+// products on the kernel engine.
+func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error) {
+	m, _ := kmm.Dims()
+	raw := kmm.RawMatrix()
 	cm := mat.NewDense(m, m, hugemem.Float64s(m*m))
 	cr := cm.RawMatrix()
 	// The copy is the first touch of cm's pages (800 MB at M = 10,000):
 	// split over the workers, so are the page faults (elementwise, so the
 	// values do not depend on the split).
 	const copyRows = 64
-	err = parallel.For(context.Background(), (m+copyRows-1)/copyRows, 0, func(_, task int) {
+	err := parallel.For(context.Background(), (m+copyRows-1)/copyRows, 0, func(_, task int) {
 		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
 			scale := 1.0
 			if w != nil {
@@ -191,14 +232,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 		row[i] += lambda
 	}
 	mirrorLower(cr) // the upper triangle restores the matrix between jitter attempts
-	a, err := cholesky(context.Background(), cm, opt.Cholesky)
-	if err != nil {
-		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI): %w", err)
-	}
-	return &Falkon{
-		kmm: kmm, diag: diag, t: t, a: a, n: n,
-		Epsilon: eps, Shift: shift, JitterT: t.Jitter, JitterA: a.Jitter, Weighted: w != nil,
-	}, nil
+	return cm, nil
 }
 
 // Size returns M.

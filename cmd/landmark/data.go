@@ -204,109 +204,15 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	s, info, err := summarizeData(ctx, pos[0], opt)
+	s, info, err := datasets.SummarizeInput(ctx, pos[0], opt)
 	if err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "dataset:\t%s\n", pos[0])
-	if info != nil {
-		fmt.Fprintf(w, "bundled:\t%s; %s\n", info.Task, info.Citation)
+	maxColumns := 30
+	if *all {
+		maxColumns = 0
 	}
-	fmt.Fprintf(w, "rows:\t%d\n", s.Rows)
-	switch {
-	case s.Wide:
-		fmt.Fprintf(w, "features:\t%d (%d occur, %d are zero on every row; %d constant)\n", s.Dim, s.Dim-s.Empty, s.Empty, s.Constant)
-	case s.Empty > 0:
-		fmt.Fprintf(w, "features:\t%d (%d constant, %d of them zero on every row)\n", s.Dim, s.Constant, s.Empty)
-	default:
-		fmt.Fprintf(w, "features:\t%d (%d constant)\n", s.Dim, s.Constant)
-	}
-	fmt.Fprintf(w, "task (guess):\t%s\n", s.Task)
-	fmt.Fprintf(w, "sparsity:\t%.2f%% zeros (%d non-zeros, density %.3g)\n", 100*s.Sparsity(), s.Rows*s.Dim-s.Zeros, float64(s.Rows*s.Dim-s.Zeros)/(float64(s.Rows)*float64(s.Dim)))
-	t := s.Target
-	fmt.Fprintf(w, "target %s:\tmin %.6g  max %.6g  mean %.6g  std %.6g\n", t.Name, t.Min, t.Max, t.Mean, t.Std)
-	if s.Classes != nil {
-		parts := make([]string, len(s.Classes))
-		for i, c := range s.Classes {
-			parts[i] = fmt.Sprintf("%g: %d (%.1f%%)", c.Label, c.Count, 100*float64(c.Count)/float64(s.Rows))
-		}
-		fmt.Fprintf(w, "labels:\t%s\n", strings.Join(parts, ", "))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout)
-	if s.Wide {
-		fmt.Fprintf(stdout, "per-feature statistics of the %d features that occur (more than %d features: the columns zero on every row are not listed)\n",
-			len(s.Columns), datasets.WideColumns)
-	}
-	w = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "#\tfeature\tmin\tmax\tmean\tstd\tzeros\t")
-	show := len(s.Columns)
-	if !*all {
-		show = min(show, 30)
-	}
-	for _, c := range s.Columns[:show] {
-		fmt.Fprintf(w, "%d\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.1f%%\t\n", c.Index+1, c.Name, c.Min, c.Max, c.Mean, c.Std, 100*float64(c.Zeros)/float64(s.Rows))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if show < len(s.Columns) {
-		lo, hi := s.Columns[0].Min, s.Columns[0].Max
-		if s.Wide && s.Empty > 0 {
-			lo, hi = min(lo, 0), max(hi, 0)
-		}
-		for _, c := range s.Columns {
-			lo, hi = min(lo, c.Min), max(hi, c.Max)
-		}
-		fmt.Fprintf(stdout, "… %d more features (--all lists them); all features lie in [%.6g, %.6g]\n", len(s.Columns)-show, lo, hi)
-	}
-	return nil
-}
-
-// summarizeData summarizes a bundled set or a file. A LIBSVM file is read
-// as CSR and summarized from its non-zeros (datasets.SummarizeCSR: memory ∝
-// non-zeros, whatever the largest index); other data are read dense.
-func summarizeData(ctx context.Context, name string, opt datasets.ReadOptions) (datasets.Summary, *datasets.Info, error) {
-	if _, ok := datasets.Lookup(name); !ok {
-		// Opened once, so that a pipe or standard input loses no row.
-		in, err := datasets.OpenInput(ctx, name, opt.Format)
-		if err != nil {
-			return datasets.Summary{}, nil, err
-		}
-		defer in.Close()
-		if in.Format == datasets.LIBSVM {
-			x, y, err := in.ReadSparse(ctx, opt.Dim)
-			if err != nil {
-				return datasets.Summary{}, nil, err
-			}
-			s, err := datasets.SummarizeCSR(x, y)
-			if err != nil {
-				return s, nil, fmt.Errorf("%s: %w", name, err)
-			}
-			return s, nil, nil
-		}
-		d, err := in.Read(ctx, opt)
-		if err != nil {
-			return datasets.Summary{}, nil, err
-		}
-		s, err := datasets.Summarize(d)
-		if err != nil {
-			return s, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return s, nil, nil
-	}
-	d, info, err := openData(ctx, name, opt)
-	if err != nil {
-		return datasets.Summary{}, nil, err
-	}
-	s, err := datasets.Summarize(d)
-	if err != nil {
-		return s, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s, info, nil
+	return s.WriteText(stdout, pos[0], info, maxColumns)
 }
 
 func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {

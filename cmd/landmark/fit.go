@@ -260,7 +260,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
 	}
 	if res.BeyondRows > 0 {
-		fmt.Fprintln(stdout, "test data: "+beyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
+		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
 	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
 	if res.Test != nil {
@@ -289,108 +289,31 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 	if len(refused) > 0 {
 		return fmt.Errorf("%w: %s cannot be combined with a SPEC.yaml (set them in the spec; the flags that override a spec are --task, --gamma, --sigma, --lambda, --alpha, --c, --m, --seed and --set)", errUsage, strings.Join(refused, ", "))
 	}
-	fmtVals := func(v []float64) string {
-		parts := make([]string, len(v))
-		for i, x := range v {
-			parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return "grid [" + strings.Join(parts, ", ") + "]"
-	}
-	k := &s.Estimator.Kernel
-	// was describes the spec's current value of a parameter: its grid
-	// axis, the kernel field or the estimator option.
-	was := func(name string) string {
-		if v, ok := s.Grid[name]; ok {
-			return fmtVals(v)
-		}
-		switch name {
-		case "gamma":
-			if k.Gamma != 0 {
-				return strconv.FormatFloat(k.Gamma, 'g', -1, 64)
-			}
-		case "sigma":
-			if k.Sigma != 0 {
-				return strconv.FormatFloat(k.Sigma, 'g', -1, 64)
-			}
-		default:
-			if v, ok := s.Estimator.Options[name]; ok {
-				return fmt.Sprint(v)
-			}
-		}
-		return ""
-	}
-	// drop removes a parameter from the grid, kernel and options.
-	drop := func(name string) string {
-		old := was(name)
-		delete(s.Grid, name)
-		delete(s.Estimator.Options, name)
-		switch name {
-		case "gamma":
-			k.Gamma = 0
-		case "sigma":
-			k.Sigma = 0
-		}
-		return old
-	}
-	report := func(name string, v any, old string, other string, otherOld string) {
-		msg := fmt.Sprintf("override: %s %v", name, v)
-		switch {
-		case old != "" && otherOld != "":
-			msg += fmt.Sprintf(" (spec: %s %s, %s %s)", name, old, other, otherOld)
-		case old != "":
-			msg += fmt.Sprintf(" (spec: %s)", old)
-		case otherOld != "":
-			msg += fmt.Sprintf(" (spec: %s %s)", other, otherOld)
-		default:
-			msg += " (spec: not set)"
-		}
-		fmt.Fprintln(w, msg)
-	}
-	if s.Estimator.Options == nil {
-		s.Estimator.Options = map[string]any{}
-	}
-	pairs := map[string]string{"gamma": "sigma", "sigma": "gamma", "lambda": "alpha", "alpha": "lambda"}
-	vals := map[string]float64{"gamma": sf.gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": float64(sf.m)}
+	var ovs []experiments.Override
+	vals := map[string]any{"gamma": sf.gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": sf.m}
 	for _, name := range []string{"gamma", "sigma", "lambda", "alpha", "c", "m"} {
-		if !given[name] {
-			continue
+		if given[name] {
+			ovs = append(ovs, experiments.Override{Name: name, Value: vals[name]})
 		}
-		v := vals[name]
-		other, otherOld := pairs[name], ""
-		if other != "" {
-			otherOld = drop(other)
-		}
-		old := drop(name)
-		switch name {
-		case "gamma":
-			k.Gamma = v
-		case "sigma":
-			k.Sigma = v
-		case "m":
-			s.Estimator.Options[name] = sf.m
-		default:
-			s.Estimator.Options[name] = v
-		}
-		report(name, v, old, other, otherOld)
 	}
 	for _, kv := range sf.set {
 		key, val, ok := strings.Cut(kv, "=")
 		if !ok {
 			return fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
 		}
-		old := drop(key)
-		s.Estimator.Options[key] = scalar(val)
-		report(key, scalar(val), old, "", "")
+		ovs = append(ovs, experiments.Override{Name: key, Value: scalar(val), Option: true})
 	}
 	if given["seed"] {
-		fmt.Fprintf(w, "override: seed %d (spec: %d)\n", sf.seed, s.Seed)
-		s.Seed = sf.seed
+		ovs = append(ovs, experiments.Override{Name: "seed", Value: sf.seed})
 	}
 	if given["task"] {
-		fmt.Fprintf(w, "override: task %s (spec: %s)\n", sf.task, s.Task)
-		s.Task = sf.task
+		ovs = append(ovs, experiments.Override{Name: "task", Value: sf.task})
 	}
-	return s.Validate()
+	lines, err := experiments.ApplyOverrides(s, ovs)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	return err
 }
 
 // denseUsage documents --dense on fit and run.
@@ -431,12 +354,6 @@ func estimatorCenters(est model.Estimator) string {
 		return ""
 	}
 	return "centers " + form
-}
-
-// beyondLine says that rows rows of a test file have non-zeros in cols
-// columns beyond the training dimension d.
-func beyondLine(rows, cols, d int) string {
-	return fmt.Sprintf("%d rows have non-zeros in %d columns beyond the training dimension %d (zero on every training row, as LIBSVM reads them)", rows, cols, d)
 }
 
 func scoreLine(s []experiments.Summary) string {

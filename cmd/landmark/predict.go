@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -67,46 +66,12 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer in.Close()
-	// Rows may come without their label; a CSV header is matched to the
-	// training columns by name, x1…xd for unnamed ones (looked up, never
-	// listed); models saved before names were kept take the columns by
-	// position.
-	ropt.Dim, ropt.AllowUnlabelled, ropt.Features, ropt.ImpliedFeatures = fit.Dim, true, fit.Features, fit.ImpliedFeatures
-	if ropt.Target == "" {
-		ropt.Target = fit.TargetName
+	x, y, notes, err := fit.ReadInput(ctx, in, ropt, *modelPath)
+	if err != nil {
+		return err
 	}
-	// A LIBSVM file for a model without feature scaling, or with one that
-	// keeps zeros (maxabs, std), is read sparse and kept so below the
-	// density at which fit keeps data sparse.
-	var x mat.Matrix
-	var y []float64
-	if in.Format == datasets.LIBSVM && fit.Scaling.KeepsSparse() {
-		xs, ys, rows, cols, err := in.ReadTestWith(ctx, fit.Dim, true)
-		if err != nil {
-			return err
-		}
-		x, y = xs, ys
-		if rows > 0 {
-			fmt.Fprintf(stderr, "%s: %s\n", *data, beyondLine(rows, cols, fit.Dim))
-		} else if xs.Density() >= experiments.SparseDensity {
-			x = xs.ToDense()
-		}
-	} else {
-		d, err := in.Read(ctx, ropt)
-		if err != nil {
-			return err
-		}
-		if d.Dim() != fit.Dim {
-			why := ""
-			if in.Format == datasets.CSV && d.Features == nil {
-				why = fmt.Sprintf(" (a CSV without a header gives the columns by position: the %d features, then optionally the target)", fit.Dim)
-			}
-			return fmt.Errorf("%w: %s has %d features, the model was fitted on %d%s", datasets.ErrInput, *data, d.Dim(), fit.Dim, why)
-		}
-		if fit.Features == nil && !fit.ImpliedFeatures && d.Features != nil {
-			fmt.Fprintf(stderr, "predict: %s keeps no feature names (saved before they were kept): the columns of %s are taken by position\n", *modelPath, *data)
-		}
-		x, y = d.X, d.Y
+	for _, n := range notes {
+		fmt.Fprintln(stderr, n)
 	}
 	if pg != nil {
 		n, d := x.Dims()
@@ -125,7 +90,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *output != outLabels {
-		if note := columnsNote(fit, *output, res); note != "" {
+		if note := fit.ColumnsNote(*output == outProba, res); note != "" {
 			fmt.Fprintln(stderr, note)
 		}
 	}
@@ -167,33 +132,6 @@ func labelsOf(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {
 		}
 		return mat.NewDense(len(p), 1, p), nil
 	}
-}
-
-// columnsNote says what the columns of scores or probabilities are.
-func columnsNote(fit *experiments.FitResult, output string, res *mat.Dense) string {
-	_, c := res.Dims()
-	cls := fit.Classes()
-	names := make([]string, len(cls))
-	for i, v := range cls {
-		names[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	switch {
-	case output == outProba:
-		return fmt.Sprintf("predict: columns are the probabilities of the classes %s", strings.Join(names, ", "))
-	case fit.Task == experiments.TaskBinary && c == 1 && len(names) == 2:
-		return fmt.Sprintf("predict: decision values, positive means class %s, negative class %s", names[1], names[0])
-	case c == len(names) && c > 1:
-		return fmt.Sprintf("predict: one decision value per class (one-vs-rest), columns %s", strings.Join(names, ", "))
-	case len(names) > 2 && c == len(names)*(len(names)-1)/2:
-		var pairs []string
-		for a := range names {
-			for b := a + 1; b < len(names); b++ {
-				pairs = append(pairs, names[a]+"|"+names[b])
-			}
-		}
-		return fmt.Sprintf("predict: one-vs-one decision values, positive means the second class of the pair, columns %s", strings.Join(pairs, ", "))
-	}
-	return ""
 }
 
 // scoreFile prints the metrics against the file's labels, when it has

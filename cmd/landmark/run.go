@@ -168,7 +168,7 @@ func printResult(w io.Writer, r *experiments.Result) {
 		fmt.Fprintf(w, "scaling: %s\n", r.Scaling)
 	}
 	if r.BeyondRows > 0 {
-		fmt.Fprintln(w, "test data: "+beyondLine(r.BeyondRows, r.BeyondCols, r.Dim))
+		fmt.Fprintln(w, "test data: "+experiments.BeyondLine(r.BeyondRows, r.BeyondCols, r.Dim))
 	}
 	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
 	if r.Test != nil {

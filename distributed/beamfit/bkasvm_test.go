@@ -33,8 +33,8 @@ func TestBKASVMMatchesLocal(t *testing.T) {
 	if !mat.Equal(dl, dd) {
 		t.Fatal("distributed BKA-SVM decides differently from the local fit")
 	}
-	il, _ := local.Info()
-	id, _ := dist.Info()
+	il := local.Info()
+	id := dist.Info()
 	if il.SV != id.SV || il.Tasks[0].Objective != id.Tasks[0].Objective || il.SV == 0 {
 		t.Fatalf("info differs: SV %d vs %d, objective %v vs %v", il.SV, id.SV, il.Tasks[0].Objective, id.Tasks[0].Objective)
 	}

@@ -396,7 +396,7 @@ func (r *falkonRun) result(c model.FalkonCenters, alpha *mat.Dense, info model.F
 		task = model.Classification
 	}
 	cfg := model.Falkon{Kernel: f.Kernel, Lambda: f.Lambda, M: c.M(), Epsilon: f.Epsilon, MaxIter: f.MaxIter,
-		Tol: f.Tol, Task: task, Seed: f.Seed, Workers: f.Workers,
+		Tol: f.Tol, Task: task, Seed: f.Seed, Resources: model.Resources{Workers: f.Workers},
 		CenterWeights: slices.Clone(r.res.CenterWeights), CenterLambda: r.res.CenterLambda}
 	var err error
 	r.res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: c.Points, Coef: alpha}, r.man.Classes, info)

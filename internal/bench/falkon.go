@@ -159,7 +159,7 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 		}
 		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: fm[0], MaxIter: *iters, Tol: 1e-30,
-			Epsilon: *eps, Seed: *seed, Task: def.task, MemoryLimit: int64(*memLimit * 1e9), CacheKnm: *cache, Float32: *f32}
+			Epsilon: *eps, Seed: *seed, Task: def.task, Resources: model.Resources{MemoryLimit: int64(*memLimit * 1e9)}, CacheKnm: *cache, Float32: *f32}
 		if samplers[0] == "bless" {
 			// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
 			// reaches M; otherwise the path ends at λ_bless and M only caps

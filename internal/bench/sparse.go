@@ -100,7 +100,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *child {
 		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: *m, MaxIter: *iters, Tol: 1e-30,
-			Seed: *seed, Task: model.Classification, MemoryLimit: int64(*memLimit * 1e9)}
+			Seed: *seed, Task: model.Classification, Resources: model.Resources{MemoryLimit: int64(*memLimit * 1e9)}}
 		pg := cmdline.NewProgress(*prog, false, stderr)
 		if pg != nil {
 			var clock eta.Iter

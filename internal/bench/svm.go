@@ -143,13 +143,13 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				t0 := time.Now()
 				name := fmt.Sprintf("%s c=%d", m, nc)
 				b := &model.BKASVM{C: *c, Kernel: k, Clusters: nc, Sketch: *sketch, Seed: *seed,
-					CacheBytes: cache, Workers: *workers, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
+					CacheBytes: cache, Resources: model.Resources{Workers: *workers}, Refine: m == "bka-refine", Prediction: model.LocalPrediction}
 				row, err := benchEstimator(ctx, b, tr, te)
 				if err != nil {
 					finished(name, t0, err)
 					return fmt.Errorf("%s: %w", m, err)
 				}
-				info, _ := b.Info()
+				info := b.Info()
 				it := 0
 				for _, t := range info.Tasks {
 					it += t.Iterations
@@ -165,13 +165,13 @@ func runBenchSVM(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				fmt.Fprintf(stdout, "| %s c=%d, global (eq. 9) | (same fit) | | %.2f | %.2f | %d | |\n", m, nc, time.Since(t1).Seconds(), benchAccuracy(p, te.y), info.SV)
 			}
 		case "exact", "exact32", "exact-nobias":
-			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Workers: *workers, NoBias: m == "exact-nobias", CacheFloat32: m == "exact32"}
+			s := &model.SVM{C: *c, Kernel: k, CacheBytes: cache, Resources: model.Resources{Workers: *workers}, NoBias: m == "exact-nobias", CacheFloat32: m == "exact32"}
 			row, err := benchEstimator(ctx, s, tr, te)
 			finished("model.SVM "+m, t0, err)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m, err)
 			}
-			info, _ := s.Info()
+			info := s.Info()
 			var obj float64
 			it := 0
 			for _, t := range info.Tasks {

@@ -82,9 +82,8 @@ type schema struct {
 }
 
 // Fit trains the Estimator on the grid's feature attributes and its class
-// attribute.
+// attribute. A failed Fit keeps the previous model, as the estimators do.
 func (c *Classifier) Fit(g base.FixedDataGrid) error {
-	c.fit = nil
 	if err := checkTask(c.Estimator, true); err != nil {
 		return err
 	}
@@ -147,9 +146,8 @@ func (c *Classifier) LoadWithPrefix(r *base.ClassifierDeserializer, prefix strin
 }
 
 // Fit trains the Estimator on the grid's feature attributes and its float
-// class attribute.
+// class attribute. A failed Fit keeps the previous model.
 func (m *Regressor) Fit(g base.FixedDataGrid) error {
-	m.fit = nil
 	if err := checkTask(m.Estimator, false); err != nil {
 		return err
 	}

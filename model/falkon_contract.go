@@ -1,0 +1,68 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// calibrate fits the temperature of the fit just made on x, y (m.fit):
+// held-out scores of Falkon fits with the same configuration on the other
+// folds (no validation data, no progress reports), as KRR.calibrate.
+func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64) (*temperature, error) {
+	f := m.fit
+	if f.task != Classification {
+		return nil, fmt.Errorf("%w: probability needs task classification", ErrInput)
+	}
+	rng := rand.New(rand.NewPCG(m.Seed, calibSeedStream))
+	scores, used, err := heldOutScores(ctx, x, y, f.labels, rng, func(ctx context.Context, x mat.Matrix, y []float64) (Classifier, error) {
+		c := *m
+		c.fit, c.Probability, c.Progress, c.Validation, c.Patience = nil, false, nil, nil, 0
+		return &c, c.Fit(ctx, x, y)
+	})
+	if err != nil {
+		return nil, err
+	}
+	beta, err := fitTemperature(scores, used, y, f.labels)
+	if err != nil {
+		return nil, err
+	}
+	return &temperature{beta}, nil
+}
+
+// PredictProba returns class probabilities (n × number of classes, columns
+// in the order of Classes; rows sum to 1) for a classification fit with
+// Probability set: softmax(β·DecisionFunction(x)), the inverse temperature
+// β fitted on held-out scores, exactly as KRR.PredictProba. The most
+// probable class is Predict's label. It fails with ErrInput for a
+// regression fit or without Probability.
+func (m *Falkon) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
+	if m.fit == nil {
+		return nil, ErrNotFitted
+	}
+	if err := probaReady(m.fit.task, m.fit.calib, "falkon"); err != nil {
+		return nil, err
+	}
+	dec, err := m.DecisionFunction(x)
+	if err != nil {
+		return nil, err
+	}
+	return softmaxProba(dec, len(m.fit.labels.Classes), m.fit.calib.beta), nil
+}
+
+// PredictMulti returns all outputs of a regression fit (n×t; one column
+// after Fit on a single target). It fails with ErrInput for a
+// classification fit (use Predict, DecisionFunction or PredictProba).
+func (m *Falkon) PredictMulti(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
+	if m.fit == nil {
+		return nil, ErrNotFitted
+	}
+	if m.fit.task != Regression {
+		return nil, fmt.Errorf("model: falkon: %w: PredictMulti is for regression; use Predict or PredictProba", ErrInput)
+	}
+	return m.DecisionFunction(x)
+}
