@@ -171,9 +171,9 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 		if pg != nil {
 			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
 			var clock eta.Iter
-			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.Iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
-				return true
+			cfg.Progress = func(p model.Progress) error {
+				pg.Iteration(prefix, p.Done, *iters, p.Residual, p.Elapsed, clock.Left(p.Done, *iters))
+				return nil
 			}
 			defer pg.Done()
 		}
