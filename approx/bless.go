@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -93,7 +94,7 @@ type PathStep struct {
 
 // Path runs BLESS down to lambda (K + λnI) and returns every step.
 func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless: %w", err)
 	}
@@ -109,13 +110,13 @@ func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda
 // where ⌈Q2·d_h⌉ ≥ m and draws M_H = m there. Draws are with replacement, so
 // the number of distinct landmarks can be below m.
 func (b BLESS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	return blessSample(ctx, b, false, x, k, m, rng)
 }
 
 // Path runs BLESS-R down to lambda (K + λnI) and returns every step.
 func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless-r: %w", err)
 	}
@@ -132,7 +133,7 @@ func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambd
 // A = β_H times them). With Lambda = 0 the path stops at the first step where
 // the expected size reaches m and keeps exactly m points there the same way.
 func (b BLESSR) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	return blessSample(ctx, BLESS(b), true, x, k, m, rng)
 }
 
@@ -155,7 +156,7 @@ func blessSample(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kern
 		return nil, err
 	}
 	last := steps[len(steps)-1]
-	return &Landmarks{Points: landmarkRows(x, last.Indices), Indices: last.Indices, Weights: last.Weights, Lambda: last.Lambda}, nil
+	return &Landmarks{Points: points.Landmarks(x, last.Indices), Indices: last.Indices, Weights: last.Weights, Lambda: last.Lambda}, nil
 }
 
 func blessName(noRepl bool) string {
@@ -323,7 +324,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 			return steps, nil
 		}
 		prevIdx, prevA = step.Indices, step.Weights
-		prevPts = landmarkRows(x, prevIdx)
+		prevPts = points.Landmarks(x, prevIdx)
 	}
 }
 
@@ -416,7 +417,7 @@ func blessRStep(cand []int, scores []float64, beta, q2 float64, m int, fixed, la
 // ascending, in O(beta·n) expected time by geometric skips.
 func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 	if beta >= 1 {
-		return levIota(n)
+		return points.Iota(n)
 	}
 	var out []int
 	l := math.Log1p(-beta)
@@ -437,7 +438,7 @@ func bernoulliSubset(n int, beta float64, rng *rand.Rand) []int {
 // x, the data the path was computed on: the quantity whose ratio to the exact
 // scores is BLESS's R-ACC.
 func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) ([]float64, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: bless scores: %w", err)
 	}
@@ -449,14 +450,14 @@ func (s PathStep) Scores(ctx context.Context, xIn mat.Matrix, k kernel.Kernel) (
 	}
 	var pts mat.Matrix
 	if len(s.Indices) > 0 {
-		pts = landmarkRows(x, s.Indices)
+		pts = points.Landmarks(x, s.Indices)
 	}
 	est, err := newScoreEstimator(k, pts, reg, s.Lambda*nf, 0)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, n)
-	if err := est.estimate(ctx, out, x, levIota(n)); err != nil {
+	if err := est.estimate(ctx, out, x, points.Iota(n)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -500,7 +501,7 @@ func blessCheckXK(xIn mat.Matrix, k kernel.Kernel) error {
 		return err
 	}
 	if s, ok := xIn.(kernel.Sparse); ok {
-		return checkSparseData(s)
+		return points.CheckSparse(s, 0)
 	}
 	x := xIn.(*mat.Dense)
 	if !k.ShiftInvariant() {

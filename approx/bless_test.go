@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 )
@@ -94,7 +95,7 @@ func TestPathStepScoresExactWithFullDictionary(t *testing.T) {
 	x := levRandMatrix(80, 2, rand.New(rand.NewPCG(3, 1)))
 	k := kernel.Gaussian{Gamma: 0.4}
 	const lambda = 0.01
-	step := PathStep{Lambda: lambda, Indices: levIota(80), Weights: levOnes(80)}
+	step := PathStep{Lambda: lambda, Indices: points.Iota(80), Weights: levOnes(80)}
 	got, err := step.Scores(levCtx, x, k)
 	if err != nil {
 		t.Fatal(err)

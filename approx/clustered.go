@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -25,27 +27,27 @@ const MinDefaultSketch = 16
 
 // KMeansCenters is k-means Nyström (Zhang & Kwok, "Clustered Nyström Method
 // for Large Scale Manifold Learning and Dimension Reduction", 2010): the m
-// landmarks are the centroids of a k-means clustering of X (KMeans with K = m;
+// landmarks are the centroids of a k-means clustering of X (cluster.KMeans with K = m;
 // k-means++ seeding, Lloyd iterations on a seeded subsample). The landmarks are
-// not data points, so Indices is nil. Zero values mean KMeans's defaults.
+// not data points, so Indices is nil. Zero values mean cluster.KMeans's defaults.
 type KMeansCenters struct {
-	MaxIter   int     // see KMeans.MaxIter
-	Subsample int     // see KMeans.Subsample
-	Tol       float64 // see KMeans.Tol
-	MaxBytes  int64   // see KMeans.MaxBytes: dense centroids of wide sparse X are refused above it
+	MaxIter   int     // see cluster.KMeans.MaxIter
+	Subsample int     // see cluster.KMeans.Subsample
+	Tol       float64 // see cluster.KMeans.Tol
+	MaxBytes  int64   // see cluster.KMeans.MaxBytes: dense centroids of wide sparse X are refused above it
 }
 
 var _ Sampler = KMeansCenters{}
 
 // Sample returns the m k-means centroids of x. The kernel is only validated:
 // the clustering is in input space, as in the paper. Sparse x stays sparse
-// (k-means on CSR rows with dense centroids, see KMeans.Fit).
+// (k-means on CSR rows with dense centroids, see cluster.KMeans.Fit).
 func (s KMeansCenters) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
-	p, err := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, MaxBytes: s.MaxBytes}.Fit(ctx, x, rng)
+	p, err := cluster.KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, MaxBytes: s.MaxBytes}.Fit(ctx, x, rng)
 	if err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
 	}
@@ -64,10 +66,10 @@ type RandomizedClustered struct {
 	// Compression is γ = p/d in (0, 1], used when Dim is 0: p = ⌈γ·d⌉.
 	// 0 means DefaultCompression with p at least min(d, MinDefaultSketch).
 	Compression float64
-	MaxIter     int     // see KMeans.MaxIter
-	Subsample   int     // see KMeans.Subsample
-	Tol         float64 // see KMeans.Tol
-	MaxBytes    int64   // see KMeans.MaxBytes: dense centroids (and the p×d sketch) are refused above it
+	MaxIter     int     // see cluster.KMeans.MaxIter
+	Subsample   int     // see cluster.KMeans.Subsample
+	Tol         float64 // see cluster.KMeans.Tol
+	MaxBytes    int64   // see cluster.KMeans.MaxBytes: dense centroids (and the p×d sketch) are refused above it
 }
 
 var _ Sampler = RandomizedClustered{}
@@ -87,7 +89,7 @@ func (s RandomizedClustered) SketchDim(d int) int {
 // the original space. Sparse x stays sparse: the sketch XRᵀ is formed from
 // the non-zeros and the centroids are means of CSR rows.
 func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}
@@ -97,11 +99,11 @@ func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kerne
 	if !(s.Compression >= 0 && s.Compression <= 1) {
 		return nil, fmt.Errorf("approx: randomized clustered: %w: Compression = %g, want in (0, 1]", check.ErrInput, s.Compression)
 	}
-	if err := checkData(x); err != nil {
+	if err := points.Check(x); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
 	}
 	_, d := x.Dims()
-	km := KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, Sketch: s.SketchDim(d), MaxBytes: s.MaxBytes}
+	km := cluster.KMeans{K: m, MaxIter: s.MaxIter, Subsample: s.Subsample, Tol: s.Tol, Sketch: s.SketchDim(d), MaxBytes: s.MaxBytes}
 	p, err := km.Fit(ctx, x, rng)
 	if err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -75,7 +76,7 @@ func clBenchErr(b *testing.B, x *mat.Dense, k kernel.Kernel, lm *Landmarks, rows
 	}
 	n, _ := x.Dims()
 	idx := rand.New(rand.NewPCG(9, 9)).Perm(n)[:rows]
-	xs := kmRows(x, idx)
+	xs := points.Gather(x, idx)
 	kd := mat.NewDense(rows, n, nil)
 	if err := kernel.NewOp(k, xs, x, kernel.Options{}).Block(ctx, kd); err != nil {
 		b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/synth"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
@@ -34,12 +36,12 @@ func clRelErr(t *testing.T, x, kd *mat.Dense, k kernel.Kernel, lm *Landmarks) fl
 }
 
 func TestKMeansCentersAreCentroids(t *testing.T) {
-	x, _ := kmBlobs(rand.New(rand.NewPCG(1, 1)), 500, 3, 5)
+	x, _ := synth.Dense(rand.New(rand.NewPCG(1, 1)), 500, 3, 5)
 	lm, err := KMeansCenters{}.Sample(context.Background(), x, kernel.Gaussian{Gamma: 1}, 7, rand.New(rand.NewPCG(4, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := KMeans{K: 7}.Fit(context.Background(), x, rand.New(rand.NewPCG(4, 4)))
+	p, err := cluster.KMeans{K: 7}.Fit(context.Background(), x, rand.New(rand.NewPCG(4, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestRandomizedClusteredSketchDim(t *testing.T) {
 // uniform ones, and the randomized sketch loses little of that. On 10
 // Gaussian blobs in 40 dimensions, sketched to p = 8 (γ = 0.2).
 func TestClusteredNystromAccuracy(t *testing.T) {
-	x, _ := kmBlobs(rand.New(rand.NewPCG(6, 6)), 800, 40, 10)
+	x, _ := synth.Dense(rand.New(rand.NewPCG(6, 6)), 800, 40, 10)
 	k := kernel.Gaussian{Gamma: 1.0 / 400}
 	ctx := context.Background()
 	kd := clDense(t, x, k)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"sync"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -69,143 +69,6 @@ func fidMinMax(b *testing.B, x *mat.Dense) {
 	x.Copy(y)
 }
 
-// mekaRefitLinksUniform refits every off-diagonal link block of a fitted
-// MEKA as Algorithm 1 lines 5–9 read literally: the (1+ρ)k_s sampled rows of
-// each cluster are drawn uniformly from the cluster, without first taking
-// its Nyström landmarks (meka.go's sampleRows). Everything else — the
-// partition, the bases, the diagonal blocks, the thresholding — is the fit's.
-func mekaRefitLinksUniform(m *MEKA, x *mat.Dense, seed uint64) {
-	c := len(m.members)
-	rng := rand.New(rand.NewPCG(seed, 0x756e6966))
-	pinvs := make([]*mat.Dense, c)
-	samples := make([]*mat.Dense, c)
-	for s := range c {
-		if m.w[s] == nil {
-			continue
-		}
-		ns, ks := m.w[s].Dims()
-		q := min(ns, int(math.Ceil((1+m.opt.Rho)*float64(ks))))
-		loc := sampleWithoutReplacement(ns, q, rng)
-		slices.Sort(loc)
-		pinvs[s] = pinvRows(m.w[s], loc)
-		g := make([]int, len(loc))
-		for i, j := range loc {
-			g[i] = m.members[s][j]
-		}
-		samples[s] = gatherRows(x, g)
-	}
-	var cent *mat.Dense
-	if m.opt.Epsilon > 0 {
-		cent = mat.NewDense(c, c, nil)
-		m.kern.Block(cent, m.part.Centroids, m.part.Centroids)
-	}
-	for s := range c {
-		for t := s + 1; t < c; t++ {
-			if m.w[s] == nil || m.w[t] == nil || cent != nil && cent.At(s, t) <= m.opt.Epsilon {
-				continue
-			}
-			g := mat.NewDense(samples[s].RawMatrix().Rows, samples[t].RawMatrix().Rows, nil)
-			m.kern.Block(g, samples[s], samples[t])
-			var tmp, lst mat.Dense
-			tmp.Mul(pinvs[s], g)
-			lst.Mul(&tmp, pinvs[t].T())
-			ks, kt := lst.Dims()
-			for i := range ks {
-				for j := range kt {
-					m.l.SetSym(m.off[s]+i, m.off[t]+j, lst.At(i, j))
-				}
-			}
-		}
-	}
-}
-
-// mekaSetLink restores L and forgets its eigendecomposition, so that the
-// next Solve factors the L just set.
-func mekaSetLink(m *MEKA, l *mat.SymDense) {
-	m.l.CopySym(l)
-	m.eigOnce = sync.Once{}
-	m.stats.Eigendecomposed, m.stats.PSDFixed = false, false
-}
-
-// BenchmarkFidelityMEKALinkRows: MEKA's link blocks fitted on sampled rows
-// that start from each cluster's Nyström landmarks (ours) against rows drawn
-// uniformly from the cluster (Algorithm 1 read literally; 3 draws), on the
-// paper's measures: Table 7's relative Frobenius error (ijcnn1, all 49,990
-// rows, γ = 1, k = 128, c = 10; and the large-γ regime where §7.2 warns of
-// instability, 50,000 covtype rows scaled to [0, 1], γ = 10, k = 128,
-// c = 15) and Table 8's KRR test RMSE (cadata, as BenchmarkMEKATable8Cadata).
-func BenchmarkFidelityMEKALinkRows(b *testing.B) {
-	ctx := context.Background()
-	frob := func(b *testing.B, x *mat.Dense, k kernel.Kernel, opt MEKAOptions) {
-		for b.Loop() {
-			m, err := FitMEKA(ctx, x, k, opt, rand.New(rand.NewPCG(1, 1)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ours := fidRelFrob(b, x, k, m, 1000)
-			l0 := mat.NewSymDense(m.Rank(), nil)
-			l0.CopySym(m.l)
-			var lit []float64
-			for seed := range uint64(3) {
-				mekaSetLink(m, l0)
-				mekaRefitLinksUniform(m, x, seed+1)
-				lit = append(lit, fidRelFrob(b, x, k, m, 1000))
-			}
-			b.Logf("relative Frobenius error (1,000 rows): landmark-seeded rows %.4f; uniform rows %.4f / %.4f / %.4f (3 draws)", ours, lit[0], lit[1], lit[2])
-			b.ReportMetric(ours, "ours")
-			b.ReportMetric(slices.Max(lit), "uniform_max")
-		}
-	}
-	b.Run("ijcnn1-table7", func(b *testing.B) {
-		d := loadShared(b, "ijcnn1.train.libsvm.gz")
-		frob(b, d.X, kernel.Gaussian{Gamma: 1}, MEKAOptions{Rank: 128, Clusters: 10})
-	})
-	b.Run("covtype50k-gamma10", func(b *testing.B) {
-		d := loadShared(b, "covtype.binary.libsvm.gz")
-		x := gatherRows(d.X, sampleWithoutReplacement(d.Len(), 50000, rand.New(rand.NewPCG(1, 0))))
-		fidMinMax(b, x)
-		frob(b, x, kernel.Gaussian{Gamma: 10}, MEKAOptions{Rank: 128, Clusters: 15})
-	})
-	b.Run("cadata-table8", func(b *testing.B) {
-		d := loadShared(b, "cadata.libsvm.gz")
-		rng := rand.New(rand.NewPCG(1, 1))
-		c8 := table8Cadata(b, d, rng)
-		xtr, xte, ytr, yte, te, n := c8.xtr, c8.xte, c8.ytr, c8.yte, c8.te, c8.n
-		k := kernel.Gaussian{Gamma: 4}
-		lambda := 0.125 / float64(n)
-		krr := func(m *MEKA) float64 {
-			m.opt.PSD = true
-			sol, err := m.Solve(ctx, lambda, ytr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pred := mat.NewDense(len(te), 1, nil)
-			if err := m.CrossMul(ctx, pred, xte, sol.Alpha); err != nil {
-				b.Fatal(err)
-			}
-			return rmse(mat.Col(nil, 0, pred), yte)
-		}
-		for b.Loop() {
-			m, err := FitMEKA(ctx, xtr, k, MEKAOptions{Rank: 128, Clusters: 5}, rng)
-			if err != nil {
-				b.Fatal(err)
-			}
-			l0 := mat.NewSymDense(m.Rank(), nil)
-			l0.CopySym(m.l)
-			ours := krr(m)
-			var lit []float64
-			for seed := range uint64(3) {
-				mekaSetLink(m, l0)
-				mekaRefitLinksUniform(m, xtr, seed+1)
-				lit = append(lit, krr(m))
-			}
-			b.Logf("KRR test RMSE (targets scaled to [0, 1]): landmark-seeded rows %.4f; uniform rows %.4f / %.4f / %.4f (3 draws)", ours, lit[0], lit[1], lit[2])
-			b.ReportMetric(ours, "ours")
-			b.ReportMetric(slices.Max(lit), "uniform_max")
-		}
-	})
-}
-
 // BenchmarkFidelityNystromFloor: standard Nyström with the full W⁺ (Rank 0,
 // Alg. 1 at k = M) on uniform landmarks, eigenvalues of W below
 // Floor·λ_max dropped: our 1e-10 against M·ε (2.2e-16·M, the usual
@@ -221,7 +84,7 @@ func BenchmarkFidelityNystromFloor(b *testing.B) {
 	all := levRealData(b, "cadata.libsvm.gz", 1<<30, 1)
 	rows, _ := all.Dims()
 	perm := rand.New(rand.NewPCG(3, 3)).Perm(rows)
-	xte, x := gatherRows(all, perm[:1000]), gatherRows(all, perm[1000:])
+	xte, x := points.Gather(all, perm[:1000]), points.Gather(all, perm[1000:])
 	n, _ := x.Dims()
 	for b.Loop() {
 		for _, c := range []struct {
@@ -278,7 +141,7 @@ func BenchmarkFidelityKMeansSubsample(b *testing.B) {
 	run := func(b *testing.B, x *mat.Dense, k kernel.Kernel, m, rows, seeds int, mk func(sub int) Sampler) {
 		n, _ := x.Dims()
 		for b.Loop() {
-			for _, sub := range []int{DefaultKMeansSubsample, n} {
+			for _, sub := range []int{cluster.DefaultKMeansSubsample, n} {
 				errs := fidSamplerErrors(b, mk(sub), x, k, m, rows, seeds)
 				b.Logf("n=%d M=%d k-means on %d points: relative Frobenius %.4f (%d rows; seeds %.4f)", n, m, min(sub, n), fidMean(errs), rows, errs)
 			}
@@ -290,7 +153,7 @@ func BenchmarkFidelityKMeansSubsample(b *testing.B) {
 	})
 	b.Run("covtype100k-kmeans", func(b *testing.B) {
 		d := loadShared(b, "covtype.binary.libsvm.gz")
-		x := fidStandardize(b, gatherRows(d.X, sampleWithoutReplacement(d.Len(), 100000, rand.New(rand.NewPCG(1, 0)))))
+		x := fidStandardize(b, points.Gather(d.X, points.Sample(d.Len(), 100000, rand.New(rand.NewPCG(1, 0)))))
 		run(b, x, kernel.Gaussian{Gamma: 0.125}, 100, 1000, 3, func(sub int) Sampler { return KMeansCenters{Subsample: sub} })
 	})
 	b.Run("mnist-clustered", func(b *testing.B) {
@@ -415,4 +278,19 @@ func fidSamplerErrors(b *testing.B, s Sampler, x *mat.Dense, k kernel.Kernel, m,
 		errs = append(errs, fidRelFrob(b, x, k, fr, rows))
 	}
 	return errs
+}
+
+// loadShared reads a LIBSVM data set of ../shared/datasets, skipping the
+// benchmark when it is absent (as package meka's tests do).
+func loadShared(t testing.TB, name string) *datasets.Dataset {
+	t.Helper()
+	p, ok := datasets.SharedPath(name)
+	if !ok {
+		t.Skipf("%s not found", name)
+	}
+	d, err := datasets.ReadLIBSVMFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

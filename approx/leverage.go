@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
@@ -240,7 +241,7 @@ func (e ExactRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m
 	}
 	p := levCalibrate(scores, m)
 	idx := systematicSample(p, m, rng)
-	return weightedLandmarks(dataOf(xIn), idx, p), nil // rows of sparse X stay CSR
+	return weightedLandmarks(points.Data(xIn), idx, p), nil // rows of sparse X stay CSR
 }
 
 // fixedSizeDeff is the effective dimension targeted when only a sample size s
@@ -263,8 +264,8 @@ func fixedSizeDeff(s int) float64 {
 // constant c (0 means the paper's
 // 16). The sample size is random, about c·d_eff·log(d_eff/δ).
 func SampleByScores(xIn mat.Matrix, scores []float64, delta, oversample float64, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn) // sparse X stays sparse: its kept rows are CSR landmarks
-	if err := checkData(x); err != nil {
+	x := points.Data(xIn) // sparse X stays sparse: its kept rows are CSR landmarks
+	if err := points.Check(x); err != nil {
 		return nil, fmt.Errorf("approx: rls sampling: %w", err)
 	}
 	n, _ := x.Dims()
@@ -335,7 +336,7 @@ func weightedLandmarks(x mat.Matrix, idx []int, p []float64) *Landmarks {
 	for j, i := range idx {
 		w[j] = 1 / math.Sqrt(p[i])
 	}
-	return &Landmarks{Points: landmarkRows(x, idx), Indices: idx, Weights: w}
+	return &Landmarks{Points: points.Landmarks(x, idx), Indices: idx, Weights: w}
 }
 
 // levCalibrate returns pᵢ = min(1, c·sᵢ) with c chosen so that Σpᵢ = m (water
@@ -431,7 +432,7 @@ func systematicSample(p []float64, m int, rng *rand.Rand) []int {
 
 // levCheckXK validates the data and the kernel.
 func levCheckXK(x mat.Matrix, k kernel.Kernel) error {
-	if err := checkData(x); err != nil {
+	if err := points.Check(x); err != nil {
 		return err
 	}
 	if k == nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -121,8 +122,8 @@ func levRealData(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 		t.Fatal(err)
 	}
 	rows, d := ds.X.Dims()
-	idx := sampleWithoutReplacement(rows, min(n, rows), rand.New(rand.NewPCG(seed, 0)))
-	x := gatherRows(ds.X, idx)
+	idx := points.Sample(rows, min(n, rows), rand.New(rand.NewPCG(seed, 0)))
+	x := points.Gather(ds.X, idx)
 	for j := 0; j < d; j++ {
 		var mean, sq float64
 		for i := range idx {

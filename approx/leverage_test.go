@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -159,13 +160,13 @@ func TestScoreEstimatorIdentities(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 0.7}
 	const ridge = 0.2
 	exact := levDirectScores(levDenseKernel(k, x), ridge)
-	all := levIota(90)
-	for _, idx := range [][]int{all, sampleWithoutReplacement(90, 15, rng)} {
+	all := points.Iota(90)
+	for _, idx := range [][]int{all, points.Sample(90, 15, rng)} {
 		reg := make([]float64, len(idx))
 		for i := range reg {
 			reg[i] = ridge
 		}
-		est, err := newScoreEstimator(k, gatherRows(x, idx), reg, ridge, 2)
+		est, err := newScoreEstimator(k, points.Gather(x, idx), reg, ridge, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestScoreEstimatorBlockedMatchesDirect(t *testing.T) {
 	const n, s = 700, 600 // s > 2·estPanel: blocked Cholesky and three panels
 	x := levRandMatrix(n, 3, rng)
 	k := kernel.Gaussian{Gamma: 0.4}
-	idx := sampleWithoutReplacement(n, s, rng)
+	idx := points.Sample(n, s, rng)
 	reg := make([]float64, s)
 	for j := range reg {
 		reg[j] = 1e-3 * (0.5 + rng.Float64())
@@ -319,7 +320,7 @@ func TestScoreEstimatorBlockedMatchesDirect(t *testing.T) {
 	}
 	var first []float64
 	for _, w := range []int{1, 2} {
-		est, err := newScoreEstimator(k, gatherRows(x, idx), reg, mu, w)
+		est, err := newScoreEstimator(k, points.Gather(x, idx), reg, mu, w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -126,7 +127,7 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Den
 // by the QR variant (which needs C on the training rows); the standard map
 // depends on the landmarks alone.
 func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if k == nil {
 		return nil, fmt.Errorf("%w: nyström: kernel is nil", check.ErrInput)
 	}

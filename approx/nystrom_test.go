@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -59,7 +60,7 @@ func nyFrob(a, b *mat.Dense) float64 {
 }
 
 func nyLandmarks(x *mat.Dense, idx []int) *Landmarks {
-	return &Landmarks{Points: kmRows(x, idx), Indices: idx}
+	return &Landmarks{Points: points.Gather(x, idx), Indices: idx}
 }
 
 func TestNystromAllPointsReproducesK(t *testing.T) {
@@ -272,7 +273,7 @@ func TestNystromFloor(t *testing.T) {
 func TestNystromErrors(t *testing.T) {
 	ctx := context.Background()
 	x := nyRand(rand.New(rand.NewPCG(1, 1)), 10, 2)
-	lm := &Landmarks{Points: kmRows(x, []int{0, 1, 2})}
+	lm := &Landmarks{Points: points.Gather(x, []int{0, 1, 2})}
 	k := kernel.Gaussian{Gamma: 1}
 	cases := []struct {
 		name string

@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,12 +44,6 @@ func persistMaps(t testing.TB) map[string]FeatureMap {
 		t.Fatal(err)
 	}
 	if out["rff"], err = (RFF{Features: 20}).Fit(g, 3, rng); err != nil {
-		t.Fatal(err)
-	}
-	if out["meka-psd"], err = FitMEKA(ctx, x, g, MEKAOptions{Rank: 4, Clusters: 3, PSD: true}, rng); err != nil {
-		t.Fatal(err)
-	}
-	if out["meka-sketch"], err = FitMEKA(ctx, x, g, MEKAOptions{Rank: 3, Clusters: 2, Epsilon: 1e-3, KMeans: KMeans{Sketch: 2}}, rng); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -89,47 +85,6 @@ func TestSaveLoadMap(t *testing.T) {
 		if !bytes.Equal(again, saved) {
 			t.Errorf("%s: re-saved bytes differ", name)
 		}
-		if mk, ok := m.(*MEKA); ok {
-			// The whole approximation, not only the feature map, survives.
-			gm := got.(*MEKA)
-			v := persistData(80, 2, 3)
-			p, q := mat.NewDense(80, 2, nil), mat.NewDense(80, 2, nil)
-			if err := mk.Mul(context.Background(), p, v); err != nil {
-				t.Fatal(err)
-			}
-			if err := gm.Mul(context.Background(), q, v); err != nil {
-				t.Fatal(err)
-			}
-			if !mat.Equal(p, q) || gm.Rank() != mk.Rank() || !slices.Equal(mustAssign(t, gm.Partition(), xt), mustAssign(t, mk.Partition(), xt)) {
-				t.Errorf("%s: reloaded MEKA differs", name)
-			}
-			ws, wg := mk.Stats(), gm.Stats()
-			if !slices.Equal(ws.Ranks, wg.Ranks) || ws.Linked != wg.Linked || ws.PSDFixed != wg.PSDFixed || ws.Bytes != wg.Bytes {
-				t.Errorf("%s: stats %+v, want %+v", name, wg, ws)
-			}
-		}
-	}
-}
-
-func TestSaveLoadPartition(t *testing.T) {
-	x := persistData(100, 4, 7)
-	xt := persistData(40, 4, 8)
-	for _, km := range []KMeans{{K: 5}, {K: 4, Sketch: 2}} {
-		p, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := SavePartition(&buf, p); err != nil {
-			t.Fatal(err)
-		}
-		got, err := LoadPartition(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(mustAssign(t, got, xt), mustAssign(t, p, xt)) || !slices.Equal(got.Labels, p.Labels) || !mat.Equal(got.Centroids, p.Centroids) {
-			t.Errorf("sketch %d: reloaded partition differs", km.Sketch)
-		}
 	}
 }
 
@@ -154,9 +109,6 @@ func TestLoadMapRejectsDamage(t *testing.T) {
 				t.Fatalf("%s flip at %d: err = %v", name, i, err)
 			}
 		}
-		if _, err := LoadPartition(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
-			t.Errorf("%s read as a partition: err = %v", name, err)
-		}
 	}
 	if err := SaveMap(&bytes.Buffer{}, otherMap{}); err == nil {
 		t.Error("foreign map saved")
@@ -178,16 +130,6 @@ func TestPersistCoversFields(t *testing.T) {
 	}{
 		{NystromMap{}, []string{"Kernel", "Landmarks", "T", "Values", "Dropped", "engine", "qr"}},
 		{RFFMap{}, []string{"Omega", "Offset"}},
-		{Partition{}, []string{"Centroids", "Labels", "Objective", "sketch", "assignTo"}},
-		// KMeans, Partition, Progress and BasisSolver are fitting inputs, not saved.
-		{MEKAOptions{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "PSD", "KMeans", "Partition",
-			"MaxBytes", "Workers", "Progress", "BasisSolver"}},
-		{MEKAStats{}, []string{"ClusterTime", "BasisTime", "LinkTime", "EigenTime", "Sizes", "Ranks", "RankDeficit", "Linked",
-			"Thresholded", "Bytes", "Eigendecomposed", "MinEigenvalue", "NegativeEigenvalues", "PSDFixed"}},
-		// labels, pos and members are derived from the partition; eigOnce,
-		// eigErr and statsMu are synchronization state.
-		{MEKA{}, []string{"kern", "n", "d", "opt", "part", "labels", "pos", "members", "z", "proj", "w", "off", "lm", "l",
-			"eigOnce", "eigErr", "vals", "vecs", "feat", "statsMu", "stats"}},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var have []string
@@ -204,5 +146,18 @@ func TestPersistCoversFields(t *testing.T) {
 				t.Errorf("%s.%s no longer exists: update persist.go and this list", typ.Name(), f)
 			}
 		}
+	}
+}
+
+// A saved MEKA is not this package's to decode: LoadMap says where to read
+// it (meka.LoadMap), wrapping ErrFormat.
+func TestLoadMapNamesMEKA(t *testing.T) {
+	var b bytes.Buffer
+	if err := binfmt.Write(&b, tagMEKA, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadMap(&b)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "meka.LoadMap") {
+		t.Fatalf("LoadMap of a MEKA file: %v, want ErrFormat naming meka.LoadMap", err)
 	}
 }

@@ -3,6 +3,8 @@ package approx
 import (
 	"slices"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,7 +17,7 @@ import (
 
 // planChunk is the number of rows the score estimators and the kernel engine
 // work on at once, as counted by the plans (the engine's blocks are smaller).
-const planChunk = 2048
+const planChunk = points.PlanChunk
 
 // PlanBytes is the landmark copy and the index draw: 8md + 16n.
 func (u Uniform) PlanBytes(n, d, m int) int64 { return u.planBytes(n, m, denseLandmarkBytes(d, m)) }
@@ -121,43 +123,12 @@ func (BLESS) PlanBytes(n, d, m int) int64 { return levelPlan(n, m, denseLandmark
 // PlanBytes is BLESS's plan.
 func (b BLESSR) PlanBytes(n, d, m int) int64 { return BLESS(b).PlanBytes(n, d, m) }
 
-// PlanBytes is the k-means plan with K = m (KMeans.PlanBytes).
+// PlanBytes is the k-means plan with K = m (cluster.KMeans.PlanBytes).
 func (s KMeansCenters) PlanBytes(n, d, m int) int64 {
-	return KMeans{K: m, Subsample: s.Subsample}.PlanBytes(n, d)
+	return cluster.KMeans{K: m, Subsample: s.Subsample}.PlanBytes(n, d)
 }
 
-// PlanBytes is the k-means plan on the sketch (KMeans.PlanBytes).
+// PlanBytes is the k-means plan on the sketch (cluster.KMeans.PlanBytes).
 func (s RandomizedClustered) PlanBytes(n, d, m int) int64 {
-	return KMeans{K: m, Subsample: s.Subsample, Sketch: s.SketchDim(d)}.PlanBytes(n, d)
-}
-
-// PlanBytes estimates the peak bytes of Fit on n×d data: the clustered
-// sample (s×p with s = min(Subsample, n) and p the sketch or d, copied when
-// subsampled or sketched; for CSR input an upper bound, the copy being CSR
-// rows), the sketch matrix (pd, only with a sketch), one K×d centroid set
-// (Lloyd's means are summed in place in the centroids' rows, and in sketch
-// mode the original-space centroids are the only K×d matrix; measured with
-// BKA-SVM on 300 CSR rows with d = 2,000,000 and K = 3: heap growth 45.9 MiB,
-// one 45.8 MiB set, where a K×d scratch for the sums made it 91.4 MiB) and
-// k-means++'s d-vector,
-// per row the label, distance and sample index (3n), the labels and
-// distances of Lloyd's iterations on the sample (2s), and the distances of
-// one chunk of rows to the K centroids (planChunk·K).
-func (km KMeans) PlanBytes(n, d int) int64 {
-	s := km.Subsample
-	if s <= 0 {
-		s = DefaultKMeansSubsample
-	}
-	s = min(s, n)
-	p := d
-	var sketch int64
-	if km.Sketch > 0 {
-		p = km.Sketch
-		sketch = int64(p) * int64(d)
-	}
-	var sample int64
-	if s < n || km.Sketch > 0 {
-		sample = int64(s) * int64(p)
-	}
-	return 8 * (sample + sketch + int64(km.K)*int64(d) + int64(d) + 3*int64(n) + 2*int64(s) + planChunk*int64(km.K))
+	return cluster.KMeans{K: m, Subsample: s.Subsample, Sketch: s.SketchDim(d)}.PlanBytes(n, d)
 }

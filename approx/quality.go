@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
@@ -34,8 +35,8 @@ var _ RowApproximator = (*FeatureRows)(nil)
 // K̃ = φ(X)φ(X)ᵀ can be formed at O(r·n) each. Sparse x is transformed as
 // it is (the feature maps read CSR rows).
 func NewFeatureRows(ctx context.Context, f FeatureMap, xIn mat.Matrix) (*FeatureRows, error) {
-	x := dataOf(xIn)
-	if err := checkData(x); err != nil {
+	x := points.Data(xIn)
+	if err := points.Check(x); err != nil {
 		return nil, fmt.Errorf("approx: feature rows: %w", err)
 	}
 	n, _ := x.Dims()
@@ -66,18 +67,14 @@ func (f *FeatureRows) Rows(ctx context.Context, dst *mat.Dense, idx []int) error
 	return nil
 }
 
-// qualityChunk is the number of rows of K and K̃ formed at a time by the
-// error measures: 64 rows of n doubles each.
-const qualityChunk = 64
-
 // RelFrobeniusError estimates ‖K − K̃‖_F/‖K‖_F by the MEKA protocol: rows rows
 // of X are drawn uniformly without replacement (from rng), and the squared
 // errors and squared entries of those full rows of K are summed. rows = 0
 // means min(n, 1000); rows ≥ n uses every row and gives the exact value. Cost:
-// rows·n kernel evaluations, O(qualityChunk·n) memory. Sparse x
-// (kernel.Sparse) stays sparse: see exactRows.
+// rows·n kernel evaluations, O(points.Chunk·n) memory. Sparse x
+// (kernel.Sparse) stays sparse: see points.Exact.
 func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, rows int, rng *rand.Rand) (float64, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return 0, fmt.Errorf("approx: frobenius error: %w", err)
 	}
@@ -90,15 +87,15 @@ func RelFrobeniusError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a R
 	}
 	var idx []int
 	if rows >= n {
-		idx = levIota(n)
+		idx = points.Iota(n)
 	} else {
-		idx = sampleWithoutReplacement(n, rows, rng)
+		idx = points.Sample(n, rows, rng)
 	}
 	var num, den float64
-	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
-		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
+	for c0 := 0; c0 < len(idx); c0 += points.Chunk {
+		chunk := idx[c0:min(c0+points.Chunk, len(idx))]
 		exact := mat.NewDense(len(chunk), n, nil)
-		if err := exactRows(ctx, k, x, chunk, exact, 0); err != nil {
+		if err := points.Exact(ctx, k, x, chunk, exact, 0); err != nil {
 			return 0, err
 		}
 		approx := mat.NewDense(len(chunk), n, nil)
@@ -131,10 +128,10 @@ type Spectral struct {
 // means min(n, 2000), subset ≥ n uses every point): the dense difference
 // K_SS − K̃_SS is formed and its largest absolute eigenvalue found by Lanczos
 // iteration with full reorthogonalization. Sparse x (kernel.Sparse) stays
-// sparse: K_SS comes from the engine's sparse path, qualityChunk dense
+// sparse: K_SS comes from the engine's sparse path, points.Chunk dense
 // columns at a time.
 func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowApproximator, subset int, rng *rand.Rand) (Spectral, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return Spectral{}, fmt.Errorf("approx: spectral error: %w", err)
 	}
@@ -147,18 +144,18 @@ func SpectralError(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, a RowAp
 	}
 	var idx []int
 	if subset >= n {
-		idx = levIota(n)
+		idx = points.Iota(n)
 	} else {
-		idx = sampleWithoutReplacement(n, subset, rng)
+		idx = points.Sample(n, subset, rng)
 	}
 	q := len(idx)
 	kss := mat.NewDense(q, q, nil)
-	if err := exactRows(ctx, k, gatherSubset(x, idx), levIota(q), kss, 0); err != nil {
+	if err := points.Exact(ctx, k, gatherSubset(x, idx), points.Iota(q), kss, 0); err != nil {
 		return Spectral{}, err
 	}
 	e := mat.DenseCopyOf(kss)
-	for c0 := 0; c0 < q; c0 += qualityChunk {
-		chunk := idx[c0:min(c0+qualityChunk, q)]
+	for c0 := 0; c0 < q; c0 += points.Chunk {
+		chunk := idx[c0:min(c0+points.Chunk, q)]
 		rows := mat.NewDense(len(chunk), n, nil)
 		if err := a.Rows(ctx, rows, chunk); err != nil {
 			return Spectral{}, fmt.Errorf("approx: spectral error: %w", err)
@@ -319,36 +316,10 @@ func levQuantile(sorted []float64, q float64) float64 {
 	return sorted[lo]*(1-f) + sorted[hi]*f
 }
 
-// exactRows writes the exact kernel rows k(x_i, X), i in idx, into dst
-// (len(idx)×n). Dense x: one engine block between the gathered rows and x.
-// Sparse x: the rows are taken as CSR centers (landmarkRows) qualityChunk at
-// a time, and the engine's sparse path forms K(X, points) (n×chunk), whose
-// transpose is copied into dst; the kernel is symmetric, so the two agree to
-// round-off (the sparse path forms ‖x‖² + ‖c‖² − 2x·c from the non-zeros;
-// nothing of size chunk·d is allocated). workers
-// is the engine's (0: GOMAXPROCS).
-func exactRows(ctx context.Context, k kernel.Kernel, x mat.Matrix, idx []int, dst *mat.Dense, workers int) error {
-	s, sparse := x.(kernel.Sparse)
-	opt := kernel.Options{Workers: workers}
-	if !sparse {
-		return kernel.NewOp(k, gatherRows(x, idx), x.(*mat.Dense), opt).Block(ctx, dst)
-	}
-	n, _ := x.Dims()
-	for c0 := 0; c0 < len(idx); c0 += qualityChunk {
-		chunk := idx[c0:min(c0+qualityChunk, len(idx))]
-		t := mat.NewDense(n, len(chunk), nil)
-		if err := kernel.NewOp(k, s, landmarkRows(x, chunk), opt).Block(ctx, t); err != nil {
-			return err
-		}
-		dst.Slice(c0, c0+len(chunk), 0, n).(*mat.Dense).Copy(t.T())
-	}
-	return nil
-}
-
 // gatherSubset returns rows idx of x, as CSR rows when x is sparse.
 func gatherSubset(x mat.Matrix, idx []int) mat.Matrix {
 	if s, ok := x.(kernel.Sparse); ok {
 		return kernel.SubsetRows(s, idx)
 	}
-	return gatherRows(x, idx)
+	return points.Gather(x, idx)
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -55,7 +56,7 @@ func TestErrorMeasuresExact(t *testing.T) {
 	x := levRandMatrix(150, 4, rng)
 	k := kernel.Gaussian{Gamma: 0.3}
 	kk := levDenseKernel(k, x)
-	idx := sampleWithoutReplacement(150, 20, rng)
+	idx := points.Sample(150, 20, rng)
 	approx := levNystrom(kk, idx)
 	var diff mat.Dense
 	diff.Sub(kk, approx)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -82,7 +83,7 @@ func levelSizes(n int, base func(depth int) int) []int {
 // Sample draws exactly m landmarks by the fixed-sample-size variant; see
 // RecursiveRLS. Weights are 1/√pᵢ.
 func (r RecursiveRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	return r.sampleFixed(ctx, dataOf(xIn), k, m, rng, nil)
+	return r.sampleFixed(ctx, points.Data(xIn), k, m, rng, nil)
 }
 
 // sampleFixed is Sample; onLevel, when set, is called at every level with
@@ -113,7 +114,7 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Ke
 			target = m
 		}
 		target = min(target, sizes[l])
-		pts := landmarkRows(x, j)
+		pts := points.Landmarks(x, j)
 		// The landmarks j stand for level l+1; level l has sizes[l]/sizes[l+1]
 		// (≈ 2) times as many points from the same distribution, and its
 		// kernel's top eigenvalues are larger by that factor.
@@ -143,7 +144,7 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Ke
 	}
 	if len(sizes) == 1 {
 		// n ≤ m (so n = m): every point is a landmark.
-		return weightedLandmarks(x, levIota(n), levOnes(n)), nil
+		return weightedLandmarks(x, points.Iota(n), levOnes(n)), nil
 	}
 	return sortedLandmarks(x, j, pj), nil
 }
@@ -152,7 +153,7 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Ke
 // for the project's λ). The number of landmarks is random, about
 // Oversample·d_eff(λ)·log(d_eff(λ)/δ). Weights are 1/√pᵢ.
 func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, ridge float64, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
+	x := points.Data(xIn)
 	if err := levCheckXK(x, k); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
@@ -181,7 +182,7 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.
 	total := len(sizes) - 1
 	for l := len(sizes) - 2; l >= 0; l-- {
 		level := perm[:sizes[l]]
-		pts := landmarkRows(x, j)
+		pts := points.Landmarks(x, j)
 		scores, err := r.levelScores(ctx, x, k, pts, pj, level, ridge, 1.5)
 		if err != nil {
 			return nil, err
@@ -237,16 +238,16 @@ func fixedSizeRidge(k kernel.Kernel, pts mat.Matrix, pj []float64, target int, s
 		return 0, fmt.Errorf("no landmarks")
 	}
 	deff := fixedSizeDeff(target)
-	sub := levIota(s)
+	sub := points.Iota(s)
 	if t := max(4*int(math.Ceil(deff)), 400); t < s {
-		sub = sampleWithoutReplacement(s, t, rng)
+		sub = points.Sample(s, t, rng)
 	}
 	t := len(sub)
 	a := mat.NewDense(t, t, nil)
 	if pd, ok := pts.(*mat.Dense); ok {
-		k.Block(a, gatherRows(pd, sub), gatherRows(pd, sub))
+		k.Block(a, points.Gather(pd, sub), points.Gather(pd, sub))
 	} else {
-		ps := landmarkRows(pts, sub)
+		ps := points.Landmarks(pts, sub)
 		if err := kernel.NewOp(k, ps, ps, kernel.Options{}).Block(context.Background(), a); err != nil {
 			return 0, err
 		}
@@ -280,14 +281,6 @@ func levOnes(n int) []float64 {
 		o[i] = 1
 	}
 	return o
-}
-
-func levIota(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
 }
 
 // sortedLandmarks returns the rows j of x with Weights 1/√pj, sorted by row.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
@@ -157,7 +158,7 @@ func TestKMeansWideSparseRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	_, err = KMeans{K: 100}.Fit(context.Background(), x, rng)
+	_, err = cluster.KMeans{K: 100}.Fit(context.Background(), x, rng)
 	if !errors.Is(err, check.ErrMemory) || !strings.Contains(err.Error(), "bytes") {
 		t.Fatalf("K = 100 at d = 10⁷: %v, want ErrMemory naming the bytes", err)
 	}
@@ -169,7 +170,7 @@ func TestKMeansWideSparseRefused(t *testing.T) {
 	// K = 2: the plan holds at least the dense 2×10⁷ centroids (160 MB)
 	// and stays under the 2 GiB default MaxBytes, so the check lets it
 	// through (not run: the planned bytes are what the check compares).
-	if need := (KMeans{K: 2}).PlanBytes(200, d); need > DefaultKMeansMaxBytes || need < 2*d*8 {
+	if need := (cluster.KMeans{K: 2}).PlanBytes(200, d); need > cluster.DefaultKMeansMaxBytes || need < 2*d*8 {
 		t.Fatalf("K = 2 plan %d bytes", need)
 	}
 }

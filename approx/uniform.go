@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -22,8 +22,8 @@ var _ Sampler = Uniform{}
 // with nil Weights. It needs 1 ≤ m ≤ n; a kernel may be nil. Sparse x stays
 // sparse: only the m chosen rows are expanded to dense landmarks.
 func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := dataOf(xIn)
-	if err := checkData(x); err != nil {
+	x := points.Data(xIn)
+	if err := points.Check(x); err != nil {
 		return nil, fmt.Errorf("approx: uniform: %w", err)
 	}
 	if k != nil {
@@ -41,31 +41,6 @@ func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m in
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	idx := sampleWithoutReplacement(n, m, rng)
-	return &Landmarks{Points: landmarkRows(x, idx), Indices: idx}, nil
-}
-
-// sampleWithoutReplacement returns m distinct integers of [0, n), uniformly,
-// sorted ascending. It runs a partial Fisher–Yates shuffle on a virtual
-// identity array, remembering only the swapped positions, so it costs O(m)
-// memory and time whatever n is. The map is only looked up, never iterated,
-// so the result depends on rng alone.
-func sampleWithoutReplacement(n, m int, rng *rand.Rand) []int {
-	swapped := make(map[int]int, 2*m)
-	at := func(i int) int {
-		if v, ok := swapped[i]; ok {
-			return v
-		}
-		return i
-	}
-	idx := make([]int, m)
-	for i := 0; i < m; i++ {
-		j := i + rng.IntN(n-i)
-		vi, vj := at(i), at(j)
-		idx[i] = vj
-		swapped[j] = vi
-		swapped[i] = vj
-	}
-	slices.Sort(idx)
-	return idx
+	idx := points.Sample(n, m, rng)
+	return &Landmarks{Points: points.Landmarks(x, idx), Indices: idx}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -28,7 +30,7 @@ type ApproxParams struct {
 	// it may not exceed M.
 	Rank int
 	// Clusters is c for meka (0: 10, the paper's) and bka (0: 64, as
-	// approx.BKAOptions and BKA-SVM).
+	// meka.BKAOptions and BKA-SVM).
 	Clusters int
 	// Compression is the clustered sampler's p/d (0: its default).
 	Compression float64
@@ -215,8 +217,8 @@ func buildMEKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, p ApproxParam
 	if r < 1 {
 		return nil, fmt.Errorf("%w: meka: m = %d is below clusters = %d (rank per cluster m/clusters < 1)", ErrSpec, p.M, c)
 	}
-	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{
-		Rank: r, Clusters: c, KMeans: approx.KMeans{MaxIter: p.KMeansIter}, MaxBytes: capLeft(p),
+	m, err := meka.Fit(ctx, x, k, meka.Options{
+		Rank: r, Clusters: c, KMeans: cluster.KMeans{MaxIter: p.KMeansIter}, MaxBytes: capLeft(p),
 	}, rng)
 	if err != nil {
 		return nil, err
@@ -230,8 +232,8 @@ func buildMEKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, p ApproxParam
 
 // buildBKA fits the block-diagonal approximation on c clusters (0: 64).
 func buildBKA(ctx context.Context, x mat.Matrix, k kernel.Kernel, p ApproxParams, rng *rand.Rand) (*Approximation, error) {
-	b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{
-		Clusters: p.Clusters, KMeans: approx.KMeans{MaxIter: p.KMeansIter}, MaxBytes: capLeft(p),
+	b, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{
+		Clusters: p.Clusters, KMeans: cluster.KMeans{MaxIter: p.KMeansIter}, MaxBytes: capLeft(p),
 	}, rng)
 	if err != nil {
 		return nil, err

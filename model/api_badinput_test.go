@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -62,11 +64,11 @@ func TestAPIBadInput(t *testing.T) {
 	if err := svm.Fit(ctx, x, labels); err != nil {
 		t.Fatal(err)
 	}
-	part, err := approx.KMeans{K: 3}.Fit(ctx, x, rng())
+	part, err := cluster.KMeans{K: 3}.Fit(ctx, x, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
-	meka, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Clusters: 2, Rank: 4}, rng())
+	mk, err := meka.Fit(ctx, x, k, meka.Options{Clusters: 2, Rank: 4}, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,21 +162,21 @@ func TestAPIBadInput(t *testing.T) {
 		}, model.ErrInput},
 		{"KRR.Fit feature ridge without map", func() error { return (&model.KRR{Lambda: 1, Approx: model.FeatureRidge{}}).Fit(ctx, x, y) }, model.ErrInput},
 		// approx.
-		{"KMeans.Fit K > n", func() error { _, err := approx.KMeans{K: 21}.Fit(ctx, x, rng()); return err }, approx.ErrInput},
-		{"KMeans.Fit NaN", func() error { _, err := approx.KMeans{K: 2}.Fit(ctx, nanX, rng()); return err }, approx.ErrInput},
-		{"KMeans.Fit nil rng", func() error { _, err := approx.KMeans{K: 2}.Fit(ctx, x, nil); return err }, approx.ErrInput},
+		{"KMeans.Fit K > n", func() error { _, err := cluster.KMeans{K: 21}.Fit(ctx, x, rng()); return err }, approx.ErrInput},
+		{"KMeans.Fit NaN", func() error { _, err := cluster.KMeans{K: 2}.Fit(ctx, nanX, rng()); return err }, approx.ErrInput},
+		{"KMeans.Fit nil rng", func() error { _, err := cluster.KMeans{K: 2}.Fit(ctx, x, nil); return err }, approx.ErrInput},
 		{"Partition.Assign columns", func() error { _, err := part.Assign(x4); return err }, approx.ErrInput},
 		{"Partition.Assign NaN", func() error { _, err := part.Assign(nanX); return err }, approx.ErrInput},
 		{"Partition.Assign nil", func() error { _, err := part.Assign(nil); return err }, approx.ErrInput},
-		{"MEKA.Assign columns", func() error { _, err := meka.Assign(x4); return err }, approx.ErrInput},
-		{"MEKA.Transform columns", func() error { return meka.Transform(ctx, mat.NewDense(4, meka.Dim(), nil), x4) }, approx.ErrInput},
-		{"MEKA.Solve y rows", func() error { _, err := meka.Solve(ctx, 1e-2, mat.NewDense(3, 1, nil)); return err }, approx.ErrInput},
+		{"MEKA.Assign columns", func() error { _, err := mk.Assign(x4); return err }, approx.ErrInput},
+		{"MEKA.Transform columns", func() error { return mk.Transform(ctx, mat.NewDense(4, mk.Dim(), nil), x4) }, approx.ErrInput},
+		{"MEKA.Solve y rows", func() error { _, err := mk.Solve(ctx, 1e-2, mat.NewDense(3, 1, nil)); return err }, approx.ErrInput},
 		{"FitMEKA rank < 0", func() error {
-			_, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Rank: -1}, rng())
+			_, err := meka.Fit(ctx, x, k, meka.Options{Rank: -1}, rng())
 			return err
 		}, approx.ErrInput},
 		{"FitBKA clusters > n", func() error {
-			_, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{Clusters: 21}, rng())
+			_, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{Clusters: 21}, rng())
 			return err
 		}, approx.ErrInput},
 		{"Uniform m > n", func() error { _, err := approx.Uniform{}.Sample(ctx, x, k, 21, rng()); return err }, approx.ErrInput},
@@ -195,7 +197,7 @@ func TestAPIBadInput(t *testing.T) {
 		{"ExactLeverage NaN X", func() error { _, _, err := approx.ExactLeverage(ctx, nanX, k, 1); return err }, approx.ErrInput},
 		{"SampleByScores length", func() error { _, err := approx.SampleByScores(x, []float64{1}, 0.1, 1, rng()); return err }, approx.ErrInput},
 		{"RelFrobeniusError columns", func() error {
-			_, err := approx.RelFrobeniusError(ctx, x4, k, meka, 5, rng())
+			_, err := approx.RelFrobeniusError(ctx, x4, k, mk, 5, rng())
 			return err
 		}, nil},
 		// kernel.
@@ -252,21 +254,21 @@ func TestAPIBadInput(t *testing.T) {
 			return err
 		}, solver.ErrSVMProblem},
 		// second sweep: fitted approximations, quality measures, persistence.
-		{"MEKA.Rows index", func() error { return meka.Rows(ctx, mat.NewDense(1, 20, nil), []int{20}) }, nil},
-		{"MEKA.Rows dst shape", func() error { return meka.Rows(ctx, mat.NewDense(2, 3, nil), []int{0}) }, nil},
-		{"MEKA.Coefficients rows", func() error { _, err := meka.Coefficients(mat.NewDense(3, 1, nil)); return err }, nil},
-		{"MEKA.Expand columns", func() error { return meka.Expand(ctx, mat.NewDense(4, 1, nil), x4, mat.NewDense(meka.Rank(), 1, nil)) }, nil},
-		{"MEKA.CrossMul alpha rows", func() error { return meka.CrossMul(ctx, mat.NewDense(20, 1, nil), x, mat.NewDense(3, 1, nil)) }, nil},
-		{"MEKA.Mul shapes", func() error { return meka.Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, nil},
-		{"MEKA.SolveCG lambda 0", func() error { _, err := meka.SolveCG(ctx, 0, mat.NewDense(20, 1, nil), approx.MEKACG{}); return err }, nil},
+		{"MEKA.Rows index", func() error { return mk.Rows(ctx, mat.NewDense(1, 20, nil), []int{20}) }, nil},
+		{"MEKA.Rows dst shape", func() error { return mk.Rows(ctx, mat.NewDense(2, 3, nil), []int{0}) }, nil},
+		{"MEKA.Coefficients rows", func() error { _, err := mk.Coefficients(mat.NewDense(3, 1, nil)); return err }, nil},
+		{"MEKA.Expand columns", func() error { return mk.Expand(ctx, mat.NewDense(4, 1, nil), x4, mat.NewDense(mk.Rank(), 1, nil)) }, nil},
+		{"MEKA.CrossMul alpha rows", func() error { return mk.CrossMul(ctx, mat.NewDense(20, 1, nil), x, mat.NewDense(3, 1, nil)) }, nil},
+		{"MEKA.Mul shapes", func() error { return mk.Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, nil},
+		{"MEKA.SolveCG lambda 0", func() error { _, err := mk.SolveCG(ctx, 0, mat.NewDense(20, 1, nil), meka.CG{}); return err }, nil},
 		{"MEKA.Solve NaN y", func() error {
 			yy := mat.NewDense(20, 1, nil)
 			yy.Set(2, 0, math.NaN())
-			_, err := meka.Solve(ctx, 1e-2, yy)
+			_, err := mk.Solve(ctx, 1e-2, yy)
 			return err
 		}, nil},
 		{"BKA shapes", func() error {
-			b, err := approx.FitBKA(ctx, x, k, approx.BKAOptions{Clusters: 2}, rng())
+			b, err := meka.FitBKA(ctx, x, k, meka.BKAOptions{Clusters: 2}, rng())
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
@@ -282,7 +284,7 @@ func TestAPIBadInput(t *testing.T) {
 			return b.CrossMul(ctx, mat.NewDense(4, 1, nil), x4, mat.NewDense(20, 1, nil))
 		}, nil},
 		{"NewFeatureRows columns", func() error { _, err := approx.NewFeatureRows(ctx, ny, x4); return err }, nil},
-		{"SpectralError subset < 0", func() error { _, err := approx.SpectralError(ctx, x, k, meka, -1, rng()); return err }, nil},
+		{"SpectralError subset < 0", func() error { _, err := approx.SpectralError(ctx, x, k, mk, -1, rng()); return err }, nil},
 		{"SymNorm2 not square", func() error { _, err := approx.SymNorm2(ctx, mat.NewDense(2, 3, nil), rng()); return err }, nil},
 		{"SymNorm2 nil", func() error { _, err := approx.SymNorm2(ctx, nil, rng()); return err }, nil},
 		{"ScoreAccuracy lengths", func() error { _, err := approx.ScoreAccuracy([]float64{1}, []float64{1, 2}); return err }, nil},
@@ -294,7 +296,7 @@ func TestAPIBadInput(t *testing.T) {
 		}, nil},
 		{"Spectrum.RidgeFor empty", func() error { _, err := (&approx.Spectrum{}).RidgeFor(1); return err }, nil},
 		{"SaveMap nil", func() error { return approx.SaveMap(io.Discard, nil) }, nil},
-		{"SavePartition nil", func() error { return approx.SavePartition(io.Discard, nil) }, nil},
+		{"SavePartition nil", func() error { return cluster.SavePartition(io.Discard, nil) }, nil},
 		{"LoadMap empty", func() error { _, err := approx.LoadMap(strings.NewReader("")); return err }, approx.ErrFormat},
 		{"model.Save unfitted", func() error { return model.Save(io.Discard, &model.KRR{Lambda: 1}) }, nil},
 		{"model.Save nil", func() error { return model.Save(io.Discard, nil) }, nil},

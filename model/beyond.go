@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -128,7 +129,7 @@ func predKernel(pred KRRPredictor) kernel.Kernel {
 		switch m := p.Map.(type) {
 		case *approx.NystromMap:
 			return m.Kernel
-		case *approx.MEKA:
+		case *meka.Map:
 			return m.Kernel()
 		}
 	}
@@ -145,7 +146,7 @@ func linearInKernel(pred KRRPredictor) bool {
 		return true
 	case *LinearFeatures:
 		switch p.Map.(type) {
-		case *approx.NystromMap, *approx.MEKA:
+		case *approx.NystromMap, *meka.Map:
 			return true
 		}
 	}

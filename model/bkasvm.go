@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -32,7 +32,7 @@ const DefaultBKAClusters = 64
 
 // BKASVM is the block kernel approximation SVM of Si, Hsieh & Dhillon
 // (Memory Efficient Kernel Approximation, JMLR 18, 2017, Sect. 4.2): the
-// training set is partitioned into c clusters by k-means (approx.KMeans, or
+// training set is partitioned into c clusters by k-means (cluster.KMeans, or
 // its randomized-projection variant with Sketch > 0); the kernel is replaced by
 // its block-diagonal part, so the SVM dual without bias splits into one
 // independent problem per cluster,
@@ -61,10 +61,10 @@ type BKASVM struct {
 	// Clusters is the number of clusters c; 0 means 64. It must not exceed n.
 	Clusters int `yaml:"clusters"`
 	// Sketch, when positive, clusters a ±1 random projection of X to Sketch
-	// dimensions (randomized clustered k-means, approx.KMeans.Sketch).
+	// dimensions (randomized clustered k-means, cluster.KMeans.Sketch).
 	Sketch int `yaml:"sketch"`
 	// KMeansSubsample is the number of points k-means is run on; 0 means the
-	// approx package's default (approx.DefaultKMeansSubsample). All points
+	// approx package's default (cluster.DefaultKMeansSubsample). All points
 	// are assigned to the resulting centroids.
 	KMeansSubsample int `yaml:"kmeans_subsample"`
 	// Prediction is LocalPrediction ("local", default) or GlobalPrediction
@@ -130,7 +130,7 @@ type bkaFit struct {
 	labels Labels
 	ovo    bool
 	d      int
-	part   *approx.Partition
+	part   *cluster.Partition
 	global *svmDecision
 	local  []*svmDecision // per cluster; nil when the cluster has no support vector
 	ntasks int
@@ -175,7 +175,7 @@ func (b *BKASVM) Classes() []float64 {
 }
 
 // Partition returns the k-means partition of the training set; nil before Fit.
-func (b *BKASVM) Partition() *approx.Partition {
+func (b *BKASVM) Partition() *cluster.Partition {
 	if b.fit == nil {
 		return nil
 	}

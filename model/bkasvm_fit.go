@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
@@ -62,7 +62,7 @@ func (b *BKASVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y [
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(b.Seed, 0x6b61))
-	part, err := approx.KMeans{K: r.k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}.Fit(ctx, r.x, rng)
+	part, err := cluster.KMeans{K: r.k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}.Fit(ctx, r.x, rng)
 	if err != nil {
 		return nil, fmt.Errorf("model: bka-svm partition: %w", err)
 	}
@@ -140,7 +140,7 @@ func (b *BKASVM) setup(xIn mat.Matrix, y []float64) (*bkaRun, error) {
 // k-means allocates its K×d centroids.
 func (r *bkaRun) planBeforeClustering() error {
 	b := r.b
-	km := approx.KMeans{K: r.k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
+	km := cluster.KMeans{K: r.k, Sketch: b.Sketch, Subsample: b.KMeansSubsample}
 	r.centroids = 8 * int64(r.k) * int64(r.d)
 	r.scatter = scatterPlan(r.cfg.k, r.x, r.cfg.workers)
 	r.left = b.MemoryLimit
@@ -167,7 +167,7 @@ type bkaJob struct {
 }
 
 // bkaJobs lists one job per (task, non-empty cluster), in a fixed order.
-func bkaJobs(tasks []svmTask, part *approx.Partition, k int) []bkaJob {
+func bkaJobs(tasks []svmTask, part *cluster.Partition, k int) []bkaJob {
 	var jobs []bkaJob
 	for ti, t := range tasks {
 		byCluster := make([][]int, k)
@@ -188,7 +188,7 @@ func bkaJobs(tasks []svmTask, part *approx.Partition, k int) []bkaJob {
 // the solution of each task and its description: Objective, SV, BoundedSV
 // and Iterations summed over the clusters, Status SVMMaxIter if any cluster
 // hit the cap (the exact solve's values after Refine).
-func (r *bkaRun) solve(ctx context.Context, part *approx.Partition, tasks []svmTask) ([]svmPart, []SVMTaskInfo, error) {
+func (r *bkaRun) solve(ctx context.Context, part *cluster.Partition, tasks []svmTask) ([]svmPart, []SVMTaskInfo, error) {
 	cfg := r.cfg
 	jobs := bkaJobs(tasks, part, r.k)
 	bounds := make([][]float64, len(tasks))
@@ -307,7 +307,7 @@ func (r *bkaRun) solveJobs(ctx context.Context, cfg svmConfig, tasks []svmTask, 
 // support vector). Both prediction modes are kept, so that Prediction can
 // be changed after Fit; the local models hold each support vector a second
 // time.
-func bkaDecisions(cfg svmConfig, x mat.Matrix, parts []svmPart, part *approx.Partition, k int) (*svmDecision, []*svmDecision) {
+func bkaDecisions(cfg svmConfig, x mat.Matrix, parts []svmPart, part *cluster.Partition, k int) (*svmDecision, []*svmDecision) {
 	global := newSVMDecision(cfg.k, x, parts, cfg.workers)
 	local := make([]*svmDecision, k)
 	for s := range k {

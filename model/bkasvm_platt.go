@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,7 +20,7 @@ const bkaPlattStream = 0x706c6174 // "plat"
 // The partition is reused: k-means never sees the labels, so no held-out
 // label enters its fold's model; the held-out points did move the
 // centroids, which LIBSVM's cross-validation of one SVM has no analogue of.
-func (r *bkaRun) platt(ctx context.Context, part *approx.Partition, local bool) ([]sigmoid, error) {
+func (r *bkaRun) platt(ctx context.Context, part *cluster.Partition, local bool) ([]sigmoid, error) {
 	rng := rand.New(rand.NewPCG(r.b.Seed, bkaPlattStream))
 	k := min(plattFolds, r.n)
 	fold := make([]int, r.n)

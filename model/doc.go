@@ -7,12 +7,16 @@
 // penalty and, for the approximate methods, the number of landmarks and how
 // they are chosen, then call Fit(ctx, X, y) and Predict(X); X is any gonum
 // mat.Matrix — a *mat.Dense, or a datasets.CSR that stays sparse throughout.
-// Every estimator implements Estimator, refuses bad input with errors that
-// wrap ErrInput (a classifier refuses continuous-looking labels, a nil context
-// is an error), stops when its context is cancelled, plans its peak memory
-// before allocating (MemoryLimit, ErrMemory), and gives the same model for
-// the same Seed whatever the number of cores. Save and Load write and read
-// any fitted estimator.
+// Every estimator implements Classifier (Estimator plus Classes,
+// DecisionFunction and, with Probability set, PredictProba); KRR and Falkon
+// are MultiOutput too. Each refuses bad input with errors that wrap ErrInput
+// (a classifier refuses continuous-looking labels, a nil context is an
+// error), stops when its context is cancelled or its ProgressFunc returns an
+// error, plans its peak memory before allocating (Resources.MemoryLimit,
+// ErrMemory), keeps its previous model when a fit fails, and gives the same
+// model for the same Seed whatever the number of cores. Save and Load write
+// and read any fitted estimator with its configuration, so that a loaded
+// model refits as the saved one did.
 //
 // Which estimator: KRR with no backend is exact kernel ridge regression,
 // O(n²) memory, for up to a few ten thousand rows; KRR with NystromKRR,
@@ -67,8 +71,8 @@
 //	8       2     format version, uint16 little-endian (4)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
-//	              (approx.SaveMap and approx.SavePartition write
-//	              approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
+//	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the
+//	              tags approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
 //	11+L    8     payload length P, uint64 little-endian
 //	19+L    P     payload
 //	19+L+P  4     CRC-32C (Castagnoli) of bytes [0, 19+L+P), little-endian

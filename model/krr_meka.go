@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,7 +19,7 @@ import (
 //
 // The MEKA-PSD fix (negative eigenvalues of L set to zero) is applied unless
 // SkipPSD is set: without it W L Wᵀ + λnI can be indefinite and the ridge
-// problem ill-posed. Zero values mean approx.MEKAOptions' defaults.
+// problem ill-posed. Zero values mean meka.Options' defaults.
 type MEKAKRR struct {
 	// Rank is k, the average rank per cluster (default 128).
 	Rank int `yaml:"rank"`
@@ -31,25 +32,25 @@ type MEKAKRR struct {
 	// Epsilon is the link threshold ε on k(m_s, m_t) (default 0: link all).
 	Epsilon float64 `yaml:"epsilon"`
 	// Strategy is the rank strategy: same (default), proportional or eigen.
-	Strategy approx.RankStrategy `yaml:"strategy"`
+	Strategy meka.RankStrategy `yaml:"strategy"`
 	// SkipPSD keeps L as fitted, without the MEKA-PSD fix.
 	SkipPSD bool `yaml:"skip_psd"`
 	// Solver is "woodbury" (default, direct) or "cg".
 	Solver string `yaml:"solver"`
 	// CG tunes the CG solver (tolerance, iterations).
-	CG approx.MEKACG `yaml:"-"`
+	CG meka.CG `yaml:"-"`
 	// BasisSolver, when set, computes MEKA's per-cluster Nyström bases
-	// instead of the local parallel loop (approx.MEKAOptions.BasisSolver;
+	// instead of the local parallel loop (meka.Options.BasisSolver;
 	// module github.com/landmark-ml/landmark/distributed's
 	// beamfit.MEKASolver runs them on Apache Beam). The approximation, and
 	// so the fit, is the local one bit for bit. Not saved.
-	BasisSolver approx.MEKABasisSolver `yaml:"-"`
+	BasisSolver meka.BasisSolver `yaml:"-"`
 }
 
 var _ KRRApprox = (*MEKAKRR)(nil)
 
-func (b *MEKAKRR) options(memoryLimit int64, workers int) approx.MEKAOptions {
-	return approx.MEKAOptions{
+func (b *MEKAKRR) options(memoryLimit int64, workers int) meka.Options {
+	return meka.Options{
 		Rank: b.Rank, Clusters: b.Clusters, Landmarks: b.Landmarks, Rho: b.Rho,
 		Epsilon: b.Epsilon, Strategy: b.Strategy, PSD: !b.SkipPSD,
 		MaxBytes: memoryLimit, Workers: workers, BasisSolver: b.BasisSolver,
@@ -58,7 +59,7 @@ func (b *MEKAKRR) options(memoryLimit int64, workers int) approx.MEKAOptions {
 
 // MEKAFeatures is the FeatureMapper of MEKA for FeatureRidge and the other
 // linearized estimators: φ(x) = (V₊Λ₊^(1/2))_sᵀ w(x) for x in cluster s, the
-// features of the PSD-fixed approximation (approx.MEKA.Transform), of
+// features of the PSD-fixed approximation (meka.Map.Transform), of
 // dimension at most c·k. Ridge on these features gives the same predictions
 // as MEKAKRR (up to round-off), at O(n(ck)²) instead of O(nk + (ck)³).
 type MEKAFeatures struct {
@@ -75,7 +76,7 @@ func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kerne
 	x := kernel.DenseOf(xIn)
 	opt := f.MEKA.options(0, 0)
 	opt.PSD = true
-	return approx.FitMEKA(ctx, x, k, opt, rng)
+	return meka.Fit(ctx, x, k, opt, rng)
 }
 
 // FitKRR implements KRRApprox.
@@ -110,12 +111,12 @@ func (b *MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPr
 		}
 		opt.MaxBytes = p.MemoryLimit - solve
 	}
-	m, err := approx.FitMEKA(ctx, x, p.Kernel, opt, p.Rng)
+	m, err := meka.Fit(ctx, x, p.Kernel, opt, p.Rng)
 	if err != nil {
 		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
 	}
 	info.Rank = m.Rank()
-	var sol *approx.MEKASolution
+	var sol *meka.Solution
 	if solverName == "cg" {
 		sol, err = m.SolveCG(ctx, p.Lambda, p.Y, b.CG)
 	} else {
@@ -141,11 +142,11 @@ func (b *MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPr
 // cluster s, with β = L Wᵀα.
 type MEKAExpansion struct {
 	// MEKA is the fitted approximation (its bases extend to new points).
-	MEKA *approx.MEKA
+	MEKA *meka.Map
 	// Beta is L Wᵀα, (Σk_s)×t.
 	Beta *mat.Dense
 	// Solution reports the solve (method, CG iterations, residuals).
-	Solution *approx.MEKASolution
+	Solution *meka.Solution
 }
 
 var _ KRRPredictor = (*MEKAExpansion)(nil)
@@ -171,10 +172,10 @@ func (e *MEKAExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
 // (memory_peak_test.go).
 func mekaSolveBytes(n, t, c, k int) int64 {
 	if c == 0 {
-		c = approx.DefaultMEKAClusters
+		c = meka.DefaultClusters
 	}
 	if k == 0 {
-		k = approx.DefaultMEKARank
+		k = meka.DefaultRank
 	}
 	r := int64(min(n, c*k))
 	return bytesF64(3*r*r + 2*int64(n)*int64(t))

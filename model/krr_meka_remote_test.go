@@ -6,32 +6,32 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
 // TestMEKAKRRBasisSolverMatchesLocal: KRR on MEKA (MEKAKRR) and ridge on
 // MEKA features (MEKAFeatures) with BasisSolver set — the cluster problems
-// solved in-process by approx.SolveMEKABasis, last first — predict exactly
+// solved in-process by meka.SolveBasis, last first — predict exactly
 // as the local fits with the same seed, and the solver was called.
 func TestMEKAKRRBasisSolverMatchesLocal(t *testing.T) {
 	ctx := context.Background()
 	x, y := mekaData(240, rand.New(rand.NewPCG(11, 12)))
 	xt, _ := mekaData(40, rand.New(rand.NewPCG(13, 14)))
 	calls := 0
-	solve := func(ctx context.Context, k kernel.Kernel, probs []approx.MEKABasisProblem) ([]approx.MEKABasis, error) {
+	solve := func(ctx context.Context, k kernel.Kernel, probs []meka.BasisProblem) ([]meka.Basis, error) {
 		calls++
-		out := make([]approx.MEKABasis, len(probs))
+		out := make([]meka.Basis, len(probs))
 		for i := len(probs) - 1; i >= 0; i-- {
 			var err error
-			if out[i], err = approx.SolveMEKABasis(ctx, k, probs[i]); err != nil {
+			if out[i], err = meka.SolveBasis(ctx, k, probs[i]); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	}
 	for _, name := range []string{"meka-krr", "meka-features"} {
-		fit := func(bs approx.MEKABasisSolver) []float64 {
+		fit := func(bs meka.BasisSolver) []float64 {
 			t.Helper()
 			b := MEKAKRR{Rank: 6, Clusters: 3, BasisSolver: bs}
 			var a KRRApprox = &b

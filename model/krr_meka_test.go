@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,7 +45,7 @@ func TestMEKAKRRMatchesDenseSolve(t *testing.T) {
 	}
 
 	// The same MEKA (same seed stream), solved densely.
-	me, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Rank: 8, Clusters: 3, PSD: true}, rand.New(rand.NewPCG(7, krrSeedStream)))
+	me, err := meka.Fit(ctx, x, k, meka.Options{Rank: 8, Clusters: 3, PSD: true}, rand.New(rand.NewPCG(7, krrSeedStream)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestMEKAKRRMatchesDenseSolve(t *testing.T) {
 	}
 
 	// The CG backend agrees to its tolerance (1e-10 residual, condition ≲ 1e3).
-	cg := &KRR{Kernel: k, Lambda: lambda, Seed: 7, Approx: &MEKAKRR{Rank: 8, Clusters: 3, Solver: "cg", CG: approx.MEKACG{Tol: 1e-10}}}
+	cg := &KRR{Kernel: k, Lambda: lambda, Seed: 7, Approx: &MEKAKRR{Rank: 8, Clusters: 3, Solver: "cg", CG: meka.CG{Tol: 1e-10}}}
 	if err := cg.Fit(ctx, x, y); err != nil {
 		t.Fatal(err)
 	}

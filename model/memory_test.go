@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -103,12 +104,12 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 		{"bka-svm", func() error {
 			return (&BKASVM{Kernel: k, Clusters: 2, Resources: Resources{Workers: 2, MemoryLimit: limit}, CacheBytes: 64 << 20}).Fit(context.Background(), x, labels)
 		}, "bka-svm before clustering (n=3000", 1 << 20, false},
-		{"approx.FitBKA", func() error {
-			_, err := approx.FitBKA(context.Background(), x, k, approx.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
+		{"meka.FitBKA", func() error {
+			_, err := meka.FitBKA(context.Background(), x, k, meka.BKAOptions{Clusters: 2, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
 			return err
 		}, "diagonal blocks", 0, false},
-		{"approx.FitMEKA", func() error {
-			_, err := approx.FitMEKA(context.Background(), x, k, approx.MEKAOptions{Clusters: 8, Rank: 128, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
+		{"meka.Fit", func() error {
+			_, err := meka.Fit(context.Background(), x, k, meka.Options{Clusters: 8, Rank: 128, MaxBytes: limit}, rand.New(rand.NewPCG(1, 1)))
 			return err
 		}, "meka", 0, false},
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -90,11 +91,11 @@ func configCases() []configCase {
 		}, nil, reg},
 		{"meka-features", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2,
-				Landmarks: 6, Rho: 3, Epsilon: 0.01, Strategy: approx.RankProportional}}}}
+				Landmarks: 6, Rho: 3, Epsilon: 0.01, Strategy: meka.RankProportional}}}}
 		}, nil, reg},
 		{"meka-cg", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: &MEKAKRR{Rank: 3, Clusters: 2, SkipPSD: true, Solver: "cg",
-				Strategy: approx.RankSame, CG: approx.MEKACG{Tol: 1e-9, MaxIter: 50}}}
+				Strategy: meka.RankSame, CG: meka.CG{Tol: 1e-9, MaxIter: 50}}}
 		}, nil, reg},
 		{"fixed-features", func() Estimator {
 			fm, err := approx.Nystrom{Rank: 6}.Fit(context.Background(), reg.x, g, &approx.Landmarks{Points: sub(reg.x, 9)})

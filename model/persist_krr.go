@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/kernel"
@@ -134,7 +135,7 @@ func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 		return encExpansion(e, p)
 	case *LinearFeatures:
 		e.String(predFeatures)
-		blob, err := approx.MarshalMap(p.Map)
+		blob, err := meka.MarshalMap(p.Map)
 		if err != nil {
 			return err
 		}
@@ -143,7 +144,7 @@ func encPredictor(e *binfmt.Enc, p KRRPredictor) error {
 		return nil
 	case *MEKAExpansion:
 		e.String(predMEKA)
-		blob, err := approx.MarshalMap(p.MEKA)
+		blob, err := meka.MarshalMap(p.MEKA)
 		if err != nil {
 			return err
 		}
@@ -194,14 +195,14 @@ func decPredictor(d *binfmt.Dec, dim int) KRRPredictor {
 		if d.Err() != nil {
 			return nil
 		}
-		mk, ok := fm.(*approx.MEKA)
+		mk, ok := fm.(*meka.Map)
 		if !ok {
 			d.Fail("MEKA predictor holds a %T", fm)
 			return nil
 		}
 		p := &MEKAExpansion{MEKA: mk, Beta: d.Matrix("MEKA coefficients", mk.Rank(), -1)}
 		if d.Bool() {
-			s := &approx.MEKASolution{Alpha: d.Dense(), Method: d.String(), Iterations: d.Ints(),
+			s := &meka.Solution{Alpha: d.Dense(), Method: d.String(), Iterations: d.Ints(),
 				Residuals: d.Floats(), Converged: d.Bool(), Indefinite: d.Bool()}
 			p.Solution = s
 		}
@@ -232,7 +233,7 @@ func decNestedMap(d *binfmt.Dec) approx.FeatureMap {
 	if d.Err() != nil {
 		return nil
 	}
-	fm, err := approx.LoadMap(bytes.NewReader(blob))
+	fm, err := meka.LoadMap(bytes.NewReader(blob))
 	if err != nil {
 		d.Fail("nested feature map: %v", err)
 		return nil
@@ -392,7 +393,7 @@ func encFeatureRidge(e *binfmt.Enc, b FeatureRidge, pred KRRPredictor) error {
 			e.Bool(true)
 			return nil
 		}
-		blob, err := approx.MarshalMap(f.Map)
+		blob, err := meka.MarshalMap(f.Map)
 		if err != nil {
 			e.String(backendFeatNotSaved)
 			e.String(fmt.Sprintf("%T", f.Map))
@@ -426,7 +427,7 @@ func encMEKAKRR(e *binfmt.Enc, b *MEKAKRR) {
 
 func decMEKAKRR(d *binfmt.Dec) *MEKAKRR {
 	b := &MEKAKRR{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
-		Strategy: approx.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
+		Strategy: meka.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
 	b.CG.Tol, b.CG.MaxIter = d.Float(), d.Int()
 	return b
 }

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
@@ -156,7 +156,7 @@ func TestSparseBKAKRRFiles(t *testing.T) {
 		case *BKASVM:
 			rows, _ = m.fit.global.sv.(kernel.Sparse)
 			var pb bytes.Buffer
-			if err := approx.SavePartition(&pb, m.Partition()); err != nil {
+			if err := cluster.SavePartition(&pb, m.Partition()); err != nil {
 				t.Fatal(err)
 			}
 			part = pb.Len()

@@ -3,7 +3,7 @@ package model
 import (
 	"bytes"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/solver"
@@ -215,7 +215,7 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 	e.Bool(f.ovo)
 	e.Int(f.d)
 	var pb bytes.Buffer
-	if err := approx.SavePartition(&pb, f.part); err != nil {
+	if err := cluster.SavePartition(&pb, f.part); err != nil {
 		return err
 	}
 	e.Blob(pb.Bytes())
@@ -261,7 +261,7 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	if d.Err() != nil {
 		return nil
 	}
-	part, err := approx.LoadPartition(bytes.NewReader(blob))
+	part, err := cluster.LoadPartition(bytes.NewReader(blob))
 	if err != nil {
 		d.Fail("partition: %v", err)
 		return nil

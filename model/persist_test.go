@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -73,7 +74,7 @@ func persistCases() []persistCase {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Rank: 4, Clusters: 3}}
 		}, reg},
 		{"krr-meka-features", func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: mekaMapper{opt: approx.MEKAOptions{Rank: 4, Clusters: 2, PSD: true}}}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: mekaMapper{opt: meka.Options{Rank: 4, Clusters: 2, PSD: true}}}}
 		}, reg},
 		{"krr-meka-features-builtin", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}}}
@@ -107,10 +108,10 @@ func persistCases() []persistCase {
 
 // mekaMapper fits a MEKA feature map (a FeatureMapper for FeatureRidge), to
 // exercise saving a MEKA map inside LinearFeatures.
-type mekaMapper struct{ opt approx.MEKAOptions }
+type mekaMapper struct{ opt meka.Options }
 
 func (m mekaMapper) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
-	return approx.FitMEKA(ctx, x, k, m.opt, rng)
+	return meka.Fit(ctx, x, k, m.opt, rng)
 }
 
 func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }

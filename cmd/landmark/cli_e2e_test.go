@@ -724,7 +724,7 @@ func TestCLIPredict(t *testing.T) {
 				}
 			}},
 		{name: "proba krr refused", args: []string{"predict", "--model", "krr.lmk", "--data", "hs.libsvm", "--output", "proba"}, code: 1,
-			stderr: []string{"--output proba", "krr outputs are not calibrated probabilities", "--set probability=true", "--output scores"}},
+			stderr: []string{"--output proba", "the krr was fitted without probability: true", "--set probability=true", "--output scores"}},
 		{name: "proba uncalibrated svm refused", args: []string{"predict", "--model", "svm.lmk", "--data", "hs.libsvm", "--output", "proba"}, code: 1,
 			stderr: []string{"the svm was fitted without probability: true"}},
 		{name: "proba regression refused", args: []string{"predict", "--model", "cpu.lmk", "--data", "cpu.libsvm", "--output", "proba"}, code: 1,

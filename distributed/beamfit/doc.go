@@ -29,10 +29,10 @@
 // |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the one-machine sum's own error.
 //
 // MEKASolver computes the per-cluster Nyström bases of MEKA (Si,
-// Hsieh & Dhillon, JMLR 2017, Algorithm 1 lines 2–4) for approx.FitMEKA
-// and model.MEKAKRR: each cluster's approx.MEKABasisProblem — its rows,
+// Hsieh & Dhillon, JMLR 2017, Algorithm 1 lines 2–4) for meka.Fit
+// and model.MEKAKRR: each cluster's meka.BasisProblem — its rows,
 // the landmark count and seed drawn on the driver, the target rank — is
-// one PCollection element solved by approx.SolveMEKABasis, the function
+// one PCollection element solved by meka.SolveBasis, the function
 // the local fit runs, so the approximation equals the local one bit for
 // bit. k-means, the rank choice of the eigen strategy, the link blocks
 // L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver does

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -20,13 +20,13 @@ func init() {
 	register.DoFn2x1[context.Context, int, error](&mekaBasisFn{})
 }
 
-// MEKASolver returns an approx.MEKABasisSolver that computes a MEKA fit's
+// MEKASolver returns an meka.BasisSolver that computes a MEKA fit's
 // per-cluster Nyström bases (Si, Hsieh & Dhillon 2017, Algorithm 1 lines
-// 2–4) as one Beam pipeline: the driver (approx.FitMEKA) fits the k-means
+// 2–4) as one Beam pipeline: the driver (meka.Fit) fits the k-means
 // partition (on its sample), draws every cluster's landmark seed and, for
 // the eigen rank strategy, chooses the ranks; every cluster's problem —
 // its rows, m_s, seed and target rank — is one element of a PCollection,
-// solved on a worker by approx.SolveMEKABasis (landmark draw,
+// solved on a worker by meka.SolveBasis (landmark draw,
 // eigendecomposition of K(Z_s, Z_s), K(X_s, Z_s), thin QR), the function
 // the local fit runs; the bases come back to the driver, which fits the
 // link blocks and holds the approximation. The result equals the local
@@ -35,13 +35,13 @@ func init() {
 // Problems and results travel through workDir (storage every worker
 // reaches; empty means a local temporary folder) as gob files named with
 // a random prefix per call, removed after reading when the file system
-// can; run nil means Prism. Set it on approx.MEKAOptions.BasisSolver, or
+// can; run nil means Prism. Set it on meka.Options.BasisSolver, or
 // on model.MEKAKRR.BasisSolver for KRR on MEKA:
 //
 //	est := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Rank: 128, Clusters: 10,
 //		BasisSolver: beamfit.MEKASolver(nil, "")}}
-func MEKASolver(run Runner, workDir string) approx.MEKABasisSolver {
-	return func(ctx context.Context, k kernel.Kernel, problems []approx.MEKABasisProblem) ([]approx.MEKABasis, error) {
+func MEKASolver(run Runner, workDir string) meka.BasisSolver {
+	return func(ctx context.Context, k kernel.Kernel, problems []meka.BasisProblem) ([]meka.Basis, error) {
 		spec, ok := kernel.SpecOf(k)
 		if !ok {
 			return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, k)
@@ -84,7 +84,7 @@ func MEKASolver(run Runner, workDir string) approx.MEKABasisSolver {
 		if err := r(ctx, p); err != nil {
 			return nil, fmt.Errorf("beamfit: meka basis pipeline: %w", err)
 		}
-		out := make([]approx.MEKABasis, len(problems))
+		out := make([]meka.Basis, len(problems))
 		for j := range problems {
 			name := joinPath(work, mekaFile(prefix, "result", j))
 			files = append(files, name)
@@ -136,11 +136,11 @@ func (f *mekaBasisFn) ProcessElement(ctx context.Context, j int) error {
 	if err != nil {
 		return err
 	}
-	var p approx.MEKABasisProblem
+	var p meka.BasisProblem
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&p); err != nil {
 		return fmt.Errorf("beamfit: meka basis problem %d: %w", j, err)
 	}
-	res, err := approx.SolveMEKABasis(ctx, k, p)
+	res, err := meka.SolveBasis(ctx, k, p)
 	if err != nil {
 		return fmt.Errorf("beamfit: meka basis problem %d: %w", j, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -15,7 +15,7 @@ import (
 )
 
 // TestMEKAMatchesLocal: MEKA with its per-cluster bases computed as Beam
-// elements on Prism (MEKASolver) equals the local approx.FitMEKA with the
+// elements on Prism (MEKASolver) equals the local meka.Fit with the
 // same seed exactly — link matrix, every basis W⁽ˢ⁾ with its rows, ranks,
 // Transform features and the product W L Wᵀ V, bit for bit — on bundled
 // heart_scale (270 × 13), dense with the "same" rank strategy and as CSR
@@ -36,16 +36,16 @@ func TestMEKAMatchesLocal(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		x        mat.Matrix
-		strategy approx.RankStrategy
-	}{{"dense", ds.X, approx.RankSame}, {"sparse", sparse, approx.RankEigen}} {
-		opt := approx.MEKAOptions{Rank: 8, Clusters: 4, Strategy: c.strategy}
-		local, err := approx.FitMEKA(ctx, c.x, k, opt, rand.New(rand.NewPCG(3, 4)))
+		strategy meka.RankStrategy
+	}{{"dense", ds.X, meka.RankSame}, {"sparse", sparse, meka.RankEigen}} {
+		opt := meka.Options{Rank: 8, Clusters: 4, Strategy: c.strategy}
+		local, err := meka.Fit(ctx, c.x, k, opt, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		work := t.TempDir()
 		opt.BasisSolver = MEKASolver(nil, work)
-		dist, err := approx.FitMEKA(ctx, c.x, k, opt, rand.New(rand.NewPCG(3, 4)))
+		dist, err := meka.Fit(ctx, c.x, k, opt, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestMEKAMatchesLocal(t *testing.T) {
 	}
 
 	// KRR on MEKA through the model backend, work dir empty (a temporary folder).
-	fit := func(bs approx.MEKABasisSolver) []float64 {
+	fit := func(bs meka.BasisSolver) []float64 {
 		t.Helper()
 		m := &model.KRR{Kernel: k, Lambda: 1e-3, Seed: 9, Approx: &model.MEKAKRR{Rank: 8, Clusters: 4, BasisSolver: bs}}
 		if err := m.Fit(ctx, ds.X, ds.Y); err != nil {

@@ -21,7 +21,7 @@ func Hint(err error) string {
 	case errors.Is(err, model.ErrMemory):
 		return "on the command line --memory sets the cap"
 	case errors.Is(err, experiments.ErrNoProba):
-		return "fit the svm with --set probability=true"
+		return "fit with --set probability=true"
 	}
 	return ""
 }

@@ -1,11 +1,9 @@
-package approx
+package cluster
 
 import (
 	"context"
-	"fmt"
 	"math"
 
-	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
@@ -192,71 +190,4 @@ func kmSketchSparse(x kernel.Sparse, sk *mat.Dense, rowsIdx []int) *mat.Dense {
 		kmProjectSparse(out.RawRowView(r), sk, indices[indptr[i]:indptr[i+1]], values[indptr[i]:indptr[i+1]])
 	}
 	return out
-}
-
-// checkSparse validates sparse data: non-empty, consistent arrays, column
-// indices strictly increasing within each row and below the column count
-// (d, when positive, must equal it), finite values. Empty rows are valid.
-func checkSparse(x kernel.Sparse, d int) error {
-	n, c := x.Dims()
-	if n <= 0 || c <= 0 {
-		return fmt.Errorf("%w: X is empty (%d×%d)", check.ErrInput, n, c)
-	}
-	if d > 0 && c != d {
-		return fmt.Errorf("%w: X has %d columns, want %d", check.ErrInput, c, d)
-	}
-	indptr, indices, values := x.CSR()
-	if len(indptr) != n+1 || indptr[0] != 0 || indptr[n] != len(indices) || len(indices) != len(values) {
-		return fmt.Errorf("%w: X: sparse arrays inconsistent", check.ErrInput)
-	}
-	for i := 0; i < n; i++ {
-		if indptr[i+1] < indptr[i] {
-			return fmt.Errorf("%w: X: row pointers decrease at row %d", check.ErrInput, i)
-		}
-		prev := int32(-1)
-		for p := indptr[i]; p < indptr[i+1]; p++ {
-			j := indices[p]
-			if j <= prev || int(j) >= c {
-				return fmt.Errorf("%w: X row %d: column %d repeated, out of order or beyond %d", check.ErrInput, i, j, c)
-			}
-			if v := values[p]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: X[%d,%d] is %v", check.ErrInput, i, j, v)
-			}
-			prev = j
-		}
-	}
-	return nil
-}
-
-// denseRows returns the rows idx of x (dense or sparse) as a new dense matrix.
-func denseRows(x mat.Matrix, idx []int) *mat.Dense {
-	if xs, ok := x.(kernel.Sparse); ok {
-		if len(idx) == 0 {
-			return &mat.Dense{}
-		}
-		_, d := xs.Dims()
-		out := mat.NewDense(len(idx), d, nil)
-		indptr, indices, values := xs.CSR()
-		for r, i := range idx {
-			row := out.RawRowView(r)
-			for p := indptr[i]; p < indptr[i+1]; p++ {
-				row[indices[p]] = values[p]
-			}
-		}
-		return out
-	}
-	return gatherRows(x.(*mat.Dense), idx)
-}
-
-// blockRows writes K(X_idx, Z) into dst for the rows idx of x and dense
-// points z: the kernel's Block on a dense copy of the rows, or
-// kernel.SparseBlock on the sparse rows (no dense copy).
-func blockRows(k kernel.Kernel, dst *mat.Dense, x mat.Matrix, idx []int, z *mat.Dense) {
-	if xs, ok := x.(kernel.Sparse); ok {
-		if err := kernel.SparseBlock(k, dst, kernel.SubsetRows(xs, idx), z); err != nil {
-			panic(err) // shapes are this package's own
-		}
-		return
-	}
-	k.Block(dst, gatherRows(x.(*mat.Dense), idx), z)
 }

@@ -1,4 +1,4 @@
-package approx
+package cluster
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/synth"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -79,8 +80,8 @@ func encodePartitionV2(t *testing.T, p *Partition) []byte {
 // stays dense.
 func TestSaveLoadSparsePartition(t *testing.T) {
 	const n, d = 300, 5000
-	x := sparseBlobs(rand.New(rand.NewPCG(11, 12)), n, d)
-	xt := sparseBlobs(rand.New(rand.NewPCG(13, 14)), 60, d)
+	x := synth.Sparse(rand.New(rand.NewPCG(11, 12)), n, d)
+	xt := synth.Sparse(rand.New(rand.NewPCG(13, 14)), 60, d)
 	for _, km := range []KMeans{{K: 6}, {K: 4, Sketch: 8}} {
 		p, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
@@ -121,102 +122,5 @@ func TestSaveLoadSparsePartition(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// encRows chooses the smaller field exactly and loses nothing: a matrix
-// without zeros is written dense, sparser ones as CSR, −0 entries are kept
-// (only the +0 bit pattern is left out), and an all-zero matrix is a CSR
-// field of no non-zeros. Every field here opens with 3 one-byte varints
-// (kind, rows, cols); then dense holds 8rc bytes and CSR the non-zero
-// count, a count per row, a gap per non-zero (one byte each here) and
-// 8 bytes a value — the expected sizes are counted that way.
-func TestEncRows(t *testing.T) {
-	negZero := math.Copysign(0, -1)
-	sparse := mat.NewDense(2, 40, nil)
-	sparse.Set(0, 3, 1.5)
-	sparse.Set(1, 39, -2)
-	nz := mat.NewDense(3, 50, nil)
-	nz.Set(0, 0, negZero)
-	nz.Set(2, 49, 7)
-	oneZero := mat.NewDense(1, 20, nil)
-	for j := 1; j < 20; j++ {
-		oneZero.Set(0, j, float64(j))
-	}
-	for _, c := range []struct {
-		name string
-		m    *mat.Dense
-		size int
-	}{
-		{"full", mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), 3 + 8*6},
-		{"sparse", sparse, 3 + 1 + 2 + 2*(1+8)},
-		{"negative zero", nz, 3 + 1 + 3 + 2*(1+8)},
-		{"half", mat.NewDense(1, 4, []float64{1, 0, 2, 0}), 3 + 1 + 1 + 2*(1+8)}, // dense: 3 + 32
-		// 19 non-zeros of 20: CSR would take 1 + 1 + 19·9 = 173 bytes, dense 160.
-		{"one zero of twenty", oneZero, 3 + 8*20},
-		{"zero", mat.NewDense(2, 5, nil), 3 + 1 + 2},
-	} {
-		var e binfmt.Enc
-		if err := encRows(&e, c.m); err != nil {
-			t.Fatal(err)
-		}
-		if len(e.Bytes()) != c.size {
-			t.Errorf("%s: %d bytes, want %d", c.name, len(e.Bytes()), c.size)
-		}
-		r, cols := c.m.Dims()
-		d := binfmt.NewDec(e.Bytes())
-		got := decRows(d, c.name, r, cols)
-		if err := d.Done(); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if !sameBitsDense(got, c.m) {
-			t.Errorf("%s: read back differently", c.name)
-		}
-	}
-}
-
-// MEKA on sparse rows saves its landmark rows (data rows, dense in memory)
-// as CSR: the file is far below the dense landmarks' 8·d bytes a row, and
-// the reloaded map transforms sparse rows bit-identically.
-func TestSaveLoadSparseMEKA(t *testing.T) {
-	const n, d = 200, 20000
-	x := sparseBlobs(rand.New(rand.NewPCG(21, 22)), n, d)
-	xt := sparseBlobs(rand.New(rand.NewPCG(23, 24)), 30, d)
-	m, err := FitMEKA(context.Background(), x, kernel.Gaussian{Gamma: 0.1}, MEKAOptions{Rank: 5, Clusters: 3}, rand.New(rand.NewPCG(5, 6)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := 0
-	for _, z := range m.z {
-		if z != nil {
-			r, _ := z.Dims()
-			rows += r
-		}
-	}
-	b, err := MarshalMap(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d landmark rows (dense %d bytes), file %d bytes", rows, 8*rows*d, len(b))
-	// Dense landmarks alone would take 8·d bytes a row; the file of a
-	// sparse fit must hold less than one dense row a cluster besides them
-	// (the centroids are sparse too).
-	if len(b) >= 8*d*len(m.z) {
-		t.Fatalf("file of %d bytes for %d sparse landmark rows", len(b), rows)
-	}
-	got, err := LoadMap(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := mat.NewDense(30, m.Dim(), nil)
-	c := mat.NewDense(30, m.Dim(), nil)
-	if err := m.Transform(context.Background(), a, xt); err != nil {
-		t.Fatal(err)
-	}
-	if err := got.Transform(context.Background(), c, xt); err != nil {
-		t.Fatal(err)
-	}
-	if !sameBitsDense(a, c) {
-		t.Fatal("reloaded MEKA transforms differently")
 	}
 }

@@ -1,67 +1,25 @@
-package approx
+package cluster
 
 import (
 	"context"
 	"errors"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/synth"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
-
-// sparseBlobs draws n sparse rows in d dimensions around 4 sparse centers
-// (each row: its center's non-zeros plus noise on them, and a few random
-// extra non-zeros); every 13th row is empty.
-func sparseBlobs(rng *rand.Rand, n, d int) *kernel.CSRRows {
-	centers := make([]map[int32]float64, 4)
-	for c := range centers {
-		centers[c] = map[int32]float64{}
-		for len(centers[c]) < 6 {
-			centers[c][int32(rng.IntN(d))] = 3 * rng.NormFloat64()
-		}
-	}
-	indptr := []int{0}
-	var indices []int32
-	var values []float64
-	for i := 0; i < n; i++ {
-		if i%13 != 0 {
-			row := map[int32]float64{}
-			// The center's features in ascending order: ranging over the
-			// map would hand the noise draws out in Go's random map order,
-			// a different data set on every call (that made
-			// TestMEKABasisSolverMatchesLocal panic about once in 20 runs).
-			for _, j := range slices.Sorted(maps.Keys(centers[i%4])) {
-				row[j] = centers[i%4][j] + 0.3*rng.NormFloat64()
-			}
-			for range 2 {
-				row[int32(rng.IntN(d))] = rng.NormFloat64()
-			}
-			cols := make([]int32, 0, len(row))
-			for j := range row {
-				cols = append(cols, j)
-			}
-			slices.Sort(cols)
-			for _, j := range cols {
-				indices = append(indices, j)
-				values = append(values, row[j])
-			}
-		}
-		indptr = append(indptr, len(values))
-	}
-	return kernel.NewCSRRows(d, indptr, indices, values)
-}
 
 // TestKMeansSparseMatchesDense: k-means on sparse rows gives the dense run's
 // partition (same labels: the distances differ only in rounding, far from
 // any tie on this data) and centroids to 1e-12, in plain, subsample and
 // sketch modes; Assign on sparse rows reproduces the labels.
 func TestKMeansSparseMatchesDense(t *testing.T) {
-	x := sparseBlobs(rand.New(rand.NewPCG(1, 2)), 300, 80)
+	x := synth.Sparse(rand.New(rand.NewPCG(1, 2)), 300, 80)
 	xd := kernel.DenseOf(x)
 	for _, km := range []KMeans{{K: 5}, {K: 4, Subsample: 120}, {K: 4, Sketch: 10}} {
 		ps, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(3, 4)))
@@ -129,7 +87,7 @@ func kmMeansScratch(c *mat.Dense, x *mat.Dense, lab []int) {
 // and keep −0 where every member is −0 (the sums start from +0, so
 // +0 + −0 = +0 exactly as the accumulator gives).
 func TestKMeansMeansInPlace(t *testing.T) {
-	x := sparseBlobs(rand.New(rand.NewPCG(31, 32)), 97, 60)
+	x := synth.Sparse(rand.New(rand.NewPCG(31, 32)), 97, 60)
 	xd := kernel.DenseOf(x)
 	xd.Set(5, 7, math.Copysign(0, -1))
 	rng := rand.New(rand.NewPCG(33, 34))

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
@@ -30,9 +32,9 @@ type BKAOptions struct {
 	// Clusters is c (ignored when Partition is set).
 	Clusters int
 	// KMeans configures the clustering; its K is replaced by Clusters.
-	KMeans KMeans
+	KMeans cluster.KMeans
 	// Partition, when non-nil, is used instead of running k-means.
-	Partition *Partition
+	Partition *cluster.Partition
 	// MaxBytes bounds the planned memory Σ 8·n_s² of the blocks; 0 means
 	// DefaultBKAMaxBytes. FitBKA fails with ErrMemory, before allocating, when
 	// the partition needs more.
@@ -62,7 +64,7 @@ type BKA struct {
 	x       mat.Matrix // training data, dense or CSR (not copied; must not be modified)
 	n, d    int
 	opt     BKAOptions
-	part    *Partition
+	part    *cluster.Partition
 	members [][]int
 	blocks  []*mat.SymDense
 
@@ -81,11 +83,11 @@ type bkaChol struct {
 // FitBKA partitions x (or uses opt.Partition) and forms the exact diagonal
 // kernel blocks. x is kept by reference for CrossMul. Sparse x
 // (kernel.Sparse) stays sparse: k-means runs on the CSR rows, and each block
-// K(X_s, X_s) comes from the engine's sparse path against qualityChunk of
+// K(X_s, X_s) comes from the engine's sparse path against points.Chunk of
 // the cluster's rows expanded to dense at a time (exactRows).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
-	x := dataOf(xIn)
-	if err := checkData(x); err != nil {
+	x := points.Data(xIn)
+	if err := points.Check(x); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
 	if k == nil {
@@ -141,11 +143,11 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 		big = max(big, int64(len(mem)))
 	}
 	// Transient, per worker: a dense copy of one cluster's rows; for sparse
-	// x instead qualityChunk rows expanded to dense, their transposed copy
-	// in the engine, and one |mem|×qualityChunk slice of the block.
+	// x instead points.Chunk rows expanded to dense, their transposed copy
+	// in the engine, and one |mem|×points.Chunk slice of the block.
 	scratch := 8 * big * int64(d)
 	if _, ok := x.(kernel.Sparse); ok {
-		scratch = 8 * (2*qualityChunk*int64(d) + big*qualityChunk)
+		scratch = 8 * (2*points.Chunk*int64(d) + big*points.Chunk)
 	}
 	// Fewer workers when the cap leaves no room for one scratch each (the
 	// blocks do not depend on the worker count); refused only when even one
@@ -172,14 +174,14 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 		g := mat.NewSymDense(ns, nil)
 		full := mat.NewDense(ns, ns, g.RawSymmetric().Data)
 		if sx, ok := x.(kernel.Sparse); ok {
-			// The cluster's CSR rows against qualityChunk of them
+			// The cluster's CSR rows against points.Chunk of them
 			// expanded to dense at a time, on one engine worker (the
 			// clusters run in parallel).
-			if err := exactRows(ctx, k, kernel.SubsetRows(sx, members[s]), levIota(ns), full, 1); err != nil {
+			if err := points.Exact(ctx, k, kernel.SubsetRows(sx, members[s]), points.Iota(ns), full, 1); err != nil {
 				return err
 			}
 		} else {
-			xs := gatherRows(x, members[s])
+			xs := points.Gather(x, members[s])
 			k.Block(full, xs, xs)
 		}
 		b.blocks[s] = g
@@ -217,7 +219,7 @@ func (b *BKA) Bytes() int64 { return b.stats.Bytes }
 func (b *BKA) Len() int { return b.n }
 
 // Partition returns the partition.
-func (b *BKA) Partition() *Partition { return b.part }
+func (b *BKA) Partition() *cluster.Partition { return b.part }
 
 // Members returns the training rows of cluster s, ascending.
 func (b *BKA) Members(s int) []int { return slices.Clone(b.members[s]) }
@@ -247,7 +249,7 @@ func (b *BKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
 		if len(mem) == 0 {
 			return
 		}
-		vs := gatherRows(v, mem)
+		vs := points.Gather(v, mem)
 		out := mat.NewDense(len(mem), t, nil)
 		out.Mul(b.blocks[s], vs)
 		for i, row := range mem {
@@ -321,7 +323,7 @@ func (b *BKA) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*BKASolu
 		if len(mem) == 0 {
 			return
 		}
-		ys := gatherRows(y, mem)
+		ys := points.Gather(y, mem)
 		var as mat.Dense
 		// SolveTo's only error is a mat.Condition warning about ill-conditioning;
 		// the factor exists (λn or the jitter made the block positive definite).
@@ -424,7 +426,7 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			}
 			return nil
 		}
-		as := gatherRows(alpha, mem)
+		as := points.Gather(alpha, mem)
 		if sx, ok := b.x.(kernel.Sparse); ok {
 			// CSR training rows stay sparse: K(X_s, X_chunk)ᵀ·α_s on the
 			// engine's sparse path (one worker: clusters run in parallel).
@@ -432,7 +434,7 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			for lo := 0; lo < len(rows[s]); lo += 512 {
 				chunk := rows[s][lo:min(lo+512, len(rows[s]))]
 				out := mat.NewDense(len(chunk), t, nil)
-				if err := kernel.NewOp(b.kern, sub, gatherRows(xnew, chunk), kernel.Options{Workers: 1}).MulT(ctx, out, as); err != nil {
+				if err := kernel.NewOp(b.kern, sub, points.Gather(xnew, chunk), kernel.Options{Workers: 1}).MulT(ctx, out, as); err != nil {
 					return err
 				}
 				for i, row := range chunk {
@@ -441,11 +443,11 @@ func (b *BKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 			}
 			return nil
 		}
-		xs := gatherRows(b.x, mem)
+		xs := points.Gather(b.x, mem)
 		for lo := 0; lo < len(rows[s]); lo += 512 {
 			chunk := rows[s][lo:min(lo+512, len(rows[s]))]
 			kq := mat.NewDense(len(chunk), len(mem), nil)
-			b.kern.Block(kq, gatherRows(xnew, chunk), xs)
+			b.kern.Block(kq, points.Gather(xnew, chunk), xs)
 			out := mat.NewDense(len(chunk), t, nil)
 			out.Mul(kq, as)
 			for i, row := range chunk {

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -17,7 +19,7 @@ import (
 // blobs returns c well-separated Gaussian clusters of per points each in d
 // dimensions (centers on a grid of spacing sep, unit spread), and the
 // partition that generated them.
-func blobs(c, per, d int, sep float64, rng *rand.Rand) (*mat.Dense, *Partition) {
+func blobs(c, per, d int, sep float64, rng *rand.Rand) (*mat.Dense, *cluster.Partition) {
 	n := c * per
 	x := mat.NewDense(n, d, nil)
 	cent := mat.NewDense(c, d, nil)
@@ -42,7 +44,7 @@ func blobs(c, per, d int, sep float64, rng *rand.Rand) (*mat.Dense, *Partition) 
 			means.Set(s, j, means.At(s, j)+x.At(i, j)/float64(per))
 		}
 	}
-	return x, &Partition{Centroids: means, Labels: labels, assignTo: means}
+	return x, &cluster.Partition{Centroids: means, Labels: labels}
 }
 
 // denseKernel returns K(X, X).
@@ -54,7 +56,7 @@ func denseKernel(k kernel.Kernel, x *mat.Dense) *mat.Dense {
 }
 
 // mekaDense returns W L Wᵀ as a dense n×n matrix.
-func mekaDense(t *testing.T, m *MEKA) *mat.Dense {
+func mekaDense(t *testing.T, m *Map) *mat.Dense {
 	t.Helper()
 	n := m.Len()
 	idx := make([]int, n)
@@ -84,7 +86,7 @@ func subBlock(g *mat.Dense, rows, cols []int) *mat.Dense {
 	return out
 }
 
-func linkBlock(m *MEKA, s, t int) *mat.Dense {
+func linkBlock(m *Map, s, t int) *mat.Dense {
 	l := m.Link()
 	out := mat.NewDense(m.off[s+1]-m.off[s], m.off[t+1]-m.off[t], nil)
 	for i := range m.off[s+1] - m.off[s] {
@@ -118,7 +120,7 @@ func TestMEKALinkIsLeastSquaresOptimum(t *testing.T) {
 	x, part := blobs(3, 40, 4, 3, rng)
 	k := kernel.Gaussian{Gamma: 0.1}
 	// ρ = 100 makes the sample (1+ρ)k ≥ n_s: each link is fitted on the whole block.
-	m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 5, Rho: 100, Partition: part}, rng)
+	m, err := Fit(context.Background(), x, k, Options{Rank: 5, Rho: 100, Partition: part}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestMEKAFullRankReproducesKernel(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 0.5}
 	// Rank ≥ n_s: every basis spans its cluster (m_s = n_s landmarks, so the
 	// Nyström block is exact), and ρ large links every whole block.
-	m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 15, Rho: 10, Partition: part}, rng)
+	m, err := Fit(context.Background(), x, k, Options{Rank: 15, Rho: 10, Partition: part}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +195,8 @@ func TestMEKAPSDFix(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 0.05}
 	// Small γ with overlapping clusters and a small link sample (ρ = 0.1)
 	// makes the sampled least-squares links inconsistent, so L is indefinite.
-	opt := MEKAOptions{Rank: 8, Rho: 0.1, Partition: part}
-	raw, err := FitMEKA(ctx, x, k, opt, rand.New(rand.NewPCG(7, 8)))
+	opt := Options{Rank: 8, Rho: 0.1, Partition: part}
+	raw, err := Fit(ctx, x, k, opt, rand.New(rand.NewPCG(7, 8)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func TestMEKAPSDFix(t *testing.T) {
 		t.Fatalf("test setup: MEKA without the fix should be indefinite, smallest eigenvalue %g", minRaw)
 	}
 	opt.PSD = true
-	fixed, err := FitMEKA(ctx, x, k, opt, rand.New(rand.NewPCG(7, 8)))
+	fixed, err := Fit(ctx, x, k, opt, rand.New(rand.NewPCG(7, 8)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestMEKASolveMatchesDense(t *testing.T) {
 	x, _ := blobs(4, 60, 4, 2, rng)
 	n := 240
 	k := kernel.Gaussian{Gamma: 0.2}
-	m, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 10, Clusters: 4, PSD: true}, rng)
+	m, err := Fit(ctx, x, k, Options{Rank: 10, Clusters: 4, PSD: true}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +271,7 @@ func TestMEKASolveMatchesDense(t *testing.T) {
 	if e := relFro(wb.Alpha, &want); e > 1e-9 || wb.Indefinite || !wb.Converged {
 		t.Errorf("Woodbury: relative difference from dense solve %g (indefinite %v)", e, wb.Indefinite)
 	}
-	cg, err := m.SolveCG(ctx, lambda, y, MEKACG{Tol: 1e-12})
+	cg, err := m.SolveCG(ctx, lambda, y, CG{Tol: 1e-12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,8 +303,8 @@ func TestMEKASolveMatchesDense(t *testing.T) {
 // Nyström with r landmarks (dense, for small test problems).
 func nystromError(k kernel.Kernel, x *mat.Dense, g *mat.Dense, r int, rng *rand.Rand) float64 {
 	n, _ := x.Dims()
-	idx := sampleWithoutReplacement(n, r, rng)
-	z := gatherRows(x, idx)
+	idx := points.Sample(n, r, rng)
+	z := points.Gather(x, idx)
 	c := mat.NewDense(n, r, nil)
 	k.Block(c, x, z)
 	w := mat.NewSymDense(r, nil)
@@ -348,7 +350,7 @@ func TestMEKABeatsNystromOnClusteredData(t *testing.T) {
 	} {
 		k := kernel.Gaussian{Gamma: tc.gamma}
 		g := denseKernel(k, x)
-		m, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 10, Partition: part}, rand.New(rand.NewPCG(13, 14)))
+		m, err := Fit(ctx, x, k, Options{Rank: 10, Partition: part}, rand.New(rand.NewPCG(13, 14)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +405,7 @@ func TestMEKADeterministicAcrossWorkers(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 0.3}
 	var prev []float64
 	for _, w := range []int{1, 3} {
-		m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 6, Clusters: 4, Workers: w, KMeans: KMeans{}}, rand.New(rand.NewPCG(21, 22)))
+		m, err := Fit(context.Background(), x, k, Options{Rank: 6, Clusters: 4, Workers: w, KMeans: cluster.KMeans{}}, rand.New(rand.NewPCG(21, 22)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,7 +446,7 @@ func TestMEKARankStrategies(t *testing.T) {
 		x.SetRow(i, row)
 	}
 	cent := mat.NewDense(3, 3, []float64{0, 0, 0, 20, 0, 0, 0, 20, 0})
-	part := &Partition{Centroids: cent, Labels: labels, assignTo: cent}
+	part := &cluster.Partition{Centroids: cent, Labels: labels}
 	k := kernel.Gaussian{Gamma: 0.2}
 	for _, tc := range []struct {
 		s    RankStrategy
@@ -454,7 +456,7 @@ func TestMEKARankStrategies(t *testing.T) {
 		// 24·30/240 = 3, 24·60/240 = 6, 24·150/240 = 15.
 		{RankProportional, []int{3, 6, 15}},
 	} {
-		m, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 8, Strategy: tc.s, Partition: part}, rng)
+		m, err := Fit(ctx, x, k, Options{Rank: 8, Strategy: tc.s, Partition: part}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -466,7 +468,7 @@ func TestMEKARankStrategies(t *testing.T) {
 			}
 		}
 	}
-	m, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 8, Strategy: RankEigen, Partition: part}, rng)
+	m, err := Fit(ctx, x, k, Options{Rank: 8, Strategy: RankEigen, Partition: part}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +487,7 @@ func TestMEKARankStrategies(t *testing.T) {
 		{idx: make([]int, 2), vals: []float64{4, 3}, nrank: 2},   // scale 20/2 → 40, 30
 		{idx: make([]int, 2), vals: []float64{9, 0.1}, nrank: 1}, // scale 4/2 → 18
 	}
-	mm := &MEKA{opt: MEKAOptions{Rank: 1, Strategy: RankEigen}, members: [][]int{make([]int, 10), make([]int, 20), make([]int, 4)}}
+	mm := &Map{opt: Options{Rank: 1, Strategy: RankEigen}, members: [][]int{make([]int, 10), make([]int, 20), make([]int, 4)}}
 	got := mm.chooseRanks(nil, fac)
 	// c·k = 3 largest of {25, 5, 40, 30, 18}: 40, 30, 25 → ranks [1, 2, 0].
 	if got[0] != 1 || got[1] != 2 || got[2] != 0 {
@@ -511,7 +513,7 @@ func TestMEKAThreshold(t *testing.T) {
 	if !(vals[2] < eps && eps < vals[3]) {
 		t.Fatalf("test setup: centroid kernel values %v coincide", vals)
 	}
-	m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 4, Epsilon: eps, Partition: part}, rand.New(rand.NewPCG(1, 1)))
+	m, err := Fit(context.Background(), x, k, Options{Rank: 4, Epsilon: eps, Partition: part}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,23 +539,23 @@ func TestMEKABadInput(t *testing.T) {
 	nan := mat.DenseCopyOf(x)
 	nan.Set(3, 1, math.NaN())
 	for name, f := range map[string]func() error{
-		"nan X":        func() error { _, err := FitMEKA(ctx, nan, k, MEKAOptions{}, rng); return err },
-		"nil kernel":   func() error { _, err := FitMEKA(ctx, x, nil, MEKAOptions{}, rng); return err },
-		"nil rng":      func() error { _, err := FitMEKA(ctx, x, k, MEKAOptions{}, nil); return err },
-		"c > n":        func() error { _, err := FitMEKA(ctx, x, k, MEKAOptions{Clusters: 21}, rng); return err },
-		"rho < 0":      func() error { _, err := FitMEKA(ctx, x, k, MEKAOptions{Rho: -1}, rng); return err },
-		"rank < 0":     func() error { _, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: -1}, rng); return err },
-		"bad strategy": func() error { _, err := FitMEKA(ctx, x, k, MEKAOptions{Strategy: "max"}, rng); return err },
+		"nan X":        func() error { _, err := Fit(ctx, nan, k, Options{}, rng); return err },
+		"nil kernel":   func() error { _, err := Fit(ctx, x, nil, Options{}, rng); return err },
+		"nil rng":      func() error { _, err := Fit(ctx, x, k, Options{}, nil); return err },
+		"c > n":        func() error { _, err := Fit(ctx, x, k, Options{Clusters: 21}, rng); return err },
+		"rho < 0":      func() error { _, err := Fit(ctx, x, k, Options{Rho: -1}, rng); return err },
+		"rank < 0":     func() error { _, err := Fit(ctx, x, k, Options{Rank: -1}, rng); return err },
+		"bad strategy": func() error { _, err := Fit(ctx, x, k, Options{Strategy: "max"}, rng); return err },
 		"eps poly": func() error {
-			_, err := FitMEKA(ctx, x, kernel.Polynomial{Degree: 2, Gamma: 1}, MEKAOptions{Epsilon: 0.1, Partition: part}, rng)
+			_, err := Fit(ctx, x, kernel.Polynomial{Degree: 2, Gamma: 1}, Options{Epsilon: 0.1, Partition: part}, rng)
 			return err
 		},
 		"budget": func() error {
-			_, err := FitMEKA(ctx, x, k, MEKAOptions{Partition: part, MaxBytes: 100}, rng)
+			_, err := Fit(ctx, x, k, Options{Partition: part, MaxBytes: 100}, rng)
 			return err
 		},
 		"labels": func() error {
-			_, err := FitMEKA(ctx, x, k, MEKAOptions{Partition: &Partition{Centroids: part.Centroids, Labels: []int{0}}}, rng)
+			_, err := Fit(ctx, x, k, Options{Partition: &cluster.Partition{Centroids: part.Centroids, Labels: []int{0}}}, rng)
 			return err
 		},
 	} {
@@ -561,7 +563,7 @@ func TestMEKABadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want ErrInput", name, err)
 		}
 	}
-	m, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 3, Partition: part}, rng)
+	m, err := Fit(ctx, x, k, Options{Rank: 3, Partition: part}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +576,7 @@ func TestMEKABadInput(t *testing.T) {
 	if _, err := m.Solve(ctx, 1, mat.NewDense(19, 1, nil)); !errors.Is(err, check.ErrInput) {
 		t.Errorf("Solve with 19 targets: %v, want ErrInput", err)
 	}
-	if _, err := m.SolveCG(ctx, 1, y, MEKACG{Tol: -1}); !errors.Is(err, check.ErrInput) {
+	if _, err := m.SolveCG(ctx, 1, y, CG{Tol: -1}); !errors.Is(err, check.ErrInput) {
 		t.Errorf("SolveCG with Tol -1: %v, want ErrInput", err)
 	}
 	if err := m.Transform(ctx, mat.NewDense(1, m.Dim(), nil), mat.NewDense(1, 3, nil)); !errors.Is(err, check.ErrInput) {
@@ -582,7 +584,7 @@ func TestMEKABadInput(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := FitMEKA(cctx, x, k, MEKAOptions{Rank: 3, Partition: part}, rng); !errors.Is(err, context.Canceled) {
+	if _, err := Fit(cctx, x, k, Options{Rank: 3, Partition: part}, rng); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled fit: %v, want context.Canceled", err)
 	}
 }
@@ -592,7 +594,7 @@ func TestMEKABadInput(t *testing.T) {
 func TestMEKAConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	x, _ := blobs(3, 30, 3, 2, rand.New(rand.NewPCG(41, 42)))
-	m, err := FitMEKA(ctx, x, kernel.Gaussian{Gamma: 0.3}, MEKAOptions{Rank: 4, Clusters: 3}, rand.New(rand.NewPCG(43, 44)))
+	m, err := Fit(ctx, x, kernel.Gaussian{Gamma: 0.3}, Options{Rank: 4, Clusters: 3}, rand.New(rand.NewPCG(43, 44)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -623,7 +625,7 @@ func TestMEKAProgress(t *testing.T) {
 	x, _ := blobs(3, 30, 3, 2, rand.New(rand.NewPCG(45, 46)))
 	last := map[string][2]int{}
 	var order []string
-	opt := MEKAOptions{Rank: 4, Clusters: 3, PSD: true, Workers: 2, Progress: func(stage string, done, total int) {
+	opt := Options{Rank: 4, Clusters: 3, PSD: true, Workers: 2, Progress: func(stage string, done, total int) {
 		if len(order) == 0 || order[len(order)-1] != stage {
 			order = append(order, stage)
 		}
@@ -631,7 +633,7 @@ func TestMEKAProgress(t *testing.T) {
 	}}
 	// Progress is called from worker goroutines, one call at a time (the
 	// fitter serializes them); -race checks that.
-	if _, err := FitMEKA(context.Background(), x, kernel.Gaussian{Gamma: 0.3}, opt, rand.New(rand.NewPCG(47, 48))); err != nil {
+	if _, err := Fit(context.Background(), x, kernel.Gaussian{Gamma: 0.3}, opt, rand.New(rand.NewPCG(47, 48))); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"cluster", "basis", "link", "eigen"}
@@ -669,8 +671,8 @@ func TestMEKARankZeroClusterBasis(t *testing.T) {
 		labels[i] = 1
 	}
 	cent := mat.NewDense(2, 3, []float64{148.5, 0, 0, 1000, 0, 0})
-	part := &Partition{Centroids: cent, Labels: labels, assignTo: cent}
-	m, err := FitMEKA(context.Background(), x, kernel.Gaussian{Gamma: 1}, MEKAOptions{Rank: 1, Strategy: RankEigen, Partition: part}, rand.New(rand.NewPCG(3, 5)))
+	part := &cluster.Partition{Centroids: cent, Labels: labels}
+	m, err := Fit(context.Background(), x, kernel.Gaussian{Gamma: 1}, Options{Rank: 1, Strategy: RankEigen, Partition: part}, rand.New(rand.NewPCG(3, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -685,7 +687,7 @@ func TestMEKARankZeroClusterBasis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, mm := range map[string]*MEKA{"fitted": m, "loaded": loaded.(*MEKA)} {
+	for name, mm := range map[string]*Map{"fitted": m, "loaded": loaded.(*Map)} {
 		w0, rows0 := mm.Basis(0)
 		if r, c := w0.Dims(); r != 100 || c != 2 || len(rows0) != 100 {
 			t.Errorf("%s: basis 0 is %d×%d over %d rows, want 100×2 over 100", name, r, c, len(rows0))
@@ -695,4 +697,14 @@ func TestMEKARankZeroClusterBasis(t *testing.T) {
 			t.Errorf("%s: basis of the rank-0 cluster: empty %v, rows %v; want empty, [100 101]", name, w1.IsEmpty(), rows1)
 		}
 	}
+}
+
+// mustAssign is Partition.Assign for inputs the test knows are valid.
+func mustAssign(t *testing.T, p *cluster.Partition, x *mat.Dense) []int {
+	t.Helper()
+	lab, err := p.Assign(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
 }

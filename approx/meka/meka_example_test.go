@@ -1,4 +1,4 @@
-package approx_test
+package meka_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -24,12 +24,12 @@ func exampleClusters(n, c int, rng *rand.Rand) *mat.Dense {
 
 // Fit MEKA on clustered data, check its error on a few rows against the exact
 // kernel, and solve a kernel ridge regression with the Woodbury identity.
-func ExampleFitMEKA() {
+func ExampleFit() {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := exampleClusters(600, 4, rng)
 	k := kernel.Gaussian{Gamma: 0.5}
-	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Rank: 10, Clusters: 4, PSD: true}, rng)
+	m, err := meka.Fit(ctx, x, k, meka.Options{Rank: 10, Clusters: 4, PSD: true}, rng)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -76,12 +76,12 @@ func ExampleFitMEKA() {
 
 // MEKA is a feature map: φ(x)·φ(y) is the (PSD-fixed) approximation of k(x, y),
 // for training and new points alike.
-func ExampleMEKA_Transform() {
+func ExampleMap_Transform() {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := exampleClusters(400, 4, rng)
 	k := kernel.Gaussian{Gamma: 0.5}
-	m, err := approx.FitMEKA(ctx, x, k, approx.MEKAOptions{Rank: 12, Clusters: 4, PSD: true}, rng)
+	m, err := meka.Fit(ctx, x, k, meka.Options{Rank: 12, Clusters: 4, PSD: true}, rng)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -105,7 +105,7 @@ func ExampleFitBKA() {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := exampleClusters(400, 4, rng)
-	b, err := approx.FitBKA(ctx, x, kernel.Gaussian{Gamma: 0.5}, approx.BKAOptions{Clusters: 4}, rng)
+	b, err := meka.FitBKA(ctx, x, kernel.Gaussian{Gamma: 0.5}, meka.BKAOptions{Clusters: 4}, rng)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -10,18 +10,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // RankStrategy decides the rank k_s of each cluster's basis in MEKA
 // (Si, Hsieh & Dhillon 2017, Section 5.2). Every strategy spends the same
-// budget of c·k basis vectors in total, where k is MEKAOptions.Rank.
+// budget of c·k basis vectors in total, where k is Options.Rank.
 type RankStrategy string
 
 // The rank strategies of Section 5.2.
@@ -37,17 +37,17 @@ const (
 	RankEigen RankStrategy = "eigen"
 )
 
-// Defaults of MEKAOptions.
+// Defaults of Options.
 const (
-	// DefaultMEKARank is k, the paper's most used rank (Tables 7 and 8).
-	DefaultMEKARank = 128
-	// DefaultMEKAClusters is c, as in the authors' released code (noc = 10).
-	DefaultMEKAClusters = 10
-	// DefaultMEKARho is ρ: link blocks are fitted on (1+ρ)k × (1+ρ)k sampled
+	// DefaultRank is k, the paper's most used rank (Tables 7 and 8).
+	DefaultRank = 128
+	// DefaultClusters is c, as in the authors' released code (noc = 10).
+	DefaultClusters = 10
+	// DefaultRho is ρ: link blocks are fitted on (1+ρ)k × (1+ρ)k sampled
 	// entries (Section 5.2 finds ρ of 2 or 3 sufficient).
-	DefaultMEKARho = 2.0
-	// DefaultMEKAMaxBytes bounds the memory MEKA plans to hold (4 GiB).
-	DefaultMEKAMaxBytes = 4 << 30
+	DefaultRho = 2.0
+	// DefaultMaxBytes bounds the memory MEKA plans to hold (4 GiB).
+	DefaultMaxBytes = 4 << 30
 )
 
 // eigRelTol is the relative cut-off below which eigenvalues of a landmark
@@ -62,10 +62,10 @@ const eigRelTol = 1e-10
 // poor sample cannot blow up L⁽ˢᵗ⁾ by more than 1e8.
 const pinvRelTol = 1e-8
 
-// MEKAOptions configures FitMEKA. The zero value means the paper's defaults:
+// Options configures Fit. The zero value means the paper's defaults:
 // k = 128, c = 10, m_s = 2k_s landmarks per cluster, ρ = 2, no thresholding,
 // rank strategy "same", no PSD fix.
-type MEKAOptions struct {
+type Options struct {
 	// Rank is k, the average rank per cluster; the total rank is c·k.
 	Rank int
 	// Clusters is c, the number of k-means clusters (ignored when Partition is set).
@@ -86,13 +86,13 @@ type MEKAOptions struct {
 	// eigenvalues set to zero, so that W L Wᵀ is positive semi-definite.
 	PSD bool
 	// KMeans configures the clustering; its K is replaced by Clusters.
-	KMeans KMeans
+	KMeans cluster.KMeans
 	// Partition, when non-nil, is used instead of running k-means. Its
 	// Labels must cover the rows of X.
-	Partition *Partition
+	Partition *cluster.Partition
 	// MaxBytes bounds the memory planned before allocation (what MEKA holds
 	// plus each worker's scratch for one cluster); 0 means
-	// DefaultMEKAMaxBytes. Fit fails with ErrMemory when the plan exceeds it.
+	// DefaultMaxBytes. Fit fails with ErrMemory when the plan exceeds it.
 	MaxBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS. Results do not
 	// depend on it.
@@ -102,18 +102,18 @@ type MEKAOptions struct {
 	// With a BasisSolver the basis stage reports once, when it returns.
 	Progress func(stage string, done, total int)
 	// BasisSolver, when set, computes the per-cluster Nyström bases
-	// (Algorithm 1 lines 2–4) instead of the local parallel loop: FitMEKA
+	// (Algorithm 1 lines 2–4) instead of the local parallel loop: Fit
 	// clusters, draws every seed and, for RankEigen, chooses the ranks on
-	// this machine, hands it one MEKABasisProblem per non-empty cluster and
+	// this machine, hands it one BasisProblem per non-empty cluster and
 	// fits the link blocks and the rest from the bases it returns. A solver
-	// that runs SolveMEKABasis gives the local fit's approximation bit for
+	// that runs SolveBasis gives the local fit's approximation bit for
 	// bit. The problems copy X (planned in MaxBytes).
-	BasisSolver MEKABasisSolver
+	BasisSolver BasisSolver
 }
 
-// MEKAStats describes a fitted MEKA: per-stage times (the paper's T_C, T_W,
+// Stats describes a fitted MEKA: per-stage times (the paper's T_C, T_W,
 // T_L), ranks, links and memory.
-type MEKAStats struct {
+type Stats struct {
 	ClusterTime time.Duration // T_C: k-means (zero when a Partition was given)
 	BasisTime   time.Duration // T_W: per-cluster Nyström bases W⁽ˢ⁾
 	LinkTime    time.Duration // T_L: link blocks L⁽ˢᵗ⁾
@@ -140,23 +140,23 @@ type MEKAStats struct {
 }
 
 // Kernel returns the kernel MEKA approximates (nil before Fit).
-func (m *MEKA) Kernel() kernel.Kernel { return m.kern }
+func (m *Map) Kernel() kernel.Kernel { return m.kern }
 
-// MEKA is a fitted Memory Efficient Kernel Approximation
+// Map is a fitted MEKA, Memory Efficient Kernel Approximation,
 // G ≈ W L Wᵀ, W = diag(W⁽¹⁾, …, W⁽ᶜ⁾) (rows in cluster order), where each
 // W⁽ˢ⁾ is an orthonormal n_s × k_s basis from Nyström on the diagonal block
 // G⁽ˢˢ⁾ and L is the symmetric (Σk_s)×(Σk_s) link matrix. W is kept as c
 // blocks: memory is O(nk + (ck)²), never n × ck dense.
 //
-// MEKA is also an approx.FeatureMap of the PSD-fixed approximation: a new
+// Map is also an approx.FeatureMap of the PSD-fixed approximation: a new
 // point is assigned to its nearest centroid and extended with that cluster's
 // Nyström basis. Methods may be called concurrently once Fit has returned.
-type MEKA struct {
+type Map struct {
 	kern kernel.Kernel
 	n, d int
-	opt  MEKAOptions // resolved
+	opt  Options // resolved
 
-	part    *Partition
+	part    *cluster.Partition
 	labels  []int   // cluster of each training row
 	pos     []int   // position of each training row within its cluster
 	members [][]int // training rows of each cluster, ascending
@@ -175,12 +175,12 @@ type MEKA struct {
 	feat    *mat.Dense // V₊Λ₊^(1/2), r × Dim()
 
 	statsMu sync.Mutex // guards stats against the lazy eigendecomposition
-	stats   MEKAStats
+	stats   Stats
 }
 
-var _ FeatureMap = (*MEKA)(nil)
+var _ approx.FeatureMap = (*Map)(nil)
 
-// FitMEKA fits MEKA (Si, Hsieh & Dhillon 2017, Algorithm 1) to the rows of x
+// Fit fits MEKA (Si, Hsieh & Dhillon 2017, Algorithm 1) to the rows of x
 // with kernel k. All randomness (k-means, landmarks, link samples) comes from
 // rng; the result does not depend on the number of workers.
 //
@@ -188,10 +188,10 @@ var _ FeatureMap = (*MEKA)(nil)
 // with dense centroids, and each cluster's block K(X_s, Z_s) comes from its
 // sparse rows against the dense landmarks (kernel.SparseBlock). The
 // landmarks and the link samples, O(rank) rows per cluster, are held dense.
-func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptions, rng *rand.Rand) (*MEKA, error) {
+func Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt Options, rng *rand.Rand) (*Map, error) {
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
-		if err := checkSparse(xs, 0); err != nil {
+		if err := points.CheckSparse(xs, 0); err != nil {
 			return nil, fmt.Errorf("approx: meka: %w", err)
 		}
 		x = xs
@@ -216,7 +216,7 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 	if err != nil {
 		return nil, err
 	}
-	m := &MEKA{kern: k, n: n, d: d, opt: o}
+	m := &Map{kern: k, n: n, d: d, opt: o}
 
 	// Stage 1 (T_C): the partition.
 	t0 := time.Now()
@@ -283,7 +283,7 @@ func FitMEKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt MEKAOptio
 	return m, nil
 }
 
-func (o MEKAOptions) resolve(n int, k kernel.Kernel) (MEKAOptions, error) {
+func (o Options) resolve(n int, k kernel.Kernel) (Options, error) {
 	r := o
 	switch {
 	case r.Rank < 0:
@@ -311,31 +311,31 @@ func (o MEKAOptions) resolve(n int, k kernel.Kernel) (MEKAOptions, error) {
 		return r, fmt.Errorf("approx: meka: %w: unknown rank strategy %q (want same, proportional or eigen)", check.ErrInput, r.Strategy)
 	}
 	if r.Rank == 0 {
-		r.Rank = DefaultMEKARank
+		r.Rank = DefaultRank
 	}
 	if r.Clusters == 0 {
-		r.Clusters = DefaultMEKAClusters
+		r.Clusters = DefaultClusters
 	}
 	if r.Partition == nil && r.Clusters > n {
 		return r, fmt.Errorf("approx: meka: %w: %d clusters for n = %d points", check.ErrInput, r.Clusters, n)
 	}
 	if r.Rho == 0 {
-		r.Rho = DefaultMEKARho
+		r.Rho = DefaultRho
 	}
 	if r.MaxBytes == 0 {
-		r.MaxBytes = DefaultMEKAMaxBytes
+		r.MaxBytes = DefaultMaxBytes
 	}
 	return r, nil
 }
 
-func (o MEKAOptions) progress(stage string, done, total int) {
+func (o Options) progress(stage string, done, total int) {
 	if o.Progress != nil {
 		o.Progress(stage, done, total)
 	}
 }
 
 // setPartition records the clusters of the training rows.
-func (m *MEKA) setPartition(p *Partition) error {
+func (m *Map) setPartition(p *cluster.Partition) error {
 	members, labels, pos, err := partitionMembers(p, m.n, m.d)
 	if err != nil {
 		return fmt.Errorf("approx: meka: %w", err)
@@ -346,7 +346,7 @@ func (m *MEKA) setPartition(p *Partition) error {
 
 // partitionMembers validates p against n rows of dimension d and returns the
 // rows of each cluster, the label of each row and its position in its cluster.
-func partitionMembers(p *Partition, n, d int) (members [][]int, labels, pos []int, err error) {
+func partitionMembers(p *cluster.Partition, n, d int) (members [][]int, labels, pos []int, err error) {
 	if p == nil || p.Centroids == nil {
 		return nil, nil, nil, fmt.Errorf("%w: partition has no centroids", check.ErrInput)
 	}
@@ -370,7 +370,7 @@ func partitionMembers(p *Partition, n, d int) (members [][]int, labels, pos []in
 }
 
 // plannedBytes estimates the memory Fit will hold, before allocating it.
-func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
+func (m *Map) plannedBytes(x mat.Matrix) int64 {
 	k := int64(m.opt.Rank)
 	lm := int64(m.opt.Landmarks)
 	if lm == 0 {
@@ -413,7 +413,7 @@ func (m *MEKA) plannedBytes(x mat.Matrix) int64 {
 
 // upperBytes bounds plannedBytes before clustering: c clusters, each as
 // large as the data (n rows, all of x's non-zeros).
-func (m *MEKA) upperBytes(x mat.Matrix, c int) int64 {
+func (m *Map) upperBytes(x mat.Matrix, c int) int64 {
 	k := int64(m.opt.Rank)
 	lm := int64(m.opt.Landmarks)
 	if lm == 0 {
@@ -428,7 +428,7 @@ func (m *MEKA) upperBytes(x mat.Matrix, c int) int64 {
 // heldBytes is what a fit with c clusters holds whatever their sizes: W
 // (n×k), L ((ck)²), the landmarks and their projections (c·lm×(d+k)), the
 // partition's centroids (c×d, dense) and the bookkeeping (2n).
-func (m *MEKA) heldBytes(clusters int) int64 {
+func (m *Map) heldBytes(clusters int) int64 {
 	c, k := int64(clusters), int64(m.opt.Rank)
 	lm := int64(m.opt.Landmarks)
 	if lm == 0 {
@@ -450,7 +450,7 @@ func dataBytes(x mat.Matrix) int64 {
 }
 
 // bytes is the memory held by the fitted approximation.
-func (m *MEKA) bytes() int64 {
+func (m *Map) bytes() int64 {
 	var f int64
 	for s := range m.members {
 		if m.w[s] != nil {
@@ -489,13 +489,13 @@ type basisFactor struct {
 // fitBases computes W⁽ˢ⁾ for every cluster (Algorithm 1 lines 2–4): Nyström
 // on the diagonal block with m_s sampled columns, B = K(X_s, Z_s)·U_k·Σ_k^(−1/2)
 // (so G⁽ˢˢ⁾ ≈ BBᵀ), then B = QR, W⁽ˢ⁾ = Q and L⁽ˢˢ⁾ = RRᵀ. Each cluster is a
-// MEKABasisProblem solved by SolveMEKABasis, here in parallel or by
+// BasisProblem solved by SolveBasis, here in parallel or by
 // BasisSolver. RankEigen needs the landmark eigenvalues of every cluster
 // before any rank is known: they are computed here first (phase A), the
 // ranks chosen, and each basis (phase B) is then built from its cluster's
 // factor — or, by a BasisSolver, from the same landmarks and factor
-// recomputed by SolveMEKABasis from the same seed.
-func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error {
+// recomputed by SolveBasis from the same seed.
+func (m *Map) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error {
 	c := len(m.members)
 	o := m.opt
 	target := m.targetRanks()
@@ -522,7 +522,7 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 			for i, j := range loc {
 				idx[i] = mem[j]
 			}
-			fac[s] = factorLandmarks(m.kern, denseRows(x, idx))
+			fac[s] = factorLandmarks(m.kern, points.Gather(x, idx))
 			fac[s].idx, fac[s].loc = idx, loc
 		})
 		if err != nil {
@@ -530,9 +530,9 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 		}
 		want = m.chooseRanks(target, fac)
 	}
-	res := make([]MEKABasis, c)
+	res := make([]Basis, c)
 	if o.BasisSolver != nil {
-		var probs []MEKABasisProblem
+		var probs []BasisProblem
 		for s, mem := range m.members {
 			if len(mem) > 0 {
 				probs = append(probs, m.basisProblem(x, s, land[s], seeds[s], want[s]))
@@ -568,7 +568,7 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 				// Phase B from the factor of phase A.
 				res[s] = basisFromFactor(m.kern, m.clusterRows(x, s), fac[s], want[s])
 			} else {
-				res[s], err = SolveMEKABasis(ctx, m.kern, m.basisProblem(x, s, land[s], seeds[s], want[s]))
+				res[s], err = SolveBasis(ctx, m.kern, m.basisProblem(x, s, land[s], seeds[s], want[s]))
 			}
 			if res[s].Rank > 0 {
 				mu.Lock()
@@ -587,7 +587,7 @@ func (m *MEKA) fitBases(ctx context.Context, x mat.Matrix, seeds []uint64) error
 
 // setBases installs the cluster bases: W⁽ˢ⁾, P_s, the landmarks Z_s (rows
 // of x) and the diagonal blocks L⁽ˢˢ⁾ of a new L.
-func (m *MEKA) setBases(x mat.Matrix, target []int, res []MEKABasis) error {
+func (m *Map) setBases(x mat.Matrix, target []int, res []Basis) error {
 	c := len(m.members)
 	ranks := make([]int, c)
 	m.z = make([]*mat.Dense, c)
@@ -615,7 +615,7 @@ func (m *MEKA) setBases(x mat.Matrix, target []int, res []MEKABasis) error {
 		for i, j := range b.Landmarks {
 			idx[i] = mem[j]
 		}
-		m.z[s] = denseRows(x, idx)
+		m.z[s] = points.Gather(x, idx)
 		m.proj[s] = mat.NewDense(len(idx), ks, b.P)
 		m.w[s] = mat.NewDense(len(mem), ks, b.W)
 		for i := 0; i < ks; i++ {
@@ -638,7 +638,7 @@ func (m *MEKA) setBases(x mat.Matrix, target []int, res []MEKABasis) error {
 
 // targetRanks returns the ranks the strategy aims at before numerical caps
 // (for RankEigen: the landmark budget basis, k per cluster).
-func (m *MEKA) targetRanks() []int {
+func (m *Map) targetRanks() []int {
 	c := len(m.members)
 	k := m.opt.Rank
 	t := make([]int, c)
@@ -681,7 +681,7 @@ func (m *MEKA) targetRanks() []int {
 // chooseRanks turns targets into the final ranks k_s, capped by m_s and the
 // numerical rank of each landmark block; RankEigen picks the c·k largest
 // scaled eigenvalues (n_s/m_s)·σ_i across clusters.
-func (m *MEKA) chooseRanks(target []int, fac []basisFactor) []int {
+func (m *Map) chooseRanks(target []int, fac []basisFactor) []int {
 	c := len(m.members)
 	ranks := make([]int, c)
 	if m.opt.Strategy != RankEigen {
@@ -719,80 +719,10 @@ func (m *MEKA) chooseRanks(target []int, fac []basisFactor) []int {
 	return ranks
 }
 
-// thinQR overwrites b (n×k, n ≥ k) with the Q of its thin QR factorization
-// and returns R (k×k, upper triangular). It runs CholeskyQR2 (two rounds of
-// BᵀB = RᵀR, B ← BR⁻¹), which is made of matrix products and orthonormal to
-// round-off when cond(B) ≲ 1e7 (Fukaya et al., 2014), and falls back to
-// Householder QR when a Cholesky factorization fails.
-func thinQR(b *mat.Dense) *mat.Dense {
-	k := b.RawMatrix().Cols
-	saved := mat.DenseCopyOf(b)
-	r := mat.NewDense(k, k, nil)
-	for i := 0; i < k; i++ {
-		r.Set(i, i, 1)
-	}
-	for round := 0; round < 2; round++ {
-		ri, ok := cholQRStep(b)
-		if !ok {
-			b.Copy(saved)
-			return householderQR(b)
-		}
-		r.Mul(ri, r)
-	}
-	return r
-}
-
-// cholQRStep sets b ← b R⁻¹ with RᵀR = bᵀb and returns R.
-func cholQRStep(b *mat.Dense) (*mat.Dense, bool) {
-	raw := b.RawMatrix()
-	k := raw.Cols
-	g := blas64.General{Rows: k, Cols: k, Stride: k, Data: make([]float64, k*k)}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, raw, raw, 0, g)
-	tri, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: g.Data})
-	if !ok {
-		return nil, false
-	}
-	for i := 0; i < k; i++ {
-		if !(tri.Data[i*k+i] > 0) || math.IsInf(tri.Data[i*k+i], 0) {
-			return nil, false
-		}
-	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, tri, raw)
-	r := mat.NewDense(k, k, nil)
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			r.Set(i, j, tri.Data[i*k+j])
-		}
-	}
-	return r, true
-}
-
-// householderQR overwrites b with the Q of its Householder QR and returns R.
-func householderQR(b *mat.Dense) *mat.Dense {
-	raw := b.RawMatrix()
-	n, k := raw.Rows, raw.Cols
-	tau := make([]float64, k)
-	work := make([]float64, 1)
-	lapack64.Geqrf(raw, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Geqrf(raw, tau, work, len(work))
-	r := mat.NewDense(k, k, nil)
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			r.Set(i, j, raw.Data[i*raw.Stride+j])
-		}
-	}
-	work = make([]float64, 1)
-	lapack64.Orgqr(raw, tau, work, -1)
-	work = make([]float64, max(int(work[0]), n))
-	lapack64.Orgqr(raw, tau, work, len(work))
-	return r
-}
-
 // fitLinks fits every off-diagonal link block by least squares on a sampled
 // submatrix: L⁽ˢᵗ⁾ = W̄⁽ˢ⁾⁺ Ḡ⁽ˢᵗ⁾ (W̄⁽ᵗ⁾⁺)ᵀ, which equals
 // (W̄ₛᵀW̄ₛ)⁻¹W̄ₛᵀḠW̄ₜ(W̄ₜᵀW̄ₜ)⁻¹ when the sampled rows have full column rank.
-func (m *MEKA) fitLinks(ctx context.Context, x mat.Matrix, seeds []uint64) error {
+func (m *Map) fitLinks(ctx context.Context, x mat.Matrix, seeds []uint64) error {
 	c := len(m.members)
 	o := m.opt
 	type pair struct{ s, t int }
@@ -833,7 +763,7 @@ func (m *MEKA) fitLinks(ctx context.Context, x mat.Matrix, seeds []uint64) error
 		for i, j := range loc {
 			g[i] = m.members[s][j]
 		}
-		samples[s] = denseRows(x, g)
+		samples[s] = points.Gather(x, g)
 	})
 	if err != nil {
 		return err
@@ -871,13 +801,13 @@ func (m *MEKA) fitLinks(ctx context.Context, x mat.Matrix, seeds []uint64) error
 // of L⁽ˢᵗ⁾ is well posed; a purely uniform sample can miss the few rows on
 // which a basis vector lives when γ is large (the kernel is then nearly
 // diagonal and so are the Nyström basis vectors) and blow the fit up.
-func (m *MEKA) sampleRows(s int, rng *rand.Rand) []int {
+func (m *Map) sampleRows(s int, rng *rand.Rand) []int {
 	ns := len(m.members[s])
 	ks := m.w[s].RawMatrix().Cols
 	q := min(ns, int(math.Ceil((1+m.opt.Rho)*float64(ks))))
 	lm := m.lm[s]
 	if q <= len(lm) {
-		pick := sampleWithoutReplacement(len(lm), q, rng)
+		pick := points.Sample(len(lm), q, rng)
 		out := make([]int, q)
 		for i, j := range pick {
 			out[i] = lm[j]
@@ -895,7 +825,7 @@ func (m *MEKA) sampleRows(s int, rng *rand.Rand) []int {
 		}
 	}
 	out := slices.Clone(lm)
-	for _, j := range sampleWithoutReplacement(len(rest), q-len(lm), rng) {
+	for _, j := range points.Sample(len(rest), q-len(lm), rng) {
 		out = append(out, rest[j])
 	}
 	slices.Sort(out)
@@ -905,7 +835,7 @@ func (m *MEKA) sampleRows(s int, rng *rand.Rand) []int {
 // pinvRows returns the pseudo-inverse (k × |rows|) of the rows of w at the
 // given positions, with singular values below pinvRelTol·σ_max dropped.
 func pinvRows(w *mat.Dense, rows []int) *mat.Dense {
-	wb := gatherRows(w, rows)
+	wb := points.Gather(w, rows)
 	q, k := wb.Dims()
 	var svd mat.SVD
 	out := mat.NewDense(k, q, nil)
@@ -931,7 +861,7 @@ func pinvRows(w *mat.Dense, rows []int) *mat.Dense {
 }
 
 // eigen eigendecomposes L once (lazily) and applies the PSD fix when asked.
-func (m *MEKA) eigen() error {
+func (m *Map) eigen() error {
 	m.eigOnce.Do(func() {
 		t0 := time.Now()
 		r := m.off[len(m.off)-1]
@@ -1008,7 +938,7 @@ func (m *MEKA) eigen() error {
 }
 
 // Stats returns the fit's statistics (per-stage times, ranks, memory).
-func (m *MEKA) Stats() MEKAStats {
+func (m *Map) Stats() Stats {
 	m.statsMu.Lock()
 	s := m.stats
 	m.statsMu.Unlock()
@@ -1018,30 +948,30 @@ func (m *MEKA) Stats() MEKAStats {
 }
 
 // Len returns n, the number of training points.
-func (m *MEKA) Len() int { return m.n }
+func (m *Map) Len() int { return m.n }
 
 // Rank returns Σ k_s, the order of the link matrix L.
-func (m *MEKA) Rank() int { return m.off[len(m.off)-1] }
+func (m *Map) Rank() int { return m.off[len(m.off)-1] }
 
 // Bytes returns the memory held by the approximation in bytes.
-func (m *MEKA) Bytes() int64 {
+func (m *Map) Bytes() int64 {
 	m.statsMu.Lock()
 	defer m.statsMu.Unlock()
 	return m.bytes()
 }
 
 // Clusters returns c, the number of clusters of the partition.
-func (m *MEKA) Clusters() int { return len(m.members) }
+func (m *Map) Clusters() int { return len(m.members) }
 
 // Partition returns the partition the approximation was built on.
-func (m *MEKA) Partition() *Partition { return m.part }
+func (m *Map) Partition() *cluster.Partition { return m.part }
 
 // Assign returns the cluster of each row of x (nearest centroid); see
 // Partition.Assign for the errors.
-func (m *MEKA) Assign(x mat.Matrix) ([]int, error) { return m.part.Assign(x) }
+func (m *Map) Assign(x mat.Matrix) ([]int, error) { return m.part.Assign(x) }
 
 // Link returns a copy of the link matrix L ((Σk_s)²; PSD-fixed if PSD was set).
-func (m *MEKA) Link() *mat.SymDense {
+func (m *Map) Link() *mat.SymDense {
 	return mat.NewSymDense(m.Rank(), slices.Clone(m.l.RawSymmetric().Data))
 }
 
@@ -1049,7 +979,7 @@ func (m *MEKA) Link() *mat.SymDense {
 // A cluster of rank k_s = 0 (RankEigen can give its whole budget to other
 // clusters) has no basis: W⁽ˢ⁾ is then an empty matrix (IsEmpty; gonum has
 // no n_s × 0 matrix).
-func (m *MEKA) Basis(s int) (*mat.Dense, []int) {
+func (m *Map) Basis(s int) (*mat.Dense, []int) {
 	if m.w[s] == nil {
 		return &mat.Dense{}, slices.Clone(m.members[s])
 	}
@@ -1057,7 +987,7 @@ func (m *MEKA) Basis(s int) (*mat.Dense, []int) {
 }
 
 // Mul sets dst = W L Wᵀ V, the approximate kernel matrix times V (n×t).
-func (m *MEKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
+func (m *Map) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	rv, t := v.Dims()
 	if rd, td := dst.Dims(); rv != m.n || rd != m.n || td != t {
 		return fmt.Errorf("approx: meka: Mul: dst %d×%d and V %d×%d, want %d×t", rd, td, rv, t, m.n)
@@ -1069,14 +999,14 @@ func (m *MEKA) Mul(ctx context.Context, dst, v *mat.Dense) error {
 }
 
 // wtMul returns Wᵀ V (r × t).
-func (m *MEKA) wtMul(v *mat.Dense) *mat.Dense {
+func (m *Map) wtMul(v *mat.Dense) *mat.Dense {
 	_, t := v.Dims()
 	u := mat.NewDense(m.Rank(), t, nil)
 	for s, mem := range m.members {
 		if m.w[s] == nil || m.w[s].RawMatrix().Cols == 0 {
 			continue
 		}
-		vs := gatherRows(v, mem)
+		vs := points.Gather(v, mem)
 		us := u.Slice(m.off[s], m.off[s+1], 0, t).(*mat.Dense)
 		us.Mul(m.w[s].T(), vs)
 	}
@@ -1084,7 +1014,7 @@ func (m *MEKA) wtMul(v *mat.Dense) *mat.Dense {
 }
 
 // wMul sets dst (n×t) = W Z for Z (r × t).
-func (m *MEKA) wMul(ctx context.Context, dst, z *mat.Dense) error {
+func (m *Map) wMul(ctx context.Context, dst, z *mat.Dense) error {
 	_, t := z.Dims()
 	return parallel.For(ctx, len(m.members), m.opt.Workers, func(_, s int) {
 		mem := m.members[s]
@@ -1103,7 +1033,7 @@ func (m *MEKA) wMul(ctx context.Context, dst, z *mat.Dense) error {
 
 // Rows writes rows idx of the approximation W L Wᵀ into dst (len(idx) × n),
 // for measuring its error against exact kernel rows.
-func (m *MEKA) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
+func (m *Map) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 	q := len(idx)
 	if rd, cd := dst.Dims(); rd != q || cd != m.n {
 		return fmt.Errorf("approx: meka: Rows: dst is %d×%d, want %d×%d", rd, cd, q, m.n)
@@ -1142,7 +1072,7 @@ func (m *MEKA) Rows(ctx context.Context, dst *mat.Dense, idx []int) error {
 // Dim returns the number of features of the PSD-fixed approximation: the
 // number of positive eigenvalues of L kept. It eigendecomposes L on first use
 // and returns 0 if that fails.
-func (m *MEKA) Dim() int {
+func (m *Map) Dim() int {
 	if err := m.eigen(); err != nil {
 		return 0
 	}
@@ -1157,10 +1087,10 @@ func (m *MEKA) Dim() int {
 // PSD-fixed MEKA approximation of k(x, y), whether or not PSD was set.
 //
 // Sparse x is used as it is (with the training data's column count).
-func (m *MEKA) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+func (m *Map) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
-		if err := checkSparse(xs, m.d); err != nil {
+		if err := points.CheckSparse(xs, m.d); err != nil {
 			return fmt.Errorf("approx: meka: %w", err)
 		}
 		x = xs
@@ -1186,7 +1116,7 @@ func (m *MEKA) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) er
 
 // extend computes, for every row x_i assigned to cluster s,
 // dst_i = k(x_i, Z_s)·P_s·right(s).
-func (m *MEKA) extend(ctx context.Context, dst *mat.Dense, x mat.Matrix, right func(s int) *mat.Dense) error {
+func (m *Map) extend(ctx context.Context, dst *mat.Dense, x mat.Matrix, right func(s int) *mat.Dense) error {
 	lab, err := m.part.Assign(x)
 	if err != nil {
 		return fmt.Errorf("approx: meka: %w", err)
@@ -1210,7 +1140,7 @@ func (m *MEKA) extend(ctx context.Context, dst *mat.Dense, x mat.Matrix, right f
 		for lo := 0; lo < len(rows[s]); lo += 1024 {
 			chunk := rows[s][lo:min(lo+1024, len(rows[s]))]
 			kz := mat.NewDense(len(chunk), m.z[s].RawMatrix().Rows, nil)
-			blockRows(m.kern, kz, x, chunk, m.z[s])
+			points.Block(m.kern, kz, x, chunk, m.z[s])
 			var ws mat.Dense
 			ws.Mul(kz, m.proj[s])
 			out := mat.NewDense(len(chunk), t, nil)
@@ -1227,7 +1157,7 @@ func (m *MEKA) extend(ctx context.Context, dst *mat.Dense, x mat.Matrix, right f
 // gets the basis row w(x) of its cluster and K̃(x, X)α = w(x)ᵀ (L Wᵀα)_s.
 // This is how KRR on MEKA predicts; Coefficients and Expand split it in two
 // so that β = L Wᵀα is computed once.
-func (m *MEKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
+func (m *Map) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error {
 	beta, err := m.Coefficients(alpha)
 	if err != nil {
 		return err
@@ -1236,7 +1166,7 @@ func (m *MEKA) CrossMul(ctx context.Context, dst, xnew, alpha *mat.Dense) error 
 }
 
 // Coefficients returns β = L Wᵀα ((Σk_s)×t) for coefficients α (n×t).
-func (m *MEKA) Coefficients(alpha *mat.Dense) (*mat.Dense, error) {
+func (m *Map) Coefficients(alpha *mat.Dense) (*mat.Dense, error) {
 	if err := check.Matrix("alpha", alpha); err != nil {
 		return nil, fmt.Errorf("approx: meka: %w", err)
 	}
@@ -1254,10 +1184,10 @@ func (m *MEKA) Coefficients(alpha *mat.Dense) (*mat.Dense, error) {
 // O(q·m_s·(d + k_s)): the basis rows of new points are never stored.
 // Sparse xnew (kernel.Sparse, with the training data's column count) is used
 // as it is.
-func (m *MEKA) Expand(ctx context.Context, dst *mat.Dense, xIn mat.Matrix, beta *mat.Dense) error {
+func (m *Map) Expand(ctx context.Context, dst *mat.Dense, xIn mat.Matrix, beta *mat.Dense) error {
 	var xnew mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
-		if err := checkSparse(xs, m.d); err != nil {
+		if err := points.CheckSparse(xs, m.d); err != nil {
 			return fmt.Errorf("approx: meka: %w", err)
 		}
 		xnew = xs

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -27,7 +28,7 @@ func BenchmarkMEKATable7IJCNN1(b *testing.B) {
 	for range b.N {
 		rng := rand.New(rand.NewPCG(1, 1))
 		t0 := time.Now()
-		m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 128, Clusters: 10}, rng)
+		m, err := Fit(context.Background(), x, k, Options{Rank: 128, Clusters: 10}, rng)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func BenchmarkMEKATable7IJCNN1(b *testing.B) {
 		t0 = time.Now()
 		ny := fitNys(b, k, x, r, rng)
 		tn := time.Since(t0)
-		idx := sampleWithoutReplacement(n, 1000, rng)
+		idx := points.Sample(n, 1000, rng)
 		me, ne := sampledRelErr(b, k, x, m, idx), sampledRelErr(b, k, x, ny, idx)
 		st := m.Stats()
 		b.Logf("ijcnn1 n=%d: MEKA k=128 c=10 error %.4f, %d bytes, fit %v (T_C %v, T_W %v, T_L %v); uniform Nyström rank %d error %.4f, %d bytes, fit %v; paper Table 7: MEKA 0.0082, Nyström 0.0423",
@@ -60,7 +61,7 @@ func BenchmarkMEKATable8Cadata(b *testing.B) {
 		lambda := 0.125 / float64(n)
 		ctx := context.Background()
 		t0 := time.Now()
-		m, err := FitMEKA(ctx, xtr, k, MEKAOptions{Rank: 128, Clusters: 5, PSD: true}, rng)
+		m, err := Fit(ctx, xtr, k, Options{Rank: 128, Clusters: 5, PSD: true}, rng)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func BenchmarkMEKATable8Cadata(b *testing.B) {
 			b.Fatal(err)
 		}
 		mr := rmse(mat.Col(nil, 0, pred), yte)
-		cg, err := m.SolveCG(ctx, lambda, ytr, MEKACG{})
+		cg, err := m.SolveCG(ctx, lambda, ytr, CG{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -125,10 +126,10 @@ func BenchmarkMEKACovtypeTo10Percent(b *testing.B) {
 	k := kernel.Gaussian{Gamma: 1}
 	for range b.N {
 		rng := rand.New(rand.NewPCG(1, 1))
-		idx := sampleWithoutReplacement(n, 300, rng)
+		idx := points.Sample(n, 300, rng)
 		for _, kk := range []int{8, 12, 16, 24, 32} {
 			t0 := time.Now()
-			m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: kk, Clusters: 15}, rng)
+			m, err := Fit(context.Background(), x, k, Options{Rank: kk, Clusters: 15}, rng)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -175,7 +176,7 @@ func table8Cadata(b testing.TB, d *datasets.Dataset, rng *rand.Rand) table8 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	xtr, xte := gatherRows(d.X, tr), gatherRows(d.X, te)
+	xtr, xte := points.Gather(d.X, tr), points.Gather(d.X, te)
 	mm := datasets.MinMax{Lower: 0, Upper: 1}
 	if err := mm.Fit(xtr); err != nil {
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -20,7 +21,7 @@ type rowsApprox interface {
 type nysRows struct{ b, z, t *mat.Dense }
 
 func (r nysRows) Rows(_ context.Context, dst *mat.Dense, idx []int) error {
-	dst.Mul(gatherRows(r.b, idx), r.b.T())
+	dst.Mul(points.Gather(r.b, idx), r.b.T())
 	return nil
 }
 
@@ -28,7 +29,7 @@ func (r nysRows) Rows(_ context.Context, dst *mat.Dense, idx []int) error {
 // B = K(X, Z)·U Σ^(−1/2), eigenvalues below eigRelTol·σ_max dropped.
 func fitNys(t testing.TB, k kernel.Kernel, x *mat.Dense, r int, rng *rand.Rand) nysRows {
 	n, _ := x.Dims()
-	z := gatherRows(x, sampleWithoutReplacement(n, r, rng))
+	z := points.Gather(x, points.Sample(n, r, rng))
 	w := mat.NewSymDense(r, nil)
 	k.Block(mat.NewDense(r, r, w.RawSymmetric().Data), z, z)
 	var es mat.EigenSym
@@ -62,7 +63,7 @@ func sampledRelErr(t testing.TB, k kernel.Kernel, x *mat.Dense, a rowsApprox, id
 	for lo := 0; lo < len(idx); lo += 100 {
 		ch := idx[lo:min(lo+100, len(idx))]
 		ex := mat.NewDense(len(ch), n, nil)
-		if err := kernel.NewOp(k, gatherRows(x, ch), x, kernel.Options{}).Block(context.Background(), ex); err != nil {
+		if err := kernel.NewOp(k, points.Gather(x, ch), x, kernel.Options{}).Block(context.Background(), ex); err != nil {
 			t.Fatal(err)
 		}
 		ap := mat.NewDense(len(ch), n, nil)
@@ -80,7 +81,7 @@ func sampledRelErr(t testing.TB, k kernel.Kernel, x *mat.Dense, a rowsApprox, id
 
 // equalMemoryRank is the Nyström rank whose n×r factor holds as many floats
 // as MEKA's W (Σ n_s k_s) and L ((Σ k_s)²): the paper's "equal memory".
-func equalMemoryRank(m *MEKA) int {
+func equalMemoryRank(m *Map) int {
 	st := m.Stats()
 	floats := m.Rank() * m.Rank()
 	for s, r := range st.Ranks {
@@ -114,15 +115,15 @@ func loadShared(t testing.TB, name string) *datasets.Dataset {
 func TestMEKAIJCNN1Table7(t *testing.T) {
 	d := loadShared(t, "ijcnn1.train.libsvm.gz")
 	rng := rand.New(rand.NewPCG(1, 1))
-	x := gatherRows(d.X, sampleWithoutReplacement(d.Len(), 5000, rng))
+	x := points.Gather(d.X, points.Sample(d.Len(), 5000, rng))
 	k := kernel.Gaussian{Gamma: 1}
-	m, err := FitMEKA(context.Background(), x, k, MEKAOptions{Rank: 32, Clusters: 10}, rng)
+	m, err := Fit(context.Background(), x, k, Options{Rank: 32, Clusters: 10}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := equalMemoryRank(m)
 	ny := fitNys(t, k, x, r, rng)
-	idx := sampleWithoutReplacement(5000, 500, rng)
+	idx := points.Sample(5000, 500, rng)
 	me := sampledRelErr(t, k, x, m, idx)
 	ne := sampledRelErr(t, k, x, ny, idx)
 	t.Logf("ijcnn1 n=5000 γ=1 c=10: MEKA k=32 error %.4f, uniform Nyström rank %d error %.4f (paper, n=49,990, k=128: 0.0082 vs 0.0423)", me, r, ne)
@@ -143,13 +144,13 @@ func TestMEKAIJCNN1Table7(t *testing.T) {
 func TestMEKACadataTable8(t *testing.T) {
 	d := loadShared(t, "cadata.libsvm.gz")
 	rng := rand.New(rand.NewPCG(1, 1))
-	idx := sampleWithoutReplacement(d.Len(), 5000, rng)
+	idx := points.Sample(d.Len(), 5000, rng)
 	tr, te, err := datasets.Split(5000, 0.2, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	xall := gatherRows(d.X, idx)
-	xtr, xte := gatherRows(xall, tr), gatherRows(xall, te)
+	xall := points.Gather(d.X, idx)
+	xtr, xte := points.Gather(xall, tr), points.Gather(xall, te)
 	mm := datasets.MinMax{Lower: 0, Upper: 1}
 	if err := mm.Fit(xtr); err != nil {
 		t.Fatal(err)
@@ -172,7 +173,7 @@ func TestMEKACadataTable8(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 4}
 	lambda := 0.125 / float64(n)
 	ctx := context.Background()
-	m, err := FitMEKA(ctx, xtr, k, MEKAOptions{Rank: 32, Clusters: 5, PSD: true}, rng)
+	m, err := Fit(ctx, xtr, k, Options{Rank: 32, Clusters: 5, PSD: true}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

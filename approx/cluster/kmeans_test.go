@@ -1,4 +1,4 @@
-package approx
+package cluster
 
 import (
 	"context"
@@ -9,31 +9,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/synth"
 	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
-
-// kmBlobs returns n points in d dimensions around c well-separated centers
-// (spacing 10, unit noise), and the true center of each point.
-func kmBlobs(rng *rand.Rand, n, d, c int) (*mat.Dense, []int) {
-	centers := make([][]float64, c)
-	for j := range centers {
-		centers[j] = make([]float64, d)
-		for t := range centers[j] {
-			centers[j][t] = 10 * rng.NormFloat64()
-		}
-	}
-	x := mat.NewDense(n, d, nil)
-	truth := make([]int, n)
-	for i := 0; i < n; i++ {
-		j := i % c
-		truth[i] = j
-		for t := 0; t < d; t++ {
-			x.Set(i, t, centers[j][t]+rng.NormFloat64())
-		}
-	}
-	return x, truth
-}
 
 // kmObjective is the k-means objective computed directly.
 func kmObjective(x, c *mat.Dense, lab []int) float64 {
@@ -47,7 +26,7 @@ func kmObjective(x, c *mat.Dense, lab []int) float64 {
 func TestKMeansObjectiveNonIncreasing(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		x, _ := kmBlobs(rng, 300, 4, 6)
+		x, _ := synth.Dense(rng, 300, 4, 6)
 		// K larger than the number of blobs so Lloyd has work to do; Tol tiny
 		// so all iterations run.
 		p, err := KMeans{K: 15, Tol: 1e-12, MaxIter: 50}.Fit(context.Background(), x, rng)
@@ -73,7 +52,7 @@ func TestKMeansObjectiveNonIncreasing(t *testing.T) {
 
 func TestKMeansRecoversBlobs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	x, truth := kmBlobs(rng, 400, 5, 4)
+	x, truth := synth.Dense(rng, 400, 5, 4)
 	p, err := KMeans{K: 4}.Fit(context.Background(), x, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +72,7 @@ func TestKMeansRecoversBlobs(t *testing.T) {
 }
 
 func TestKMeansDeterministic(t *testing.T) {
-	x, _ := kmBlobs(rand.New(rand.NewPCG(5, 5)), 2000, 8, 10)
+	x, _ := synth.Dense(rand.New(rand.NewPCG(5, 5)), 2000, 8, 10)
 	for _, km := range []KMeans{{K: 12}, {K: 12, Subsample: 500}, {K: 12, Subsample: 700, Sketch: 3}} {
 		fit := func(procs int) *Partition {
 			old := runtime.GOMAXPROCS(procs)
@@ -119,7 +98,7 @@ func TestKMeansDeterministic(t *testing.T) {
 }
 
 func TestKMeansAssignMatchesLabels(t *testing.T) {
-	x, _ := kmBlobs(rand.New(rand.NewPCG(8, 1)), 1500, 6, 5)
+	x, _ := synth.Dense(rand.New(rand.NewPCG(8, 1)), 1500, 6, 5)
 	for _, km := range []KMeans{{K: 9}, {K: 9, Subsample: 300}, {K: 9, Sketch: 2}, {K: 9, Sketch: 4, Subsample: 400}} {
 		p, err := km.Fit(context.Background(), x, rand.New(rand.NewPCG(2, 2)))
 		if err != nil {
@@ -243,7 +222,7 @@ func TestKMeansErrors(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	big, _ := kmBlobs(rng, 3000, 3, 3)
+	big, _ := synth.Dense(rng, 3000, 3, 3)
 	if _, err := (KMeans{K: 3}).Fit(cctx, big, rng); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}

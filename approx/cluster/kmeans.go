@@ -1,4 +1,4 @@
-package approx
+package cluster
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
@@ -74,7 +75,9 @@ type KMeans struct {
 // DefaultNystromMaxBytes.
 const DefaultKMeansMaxBytes = 2 << 30
 
-// Partition is a k-means clustering of the training rows.
+// Partition is a k-means clustering of the training rows. KMeans.Fit
+// returns one; a Partition built by hand from Centroids and Labels assigns
+// new rows to the nearest of those Centroids.
 type Partition struct {
 	Centroids *mat.Dense // K×d, original space
 	Labels    []int      // cluster of each training row
@@ -84,7 +87,16 @@ type Partition struct {
 	Objective []float64
 
 	sketch   *mat.Dense // p×d sketch R/√p (sketch mode only)
-	assignTo *mat.Dense // centroids Assign compares against: Centroids, or the sketched ones
+	assignTo *mat.Dense // centroids Assign compares against: the sketched ones; nil means Centroids
+}
+
+// target returns the centroids Assign compares against: the sketched ones in
+// sketch mode, else Centroids.
+func (p *Partition) target() *mat.Dense {
+	if p.assignTo != nil {
+		return p.assignTo
+	}
+	return p.Centroids
 }
 
 // Fit clusters the rows of x. All randomness (subsample, sketch, seeding) comes
@@ -97,7 +109,7 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	var x *mat.Dense
 	xs, sparse := xIn.(kernel.Sparse)
 	if sparse {
-		if err := checkSparse(xs, 0); err != nil {
+		if err := points.CheckSparse(xs, 0); err != nil {
 			return nil, err
 		}
 	} else {
@@ -206,16 +218,16 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 }
 
 // nearest assigns the rows of x (dense, or sparse and validated) to
-// p.assignTo, through the sketch in sketch mode.
+// p.target(), through the sketch in sketch mode.
 func (p *Partition) nearest(ctx context.Context, lab []int, x mat.Matrix) error {
 	xs, sparse := x.(kernel.Sparse)
 	switch {
 	case sparse && p.sketch != nil:
-		return kmNearest(ctx, lab, nil, kmSketchSparse(xs, p.sketch, nil), nil, p.assignTo)
+		return kmNearest(ctx, lab, nil, kmSketchSparse(xs, p.sketch, nil), nil, p.target())
 	case sparse:
-		return kmNearestSparse(ctx, lab, nil, xs, p.assignTo)
+		return kmNearestSparse(ctx, lab, nil, xs, p.target())
 	}
-	return kmNearest(ctx, lab, nil, x.(*mat.Dense), p.sketch, p.assignTo)
+	return kmNearest(ctx, lab, nil, x.(*mat.Dense), p.sketch, p.target())
 }
 
 // Assign returns the cluster of each row of x: the nearest centroid, or in
@@ -226,13 +238,13 @@ func (p *Partition) nearest(ctx context.Context, lab []int, x mat.Matrix) error 
 //
 // Sparse x is assigned as it is (its column count must be the partition's).
 func (p *Partition) Assign(xIn mat.Matrix) ([]int, error) {
-	if p == nil || p.Centroids == nil || p.assignTo == nil {
+	if p == nil || p.Centroids == nil || (p.sketch != nil && p.assignTo == nil) {
 		return nil, fmt.Errorf("%w: k-means: Assign on an empty partition", check.ErrInput)
 	}
 	_, dc := p.Centroids.Dims()
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
-		if err := checkSparse(xs, dc); err != nil {
+		if err := points.CheckSparse(xs, dc); err != nil {
 			return nil, fmt.Errorf("k-means: Assign: %w", err)
 		}
 		x = xs

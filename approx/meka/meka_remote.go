@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -6,26 +6,28 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/linalg"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// MEKABasisProblem is one cluster's share of MEKA's Algorithm 1 lines 2–4
+// BasisProblem is one cluster's share of MEKA's Algorithm 1 lines 2–4
 // (Si, Hsieh & Dhillon 2017: "for s = 1, …, c do Perform the rank-k
 // approximation G⁽ˢˢ⁾ ≈ W⁽ˢ⁾L⁽ˢˢ⁾(W⁽ˢ⁾)ᵀ by standard Nyström"), in a form
 // that can be sent to another process: the cluster's rows X_s, the number of
 // landmarks m_s, the seed of the landmark draw and the target rank k_s.
-// The kernel travels beside it (MEKABasisSolver).
+// The kernel travels beside it (BasisSolver).
 //
 // Exactly one of X (dense) and Indptr/Indices/Values (CSR) holds the rows.
-// FitMEKA builds the problems from its data and the seeds it draws in
-// cluster order, and solves them with SolveMEKABasis, locally or through
-// MEKAOptions.BasisSolver (with RankEigen its local loop runs the two
-// halves of SolveMEKABasis apart, choosing the ranks in between).
-type MEKABasisProblem struct {
+// Fit builds the problems from its data and the seeds it draws in
+// cluster order, and solves them with SolveBasis, locally or through
+// Options.BasisSolver (with RankEigen its local loop runs the two
+// halves of SolveBasis apart, choosing the ranks in between).
+type BasisProblem struct {
 	// Cluster is s, the cluster's index (for messages).
 	Cluster int
 	// Rows and D are n_s and d: X_s is Rows × D.
@@ -48,10 +50,10 @@ type MEKABasisProblem struct {
 	Rank int
 }
 
-// MEKABasis is the solution of a MEKABasisProblem: the landmarks, the
+// Basis is the solution of a BasisProblem: the landmarks, the
 // orthonormal basis W⁽ˢ⁾, the diagonal link block L⁽ˢˢ⁾ and the projection
 // P_s that extends the basis to new points, w(x) = k(x, Z_s)·P_s.
-type MEKABasis struct {
+type Basis struct {
 	// Landmarks holds the positions of Z_s within the cluster's rows,
 	// ascending (m_s of them, whatever Rank).
 	Landmarks []int
@@ -66,36 +68,36 @@ type MEKABasis struct {
 	L []float64
 }
 
-// MEKABasisSolver solves a fit's basis problems, returning one MEKABasis per
-// problem in the same order. MEKAOptions.BasisSolver, when set, replaces the
+// BasisSolver solves a fit's basis problems, returning one Basis per
+// problem in the same order. Options.BasisSolver, when set, replaces the
 // local parallel loop over the clusters with it (module
 // github.com/landmark-ml/landmark/distributed runs every problem as one
 // element of an Apache Beam PCollection). To give the same approximation as
-// a local fit it must solve each problem with SolveMEKABasis.
-type MEKABasisSolver func(ctx context.Context, k kernel.Kernel, problems []MEKABasisProblem) ([]MEKABasis, error)
+// a local fit it must solve each problem with SolveBasis.
+type BasisSolver func(ctx context.Context, k kernel.Kernel, problems []BasisProblem) ([]Basis, error)
 
 // landmarkStream is the PCG stream of the landmark draws.
 const landmarkStream = 0x6d656b61
 
-// SolveMEKABasis solves one basis problem exactly as FitMEKA does locally:
+// SolveBasis solves one basis problem exactly as Fit does locally:
 // m_s landmarks Z_s drawn without replacement from Seed, the
 // eigendecomposition K(Z_s, Z_s) = UΣUᵀ, B = K(X_s, Z_s)·U_kΣ_k^(−1/2)
 // (so G⁽ˢˢ⁾ ≈ BBᵀ, standard Nyström), the thin QR B = QR, W⁽ˢ⁾ = Q,
 // L⁽ˢˢ⁾ = RRᵀ and P_s = U_kΣ_k^(−1/2)R⁻¹, with k_s = min(Rank, numerical
 // rank of K(Z_s, Z_s)). The result depends on the problem only, bit for bit.
-func SolveMEKABasis(ctx context.Context, k kernel.Kernel, p MEKABasisProblem) (MEKABasis, error) {
+func SolveBasis(ctx context.Context, k kernel.Kernel, p BasisProblem) (Basis, error) {
 	if err := ctx.Err(); err != nil {
-		return MEKABasis{}, err
+		return Basis{}, err
 	}
 	if k == nil {
-		return MEKABasis{}, fmt.Errorf("approx: meka basis: %w: nil kernel", check.ErrInput)
+		return Basis{}, fmt.Errorf("approx: meka basis: %w: nil kernel", check.ErrInput)
 	}
 	if err := k.Validate(); err != nil {
-		return MEKABasis{}, fmt.Errorf("approx: meka basis: %w", err)
+		return Basis{}, fmt.Errorf("approx: meka basis: %w", err)
 	}
 	rows, err := p.rows()
 	if err != nil {
-		return MEKABasis{}, fmt.Errorf("approx: meka basis of cluster %d: %w", p.Cluster, err)
+		return Basis{}, fmt.Errorf("approx: meka basis of cluster %d: %w", p.Cluster, err)
 	}
 	f := landmarkFactor(k, rows, p.Landmarks, p.Seed)
 	return basisFromFactor(k, rows, f, min(p.Rank, f.nrank)), nil
@@ -103,7 +105,7 @@ func SolveMEKABasis(ctx context.Context, k kernel.Kernel, p MEKABasisProblem) (M
 
 // rows validates the problem and returns its rows as a matrix (dense or
 // kernel.Sparse), sharing the problem's slices.
-func (p *MEKABasisProblem) rows() (mat.Matrix, error) {
+func (p *BasisProblem) rows() (mat.Matrix, error) {
 	switch {
 	case p.Rows < 1 || p.D < 1:
 		return nil, fmt.Errorf("%w: %d×%d rows", check.ErrInput, p.Rows, p.D)
@@ -121,7 +123,7 @@ func (p *MEKABasisProblem) rows() (mat.Matrix, error) {
 			return nil, fmt.Errorf("%w: %d row pointers for %d rows", check.ErrInput, len(p.Indptr), p.Rows)
 		}
 		xs := kernel.NewCSRRows(p.D, p.Indptr, p.Indices, p.Values)
-		if err := checkSparseData(xs); err != nil {
+		if err := points.CheckSparse(xs, 0); err != nil {
 			return nil, err
 		}
 		return xs, nil
@@ -138,16 +140,16 @@ func (p *MEKABasisProblem) rows() (mat.Matrix, error) {
 
 // clusterRows returns a copy of the rows of cluster s: dense, or sparse
 // (kernel.SubsetRows) when x is.
-func (m *MEKA) clusterRows(x mat.Matrix, s int) mat.Matrix {
+func (m *Map) clusterRows(x mat.Matrix, s int) mat.Matrix {
 	if xs, ok := x.(kernel.Sparse); ok {
 		return kernel.SubsetRows(xs, m.members[s])
 	}
-	return gatherRows(x, m.members[s])
+	return points.Gather(x, m.members[s])
 }
 
 // basisProblem returns cluster s's basis problem, its rows copied from x.
-func (m *MEKA) basisProblem(x mat.Matrix, s, landmarks int, seed uint64, rank int) MEKABasisProblem {
-	p := MEKABasisProblem{Cluster: s, Rows: len(m.members[s]), D: m.d, Landmarks: landmarks, Seed: seed, Rank: rank}
+func (m *Map) basisProblem(x mat.Matrix, s, landmarks int, seed uint64, rank int) BasisProblem {
+	p := BasisProblem{Cluster: s, Rows: len(m.members[s]), D: m.d, Landmarks: landmarks, Seed: seed, Rank: rank}
 	switch rows := m.clusterRows(x, s).(type) {
 	case *mat.Dense:
 		p.X = rows.RawMatrix().Data
@@ -163,7 +165,7 @@ func (m *MEKA) basisProblem(x mat.Matrix, s, landmarks int, seed uint64, rank in
 func landmarkFactor(k kernel.Kernel, x mat.Matrix, m int, seed uint64) basisFactor {
 	n, _ := x.Dims()
 	loc := landmarkPositions(n, m, seed)
-	f := factorLandmarks(k, denseRows(x, loc))
+	f := factorLandmarks(k, points.Gather(x, loc))
 	f.idx, f.loc = loc, loc
 	return f
 }
@@ -171,7 +173,7 @@ func landmarkFactor(k kernel.Kernel, x mat.Matrix, m int, seed uint64) basisFact
 // landmarkPositions draws m of n positions uniformly without replacement
 // from the landmark seed, ascending.
 func landmarkPositions(n, m int, seed uint64) []int {
-	return sampleWithoutReplacement(n, m, rand.New(rand.NewPCG(seed, landmarkStream)))
+	return points.Sample(n, m, rand.New(rand.NewPCG(seed, landmarkStream)))
 }
 
 // factorLandmarks eigendecomposes K(Z, Z) for the landmarks z (m×d):
@@ -208,13 +210,13 @@ func factorLandmarks(k kernel.Kernel, z *mat.Dense) basisFactor {
 
 // basisFromFactor computes the rank-ks basis of the rows x from their
 // landmark factor f (f.loc are positions within x; ks ≤ f.nrank).
-func basisFromFactor(k kernel.Kernel, x mat.Matrix, f basisFactor, ks int) MEKABasis {
-	out := MEKABasis{Landmarks: f.loc, Rank: ks}
+func basisFromFactor(k kernel.Kernel, x mat.Matrix, f basisFactor, ks int) Basis {
+	out := Basis{Landmarks: f.loc, Rank: ks}
 	if ks == 0 {
 		return out
 	}
 	ms := len(f.loc)
-	z := denseRows(x, f.loc)
+	z := points.Gather(x, f.loc)
 	// U_k Σ_k^(−1/2), m_s × k_s.
 	us := mat.NewDense(ms, ks, nil)
 	for j := 0; j < ks; j++ {
@@ -234,7 +236,7 @@ func basisFromFactor(k kernel.Kernel, x mat.Matrix, f basisFactor, ks int) MEKAB
 	}
 	b := mat.NewDense(ns, ks, nil)
 	b.Mul(cs, us)
-	rmat := thinQR(b) // b now holds Q
+	rmat := linalg.ThinQR(b) // b now holds Q
 	// L⁽ˢˢ⁾ = R Rᵀ.
 	var rrt mat.Dense
 	rrt.Mul(rmat, rmat.T())
@@ -248,7 +250,7 @@ func basisFromFactor(k kernel.Kernel, x mat.Matrix, f basisFactor, ks int) MEKAB
 
 // checkBasis checks a basis returned for problem p by a BasisSolver: its
 // shapes, its landmark positions and, when want ≥ 0, its rank.
-func checkBasis(p *MEKABasisProblem, b *MEKABasis, want int) error {
+func checkBasis(p *BasisProblem, b *Basis, want int) error {
 	ks := b.Rank
 	switch {
 	case ks < 0 || ks > p.Rank || ks > p.Landmarks || (want >= 0 && ks != want):

@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -9,27 +9,29 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/synth"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
-// reverseBasisSolver solves the problems in-process with SolveMEKABasis, last
+// reverseBasisSolver solves the problems in-process with SolveBasis, last
 // first, each after a JSON round trip of the problem and of its result (as a
 // solver in another process would see them). It records the problems.
-func reverseBasisSolver(seen *[]MEKABasisProblem) MEKABasisSolver {
-	return func(ctx context.Context, k kernel.Kernel, probs []MEKABasisProblem) ([]MEKABasis, error) {
+func reverseBasisSolver(seen *[]BasisProblem) BasisSolver {
+	return func(ctx context.Context, k kernel.Kernel, probs []BasisProblem) ([]Basis, error) {
 		*seen = probs
-		out := make([]MEKABasis, len(probs))
+		out := make([]Basis, len(probs))
 		for i := len(probs) - 1; i >= 0; i-- {
 			b, err := json.Marshal(probs[i])
 			if err != nil {
 				return nil, err
 			}
-			var p MEKABasisProblem
+			var p BasisProblem
 			if err := json.Unmarshal(b, &p); err != nil {
 				return nil, err
 			}
-			r, err := SolveMEKABasis(ctx, k, p)
+			r, err := SolveBasis(ctx, k, p)
 			if err != nil {
 				return nil, err
 			}
@@ -47,7 +49,7 @@ func reverseBasisSolver(seen *[]MEKABasisProblem) MEKABasisSolver {
 // sameMEKA fails unless a and b hold the same approximation bit for bit:
 // link matrix, bases, landmarks and projections, ranks, and the features
 // of x.
-func sameMEKA(t *testing.T, name string, a, b *MEKA, x mat.Matrix) {
+func sameMEKA(t *testing.T, name string, a, b *Map, x mat.Matrix) {
 	t.Helper()
 	if !slices.Equal(a.Link().RawSymmetric().Data, b.Link().RawSymmetric().Data) {
 		t.Fatalf("%s: link matrices differ", name)
@@ -80,16 +82,16 @@ func sameMEKA(t *testing.T, name string, a, b *MEKA, x mat.Matrix) {
 }
 
 // TestMEKABasisSolverMatchesLocal: MEKA whose cluster bases come from a
-// BasisSolver (problems JSON-encoded and solved with SolveMEKABasis in
+// BasisSolver (problems JSON-encoded and solved with SolveBasis in
 // reverse order) equals the local fit with the same seed bit for bit — link
 // matrix, bases, landmarks, projections, ranks and Transform output — for
 // the three rank strategies, on dense and on sparse rows (where the
-// problems carry CSR arrays), with k-means run inside FitMEKA. The solver
+// problems carry CSR arrays), with k-means run inside Fit. The solver
 // gets one problem per cluster with the driver's seeds.
 func TestMEKABasisSolverMatchesLocal(t *testing.T) {
 	ctx := context.Background()
 	xd, _ := blobs(5, 40, 4, 1.5, rand.New(rand.NewPCG(71, 72)))
-	xs := sparseBlobs(rand.New(rand.NewPCG(73, 74)), 180, 30)
+	xs := synth.Sparse(rand.New(rand.NewPCG(73, 74)), 180, 30)
 	k := kernel.Gaussian{Gamma: 0.3}
 	for _, st := range []RankStrategy{RankSame, RankProportional, RankEigen} {
 		for _, in := range []struct {
@@ -97,14 +99,14 @@ func TestMEKABasisSolverMatchesLocal(t *testing.T) {
 			x    mat.Matrix
 		}{{"dense", xd}, {"sparse", xs}} {
 			name := string(st) + "/" + in.name
-			opt := MEKAOptions{Rank: 6, Clusters: 4, Strategy: st, Workers: 2}
-			local, err := FitMEKA(ctx, in.x, k, opt, rand.New(rand.NewPCG(75, 76)))
+			opt := Options{Rank: 6, Clusters: 4, Strategy: st, Workers: 2}
+			local, err := Fit(ctx, in.x, k, opt, rand.New(rand.NewPCG(75, 76)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var probs []MEKABasisProblem
+			var probs []BasisProblem
 			opt.BasisSolver = reverseBasisSolver(&probs)
-			remote, err := FitMEKA(ctx, in.x, k, opt, rand.New(rand.NewPCG(75, 76)))
+			remote, err := Fit(ctx, in.x, k, opt, rand.New(rand.NewPCG(75, 76)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,82 +124,82 @@ func TestMEKABasisSolverMatchesLocal(t *testing.T) {
 }
 
 // TestMEKABasisSolverErrors: a basis solver's error, a wrong number of
-// results or a result of the wrong shape is an error of FitMEKA (wrapping
-// ErrInput for bad shapes), never a panic; bad problems given to
-// SolveMEKABasis are ErrInput.
+// results or a result of the wrong shape is an error of Fit (wrapping
+// check.ErrInput for bad shapes), never a panic; bad problems given to
+// SolveBasis are check.ErrInput.
 func TestMEKABasisSolverErrors(t *testing.T) {
 	ctx := context.Background()
 	x, _ := blobs(3, 20, 3, 2, rand.New(rand.NewPCG(77, 78)))
 	k := kernel.Gaussian{Gamma: 0.3}
 	boom := errors.New("boom")
-	good := func(ctx context.Context, k kernel.Kernel, probs []MEKABasisProblem) ([]MEKABasis, error) {
-		out := make([]MEKABasis, len(probs))
+	good := func(ctx context.Context, k kernel.Kernel, probs []BasisProblem) ([]Basis, error) {
+		out := make([]Basis, len(probs))
 		for i, p := range probs {
 			var err error
-			if out[i], err = SolveMEKABasis(ctx, k, p); err != nil {
+			if out[i], err = SolveBasis(ctx, k, p); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	}
 	for name, c := range map[string]struct {
-		solver MEKABasisSolver
+		solver BasisSolver
 		want   error
 	}{
-		"error": {func(context.Context, kernel.Kernel, []MEKABasisProblem) ([]MEKABasis, error) { return nil, boom }, boom},
-		"count": {func(ctx context.Context, k kernel.Kernel, p []MEKABasisProblem) ([]MEKABasis, error) {
+		"error": {func(context.Context, kernel.Kernel, []BasisProblem) ([]Basis, error) { return nil, boom }, boom},
+		"count": {func(ctx context.Context, k kernel.Kernel, p []BasisProblem) ([]Basis, error) {
 			out, err := good(ctx, k, p)
 			return out[1:], err
 		}, nil},
-		"shape": {func(ctx context.Context, k kernel.Kernel, p []MEKABasisProblem) ([]MEKABasis, error) {
+		"shape": {func(ctx context.Context, k kernel.Kernel, p []BasisProblem) ([]Basis, error) {
 			out, err := good(ctx, k, p)
 			out[1].W = out[1].W[1:]
 			return out, err
-		}, ErrInput},
-		"landmarks": {func(ctx context.Context, k kernel.Kernel, p []MEKABasisProblem) ([]MEKABasis, error) {
+		}, check.ErrInput},
+		"landmarks": {func(ctx context.Context, k kernel.Kernel, p []BasisProblem) ([]Basis, error) {
 			out, err := good(ctx, k, p)
 			out[2].Landmarks[0] = -1
 			return out, err
-		}, ErrInput},
-		"rank": {func(ctx context.Context, k kernel.Kernel, p []MEKABasisProblem) ([]MEKABasis, error) {
+		}, check.ErrInput},
+		"rank": {func(ctx context.Context, k kernel.Kernel, p []BasisProblem) ([]Basis, error) {
 			out, err := good(ctx, k, p)
 			out[0].Rank++
 			return out, err
-		}, ErrInput},
+		}, check.ErrInput},
 	} {
-		_, err := FitMEKA(ctx, x, k, MEKAOptions{Rank: 4, Clusters: 3, BasisSolver: c.solver}, rand.New(rand.NewPCG(1, 2)))
+		_, err := Fit(ctx, x, k, Options{Rank: 4, Clusters: 3, BasisSolver: c.solver}, rand.New(rand.NewPCG(1, 2)))
 		if err == nil || (c.want != nil && !errors.Is(err, c.want)) {
 			t.Errorf("%s: err = %v, want %v", name, err, c.want)
 		}
 	}
-	ok := MEKABasisProblem{Rows: 2, D: 1, X: []float64{0, 1}, Landmarks: 2, Seed: 1, Rank: 2}
-	if b, err := SolveMEKABasis(ctx, k, ok); err != nil || b.Rank != 2 || len(b.W) != 4 {
+	ok := BasisProblem{Rows: 2, D: 1, X: []float64{0, 1}, Landmarks: 2, Seed: 1, Rank: 2}
+	if b, err := SolveBasis(ctx, k, ok); err != nil || b.Rank != 2 || len(b.W) != 4 {
 		t.Fatalf("valid problem: rank %d, %d values, err %v", b.Rank, len(b.W), err)
 	}
-	for name, mod := range map[string]func(p *MEKABasisProblem){
-		"rows":      func(p *MEKABasisProblem) { p.Rows = 0 },
-		"values":    func(p *MEKABasisProblem) { p.X = p.X[:1] },
-		"landmarks": func(p *MEKABasisProblem) { p.Landmarks = 3 },
-		"rank":      func(p *MEKABasisProblem) { p.Rank = -1 },
-		"both":      func(p *MEKABasisProblem) { p.Indptr = []int{0, 0, 0} },
-		"neither":   func(p *MEKABasisProblem) { p.X = nil },
-		"nan":       func(p *MEKABasisProblem) { p.X = []float64{0, math.NaN()} },
-		"csr": func(p *MEKABasisProblem) {
+	for name, mod := range map[string]func(p *BasisProblem){
+		"rows":      func(p *BasisProblem) { p.Rows = 0 },
+		"values":    func(p *BasisProblem) { p.X = p.X[:1] },
+		"landmarks": func(p *BasisProblem) { p.Landmarks = 3 },
+		"rank":      func(p *BasisProblem) { p.Rank = -1 },
+		"both":      func(p *BasisProblem) { p.Indptr = []int{0, 0, 0} },
+		"neither":   func(p *BasisProblem) { p.X = nil },
+		"nan":       func(p *BasisProblem) { p.X = []float64{0, math.NaN()} },
+		"csr": func(p *BasisProblem) {
 			p.X, p.Indptr, p.Indices, p.Values = nil, []int{0, 1, 1}, []int32{1}, []float64{1}
 		},
 		// A valid 1-row CSR claiming 2 rows: the row count must come from
 		// one place (was a panic in the landmark draw).
-		"csr rows": func(p *MEKABasisProblem) {
+		"csr rows": func(p *BasisProblem) {
 			p.X, p.Indptr, p.Indices, p.Values = nil, []int{0, 1}, []int32{0}, []float64{1}
 		},
 	} {
 		p := ok
 		mod(&p)
-		if _, err := SolveMEKABasis(ctx, k, p); !errors.Is(err, ErrInput) {
-			t.Errorf("%s: err = %v, want ErrInput", name, err)
+		if _, err := SolveBasis(ctx, k, p); !errors.Is(err, check.ErrInput) {
+			t.Errorf("%s: err = %v, want check.ErrInput", name, err)
 		}
 	}
-	if _, err := SolveMEKABasis(ctx, nil, ok); !errors.Is(err, ErrInput) {
-		t.Errorf("nil kernel: err = %v, want ErrInput", err)
+	if _, err := SolveBasis(ctx, nil, ok); !errors.Is(err, check.ErrInput) {
+		t.Errorf("nil kernel: err = %v, want check.ErrInput", err)
 	}
 }

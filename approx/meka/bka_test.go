@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"

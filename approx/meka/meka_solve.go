@@ -1,4 +1,4 @@
-package approx
+package meka
 
 import (
 	"context"
@@ -10,20 +10,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Defaults of MEKACG.
+// Defaults of CG.
 const (
-	// DefaultMEKACGTol is the relative residual ‖(K̃+λnI)α − y‖/‖y‖ at which
+	// DefaultCGTol is the relative residual ‖(K̃+λnI)α − y‖/‖y‖ at which
 	// CG stops: 1e-6 is well below the statistical error of KRR.
-	DefaultMEKACGTol = 1e-6
-	// DefaultMEKACGMaxIter bounds the CG iterations per right-hand side.
-	DefaultMEKACGMaxIter = 1000
+	DefaultCGTol = 1e-6
+	// DefaultCGMaxIter bounds the CG iterations per right-hand side.
+	DefaultCGMaxIter = 1000
 )
 
-// MEKACG configures (*MEKA).SolveCG. The zero value means the defaults.
-type MEKACG struct {
-	// Tol is the relative residual to reach; 0 means DefaultMEKACGTol.
+// CG configures (*Map).SolveCG. The zero value means the defaults.
+type CG struct {
+	// Tol is the relative residual to reach; 0 means DefaultCGTol.
 	Tol float64
-	// MaxIter bounds the iterations per column; 0 means DefaultMEKACGMaxIter.
+	// MaxIter bounds the iterations per column; 0 means DefaultCGMaxIter.
 	// Reaching it is reported in the result (Converged false), not an error.
 	MaxIter int
 	// Callback, if non-nil, is called after every iteration with the column
@@ -32,8 +32,8 @@ type MEKACG struct {
 	Callback func(col, iter int, residual float64) bool
 }
 
-// MEKASolution is the result of a KRR solve on MEKA.
-type MEKASolution struct {
+// Solution is the result of a KRR solve on MEKA.
+type Solution struct {
 	// Alpha holds the coefficients (n×t), one column per column of y.
 	Alpha *mat.Dense
 	// Method is "woodbury" or "cg".
@@ -51,7 +51,7 @@ type MEKASolution struct {
 	Indefinite bool
 }
 
-func (m *MEKA) checkSolve(lambda float64, y *mat.Dense) (mu float64, err error) {
+func (m *Map) checkSolve(lambda float64, y *mat.Dense) (mu float64, err error) {
 	if err := check.Positive("lambda", lambda); err != nil {
 		return 0, fmt.Errorf("approx: meka: %w", err)
 	}
@@ -74,7 +74,7 @@ func (m *MEKA) checkSolve(lambda float64, y *mat.Dense) (mu float64, err error) 
 //
 // which costs one eigendecomposition of L (O((ck)³), cached and reused
 // across λ) and O(nkt) per solve. y is n×t (one column per output).
-func (m *MEKA) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*MEKASolution, error) {
+func (m *Map) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*Solution, error) {
 	mu, err := m.checkSolve(lambda, y)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (m *MEKA) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*MEKASo
 	}
 	_, t := y.Dims()
 	r := m.Rank()
-	sol := &MEKASolution{Method: "woodbury", Converged: true}
+	sol := &Solution{Method: "woodbury", Converged: true}
 	u := m.wtMul(y) // Wᵀy, r×t
 	var vu mat.Dense
 	vu.Mul(m.vecs.T(), u)
@@ -125,7 +125,7 @@ func (m *MEKA) Solve(ctx context.Context, lambda float64, y *mat.Dense) (*MEKASo
 }
 
 // residuals returns ‖(W L Wᵀ + μI)α − y‖/‖y‖ per column.
-func (m *MEKA) residuals(ctx context.Context, mu float64, alpha, y *mat.Dense) ([]float64, error) {
+func (m *Map) residuals(ctx context.Context, mu float64, alpha, y *mat.Dense) ([]float64, error) {
 	_, t := y.Dims()
 	ka := mat.NewDense(m.n, t, nil)
 	if err := m.Mul(ctx, ka, alpha); err != nil {
@@ -153,7 +153,7 @@ func (m *MEKA) residuals(ctx context.Context, mu float64, alpha, y *mat.Dense) (
 // factorization. λ is multiplied by n as in Solve. Each column of y is
 // solved separately from α = 0. CG needs a positive definite system: when
 // a curvature pᵀAp ≤ 0 appears the column stops and Indefinite is set.
-func (m *MEKA) SolveCG(ctx context.Context, lambda float64, y *mat.Dense, opt MEKACG) (*MEKASolution, error) {
+func (m *Map) SolveCG(ctx context.Context, lambda float64, y *mat.Dense, opt CG) (*Solution, error) {
 	mu, err := m.checkSolve(lambda, y)
 	if err != nil {
 		return nil, err
@@ -166,14 +166,14 @@ func (m *MEKA) SolveCG(ctx context.Context, lambda float64, y *mat.Dense, opt ME
 		return nil, fmt.Errorf("approx: meka: %w: CG MaxIter = %d < 0", check.ErrInput, maxIter)
 	}
 	if tol == 0 {
-		tol = DefaultMEKACGTol
+		tol = DefaultCGTol
 	}
 	if maxIter == 0 {
-		maxIter = DefaultMEKACGMaxIter
+		maxIter = DefaultCGMaxIter
 	}
 	n := m.n
 	_, t := y.Dims()
-	sol := &MEKASolution{Method: "cg", Converged: true, Alpha: mat.NewDense(n, t, nil), Iterations: make([]int, t)}
+	sol := &Solution{Method: "cg", Converged: true, Alpha: mat.NewDense(n, t, nil), Iterations: make([]int, t)}
 	apply := func(dst, v []float64) error {
 		if err := m.Mul(ctx, mat.NewDense(n, 1, dst), mat.NewDense(n, 1, v)); err != nil {
 			return err

@@ -1,18 +1,18 @@
-package approx_test
+package cluster_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Partition six points on a line into two clusters and assign new points.
 func ExampleKMeans() {
 	x := mat.NewDense(6, 1, []float64{0, 1, 2, 10, 11, 12})
-	p, err := approx.KMeans{K: 2}.Fit(context.Background(), x, rand.New(rand.NewPCG(1, 2)))
+	p, err := cluster.KMeans{K: 2}.Fit(context.Background(), x, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		fmt.Println(err)
 		return
