@@ -189,7 +189,8 @@ func (b *BKASVM) Partition() *cluster.Partition {
 // training dimension is a coordinate in which every training row is zero
 // (beyondInput): it adds the same ‖x_out‖² to the distance to every
 // centroid, so the cluster is that of the columns below d.
-func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "bkasvm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -257,7 +258,8 @@ func bkaLocalEval(ctx context.Context, locals []*svmDecision, x mat.Matrix, scal
 }
 
 // Predict returns the predicted class label of each row of x.
-func (b *BKASVM) Predict(x mat.Matrix) ([]float64, error) {
+func (b *BKASVM) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "bkasvm")
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err

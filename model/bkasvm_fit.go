@@ -17,7 +17,8 @@ import (
 // Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
 // with dense centroids, and each cluster's kernel columns come from its
 // sparse rows, as in SVM.
-func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "bkasvm")
 	if err := checkContext(ctx, "bka-svm"); err != nil {
 		return err
 	}

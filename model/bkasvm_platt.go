@@ -90,7 +90,8 @@ func (r *bkaRun) platt(ctx context.Context, part *cluster.Partition, local bool)
 // uses whatever Prediction says now. As with LIBSVM's -b 1, the most
 // probable class can differ from Predict's label near the decision
 // boundary (the sigmoids need not give ½ at a zero decision value).
-func (b *BKASVM) PredictProba(x mat.Matrix) (*mat.Dense, error) {
+func (b *BKASVM) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "bkasvm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}

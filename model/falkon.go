@@ -247,7 +247,8 @@ const falkonSeedStream = 0x66616c6b // "falk"
 // kernel.PreferDenseCenters; Info().CenterForm says which), so K_MM and
 // every product run sparse × sparse; the fitted model is the same as on the
 // dense copy of x (same centers, predictions equal to rounding).
-func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
@@ -256,7 +257,6 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	var task Task
 	var labels Labels
 	var t *mat.Dense
-	var err error
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		if x, err = exactInput(xs, y, 0); err != nil {
 			return err
@@ -288,7 +288,8 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // and y (n×t). Predict then returns the first output; PredictMulti returns
 // all of them. Validation data is not supported here. A failed FitMulti
 // keeps the previous model.
-func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) error {
+func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
+	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
@@ -309,7 +310,8 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) err
 // returns the plan with ErrMemory, whose message names the bytes needed. When centers are sampled,
 // M is the requested number (a sampler may return fewer). Sparse x is
 // counted as its CSR arrays (12 bytes a non-zero and 8 a row), not n·d.
-func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
+func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (_ FalkonPlan, err error) {
+	defer named(&err, "falkon")
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		xv, err := checkSparse(xs, 0)
@@ -351,7 +353,8 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
 // dimension d is a coordinate in which every training row is zero, as in
 // LIBSVM (beyondInput), and a sparse x that merely declares another number
 // of columns is read as d-dimensional (test files often do).
-func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -362,7 +365,8 @@ func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns predicted targets (first output) or class labels.
-func (m *Falkon) Predict(xIn mat.Matrix) ([]float64, error) {
+func (m *Falkon) Predict(xIn mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "falkon")
 	f, err := m.DecisionFunction(xIn)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,8 @@ func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64) (*tem
 // β fitted on held-out scores, exactly as KRR.PredictProba. The most
 // probable class is Predict's label. It fails with ErrInput for a
 // regression fit or without Probability.
-func (m *Falkon) PredictProba(x mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -55,7 +56,8 @@ func (m *Falkon) PredictProba(x mat.Matrix) (*mat.Dense, error) {
 // PredictMulti returns all outputs of a regression fit (n×t; one column
 // after Fit on a single target). It fails with ErrInput for a
 // classification fit (use Predict, DecisionFunction or PredictProba).
-func (m *Falkon) PredictMulti(x mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) PredictMulti(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}

@@ -261,7 +261,8 @@ const krrSeedStream = 0x6b7272 // "krr"
 // matrix is formed from the sparse rows and the predictor keeps them), MEKA,
 // Nyström KRR and feature ridge (the sampler, the K_nM products and the
 // feature maps read sparse rows); other backends take a dense copy.
-func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
@@ -310,7 +311,8 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 // in Fit) and the targets y (n×t), one column per output. Predict then
 // returns the first output; PredictMulti returns all of them. A failed
 // FitMulti keeps the previous model.
-func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) error {
+func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
+	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
@@ -357,7 +359,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 		k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
 	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, err
 	}
 	if err := m.Resources.validate("krr"); err != nil {
 		return nil, err
@@ -426,7 +428,8 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 // at a column at or beyond the training dimension is a coordinate in which
 // every training row is zero, as in LIBSVM (beyondInput; refused by the
 // random-Fourier-feature maps). Other predictors take a dense copy.
-func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (m *KRR) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "krr")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -459,7 +462,8 @@ func decideBeyond(pred KRRPredictor, sd sparseDecider, d int, k kernel.Kernel, x
 
 // Predict returns predicted targets (regression, first output) or class labels
 // (classification) for the rows of x.
-func (m *KRR) Predict(x mat.Matrix) ([]float64, error) {
+func (m *KRR) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "krr")
 	f, err := m.DecisionFunction(x)
 	if err != nil {
 		return nil, err

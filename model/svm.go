@@ -168,7 +168,7 @@ func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, to
 		cfg.k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
 	if err := cfg.k.Validate(); err != nil {
-		return cfg, fmt.Errorf("%w: %w", ErrInput, err)
+		return cfg, err
 	}
 	if cfg.c == 0 {
 		cfg.c = DefaultSVMC
@@ -317,7 +317,8 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 // sparse, kernel columns come from the merge of sparse rows, and the support
 // vectors are kept as sparse rows. The model saved from a sparse fit has the
 // same form as one from a dense fit (Save writes dense support vectors).
-func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "svm")
 	if err := checkContext(ctx, "svm"); err != nil {
 		return err
 	}
@@ -435,7 +436,8 @@ func (s *SVM) Info() SVMInfo {
 // (kernel.Sparse) after a sparse fit, dense rows otherwise. The matrix is
 // shared with the model and must not be modified. It is nil when there is
 // no support vector; ErrNotFitted before Fit.
-func (s *SVM) SupportVectors() (mat.Matrix, error) {
+func (s *SVM) SupportVectors() (_ mat.Matrix, err error) {
+	defer named(&err, "svm")
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -460,7 +462,8 @@ func (s *SVM) Classes() []float64 {
 // Sparse x is used as it is; a non-zero at a column at or beyond the training
 // dimension is a coordinate in which every training row is zero, as in
 // LIBSVM (beyondInput).
-func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (s *SVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "svm")
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -472,7 +475,8 @@ func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (s *SVM) Predict(x mat.Matrix) ([]float64, error) {
+func (s *SVM) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "svm")
 	dec, err := s.DecisionFunction(x)
 	if err != nil {
 		return nil, err
