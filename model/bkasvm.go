@@ -48,7 +48,12 @@ const DefaultBKAClusters = 64
 // Multi-class problems are split as for SVM (one-vs-one by default), all
 // sub-problems sharing one partition. Units and defaults are those of SVM;
 // the zero value of every field means its default, resolved into a local copy
-// at Fit.
+// at Fit. A failed Fit keeps the previous model.
+//
+// Concurrency: after Fit returns, Predict, DecisionFunction, PredictProba, Info, Classes and
+// Partition may be called from several goroutines
+// at once. Fit must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type BKASVM struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d.
 	Kernel kernel.Kernel `yaml:"kernel"`

@@ -61,7 +61,12 @@ const (
 //
 // Zero values mean defaults except Lambda, which is required. Defaults are
 // resolved into a local copy at Fit; the struct is never written to except
-// for its fitted state.
+// for its fitted state. A failed Fit keeps the previous model.
+//
+// Concurrency: after Fit returns, Predict, PredictMulti, DecisionFunction, PredictProba,
+// Info, Classes, Solution and Plan may be called from several goroutines
+// at once. Fit and FitMulti must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type Falkon struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d.
 	Kernel kernel.Kernel `yaml:"kernel"`
@@ -135,9 +140,12 @@ type Falkon struct {
 	// classification Task only) on 5-fold cross-validated decision values,
 	// which makes Fit about five times slower; see PredictProba.
 	Probability bool `yaml:"probability"`
-	// Progress, when set, is called after every iteration; returning false
-	// stops the solver (status solver.Stopped) and keeps the current α.
-	Progress func(FalkonIteration) bool `yaml:"-"`
+	// Progress, when set, receives a StageIteration report after every CG
+	// iteration (the iteration, MaxIter, the residual and the validation
+	// error); an error from it stops the fit (ErrStopped) and the previous
+	// model is kept. To stop early and keep the iterate, use MaxIter, Tol
+	// or Patience.
+	Progress ProgressFunc `yaml:"-"`
 
 	fit *falkonFit
 }
@@ -252,7 +260,6 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
-	prev := m.fit
 	var x mat.Matrix
 	var task Task
 	var labels Labels
@@ -270,17 +277,17 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 	if err != nil {
 		return err
 	}
-	if err := m.fitTargets(ctx, x, t, task, labels); err != nil {
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.fitTargets(ctx, pr, x, t, task, labels)
+	if err == nil && m.Probability {
+		if f.calib, err = m.calibrate(ctx, x, y, f); err != nil {
+			err = fmt.Errorf("model: falkon probability: %w", err)
+		}
+	}
+	if err = pr.finish(err, "falkon"); err != nil {
 		return err
 	}
-	if m.Probability {
-		calib, err := m.calibrate(ctx, x, y)
-		if err != nil {
-			m.fit = prev
-			return fmt.Errorf("model: falkon probability: %w", err)
-		}
-		m.fit.calib = calib
-	}
+	m.fit = f
 	return nil
 }
 
@@ -300,7 +307,13 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (er
 	if m.Validation != nil {
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)
 	}
-	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{})
+	if err = pr.finish(err, "falkon"); err != nil {
+		return err
+	}
+	m.fit = f
+	return nil
 }
 
 // Plan returns the memory plan a fit on x (n×d) with the given number of

@@ -8,11 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// calibrate fits the temperature of the fit just made on x, y (m.fit):
-// held-out scores of Falkon fits with the same configuration on the other
-// folds (no validation data, no progress reports), as KRR.calibrate.
-func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64) (*temperature, error) {
-	f := m.fit
+// calibrate fits the temperature of the fit f just made on x, y: held-out
+// scores of Falkon fits with the same configuration on the other folds (no
+// validation data, no progress reports), as KRR.calibrate.
+func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64, f *falkonFit) (*temperature, error) {
 	if f.task != Classification {
 		return nil, fmt.Errorf("%w: probability needs task classification", ErrInput)
 	}

@@ -27,7 +27,13 @@ import (
 // columns and predicted by the arg-max (see Labels).
 //
 // The zero value of every field except Lambda means its default; defaults are
-// resolved into a local copy at Fit and never written back.
+// resolved into a local copy at Fit and never written back. A failed Fit keeps
+// the previous model.
+//
+// Concurrency: after Fit returns, Predict, PredictMulti, DecisionFunction, PredictProba,
+// Info, Classes and Predictor may be called from several goroutines
+// at once. Fit and FitMulti must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type KRR struct {
 	// Kernel is the kernel. nil means Gaussian with γ = 1/d (scikit-learn's
 	// gamma="auto"), d the number of features. YAML configurations describe

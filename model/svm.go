@@ -55,7 +55,13 @@ const (
 // smaller label) or one-vs-rest.
 //
 // The zero value of every field means its default; defaults are resolved into
-// a local copy at Fit and never written back.
+// a local copy at Fit and never written back. A failed Fit keeps the previous
+// model.
+//
+// Concurrency: after Fit returns, Predict, DecisionFunction, PredictProba, Info, Classes and
+// SupportVectors may be called from several goroutines
+// at once. Fit must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type SVM struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d, LIBSVM's default.
 	Kernel kernel.Kernel `yaml:"kernel"`

@@ -198,9 +198,9 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 	if pg := cmdline.NewProgress(*b.prog, false, stderr); pg != nil {
 		prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, b.samplers[0])
 		var clock eta.Iter
-		cfg.Progress = func(it model.FalkonIteration) bool {
-			pg.Iteration(prefix, it.Iteration, b.iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, b.iters))
-			return true
+		cfg.Progress = func(p model.Progress) error {
+			pg.Iteration(prefix, p.Done, b.iters, p.Residual, p.Elapsed, clock.Left(p.Done, b.iters))
+			return nil
 		}
 		defer pg.Done()
 	}

@@ -104,9 +104,9 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		pg := cmdline.NewProgress(*prog, false, stderr)
 		if pg != nil {
 			var clock eta.Iter
-			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.Iteration("landmark Falkon: CG ", it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
-				return true
+			cfg.Progress = func(p model.Progress) error {
+				pg.Iteration("landmark Falkon: CG ", p.Done, *iters, p.Residual, p.Elapsed, clock.Left(p.Done, *iters))
+				return nil
 			}
 			defer pg.Done()
 		}
