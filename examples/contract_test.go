@@ -120,12 +120,10 @@ func TestClassifierContract(t *testing.T) {
 	}
 }
 
-// One progress callback type (model.ProgressFunc) for KRR with every
-// backend, SVM and BKA-SVM, and it can stop the fit: an error returned from
-// it ends Fit with an error wrapping both ErrStopped and the callback's
-// error, and the model fitted before is kept. (Falkon keeps its own
-// Progress func(FalkonIteration) bool, whose false ends the fit
-// successfully with the current coefficients: ExampleFalkon_progress.)
+// One progress callback type (model.ProgressFunc) for every estimator, and
+// it can stop any fit: an error returned from it ends Fit with an error
+// wrapping both ErrStopped and the callback's error, and the model fitted
+// before is kept.
 func TestProgressStopsFit(t *testing.T) {
 	train, test := smooth(t, 400, 20, false, 23)
 	cls := classLabels(train.Y)
@@ -140,6 +138,7 @@ func TestProgressStopsFit(t *testing.T) {
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40}}, train.Y},
 		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Clusters: 2, Rank: 10}}, train.Y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 50}}}}, train.Y},
+		{"falkon", &model.Falkon{Kernel: k, Lambda: 1e-6, M: 40, Seed: 1}, train.Y},
 		{"svm", &model.SVM{Kernel: k, C: 100, Tol: 1e-9}, cls},
 		{"bka-svm", &model.BKASVM{Kernel: k, C: 10, Clusters: 4, Seed: 1}, cls},
 	} {
@@ -155,6 +154,8 @@ func TestProgressStopsFit(t *testing.T) {
 		}
 		switch m := c.est.(type) {
 		case *model.KRR:
+			m.Progress = stop
+		case *model.Falkon:
 			m.Progress = stop
 		case *model.SVM:
 			m.Progress = stop
