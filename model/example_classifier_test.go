@@ -56,7 +56,7 @@ func ExampleClassifier() {
 	}
 	// Output:
 	// *model.SVM     classes [-1 1], accuracy 0.81, first patient P(+1) = 0.95
-	// *model.BKASVM  classes [-1 1], accuracy 0.79, first patient P(+1) = 0.87
+	// *model.BKASVM  classes [-1 1], accuracy 0.79, first patient P(+1) = 0.86
 	// *model.KRR     classes [-1 1], accuracy 0.81, first patient P(+1) = 0.94
 	// *model.Falkon  classes [-1 1], accuracy 0.77, first patient P(+1) = 0.83
 }
