@@ -112,7 +112,7 @@ func (b *BKASVM) setup(xIn mat.Matrix, y []float64) (*bkaRun, error) {
 		r.k = min(DefaultBKAClusters, r.n)
 	}
 	if r.k < 1 || r.k > r.n {
-		return nil, fmt.Errorf("%w: clusters = %d, want 1 ≤ clusters ≤ n = %d", ErrInput, r.k, r.n)
+		return nil, fmt.Errorf("%w: Clusters = %d, want 1 ≤ Clusters ≤ n = %d", ErrInput, r.k, r.n)
 	}
 	if _, err := b.local(); err != nil {
 		return nil, err

@@ -357,7 +357,7 @@ func reportingBackend(b KRRApprox) bool {
 
 func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*krrFit, error) {
 	n, d := xm.Dims()
-	if err := check.Positive("lambda", m.Lambda); err != nil {
+	if err := check.Positive("Lambda", m.Lambda); err != nil {
 		return nil, err
 	}
 	k := m.Kernel

@@ -192,19 +192,19 @@ func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, to
 		cfg.ovo = true
 	case OneVsRest:
 	default:
-		return cfg, fmt.Errorf("%w: multiclass %q, want %q or %q", ErrInput, mc, OneVsOne, OneVsRest)
+		return cfg, fmt.Errorf("%w: Multiclass %q, want %q or %q", ErrInput, mc, OneVsOne, OneVsRest)
 	}
 	if cfg.tol == 0 {
 		cfg.tol = DefaultSVMTol
 	}
-	if err := check.Positive("tol", cfg.tol); err != nil {
+	if err := check.Positive("Tol", cfg.tol); err != nil {
 		return cfg, err
 	}
 	if cfg.maxIter < 0 {
-		return cfg, fmt.Errorf("%w: max_iter = %d, want ≥ 0", ErrInput, cfg.maxIter)
+		return cfg, fmt.Errorf("%w: MaxIter = %d, want ≥ 0", ErrInput, cfg.maxIter)
 	}
 	if cfg.cacheBytes < 0 {
-		return cfg, fmt.Errorf("%w: cache_bytes = %d, want ≥ 0", ErrInput, cfg.cacheBytes)
+		return cfg, fmt.Errorf("%w: CacheBytes = %d, want ≥ 0", ErrInput, cfg.cacheBytes)
 	}
 	if cfg.cacheBytes == 0 {
 		cfg.cacheBytes = DefaultSVMCacheBytes
