@@ -108,7 +108,9 @@
 // WarmStart and Validation; SVM's CacheFloat32 and MemoryLimit; BKASVM's
 // MemoryLimit; the Probability setting of KRR, Falkon and BKASVM with
 // PredictProba's fitted calibration (so a loaded model gives the same
-// probabilities). Given centers equal to the fitted ones are stored once.
+// probabilities). Given centers equal to the fitted ones are stored once; a
+// warm start adds its coefficients and a validation set its rows to the
+// file.
 //
 // Not saved, because they are code: progress callbacks (Progress fields,
 // the samplers' included), MEKAKRR's CG callback and BasisSolver, BKASVM's

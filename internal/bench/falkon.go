@@ -706,7 +706,7 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 		// before collecting, so the process's RSS could reach twice the plan.
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
-	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
+	r := falkonBenchResult{DataRSS: peakRSS()}
 	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
 	if curve {
 		// Validation works in the fitted model's units: standardized targets
@@ -733,9 +733,9 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
 		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
-	t0, c0 := time.Now(), falkonBenchCPU()
+	t0, c0 := time.Now(), processCPU()
 	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
-	r.FitCPUS = falkonBenchCPU() - c0
+	r.FitCPUS = processCPU() - c0
 	if err != nil {
 		return err
 	}
@@ -774,21 +774,12 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 			r.Curve = append(r.Curve, e)
 		}
 	}
-	r.RSSBytes = falkonBenchMaxRSS()
+	r.RSSBytes = peakRSS()
 	return json.NewEncoder(stdout).Encode(r)
 }
 
-// falkonBenchCPU is this process's CPU time (user + system) in seconds.
-func falkonBenchCPU() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// falkonBenchMaxRSS is the peak resident set size of this process in bytes.
-func falkonBenchMaxRSS() int64 {
+// peakRSS is the peak resident set size of this process in bytes.
+func peakRSS() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

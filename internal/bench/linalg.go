@@ -1,18 +1,13 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -334,39 +329,8 @@ var benchLinalgPy string
 // runLinalgPython writes the points x to a temporary file and times scipy's
 // dpotrf, dlauum and dtrsm on their kernel matrix.
 func runLinalgPython(ctx context.Context, py string, x *mat.Dense, rhs, repeats int) (map[string]kernelBenchResult, error) {
-	dir, err := os.MkdirTemp("", "landmark-bench-linalg-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "bench_linalg.py")
-	if err := os.WriteFile(script, []byte(benchLinalgPy), 0o600); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := binary.Write(&buf, binary.LittleEndian, x.RawMatrix().Data); err != nil {
-		return nil, err
-	}
-	data := filepath.Join(dir, "x.f64")
-	if err := os.WriteFile(data, buf.Bytes(), 0o600); err != nil {
-		return nil, err
-	}
 	m, d := x.Dims()
-	var so, se bytes.Buffer
-	cmd := exec.CommandContext(ctx, py, script, data, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(se.String())))
-	}
-	res := map[string]kernelBenchResult{}
-	for _, line := range strings.Split(strings.TrimSpace(so.String()), "\n") {
-		var r kernelBenchResult
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("bad output line %q: %w", line, err)
-		}
-		res[r.What] = r
-	}
-	return res, nil
+	return runPythonScript(ctx, py, "bench_linalg.py", benchLinalgPy, []*mat.Dense{x}, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
 }
 
 // bestOfSetup is bestOf with setup run, untimed, before each repetition.

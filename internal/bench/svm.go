@@ -281,9 +281,8 @@ func (b *svmBench) compare(w io.Writer, ours []*benchRow, lib *benchRow) {
 	}
 	if !slices.Contains(b.ms, "libsvm") {
 		// With svm-train started from this process the figure is not reliable.
-		var ru syscall.Rusage
-		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-			fmt.Fprintf(w, "\nlandmark process peak RSS (data and all methods): %.2f GB\n", float64(ru.Maxrss)/(1<<20))
+		if rss := peakRSS(); rss > 0 {
+			fmt.Fprintf(w, "\nlandmark process peak RSS (data and all methods): %.2f GB\n", float64(rss)/(1<<30))
 		}
 	}
 }
