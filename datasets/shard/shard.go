@@ -29,6 +29,11 @@ const magic = "LMKSHRD1"
 // (the one sentinel for malformed data files) and wraps ErrInput.
 var ErrFormat = check.ErrFormat
 
+// ErrChecksum reports a shard whose CRC-32 does not match its bytes: the
+// file was damaged after it was written. It wraps ErrFormat, so
+// errors.Is(err, ErrFormat) holds too.
+var ErrChecksum = check.Sentinel("checksum mismatch", ErrFormat)
+
 // ErrInput reports data or arguments WriteDir and Write refuse. It is
 // check.ErrInput, the same error as datasets.ErrInput and model.ErrInput.
 var ErrInput = check.ErrInput
@@ -139,7 +144,10 @@ func Write(w io.Writer, x *mat.Dense, y []float64) error {
 }
 
 // Read reads one shard, checking its size against want (rows, d; zero
-// skips the check) and its checksum.
+// skips the check) and its checksum: a damaged shard is an error wrapping
+// ErrChecksum (or ErrFormat when the damage hits the header or length),
+// never a partial result. Read does not know the file's name; a caller
+// reading a file wraps the error with it.
 func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 	h := crc32.NewIEEE()
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -177,7 +185,7 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 		return nil, nil, fmt.Errorf("shard: %w: missing checksum: %w", ErrFormat, err)
 	}
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, nil, fmt.Errorf("shard: %w: checksum mismatch", ErrFormat)
+		return nil, nil, fmt.Errorf("shard: %w (stored %08x, computed %08x)", ErrChecksum, binary.LittleEndian.Uint32(tail[:]), sum)
 	}
 	nd := int(rows * d)
 	return mat.NewDense(int(rows), int(d), data[:nd:nd]), data[nd:], nil

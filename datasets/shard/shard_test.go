@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -131,3 +132,40 @@ func TestWriteDirProgress(t *testing.T) {
 
 // shardFile is the file name of shard k (1-based).
 func shardFile(k int) string { return fmt.Sprintf("shard-%05d.lmks", k-1) }
+
+// TestReadEveryFlippedByte flips each byte of a shard in turn (xor 0xff):
+// no flip may be read back as data. A flip in the payload or the stored
+// CRC-32 is an 8-bit burst, which CRC-32 detects in every position (it
+// detects every burst of at most 32 bits), so each of those must be
+// ErrChecksum naming both sums; a flip in the 24-byte header changes the
+// magic or the claimed size and must be ErrFormat.
+func TestReadEveryFlippedByte(t *testing.T) {
+	x := mat.NewDense(3, 3, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9.5})
+	y := []float64{-1, 0, 1}
+	var buf bytes.Buffer
+	if err := Write(&buf, x, y); err != nil {
+		t.Fatal(err)
+	}
+	raw := buf.Bytes()
+	if want := 24 + 8*(9+3) + 4; len(raw) != want {
+		t.Fatalf("shard is %d bytes, want %d", len(raw), want)
+	}
+	for i := range raw {
+		raw[i] ^= 0xff
+		_, _, err := Read(bytes.NewReader(raw), 3, 3)
+		raw[i] ^= 0xff
+		switch {
+		case err == nil:
+			t.Fatalf("byte %d flipped: read back without error", i)
+		case i >= 24 && !errors.Is(err, ErrChecksum):
+			t.Fatalf("byte %d flipped: err = %v, want ErrChecksum", i, err)
+		case i >= 24 && !strings.Contains(err.Error(), "stored "):
+			t.Fatalf("byte %d flipped: err = %v does not give the sums", i, err)
+		case !errors.Is(err, ErrFormat):
+			t.Fatalf("byte %d flipped: err = %v, want ErrFormat", i, err)
+		}
+	}
+	if _, _, err := Read(bytes.NewReader(raw), 3, 3); err != nil {
+		t.Fatalf("restored shard: %v", err)
+	}
+}

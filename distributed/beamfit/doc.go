@@ -50,6 +50,16 @@
 // λ_h) exactly as model.Falkon does with the same CenterWeights and
 // CenterLambda.
 //
+// Failures cost at most one pass. A pass whose pipeline fails is launched
+// again, up to Falkon.Attempts times (DefaultAttempts), with a log line;
+// it computes the same sums in the same order, so the model is unchanged.
+// With Falkon.WorkDir set, every pass's result is checkpointed there,
+// keyed by a SHA-256 of what it depends on (manifest, centers, kernel,
+// standardization, the pass's vector); the same fit run again reads the
+// completed passes back and replays the driver's deterministic CG
+// arithmetic on them, launching only the rest, to the identical model. A
+// damaged shard (CRC mismatch, shard.ErrChecksum) is an error naming it.
+//
 // Files (the manifest, shards, WorkDir) are opened through Beam's
 // filesystem package. This package registers only Beam's local file system;
 // a program reading gs:// or s3:// paths registers those itself, in its main

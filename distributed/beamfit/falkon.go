@@ -105,6 +105,16 @@ type Falkon struct {
 	// of 1 + MaxIter launches of ≈ 2n·M·d flops each; each shard's partial
 	// is M²·8 bytes. Epsilon, MaxIter and Tol are ignored.
 	Direct bool
+	// Attempts is how many times a pass is launched before the fit fails
+	// (0: DefaultAttempts). A pass that fails — a worker lost mid-pass, a
+	// shard read that fails — is launched again, with a log line; it
+	// computes the same sum, so the model is the one an undisturbed fit
+	// gives. A damaged shard fails every attempt, and the error names it.
+	Attempts int
+	// Logf, when set, receives the fit's log lines (a failed pass
+	// re-run, passes resumed from a checkpoint), one line per call
+	// without its newline; nil writes them to standard error.
+	Logf func(format string, args ...any)
 	// Progress, when set, is called after every pass.
 	Progress func(Pass)
 }
@@ -121,6 +131,13 @@ type Pass struct {
 	// Rows is the number of rows the pass read; Rows/Wall is its
 	// throughput.
 	Rows int
+	// Attempts is the number of launches the pass took (more than 1 when
+	// a launch failed and was re-run; 0 when Resumed).
+	Attempts int
+	// Resumed reports that the pass's result was read from a checkpoint
+	// in WorkDir, written by an earlier run of the same fit, and no
+	// pipeline was launched.
+	Resumed bool
 }
 
 // FalkonResult is a fit's outcome.
@@ -247,6 +264,10 @@ type falkonRun struct {
 	fn          passFn    // what the workers run, but for Mode and V
 	launches    int
 	res         *FalkonResult
+	manRaw      []byte          // the manifest's bytes
+	attempts    int             // launches per pass
+	digest      []byte          // what every pass's checkpoint key shares
+	saved       map[string]bool // checkpoint files in the work folder
 }
 
 // newRun reads the manifest and checks the configuration before anything
@@ -260,6 +281,13 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 	}
 	if r.man, err = shard.ParseManifest(raw); err != nil {
 		return nil, err
+	}
+	r.manRaw = raw
+	switch r.attempts = f.Attempts; {
+	case r.attempts == 0:
+		r.attempts = DefaultAttempts
+	case r.attempts < 0:
+		return nil, fmt.Errorf("beamfit: %w: attempts = %d, want ≥ 1 (0: %d)", ErrInput, f.Attempts, DefaultAttempts)
 	}
 	if f.Kernel == nil {
 		return nil, fmt.Errorf("beamfit: %w: Kernel is nil", ErrInput)
@@ -294,6 +322,9 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 		}
 		r.cleanup = func() { os.RemoveAll(r.work) }
 	}
+	if err := r.listCheckpoints(ctx); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -311,7 +342,9 @@ func (r *falkonRun) shipCenters(ctx context.Context, c model.FalkonCenters) erro
 		r.fn.Files = append(r.fn.Files, e.File)
 		r.fn.Rows = append(r.fn.Rows, e.Rows)
 	}
-	return nil
+	var err error
+	r.digest, err = fitDigest(r.manRaw, kernel.DenseOf(c.Points), &r.fn)
+	return err
 }
 
 // info is the fit's description once the centers are drawn; the plan is
@@ -323,8 +356,12 @@ func (r *falkonRun) info(c model.FalkonCenters) model.FalkonInfo {
 		Plan: r.b.Plan(c, r.t), SampleTime: time.Since(r.start)}
 }
 
-// pass launches one pipeline of the given mode (v is the vector of
-// modeMulTMul) and copies its sum into dst.
+// pass computes one pass of the given mode (v is the vector of
+// modeMulTMul) and copies its sum into dst: read from the work folder's
+// checkpoint when an earlier run of the same fit saved it, otherwise
+// launched as a pipeline (re-run up to r.attempts times) and saved there
+// before the driver goes on, so a driver stopped at any point resumes
+// after the last pass it completed.
 func (r *falkonRun) pass(ctx context.Context, dst []float64, mode string, v *mat.Dense) error {
 	ts := time.Now()
 	g := r.fn
@@ -332,17 +369,30 @@ func (r *falkonRun) pass(ctx context.Context, dst []float64, mode string, v *mat
 	if v != nil {
 		g.V = slices.Clone(v.RawMatrix().Data)
 	}
-	out := joinPath(r.work, fmt.Sprintf("pass-%05d.json", r.launches))
+	idx := r.launches
+	out := joinPath(r.work, fmt.Sprintf("pass-%05d.json", idx))
 	r.launches++
-	sum, err := runPass(ctx, r.run, &g, len(r.man.Shards), out)
-	if err != nil {
-		return err
-	}
-	if len(sum) != len(dst) {
-		return fmt.Errorf("beamfit: pass %s returned %d values, want %d", mode, len(sum), len(dst))
+	key := r.passKey(mode, g.V)
+	p := Pass{Residual: math.NaN(), Rows: r.man.N}
+	sum := r.resume(ctx, mode, key, len(dst))
+	if sum != nil {
+		p.Resumed = true
+		r.logf("beamfit: pass %d (%s) resumed from %s", idx, mode, r.checkpointPath(mode, key))
+	} else {
+		var err error
+		if sum, p.Attempts, err = r.launch(ctx, &g, out, idx); err != nil {
+			return err
+		}
+		if len(sum) != len(dst) {
+			return fmt.Errorf("beamfit: pass %s returned %d values, want %d", mode, len(sum), len(dst))
+		}
+		if err := r.saveCheckpoint(ctx, mode, key, sum); err != nil {
+			return err
+		}
 	}
 	copy(dst, sum)
-	r.res.Passes = append(r.res.Passes, Pass{Residual: math.NaN(), Wall: time.Since(ts), Rows: r.man.N})
+	p.Wall = time.Since(ts)
+	r.res.Passes = append(r.res.Passes, p)
 	return nil
 }
 

@@ -82,7 +82,7 @@ func readRows(ctx context.Context, manifestPath string, man *shard.Manifest, idx
 		}
 		x, _, err := loadShard(ctx, joinPath(dir, e.File), e.Rows, man.D, false, nil, nil)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("beamfit: reading rows: %w", err)
 		}
 		for ; k < m && idx[k] < e.FirstRow+e.Rows; k++ {
 			c.SetRow(k, x.RawRowView(idx[k]-e.FirstRow))

@@ -146,6 +146,11 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 	if s < 0 || s >= len(f.Files) {
 		return fmt.Errorf("beamfit: shard %d of %d", s, len(f.Files))
 	}
+	if faultHook != nil {
+		if err := faultHook(f.Mode, s); err != nil {
+			return fmt.Errorf("beamfit: shard %d: %w", s, err)
+		}
+	}
 	x, y, err := loadShard(ctx, joinPath(f.Dir, f.Files[s]), f.Rows[s], f.D, f.CacheShards, f.Mean, f.Std)
 	if err != nil {
 		return fmt.Errorf("beamfit: shard %d: %w", s, err)
@@ -256,11 +261,13 @@ func loadShard(ctx context.Context, p string, rows, d int, cache bool, mean, std
 	}
 	b, err := readFile(ctx, p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
+	// A damaged shard (shard.ErrChecksum) is an error naming the file:
+	// the pass fails rather than sum the other shards without it.
 	x, y, err := shard.Read(bytes.NewReader(b), rows, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if mean != nil {
 		standardize(x, mean, std)

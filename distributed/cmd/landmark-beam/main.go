@@ -3,7 +3,7 @@
 //	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I] [--direct]
 //	                     [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
-//	                     [--job_name NAME] [--work_dir DIR] [other Beam flags]
+//	                     [--job_name NAME] [--work_dir DIR] [--attempts N] [other Beam flags]
 //	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
 //	                  [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--beam-log LEVEL] [Beam flags]
 //
@@ -25,6 +25,13 @@
 // --beam-log (debug, info, warn, error) asks for more.
 // The driver prints one line per pipeline launch: CG iteration, residual,
 // wall time and shard throughput (rows/s).
+//
+// A pass that fails (a lost worker, a failed read) is launched again, up to
+// --attempts times in all, with a line on stderr; a damaged shard fails
+// every attempt and the error names it. With --work_dir, every pass's
+// result is checkpointed there as it completes: the same command, run
+// again after the driver was stopped or killed, reads the completed passes
+// back instead of launching them and gives the same model bit for bit.
 //
 // Paths (--data, --work_dir) may be local, gs://bucket/… or s3://bucket/…:
 // this command registers Beam's local, Google Cloud Storage and Amazon S3
@@ -65,11 +72,13 @@ import (
 const usage = `landmark-beam: Landmark's fits on Apache Beam
 
   landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L
-      [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR]
+      [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR] [--attempts N]
       [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
       [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
       FALKON with every data pass a Beam pipeline (Beam's flags pass through);
       --direct solves the same system in one pass (K_sᵀK_s per shard);
+      a failed pass is launched again (--attempts, default 3); with --work_dir,
+      every pass is checkpointed there and the same command resumes a stopped fit;
       --sampler bless draws the centers by BLESS on a uniform sub-sample of
       --subsample rows on the driver (FALKON-BLESS preconditioner)
   landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
@@ -142,12 +151,13 @@ func runFalkon(ctx context.Context, args []string) error {
 	seed := flag.Uint64("seed", 1, "center sampling seed")
 	std := flag.Bool("standardize", false, "standardize columns with the manifest's statistics")
 	save := flag.String("save", "", "save the fitted model here (model.Load reads it)")
-	work := flag.String("work_dir", "", "folder the driver and every worker can read and write (default: a local temporary folder)")
+	work := flag.String("work_dir", "", "folder the driver and every worker can read and write, where each pass's result is checkpointed (the same command resumes a stopped fit); default: a local temporary folder, removed after the fit")
 	cache := flag.Bool("cache_shards", true, "keep decoded shards in worker memory between passes")
 	direct := flag.Bool("direct", false, "one pass: each shard forms K_sᵀK_s and K_sᵀy, the driver solves by Cholesky (--iter ignored)")
 	sampler := flag.String("sampler", "uniform", "center sampler: uniform (over all rows), bless or bless-r (BLESS / BLESS-R on a uniform sub-sample, FALKON-BLESS preconditioner)")
 	blessLambda := flag.Float64("bless-lambda", 0, "BLESS's final λ (0: walk the path down until it has M centers)")
 	subsample := flag.Int("subsample", 0, "rows BLESS runs on, drawn uniformly (0: min(n, max(20·M, ⌈κ²/bless-lambda⌉)))")
+	attempts := flag.Int("attempts", beamfit.DefaultAttempts, "launches of a pass before the fit fails (a failed pass is re-run)")
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return err
 	}
@@ -167,8 +177,12 @@ func runFalkon(ctx context.Context, args []string) error {
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
 		Sampler: smp, Subsample: *subsample,
 		MaxIter: *iter, Direct: *direct, Standardize: *std, WorkDir: *work, CacheShards: *cache,
-		Run: beamx.Run,
+		Attempts: *attempts, Run: beamx.Run,
 		Progress: func(p beamfit.Pass) {
+			if p.Resumed {
+				fmt.Printf("pass %3d  residual %.3e  from the checkpoint in --work_dir\n", p.Iteration, p.Residual)
+				return
+			}
 			fmt.Printf("pass %3d  residual %.3e  %7.2f s  %.3g rows/s\n", p.Iteration, p.Residual,
 				p.Wall.Seconds(), float64(p.Rows)/p.Wall.Seconds())
 		}}
