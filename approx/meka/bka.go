@@ -84,7 +84,7 @@ type bkaChol struct {
 // kernel blocks. x is kept by reference for CrossMul. Sparse x
 // (kernel.Sparse) stays sparse: k-means runs on the CSR rows, and each block
 // K(X_s, X_s) comes from the engine's sparse path against points.Chunk of
-// the cluster's rows expanded to dense at a time (exactRows).
+// the cluster's rows expanded to dense at a time (points.Exact).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
 	x := points.Data(xIn)
 	if err := points.Check(x); err != nil {
@@ -128,10 +128,10 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 			return nil, fmt.Errorf("approx: bka: clustering: %w", err)
 		}
 	}
-	members, _, _, err := partitionMembers(part, n, d)
-	if err != nil {
+	if err := part.Validate(n, d); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
+	members := part.Members()
 	b.part, b.members = part, members
 	b.stats.ClusterTime = time.Since(t0)
 	if o.Progress != nil {
@@ -166,7 +166,7 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	b.blocks = make([]*mat.SymDense, c)
 	var done int
 	var mu sync.Mutex
-	err = parallel.ForErr(ctx, c, workers, func(_, s int) error {
+	err := parallel.ForErr(ctx, c, workers, func(_, s int) error {
 		ns := len(members[s])
 		if ns == 0 {
 			return nil
