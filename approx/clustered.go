@@ -118,7 +118,7 @@ func clusteredKernelCheck(k kernel.Kernel) error {
 		return nil
 	}
 	if err := k.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", check.ErrInput, err)
+		return err
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
@@ -40,7 +41,8 @@ type ParseError struct {
 	Err error
 }
 
-// Error formats the error as "file: line N: msg".
+// Error formats the error as "datasets: file: line N: msg" (without the
+// file for a plain reader, without the line when it is 0).
 func (e *ParseError) Error() string {
 	s := e.Msg
 	if e.Line > 0 {
@@ -49,7 +51,7 @@ func (e *ParseError) Error() string {
 	if e.File != "" {
 		s = e.File + ": " + s
 	}
-	return s
+	return "datasets: " + s
 }
 
 // Unwrap returns ErrFormat and the cause.
@@ -74,8 +76,21 @@ func withFile(err error, file string) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	return fmt.Errorf("%s: %w", file, err)
+	return &fileError{file: file, err: err}
 }
+
+// fileError names the file of an error that is not a ParseError:
+// "datasets: file: what: why", the package prefix said once.
+type fileError struct {
+	file string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "datasets: " + e.file + ": " + strings.TrimPrefix(e.err.Error(), "datasets: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // Dataset is a dense design matrix with one target or label per row.
 type Dataset struct {

@@ -52,7 +52,7 @@ func ExampleReadLIBSVM() {
 	fmt.Println(err)
 	// Output:
 	// 2 3 [1 -1] [0.5 0 2]
-	// line 2: feature index 2 after 3: indices must ascend
+	// datasets: line 2: feature index 2 after 3: indices must ascend
 }
 
 // Stratified cross-validation folds keep each class's share.

@@ -148,7 +148,7 @@ func TestReadFileErrorNamesFile(t *testing.T) {
 	}
 	_, err := ReadFile(p, ReadOptions{})
 	wantLine(t, err, 2, "indices must ascend")
-	if !strings.HasPrefix(err.Error(), p+": line 2: ") {
+	if !strings.HasPrefix(err.Error(), "datasets: "+p+": line 2: ") {
 		t.Errorf("error %q does not start with the file name and line", err)
 	}
 }

@@ -69,14 +69,14 @@ func TestFitCancelledMidway(t *testing.T) {
 		defer cancel()
 		after := 0
 		f := &model.Falkon{Kernel: k, Lambda: 1e-9, M: 200, MaxIter: 100, Tol: 1e-300,
-			Progress: func(it model.FalkonIteration) bool {
+			Progress: func(p model.Progress) error {
 				if ctx.Err() != nil {
 					after++
 				}
-				if it.Iteration == 3 {
+				if p.Done == 3 {
 					cancel()
 				}
-				return true
+				return nil
 			}}
 		err := f.Fit(ctx, d.X, d.Y)
 		if !errors.Is(err, context.Canceled) {

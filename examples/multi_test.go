@@ -11,7 +11,7 @@ import (
 
 // Multi-output regression: FitMulti solves one system with t right-hand
 // sides, so each output must equal a single-output fit on that column.
-// Predict returns the first output; DecisionFunction all of them.
+// Predict returns the first output; PredictMulti all of them.
 func TestFitMultiEqualsSeparateFits(t *testing.T) {
 	train, test := smooth(t, 400, 50, false, 21)
 	n := train.Len()
@@ -23,11 +23,7 @@ func TestFitMultiEqualsSeparateFits(t *testing.T) {
 		y.Set(i, 1, y2[i])
 	}
 	k := kernel.Gaussian{Gamma: 1}
-	type multi interface {
-		model.Estimator
-		FitMulti(ctx context.Context, x mat.Matrix, y *mat.Dense) error
-		DecisionFunction(x mat.Matrix) (*mat.Dense, error)
-	}
+	type multi = model.MultiOutput
 	for _, c := range []struct {
 		name string
 		mk   func() multi
@@ -52,7 +48,7 @@ func TestFitMultiEqualsSeparateFits(t *testing.T) {
 		if err := m.FitMulti(context.Background(), train.X, y); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		f, err := m.DecisionFunction(test.X)
+		f, err := m.PredictMulti(test.X)
 		if err != nil {
 			t.Fatal(err)
 		}

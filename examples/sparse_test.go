@@ -85,15 +85,10 @@ func TestSparseFitMatchesDense(t *testing.T) {
 	}
 }
 
-// decisionFunctioner is what the classifiers here have beside Predict.
-type decisionFunctioner interface {
-	DecisionFunction(x mat.Matrix) (*mat.Dense, error)
-}
-
 // decision returns the first column of e's decision values.
 func decision(t *testing.T, e model.Estimator, x mat.Matrix) []float64 {
 	t.Helper()
-	df, ok := e.(decisionFunctioner)
+	df, ok := e.(model.Classifier)
 	if !ok {
 		t.Fatalf("%T has no DecisionFunction", e)
 	}

@@ -66,3 +66,25 @@ func TestMapRows(t *testing.T) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
+
+// LoadApproximationData reads what the spec names: a bundled test part is
+// its own rows (pendigits.test: 3,498, not the 7,494 of its training part),
+// a training part its rows without the test part, and subsample keeps that
+// many of them.
+func TestLoadApproximationDataRows(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		subsample int
+		rows      int
+	}{{"pendigits.test", 0, 3498}, {"pendigits", 0, 7494}, {"pendigits", 500, 500}} {
+		s := &Spec{Name: "a", Dataset: DatasetSpec{Name: tc.name, Subsample: tc.subsample},
+			Approximation: &ApproximationSpec{Kernel: kernel.Spec{Type: "gaussian", Gamma: 1}, Methods: []string{"bka"}}}
+		d, err := LoadApproximationData(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := d.X.Dims(); n != tc.rows || d.Storage != StorageDense || d.StorageWhy != "auto: bundled sets are dense" {
+			t.Errorf("%s (subsample %d): %d rows, storage %s (%s); want %d rows, dense", tc.name, tc.subsample, n, d.Storage, d.StorageWhy, tc.rows)
+		}
+	}
+}

@@ -29,7 +29,7 @@ type DemoOptions struct {
 	// Seed drives the split and the centers.
 	Seed uint64
 	// Progress, when set, is called after every CG iteration (model.Falkon.Progress).
-	Progress func(model.FalkonIteration) bool
+	Progress model.ProgressFunc
 }
 
 // DemoResult is what Demo measured.

@@ -153,9 +153,9 @@ func newFalkon(c Config) (model.Estimator, error) {
 		f.Sampler = s
 	}
 	if c.Progress != nil {
-		f.Progress = func(it model.FalkonIteration) bool {
-			c.Progress(it.Iteration, it.Residual)
-			return true
+		f.Progress = func(p model.Progress) error {
+			c.Progress(p.Done, p.Residual)
+			return nil
 		}
 	}
 	return f, nil

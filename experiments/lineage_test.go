@@ -114,3 +114,5 @@ func TestErrorLineageInUse(t *testing.T) {
 		t.Errorf("cancelled Falkon.Fit: %v; want context.Canceled and not ErrInput", err)
 	}
 }
+
+func isInputErr(err error) bool { return errors.Is(err, model.ErrInput) }

@@ -57,7 +57,9 @@ func (r *runner) load() error {
 			}
 		}
 	} else {
-		if d.TestFraction == 0 {
+		// The official split of a training part; a test part named
+		// itself (pendigits.test) is that part's rows, not its training set.
+		if info, _ := datasets.Lookup(d.Name); d.TestFraction == 0 && info.Train == "" {
 			train, test, err = datasets.LoadSplit(d.Name)
 		}
 		if train == nil {

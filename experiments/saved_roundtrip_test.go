@@ -76,7 +76,8 @@ type roundTripDecider interface {
 
 // Every estimator × backend of the table (experiments' names, as a YAML
 // spec names them), plus FALKON's warm start and BLESS-path centers (the
-// runner's warm_start and approx path), saved and loaded, refits on the same
+// runner's warm_start and approx path) and every estimator's probability
+// option (probabilities compared too), saved and loaded, refits on the same
 // data to the saved model: decision values equal bit for bit (the fits are
 // seeded and deterministic, so any configuration lost in the file — a
 // sampler, a backend, an option — shows as a difference; before format
@@ -109,6 +110,24 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 	}
 	if len(rows) < 4+19+8 {
 		t.Fatalf("%d estimator × backend rows: the table lost entries", len(rows))
+	}
+	// Every estimator with a probability option, calibrated on a
+	// classification task (KRR on BLESS landmarks).
+	for _, e := range Estimators() {
+		if _, ok := e.option("probability"); !ok {
+			continue
+		}
+		b := ""
+		if e.Name == "krr" {
+			b = "bless"
+		}
+		cfg := roundTripConfig(e, b, model.Classification)
+		cfg.Options["probability"] = true
+		est, err := e.New(cfg)
+		if err != nil {
+			t.Fatalf("%s probability: %v", e.Name, err)
+		}
+		rows = append(rows, row{e.Name + "/" + b + " probability", est, cls, clsT, yCls, e, b})
 	}
 	// FALKON from a BLESS path's centers, weights and λ_h, and warm-started.
 	falkon, _ := estimatorByName("falkon")
@@ -161,8 +180,25 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			type proba interface {
+				PredictProba(mat.Matrix) (*mat.Dense, error)
+			}
+			var p0 *mat.Dense
+			if strings.HasSuffix(r.name, " probability") {
+				if p0, err = r.est.(proba).PredictProba(r.xt); err != nil {
+					t.Fatal(err)
+				}
+				if pl, err := got.(proba).PredictProba(r.xt); err != nil || !mat.Equal(pl, p0) {
+					t.Errorf("loaded model: probabilities differ (%v)", err)
+				}
+			}
 			if err := got.Fit(context.Background(), r.x, r.y); err != nil {
 				t.Fatal(err)
+			}
+			if p0 != nil {
+				if pr, err := got.(proba).PredictProba(r.xt); err != nil || !mat.Equal(pr, p0) {
+					t.Errorf("refitted loaded model: probabilities differ (%v)", err)
+				}
 			}
 			want, err := r.est.(roundTripDecider).DecisionFunction(r.xt)
 			if err != nil {

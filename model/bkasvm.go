@@ -48,7 +48,12 @@ const DefaultBKAClusters = 64
 // Multi-class problems are split as for SVM (one-vs-one by default), all
 // sub-problems sharing one partition. Units and defaults are those of SVM;
 // the zero value of every field means its default, resolved into a local copy
-// at Fit.
+// at Fit. A failed Fit keeps the previous model.
+//
+// Concurrency: after Fit returns, Predict, DecisionFunction, PredictProba, Info, Classes and
+// Partition may be called from several goroutines
+// at once. Fit must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type BKASVM struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d.
 	Kernel kernel.Kernel `yaml:"kernel"`
@@ -189,7 +194,8 @@ func (b *BKASVM) Partition() *cluster.Partition {
 // training dimension is a coordinate in which every training row is zero
 // (beyondInput): it adds the same ‖x_out‖² to the distance to every
 // centroid, so the cluster is that of the columns below d.
-func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "bkasvm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -257,7 +263,8 @@ func bkaLocalEval(ctx context.Context, locals []*svmDecision, x mat.Matrix, scal
 }
 
 // Predict returns the predicted class label of each row of x.
-func (b *BKASVM) Predict(x mat.Matrix) ([]float64, error) {
+func (b *BKASVM) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "bkasvm")
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err

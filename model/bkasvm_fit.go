@@ -17,7 +17,8 @@ import (
 // Sparse x (kernel.Sparse) stays sparse: k-means runs on the sparse rows
 // with dense centroids, and each cluster's kernel columns come from its
 // sparse rows, as in SVM.
-func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "bkasvm")
 	if err := checkContext(ctx, "bka-svm"); err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (b *BKASVM) setup(xIn mat.Matrix, y []float64) (*bkaRun, error) {
 		r.k = min(DefaultBKAClusters, r.n)
 	}
 	if r.k < 1 || r.k > r.n {
-		return nil, fmt.Errorf("%w: clusters = %d, want 1 ≤ clusters ≤ n = %d", ErrInput, r.k, r.n)
+		return nil, fmt.Errorf("%w: Clusters = %d, want 1 ≤ Clusters ≤ n = %d", ErrInput, r.k, r.n)
 	}
 	if _, err := b.local(); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -248,4 +249,107 @@ func TestBKASVMProgress(t *testing.T) {
 	if calls == 0 || calls > 9 || last != total || total != calls {
 		t.Errorf("%d calls, last (%d, %d)", calls, last, total)
 	}
+}
+
+// With one cluster, BKA-SVM's Platt scaling is SVM{NoBias: true}'s: the
+// same cross-validation folds (PCG stream (Seed, task)) and the same no-bias
+// duals on the folds' rows, so the same sigmoids and probabilities up to the
+// solver's tolerance (SVM's folds visit the rows in shuffled order, BKA-SVM's
+// in training order, so coordinate descent takes other paths to the
+// optimum). At Tol = 1e-10 the decision values agree to about 1e-9, hence
+// 1e-6 on the sigmoids and probabilities is loose yet far below the 1e-4
+// the default tolerance gives.
+func TestBKASVMOneClusterProbaIsSVMs(t *testing.T) {
+	k := kernel.Gaussian{Gamma: 2}
+	for _, c := range []conformanceCase{conformanceBinary(21), conformanceMulticlass(22)} {
+		b := &BKASVM{C: 3, Kernel: k, Clusters: 1, Probability: true, Seed: 5, Tol: 1e-10}
+		s := &SVM{C: 3, Kernel: k, NoBias: true, Probability: true, Seed: 5, Tol: 1e-10}
+		for _, e := range []Estimator{b, s} {
+			if err := e.Fit(context.Background(), c.x, c.y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pb, err := b.PredictProba(c.xTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := s.PredictProba(c.xTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(pb, ps, 1e-6) {
+			t.Errorf("%s: BKA-SVM probabilities differ from the no-bias SVM's:\n%v\n%v", c.name, mat.Formatted(pb), mat.Formatted(ps))
+		}
+		for i, sb := range b.fit.platt {
+			if ss := s.fit.platt[i]; math.Abs(sb.a-ss.a) > 1e-6 || math.Abs(sb.b-ss.b) > 1e-6 {
+				t.Errorf("%s task %d: sigmoid %v, SVM's %v", c.name, i, sb, ss)
+			}
+		}
+	}
+}
+
+// With several clusters the sigmoids are fitted on held-out decision
+// values: recompute them by hand for a binary problem (5 folds of the
+// shuffled rows, per-cluster no-bias duals on the other rows, each held-out
+// row predicted by its own cluster's terms) and compare.
+func TestBKASVMPlattByHand(t *testing.T) {
+	c := conformanceBinary(23)
+	k := kernel.Gaussian{Gamma: 2}
+	b := &BKASVM{C: 3, Kernel: k, Clusters: 4, Probability: true, Seed: 7}
+	if err := b.Fit(context.Background(), c.x, c.y); err != nil {
+		t.Fatal(err)
+	}
+	n := len(c.y)
+	rng := rand.New(rand.NewPCG(7, 0))
+	fold := make([]int, n)
+	for q, p := range rng.Perm(n) {
+		fold[p] = q % plattFolds
+	}
+	labels, _ := NewLabels(c.y)
+	dec := make([]float64, n)
+	ypm := make([]float64, n)
+	for i, v := range c.y {
+		ypm[i] = -1
+		if v == labels.Classes[1] {
+			ypm[i] = 1
+		}
+	}
+	part := b.Partition()
+	for f := range plattFolds {
+		for s := range 4 {
+			var rows []int
+			var yy, cc []float64
+			for i := range n {
+				if fold[i] != f && part.Labels[i] == s {
+					rows, yy, cc = append(rows, i), append(yy, ypm[i]), append(cc, 3)
+				}
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			r, err := solver.SolveDCD(context.Background(), solver.SVMProblem{K: newKernelColumns(k, pickRows(c.x, rows), 1), Y: yy, C: cc},
+				solver.SVMOptions{Tol: DefaultSVMTol, CacheBytes: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				if fold[i] != f || part.Labels[i] != s {
+					continue
+				}
+				for q, j := range rows {
+					dec[i] += r.Alpha[q] * yy[q] * k.Eval(c.x.RawRowView(i), c.x.RawRowView(j))
+				}
+			}
+		}
+	}
+	// The hand-made sums group differently from the kernel engine's (1e-15
+	// relative), and fitSigmoid stops once its gradient is below 1e-5, so
+	// the two fits may stop one Newton step apart: 1e-5 absolute bounds
+	// that step here (the Hessian's diagonal is above 1).
+	want := fitSigmoid(dec, ypm)
+	got := b.fit.platt[0]
+	if math.Abs(got.a-want.a) > 1e-5 || math.Abs(got.b-want.b) > 1e-5 {
+		t.Errorf("sigmoid (A, B) = (%v, %v), by hand (%v, %v)", got.a, got.b, want.a, want.b)
+	}
+	t.Logf("sigmoid (A, B) = (%v, %v), by hand (%v, %v)", got.a, got.b, want.a, want.b)
 }

@@ -236,7 +236,8 @@ func softmaxProba(dec *mat.Dense, k int, beta float64) *mat.Dense {
 // see the calibration notes in calibrate.go. The most probable class is
 // Predict's label. It fails with ErrInput for a regression fit or without
 // Probability.
-func (m *KRR) PredictProba(x mat.Matrix) (*mat.Dense, error) {
+func (m *KRR) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "krr")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -268,7 +269,8 @@ func probaReady(task Task, t *temperature, who string) error {
 // PredictMulti returns all outputs of a regression fit (n×t; one column
 // after Fit on a single target). It fails with ErrInput for a
 // classification fit (use Predict, DecisionFunction or PredictProba).
-func (m *KRR) PredictMulti(x mat.Matrix) (*mat.Dense, error) {
+func (m *KRR) PredictMulti(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "krr")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}

@@ -153,12 +153,6 @@ func conformanceProgress(t *testing.T, newEstimator func() Estimator, est Estima
 	ctx := context.Background()
 	fresh := newEstimator()
 	pf := progressField(fresh)
-	if _, ok := fresh.(*Falkon); ok && pf == nil {
-		// Temporary: Falkon's Progress becomes a ProgressFunc once the
-		// FALKON builder (issue 22 item 3) has landed.
-		t.Log("Falkon.Progress is not a ProgressFunc yet")
-		return
-	}
 	if pf == nil {
 		t.Errorf("%T has no Progress field of type ProgressFunc", fresh)
 		return

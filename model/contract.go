@@ -108,10 +108,10 @@ type Resources struct {
 // validate refuses negative values, naming the field.
 func (r Resources) validate(who string) error {
 	if r.Workers < 0 {
-		return fmt.Errorf("model: %s: %w: workers = %d, want ≥ 0", who, ErrInput, r.Workers)
+		return fmt.Errorf("model: %s: %w: Workers = %d, want ≥ 0 (0 means GOMAXPROCS)", who, ErrInput, r.Workers)
 	}
 	if r.MemoryLimit < 0 {
-		return fmt.Errorf("model: %s: %w: memory_limit = %d bytes, want ≥ 0", who, ErrInput, r.MemoryLimit)
+		return fmt.Errorf("model: %s: %w: MemoryLimit = %d bytes, want ≥ 0 (0 means no limit)", who, ErrInput, r.MemoryLimit)
 	}
 	return nil
 }

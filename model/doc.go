@@ -99,13 +99,18 @@
 // A payload holds the estimator's configuration, its fitted state and its
 // Info, so that Load(Save(m)) refitted on the same data reproduces m (bit for
 // bit: fits are seeded and deterministic). Since version 4 the configuration
-// is complete: KRR's backend (NystromKRR with its given Centers, FeatureRidge
-// on NystromFeatures, RFFFeatures, MEKAFeatures or FixedFeatures, MEKAKRR)
+// is complete: KRR's backend (ExactKRR, NystromKRR with its given Centers,
+// FeatureRidge on NystromFeatures, RFFFeatures, MEKAFeatures or
+// FixedFeatures, MEKAKRR)
 // and every sampler of package approx (Uniform, BLESS, BLESSR,
 // RecursiveRLS, ExactRLS, KMeansCenters, RandomizedClustered) with all their
 // exported options; Falkon's Sampler, Centers, CenterWeights, CenterLambda,
 // WarmStart and Validation; SVM's CacheFloat32 and MemoryLimit; BKASVM's
-// MemoryLimit. Given centers equal to the fitted ones are stored once.
+// MemoryLimit; the Probability setting of KRR, Falkon and BKASVM with
+// PredictProba's fitted calibration (so a loaded model gives the same
+// probabilities). Given centers equal to the fitted ones are stored once; a
+// warm start adds its coefficients and a validation set its rows to the
+// file.
 //
 // Not saved, because they are code: progress callbacks (Progress fields,
 // the samplers' included), MEKAKRR's CG callback and BasisSolver, BKASVM's

@@ -23,27 +23,30 @@ func sine(n int) (*mat.Dense, []float64) {
 	return x, y
 }
 
-// Progress sees every FALKON iteration and can stop the fit: returning
-// false keeps the coefficients of that iteration, and Info says the solver
-// was stopped.
+// Progress sees every FALKON iteration and can stop the fit: returning an
+// error makes Fit fail with an error wrapping model.ErrStopped and the
+// callback's own error; the estimator keeps the model it had (none here).
 func ExampleFalkon_progress() {
 	x, y := sine(500)
+	enough := errors.New("enough")
 	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
-		Progress: func(it model.FalkonIteration) bool {
-			fmt.Printf("iteration %d, relative residual %.0e\n", it.Iteration, it.Residual)
-			return it.Iteration < 3 // stop after the third
+		Progress: func(p model.Progress) error {
+			fmt.Printf("%s %d of %d, relative residual %.0e\n", p.Stage, p.Done, p.Total, p.Residual)
+			if p.Done == 3 {
+				return enough // stop after the third
+			}
+			return nil
 		}}
-	if err := m.Fit(context.Background(), x, y); err != nil {
-		fmt.Println(err)
-		return
-	}
-	info := m.Info()
-	fmt.Println(info.Iterations, "iterations, status", info.Status)
+	err := m.Fit(context.Background(), x, y)
+	fmt.Println("stopped:", errors.Is(err, model.ErrStopped), errors.Is(err, enough))
+	_, err = m.Predict(x)
+	fmt.Println("not fitted:", errors.Is(err, model.ErrNotFitted))
 	// Output:
-	// iteration 1, relative residual 4e-01
-	// iteration 2, relative residual 1e-01
-	// iteration 3, relative residual 4e-02
-	// 3 iterations, status stopped
+	// iteration 1 of 100, relative residual 4e-01
+	// iteration 2 of 100, relative residual 1e-01
+	// iteration 3 of 100, relative residual 4e-02
+	// stopped: true true
+	// not fitted: true
 }
 
 // Cancelling the context stops a fit at its next check (every FALKON
@@ -54,11 +57,11 @@ func ExampleFalkon_cancel() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
-		Progress: func(it model.FalkonIteration) bool {
-			if it.Iteration == 2 {
+		Progress: func(p model.Progress) error {
+			if p.Done == 2 {
 				cancel() // as a signal handler or a deadline would
 			}
-			return true
+			return nil
 		}}
 	err := m.Fit(ctx, x, y)
 	fmt.Println("cancelled:", errors.Is(err, context.Canceled))

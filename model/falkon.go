@@ -61,7 +61,12 @@ const (
 //
 // Zero values mean defaults except Lambda, which is required. Defaults are
 // resolved into a local copy at Fit; the struct is never written to except
-// for its fitted state.
+// for its fitted state. A failed Fit keeps the previous model.
+//
+// Concurrency: after Fit returns, Predict, PredictMulti, DecisionFunction, PredictProba,
+// Info, Classes, Solution and Plan may be called from several goroutines
+// at once. Fit and FitMulti must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type Falkon struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d.
 	Kernel kernel.Kernel `yaml:"kernel"`
@@ -135,9 +140,12 @@ type Falkon struct {
 	// classification Task only) on 5-fold cross-validated decision values,
 	// which makes Fit about five times slower; see PredictProba.
 	Probability bool `yaml:"probability"`
-	// Progress, when set, is called after every iteration; returning false
-	// stops the solver (status solver.Stopped) and keeps the current α.
-	Progress func(FalkonIteration) bool `yaml:"-"`
+	// Progress, when set, receives a StageIteration report after every CG
+	// iteration (the iteration, MaxIter, the residual and the validation
+	// error); an error from it stops the fit (ErrStopped) and the previous
+	// model is kept. To stop early and keep the iterate, use MaxIter, Tol
+	// or Patience.
+	Progress ProgressFunc `yaml:"-"`
 
 	fit *falkonFit
 }
@@ -247,16 +255,15 @@ const falkonSeedStream = 0x66616c6b // "falk"
 // kernel.PreferDenseCenters; Info().CenterForm says which), so K_MM and
 // every product run sparse × sparse; the fitted model is the same as on the
 // dense copy of x (same centers, predictions equal to rounding).
-func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
-	prev := m.fit
 	var x mat.Matrix
 	var task Task
 	var labels Labels
 	var t *mat.Dense
-	var err error
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		if x, err = exactInput(xs, y, 0); err != nil {
 			return err
@@ -270,17 +277,17 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 	if err != nil {
 		return err
 	}
-	if err := m.fitTargets(ctx, x, t, task, labels); err != nil {
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.fitTargets(ctx, pr, x, t, task, labels)
+	if err == nil && m.Probability {
+		if f.calib, err = m.calibrate(ctx, x, y, f); err != nil {
+			err = fmt.Errorf("model: falkon probability: %w", err)
+		}
+	}
+	if err = pr.finish(err, "falkon"); err != nil {
 		return err
 	}
-	if m.Probability {
-		calib, err := m.calibrate(ctx, x, y)
-		if err != nil {
-			m.fit = prev
-			return fmt.Errorf("model: falkon probability: %w", err)
-		}
-		m.fit.calib = calib
-	}
+	m.fit = f
 	return nil
 }
 
@@ -288,7 +295,8 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // and y (n×t). Predict then returns the first output; PredictMulti returns
 // all of them. Validation data is not supported here. A failed FitMulti
 // keeps the previous model.
-func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) error {
+func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
+	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
@@ -299,7 +307,13 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) err
 	if m.Validation != nil {
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)
 	}
-	return m.fitTargets(ctx, x, mat.DenseCopyOf(y), Regression, Labels{})
+	ctx, pr := startProgress(ctx, m.Progress)
+	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{})
+	if err = pr.finish(err, "falkon"); err != nil {
+		return err
+	}
+	m.fit = f
+	return nil
 }
 
 // Plan returns the memory plan a fit on x (n×d) with the given number of
@@ -309,7 +323,8 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) err
 // returns the plan with ErrMemory, whose message names the bytes needed. When centers are sampled,
 // M is the requested number (a sampler may return fewer). Sparse x is
 // counted as its CSR arrays (12 bytes a non-zero and 8 a row), not n·d.
-func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
+func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (_ FalkonPlan, err error) {
+	defer named(&err, "falkon")
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		xv, err := checkSparse(xs, 0)
@@ -351,7 +366,8 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (FalkonPlan, error) {
 // dimension d is a coordinate in which every training row is zero, as in
 // LIBSVM (beyondInput), and a sparse x that merely declares another number
 // of columns is read as d-dimensional (test files often do).
-func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -362,7 +378,8 @@ func (m *Falkon) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns predicted targets (first output) or class labels.
-func (m *Falkon) Predict(xIn mat.Matrix) ([]float64, error) {
+func (m *Falkon) Predict(xIn mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "falkon")
 	f, err := m.DecisionFunction(xIn)
 	if err != nil {
 		return nil, err

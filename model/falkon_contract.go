@@ -8,11 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// calibrate fits the temperature of the fit just made on x, y (m.fit):
-// held-out scores of Falkon fits with the same configuration on the other
-// folds (no validation data, no progress reports), as KRR.calibrate.
-func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64) (*temperature, error) {
-	f := m.fit
+// calibrate fits the temperature of the fit f just made on x, y: held-out
+// scores of Falkon fits with the same configuration on the other folds (no
+// validation data, no progress reports), as KRR.calibrate.
+func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64, f *falkonFit) (*temperature, error) {
 	if f.task != Classification {
 		return nil, fmt.Errorf("%w: probability needs task classification", ErrInput)
 	}
@@ -38,7 +37,8 @@ func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64) (*tem
 // β fitted on held-out scores, exactly as KRR.PredictProba. The most
 // probable class is Predict's label. It fails with ErrInput for a
 // regression fit or without Probability.
-func (m *Falkon) PredictProba(x mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -55,7 +55,8 @@ func (m *Falkon) PredictProba(x mat.Matrix) (*mat.Dense, error) {
 // PredictMulti returns all outputs of a regression fit (n×t; one column
 // after Fit on a single target). It fails with ErrInput for a
 // classification fit (use Predict, DecisionFunction or PredictProba).
-func (m *Falkon) PredictMulti(x mat.Matrix) (*mat.Dense, error) {
+func (m *Falkon) PredictMulti(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "falkon")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}

@@ -190,30 +190,32 @@ func (m *Falkon) checkValidation(d int) error {
 	return check.Vector("validation y", val.Y, val.X.RawMatrix().Rows)
 }
 
-func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) error {
+// fitTargets fits the targets and returns the fitted state (m is not
+// written to); pr receives the iterations.
+func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*falkonFit, error) {
 	start := time.Now()
 	n, d := x.Dims()
 	_, t := targets.Dims()
 	cfg, err := m.resolve(n, d)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := m.checkValidation(d); err != nil {
-		return err
+		return nil, err
 	}
 	given, err := m.givenCenters(d, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	plan, cache, err := m.planFit(ctx, cfg, x, given, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	info := FalkonInfo{N: n, D: d, Outputs: t, Lambda: m.Lambda, Penalty: m.Lambda * float64(n),
 		Kernel: cfg.k.String(), Plan: plan, CachedKnm: cache}
 	c, err := m.centers(ctx, cfg, x, given)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	info.SampleTime = time.Since(start)
 
@@ -221,27 +223,30 @@ func (m *Falkon) fitTargets(ctx context.Context, x mat.Matrix, targets *mat.Dens
 	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes)}
 	sys, err := cfg.b.Build(ctx, c, FalkonData{N: n, MulTMul: passes.mulTMul, ColSquares: passes.colSquares})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sys.Describe(&info)
 	rhs, err := passes.rhs(ctx, targets, cache)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	info.PrecondTime = time.Since(t0)
 
 	mon := m.monitor(cfg, c.Points, start, task, labels, t)
+	mon.pr = pr
 	t1 := time.Now()
 	alpha, res, err := mon.solve(ctx, sys, rhs, given.alpha0)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if pr.stopped() {
+		return nil, context.Cause(ctx) // the callback's error, made ErrStopped by pr.finish
 	}
 	info.SolveTime = time.Since(t1)
 	info.Status, info.Iterations, info.Residual = res.Status, res.Iterations, res.Residual
 	info.History, info.BestIteration = mon.history, mon.bestIteration()
-	m.fit = &falkonFit{task: task, labels: labels, d: d, info: info,
-		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}
-	return nil
+	return &falkonFit{task: task, labels: labels, d: d, info: info,
+		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}, nil
 }
 
 // falkonPasses runs a local fit's passes over the data on the kernel
@@ -314,6 +319,8 @@ func (p *falkonPasses) colSquares(ctx context.Context) ([]float64, error) {
 // Progress callback.
 type falkonMonitor struct {
 	m       *Falkon
+	pr      *progressRun
+	maxIter int
 	start   time.Time
 	task    Task
 	labels  Labels
@@ -331,7 +338,7 @@ type falkonMonitor struct {
 
 // monitor returns the monitor of a fit on centers with t outputs.
 func (m *Falkon) monitor(cfg falkonConfig, centers mat.Matrix, start time.Time, task Task, labels Labels, t int) *falkonMonitor {
-	mon := &falkonMonitor{m: m, start: start, task: task, labels: labels, bestErr: math.Inf(1)}
+	mon := &falkonMonitor{m: m, start: start, task: task, labels: labels, bestErr: math.Inf(1), maxIter: cfg.b.MaxIter}
 	if val := m.Validation; val != nil {
 		mon.val = val
 		mon.valOp = kernel.NewOp(cfg.k, val.X, centers, cfg.passes)
@@ -384,7 +391,7 @@ func (mon *falkonMonitor) step(ctx context.Context, p solver.Progress) bool {
 			mon.plateau = true
 		}
 	}
-	if mon.m.Progress != nil && !mon.m.Progress(it) {
+	if mon.pr.report(Progress{Stage: StageIteration, Done: it.Iteration, Total: mon.maxIter, Residual: it.Residual, ValError: it.ValError}) != nil {
 		return false
 	}
 	return !mon.plateau

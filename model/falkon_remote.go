@@ -21,7 +21,7 @@ func FittedFalkon(cfg Falkon, sol *KernelExpansion, classes []float64, info Falk
 		return nil, fmt.Errorf("%w: fitted falkon needs a kernel, centers and coefficients", ErrInput)
 	}
 	if err := sol.Kernel.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, err
 	}
 	mc, d := sol.Centers.Dims()
 	if r, t := sol.Coef.Dims(); r != mc || t < 1 {

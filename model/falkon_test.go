@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,10 +120,10 @@ func TestFalkonWorkersDeterministic(t *testing.T) {
 // iterations and can stop the fit.
 func TestFalkonValidationAndProgress(t *testing.T) {
 	c := conformanceMulticlass(4)
-	var seen []FalkonIteration
+	var seen []Progress
 	f := &Falkon{Kernel: kernel.Gaussian{Gamma: 2}, Lambda: 1e-4, M: 60, Task: Classification, MaxIter: 8, Tol: 1e-14,
 		Validation: &ValidationSet{X: c.xTest, Y: conformanceMulticlassLabels(c.xTest)},
-		Progress:   func(it FalkonIteration) bool { seen = append(seen, it); return true }}
+		Progress:   func(p Progress) error { seen = append(seen, p); return nil }}
 	if err := f.Fit(context.Background(), c.x, c.y); err != nil {
 		t.Fatal(err)
 	}
@@ -145,15 +146,30 @@ func TestFalkonValidationAndProgress(t *testing.T) {
 		if h.Iteration != i+1 || math.IsNaN(h.ValError) || h.Residual <= 0 {
 			t.Errorf("history[%d] = %+v", i, h)
 		}
+		// The callback sees what the history records.
+		if p := seen[i]; p.Stage != StageIteration || p.Done != h.Iteration || p.Total != 8 || p.Residual != h.Residual || p.ValError != h.ValError {
+			t.Errorf("progress %d = %+v, history %+v", i, p, h)
+		}
 	}
-	// Stop after 3.
-	g := &Falkon{Kernel: kernel.Gaussian{Gamma: 2}, Lambda: 1e-4, M: 60, Task: Classification, MaxIter: 8, Tol: 1e-14,
-		Progress: func(it FalkonIteration) bool { return it.Iteration < 3 }}
-	if err := g.Fit(context.Background(), c.x, c.y); err != nil {
-		t.Fatal(err)
+	// Stop after 3: the fit fails with ErrStopped and the callback's error,
+	// and the estimator keeps its model.
+	stop := errors.New("enough")
+	calls := 0
+	f.Progress = func(p Progress) error {
+		calls++
+		if p.Done == 3 {
+			return stop
+		}
+		return nil
 	}
-	if gi := g.Info(); gi.Iterations != 3 || gi.Status != solver.Stopped || !math.IsNaN(gi.History[0].ValError) {
-		t.Errorf("stopped fit: %d iterations, status %s, val error %g", gi.Iterations, gi.Status, gi.History[0].ValError)
+	if err := f.Fit(context.Background(), c.x, c.y); !errors.Is(err, ErrStopped) || !errors.Is(err, stop) {
+		t.Fatalf("stopped fit: err = %v, want ErrStopped and the callback's error", err)
+	}
+	if calls != 3 {
+		t.Errorf("%d iterations reported, want 3", calls)
+	}
+	if p2, err := f.Predict(c.xTest); err != nil || !slices.Equal(p2, pred) || f.Info().Iterations != 8 {
+		t.Errorf("a stopped fit changed the model (err %v, %d iterations)", err, f.Info().Iterations)
 	}
 }
 
@@ -165,12 +181,12 @@ func TestFalkonCancel(t *testing.T) {
 	defer cancel()
 	calls := 0
 	f := &Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-6, M: 50, MaxIter: 50, Tol: 1e-14,
-		Progress: func(it FalkonIteration) bool {
+		Progress: func(p Progress) error {
 			calls++
-			if it.Iteration == 2 {
+			if p.Done == 2 {
 				cancel()
 			}
-			return true
+			return nil
 		}}
 	if err := f.Fit(ctx, x, y); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)

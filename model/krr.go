@@ -27,7 +27,13 @@ import (
 // columns and predicted by the arg-max (see Labels).
 //
 // The zero value of every field except Lambda means its default; defaults are
-// resolved into a local copy at Fit and never written back.
+// resolved into a local copy at Fit and never written back. A failed Fit keeps
+// the previous model.
+//
+// Concurrency: after Fit returns, Predict, PredictMulti, DecisionFunction, PredictProba,
+// Info, Classes and Predictor may be called from several goroutines
+// at once. Fit and FitMulti must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type KRR struct {
 	// Kernel is the kernel. nil means Gaussian with γ = 1/d (scikit-learn's
 	// gamma="auto"), d the number of features. YAML configurations describe
@@ -261,7 +267,8 @@ const krrSeedStream = 0x6b7272 // "krr"
 // matrix is formed from the sparse rows and the predictor keeps them), MEKA,
 // Nyström KRR and feature ridge (the sampler, the K_nM products and the
 // feature maps read sparse rows); other backends take a dense copy.
-func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
@@ -310,7 +317,8 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 // in Fit) and the targets y (n×t), one column per output. Predict then
 // returns the first output; PredictMulti returns all of them. A failed
 // FitMulti keeps the previous model.
-func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) error {
+func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
+	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
@@ -349,7 +357,7 @@ func reportingBackend(b KRRApprox) bool {
 
 func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*krrFit, error) {
 	n, d := xm.Dims()
-	if err := check.Positive("lambda", m.Lambda); err != nil {
+	if err := check.Positive("Lambda", m.Lambda); err != nil {
 		return nil, err
 	}
 	k := m.Kernel
@@ -357,7 +365,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 		k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
 	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, err
 	}
 	if err := m.Resources.validate("krr"); err != nil {
 		return nil, err
@@ -428,7 +436,8 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 // at a column at or beyond the training dimension is a coordinate in which
 // every training row is zero, as in LIBSVM (beyondInput; refused by the
 // random-Fourier-feature maps). Other predictors take a dense copy.
-func (m *KRR) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (m *KRR) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "krr")
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -461,7 +470,8 @@ func decideBeyond(pred KRRPredictor, sd sparseDecider, d int, k kernel.Kernel, x
 
 // Predict returns predicted targets (regression, first output) or class labels
 // (classification) for the rows of x.
-func (m *KRR) Predict(x mat.Matrix) ([]float64, error) {
+func (m *KRR) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "krr")
 	f, err := m.DecisionFunction(x)
 	if err != nil {
 		return nil, err

@@ -86,6 +86,66 @@ func Unsaved(est Estimator) []string {
 	return out
 }
 
+// encCalib writes the probability setting and PredictProba's temperature
+// (format version 4).
+func encCalib(e *binfmt.Enc, probability bool, t *temperature) {
+	e.Bool(probability)
+	e.Bool(t != nil)
+	if t != nil {
+		e.Float(t.beta)
+	}
+}
+
+// decCalib reads what encCalib writes; the temperature must be finite and
+// positive and only a classifier has one.
+func decCalib(d *binfmt.Dec, task Task) (bool, *temperature) {
+	probability := d.Bool()
+	if !d.Bool() {
+		return probability, nil
+	}
+	beta := d.Float()
+	if d.Err() == nil && (!(beta > 0) || math.IsInf(beta, 0) || task != Classification) {
+		d.Fail("probability temperature %g for task %s", beta, task)
+	}
+	return probability, &temperature{beta}
+}
+
+// encSigmoids writes Platt sigmoids (nil: none).
+func encSigmoids(e *binfmt.Enc, s []sigmoid) {
+	e.Bool(s != nil)
+	if s != nil {
+		e.Uint(uint64(len(s)))
+		for _, g := range s {
+			e.Float(g.a)
+			e.Float(g.b)
+		}
+	}
+}
+
+// decSigmoids reads what encSigmoids writes: none, or one finite sigmoid
+// per decision column.
+func decSigmoids(d *binfmt.Dec, cols int) []sigmoid {
+	if !d.Bool() {
+		return nil
+	}
+	n := d.Count("Platt sigmoids", 16)
+	if d.Err() == nil && n != cols {
+		d.Fail("%d Platt sigmoids for %d decision columns", n, cols)
+	}
+	if d.Err() != nil {
+		return nil
+	}
+	s := make([]sigmoid, n)
+	for i := range s {
+		s[i] = sigmoid{a: d.Float(), b: d.Float()}
+		if math.IsNaN(s[i].a) || math.IsInf(s[i].a, 0) || math.IsNaN(s[i].b) || math.IsInf(s[i].b, 0) {
+			d.Fail("Platt sigmoid %d not finite", i)
+			return nil
+		}
+	}
+	return s
+}
+
 // Sampler kinds in a saved configuration (format version 4): the names of
 // experiments' sampler table, with rls-accelerated as rls with Accelerated.
 const (

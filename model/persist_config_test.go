@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,6 +56,19 @@ func configCases() []configCase {
 		return w
 	}
 	return []configCase{
+		{"exact-backend", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-3, Approx: ExactKRR{}} }, nil, reg},
+		{"krr-probability", func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 4, Task: Classification, Probability: true, Approx: NystromKRR{M: 20, Sampler: bless}}
+		}, nil, cls},
+		{"falkon-probability", func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 20, Seed: 4, Task: Classification, Probability: true}
+		}, nil, cls},
+		{"bkasvm-probability-local", func() Estimator {
+			return &BKASVM{Kernel: g, C: 5, Clusters: 3, Seed: 4, Probability: true, Prediction: LocalPrediction}
+		}, nil, cls},
+		{"bkasvm-probability-global", func() Estimator {
+			return &BKASVM{Kernel: g, C: 5, Clusters: 2, Seed: 5, Probability: true}
+		}, nil, cls},
 		{"nystrom-uniform", nys(approx.Uniform{}), nil, reg},
 		{"nystrom-bless", nys(bless), nil, reg},
 		{"nystrom-bless-pointer", nys(&bless), nys(bless), reg},
@@ -118,6 +134,17 @@ func configCases() []configCase {
 	}
 }
 
+// predictProba is est's PredictProba, or an error when it has none.
+func predictProba(est Estimator, x mat.Matrix) (*mat.Dense, error) {
+	p, ok := est.(interface {
+		PredictProba(mat.Matrix) (*mat.Dense, error)
+	})
+	if !ok {
+		return nil, errors.New("no PredictProba")
+	}
+	return p.PredictProba(x)
+}
+
 // configOf returns a copy of est's configuration without its fitted state.
 func configOf(est Estimator) any {
 	switch m := est.(type) {
@@ -181,8 +208,26 @@ func TestSavedConfigRoundTrip(t *testing.T) {
 			if err != nil || !sameBits(dl.RawMatrix().Data, d0.RawMatrix().Data) {
 				t.Fatalf("loaded estimator: decision values differ from the saved model's (%v)", err)
 			}
+			p0, probaErr := predictProba(est, c.data.xTest)
+			if strings.Contains(c.name, "probability") && probaErr != nil {
+				t.Fatalf("fitted with Probability: %v", probaErr)
+			}
+			if probaErr == nil {
+				pl, err := predictProba(got, c.data.xTest)
+				if err != nil || !sameBits(pl.RawMatrix().Data, p0.RawMatrix().Data) {
+					t.Fatalf("loaded estimator: probabilities differ from the saved model's (%v)", err)
+				}
+			} else if _, err := predictProba(got, c.data.xTest); err == nil {
+				t.Fatalf("loaded estimator gives probabilities, the saved one refused: %v", probaErr)
+			}
 			if err := got.Fit(context.Background(), c.data.x, c.data.y); err != nil {
 				t.Fatal(err)
+			}
+			if probaErr == nil {
+				pr, err := predictProba(got, c.data.xTest)
+				if err != nil || !sameBits(pr.RawMatrix().Data, p0.RawMatrix().Data) {
+					t.Fatalf("refitted loaded estimator: probabilities differ from the saved model's (%v)", err)
+				}
 			}
 			d1, err := got.(decider).DecisionFunction(c.data.xTest)
 			if err != nil {
@@ -270,5 +315,49 @@ func TestNotSavedMarker(t *testing.T) {
 		if p2, _ := got.Predict(reg.xTest); !sameBits(p0, p2) {
 			t.Errorf("%#v: refit after setting the field again predicts differently", c.want)
 		}
+	}
+}
+
+// Every KRR backend, feature mapper and sampler type of this module is
+// saved with its options, not as NotSaved: the test lists those Save knows
+// and fails when a new type appears in model or approx (found by its
+// compile-time interface check, `var _ KRRApprox = X{}`), so that it gets a
+// codec in persist_krr.go or persist_config.go before a saved model of it
+// refuses to refit.
+func TestPersistKnowsEveryBackendType(t *testing.T) {
+	known := map[string]bool{
+		"KRRApprox ExactKRR": true, "KRRApprox NystromKRR": true, "KRRApprox FeatureRidge": true, "KRRApprox MEKAKRR": true,
+		"KRRApprox NotSaved": true, "FeatureMapper NystromFeatures": true, "FeatureMapper RFFFeatures": true,
+		"FeatureMapper MEKAFeatures": true, "FeatureMapper FixedFeatures": true, "FeatureMapper NotSaved": true,
+		"Sampler BLESS": true, "Sampler BLESSR": true, "Sampler KMeansCenters": true, "Sampler RandomizedClustered": true,
+		"Sampler ExactRLS": true, "Sampler RecursiveRLS": true, "Sampler Uniform": true, "Sampler NotSaved": true,
+	}
+	re := regexp.MustCompile(`_\s+(?:approx\.)?(KRRApprox|FeatureMapper|Sampler)\s*=\s*\(?\*?([A-Z]\w*)`)
+	var files []string
+	for _, dir := range []string{".", "../approx"} {
+		f, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f...)
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			found++
+			if !known[m[1]+" "+m[2]] {
+				t.Errorf("%s: %s %s has no saved form: add it to encBackend/encSampler (persist_*.go) and to this list", f, m[1], m[2])
+			}
+		}
+	}
+	if found < len(known) {
+		t.Errorf("found %d interface checks, want at least %d: the pattern no longer matches the sources", found, len(known))
 	}
 }

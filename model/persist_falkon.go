@@ -108,6 +108,7 @@ func (m *Falkon) encodeV4(e *binfmt.Enc) error {
 		e.Dense(v.X)
 		e.Floats(v.Y)
 	}
+	encCalib(e, m.Probability, m.fit.calib)
 	return nil
 }
 
@@ -131,6 +132,7 @@ func (m *Falkon) decodeV4(d *binfmt.Dec) {
 	if d.Bool() {
 		m.Validation = &ValidationSet{X: d.Dense(), Y: d.Floats()}
 	}
+	m.Probability, m.fit.calib = decCalib(d, m.fit.task)
 }
 
 func loadFalkon(d *binfmt.Dec) *Falkon {

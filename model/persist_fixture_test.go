@@ -116,6 +116,12 @@ func fixtureCases() []fixtureCase {
 			return &Falkon{Kernel: g, Lambda: 1e-4, Seed: 12, Centers: c, CenterWeights: w, CenterLambda: 1e-3,
 				Preconditioner: PrecondBLESS, Sampler: approx.KMeansCenters{MaxIter: 5}}
 		}, reg},
+		{"krr-exact-probability", 4, func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 13, Task: Classification, Probability: true, Approx: ExactKRR{}}
+		}, cls},
+		{"bkasvm-probability", 4, func() Estimator {
+			return &BKASVM{Kernel: g, C: 5, Clusters: 2, Seed: 14, Probability: true, Prediction: LocalPrediction}
+		}, cls},
 		{"svm-float32-cache", 4, func() Estimator {
 			s := &SVM{Kernel: g, C: 5, CacheFloat32: true}
 			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct

@@ -63,7 +63,11 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 	if err := encPredictor(e, f.pred); err != nil {
 		return err
 	}
-	return encBackend(e, m.Approx, f.pred)
+	if err := encBackend(e, m.Approx, f.pred); err != nil {
+		return err
+	}
+	encCalib(e, m.Probability, f.calib)
+	return nil
 }
 
 func loadKRR(d *binfmt.Dec) *KRR {
@@ -100,6 +104,7 @@ func loadKRR(d *binfmt.Dec) *KRR {
 	checkOutputs(d, f.task, f.labels, f.pred.Outputs())
 	if d.Version() >= 4 {
 		m.Approx = decBackend(d, f.d, f.pred)
+		m.Probability, f.calib = decCalib(d, f.task)
 	}
 	if d.Err() != nil {
 		return nil
@@ -303,13 +308,14 @@ func readKernelSum(d *binfmt.Dec, dim int) (kernel.Kernel, mat.Matrix, *mat.Dens
 
 // Backend kinds inside a saved KRR's configuration.
 const (
-	backendNone     = ""        // exact (and, before version 4, a backend that was not saved)
+	backendNone     = ""        // nil: exact (and, before version 4, a backend that was not saved)
 	backendNystrom  = "nystrom" // NystromKRR
 	backendNyFeat   = "nystrom-features"
 	backendRFF      = "rff-features"
 	backendMEKA     = "meka"
 	backendMEKAFeat = "meka-features"
 	// Since format version 4:
+	backendExact        = "exact"                 // ExactKRR
 	backendFixedFeat    = "fixed-features"        // FeatureRidge on FixedFeatures
 	backendFeatDefault  = "feature-ridge-default" // FeatureRidge without a mapper
 	backendFeatNotSaved = "features-not-saved"    // FeatureRidge on another mapper
@@ -327,6 +333,8 @@ func encBackend(e *binfmt.Enc, a KRRApprox, pred KRRPredictor) error {
 	switch b := a.(type) {
 	case nil:
 		e.String(backendNone)
+	case ExactKRR:
+		e.String(backendExact)
 	case NystromKRR:
 		e.String(backendNystrom)
 		e.Int(b.M)
@@ -442,6 +450,8 @@ func decBackend(d *binfmt.Dec, dim int, pred KRRPredictor) KRRApprox {
 	switch kind {
 	case backendNone:
 		return nil
+	case backendExact:
+		return ExactKRR{}
 	case backendNystrom:
 		b := NystromKRR{M: d.Int(), Sampler: decSampler(d)}
 		var pc mat.Matrix

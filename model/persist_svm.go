@@ -237,6 +237,9 @@ func (b *BKASVM) encode(e *binfmt.Enc) error {
 	e.Int(f.info.SV)
 	e.Bool(f.info.Refined)
 	e.Int64(b.MemoryLimit)
+	e.Bool(b.Probability)
+	encSigmoids(e, f.platt)
+	e.Bool(f.plattLocal)
 	return nil
 }
 
@@ -299,6 +302,9 @@ func loadBKASVM(d *binfmt.Dec) *BKASVM {
 	f.info.Refined = d.Bool()
 	if d.Version() >= 4 {
 		b.MemoryLimit = d.Int64()
+		b.Probability = d.Bool()
+		f.platt = decSigmoids(d, cols)
+		f.plattLocal = d.Bool()
 	}
 	if d.Err() != nil {
 		return nil

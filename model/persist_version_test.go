@@ -90,17 +90,20 @@ func TestLoadVersion2Files(t *testing.T) {
 			// version 4: an SVM's and a Falkon's version-2 payload is a
 			// prefix of the re-saved one, followed by exactly the version-4
 			// fields of the loaded configuration (2 bytes for SVM: memory
-			// limit and CacheFloat32; 13 for Falkon: default sampler, center
+			// limit and CacheFloat32; 15 for Falkon: default sampler, center
 			// λ, no center weights, given centers, warm start or validation
-			// set). A KRR's backend moves from its configuration to the end
-			// and gains a sampler and given centers (2 bytes for Nyström, 0
-			// for exact KRR); the bytes before it are unchanged. (A model
+			// set, Probability off and no calibration). A KRR's backend
+			// moves from its configuration to the end and gains a sampler
+			// and given centers (2 bytes for Nyström, 0 for exact KRR),
+			// followed by Probability and the calibration (2 bytes); the
+			// bytes before the backend are unchanged. (A model
 			// loaded from version 2 has dense support vectors, and BKA-SVM's
 			// local decision functions, saved as positions among the global
 			// support vectors when those are known, are re-saved whole as in
 			// version 2. BKA-SVM's nested partition file has a version and
-			// checksum of its own: only the length is compared, one byte more
-			// for the memory limit; the centroids of a sparse fit, dense in
+			// checksum of its own: only the length is compared, four bytes
+			// more for the memory limit, Probability and (no) Platt
+			// sigmoids; the centroids of a sparse fit, dense in
 			// version 2, are written as CSR since version 3, so that file
 			// must shrink.)
 			re := buf.Bytes()
@@ -117,7 +120,7 @@ func TestLoadVersion2Files(t *testing.T) {
 			case name == "bkasvm-sparse-fit":
 				same = len(re) < len(raw)
 			case strings.HasPrefix(name, "bkasvm"):
-				same = len(re) == len(raw)+1
+				same = len(re) == len(raw)+4
 			case strings.HasPrefix(name, "svm"):
 				same = bytes.Equal(p4[:len(p2)], p2) && bytes.Equal(p4[len(p2):], []byte{0, 0})
 			case name == "falkon":
@@ -125,11 +128,11 @@ func TestLoadVersion2Files(t *testing.T) {
 				if err := est.(*Falkon).encodeV4(&e); err != nil {
 					t.Fatal(err)
 				}
-				same = len(e.Bytes()) == 13 && bytes.Equal(p4, append(bytes.Clone(p2), e.Bytes()...))
+				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(bytes.Clone(p2), e.Bytes()...))
 			case strings.HasPrefix(name, "krr"):
-				extra := 0
+				extra := 2
 				if name == "krr-nystrom" {
-					extra = 2
+					extra = 4
 				}
 				// The configuration up to the backend: kernel, λ, task,
 				// seed, workers, memory limit and Cholesky options.

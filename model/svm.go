@@ -55,7 +55,13 @@ const (
 // smaller label) or one-vs-rest.
 //
 // The zero value of every field means its default; defaults are resolved into
-// a local copy at Fit and never written back.
+// a local copy at Fit and never written back. A failed Fit keeps the previous
+// model.
+//
+// Concurrency: after Fit returns, Predict, DecisionFunction, PredictProba, Info, Classes and
+// SupportVectors may be called from several goroutines
+// at once. Fit must not run at the same time as any other method, and the
+// fields must not be changed while other methods run.
 type SVM struct {
 	// Kernel is the kernel; nil means Gaussian with γ = 1/d, LIBSVM's default.
 	Kernel kernel.Kernel `yaml:"kernel"`
@@ -168,7 +174,7 @@ func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, to
 		cfg.k = kernel.Gaussian{Gamma: 1 / float64(d)}
 	}
 	if err := cfg.k.Validate(); err != nil {
-		return cfg, fmt.Errorf("%w: %w", ErrInput, err)
+		return cfg, err
 	}
 	if cfg.c == 0 {
 		cfg.c = DefaultSVMC
@@ -186,19 +192,19 @@ func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, to
 		cfg.ovo = true
 	case OneVsRest:
 	default:
-		return cfg, fmt.Errorf("%w: multiclass %q, want %q or %q", ErrInput, mc, OneVsOne, OneVsRest)
+		return cfg, fmt.Errorf("%w: Multiclass %q, want %q or %q", ErrInput, mc, OneVsOne, OneVsRest)
 	}
 	if cfg.tol == 0 {
 		cfg.tol = DefaultSVMTol
 	}
-	if err := check.Positive("tol", cfg.tol); err != nil {
+	if err := check.Positive("Tol", cfg.tol); err != nil {
 		return cfg, err
 	}
 	if cfg.maxIter < 0 {
-		return cfg, fmt.Errorf("%w: max_iter = %d, want ≥ 0", ErrInput, cfg.maxIter)
+		return cfg, fmt.Errorf("%w: MaxIter = %d, want ≥ 0", ErrInput, cfg.maxIter)
 	}
 	if cfg.cacheBytes < 0 {
-		return cfg, fmt.Errorf("%w: cache_bytes = %d, want ≥ 0", ErrInput, cfg.cacheBytes)
+		return cfg, fmt.Errorf("%w: CacheBytes = %d, want ≥ 0", ErrInput, cfg.cacheBytes)
 	}
 	if cfg.cacheBytes == 0 {
 		cfg.cacheBytes = DefaultSVMCacheBytes
@@ -317,7 +323,8 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 // sparse, kernel columns come from the merge of sparse rows, and the support
 // vectors are kept as sparse rows. The model saved from a sparse fit has the
 // same form as one from a dense fit (Save writes dense support vectors).
-func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "svm")
 	if err := checkContext(ctx, "svm"); err != nil {
 		return err
 	}
@@ -435,7 +442,8 @@ func (s *SVM) Info() SVMInfo {
 // (kernel.Sparse) after a sparse fit, dense rows otherwise. The matrix is
 // shared with the model and must not be modified. It is nil when there is
 // no support vector; ErrNotFitted before Fit.
-func (s *SVM) SupportVectors() (mat.Matrix, error) {
+func (s *SVM) SupportVectors() (_ mat.Matrix, err error) {
+	defer named(&err, "svm")
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -460,7 +468,8 @@ func (s *SVM) Classes() []float64 {
 // Sparse x is used as it is; a non-zero at a column at or beyond the training
 // dimension is a coordinate in which every training row is zero, as in
 // LIBSVM (beyondInput).
-func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
+func (s *SVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "svm")
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -472,7 +481,8 @@ func (s *SVM) DecisionFunction(xIn mat.Matrix) (*mat.Dense, error) {
 }
 
 // Predict returns the predicted class label of each row of x.
-func (s *SVM) Predict(x mat.Matrix) ([]float64, error) {
+func (s *SVM) Predict(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "svm")
 	dec, err := s.DecisionFunction(x)
 	if err != nil {
 		return nil, err

@@ -233,7 +233,8 @@ func coupleOvO(r [][]float64, p []float64) {
 
 // PredictProba returns class probabilities (n × number of classes, columns
 // in the order of Classes) for an SVM fitted with Probability set.
-func (s *SVM) PredictProba(x mat.Matrix) (*mat.Dense, error) {
+func (s *SVM) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
+	defer named(&err, "svm")
 	if s.fit == nil {
 		return nil, ErrNotFitted
 	}

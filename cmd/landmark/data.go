@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
@@ -78,18 +77,13 @@ func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
 }
 
-func parseDelim(s string) (rune, error) {
-	switch s {
-	case "":
-		return 0, nil
-	case "tab", `\t`:
-		return '\t', nil
+// parseDelim reads a delimiter flag by the YAML delim key's rule.
+func parseDelim(flag, s string) (rune, error) {
+	opt, err := experiments.DatasetSpec{Delim: s}.ReadOptions()
+	if err != nil {
+		return 0, fmt.Errorf("%w: --%s %q: want one character other than a quote or newline, or tab", errUsage, flag, s)
 	}
-	r, size := utf8.DecodeRuneInString(s)
-	if size != len(s) || r == utf8.RuneError || r == '\n' || r == '\r' || r == '"' {
-		return 0, fmt.Errorf("%w: --delim %q: want one character other than a quote or newline", errUsage, s)
-	}
-	return r, nil
+	return opt.Comma, nil
 }
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
@@ -106,21 +100,15 @@ func (r *readFlags) options() (datasets.ReadOptions, error) {
 	default:
 		return opt, fmt.Errorf("%w: --format %q: want libsvm or csv", errUsage, r.format)
 	}
-	switch r.header {
-	case "auto", "":
-	case "yes":
-		opt.Header = datasets.HeaderPresent
-	case "no":
-		opt.Header = datasets.HeaderAbsent
-	default:
-		return opt, fmt.Errorf("%w: --header %q: want auto, yes or no", errUsage, r.header)
-	}
 	if r.dim < 0 {
 		return opt, fmt.Errorf("%w: --dim %d: want ≥ 0", errUsage, r.dim)
 	}
-	var err error
-	opt.Comma, err = parseDelim(r.delim)
-	return opt, err
+	csv, err := experiments.DatasetSpec{Header: r.header, Delim: r.delim}.ReadOptions()
+	if err != nil {
+		return opt, fmt.Errorf("%w: --%w", errUsage, err)
+	}
+	opt.Header, opt.Comma = csv.Header, csv.Comma
+	return opt, nil
 }
 
 // noteTo returns a ReadOptions.Notify that prints the reader's decisions
@@ -248,7 +236,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	default:
 		return fmt.Errorf("%w: --to %q: want libsvm or csv", errUsage, *to)
 	}
-	if wopt.Comma, err = parseDelim(*outDelim); err != nil {
+	if wopt.Comma, err = parseDelim("out-delim", *outDelim); err != nil {
 		return err
 	}
 	// Refuse OUT = IN (or a directory) before reading anything.

@@ -39,9 +39,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if pg != nil {
 		t0 := time.Now()
 		var clock eta.Iter
-		o.Progress = func(it model.FalkonIteration) bool {
-			pg.Iteration("CG ", it.Iteration, o.MaxIter, it.Residual, time.Since(t0), clock.Left(it.Iteration, o.MaxIter))
-			return true
+		o.Progress = func(p model.Progress) error {
+			pg.Iteration("CG ", p.Done, o.MaxIter, p.Residual, time.Since(t0), clock.Left(p.Done, o.MaxIter))
+			return nil
 		}
 	}
 	r, err := experiments.Demo(ctx, o)

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/binary"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -32,13 +34,16 @@ import (
 //go:embed bench_falkon.py
 var benchFalkonPy string
 
-// falkonBenchDefaults are DESIGN.md's anchor settings per dataset.
-var falkonBenchDefaults = map[string]struct {
+// falkonDefaults are one dataset's anchor settings.
+type falkonDefaults struct {
 	gamma, lambda float64
 	m             string
 	task          model.Task
 	standardize   bool
-}{
+}
+
+// falkonBenchDefaults are DESIGN.md's anchor settings per dataset.
+var falkonBenchDefaults = map[string]falkonDefaults{
 	"cadata": {gamma: 0.125, lambda: 1e-6, m: "2000", task: model.Regression, standardize: true},
 	// ijcnn1 ships scaled to [−1, 1] and σ = 0.5 (γ = 2) is its usual
 	// setting on that scale (LIBSVM's, and DESIGN.md's anchors); after
@@ -76,186 +81,240 @@ type falkonBenchResult struct {
 	Curve []float64 `json:"curve,omitempty"`
 }
 
+// falkonBench is one "bench falkon" run: its flags, then the settings
+// resolved from them (resolve).
+type falkonBench struct {
+	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child string
+	gamma, lambda, eps, blessLambda, memLimit                                                           float64
+	iters, ntrain, ntest                                                                                int
+	seed                                                                                                uint64
+	cache, f32, curve                                                                                   bool
+	prog                                                                                                *cmdline.Mode
+
+	def      falkonDefaults
+	std      bool
+	samplers []string
+	fm, sm   []int // Falkon's and the baseline's M
+}
+
+func (b *falkonBench) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.data, "data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
+	fs.StringVar(&b.ms, "m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
+	fs.StringVar(&b.skms, "sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
+	fs.Float64Var(&b.gamma, "gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5)")
+	fs.Float64Var(&b.lambda, "lambda", 0, "λ, penalty λn (default per dataset)")
+	fs.IntVar(&b.iters, "iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
+	fs.Float64Var(&b.eps, "epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
+	fs.StringVar(&b.sampler, "sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner), or a comma-separated list (bless,uniform): every -m is fitted with each, one row per sampler, and with -curve their test errors by iteration are printed side by side")
+	fs.Float64Var(&b.blessLambda, "bless-lambda", 0, "with -sampler bless: BLESS's λ (Rudi et al.'s λ_bless; -m caps M); 0: fixed-size mode, the path stops when 3·d_eff reaches -m")
+	fs.IntVar(&b.ntrain, "train", 0, "use only the first N training rows after the split (0: all)")
+	fs.IntVar(&b.ntest, "test", 0, "use only the first N test rows (0: all)")
+	fs.Uint64Var(&b.seed, "seed", 1, "seed of the split and of the center sampling")
+	fs.Float64Var(&b.memLimit, "memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
+	fs.BoolVar(&b.cache, "cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	fs.BoolVar(&b.f32, "float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
+	fs.StringVar(&b.python, "python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
+	fs.StringVar(&b.baseline, "baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
+	fs.StringVar(&b.falkonPath, "falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
+	fs.StringVar(&b.falkonScript, "falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
+	fs.StringVar(&b.standardize, "standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
+	fs.BoolVar(&b.curve, "curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
+	fs.StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
+	fs.StringVar(&b.child, "child", "", "internal: run one Falkon fit on the arrays in this directory")
+	b.prog = cmdline.AddProgress(fs)
+}
+
+// resolve fills the dataset's defaults and checks the flags.
+func (b *falkonBench) resolve() error {
+	def, ok := falkonBenchDefaults[b.data]
+	if !ok {
+		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1 or covtype", errUsage, b.data)
+	}
+	b.def = def
+	b.gamma, b.lambda, b.ms = cmp.Or(b.gamma, def.gamma), cmp.Or(b.lambda, def.lambda), cmp.Or(b.ms, def.m)
+	b.skms = cmp.Or(b.skms, b.ms)
+	if b.gamma < 0 || b.lambda < 0 || b.blessLambda < 0 || b.iters < 1 || b.ntrain < 0 || b.ntest < 0 || b.memLimit < 0 || b.eps < 0 {
+		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
+	}
+	if b.baseline != "sklearn" && b.baseline != "falkon" {
+		return fmt.Errorf("%w: -baseline %q: want sklearn or falkon", errUsage, b.baseline)
+	}
+	var err error
+	if b.samplers, err = falkonBenchSamplers(b.sampler); err != nil {
+		return err
+	}
+	switch b.standardize {
+	case "yes", "no":
+		b.std = b.standardize == "yes"
+	case "auto":
+		b.std = def.standardize
+	default:
+		return fmt.Errorf("%w: -standardize %q: want yes, no or auto", errUsage, b.standardize)
+	}
+	if b.fm, err = falkonBenchInts(b.ms); err != nil {
+		return err
+	}
+	if b.skms != "none" {
+		if b.sm, err = falkonBenchInts(b.skms); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runBenchFalkon benchmarks model.Falkon against scikit-learn's Nystroem +
 // Ridge on the same standardized arrays, each fit in its own process so that
 // peak memory (max RSS) is comparable, and prints a Markdown table.
 func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var b falkonBench
 	fs := cmdline.NewFlags("bench falkon", "[flags]", stderr)
-	data := fs.String("data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
-	ms := fs.String("m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
-	skms := fs.String("sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
-	gamma := fs.Float64("gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5)")
-	lambda := fs.Float64("lambda", 0, "λ, penalty λn (default per dataset)")
-	iters := fs.Int("iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
-	eps := fs.Float64("epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
-	sampler := fs.String("sampler", "uniform", "Falkon centers: uniform or bless (FALKON-BLESS, weighted preconditioner), or a comma-separated list (bless,uniform): every -m is fitted with each, one row per sampler, and with -curve their test errors by iteration are printed side by side")
-	blessLambda := fs.Float64("bless-lambda", 0, "with -sampler bless: BLESS's λ (Rudi et al.'s λ_bless; -m caps M); 0: fixed-size mode, the path stops when 3·d_eff reaches -m")
-	ntrain := fs.Int("train", 0, "use only the first N training rows after the split (0: all)")
-	ntest := fs.Int("test", 0, "use only the first N test rows (0: all)")
-	seed := fs.Uint64("seed", 1, "seed of the split and of the center sampling")
-	memLimit := fs.Float64("memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
-	cache := fs.Bool("cache", false, "let Falkon cache K_nM when it fits the memory limit")
-	f32 := fs.Bool("float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
-	python := fs.String("python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
-	baseline := fs.String("baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
-	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
-	falkonScript := fs.String("falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
-	standardize := fs.String("standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
-	curve := fs.Bool("curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
-	child := fs.String("child", "", "internal: run one Falkon fit on the arrays in this directory")
-	prog := cmdline.AddProgress(fs)
+	b.register(fs)
 	if err := cmdline.Parse(fs, args); err != nil {
 		return err
 	}
-	def, ok := falkonBenchDefaults[*data]
-	if !ok {
-		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1 or covtype", errUsage, *data)
+	if err := b.resolve(); err != nil {
+		return err
 	}
-	if *gamma == 0 {
-		*gamma = def.gamma
+	if b.child != "" {
+		return b.runChild(ctx, stdout, stderr)
 	}
-	if *lambda == 0 {
-		*lambda = def.lambda
+	return b.run(ctx, stdout, stderr)
+}
+
+// runChild fits one Falkon on the arrays in -child (a child process of run).
+func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) error {
+	if len(b.fm) != 1 || len(b.samplers) != 1 {
+		return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 	}
-	if *ms == "" {
-		*ms = def.m
+	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: b.gamma}, Lambda: b.lambda, M: b.fm[0], MaxIter: b.iters, Tol: 1e-30,
+		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32}
+	if b.samplers[0] == "bless" {
+		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
+		// reaches M; otherwise the path ends at λ_bless and M only caps
+		// the draw. The weighted preconditioner (eq. 15, at the last
+		// step's λ_h) is then chosen automatically.
+		cfg.Sampler = approx.BLESS{Lambda: b.blessLambda}
 	}
-	if *skms == "" {
-		*skms = *ms
+	if pg := cmdline.NewProgress(*b.prog, false, stderr); pg != nil {
+		prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, b.samplers[0])
+		var clock eta.Iter
+		cfg.Progress = func(p model.Progress) error {
+			pg.Iteration(prefix, p.Done, b.iters, p.Residual, p.Elapsed, clock.Left(p.Done, b.iters))
+			return nil
+		}
+		defer pg.Done()
 	}
-	if *gamma < 0 || *lambda < 0 || *blessLambda < 0 || *iters < 1 || *ntrain < 0 || *ntest < 0 || *memLimit < 0 || *eps < 0 {
-		return fmt.Errorf("%w: -gamma, -lambda, -memory, -epsilon must be positive, -iter ≥ 1", errUsage)
+	return falkonBenchChild(ctx, b.child, cfg, b.samplers[0], b.curve, b.cpuProfile, stdout, stderr)
+}
+
+// baselineRunner names the baseline row and returns what runs it.
+func (b *falkonBench) baselineRunner(ctx context.Context) (string, func(context.Context, string, []string, io.Writer) (falkonBenchResult, error), error) {
+	if b.baseline != "falkon" || len(b.sm) == 0 {
+		return "scikit-learn Nystroem+Ridge", falkonBenchRun, nil
 	}
-	if *baseline != "sklearn" && *baseline != "falkon" {
-		return fmt.Errorf("%w: -baseline %q: want sklearn or falkon", errUsage, *baseline)
+	script, err := falkonBaselineCheck(ctx, b.python, b.falkonPath, b.falkonScript)
+	if err != nil {
+		return "", nil, err
 	}
-	samplers, err := falkonBenchSamplers(*sampler)
+	return "FALKON (Python, CPU)", func(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+		// The script takes the sklearn script's arguments and ignores "-c SCRIPT".
+		env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(b.falkonPath), "FALKON_ITERS="+strconv.Itoa(b.iters))
+		return falkonBenchRunEnv(ctx, name, append([]string{script}, args...), env, stderr)
+	}, nil
+}
+
+// errScale is a test error as printed: a percentage for classification.
+func (b *falkonBench) errScale(e float64) float64 {
+	if b.def.task == model.Classification {
+		return 100 * e
+	}
+	return e
+}
+
+// row prints one table row.
+func (b *falkonBench) row(w io.Writer, name string, m int, r falkonBenchResult, note string) {
+	fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.5g | %.2f | %s |\n", name, m, r.FitS, r.PredictS, b.errScale(r.Error), float64(r.RSSBytes)/1e9, note)
+}
+
+// run prepares the arrays, fits every M × sampler in a child process and
+// the baseline at every baseline M, and prints the table, the curves and
+// the iterations Falkon needs to reach the baseline's error.
+func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
+	baseName, baseRun, err := b.baselineRunner(ctx)
 	if err != nil {
 		return err
 	}
-	std := def.standardize
-	switch *standardize {
-	case "yes":
-		std = true
-	case "no":
-		std = false
-	case "auto":
-	default:
-		return fmt.Errorf("%w: -standardize %q: want yes, no or auto", errUsage, *standardize)
-	}
-	fm, err := falkonBenchInts(*ms)
-	if err != nil {
-		return err
-	}
-	var sm []int
-	if *skms != "none" {
-		if sm, err = falkonBenchInts(*skms); err != nil {
-			return err
-		}
-	}
-	if *child != "" {
-		if len(fm) != 1 || len(samplers) != 1 {
-			return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
-		}
-		cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: *gamma}, Lambda: *lambda, M: fm[0], MaxIter: *iters, Tol: 1e-30,
-			Epsilon: *eps, Seed: *seed, Task: def.task, Resources: model.Resources{MemoryLimit: int64(*memLimit * 1e9)}, CacheKnm: *cache, Float32: *f32}
-		if samplers[0] == "bless" {
-			// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
-			// reaches M; otherwise the path ends at λ_bless and M only caps
-			// the draw. The weighted preconditioner (eq. 15, at the last
-			// step's λ_h) is then chosen automatically.
-			cfg.Sampler = approx.BLESS{Lambda: *blessLambda}
-		}
-		pg := cmdline.NewProgress(*prog, false, stderr)
-		if pg != nil {
-			prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, samplers[0])
-			var clock eta.Iter
-			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.Iteration(prefix, it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
-				return true
-			}
-			defer pg.Done()
-		}
-		return falkonBenchChild(ctx, *child, cfg, samplers[0], *curve, *cpuProfile, stdout, stderr)
-	}
-
-	baseName, baseRun := "scikit-learn Nystroem+Ridge", falkonBenchRun
-	if *baseline == "falkon" && len(sm) > 0 {
-		script, err := falkonBaselineCheck(ctx, *python, *falkonPath, *falkonScript)
-		if err != nil {
-			return err
-		}
-		baseName = "FALKON (Python, CPU)"
-		baseRun = func(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
-			// The script takes the sklearn script's arguments and ignores "-c SCRIPT".
-			env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(*falkonPath), "FALKON_ITERS="+strconv.Itoa(*iters))
-			return falkonBenchRunEnv(ctx, name, append([]string{script}, args...), env, stderr)
-		}
-	}
-
 	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	meta, err := falkonBenchPrepare(ctx, *data, *seed, *ntrain, *ntest, dir, def.task, std)
+	meta, err := falkonBenchPrepare(ctx, b.data, b.seed, b.ntrain, b.ntest, dir, b.def.task, b.std)
 	if err != nil {
 		return err
 	}
 	unit := "test error (%)"
-	if def.task == model.Regression {
+	if b.def.task == model.Regression {
 		unit = "test RMSE"
 	}
-	samplerNote := "sampler " + samplers[0]
-	if len(samplers) > 1 {
-		samplerNote = "samplers " + strings.Join(samplers, ", ")
+	samplerNote := "sampler " + b.samplers[0]
+	if len(b.samplers) > 1 {
+		samplerNote = "samplers " + strings.Join(b.samplers, ", ")
 	}
 	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
-		*data, std, meta.NTrain, meta.NTest, meta.D, *gamma, *lambda, *lambda*float64(meta.NTrain), *iters, samplerNote, falkonBenchEps(*eps), *memLimit)
+		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit)
 	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
-	self, err := os.Executable()
+	// Progress: one line per finished fit (each child also reports its CG
+	// iterations), with the ETA from the mean time per fit so far.
+	units := len(b.fm)*len(b.samplers) + len(b.sm)
+	done := cmdline.NewUnits(cmdline.NewProgress(*b.prog, false, stderr), "bench falkon", units, float64(units))
+	curves, allCurves, err := b.fitAll(ctx, dir, done, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	row := func(name string, m int, r falkonBenchResult, note string) {
-		e := r.Error
-		if def.task == model.Classification {
-			e *= 100
-		}
-		fmt.Fprintf(stdout, "| %s | %d | %.1f | %.1f | %.5g | %.2f | %s |\n", name, m, r.FitS, r.PredictS, e, float64(r.RSSBytes)/1e9, note)
-	}
-	// Progress: one line per finished fit (each child also reports its CG
-	// iterations), with the ETA from the mean time per fit so far.
-	pg := cmdline.NewProgress(*prog, false, stderr)
-	units := len(fm)*len(samplers) + len(sm)
-	done := cmdline.NewUnits(pg, "bench falkon", units, float64(units))
-	finished := func(name string, m int, t0 time.Time, err error) {
-		done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
-	}
-	errPct := func(e float64) float64 {
-		if def.task == model.Classification {
-			return 100 * e
-		}
-		return e
-	}
-	var curves []falkonBenchCurve    // with several samplers, printed side by side
-	var allCurves []falkonBenchCurve // every recorded curve, for iterations to the baseline's error
 	var baseErrs []falkonBaseError
-	for _, m := range fm {
-		for _, smp := range samplers {
+	for _, m := range b.sm {
+		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(b.gamma), fmt.Sprint(b.lambda), string(b.def.task), fmt.Sprint(b.seed)}
+		t0 := time.Now()
+		r, err := baseRun(ctx, b.python, pyArgs, stderr)
+		done.Finished(fmt.Sprintf("%s, M = %d", baseName, m), 1, t0, err)
+		if err != nil {
+			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
+			continue
+		}
+		b.row(stdout, baseName, m, r, "")
+		baseErrs = append(baseErrs, falkonBaseError{m: m, err: r.Error})
+	}
+	if len(curves) > 0 {
+		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
+		falkonBenchCurves(stdout, curves, b.errScale)
+	}
+	falkonBenchReach(stdout, baseName, b.iters, allCurves, baseErrs, b.errScale)
+	return nil
+}
+
+// fitAll runs Falkon's fits, one child process each, printing a row per
+// fit. It returns the curves to print side by side (several samplers) and
+// every recorded curve (for the iterations to the baseline's error).
+func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Units, stdout, stderr io.Writer) (curves, all []falkonBenchCurve, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range b.fm {
+		for _, smp := range b.samplers {
 			name := "landmark Falkon"
-			if len(samplers) > 1 {
+			if len(b.samplers) > 1 {
 				name += " (" + smp + ")"
 			}
-			childArgs := []string{"bench", "falkon", "-child", dir, "-data", *data, "-m", strconv.Itoa(m),
-				"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters),
-				"-epsilon", fmt.Sprint(*eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(*blessLambda), "-seed", fmt.Sprint(*seed),
-				"-memory", fmt.Sprint(*memLimit), fmt.Sprintf("-cache=%v", *cache), fmt.Sprintf("-float32=%v", *f32), fmt.Sprintf("-curve=%v", *curve), "-cpuprofile", *cpuProfile,
-				"-progress", string(*prog)}
+			childArgs := []string{"bench", "falkon", "-child", dir, "-data", b.data, "-m", strconv.Itoa(m),
+				"-gamma", fmt.Sprint(b.gamma), "-lambda", fmt.Sprint(b.lambda), "-iter", strconv.Itoa(b.iters),
+				"-epsilon", fmt.Sprint(b.eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(b.blessLambda), "-seed", fmt.Sprint(b.seed),
+				"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-float32=%v", b.f32), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
+				"-progress", string(*b.prog)}
 			t0 := time.Now()
 			r, err := falkonBenchRun(ctx, self, childArgs, stderr)
-			finished(name, m, t0, err)
+			done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
 			if err != nil {
 				fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
 				continue
@@ -266,38 +325,21 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
 			}
 			if len(r.Curve) > 0 {
-				allCurves = append(allCurves, falkonBenchCurve{sampler: smp, m: mm, asked: m, errs: r.Curve})
+				all = append(all, falkonBenchCurve{sampler: smp, m: mm, asked: m, errs: r.Curve})
 			}
-			if len(r.Curve) > 0 && len(samplers) == 1 {
+			if len(r.Curve) > 0 && len(b.samplers) == 1 {
 				parts := make([]string, len(r.Curve))
 				for i, e := range r.Curve {
-					parts[i] = fmt.Sprintf("%.4g", errPct(e))
+					parts[i] = fmt.Sprintf("%.4g", b.errScale(e))
 				}
 				note += "; test error by iteration: " + strings.Join(parts, " ")
 			} else if len(r.Curve) > 0 {
 				curves = append(curves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
 			}
-			row(name, mm, r, note)
+			b.row(stdout, name, mm, r, note)
 		}
 	}
-	for _, m := range sm {
-		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(*gamma), fmt.Sprint(*lambda), string(def.task), fmt.Sprint(*seed)}
-		t0 := time.Now()
-		r, err := baseRun(ctx, *python, pyArgs, stderr)
-		finished(baseName, m, t0, err)
-		if err != nil {
-			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
-			continue
-		}
-		row(baseName, m, r, "")
-		baseErrs = append(baseErrs, falkonBaseError{m: m, err: r.Error})
-	}
-	if len(curves) > 0 {
-		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
-		falkonBenchCurves(stdout, curves, errPct)
-	}
-	falkonBenchReach(stdout, baseName, *iters, allCurves, baseErrs, errPct)
-	return nil
+	return curves, all, nil
 }
 
 // falkonBaseError is the baseline's test error at one M.
@@ -664,7 +706,7 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 		// before collecting, so the process's RSS could reach twice the plan.
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
-	r := falkonBenchResult{DataRSS: falkonBenchMaxRSS()}
+	r := falkonBenchResult{DataRSS: peakRSS()}
 	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
 	if curve {
 		// Validation works in the fitted model's units: standardized targets
@@ -691,9 +733,9 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
 		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
-	t0, c0 := time.Now(), falkonBenchCPU()
+	t0, c0 := time.Now(), processCPU()
 	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
-	r.FitCPUS = falkonBenchCPU() - c0
+	r.FitCPUS = processCPU() - c0
 	if err != nil {
 		return err
 	}
@@ -732,21 +774,12 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 			r.Curve = append(r.Curve, e)
 		}
 	}
-	r.RSSBytes = falkonBenchMaxRSS()
+	r.RSSBytes = peakRSS()
 	return json.NewEncoder(stdout).Encode(r)
 }
 
-// falkonBenchCPU is this process's CPU time (user + system) in seconds.
-func falkonBenchCPU() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// falkonBenchMaxRSS is the peak resident set size of this process in bytes.
-func falkonBenchMaxRSS() int64 {
+// peakRSS is the peak resident set size of this process in bytes.
+func peakRSS() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

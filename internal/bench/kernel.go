@@ -194,16 +194,27 @@ func bestOf(repeats int, f func() error) (float64, error) {
 	return best, nil
 }
 
-// runKernelPython writes X, C and v to a temporary file and times scikit-learn's
-// rbf_kernel plus the two numpy products, and numpy's X @ C.T, on them.
+// runKernelPython times scikit-learn's rbf_kernel plus the two numpy
+// products, and numpy's X @ C.T, on X, C and v.
 func runKernelPython(ctx context.Context, py string, x, c, v *mat.Dense, gamma float64, repeats int) (map[string]kernelBenchResult, error) {
-	dir, err := os.MkdirTemp("", "landmark-bench-kernel-")
+	n, d := x.Dims()
+	m, _ := c.Dims()
+	return runPythonScript(ctx, py, "bench_kernel.py", benchKernelPy, []*mat.Dense{x, c, v},
+		strconv.Itoa(n), strconv.Itoa(m), strconv.Itoa(d), strconv.FormatFloat(gamma, 'g', -1, 64), strconv.Itoa(repeats))
+}
+
+// runPythonScript writes script (named name) and the arrays, one after the
+// other as little-endian float64, to a temporary folder, runs "py SCRIPT
+// DATA ARGS…" and reads its output: one kernelBenchResult JSON line per
+// measurement. A failure names the last line of the script's stderr.
+func runPythonScript(ctx context.Context, py, name, script string, arrays []*mat.Dense, args ...string) (map[string]kernelBenchResult, error) {
+	dir, err := os.MkdirTemp("", "landmark-bench-python-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "bench_kernel.py")
-	if err := os.WriteFile(script, []byte(benchKernelPy), 0o600); err != nil {
+	sp := filepath.Join(dir, name)
+	if err := os.WriteFile(sp, []byte(script), 0o600); err != nil {
 		return nil, err
 	}
 	data := filepath.Join(dir, "arrays.f64")
@@ -212,7 +223,7 @@ func runKernelPython(ctx context.Context, py string, x, c, v *mat.Dense, gamma f
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	for _, a := range []*mat.Dense{x, c, v} {
+	for _, a := range arrays {
 		if err := binary.Write(bw, binary.LittleEndian, a.RawMatrix().Data); err != nil {
 			f.Close()
 			return nil, err
@@ -225,11 +236,8 @@ func runKernelPython(ctx context.Context, py string, x, c, v *mat.Dense, gamma f
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	m, _ := c.Dims()
 	var so, se bytes.Buffer
-	cmd := exec.CommandContext(ctx, py, script, data, strconv.Itoa(n), strconv.Itoa(m), strconv.Itoa(d),
-		strconv.FormatFloat(gamma, 'g', -1, 64), strconv.Itoa(repeats))
+	cmd := exec.CommandContext(ctx, py, append([]string{sp, data}, args...)...)
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(se.String())))

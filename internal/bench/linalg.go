@@ -1,18 +1,13 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -118,7 +113,17 @@ type linalgBench struct {
 	python          string
 }
 
-func (b linalgBench) run(ctx context.Context, w io.Writer) error {
+// linalgCase is one size's matrices: the kernel matrix a (shifted to be
+// well conditioned), the right-hand sides and scipy's timings.
+type linalgCase struct {
+	a, rhs *mat.Dense
+	scipy  map[string]kernelBenchResult
+}
+
+// setup builds the case: Gaussian kernel matrix of M random points in d
+// dimensions plus 1e-5·M·I, k random right-hand sides, and scipy's times on
+// the same points when Python is set.
+func (b linalgBench) setup(ctx context.Context, w io.Writer) (*linalgCase, error) {
 	m := b.m
 	r := rand.New(rand.NewPCG(b.seed, uint64(m)))
 	x := mat.NewDense(m, b.d, nil)
@@ -127,7 +132,7 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 	}
 	a := mat.NewDense(m, m, nil)
 	if err := kernel.NewOp(kernel.Gaussian{Gamma: 1 / float64(b.d)}, x, x, kernel.Options{Workers: b.p.Workers}).Block(ctx, a); err != nil {
-		return err
+		return nil, err
 	}
 	ar := a.RawMatrix()
 	for i := 0; i < m; i++ {
@@ -140,22 +145,23 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 	for i := range rhs.RawMatrix().Data {
 		rhs.RawMatrix().Data[i] = r.NormFloat64()
 	}
-	ref := map[string]kernelBenchResult{}
+	c := &linalgCase{a: a, rhs: rhs, scipy: map[string]kernelBenchResult{}}
 	if b.python != "" {
-		var err error
-		if ref, err = runLinalgPython(ctx, b.python, x, b.rhs, b.repeats); err != nil {
+		ref, err := runLinalgPython(ctx, b.python, x, b.rhs, b.repeats)
+		if err != nil {
 			fmt.Fprintf(w, "%d\tscipy failed: %v\t\n", m, err)
-			ref = map[string]kernelBenchResult{}
+		} else {
+			c.scipy = ref
 		}
 	}
-	scipy := func(what string) float64 {
-		if r, ok := ref[what]; ok {
-			return r.Seconds
-		}
-		return math.NaN()
+	return c, nil
+}
+
+func (b linalgBench) run(ctx context.Context, w io.Writer) error {
+	c, err := b.setup(ctx, w)
+	if err != nil {
+		return err
 	}
-	mf := float64(m)
-	cube := mf * mf * mf
 	type variant struct {
 		name string
 		p    kernel.Dense
@@ -166,117 +172,155 @@ func (b linalgBench) run(ctx context.Context, w io.Writer) error {
 		pp.Portable = true
 		variants = append(variants, variant{"/portable", pp})
 	}
-	f := mat.NewDense(m, m, nil)
-	x2 := mat.NewDense(m, b.rhs, nil)
 	for vi, v := range variants {
-		var chol *solver.Chol
-		potrf, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
-			var err error
-			chol, err = solver.CholeskyBlocked(ctx, f, solver.CholOptions{}, v.p)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if chol.Jitter != 0 {
-			return fmt.Errorf("bench linalg: M = %d needed jitter %g", m, chol.Jitter)
-		}
-		trsm, err := bestOfSetup(b.repeats, func() { x2.Copy(rhs) }, func() error {
-			return chol.SolveL(x2, false)
-		})
-		if err != nil {
-			return err
-		}
-		l := mat.DenseCopyOf(f) // the factor, for gonum's lauum and trsm below
-		lauum, err := bestOfSetup(b.repeats, func() { f.Copy(l) }, func() error {
-			return solver.Lauum(ctx, f, v.p)
-		})
-		if err != nil {
-			return err
-		}
-		row := func(name, what string, ours, flops float64, ref func() (float64, float64, error)) error {
-			gs, diff := math.NaN(), math.NaN()
-			if b.gonum && vi == 0 {
-				var err error
-				if gs, diff, err = ref(); err != nil {
-					return err
-				}
-			}
-			ss := math.NaN()
-			if vi == 0 {
-				ss = scipy(what)
-			}
-			_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.2f\t\n", m, name+v.name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff,
-				ss, flops/ss/1e9, ss/ours)
-			return err
-		}
-		lower := func(got, want *mat.Dense) float64 {
-			gr, wr := got.RawMatrix(), want.RawMatrix()
-			var num, den float64
-			for i := 0; i < m; i++ {
-				for j := 0; j <= i; j++ {
-					dd := gr.Data[i*gr.Stride+j] - wr.Data[i*wr.Stride+j]
-					num += dd * dd
-					den += wr.Data[i*wr.Stride+j] * wr.Data[i*wr.Stride+j]
-				}
-			}
-			return math.Sqrt(num / den)
-		}
-		impl := lapackgonum.Implementation{}
-		if err := row("potrf", "potrf", potrf, cube/3, func() (float64, float64, error) {
-			g := mat.DenseCopyOf(a)
-			gr := g.RawMatrix()
-			s, err := bestOfSetup(b.repeats, func() { g.Copy(a) }, func() error {
-				if !impl.Dpotrf(blas.Lower, m, gr.Data, gr.Stride) {
-					return fmt.Errorf("bench linalg: gonum Dpotrf failed at M = %d", m)
-				}
-				return nil
-			})
-			return s, lower(l, g), err
-		}); err != nil {
-			return err
-		}
-		if err := row("lauum", "lauum", lauum, cube/3, func() (float64, float64, error) {
-			g := mat.DenseCopyOf(l)
-			gr := g.RawMatrix()
-			s, err := bestOfSetup(b.repeats, func() { g.Copy(l) }, func() error {
-				impl.Dlauum(blas.Lower, m, gr.Data, gr.Stride)
-				return nil
-			})
-			return s, lower(f, g), err
-		}); err != nil {
-			return err
-		}
-		if err := row(fmt.Sprintf("trsm k=%d", b.rhs), "trsm", trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) {
-			g := mat.DenseCopyOf(rhs)
-			lr := l.RawMatrix()
-			t := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: lr.Stride, Data: lr.Data}
-			s, err := bestOfSetup(b.repeats, func() { g.Copy(rhs) }, func() error {
-				blas64.Trsm(blas.Left, blas.NoTrans, 1, t, g.RawMatrix())
-				return nil
-			})
-			var dd mat.Dense
-			dd.Sub(x2, g)
-			return s, mat.Norm(&dd, 2) / mat.Norm(g, 2), err
-		}); err != nil {
-			return err
-		}
-		l = nil
-		if vi > 0 {
-			continue // precond.BuildFalkon runs on the default products only
-		}
-		build, err := bestOfSetup(b.repeats, func() { f.Copy(a) }, func() error {
-			_, err := precond.BuildFalkon(f, 10*m, 1e-6, precond.Options{})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
+		if err := b.variant(ctx, w, c, v.name, v.p, vi == 0); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// linalgTimes are our kernels' best times on one case, and the factor
+// and solution they computed (for the reference's relative difference).
+type linalgTimes struct {
+	potrf, trsm, lauum float64
+	l, x2, lauumOut    *mat.Dense
+}
+
+// time times potrf, trsm and lauum on the case with products p.
+func (b linalgBench) time(ctx context.Context, c *linalgCase, p kernel.Dense) (*linalgTimes, error) {
+	m := b.m
+	f := mat.NewDense(m, m, nil)
+	x2 := mat.NewDense(m, b.rhs, nil)
+	var chol *solver.Chol
+	potrf, err := bestOfSetup(b.repeats, func() { f.Copy(c.a) }, func() error {
+		var err error
+		chol, err = solver.CholeskyBlocked(ctx, f, solver.CholOptions{}, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if chol.Jitter != 0 {
+		return nil, fmt.Errorf("bench linalg: M = %d needed jitter %g", m, chol.Jitter)
+	}
+	trsm, err := bestOfSetup(b.repeats, func() { x2.Copy(c.rhs) }, func() error {
+		return chol.SolveL(x2, false)
+	})
+	if err != nil {
+		return nil, err
+	}
+	l := mat.DenseCopyOf(f) // the factor, for gonum's lauum and trsm
+	lauum, err := bestOfSetup(b.repeats, func() { f.Copy(l) }, func() error {
+		return solver.Lauum(ctx, f, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &linalgTimes{potrf: potrf, trsm: trsm, lauum: lauum, l: l, x2: x2, lauumOut: f}, nil
+}
+
+// variant times our kernels with products p and prints their rows; the
+// first variant (ref) also times gonum and scipy and the whole
+// preconditioner build.
+func (b linalgBench) variant(ctx context.Context, w io.Writer, c *linalgCase, name string, p kernel.Dense, ref bool) error {
+	m := b.m
+	t, err := b.time(ctx, c, p)
+	if err != nil {
+		return err
+	}
+	mf := float64(m)
+	cube := mf * mf * mf
+	row := func(kname, what string, ours, flops float64, gonumRef func() (float64, float64, error)) error {
+		gs, diff, ss := math.NaN(), math.NaN(), math.NaN()
+		if b.gonum && ref {
+			var err error
+			if gs, diff, err = gonumRef(); err != nil {
+				return err
+			}
+		}
+		if r, ok := c.scipy[what]; ok && ref {
+			ss = r.Seconds
+		}
+		_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.2f\t\n", m, kname+name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff,
+			ss, flops/ss/1e9, ss/ours)
+		return err
+	}
+	if err := row("potrf", "potrf", t.potrf, cube/3, func() (float64, float64, error) { return b.gonumPotrf(c, t) }); err != nil {
+		return err
+	}
+	if err := row("lauum", "lauum", t.lauum, cube/3, func() (float64, float64, error) { return b.gonumLauum(t) }); err != nil {
+		return err
+	}
+	if err := row(fmt.Sprintf("trsm k=%d", b.rhs), "trsm", t.trsm, mf*mf*float64(b.rhs), func() (float64, float64, error) { return b.gonumTrsm(c, t) }); err != nil {
+		return err
+	}
+	if !ref {
+		return nil // precond.BuildFalkon runs on the default products only
+	}
+	f := t.lauumOut // reused, as the factor copy is dropped: at M = 10,000 each M×M matrix is 800 MB
+	t.l = nil
+	build, err := bestOfSetup(b.repeats, func() { f.Copy(c.a) }, func() error {
+		_, err := precond.BuildFalkon(f, 10*m, 1e-6, precond.Options{})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9)
+	return err
+}
+
+// lowerDiff is ‖tril(got − want)‖_F / ‖tril(want)‖_F.
+func lowerDiff(got, want *mat.Dense) float64 {
+	gr, wr := got.RawMatrix(), want.RawMatrix()
+	var num, den float64
+	for i := 0; i < gr.Rows; i++ {
+		for j := 0; j <= i; j++ {
+			dd := gr.Data[i*gr.Stride+j] - wr.Data[i*wr.Stride+j]
+			num += dd * dd
+			den += wr.Data[i*wr.Stride+j] * wr.Data[i*wr.Stride+j]
+		}
+	}
+	return math.Sqrt(num / den)
+}
+
+// gonumPotrf times gonum's Dpotrf on the case and compares our factor.
+func (b linalgBench) gonumPotrf(c *linalgCase, t *linalgTimes) (float64, float64, error) {
+	g := mat.DenseCopyOf(c.a)
+	gr := g.RawMatrix()
+	s, err := bestOfSetup(b.repeats, func() { g.Copy(c.a) }, func() error {
+		if !(lapackgonum.Implementation{}).Dpotrf(blas.Lower, b.m, gr.Data, gr.Stride) {
+			return fmt.Errorf("bench linalg: gonum Dpotrf failed at M = %d", b.m)
+		}
+		return nil
+	})
+	return s, lowerDiff(t.l, g), err
+}
+
+// gonumLauum times gonum's Dlauum on our factor and compares our LᵀL.
+func (b linalgBench) gonumLauum(t *linalgTimes) (float64, float64, error) {
+	g := mat.DenseCopyOf(t.l)
+	gr := g.RawMatrix()
+	s, err := bestOfSetup(b.repeats, func() { g.Copy(t.l) }, func() error {
+		(lapackgonum.Implementation{}).Dlauum(blas.Lower, b.m, gr.Data, gr.Stride)
+		return nil
+	})
+	return s, lowerDiff(t.lauumOut, g), err
+}
+
+// gonumTrsm times blas64.Trsm with our factor and compares our solution.
+func (b linalgBench) gonumTrsm(c *linalgCase, t *linalgTimes) (float64, float64, error) {
+	g := mat.DenseCopyOf(c.rhs)
+	lr := t.l.RawMatrix()
+	tri := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b.m, Stride: lr.Stride, Data: lr.Data}
+	s, err := bestOfSetup(b.repeats, func() { g.Copy(c.rhs) }, func() error {
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, g.RawMatrix())
+		return nil
+	})
+	var dd mat.Dense
+	dd.Sub(t.x2, g)
+	return s, mat.Norm(&dd, 2) / mat.Norm(g, 2), err
 }
 
 //go:embed bench_linalg.py
@@ -285,39 +329,8 @@ var benchLinalgPy string
 // runLinalgPython writes the points x to a temporary file and times scipy's
 // dpotrf, dlauum and dtrsm on their kernel matrix.
 func runLinalgPython(ctx context.Context, py string, x *mat.Dense, rhs, repeats int) (map[string]kernelBenchResult, error) {
-	dir, err := os.MkdirTemp("", "landmark-bench-linalg-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "bench_linalg.py")
-	if err := os.WriteFile(script, []byte(benchLinalgPy), 0o600); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := binary.Write(&buf, binary.LittleEndian, x.RawMatrix().Data); err != nil {
-		return nil, err
-	}
-	data := filepath.Join(dir, "x.f64")
-	if err := os.WriteFile(data, buf.Bytes(), 0o600); err != nil {
-		return nil, err
-	}
 	m, d := x.Dims()
-	var so, se bytes.Buffer
-	cmd := exec.CommandContext(ctx, py, script, data, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(se.String())))
-	}
-	res := map[string]kernelBenchResult{}
-	for _, line := range strings.Split(strings.TrimSpace(so.String()), "\n") {
-		var r kernelBenchResult
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("bad output line %q: %w", line, err)
-		}
-		res[r.What] = r
-	}
-	return res, nil
+	return runPythonScript(ctx, py, "bench_linalg.py", benchLinalgPy, []*mat.Dense{x}, strconv.Itoa(m), strconv.Itoa(d), strconv.Itoa(rhs), strconv.Itoa(repeats))
 }
 
 // bestOfSetup is bestOf with setup run, untimed, before each repetition.

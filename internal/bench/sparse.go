@@ -104,9 +104,9 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		pg := cmdline.NewProgress(*prog, false, stderr)
 		if pg != nil {
 			var clock eta.Iter
-			cfg.Progress = func(it model.FalkonIteration) bool {
-				pg.Iteration("landmark Falkon: CG ", it.Iteration, *iters, it.Residual, it.Elapsed, clock.Left(it.Iteration, *iters))
-				return true
+			cfg.Progress = func(p model.Progress) error {
+				pg.Iteration("landmark Falkon: CG ", p.Done, *iters, p.Residual, p.Elapsed, clock.Left(p.Done, *iters))
+				return nil
 			}
 			defer pg.Done()
 		}
@@ -417,7 +417,7 @@ func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg mode
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	classes := len(slices.Compact(slices.Sorted(slices.Values(ytr))))
-	r := sparseBenchResult{Method: "landmark", DataRSS: falkonBenchMaxRSS(), NTrain: len(ytr), NTest: len(yte), D: d, NNZ: xtr.NNZ(), Classes: classes}
+	r := sparseBenchResult{Method: "landmark", DataRSS: peakRSS(), NTrain: len(ytr), NTest: len(yte), D: d, NNZ: xtr.NNZ(), Classes: classes}
 	outputs := 1
 	if classes > 2 {
 		outputs = classes
@@ -430,9 +430,9 @@ func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg mode
 	fmt.Fprintf(stderr, "bench sparse: landmark Falkon: memory plan %.3f GB (data %.3f, centers %.3f, K_MM + factors %.3f, engine %.3f, solver %.3f), limit %.2f GB\n",
 		float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
 		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(cfg.MemoryLimit)/1e9)
-	t0, c0 := time.Now(), falkonBenchCPU()
+	t0, c0 := time.Now(), processCPU()
 	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xtr, ytr) })
-	r.FitS, r.FitCPUS = time.Since(t0).Seconds(), falkonBenchCPU()-c0
+	r.FitS, r.FitCPUS = time.Since(t0).Seconds(), processCPU()-c0
 	if err != nil {
 		return err
 	}
@@ -452,6 +452,6 @@ func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg mode
 	info := cfg.Info()
 	r.Iterations = info.Iterations
 	r.Note = fmt.Sprintf("memory plan %.3f GB, %d centers, %d iterations", float64(plan.Total)/1e9, info.M, info.Iterations)
-	r.RSSBytes = falkonBenchMaxRSS()
+	r.RSSBytes = peakRSS()
 	return json.NewEncoder(stdout).Encode(r)
 }

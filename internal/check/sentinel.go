@@ -1,6 +1,9 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ErrFormat is wrapped by every error about a malformed data file (text,
 // compressed or shard): datasets.ErrFormat and shard.ErrFormat are this
@@ -25,3 +28,18 @@ type sentinel struct {
 func (e *sentinel) Error() string { return e.msg }
 
 func (e *sentinel) Unwrap() error { return e.parent }
+
+// Prefix gives err the context "pkg: what: " of the exported function it
+// leaves through, so that every error of a package reads "pkg: what: why",
+// unless its text already starts with "pkg: " (errors made in the package
+// name themselves). errors.Is and errors.As see through the prefix; nil
+// stays nil. An empty what gives "pkg: ".
+func Prefix(err error, pkg, what string) error {
+	if err == nil || strings.HasPrefix(err.Error(), pkg+": ") {
+		return err
+	}
+	if what == "" {
+		return fmt.Errorf("%s: %w", pkg, err)
+	}
+	return fmt.Errorf("%s: %s: %w", pkg, what, err)
+}

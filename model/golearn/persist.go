@@ -29,7 +29,7 @@ type adapterInfo struct {
 
 // ErrWrongKind is returned when loading a Regressor's file into a Classifier
 // or the other way round, or a file of another golearn classifier.
-var ErrWrongKind = errors.New("golearn: saved model is of another kind")
+var ErrWrongKind = errors.New("saved model is of another kind")
 
 func metadata(kind string, est model.Estimator) base.ClassifierMetadataV1 {
 	return base.ClassifierMetadataV1{
