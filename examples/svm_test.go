@@ -123,9 +123,9 @@ func TestBKASVMOneClusterIsNoBiasSVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := kernel.Gaussian{Gamma: 2}
-	const tol = 1e-8
-	bka := &model.BKASVM{Kernel: k, C: 5, Clusters: 1, Tol: tol, Prediction: model.GlobalPrediction}
-	svm := &model.SVM{Kernel: k, C: 5, NoBias: true, Tol: tol}
+	const tol = 1e-10
+	bka := &model.BKASVM{Kernel: k, C: 5, Clusters: 1, Tol: tol, Prediction: model.GlobalPrediction, Probability: true, Seed: 3}
+	svm := &model.SVM{Kernel: k, C: 5, NoBias: true, Tol: tol, Probability: true, Seed: 3}
 	if err := bka.Fit(context.Background(), d.X, d.Y); err != nil {
 		t.Fatal(err)
 	}
@@ -147,12 +147,29 @@ func TestBKASVMOneClusterIsNoBiasSVM(t *testing.T) {
 	d1, d2 := mat.Col(nil, 0, fb), mat.Col(nil, 0, fs)
 	diff := maxRelDiff(d1, d2)
 	t.Logf("one-cluster BKA vs no-bias SVM: %.3g", diff)
-	// Both stop at a KKT violation ≤ 1e-8 of a strictly convex dual (the
+	// Both stop at a KKT violation ≤ 1e-10 of a strictly convex dual (the
 	// Gaussian kernel matrix of distinct points is positive definite), so
 	// their α and decision values agree to about that over the condition of
 	// Q; 1e-5 is loose enough for the order of updates to differ.
 	if diff > 1e-5 {
 		t.Errorf("one-cluster BKA-SVM and no-bias SVM decision values differ by %.3g (relative)", diff)
+	}
+	// Platt's sigmoids are fitted on the same cross-validation folds (the
+	// same seed), so the probabilities agree as well, to the solvers'
+	// tolerance propagated through the sigmoid fit (documented 1e-6 at
+	// Tol 1e-10).
+	pb, err := bka.PredictProba(probe.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := svm.PredictProba(probe.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdiff := maxRelDiff(pb.RawMatrix().Data, ps.RawMatrix().Data)
+	t.Logf("one-cluster BKA vs no-bias SVM probabilities: %.3g", pdiff)
+	if pdiff > 1e-5 {
+		t.Errorf("one-cluster BKA-SVM and no-bias SVM probabilities differ by %.3g", pdiff)
 	}
 	acc := accuracy(t, probe.Y, mustPredict(t, bka, probe.X))
 	// Two moons with noise 0.15 overlap on a few percent of points; the

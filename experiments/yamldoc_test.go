@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/landmark-ml/landmark/kernel"
 )
@@ -255,4 +257,76 @@ func optionBounds(o Option, backends []string) string {
 		p = append(p, "with "+strings.Join(with, ", "))
 	}
 	return strings.Join(p, "; ")
+}
+
+// TestDocLinks checks that every relative link of the user documentation
+// (README.md, experiments/README.md, docs/*.md) names a file that exists and,
+// for a link into a Markdown file, a heading that file has (GitHub's anchor
+// rule: lower case, punctuation dropped, spaces to hyphens). Files move
+// under the docs often; a dangling link fails here.
+func TestDocLinks(t *testing.T) {
+	files, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../README.md", "README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			u := m[1]
+			if strings.Contains(u, "://") || strings.HasPrefix(u, "mailto:") {
+				continue
+			}
+			path, frag, _ := strings.Cut(u, "#")
+			target := f
+			if path != "" {
+				target = filepath.Join(filepath.Dir(f), path)
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: link %q: %v", f, u, err)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			if !slices.Contains(markdownAnchors(t, target), frag) {
+				t.Errorf("%s: link %q: %s has no heading with anchor %q", f, u, target, frag)
+			}
+		}
+	}
+}
+
+// markdownAnchors returns the GitHub anchors of the headings of a Markdown
+// file (outside fenced code).
+func markdownAnchors(t *testing.T, path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	fence := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "```") {
+			fence = !fence
+		}
+		h := strings.TrimLeft(l, "#")
+		if fence || len(h) == len(l) || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		var a strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				a.WriteRune(r)
+			case r == ' ':
+				a.WriteRune('-')
+			}
+		}
+		out = append(out, a.String())
+	}
+	return out
 }

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -385,6 +389,38 @@ func conformanceConcurrent(t *testing.T, est Estimator, c conformanceCase) {
 	for g, e := range errs {
 		if e != "" {
 			t.Errorf("goroutine %d: %s from the serial results", g, e)
+		}
+	}
+}
+
+// Every method of this package that takes a context refuses a nil one with
+// ErrInput naming it, never a panic: the backends' FitKRR and the feature
+// mappers' FitMap, beside the estimators' Fit (conformanceRefusals).
+func TestNilContextBackends(t *testing.T) {
+	c := conformanceRegression(41)
+	var nilCtx context.Context
+	rng := rand.New(rand.NewPCG(1, 2))
+	k := kernel.Gaussian{Gamma: 1}
+	p := KRRProblem{Kernel: k, X: c.x, Y: mat.NewDense(len(c.y), 1, c.y), Lambda: 1e-3, Rng: rng}
+	for name, b := range map[string]KRRApprox{
+		"exact": ExactKRR{}, "nystrom": NystromKRR{M: 10}, "meka": &MEKAKRR{Rank: 3, Clusters: 2},
+		"features": FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 10}}},
+	} {
+		if _, _, err := b.FitKRR(nilCtx, p); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
+			t.Errorf("%s FitKRR with a nil context: err = %v, want ErrInput naming it", name, err)
+		}
+	}
+	for name, f := range map[string]FeatureMapper{
+		"nystrom": NystromFeatures{M: 10}, "rff": RFFFeatures{RFF: approx.RFF{Features: 10}},
+		"meka": MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}, "fixed": FixedFeatures{},
+	} {
+		if _, err := f.FitMap(nilCtx, c.x, k, rng); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
+			t.Errorf("%s FitMap with a nil context: err = %v, want ErrInput naming it", name, err)
+		}
+	}
+	for name, e := range map[string]MultiOutput{"krr": &KRR{Lambda: 1e-3}, "falkon": &Falkon{Lambda: 1e-3}} {
+		if err := e.FitMulti(nilCtx, c.x, mat.NewDense(len(c.y), 1, c.y)); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
+			t.Errorf("%s FitMulti with a nil context: err = %v, want ErrInput naming it", name, err)
 		}
 	}
 }

@@ -178,6 +178,9 @@ var _ FeatureMapper = NystromFeatures{}
 
 // FitMap samples the landmarks and fits the Nyström map.
 func (f NystromFeatures) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	if err := checkContext(ctx, "nystrom features"); err != nil {
+		return nil, err
+	}
 	n, _ := x.Dims()
 	m := f.M
 	if m < 0 || m > n {
@@ -220,6 +223,9 @@ var _ FeatureMapper = RFFFeatures{}
 
 // FitMap draws the random features.
 func (f RFFFeatures) FitMap(ctx context.Context, x mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	if err := checkContext(ctx, "rff features"); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -239,6 +245,9 @@ var _ FeatureMapper = FixedFeatures{}
 
 // FitMap returns Map.
 func (f FixedFeatures) FitMap(ctx context.Context, _ mat.Matrix, _ kernel.Kernel, _ *rand.Rand) (approx.FeatureMap, error) {
+	if err := checkContext(ctx, "fixed features"); err != nil {
+		return nil, err
+	}
 	if f.Map == nil {
 		return nil, fmt.Errorf("%w: fixed features without a map", ErrInput)
 	}

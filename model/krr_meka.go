@@ -74,6 +74,9 @@ var _ FeatureMapper = MEKAFeatures{}
 
 // FitMap fits MEKA with the PSD fix and returns it as a feature map.
 func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, rng *rand.Rand) (approx.FeatureMap, error) {
+	if err := checkContext(ctx, "meka features"); err != nil {
+		return nil, err
+	}
 	x := kernel.DenseOf(xIn)
 	opt := f.MEKA.options(0, 0)
 	opt.PSD = true

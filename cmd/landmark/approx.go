@@ -163,8 +163,13 @@ func (f *approxFlags) spec() *experiments.Spec {
 	return s
 }
 
-// approxError makes bad input (a spec check, a bad setting) a usage error.
+// approxError makes bad input (a spec check, a bad setting) a usage error;
+// a check of the grid the flags became names the flag.
 func approxError(err error) error {
+	var se *experiments.SpecError
+	if errors.As(err, &se) && strings.HasPrefix(se.Path, "grid.m[") {
+		return fmt.Errorf("%w: --%s", errUsage, se.Msg)
+	}
 	if errors.Is(err, check.ErrInput) || errors.Is(err, experiments.ErrSpec) {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
