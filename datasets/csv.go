@@ -148,7 +148,7 @@ func (c *csvRows) record(rec []string, line int) error {
 				why = "is empty (missing values are not supported)"
 			}
 			if line == c.firstData && c.hint != "" {
-				why += " (" + c.hint + "; --header yes or YAML header: yes if it is a header)"
+				why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
 			}
 			return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
 		}

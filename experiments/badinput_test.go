@@ -60,7 +60,7 @@ seed: 1
 		{"missing name", "name: x", "name: ''", 1, []string{"missing name"}},
 		{"name leaving results", "name: x", "name: ../../x", 1, []string{`name "../../x" is not a plain name`, "must not leave"}},
 		{"name dot-dot", "name: x", "name: ..", 1, []string{"is not a plain name"}},
-		{"output absolute", "seed: 1", "seed: 1\noutput: /tmp/x", 10, []string{`output "/tmp/x" leaves the working directory`, "--out DIR"}},
+		{"output absolute", "seed: 1", "seed: 1\noutput: /tmp/x", 10, []string{`output "/tmp/x" leaves the working directory`, "Options.Out"}},
 		{"output escaping", "seed: 1", "seed: 1\noutput: results/../../x", 10, []string{"leaves the working directory"}},
 		{"bad header", "{name: cadata}", "{name: cadata, header: maybe}", 2, []string{`header "maybe": want auto, yes or no`}},
 		{"bad delim", "{name: cadata}", "{name: cadata, delim: ';;'}", 2, []string{`delim ";;": want one character`}},

@@ -51,7 +51,7 @@ grid:
 	_, err := experiments.Decode(strings.NewReader(spec), ".")
 	fmt.Println(err)
 	// Output:
-	// experiment spec: line 6: grid.lambda[1]: lambda = -1, want > 0
+	// experiments: spec: line 6: grid.lambda[1]: lambda = -1, want > 0
 }
 
 // Run cross-validates every grid point, refits the best and scores it on the

@@ -23,7 +23,7 @@ import (
 // ErrSpec is wrapped by every error about an experiment specification: YAML
 // syntax, unknown keys, wrong types and impossible values. It wraps
 // model.ErrInput: a bad spec is bad input.
-var ErrSpec = check.Sentinel("experiment spec", check.ErrInput)
+var ErrSpec = check.Sentinel("experiments: spec", check.ErrInput)
 
 // SpecError is a problem at one place of a YAML spec. Line is 1-based (0 when
 // the problem has no single place, such as a missing key).
@@ -36,7 +36,7 @@ type SpecError struct {
 	Msg string
 }
 
-// Error formats the error as "experiment spec: line N: path: msg".
+// Error formats the error as "experiments: spec: line N: path: msg".
 func (e *SpecError) Error() string {
 	where := ""
 	if e.Line > 0 {

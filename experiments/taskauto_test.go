@@ -114,7 +114,7 @@ func TestSpecFoldsZeroAndGamma(t *testing.T) {
 		t.Errorf("cv without folds: %v", err)
 	}
 	_, err = Decode(strings.NewReader(strings.Replace(base, ", gamma: 0.1", "", 1)), ".")
-	if err == nil || !strings.Contains(err.Error(), "the gaussian kernel needs gamma (or sigma, γ = 1/(2σ²)): set it with --gamma or --sigma") {
+	if err == nil || !strings.Contains(err.Error(), "the gaussian kernel needs gamma (or sigma, γ = 1/(2σ²)): set it in the kernel block or as a grid axis") {
 		t.Errorf("no gamma: %v", err)
 	}
 	_, err = Decode(strings.NewReader(strings.Replace(base, ", lambda: 0.001", "", 1)), ".")

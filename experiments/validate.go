@@ -23,7 +23,7 @@ func (s *Spec) Validate() error {
 		return s.errAt(fmt.Sprintf("name %q is not a plain name: it names the results folder results/NAME, which it must not leave (no / or \\, not . or ..; set output: for another folder)", s.Name), "name")
 	}
 	if s.Output != "" && !filepath.IsLocal(s.Output) {
-		return s.errAt(fmt.Sprintf("output %q leaves the working directory: a spec writes below it (a relative path without ..); to write elsewhere pass --out DIR on the command line", s.Output), "output")
+		return s.errAt(fmt.Sprintf("output %q leaves the working directory: a spec writes below it (a relative path without ..); to write elsewhere set the run's folder (Options.Out)", s.Output), "output")
 	}
 	if err := s.validateDataset(); err != nil {
 		return err
@@ -253,7 +253,7 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 				if ks.Type == "gaussian" {
 					or = " (or sigma, γ = 1/(2σ²))"
 				}
-				return s.errAt(fmt.Sprintf("the %s kernel needs gamma%s: set it with --gamma%s on the command line, or in the spec's kernel block or as a grid axis", ks.Type, or, map[bool]string{true: " or --sigma"}[or != ""]), block, "kernel")
+				return s.errAt(fmt.Sprintf("the %s kernel needs gamma%s: set it in the kernel block or as a grid axis", ks.Type, or), block, "kernel")
 			}
 		}
 		return s.errAt(err.Error(), block, "kernel")

@@ -58,6 +58,17 @@ type FalkonBuilder struct {
 	Tol     float64
 	// Engine tunes the kernel engine forming K_MM.
 	Engine kernel.Options
+	// Name starts the builder's error messages ("beamfit" for the Beam
+	// fit); empty means "model: falkon".
+	Name string
+}
+
+// name is the start of b's error messages.
+func (b FalkonBuilder) name() string {
+	if b.Name == "" {
+		return "model: falkon"
+	}
+	return b.Name
 }
 
 // FalkonCenters are the centers of a FALKON fit and what the preconditioner
@@ -130,23 +141,23 @@ type FalkonSystem struct {
 func (b FalkonBuilder) resolved() (FalkonBuilder, error) {
 	switch {
 	case !(b.Lambda > 0) || math.IsInf(b.Lambda, 0):
-		return b, fmt.Errorf("model: falkon: %w: Lambda = %g, want finite and > 0", ErrInput, b.Lambda)
+		return b, fmt.Errorf("%s: %w: Lambda = %g, want finite and > 0", b.name(), ErrInput, b.Lambda)
 	case b.Kernel == nil:
-		return b, fmt.Errorf("model: falkon: %w: Kernel is nil", ErrInput)
+		return b, fmt.Errorf("%s: %w: Kernel is nil", b.name(), ErrInput)
 	case b.Epsilon < 0 || math.IsNaN(b.Epsilon) || math.IsInf(b.Epsilon, 0):
-		return b, fmt.Errorf("model: falkon: %w: Epsilon = %g, want finite and ≥ 0 (0 means the default)", ErrInput, b.Epsilon)
+		return b, fmt.Errorf("%s: %w: Epsilon = %g, want finite and ≥ 0 (0 means the default)", b.name(), ErrInput, b.Epsilon)
 	case b.MaxIter < 0:
-		return b, fmt.Errorf("model: falkon: %w: MaxIter = %d, want ≥ 0 (0 means the default)", ErrInput, b.MaxIter)
+		return b, fmt.Errorf("%s: %w: MaxIter = %d, want ≥ 0 (0 means the default)", b.name(), ErrInput, b.MaxIter)
 	case b.Tol < 0 || math.IsNaN(b.Tol) || math.IsInf(b.Tol, 0):
-		return b, fmt.Errorf("model: falkon: %w: Tol = %g, want finite and > 0 (0 means the default)", ErrInput, b.Tol)
+		return b, fmt.Errorf("%s: %w: Tol = %g, want finite and > 0 (0 means the default)", b.name(), ErrInput, b.Tol)
 	}
 	if err := b.Kernel.Validate(); err != nil {
-		return b, fmt.Errorf("model: falkon: %w: %w", ErrInput, err)
+		return b, fmt.Errorf("%s: %w: %w", b.name(), ErrInput, err)
 	}
 	switch b.Preconditioner {
 	case PrecondAuto, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone:
 	default:
-		return b, fmt.Errorf("model: falkon: %w: Preconditioner = %q, want %q, %q, %q, %q or empty (automatic)",
+		return b, fmt.Errorf("%s: %w: Preconditioner = %q, want %q, %q, %q, %q or empty (automatic)", b.name(),
 			ErrInput, b.Preconditioner, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone)
 	}
 	if b.MaxIter == 0 {
@@ -177,17 +188,17 @@ func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matri
 	_, d := x.Dims()
 	lm, err := s.Sample(ctx, x, b.Kernel, m, rng)
 	if err != nil {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: sampling centers: %w", err)
+		return FalkonCenters{}, fmt.Errorf("%s: sampling centers: %w", b.name(), err)
 	}
 	if lm == nil || lm.Points == nil {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned no landmarks", s)
+		return FalkonCenters{}, fmt.Errorf("%s: sampler %T returned no landmarks", b.name(), s)
 	}
 	r, c := lm.Points.Dims()
 	if c != d || r < 1 || r > m {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned %d×%d landmarks, want at most %d×%d", s, r, c, m, d)
+		return FalkonCenters{}, fmt.Errorf("%s: sampler %T returned %d×%d landmarks, want at most %d×%d", b.name(), s, r, c, m, d)
 	}
 	if lm.Weights != nil && len(lm.Weights) != r {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: sampler %T returned %d weights for %d landmarks", s, len(lm.Weights), r)
+		return FalkonCenters{}, fmt.Errorf("%s: sampler %T returned %d weights for %d landmarks", b.name(), s, len(lm.Weights), r)
 	}
 	return FalkonCenters{Points: ownCenters(b.Kernel, lm.Points, false), Indices: lm.Indices, Weights: lm.Weights,
 		BLESS: lm.Weights != nil && isBLESS(s), Lambda: lm.Lambda, Sampler: fmt.Sprintf("%T", s)}, nil
@@ -199,10 +210,10 @@ func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matri
 func (b FalkonBuilder) Given(points mat.Matrix, weights []float64, lambdaH float64) (FalkonCenters, error) {
 	mc, _ := points.Dims()
 	if weights != nil && len(weights) != mc {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: %d center weights for %d centers", ErrInput, len(weights), mc)
+		return FalkonCenters{}, fmt.Errorf("%s: %w: %d center weights for %d centers", b.name(), ErrInput, len(weights), mc)
 	}
 	if lambdaH < 0 || math.IsNaN(lambdaH) || math.IsInf(lambdaH, 0) {
-		return FalkonCenters{}, fmt.Errorf("model: falkon: %w: center λ_h = %g, want finite and ≥ 0", ErrInput, lambdaH)
+		return FalkonCenters{}, fmt.Errorf("%s: %w: center λ_h = %g, want finite and ≥ 0", b.name(), ErrInput, lambdaH)
 	}
 	return FalkonCenters{Points: ownCenters(b.Kernel, points, true), Weights: weights, BLESS: weights != nil,
 		Lambda: lambdaH, Sampler: "given"}, nil
@@ -268,7 +279,7 @@ func (b FalkonBuilder) Build(ctx context.Context, c FalkonCenters, data FalkonDa
 		return nil, err
 	}
 	if data.N < 1 || data.MulTMul == nil {
-		return nil, fmt.Errorf("model: falkon: %w: FalkonData with N = %d rows and no MulTMul", ErrInput, data.N)
+		return nil, fmt.Errorf("%s: %w: FalkonData with N = %d rows and no MulTMul", b.name(), ErrInput, data.N)
 	}
 	s := &FalkonSystem{Centers: c, maxIter: b.MaxIter, tol: b.Tol}
 	if s.Preconditioner, err = b.precondName(c); err != nil {
@@ -320,9 +331,9 @@ func (b FalkonBuilder) precondName(c FalkonCenters) (string, error) {
 	switch {
 	case name != PrecondBLESS:
 	case c.Weights == nil:
-		return "", fmt.Errorf("model: falkon: %w: preconditioner %q needs center weights; %s gave none", ErrInput, PrecondBLESS, c.Sampler)
+		return "", fmt.Errorf("%s: %w: preconditioner %q needs center weights; %s gave none", b.name(), ErrInput, PrecondBLESS, c.Sampler)
 	case !c.BLESS:
-		return "", fmt.Errorf("model: falkon: preconditioner %q: %w: sampler %s weighs its centers otherwise (use approx.BLESS or approx.BLESSR, or preconditioner %q)",
+		return "", fmt.Errorf("%s: preconditioner %q: %w: sampler %s weighs its centers otherwise (use approx.BLESS or approx.BLESSR, or preconditioner %q)", b.name(),
 			PrecondBLESS, ErrNotBLESSWeights, c.Sampler, PrecondFalkon)
 	}
 	return name, nil
@@ -355,14 +366,14 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 			f, err = precond.BuildFalkon(kmm, n, b.Lambda, popt)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("model: falkon: %w", err)
+			return nil, fmt.Errorf("%s: %w", b.name(), err)
 		}
 		s.P = f
 		s.Epsilon, s.Shift, s.JitterT, s.JitterA = f.Epsilon, f.Shift, f.JitterT, f.JitterA
 		return f.MulKMM, nil
 	case PrecondJacobi:
 		if data.ColSquares == nil {
-			return nil, fmt.Errorf("model: falkon: %w: preconditioner %q needs FalkonData.ColSquares", ErrInput, PrecondJacobi)
+			return nil, fmt.Errorf("%s: %w: preconditioner %q needs FalkonData.ColSquares", b.name(), ErrInput, PrecondJacobi)
 		}
 		diag, err := data.ColSquares(ctx)
 		if err != nil {
@@ -374,7 +385,7 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 		}
 		j := precond.Jacobi{Diag: diag}
 		if err := j.Validate(); err != nil {
-			return nil, fmt.Errorf("model: falkon: %w", err)
+			return nil, fmt.Errorf("%s: %w", b.name(), err)
 		}
 		s.P = j
 	}

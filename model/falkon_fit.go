@@ -190,8 +190,9 @@ func (m *Falkon) checkValidation(d int) error {
 	return check.Vector("validation y", val.Y, val.X.RawMatrix().Rows)
 }
 
-// fitTargets fits the targets and returns the fitted state (m is not
-// written to); pr receives the iterations.
+// fitTargets fits on x and the n×t targets (±1 columns for classes), the
+// steps of FalkonBuilder with the passes on the kernel engine, and returns
+// the fitted state (m is not written to); pr receives the iterations.
 func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*falkonFit, error) {
 	start := time.Now()
 	n, d := x.Dims()

@@ -434,3 +434,41 @@ func TestSVMNoCacheStillTrains(t *testing.T) {
 		t.Errorf("status %v", ia.Tasks[0].Status)
 	}
 }
+
+// The dual solver cannot stop on its own, yet a ProgressFunc that returns an
+// error stops an SVM fit in the middle of a sub-problem: the first
+// StageSolver report (after about 1,000 updates of a solve that needs many
+// more: 2,000 noisy moons, C = 100, Tol = 1e-9) stops the fit, which fails
+// with ErrStopped and the callback's error, with no report after it and the
+// previous model kept.
+func TestSVMProgressStopsSolver(t *testing.T) {
+	d, err := datasets.Moons{N: 2000, Noise: 0.3}.Generate(rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &SVM{Kernel: kernel.Gaussian{Gamma: 2}, C: 100, Tol: 1e-9}
+	small := conformanceBinary(3)
+	if err := s.Fit(context.Background(), small.x, small.y); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Predict(small.xTest)
+	halt := errors.New("halt")
+	var seen []Progress
+	s.Progress = func(p Progress) error {
+		seen = append(seen, p)
+		if p.Stage == StageSolver {
+			return halt
+		}
+		return nil
+	}
+	err = s.Fit(context.Background(), d.X, d.Y)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, halt) {
+		t.Fatalf("err = %v, want ErrStopped and the callback's error", err)
+	}
+	if len(seen) != 1 || seen[0].Stage != StageSolver || seen[0].Done < 1000 || seen[0].Task != 0 || !(seen[0].Residual > 0) {
+		t.Errorf("reports %+v, want one StageSolver report of task 0 after ≥ 1,000 updates", seen)
+	}
+	if after, err := s.Predict(small.xTest); err != nil || !slices.Equal(after, before) {
+		t.Errorf("a stopped fit changed the model (err %v)", err)
+	}
+}

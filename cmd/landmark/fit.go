@@ -163,9 +163,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	s, err := experiments.Decode(bytes.NewReader(b), wd)
 	if err != nil {
 		var se *experiments.SpecError
-		if errors.As(err, &se) && strings.Contains(se.Msg, "on the command line") {
-			// The message names the flag to set: the built spec, and a
-			// line in it, would be noise.
+		if errors.As(err, &se) && strings.Contains(se.Msg, "kernel needs gamma") {
+			// The command adds the flag to set (cmdline.Hint): the built
+			// spec, and a line in it, would be noise.
 			c := *se
 			c.Line = 0
 			return nil, &c

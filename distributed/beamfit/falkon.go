@@ -269,7 +269,7 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 		return nil, fmt.Errorf("beamfit: %w: kernel %s has no spec to send to the workers", ErrInput, f.Kernel)
 	}
 	r.b = model.FalkonBuilder{Kernel: f.Kernel, Lambda: f.Lambda, Epsilon: f.Epsilon, MaxIter: f.MaxIter, Tol: f.Tol,
-		Engine: kernel.Options{Workers: f.Workers}}
+		Engine: kernel.Options{Workers: f.Workers}, Name: "beamfit"}
 	if err := r.b.Validate(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/model"
@@ -9,8 +10,8 @@ import (
 
 // Hint returns what to type on the command line about err, for the library
 // errors whose remedy is an option the library names by its Go or YAML
-// name (Options.Fresh, memory_limit, probability: true), or "" when there
-// is none. The library never names a flag; the commands print
+// name (Options.Fresh, memory_limit, probability: true, Options.Out, a
+// kernel's gamma, HeaderPresent), or "" when there is none. The library never names a flag; the commands print
 // "landmark NAME: ERR (HINT)".
 func Hint(err error) string {
 	switch {
@@ -22,6 +23,22 @@ func Hint(err error) string {
 		return "on the command line --memory sets the cap"
 	case errors.Is(err, experiments.ErrNoProba):
 		return "fit with --set probability=true"
+	}
+	var se *experiments.SpecError
+	if errors.As(err, &se) {
+		switch {
+		case se.Path == "output":
+			return "on the command line --out DIR writes elsewhere"
+		case strings.Contains(se.Msg, "kernel needs gamma (or sigma"):
+			return "on the command line: --gamma or --sigma"
+		case strings.Contains(se.Msg, "kernel needs gamma"):
+			return "on the command line: --gamma"
+		}
+	}
+	// A CSV line read as data that may be a header: the reader's words
+	// reach here as a ParseError, or inside a spec error's text.
+	if strings.Contains(err.Error(), "read with HeaderPresent") {
+		return "on the command line --header yes if the first line is a header"
 	}
 	return ""
 }

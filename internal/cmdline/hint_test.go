@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/model"
 )
@@ -22,6 +23,10 @@ func TestHint(t *testing.T) {
 		{fmt.Errorf("fit: %w", fmt.Errorf("%w: 3 GiB", model.ErrMemory)), "--memory"},
 		{fmt.Errorf("%w: krr", experiments.ErrNoProba), "--set probability=true"},
 		{fmt.Errorf("%w: X is empty", model.ErrInput), ""},
+		{&experiments.SpecError{Path: "output", Msg: "output \"/x\" leaves the working directory"}, "--out DIR"},
+		{&experiments.SpecError{Path: "estimator.kernel", Msg: "the gaussian kernel needs gamma (or sigma, γ = 1/(2σ²)): set it"}, "--gamma or --sigma"},
+		{&experiments.SpecError{Path: "estimator.kernel", Msg: "the laplacian kernel needs gamma: set it"}, "--gamma"},
+		{&datasets.ParseError{Line: 2, Msg: "column 0: value \"a\" (looks like data; read with HeaderPresent (YAML header: yes) if it is a header)"}, "--header yes"},
 		{errors.New("disk full"), ""},
 		{nil, ""},
 	} {

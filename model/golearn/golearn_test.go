@@ -629,3 +629,57 @@ func TestLoadDamagedFile(t *testing.T) {
 		t.Errorf("corrupted embedded model: err = %v, want ErrChecksum", err)
 	}
 }
+
+// resources returns the estimator's embedded model.Resources.
+func resources(t *testing.T, e model.Estimator) *model.Resources {
+	t.Helper()
+	switch m := e.(type) {
+	case *model.KRR:
+		return &m.Resources
+	case *model.Falkon:
+		return &m.Resources
+	case *model.SVM:
+		return &m.Resources
+	case *model.BKASVM:
+		return &m.Resources
+	}
+	t.Fatalf("%T has no Resources", e)
+	return nil
+}
+
+// A failed Fit keeps the adapter's previous model, as the estimators do: a
+// grid without a class attribute (refused by the adapter) and a fit over a
+// 1-byte MemoryLimit (refused by the estimator with ErrMemory) leave the
+// predictions of the earlier fit unchanged.
+func TestFailedFitKeepsModel(t *testing.T) {
+	d := heart(t)
+	data, err := Instances(d, model.Classification)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noClass := base.NewInstancesViewFromAttrs(data, featureAttributes(data))
+	for _, ne := range classifiers() {
+		c := &Classifier{Estimator: ne.mk()}
+		if err := c.Fit(data); err != nil {
+			t.Fatal(err)
+		}
+		want, err := c.Predict(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Fit(noClass); !errors.Is(err, model.ErrInput) {
+			t.Errorf("%s: Fit without a class attribute: err = %v, want ErrInput", ne.name, err)
+		}
+		r := resources(t, c.Estimator)
+		r.MemoryLimit = 1
+		if err := c.Fit(data); !errors.Is(err, model.ErrMemory) {
+			t.Errorf("%s: Fit within 1 byte: err = %v, want ErrMemory", ne.name, err)
+		}
+		r.MemoryLimit = 0
+		got, err := c.Predict(data)
+		if err != nil {
+			t.Fatalf("%s: Predict after failed fits: %v", ne.name, err)
+		}
+		sameClasses(t, got, want)
+	}
+}
