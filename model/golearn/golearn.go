@@ -16,6 +16,8 @@
 // follows its linear_models.LinearRegression: Fit and Predict on
 // FixedDataGrids, predictions written into the float class attribute — and it
 // has the same methods as Classifier, so it also satisfies base.Classifier.
+// Classifier.PredictProba gives class probabilities (golearn has no interface
+// for them) when the estimator was fitted with Probability set.
 //
 // Features must be golearn FloatAttributes or BinaryAttributes (read as 0 and
 // 1); categorical features are an error (convert them with a filter first).
@@ -105,6 +107,46 @@ func (c *Classifier) Predict(g base.FixedDataGrid) (base.FixedDataGrid, error) {
 		return nil, fmt.Errorf("golearn: predict: %w", model.ErrNotFitted)
 	}
 	return predict(c.Estimator, c.fit, g)
+}
+
+// PredictProba returns class probabilities for the rows of g, one row per
+// row and one column per class, and the class values naming the columns (the
+// categorical class attribute's values, or the float labels printed with
+// strconv's 'g' format). The Estimator must be a model.Classifier fitted with
+// Probability set; otherwise the error wraps model.ErrInput.
+func (c *Classifier) PredictProba(g base.FixedDataGrid) (*mat.Dense, []string, error) {
+	if c.fit == nil || c.Estimator == nil {
+		return nil, nil, fmt.Errorf("golearn: predict proba: %w", model.ErrNotFitted)
+	}
+	cl, ok := c.Estimator.(model.Classifier)
+	if !ok {
+		return nil, nil, fmt.Errorf("golearn: %w: %T gives no class probabilities", model.ErrInput, c.Estimator)
+	}
+	if g == nil {
+		return nil, nil, fmt.Errorf("golearn: %w: nil data", model.ErrInput)
+	}
+	x, err := readFeatures(g, c.fit.Features)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := cl.PredictProba(x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("golearn: predict proba %T: %w", c.Estimator, err)
+	}
+	labels := cl.Classes()
+	names := make([]string, len(labels))
+	for j, l := range labels {
+		if c.fit.Values == nil {
+			names[j] = strconv.FormatFloat(l, 'g', -1, 64)
+			continue
+		}
+		k := int(l)
+		if float64(k) != l || k < 0 || k >= len(c.fit.Values) {
+			return nil, nil, fmt.Errorf("golearn: %T has class %v, not a class index of the training data", c.Estimator, l)
+		}
+		names[j] = c.fit.Values[k]
+	}
+	return p, names, nil
 }
 
 // String describes the adapter and its estimator.

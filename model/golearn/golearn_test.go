@@ -683,3 +683,67 @@ func TestFailedFitKeepsModel(t *testing.T) {
 		sameClasses(t, got, want)
 	}
 }
+
+// PredictProba through the adapter is the estimator's PredictProba on the
+// same rows, its columns named by the class values in the estimator's class
+// order; without Probability it is refused with ErrInput.
+func TestPredictProba(t *testing.T) {
+	data, err := Instances(heart(t), model.Classification)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := kernel.Gaussian{Gamma: 1.0 / 13}
+	for _, est := range []model.Estimator{
+		&model.SVM{Kernel: g, C: 1, Probability: true, Seed: 2},
+		&model.KRR{Kernel: g, Lambda: 1e-3, Task: model.Classification, Probability: true, Seed: 2},
+	} {
+		c := &Classifier{Estimator: est}
+		if err := c.Fit(data); err != nil {
+			t.Fatal(err)
+		}
+		p, names, err := c.PredictProba(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := gridXY(t, data)
+		want, err := est.(model.Classifier).PredictProba(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(p, want) {
+			t.Errorf("%T: adapter probabilities differ from the estimator's", est)
+		}
+		// heart_scale's classes are −1 and +1; the categorical attribute's
+		// values in the estimator's (ascending index) order.
+		if len(names) != 2 || names[0] == names[1] {
+			t.Errorf("%T: class names %v", est, names)
+		}
+		pred, err := c.Predict(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, n := data.Size()
+		agree := 0
+		for i := range n {
+			best := 0
+			if p.At(i, 1) > p.At(i, 0) {
+				best = 1
+			}
+			if base.GetClass(pred, i) == names[best] {
+				agree++
+			}
+		}
+		// The softmax calibration of KRR agrees with Predict on every row;
+		// Platt's sigmoid may differ near the boundary (LIBSVM's -b 1 too).
+		if _, ok := est.(*model.KRR); ok && agree != n || agree < n*9/10 {
+			t.Errorf("%T: most probable class = Predict on %d of %d rows", est, agree, n)
+		}
+	}
+	c := &Classifier{Estimator: &model.SVM{Kernel: g}}
+	if err := c.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.PredictProba(data); !errors.Is(err, model.ErrInput) {
+		t.Errorf("PredictProba without Probability: err = %v, want ErrInput", err)
+	}
+}
