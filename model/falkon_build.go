@@ -177,13 +177,20 @@ func (b FalkonBuilder) Validate() error {
 }
 
 // Sample draws at most m centers from the rows of x with sampler s (nil
-// means approx.Uniform) and rng. The centers are held as the kernel engine
+// means approx.Uniform) and rng; with the bless preconditioner, a sampler
+// other than approx.BLESS or approx.BLESSR is refused before it runs
+// (ErrNotBLESSWeights). The centers are held as the kernel engine
 // runs them (CSR rows of sparse x stay CSR unless dense is faster,
 // kernel.PreferDenseCenters); their weights are marked BLESS's A_h when s
 // is approx.BLESS or approx.BLESSR (value or pointer).
 func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matrix, m int, rng *rand.Rand) (FalkonCenters, error) {
 	if s == nil {
 		s = approx.Uniform{}
+	}
+	if b.Preconditioner == PrecondBLESS && !isBLESS(s) {
+		// Refused before sampling: only BLESS's weights are A_h.
+		return FalkonCenters{}, fmt.Errorf("%s: preconditioner %q: %w: sampler %T does not give them (use approx.BLESS or approx.BLESSR, or preconditioner %q)",
+			b.name(), PrecondBLESS, ErrNotBLESSWeights, s, PrecondFalkon)
 	}
 	_, d := x.Dims()
 	lm, err := s.Sample(ctx, x, b.Kernel, m, rng)

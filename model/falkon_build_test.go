@@ -46,6 +46,17 @@ func TestFalkonBLESSRefusesOtherWeights(t *testing.T) {
 			t.Errorf("%T: default preconditioner %q, want falkon (its weights are not A_h)", s, p)
 		}
 	}
+	// The refusal comes before the sampler runs (its cost is not paid), and
+	// a sampler without weights (uniform) is refused the same way.
+	cs := &countingSampler{s: approx.RecursiveRLS{}}
+	f := &Falkon{Kernel: k, Lambda: 1e-4, M: 20, Sampler: cs, Preconditioner: PrecondBLESS}
+	if err := f.Fit(ctx, x, y); !errors.Is(err, ErrNotBLESSWeights) || cs.calls != 0 {
+		t.Errorf("counting sampler with bless: err = %v after %d samples, want ErrNotBLESSWeights before any", err, cs.calls)
+	}
+	u := &Falkon{Kernel: k, Lambda: 1e-4, M: 20, Preconditioner: PrecondBLESS}
+	if err := u.Fit(ctx, x, y); !errors.Is(err, ErrNotBLESSWeights) || !strings.Contains(err.Error(), "approx.Uniform") {
+		t.Errorf("uniform with bless: err = %v, want ErrNotBLESSWeights naming approx.Uniform", err)
+	}
 	// The same weights given as CenterWeights are the caller's statement
 	// that they are A_h: accepted.
 	lm, err := approx.RecursiveRLS{}.Sample(ctx, x, k, 20, rand.New(rand.NewPCG(1, 2)))
@@ -56,6 +67,17 @@ func TestFalkonBLESSRefusesOtherWeights(t *testing.T) {
 	if err := g.Fit(ctx, x, y); err != nil || g.Info().Preconditioner != PrecondBLESS {
 		t.Errorf("given weights with bless: err = %v, preconditioner %q", err, g.Info().Preconditioner)
 	}
+}
+
+// countingSampler counts the samples drawn through it.
+type countingSampler struct {
+	s     approx.Sampler
+	calls int
+}
+
+func (c *countingSampler) Sample(ctx context.Context, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*approx.Landmarks, error) {
+	c.calls++
+	return c.s.Sample(ctx, x, k, m, rng)
 }
 
 // The builder's steps run by hand give Falkon.Fit's model bit for bit (the
@@ -149,7 +171,8 @@ func TestFalkonBuilderIsFit(t *testing.T) {
 	}
 }
 
-// Build refuses the bless preconditioner without weights, and Plan counts
+// Build refuses the bless preconditioner without weights or with weights
+// not marked as BLESS's, and Plan counts
 // the centers, 2M² + M doubles of K_MM and the factors (plus scratch) and
 // 8·M·t doubles of CG state — the part of Falkon.Plan the builder owns.
 func TestFalkonBuilderPlanAndRefusals(t *testing.T) {
@@ -163,6 +186,11 @@ func TestFalkonBuilderPlanAndRefusals(t *testing.T) {
 	op := kernel.NewOp(k, x, c.Points, kernel.Options{})
 	if _, err := b.Build(context.Background(), c, FalkonData{N: 200, MulTMul: op.MulTMul}); !errors.Is(err, ErrInput) || errors.Is(err, ErrNotBLESSWeights) {
 		t.Errorf("bless without weights: err = %v, want ErrInput (not ErrNotBLESSWeights: there are no weights)", err)
+	}
+	other := c
+	other.Weights, other.Sampler = make([]float64, 20), "approx.ExactRLS"
+	if _, err := b.Build(context.Background(), other, FalkonData{N: 200, MulTMul: op.MulTMul}); !errors.Is(err, ErrNotBLESSWeights) {
+		t.Errorf("bless with weights not marked BLESS: err = %v, want ErrNotBLESSWeights", err)
 	}
 	for _, bad := range []FalkonBuilder{{Kernel: k}, {Lambda: 1}, {Kernel: k, Lambda: 1, Preconditioner: "x"}, {Kernel: k, Lambda: 1, MaxIter: -1}} {
 		if err := bad.Validate(); !errors.Is(err, ErrInput) {
