@@ -80,6 +80,10 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	}
 	info.Rank = r
 	chunk := krrChunkRows(n, r)
+	steps := (n+chunk-1)/chunk + 2 // the map, the chunks of Φ, the solve
+	if err := p.report(1, steps); err != nil {
+		return nil, info, err
+	}
 	info.MemoryBytes = featureRidgeBytes(n, xBytes, t, r)
 	if err := checkMemory(fmt.Sprintf("feature ridge (n=%d, r=%d)", n, r), info.MemoryBytes, p.MemoryLimit); err != nil {
 		return nil, info, err
@@ -103,6 +107,9 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 		if err := gram.Gemm(ctx, true, false, 1, fb, yb, 1, c); err != nil {
 			return nil, info, err
 		}
+		if err := p.report(2+r0/chunk, steps); err != nil {
+			return nil, info, err
+		}
 	}
 	krrSymmetrize(g)
 	for i := 0; i < r; i++ {
@@ -114,6 +121,9 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	}
 	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
 	if err := chol.Solve(c); err != nil {
+		return nil, info, err
+	}
+	if err := p.report(steps, steps); err != nil {
 		return nil, info, err
 	}
 	return &LinearFeatures{Map: phi, Weights: c}, info, nil
