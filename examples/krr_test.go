@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -147,7 +148,7 @@ func TestKRRBackends(t *testing.T) {
 		rank    int
 	}{
 		{"nystrom", model.NystromKRR{M: 100}, 100},
-		{"meka", &model.MEKAKRR{Clusters: 4, Rank: 25}, 0},
+		{"meka", &model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}}, 0},
 		{"features", model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 300}}}, 300},
 	}
 	for _, b := range backends {
@@ -187,7 +188,7 @@ func TestKRRBackends(t *testing.T) {
 func TestMEKAFeaturesMatchMEKAKRR(t *testing.T) {
 	train, test := smooth(t, 600, 100, false, 4)
 	k := kernel.Gaussian{Gamma: 1}
-	meka := model.MEKAKRR{Clusters: 3, Rank: 20}
+	meka := model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 20}}
 	direct := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &meka, Seed: 5}
 	viaFeatures := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.MEKAFeatures{MEKA: meka}}, Seed: 5}
 	var preds [2][]float64

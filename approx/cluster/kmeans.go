@@ -190,7 +190,7 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		}
 		space = denseKM{sp}
 	case idx != nil:
-		space = denseKM{kmRows(x, idx)}
+		space = denseKM{points.Gather(x, idx)}
 	default:
 		space = denseKM{x}
 	}
@@ -266,7 +266,30 @@ func (p *Partition) Assign(xIn mat.Matrix) ([]int, error) {
 	return lab, nil
 }
 
-// Members returns the row indices of each cluster, ascending.
+// Validate checks p against n training rows of dimension d, as a
+// Partition given to MEKA or BKA must be: centroids of d columns, n labels,
+// each in [0, K). Errors wrap ErrInput.
+func (p *Partition) Validate(n, d int) error {
+	if p == nil || p.Centroids == nil {
+		return fmt.Errorf("%w: partition has no centroids", check.ErrInput)
+	}
+	c, dc := p.Centroids.Dims()
+	if dc != d {
+		return fmt.Errorf("%w: partition centroids have %d columns, X has %d", check.ErrInput, dc, d)
+	}
+	if len(p.Labels) != n {
+		return fmt.Errorf("%w: partition has %d labels, X has %d rows", check.ErrInput, len(p.Labels), n)
+	}
+	for i, s := range p.Labels {
+		if s < 0 || s >= c {
+			return fmt.Errorf("%w: partition label %d of row %d out of [0, %d)", check.ErrInput, s, i, c)
+		}
+	}
+	return nil
+}
+
+// Members returns the row indices of each cluster, ascending. The labels
+// must be in [0, K) (Validate).
 func (p *Partition) Members() [][]int {
 	k, _ := p.Centroids.Dims()
 	out := make([][]int, k)
@@ -565,16 +588,6 @@ func kmSampleRows(n, m int, rng *rand.Rand) []int {
 	idx := p[:m:m]
 	slices.Sort(idx)
 	return idx
-}
-
-// kmRows copies the given rows of x into a new matrix.
-func kmRows(x *mat.Dense, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for r, i := range idx {
-		out.SetRow(r, x.RawRowView(i))
-	}
-	return out
 }
 
 // kmSignSketch returns a p×d matrix of independent ±1/√p entries.
