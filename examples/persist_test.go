@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -30,7 +31,7 @@ func TestSaveLoadRefit(t *testing.T) {
 	}{
 		{"krr-exact", &model.KRR{Kernel: k, Lambda: 1e-4}, train.Y},
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40}, Seed: 3}, train.Y},
-		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Clusters: 3, Rank: 15}, Seed: 3}, train.Y},
+		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 15}}, Seed: 3}, train.Y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 100}}}, Seed: 3}, train.Y},
 		{"krr-nystrom-bless", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.BLESS{}}, Seed: 3}, train.Y},
 		{"krr-nystrom-rls", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.RecursiveRLS{}}, Seed: 3}, train.Y},
