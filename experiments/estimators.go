@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -265,7 +266,7 @@ func newKRR(c Config) (model.Estimator, error) {
 		}
 		backend = model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: m}}}
 	case a == "meka":
-		backend = &model.MEKAKRR{Rank: c.Int("rank", 0), Clusters: c.Int("clusters", 0)}
+		backend = &model.MEKAKRR{Options: meka.Options{Rank: c.Int("rank", 0), Clusters: c.Int("clusters", 0)}}
 	case strings.HasSuffix(a, "-qr"):
 		smp, ok := samplerByName(strings.TrimSuffix(a, "-qr"))
 		if !ok {

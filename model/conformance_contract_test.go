@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -404,7 +405,7 @@ func TestNilContextBackends(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 1}
 	p := KRRProblem{Kernel: k, X: c.x, Y: mat.NewDense(len(c.y), 1, c.y), Lambda: 1e-3, Rng: rng}
 	for name, b := range map[string]KRRApprox{
-		"exact": ExactKRR{}, "nystrom": NystromKRR{M: 10}, "meka": &MEKAKRR{Rank: 3, Clusters: 2},
+		"exact": ExactKRR{}, "nystrom": NystromKRR{M: 10}, "meka": &MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}},
 		"features": FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 10}}},
 	} {
 		if _, _, err := b.FitKRR(nilCtx, p); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
@@ -413,7 +414,7 @@ func TestNilContextBackends(t *testing.T) {
 	}
 	for name, f := range map[string]FeatureMapper{
 		"nystrom": NystromFeatures{M: 10}, "rff": RFFFeatures{RFF: approx.RFF{Features: 10}},
-		"meka": MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}, "fixed": FixedFeatures{},
+		"meka": MEKAFeatures{MEKA: MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}}}, "fixed": FixedFeatures{},
 	} {
 		if _, err := f.FitMap(nilCtx, c.x, k, rng); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
 			t.Errorf("%s FitMap with a nil context: err = %v, want ErrInput naming it", name, err)

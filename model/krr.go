@@ -340,7 +340,7 @@ func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err e
 // KRR and KRR on MEKA.
 func (m *KRR) sparseBackend() bool {
 	switch m.Approx.(type) {
-	case nil, ExactKRR, *ExactKRR, *MEKAKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
+	case nil, ExactKRR, *ExactKRR, MEKAKRR, *MEKAKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
 		return true
 	}
 	return false
@@ -388,6 +388,8 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	}
 	if xs, ok := xm.(kernel.Sparse); ok {
 		switch b := backend.(type) {
+		case MEKAKRR:
+			pred, info, err = b.fitKRR(ctx, p, xs)
 		case *MEKAKRR:
 			pred, info, err = b.fitKRR(ctx, p, xs)
 		case NystromKRR:
