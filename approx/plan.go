@@ -30,7 +30,7 @@ func denseLandmarkBytes(d, m int) int64 { return 8 * int64(m) * int64(d) }
 // LandmarkBytes bounds the memory of m landmarks drawn from distinct rows
 // of x: 8md for dense x; for sparse x the CSR copy of the m rows with the
 // most non-zeros (12 bytes a non-zero, 8 a row), or 8md when those rows
-// are dense enough for landmarkRows to hold them dense
+// are dense enough for points.Landmarks to hold them dense
 // (kernel.PreferDenseCenters).
 func LandmarkBytes(x mat.Matrix, m int) int64 {
 	n, d := x.Dims()

@@ -18,11 +18,11 @@ import (
 // the chosen rows (points.Landmarks), dense only when kernel.PreferDenseCenters
 // says so. k-means Nyström and randomized clustered Nyström run k-means on
 // CSR rows with dense centroids (M×d), planned and refused above their
-// memory bound (see KMeans). Exact leverage scores take a dense copy (they
+// memory bound (see cluster.KMeans). Exact leverage scores take a dense copy (they
 // are O(n³) anyway).
 
 // checkLandmarks validates landmark points: a dense matrix with
-// check.Matrix, a sparse one by checkSparseData.
+// check.Matrix, a sparse one by points.CheckSparse.
 func checkLandmarks(p mat.Matrix) error {
 	if s, ok := p.(kernel.Sparse); ok {
 		if err := points.CheckSparse(s, 0); err != nil {

@@ -158,9 +158,11 @@ func TestAPIBadInput(t *testing.T) {
 		}, model.ErrInput},
 		{"KRR.Fit unknown task", func() error { return (&model.KRR{Lambda: 1, Task: "ranking"}).Fit(ctx, x, y) }, model.ErrInput},
 		{"KRR.Fit meka solver", func() error {
-			return (&model.KRR{Lambda: 1, Approx: &model.MEKAKRR{Clusters: 2, Rank: 3, Solver: "lu"}}).Fit(ctx, x, y)
+			return (&model.KRR{Lambda: 1, Approx: &model.MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 3}, Solver: "lu"}}).Fit(ctx, x, y)
 		}, model.ErrInput},
-		{"KRR.Fit feature ridge without map", func() error { return (&model.KRR{Lambda: 1, Approx: model.FeatureRidge{}}).Fit(ctx, x, y) }, model.ErrInput},
+		{"KRR.Fit feature ridge with -1 random features", func() error {
+			return (&model.KRR{Lambda: 1, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: -1}}}}).Fit(ctx, x, y)
+		}, model.ErrInput},
 		// approx.
 		{"KMeans.Fit K > n", func() error { _, err := cluster.KMeans{K: 21}.Fit(ctx, x, rng()); return err }, approx.ErrInput},
 		{"KMeans.Fit NaN", func() error { _, err := cluster.KMeans{K: 2}.Fit(ctx, nanX, rng()); return err }, approx.ErrInput},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -112,7 +113,7 @@ func TestBeyondTrainingDimension(t *testing.T) {
 		{"exact krr linear", func() beyondModel { return &KRR{Kernel: lin, Lambda: 1e-2} }, y},
 		{"nystrom krr gaussian", func() beyondModel { return &KRR{Kernel: g, Lambda: 1e-3, Approx: NystromKRR{M: 20}, Seed: 5} }, y},
 		{"meka krr gaussian", func() beyondModel {
-			return &KRR{Kernel: g, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 8}, Seed: 5}
+			return &KRR{Kernel: g, Lambda: 1e-3, Approx: &MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 8}}, Seed: 5}
 		}, y},
 		{"nystrom features gaussian", func() beyondModel {
 			return &KRR{Kernel: g, Lambda: 1e-3, Approx: FeatureRidge{Features: NystromFeatures{M: 20}}, Seed: 5}

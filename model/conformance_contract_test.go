@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -34,7 +35,8 @@ import (
 //     column per class, entries in [0, 1], rows summing to 1 within 1e-12
 //     (k additions of numbers ≤ 1 after a division by their sum), the
 //     same values on a refit and for subsets of rows, and for KRR and
-//     Falkon (softmax calibration) the arg-max equal to Predict;
+//     Falkon (softmax calibration) Predict's label with the largest
+//     probability;
 //   - MultiOutput: PredictMulti's only column is Predict after Fit; FitMulti
 //     on y as one column predicts the same bits as Fit; FitMulti on [y, 2y]
 //     predicts [f, 2f] (the ridge solutions are linear in y) within 1e-9 of
@@ -279,8 +281,8 @@ func conformanceProba(t *testing.T, newEstimator func() Estimator, est Estimator
 				best = j
 			}
 		}
-		if argmaxMust && classes[best] != pred[i] {
-			t.Errorf("row %d: most probable class %v, Predict %v (%v)", i, classes[best], pred[i], row)
+		if argmaxMust && row[slices.Index(classes, pred[i])] != row[best] {
+			t.Errorf("row %d: Predict's label %v is not the most probable (%v)", i, pred[i], row)
 		}
 	}
 	again := newEstimator()
@@ -403,7 +405,7 @@ func TestNilContextBackends(t *testing.T) {
 	k := kernel.Gaussian{Gamma: 1}
 	p := KRRProblem{Kernel: k, X: c.x, Y: mat.NewDense(len(c.y), 1, c.y), Lambda: 1e-3, Rng: rng}
 	for name, b := range map[string]KRRApprox{
-		"exact": ExactKRR{}, "nystrom": NystromKRR{M: 10}, "meka": &MEKAKRR{Rank: 3, Clusters: 2},
+		"exact": ExactKRR{}, "nystrom": NystromKRR{M: 10}, "meka": &MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}},
 		"features": FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 10}}},
 	} {
 		if _, _, err := b.FitKRR(nilCtx, p); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
@@ -412,7 +414,7 @@ func TestNilContextBackends(t *testing.T) {
 	}
 	for name, f := range map[string]FeatureMapper{
 		"nystrom": NystromFeatures{M: 10}, "rff": RFFFeatures{RFF: approx.RFF{Features: 10}},
-		"meka": MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}, "fixed": FixedFeatures{},
+		"meka": MEKAFeatures{MEKA: MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}}}, "fixed": FixedFeatures{},
 	} {
 		if _, err := f.FitMap(nilCtx, c.x, k, rng); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
 			t.Errorf("%s FitMap with a nil context: err = %v, want ErrInput naming it", name, err)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
@@ -29,9 +30,9 @@ func ExampleKRR_backends() {
 	test, _ := d.Subset(idx[1500:])
 
 	for _, backend := range []model.KRRApprox{
-		nil,                                   // exact: Cholesky of K + λnI
-		model.NystromKRR{M: 100},              // Nyström on 100 uniform centers
-		&model.MEKAKRR{Clusters: 4, Rank: 25}, // MEKA: 4 clusters, rank 25 each
+		nil,                      // exact: Cholesky of K + λnI
+		model.NystromKRR{M: 100}, // Nyström on 100 uniform centers
+		model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}},                     // MEKA: 4 clusters, rank 25 each
 		model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 300}}}, // 300 random Fourier features
 	} {
 		m := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-5, Approx: backend, Seed: 1}

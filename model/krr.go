@@ -61,8 +61,9 @@ type KRR struct {
 	Probability bool `yaml:"probability"`
 	// Progress, when non-nil, receives StageSolve reports from the backend
 	// (exact: the kernel matrix, then the factorization; Nyström: each chunk
-	// of K_nM rows, then the solve; others: once when done); an error from
-	// it stops the fit (ErrStopped).
+	// of K_nM rows, then the solve; feature ridge: the map, each chunk of
+	// features, the solve; MEKA: once when done); an error from it stops
+	// the fit (ErrStopped).
 	Progress ProgressFunc `yaml:"-"`
 
 	fit *krrFit
@@ -339,7 +340,7 @@ func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err e
 // KRR and KRR on MEKA.
 func (m *KRR) sparseBackend() bool {
 	switch m.Approx.(type) {
-	case nil, ExactKRR, *ExactKRR, *MEKAKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
+	case nil, ExactKRR, *ExactKRR, MEKAKRR, *MEKAKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
 		return true
 	}
 	return false
@@ -349,7 +350,7 @@ func (m *KRR) sparseBackend() bool {
 // (StageSolve); KRR reports once after the others.
 func reportingBackend(b KRRApprox) bool {
 	switch b.(type) {
-	case ExactKRR, *ExactKRR, NystromKRR, *NystromKRR:
+	case ExactKRR, *ExactKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
 		return true
 	}
 	return false
@@ -387,6 +388,8 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	}
 	if xs, ok := xm.(kernel.Sparse); ok {
 		switch b := backend.(type) {
+		case MEKAKRR:
+			pred, info, err = b.fitKRR(ctx, p, xs)
 		case *MEKAKRR:
 			pred, info, err = b.fitKRR(ctx, p, xs)
 		case NystromKRR:

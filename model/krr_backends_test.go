@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,8 +16,8 @@ func TestKRRBackendsConformance(t *testing.T) {
 		"nystrom":          func() KRRApprox { return NystromKRR{M: 30} },
 		"rff":              func() KRRApprox { return FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 60}}} },
 		"nystrom-features": func() KRRApprox { return FeatureRidge{Features: NystromFeatures{M: 30}} },
-		"meka":             func() KRRApprox { return &MEKAKRR{Rank: 5, Clusters: 3} },
-		"meka-cg":          func() KRRApprox { return &MEKAKRR{Rank: 5, Clusters: 3, Solver: "cg"} },
+		"meka":             func() KRRApprox { return &MEKAKRR{Options: meka.Options{Rank: 5, Clusters: 3}} },
+		"meka-cg":          func() KRRApprox { return &MEKAKRR{Options: meka.Options{Rank: 5, Clusters: 3}, Solver: "cg"} },
 	}
 	for name, b := range backends {
 		t.Run(name, func(t *testing.T) {
@@ -111,8 +112,7 @@ func TestKRRBackendErrors(t *testing.T) {
 	for name, m := range map[string]*KRR{
 		"nystrom M > n":      {Lambda: 1e-3, Approx: NystromKRR{M: 51}},
 		"nystrom bad center": {Lambda: 1e-3, Approx: NystromKRR{Centers: mat.NewDense(3, 5, nil)}},
-		"no features":        {Lambda: 1e-3, Approx: FeatureRidge{}},
-		"rff 0 features":     {Lambda: 1e-3, Approx: FeatureRidge{Features: RFFFeatures{}}},
+		"rff -1 features":    {Lambda: 1e-3, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: -1}}}},
 		"rff polynomial":     {Lambda: 1e-3, Kernel: kernel.Polynomial{Degree: 2, Gamma: 1}, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 5}}}},
 		"nystrom features M": {Lambda: 1e-3, Approx: FeatureRidge{Features: NystromFeatures{M: 60}}},
 		"fixed without map":  {Lambda: 1e-3, Approx: FeatureRidge{Features: FixedFeatures{}}},

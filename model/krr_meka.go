@@ -17,44 +17,45 @@ import (
 // or by conjugate gradient, and predicts through MEKA's out-of-sample
 // extension, f(x) = w(x)ᵀ(L Wᵀα)_s for x in cluster s.
 //
+// The zero value is a working backend: MEKA's defaults, which grow with n
+// (meka.ScaledDefaults: on 3,000 rows 3 clusters of rank 128, holding less
+// memory than NystromKRR{}'s 274 centers), the Woodbury solve and the PSD
+// fix.
 // The MEKA-PSD fix (negative eigenvalues of L set to zero) is applied unless
 // SkipPSD is set: without it W L Wᵀ + λnI can be indefinite and the ridge
-// problem ill-posed. Zero values mean meka.Options' defaults.
+// problem ill-posed.
 type MEKAKRR struct {
-	// Rank is k, the average rank per cluster (default 128).
-	Rank int `yaml:"rank"`
-	// Clusters is c (default 10).
-	Clusters int `yaml:"clusters"`
-	// Landmarks is m_s per cluster (default 2k_s).
-	Landmarks int `yaml:"landmarks"`
-	// Rho is ρ for the link samples (default 2).
-	Rho float64 `yaml:"rho"`
-	// Epsilon is the link threshold ε on k(m_s, m_t) (default 0: link all).
-	Epsilon float64 `yaml:"epsilon"`
-	// Strategy is the rank strategy: same (default), proportional or eigen.
-	Strategy meka.RankStrategy `yaml:"strategy"`
+	// Options configures the approximation (rank k, clusters c, landmarks,
+	// ρ, ε, rank strategy, k-means, a given Partition, BasisSolver…); zero
+	// fields mean meka's defaults. Options.PSD is not read (SkipPSD decides);
+	// the estimator's Resources, when set, take the place of MaxBytes and
+	// Workers. Saved with a model: Rank, Clusters, Landmarks, Rho, Epsilon
+	// and Strategy; KMeans, Partition, Progress and BasisSolver are fitting
+	// inputs a reloaded model does not keep (its refit runs k-means with
+	// defaults, locally).
+	meka.Options `yaml:",inline"`
 	// SkipPSD keeps L as fitted, without the MEKA-PSD fix.
 	SkipPSD bool `yaml:"skip_psd"`
 	// Solver is "woodbury" (default, direct) or "cg".
 	Solver string `yaml:"solver"`
 	// CG tunes the CG solver (tolerance, iterations).
 	CG meka.CG `yaml:"-"`
-	// BasisSolver, when set, computes MEKA's per-cluster Nyström bases
-	// instead of the local parallel loop (meka.Options.BasisSolver;
-	// module github.com/landmark-ml/landmark/distributed's
-	// beamfit.MEKASolver runs them on Apache Beam). The approximation, and
-	// so the fit, is the local one bit for bit. Not saved.
-	BasisSolver meka.BasisSolver `yaml:"-"`
 }
 
-var _ KRRApprox = (*MEKAKRR)(nil)
+var _ KRRApprox = MEKAKRR{}
 
-func (b *MEKAKRR) options(memoryLimit int64, workers int) meka.Options {
-	return meka.Options{
-		Rank: b.Rank, Clusters: b.Clusters, Landmarks: b.Landmarks, Rho: b.Rho,
-		Epsilon: b.Epsilon, Strategy: b.Strategy, PSD: !b.SkipPSD,
-		MaxBytes: memoryLimit, Workers: workers, BasisSolver: b.BasisSolver,
+// options returns the meka.Options of a fit with the estimator's memory
+// limit and workers (0: Options' own).
+func (b MEKAKRR) options(memoryLimit int64, workers int) meka.Options {
+	o := b.Options
+	o.PSD = !b.SkipPSD
+	if memoryLimit > 0 {
+		o.MaxBytes = memoryLimit
 	}
+	if workers > 0 {
+		o.Workers = workers
+	}
+	return o
 }
 
 // MEKAFeatures is the FeatureMapper of MEKA for FeatureRidge and the other
@@ -83,7 +84,7 @@ func (f MEKAFeatures) FitMap(ctx context.Context, xIn mat.Matrix, k kernel.Kerne
 }
 
 // FitKRR implements KRRApprox.
-func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+func (b MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo, error) {
 	if err := checkContext(ctx, "meka krr"); err != nil {
 		return nil, KRRInfo{}, err
 	}
@@ -91,7 +92,7 @@ func (b *MEKAKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRIn
 }
 
 // fitKRR is FitKRR on data x, dense or sparse (p.X is not used).
-func (b *MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
+func (b MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
 	solverName := b.Solver
 	switch solverName {
 	case "":
@@ -108,8 +109,9 @@ func (b *MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPr
 		// it leaves (see mekaSolveBytes).
 		n := nx
 		_, t := p.Y.Dims()
-		solve := mekaSolveBytes(n, t, opt.Clusters, opt.Rank)
-		if err := checkMemory(fmt.Sprintf("MEKA KRR solve (n=%d, rank ≤ %d)", n, min(n, max(opt.Clusters, 1)*max(opt.Rank, 1))), solve+1, p.MemoryLimit); err != nil {
+		c, k := mekaShape(n, opt)
+		solve := mekaSolveBytes(n, t, c, k)
+		if err := checkMemory(fmt.Sprintf("MEKA KRR solve (n=%d, rank ≤ %d)", n, min(n, c*k)), solve+1, p.MemoryLimit); err != nil {
 			return nil, info, err
 		}
 		opt.MaxBytes = p.MemoryLimit - solve
@@ -169,17 +171,31 @@ func (e *MEKAExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error {
 // clusters of rank k on n points with t outputs, on top of the approximation
 // itself: the eigendecomposition of the r×r link matrix (a copy and the
 // eigenvectors) and one more r×r product, r = min(n, c·k), and the n×t
-// coefficients and residuals: 8·(3r² + 2nt). Zero c and k mean MEKA's
-// defaults. On 3000 points with c = 8, k = 128 the measured peak of the whole
+// coefficients and residuals: 8·(3r² + 2nt) (c and k as mekaShape
+// resolves them). On 3000 points with c = 8, k = 128 the measured peak of the whole
 // fit was 39.8 MiB against a plan of MEKA's 16.3 MiB plus 24 MiB here
 // (memory_peak_test.go).
 func mekaSolveBytes(n, t, c, k int) int64 {
-	if c == 0 {
-		c = meka.DefaultClusters
-	}
-	if k == 0 {
-		k = meka.DefaultRank
-	}
 	r := int64(min(n, c*k))
 	return bytesF64(3*r*r + 2*int64(n)*int64(t))
+}
+
+// mekaShape returns the clusters c and rank per cluster k a MEKA fit of o
+// on n points uses: o's, or meka.ScaledDefaults' for those left zero (c
+// from o.Partition when one is given).
+func mekaShape(n int, o meka.Options) (c, k int) {
+	c, k = o.Clusters, o.Rank
+	if o.Partition != nil && o.Partition.Centroids != nil {
+		c, _ = o.Partition.Centroids.Dims()
+	}
+	if c == 0 || k == 0 {
+		dc, dk := meka.ScaledDefaults(n, c)
+		if c == 0 {
+			c = dc
+		}
+		if k == 0 {
+			k = dk
+		}
+	}
+	return c, k
 }

@@ -33,7 +33,7 @@ func TestMEKAKRRBasisSolverMatchesLocal(t *testing.T) {
 	for _, name := range []string{"meka-krr", "meka-features"} {
 		fit := func(bs meka.BasisSolver) []float64 {
 			t.Helper()
-			b := MEKAKRR{Rank: 6, Clusters: 3, BasisSolver: bs}
+			b := MEKAKRR{Options: meka.Options{Rank: 6, Clusters: 3, BasisSolver: bs}}
 			var a KRRApprox = &b
 			if name == "meka-features" {
 				a = FeatureRidge{Features: MEKAFeatures{MEKA: b}}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -378,5 +379,36 @@ func TestExactKRRCadata(t *testing.T) {
 	t.Logf("cadata 2000/1000: exact KRR RMSE %.0f, constant predictor %.0f, jitter %g", got, base, m.Info().Jitter)
 	if got > 0.7*base {
 		t.Errorf("exact KRR RMSE %.0f is not well below the constant predictor's %.0f", got, base)
+	}
+}
+
+// KRR's progress reports count the backend's steps in order, Done from 1 to
+// Total, and an error at the first report stops the fit before the next
+// step, for each backend that reports its steps.
+func TestKRRProgressSteps(t *testing.T) {
+	x, y := krrTestData(61, 300, 3)
+	for name, b := range map[string]KRRApprox{
+		"exact": nil, "nystrom": NystromKRR{M: 40},
+		"features": FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 30}}},
+	} {
+		var seen []Progress
+		m := &KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-3, Approx: b, Seed: 1,
+			Progress: func(p Progress) error { seen = append(seen, p); return nil }}
+		if err := m.Fit(context.Background(), x, y); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range seen {
+			if p.Stage != StageSolve || p.Done != i+1 || p.Total != len(seen) {
+				t.Errorf("%s: report %d = %+v of %d", name, i, p, len(seen))
+			}
+		}
+		if len(seen) < 2 {
+			t.Errorf("%s: %d reports, want the backend's steps", name, len(seen))
+		}
+		calls := 0
+		m.Progress = func(Progress) error { calls++; return errors.New("stop") }
+		if err := m.Fit(context.Background(), x, y); !errors.Is(err, ErrStopped) || calls != 1 {
+			t.Errorf("%s: stopped fit: err = %v after %d reports", name, err, calls)
+		}
 	}
 }

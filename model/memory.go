@@ -102,5 +102,6 @@ func (f NystromFeatures) planFor(x mat.Matrix) (int64, int) {
 // PlanBytes plans FitMap: the D×d frequencies and D offsets; the map has D
 // features.
 func (f RFFFeatures) PlanBytes(n, d int) (int64, int) {
-	return bytesF64(int64(f.RFF.Features) * int64(d+1)), f.RFF.Features
+	r := f.dim(n)
+	return bytesF64(int64(r) * int64(d+1)), r
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -66,7 +67,7 @@ func TestMemoryPlanPeak(t *testing.T) {
 		{"nystrom KRR uniform M=1000", krr(NystromKRR{M: 1000})},
 		{"nystrom KRR rls M=500", krr(NystromKRR{M: 500, Sampler: approx.RecursiveRLS{}})},
 		{"feature ridge nystrom-qr M=1000", krr(FeatureRidge{Features: NystromFeatures{M: 1000, Nystrom: approx.Nystrom{QR: true}}})},
-		{"meka KRR c=8 k=128", krr(&MEKAKRR{Clusters: 8, Rank: 128})},
+		{"meka KRR c=8 k=128", krr(&MEKAKRR{Options: meka.Options{Clusters: 8, Rank: 128}})},
 		{"falkon M=1000", func(l int64) error {
 			f := &Falkon{Kernel: k, Lambda: 1e-4, M: 1000, Resources: Resources{MemoryLimit: l}}
 			err := f.Fit(ctx, x, y)

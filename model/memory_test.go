@@ -85,9 +85,9 @@ func TestMemoryCapRefusedBeforeAllocating(t *testing.T) {
 		{"nystrom KRR clustered", krr(NystromKRR{M: 2000, Sampler: approx.RandomizedClustered{}}), "sampler approx.RandomizedClustered", 16 << 10, true},
 		{"feature ridge nystrom-qr", krr(FeatureRidge{Features: NystromFeatures{M: 1000, Nystrom: approx.Nystrom{QR: true}}}), "feature map", 0, false},
 		{"feature ridge rff", krr(FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 4000}}}), "feature map", 16 << 10, false},
-		{"meka KRR", krr(&MEKAKRR{Clusters: 8, Rank: 128}), "MEKA KRR solve", 0, false},
+		{"meka KRR", krr(&MEKAKRR{Options: meka.Options{Clusters: 8, Rank: 128}}), "MEKA KRR solve", 0, false},
 		// room for the solve (8·(3·1024² + 2·3000) bytes) but not the approximation
-		{"meka KRR approximation", krr(&MEKAKRR{Clusters: 8, Rank: 128}), "meka: ", 8*(3*1024*1024+6000) + 64<<10, false},
+		{"meka KRR approximation", krr(&MEKAKRR{Options: meka.Options{Clusters: 8, Rank: 128}}), "meka: ", 8*(3*1024*1024+6000) + 64<<10, false},
 		{"falkon uniform", falkon(nil, 500), "falkon", 0, false},
 		{"falkon exact-rls", falkon(approx.ExactRLS{}, 100), "sampler approx.ExactRLS", 0, false},
 		{"falkon bless", falkon(approx.BLESS{}, 1000), "sampler approx.BLESS", 0, false},

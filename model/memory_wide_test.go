@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -194,7 +195,7 @@ func TestMemoryPlanWide(t *testing.T) {
 			return &BKASVM{Kernel: kernel.Laplacian{Gamma: 0.05}, C: 1, Clusters: 3, CacheBytes: 1 << 20, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
 		{"meka krr", func(l int64) Estimator {
-			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Clusters: 2, Rank: 4}, Resources: Resources{MemoryLimit: l, Workers: 2}}
+			return &KRR{Kernel: k, Lambda: 1e-3, Approx: &MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 4}}, Resources: Resources{MemoryLimit: l, Workers: 2}}
 		}},
 		{"exact krr", func(l int64) Estimator {
 			return &KRR{Kernel: k, Lambda: 1e-3, Resources: Resources{MemoryLimit: l, Workers: 2}}

@@ -90,12 +90,10 @@ func configCases() []configCase {
 				Nystrom: approx.Nystrom{Rank: 5, QR: true, Floor: 1e-8, MaxBytes: 1 << 24, Engine: kernel.Options{Workers: 2, BlockRows: 7, Float32: true}}}}}
 		}, nil, reg},
 		{"meka-features", func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2,
-				Landmarks: 6, Rho: 3, Epsilon: 0.01, Strategy: meka.RankProportional}}}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2, Landmarks: 6, Rho: 3, Epsilon: 0.01, Strategy: meka.RankProportional}}}}}
 		}, nil, reg},
 		{"meka-cg", func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: &MEKAKRR{Rank: 3, Clusters: 2, SkipPSD: true, Solver: "cg",
-				Strategy: meka.RankSame, CG: meka.CG{Tol: 1e-9, MaxIter: 50}}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: &MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2, Strategy: meka.RankSame}, SkipPSD: true, Solver: "cg", CG: meka.CG{Tol: 1e-9, MaxIter: 50}}}
 		}, nil, reg},
 		{"fixed-features", func() Estimator {
 			fm, err := approx.Nystrom{Rank: 6}.Fit(context.Background(), reg.x, g, &approx.Landmarks{Points: sub(reg.x, 9)})

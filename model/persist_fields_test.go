@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -39,7 +40,9 @@ func TestPersistCoversFields(t *testing.T) {
 		{KernelExpansion{}, []string{"Kernel", "Centers", "Coef", "Workers"}},
 		{LinearFeatures{}, []string{"Map", "Weights"}},
 		{MEKAExpansion{}, []string{"MEKA", "Beta", "Solution"}},
-		{MEKAKRR{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "SkipPSD", "Solver", "CG" /* Tol and MaxIter; its Callback is not saved */, "BasisSolver" /* code: not saved */}},
+		{MEKAKRR{}, []string{"Options", "SkipPSD", "Solver", "CG" /* Tol and MaxIter; its Callback is not saved */}},
+		{meka.Options{}, []string{"Rank", "Clusters", "Landmarks", "Rho", "Epsilon", "Strategy", "PSD", /* MEKAKRR's SkipPSD decides */
+			"KMeans", "Partition", "Progress", "BasisSolver" /* fitting inputs: not saved */, "MaxBytes", "Workers" /* the estimator's Resources */}},
 		{NystromKRR{}, []string{"M", "Sampler", "Centers"}},
 		{NystromFeatures{}, []string{"M", "Sampler", "Nystrom"}},
 		{RFFFeatures{}, []string{"RFF"}},

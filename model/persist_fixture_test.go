@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -94,7 +95,7 @@ func fixtureCases() []fixtureCase {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 5, Task: Classification, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 20}}}}
 		}, cls},
 		{"krr-meka", 3, func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Rank: 3, Clusters: 2}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}}}
 		}, reg},
 		{"falkon-uniform", 3, func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 7} }, reg},
 		{"falkon-bless", 3, func() Estimator {

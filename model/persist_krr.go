@@ -346,6 +346,9 @@ func encBackend(e *binfmt.Enc, a KRRApprox, pred KRRPredictor) error {
 		return encCenters(e, b.Centers, pc)
 	case FeatureRidge:
 		return encFeatureRidge(e, b, pred)
+	case MEKAKRR:
+		e.String(backendMEKA)
+		encMEKAKRR(e, &b)
 	case *MEKAKRR:
 		if b == nil {
 			e.String(backendNotSaved)
@@ -426,8 +429,8 @@ func encMEKAKRR(e *binfmt.Enc, b *MEKAKRR) {
 }
 
 func decMEKAKRR(d *binfmt.Dec) *MEKAKRR {
-	b := &MEKAKRR{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
-		Strategy: meka.RankStrategy(d.String()), SkipPSD: d.Bool(), Solver: d.String()}
+	b := &MEKAKRR{Options: meka.Options{Rank: d.Int(), Clusters: d.Int(), Landmarks: d.Int(), Rho: d.Float(), Epsilon: d.Float(),
+		Strategy: meka.RankStrategy(d.String())}, SkipPSD: d.Bool(), Solver: d.String()}
 	b.CG.Tol, b.CG.MaxIter = d.Float(), d.Int()
 	return b
 }

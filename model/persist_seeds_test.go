@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -44,7 +45,9 @@ func seedCases() []persistCase {
 		{"krr-rff", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-2, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 4}}}}
 		}, bin},
-		{"krr-meka", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2, Approx: &MEKAKRR{Rank: 2, Clusters: 2}} }, reg},
+		{"krr-meka", func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-2, Approx: &MEKAKRR{Options: meka.Options{Rank: 2, Clusters: 2}}}
+		}, reg},
 		{"falkon", func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-3, M: 4, MaxIter: 3} }, reg},
 		// Format version 4: samplers, given centers, weights and a warm start.
 		{"krr-bless", func() Estimator {

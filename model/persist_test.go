@@ -71,13 +71,13 @@ func persistCases() []persistCase {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 5, Task: Classification, Approx: FeatureRidge{Features: RFFFeatures{RFF: approx.RFF{Features: 40}}}}
 		}, multi},
 		{"krr-meka", func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Rank: 4, Clusters: 3}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 6, Approx: &MEKAKRR{Options: meka.Options{Rank: 4, Clusters: 3}}}
 		}, reg},
 		{"krr-meka-features", func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 7, Approx: FeatureRidge{Features: mekaMapper{opt: meka.Options{Rank: 4, Clusters: 2, PSD: true}}}}
 		}, reg},
 		{"krr-meka-features-builtin", func() Estimator {
-			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Rank: 3, Clusters: 2}}}}
+			return &KRR{Kernel: g, Lambda: 1e-3, Seed: 8, Approx: FeatureRidge{Features: MEKAFeatures{MEKA: MEKAKRR{Options: meka.Options{Rank: 3, Clusters: 2}}}}}
 		}, multi},
 		{"falkon-regression", func() Estimator { return &Falkon{Kernel: g, Lambda: 1e-4, M: 20, Seed: 8, MaxIter: 5} }, reg},
 		{"falkon-multiclass", func() Estimator {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -556,7 +557,7 @@ func TestMEKASparseMatchesDense(t *testing.T) {
 	xt, _ := sparseClassification(rng, 80, 60, 0.1)
 	mekaSparseDense(t, func() *KRR {
 		return &KRR{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-3, Task: Classification, Seed: 3,
-			Approx: &MEKAKRR{Clusters: 3, Rank: 20}}
+			Approx: &MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 20}}}
 	}, x, y, xt)
 }
 
@@ -568,7 +569,7 @@ func TestMEKASparseSatimage(t *testing.T) {
 	ts := csrOf(t, mat.DenseCopyOf(te.X.Slice(0, 200, 0, te.Dim())))
 	mekaSparseDense(t, func() *KRR {
 		return &KRR{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-4, Task: Classification, Seed: 3,
-			Approx: &MEKAKRR{Clusters: 4, Rank: 30}}
+			Approx: &MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 30}}}
 	}, xs, tr.Y[:800], ts)
 }
 
@@ -642,7 +643,7 @@ func TestMEKASparseMNIST(t *testing.T) {
 	xs, y, ts := readMNISTSubset(t)
 	mekaSparseDense(t, func() *KRR {
 		return &KRR{Kernel: kernel.GaussianSigma(5), Lambda: 1e-4, Task: Classification, Seed: 3,
-			Approx: &MEKAKRR{Clusters: 4, Rank: 30}}
+			Approx: &MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 30}}}
 	}, xs, y, ts)
 }
 
@@ -798,7 +799,7 @@ func TestSavedFalkonBKAMEKASparseDense(t *testing.T) {
 	})
 	t.Run("meka-krr", func(t *testing.T) {
 		sp, de, _, _ := savedSparseDense(t, func() fitDecider {
-			return &KRR{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-3, Task: Classification, Seed: 3, Approx: &MEKAKRR{Clusters: 3, Rank: 20}}
+			return &KRR{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-3, Task: Classification, Seed: 3, Approx: &MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 20}}}
 		}, x, y, xt)
 		ms, md := sp.(*KRR).Predictor().(*MEKAExpansion).MEKA, de.(*KRR).Predictor().(*MEKAExpansion).MEKA
 		if !slices.Equal(ms.Partition().Labels, md.Partition().Labels) || ms.Rank() != md.Rank() {

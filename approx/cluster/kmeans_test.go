@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx/internal/points"
 	"github.com/landmark-ml/landmark/approx/internal/synth"
 	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
@@ -113,7 +114,7 @@ func TestKMeansAssignMatchesLabels(t *testing.T) {
 		for i := range sub {
 			sub[i] = 1499 - 5*i
 		}
-		for i, l := range mustAssign(t, p, kmRows(x, sub)) {
+		for i, l := range mustAssign(t, p, points.Gather(x, sub)) {
 			if l != p.Labels[sub[i]] {
 				t.Fatalf("%+v: Assign on a subset: row %d got %d, label %d", km, sub[i], l, p.Labels[sub[i]])
 			}
@@ -246,4 +247,51 @@ func mustAssign(t *testing.T, p *Partition, x *mat.Dense) []int {
 		t.Fatal(err)
 	}
 	return lab
+}
+
+// TestPartitionByHand: a Partition built from Centroids and Labels alone (as
+// a caller hands one to MEKA or BKA) validates against its data and assigns
+// each new row to the nearest centroid, checked here against squared
+// distances computed directly; Validate refuses centroids of the wrong
+// width, a wrong label count and a label out of range, with ErrInput.
+func TestPartitionByHand(t *testing.T) {
+	cent := mat.NewDense(3, 2, []float64{0, 0, 10, 0, 0, 10})
+	p := &Partition{Centroids: cent, Labels: []int{0, 1, 2, 2}}
+	if err := p.Validate(4, 2); err != nil {
+		t.Fatalf("valid partition: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(50, 2, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = 12*rng.Float64() - 1
+	}
+	got := mustAssign(t, p, x)
+	for i := 0; i < 50; i++ {
+		best, bd := -1, math.Inf(1)
+		for c := 0; c < 3; c++ {
+			if d := kmSqDist(x.RawRowView(i), cent.RawRowView(c)); d < bd {
+				best, bd = c, d
+			}
+		}
+		if got[i] != best {
+			t.Fatalf("row %d assigned to %d, nearest centroid is %d", i, got[i], best)
+		}
+	}
+	if m := p.Members(); !slices.Equal(m[2], []int{2, 3}) {
+		t.Errorf("members of cluster 2: %v, want [2 3]", m[2])
+	}
+	for name, c := range map[string]struct {
+		p    *Partition
+		n, d int
+	}{
+		"no centroids":   {&Partition{Labels: []int{0}}, 1, 2},
+		"width":          {p, 4, 3},
+		"label count":    {p, 5, 2},
+		"label range":    {&Partition{Centroids: cent, Labels: []int{0, 3}}, 2, 2},
+		"negative label": {&Partition{Centroids: cent, Labels: []int{-1, 0}}, 2, 2},
+	} {
+		if err := c.p.Validate(c.n, c.d); !errors.Is(err, check.ErrInput) {
+			t.Errorf("%s: %v, want ErrInput", name, err)
+		}
+	}
 }

@@ -19,17 +19,23 @@ import (
 
 // Defaults of BKAOptions.
 const (
-	// DefaultBKAClusters is the number of clusters BKA-SVM uses in the MEKA
-	// paper's Table 2 (64).
+	// DefaultBKAClusters is the least default number of clusters: the 64
+	// BKA-SVM uses in the MEKA paper's Table 2 (see BKAOptions.Clusters for
+	// how it grows with n).
 	DefaultBKAClusters = 64
 	// DefaultBKAMaxBytes bounds Σ 8·n_s², the memory of the diagonal blocks (2 GiB).
 	DefaultBKAMaxBytes = 2 << 30
 )
 
-// BKAOptions configures FitBKA. The zero value means 64 k-means clusters and
-// a 2 GiB memory budget.
+// BKAOptions configures FitBKA. The zero value means at least 64 k-means
+// clusters, more as n grows (Clusters), and a 2 GiB memory budget.
 type BKAOptions struct {
-	// Clusters is c (ignored when Partition is set).
+	// Clusters is c (ignored when Partition is set). 0 means
+	// min(n, max(64, ⌈16n²/MaxBytes⌉)): BKA holds the diagonal blocks,
+	// Σ 8·n_s² ≈ 8n²/c bytes for balanced clusters (Section 4), so a fixed c
+	// makes memory grow as n²; this c keeps balanced blocks within half of
+	// MaxBytes (the other half is headroom for uneven k-means clusters). It
+	// is the paper's 64 up to n ≈ 92,000 with the default budget.
 	Clusters int
 	// KMeans configures the clustering; its K is replaced by Clusters.
 	KMeans cluster.KMeans
@@ -44,6 +50,13 @@ type BKAOptions struct {
 	// Progress, if non-nil, is called with the stage ("cluster", "block"),
 	// units done and units in the stage.
 	Progress func(stage string, done, total int)
+}
+
+// bkaClusters is BKAOptions.Clusters' default for n points and a memory
+// budget of maxBytes: min(n, max(64, ⌈16n²/maxBytes⌉)).
+func bkaClusters(n int, maxBytes int64) int {
+	c := math.Ceil(16 * float64(n) * float64(n) / float64(maxBytes))
+	return min(n, max(DefaultBKAClusters, int(min(c, float64(n)))))
 }
 
 // BKAStats describes a fitted BKA.
@@ -84,7 +97,7 @@ type bkaChol struct {
 // kernel blocks. x is kept by reference for CrossMul. Sparse x
 // (kernel.Sparse) stays sparse: k-means runs on the CSR rows, and each block
 // K(X_s, X_s) comes from the engine's sparse path against points.Chunk of
-// the cluster's rows expanded to dense at a time (exactRows).
+// the cluster's rows expanded to dense at a time (points.Exact).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
 	x := points.Data(xIn)
 	if err := points.Check(x); err != nil {
@@ -104,11 +117,11 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	case o.MaxBytes < 0:
 		return nil, fmt.Errorf("approx: bka: %w: MaxBytes = %d < 0", check.ErrInput, o.MaxBytes)
 	}
-	if o.Clusters == 0 {
-		o.Clusters = min(DefaultBKAClusters, n)
-	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultBKAMaxBytes
+	}
+	if o.Clusters == 0 {
+		o.Clusters = bkaClusters(n, o.MaxBytes)
 	}
 	b := &BKA{kern: k, x: x, n: n, d: d, opt: o, chol: map[float64]*bkaChol{}}
 	t0 := time.Now()
@@ -128,10 +141,10 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 			return nil, fmt.Errorf("approx: bka: clustering: %w", err)
 		}
 	}
-	members, _, _, err := partitionMembers(part, n, d)
-	if err != nil {
+	if err := part.Validate(n, d); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
+	members := part.Members()
 	b.part, b.members = part, members
 	b.stats.ClusterTime = time.Since(t0)
 	if o.Progress != nil {
@@ -166,7 +179,7 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	b.blocks = make([]*mat.SymDense, c)
 	var done int
 	var mu sync.Mutex
-	err = parallel.ForErr(ctx, c, workers, func(_, s int) error {
+	err := parallel.ForErr(ctx, c, workers, func(_, s int) error {
 		ns := len(members[s])
 		if ns == 0 {
 			return nil

@@ -156,3 +156,27 @@ func TestBKAMemoryCapWorkers(t *testing.T) {
 		t.Errorf("cap one byte short: %v, want ErrMemory naming the 6400 bytes", err)
 	}
 }
+
+// TestBKADefaultClusters: the default c is the paper's 64 while balanced
+// blocks (8n²/c bytes) fit half the budget, then grows as 16n²/MaxBytes,
+// never above n. Values computed by hand from the rule: n = 92,681 is the
+// last n with 16n²/2³¹ ≤ 64 (16·92,681² = 1.3743e11 ≤ 64·2³¹ = 1.3744e11);
+// n = 1,000,000 needs ⌈16e12/2³¹⌉ = 7,451 clusters (blocks of ~134 rows).
+func TestBKADefaultClusters(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		max  int64
+		want int
+	}{
+		{10, DefaultBKAMaxBytes, 10},
+		{3000, DefaultBKAMaxBytes, 64},
+		{92681, DefaultBKAMaxBytes, 64},
+		{92682, DefaultBKAMaxBytes, 65},
+		{1000000, DefaultBKAMaxBytes, 7451},
+		{100, 1, 100},
+	} {
+		if got := bkaClusters(c.n, c.max); got != c.want {
+			t.Errorf("n = %d, MaxBytes = %d: %d clusters, want %d", c.n, c.max, got, c.want)
+		}
+	}
+}

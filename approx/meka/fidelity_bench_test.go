@@ -26,7 +26,7 @@ import (
 // mekaRefitLinksUniform refits every off-diagonal link block of a fitted
 // Map as Algorithm 1 lines 5–9 read literally: the (1+ρ)k_s sampled rows of
 // each cluster are drawn uniformly from the cluster, without first taking
-// its Nyström landmarks (meka.go's sampleRows). Everything else — the
+// its Nyström landmarks (links.go's sampleRows). Everything else — the
 // partition, the bases, the diagonal blocks, the thresholding — is the fit's.
 func mekaRefitLinksUniform(m *Map, x *mat.Dense, seed uint64) {
 	c := len(m.members)

@@ -708,3 +708,27 @@ func mustAssign(t *testing.T, p *cluster.Partition, x *mat.Dense) []int {
 	}
 	return lab
 }
+
+// TestScaledDefaults: c = min(10, ⌈√n/25⌉) and k = min(128, ⌈5√n⌉),
+// worked by hand: n = 3,000 (√n = 54.77): c = ⌈2.19⌉ = 3, k = min(128, 274)
+// = 128; n = 100: c = 1, k = 50; n = 65,536 (√n = 256): c = min(10, 11) =
+// 10, k = 128, the paper's setting; a given c = 5 at n = 3,000 keeps 5;
+// n = 10⁷: both capped (10, 128). Fit on 600 points with the zero Options
+// uses them: c = ⌈0.98⌉ = 1 cluster of rank ⌈122.5⌉ = 123.
+func TestScaledDefaults(t *testing.T) {
+	for _, c := range []struct{ n, c, wantC, wantK int }{
+		{3000, 0, 3, 128}, {100, 0, 1, 50}, {65536, 0, 10, 128}, {3000, 5, 5, 128}, {10000000, 0, 10, 128},
+	} {
+		if gc, gk := ScaledDefaults(c.n, c.c); gc != c.wantC || gk != c.wantK {
+			t.Errorf("n = %d, c = %d: (%d, %d), want (%d, %d)", c.n, c.c, gc, gk, c.wantC, c.wantK)
+		}
+	}
+	x, _ := blobs(3, 200, 3, 2, rand.New(rand.NewPCG(41, 42)))
+	m, err := Fit(context.Background(), x, kernel.Gaussian{Gamma: 0.5}, Options{}, rand.New(rand.NewPCG(43, 44)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Clusters() != 1 || m.opt.Rank != 123 {
+		t.Errorf("zero Options on 600 points: %d clusters of rank %d, want 1 of 123", m.Clusters(), m.opt.Rank)
+	}
+}

@@ -38,8 +38,7 @@ func init() {
 // can; run nil means Prism. Set it on meka.Options.BasisSolver, or
 // on model.MEKAKRR.BasisSolver for KRR on MEKA:
 //
-//	est := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Rank: 128, Clusters: 10,
-//		BasisSolver: beamfit.MEKASolver(nil, "")}}
+//	est := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Options: meka.Options{Rank: 128, Clusters: 10}, //		BasisSolver: beamfit.MEKASolver(nil, "")}}
 func MEKASolver(run Runner, workDir string) meka.BasisSolver {
 	return func(ctx context.Context, k kernel.Kernel, problems []meka.BasisProblem) ([]meka.Basis, error) {
 		spec, ok := kernel.SpecOf(k)

@@ -94,7 +94,7 @@ func TestMEKAMatchesLocal(t *testing.T) {
 	// KRR on MEKA through the model backend, work dir empty (a temporary folder).
 	fit := func(bs meka.BasisSolver) []float64 {
 		t.Helper()
-		m := &model.KRR{Kernel: k, Lambda: 1e-3, Seed: 9, Approx: &model.MEKAKRR{Rank: 8, Clusters: 4, BasisSolver: bs}}
+		m := &model.KRR{Kernel: k, Lambda: 1e-3, Seed: 9, Approx: &model.MEKAKRR{Options: meka.Options{Rank: 8, Clusters: 4, BasisSolver: bs}}}
 		if err := m.Fit(ctx, ds.X, ds.Y); err != nil {
 			t.Fatal(err)
 		}
