@@ -91,7 +91,7 @@ func (m *NystromMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matr
 	}
 	n, _ := x.Dims()
 	if r, c := dst.Dims(); r != n || c != m.Dim() {
-		return fmt.Errorf("%w: nyström: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, m.Dim())
+		return fmt.Errorf("approx: nyström: %w: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, m.Dim())
 	}
 	return kernel.NewOp(m.Kernel, x, m.Landmarks, m.engine).Mul(ctx, dst, m.T)
 }
@@ -104,7 +104,7 @@ func (m *NystromMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matr
 func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Dense, error) {
 	x := kernel.DenseOf(xIn)
 	if !m.qr {
-		return nil, fmt.Errorf("%w: nyström: eigenvectors need a QR map (Nystrom.QR)", check.ErrInput)
+		return nil, fmt.Errorf("approx: nyström: %w: eigenvectors need a QR map (Nystrom.QR)", check.ErrInput)
 	}
 	n, _ := x.Dims()
 	if err := check.Matrix("X", x); err != nil {
@@ -129,16 +129,16 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Den
 func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
 	x := points.Data(xIn)
 	if k == nil {
-		return nil, fmt.Errorf("%w: nyström: kernel is nil", check.ErrInput)
+		return nil, fmt.Errorf("approx: nyström: %w: kernel is nil", check.ErrInput)
 	}
 	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: nyström: %w", check.ErrInput, err)
+		return nil, fmt.Errorf("approx: nyström: %w", err)
 	}
 	if lm == nil {
-		return nil, fmt.Errorf("%w: nyström: landmarks are nil", check.ErrInput)
+		return nil, fmt.Errorf("approx: nyström: %w: landmarks are nil", check.ErrInput)
 	}
 	if lm.Points == nil {
-		return nil, fmt.Errorf("%w: nyström: landmarks have no points", check.ErrInput)
+		return nil, fmt.Errorf("approx: nyström: %w: landmarks have no points", check.ErrInput)
 	}
 	if err := checkLandmarks(lm.Points); err != nil {
 		return nil, err
@@ -147,11 +147,11 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	cfg := ny
 	switch {
 	case cfg.Rank < 0 || cfg.Rank > mLm:
-		return nil, fmt.Errorf("%w: nyström: Rank = %d, want 0 ≤ Rank ≤ M = %d", check.ErrInput, cfg.Rank, mLm)
+		return nil, fmt.Errorf("approx: nyström: %w: Rank = %d, want 0 ≤ Rank ≤ M = %d", check.ErrInput, cfg.Rank, mLm)
 	case !(cfg.Floor >= 0 && cfg.Floor < 1):
-		return nil, fmt.Errorf("%w: nyström: Floor = %g, want in [0, 1)", check.ErrInput, cfg.Floor)
+		return nil, fmt.Errorf("approx: nyström: %w: Floor = %g, want in [0, 1)", check.ErrInput, cfg.Floor)
 	case cfg.MaxBytes < 0:
-		return nil, fmt.Errorf("%w: nyström: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+		return nil, fmt.Errorf("approx: nyström: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
 	}
 	if cfg.Floor == 0 {
 		cfg.Floor = DefaultNystromFloor
@@ -172,7 +172,7 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 		x = xc
 		n, _ = x.Dims()
 		if need := 8 * int64(n) * int64(mLm); need > cfg.MaxBytes {
-			return nil, fmt.Errorf("%w: nyström QR: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
+			return nil, fmt.Errorf("approx: nyström QR: %w: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
 				check.ErrMemory, need>>20, n, mLm, cfg.MaxBytes>>20)
 		}
 	}
@@ -259,7 +259,7 @@ func floorEig(w *mat.Dense, floor float64) ([]float64, *mat.Dense, int, error) {
 	es.VectorsTo(&v)
 	top := asc[m-1]
 	if !(top > 0) {
-		return nil, nil, 0, fmt.Errorf("%w: nyström: W = K(L, L) has no positive eigenvalue (largest %g)", check.ErrInput, top)
+		return nil, nil, 0, fmt.Errorf("approx: nyström: %w: W = K(L, L) has no positive eigenvalue (largest %g)", check.ErrInput, top)
 	}
 	var vals []float64
 	for j := m - 1; j >= 0 && asc[j] > floor*top; j-- {

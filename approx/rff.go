@@ -37,19 +37,19 @@ var _ FeatureMap = (*RFFMap)(nil)
 // Fit draws the frequencies and phases for kernel k on d-dimensional inputs.
 func (f RFF) Fit(k kernel.Kernel, d int, rng *rand.Rand) (*RFFMap, error) {
 	if f.Features < 1 {
-		return nil, fmt.Errorf("%w: rff: Features = %d, want ≥ 1", check.ErrInput, f.Features)
+		return nil, fmt.Errorf("approx: rff: %w: Features = %d, want ≥ 1", check.ErrInput, f.Features)
 	}
 	if d < 1 {
-		return nil, fmt.Errorf("%w: rff: d = %d, want ≥ 1", check.ErrInput, d)
+		return nil, fmt.Errorf("approx: rff: %w: d = %d, want ≥ 1", check.ErrInput, d)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: rff: rng is nil", check.ErrInput)
+		return nil, fmt.Errorf("approx: rff: %w: rng is nil", check.ErrInput)
 	}
 	if k == nil {
-		return nil, fmt.Errorf("%w: rff: kernel is nil", check.ErrInput)
+		return nil, fmt.Errorf("approx: rff: %w: kernel is nil", check.ErrInput)
 	}
 	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: rff: %w", check.ErrInput, err)
+		return nil, fmt.Errorf("approx: rff: %w", err)
 	}
 	var draw func() float64
 	switch kk := k.(type) {
@@ -60,7 +60,7 @@ func (f RFF) Fit(k kernel.Kernel, d int, rng *rand.Rand) (*RFFMap, error) {
 		g := kk.Gamma
 		draw = func() float64 { return g * math.Tan(math.Pi*(rng.Float64()-0.5)) }
 	default:
-		return nil, fmt.Errorf("%w: rff: kernel %v has no random Fourier features here (gaussian or laplacian)", check.ErrInput, k)
+		return nil, fmt.Errorf("approx: rff: %w: kernel %v has no random Fourier features here (gaussian or laplacian)", check.ErrInput, k)
 	}
 	om := mat.NewDense(f.Features, d, nil)
 	raw := om.RawMatrix().Data
@@ -82,10 +82,10 @@ func (m *RFFMap) Dim() int { return len(m.Offset) }
 // adding x_ik times column k of Ω (see inputCols for its columns).
 func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
 	if m == nil || m.Omega == nil || m.Omega.IsEmpty() {
-		return fmt.Errorf("%w: rff: map has no frequencies (not fitted)", check.ErrInput)
+		return fmt.Errorf("approx: rff: %w: map has no frequencies (not fitted)", check.ErrInput)
 	}
 	if r, _ := m.Omega.Dims(); r != len(m.Offset) {
-		return fmt.Errorf("%w: rff: Omega has %d rows but there are %d offsets", check.ErrInput, r, len(m.Offset))
+		return fmt.Errorf("approx: rff: %w: Omega has %d rows but there are %d offsets", check.ErrInput, r, len(m.Offset))
 	}
 	_, d := m.Omega.Dims()
 	xm, err := inputCols(xIn, d)
@@ -95,7 +95,7 @@ func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) 
 	n, _ := xm.Dims()
 	D := m.Dim()
 	if r, c := dst.Dims(); r != n || c != D {
-		return fmt.Errorf("%w: rff: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, D)
+		return fmt.Errorf("approx: rff: %w: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, D)
 	}
 	scale := math.Sqrt(2 / float64(D))
 	const rows = 256

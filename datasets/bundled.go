@@ -98,11 +98,11 @@ func bundledNames() string {
 func Load(name string) (*Dataset, error) {
 	info, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("%w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
+		return nil, fmt.Errorf("datasets: %w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
 	}
 	f, err := bundledFS.Open(path.Join("data", info.file))
 	if err != nil {
-		return nil, fmt.Errorf("bundled %s: %w", name, err)
+		return nil, fmt.Errorf("datasets: bundled %s: %w", name, err)
 	}
 	defer f.Close()
 	opt := ReadOptions{Dim: info.D, Format: LIBSVM}
@@ -126,13 +126,13 @@ func Load(name string) (*Dataset, error) {
 func LoadSplit(name string) (train, test *Dataset, err error) {
 	info, ok := Lookup(name)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
+		return nil, nil, fmt.Errorf("datasets: %w: no bundled dataset %q (have %s)", ErrInput, name, bundledNames())
 	}
 	if info.Train != "" {
 		info, _ = Lookup(info.Train)
 	}
 	if info.Test == "" {
-		return nil, nil, fmt.Errorf("%w: bundled %s has no official test part; split it with Split or StratifiedSplit", ErrInput, name)
+		return nil, nil, fmt.Errorf("datasets: %w: bundled %s has no official test part; split it with Split or StratifiedSplit", ErrInput, name)
 	}
 	if train, err = Load(info.Name); err != nil {
 		return nil, nil, err

@@ -72,10 +72,10 @@ func (c *ColumnScaler) Factor(j int) float64 {
 // other mat.Matrix from its dense form. x must be non-empty and finite.
 func (c *ColumnScaler) Fit(x mat.Matrix) error {
 	if c.Kind != ScaleMaxAbs && c.Kind != ScaleStd {
-		return fmt.Errorf("%w: unknown column scaling %q (want %s or %s)", ErrInput, c.Kind, ScaleMaxAbs, ScaleStd)
+		return fmt.Errorf("datasets: %w: unknown column scaling %q (want %s or %s)", ErrInput, c.Kind, ScaleMaxAbs, ScaleStd)
 	}
 	if x == nil {
-		return fmt.Errorf("%w: X is nil", ErrInput)
+		return fmt.Errorf("datasets: %w: X is nil", ErrInput)
 	}
 	var nz nonZeros
 	var err error
@@ -88,7 +88,7 @@ func (c *ColumnScaler) Fit(x mat.Matrix) error {
 		return err
 	}
 	if nz.n == 0 || nz.d == 0 {
-		return fmt.Errorf("%w: X is empty", ErrInput)
+		return fmt.Errorf("datasets: %w: X is empty", ErrInput)
 	}
 	d := nz.d
 	if nz.cols != nil {
@@ -121,12 +121,12 @@ type nonZeros struct {
 // path's zeros).
 func (z *nonZeros) sparse(s *CSR) error {
 	if s == nil {
-		return fmt.Errorf("%w: X is nil", ErrInput)
+		return fmt.Errorf("datasets: %w: X is nil", ErrInput)
 	}
 	z.n, z.d = s.Dims()
 	for p, v := range s.Values {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: X has a non-finite value %v at column %d", ErrInput, v, s.Indices[p])
+			return fmt.Errorf("datasets: %w: X has a non-finite value %v at column %d", ErrInput, v, s.Indices[p])
 		}
 	}
 	slot := func(p int) int { return int(s.Indices[p]) }
@@ -156,7 +156,7 @@ func (z *nonZeros) sparse(s *CSR) error {
 // dense sets z to the non-zeros of x's dense form, which must be finite.
 func (z *nonZeros) dense(x mat.Matrix) error {
 	xd := kernel.DenseOf(x)
-	if err := check.Matrix("X", xd); err != nil {
+	if err := checked(check.Matrix("X", xd)); err != nil {
 		return err
 	}
 	n, d := xd.Dims()
@@ -245,11 +245,11 @@ func (c *ColumnScaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 		return nil, ErrNotFitted
 	}
 	if x == nil {
-		return nil, fmt.Errorf("%w: X is nil", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: X is nil", ErrInput)
 	}
 	if s, ok := x.(*CSR); ok {
 		if s == nil {
-			return nil, fmt.Errorf("%w: X is nil", ErrInput)
+			return nil, fmt.Errorf("datasets: %w: X is nil", ErrInput)
 		}
 		if c.Columns == nil && s.cols == len(c.Factors) {
 			return s.ScaleColumns(c.Factors)
@@ -263,10 +263,10 @@ func (c *ColumnScaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 		return out, nil
 	}
 	if c.Columns != nil {
-		return nil, fmt.Errorf("%w: a column scaling fitted on wide sparse data (%d columns) applies to sparse data only", ErrInput, c.Dim)
+		return nil, fmt.Errorf("datasets: %w: a column scaling fitted on wide sparse data (%d columns) applies to sparse data only", ErrInput, c.Dim)
 	}
 	xd := kernel.DenseOf(x)
-	if err := check.Cols(xd, len(c.Factors)); err != nil {
+	if err := checked(check.Cols(xd, len(c.Factors))); err != nil {
 		return nil, err
 	}
 	return mapColumns(xd, func(j int, v float64) float64 { return v * c.Factors[j] }), nil

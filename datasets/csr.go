@@ -39,29 +39,29 @@ var (
 // and every value is finite. The slices are used, not copied.
 func NewCSR(rows, cols int, indptr []int, indices []int32, values []float64) (*CSR, error) {
 	if rows <= 0 || cols <= 0 {
-		return nil, fmt.Errorf("%w: csr dimensions %d×%d must be positive", ErrInput, rows, cols)
+		return nil, fmt.Errorf("datasets: %w: csr dimensions %d×%d must be positive", ErrInput, rows, cols)
 	}
 	if len(indptr) != rows+1 || indptr[0] != 0 || indptr[rows] != len(indices) || len(indices) != len(values) {
-		return nil, fmt.Errorf("%w: csr arrays inconsistent (rows %d, indptr %d, indices %d, values %d)",
+		return nil, fmt.Errorf("datasets: %w: csr arrays inconsistent (rows %d, indptr %d, indices %d, values %d)",
 			ErrInput, rows, len(indptr), len(indices), len(values))
 	}
 	for i := 0; i < rows; i++ {
 		if indptr[i+1] < indptr[i] {
-			return nil, fmt.Errorf("%w: csr indptr decreases at row %d", ErrInput, i)
+			return nil, fmt.Errorf("datasets: %w: csr indptr decreases at row %d", ErrInput, i)
 		}
 		prev := int32(-1)
 		for p := indptr[i]; p < indptr[i+1]; p++ {
 			j := indices[p]
 			switch {
 			case j == prev:
-				return nil, fmt.Errorf("%w: csr row %d: column %d repeated", ErrInput, i, j)
+				return nil, fmt.Errorf("datasets: %w: csr row %d: column %d repeated", ErrInput, i, j)
 			case j < prev:
-				return nil, fmt.Errorf("%w: csr row %d: column %d after %d, columns must ascend", ErrInput, i, j, prev)
+				return nil, fmt.Errorf("datasets: %w: csr row %d: column %d after %d, columns must ascend", ErrInput, i, j, prev)
 			case int(j) >= cols:
-				return nil, fmt.Errorf("%w: csr row %d: column %d beyond the dimension %d", ErrInput, i, j, cols)
+				return nil, fmt.Errorf("datasets: %w: csr row %d: column %d beyond the dimension %d", ErrInput, i, j, cols)
 			}
 			if v := values[p]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: csr row %d column %d: value %v is not finite", ErrInput, i, j, v)
+				return nil, fmt.Errorf("datasets: %w: csr row %d column %d: value %v is not finite", ErrInput, i, j, v)
 			}
 			prev = j
 		}
@@ -126,12 +126,12 @@ func (m *CSR) RowNorms(dst []float64) []float64 {
 // allowed). It is an error for idx to be empty or out of range.
 func (m *CSR) Rows(idx []int) (*CSR, error) {
 	if len(idx) == 0 {
-		return nil, fmt.Errorf("%w: csr row subset is empty", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: csr row subset is empty", ErrInput)
 	}
 	nnz := 0
 	for _, i := range idx {
 		if i < 0 || i >= m.rows {
-			return nil, fmt.Errorf("%w: csr row %d out of range [0, %d)", ErrInput, i, m.rows)
+			return nil, fmt.Errorf("datasets: %w: csr row %d out of range [0, %d)", ErrInput, i, m.rows)
 		}
 		nnz += m.Indptr[i+1] - m.Indptr[i]
 	}

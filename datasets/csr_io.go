@@ -18,7 +18,7 @@ import (
 // dimension to the reader to keep it.
 func WriteLIBSVMSparse(w io.Writer, m *CSR, y []float64) error {
 	if r, _ := m.Dims(); len(y) != r {
-		return fmt.Errorf("%w: %d labels for %d rows", ErrInput, len(y), r)
+		return fmt.Errorf("datasets: %w: %d labels for %d rows", ErrInput, len(y), r)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
@@ -65,7 +65,7 @@ func (m *CSR) MaxAbsScale() []float64 {
 // the non-zero structure is unchanged.
 func (m *CSR) ScaleColumns(scale []float64) (*CSR, error) {
 	if len(scale) != m.cols {
-		return nil, fmt.Errorf("%w: %d scale factors for %d columns", ErrInput, len(scale), m.cols)
+		return nil, fmt.Errorf("datasets: %w: %d scale factors for %d columns", ErrInput, len(scale), m.cols)
 	}
 	out := &CSR{Indptr: append([]int(nil), m.Indptr...), Indices: append([]int32(nil), m.Indices...),
 		Values: make([]float64, len(m.Values)), rows: m.rows, cols: m.cols}
@@ -82,7 +82,7 @@ func (m *CSR) ScaleColumns(scale []float64) (*CSR, error) {
 // with 50 non-zeros a row, 12 bytes per non-zero).
 func SparseRegression(n, d, nnz int, rng *rand.Rand) (*CSR, []float64, error) {
 	if n <= 0 || d <= 0 || nnz < 0 || nnz > d || d > math.MaxInt32 {
-		return nil, nil, fmt.Errorf("%w: sparse regression n=%d d=%d nnz=%d (want n, d > 0, 0 ≤ nnz ≤ d)", ErrInput, n, d, nnz)
+		return nil, nil, fmt.Errorf("datasets: %w: sparse regression n=%d d=%d nnz=%d (want n, d > 0, 0 ≤ nnz ≤ d)", ErrInput, n, d, nnz)
 	}
 	w := make([]float64, d)
 	for j := range w {

@@ -198,7 +198,7 @@ func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, err
 			if comma == 0 {
 				comma = ','
 			}
-			return 0, nil, fmt.Errorf("%w: %d field(s): want at least one feature and a target (is the delimiter %q right?)", ErrInput, cols, comma)
+			return 0, nil, fmt.Errorf("datasets: %w: %d field(s): want at least one feature and a target (is the delimiter %q right?)", ErrInput, cols, comma)
 		}
 		spec := opt.Target
 		if _, err := strconv.Atoi(spec); err != nil && names == nil && opt.featureNames() != nil {
@@ -208,7 +208,7 @@ func positionColumns(names []string, cols int, opt ReadOptions) (int, []int, err
 		}
 		var err error
 		if target, err = targetColumn(spec, names, cols); err != nil {
-			return 0, nil, fmt.Errorf("%w: %w", ErrInput, err)
+			return 0, nil, fmt.Errorf("datasets: %w: %w", ErrInput, err)
 		}
 	}
 	xcol := make([]int, cols)
@@ -248,7 +248,7 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 	seen := make(map[string]int, len(names))
 	for j, n := range names {
 		if i, dup := seen[n]; dup {
-			return 0, nil, fmt.Errorf("%w: column name %q repeated (columns %d and %d)", ErrColumns, n, i, j)
+			return 0, nil, fmt.Errorf("datasets: %w: column name %q repeated (columns %d and %d)", ErrColumns, n, i, j)
 		}
 		seen[n] = j
 	}
@@ -277,7 +277,7 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 				k += len(names)
 			}
 			if k < 0 || k >= len(names) {
-				return 0, nil, fmt.Errorf("%w: target column %s out of range for %d columns", ErrColumns, target, len(names))
+				return 0, nil, fmt.Errorf("datasets: %w: target column %s out of range for %d columns", ErrColumns, target, len(names))
 			}
 			t = k
 		}
@@ -334,7 +334,7 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 		}
 	}
 	if len(probs) > 0 {
-		return 0, nil, fmt.Errorf("%w: %s (the features: %s; the file's columns: %s)", ErrColumns, strings.Join(probs, "; "), describeNames(features), quoteSome(len(names), func(j int) string { return names[j] }, false))
+		return 0, nil, fmt.Errorf("datasets: %w: %s (the features: %s; the file's columns: %s)", ErrColumns, strings.Join(probs, "; "), describeNames(features), quoteSome(len(names), func(j int) string { return names[j] }, false))
 	}
 	return t, xcol, nil
 }
@@ -344,7 +344,7 @@ const unnamedTarget = "y"
 
 // ErrColumns is wrapped by errors about a CSV header whose names do not
 // match the feature names asked for (ReadOptions.Features).
-var ErrColumns = fmt.Errorf("%w: the columns do not match", ErrInput)
+var ErrColumns = fmt.Errorf("datasets: %w: the columns do not match", ErrInput)
 
 // isHeader decides whether the first record is a header and says why. With
 // HeaderAuto it is a header when no field reads as a number (1e400, out of

@@ -79,6 +79,10 @@ func withFile(err error, file string) error {
 	return &fileError{file: file, err: err}
 }
 
+// checked gives an error of the shared input checks (internal/check) the
+// package's prefix: "datasets: invalid input: X[3,1] is NaN".
+func checked(err error) error { return check.Prefix(err, "datasets", "") }
+
 // fileError names the file of an error that is not a ParseError:
 // "datasets: file: what: why", the package prefix said once.
 type fileError struct {
@@ -131,13 +135,13 @@ func (d *Dataset) Dim() int {
 // per row, and that Features, when set, names every column.
 func (d *Dataset) Validate() error {
 	if d == nil {
-		return fmt.Errorf("%w: nil dataset", ErrInput)
+		return fmt.Errorf("datasets: %w: nil dataset", ErrInput)
 	}
-	if err := check.XY(d.X, d.Y); err != nil {
+	if err := checked(check.XY(d.X, d.Y)); err != nil {
 		return err
 	}
 	if d.Features != nil && len(d.Features) != d.Dim() {
-		return fmt.Errorf("%w: %d feature names for %d columns", ErrInput, len(d.Features), d.Dim())
+		return fmt.Errorf("datasets: %w: %d feature names for %d columns", ErrInput, len(d.Features), d.Dim())
 	}
 	return nil
 }
@@ -146,14 +150,14 @@ func (d *Dataset) Validate() error {
 // (repeats allowed). An index out of range is an error.
 func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 	if d == nil || d.X == nil {
-		return nil, fmt.Errorf("%w: nil dataset", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: nil dataset", ErrInput)
 	}
 	n, c := d.X.Dims()
 	if len(d.Y) != n {
-		return nil, fmt.Errorf("%w: dataset has %d rows and %d targets", ErrInput, n, len(d.Y))
+		return nil, fmt.Errorf("datasets: %w: dataset has %d rows and %d targets", ErrInput, n, len(d.Y))
 	}
 	if len(idx) == 0 {
-		return nil, fmt.Errorf("%w: empty subset", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: empty subset", ErrInput)
 	}
 	x := mat.NewDense(len(idx), c, nil)
 	y := make([]float64, len(idx))
@@ -161,7 +165,7 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 	dst := x.RawMatrix()
 	for k, i := range idx {
 		if i < 0 || i >= n {
-			return nil, fmt.Errorf("%w: subset index %d out of range [0,%d)", ErrInput, i, n)
+			return nil, fmt.Errorf("datasets: %w: subset index %d out of range [0,%d)", ErrInput, i, n)
 		}
 		copy(dst.Data[k*dst.Stride:k*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
 		y[k] = d.Y[i]

@@ -157,10 +157,10 @@ func DetectFormat(path string) (Format, error) {
 		return f, nil
 	}
 	if path == Stdin {
-		return Auto, fmt.Errorf("%w: cannot detect the format of standard input without consuming it (use OpenInput)", ErrInput)
+		return Auto, fmt.Errorf("datasets: %w: cannot detect the format of standard input without consuming it (use OpenInput)", ErrInput)
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		return Auto, fmt.Errorf("%w: %s is a stream: its format cannot be detected without consuming it (use OpenInput)", ErrInput, path)
+		return Auto, fmt.Errorf("datasets: %w: %s is a stream: its format cannot be detected without consuming it (use OpenInput)", ErrInput, path)
 	}
 	in, err := OpenInput(context.Background(), path, Auto)
 	if err != nil {
@@ -198,7 +198,7 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 // its columns may come in any order.
 func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error) {
 	if train == nil || train.X == nil {
-		return nil, fmt.Errorf("%w: nil training dataset", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: nil training dataset", ErrInput)
 	}
 	opt.Dim = train.Dim()
 	if opt.Features == nil {
@@ -221,12 +221,12 @@ func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error
 // compatible checks that test has train's columns.
 func compatible(train, test *Dataset) error {
 	if test.Dim() != train.Dim() {
-		return fmt.Errorf("%w: %d features, the training data has %d", ErrInput, test.Dim(), train.Dim())
+		return fmt.Errorf("datasets: %w: %d features, the training data has %d", ErrInput, test.Dim(), train.Dim())
 	}
 	if train.Features != nil && test.Features != nil {
 		for j, name := range train.Features {
 			if test.Features[j] != name {
-				return fmt.Errorf("%w: feature %d is %q, the training data's is %q", ErrInput, j, test.Features[j], name)
+				return fmt.Errorf("datasets: %w: feature %d is %q, the training data's is %q", ErrInput, j, test.Features[j], name)
 			}
 		}
 	}
@@ -302,18 +302,18 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	if opt.Format == Auto {
 		var ok bool
 		if opt.Format, ok = FormatOf(path); !ok {
-			return fmt.Errorf("%w: %s: cannot tell the format from the name; name it (libsvm or csv)", ErrInput, path)
+			return fmt.Errorf("datasets: %w: %s: cannot tell the format from the name; name it (libsvm or csv)", ErrInput, path)
 		}
 	}
 	lower := strings.ToLower(path)
 	if strings.HasSuffix(lower, ".bz2") {
-		return fmt.Errorf("%w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
+		return fmt.Errorf("datasets: %w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
 	}
 	if opt.Comma == 0 && strings.HasSuffix(strings.TrimSuffix(lower, ".gz"), ".tsv") {
 		opt.Comma = '\t'
 	}
 	if opt.Format != LIBSVM && opt.Format != CSV {
-		return fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
+		return fmt.Errorf("datasets: %w: unknown format %q (want libsvm or csv)", ErrInput, opt.Format)
 	}
 	if err := d.Validate(); err != nil {
 		return err
@@ -331,10 +331,10 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 // renamed into place (as WriteFile).
 func WriteLIBSVMSparseFile(path string, m *CSR, y []float64) error {
 	if m == nil {
-		return fmt.Errorf("%w: nil matrix", ErrInput)
+		return fmt.Errorf("datasets: %w: nil matrix", ErrInput)
 	}
 	if strings.HasSuffix(strings.ToLower(path), ".bz2") {
-		return fmt.Errorf("%w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
+		return fmt.Errorf("datasets: %w: %s: writing bzip2 is not supported (use .gz)", ErrInput, path)
 	}
 	return writeAtomic(path, func(w io.Writer) error { return WriteLIBSVMSparse(w, m, y) })
 }

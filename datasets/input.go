@@ -20,7 +20,7 @@ const Stdin = "-"
 // ErrTruncated is wrapped by the error for a gzip or bzip2 input that ends
 // before its compressed stream does (a file cut short by a failed copy or
 // download). It wraps ErrFormat, and so ErrInput.
-var ErrTruncated = fmt.Errorf("%w: truncated compressed data", ErrFormat)
+var ErrTruncated = fmt.Errorf("datasets: %w: truncated compressed data", ErrFormat)
 
 // Input is a data file, or a stream, opened once for reading: its
 // compression undone, a UTF-8 byte order mark skipped, and its format known
@@ -78,7 +78,7 @@ func OpenInput(ctx context.Context, path string, format Format) (*Input, error) 
 		}
 		if st.IsDir() {
 			f.Close()
-			return nil, fmt.Errorf("%w: %s is a directory, not a data file", ErrInput, path)
+			return nil, fmt.Errorf("datasets: %w: %s is a directory, not a data file", ErrInput, path)
 		}
 		if st.Mode().IsRegular() {
 			in.Size = st.Size()
@@ -134,7 +134,7 @@ func (in *Input) init(r io.Reader, format Format) error {
 	switch format {
 	case LIBSVM, CSV:
 	default:
-		return fmt.Errorf("%w: unknown format %q (want libsvm or csv)", ErrInput, format)
+		return fmt.Errorf("datasets: %w: unknown format %q (want libsvm or csv)", ErrInput, format)
 	}
 	in.Format = format
 	return nil
@@ -160,7 +160,7 @@ func (in *Input) Close() error {
 // take marks the input read, refusing a second read of it.
 func (in *Input) take() error {
 	if in.used {
-		return fmt.Errorf("%w: %s: read twice (an input is read once)", ErrInput, in.Name)
+		return fmt.Errorf("datasets: %w: %s: read twice (an input is read once)", ErrInput, in.Name)
 	}
 	in.used = true
 	return nil
@@ -236,7 +236,7 @@ func (in *Input) ReadSparse(ctx context.Context, dim int) (*CSR, []float64, erro
 		return nil, nil, err
 	}
 	if in.Format != LIBSVM {
-		return nil, nil, fmt.Errorf("%w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
+		return nil, nil, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
 	x, y, err := ReadLIBSVMSparse(ctx, in.br, dim)
 	if err = in.cause(ctx, err); err != nil {
@@ -259,7 +259,7 @@ func (in *Input) ReadTestWith(ctx context.Context, d int, unlabelled bool) (x *C
 		return nil, nil, 0, 0, err
 	}
 	if in.Format != LIBSVM {
-		return nil, nil, 0, 0, fmt.Errorf("%w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
+		return nil, nil, 0, 0, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
 	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, d, unlabelled)
 	if err = in.cause(ctx, err); err != nil {
@@ -386,7 +386,7 @@ func (f *failReader) explain(err error) error {
 	var bz bzip2.StructuralError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: the %s stream ends early, after %d bytes of data (was the file cut short?)", ErrTruncated, f.kind, f.n)
+		return fmt.Errorf("datasets: %w: the %s stream ends early, after %d bytes of data (was the file cut short?)", ErrTruncated, f.kind, f.n)
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &bz):
 		return &ParseError{Msg: fmt.Sprintf("corrupt %s data after %d bytes: %v", f.kind, f.n, err), Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -396,7 +396,7 @@ func (f *failReader) explain(err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	return fmt.Errorf("reading %s data: %w", f.kind, err)
+	return fmt.Errorf("datasets: reading %s data: %w", f.kind, err)
 }
 
 // decompressFail wraps r in a gzip or bzip2 reader when its first bytes say
@@ -410,7 +410,7 @@ func decompressFail(r io.Reader) (*bufio.Reader, func(), *failReader, error) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return nil, nil, nil, fmt.Errorf("%w: the gzip header is cut short", ErrTruncated)
+				return nil, nil, nil, fmt.Errorf("datasets: %w: the gzip header is cut short", ErrTruncated)
 			}
 			return nil, nil, nil, &ParseError{Msg: "bad gzip stream", Err: err}
 		}

@@ -83,18 +83,18 @@ func CheckClasses(y []float64, maxClasses int) error {
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: label %d is %v", ErrInput, i, v)
+			return fmt.Errorf("datasets: %w: label %d is %v", ErrInput, i, v)
 		}
 		if !integral(v) {
-			return fmt.Errorf("%w: label %d is %v, not an integer: is this a regression target?", ErrInput, i, v)
+			return fmt.Errorf("datasets: %w: label %d is %v, not an integer: is this a regression target?", ErrInput, i, v)
 		}
 	}
 	cc := ClassCounts(y)
 	switch {
 	case len(cc) < 2:
-		return fmt.Errorf("%w: classification needs at least two classes, the labels have %d", ErrInput, len(cc))
+		return fmt.Errorf("datasets: %w: classification needs at least two classes, the labels have %d", ErrInput, len(cc))
 	case len(cc) > maxClasses:
-		return fmt.Errorf("%w: %d distinct labels, more than %d: is this a regression target?", ErrInput, len(cc), maxClasses)
+		return fmt.Errorf("datasets: %w: %d distinct labels, more than %d: is this a regression target?", ErrInput, len(cc), maxClasses)
 	}
 	return nil
 }
@@ -114,11 +114,11 @@ func PlusMinus(y []float64) ([]float64, error) {
 func check2(y []float64) error {
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: label %d is %v", ErrInput, i, v)
+			return fmt.Errorf("datasets: %w: label %d is %v", ErrInput, i, v)
 		}
 	}
 	if k := len(ClassCounts(y)); k != 2 {
-		return fmt.Errorf("%w: want exactly two classes, the labels have %d", ErrInput, k)
+		return fmt.Errorf("datasets: %w: want exactly two classes, the labels have %d", ErrInput, k)
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func OneVsRest(y []float64, positive float64) ([]float64, error) {
 	pos := 0
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: label %d is %v", ErrInput, i, v)
+			return nil, fmt.Errorf("datasets: %w: label %d is %v", ErrInput, i, v)
 		}
 		out[i] = -1
 		if v == positive {
@@ -140,9 +140,9 @@ func OneVsRest(y []float64, positive float64) ([]float64, error) {
 	}
 	switch {
 	case pos == 0:
-		return nil, fmt.Errorf("%w: no label equals the positive class %v", ErrInput, positive)
+		return nil, fmt.Errorf("datasets: %w: no label equals the positive class %v", ErrInput, positive)
 	case pos == len(y):
-		return nil, fmt.Errorf("%w: every label equals the positive class %v", ErrInput, positive)
+		return nil, fmt.Errorf("datasets: %w: every label equals the positive class %v", ErrInput, positive)
 	}
 	return out, nil
 }

@@ -283,7 +283,7 @@ func planDense(n, d int, budget int64) error {
 	}
 	need := float64(n) * float64(d) * 8
 	if need > float64(budget) {
-		return fmt.Errorf("%w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
+		return fmt.Errorf("datasets: %w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
 			check.ErrMemory, n, d, need/1e9, float64(budget)/1e9)
 	}
 	return nil

@@ -66,7 +66,7 @@ type Standardizer struct {
 
 // Fit computes the column means and standard deviations of x.
 func (s *Standardizer) Fit(x *mat.Dense) error {
-	if err := check.Matrix("X", x); err != nil {
+	if err := checked(check.Matrix("X", x)); err != nil {
 		return err
 	}
 	s.Mean, s.Std, _, _ = columnStats(x)
@@ -77,7 +77,7 @@ func (s *Standardizer) ready(x *mat.Dense) error {
 	if s.Mean == nil {
 		return ErrNotFitted
 	}
-	return check.Cols(x, len(s.Mean))
+	return checked(check.Cols(x, len(s.Mean)))
 }
 
 // Transform returns a new matrix with (x − Mean)/Std in each column (x − Mean
@@ -142,7 +142,7 @@ func (m *MinMax) bounds() (lo, hi float64, err error) {
 		lo, hi = -1, 1
 	}
 	if !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return 0, 0, fmt.Errorf("%w: min-max range [%g, %g] is empty or infinite", ErrInput, m.Lower, m.Upper)
+		return 0, 0, fmt.Errorf("datasets: %w: min-max range [%g, %g] is empty or infinite", ErrInput, m.Lower, m.Upper)
 	}
 	return lo, hi, nil
 }
@@ -152,7 +152,7 @@ func (m *MinMax) Fit(x *mat.Dense) error {
 	if _, _, err := m.bounds(); err != nil {
 		return err
 	}
-	if err := check.Matrix("X", x); err != nil {
+	if err := checked(check.Matrix("X", x)); err != nil {
 		return err
 	}
 	_, _, m.Min, m.Max = columnStats(x)
@@ -166,7 +166,7 @@ func (m *MinMax) ready(x *mat.Dense) (lo, hi float64, err error) {
 	if lo, hi, err = m.bounds(); err != nil {
 		return 0, 0, err
 	}
-	return lo, hi, check.Cols(x, len(m.Min))
+	return lo, hi, checked(check.Cols(x, len(m.Min)))
 }
 
 // Transform returns a new matrix with every column mapped to the range.
@@ -210,9 +210,9 @@ type TargetScaler struct {
 // Fit computes the mean and standard deviation of y.
 func (t *TargetScaler) Fit(y []float64) error {
 	if len(y) == 0 {
-		return fmt.Errorf("%w: empty target", ErrInput)
+		return fmt.Errorf("datasets: %w: empty target", ErrInput)
 	}
-	if err := check.Vector("y", y, len(y)); err != nil {
+	if err := checked(check.Vector("y", y, len(y))); err != nil {
 		return err
 	}
 	mean, std, _, _ := columnStats(columnOf(y))

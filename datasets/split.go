@@ -15,7 +15,7 @@ type Fold struct {
 
 func checkFraction(f float64) error {
 	if !(f > 0 && f < 1) {
-		return fmt.Errorf("%w: test fraction %v, want 0 < f < 1", ErrInput, f)
+		return fmt.Errorf("datasets: %w: test fraction %v, want 0 < f < 1", ErrInput, f)
 	}
 	return nil
 }
@@ -33,10 +33,10 @@ func Split(n int, testFraction float64, rng *rand.Rand) (train, test []int, err 
 		return nil, nil, err
 	}
 	if n < 2 {
-		return nil, nil, fmt.Errorf("%w: cannot split %d rows", ErrInput, n)
+		return nil, nil, fmt.Errorf("datasets: %w: cannot split %d rows", ErrInput, n)
 	}
 	if rng == nil {
-		return nil, nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	perm := rng.Perm(n)
 	k := testSize(n, testFraction)
@@ -51,7 +51,7 @@ func Split(n int, testFraction float64, rng *rand.Rand) (train, test []int, err 
 func classGroups(y []float64) ([][]int, error) {
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: label %d is %v", ErrInput, i, v)
+			return nil, fmt.Errorf("datasets: %w: label %d is %v", ErrInput, i, v)
 		}
 	}
 	order := make([]int, len(y))
@@ -82,10 +82,10 @@ func StratifiedSplit(y []float64, testFraction float64, rng *rand.Rand) (train, 
 	}
 	n := len(y)
 	if n < 2 {
-		return nil, nil, fmt.Errorf("%w: cannot split %d rows", ErrInput, n)
+		return nil, nil, fmt.Errorf("datasets: %w: cannot split %d rows", ErrInput, n)
 	}
 	if rng == nil {
-		return nil, nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	groups, err := classGroups(y)
 	if err != nil {
@@ -126,10 +126,10 @@ func StratifiedSplit(y []float64, testFraction float64, rng *rand.Rand) (train, 
 
 func checkFolds(n, k int, rng *rand.Rand) error {
 	if k < 2 || k > n {
-		return fmt.Errorf("%w: %d folds for %d rows, want 2 ≤ k ≤ n", ErrInput, k, n)
+		return fmt.Errorf("datasets: %w: %d folds for %d rows, want 2 ≤ k ≤ n", ErrInput, k, n)
 	}
 	if rng == nil {
-		return fmt.Errorf("%w: nil random source", ErrInput)
+		return fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func StratifiedKFold(y []float64, k int, rng *rand.Rand) ([]Fold, error) {
 // StratifiedSplit on the labels when stratify is true.
 func (d *Dataset) TrainTest(testFraction float64, stratify bool, rng *rand.Rand) (train, test *Dataset, err error) {
 	if d == nil {
-		return nil, nil, fmt.Errorf("%w: nil dataset", ErrInput)
+		return nil, nil, fmt.Errorf("datasets: %w: nil dataset", ErrInput)
 	}
 	var tr, te []int
 	if stratify {

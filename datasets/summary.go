@@ -116,13 +116,13 @@ const WideColumns = 100_000
 // columns only those with a stored entry are described (Wide).
 func SummarizeCSR(x *CSR, y []float64) (Summary, error) {
 	if x == nil {
-		return Summary{}, fmt.Errorf("%w: X is nil", ErrInput)
+		return Summary{}, fmt.Errorf("datasets: %w: X is nil", ErrInput)
 	}
 	n, d := x.Dims()
 	if len(y) != n {
-		return Summary{}, fmt.Errorf("%w: %d labels for %d rows", ErrInput, len(y), n)
+		return Summary{}, fmt.Errorf("datasets: %w: %d labels for %d rows", ErrInput, len(y), n)
 	}
-	if err := check.Vector("y", y, n); err != nil {
+	if err := checked(check.Vector("y", y, n)); err != nil {
 		return Summary{}, err
 	}
 	s := Summary{Rows: n, Dim: d, Wide: d > WideColumns}

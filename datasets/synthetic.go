@@ -61,13 +61,13 @@ func (c Clusters) resolve() (Clusters, error) {
 	}
 	switch {
 	case c.Dim < 1 || c.K < 1:
-		return c, fmt.Errorf("%w: clusters: Dim %d and K %d must be ≥ 1", ErrInput, c.Dim, c.K)
+		return c, fmt.Errorf("datasets: %w: clusters: Dim %d and K %d must be ≥ 1", ErrInput, c.Dim, c.K)
 	case c.N < c.K:
-		return c, fmt.Errorf("%w: clusters: N = %d rows cannot fill K = %d clusters", ErrInput, c.N, c.K)
+		return c, fmt.Errorf("datasets: %w: clusters: N = %d rows cannot fill K = %d clusters", ErrInput, c.N, c.K)
 	case !(c.Ratio > 0 && c.Ratio <= 1):
-		return c, fmt.Errorf("%w: clusters: Ratio %v, want 0 < Ratio ≤ 1", ErrInput, c.Ratio)
+		return c, fmt.Errorf("datasets: %w: clusters: Ratio %v, want 0 < Ratio ≤ 1", ErrInput, c.Ratio)
 	case !(c.Std > 0) || math.IsInf(c.Std, 0) || !(c.Separation > 0) || math.IsInf(c.Separation, 0):
-		return c, fmt.Errorf("%w: clusters: Std %v and Separation %v must be finite and > 0", ErrInput, c.Std, c.Separation)
+		return c, fmt.Errorf("datasets: %w: clusters: Std %v and Separation %v must be finite and > 0", ErrInput, c.Std, c.Separation)
 	}
 	return c, nil
 }
@@ -98,7 +98,7 @@ func (c Clusters) Generate(rng *rand.Rand) (*Dataset, error) {
 		return nil, err
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	side := 2 * c.Separation * math.Ceil(math.Pow(float64(c.K), 1/float64(c.Dim)))
 	centres := mat.NewDense(c.K, c.Dim, nil)
@@ -190,10 +190,10 @@ func (s Smooth) Generate(rng *rand.Rand) (*Dataset, error) {
 		s.Noise = 0
 	}
 	if s.N < 1 || s.Dim < 1 || s.Noise < 0 || math.IsNaN(s.Noise) || math.IsInf(s.Noise, 0) {
-		return nil, fmt.Errorf("%w: smooth: N %d, Dim %d must be ≥ 1 and Noise %v finite and ≥ 0", ErrInput, s.N, s.Dim, s.Noise)
+		return nil, fmt.Errorf("datasets: %w: smooth: N %d, Dim %d must be ≥ 1 and Noise %v finite and ≥ 0", ErrInput, s.N, s.Dim, s.Noise)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	x := mat.NewDense(s.N, s.Dim, nil)
 	y := make([]float64, s.N)
@@ -237,10 +237,10 @@ func (m Moons) Generate(rng *rand.Rand) (*Dataset, error) {
 		m.Noise = 0.1
 	}
 	if m.N < 2 || m.Dim < 2 || m.Noise < 0 || math.IsNaN(m.Noise) || math.IsInf(m.Noise, 0) {
-		return nil, fmt.Errorf("%w: moons: N %d must be ≥ 2, Dim %d ≥ 2 and Noise %v finite and ≥ 0", ErrInput, m.N, m.Dim, m.Noise)
+		return nil, fmt.Errorf("datasets: %w: moons: N %d must be ≥ 2, Dim %d ≥ 2 and Noise %v finite and ≥ 0", ErrInput, m.N, m.Dim, m.Noise)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	x := mat.NewDense(m.N, m.Dim, nil)
 	y := make([]float64, m.N)

@@ -59,15 +59,15 @@ func (o TextOptions) resolve() (TextOptions, error) {
 	}
 	switch {
 	case o.Rows < 1 || o.Dim < 1 || o.NNZ < 1 || o.Classes < 2:
-		return o, fmt.Errorf("%w: synthetic text: Rows %d, Dim %d, NNZ %d must be ≥ 1 and Classes %d ≥ 2", ErrInput, o.Rows, o.Dim, o.NNZ, o.Classes)
+		return o, fmt.Errorf("datasets: %w: synthetic text: Rows %d, Dim %d, NNZ %d must be ≥ 1 and Classes %d ≥ 2", ErrInput, o.Rows, o.Dim, o.NNZ, o.Classes)
 	case o.Dim > math.MaxInt32:
-		return o, fmt.Errorf("%w: synthetic text: Dim %d beyond the column limit 2³¹ − 1", ErrInput, o.Dim)
+		return o, fmt.Errorf("datasets: %w: synthetic text: Dim %d beyond the column limit 2³¹ − 1", ErrInput, o.Dim)
 	case 2*(o.NNZ+o.NNZ/2) > o.Dim:
-		return o, fmt.Errorf("%w: synthetic text: rows of up to %d non-zeros (NNZ %d + ⌊NNZ/2⌋) need Dim ≥ %d, have %d", ErrInput, o.NNZ+o.NNZ/2, o.NNZ, 2*(o.NNZ+o.NNZ/2), o.Dim)
+		return o, fmt.Errorf("datasets: %w: synthetic text: rows of up to %d non-zeros (NNZ %d + ⌊NNZ/2⌋) need Dim ≥ %d, have %d", ErrInput, o.NNZ+o.NNZ/2, o.NNZ, 2*(o.NNZ+o.NNZ/2), o.Dim)
 	case !(o.Exponent > 0 && o.Exponent <= 1.5):
-		return o, fmt.Errorf("%w: synthetic text: Exponent %v, want 0 < s ≤ 1.5", ErrInput, o.Exponent)
+		return o, fmt.Errorf("datasets: %w: synthetic text: Exponent %v, want 0 < s ≤ 1.5", ErrInput, o.Exponent)
 	case !(o.TopicShare > 0 && o.TopicShare <= 1):
-		return o, fmt.Errorf("%w: synthetic text: TopicShare %v, want 0 < share ≤ 1", ErrInput, o.TopicShare)
+		return o, fmt.Errorf("datasets: %w: synthetic text: TopicShare %v, want 0 < share ≤ 1", ErrInput, o.TopicShare)
 	}
 	return o, nil
 }
@@ -153,7 +153,7 @@ func SyntheticText(rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
 		return nil, nil, err
 	}
 	if rng == nil {
-		return nil, nil, fmt.Errorf("%w: nil random source", ErrInput)
+		return nil, nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
 	z := newZipf(o.Dim, o.Exponent)
 	d := uint64(o.Dim)
@@ -188,7 +188,7 @@ func SyntheticText(rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
 		limit := 1000*k + 100000
 		for draws := 0; len(tf) < k; draws++ {
 			if draws == limit {
-				return nil, nil, fmt.Errorf("%w: synthetic text: row %d: %d draws gave only %d of %d distinct columns (Exponent %v too steep)", ErrInput, i, draws, len(tf), k, o.Exponent)
+				return nil, nil, fmt.Errorf("datasets: %w: synthetic text: row %d: %d draws gave only %d of %d distinct columns (Exponent %v too steep)", ErrInput, i, draws, len(tf), k, o.Exponent)
 			}
 			r := uint64(z.draw(rng))
 			if rng.Float64() < o.TopicShare {

@@ -20,7 +20,7 @@ func WriteSyntheticText(rng *rand.Rand, opt TextOptions, parts []TextPart) ([]in
 	opt.Rows = 0
 	for _, p := range parts {
 		if p.Rows < 1 {
-			return nil, fmt.Errorf("%w: %s: %d rows, want ≥ 1", ErrInput, p.Path, p.Rows)
+			return nil, fmt.Errorf("datasets: %w: %s: %d rows, want ≥ 1", ErrInput, p.Path, p.Rows)
 		}
 		opt.Rows += p.Rows
 	}
@@ -43,7 +43,7 @@ func WriteSyntheticText(rng *rand.Rand, opt TextOptions, parts []TextPart) ([]in
 			if errors.Is(err, ErrInput) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("writing %s: %w", p.Path, err)
+			return nil, fmt.Errorf("datasets: writing %s: %w", p.Path, err)
 		}
 		nnz[k] = sub.NNZ()
 		lo += p.Rows

@@ -30,7 +30,7 @@ func estimators(y []float64) []struct {
 	}{
 		{"krr-exact", &model.KRR{Kernel: k, Lambda: 1e-4}, y},
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 30}}, y},
-		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 10}}}, y},
+		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 10}}}, y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 50}}}}, y},
 		{"falkon", &model.Falkon{Kernel: k, Lambda: 1e-6, M: 30}, y},
 		{"svm", &model.SVM{Kernel: k}, cls},

@@ -137,7 +137,7 @@ func TestProgressStopsFit(t *testing.T) {
 	}{
 		{"krr-exact", &model.KRR{Kernel: k, Lambda: 1e-4}, train.Y},
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40}}, train.Y},
-		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 10}}}, train.Y},
+		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.MEKAKRR{Options: meka.Options{Clusters: 2, Rank: 10}}}, train.Y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 50}}}}, train.Y},
 		{"falkon", &model.Falkon{Kernel: k, Lambda: 1e-6, M: 40, Seed: 1}, train.Y},
 		{"svm", &model.SVM{Kernel: k, C: 100, Tol: 1e-9}, cls},

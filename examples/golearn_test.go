@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -14,6 +15,7 @@ import (
 	"github.com/landmark-ml/landmark/model/golearn"
 	"github.com/sjwhitworth/golearn/base"
 	"github.com/sjwhitworth/golearn/evaluation"
+	"gonum.org/v1/gonum/mat"
 )
 
 // A golearn user's regression: a CSV file parsed by golearn itself
@@ -117,7 +119,7 @@ func TestGolearnClassifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := func() *model.BKASVM {
-		return &model.BKASVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}, C: 1, Clusters: 3, Seed: 1}
+		return &model.BKASVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}, C: 1, Clusters: 3, Seed: 1, Probability: true}
 	}
 	c := &golearn.Classifier{Estimator: mk()}
 	if err := c.Fit(trInst); err != nil {
@@ -144,6 +146,23 @@ func TestGolearnClassifier(t *testing.T) {
 	// Majority class 55.6%; RBF SVMs reach 81–85% on heart_scale.
 	if acc < 0.75 {
 		t.Errorf("heart_scale accuracy through golearn %.3f, want ≥ 0.75", acc)
+	}
+
+	// Probabilities through the adapter are the estimator's own, with the
+	// class attribute's values naming the columns.
+	p, names, err := c.PredictProba(teInst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"-1", "1"}) {
+		t.Errorf("PredictProba column names %q, want [-1 1]", names)
+	}
+	want2, err := direct.PredictProba(te.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(p, want2) {
+		t.Errorf("golearn PredictProba differs from the estimator's (max %.3g)", maxRelDiff(p.RawMatrix().Data, want2.RawMatrix().Data))
 	}
 }
 

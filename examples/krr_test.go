@@ -2,8 +2,10 @@ package examples_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/approx/meka"
@@ -148,7 +150,7 @@ func TestKRRBackends(t *testing.T) {
 		rank    int
 	}{
 		{"nystrom", model.NystromKRR{M: 100}, 100},
-		{"meka", &model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}}, 0},
+		{"meka", model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}}, 0},
 		{"features", model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 300}}}, 300},
 	}
 	for _, b := range backends {
@@ -188,9 +190,9 @@ func TestKRRBackends(t *testing.T) {
 func TestMEKAFeaturesMatchMEKAKRR(t *testing.T) {
 	train, test := smooth(t, 600, 100, false, 4)
 	k := kernel.Gaussian{Gamma: 1}
-	meka := model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 20}}
-	direct := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &meka, Seed: 5}
-	viaFeatures := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.MEKAFeatures{MEKA: meka}}, Seed: 5}
+	mk := model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 20}}
+	direct := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: mk, Seed: 5}
+	viaFeatures := &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.MEKAFeatures{MEKA: mk}}, Seed: 5}
 	var preds [2][]float64
 	for i, m := range []*model.KRR{direct, viaFeatures} {
 		if err := m.Fit(context.Background(), train.X, train.Y); err != nil {
@@ -209,5 +211,52 @@ func TestMEKAFeaturesMatchMEKAKRR(t *testing.T) {
 	t.Logf("MEKA features vs MEKAKRR: %.3g", d)
 	if d > 1e-8 {
 		t.Errorf("MEKA features vs MEKAKRR differ by %.3g (relative)", d)
+	}
+}
+
+// Every KRR backend works as its zero value, with defaults that grow with n
+// as documented: NystromKRR{} and FeatureRidge{} (Nyström features) on
+// min(n, ⌈5√n⌉) uniform centers, RFFFeatures{} with ⌈√n·ln n⌉ features,
+// MEKAKRR{} with meka.ScaledDefaults. On a smooth problem each reaches
+// exact KRR's test error within 15% (TestKRRBackends' bar).
+func TestKRRBackendZeroValues(t *testing.T) {
+	train, test := smooth(t, 3000, 500, false, 27)
+	n := float64(train.Len())
+	k := kernel.Gaussian{Gamma: 1}
+	const lambda = 1e-5
+	exact := &model.KRR{Kernel: k, Lambda: lambda}
+	if err := exact.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	exactRMSE := rmse(t, mustPredict(t, exact, test.X), test.Y)
+	nysM := int(math.Min(n, math.Ceil(5*math.Sqrt(n)))) // 274
+	rffD := int(math.Ceil(math.Sqrt(n) * math.Log(n)))  // 439
+	for _, c := range []struct {
+		name    string
+		backend model.KRRApprox
+		rank    int  // 0: not checked
+		atMost  bool // rank is an upper bound (Nyström features drop eigenvalues below a floor)
+	}{
+		{"NystromKRR{}", model.NystromKRR{}, nysM, false},
+		{"FeatureRidge{}", model.FeatureRidge{}, nysM, true},
+		{"RFFFeatures{}", model.FeatureRidge{Features: model.RFFFeatures{}}, rffD, false},
+		{"MEKAFeatures{}", model.FeatureRidge{Features: model.MEKAFeatures{}}, 0, false},
+		{"MEKAKRR{}", model.MEKAKRR{}, 0, false},
+	} {
+		m := &model.KRR{Kernel: k, Lambda: lambda, Approx: c.backend, Seed: 1}
+		start := time.Now()
+		if err := m.Fit(context.Background(), train.X, train.Y); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		r := rmse(t, mustPredict(t, m, test.X), test.Y)
+		info := m.Info()
+		t.Logf("%s: backend %q rank %d, test RMSE %.4f (exact %.4f), fit %v", c.name, info.Backend, info.Rank, r, exactRMSE, time.Since(start))
+		if c.rank > 0 && (info.Rank > c.rank || !c.atMost && info.Rank != c.rank || info.Rank < 1) {
+			t.Errorf("%s: rank %d, want the documented default %d (at most: %v)", c.name, info.Rank, c.rank, c.atMost)
+		}
+		if r > 1.15*exactRMSE {
+			t.Errorf("%s: test RMSE %.4f, more than 1.15 × exact KRR's %.4f", c.name, r, exactRMSE)
+		}
 	}
 }

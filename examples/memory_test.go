@@ -38,6 +38,7 @@ func TestMemoryLimitTooSmall(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %v", c.name, err)
+		checkStyle(t, c.name, err)
 		if _, err := c.est.Predict(test.X); !errors.Is(err, model.ErrNotFitted) {
 			t.Errorf("%s: Predict after the refused fit: err = %v, want ErrNotFitted", c.name, err)
 		}

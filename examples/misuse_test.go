@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -34,6 +35,7 @@ func TestClassifierRefusesContinuousTarget(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %v", c.name, err)
+		checkStyle(t, c.name, err)
 	}
 	// Rounded to integers with 200/2 = 100 or fewer values, the same y is
 	// accepted (here: 3 classes).
@@ -74,6 +76,7 @@ func TestBadInputErrors(t *testing.T) {
 			if !errors.Is(ch.err, model.ErrInput) {
 				t.Errorf("%s: %s: err = %v, want ErrInput", c.name, ch.what, ch.err)
 			}
+			checkStyle(t, c.name+": "+ch.what, ch.err)
 		}
 		if err := c.est.Fit(ctx, train.X, c.y); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -110,6 +113,25 @@ func TestConcurrentPredict(t *testing.T) {
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			t.Errorf("%s: concurrent Predict: %v", c.name, err)
+		}
+	}
+}
+
+// checkStyle asserts the error style every Landmark error follows ("package:
+// what: why"): it starts with the package name, and names neither an
+// internal package nor a command-line flag.
+func checkStyle(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "model: ") {
+		t.Errorf("%s: error %q does not start with \"model: \"", what, msg)
+	}
+	for _, bad := range []string{"binfmt", "internal/", " --", "check:"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("%s: error %q contains %q", what, msg, bad)
 		}
 	}
 }

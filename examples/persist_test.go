@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
@@ -31,7 +33,7 @@ func TestSaveLoadRefit(t *testing.T) {
 	}{
 		{"krr-exact", &model.KRR{Kernel: k, Lambda: 1e-4}, train.Y},
 		{"krr-nystrom", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40}, Seed: 3}, train.Y},
-		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: &model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 15}}, Seed: 3}, train.Y},
+		{"krr-meka", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.MEKAKRR{Options: meka.Options{Clusters: 3, Rank: 15}}, Seed: 3}, train.Y},
 		{"krr-rff", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 100}}}, Seed: 3}, train.Y},
 		{"krr-nystrom-bless", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.BLESS{}}, Seed: 3}, train.Y},
 		{"krr-nystrom-rls", &model.KRR{Kernel: k, Lambda: 1e-4, Approx: model.NystromKRR{M: 40, Sampler: approx.RecursiveRLS{}}, Seed: 3}, train.Y},
@@ -182,4 +184,41 @@ func TestSaveOwnSampler(t *testing.T) {
 	if !slices.Equal(mustPredict(t, loaded, test.X), want) {
 		t.Error("refit with the sampler set again predicts differently")
 	}
+}
+
+// A damaged file is an error wrapping ErrFormat (and ErrChecksum for a
+// flipped byte), never a panic or a silently different model.
+func TestLoadDamagedFile(t *testing.T) {
+	train, _ := smooth(t, 100, 1, false, 28)
+	m := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-3}
+	if err := m.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatal(err)
+	}
+	b, err := model.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(b)
+	flipped[len(flipped)/2] ^= 0x40
+	if _, err := model.Unmarshal(flipped); !errors.Is(err, model.ErrChecksum) || !errors.Is(err, model.ErrFormat) {
+		t.Errorf("flipped byte: err = %v, want ErrChecksum and ErrFormat", err)
+	} else {
+		checkStyle(t, "flipped byte", err)
+	}
+	for _, n := range []int{0, 5, 20, len(b) - 1} {
+		if _, err := model.Unmarshal(b[:n]); !errors.Is(err, model.ErrFormat) {
+			t.Errorf("truncated to %d of %d bytes: err = %v, want ErrFormat", n, len(b), err)
+		} else {
+			checkStyle(t, "truncated", err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "not-a-model.lmk")
+	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = model.LoadFile(path)
+	if !errors.Is(err, model.ErrFormat) || !strings.Contains(err.Error(), path) {
+		t.Errorf("LoadFile of a text file: err = %v, want ErrFormat naming the file", err)
+	}
+	t.Logf("%v", err)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/approx/cluster"
+	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
@@ -83,6 +85,15 @@ func TestErrorStyle(t *testing.T) {
 		{"BKASVM Clusters", (&model.BKASVM{Kernel: g, C: 1, Clusters: -1}).Fit(ctx, x, y), "model: bkasvm: ", "Clusters = -1"},
 		{"approx Uniform m", call(func() error { _, err := approx.Uniform{}.Sample(ctx, x, g, 50, rng); return err }), "approx: ", "m = 50"},
 		{"approx Uniform rng", call(func() error { _, err := approx.Uniform{}.Sample(ctx, x, g, 5, nil); return err }), "approx: ", "random source"},
+		{"approx Nystrom landmarks", call(func() error { _, err := approx.Nystrom{}.Fit(ctx, x, g, nil); return err }), "approx: nyström: ", "landmarks are nil"},
+		{"approx RFF Features", call(func() error { _, err := approx.RFF{}.Fit(g, 0, rng); return err }), "approx: rff: ", "Features = 0"},
+		{"approx ExactLeverage ridge", call(func() error { _, _, err := approx.ExactLeverage(ctx, x, g, -1); return err }), "approx: ", "ridge = -1"},
+		{"cluster KMeans K", call(func() error { _, err := cluster.KMeans{K: 50}.Fit(ctx, x, rng); return err }), "cluster: k-means: ", "K = 50"},
+		{"cluster KMeans NaN X", call(func() error { _, err := cluster.KMeans{K: 3}.Fit(ctx, nan, rng); return err }), "cluster: k-means: ", "X[3,1] is NaN"},
+		{"meka Rank", call(func() error { _, err := meka.Fit(ctx, x, g, meka.Options{Rank: -1}, rng); return err }), "approx: meka: ", "Rank = -1"},
+		{"meka NaN X", call(func() error { _, err := meka.Fit(ctx, nan, g, meka.Options{}, rng); return err }), "approx: meka: ", "X[3,1] is NaN"},
+		{"datasets Standardizer NaN X", new(datasets.Standardizer).Fit(nan), "datasets: ", "X[3,1] is NaN"},
+		{"datasets NewCSR", call(func() error { _, err := datasets.NewCSR(0, 2, nil, nil, nil); return err }), "datasets: ", "0×2"},
 		{"datasets LIBSVM index", call(func() error { _, err := datasets.ReadLIBSVM(strings.NewReader("1 1:2\n1 x:3\n"), 0); return err }), "datasets: ", `line 2: bad feature index "x"`},
 		{"datasets CSRFromDense", call(func() error { _, err := datasets.CSRFromDense(nil); return err }), "datasets: ", "empty"},
 		{"shard Write y", shard.Write(&strings.Builder{}, x, y[:2]), "shard: ", "2 targets for 20 rows"},

@@ -27,8 +27,11 @@
 // package solver's factorizations on the same micro-kernels.
 //
 // The inner loops are generated AVX-512 and AVX2 assembly chosen at run time
-// (Accel reports which), with portable Go code elsewhere or with
-// LANDMARK_NOSIMD=1 in the environment; all paths agree to 1e-12 relative.
+// (Accel reports which), with portable Go code elsewhere.
+// LANDMARK_SIMD=avx512, avx2 or portable in the environment caps the choice
+// at start (at what the CPU has; AccelChoice says how it was made), and
+// LANDMARK_NOSIMD=1 forces the portable code; all paths agree to 1e-12
+// relative.
 // How the engine is built (packing, tile sizes, the exp kernels and their
 // error bounds, the sparse paths) and what it measures against scikit-learn
 // and OpenBLAS are in docs/performance.md.

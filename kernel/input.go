@@ -30,12 +30,8 @@ func DenseOf(x mat.Matrix) *mat.Dense {
 			return nil
 		}
 		d := mat.NewDense(r, c, nil)
-		indptr, indices, values := v.CSR()
 		for i := 0; i < r; i++ {
-			row := d.RawRowView(i)
-			for p := indptr[i]; p < indptr[i+1]; p++ {
-				row[indices[p]] = values[p]
-			}
+			DenseRow(d.RawRowView(i), v, i)
 		}
 		return d
 	default:

@@ -2,12 +2,23 @@ package kernel
 
 //go:generate go run ./internal/asm -out simd_amd64.s -stubs simd_stub_amd64.go -pkg kernel
 
-import "os"
+import (
+	"fmt"
+	"os"
+	"strings"
+)
 
-// noSIMDEnv is the environment variable that, when set to a non-empty value
-// other than "0", makes the engine use its portable Go code even on CPUs with
-// AVX2 or AVX-512 (read once, at program start).
-const noSIMDEnv = "LANDMARK_NOSIMD"
+// Environment variables read once, at program start, to choose the inner
+// kernels (see accelFromEnv).
+const (
+	// simdEnv names the widest set of inner kernels the engine may use:
+	// "avx512", "avx2" or "portable" (case-insensitive), capped at what the
+	// CPU and OS support. Unset or empty means the widest supported.
+	simdEnv = "LANDMARK_SIMD"
+	// noSIMDEnv, set to a non-empty value other than "0", forces the
+	// portable Go code whatever simdEnv says.
+	noSIMDEnv = "LANDMARK_NOSIMD"
+)
 
 // accel is a set of inner kernels.
 type accel int
@@ -18,10 +29,12 @@ const (
 	accelAVX512                // AVX-512F assembly (8-wide)
 )
 
-func (a accel) String() string { return [...]string{"portable", "avx2", "avx512"}[a] }
+var accelNames = [...]string{"portable", "avx2", "avx512"}
 
-// bestAccel is the widest set of inner kernels this CPU and OS support.
-var bestAccel = func() accel {
+func (a accel) String() string { return accelNames[a] }
+
+// cpuAccel is the widest set of inner kernels this CPU and OS support.
+var cpuAccel = func() accel {
 	switch {
 	case hasAVX512:
 		return accelAVX512
@@ -31,20 +44,72 @@ var bestAccel = func() accel {
 	return accelPortable
 }()
 
-// useAccel is the set of inner kernels in use: bestAccel unless noSIMDEnv
-// says otherwise. Tests change it with setAccel.
-var useAccel = func() accel {
-	if envOff(os.Getenv(noSIMDEnv)) {
-		return accelPortable
+// bestAccel is the widest set of inner kernels this process may use: cpuAccel
+// capped by the environment. With LANDMARK_SIMD=avx2 on an AVX-512 CPU the
+// process behaves as on an AVX2-only CPU (tests that loop over the available
+// paths skip AVX-512 too), so every path can be tested on one host.
+// accelNote says how it was chosen (empty when the environment is silent).
+var bestAccel, accelNote = accelFromEnv(cpuAccel, os.Getenv(simdEnv), os.Getenv(noSIMDEnv))
+
+// useAccel is the set of inner kernels in use: bestAccel unless a test changes
+// it with setAccel.
+var useAccel = bestAccel
+
+func init() {
+	if strings.HasPrefix(accelNote, "warning: ") {
+		// An unknown value cannot be returned as an error from package
+		// initialization; say so once rather than ignore it silently.
+		fmt.Fprintf(os.Stderr, "landmark: kernel: %s\n", strings.TrimPrefix(accelNote, "warning: "))
 	}
-	return bestAccel
-}()
+}
+
+// accelFromEnv returns the inner kernels to use on a CPU supporting at most
+// cpu, given the values of LANDMARK_SIMD (simd) and LANDMARK_NOSIMD (nosimd),
+// and a note saying how the environment changed the choice ("" when it did
+// not). LANDMARK_NOSIMD=1 wins over LANDMARK_SIMD (it is the switch that
+// turns the assembly off). An unknown LANDMARK_SIMD value is ignored with a
+// note starting "warning: ", naming the value and the accepted ones: the
+// paths differ in speed only (they agree to 1e-12 relative), so a typo in a
+// tuning variable must not stop a program, but it must not pass unnoticed.
+func accelFromEnv(cpu accel, simd, nosimd string) (accel, string) {
+	if envOff(nosimd) {
+		return accelPortable, fmt.Sprintf("%s=%s; the CPU supports %v", noSIMDEnv, nosimd, cpu)
+	}
+	v := strings.ToLower(strings.TrimSpace(simd))
+	if v == "" {
+		return cpu, ""
+	}
+	for a, name := range accelNames {
+		if v != name {
+			continue
+		}
+		if want := accel(a); want > cpu {
+			return cpu, fmt.Sprintf("%s=%s capped: the CPU supports %v at most", simdEnv, simd, cpu)
+		} else if want < cpu {
+			return want, fmt.Sprintf("%s=%s; the CPU supports %v", simdEnv, simd, cpu)
+		}
+		return cpu, fmt.Sprintf("%s=%s", simdEnv, simd)
+	}
+	return cpu, fmt.Sprintf("warning: %s=%q ignored: not avx512, avx2 or portable; using %v", simdEnv, simd, cpu)
+}
 
 func envOff(v string) bool { return v != "" && v != "0" }
 
 // Accel names the inner kernels the engine uses on this machine:
 // "avx512", "avx2" or "portable".
 func Accel() string { return useAccel.String() }
+
+// AccelChoice describes how the inner kernels were chosen: Accel's answer
+// followed, when LANDMARK_SIMD or LANDMARK_NOSIMD changed or tried to change
+// the choice, by a note in parentheses, e.g. "avx2 (LANDMARK_SIMD=avx2; the
+// CPU supports avx512)" or "avx2 (LANDMARK_SIMD=avx512 capped: the CPU
+// supports avx2 at most)". Benchmarks print it beside their timings.
+func AccelChoice() string {
+	if accelNote == "" || useAccel != bestAccel {
+		return useAccel.String()
+	}
+	return useAccel.String() + " (" + accelNote + ")"
+}
 
 // setAccel selects the inner kernels (at most bestAccel) and returns a
 // function restoring the previous choice. For tests and benchmarks; it must

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -217,23 +218,27 @@ func TestGaussianNearUnderflow(t *testing.T) {
 }
 
 // TestDispatch checks both ways of selecting the inner kernels: the test hook
-// and the environment variable's parsing.
+// (capped at bestAccel) and the environment variables' parsing.
 func TestDispatch(t *testing.T) {
+	// Read the variables here too: the go command's test cache keys a result
+	// on the environment variables a test reads, and the package reads them
+	// at initialization, before the test log records anything. Without this a
+	// run with LANDMARK_SIMD=avx2 could replay a cached result of another path.
+	t.Logf("%s=%q %s=%q: %s", simdEnv, os.Getenv(simdEnv), noSIMDEnv, os.Getenv(noSIMDEnv), AccelChoice())
+	if bestAccel > cpuAccel {
+		t.Fatalf("bestAccel %v above what the CPU supports, %v", bestAccel, cpuAccel)
+	}
+	if useAccel != bestAccel {
+		t.Fatalf("at start useAccel = %v, bestAccel = %v", useAccel, bestAccel)
+	}
 	restore := setSIMD(false)
 	if Accel() != "portable" {
 		t.Fatalf("forced fallback: Accel() = %q", Accel())
 	}
 	restore()
 	restore = setSIMD(true)
-	want := "portable"
-	if hasAVX2 {
-		want = "avx2"
-	}
-	if hasAVX512 {
-		want = "avx512"
-	}
-	if Accel() != want {
-		t.Fatalf("SIMD on, AVX2 %v, AVX-512 %v: Accel() = %q, want %q", hasAVX2, hasAVX512, Accel(), want)
+	if Accel() != bestAccel.String() {
+		t.Fatalf("SIMD on, best %v: Accel() = %q", bestAccel, Accel())
 	}
 	restore()
 	restore = setAccel(accelAVX2)
@@ -244,6 +249,39 @@ func TestDispatch(t *testing.T) {
 	for v, off := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
 		if envOff(v) != off {
 			t.Errorf("%s=%q: off = %v, want %v", noSIMDEnv, v, envOff(v), off)
+		}
+	}
+}
+
+// TestAccelFromEnv checks the choice of inner kernels for every CPU level and
+// every value of LANDMARK_SIMD and LANDMARK_NOSIMD: a named path is used when
+// the CPU has it and capped otherwise, NOSIMD wins, case and spaces do not
+// matter, and an unknown value keeps the CPU's widest path with a warning
+// naming the value.
+func TestAccelFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		cpu          accel
+		simd, nosimd string
+		want         accel
+		note         string // substring of the note; "" means no note
+	}{
+		{accelAVX512, "", "", accelAVX512, ""},
+		{accelAVX512, "avx512", "", accelAVX512, "LANDMARK_SIMD=avx512"},
+		{accelAVX512, "avx2", "", accelAVX2, "LANDMARK_SIMD=avx2; the CPU supports avx512"},
+		{accelAVX512, " AVX2 ", "", accelAVX2, "the CPU supports avx512"},
+		{accelAVX512, "portable", "", accelPortable, "LANDMARK_SIMD=portable; the CPU supports avx512"},
+		{accelAVX2, "avx512", "", accelAVX2, "LANDMARK_SIMD=avx512 capped: the CPU supports avx2 at most"},
+		{accelPortable, "avx2", "", accelPortable, "capped: the CPU supports portable at most"},
+		{accelAVX2, "portable", "", accelPortable, "the CPU supports avx2"},
+		{accelAVX512, "", "1", accelPortable, "LANDMARK_NOSIMD=1; the CPU supports avx512"},
+		{accelAVX512, "avx512", "1", accelPortable, "LANDMARK_NOSIMD=1"},
+		{accelAVX512, "avx2", "0", accelAVX2, "LANDMARK_SIMD=avx2"},
+		{accelAVX512, "avx-512", "", accelAVX512, `warning: LANDMARK_SIMD="avx-512" ignored: not avx512, avx2 or portable; using avx512`},
+		{accelAVX2, "sse", "", accelAVX2, `warning: LANDMARK_SIMD="sse" ignored`},
+	} {
+		got, note := accelFromEnv(c.cpu, c.simd, c.nosimd)
+		if got != c.want || (c.note == "") != (note == "") || !strings.Contains(note, c.note) {
+			t.Errorf("cpu %v, SIMD %q, NOSIMD %q: %v %q, want %v with a note containing %q", c.cpu, c.simd, c.nosimd, got, note, c.want, c.note)
 		}
 	}
 }
@@ -294,19 +332,45 @@ func TestFusedWorkers(t *testing.T) {
 	}
 }
 
-// TestNoSIMDEnv re-runs this test binary with LANDMARK_NOSIMD=1 and checks
-// that the child process selected the portable code at start-up.
-func TestNoSIMDEnv(t *testing.T) {
+// TestSIMDEnv re-runs this test binary with LANDMARK_SIMD (and
+// LANDMARK_NOSIMD) set and checks what the child process selected at
+// start-up: each path up to the CPU's widest when named, the widest when
+// asked for more, portable under LANDMARK_NOSIMD=1, and for an unknown value
+// the widest with one warning on stderr. The child also runs the engine's
+// SIMD/portable comparison, so the forced path is exercised.
+func TestSIMDEnv(t *testing.T) {
 	if os.Getenv("LANDMARK_TEST_CHILD") == "1" {
-		if Accel() != "portable" {
-			t.Fatalf("%s=%q: Accel() = %q, want portable", noSIMDEnv, os.Getenv(noSIMDEnv), Accel())
+		fmt.Printf("child: Accel %s, choice %s\n", Accel(), AccelChoice())
+		if want := os.Getenv("LANDMARK_TEST_WANT"); Accel() != want {
+			t.Fatalf("%s=%q %s=%q: Accel() = %q, want %q", simdEnv, os.Getenv(simdEnv), noSIMDEnv, os.Getenv(noSIMDEnv), Accel(), want)
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestNoSIMDEnv$", "-test.v")
-	cmd.Env = append(os.Environ(), "LANDMARK_TEST_CHILD=1", noSIMDEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "PASS") {
-		t.Fatalf("child with %s=1: %v\n%s", noSIMDEnv, err, out)
+	if testing.Short() {
+		t.Skip("re-runs the test binary")
+	}
+	type env struct{ simd, nosimd, want, warn string }
+	cases := []env{
+		{"avx512", "", min(accelAVX512, cpuAccel).String(), ""},
+		{"avx2", "", min(accelAVX2, cpuAccel).String(), ""},
+		{"portable", "", "portable", ""},
+		{"", "1", "portable", ""},
+		{"avx2", "1", "portable", ""},
+		{"avx-512", "", cpuAccel.String(), `LANDMARK_SIMD="avx-512" ignored`},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(os.Args[0], "-test.run=^(TestSIMDEnv|TestSIMDMatchesPortable)$", "-test.v")
+		cmd.Env = append(os.Environ(), "LANDMARK_TEST_CHILD=1", "LANDMARK_TEST_WANT="+c.want, simdEnv+"="+c.simd, noSIMDEnv+"="+c.nosimd)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		out := stdout.String()
+		if err != nil || !strings.Contains(out, "PASS") || !strings.Contains(out, "child: Accel "+c.want) {
+			t.Fatalf("child with %s=%q %s=%q: %v\n%s%s", simdEnv, c.simd, noSIMDEnv, c.nosimd, err, out, stderr.String())
+		}
+		// The warning is printed once, at start, and only for an unknown value.
+		if n := strings.Count(stderr.String(), "landmark: kernel: "); (c.warn == "" && n != 0) || (c.warn != "" && (n != 1 || !strings.Contains(stderr.String(), c.warn))) {
+			t.Errorf("child with %s=%q: stderr %q, want %d warning(s) containing %q", simdEnv, c.simd, stderr.String(), map[bool]int{true: 1}[c.warn != ""], c.warn)
+		}
 	}
 }

@@ -78,10 +78,7 @@ func SparseBlock(k Kernel, dst *mat.Dense, x Sparse, c *mat.Dense) error {
 	default:
 		row := make([]float64, d)
 		for i := 0; i < n; i++ {
-			clear(row)
-			for p := indptr[i]; p < indptr[i+1]; p++ {
-				row[indices[p]] = values[p]
-			}
+			DenseRow(row, x, i)
 			out := dst.RawRowView(i)
 			for j := range out {
 				out[j] = k.Eval(row, crow(j))

@@ -60,3 +60,15 @@ func CSRRowsOf(x *mat.Dense) *CSRRows {
 	}
 	return out
 }
+
+// DenseRow writes row i of the sparse matrix x into dst (len(dst) is x's
+// number of columns): the stored values at their columns, zeros elsewhere.
+// It is the one sparse→dense conversion of a row; DenseOf uses it for whole
+// matrices.
+func DenseRow(dst []float64, x Sparse, i int) {
+	indptr, indices, values := x.CSR()
+	clear(dst)
+	for p := indptr[i]; p < indptr[i+1]; p++ {
+		dst[indices[p]] = values[p]
+	}
+}

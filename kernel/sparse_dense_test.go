@@ -70,3 +70,17 @@ func TestCSRRowsOf(t *testing.T) {
 		t.Errorf("NonZeros with a stored zero = %d, want 1", got)
 	}
 }
+
+// TestDenseRow: every row of a CSRRows scattered by DenseRow equals the
+// dense row it was built from, over a buffer that held other values.
+func TestDenseRow(t *testing.T) {
+	x := mat.NewDense(3, 4, []float64{0, 1.5, 0, -2, 0, 0, 0, 0, 3, 0, 4, 0})
+	s := CSRRowsOf(x)
+	row := []float64{9, 9, 9, 9}
+	for i := range 3 {
+		DenseRow(row, s, i)
+		if !mat.Equal(mat.NewVecDense(4, row), x.RowView(i)) {
+			t.Errorf("row %d: %v, want %v", i, row, mat.Row(nil, i, x))
+		}
+	}
+}

@@ -32,7 +32,7 @@ func ExampleKRR_backends() {
 	for _, backend := range []model.KRRApprox{
 		nil,                      // exact: Cholesky of K + λnI
 		model.NystromKRR{M: 100}, // Nyström on 100 uniform centers
-		&model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}},                    // MEKA: 4 clusters, rank 25 each
+		model.MEKAKRR{Options: meka.Options{Clusters: 4, Rank: 25}},                     // MEKA: 4 clusters, rank 25 each
 		model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 300}}}, // 300 random Fourier features
 	} {
 		m := &model.KRR{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-5, Approx: backend, Seed: 1}

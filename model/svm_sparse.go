@@ -319,12 +319,9 @@ func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.D
 func appendRow(dst []float64, x mat.Matrix, i int) []float64 {
 	if s, ok := x.(kernel.Sparse); ok {
 		_, d := s.Dims()
-		indptr, indices, values := s.CSR()
 		start := len(dst)
 		dst = append(dst, make([]float64, d)...)
-		for p := indptr[i]; p < indptr[i+1]; p++ {
-			dst[start+int(indices[p])] = values[p]
-		}
+		kernel.DenseRow(dst[start:], s, i)
 		return dst
 	}
 	return append(dst, x.(*mat.Dense).RawRowView(i)...)

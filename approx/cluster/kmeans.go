@@ -110,30 +110,30 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	xs, sparse := xIn.(kernel.Sparse)
 	if sparse {
 		if err := points.CheckSparse(xs, 0); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cluster: k-means: %w", err)
 		}
 	} else {
 		x = kernel.DenseOf(xIn)
 		if err := check.Matrix("X", x); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cluster: k-means: %w", err)
 		}
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("%w: k-means: rng is nil", check.ErrInput)
+		return nil, fmt.Errorf("cluster: k-means: %w: rng is nil", check.ErrInput)
 	}
 	n, d := xIn.Dims()
 	cfg := km
 	switch {
 	case cfg.K < 1 || cfg.K > n:
-		return nil, fmt.Errorf("%w: k-means: K = %d, want 1 ≤ K ≤ n = %d", check.ErrInput, cfg.K, n)
+		return nil, fmt.Errorf("cluster: k-means: %w: K = %d, want 1 ≤ K ≤ n = %d", check.ErrInput, cfg.K, n)
 	case cfg.MaxIter < 0:
-		return nil, fmt.Errorf("%w: k-means: MaxIter = %d < 0", check.ErrInput, cfg.MaxIter)
+		return nil, fmt.Errorf("cluster: k-means: %w: MaxIter = %d < 0", check.ErrInput, cfg.MaxIter)
 	case cfg.Subsample < 0:
-		return nil, fmt.Errorf("%w: k-means: Subsample = %d < 0", check.ErrInput, cfg.Subsample)
+		return nil, fmt.Errorf("cluster: k-means: %w: Subsample = %d < 0", check.ErrInput, cfg.Subsample)
 	case cfg.Tol < 0 || math.IsNaN(cfg.Tol) || math.IsInf(cfg.Tol, 0):
-		return nil, fmt.Errorf("%w: k-means: Tol = %g, want finite and ≥ 0", check.ErrInput, cfg.Tol)
+		return nil, fmt.Errorf("cluster: k-means: %w: Tol = %g, want finite and ≥ 0", check.ErrInput, cfg.Tol)
 	case cfg.Sketch < 0:
-		return nil, fmt.Errorf("%w: k-means: Sketch = %d < 0", check.ErrInput, cfg.Sketch)
+		return nil, fmt.Errorf("cluster: k-means: %w: Sketch = %d < 0", check.ErrInput, cfg.Sketch)
 	}
 	if cfg.MaxIter == 0 {
 		cfg.MaxIter = DefaultKMeansIter
@@ -145,16 +145,16 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		cfg.Tol = DefaultKMeansTol
 	}
 	if cfg.Subsample < cfg.K {
-		return nil, fmt.Errorf("%w: k-means: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
+		return nil, fmt.Errorf("cluster: k-means: %w: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
 	}
 	if cfg.MaxBytes < 0 {
-		return nil, fmt.Errorf("%w: k-means: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+		return nil, fmt.Errorf("cluster: k-means: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
 	}
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultKMeansMaxBytes
 	}
 	if need := cfg.PlanBytes(n, d); need > cfg.MaxBytes {
-		return nil, fmt.Errorf("%w: k-means: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
+		return nil, fmt.Errorf("cluster: k-means: %w: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
 			check.ErrMemory, cfg.K, d, need, check.FormatBytes(need), cfg.MaxBytes)
 	}
 
@@ -239,22 +239,22 @@ func (p *Partition) nearest(ctx context.Context, lab []int, x mat.Matrix) error 
 // Sparse x is assigned as it is (its column count must be the partition's).
 func (p *Partition) Assign(xIn mat.Matrix) ([]int, error) {
 	if p == nil || p.Centroids == nil || (p.sketch != nil && p.assignTo == nil) {
-		return nil, fmt.Errorf("%w: k-means: Assign on an empty partition", check.ErrInput)
+		return nil, fmt.Errorf("cluster: k-means: %w: Assign on an empty partition", check.ErrInput)
 	}
 	_, dc := p.Centroids.Dims()
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		if err := points.CheckSparse(xs, dc); err != nil {
-			return nil, fmt.Errorf("k-means: Assign: %w", err)
+			return nil, fmt.Errorf("cluster: k-means: Assign: %w", err)
 		}
 		x = xs
 	} else {
 		xd := kernel.DenseOf(xIn)
 		if err := check.Matrix("X", xd); err != nil {
-			return nil, fmt.Errorf("k-means: Assign: %w", err)
+			return nil, fmt.Errorf("cluster: k-means: Assign: %w", err)
 		}
 		if _, d := xd.Dims(); d != dc {
-			return nil, fmt.Errorf("%w: k-means: Assign: X has %d columns, the partition %d", check.ErrInput, d, dc)
+			return nil, fmt.Errorf("cluster: k-means: %w: Assign: X has %d columns, the partition %d", check.ErrInput, d, dc)
 		}
 		x = xd
 	}

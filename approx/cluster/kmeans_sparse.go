@@ -74,13 +74,7 @@ func (s sparseKM) nearest(ctx context.Context, lab []int, dist []float64, c *mat
 	return kmNearestSparse(ctx, lab, dist, s.x, c)
 }
 func (s sparseKM) means(c *mat.Dense, lab []int) { kmMeansSparse(c, s.x, lab) }
-func (s sparseKM) copyRow(dst []float64, i int) {
-	indptr, indices, values := s.x.CSR()
-	clear(dst)
-	for p := indptr[i]; p < indptr[i+1]; p++ {
-		dst[indices[p]] = values[p]
-	}
-}
+func (s sparseKM) copyRow(dst []float64, i int)  { kernel.DenseRow(dst, s.x, i) }
 func (s sparseKM) sqNorms() []float64 {
 	n, _ := s.x.Dims()
 	indptr, _, values := s.x.CSR()

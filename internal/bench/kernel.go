@@ -75,6 +75,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 			fmt.Fprintf(stdout, "python: %s not found, scikit-learn side skipped\n", *python)
 		}
 	}
+	printEngineHost(stdout)
 	fmt.Fprintf(stdout, "kernel engine: %s inner kernels, %d workers; n = %d, M = %d, Gaussian γ = %s; best of %d\n",
 		kernel.Accel(), map[bool]int{true: runtime.GOMAXPROCS(0), false: *workers}[*workers == 0], *n, *m, map[bool]string{true: "1/d", false: fmt.Sprint(*gamma)}[*gamma == 0], *repeats)
 	fmt.Fprintln(stdout, "flops: fused = 2nMd (distance product) + 4nM (K·v and Kᵀ·u); X·Cᵀ = 2nMd; exp and norms not counted")

@@ -38,7 +38,7 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	workers := fs.Int("workers", 0, "workers (0: GOMAXPROCS)")
 	gonum := fs.Bool("gonum", true, "also time gonum's Dpotrf, Dlauum and Dtrsm")
 	gonumMax := fs.Int("gonum-max", 5000, "largest M at which gonum is timed (it runs at a few GFLOP/s)")
-	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_NOSIMD=1)")
+	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_SIMD=portable)")
 	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
 	prog := cmdline.AddProgress(fs)
@@ -71,6 +71,7 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
+	printEngineHost(stdout)
 	fmt.Fprintf(stdout, "dense kernels: %s micro-kernels, %d workers; A = K_MM + 1e-5·M·I (Gaussian, γ = 1/d, d = %d); best of %d\n",
 		kernel.Accel(), w, *d, *repeats)
 	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)

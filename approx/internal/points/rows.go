@@ -86,12 +86,8 @@ func Gather(x mat.Matrix, idx []int) *mat.Dense {
 	_, d := x.Dims()
 	out := mat.NewDense(len(idx), d, nil)
 	if s, ok := x.(kernel.Sparse); ok {
-		indptr, indices, values := s.CSR()
 		for i, r := range idx {
-			row := out.RawRowView(i)
-			for p := indptr[r]; p < indptr[r+1]; p++ {
-				row[indices[p]] = values[p]
-			}
+			kernel.DenseRow(out.RawRowView(i), s, r)
 		}
 		return out
 	}

@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/landmark-ml/landmark/kernel"
+)
+
+// cpuModel returns the CPU's model name from /proc/cpuinfo's first "model
+// name" line, or "unknown CPU (GOOS/GOARCH)" where that file does not exist
+// or does not say.
+func cpuModel() string {
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		if m := cpuModelFrom(f); m != "" {
+			return m
+		}
+	}
+	return fmt.Sprintf("unknown CPU (%s/%s)", runtime.GOOS, runtime.GOARCH)
+}
+
+// cpuModelFrom reads the first "model name" field of a /proc/cpuinfo text
+// ("" when there is none).
+func cpuModelFrom(r io.Reader) string {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// printEngineHost prints the line naming the CPU and the engine's inner
+// kernels (with how LANDMARK_SIMD or LANDMARK_NOSIMD chose them), so that a
+// saved benchmark says which path ran where.
+func printEngineHost(w io.Writer) {
+	fmt.Fprintf(w, "host: %s, %d logical CPUs; engine path: %s\n", cpuModel(), runtime.NumCPU(), kernel.AccelChoice())
+}
