@@ -23,7 +23,7 @@ var (
 	optJitter    = Option{Name: "jitter", Kind: KindFloat, HasMin: true, Doc: "first Cholesky jitter tried, relative to the mean diagonal (0: 1e-10)"}
 	optMaxJitter = Option{Name: "max_jitter", Kind: KindFloat, HasMin: true, Doc: "largest relative Cholesky jitter before giving up (0: 1e-2)"}
 	// optProbaRidge is krr's and falkon's probability.
-	optProbaRidge = Option{Name: "probability", Kind: KindBool, Doc: "classification: fit a softmax temperature on 5-fold cross-validated scores, so that predict --output proba gives class probabilities (argmax = the predicted label); about 6 fits' time"}
+	optProbaRidge = Option{Name: "probability", Kind: KindBool, Doc: "classification: fit a softmax temperature on 5-fold cross-validated scores, so that predict --output proba gives class probabilities (the predicted label has the largest); about 6 fits' time"}
 )
 
 // resources is the shared workers and memory_limit of every estimator.

@@ -25,9 +25,11 @@ import (
 // against Platt's regularized targets: (N_c + 1)/(N_c + 2) on the true class c
 // and the rest shared by the others (for two classes exactly Platt's
 // targets). We chose one temperature over per-class Platt sigmoids because
-// softmax(β·f) is increasing in each f_c with the same β, so the most
-// probable class is always Predict's label (ties included), and one
-// parameter is well determined even on small folds. The objective is convex
+// softmax(β·f) is non-decreasing in each f_c with the same β, so Predict's
+// label always has the largest probability (it can tie with others only
+// when β times the difference of their scores is below rounding, as for
+// scores of order 1e-30 from a kernel much too narrow for the data), and
+// one parameter is well determined even on small folds. The objective is convex
 // in β; β is found by bisection on its derivative.
 
 // calibFolds is the number of cross-validation folds of the calibration.
@@ -233,8 +235,9 @@ func softmaxProba(dec *mat.Dense, k int, beta float64) *mat.Dense {
 // in the order of Classes; rows sum to 1) for a classification fit with
 // Probability set: softmax(β·DecisionFunction(x)) with the inverse
 // temperature β fitted on held-out scores (two classes read as (−f, f));
-// see the calibration notes in calibrate.go. The most probable class is
-// Predict's label. It fails with ErrInput for a regression fit or without
+// see the calibration notes in calibrate.go. Predict's label has the
+// largest probability (tied only when the scores differ by less than
+// rounding). It fails with ErrInput for a regression fit or without
 // Probability.
 func (m *KRR) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
 	defer named(&err, "krr")

@@ -35,7 +35,8 @@ import (
 //     column per class, entries in [0, 1], rows summing to 1 within 1e-12
 //     (k additions of numbers ≤ 1 after a division by their sum), the
 //     same values on a refit and for subsets of rows, and for KRR and
-//     Falkon (softmax calibration) the arg-max equal to Predict;
+//     Falkon (softmax calibration) Predict's label with the largest
+//     probability;
 //   - MultiOutput: PredictMulti's only column is Predict after Fit; FitMulti
 //     on y as one column predicts the same bits as Fit; FitMulti on [y, 2y]
 //     predicts [f, 2f] (the ridge solutions are linear in y) within 1e-9 of
@@ -280,8 +281,8 @@ func conformanceProba(t *testing.T, newEstimator func() Estimator, est Estimator
 				best = j
 			}
 		}
-		if argmaxMust && classes[best] != pred[i] {
-			t.Errorf("row %d: most probable class %v, Predict %v (%v)", i, classes[best], pred[i], row)
+		if argmaxMust && row[slices.Index(classes, pred[i])] != row[best] {
+			t.Errorf("row %d: Predict's label %v is not the most probable (%v)", i, pred[i], row)
 		}
 	}
 	again := newEstimator()

@@ -34,8 +34,9 @@ func (m *Falkon) calibrate(ctx context.Context, x mat.Matrix, y []float64, f *fa
 // PredictProba returns class probabilities (n × number of classes, columns
 // in the order of Classes; rows sum to 1) for a classification fit with
 // Probability set: softmax(β·DecisionFunction(x)), the inverse temperature
-// β fitted on held-out scores, exactly as KRR.PredictProba. The most
-// probable class is Predict's label. It fails with ErrInput for a
+// β fitted on held-out scores, exactly as KRR.PredictProba. Predict's label
+// has the largest probability (tied only when the scores differ by less
+// than rounding). It fails with ErrInput for a
 // regression fit or without Probability.
 func (m *Falkon) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
 	defer named(&err, "falkon")

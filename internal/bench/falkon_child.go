@@ -1,0 +1,377 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// falkonPythonPath is PYTHONPATH with dir in front.
+func falkonPythonPath(dir string) string {
+	if p := os.Getenv("PYTHONPATH"); p != "" {
+		return dir + string(os.PathListSeparator) + p
+	}
+	return dir
+}
+
+// falkonBaselineCheck finds the same-arrays FALKON script and checks that
+// python can import falkon and torch with dir on PYTHONPATH, before any data
+// is prepared. It returns the script's path.
+func falkonBaselineCheck(ctx context.Context, python, dir, script string) (string, error) {
+	if script == "" {
+		p, ok := datasets.SharedPath(filepath.Join("..", "tools", "falkon_same_arrays.py"))
+		if !ok {
+			return "", fmt.Errorf("%w: -baseline falkon: tools/falkon_same_arrays.py not found beside the shared datasets; give -falkon-script", errUsage)
+		}
+		script = p
+	} else if _, err := os.Stat(script); err != nil {
+		return "", fmt.Errorf("%w: -falkon-script: %w", errUsage, err)
+	}
+	cmd := exec.CommandContext(ctx, python, "-c", "import falkon, torch; print(falkon.__version__)")
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+falkonPythonPath(dir))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return "", fmt.Errorf("-baseline falkon: %s cannot import falkon with PYTHONPATH=%s (%v: %s); build it (for example ../shared/tools/build_falkon.sh) or set -falkon-path", python, dir, err, msg)
+	}
+	return script, nil
+}
+
+// falkonBenchRun runs a command that prints one JSON result line.
+func falkonBenchRun(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+	return falkonBenchRunEnv(ctx, name, args, nil, stderr)
+}
+
+// falkonBenchRunEnv is falkonBenchRun with an environment (nil: inherited).
+func falkonBenchRunEnv(ctx context.Context, name string, args, env []string, stderr io.Writer) (falkonBenchResult, error) {
+	var r falkonBenchResult
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return r, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		return r, fmt.Errorf("reading the result of %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// falkonBenchPrepare loads, splits and standardizes the dataset and writes the
+// arrays for both sides.
+func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, ntest int, dir string, task model.Task, standardize bool) (falkonBenchMeta, error) {
+	var meta falkonBenchMeta
+	read := func(file string) (*datasets.Dataset, error) {
+		p, ok := datasets.SharedPath(file)
+		if !ok {
+			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
+		}
+		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{})
+	}
+	var tr, te *datasets.Dataset
+	switch name {
+	case "ijcnn1":
+		var err error
+		if tr, err = read("ijcnn1.train.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if te, err = read("ijcnn1.test.libsvm.gz"); err != nil {
+			return meta, err
+		}
+		if tr.Dim() != te.Dim() {
+			d := max(tr.Dim(), te.Dim())
+			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
+		}
+	default:
+		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
+		all, err := read(file)
+		if err != nil {
+			return meta, err
+		}
+		itr, ite, err := datasets.Split(all.Len(), 0.2, rand.New(rand.NewPCG(seed, 0x73706c74)))
+		if err != nil {
+			return meta, err
+		}
+		if tr, err = all.Subset(itr); err != nil {
+			return meta, err
+		}
+		if te, err = all.Subset(ite); err != nil {
+			return meta, err
+		}
+	}
+	if ntrain > 0 && ntrain < tr.Len() {
+		tr = falkonBenchHead(tr, ntrain)
+	}
+	if ntest > 0 && ntest < te.Len() {
+		te = falkonBenchHead(te, ntest)
+	}
+	xtr, xte := tr.X, te.X
+	if standardize {
+		var sc datasets.Standardizer
+		if err := sc.Fit(tr.X); err != nil {
+			return meta, err
+		}
+		var err error
+		if xtr, err = sc.Transform(tr.X); err != nil {
+			return meta, err
+		}
+		if xte, err = sc.Transform(te.X); err != nil {
+			return meta, err
+		}
+	}
+	ytr, yte := append([]float64(nil), tr.Y...), append([]float64(nil), te.Y...)
+	meta = falkonBenchMeta{NTrain: tr.Len(), NTest: te.Len(), D: tr.Dim(), YMean: 0, YSD: 1, Task: string(task)}
+	if task == model.Regression {
+		var s, ss float64
+		for _, v := range ytr {
+			s += v
+		}
+		meta.YMean = s / float64(len(ytr))
+		for _, v := range ytr {
+			ss += (v - meta.YMean) * (v - meta.YMean)
+		}
+		meta.YSD = math.Sqrt(ss / float64(len(ytr)))
+		for i, v := range ytr {
+			ytr[i] = (v - meta.YMean) / meta.YSD
+		}
+	} else {
+		// Binary labels to ±1 (the larger label +1), as model.Labels does.
+		hi := math.Inf(-1)
+		for _, v := range ytr {
+			hi = math.Max(hi, v)
+		}
+		for _, y := range [][]float64{ytr, yte} {
+			for i, v := range y {
+				y[i] = -1
+				if v == hi {
+					y[i] = 1
+				}
+			}
+		}
+	}
+	for file, v := range map[string][]float64{"xtr.f64": xtr.RawMatrix().Data, "xte.f64": xte.RawMatrix().Data, "ytr.f64": ytr, "yte.f64": yte} {
+		if err := falkonBenchWrite(filepath.Join(dir, file), v); err != nil {
+			return meta, err
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return meta, err
+	}
+	return meta, os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644)
+}
+
+func falkonBenchHead(d *datasets.Dataset, n int) *datasets.Dataset {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	s, _ := d.Subset(idx)
+	return s
+}
+
+func falkonBenchPad(d *datasets.Dataset, dim int) *datasets.Dataset {
+	if d.Dim() == dim {
+		return d
+	}
+	x := mat.NewDense(d.Len(), dim, nil)
+	x.Slice(0, d.Len(), 0, d.Dim()).(*mat.Dense).Copy(d.X)
+	return &datasets.Dataset{Name: d.Name, X: x, Y: d.Y}
+}
+
+func falkonBenchWrite(path string, v []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, 1<<20)
+	for i, x := range v {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+		if len(buf) == cap(buf) || i == len(v)-1 {
+			if _, err := f.Write(buf); err != nil {
+				f.Close()
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	return f.Close()
+}
+
+// falkonBenchRead reads n little-endian float64 values in 1 MiB pieces, so
+// that no second full-size buffer inflates the child's peak RSS.
+func falkonBenchRead(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v := make([]float64, n)
+	buf := make([]byte, 1<<20)
+	for i := 0; i < n; {
+		k := min(n-i, len(buf)/8)
+		if _, err := io.ReadFull(f, buf[:8*k]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for j := 0; j < k; j++ {
+			v[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+		i += k
+	}
+	return v, nil
+}
+
+// falkonBenchChild fits one Falkon (centers drawn by sampler) on the
+// prepared arrays and prints a JSON result.
+func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler string, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return err
+	}
+	var meta falkonBenchMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return err
+	}
+	xtr, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+	if err != nil {
+		return err
+	}
+	ytr, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain)
+	if err != nil {
+		return err
+	}
+	xte, err := falkonBenchRead(filepath.Join(dir, "xte.f64"), meta.NTest*meta.D)
+	if err != nil {
+		return err
+	}
+	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
+	if err != nil {
+		return err
+	}
+	if cfg.MemoryLimit > 0 {
+		// The plan bounds the fit's live allocations; without a soft limit
+		// the Go GC lets the heap grow to twice the live size (GOGC=100)
+		// before collecting, so the process's RSS could reach twice the plan.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
+	r := falkonBenchResult{DataRSS: peakRSS()}
+	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
+	if curve {
+		// Validation works in the fitted model's units: standardized targets
+		// for regression, rescaled to the original units below.
+		yv := make([]float64, len(yte))
+		for i, v := range yte {
+			yv[i] = (v - meta.YMean) / meta.YSD
+		}
+		cfg.Validation = &model.ValidationSet{X: mat.NewDense(meta.NTest, meta.D, xte), Y: yv}
+	}
+	// The memory plan, shown before anything large is allocated; a limit
+	// too small is refused here with the bytes needed. It is information,
+	// not progress: printed whatever --progress says, on stderr because it
+	// must come out before the fit (which may be killed for memory) and
+	// stdout is the results table; named like the fit's CG lines.
+	outputs := 1
+	if cfg.Task == model.Classification && len(slices.Compact(slices.Sorted(slices.Values(ytr)))) > 2 {
+		outputs = len(slices.Compact(slices.Sorted(slices.Values(ytr))))
+	}
+	plan, err := cfg.Plan(xt, outputs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
+		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
+		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
+	t0, c0 := time.Now(), processCPU()
+	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
+	r.FitCPUS = processCPU() - c0
+	if err != nil {
+		return err
+	}
+	r.FitS = time.Since(t0).Seconds()
+	t1 := time.Now()
+	pred, err := cfg.Predict(mat.NewDense(meta.NTest, meta.D, xte))
+	if err != nil {
+		return err
+	}
+	r.PredictS = time.Since(t1).Seconds()
+	if meta.Task == string(model.Regression) {
+		var s float64
+		for i, p := range pred {
+			e := p*meta.YSD + meta.YMean - yte[i]
+			s += e * e
+		}
+		r.Error = math.Sqrt(s / float64(len(pred)))
+	} else {
+		wrong := 0
+		for i, p := range pred {
+			if p != yte[i] {
+				wrong++
+			}
+		}
+		r.Error = float64(wrong) / float64(len(pred))
+	}
+	info := cfg.Info()
+	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
+	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
+	for _, h := range info.History {
+		if curve {
+			e := h.ValError
+			if meta.Task == string(model.Regression) {
+				e *= meta.YSD
+			}
+			r.Curve = append(r.Curve, e)
+		}
+	}
+	r.RSSBytes = peakRSS()
+	return json.NewEncoder(stdout).Encode(r)
+}
+
+// peakRSS is the peak resident set size of this process in bytes.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}
+
+// profileCPU runs f, writing a CPU profile of it to path when path is not
+// empty (bench falkon and bench sparse -cpuprofile).
+func profileCPU(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return err
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	return err
+}
