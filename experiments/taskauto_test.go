@@ -118,7 +118,7 @@ func TestSpecFoldsZeroAndGamma(t *testing.T) {
 		t.Errorf("no gamma: %v", err)
 	}
 	_, err = Decode(strings.NewReader(strings.Replace(base, ", lambda: 0.001", "", 1)), ".")
-	if err == nil || !strings.Contains(err.Error(), "estimator krr needs lambda: set it with --lambda (or --alpha) on the command line") {
+	if err == nil || !strings.Contains(err.Error(), "estimator krr needs lambda (or alpha): set it in the estimator block or as a grid axis") {
 		t.Errorf("no lambda: %v", err)
 	}
 }

@@ -204,11 +204,11 @@ func (s *Spec) validateEstimator() error {
 		if o.Name == "lambda" && (hasKey(e.Options, "alpha") || hasKey(s.Grid, "alpha")) {
 			continue
 		}
-		flag := "--" + o.Name
-		if o.Name == "lambda" {
-			flag = "--lambda (or --alpha)"
+		name := o.Name
+		if name == "lambda" {
+			name = "lambda (or alpha)"
 		}
-		return s.errAt(fmt.Sprintf("estimator %s needs %s: set it with %s on the command line, or in the spec's estimator block or as a grid axis", e.Type, o.Name, flag), "estimator")
+		return s.errAt(fmt.Sprintf("estimator %s needs %s: set it in the estimator block or as a grid axis", e.Type, name), "estimator")
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")

@@ -163,7 +163,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	s, err := experiments.Decode(bytes.NewReader(b), wd)
 	if err != nil {
 		var se *experiments.SpecError
-		if errors.As(err, &se) && strings.Contains(se.Msg, "kernel needs gamma") {
+		if errors.As(err, &se) && cmdline.SpecFlag(se) != "" {
 			// The command adds the flag to set (cmdline.Hint): the built
 			// spec, and a line in it, would be noise.
 			c := *se

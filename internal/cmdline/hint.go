@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -26,13 +27,11 @@ func Hint(err error) string {
 	}
 	var se *experiments.SpecError
 	if errors.As(err, &se) {
-		switch {
-		case se.Path == "output":
+		if se.Path == "output" {
 			return "on the command line --out DIR writes elsewhere"
-		case strings.Contains(se.Msg, "kernel needs gamma (or sigma"):
-			return "on the command line: --gamma or --sigma"
-		case strings.Contains(se.Msg, "kernel needs gamma"):
-			return "on the command line: --gamma"
+		}
+		if f := SpecFlag(se); f != "" {
+			return "on the command line: " + f
 		}
 	}
 	// A CSV line read as data that may be a header: the reader's words
@@ -41,4 +40,23 @@ func Hint(err error) string {
 		return "on the command line --header yes if the first line is a header"
 	}
 	return ""
+}
+
+// needs matches a spec error about a required setting the command line can
+// give: "estimator krr needs lambda (or alpha): …", "the gaussian kernel
+// needs gamma (or sigma, …): …".
+var needs = regexp.MustCompile(`^(?:estimator \S+|the \S+ kernel) needs (\w+)( \(or (\w+))?`)
+
+// SpecFlag returns the flags that set what a spec error says is missing
+// ("--lambda or --alpha", "--gamma or --sigma"), or "" when the error is
+// not about a missing setting.
+func SpecFlag(se *experiments.SpecError) string {
+	m := needs.FindStringSubmatch(se.Msg)
+	if m == nil {
+		return ""
+	}
+	if m[3] != "" {
+		return "--" + m[1] + " or --" + m[3]
+	}
+	return "--" + m[1]
 }

@@ -26,6 +26,8 @@ func TestHint(t *testing.T) {
 		{&experiments.SpecError{Path: "output", Msg: "output \"/x\" leaves the working directory"}, "--out DIR"},
 		{&experiments.SpecError{Path: "estimator.kernel", Msg: "the gaussian kernel needs gamma (or sigma, γ = 1/(2σ²)): set it"}, "--gamma or --sigma"},
 		{&experiments.SpecError{Path: "estimator.kernel", Msg: "the laplacian kernel needs gamma: set it"}, "--gamma"},
+		{&experiments.SpecError{Path: "estimator", Msg: "estimator krr needs lambda (or alpha): set it in the estimator block"}, "on the command line: --lambda or --alpha"},
+		{&experiments.SpecError{Path: "estimator", Msg: "estimator falkon needs m: set it in the estimator block"}, "on the command line: --m"},
 		{&datasets.ParseError{Line: 2, Msg: "column 0: value \"a\" (looks like data; read with HeaderPresent (YAML header: yes) if it is a header)"}, "--header yes"},
 		{errors.New("disk full"), ""},
 		{nil, ""},
