@@ -227,6 +227,9 @@ fi
 		report := strings.Index(out, "\n"+c.prefix+"baseline Python 3.0: numpy 9.9\n")
 		blas := strings.Index(out, "\n"+c.prefix+"baseline BLAS loaded (threadpoolctl): openblas 0.3.1, Haswell (AVX2) kernels, 3 threads, /x.so\n")
 		table := strings.Index(out, c.want)
+		if !strings.Contains(out, c.prefix+"host: "+cpuModel()+", ") {
+			t.Errorf("%s: no host line:\n%s", c.target, out)
+		}
 		if report < 0 || blas < 0 || table < 0 || table < blas {
 			t.Errorf("%s: want the report (at %d, %d) before the baseline's row %q (at %d):\n%s", c.target, report, blas, c.want, table, out)
 		}

@@ -273,10 +273,12 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
 		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit)
+	report := []string{engineHost()} // the children inherit the environment, so the path
 	if len(b.sm) > 0 {
-		printLines(stdout, "- ", b.baselineLines(ctx, stderr))
-		fmt.Fprintln(stdout)
+		report = append(report, b.baselineLines(ctx, stderr)...)
 	}
+	printLines(stdout, "- ", report)
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
 	// Progress: one line per finished fit (each child also reports its CG
 	// iterations), with the ETA from the mean time per fit so far.

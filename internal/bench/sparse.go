@@ -125,9 +125,9 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "bench sparse: %s runs its own program; running %s with PYTHONPATH=%s instead\n", *python, py, pyPath)
 	}
 	env := sparseBenchEnv(os.Environ(), pyPath)
-	var baseline []string
+	baseline := []string{engineHost()} // Landmark's child inherits the environment, so the path
 	if mods := sparseBenchModules(run); len(mods) > 0 {
-		baseline = baselineLines(ctx, stderr, "sparse", py, env, mods...)
+		baseline = append(baseline, baselineLines(ctx, stderr, "sparse", py, env, mods...)...)
 	}
 	pg := cmdline.NewProgress(*prog, false, stderr)
 	done := cmdline.NewUnits(pg, "bench sparse", len(run), float64(len(run)))
@@ -355,7 +355,7 @@ type sparseBenchHeader struct {
 	m, iters          int
 	gamma, lambda     float64
 	memory, falkonMem float64
-	baseline          []string // the baselines' kernels and warnings (baselineLines)
+	baseline          []string // the host line, the baselines' kernels and warnings (baselineLines)
 }
 
 // sparseBenchTable prints the results as one Markdown table, ratios against
