@@ -122,7 +122,7 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		c.target, c.xcol, err = positionColumns(c.names, c.cols, opt)
 	}
 	if err != nil {
-		return false, &ParseError{Line: line, Msg: err.Error(), Err: err}
+		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: "), Err: err}
 	}
 	c.dx = c.cols
 	if c.target >= 0 {
@@ -344,7 +344,7 @@ const unnamedTarget = "y"
 
 // ErrColumns is wrapped by errors about a CSV header whose names do not
 // match the feature names asked for (ReadOptions.Features).
-var ErrColumns = fmt.Errorf("datasets: %w: the columns do not match", ErrInput)
+var ErrColumns = fmt.Errorf("%w: the columns do not match", ErrInput)
 
 // isHeader decides whether the first record is a header and says why. With
 // HeaderAuto it is a header when no field reads as a number (1e400, out of

@@ -20,7 +20,7 @@ const Stdin = "-"
 // ErrTruncated is wrapped by the error for a gzip or bzip2 input that ends
 // before its compressed stream does (a file cut short by a failed copy or
 // download). It wraps ErrFormat, and so ErrInput.
-var ErrTruncated = fmt.Errorf("datasets: %w: truncated compressed data", ErrFormat)
+var ErrTruncated = fmt.Errorf("%w: truncated compressed data", ErrFormat)
 
 // Input is a data file, or a stream, opened once for reading: its
 // compression undone, a UTF-8 byte order mark skipped, and its format known

@@ -5,9 +5,12 @@
 // It holds no library code. Its tests fit every estimator (FALKON, KRR with
 // the exact, Nyström, MEKA and random-feature backends, SVM, BKA-SVM) on small
 // generated or bundled problems and check the results against exact
-// computations or stated accuracy bars; save, load and refit models; drive
-// the golearn adapter and YAML experiments from Go; and check cancellation,
-// memory caps and the errors a misuse gets. CI runs it from .ci/run:
+// computations or stated accuracy bars; check sparse fits against dense ones
+// and the estimator contract (model.Classifier, MultiOutput, ProgressFunc,
+// a failed Fit keeping the model, zero-value backends); save, load and refit
+// models; drive the golearn adapter and YAML experiments from Go; and check
+// cancellation, memory caps and the errors a misuse gets. CI runs it from
+// .ci/run:
 //
 //	cd examples && go vet ./... && go test ./...
 //

@@ -58,9 +58,17 @@ seed: 1
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	res, err := experiments.Run(context.Background(), s, experiments.Options{Out: out, NoPlots: true})
+	events := map[string]int{}
+	// Options.Progress does not say whether its calls are serialized; this
+	// test runs under -race in .ci/run, so a concurrent call would show.
+	progress := func(e experiments.Event) { events[e.Kind.String()]++ }
+	res, err := experiments.Run(context.Background(), s, experiments.Options{Out: out, NoPlots: true, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// 3 points × 3 folds, then one refit of the best point.
+	if events["fold"] != 9 || events["fold-done"] != 9 || events["point"] != 3 || events["refit"] != 1 {
+		t.Errorf("progress events %v, want 9 fold, 9 fold-done, 3 point, 1 refit", events)
 	}
 	if len(res.Points) != 3 || res.NTrain != 300 || res.NTest != 100 || res.Computed != 3 {
 		t.Fatalf("run: %d points, %d/%d rows, %d computed; want 3, 300/100, 3",
@@ -74,6 +82,14 @@ seed: 1
 		}
 		if m.Mean < bestRMSE {
 			best, bestRMSE = i, m.Mean
+		}
+		// The summary is the mean of the per-fold scores.
+		var sum float64
+		for _, v := range p.FoldScores {
+			sum += float64(v)
+		}
+		if len(p.FoldScores) != 3 || math.Abs(sum/3-m.Mean) > 1e-12 {
+			t.Errorf("point %s: fold scores %v, mean %v", p.Key, p.FoldScores, m.Mean)
 		}
 	}
 	if res.Best != best {

@@ -2,12 +2,15 @@ package examples_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // FALKON on the bundled cpusmall data (8,192 rows, 12 features, CPU time in
@@ -67,4 +70,42 @@ func TestFalkonCpusmall(t *testing.T) {
 	if last := info.History[len(info.History)-1].ValError; maxRelDiff([]float64{last}, []float64{r}) > 1e-9 {
 		t.Errorf("last validation error %.6f, test RMSE %.6f", last, r)
 	}
+}
+
+// The bless preconditioner (eq. 15) needs BLESS's A_h weights: centers from
+// a leverage-score sampler (weights 1/√p) are refused with
+// ErrNotBLESSWeights before sampling, BLESS centers are accepted.
+func TestFalkonBlessNeedsBLESSWeights(t *testing.T) {
+	train, _ := smooth(t, 400, 1, false, 30)
+	k := kernel.Gaussian{Gamma: 1}
+	bad := &model.Falkon{Kernel: k, Lambda: 1e-6, M: 40, Sampler: approx.RecursiveRLS{}, Preconditioner: model.PrecondBLESS, Seed: 1}
+	err := bad.Fit(context.Background(), train.X, train.Y)
+	if !errors.Is(err, model.ErrNotBLESSWeights) || !errors.Is(err, model.ErrInput) {
+		t.Errorf("bless preconditioner on RLS centers: err = %v, want ErrNotBLESSWeights", err)
+	}
+	// A sampler of the user's own type is not BLESS either: refused without
+	// being run.
+	calls := 0
+	own := &model.Falkon{Kernel: k, Lambda: 1e-6, M: 40, Sampler: countingSampler{approx.Uniform{}, &calls}, Preconditioner: model.PrecondBLESS, Seed: 1}
+	if err := own.Fit(context.Background(), train.X, train.Y); !errors.Is(err, model.ErrNotBLESSWeights) || calls != 0 {
+		t.Errorf("bless preconditioner on a user sampler: err = %v after %d sampler calls, want ErrNotBLESSWeights and 0", err, calls)
+	}
+	good := &model.Falkon{Kernel: k, Lambda: 1e-6, M: 40, Sampler: approx.BLESS{}, Preconditioner: model.PrecondBLESS, Seed: 1}
+	if err := good.Fit(context.Background(), train.X, train.Y); err != nil {
+		t.Fatalf("bless preconditioner on BLESS centers: %v", err)
+	}
+	if got := good.Info().Preconditioner; got != model.PrecondBLESS {
+		t.Errorf("Info().Preconditioner = %q, want %q", got, model.PrecondBLESS)
+	}
+}
+
+// countingSampler counts the calls to its inner sampler.
+type countingSampler struct {
+	inner approx.Sampler
+	calls *int
+}
+
+func (c countingSampler) Sample(ctx context.Context, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*approx.Landmarks, error) {
+	*c.calls++
+	return c.inner.Sample(ctx, x, k, m, rng)
 }

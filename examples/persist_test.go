@@ -222,3 +222,41 @@ func TestLoadDamagedFile(t *testing.T) {
 	}
 	t.Logf("%v", err)
 }
+
+// Saved classifiers keep their calibration: a loaded model gives the same
+// probabilities bit for bit (Platt sigmoids for the SVMs, the softmax
+// temperature for the ridge models).
+func TestSaveKeepsProbabilities(t *testing.T) {
+	train, test := smooth(t, 300, 40, false, 29)
+	cls := classLabels(train.Y)
+	k := kernel.Gaussian{Gamma: 1}
+	for _, c := range []model.Classifier{
+		&model.SVM{Kernel: k, C: 2, Probability: true, Seed: 1},
+		&model.BKASVM{Kernel: k, C: 2, Clusters: 3, Probability: true, Seed: 1},
+		&model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, Probability: true, Seed: 1},
+		&model.Falkon{Kernel: k, Lambda: 1e-5, M: 40, Task: model.Classification, Probability: true, Seed: 1},
+	} {
+		if err := c.Fit(context.Background(), train.X, cls); err != nil {
+			t.Fatalf("%T: %v", c, err)
+		}
+		want, err := c.PredictProba(test.X)
+		if err != nil {
+			t.Fatalf("%T: %v", c, err)
+		}
+		b, err := model.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := model.Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.(model.Classifier).PredictProba(test.X)
+		if err != nil {
+			t.Fatalf("%T loaded: %v", c, err)
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("%T: loaded model's probabilities differ", c)
+		}
+	}
+}

@@ -93,6 +93,10 @@ func TestErrorStyle(t *testing.T) {
 		{"meka Rank", call(func() error { _, err := meka.Fit(ctx, x, g, meka.Options{Rank: -1}, rng); return err }), "approx: meka: ", "Rank = -1"},
 		{"meka NaN X", call(func() error { _, err := meka.Fit(ctx, nan, g, meka.Options{}, rng); return err }), "approx: meka: ", "X[3,1] is NaN"},
 		{"datasets Standardizer NaN X", new(datasets.Standardizer).Fit(nan), "datasets: ", "X[3,1] is NaN"},
+		{"datasets CSV target range", call(func() error {
+			_, err := datasets.ReadCSV(strings.NewReader("1,2,3\n4,5,6\n"), datasets.ReadOptions{Target: "7"})
+			return err
+		}), "datasets: ", "target column"},
 		{"datasets NewCSR", call(func() error { _, err := datasets.NewCSR(0, 2, nil, nil, nil); return err }), "datasets: ", "0×2"},
 		{"datasets LIBSVM index", call(func() error { _, err := datasets.ReadLIBSVM(strings.NewReader("1 1:2\n1 x:3\n"), 0); return err }), "datasets: ", `line 2: bad feature index "x"`},
 		{"datasets CSRFromDense", call(func() error { _, err := datasets.CSRFromDense(nil); return err }), "datasets: ", "empty"},

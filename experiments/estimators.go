@@ -83,11 +83,11 @@ var estimators = []EstimatorEntry{
 		Tasks:   allTasks,
 		Approx:  krrApprox(),
 		Options: []Option{
-			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "MEKA clusters c (default 10)", With: isApprox("meka")},
+			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "MEKA clusters c (default min(10, ⌈√n/25⌉))", With: isApprox("meka")},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "landmarks M (Nyström) or features D (rff); 0: ⌈5√n⌉", With: func(a string) bool { return a != "" && a != "exact" && a != "meka" }},
 			optMaxJitter, optMemLimit, optProbaRidge,
-			{Name: "rank", Kind: KindInt, HasMin: true, Doc: "rank k: of the SAMPLER-qr maps (0: all), or MEKA's per-cluster rank (default 128)", With: func(a string) bool { return a == "meka" || strings.HasSuffix(a, "-qr") }},
+			{Name: "rank", Kind: KindInt, HasMin: true, Doc: "rank k: of the SAMPLER-qr maps (0: all), or MEKA's per-cluster rank (default min(128, ⌈5√n⌉))", With: func(a string) bool { return a == "meka" || strings.HasSuffix(a, "-qr") }},
 			optWorkers,
 		},
 		New: newKRR,

@@ -212,6 +212,27 @@ func (b *falkonBench) baselineRunner(ctx context.Context) (string, func(context.
 	}, nil
 }
 
+// baselineLines reports the kernels of the baseline's Python: the FALKON
+// baseline's interpreter with its PYTHONPATH (numpy and torch), or the
+// scikit-learn baseline's (numpy and scikit-learn; a -python wrapper that
+// runs its own program is read for its interpreter and PYTHONPATH, as bench
+// sparse does, and torch is reported too).
+func (b *falkonBench) baselineLines(ctx context.Context, stderr io.Writer) []string {
+	if b.baseline == "falkon" {
+		env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(b.falkonPath))
+		return baselineLines(ctx, stderr, "falkon", b.python, env, "numpy", "torch")
+	}
+	mods := []string{"numpy", "sklearn"}
+	py, pp, err := sparseBenchPython(b.python, "")
+	switch {
+	case err != nil: // not a Python wrapper: asked as given
+		py, pp = b.python, ""
+	case py != b.python: // a wrapper running its own program (FALKON's, in ../shared/tools)
+		mods = append(mods, "torch")
+	}
+	return baselineLines(ctx, stderr, "falkon", py, sparseBenchEnv(os.Environ(), pp), mods...)
+}
+
 // errScale is a test error as printed: a percentage for classification.
 func (b *falkonBench) errScale(e float64) float64 {
 	if b.def.task == model.Classification {
@@ -252,6 +273,12 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
 		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit)
+	report := []string{engineHost()} // the children inherit the environment, so the path
+	if len(b.sm) > 0 {
+		report = append(report, b.baselineLines(ctx, stderr)...)
+	}
+	printLines(stdout, "- ", report)
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
 	// Progress: one line per finished fit (each child also reports its CG
 	// iterations), with the ETA from the mean time per fit so far.

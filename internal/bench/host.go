@@ -41,5 +41,10 @@ func cpuModelFrom(r io.Reader) string {
 // kernels (with how LANDMARK_SIMD or LANDMARK_NOSIMD chose them), so that a
 // saved benchmark says which path ran where.
 func printEngineHost(w io.Writer) {
-	fmt.Fprintf(w, "host: %s, %d logical CPUs; engine path: %s\n", cpuModel(), runtime.NumCPU(), kernel.AccelChoice())
+	fmt.Fprintln(w, engineHost())
+}
+
+// engineHost is printEngineHost's line without the newline.
+func engineHost() string {
+	return fmt.Sprintf("host: %s, %d logical CPUs; engine path: %s", cpuModel(), runtime.NumCPU(), kernel.AccelChoice())
 }

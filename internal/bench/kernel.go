@@ -78,6 +78,9 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	printEngineHost(stdout)
 	fmt.Fprintf(stdout, "kernel engine: %s inner kernels, %d workers; n = %d, M = %d, Gaussian γ = %s; best of %d\n",
 		kernel.Accel(), map[bool]int{true: runtime.GOMAXPROCS(0), false: *workers}[*workers == 0], *n, *m, map[bool]string{true: "1/d", false: fmt.Sprint(*gamma)}[*gamma == 0], *repeats)
+	if py != "" {
+		printLines(stdout, "", baselineLines(ctx, stderr, "kernel", py, nil, "numpy", "sklearn"))
+	}
 	fmt.Fprintln(stdout, "flops: fused = 2nMd (distance product) + 4nM (K·v and Kᵀ·u); X·Cᵀ = 2nMd; exp and norms not counted")
 	fmt.Fprintln(stdout, "sklearn = rbf_kernel then K.T @ (K @ v); numpy = X @ C.T in float64 (DGEMM), in float32 (SGEMM) on f32 rows;")
 	fmt.Fprintln(stdout, "ours/numpy = numpy time / our time for X·Cᵀ (ours: Linear kernel Block into an n×M matrix)")

@@ -38,6 +38,10 @@ func TestBenchKernel(t *testing.T) {
 	if err := Run(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
+	// With Python, the baseline's kernels are reported before the table.
+	if py != "" && err == nil && !strings.Contains(out.String(), "\nbaseline Python ") {
+		t.Errorf("no baseline report:\n%s", out.String())
+	}
 	for _, label := range []string{"3", "20", "3/f32", "20/f32"} {
 		f := benchKernelRow(t, out.String(), label)
 		if len(f) != 12 {

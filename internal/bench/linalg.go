@@ -77,6 +77,9 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)
 	fmt.Fprintf(stdout, "gonum = gonum.org/v1/gonum lapack/gonum Dpotrf, Dlauum, blas64 Dtrsm (M ≤ %d); rel.diff = ‖ours − gonum‖_F/‖gonum‖_F\n", *gonumMax)
 	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
+	if py != "" {
+		printLines(stdout, "", baselineLines(ctx, stderr, "linalg", py, nil, "numpy", "scipy"))
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "M\tkernel\tours s\tGFLOP/s\tgonum s\tGFLOP/s\tspeed-up\trel.diff\tscipy s\tGFLOP/s\tours/scipy\t")
 	// Progress: a line as each size starts and one as it finishes, with

@@ -122,12 +122,17 @@ func TestSparseBenchFlagsAndEnv(t *testing.T) {
 			t.Errorf("bench sparse %v: err = %v, want errUsage", args, err)
 		}
 	}
+	// PYTHONPATH gets dir in front; OPENBLAS_* are kept (the header warns
+	// when they hold the baselines below the CPU).
 	env := sparseBenchEnv([]string{"HOME=/h", "OPENBLAS_CORETYPE=Haswell", "OPENBLAS_L2_SIZE=1048576", "PYTHONPATH=/a"}, "/f")
-	if want := []string{"HOME=/h", "PYTHONPATH=/f" + string(os.PathListSeparator) + "/a"}; !slices.Equal(env, want) {
+	if want := []string{"HOME=/h", "OPENBLAS_CORETYPE=Haswell", "OPENBLAS_L2_SIZE=1048576", "PYTHONPATH=/f" + string(os.PathListSeparator) + "/a"}; !slices.Equal(env, want) {
 		t.Errorf("env = %v, want %v", env, want)
 	}
-	if env := sparseBenchEnv([]string{"OPENBLAS_CORETYPE=Haswell"}, ""); len(env) != 0 {
-		t.Errorf("env = %v, want empty", env)
+	if env := sparseBenchEnv([]string{"OPENBLAS_CORETYPE=Haswell"}, "/f"); !slices.Equal(env, []string{"OPENBLAS_CORETYPE=Haswell", "PYTHONPATH=/f"}) {
+		t.Errorf("env = %v, want OPENBLAS_CORETYPE kept and PYTHONPATH=/f", env)
+	}
+	if env := sparseBenchEnv([]string{"HOME=/h"}, ""); !slices.Equal(env, []string{"HOME=/h"}) {
+		t.Errorf("env = %v, want it unchanged", env)
 	}
 
 	// A shell wrapper that execs its own program is read for its
@@ -240,6 +245,9 @@ func TestSparseBenchEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(out, fmt.Sprintf("%d train / %d test rows", ntr, nte)) || !strings.Contains(out, "3 classes") {
 		t.Errorf("header lacks the shape:\n%s", out)
+	}
+	if !strings.Contains(out, "\n- baseline Python ") {
+		t.Errorf("no report of the baselines' kernels:\n%s", out)
 	}
 	if !strings.Contains(out, "| 1.00× | 1.00× | 1.00× | 1.00× |") {
 		t.Errorf("Landmark's own ratios should be 1.00×:\n%s", out)
