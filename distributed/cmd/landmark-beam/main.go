@@ -4,8 +4,15 @@
 //	                     [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
 //	                     [--job_name NAME] [--work_dir DIR] [--attempts N] [other Beam flags]
+//	landmark-beam worker-pool [--port P]
 //	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
 //	                  [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--beam-log LEVEL] [Beam flags]
+//
+// worker-pool serves Beam SDK workers in its own process (Beam's EXTERNAL
+// environment, the Go SDK's runners/universal/extworker): a driver run
+// with --runner universal --endpoint JOBSERVER --environment_type EXTERNAL
+// --environment_config localhost:P has the job server start its workers
+// here, a separate OS process from both (distributed/scripts/multiprocess.sh).
 //
 // Shards are written by the core command: `landmark data shard IN OUTDIR
 // --rows N`. `landmark run SPEC.yaml --runner R …` delegates to
@@ -55,11 +62,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths, on the driver and the workers
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"  // s3:// paths, with the AWS SDK's default configuration
 	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal/extworker"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
@@ -85,6 +94,10 @@ const usage = `landmark-beam: Landmark's fits on Apache Beam
       [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--runner …]
       a YAML experiment whose grid points are computed as a Beam PCollection;
       results.log/results.csv/plots as a local 'landmark run' (the same flags)
+  landmark-beam worker-pool [--port P]
+      serve Beam SDK workers from this process (Beam's EXTERNAL environment):
+      a job server started with --environment_type EXTERNAL
+      --environment_config localhost:P runs the pipelines' code here
 
 Beam's and Prism's own log lines are kept at warnings unless --beam-log info (or debug) asks.
 
@@ -100,7 +113,7 @@ func main() {
 		}
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
@@ -110,8 +123,10 @@ func main() {
 		err = runFalkon(ctx, args)
 	case "run":
 		err = runGrid(ctx, args)
+	case "worker-pool":
+		err = runWorkerPool(ctx, args)
 	default:
-		err = fmt.Errorf("unknown command %q (want falkon or run)", cmd)
+		err = fmt.Errorf("unknown command %q (want falkon, run or worker-pool)", cmd)
 	}
 	if err != nil {
 		if h := cmdline.Hint(err); h != "" {
@@ -316,4 +331,28 @@ func initBeam() error {
 	beamlog.LogLevel = *beamLog
 	beam.Init()
 	return nil
+}
+
+// runWorkerPool serves Beam SDK workers (the EXTERNAL environment's worker
+// pool) on localhost:--port until interrupted. Every worker runs this
+// binary's registered pipeline code (package beamfit's passes) in this
+// process.
+func runWorkerPool(ctx context.Context, args []string) error {
+	port := flag.Int("port", 50000, "port of the worker pool on localhost (0: any free port, printed)")
+	if err := flag.CommandLine.Parse(args); err != nil {
+		return err
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %s", strings.Join(flag.Args(), " "))
+	}
+	if err := initBeam(); err != nil {
+		return err
+	}
+	srv, err := extworker.StartLoopback(ctx, *port)
+	if err != nil {
+		return fmt.Errorf("worker pool: %w", err)
+	}
+	fmt.Printf("worker pool on %s (pid %d)\n", srv.EnvironmentConfig(ctx), os.Getpid())
+	<-ctx.Done()
+	return srv.Stop(context.Background())
 }
