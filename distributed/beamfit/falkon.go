@@ -111,6 +111,10 @@ type Falkon struct {
 	// computes the same sum, so the model is the one an undisturbed fit
 	// gives. A damaged shard fails every attempt, and the error names it.
 	Attempts int
+	// RetryWait is the pause before a failed pass is launched again (0:
+	// DefaultRetryWait), time for a supervisor to restart a lost worker
+	// pool before the job server asks it for workers again.
+	RetryWait time.Duration
 	// Logf, when set, receives the fit's log lines (a failed pass
 	// re-run, passes resumed from a checkpoint), one line per call
 	// without its newline; nil writes them to standard error.
@@ -266,6 +270,7 @@ type falkonRun struct {
 	res         *FalkonResult
 	manRaw      []byte          // the manifest's bytes
 	attempts    int             // launches per pass
+	retryWait   time.Duration   // pause before a re-launch
 	digest      []byte          // what every pass's checkpoint key shares
 	saved       map[string]bool // checkpoint files in the work folder
 }
@@ -288,6 +293,11 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 		r.attempts = DefaultAttempts
 	case r.attempts < 0:
 		return nil, fmt.Errorf("beamfit: %w: attempts = %d, want ≥ 1 (0: %d)", ErrInput, f.Attempts, DefaultAttempts)
+	}
+	if r.retryWait = f.RetryWait; r.retryWait == 0 {
+		r.retryWait = DefaultRetryWait
+	} else if r.retryWait < 0 {
+		return nil, fmt.Errorf("beamfit: %w: retry wait = %v, want ≥ 0", ErrInput, f.RetryWait)
 	}
 	if f.Kernel == nil {
 		return nil, fmt.Errorf("beamfit: %w: Kernel is nil", ErrInput)

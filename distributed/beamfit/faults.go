@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -22,6 +23,10 @@ import (
 // DefaultAttempts is the number of times a pass is launched before a fit
 // gives up, when Falkon.Attempts is 0: the first launch and two re-runs.
 const DefaultAttempts = 3
+
+// DefaultRetryWait is the pause before a failed pass is launched again,
+// when Falkon.RetryWait is 0.
+const DefaultRetryWait = 2 * time.Second
 
 // faultHook, when set (by tests only; nil otherwise), is called by every
 // worker before it computes a shard's product, and its error fails the
@@ -202,7 +207,12 @@ func (r *falkonRun) launch(ctx context.Context, g *passFn, out string, pass int)
 		if a >= r.attempts {
 			return nil, a, fmt.Errorf("beamfit: pass %d (%s) failed %d times, giving up: %w", pass, g.Mode, a, err)
 		}
-		r.logf("beamfit: pass %d (%s) failed (attempt %d of %d), re-running it: %v", pass, g.Mode, a, r.attempts, err)
+		r.logf("beamfit: pass %d (%s) failed (attempt %d of %d), re-running it in %v: %v", pass, g.Mode, a, r.attempts, r.retryWait, err)
+		select {
+		case <-ctx.Done():
+			return nil, a, errors.Join(err, ctx.Err())
+		case <-time.After(r.retryWait):
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
@@ -38,7 +39,7 @@ func faultData(t *testing.T) string {
 // iterations (Tol 1e-14 so that all run), 3 shards.
 func faultFit(work string, logs *logLines) *Falkon {
 	f := &Falkon{Kernel: kernel.GaussianSigma(2), Lambda: 1e-4, M: 40, Seed: 3, MaxIter: faultIters, Tol: 1e-14,
-		WorkDir: work, CacheShards: true}
+		WorkDir: work, CacheShards: true, RetryWait: time.Millisecond}
 	if logs != nil {
 		f.Logf = logs.logf
 	}
@@ -172,7 +173,7 @@ func TestFalkonRetriesFailedPass(t *testing.T) {
 	if want := []int{1, 1, 1, 2, 1, 1, 1}; !slices.Equal(attempts, want) {
 		t.Fatalf("attempts per pass %v, want %v", attempts, want)
 	}
-	if n := logs.count("pass 3 (multmul) failed (attempt 1 of 3), re-running it"); n != 1 {
+	if n := logs.count("pass 3 (multmul) failed (attempt 1 of 3), re-running it in 1ms"); n != 1 {
 		t.Fatalf("log lines %q, want one re-run of pass 3", logs.lines)
 	}
 	if !mat.Equal(res.Model.Solution().Coef, ref.Model.Solution().Coef) {
@@ -199,6 +200,10 @@ func TestFalkonRetriesFailedPass(t *testing.T) {
 	f.Attempts = -1
 	if _, err := f.Fit(context.Background(), manifest); !errors.Is(err, ErrInput) {
 		t.Fatalf("attempts = -1: err = %v, want ErrInput", err)
+	}
+	f.Attempts, f.RetryWait = 0, -time.Second
+	if _, err := f.Fit(context.Background(), manifest); !errors.Is(err, ErrInput) {
+		t.Fatalf("retry wait = -1s: err = %v, want ErrInput", err)
 	}
 }
 

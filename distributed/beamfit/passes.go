@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -150,6 +152,9 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 		if err := faultHook(f.Mode, s); err != nil {
 			return fmt.Errorf("beamfit: shard %d: %w", s, err)
 		}
+	}
+	if f.Mode == modeMulTMul {
+		crashOnce()
 	}
 	x, y, err := loadShard(ctx, joinPath(f.Dir, f.Files[s]), f.Rows[s], f.D, f.CacheShards, f.Mean, f.Std)
 	if err != nil {
@@ -346,4 +351,25 @@ func writeFile(ctx context.Context, p string, b []byte) error {
 		return err
 	}
 	return w.Close()
+}
+
+// crashOnceEnv names an environment variable for tests of a lost worker
+// process (scripts/multiprocess.sh): when it holds a file path, the worker
+// process exits (status 3) as it starts its third CG-iteration shard
+// product — in the middle of a pass — if it can create that file, which
+// it creates first, so only the first process to get there exits.
+const crashOnceEnv = "LANDMARK_BEAMFIT_CRASH_ONCE"
+
+var crashCalls atomic.Int64
+
+func crashOnce() {
+	p := os.Getenv(crashOnceEnv)
+	if p == "" || crashCalls.Add(1) != 3 {
+		return
+	}
+	if fh, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		fh.Close()
+		fmt.Fprintf(os.Stderr, "beamfit: %s: worker process %d exits mid-pass\n", crashOnceEnv, os.Getpid())
+		os.Exit(3)
+	}
 }

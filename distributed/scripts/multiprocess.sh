@@ -41,9 +41,22 @@ trap 'exit 130' INT TERM
 "$PRISM" --job_port "$JOB_PORT" --serve_http=false >"$LOG_DIR/prism.log" 2>&1 &
 pids+=($!)
 echo "job server: prism, pid $!, localhost:$JOB_PORT (log $LOG_DIR/prism.log)"
-"$LANDMARK_BEAM" worker-pool --port "$POOL_PORT" --beam-log info >"$LOG_DIR/pool.log" 2>&1 &
+# The worker pool, restarted whenever it dies (as a cluster manager restarts a
+# lost worker); its current pid is in $LOG_DIR/pool.pid. A pass it was running
+# fails and the driver launches it again after --retry-wait.
+: >"$LOG_DIR/pool.log"
+(
+  trap 'kill "$(cat "$LOG_DIR/pool.pid")" 2>/dev/null; exit 0' TERM
+  while :; do
+    "$LANDMARK_BEAM" worker-pool --port "$POOL_PORT" --beam-log info >>"$LOG_DIR/pool.log" 2>&1 &
+    echo $! >"$LOG_DIR/pool.pid"
+    wait $! || true
+    echo "multiprocess.sh: worker pool exited, restarting it" >>"$LOG_DIR/pool.log"
+    sleep 0.2
+  done
+) &
 pids+=($!)
-echo "worker pool: landmark-beam worker-pool, pid $!, localhost:$POOL_PORT (log $LOG_DIR/pool.log)"
+echo "worker pool: landmark-beam worker-pool, localhost:$POOL_PORT, restarted if it dies (log $LOG_DIR/pool.log)"
 
 # Wait (up to 30 s) until both accept connections.
 for port in "$JOB_PORT" "$POOL_PORT"; do

@@ -3,7 +3,7 @@
 //	landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L [--iter I] [--direct]
 //	                     [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
 //	                     [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT]
-//	                     [--job_name NAME] [--work_dir DIR] [--attempts N] [other Beam flags]
+//	                     [--job_name NAME] [--work_dir DIR] [--attempts N] [--retry-wait D] [other Beam flags]
 //	landmark-beam worker-pool [--port P]
 //	landmark-beam run SPEC.yaml [--out DIR] [--fresh] [--smoke] [--quiet] [--progress auto|always|never]
 //	                  [--json] [--dense] [--memory BYTES] [--work_dir DIR] [--beam-log LEVEL] [Beam flags]
@@ -34,7 +34,7 @@
 // wall time and shard throughput (rows/s).
 //
 // A pass that fails (a lost worker, a failed read) is launched again, up to
-// --attempts times in all, with a line on stderr; a damaged shard fails
+// --attempts times in all, --retry-wait (2s) after the failure, with a line on stderr; a damaged shard fails
 // every attempt and the error names it. With --work_dir, every pass's
 // result is checkpointed there as it completes: the same command, run
 // again after the driver was stopped or killed, reads the completed passes
@@ -81,7 +81,7 @@ import (
 const usage = `landmark-beam: Landmark's fits on Apache Beam
 
   landmark-beam falkon --data OUTDIR/manifest.json --m M --sigma S --lambda L
-      [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR] [--attempts N]
+      [--iter I] [--direct] [--seed S] [--standardize] [--save FILE] [--work_dir DIR] [--attempts N] [--retry-wait D]
       [--sampler uniform|bless|bless-r] [--bless-lambda L] [--subsample N]
       [--runner prism|flink|spark|dataflow] [--endpoint HOST:PORT] [--job_name NAME]
       FALKON with every data pass a Beam pipeline (Beam's flags pass through);
@@ -173,6 +173,7 @@ func runFalkon(ctx context.Context, args []string) error {
 	blessLambda := flag.Float64("bless-lambda", 0, "BLESS's final λ (0: walk the path down until it has M centers)")
 	subsample := flag.Int("subsample", 0, "rows BLESS runs on, drawn uniformly (0: min(n, max(20·M, ⌈κ²/bless-lambda⌉)))")
 	attempts := flag.Int("attempts", beamfit.DefaultAttempts, "launches of a pass before the fit fails (a failed pass is re-run)")
+	retryWait := flag.Duration("retry-wait", beamfit.DefaultRetryWait, "pause before a failed pass is launched again")
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func runFalkon(ctx context.Context, args []string) error {
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(*sigma), Lambda: *lambda, M: *m, Seed: *seed,
 		Sampler: smp, Subsample: *subsample,
 		MaxIter: *iter, Direct: *direct, Standardize: *std, WorkDir: *work, CacheShards: *cache,
-		Attempts: *attempts, Run: beamx.Run,
+		Attempts: *attempts, RetryWait: *retryWait, Run: beamx.Run,
 		Progress: func(p beamfit.Pass) {
 			if p.Resumed {
 				fmt.Printf("pass %3d  residual %.3e  from the checkpoint in --work_dir\n", p.Iteration, p.Residual)
