@@ -82,7 +82,7 @@ func TestErrorStyle(t *testing.T) {
 		{"SVM C", (&model.SVM{Kernel: g, C: -1}).Fit(ctx, x, y), "model: svm: ", "C = -1"},
 		{"SVM NaN X", (&model.SVM{Kernel: g, C: 1}).Fit(ctx, nan, y), "model: svm: ", "X[3,1] is NaN"},
 		{"SVM continuous y", (&model.SVM{Kernel: g, C: 1}).Fit(ctx, x, continuous), "model: svm: ", "non-integer values"},
-		{"BKASVM Clusters", (&model.BKASVM{Kernel: g, C: 1, Clusters: -1}).Fit(ctx, x, y), "model: bkasvm: ", "Clusters = -1"},
+		{"BKASVM Clusters", (&model.BKASVM{Kernel: g, C: 1, Clusters: -1}).Fit(ctx, x, y), "model: bka-svm: ", "Clusters = -1"},
 		{"approx Uniform m", call(func() error { _, err := approx.Uniform{}.Sample(ctx, x, g, 50, rng); return err }), "approx: ", "m = 50"},
 		{"approx Uniform rng", call(func() error { _, err := approx.Uniform{}.Sample(ctx, x, g, 5, nil); return err }), "approx: ", "random source"},
 		{"approx Nystrom landmarks", call(func() error { _, err := approx.Nystrom{}.Fit(ctx, x, g, nil); return err }), "approx: nyström: ", "landmarks are nil"},

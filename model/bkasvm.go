@@ -195,7 +195,7 @@ func (b *BKASVM) Partition() *cluster.Partition {
 // (beyondInput): it adds the same ‖x_out‖² to the distance to every
 // centroid, so the cluster is that of the columns below d.
 func (b *BKASVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
-	defer named(&err, "bkasvm")
+	defer named(&err, "bka-svm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}
@@ -264,7 +264,7 @@ func bkaLocalEval(ctx context.Context, locals []*svmDecision, x mat.Matrix, scal
 
 // Predict returns the predicted class label of each row of x.
 func (b *BKASVM) Predict(x mat.Matrix) (_ []float64, err error) {
-	defer named(&err, "bkasvm")
+	defer named(&err, "bka-svm")
 	dec, err := b.DecisionFunction(x)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 // with dense centroids, and each cluster's kernel columns come from its
 // sparse rows, as in SVM.
 func (b *BKASVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
-	defer named(&err, "bkasvm")
+	defer named(&err, "bka-svm")
 	if err := checkContext(ctx, "bka-svm"); err != nil {
 		return err
 	}

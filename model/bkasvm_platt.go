@@ -114,7 +114,7 @@ func (r *bkaRun) foldDecision(ctx context.Context, part *cluster.Partition, trai
 // probable class can differ from Predict's label near the decision
 // boundary (the sigmoids need not give ½ at a zero decision value).
 func (b *BKASVM) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
-	defer named(&err, "bkasvm")
+	defer named(&err, "bka-svm")
 	if b.fit == nil {
 		return nil, ErrNotFitted
 	}

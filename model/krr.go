@@ -232,7 +232,7 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	// the n³/3 flops run at matrix-product speed instead of gonum's potrf's.
 	chol, err := solver.CholeskyBlocked(ctx, k, p.Cholesky, kernel.Dense{Workers: p.Workers})
 	if err != nil {
-		return nil, info, fmt.Errorf("model: exact KRR: %w", err)
+		return nil, info, fmt.Errorf("model: krr: exact: %w", err)
 	}
 	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
 	if err := ctx.Err(); err != nil {

@@ -67,16 +67,16 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 		}
 		need := max(mapBytes, featureRidgeBytes(n, xBytes, t, r))
 		if err := checkMemory(fmt.Sprintf("feature map %T and ridge (n=%d, r ≤ %d)", feats, n, r), need, p.MemoryLimit); err != nil {
-			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+			return nil, info, fmt.Errorf("model: krr: feature ridge: %w", err)
 		}
 	}
 	phi, err := feats.FitMap(ctx, x, p.Kernel, p.Rng)
 	if err != nil {
-		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+		return nil, info, fmt.Errorf("model: krr: feature ridge: %w", err)
 	}
 	r := phi.Dim()
 	if r < 1 {
-		return nil, info, fmt.Errorf("model: feature ridge: feature map has dimension %d", r)
+		return nil, info, fmt.Errorf("model: krr: feature ridge: feature map has dimension %d", r)
 	}
 	info.Rank = r
 	chunk := krrChunkRows(n, r)
@@ -96,7 +96,7 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 		r1 := min(n, r0+chunk)
 		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
 		if err := phi.Transform(ctx, fb, rowRange(x, r0, r1)); err != nil {
-			return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+			return nil, info, fmt.Errorf("model: krr: feature ridge: %w", err)
 		}
 		// G += Φ_bᵀΦ_b (lower triangle) and C += Φ_bᵀY_b on the engine's
 		// packed micro-kernels.
@@ -117,7 +117,7 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	}
 	chol, err := solver.CholeskyInPlace(g, p.Cholesky)
 	if err != nil {
-		return nil, info, fmt.Errorf("model: feature ridge: %w", err)
+		return nil, info, fmt.Errorf("model: krr: feature ridge: %w", err)
 	}
 	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
 	if err := chol.Solve(c); err != nil {

@@ -118,7 +118,7 @@ func (b MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	}
 	m, err := meka.Fit(ctx, x, p.Kernel, opt, p.Rng)
 	if err != nil {
-		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
+		return nil, info, fmt.Errorf("model: krr: meka: %w", err)
 	}
 	info.Rank = m.Rank()
 	var sol *meka.Solution
@@ -128,10 +128,10 @@ func (b MEKAKRR) fitKRR(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 		sol, err = m.Solve(ctx, p.Lambda, p.Y)
 	}
 	if err != nil {
-		return nil, info, fmt.Errorf("model: MEKA KRR: %w", err)
+		return nil, info, fmt.Errorf("model: krr: meka: %w", err)
 	}
 	if sol.Indefinite {
-		return nil, info, fmt.Errorf("model: MEKA KRR: W L Wᵀ + λnI is not positive definite (smallest eigenvalue of L %g, λn = %g); do not set SkipPSD",
+		return nil, info, fmt.Errorf("model: krr: meka: W L Wᵀ + λnI is not positive definite (smallest eigenvalue of L %g, λn = %g); do not set SkipPSD",
 			m.Stats().MinEigenvalue, info.Penalty)
 	}
 	beta, err := m.Coefficients(sol.Alpha)

@@ -76,7 +76,7 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	info.CenterForm = cs.form()
 	if centers == nil {
 		if err := checkSampler(b.sampler(), x, mc, p.MemoryLimit); err != nil {
-			return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
+			return nil, info, fmt.Errorf("model: krr: nystrom: %w", err)
 		}
 	}
 	if err := checkMemory(fmt.Sprintf("nystrom KRR (n=%d, M=%d)", n, mc), info.MemoryBytes, p.MemoryLimit); err != nil {
@@ -86,13 +86,13 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 		s := b.sampler()
 		lm, err := s.Sample(ctx, x, p.Kernel, mc, p.Rng)
 		if err != nil {
-			return nil, info, fmt.Errorf("model: nystrom KRR: sampling centers: %w", err)
+			return nil, info, fmt.Errorf("model: krr: nystrom: sampling centers: %w", err)
 		}
 		if lm == nil || lm.Points == nil {
-			return nil, info, fmt.Errorf("model: nystrom KRR: sampler %T returned no usable landmarks", s)
+			return nil, info, fmt.Errorf("model: krr: nystrom: sampler %T returned no usable landmarks", s)
 		}
 		if _, c := lm.Points.Dims(); c != d {
-			return nil, info, fmt.Errorf("model: nystrom KRR: sampler %T returned landmarks of %d columns, want %d", s, c, d)
+			return nil, info, fmt.Errorf("model: krr: nystrom: sampler %T returned landmarks of %d columns, want %d", s, c, d)
 		}
 		centers = ownCenters(p.Kernel, lm.Points, false)
 	} else {
@@ -133,7 +133,7 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	}
 	chol, err := solver.CholeskyInPlace(a, p.Cholesky)
 	if err != nil {
-		return nil, info, fmt.Errorf("model: nystrom KRR: %w", err)
+		return nil, info, fmt.Errorf("model: krr: nystrom: %w", err)
 	}
 	info.Jitter, info.CholAttempts = chol.Jitter, chol.Attempts
 	if err := chol.Solve(rhs); err != nil {

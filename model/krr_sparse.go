@@ -60,7 +60,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	}
 	c, err := solver.CholeskyBlocked(ctx, km, chol, kernel.Dense{Workers: workers})
 	if err != nil {
-		return nil, info, fmt.Errorf("model: exact KRR: %w", err)
+		return nil, info, fmt.Errorf("model: krr: exact: %w", err)
 	}
 	info.Jitter, info.CholAttempts = c.Jitter, c.Attempts
 	if err := ctx.Err(); err != nil {
