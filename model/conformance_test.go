@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -100,6 +101,8 @@ func conformancePoints(rng *rand.Rand, n, d int, noise float64, f func([]float64
 //   - the estimator contract (conformanceContract): Info's shape, a failed
 //     Fit keeping the previous model, progress callbacks that stop a fit,
 //     PredictProba, PredictMulti, concurrent prediction.
+//   - saved models (conformanceSaved): Load(Save(m)) predicts as m, and
+//     refits on the same data to m's predictions, bit for bit.
 //
 // newEstimator must return a new estimator with its own configuration each
 // call (no shared pointers that Fit could modify).
@@ -157,6 +160,7 @@ func conformanceOne(t *testing.T, newEstimator func() Estimator, c conformanceCa
 	}
 
 	conformanceContract(t, newEstimator, est, c, p1)
+	conformanceSaved(t, est, c, p1)
 
 	// Subsets of rows.
 	scale := 0.0
@@ -295,5 +299,39 @@ func conformanceRefusals(t *testing.T, est Estimator, c conformanceCase) {
 		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "classification targets look continuous") || !strings.Contains(err.Error(), r.want) {
 			t.Errorf("Fit on %s y: err = %v, want ErrInput with %q", r.name, err, r.want)
 		}
+	}
+}
+
+// conformanceSaved checks issue 23's saved-model contract on a fitted
+// estimator: the loaded model predicts p1 bit for bit, and refitting it on
+// the training data gives p1 again — the configuration (sampler, backend and
+// their options) travels with the file. An estimator whose configuration
+// holds a type the format cannot carry must say so: Unsaved lists it and a
+// refit fails with ErrNotSaved.
+func conformanceSaved(t *testing.T, est Estimator, c conformanceCase, p1 []float64) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Save(&buf, est); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	loaded, err := Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if p, err := loaded.Predict(c.xTest); err != nil || !slices.Equal(p, p1) {
+		t.Errorf("the loaded model predicts differently from the saved one (err %v)", err)
+	}
+	err = loaded.Fit(context.Background(), c.x, c.y)
+	if missing := Unsaved(loaded); len(missing) > 0 {
+		if !errors.Is(err, ErrNotSaved) {
+			t.Errorf("refit of a loaded model missing %v: err = %v, want ErrNotSaved", missing, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("refit of the loaded model: %v", err)
+	}
+	if p, err := loaded.Predict(c.xTest); err != nil || !slices.Equal(p, p1) {
+		t.Errorf("the loaded model refits to different predictions (err %v): its configuration did not round-trip", err)
 	}
 }
