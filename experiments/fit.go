@@ -65,6 +65,10 @@ type FitResult struct {
 	BeyondRows, BeyondCols int
 }
 
+// TestMetric returns the named score on the test set (false without a test
+// set or when the task has no such metric).
+func (r *FitResult) TestMetric(name string) (Summary, bool) { return findMetric(r.Test, name) }
+
 // Predict applies the scaling, the estimator and the target scaling to new rows.
 // Sparse x (kernel.Sparse) stays sparse when the feature scaling keeps zeros
 // (none, maxabs, std) and goes through a dense copy otherwise (Scaling.Apply).

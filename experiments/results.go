@@ -70,8 +70,14 @@ type PointResult struct {
 }
 
 // Metric returns the summary of the named metric.
-func (r PointResult) Metric(name string) (Summary, bool) {
-	for _, m := range r.Metrics {
+func (r PointResult) Metric(name string) (Summary, bool) { return findMetric(r.Metrics, name) }
+
+// Metric returns the named test score.
+func (r TestResult) Metric(name string) (Summary, bool) { return findMetric(r.Metrics, name) }
+
+// findMetric returns the summary named name in ms.
+func findMetric(ms []Summary, name string) (Summary, bool) {
+	for _, m := range ms {
 		if m.Name == name {
 			return m, true
 		}
