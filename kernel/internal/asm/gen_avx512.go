@@ -125,7 +125,7 @@ func expRow16(name string, withDot bool) {
 	// that four independent dependency chains are in flight (one chain's
 	// latency, not the FMA units, otherwise bounds the loop); then one step
 	// of two vectors for the remaining 16 values when n is not a multiple of 32.
-	step := func(nv int) { expStep16(nv, withDot, row, cc, v, cst) }
+	step := func(nv int) { expStep(expPD, nv, withDot, row, cc, v, cst) }
 	tail := R9
 	MOVQ(n, tail)
 	SHRQ(Imm(1), n) // steps of 32 values
@@ -237,61 +237,74 @@ func axpyKernel(name string, avx512, fused bool, doc ...string) {
 	RET()
 }
 
-// expStep16 emits one step of expRow16 over nv vectors (8·nv values) at row,
-// cc (and v, withDot), each instruction issued for all nv vectors before the
-// next so that nv independent dependency chains are in flight.
-func expStep16(nv int, withDot bool, row, cc, v Register, cst func(int) Mem) {
-	for h := 0; h < nv; h++ {
-		VADDPD(Mem{Base: cc, Disp: 64 * h}, Z24, zmm[4*h]) // t = xx + cc
-	}
-	for h := 0; h < nv; h++ {
-		VFNMADD231PD(Mem{Base: row, Disp: 64 * h}, Z27, zmm[4*h]) // t −= 2·row (2·row is exact)
-	}
-	for h := 0; h < nv; h++ {
-		VMAXPD(zmm[4*h], Z31, zmm[4*h]) // clamp round-off at 0 (NaN stays NaN)
-	}
-	for h := 0; h < nv; h++ {
-		VMULPD(Z25, zmm[4*h], zmm[4*h]) // y = s·t ≤ 0
-	}
-	for h := 0; h < nv; h++ {
-		VMAXPD(zmm[4*h], Z26, zmm[4*h]) // y ≥ clamp (NaN stays NaN)
-	}
-	for h := 0; h < nv; h++ {
-		VRNDSCALEPD(Imm(0x40), zmm[4*h], zmm[4*h+1]) // q = round(16y)/16
-	}
-	for h := 0; h < nv; h++ {
-		VSUBPD(zmm[4*h+1], zmm[4*h], zmm[4*h]) // f = y − q, exact, |f| ≤ 1/32
-	}
-	for h := 0; h < nv; h++ {
-		VADDPD(Z23, zmm[4*h+1], zmm[4*h+2]) // 16q mod 16 in the low bits
-	}
-	for h := 0; h < nv; h++ {
-		VPERMI2PD(Z19, Z18, zmm[4*h+2]) // T = 2^((16q mod 16)/16)
-	}
-	for h := 0; h < nv; h++ {
-		VMOVAPD(Z28, zmm[4*h+3]) // q = c7
-	}
-	for i := 1; i < exp16Degree; i++ {
+// expISA is one precision's instructions for expStep: the float64 (PD) or
+// float32 (PS) forms, with what differs between the two table lookups.
+type expISA struct {
+	add, fnmadd231, max, mul, rndscale, sub, movap, fmadd213, fmadd213bcst, scalef, movu, fmadd231 func(...Op)
+	round                                                                                          Op         // VRNDSCALE's immediate
+	perm                                                                                           func(t Op) // t = the 2^(j/16) table entry indexed by the low bits of t
+	scaleQ                                                                                         func(q Op) // nil, or what turns q into the VSCALEF exponent
+	degree                                                                                         int        // the polynomial's degree
+}
+
+// expPD is expStep's float64 form (expRowAVX512: q = round(16y)/16, a
+// two-register table by VPERMI2PD).
+var expPD = expISA{
+	add: VADDPD, fnmadd231: VFNMADD231PD, max: VMAXPD, mul: VMULPD, rndscale: VRNDSCALEPD, sub: VSUBPD, movap: VMOVAPD,
+	fmadd213: VFMADD213PD, fmadd213bcst: VFMADD213PD_BCST, scalef: VSCALEFPD, movu: VMOVUPD, fmadd231: VFMADD231PD,
+	round:  Imm(0x40),
+	perm:   func(t Op) { VPERMI2PD(Z19, Z18, t) },
+	degree: exp16Degree,
+}
+
+// expPS is expStep's float32 form (expRow32: y is already scaled by 16, so
+// q = round(y), the table is one register (VPERMPS) and q/16 is the
+// exponent).
+var expPS = expISA{
+	add: VADDPS, fnmadd231: VFNMADD231PS, max: VMAXPS, mul: VMULPS, rndscale: VRNDSCALEPS, sub: VSUBPS, movap: VMOVAPS,
+	fmadd213: VFMADD213PS, fmadd213bcst: VFMADD213PS_BCST, scalef: VSCALEFPS, movu: VMOVUPS, fmadd231: VFMADD231PS,
+	round:  Imm(0),
+	perm:   func(t Op) { VPERMPS(Z18, t, t) },
+	scaleQ: func(q Op) { VMULPS(Z22, q, q) },
+	degree: exp32Degree,
+}
+
+// expStep emits one step of the AVX-512 Gaussian row map over nv vectors
+// at row, cc (and v, withDot), each instruction issued for all nv vectors
+// before the next so that nv independent dependency chains are in flight.
+// Per vector h, zmm[4h] holds t, then y, then f; zmm[4h+1] q; zmm[4h+2] the
+// table entry T; zmm[4h+3] the polynomial, then the result. Constants: Z23
+// the rounding shift, Z24 xx, Z25 s = ng·log2e (·16 for float32), Z26 the
+// clamp, Z27 2, Z28 the leading coefficient, Z31 zero.
+func expStep(isa expISA, nv int, withDot bool, row, cc, v Register, cst func(int) Mem) {
+	each := func(f func(h int)) {
 		for h := 0; h < nv; h++ {
-			VFMADD213PD_BCST(cst(5+i), zmm[4*h], zmm[4*h+3]) // q = q·f + c_(7−i)
+			f(h)
 		}
 	}
-	for h := 0; h < nv; h++ {
-		VMULPD(zmm[4*h], zmm[4*h+3], zmm[4*h+3]) // p(f) = e^u − 1
+	z := func(h, k int) Op { return zmm[4*h+k] }
+	each(func(h int) { isa.add(Mem{Base: cc, Disp: 64 * h}, Z24, z(h, 0)) })        // t = xx + cc
+	each(func(h int) { isa.fnmadd231(Mem{Base: row, Disp: 64 * h}, Z27, z(h, 0)) }) // t −= 2·row (2·row is exact)
+	each(func(h int) { isa.max(z(h, 0), Z31, z(h, 0)) })                            // clamp round-off at 0 (NaN stays NaN)
+	each(func(h int) { isa.mul(Z25, z(h, 0), z(h, 0)) })                            // y = s·t ≤ 0
+	each(func(h int) { isa.max(z(h, 0), Z26, z(h, 0)) })                            // y ≥ clamp (NaN stays NaN)
+	each(func(h int) { isa.rndscale(isa.round, z(h, 0), z(h, 1)) })                 // q = y rounded to the table's step
+	each(func(h int) { isa.sub(z(h, 1), z(h, 0), z(h, 0)) })                        // f = y − q, exact
+	each(func(h int) { isa.add(Z23, z(h, 1), z(h, 2)) })                            // the table index in the low bits
+	each(func(h int) { isa.perm(z(h, 2)) })                                         // T = 2^(index/16)
+	if isa.scaleQ != nil {
+		each(func(h int) { isa.scaleQ(z(h, 1)) })
 	}
-	for h := 0; h < nv; h++ {
-		VFMADD213PD(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3]) // T·q + T
+	each(func(h int) { isa.movap(Z28, z(h, 3)) }) // q = leading coefficient
+	for i := 1; i < isa.degree; i++ {
+		each(func(h int) { isa.fmadd213bcst(cst(5+i), z(h, 0), z(h, 3)) }) // q = q·f + next coefficient
 	}
-	for h := 0; h < nv; h++ {
-		VSCALEFPD(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3]) // ·2^⌊q⌋
-	}
-	for h := 0; h < nv; h++ {
-		VMOVUPD(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
-	}
+	each(func(h int) { isa.mul(z(h, 0), z(h, 3), z(h, 3)) })      // p(f) = e^u − 1
+	each(func(h int) { isa.fmadd213(z(h, 2), z(h, 2), z(h, 3)) }) // T·q + T
+	each(func(h int) { isa.scalef(z(h, 1), z(h, 3), z(h, 3)) })   // ·2^⌊q⌋
+	each(func(h int) { isa.movu(z(h, 3), Mem{Base: row, Disp: 64 * h}) })
 	if withDot {
-		for h := 0; h < nv; h++ {
-			VFMADD231PD(Mem{Base: v, Disp: 64 * h}, zmm[4*h+3], zmm[20+h%2])
-		}
+		each(func(h int) { isa.fmadd231(Mem{Base: v, Disp: 64 * h}, z(h, 3), zmm[20+h%2]) })
 	}
 	for _, p := range []Register{row, cc} {
 		ADDQ(U32(64*nv), p)

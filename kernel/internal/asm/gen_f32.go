@@ -144,7 +144,7 @@ func expRow32() {
 	VPXORQ(Z31, Z31, Z31)
 	VPXORQ(Z20, Z20, Z20)
 	VPXORQ(Z21, Z21, Z21)
-	step := func(nv int) { expStep32(nv, row, cc, v, cst) }
+	step := func(nv int) { expStep(expPS, nv, true, row, cc, v, cst) }
 	tail := R9
 	MOVQ(n, tail)
 	SHRQ(Imm(1), n) // steps of 64 values
@@ -248,66 +248,4 @@ func flush32() {
 	Label("done")
 	VZEROUPPER()
 	RET()
-}
-
-// expStep32 emits one step of expRow32 over nv vectors (16·nv values) at
-// row, cc and v, each instruction issued for all nv vectors before the next
-// (nv independent dependency chains in flight).
-func expStep32(nv int, row, cc, v Register, cst func(int) Mem) {
-	for h := 0; h < nv; h++ {
-		VADDPS(Mem{Base: cc, Disp: 64 * h}, Z24, zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VFNMADD231PS(Mem{Base: row, Disp: 64 * h}, Z27, zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VMAXPS(zmm[4*h], Z31, zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VMULPS(Z25, zmm[4*h], zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VMAXPS(zmm[4*h], Z26, zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VRNDSCALEPS(Imm(0), zmm[4*h], zmm[4*h+1])
-	}
-	for h := 0; h < nv; h++ {
-		VSUBPS(zmm[4*h+1], zmm[4*h], zmm[4*h])
-	}
-	for h := 0; h < nv; h++ {
-		VADDPS(Z23, zmm[4*h+1], zmm[4*h+2])
-	}
-	for h := 0; h < nv; h++ {
-		VPERMPS(Z18, zmm[4*h+2], zmm[4*h+2]) // T = 2^((k mod 16)/16)
-	}
-	for h := 0; h < nv; h++ {
-		VMULPS(Z22, zmm[4*h+1], zmm[4*h+1])
-	}
-	for h := 0; h < nv; h++ {
-		VMOVAPS(Z28, zmm[4*h+3])
-	}
-	for i := 1; i < exp32Degree; i++ {
-		for h := 0; h < nv; h++ {
-			VFMADD213PS_BCST(cst(5+i), zmm[4*h], zmm[4*h+3])
-		}
-	}
-	for h := 0; h < nv; h++ {
-		VMULPS(zmm[4*h], zmm[4*h+3], zmm[4*h+3])
-	}
-	for h := 0; h < nv; h++ {
-		VFMADD213PS(zmm[4*h+2], zmm[4*h+2], zmm[4*h+3])
-	}
-	for h := 0; h < nv; h++ {
-		VSCALEFPS(zmm[4*h+1], zmm[4*h+3], zmm[4*h+3])
-	}
-	for h := 0; h < nv; h++ {
-		VMOVUPS(zmm[4*h+3], Mem{Base: row, Disp: 64 * h})
-	}
-	for h := 0; h < nv; h++ {
-		VFMADD231PS(Mem{Base: v, Disp: 64 * h}, zmm[4*h+3], zmm[20+h%2])
-	}
-	for _, p := range []Register{row, cc, v} {
-		ADDQ(U32(64*nv), p)
-	}
 }
