@@ -240,11 +240,14 @@ func axpyKernel(name string, avx512, fused bool, doc ...string) {
 // expISA is one precision's instructions for expStep: the float64 (PD) or
 // float32 (PS) forms, with what differs between the two table lookups.
 type expISA struct {
-	add, fnmadd231, max, mul, rndscale, sub, movap, fmadd213, fmadd213bcst, scalef, movu, fmadd231 func(...Op)
-	round                                                                                          Op         // VRNDSCALE's immediate
-	perm                                                                                           func(t Op) // t = the 2^(j/16) table entry indexed by the low bits of t
-	scaleQ                                                                                         func(q Op) // nil, or what turns q into the VSCALEF exponent
-	degree                                                                                         int        // the polynomial's degree
+	// The instructions every step issues, in their PD or PS form.
+	add, fnmadd231, max, mul, rndscale, sub, movap func(...Op)
+	fmadd213, fmadd213bcst, scalef, movu, fmadd231 func(...Op)
+
+	round  Op         // VRNDSCALE's immediate
+	perm   func(t Op) // t = the 2^(j/16) table entry indexed by the low bits of t
+	scaleQ func(q Op) // nil, or what turns q into the VSCALEF exponent
+	degree int        // the polynomial's degree
 }
 
 // expPD is expStep's float64 form (expRowAVX512: q = round(16y)/16, a
