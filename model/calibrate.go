@@ -244,29 +244,27 @@ func (m *KRR) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if err := probaReady(m.fit.task, m.fit.calib, "krr"); err != nil {
-		return nil, err
-	}
-	dec, err := m.DecisionFunction(x)
-	if err != nil {
-		return nil, err
-	}
-	return softmaxProba(dec, len(m.fit.labels.Classes), m.fit.calib.beta), nil
+	return temperedProba(m.fit.task, m.fit.calib, len(m.fit.labels.Classes), "krr", func() (*mat.Dense, error) { return m.DecisionFunction(x) })
 }
 
 // temperature is a fitted calibration: the inverse temperature β ≥ 0.
 type temperature struct{ beta float64 }
 
-// probaReady refuses PredictProba on a regression fit or one without
-// calibration.
-func probaReady(task Task, t *temperature, who string) error {
+// temperedProba is PredictProba of a calibrated ridge classifier (KRR,
+// Falkon): softmax(β·dec()) over k classes, refused on a regression fit or
+// one without Probability (t nil).
+func temperedProba(task Task, t *temperature, k int, who string, dec func() (*mat.Dense, error)) (*mat.Dense, error) {
 	if task != Classification {
-		return fmt.Errorf("model: %s: %w: PredictProba needs task classification", who, ErrInput)
+		return nil, fmt.Errorf("model: %s: %w: PredictProba needs task classification", who, ErrInput)
 	}
 	if t == nil {
-		return fmt.Errorf("model: %s: %w: PredictProba needs a fit with Probability set", who, ErrInput)
+		return nil, fmt.Errorf("model: %s: %w: PredictProba needs a fit with Probability set", who, ErrInput)
 	}
-	return nil
+	d, err := dec()
+	if err != nil {
+		return nil, err
+	}
+	return softmaxProba(d, k, t.beta), nil
 }
 
 // PredictMulti returns all outputs of a regression fit (n×t; one column

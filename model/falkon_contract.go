@@ -43,14 +43,7 @@ func (m *Falkon) PredictProba(x mat.Matrix) (_ *mat.Dense, err error) {
 	if m.fit == nil {
 		return nil, ErrNotFitted
 	}
-	if err := probaReady(m.fit.task, m.fit.calib, "falkon"); err != nil {
-		return nil, err
-	}
-	dec, err := m.DecisionFunction(x)
-	if err != nil {
-		return nil, err
-	}
-	return softmaxProba(dec, len(m.fit.labels.Classes), m.fit.calib.beta), nil
+	return temperedProba(m.fit.task, m.fit.calib, len(m.fit.labels.Classes), "falkon", func() (*mat.Dense, error) { return m.DecisionFunction(x) })
 }
 
 // PredictMulti returns all outputs of a regression fit (n×t; one column
