@@ -34,6 +34,10 @@ type SpecError struct {
 	Path string
 	// Msg says what is wrong.
 	Msg string
+	// Missing names the keys of which one is required and absent (for
+	// example lambda and alpha, or gamma and sigma), nil when the error is
+	// not about a missing setting; a caller can name its own way to set them.
+	Missing []string
 }
 
 // Error formats the error as "experiments: spec: line N: path: msg".
@@ -364,6 +368,12 @@ func (s *Spec) line(path ...string) int {
 // errAt builds a SpecError at path (dot-separated keys, "[i]" for elements).
 func (s *Spec) errAt(msg string, path ...string) error {
 	return &SpecError{Line: s.line(path...), Path: joinPath(path), Msg: msg}
+}
+
+// errMissing is errAt for a required setting that is absent: missing names
+// the keys any one of which would do.
+func (s *Spec) errMissing(msg string, missing []string, path ...string) error {
+	return &SpecError{Line: s.line(path...), Path: joinPath(path), Msg: msg, Missing: missing}
 }
 
 func joinPath(path []string) string {

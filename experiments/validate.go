@@ -204,11 +204,11 @@ func (s *Spec) validateEstimator() error {
 		if o.Name == "lambda" && (hasKey(e.Options, "alpha") || hasKey(s.Grid, "alpha")) {
 			continue
 		}
-		name := o.Name
+		name, missing := o.Name, []string{o.Name}
 		if name == "lambda" {
-			name = "lambda (or alpha)"
+			name, missing = "lambda (or alpha)", []string{"lambda", "alpha"}
 		}
-		return s.errAt(fmt.Sprintf("estimator %s needs %s: set it in the estimator block or as a grid axis", e.Type, name), "estimator")
+		return s.errMissing(fmt.Sprintf("estimator %s needs %s: set it in the estimator block or as a grid axis", e.Type, name), missing, "estimator")
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
@@ -249,11 +249,11 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 		if ks.Gamma == 0 && ks.Sigma == 0 {
 			if _, err2 := kernel.New(kernel.Spec{Type: ks.Type, Gamma: 1, Degree: ks.Degree, Coef0: ks.Coef0}); err2 == nil {
 				// The kernel works once it has a width: say where to set one.
-				or := ""
+				or, missing := "", []string{"gamma"}
 				if ks.Type == "gaussian" {
-					or = " (or sigma, γ = 1/(2σ²))"
+					or, missing = " (or sigma, γ = 1/(2σ²))", []string{"gamma", "sigma"}
 				}
-				return s.errAt(fmt.Sprintf("the %s kernel needs gamma%s: set it in the kernel block or as a grid axis", ks.Type, or), block, "kernel")
+				return s.errMissing(fmt.Sprintf("the %s kernel needs gamma%s: set it in the kernel block or as a grid axis", ks.Type, or), missing, block, "kernel")
 			}
 		}
 		return s.errAt(err.Error(), block, "kernel")

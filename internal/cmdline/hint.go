@@ -2,7 +2,6 @@ package cmdline
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -42,21 +41,12 @@ func Hint(err error) string {
 	return ""
 }
 
-// needs matches a spec error about a required setting the command line can
-// give: "estimator krr needs lambda (or alpha): …", "the gaussian kernel
-// needs gamma (or sigma, …): …".
-var needs = regexp.MustCompile(`^(?:estimator \S+|the \S+ kernel) needs (\w+)( \(or (\w+))?`)
-
 // SpecFlag returns the flags that set what a spec error says is missing
-// ("--lambda or --alpha", "--gamma or --sigma"), or "" when the error is
-// not about a missing setting.
+// ("--lambda or --alpha", "--gamma or --sigma", from SpecError.Missing), or
+// "" when the error is not about a missing setting.
 func SpecFlag(se *experiments.SpecError) string {
-	m := needs.FindStringSubmatch(se.Msg)
-	if m == nil {
+	if len(se.Missing) == 0 {
 		return ""
 	}
-	if m[3] != "" {
-		return "--" + m[1] + " or --" + m[3]
-	}
-	return "--" + m[1]
+	return "--" + strings.Join(se.Missing, " or --")
 }
