@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -45,5 +46,30 @@ func BenchmarkLaplacian(b *testing.B) {
 				b.ReportMetric(cpu, "cpu-s/op")
 			})
 		}
+	}
+}
+
+// BenchmarkLaplacianBlock measures Laplacian.Block (1,000 × 2,000, d = 54,
+// one goroutine) with each set of inner kernels: G feature-pairs per
+// CPU-second of the thread.
+func BenchmarkLaplacianBlock(b *testing.B) {
+	const n, m, d = 1_000, 2_000, 54
+	r := rand.New(rand.NewPCG(3, d))
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	dst := mat.NewDense(n, m, nil)
+	k := Laplacian{Gamma: 1.0 / d}
+	for a := bestAccel; a >= accelPortable; a-- {
+		b.Run(fmt.Sprintf("d=%d/%s", d, a), func(b *testing.B) {
+			defer setAccel(a)()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			c0 := threadCPU()
+			for b.Loop() {
+				k.Block(dst, x, c)
+			}
+			cpu := float64(threadCPU()-c0) / 1e9 / float64(b.N)
+			b.ReportMetric(float64(n)*m*d/cpu/1e9, "Gpairs/cpu-s")
+			b.ReportMetric(cpu, "cpu-s/op")
+		})
 	}
 }
