@@ -209,6 +209,8 @@ func (o *Op) shape() *plan {
 	case ok && o.opt.Float32:
 		p.f32 = true
 		p.mp = roundUp(p.m, panelCols32)
+	case l1Applies(o.k, p.mp):
+		p.l1 = &l1Plan{} // sized only: l1Block's packed rows
 	}
 	return p
 }
@@ -323,6 +325,22 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 			p.gaussianDots(ws[worker], r0, r1, vp, vp32, rd.Data[r0*rd.Stride:], rd.Stride)
 		})
 	}
+	if p.l1 != nil && rv.Cols == 1 {
+		// The Laplacian with one right-hand side: K·v from the row map's
+		// fused dot product (l1.go).
+		vp, _ := p.padded(rv)
+		return parallel.For(ctx, nb, w, func(worker, blk int) {
+			r0, r1 := blk*b, min((blk+1)*b, n)
+			if ws[worker] == nil {
+				ws[worker] = p.getWork(b, 1)
+			}
+			kv := ws[worker].kv
+			p.l1Fused(ws[worker], r0, r1, vp, kv, nil)
+			for i := range r1 - r0 {
+				rd.Data[(r0+i)*rd.Stride] = kv[i]
+			}
+		})
+	}
 	var fe firstErr
 	err := parallel.For(ctx, nb, w, func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
@@ -347,7 +365,7 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 	}
 	ru := u.RawMatrix()
 	p := o.prepare()
-	if ru.Cols == 1 && p.dk != nil {
+	if ru.Cols == 1 && (p.dk != nil || p.l1 != nil) {
 		// One right-hand side: acc += Σ_i u_i·K_i, four rows at a time
 		// (gonum's Dgemm with a transposed block is several times slower here).
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
@@ -392,6 +410,13 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 				return
 			}
 			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data)
+		})
+	}
+	if p.l1 != nil && t == 1 {
+		// The Laplacian: the same fused pass, K_B·v from the row map (l1.go).
+		vp, _ := p.padded(rv)
+		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
+			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data)
 		})
 	}
 	var fe firstErr

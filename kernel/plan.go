@@ -40,6 +40,7 @@ type plan struct {
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
 	cn32 []float32 // with f32 and the Gaussian: cn rounded to float32
 
+	l1 *l1Plan     // the Laplacian on dense X and C with SIMD; see l1.go
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
 
@@ -82,6 +83,8 @@ func (o *Op) prepare() *plan {
 		if !ok {
 			if p.sp != nil {
 				p.packSparse()
+			} else {
+				p.l1 = newL1Plan(o.k, p.c, p.mp)
 			}
 			return
 		}
@@ -224,6 +227,8 @@ func (p *plan) packsX(acc accel) int64 {
 		return 4
 	case p.dk != nil && acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
 		return 8
+	case p.l1 != nil && acc != accelPortable:
+		return 8 // the Laplacian's packed rows (l1Block)
 	}
 	return 0
 }
@@ -397,6 +402,12 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 	}
 	if p.dk == nil && p.sp != nil {
 		p.sparseKernelBlock(w, r0, r1, kb)
+		return kb
+	}
+	if p.l1 != nil && w.acc != accelPortable {
+		if rows > 0 && m > 0 {
+			p.l1Block(w, r0, r1, nil, nil)
+		}
 		return kb
 	}
 	if p.dk == nil {
