@@ -6,6 +6,8 @@
 //   - gemm8x16AVX512: an 8×16 register-blocked tile of A·Bᵀ from packed
 //     panels (A as [k][8], B as [k][16]), 16 zmm accumulators, the inner loop
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
+//   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
+//     products whose result is too large to stay in cache (gen_dense.go).
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
@@ -51,6 +53,7 @@ func main() {
 	ConstraintExpr("amd64")
 
 	gemm()
+	gemmDense()
 	gemm32()
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)
