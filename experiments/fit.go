@@ -121,6 +121,13 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 			}
 		}
 	}
+	sp, err := planShards(s)
+	if err != nil {
+		return nil, err
+	}
+	if sp != nil && !sp.fits() {
+		return nil, sp.overLimit(s.Estimator.Type, "")
+	}
 	r, err := newRunnerMode(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify}, runMode{fit: true})
 	if err != nil {
 		return nil, err

@@ -170,8 +170,11 @@ func TestEngineCancel(t *testing.T) {
 // TestLaplacianBlockBits: Laplacian.Block, which sums four columns at a time,
 // gives every entry the bits of the one-pair loop (the L1 sum over features
 // in order, then expNeg), on strided views with 0–3 columns left after the
-// groups of four (b has 21, 22, 23, 24 rows) and d = 1, 5, 54.
+// groups of four (b has 21, 22, 23, 24 rows) and d = 1, 5, 54. This is the
+// portable path; the SIMD paths (same sums, the row map's exp) are checked
+// against Eval by TestL1TileSums and TestLaplacianSIMD.
 func TestLaplacianBlockBits(t *testing.T) {
+	defer setAccel(accelPortable)()
 	r := rand.New(rand.NewPCG(7, 8))
 	l := Laplacian{Gamma: 0.3}
 	for _, d := range []int{1, 5, 54} {

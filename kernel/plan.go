@@ -40,6 +40,7 @@ type plan struct {
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
 	cn32 []float32 // with f32 and the Gaussian: cn rounded to float32
 
+	l1 *l1Plan     // the Laplacian on dense X and C with SIMD; see l1.go
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
 
@@ -82,6 +83,8 @@ func (o *Op) prepare() *plan {
 		if !ok {
 			if p.sp != nil {
 				p.packSparse()
+			} else {
+				p.l1 = newL1Plan(o.k, p.c, p.mp)
 			}
 			return
 		}
@@ -224,6 +227,8 @@ func (p *plan) packsX(acc accel) int64 {
 		return 4
 	case p.dk != nil && acc != accelPortable && p.sc == nil && (p.sp == nil || p.sp.dense):
 		return 8
+	case p.l1 != nil && acc != accelPortable:
+		return 8 // the Laplacian's packed rows (l1Block)
 	}
 	return 0
 }
@@ -267,6 +272,8 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	switch {
 	case p.f32:
 		p.dots32(w, r0, r1)
+	case w.acc == accelAVX2:
+		p.dotsAVX2(w, x, x0, rows)
 	case w.acc != accelPortable:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
@@ -278,15 +285,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 				b := &p.cp[jp*d+k0*panelCols]
 				for ip := 0; ip < rp; ip += panelRows {
 					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
-					if w.acc == accelAVX512 {
-						gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
-						continue
-					}
-					// Four 4×8 quarters of the 8×16 tile.
-					gemm4x8AVX2(kl, &a[0], b, &c[0], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[0], &p.cp[jp*d+k0*panelCols+8], &c[8], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[4], b, &c[4*mp], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[4], &p.cp[jp*d+k0*panelCols+8], &c[4*mp+8], mp, k0 > 0)
+					gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
 				}
 			}
 		}
@@ -304,6 +303,10 @@ func (p *plan) dots(w *work, r0, r1 int) {
 
 // dots32 is dots in float32 mode.
 func (p *plan) dots32(w *work, r0, r1 int) {
+	if w.acc == accelAVX2 {
+		p.dots32AVX2(w, r0, r1)
+		return
+	}
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
 	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
@@ -397,6 +400,12 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 	}
 	if p.dk == nil && p.sp != nil {
 		p.sparseKernelBlock(w, r0, r1, kb)
+		return kb
+	}
+	if p.l1 != nil && w.acc != accelPortable {
+		if rows > 0 && m > 0 {
+			p.l1Block(w, r0, r1, nil, nil)
+		}
 		return kb
 	}
 	if p.dk == nil {

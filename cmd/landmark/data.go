@@ -25,6 +25,8 @@ const dataUsage = `Usage:
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
   landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
+  landmark data synth higgs OUTDIR --rows N --shard-rows R
+                                          write a synthetic HIGGS-shaped set (d = 28) straight to shards, streaming
 
 FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2
 (a name without these extensions, such as a9a, is read as its first data line shows);
@@ -49,6 +51,9 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "shard":
 		return dataShard(ctx, args[1:], stdout, stderr)
 	case "synth":
+		if len(args) > 1 && args[1] == "higgs" {
+			return dataSynthHiggs(ctx, args[2:], stdout, stderr)
+		}
 		return dataSynth(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
@@ -244,7 +249,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
-	opt.ProgressBytes = readProgress(pg, "data convert", t0)
+	opt.ProgressBytes = cmdline.ReadProgress(pg, "data convert", t0)
 	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -273,36 +278,6 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d rows × %d features\n", pos[1], d.Len(), d.Dim())
 	return nil
-}
-
-// readProgress returns the datasets.ReadOptions.ProgressBytes of command
-// cmd: a line per batch of datasets.ProgressRows rows read and at the end,
-// with the elapsed time, the rate and, when the file's size is known, the
-// share of it consumed (compressed bytes for a compressed file) and the
-// read's ETA at the byte rate so far; nil when pg is.
-func readProgress(pg *cmdline.Progress, cmd string, t0 time.Time) func(datasets.ReadProgress) {
-	if pg == nil {
-		return nil
-	}
-	last := -1
-	return func(p datasets.ReadProgress) {
-		if p.Rows == last {
-			return // the closing call repeats a batch's count
-		}
-		last = p.Rows
-		el := time.Since(t0)
-		rate := float64(p.Rows) / max(el.Seconds(), 1e-9)
-		if p.Size <= 0 || p.Bytes <= 0 {
-			pg.Line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, p.Rows, cmdline.Duration(el), rate)
-			return
-		}
-		var eta time.Duration
-		if p.Bytes < p.Size {
-			eta = time.Duration(float64(el) * float64(p.Size-p.Bytes) / float64(p.Bytes))
-		}
-		pg.Line("%s: read %d rows, %.0f%% of %s (elapsed %s, %.3g rows/s, read ETA %s)", cmd, p.Rows,
-			100*float64(min(p.Bytes, p.Size))/float64(p.Size), fmtMiB(p.Size), cmdline.Duration(el), rate, cmdline.Duration(eta))
-	}
 }
 
 func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -334,7 +309,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
-	opt.ProgressBytes = readProgress(pg, "data shard", t0)
+	opt.ProgressBytes = cmdline.ReadProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -388,7 +363,7 @@ func dataSynth(args []string, stdout, stderr io.Writer) error {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
 			return nil
 		}
-		return fmt.Errorf("%w: data synth: want the kind \"text\" first", errUsage)
+		return fmt.Errorf("%w: data synth: want the kind \"text\" or \"higgs\" first", errUsage)
 	}
 	pos, err := parseDataArgs(fs, args[1:])
 	if err != nil {
@@ -420,5 +395,28 @@ func dataSynth(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// fmtMiB prints a byte count in MiB.
-func fmtMiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+// dataSynthHiggs writes datasets.WriteSyntheticHiggs's shards and manifest.
+func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdline.NewFlags("data synth higgs", "OUTDIR --rows N --shard-rows R [flags]", stderr)
+	rows := fs.Int("rows", 0, "rows (required, ≥ 1)")
+	shardRows := fs.Int("shard-rows", 0, "rows per shard (required, ≥ 1; part of the draw: another value gives other rows)")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed, --rows and --shard-rows give the same files)")
+	workers := fs.Int("workers", 0, "shards generated at once, each held in memory while written (default GOMAXPROCS; the files do not depend on it)")
+	prog := cmdline.AddProgress(fs)
+	pos, err := parseDataArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *rows < 1 || *shardRows < 1 || *workers < 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: data synth higgs takes OUTDIR, --rows ≥ 1, --shard-rows ≥ 1 (and --workers ≥ 0)", errUsage)
+	}
+	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers,
+		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", 8*(datasets.HiggsDim+1))}
+	m, err := datasets.WriteSyntheticHiggs(ctx, pos[0], opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[0], shard.ManifestName))
+	return nil
+}

@@ -276,3 +276,41 @@ func TestDataInfoWideSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestDataSynthHiggs writes the HIGGS-shaped set through the command: the
+// files are those of datasets.WriteSyntheticHiggs with the same options
+// (whatever --workers), with a progress line per shard; bad flags are
+// usage errors.
+func TestDataSynthHiggs(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, err := runDataArgs("synth", "higgs", filepath.Join(dir, "a"), "--rows", "1000", "--shard-rows", "400", "--seed", "4", "--workers", "1", "--progress", "always")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "wrote 1000 rows × 28 features (classification) in 3 shards: "+filepath.Join(dir, "a", "manifest.json")) {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.Contains(errOut, "data synth higgs: shard 3/3 written (rows 1000/1000;") || strings.Count(errOut, "\n") != 3 {
+		t.Errorf("progress:\n%s", errOut)
+	}
+	if _, err := datasets.WriteSyntheticHiggs(context.Background(), filepath.Join(dir, "b"), datasets.HiggsOptions{Rows: 1000, ShardRows: 400, Seed: 4, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"manifest.json", "shard-00000.lmks", "shard-00002.lmks"} {
+		a, errA := os.ReadFile(filepath.Join(dir, "a", f))
+		b, errB := os.ReadFile(filepath.Join(dir, "b", f))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: command and library files differ (%v, %v)", f, errA, errB)
+		}
+	}
+	for _, bad := range [][]string{
+		{"synth", "higgs"}, {"synth", "higgs", filepath.Join(dir, "z"), "--rows", "10"},
+		{"synth", "higgs", filepath.Join(dir, "z"), "--shard-rows", "10"},
+		{"synth", "higgs", filepath.Join(dir, "z"), "--rows", "10", "--shard-rows", "0"},
+		{"synth", "higgs", "a", "b", "--rows", "10", "--shard-rows", "5"},
+	} {
+		if _, _, err := runDataArgs(bad...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: err = %v, want errUsage", bad, err)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/landmark-ml/landmark/datasets/shard"
+	"gonum.org/v1/gonum/mat"
+)
+
+// readHiggsDir reads back every shard of a manifest written to dir.
+func readHiggsDir(t *testing.T, dir string) (*shard.Manifest, *mat.Dense, []float64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, shard.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := shard.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.NewDense(m.N, m.D, nil)
+	y := make([]float64, 0, m.N)
+	for _, e := range m.Shards {
+		f, err := os.Open(filepath.Join(dir, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, ys, err := shard.Read(f, e.Rows, m.D)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", e.File, err)
+		}
+		x.Slice(e.FirstRow, e.FirstRow+e.Rows, 0, m.D).(*mat.Dense).Copy(xs)
+		y = append(y, ys...)
+	}
+	return m, x, y
+}
+
+// The files are byte for byte the same whatever the number of workers (the
+// shards' streams depend on the seed and the shard index only), and another
+// seed gives other files.
+func TestSyntheticHiggsDeterministic(t *testing.T) {
+	opt := HiggsOptions{Rows: 2500, ShardRows: 300, Seed: 7}
+	dirs := map[int]string{}
+	for _, w := range []int{1, 3, 16} {
+		opt.Workers = w
+		dirs[w] = t.TempDir()
+		if _, err := WriteSyntheticHiggs(context.Background(), dirs[w], opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dirs[1], "*"))
+	if len(files) != 9+1 { // ⌈2500/300⌉ shards and the manifest
+		t.Fatalf("%d files, want 10: %v", len(files), files)
+	}
+	for _, f := range files {
+		want, _ := os.ReadFile(f)
+		for _, w := range []int{3, 16} {
+			got, err := os.ReadFile(filepath.Join(dirs[w], filepath.Base(f)))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s with %d workers differs from 1 worker (err %v)", filepath.Base(f), w, err)
+			}
+		}
+	}
+	other := t.TempDir()
+	opt.Seed, opt.Workers = 8, 0
+	if _, err := WriteSyntheticHiggs(context.Background(), other, opt); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dirs[1], "shard-00000.lmks"))
+	b, _ := os.ReadFile(filepath.Join(other, "shard-00000.lmks"))
+	if bytes.Equal(a, b) {
+		t.Error("seeds 7 and 8 wrote the same first shard")
+	}
+}
+
+// The manifest's statistics (merged shard by shard) equal a direct two-pass
+// computation over all rows read back; its other fields describe the shards.
+func TestSyntheticHiggsManifest(t *testing.T) {
+	dir := t.TempDir()
+	got, err := WriteSyntheticHiggs(context.Background(), dir, HiggsOptions{Rows: 3001, ShardRows: 250, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, x, y := readHiggsDir(t, dir)
+	if m.N != 3001 || m.D != HiggsDim || m.Task != "classification" || len(m.Shards) != 13 || m.Shards[12].Rows != 1 ||
+		len(m.Classes) != 2 || m.Classes[0] != -1 || m.Classes[1] != 1 || got.N != m.N {
+		t.Fatalf("manifest n %d d %d task %s classes %v, %d shards", m.N, m.D, m.Task, m.Classes, len(m.Shards))
+	}
+	n := float64(m.N)
+	col := func(j int) []float64 {
+		if j == m.D {
+			return y
+		}
+		return mat.Col(nil, j, x)
+	}
+	for j := 0; j <= m.D; j++ {
+		v := col(j)
+		mean := 0.0
+		for _, a := range v {
+			mean += a
+		}
+		mean /= n
+		ss := 0.0
+		for _, a := range v {
+			ss += (a - mean) * (a - mean)
+		}
+		std := math.Sqrt(ss / n)
+		gm, gs := m.YMean, m.YStd
+		if j < m.D {
+			gm, gs = m.Mean[j], m.Std[j]
+		}
+		// Both are sums of 3,001 terms of size ~1 in another order: a few
+		// hundred ulps at most; 1e-12 leaves room and catches any slip
+		// (a sample instead of a population std is off by 1.7e-4).
+		if math.Abs(gm-mean) > 1e-12 || math.Abs(gs-std) > 1e-12*std {
+			t.Errorf("column %d: manifest mean %.17g std %.17g, two-pass %.17g %.17g", j, gm, gs, mean, std)
+		}
+		// The features are standard normal: mean within 4/√n of 0, std of 1.
+		if j < m.D && (math.Abs(mean) > 4/math.Sqrt(n) || math.Abs(std-1) > 4/math.Sqrt(2*n)) {
+			t.Errorf("column %d: mean %g std %g, want a standard normal's", j, mean, std)
+		}
+	}
+}
+
+// The rule's classes are balanced (P(y = 1) = ½, HiggsLabel is odd) and the
+// Bayes classifier sign(f) agrees with the labels at the documented rate.
+func TestSyntheticHiggsLabels(t *testing.T) {
+	dir := t.TempDir()
+	const n = 20000
+	if _, err := WriteSyntheticHiggs(context.Background(), dir, HiggsOptions{Rows: n, ShardRows: 4096, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	_, x, y := readHiggsDir(t, dir)
+	pos, agree := 0, 0
+	neg := make([]float64, HiggsDim)
+	for i := range n {
+		row := x.RawRowView(i)
+		switch y[i] {
+		case 1:
+			pos++
+		case -1:
+		default:
+			t.Fatalf("label %d is %g, want ±1", i, y[i])
+		}
+		f := HiggsLabel(row)
+		if (f > 0) == (y[i] > 0) {
+			agree++
+		}
+		for j, v := range row {
+			neg[j] = -v
+		}
+		if g := HiggsLabel(neg); math.Abs(f+g) > 1e-12*(1+math.Abs(f)) {
+			t.Fatalf("row %d: f(x) %g, f(−x) %g: not odd", i, f, g)
+		}
+	}
+	// Binomial standard deviations: √(¼/n) = 0.0035 for the balance,
+	// √(0.829·0.171/n) = 0.0027 for the agreement; 4 of them.
+	if p := float64(pos) / n; math.Abs(p-0.5) > 4*math.Sqrt(0.25/n) {
+		t.Errorf("P(y = 1) = %.4f, want ½ within %.4f", p, 4*math.Sqrt(0.25/n))
+	}
+	if a := float64(agree) / n; math.Abs(a-0.829) > 4*math.Sqrt(0.829*0.171/n) {
+		t.Errorf("sign(f) agrees with %.4f of the labels, want the documented Bayes accuracy 0.829", a)
+	}
+}
+
+func TestSyntheticHiggsRefusals(t *testing.T) {
+	for _, opt := range []HiggsOptions{{Rows: 0, ShardRows: 10}, {Rows: 10, ShardRows: 0}, {Rows: 10, ShardRows: 5, Workers: -1}} {
+		if _, err := WriteSyntheticHiggs(context.Background(), t.TempDir(), opt); !errors.Is(err, ErrInput) {
+			t.Errorf("%+v: err %v, want ErrInput", opt, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	if _, err := WriteSyntheticHiggs(ctx, dir, HiggsOptions{Rows: 100, ShardRows: 10}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, shard.ManifestName)); err == nil {
+		t.Error("a cancelled run wrote the manifest")
+	}
+}

@@ -1,0 +1,61 @@
+package cmdline
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+)
+
+// ReadProgress returns the datasets.ReadOptions.ProgressBytes of command
+// cmd: a line per batch of datasets.ProgressRows rows read and at the end,
+// with the elapsed time, the rate and, when the file's size is known, the
+// share of it consumed (compressed bytes for a compressed file) and the
+// read's ETA at the byte rate so far; nil when pg is.
+func ReadProgress(pg *Progress, cmd string, t0 time.Time) func(datasets.ReadProgress) {
+	if pg == nil {
+		return nil
+	}
+	last := -1
+	return func(p datasets.ReadProgress) {
+		if p.Rows == last {
+			return // the closing call repeats a batch's count
+		}
+		last = p.Rows
+		el := time.Since(t0)
+		rate := float64(p.Rows) / max(el.Seconds(), 1e-9)
+		if p.Size <= 0 || p.Bytes <= 0 {
+			pg.Line("%s: read %d rows (elapsed %s, %.3g rows/s)", cmd, p.Rows, Duration(el), rate)
+			return
+		}
+		var eta time.Duration
+		if p.Bytes < p.Size {
+			eta = time.Duration(float64(el) * float64(p.Size-p.Bytes) / float64(p.Bytes))
+		}
+		pg.Line("%s: read %d rows, %.0f%% of %s (elapsed %s, %.3g rows/s, read ETA %s)", cmd, p.Rows,
+			100*float64(min(p.Bytes, p.Size))/float64(p.Size), MiB(p.Size), Duration(el), rate, Duration(eta))
+	}
+}
+
+// MiB prints a byte count in MiB.
+func MiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// ShardProgress returns a progress callback of a command that writes
+// shards of rowBytes bytes a row: one line per shard written, "CMD: shard
+// 3/50 written (rows 3000000/50000000; elapsed 12s, ETA 3m10s, 1.2e+06
+// rows/s, 270 MB/s)", with the ETA and rates from the rows written so far;
+// nil when pg is.
+func ShardProgress(pg *Progress, cmd string, rowBytes int) func(shards, totalShards, rows, totalRows int) {
+	if pg == nil {
+		return nil
+	}
+	clock, last := NewClock(0), 0
+	return func(shards, totalShards, rows, totalRows int) {
+		clock.total = float64(totalRows)
+		elapsed, eta := clock.Add(float64(rows - last))
+		last = rows
+		sec := max(elapsed.Seconds(), 1e-9)
+		pg.Line("%s: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s, %.3g rows/s, %.0f MB/s)", cmd, shards, totalShards, rows, totalRows,
+			Duration(elapsed), Duration(eta), float64(rows)/sec, float64(rows)*float64(rowBytes)/sec/1e6)
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package kernel
+
+func l1Tile8x16AVX512(int, *float64, *float64, *float64, int, float64) { panic("kernel: no AVX-512") }
+func l1Tile4x8AVX2(int, *float64, *float64, *float64, int, float64)    { panic("kernel: no AVX2") }
