@@ -414,7 +414,7 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("%w: data synth higgs takes OUTDIR, --rows ≥ 1, --shard-rows ≥ 1 (and --workers ≥ 0)", errUsage)
 	}
 	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers, Type: shardType(*f32),
-		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", 8*(datasets.HiggsDim+1))}
+		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", shardRowBytes(*f32, datasets.HiggsDim))}
 	m, err := datasets.WriteSyntheticHiggs(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -424,6 +424,15 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 const float32Usage = "write X as float32 (half the bytes to read on every pass; values rounded to float32, statistics from the float64 values)"
+
+// shardRowBytes is a shard row's bytes on disk: d values of X (4 bytes
+// for float32 shards, 8 for float64) and the float64 target.
+func shardRowBytes(f32 bool, d int) int {
+	if f32 {
+		return 4*d + 8
+	}
+	return 8 * (d + 1)
+}
 
 // shardType is the shard element type --float32 asks for.
 func shardType(f32 bool) shard.Type {
