@@ -617,6 +617,16 @@ func (p *plan) packX32(dst []float32, r0, rows int) {
 	packRows(dst, p.x.Data, p.x.Stride, r0, rows, p.d)
 }
 
+// packX32Panels is packX32 for the AVX2 tiles' panels of height h
+// (packPanels).
+func (p *plan) packX32Panels(dst []float32, r0, rows, h int) {
+	if p.x32 != nil {
+		packPanels(dst, p.x32.data, p.d, r0, rows, p.d, h)
+		return
+	}
+	packPanels(dst, p.x.Data, p.x.Stride, r0, rows, p.d, h)
+}
+
 // packRows packs rows [r0, r0+rows) of the row-major x (stride, d columns)
 // into dst as panels of panelRows rows, feature-major, with the rows past the
 // end of the last panel set to zero.

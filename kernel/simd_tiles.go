@@ -70,11 +70,7 @@ func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 // dots32AVX2 is dots32 on the float32 AVX2 tiles (X rows from p.x).
 func (p *plan) dots32AVX2(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
-	if p.x32 != nil {
-		packPanels(w.a32, p.x32.data, d, r0, rows, d, avx2TileRows)
-	} else {
-		packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
-	}
+	p.packX32Panels(w.a32, r0, rows, avx2TileRows)
 	kc := kBlocks(d)
 	for k0 := 0; k0 < d; k0 += kc {
 		kl := min(kc, d-k0)
@@ -99,7 +95,7 @@ var gemmF32to32AVX2 = [avx2TileRows + 1]func(k int, a, b, c *float32, ldc int){
 // them (with zero coefficients) in its last group of four rows.
 func (p *plan) dots32to32AVX2(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
-	packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
+	p.packX32Panels(w.a32, r0, rows, avx2TileRows)
 	for jp := 0; jp < mp; jp += panelCols32 {
 		b := &p.cp32[jp*d]
 		for ip := 0; ip < rows; ip += avx2TileRows {
