@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -469,7 +470,11 @@ func packBuffers(n int) *[]float64 {
 			return b
 		}
 	}
-	b := make([]float64, n)
+	// Large buffers (80 MB for a rank-512 update at M = 10,000) are
+	// advised onto huge pages: faulting fresh memory in 2 MiB pages costs
+	// about half the CPU time of 4 KiB ones on the project's VM (package
+	// hugemem).
+	b := hugemem.Float64s(n)
 	return &b
 }
 
