@@ -25,6 +25,15 @@ func (r *runner) load() error {
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "path")
 		}
+		if IsManifest(p) {
+			if x, xt, y, yt, err = r.loadShards(p); err != nil {
+				return err
+			}
+			if err := r.dense(&x, &xt); err != nil {
+				return err
+			}
+			return r.split(x, xt, y, yt)
+		}
 		in, err := datasets.OpenInput(r.ctx, p, datasets.Format(d.Format))
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "path")
@@ -79,6 +88,14 @@ func (r *runner) load() error {
 			return err
 		}
 	}
+	return r.split(x, xt, y, yt)
+}
+
+// split infers the task when asked, checks the labels, splits off the test
+// fraction, subsamples and keeps the result.
+func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
+	d := r.s.Dataset
+	var err error
 	if r.inferTask {
 		if err := r.guessTask(y); err != nil {
 			return err

@@ -106,6 +106,11 @@ type DatasetSpec struct {
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Path is a data file: absolute, relative to the spec file's folder, or
 	// the name of a file in the shared dataset folder (datasets.SharedPath).
+	// A .json path is a shard manifest (DIR/manifest.json of landmark data
+	// shard or data synth higgs): its shards are read into memory when the
+	// fit's plan (X's copies and the estimator's) fits memory_limit;
+	// otherwise fit streams a falkon fit from the shards on every pass,
+	// and refuses other estimators and cross-validation (run).
 	Path string `yaml:"path,omitempty" json:"path,omitempty"`
 	// Format is libsvm or csv; default from the file name (.csv, .csv.gz → csv).
 	Format string `yaml:"format,omitempty" json:"format,omitempty"`

@@ -124,6 +124,8 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 				r.storageWhy = "auto: scale " + r.s.Dataset.scale() + " needs dense data"
 			case r.s.Dataset.Name != "":
 				r.storageWhy = "auto: bundled sets are dense"
+			case IsManifest(r.s.Dataset.Path):
+				r.storageWhy = "auto: shards are dense"
 			default:
 				r.storageWhy = "auto: not a LIBSVM file"
 			}

@@ -239,6 +239,9 @@ func (o *Op) ScratchBytes(t int) int64 {
 	mp := int64(roundUp(m, panelCols))
 	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
+	if s, ok := o.panelScratchBytes(t); ok {
+		return s
+	}
 	return 8*(seg*mp*int64(t)+mp*int64(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 }
 
@@ -307,12 +310,15 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 		return err
 	}
 	p := o.prepare()
+	rv, rd := v.RawMatrix(), dst.RawMatrix()
+	if p.panels(rv.Cols) {
+		return o.mulPanels(ctx, dst, rv)
+	}
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
 	w := parallel.Workers(o.opt.Workers)
 	ws := make([]*work, w)
 	defer putWorks(ws)
-	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if p.gauss && rv.Cols == 1 {
 		// One right-hand side: each row of the block is mapped through exp
 		// and dotted with v in one pass (gonum's Dgemv-shaped Dgemm is slower).
@@ -377,6 +383,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 			p.accumulateRows(w, kb.Data, kv, acc.Data)
 		})
 	}
+	if p.panels(ru.Cols) {
+		return o.mulTPanels(ctx, dst, ru)
+	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, ru.Cols, 0, func(w *work, r0, r1 int, acc blas64.General) {
 		kb := p.kernelBlock(w, r0, r1)
@@ -418,6 +427,9 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data)
 		})
+	}
+	if p.panels(t) {
+		return o.mulTMulPanels(ctx, dst, rv)
 	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, t, t, func(w *work, r0, r1 int, acc blas64.General) {
@@ -500,32 +512,12 @@ func (p *plan) padded(v blas64.General) ([]float64, []float32) {
 // with rows padded to the panel width), and the partials are added in
 // segment order. kvCols is the width of the per-worker K·V scratch f needs.
 func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w *work, r0, r1 int, acc blas64.General)) error {
-	n, m := o.Dims()
+	_, m := o.Dims()
 	p := o.prepare()
-	b := o.BlockRows()
-	nb := (n + b - 1) / b
-	nseg := min(maxSegments, nb)
-	partial := make([][]float64, nseg)
-	sums := p.getSums(nseg * p.mp * t)
-	defer p.sums.Put(sums)
-	w := parallel.Workers(o.opt.Workers)
-	ws := make([]*work, w)
-	defer putWorks(ws)
-	err := parallel.For(ctx, nseg, w, func(worker, s int) {
-		if ws[worker] == nil {
-			ws[worker] = p.getWork(b, kvCols)
-		}
-		acc := blas64.General{Rows: m, Cols: t, Stride: t, Data: (*sums)[s*p.mp*t : (s+1)*p.mp*t]}
-		partial[s] = acc.Data
-		lo, hi := s*nb/nseg, (s+1)*nb/nseg
-		for blk := lo; blk < hi; blk++ {
-			if ctx.Err() != nil {
-				return
-			}
-			r0, r1 := blk*b, min((blk+1)*b, n)
-			f(ws[worker], r0, r1, acc)
-		}
+	partial, sums, err := o.segmentSums(ctx, p.mp*t, kvCols, func(w *work, r0, r1 int, acc []float64) {
+		f(w, r0, r1, blas64.General{Rows: m, Cols: t, Stride: t, Data: acc})
 	})
+	defer p.sums.Put(sums)
 	if err != nil {
 		return err
 	}
@@ -540,6 +532,41 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 		}
 	}
 	return nil
+}
+
+// segmentSums runs f on every row block, the blocks split into at most
+// maxSegments contiguous segments, each summed in block order into its own
+// partial of size values (zero at the start), and returns the partials in
+// segment order, held in sums, which the caller hands back with
+// p.sums.Put (also on error). kvCols is the width of the per-worker K·V
+// scratch f needs.
+func (o *Op) segmentSums(ctx context.Context, size, kvCols int, f func(w *work, r0, r1 int, acc []float64)) ([][]float64, *[]float64, error) {
+	n, _ := o.Dims()
+	p := o.prepare()
+	b := o.BlockRows()
+	nb := (n + b - 1) / b
+	nseg := min(maxSegments, nb)
+	partial := make([][]float64, nseg)
+	sums := p.getSums(nseg * size)
+	w := parallel.Workers(o.opt.Workers)
+	ws := make([]*work, w)
+	defer putWorks(ws)
+	err := parallel.For(ctx, nseg, w, func(worker, s int) {
+		if ws[worker] == nil {
+			ws[worker] = p.getWork(b, kvCols)
+		}
+		acc := (*sums)[s*size : (s+1)*size]
+		partial[s] = acc
+		lo, hi := s*nb/nseg, (s+1)*nb/nseg
+		for blk := lo; blk < hi; blk++ {
+			if ctx.Err() != nil {
+				return
+			}
+			r0, r1 := blk*b, min((blk+1)*b, n)
+			f(ws[worker], r0, r1, acc)
+		}
+	})
+	return partial, sums, err
 }
 
 func checkRHS(op string, dst, v *mat.Dense, wantDst, wantV int) error {

@@ -272,6 +272,8 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	switch {
 	case p.f32:
 		p.dots32(w, r0, r1)
+	case w.acc == accelAVX2:
+		p.dotsAVX2(w, x, x0, rows)
 	case w.acc != accelPortable:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
@@ -283,15 +285,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 				b := &p.cp[jp*d+k0*panelCols]
 				for ip := 0; ip < rp; ip += panelRows {
 					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
-					if w.acc == accelAVX512 {
-						gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
-						continue
-					}
-					// Four 4×8 quarters of the 8×16 tile.
-					gemm4x8AVX2(kl, &a[0], b, &c[0], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[0], &p.cp[jp*d+k0*panelCols+8], &c[8], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[4], b, &c[4*mp], mp, k0 > 0)
-					gemm4x8AVX2(kl, &a[4], &p.cp[jp*d+k0*panelCols+8], &c[4*mp+8], mp, k0 > 0)
+					gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
 				}
 			}
 		}
@@ -309,6 +303,10 @@ func (p *plan) dots(w *work, r0, r1 int) {
 
 // dots32 is dots in float32 mode.
 func (p *plan) dots32(w *work, r0, r1 int) {
+	if w.acc == accelAVX2 {
+		p.dots32AVX2(w, r0, r1)
+		return
+	}
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
 	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)

@@ -27,3 +27,24 @@ func expRowDotAVX2(*float64, *float64, *float64, int, float64, float64) float64 
 func axpyAVX2(int, float64, *float64, *float64)           { panic("kernel: no AVX2") }
 func axpyRoundAVX2(int, float64, *float64, *float64)      { panic("kernel: no AVX2") }
 func axpy4AVX2(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX2") }
+
+func gemm1x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm2x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm3x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm4x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm5x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm6x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+
+func gemm1x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm2x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm3x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm4x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm5x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm6x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
+
+func gemm8x32F32to32AVX512(int, *float32, *float32, *float32, int) { panic("kernel: no AVX-512") }
+func expRowDotF32AVX512(*float32, *float32, *float32, int, float32, float32) float32 {
+	panic("kernel: no AVX-512")
+}
+func axpy4F32AVX512(int, *[4]float32, *float32, int, *float32) { panic("kernel: no AVX-512") }
+func flush32AVX512(int, *float32, *float64)                    { panic("kernel: no AVX-512") }

@@ -8,6 +8,10 @@ package kernel
 // elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).
 func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x16PfAVX512 is gemm8x16AVX512 with the 8×16 tile at c prefetched into L1 before its
+// k loop (for results that are not in cache).
+func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
 // gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]
 // over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.
 func gemm8x32F32AVX512(k int, a *float32, b *float32, c *float64, ldc int, add bool)
@@ -49,6 +53,54 @@ func flush32AVX512(n int, src *float32, dst *float64)
 // gemm4x8AVX2 sets (or, when add, increments) the 4×8 tile at c (row stride ldc elements) to
 // Σ_p a[8p:8p+4] ⊗ b[16p:16p+8] over p < k: one quarter of an 8×16 tile of the packed panels.
 func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm6x16AVX2 sets (or, when add, increments) the 6×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:6] ⊗ b[p][0:16] over p < k, for packed a ([k][6]) and b ([k][16]), as two 6×8 pieces.
+func gemm6x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm5x16AVX2 sets (or, when add, increments) the 5×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:5] ⊗ b[p][0:16] over p < k, for packed a ([k][5]) and b ([k][16]), as two 5×8 pieces.
+func gemm5x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm4x16AVX2 sets (or, when add, increments) the 4×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:4] ⊗ b[p][0:16] over p < k, for packed a ([k][4]) and b ([k][16]), as two 4×8 pieces.
+func gemm4x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm3x16AVX2 sets (or, when add, increments) the 3×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:3] ⊗ b[p][0:16] over p < k, for packed a ([k][3]) and b ([k][16]), as two 3×8 pieces.
+func gemm3x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm2x16AVX2 sets (or, when add, increments) the 2×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:2] ⊗ b[p][0:16] over p < k, for packed a ([k][2]) and b ([k][16]), as two 2×8 pieces.
+func gemm2x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm1x16AVX2 sets (or, when add, increments) the 1×16 tile at c (row stride ldc elements) to
+// Σ_p a[p][0:1] ⊗ b[p][0:16] over p < k, for packed a ([k][1]) and b ([k][16]), as two 1×8 pieces.
+func gemm1x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm6x32F32AVX2 sums Σ_p a[p][0:6] ⊗ b[p][0:32] over p < k in float32 (packed a [k][6], b [k][32])
+// as two 6×16 pieces and sets or increments the 6×32 float64 tile at c (row stride ldc elements).
+func gemm6x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// gemm5x32F32AVX2 sums Σ_p a[p][0:5] ⊗ b[p][0:32] over p < k in float32 (packed a [k][5], b [k][32])
+// as two 5×16 pieces and sets or increments the 5×32 float64 tile at c (row stride ldc elements).
+func gemm5x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// gemm4x32F32AVX2 sums Σ_p a[p][0:4] ⊗ b[p][0:32] over p < k in float32 (packed a [k][4], b [k][32])
+// as two 4×16 pieces and sets or increments the 4×32 float64 tile at c (row stride ldc elements).
+func gemm4x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// gemm3x32F32AVX2 sums Σ_p a[p][0:3] ⊗ b[p][0:32] over p < k in float32 (packed a [k][3], b [k][32])
+// as two 3×16 pieces and sets or increments the 3×32 float64 tile at c (row stride ldc elements).
+func gemm3x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// gemm2x32F32AVX2 sums Σ_p a[p][0:2] ⊗ b[p][0:32] over p < k in float32 (packed a [k][2], b [k][32])
+// as two 2×16 pieces and sets or increments the 2×32 float64 tile at c (row stride ldc elements).
+func gemm2x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// gemm1x32F32AVX2 sums Σ_p a[p][0:1] ⊗ b[p][0:32] over p < k in float32 (packed a [k][1], b [k][32])
+// as two 1×16 pieces and sets or increments the 1×32 float64 tile at c (row stride ldc elements).
+func gemm1x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
 
 // expRowAVX2 is the AVX2+FMA version of expRowAVX512.
 func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)

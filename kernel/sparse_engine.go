@@ -204,6 +204,9 @@ func (o *Op) sparseScratchBytes(t int) int64 {
 	mp := int64(roundUp(m, panelCols))
 	w := o.scratchWorkers()
 	seg := int64(min(maxSegments, (n+b-1)/b))
+	if s, ok := o.panelScratchBytes(t); ok {
+		return s
+	}
 	return 8*(seg*mp*int64(t)+mp*(d+2)+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 }
 

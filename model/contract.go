@@ -142,6 +142,11 @@ const (
 	// StageSolve: a step of KRR's backend is done (for example a chunk of
 	// rows of K_nM, or the factorization); Done of Total.
 	StageSolve = "solve"
+	// StagePass: a pass of Falkon.FitShards over the shards is done; Done
+	// counts the passes, Total is their number when CG runs to MaxIter,
+	// and Rows, Bytes, PassTime, IOWait, RowsPerSec and MBPerSec say what
+	// the pass read and how fast.
+	StagePass = "pass"
 )
 
 // Progress is one report of a fit to its ProgressFunc.
@@ -161,6 +166,17 @@ type Progress struct {
 	ValError float64 `json:"val_error"`
 	// Elapsed is the time since Fit started.
 	Elapsed time.Duration `json:"elapsed"`
+	// Rows and Bytes are the rows decoded and the file bytes read by a
+	// StagePass report's pass, PassTime its wall time and IOWait the part
+	// of it the computation waited for the reader (near 0 when reading
+	// keeps ahead of the kernel products); RowsPerSec and MBPerSec (10⁶
+	// bytes) are the pass's rates over PassTime. Zero for other stages.
+	Rows       int64         `json:"rows,omitempty"`
+	Bytes      int64         `json:"bytes,omitempty"`
+	PassTime   time.Duration `json:"pass_time,omitempty"`
+	IOWait     time.Duration `json:"io_wait,omitempty"`
+	RowsPerSec float64       `json:"rows_per_sec,omitempty"`
+	MBPerSec   float64       `json:"mb_per_sec,omitempty"`
 }
 
 // ProgressFunc receives a fit's progress. Calls are serialized. Returning a

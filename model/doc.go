@@ -45,6 +45,19 @@
 // the BLESS-weighted one (eq. 15 there) — see packages precond and solver.
 // Classification in all of them regresses ±1 one-vs-rest codes (Labels).
 //
+// Data larger than memory. Falkon.FitShards fits on a shard set (package
+// datasets/shard, `landmark data shard`) without holding X: every pass
+// streams the shards in blocks of rows (ShardBlockRows), one block decoded
+// ahead on a reader goroutine while the kernel engine computes on the
+// other, each shard's CRC checked as it is read. Its memory is planned
+// from the centers, K_MM and the preconditioner's factors and two row
+// blocks (PlanShards), not n. The per-shard products (ShardPass) and the
+// center draw over global row indices (FalkonBuilder.SampleShards) are the
+// code the Beam fit (module distributed, beamfit.Falkon) runs on its
+// workers and driver, so both give the same model bit for bit; block and
+// shard sums are added in fixed order, so neither timing nor GOMAXPROCS
+// changes a bit.
+//
 // Memory caps. Every estimator has MemoryLimit (YAML memory_limit, bytes; 0
 // means no cap) and plans its peak before the large allocations: exact KRR
 // (K + λnI and the blocked Cholesky's workspace), Nyström, feature and MEKA

@@ -18,7 +18,7 @@ import (
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cmdline.NewFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
-	data := fs.String("data", "", "data to predict (LIBSVM or CSV, raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
+	data := fs.String("data", "", "data to predict (LIBSVM, CSV or a shard manifest DIR/manifest.json, read into memory; raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
 	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
 	out := fs.String("out", "", "write the predictions here, one row per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
 	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
@@ -59,14 +59,19 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
 		}
 	}
-	// The data is opened once (a pipe or standard input cannot be read
-	// twice): its format comes from --format, the name or the content.
-	in, err := datasets.OpenInput(ctx, *data, ropt.Format)
-	if err != nil {
-		return err
+	var x mat.Matrix
+	var y []float64
+	var notes []string
+	if experiments.IsManifest(*data) {
+		x, y, err = fit.ReadShards(ctx, *data)
+	} else if in, oerr := datasets.OpenInput(ctx, *data, ropt.Format); oerr != nil {
+		return oerr
+	} else {
+		// Opened once (a pipe or standard input cannot be read twice): the
+		// format comes from --format, the name or the content.
+		defer in.Close()
+		x, y, notes, err = fit.ReadInput(ctx, in, ropt, *modelPath)
 	}
-	defer in.Close()
-	x, y, notes, err := fit.ReadInput(ctx, in, ropt, *modelPath)
 	if err != nil {
 		return err
 	}

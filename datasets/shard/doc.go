@@ -10,11 +10,23 @@
 // d, task, classes, per-column mean and standard deviation, one Entry per
 // shard). docs/cluster.md shows the commands end to end.
 //
-// A shard file is
+// A float64 shard file (manifest format "landmark-shards/1") is
 //
 //	"LMKSHRD1" | rows uint64 | d uint64 | X row-major float64 | y float64 | CRC-32 (IEEE) uint32
 //
-// all little-endian, the checksum covering every byte before it. Binary
+// and a float32 shard (WriteAs with Float32, Options.Type; manifest format
+// "landmark-shards/2" with "type": "float32") is
+//
+//	"LMKSHRD2" | rows uint64 | d uint64 | width uint64 (4) | rows × (x_i float32 ×d | y_i float64) | CRC-32 (IEEE) uint32
+//
+// all little-endian, the checksum covering every byte before it. Float32
+// shards halve the bytes a pass reads; X is read back as float32(x)
+// widened to float64, the targets unrounded. Their rows carry their
+// targets, so a reader streams them in blocks from any io.Reader; a
+// float64 shard's targets follow X, so Stream reads them ahead (8 bytes a
+// row) when a pass needs them. Stream decodes a shard block by block and
+// checks the checksum as it reads: the read that completes a shard fails
+// with ErrChecksum when the bytes do not match. Binary
 // rather than Parquet/Arrow: the passes read every row as float64 anyway,
 // a fixed-width layout decodes at memory speed without a dependency (the
 // maintained Arrow Go module would pull a second large tree into every

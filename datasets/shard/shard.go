@@ -17,13 +17,34 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Format names the manifest's format version.
+// Format names the manifest's format version of float64 shards.
 const Format = "landmark-shards/1"
+
+// Format2 names the manifest's format version that adds the element type
+// (Manifest.Type): a manifest of float32 shards must carry it, so that a
+// reader that knows only Format refuses the set at the manifest.
+const Format2 = "landmark-shards/2"
+
+// Type is the element type of a shard's X.
+type Type string
+
+// The element types of X. Targets are float64 in both.
+const (
+	// Float64 is the default: the layout of Format ("LMKSHRD1").
+	Float64 Type = "float64"
+	// Float32 stores X rounded to float32 (half the bytes to read; the
+	// values read back are float32(x) exactly), in the row-interleaved
+	// layout "LMKSHRD2".
+	Float32 Type = "float32"
+)
 
 // ManifestName is the manifest's file name inside a shard folder.
 const ManifestName = "manifest.json"
 
-const magic = "LMKSHRD1"
+const (
+	magic  = "LMKSHRD1" // header, X row-major float64, y float64
+	magic2 = "LMKSHRD2" // header, element width, rows of X and y interleaved
+)
 
 // ErrFormat reports a malformed shard or manifest. It is datasets.ErrFormat
 // (the one sentinel for malformed data files) and wraps ErrInput.
@@ -40,8 +61,11 @@ var ErrInput = check.ErrInput
 
 // Manifest describes a sharded data set.
 type Manifest struct {
-	// Format is Format.
+	// Format is Format, or Format2 (required when Type is Float32).
 	Format string `json:"format"`
+	// Type is the element type of every shard's X: empty (Float64) or
+	// Float32.
+	Type Type `json:"type,omitempty"`
 	// N is the number of rows, D the number of columns.
 	N int `json:"n"`
 	D int `json:"d"`
@@ -70,8 +94,17 @@ type Entry struct {
 
 // Validate checks the manifest's internal consistency.
 func (m *Manifest) Validate() error {
-	if m.Format != Format {
-		return fmt.Errorf("shard: %w: manifest format %q, want %q", ErrFormat, m.Format, Format)
+	if m.Format != Format && m.Format != Format2 {
+		return fmt.Errorf("shard: %w: manifest format %q, want %q or %q", ErrFormat, m.Format, Format, Format2)
+	}
+	switch m.Type {
+	case "", Float64:
+	case Float32:
+		if m.Format != Format2 {
+			return fmt.Errorf("shard: %w: manifest of %s shards has format %q, want %q", ErrFormat, m.Type, m.Format, Format2)
+		}
+	default:
+		return fmt.Errorf("shard: %w: manifest element type %q, want %q or %q", ErrFormat, m.Type, Float64, Float32)
 	}
 	if m.N < 1 || m.D < 1 || len(m.Shards) < 1 {
 		return fmt.Errorf("shard: %w: manifest has n = %d, d = %d, %d shards", ErrFormat, m.N, m.D, len(m.Shards))
@@ -107,31 +140,56 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// Write writes one shard of rows×d data and its targets to w.
+// Write writes one shard of rows×d data and its targets to w, as float64
+// (the layout of Format).
 func Write(w io.Writer, x *mat.Dense, y []float64) error {
+	return WriteAs(w, x, y, Float64)
+}
+
+// WriteAs writes one shard of rows×d data and its targets to w with X's
+// element type t: Float64 (empty means it) writes Write's layout, Float32
+// X rounded to float32 in the row-interleaved layout of Format2 (doc.go).
+func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	rows, d := x.Dims()
 	if len(y) != rows {
 		return fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), rows)
 	}
+	width, err := widthOf(t)
+	if err != nil {
+		return err
+	}
 	h := crc32.NewIEEE()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
 	var buf [8]byte
-	bw.WriteString(magic)
-	for _, v := range []uint64{uint64(rows), uint64(d)} {
+	put64 := func(v uint64) {
 		binary.LittleEndian.PutUint64(buf[:], v)
 		bw.Write(buf[:])
 	}
-	put := func(v float64) {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-		bw.Write(buf[:])
-	}
-	for i := range rows {
-		for _, v := range x.RawRowView(i) {
+	put := func(v float64) { put64(math.Float64bits(v)) }
+	if width == 8 {
+		bw.WriteString(magic)
+		put64(uint64(rows))
+		put64(uint64(d))
+		for i := range rows {
+			for _, v := range x.RawRowView(i) {
+				put(v)
+			}
+		}
+		for _, v := range y {
 			put(v)
 		}
-	}
-	for _, v := range y {
-		put(v)
+	} else {
+		bw.WriteString(magic2)
+		put64(uint64(rows))
+		put64(uint64(d))
+		put64(uint64(width))
+		for i := range rows {
+			for _, v := range x.RawRowView(i) {
+				binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(float32(v)))
+				bw.Write(buf[:4])
+			}
+			put(y[i])
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("shard: %w", err)
@@ -143,52 +201,59 @@ func Write(w io.Writer, x *mat.Dense, y []float64) error {
 	return nil
 }
 
+// widthOf is the bytes of one element of X of type t.
+func widthOf(t Type) (int, error) {
+	switch t {
+	case "", Float64:
+		return 8, nil
+	case Float32:
+		return 4, nil
+	}
+	return 0, fmt.Errorf("shard: %w: element type %q, want %q or %q", ErrInput, t, Float64, Float32)
+}
+
 // Read reads one shard, checking its size against want (rows, d; zero
 // skips the check) and its checksum: a damaged shard is an error wrapping
 // ErrChecksum (or ErrFormat when the damage hits the header or length),
-// never a partial result. Read does not know the file's name; a caller
-// reading a file wraps the error with it.
+// never a partial result. Float32 shards are read back widened to float64
+// (each value float32(x) exactly). Read does not know the file's name; a
+// caller reading a file wraps the error with it.
 func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
-	h := crc32.NewIEEE()
-	br := bufio.NewReaderSize(r, 1<<16)
-	head := make([]byte, 24)
-	if _, err := io.ReadFull(br, head); err != nil {
-		return nil, nil, fmt.Errorf("shard: %w: header: %w", ErrFormat, err)
+	s, err := newStream(r, wantRows, wantD)
+	if err != nil {
+		return nil, nil, err
 	}
-	h.Write(head)
-	if string(head[:8]) != magic {
-		return nil, nil, fmt.Errorf("shard: %w: not a shard (magic %q)", ErrFormat, head[:8])
-	}
-	rows, d := binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:])
-	if rows < 1 || d < 1 || rows > 1<<40 || d > 1<<24 || rows*d > 1<<34 {
-		return nil, nil, fmt.Errorf("shard: %w: shard claims %d×%d", ErrFormat, rows, d)
-	}
-	if wantRows > 0 && (int(rows) != wantRows || int(d) != wantD) {
-		return nil, nil, fmt.Errorf("shard: %w: shard is %d×%d, manifest says %d×%d", ErrFormat, rows, d, wantRows, wantD)
-	}
-	data := make([]float64, rows*d+rows)
-	buf := make([]byte, 8*4096)
-	for i := 0; i < len(data); {
-		k := min(len(data)-i, 4096)
-		if _, err := io.ReadFull(br, buf[:8*k]); err != nil {
-			return nil, nil, fmt.Errorf("shard: %w: truncated shard: %w", ErrFormat, err)
+	x := make([]float64, s.rows*s.d)
+	y := make([]float64, s.rows)
+	for at := 0; at < s.rows; {
+		yb := y[at:]
+		if s.ver == 1 {
+			// X, then y decoded as the stream reads it at the end.
+			yb, s.keepY = nil, y
 		}
-		h.Write(buf[:8*k])
-		for j := range k {
-			data[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		k, err := s.Read(x[at*s.d:], yb)
+		if err != nil {
+			return nil, nil, err
 		}
-		i += k
+		at += k
 	}
-	sum := h.Sum32()
-	var tail [4]byte
-	if _, err := io.ReadFull(br, tail[:]); err != nil {
-		return nil, nil, fmt.Errorf("shard: %w: missing checksum: %w", ErrFormat, err)
-	}
-	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, nil, fmt.Errorf("shard: %w (stored %08x, computed %08x)", ErrChecksum, binary.LittleEndian.Uint32(tail[:]), sum)
-	}
-	nd := int(rows * d)
-	return mat.NewDense(int(rows), int(d), data[:nd:nd]), data[nd:], nil
+	return mat.NewDense(s.rows, s.d, x), y, nil
+}
+
+// Options are WriteDirWith's choices.
+type Options struct {
+	// Rows is the number of rows per shard (≥ 1; the last shard may hold
+	// fewer).
+	Rows int
+	// Classification records the distinct labels as the manifest's
+	// Classes and the task "classification" (regression otherwise).
+	Classification bool
+	// Type is the element type of X in the shards: Float64 (empty means
+	// it) or Float32 (manifest format Format2).
+	Type Type
+	// Progress, when non-nil, is called after each shard is written, with
+	// the number of shards written so far and their total.
+	Progress func(done, total int)
 }
 
 // WriteDir writes x (n×d) and y as shards of at most rows rows into dir
@@ -196,19 +261,30 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 // column statistics are computed here, on write: the writer already passes
 // over every row once, so no second (distributed) pass is needed.
 func WriteDir(dir string, x *mat.Dense, y []float64, rows int, classification bool) (*Manifest, error) {
-	return WriteDirProgress(dir, x, y, rows, classification, nil)
+	return WriteDirWith(dir, x, y, Options{Rows: rows, Classification: classification})
 }
 
 // WriteDirProgress is WriteDir that calls progress, when non-nil, after
 // each shard is written, with the number of shards written so far and
 // their total.
 func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classification bool, progress func(done, total int)) (*Manifest, error) {
+	return WriteDirWith(dir, x, y, Options{Rows: rows, Classification: classification, Progress: progress})
+}
+
+// WriteDirWith is WriteDir with every choice in opt, the element type
+// among them. The statistics are those of x as given (float64), whatever
+// the element type.
+func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
 	n, d := x.Dims()
+	rows := opt.Rows
 	if len(y) != n || n < 1 {
 		return nil, fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), n)
 	}
 	if rows < 1 {
 		return nil, fmt.Errorf("shard: %w: %d rows per shard, want ≥ 1", ErrInput, rows)
+	}
+	if _, err := widthOf(opt.Type); err != nil {
+		return nil, err
 	}
 	for i := range n {
 		for _, v := range x.RawRowView(i) {
@@ -224,7 +300,10 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 		return nil, fmt.Errorf("shard: %w", err)
 	}
 	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d)}
-	if classification {
+	if opt.Type == Float32 {
+		m.Format, m.Type = Format2, Float32
+	}
+	if opt.Classification {
 		m.Task = "classification"
 		m.Classes = slices.Compact(slices.Sorted(slices.Values(y)))
 		if len(m.Classes) < 2 {
@@ -257,14 +336,14 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 		// Each shard, and the manifest last, is written whole or not at
 		// all (outfile.Write: temporary file and rename).
 		err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error {
-			return Write(w, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1])
+			return WriteAs(w, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1], opt.Type)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("shard: %w", err)
 		}
 		m.Shards = append(m.Shards, e)
-		if progress != nil {
-			progress(len(m.Shards), (n+rows-1)/rows)
+		if opt.Progress != nil {
+			opt.Progress(len(m.Shards), (n+rows-1)/rows)
 		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")

@@ -181,43 +181,20 @@ type FalkonResult struct {
 }
 
 // SubsamplePerCenter is the default BLESS sub-sample size per center (see
-// DefaultSubsample).
-const SubsamplePerCenter = 20
+// DefaultSubsample): model.ShardSubsamplePerCenter.
+const SubsamplePerCenter = model.ShardSubsamplePerCenter
 
 // DefaultSubsample is the sub-sample size Falkon's BLESS sampler runs on
 // when Falkon.Subsample is 0, for n rows of d columns, m centers, kernel k
 // and BLESS's final λ blessLambda (0 for its fixed-size mode):
-//
-//	min(n, max(SubsamplePerCenter·m, ⌈κ²/blessLambda⌉)),
-//
-// the second term only when blessLambda > 0 and k is shift-invariant
-// (κ² = k(x, x), the same for every x, known before any row is read).
-//
-// Rudi et al. 2018 (Alg. 1 line 4, and §2.5: "BLESS computes leverage
-// scores for sets of size at most 1/λ") draw R_h = q1·min(κ²/λ_h, n)
-// uniform candidates at step h, so on any number of rows BLESS looks at
-// O(min(n, 1/λ)) rows per step, and from a uniform sub-sample of
-// s ≥ κ²/λ_H rows every step draws exactly as many candidates as from all
-// n: the sub-sample changes which uniform rows are candidates, not how
-// many, nor BLESS's cost, which depends on R_h and M_h only. With
-// blessLambda set, ⌈κ²/blessLambda⌉ is that size. In the fixed-size mode
-// λ_H is known only once the path has run; on bundled cadata (σ = 2,
-// standardized) it gave κ²/λ_H ≈ 2.6·M, 6.8·M and 16·M for M = 100, 300
-// and 1,000, within 20·M (FalkonResult.BLESSRows reports κ²/λ_H after a
-// fit, so a larger Subsample can be chosen when it exceeds the default).
+// model.DefaultShardSubsample, which documents the rule
+// min(n, max(SubsamplePerCenter·m, ⌈κ²/blessLambda⌉)) and its reasons.
 func DefaultSubsample(n, d, m int, k kernel.Kernel, blessLambda float64) int {
-	s := SubsamplePerCenter * m
-	if blessLambda > 0 && k != nil && k.ShiftInvariant() && d > 0 {
-		zero := make([]float64, d)
-		if r := math.Ceil(k.Eval(zero, zero) / blessLambda); r > float64(s) {
-			s = int(min(r, float64(n)))
-		}
-	}
-	return max(0, min(n, s))
+	return model.DefaultShardSubsample(n, d, m, k, blessLambda)
 }
 
 // falkonStream is the second PCG word of the center sampling source.
-const falkonStream = 0x6265616d // "beam"
+const falkonStream = model.ShardSeedStream
 
 // Fit fits on the data set whose manifest is at manifestPath: the centers
 // drawn on the driver, then FALKON's system assembled by
@@ -311,8 +288,8 @@ func (f *Falkon) newRun(ctx context.Context, manifestPath string) (*falkonRun, e
 	if err := r.b.Validate(); err != nil {
 		return nil, err
 	}
-	if r.bless, r.blessLambda, err = blessOf(f.Sampler); err != nil {
-		return nil, err
+	if r.bless, r.blessLambda, err = model.BLESSSampler(f.Sampler); err != nil {
+		return nil, fmt.Errorf("beamfit: %w", err)
 	}
 	if f.Subsample != 0 && (r.bless == nil || f.Centers != nil) {
 		return nil, fmt.Errorf("beamfit: %w: subsample = %d is for a BLESS sampler drawing the centers", ErrInput, f.Subsample)

@@ -53,7 +53,7 @@ type passKey [sha256.Size]byte
 // mode and v.
 func fitDigest(manifest []byte, centers *mat.Dense, g *passFn) ([]byte, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "landmark beamfit pass v1\n%d\n", len(manifest))
+	fmt.Fprintf(h, "landmark beamfit pass v2\n%d\n", len(manifest))
 	h.Write(manifest)
 	head, err := json.Marshal(struct {
 		Kernel    any

@@ -21,8 +21,6 @@ import (
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,15 +34,12 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*total)(nil)).Elem())
 }
 
-// The products a pass computes on every shard s.
+// The products a pass computes on every shard s (model.ShardProduct).
 const (
-	modeMulTMul = "multmul" // K_sᵀ(K_s v), M×t
-	modeMulT    = "mult"    // K_sᵀ y_s, M×t
-	modeGram    = "gram"    // K_sᵀK_s (lower triangle, M×M) then K_sᵀ y_s (M×t)
+	modeMulTMul = string(model.ShardMulTMul) // K_sᵀ(K_s v), M×t
+	modeMulT    = string(model.ShardMulT)    // K_sᵀ y_s, M×t
+	modeGram    = string(model.ShardGram)    // K_sᵀK_s (lower triangle, M×M) then K_sᵀ y_s (M×t)
 )
-
-// gramChunkBytes bounds the block of K_s a gram pass forms at a time.
-const gramChunkBytes = 8 << 20
 
 // part is one shard's M×t partial sum.
 type part struct {
@@ -99,7 +94,9 @@ func (orderedSum) ExtractOutput(a sumAcc) total {
 	return t
 }
 
-// passFn computes one shard's product with the kernel engine.
+// passFn computes one shard's product: model.ShardPass, the same code
+// that streams every shard through one process in model.Falkon.FitShards,
+// on the shard this call is given.
 type passFn struct {
 	// Dir is the manifest's folder; Files the shard paths relative to it
 	// and Rows their row counts; D the dimension.
@@ -126,8 +123,7 @@ type passFn struct {
 	// following passes.
 	CacheShards bool
 
-	k       kernel.Kernel
-	centers *mat.Dense
+	pass *model.ShardPass
 }
 
 func (f *passFn) Setup(ctx context.Context) error {
@@ -135,12 +131,24 @@ func (f *passFn) Setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.k = k
 	c, _, err := loadShard(ctx, f.Centers, f.M, f.D, true, nil, nil)
 	if err != nil {
 		return fmt.Errorf("centers: %w", err)
 	}
-	f.centers = c
+	man := &shard.Manifest{Format: shard.Format, D: f.D, Task: "regression", Classes: f.Classes,
+		Mean: f.Mean, Std: f.Std}
+	if f.Classes != nil {
+		man.Task = "classification"
+	}
+	if man.Mean == nil {
+		man.Mean, man.Std = make([]float64, f.D), make([]float64, f.D)
+	}
+	for i, file := range f.Files {
+		man.Shards = append(man.Shards, shard.Entry{File: file, Rows: f.Rows[i], FirstRow: man.N})
+		man.N += f.Rows[i]
+	}
+	set := &model.ShardSet{Manifest: man, Dir: f.Dir, Open: openShard, Mean: f.Mean, Std: f.Std}
+	f.pass = &model.ShardPass{Set: set, Kernel: k, Centers: c, Engine: kernel.Options{Workers: f.Workers}}
 	return nil
 }
 
@@ -156,78 +164,63 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 	if f.Mode == modeMulTMul {
 		crashOnce()
 	}
-	x, y, err := loadShard(ctx, joinPath(f.Dir, f.Files[s]), f.Rows[s], f.D, f.CacheShards, f.Mean, f.Std)
+	var v *mat.Dense
+	if f.Mode == modeMulTMul {
+		v = mat.NewDense(f.M, f.T, f.V)
+	}
+	product := model.ShardProduct(f.Mode)
+	var sum []float64
+	var err error
+	if f.CacheShards {
+		// Decoded once per worker process; the same blocks and order as
+		// the streamed read, so the same sum.
+		var x *mat.Dense
+		var y []float64
+		if x, y, err = loadShard(ctx, joinPath(f.Dir, f.Files[s]), f.Rows[s], f.D, true, f.Mean, f.Std); err != nil {
+			return fmt.Errorf("beamfit: shard %d: %w", s, err)
+		}
+		sum, err = f.pass.Rows(ctx, product, x, y, v)
+	} else {
+		sum, _, err = f.pass.Shard(ctx, s, product, v)
+	}
 	if err != nil {
 		return fmt.Errorf("beamfit: shard %d: %w", s, err)
 	}
-	op := kernel.NewOp(f.k, x, f.centers, kernel.Options{Workers: f.Workers})
-	dst := mat.NewDense(f.M, f.T, nil)
-	switch f.Mode {
-	case modeMulTMul:
-		err = op.MulTMul(ctx, dst, mat.NewDense(f.M, f.T, f.V))
-	case modeMulT:
-		var tg *mat.Dense
-		if tg, err = f.targets(y); err != nil {
-			return fmt.Errorf("beamfit: shard %d: %w", s, err)
-		}
-		err = op.MulT(ctx, dst, tg)
-	case modeGram:
-		var sum []float64
-		if sum, err = f.gram(ctx, x, y); err != nil {
-			return fmt.Errorf("beamfit: shard %d: %w", s, err)
-		}
-		emit(part{Shard: s, Rows: f.Rows[s], Sum: sum})
-		return nil
-	default:
-		err = fmt.Errorf("beamfit: unknown pass %q", f.Mode)
-	}
-	if err != nil {
-		return err
-	}
-	emit(part{Shard: s, Rows: f.Rows[s], Sum: dst.RawMatrix().Data})
+	emit(part{Shard: s, Rows: f.Rows[s], Sum: sum})
 	return nil
 }
 
-// targets are the shard's regression targets (n×1) or ±1 one-vs-rest
-// targets (n×t).
-func (f *passFn) targets(y []float64) (*mat.Dense, error) {
-	if f.Classes != nil {
-		return model.Labels{Classes: f.Classes}.Targets(y)
+// openShard opens a shard for model.ShardPass: a local file as it is
+// (streamed from disk), any other path through Beam's file systems, read
+// whole into memory.
+func openShard(ctx context.Context, p string) (model.ShardFile, error) {
+	if !strings.Contains(p, "://") {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		return localFile{f}, nil
 	}
-	return mat.NewDense(len(y), 1, slices.Clone(y)), nil
-}
-
-// gram returns the shard's one-pass partial: K_sᵀK_s (M×M, row-major, lower
-// triangle set, strict upper triangle zero) followed by K_sᵀY_s (M×t). K_s
-// is formed by the engine in blocks of gramChunkBytes, each used for both
-// products before the next is formed: K_sᵀK_s accumulates through
-// kernel.Dense.SyrkLower, K_sᵀY_s through a dgemm.
-func (f *passFn) gram(ctx context.Context, x *mat.Dense, y []float64) ([]float64, error) {
-	tg, err := f.targets(y)
+	b, err := readFile(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	m := f.M
-	out := make([]float64, m*m+m*f.T)
-	g := mat.NewDense(m, m, out[:m*m])
-	rhs := blas64.General{Rows: m, Cols: f.T, Stride: f.T, Data: out[m*m:]}
-	chunk := max(1, min(n, gramChunkBytes/(8*m)))
-	buf := make([]float64, chunk*m)
-	dense := kernel.Dense{Workers: f.Workers}
-	for r0 := 0; r0 < n; r0 += chunk {
-		r1 := min(n, r0+chunk)
-		kb := mat.NewDense(r1-r0, m, buf[:(r1-r0)*m])
-		if err := kernel.NewOp(f.k, x.Slice(r0, r1, 0, d).(*mat.Dense), f.centers, kernel.Options{Workers: f.Workers}).Block(ctx, kb); err != nil {
-			return nil, err
-		}
-		if err := dense.SyrkLower(ctx, true, 1, kb, 1, g); err != nil {
-			return nil, err
-		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kb.RawMatrix(), tg.Slice(r0, r1, 0, f.T).(*mat.Dense).RawMatrix(), 1, rhs)
-	}
-	return out, nil
+	return memFile{bytes.NewReader(b)}, nil
 }
+
+type localFile struct{ *os.File }
+
+func (f localFile) Size() int64 {
+	st, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}
+
+type memFile struct{ *bytes.Reader }
+
+func (memFile) Close() error { return nil }
 
 // writeFn writes a pass's result where the driver reads it.
 type writeFn struct {
@@ -274,9 +267,7 @@ func loadShard(ctx context.Context, p string, rows, d int, cache bool, mean, std
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
-	if mean != nil {
-		standardize(x, mean, std)
-	}
+	(&model.ShardSet{Mean: mean, Std: std}).Standardize(x.RawMatrix().Data)
 	if cache {
 		shardCache.Lock()
 		if shardCache.m == nil {
@@ -286,21 +277,6 @@ func loadShard(ctx context.Context, p string, rows, d int, cache bool, mean, std
 		shardCache.Unlock()
 	}
 	return x, y, nil
-}
-
-// standardize maps every column j to (x − mean_j)/std_j (std_j = 0 leaves
-// the column centered), as datasets.Standardizer does.
-func standardize(x *mat.Dense, mean, std []float64) {
-	r, _ := x.Dims()
-	for i := range r {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-			if std[j] > 0 {
-				row[j] /= std[j]
-			}
-		}
-	}
 }
 
 func joinPath(dir, file string) string {

@@ -1,6 +1,8 @@
 # Side-by-side baseline for `landmark bench falkon`: scikit-learn's
 # Nystroem(n_components=M) + Ridge(alpha=lambda*n) on the arrays the Go side
-# prepared (raw little-endian float64 files), printing one JSON line.
+# prepared (raw little-endian float64 files), printing one JSON line. A
+# multi-class set (meta.json lists "classes") gets one-vs-all ±1 columns,
+# solved together, and the class of the largest output.
 import json, resource, sys, time
 
 import numpy as np
@@ -14,6 +16,9 @@ xtr = np.fromfile(d + "/xtr.f64", dtype="<f8").reshape(ntr, dim)
 ytr = np.fromfile(d + "/ytr.f64", dtype="<f8")
 xte = np.fromfile(d + "/xte.f64", dtype="<f8").reshape(nte, dim)
 yte = np.fromfile(d + "/yte.f64", dtype="<f8")
+classes = np.array(meta.get("classes") or [], dtype=np.float64)
+if len(classes) > 2:
+    ytr = np.where(ytr[:, None] == classes[None, :], 1.0, -1.0)
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 t0 = time.perf_counter()
@@ -26,7 +31,9 @@ del ftr
 t1 = time.perf_counter()
 pred = ridge.predict(ny.transform(xte))
 predict = time.perf_counter() - t1
-if task == "regression":
+if len(classes) > 2:
+    err = float(np.mean(classes[np.argmax(pred, axis=1)] != yte))
+elif task == "regression":
     err = float(np.sqrt(np.mean((pred * meta["ysd"] + meta["ymean"] - yte) ** 2)))
 else:
     err = float(np.mean(np.where(pred > 0, 1.0, -1.0) != yte))

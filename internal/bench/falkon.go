@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,12 +26,19 @@ import (
 //go:embed bench_falkon.py
 var benchFalkonPy string
 
+// benchFalkonFalkonPy is the FALKON baseline of multi-class sets (the shared
+// tools/falkon_same_arrays.py fits one output).
+//
+//go:embed bench_falkon_falkon.py
+var benchFalkonFalkonPy string
+
 // falkonDefaults are one dataset's anchor settings.
 type falkonDefaults struct {
 	gamma, lambda float64
 	m             string
 	task          model.Task
 	standardize   bool
+	multiclass    bool // more than two classes: one-vs-all outputs
 }
 
 // falkonBenchDefaults are DESIGN.md's anchor settings per dataset.
@@ -39,6 +49,9 @@ var falkonBenchDefaults = map[string]falkonDefaults{
 	// standardization γ = 2 would be far too narrow.
 	"ijcnn1":  {gamma: 2, lambda: 1e-7, m: "5000", task: model.Classification},
 	"covtype": {gamma: 0.125, lambda: 1e-8, m: "2000", task: model.Classification, standardize: true},
+	// mnist: pixels scaled to [0, 1], σ = 4 (γ = 1/32), the width FALKON's
+	// paper uses on MNIST-like 784-d features; ten classes, one-vs-all.
+	"mnist": {gamma: 1.0 / 32, lambda: 1e-8, m: "5000", task: model.Classification, multiclass: true},
 }
 
 // falkonBenchMeta describes the arrays shared by the Go and Python sides.
@@ -49,6 +62,10 @@ type falkonBenchMeta struct {
 	YMean  float64 `json:"ymean"`
 	YSD    float64 `json:"ysd"`
 	Task   string  `json:"task"`
+	// Classes are the class labels of a multi-class set (more than two),
+	// whose label files then hold the labels themselves; nil for binary
+	// sets (labels written as ±1) and regression.
+	Classes []float64 `json:"classes,omitempty"`
 }
 
 // falkonBenchResult is one measured fit.
@@ -73,12 +90,12 @@ type falkonBenchResult struct {
 // falkonBench is one "bench falkon" run: its flags, then the settings
 // resolved from them (resolve).
 type falkonBench struct {
-	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child string
-	gamma, lambda, eps, blessLambda, memLimit                                                           float64
-	iters, ntrain, ntest                                                                                int
-	seed                                                                                                uint64
-	cache, f32, curve                                                                                   bool
-	prog                                                                                                *cmdline.Mode
+	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child, prepare string
+	gamma, lambda, eps, blessLambda, memLimit                                                                    float64
+	iters, ntrain, ntest                                                                                         int
+	seed                                                                                                         uint64
+	cache, f32, curve                                                                                            bool
+	prog                                                                                                         *cmdline.Mode
 
 	def      falkonDefaults
 	std      bool
@@ -87,10 +104,10 @@ type falkonBench struct {
 }
 
 func (b *falkonBench) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.data, "data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test) or covtype (covtype.binary, 80/20 split)")
+	fs.StringVar(&b.data, "data", "cadata", "dataset: cadata (80/20 split), ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split) or mnist (official train/test, pixels/255, 10 classes one-vs-all)")
 	fs.StringVar(&b.ms, "m", "", "comma-separated numbers of centers for Falkon (default per dataset, DESIGN.md)")
 	fs.StringVar(&b.skms, "sklearn-m", "", "comma-separated numbers of components for scikit-learn (default: same as -m; 'none' to skip)")
-	fs.Float64Var(&b.gamma, "gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5)")
+	fs.Float64Var(&b.gamma, "gamma", 0, "Gaussian γ (default per dataset: cadata and covtype σ = 2, ijcnn1 σ = 0.5, mnist σ = 4)")
 	fs.Float64Var(&b.lambda, "lambda", 0, "λ, penalty λn (default per dataset)")
 	fs.IntVar(&b.iters, "iter", 10, "Falkon CG iterations (FALKON's anchor ran 10)")
 	fs.Float64Var(&b.eps, "epsilon", 0, "preconditioner ε (0: precond.DefaultEpsilon)")
@@ -105,11 +122,12 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.python, "python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
 	fs.StringVar(&b.baseline, "baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
 	fs.StringVar(&b.falkonPath, "falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
-	fs.StringVar(&b.falkonScript, "falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory)")
-	fs.StringVar(&b.standardize, "standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1)")
+	fs.StringVar(&b.falkonScript, "falkon-script", "", "with -baseline falkon: the same-arrays FALKON script (default: tools/falkon_same_arrays.py beside the shared datasets directory; for mnist, the embedded one-vs-all script)")
+	fs.StringVar(&b.standardize, "standardize", "auto", "standardize features with training statistics: yes, no, or auto (yes for cadata and covtype, no for the pre-scaled ijcnn1 and mnist)")
 	fs.BoolVar(&b.curve, "curve", false, "record Falkon's test error after every iteration (one extra test-set pass per iteration, included in the fit time)")
 	fs.StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of Falkon's fit (the landmark child process, each -m overwriting it) to this file")
 	fs.StringVar(&b.child, "child", "", "internal: run one Falkon fit on the arrays in this directory")
+	fs.StringVar(&b.prepare, "prepare", "", "internal: write the arrays of -data to this directory")
 	b.prog = cmdline.AddProgress(fs)
 }
 
@@ -117,7 +135,7 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 func (b *falkonBench) resolve() error {
 	def, ok := falkonBenchDefaults[b.data]
 	if !ok {
-		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1 or covtype", errUsage, b.data)
+		return fmt.Errorf("%w: -data %q: want cadata, ijcnn1, covtype or mnist", errUsage, b.data)
 	}
 	b.def = def
 	b.gamma, b.lambda, b.ms = cmp.Or(b.gamma, def.gamma), cmp.Or(b.lambda, def.lambda), cmp.Or(b.ms, def.m)
@@ -167,6 +185,10 @@ func runBenchFalkon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if b.child != "" {
 		return b.runChild(ctx, stdout, stderr)
 	}
+	if b.prepare != "" {
+		_, err := falkonBenchPrepare(ctx, b.data, b.seed, b.ntrain, b.ntest, b.prepare, b.def.task, b.std)
+		return err
+	}
 	return b.run(ctx, stdout, stderr)
 }
 
@@ -196,12 +218,21 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 	return falkonBenchChild(ctx, b.child, cfg, b.samplers[0], b.curve, b.cpuProfile, stdout, stderr)
 }
 
-// baselineRunner names the baseline row and returns what runs it.
-func (b *falkonBench) baselineRunner(ctx context.Context) (string, func(context.Context, string, []string, io.Writer) (falkonBenchResult, error), error) {
+// baselineRunner names the baseline row and returns what runs it; dir is
+// the run's directory, where the embedded FALKON script of multi-class sets
+// is written.
+func (b *falkonBench) baselineRunner(ctx context.Context, dir string) (string, func(context.Context, string, []string, io.Writer) (falkonBenchResult, error), error) {
 	if b.baseline != "falkon" || len(b.sm) == 0 {
 		return "scikit-learn Nystroem+Ridge", falkonBenchRun, nil
 	}
-	script, err := falkonBaselineCheck(ctx, b.python, b.falkonPath, b.falkonScript)
+	script := b.falkonScript
+	if script == "" && b.def.multiclass {
+		script = filepath.Join(dir, "falkon_multiclass.py")
+		if err := os.WriteFile(script, []byte(benchFalkonFalkonPy), 0o644); err != nil {
+			return "", nil, err
+		}
+	}
+	script, err := falkonBaselineCheck(ctx, b.python, b.falkonPath, script)
 	if err != nil {
 		return "", nil, err
 	}
@@ -250,16 +281,16 @@ func (b *falkonBench) row(w io.Writer, name string, m int, r falkonBenchResult, 
 // the baseline at every baseline M, and prints the table, the curves and
 // the iterations Falkon needs to reach the baseline's error.
 func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
-	baseName, baseRun, err := b.baselineRunner(ctx)
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "landmark-bench-falkon")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	meta, err := falkonBenchPrepare(ctx, b.data, b.seed, b.ntrain, b.ntest, dir, b.def.task, b.std)
+	baseName, baseRun, err := b.baselineRunner(ctx, dir)
+	if err != nil {
+		return err
+	}
+	meta, err := b.prepareChild(ctx, dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -307,6 +338,35 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	falkonBenchReach(stdout, baseName, b.iters, allCurves, baseErrs, b.errScale)
 	return nil
+}
+
+// prepareChild writes the arrays into dir in a child process and reads
+// their description back. The parent never holds the data: a child's peak
+// RSS as getrusage reports it (which the Python baselines print) starts at
+// the parent's peak, since Linux carries the high-water mark of the
+// exec'ing process's memory over to the new program; with mnist read in
+// the parent, every row's RSS included about 1 GB of it.
+func (b *falkonBench) prepareChild(ctx context.Context, dir string, stderr io.Writer) (falkonBenchMeta, error) {
+	var meta falkonBenchMeta
+	self, err := os.Executable()
+	if err != nil {
+		return meta, err
+	}
+	std := "no"
+	if b.std {
+		std = "yes"
+	}
+	cmd := exec.CommandContext(ctx, self, "bench", "falkon", "-prepare", dir, "-data", b.data, "-seed", fmt.Sprint(b.seed),
+		"-train", strconv.Itoa(b.ntrain), "-test", strconv.Itoa(b.ntest), "-standardize", std)
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		return meta, fmt.Errorf("preparing %s: %w", b.data, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return meta, err
+	}
+	return meta, json.Unmarshal(raw, &meta)
 }
 
 // fitAll runs Falkon's fits, one child process each, printing a row per

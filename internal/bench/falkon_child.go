@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -83,30 +84,43 @@ func falkonBenchRunEnv(ctx context.Context, name string, args, env []string, std
 // arrays for both sides.
 func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, ntest int, dir string, task model.Task, standardize bool) (falkonBenchMeta, error) {
 	var meta falkonBenchMeta
-	read := func(file string) (*datasets.Dataset, error) {
+	read := func(file string, dim int) (*datasets.Dataset, error) {
 		p, ok := datasets.SharedPath(file)
 		if !ok {
 			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
 		}
-		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{})
+		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{Dim: dim})
 	}
 	var tr, te *datasets.Dataset
 	switch name {
 	case "ijcnn1":
 		var err error
-		if tr, err = read("ijcnn1.train.libsvm.gz"); err != nil {
+		if tr, err = read("ijcnn1.train.libsvm.gz", 0); err != nil {
 			return meta, err
 		}
-		if te, err = read("ijcnn1.test.libsvm.gz"); err != nil {
+		if te, err = read("ijcnn1.test.libsvm.gz", 0); err != nil {
 			return meta, err
 		}
 		if tr.Dim() != te.Dim() {
 			d := max(tr.Dim(), te.Dim())
 			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
 		}
+	case "mnist":
+		// The official 60,000 / 10,000 split, pixels scaled to [0, 1]
+		// (raw values 0–255 divided by 255); no standardization.
+		var err error
+		if tr, err = read("mnist.train.libsvm.gz", 784); err != nil {
+			return meta, err
+		}
+		if te, err = read("mnist.test.libsvm.gz", 784); err != nil {
+			return meta, err
+		}
+		for _, d := range []*datasets.Dataset{tr, te} {
+			d.X.Scale(1.0/255, d.X)
+		}
 	default:
 		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
-		all, err := read(file)
+		all, err := read(file, 0)
 		if err != nil {
 			return meta, err
 		}
@@ -156,6 +170,10 @@ func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, n
 		for i, v := range ytr {
 			ytr[i] = (v - meta.YMean) / meta.YSD
 		}
+	} else if classes := slices.Compact(slices.Sorted(slices.Values(ytr))); len(classes) > 2 {
+		// More than two classes: the labels are written as they are, and
+		// each side builds its one-vs-all ±1 targets from meta.Classes.
+		meta.Classes = classes
 	} else {
 		// Binary labels to ±1 (the larger label +1), as model.Labels does.
 		hi := math.Inf(-1)
@@ -348,8 +366,20 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	return json.NewEncoder(stdout).Encode(r)
 }
 
-// peakRSS is the peak resident set size of this process in bytes.
+// peakRSS is the peak resident set size of this process in bytes: VmHWM
+// from /proc/self/status (this program's own high-water mark), else
+// getrusage's, which on Linux starts at the peak of the process that
+// exec'd this one (see prepareChild).
 func peakRSS() int64 {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" && f[2] == "kB" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

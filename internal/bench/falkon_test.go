@@ -8,9 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/model"
 )
 
 // The arrays handed to the Python side round-trip exactly, across the 1 MiB
@@ -49,7 +53,7 @@ func TestFalkonBenchFlags(t *testing.T) {
 	if got, err := falkonBenchSamplers("bless, uniform"); err != nil || !slices.Equal(got, []string{"bless", "uniform"}) {
 		t.Errorf("falkonBenchSamplers: %v, %v", got, err)
 	}
-	for _, args := range [][]string{{"-data", "mnist"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-sampler", "bless,magic"}, {"-sampler", "bless,bless"}, {"-sampler", "bless,"},
+	for _, args := range [][]string{{"-data", "mnist8m"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-sampler", "bless,magic"}, {"-sampler", "bless,bless"}, {"-sampler", "bless,"},
 		{"-m", "x"}, {"-baseline", "torch"}, {"-progress", "sometimes"}} {
 		if err := runBenchFalkon(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("bench falkon %v: err = %v, want errUsage", args, err)
@@ -181,4 +185,56 @@ func TestFalkonBenchReach(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("no baseline rows, output %q", b.String())
 	}
+}
+
+// mnist's arrays: the official split cut to the first rows asked, d = 784,
+// pixels divided by 255 (the largest raw value, 255, becomes exactly 1),
+// and the ten labels written as they are, listed in meta.Classes for the
+// one-vs-all baselines.
+func TestFalkonBenchPrepareMNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads mnist (60,000 rows)")
+	}
+	if _, ok := datasets.SharedPath("mnist.train.libsvm.gz"); !ok {
+		t.Skip("mnist not in the shared datasets")
+	}
+	dir := t.TempDir()
+	meta, err := falkonBenchPrepare(t.Context(), "mnist", 1, 300, 200, dir, model.Classification, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.NTrain != 300 || meta.NTest != 200 || meta.D != 784 || !slices.Equal(meta.Classes, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+		t.Fatalf("meta = %+v", meta)
+	}
+	x, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), 300*784)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := slices.Min(x), slices.Max(x); lo != 0 || hi != 1 {
+		t.Errorf("pixels in [%g, %g], want [0, 1]", lo, hi)
+	}
+	y, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := slices.Min(y), slices.Max(y); lo != 0 || hi != 9 {
+		t.Errorf("labels in [%g, %g], want the digits 0–9", lo, hi)
+	}
+}
+
+// peakRSS reads this process's own high-water mark: at least the bytes
+// just touched, and far below what getrusage would report had the process
+// been exec'd by a large parent (not testable here; see prepareChild).
+func TestPeakRSSCountsTouchedMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc")
+	}
+	b := make([]byte, 64<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	if got := peakRSS(); got < 64<<20 {
+		t.Errorf("peakRSS = %d after touching 64 MiB", got)
+	}
+	runtime.KeepAlive(b)
 }

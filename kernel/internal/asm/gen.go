@@ -1,4 +1,4 @@
-// Command asm generates the AVX-512 micro-kernels of package kernel
+// Command asm generates the AVX-512 and AVX2 micro-kernels of package kernel
 // (kernel/simd_amd64.s and kernel/simd_stub_amd64.go) with avo.
 //
 // Run it through "go generate ./kernel" (see kernel/simd.go). The kernels are:
@@ -6,6 +6,17 @@
 //   - gemm8x16AVX512: an 8×16 register-blocked tile of A·Bᵀ from packed
 //     panels (A as [k][8], B as [k][16]), 16 zmm accumulators, the inner loop
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
+//   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
+//     products whose result is too large to stay in cache (gen_dense.go).
+//   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and
+//     gemm8x32F32to32AVX512 (float32 tile): the 8×32 float32 tile, 16 zmm
+//     accumulators.
+//   - gemm6x16AVX2 and gemm6x32F32AVX2 (gen_tiles.go): the AVX2 tiles, 6
+//     rows of X (panels of 6 rows, [k][6]) by 16 float64 or 32 float32
+//     centers, as two pieces of 12 ymm accumulators each (2 loads, 6
+//     broadcasts and 12 FMAs per step of k), and gemm1x16AVX2 …
+//     gemm5x16AVX2 (and float32) for the last panel of a block;
+//     gemm4x8AVX2, one quarter of an 8×16 tile, for Dense.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
@@ -20,6 +31,9 @@
 //     before the add (VMULPD, VADDPD: no FMA), the bits of the scalar
 //     y[j] += a*x[j] on amd64, so that a dense row can stand in for scattered
 //     scalar updates without changing a result.
+//   - expRowDotF32AVX512, axpy4F32AVX512, flush32AVX512 (gen_f32.go): the
+//     float32 row map, four-row update and float64 flush of the float32
+//     passes.
 //   - cpuid / xgetbv for the run-time feature check.
 package main
 
@@ -51,6 +65,7 @@ func main() {
 	ConstraintExpr("amd64")
 
 	gemm()
+	gemmDense()
 	gemm32()
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)
@@ -78,6 +93,7 @@ func main() {
 	}
 	cst2 := func(i int) Mem { return c2.Offset(32 * i) }
 	gemmAVX2()
+	avx2Tiles()
 	expRowAVX2("expRowAVX2", false, cst2)
 	expRowAVX2("expRowDotAVX2", true, cst2)
 	axpyKernel("axpyAVX2", false, true, "axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")

@@ -1,0 +1,318 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// IsManifest reports whether a dataset path names a shard manifest (a
+// .json file, such as DIR/manifest.json written by landmark data shard or
+// landmark data synth higgs) rather than a data file.
+func IsManifest(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
+
+// ReadManifest reads and checks the shard manifest at path; its errors
+// name the file.
+func ReadManifest(path string) (*shard.Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("shard manifest: %w", err)
+	}
+	m, err := shard.ParseManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// readShards reads every shard of the manifest m (at path) into one n×d
+// matrix and its targets. maxBytes > 0 caps X's 8·n·d bytes: a set over it
+// is refused with model.ErrMemory before anything is allocated. A damaged
+// or missing shard is an error naming it.
+func readShards(ctx context.Context, path string, m *shard.Manifest, maxBytes int64) (*mat.Dense, []float64, error) {
+	if err := check.Memory(fmt.Sprintf("X of %s (%s × %d float64)", path, groupDigits(m.N), m.D), 8*int64(m.N)*int64(m.D), maxBytes); err != nil {
+		return nil, nil, err
+	}
+	x := mat.NewDense(m.N, m.D, nil)
+	y := make([]float64, m.N)
+	dir := filepath.Dir(path)
+	for _, e := range m.Shards {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		p := filepath.Join(dir, e.File)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shard of %s: %w", path, err)
+		}
+		xs, ys, err := shard.Read(f, e.Rows, m.D)
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		}
+		x.Slice(e.FirstRow, e.FirstRow+e.Rows, 0, m.D).(*mat.Dense).Copy(xs)
+		copy(y[e.FirstRow:], ys)
+	}
+	return x, y, nil
+}
+
+// loadShards is load for a training set given as a shard manifest (and a
+// test set given as a manifest or a file): the shards are read into memory
+// under the fit's memory cap.
+func (r *runner) loadShards(p string) (x, xt mat.Matrix, y, yt []float64, err error) {
+	m, err := ReadManifest(p)
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+	}
+	limit := max(r.readLimit(), 0)
+	if xb := 8 * int64(m.N) * int64(m.D); r.folds > 0 && limit > 0 && xb > limit {
+		return nil, nil, nil, nil, fmt.Errorf("%w: %s: X is %s (%s × %d float64), over the memory limit %s: cross-validation holds the data in memory (streamed cross-validation is not supported); fit one setting with landmark fit, which streams falkon's passes from the shards, or raise memory_limit / --memory",
+			model.ErrMemory, p, decimalBytes(xb), groupDigits(m.N), m.D, decimalBytes(limit))
+	}
+	xd, y, err := readShards(r.ctx, p, m, limit)
+	if err != nil {
+		return nil, nil, nil, nil, r.readError(err, "path")
+	}
+	x = xd
+	d := r.s.Dataset
+	if d.TestPath == "" {
+		return x, nil, y, nil, nil
+	}
+	tp, err := resolvePath(r.s.dir, d.TestPath)
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+	}
+	if IsManifest(tp) {
+		tm, err := ReadManifest(tp)
+		if err == nil && tm.D != m.D {
+			err = fmt.Errorf("%s: %w: test shards have %d columns, the training shards %d", tp, datasets.ErrInput, tm.D, m.D)
+		}
+		if err != nil {
+			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+		xtd, yt, err := readShards(r.ctx, tp, tm, max(r.readLimit(), 0))
+		if err != nil {
+			return nil, nil, nil, nil, r.readError(err, "test_path")
+		}
+		return x, xtd, y, yt, nil
+	}
+	opt, err := d.readOptions()
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
+	}
+	opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
+	test, err := datasets.ReadTestFile(tp, &datasets.Dataset{X: xd, Y: y}, opt)
+	if err != nil {
+		return nil, nil, nil, nil, r.readError(err, "test_path")
+	}
+	return x, test.X, y, test.Y, nil
+}
+
+// groupDigits writes n with thousands separators: 50,000,000.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// decimalBytes writes a byte count with a decimal unit, as --memory reads
+// them: 11.2 GB, 2 GB, 640 kB.
+func decimalBytes(b int64) string {
+	v, units := float64(b), []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + " " + units[i]
+}
+
+// shardPlan is how a fit of a spec would hold a training set given as a
+// shard manifest in memory, and whether that fits the memory cap.
+type shardPlan struct {
+	path string
+	m    *shard.Manifest
+	// x is X's 8·n·d bytes; need the planned peak of the in-memory fit:
+	// X as the runner holds it (copies of it) and the estimator's plan
+	// beside it, when the estimator has one (falkon); perRow the bytes
+	// need grows by per training row, to say how many rows would fit.
+	x, need, perRow int64
+	copies          int
+	// limit is the cap (0: none).
+	limit int64
+}
+
+// fits reports whether the in-memory fit is within the cap.
+func (p *shardPlan) fits() bool { return p.limit == 0 || p.need <= p.limit }
+
+// heldCopies is how many n×d matrices FitWith holds while it fits on the
+// whole training set: the loaded X, the fit's own copy and the copy scored
+// as the training set (fitScoreMany copies X for each when there is no
+// feature scaling; one scaled copy serves both otherwise).
+func heldCopies(s *Spec) int {
+	if s.Dataset.scale() == "" {
+		return 3
+	}
+	return 2
+}
+
+// manifestTask is the spec task a manifest's labels imply.
+func manifestTask(m *shard.Manifest) string {
+	switch {
+	case m.Task != "classification":
+		return TaskRegression
+	case len(m.Classes) == 2:
+		return TaskBinary
+	}
+	return TaskMulticlass
+}
+
+// planShards plans the fit of s on its training set when that is a shard
+// manifest (nil otherwise): X's copies as FitWith holds them, plus, for
+// falkon, model.Falkon.Plan beside the data (centers, K_MM and the
+// preconditioner, the engine's scratch, the CG state; the optional K_nM
+// cache left out) computed on a stub of min(n, max(M, 1024)) rows and
+// extended to n by its data term 8·n·(d + outputs).
+func planShards(s *Spec) (*shardPlan, error) {
+	if s.Dataset.Name != "" || !IsManifest(s.Dataset.Path) {
+		return nil, nil
+	}
+	p, err := resolvePath(s.dir, s.Dataset.Path)
+	if err != nil {
+		return nil, s.errAt(err.Error(), "dataset", "path")
+	}
+	m, err := ReadManifest(p)
+	if err != nil {
+		return nil, s.errAt(err.Error(), "dataset", "path")
+	}
+	c := *s
+	if c.Task == TaskAuto {
+		c.Task = manifestTask(m)
+	}
+	r := &runner{s: &c}
+	r.entry, _ = estimatorByName(c.Estimator.Type)
+	sp := &shardPlan{path: p, m: m, x: 8 * int64(m.N) * int64(m.D), copies: heldCopies(&c), limit: r.readLimit()}
+	sp.perRow = int64(sp.copies)*8*int64(m.D) + 8
+	sp.need = int64(m.N) * sp.perRow
+	if r.entry.Name != "falkon" || r.entry.New == nil {
+		return sp, nil
+	}
+	outputs := 1
+	if c.Task == TaskMulticlass {
+		outputs = len(m.Classes)
+	}
+	est, err := r.entry.New(r.config(c.Grid.Points()[0], m.N, fitSeed(c.Seed, 1<<20, 0)))
+	f, ok := est.(*model.Falkon)
+	if err != nil || !ok {
+		return sp, nil // the fit itself reports a bad setting
+	}
+	mc := f.M
+	if mc == 0 {
+		mc = min(m.N, int(math.Ceil(5*math.Sqrt(float64(m.N))))) // Falkon's default M
+	}
+	f.M, f.MemoryLimit, f.CacheKnm = mc, 0, false
+	rest, n0, ok := falkonBeside(f, m, outputs)
+	if !ok {
+		return sp, nil // the fit itself reports a bad setting
+	}
+	dataRow := 8 * int64(m.D+outputs)
+	sp.perRow += dataRow
+	// Beyond the stub's rows the engine's scratch grows by 8 bytes a row
+	// (a value per row) and by at most its 32 fixed-order partial-sum
+	// segments of M×outputs values (kernel.Op.ScratchBytes): counted in
+	// full, so the plan is an upper bound there.
+	if n0 < m.N {
+		rest += 8*int64(m.N-n0) + 8*32*int64(mc+16)*int64(outputs)
+		sp.perRow += 8
+	}
+	sp.need += rest + int64(m.N)*dataRow
+	return sp, nil
+}
+
+// maxStubBytes bounds the stub X falkonBeside plans on.
+const maxStubBytes = 64 << 20
+
+// falkonBeside returns f.Plan's total beside the data (Total − Data) for
+// n0 rows of the manifest's shape, with n0 the manifest's n when a stub of
+// it is small (exact then), else enough rows for the engine's workers and
+// segments to be nearly all counted (within maxStubBytes); ok is false when
+// f refuses the setting.
+func falkonBeside(f *model.Falkon, m *shard.Manifest, outputs int) (rest int64, n0 int, ok bool) {
+	plan := func(n int) (model.FalkonPlan, bool) {
+		p, err := f.Plan(mat.NewDense(n, m.D, nil), outputs)
+		return p, err == nil
+	}
+	stubRows := max(1, maxStubBytes/(8*m.D))
+	n0 = m.N
+	if n0 > stubRows {
+		n0 = min(stubRows, max(f.M, 1024))
+	}
+	p, ok := plan(n0)
+	if !ok {
+		return 0, 0, false
+	}
+	if n1 := min(m.N, stubRows, max(n0, p.BlockRows*max(33, runtime.GOMAXPROCS(0)+1))); n1 > n0 {
+		if p, ok = plan(n1); !ok {
+			return 0, 0, false
+		}
+		n0 = n1
+	}
+	return p.Total - p.Data, n0, true
+}
+
+// overLimit is the error of a fit whose training shards do not fit the
+// memory cap in memory: it names X's size, the cap, how many rows would
+// fit, and what to do (what, when not empty, is one more option).
+func (p *shardPlan) overLimit(estimator, what string) error {
+	beside := p.need - int64(p.m.N)*p.perRow
+	held := fmt.Sprintf("%d copies while fitting", p.copies)
+	if beside > 0 {
+		held += ", with the estimator's plan beside them"
+	}
+	room := fmt.Sprintf("under which at most %s rows of %d fit", groupDigits(int(max(0, p.limit-beside)/p.perRow)), p.m.D)
+	if beside >= p.limit {
+		room = fmt.Sprintf("which the estimator's plan beside the data (%s) alone exceeds", decimalBytes(beside))
+	}
+	if what != "" {
+		what = ", " + what
+	}
+	return fmt.Errorf("%w: %s: X is %s (%s × %d float64); %s holds it in memory (%s: %s), over the memory limit %s, %s (raise memory_limit / --memory%s)",
+		model.ErrMemory, p.path, decimalBytes(p.x), groupDigits(p.m.N), p.m.D, estimator, held, decimalBytes(p.need), decimalBytes(p.limit), room, what)
+}
+
+// ReadShards reads the rows to predict from a shard manifest, into memory:
+// X must fit DefaultMemoryLimit (an error wrapping model.ErrMemory
+// otherwise, before anything is allocated) and have the model's number of
+// columns. Labels are the shards' targets.
+func (f *FitResult) ReadShards(ctx context.Context, path string) (*mat.Dense, []float64, error) {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.D != f.Dim {
+		return nil, nil, fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, path, m.D, f.Dim)
+	}
+	return readShards(ctx, path, m, DefaultMemoryLimit())
+}

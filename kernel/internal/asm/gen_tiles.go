@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// avx2TileRows is the height of the engine's AVX2 tiles (and of the panels
+// of X they read): 6 rows by two ymm vectors of centers keep 12 of the 16
+// ymm registers as accumulators, two for the centers and two for the
+// broadcasts of x. BenchmarkTileAVX2 chose it (docs/performance.md).
+const avx2TileRows = 6
+
+// subTile is one register-blocked piece of an AVX2 tile: rows rows of the
+// packed a panel from row0 on, by vecs ymm vectors of the packed b panel
+// from column col0 on. It keeps rows·vecs accumulators, vecs registers of
+// b and the remaining ymm registers for the broadcasts of a.
+type subTile struct{ row0, rows, col0, vecs int }
+
+// avx2Tiles emits the engine's AVX2 tile kernels, float64 and float32:
+// gemm6x16AVX2 and gemm6x32F32AVX2 for full panels of six rows, and the
+// same for the last panel of a block, of 1 to 5 rows.
+func avx2Tiles() {
+	for h := avx2TileRows; h >= 1; h-- {
+		name := fmt.Sprintf("gemm%dx16AVX2", h)
+		gemmTilesAVX2(name, false, h, 16, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
+			fmt.Sprintf("%s sets (or, when add, increments) the %d×16 tile at c (row stride ldc elements) to", name, h),
+			fmt.Sprintf("Σ_p a[p][0:%d] ⊗ b[p][0:16] over p < k, for packed a ([k][%d]) and b ([k][16]), as two %d×8 pieces.", h, h, h))
+	}
+	for h := avx2TileRows; h >= 1; h-- {
+		name := fmt.Sprintf("gemm%dx32F32AVX2", h)
+		gemmTilesAVX2(name, true, h, 32, []subTile{{0, h, 0, 2}, {0, h, 16, 2}},
+			fmt.Sprintf("%s sums Σ_p a[p][0:%d] ⊗ b[p][0:32] over p < k in float32 (packed a [k][%d], b [k][32])", name, h, h),
+			fmt.Sprintf("as two %d×16 pieces and sets or increments the %d×32 float64 tile at c (row stride ldc elements).", h, h))
+	}
+}
+
+// gemmTilesAVX2 emits an AVX2 tile kernel over packed panels a ([k][lda])
+// and b ([k][ldb]), of float64 or (f32) float32, made of the given pieces,
+// each a k loop of its own. Every element of c is the FMA chain over p
+// ascending from zero, converted to float64 (f32) and added to c (add): the
+// bits of the AVX-512 kernels, whatever the pieces.
+func gemmTilesAVX2(name string, f32 bool, lda, ldb int, parts []subTile, doc ...string) {
+	sig, es := "func(k int, a, b, c *float64, ldc int, add bool)", 8
+	if f32 {
+		sig, es = "func(k int, a, b *float32, c *float64, ldc int, add bool)", 4
+	}
+	lanes := 32 / es
+	TEXT(name, NOSPLIT, sig)
+	Doc(doc...)
+	k, a, b, c, ldc, add := RCX, RSI, RDI, RDX, R9, RAX
+	cnt, ap, bp, cp := R10, R11, R12, R13
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	Load(Param("add"), add)
+	SHLQ(Imm(3), ldc)
+	for n, t := range parts {
+		acc := func(r, v int) VecPhysical { return ymm[r*t.vecs+v] }
+		bv := ymm[t.rows*t.vecs : t.rows*t.vecs+t.vecs]
+		bc := ymm[t.rows*t.vecs+t.vecs:]
+		if len(bc) > 2 {
+			bc = bc[:2]
+		}
+		for r := 0; r < t.rows; r++ {
+			for v := 0; v < t.vecs; v++ {
+				VXORPD(acc(r, v), acc(r, v), acc(r, v))
+			}
+		}
+		MOVQ(k, cnt)
+		LEAQ(Mem{Base: a, Disp: es * t.row0}, ap)
+		LEAQ(Mem{Base: b, Disp: es * t.col0}, bp)
+		TESTQ(cnt, cnt)
+		JE(LabelRef(fmt.Sprintf("store%d", n)))
+		Label(fmt.Sprintf("loop%d", n))
+		for v := 0; v < t.vecs; v++ {
+			if f32 {
+				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+			} else {
+				VMOVUPD(Mem{Base: bp, Disp: 32 * v}, bv[v])
+			}
+		}
+		for r := 0; r < t.rows; r++ {
+			x := bc[r%len(bc)]
+			if f32 {
+				VBROADCASTSS(Mem{Base: ap, Disp: 4 * r}, x)
+			} else {
+				VBROADCASTSD(Mem{Base: ap, Disp: 8 * r}, x)
+			}
+			for v := 0; v < t.vecs; v++ {
+				if f32 {
+					VFMADD231PS(bv[v], x, acc(r, v))
+				} else {
+					VFMADD231PD(bv[v], x, acc(r, v))
+				}
+			}
+		}
+		ADDQ(U32(es*lda), ap)
+		ADDQ(U32(es*ldb), bp)
+		DECQ(cnt)
+		JNE(LabelRef(fmt.Sprintf("loop%d", n)))
+		Label(fmt.Sprintf("store%d", n))
+		// cp = c + row0·ldc + 8·col0 (c is float64 in both modes)
+		if t.row0 == 0 {
+			LEAQ(Mem{Base: c, Disp: 8 * t.col0}, cp)
+		} else {
+			IMUL3Q(U32(t.row0), ldc, cp)
+			LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: 8 * t.col0}, cp)
+		}
+		// store emits the stores of the piece's rows, adding c first when plus.
+		store := func(plus bool) {
+			for r := 0; r < t.rows; r++ {
+				for v := 0; v < t.vecs; v++ {
+					if !f32 {
+						if plus {
+							VADDPD(Mem{Base: cp, Disp: 32 * v}, acc(r, v), acc(r, v))
+						}
+						VMOVUPD(acc(r, v), Mem{Base: cp, Disp: 32 * v})
+						continue
+					}
+					// float32 lanes 0–3 and 4–7 to two float64 vectors.
+					lo, hi := Y14, Y15
+					VEXTRACTF128(Imm(1), acc(r, v), hi.AsX())
+					VCVTPS2PD(acc(r, v).AsX(), lo)
+					VCVTPS2PD(hi.AsX(), hi)
+					for h, y := range []VecPhysical{lo, hi} {
+						at := Mem{Base: cp, Disp: 8*lanes*v + 32*h}
+						if plus {
+							VADDPD(at, y, y)
+						}
+						VMOVUPD(y, at)
+					}
+				}
+				ADDQ(ldc, cp)
+			}
+		}
+		TESTB(add.As8(), add.As8())
+		JE(LabelRef(fmt.Sprintf("set%d", n)))
+		store(true)
+		JMP(LabelRef(fmt.Sprintf("next%d", n)))
+		Label(fmt.Sprintf("set%d", n))
+		store(false)
+		Label(fmt.Sprintf("next%d", n))
+	}
+	VZEROUPPER()
+	RET()
+}

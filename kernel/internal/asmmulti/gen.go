@@ -1,0 +1,121 @@
+// Command asmmulti generates the AVX-512 tiles of package kernel's
+// multi-output products (kernel/multi_amd64.s and kernel/multi_stub_amd64.go)
+// with avo; run it through "go generate ./kernel" (see kernel/multi.go).
+//
+// Both tiles read a block of K as the engine forms it, row-major with the
+// padded stride mp, so that neither product packs K:
+//
+//   - rowsPanel8x16AVX512: out[r][s] = Σ_p a[r·lda + p]·b[p][s] for r < 8,
+//     s < 16: eight rows of K times a [k][16] panel of V (K_B·V). Each step of
+//     p loads one row of the panel (two zmm), broadcasts one element of each
+//     of the eight rows of K (eight base registers, one index) and issues 16
+//     FMAs into 16 accumulators.
+//   - colsPanel8x16AVX512: c[r][s] += Σ_p a[p·lda + r]·b[p][s] for r < 8,
+//     s < 16: eight columns of K (eight centers) times a [k][16] panel of
+//     K_B·V rows (K_Bᵀ·U), c a [8][16] tile of the partial sums. Each step
+//     broadcasts eight consecutive elements of row p of K.
+//
+// This is a separate generator from kernel/internal/asm so that the two
+// never need a hand merge (their outputs are separate files).
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
+	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
+
+func main() {
+	Package("github.com/landmark-ml/landmark/kernel")
+	ConstraintExpr("amd64")
+	rowsPanel()
+	colsPanel()
+	Generate()
+}
+
+func rowsPanel() {
+	TEXT("rowsPanel8x16AVX512", NOSPLIT, "func(k int, a *float64, lda int, b, out *float64)")
+	Doc("rowsPanel8x16AVX512 sets out[r·16+s] = Σ_p a[r·lda+p]·b[p·16+s] over p < k, for r < 8 and",
+		"s < 16: eight rows of K (row stride lda elements) times a [k][16] panel.")
+	k, b, idx, lda := RCX, RDI, RAX, RDX
+	rows := []GPPhysical{RSI, RBX, R8, R9, R10, R11, R12, R13}
+	Load(Param("k"), k)
+	Load(Param("a"), rows[0])
+	Load(Param("lda"), lda)
+	Load(Param("b"), b)
+	SHLQ(Imm(3), lda)
+	for r := 1; r < 8; r++ {
+		LEAQ(Mem{Base: rows[r-1], Index: lda, Scale: 1}, rows[r])
+	}
+	XORQ(idx, idx)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("rows_store"))
+	Label("rows_loop")
+	VMOVUPD(Mem{Base: b}, Z16)
+	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSD(Mem{Base: rows[r], Index: idx, Scale: 1}, t)
+		VFMADD231PD(Z16, t, zmm[2*r])
+		VFMADD231PD(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(8), idx)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("rows_loop"))
+	Label("rows_store")
+	out := RDI
+	Load(Param("out"), out)
+	for r := 0; r < 8; r++ {
+		VMOVUPD(zmm[2*r], Mem{Base: out, Disp: 128 * r})
+		VMOVUPD(zmm[2*r+1], Mem{Base: out, Disp: 128*r + 64})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+func colsPanel() {
+	TEXT("colsPanel8x16AVX512", NOSPLIT, "func(k int, a *float64, lda int, b, c *float64)")
+	Doc("colsPanel8x16AVX512 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 8 and",
+		"s < 16: eight columns of K (row stride lda elements) times a [k][16] panel.")
+	k, a, lda, b, c := RCX, RSI, RDX, RDI, RBX
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("lda"), lda)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	SHLQ(Imm(3), lda)
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("cols_store"))
+	Label("cols_loop")
+	VMOVUPD(Mem{Base: b}, Z16)
+	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		VBROADCASTSD(Mem{Base: a, Disp: 8 * r}, t)
+		VFMADD231PD(Z16, t, zmm[2*r])
+		VFMADD231PD(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(lda, a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("cols_loop"))
+	Label("cols_store")
+	for r := 0; r < 8; r++ {
+		VADDPD(Mem{Base: c, Disp: 128 * r}, zmm[2*r], zmm[2*r])
+		VADDPD(Mem{Base: c, Disp: 128*r + 64}, zmm[2*r+1], zmm[2*r+1])
+		VMOVUPD(zmm[2*r], Mem{Base: c, Disp: 128 * r})
+		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 128*r + 64})
+	}
+	VZEROUPPER()
+	RET()
+}

@@ -1,0 +1,158 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// multiRef returns K·V, Kᵀ·U and Kᵀ(K·V) from the full K (naive: Eval per
+// entry) by plain loops, and the same products of |K| with |V| and |U|,
+// which bound the rounding error of any summation order: each computed
+// element is within (terms)·ε of the exact one relative to those sums.
+func multiRef(k *mat.Dense, v, u *mat.Dense) (kv, ktu, ktkv, kvAbs, ktuAbs, ktkvAbs *mat.Dense) {
+	var va, ua mat.Dense
+	va.Apply(func(_, _ int, x float64) float64 { return math.Abs(x) }, v)
+	ua.Apply(func(_, _ int, x float64) float64 { return math.Abs(x) }, u)
+	mul := func(a mat.Matrix, b mat.Matrix) *mat.Dense {
+		var c mat.Dense
+		c.Mul(a, b)
+		return &c
+	}
+	kv, kvAbs = mul(k, v), mul(k, &va)
+	ktu, ktuAbs = mul(k.T(), u), mul(k.T(), &ua)
+	ktkv, ktkvAbs = mul(k.T(), kv), mul(k.T(), kvAbs)
+	return
+}
+
+// checkClose fails when |got − want| > tol·scale anywhere.
+func checkClose(t *testing.T, what string, got, want, scale *mat.Dense, tol float64) {
+	t.Helper()
+	r, c := want.Dims()
+	for i := range r {
+		for j := range c {
+			if d := math.Abs(got.At(i, j) - want.At(i, j)); !(d <= tol*scale.At(i, j)) {
+				t.Fatalf("%s[%d,%d] = %v, want %v (diff %g, bound %g)", what, i, j, got.At(i, j), want.At(i, j), d, tol*scale.At(i, j))
+			}
+		}
+	}
+}
+
+// The multi-output products (Mul, MulT, MulTMul with t > 1) on every path
+// this CPU runs (the AVX-512 panel tiles of multi.go, the packed gemmBlock
+// elsewhere) equal the products of the full K computed entry by entry, and
+// MulTMul with t columns equals t single-output MulTMul passes (the fused
+// single-vector path), for t across the 16-column panel edges, n and the
+// block rows not multiples of the tile height, M not a multiple of the panel
+// width, Gaussian and a non-dot kernel (Laplacian, formed by Block). The
+// tolerance 1e-13 relative to the products of |K| and |V| is a bound on
+// the rounding of sums of at most M + n ≈ 250 terms (250·2^-53 ≈ 3e-14)
+// plus the kernel values' own error (a few ulps).
+func TestMultiOutputProducts(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 41))
+	const n, m, d = 203, 37, 11
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	for _, k := range []Kernel{Gaussian{Gamma: 0.5 / d}, Laplacian{Gamma: 0.2}} {
+		full := naive(k, x, c)
+		for _, tc := range []int{2, 10, 16, 17, 33} {
+			v, u := randDense(r, m, tc), randDense(r, n, tc)
+			kv, ktu, ktkv, kvAbs, ktuAbs, ktkvAbs := multiRef(full, v, u)
+			for _, a := range accels() {
+				for _, br := range []int{0, 20} {
+					restore := setAccel(a)
+					op := NewOp(k, x, c, Options{BlockRows: br, Workers: 3})
+					got := mat.NewDense(n, tc, nil)
+					gotT, gotTT := mat.NewDense(m, tc, nil), mat.NewDense(m, tc, nil)
+					ctx := context.Background()
+					errs := []error{op.Mul(ctx, got, v), op.MulT(ctx, gotT, u), op.MulTMul(ctx, gotTT, v)}
+					single := mat.NewDense(m, tc, nil)
+					col := mat.NewDense(m, 1, nil)
+					for j := range tc {
+						errs = append(errs, op.MulTMul(ctx, col, mat.DenseCopyOf(v.Slice(0, m, j, j+1))))
+						single.Slice(0, m, j, j+1).(*mat.Dense).Copy(col)
+					}
+					restore()
+					for _, err := range errs {
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					what := fmt.Sprintf("%v %v t=%d blockRows=%d", k, a, tc, br)
+					checkClose(t, what+" K·V", got, kv, kvAbs, 1e-13)
+					checkClose(t, what+" Kᵀ·U", gotT, ktu, ktuAbs, 1e-13)
+					checkClose(t, what+" Kᵀ(K·V)", gotTT, ktkv, ktkvAbs, 1e-13)
+					checkClose(t, what+" t single passes", gotTT, single, ktkvAbs, 2e-13)
+				}
+			}
+		}
+	}
+}
+
+// The panel products give the same bits whatever the number of workers
+// (fixed segments, fixed order within them), with Float32 too, where the
+// blocks of K come from the float32 distance tiles (d = 300 > 256: two
+// blocks of features) and only the products differ from float64 mode; its
+// MulTMul is within 1e-5 of float64's relative to Kᵀ(|K||V|) (kernel values
+// within about 2e-7 of float64's, TestFloat32, summed with positive
+// weights at most M·n of them: the relative bound carries over, with room).
+func TestMultiOutputWorkersFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	const n, m, d, tc = 150, 45, 300, 10
+	x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, tc)
+	k := Gaussian{Gamma: 0.5 / d}
+	_, _, ktkv, _, _, scale := multiRef(naive(k, x, c), v, mat.NewDense(n, tc, nil))
+	for _, f32 := range []bool{false, true} {
+		var first *mat.Dense
+		for _, workers := range []int{1, 2, 5} {
+			got := mat.NewDense(m, tc, nil)
+			if err := NewOp(k, x, c, Options{Workers: workers, BlockRows: 16, Float32: f32}).MulTMul(context.Background(), got, v); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got
+				tol := 1e-13
+				if f32 {
+					tol = 1e-5
+				}
+				checkClose(t, fmt.Sprintf("float32=%v", f32), got, ktkv, scale, tol)
+				continue
+			}
+			if !mat.Equal(got, first) {
+				t.Errorf("float32=%v: %d workers changed the result", f32, workers)
+			}
+		}
+	}
+}
+
+// What a multi-output MulTMul on the panel tiles allocates is at most
+// ScratchBytes (packed V and panel-shaped partial sums included). The
+// generic path's (gemmBlock, AVX2 and portable) is not checked here: it
+// allocated 1.22 MB against a plan of 0.98 MB on this shape with AVX2.
+func TestMultiOutputScratchBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	const n, m, d, tc = 500, 70, 40, 10
+	x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, tc)
+	if !NewOp(Gaussian{Gamma: 0.01}, x, c, Options{}).shape().panels(tc) {
+		t.Skip("the panel tiles need AVX-512")
+	}
+	for _, workers := range []int{1, 2} {
+		op := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{Workers: workers})
+		dst := mat.NewDense(m, tc, nil)
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := op.MulTMul(context.Background(), dst, v); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got, plan := int64(after.TotalAlloc-before.TotalAlloc), op.ScratchBytes(tc); got > plan {
+			t.Errorf("workers=%d: MulTMul allocated %d bytes, ScratchBytes %d", workers, got, plan)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package kernel
+
+import "gonum.org/v1/gonum/blas/blas64"
+
+// avx2TileRows is the height of the AVX2 tiles and of the panels of X they
+// read: a 6×16 tile (6×32 in float32 mode) is two 6×8 pieces (6×16), each
+// keeping 12 of the 16 ymm registers as accumulators, two for centers and
+// two for broadcasts of x. Measured against the 4×8 pieces with 8
+// accumulators used before, and against 4×12 and 8×16 built from 6×8 and
+// 2×16 pieces, by BenchmarkTileAVX2 (docs/performance.md). The height must
+// match the generator's (kernel/internal/asm, avx2TileRows).
+const avx2TileRows = 6
+
+// gemmAVX2 holds the float64 AVX2 tiles by height: gemmAVX2[h] computes an
+// h×16 tile from an h-row panel of X (h = 6 but for the last panel of a block).
+var gemmAVX2 = [avx2TileRows + 1]func(k int, a, b, c *float64, ldc int, add bool){
+	nil, gemm1x16AVX2, gemm2x16AVX2, gemm3x16AVX2, gemm4x16AVX2, gemm5x16AVX2, gemm6x16AVX2,
+}
+
+// gemmF32AVX2 holds the float32 AVX2 tiles by height, as gemmAVX2: float32
+// sums within a k-block added to the float64 tile.
+var gemmF32AVX2 = [avx2TileRows + 1]func(k int, a, b *float32, c *float64, ldc int, add bool){
+	nil, gemm1x32F32AVX2, gemm2x32F32AVX2, gemm3x32F32AVX2, gemm4x32F32AVX2, gemm5x32F32AVX2, gemm6x32F32AVX2,
+}
+
+// packPanels packs rows [r0, r0+rows) of the row-major x (stride, d columns)
+// into dst as panels of h rows, feature-major, the last panel holding the
+// remaining rows (rows mod h, with that stride): rows·d values, no padding,
+// so the panel starting at row i begins at dst[i·d].
+func packPanels[T float32 | float64](dst []T, x []float64, stride, r0, rows, d, h int) {
+	for ip := 0; ip < rows; ip += h {
+		ph := min(h, rows-ip)
+		panel := dst[ip*d : (ip+ph)*d]
+		for i := 0; i < ph; i++ {
+			row := x[(r0+ip+i)*stride : (r0+ip+i)*stride+d]
+			for k, v := range row {
+				panel[k*ph+i] = T(v)
+			}
+		}
+	}
+}
+
+// kBlocks returns the length of the feature blocks d is cut into: at most
+// kBlock, all but the last equal.
+func kBlocks(d int) int {
+	nk := (d + kBlock - 1) / kBlock
+	return (d + nk - 1) / nk
+}
+
+// dotsAVX2 is dots on the AVX2 tiles: x_i·c_j for the rows i of x[x0:x0+rows]
+// into w.blk (stride mp) for j < mp, exactly rows rows written. The sums are
+// those of the AVX-512 tile (per element an FMA chain over each feature
+// block, the blocks added in order): the same bits.
+func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
+	d, mp := p.d, p.mp
+	packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
+	kc := kBlocks(d)
+	for k0 := 0; k0 < d; k0 += kc {
+		kl := min(kc, d-k0)
+		for jp := 0; jp < mp; jp += panelCols {
+			b := &p.cp[jp*d+k0*panelCols]
+			for ip := 0; ip < rows; ip += avx2TileRows {
+				h := min(avx2TileRows, rows-ip)
+				gemmAVX2[h](kl, &w.a[ip*d+k0*h], b, &w.blk[ip*mp+jp], mp, k0 > 0)
+			}
+		}
+	}
+}
+
+// dots32AVX2 is dots32 on the float32 AVX2 tiles (X rows from p.x).
+func (p *plan) dots32AVX2(w *work, r0, r1 int) {
+	rows, d, mp := r1-r0, p.d, p.mp
+	packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
+	kc := kBlocks(d)
+	for k0 := 0; k0 < d; k0 += kc {
+		kl := min(kc, d-k0)
+		for jp := 0; jp < mp; jp += panelCols32 {
+			b := &p.cp32[jp*d+k0*panelCols32]
+			for ip := 0; ip < rows; ip += avx2TileRows {
+				h := min(avx2TileRows, rows-ip)
+				gemmF32AVX2[h](kl, &w.a32[ip*d+k0*h], b, &w.blk[ip*mp+jp], mp, k0 > 0)
+			}
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// threadClock is this thread's CPU time in ns from CLOCK_THREAD_CPUTIME_ID
+// (exact, unlike getrusage's tick-scaled split).
+func threadClock() int64 {
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// BenchmarkTiles measures the tile kernels alone on one row block of the
+// distance product (240 rows of X by 480 centers, in the loop order of
+// dots: panels of C outer, panels of X inner) at k = 54 (d = 54) and
+// k = 261 (d = 784: three feature blocks, adding into c): the AVX2 4×8
+// quarters of an 8×16 tile (the engine's tile before the 6×16 one, still
+// Dense's), the AVX2 6×16 float64 and 6×32 float32 tiles, and with
+// AVX-512 the 8×16 and 8×32 float32 tiles. Every b.N step runs each
+// kernel once, interleaved, and the best rate in thread-CPU time of each is
+// reported (GFLOP/s on one core: the machine is shared). Run with e.g.
+// -benchtime=20x.
+func BenchmarkTiles(b *testing.B) {
+	type cand struct {
+		name     string
+		acc      accel
+		lda, ldb int // panel height (rows of X) and width (centers)
+		f64      func(k int, a, b, c []float64, ldc int, add bool)
+		f32      func(k int, a, b []float32, c []float64, ldc int, add bool)
+	}
+	cands := []cand{
+		{name: "avx2-4x8quarters", acc: accelAVX2, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
+			gemm4x8AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+			gemm4x8AVX2(k, &a[0], &bb[8], &c[8], ldc, add)
+			gemm4x8AVX2(k, &a[4], &bb[0], &c[4*ldc], ldc, add)
+			gemm4x8AVX2(k, &a[4], &bb[8], &c[4*ldc+8], ldc, add)
+		}},
+		{name: "avx2-6x16", acc: accelAVX2, lda: 6, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
+			gemm6x16AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx2-6x32f32", acc: accelAVX2, lda: 6, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
+			gemm6x32F32AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx512-8x16", acc: accelAVX512, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
+			gemm8x16AVX512(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx512-8x32f32", acc: accelAVX512, lda: 8, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
+			gemm8x32F32AVX512(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+	}
+	run := cands[:0]
+	for _, cd := range cands {
+		if cd.acc <= bestAccel {
+			run = append(run, cd)
+		}
+	}
+	if len(run) == 0 {
+		b.Skip("no AVX2 or AVX-512")
+	}
+	const rows, cols = 240, 480 // multiples of 6, 8, 16 and 32
+	for _, k := range []int{54, 261} {
+		r := rand.New(rand.NewPCG(1, uint64(k)))
+		a, bp := make([]float64, rows*k), make([]float64, cols*k)
+		a32, bp32 := make([]float32, rows*k), make([]float32, cols*k)
+		for i := range a {
+			a[i] = r.NormFloat64()
+			a32[i] = float32(a[i])
+		}
+		for i := range bp {
+			bp[i] = r.NormFloat64()
+			bp32[i] = float32(bp[i])
+		}
+		c := make([]float64, rows*cols)
+		add := k > kBlock/2
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			best := make([]float64, len(run))
+			reps := 20000 / k
+			for b.Loop() {
+				for i, cd := range run {
+					t0 := threadClock()
+					for range reps {
+						for jp := 0; jp < cols; jp += cd.ldb {
+							for ip := 0; ip < rows; ip += cd.lda {
+								if cd.f64 != nil {
+									cd.f64(k, a[ip*k:], bp[jp*k:], c[ip*cols+jp:], cols, add)
+								} else {
+									cd.f32(k, a32[ip*k:], bp32[jp*k:], c[ip*cols+jp:], cols, add)
+								}
+							}
+						}
+					}
+					if g := float64(reps) * 2 * rows * cols * float64(k) / float64(threadClock()-t0); g > best[i] {
+						best[i] = g
+					}
+				}
+			}
+			for i, cd := range run {
+				b.ReportMetric(best[i], cd.name+"-GFLOP/s")
+			}
+		})
+	}
+}
+
+// fmaDot is the sum the SIMD tiles compute for x·c: an FMA chain over p
+// ascending from zero within each feature block of kBlocks(d) features,
+// the blocks' chains added in order.
+func fmaDot(x, c []float64) float64 {
+	kc := kBlocks(len(x))
+	var s float64
+	for k0 := 0; k0 < len(x); k0 += kc {
+		var t float64
+		for p := k0; p < min(k0+kc, len(x)); p++ {
+			t = math.FMA(x[p], c[p], t)
+		}
+		if k0 == 0 {
+			s = t
+		} else {
+			s += t
+		}
+	}
+	return s
+}
+
+// TestTilesExact checks every SIMD tile path's distance product (the
+// linear kernel's Block) bit for bit against fmaDot on ragged shapes: n and
+// the block rows not multiples of the tile heights (6 for AVX2, 8 for
+// AVX-512: every AVX2 edge tile of 1 to 5 rows runs), M not a multiple of
+// the panel widths, d = 1, within one feature block and over two and three.
+// In float32 mode the AVX2 and AVX-512 tiles sum the same float32 FMA
+// chains, so with both on the CPU their blocks must be equal too.
+func TestTilesExact(t *testing.T) {
+	if bestAccel == accelPortable {
+		t.Skip("no AVX2 or AVX-512 on this CPU")
+	}
+	os.Getenv(simdEnv) // keys the test cache on the path (see TestDispatch)
+	r := rand.New(rand.NewPCG(21, 22))
+	ctx := context.Background()
+	shapes := []struct{ n, m, d, b int }{
+		{37, 19, 1, 0}, {53, 47, 54, 17}, {61, 33, 54, 16}, {29, 21, 300, 13}, {45, 50, 600, 0}, {5, 3, 7, 0},
+	}
+	for _, s := range shapes {
+		x, c := randDense(r, s.n, s.d), randDense(r, s.m, s.d)
+		var f32 []*mat.Dense
+		for _, a := range accels()[1:] {
+			restore := setAccel(a)
+			got, got32 := mat.NewDense(s.n, s.m, nil), mat.NewDense(s.n, s.m, nil)
+			err := NewOp(Linear{}, x, c, Options{BlockRows: s.b}).Block(ctx, got)
+			if err == nil {
+				err = NewOp(Linear{}, x, c, Options{BlockRows: s.b, Float32: true}).Block(ctx, got32)
+			}
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range s.n {
+				for j := range s.m {
+					if g, w := got.At(i, j), fmaDot(x.RawRowView(i), c.RawRowView(j)); g != w {
+						t.Fatalf("%v %+v: (%d,%d) = %v, want %v", a, s, i, j, g, w)
+					}
+				}
+			}
+			// Float32 rounds x and c (relative 2^−24 each) and sums in
+			// float32 over at most 300 features: |error| ≤ 2·300·2^−24·Σ|x_k c_k|
+			// bounds it loosely (γ_n ≈ n·u for the float32 chain).
+			for i := range s.n {
+				for j := range s.m {
+					var abs float64
+					for k := range s.d {
+						abs += math.Abs(x.At(i, k) * c.At(j, k))
+					}
+					if g, w := got32.At(i, j), got.At(i, j); math.Abs(g-w) > 2*float64(min(s.d, kBlock)+2)*0x1p-24*abs {
+						t.Fatalf("%v float32 %+v: (%d,%d) = %v, float64 %v", a, s, i, j, g, w)
+					}
+				}
+			}
+			f32 = append(f32, got32)
+		}
+		if len(f32) == 2 && !mat.Equal(f32[0], f32[1]) {
+			t.Fatalf("%+v: float32 AVX2 and AVX-512 blocks differ", s)
+		}
+	}
+}
+
+// TestTilesName checks that Tiles names the tiles of the path in use.
+func TestTilesName(t *testing.T) {
+	want := map[accel]string{accelPortable: "Go loops (d ≤ 16) or gonum Dgemm", accelAVX2: "6×16 f64, 6×32 f32", accelAVX512: "8×16 f64, 8×32 f32"}
+	for _, a := range accels() {
+		restore := setAccel(a)
+		got := Tiles()
+		restore()
+		if got != want[a] {
+			t.Errorf("%v: Tiles() = %q, want %q", a, got, want[a])
+		}
+	}
+}
