@@ -2,9 +2,12 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -89,6 +92,17 @@ func TestFitShardsLarge(t *testing.T) {
 	}
 	sm := base
 	sm.Progress = func(p Progress) error {
+		if p.Stage == StagePass && os.Getenv("LANDMARK_SHARDS_HEAP") != "" {
+			// The live heap after the pass (a GC first), and its profile.
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			t.Logf("after pass %d: live heap %s", p.Done, formatBytes(int64(ms.HeapAlloc)))
+			if f, err := os.Create(fmt.Sprintf("%s/heap-%d.prof", os.Getenv("LANDMARK_SHARDS_HEAP"), p.Done)); err == nil {
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
 		if p.Stage == StagePass {
 			t.Logf("pass %d/%d: %d rows, %.1f MB in %v (waited %v for I/O): %.3g rows/s, %.0f MB/s",
 				p.Done, p.Total, p.Rows, float64(p.Bytes)/1e6, p.PassTime.Round(time.Millisecond), p.IOWait.Round(time.Millisecond), p.RowsPerSec, p.MBPerSec)
