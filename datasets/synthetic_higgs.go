@@ -41,6 +41,11 @@ type HiggsOptions struct {
 	// worker holds one shard, 8·ShardRows·(HiggsDim+1) bytes, while it
 	// writes it.
 	Workers int
+	// Type is the shards' element type: shard.Float64 (empty means it) or
+	// shard.Float32 (X rounded to float32, half the bytes; manifest format
+	// shard.Format2). The rows are drawn, and the manifest's statistics
+	// computed, in float64 either way, as shard.WriteDirWith does.
+	Type shard.Type
 	// Progress, when non-nil, is called after each shard is written with
 	// the number of shards and rows written so far and their totals; calls
 	// come one at a time, from the workers' goroutines.
@@ -172,6 +177,9 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 	if opt.Workers < 0 {
 		return nil, fmt.Errorf("datasets: %w: synthetic higgs: %d workers, want ≥ 0", ErrInput, opt.Workers)
 	}
+	if opt.Type != "" && opt.Type != shard.Float64 && opt.Type != shard.Float32 {
+		return nil, fmt.Errorf("datasets: %w: synthetic higgs: element type %q, want %q or %q", ErrInput, opt.Type, shard.Float64, shard.Float32)
+	}
 	workers := opt.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -182,6 +190,9 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	m := &shard.Manifest{Format: shard.Format, N: opt.Rows, D: HiggsDim, Task: "classification", Classes: []float64{-1, 1}}
+	if opt.Type == shard.Float32 {
+		m.Format, m.Type = shard.Format2, shard.Float32
+	}
 	m.Shards = make([]shard.Entry, total)
 	mom := make([]moments, total)
 	ctx, cancel := context.WithCancel(ctx)
@@ -205,7 +216,7 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 				var y []float64
 				x, y, buf = higgsShard(opt, s, rows, buf)
 				mom[s] = blockMoments(x, y)
-				err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error { return shard.Write(w, x, y) })
+				err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error { return shard.WriteAs(w, x, y, opt.Type) })
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("datasets: synthetic higgs: %w", err)

@@ -186,3 +186,43 @@ func TestSyntheticHiggsRefusals(t *testing.T) {
 		t.Error("a cancelled run wrote the manifest")
 	}
 }
+
+// Float32 shards hold the float64 draw rounded to float32, with the same
+// labels and the same (float64) statistics in a format-2 manifest.
+func TestSyntheticHiggsFloat32(t *testing.T) {
+	d64, d32 := t.TempDir(), t.TempDir()
+	opt := HiggsOptions{Rows: 700, ShardRows: 300, Seed: 9}
+	m64, err := WriteSyntheticHiggs(context.Background(), d64, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Type = shard.Float32
+	m32, err := WriteSyntheticHiggs(context.Background(), d32, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m32.Format != shard.Format2 || m32.Type != shard.Float32 || m64.Format != shard.Format || m64.Type != "" {
+		t.Errorf("formats %q %q / %q %q", m64.Format, m64.Type, m32.Format, m32.Type)
+	}
+	for j := range m64.Mean {
+		if m32.Mean[j] != m64.Mean[j] || m32.Std[j] != m64.Std[j] {
+			t.Fatalf("column %d: float32 statistics %v %v, float64 %v %v", j, m32.Mean[j], m32.Std[j], m64.Mean[j], m64.Std[j])
+		}
+	}
+	_, x64, y64 := readHiggsDir(t, d64)
+	_, x32, y32 := readHiggsDir(t, d32)
+	for i := range 700 {
+		if y32[i] != y64[i] {
+			t.Fatalf("label %d differs", i)
+		}
+		for j, v := range x64.RawRowView(i) {
+			if x32.At(i, j) != float64(float32(v)) {
+				t.Fatalf("x[%d,%d] = %v, want float32(%v)", i, j, x32.At(i, j), v)
+			}
+		}
+	}
+	opt.Type = "float16"
+	if _, err := WriteSyntheticHiggs(context.Background(), t.TempDir(), opt); !errors.Is(err, ErrInput) {
+		t.Errorf("float16: err %v", err)
+	}
+}

@@ -105,11 +105,24 @@ type FitOptions struct {
 	// iteration.
 	Progress func(Event)
 	// Notify, when non-nil, hears the data reader's own decisions (the CSV
-	// header guess), as Options.Notify.
+	// header guess), as Options.Notify, and that a fit streams its training
+	// shards because they do not fit the memory cap.
 	Notify func(msg string)
+	// Limit names the memory cap in messages as the caller set it (e.g.
+	// "--memory 2G"); default "the memory limit 2 GB".
+	Limit string
 }
 
 // FitWith is Fit with options (progress reports).
+//
+// A training set given as a shard manifest (dataset path DIR/manifest.json)
+// is planned first: X's copies as the fit holds them and the estimator's
+// plan beside them, against the memory cap (memory_limit, else
+// DefaultMemoryLimit). Within it the shards are read into memory and the
+// usual fit runs. Over it a falkon fit streams the shards on every pass
+// (model.Falkon.FitShardSet; Notify hears it; Storage is StorageStreamed
+// and the training rows are not scored), and other estimators are refused
+// with an error wrapping model.ErrMemory that says how many rows would fit.
 func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	if s != nil && s.Approximation != nil {
 		return nil, s.errAt("fit needs an estimator, not an approximation block", "approximation")
@@ -126,7 +139,10 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 		return nil, err
 	}
 	if sp != nil && !sp.fits() {
-		return nil, sp.overLimit(s.Estimator.Type, "")
+		if s.Estimator.Type == "falkon" {
+			return fitStreamed(ctx, s, sp, opt)
+		}
+		return nil, sp.overLimit(s.Estimator.Type, "or fit falkon, which streams the shards on every pass")
 	}
 	r, err := newRunnerMode(ctx, s, Options{Progress: opt.Progress, Notify: opt.Notify}, runMode{fit: true})
 	if err != nil {

@@ -24,6 +24,10 @@ const (
 	// scored (a failed fit is reported by the point's EventPoint instead).
 	// PointETA is the time left for the point, ETA for the run.
 	EventFoldDone
+	// EventPass: a pass of a fit streamed from shards finished (Pass of
+	// Passes; Rows, RowsPerSec, MBPerSec, PassTime and IOWait say what it
+	// read and how fast).
+	EventPass
 )
 
 // String names the kind as a log line would: "fold", "iteration",
@@ -41,6 +45,8 @@ func (k EventKind) String() string {
 		return "refit"
 	case EventFoldDone:
 		return "fold-done"
+	case EventPass:
+		return "pass"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -83,6 +89,14 @@ type Event struct {
 	// PointETA estimates the time left for the grid point (EventFoldDone):
 	// the mean time of its finished fits times its fits left.
 	PointETA time.Duration
+	// Pass and Passes count the passes of a streamed fit (EventPass;
+	// Passes 0 when unknown); Rows is the rows the pass read, RowsPerSec
+	// and MBPerSec (10⁶ bytes of shard files) its rates over PassTime, its
+	// wall time, of which IOWait was spent waiting for the reader.
+	Pass, Passes         int
+	Rows                 int64
+	RowsPerSec, MBPerSec float64
+	PassTime, IOWait     time.Duration
 }
 
 // emit sends e, stamped with the elapsed time and (except for EventIteration

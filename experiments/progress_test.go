@@ -61,7 +61,7 @@ func TestProgressEvents(t *testing.T) {
 // TestEventKindString: every kind has its own lower-case name, and a value
 // outside the list still prints something that says what it is.
 func TestEventKindString(t *testing.T) {
-	want := map[EventKind]string{EventFold: "fold", EventIteration: "iteration", EventPoint: "point", EventRefit: "refit", EventFoldDone: "fold-done", EventKind(99): "EventKind(99)"}
+	want := map[EventKind]string{EventFold: "fold", EventIteration: "iteration", EventPoint: "point", EventRefit: "refit", EventFoldDone: "fold-done", EventPass: "pass", EventKind(99): "EventKind(99)"}
 	for k, w := range want {
 		if got := k.String(); got != w {
 			t.Errorf("EventKind(%d).String() = %q, want %q", int(k), got, w)

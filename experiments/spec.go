@@ -108,8 +108,9 @@ type DatasetSpec struct {
 	// the name of a file in the shared dataset folder (datasets.SharedPath).
 	// A .json path is a shard manifest (DIR/manifest.json of landmark data
 	// shard or data synth higgs): its shards are read into memory when the
-	// fit's plan (X's copies and the estimator's) fits memory_limit, and
-	// are refused otherwise, naming the limit and the rows that would fit.
+	// fit's plan (X's copies and the estimator's) fits memory_limit;
+	// otherwise fit streams a falkon fit from the shards on every pass,
+	// and refuses other estimators and cross-validation (run).
 	Path string `yaml:"path,omitempty" json:"path,omitempty"`
 	// Format is libsvm or csv; default from the file name (.csv, .csv.gz → csv).
 	Format string `yaml:"format,omitempty" json:"format,omitempty"`

@@ -479,7 +479,10 @@ func releasePack(b *[]float64) {
 func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
 	switch acc {
 	case accelAVX512:
-		gemm8x16AVX512(kl, &a[0], &b[0], &c[0], ldc, add)
+		// The engine's 8×16 tile with its block of c prefetched first: c
+		// is a factorization's M×M matrix, not in cache (same sums, same
+		// bits as gemm8x16AVX512).
+		gemm8x16PfAVX512(kl, &a[0], &b[0], &c[0], ldc, add)
 	case accelAVX2:
 		gemm4x8AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
 		gemm4x8AVX2(kl, &a[0], &b[8], &c[8], ldc, add)

@@ -99,6 +99,19 @@ func envOff(v string) bool { return v != "" && v != "0" }
 // "avx512", "avx2" or "portable".
 func Accel() string { return useAccel.String() }
 
+// Tiles describes the register tiles of the engine's distance product on
+// the inner kernels in use (rows of X × centers, float64 and Options.Float32),
+// e.g. "6×16 f64, 6×32 f32" with AVX2; benchmarks print it beside Accel.
+func Tiles() string {
+	switch useAccel {
+	case accelAVX512:
+		return "8×16 f64, 8×32 f32"
+	case accelAVX2:
+		return fmt.Sprintf("%d×16 f64, %d×32 f32", avx2TileRows, avx2TileRows)
+	}
+	return "Go loops (d ≤ 16) or gonum Dgemm"
+}
+
 // AccelChoice describes how the inner kernels were chosen: Accel's answer
 // followed, when LANDMARK_SIMD or LANDMARK_NOSIMD changed or tried to change
 // the choice, by a note in parentheses, e.g. "avx2 (LANDMARK_SIMD=avx2; the

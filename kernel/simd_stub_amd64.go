@@ -8,6 +8,10 @@ package kernel
 // elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).
 func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x16PfAVX512 is gemm8x16AVX512 with the 8×16 tile at c prefetched into L1 before its
+// k loop (for results that are not in cache).
+func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
 // gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]
 // over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.
 func gemm8x32F32AVX512(k int, a *float32, b *float32, c *float64, ldc int, add bool)

@@ -194,3 +194,16 @@ func TestTilesExact(t *testing.T) {
 		}
 	}
 }
+
+// TestTilesName checks that Tiles names the tiles of the path in use.
+func TestTilesName(t *testing.T) {
+	want := map[accel]string{accelPortable: "Go loops (d ≤ 16) or gonum Dgemm", accelAVX2: "6×16 f64, 6×32 f32", accelAVX512: "8×16 f64, 8×32 f32"}
+	for _, a := range accels() {
+		restore := setAccel(a)
+		got := Tiles()
+		restore()
+		if got != want[a] {
+			t.Errorf("%v: Tiles() = %q, want %q", a, got, want[a])
+		}
+	}
+}

@@ -250,17 +250,10 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 }
 
 // precondScratch is the memory the preconditioner's blocked Cholesky and
-// lauum (package solver on kernel.Dense) hold beside the M×M matrices: the
-// packed operands of their largest product (both operands of a rank-256
-// update of the trailing M×M block, 2·M·256 values) and the blocked
-// Cholesky's M×256 panel copy (Lauum's panel has the same size, at another
-// time), all with M rounded up to the 16-wide tiles. 256 is the block size of
-// solver.CholeskyBlocked and of kernel.Dense's k-blocks.
+// lauum (package solver on kernel.Dense) hold beside the M×M matrices
+// (precond.ScratchBytes).
 func precondScratch(m int64) int64 {
-	const nb = 256
-	mp := (m + 15) / 16 * 16
-	k := min(nb, m)
-	return bytesF64(2*mp*k + mp*k)
+	return precond.ScratchBytes(int(m))
 }
 
 // KMM forms K_MM (M×M) on the centers.

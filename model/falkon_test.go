@@ -487,9 +487,10 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 		t.Fatalf("Plan: err = %v, want ErrMemory", perr)
 	}
 	// 8·(2M² + M) for K_MM and the factors, plus the factorizations'
-	// scratch (packed operands and a panel of rank-256 updates, 8·3·3008·256
-	// bytes, M rounded up to the 16-wide tiles), with data and engine scratch on top.
-	if want := int64(8 * (2*mc*mc + mc + 3*3008*256)); plan.Precond != want || plan.Total <= want {
+	// scratch: the packed operands of a rank-512 update ((3008 + 3000)·512
+	// values, M rounded up to the 16-row and 8-row tiles) and Lauum's
+	// panels (512² + 128·(M + 512) values), with data and engine scratch on top.
+	if want := int64(8 * (2*mc*mc + mc + (3008+3000)*512 + 512*512 + 128*(mc+512))); plan.Precond != want || plan.Total <= want {
 		t.Errorf("plan %+v, want Precond %d", plan, want)
 	}
 	want := plan.Total

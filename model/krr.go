@@ -187,10 +187,6 @@ func (e *KernelExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error
 	return op.Mul(ctx, dst, e.Coef)
 }
 
-// cholPanel is the block size of solver.CholeskyBlocked (solver's
-// cholBlock), used to plan its workspace.
-const cholPanel = 256
-
 // ExactKRR is the exact KRR backend: Cholesky on K + λnI. Its memory is
 // dominated by the n×n kernel matrix, which is factored in place (8n² bytes).
 type ExactKRR struct{}
@@ -206,9 +202,10 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	_, t := p.Y.Dims()
 	op := kernel.NewOp(p.Kernel, p.X, p.X, kernel.Options{Workers: p.Workers})
 	// K + λnI, the data and targets, the engine's scratch, and the blocked
-	// Cholesky's workspace: the trailing panel beside a block of cholPanel
-	// columns and the two packed copies the products take (3·8·n·cholPanel).
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)+3*int64(n)*int64(min(n, cholPanel))) + op.ScratchBytes(0)
+	// Cholesky's workspace: its panels and the packed operands of its
+	// largest product.
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)) + op.ScratchBytes(0) +
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.PackBytes(n, n, min(n, solver.BlockedWidth))
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
 		return nil, info, err

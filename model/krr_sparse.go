@@ -38,7 +38,8 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	} else if cx, u := compactColumns(k, x); u < d {
 		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
 	}
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)+3*int64(n)*int64(min(n, cholPanel))) + 12*int64(len(values)) + gram
+	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)) + 12*int64(len(values)) + gram +
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.PackBytes(n, n, min(n, solver.BlockedWidth))
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err

@@ -10,28 +10,31 @@ import (
 )
 
 // cholesky factors a in place (solver.CholeskyInPlace's contract) by the
-// blocked algorithm whose products, all but ≈ 3·256/M of the M³/3 flops,
+// blocked algorithm whose products, all but ≈ 2·128/M of the M³/3 flops,
 // run on the kernel engine's micro-kernels (kernel.Dense).
 func cholesky(ctx context.Context, a *mat.Dense, opt solver.CholOptions) (*solver.Chol, error) {
 	return solver.CholeskyBlocked(ctx, a, opt, kernel.Dense{})
 }
 
-// factorBlock is the block width (the k of the products) of
-// solver.CholeskyBlocked and solver.Lauum. Were it to differ, reserve would
-// only ready a buffer of the wrong size; the results would not change.
-const factorBlock = 256
-
 // reserve readies and holds kernel.Dense's packing buffer for the largest
 // product of cholesky and lowerGram on an m×m matrix until release is
 // called (see kernel.Dense.Reserve).
 func reserve(m int) (release func()) {
-	return kernel.Dense{}.Reserve(m, m, min(m, factorBlock))
+	return kernel.Dense{}.Reserve(m, m, min(m, solver.BlockedWidth))
+}
+
+// ScratchBytes returns the memory a FALKON preconditioner's build holds
+// for M = m beside its two m×m matrices: the packed operands of the largest
+// product of its factorizations (kernel.Dense.PackBytes over
+// solver.BlockedWidth) and their panels (solver.BlockedScratchBytes).
+func ScratchBytes(m int) int64 {
+	return kernel.Dense{}.PackBytes(m, m, min(m, solver.BlockedWidth)) + solver.BlockedScratchBytes(m)
 }
 
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict
 // upper triangle ignored and left alone) with the lower triangle of WᵀW, as
 // LAPACK's lauum does, with the products on the kernel engine
-// (solver.Lauum). Memory: one 256×M panel.
+// (solver.Lauum). Memory: see solver.BlockedScratchBytes.
 func lowerGram(ctx context.Context, w *mat.Dense) error {
 	return solver.Lauum(ctx, w, kernel.Dense{})
 }

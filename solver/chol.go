@@ -161,10 +161,10 @@ func (c *Chol) Solve(b *mat.Dense) error {
 		return err
 	}
 	if c.blocked(b) {
-		if err := blockedSolveL(context.Background(), c.l, b, false, c.p, cholBlock); err != nil {
+		if err := blockedSolveL(context.Background(), c.l, b, false, c.p, defaultWidths); err != nil {
 			return err
 		}
-		return blockedSolveL(context.Background(), c.l, b, true, c.p, cholBlock)
+		return blockedSolveL(context.Background(), c.l, b, true, c.p, defaultWidths)
 	}
 	if c.few(b) {
 		if err := fewSolveL(context.Background(), c.l, b.RawMatrix(), false); err != nil {
@@ -179,7 +179,7 @@ func (c *Chol) Solve(b *mat.Dense) error {
 // blocked says whether solves with b run on the products of CholeskyBlocked.
 func (c *Chol) blocked(b *mat.Dense) bool {
 	_, t := b.Dims()
-	return c.p != nil && t >= solveMinRHS && c.l.N > cholBlock
+	return c.p != nil && t >= solveMinRHS && c.l.N > cholInner
 }
 
 // few says whether solves with b (fewer than solveMinRHS columns) stream
@@ -195,7 +195,7 @@ func (c *Chol) SolveL(b *mat.Dense, trans bool) error {
 		return err
 	}
 	if c.blocked(b) {
-		return blockedSolveL(context.Background(), c.l, b, trans, c.p, cholBlock)
+		return blockedSolveL(context.Background(), c.l, b, trans, c.p, defaultWidths)
 	}
 	if c.few(b) {
 		return fewSolveL(context.Background(), c.l, b.RawMatrix(), trans)

@@ -104,7 +104,7 @@ func BenchmarkTrsm(b *testing.B) {
 		flops := float64(m) * float64(m) * k
 		b.Run(fmt.Sprintf("M=%d/ours", m), func(b *testing.B) {
 			for range b.N {
-				if err := blockedSolveL(context.Background(), t, x, false, kernel.Dense{}, cholBlock); err != nil {
+				if err := blockedSolveL(context.Background(), t, x, false, kernel.Dense{}, defaultWidths); err != nil {
 					b.Fatal(err)
 				}
 			}

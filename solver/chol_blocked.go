@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/parallel"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -47,20 +49,66 @@ func (gonumProducts) SyrkLower(ctx context.Context, trans bool, alpha float64, a
 	return ctx.Err()
 }
 
-// cholBlock is the block width of the blocked factorizations: the k of their
-// products, wide enough that those run at matrix-product speed (it is the
-// kernel engine's k-block), narrow enough that the diagonal blocks, factored
-// and inverted by gonum's LAPACK, stay a small share (≈ 3·256/n of the flops).
-const cholBlock = 256
+// Block widths of the blocked factorizations and solves, which block at
+// two levels:
+//
+//   - cholBlock, the outer width, is the k of the large products (the
+//     trailing SyrkLower of potrf, lauum's SyrkLower and TᵀR products, the
+//     solves' trailing Gemm): each of them reads and writes its M×M (or
+//     M×t) result once per cholBlock columns, so the memory traffic of the
+//     result, ≈ 8·M³/(3·cholBlock) bytes for potrf, falls as the width grows
+//     (10 GB at M = 10,000 and 256), while the packed operands of a product
+//     (2·M·cholBlock doubles, see kernel.Dense.PackBytes) grow with it;
+//   - cholInner, the inner width, is the width of the diagonal blocks
+//     factored and inverted by gonum's LAPACK (potrf, trtri: one goroutine,
+//     a few GFLOP/s; 2·cholInner²·M/3 flops in all) and of the column
+//     blocks of the panel solves, which multiply by those inverses.
+const (
+	cholBlock = 512
+	cholInner = 128
+)
+
+// BlockedWidth is the k of the largest products CholeskyBlocked and Lauum
+// run (their outer block width): a caller planning memory adds its
+// Products' buffers for an n×n result over min(n, BlockedWidth)
+// (kernel.Dense.PackBytes) to BlockedScratchBytes(n).
+const BlockedWidth = cholBlock
+
+// BlockedScratchBytes returns the most memory CholeskyBlocked and Lauum
+// allocate for an n×n matrix beside it and their products' buffers: their
+// panels and the inverses of diagonal blocks (Lauum's, the larger, are
+// cholBlock² + cholInner·(n + cholBlock) doubles).
+func BlockedScratchBytes(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	nb, ni := min(cholBlock, n), cholInner
+	potrf := nb*ni + n*ni
+	lauum := ni * n
+	if n > cholBlock {
+		lauum = nb*nb + ni*n + ni*nb
+	}
+	return 8 * int64(max(potrf, lauum))
+}
+
+// widths are the outer and inner block widths of the blocked algorithms
+// (cholBlock and cholInner by default; tests use small ones).
+type widths struct{ outer, inner int }
+
+var defaultWidths = widths{cholBlock, cholInner}
 
 // CholeskyBlocked is CholeskyInPlace (same contract, same jitter policy)
-// computed by the right-looking blocked algorithm on the products p (nil:
-// gonum's BLAS): for each block of cholBlock columns, factor the diagonal
-// block L11 (LAPACK potrf) and invert it (trtri, b³/3 flops), set the panel
-// below it to A21·L11⁻ᵀ with one Gemm, and subtract A21·A21ᵀ from the
-// trailing lower triangle with one SyrkLower (matrices of at most
-// 2·cholBlock rows go straight to gonum's potrf). All but ≈ 3·cholBlock/n of the
-// n³/3 flops are in p. Besides a it allocates an n×cholBlock panel.
+// computed by a right-looking blocked algorithm on the products p (nil:
+// gonum's BLAS), blocked at two levels (see cholBlock): for each block of
+// cholBlock columns, the diagonal block L11 is factored by the same
+// algorithm with cholInner columns (gonum's potrf and trtri on its
+// cholInner-wide diagonal blocks, whose inverses are kept), the panel below
+// it is set to A21·L11⁻ᵀ one cholInner-wide column block at a time (a Gemm
+// subtracting the blocks to its left, then a Gemm by the block's inverse),
+// and A21·A21ᵀ is subtracted from the trailing lower triangle with one
+// SyrkLower of k = cholBlock. Matrices of at most 2·cholInner rows go
+// straight to gonum's potrf. All but ≈ 2·cholInner/n of the n³/3 flops are
+// in p. Besides a it allocates cholBlock·cholInner + n·cholInner doubles.
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
 	if a == nil {
@@ -71,7 +119,7 @@ func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Produ
 	}
 	var upErr error
 	factor := func(sym blas64.Symmetric) (blas64.Triangular, bool) {
-		ok, err := blockedPotrf(ctx, sym, p, cholBlock)
+		ok, err := blockedPotrf(ctx, sym, p, defaultWidths)
 		if err != nil {
 			// Cancellation or a failed product is not a pivot failure: report
 			// success to end the jitter loop and return the error below.
@@ -138,46 +186,117 @@ func view(s blas64.General, i, j, r, c int) *mat.Dense {
 	return &d
 }
 
-// blockedPotrf factors the lower triangle of s in place with blocks of nb
-// columns; ok is false when a pivot is not positive.
-func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, nb int) (ok bool, err error) {
-	n := s.N
-	if n <= 2*nb {
-		// One or two blocks: the products would be too small to pay.
+// sub is the b×b lower-triangular block of s at (k, k), sharing memory.
+func sub(s blas64.Symmetric, k, b int) blas64.Symmetric {
+	return blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: s.Stride, Data: s.Data[k*s.Stride+k:]}
+}
+
+// copyPar copies src into dst (same shape), rows split over the workers.
+func copyPar(ctx context.Context, dst, src *mat.Dense) error {
+	r, c := src.Dims()
+	if r*c < 1<<16 {
+		dst.Copy(src)
+		return ctx.Err()
+	}
+	const rows = 64
+	sr, dr := src.RawMatrix(), dst.RawMatrix()
+	return parallel.For(ctx, (r+rows-1)/rows, 0, func(_, task int) {
+		for i := task * rows; i < min(r, (task+1)*rows); i++ {
+			copy(dr.Data[i*dr.Stride:i*dr.Stride+c], sr.Data[i*sr.Stride:i*sr.Stride+c])
+		}
+	})
+}
+
+// blockedPotrf factors the lower triangle of s in place with the block
+// widths w (see CholeskyBlocked); ok is false when a pivot is not positive.
+func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, w widths) (ok bool, err error) {
+	n, nb, ni := s.N, w.outer, w.inner
+	if n <= 2*ni {
+		// One or two inner blocks: the products would be too small to pay.
 		_, ok := lapack64.Potrf(s)
 		return ok, ctx.Err()
 	}
+	nb = min(nb, n)
 	g := blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data}
-	defer reserve(p, n-nb, n-nb, nb)() // the first SyrkLower is the largest product
-	sb := scratch(n * nb)
+	defer reserve(p, n-nb, n-nb, nb)() // the first trailing SyrkLower is the largest product
+	// Scratch: the inverses of the inner diagonal blocks of one outer
+	// diagonal block (nb·ni), then one inner column block of the panel
+	// (n·ni, the Gemm by an inverse does not work in place).
+	sb := scratch(nb*ni + n*ni)
 	defer scratchPool.Put(sb)
-	inv := mat.NewDense(nb, nb, (*sb)[:nb*nb])
-	tmp := (*sb)[nb*nb : n*nb]
+	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
 	for k := 0; k < n; k += nb {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		b := min(nb, n-k)
-		diag := blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: s.Stride, Data: s.Data[k*s.Stride+k:]}
-		if _, ok := lapack64.Potrf(diag); !ok {
-			return false, nil
+		// The diagonal block: the same algorithm with width ni, its rows
+		// below the block being the inner panels.
+		if ok, err := panelPotrf(ctx, g, k, b, p, ni, invs, tmp); !ok || err != nil {
+			return ok, err
 		}
 		rest := n - k - b
 		if rest == 0 {
 			break
 		}
-		iv := inv.Slice(0, b, 0, b).(*mat.Dense)
-		if !invertLower(iv, blas64.Triangular{Stride: s.Stride, Data: s.Data}, k) {
+		// A21 ← A21·L11⁻ᵀ, one ni-wide column block j at a time:
+		// A21[:, j] −= X[:, :j]·L11[j, :j]ᵀ, then X[:, j] = A21[:, j]·L_jj⁻ᵀ.
+		a21 := view(g, k+b, k, rest, b)
+		for j0 := 0; j0 < b; j0 += ni {
+			j1 := min(j0+ni, b)
+			bw := j1 - j0
+			aj := view(g, k+b, k+j0, rest, bw)
+			if j0 > 0 {
+				if err := p.Gemm(ctx, false, true, -1, a21.Slice(0, rest, 0, j0).(*mat.Dense), view(g, k+j0, k, bw, j0), 1, aj); err != nil {
+					return false, err
+				}
+			}
+			t := mat.NewDense(rest, bw, tmp[:rest*bw])
+			iv := mat.NewDense(bw, bw, invs[j0*ni:j0*ni+bw*bw])
+			if err := p.Gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
+				return false, err
+			}
+			if err := copyPar(ctx, aj, t); err != nil {
+				return false, err
+			}
+		}
+		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+b, k+b, rest, rest)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// panelPotrf factors the b×b diagonal block of g at (k, k) by the
+// right-looking algorithm with blocks of ni columns: gonum's potrf on each
+// ni-wide diagonal block, whose inverse (trtri) is stored at invs[j0·ni:]
+// as a bw×bw matrix (bw = min(ni, b−j0), row stride bw) for block j0; the
+// rest of its block column within the block set to A·L_jj⁻ᵀ with one Gemm
+// (through tmp), and its contribution subtracted from the rest of the
+// block with one SyrkLower.
+func panelPotrf(ctx context.Context, g blas64.General, k, b int, p Products, ni int, invs, tmp []float64) (ok bool, err error) {
+	for j0 := 0; j0 < b; j0 += ni {
+		bw := min(ni, b-j0)
+		if _, ok := lapack64.Potrf(sub(blas64.Symmetric{Stride: g.Stride, Data: g.Data}, k+j0, bw)); !ok {
 			return false, nil
 		}
-		// A21 ← A21·L11⁻ᵀ through tmp (Gemm does not work in place).
-		a21 := view(g, k+b, k, rest, b)
-		t := mat.NewDense(rest, b, tmp[:rest*b])
+		iv := mat.NewDense(bw, bw, invs[j0*ni:j0*ni+bw*bw])
+		if !invertLower(iv, blas64.Triangular{Stride: g.Stride, Data: g.Data}, k+j0) {
+			return false, nil
+		}
+		rest := b - j0 - bw
+		if rest == 0 {
+			break
+		}
+		a21 := view(g, k+j0+bw, k+j0, rest, bw)
+		t := mat.NewDense(rest, bw, tmp[:rest*bw])
 		if err := p.Gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
 			return false, err
 		}
-		a21.Copy(t)
-		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+b, k+b, rest, rest)); err != nil {
+		if err := copyPar(ctx, a21, t); err != nil {
+			return false, err
+		}
+		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+j0+bw, k+j0+bw, rest, rest)); err != nil {
 			return false, err
 		}
 	}
@@ -201,18 +320,22 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // Lauum overwrites the lower triangle of the lower-triangular n×n w (its
 // strict upper triangle is ignored and left alone) with the lower triangle
 // of WᵀW, as LAPACK's dlauum does, in n³/3 flops on the products p (nil:
-// gonum's BLAS). WᵀW = Σ_k W_kᵀW_k over blocks of cholBlock rows W_k =
-// W[k0:k1, 0:k1]; block k touches only the leading k1×k1 block, whose rows
-// below k0 already hold the partial sum, and its rows [k0, k1) are copied
-// out before they are reused for the sum. Memory: one cholBlock×n panel.
+// gonum's BLAS), blocked at two levels (see cholBlock). WᵀW = Σ_r W_rᵀW_r
+// over blocks of cholBlock rows W_r = W[k0:k1, 0:k1] = [R T] (R the b×k0
+// part left of the diagonal block T); block r touches only the leading
+// k1×k1 block, whose rows above k0 already hold the partial sum: RᵀR is
+// added to them with one SyrkLower (k = cholBlock), the rows of R are
+// replaced by TᵀR, cholInner rows at a time (one Gemm each, whose zeros of T
+// cost ≈ cholInner/cholBlock of these flops), and T by TᵀT with the same
+// algorithm at width cholInner. Memory: cholBlock² + cholInner·n doubles.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)
 	}
-	return lauum(ctx, w, p, cholBlock)
+	return lauum(ctx, w, p, defaultWidths)
 }
 
-func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
+func lauum(ctx context.Context, w *mat.Dense, p Products, wd widths) error {
 	n, c := w.Dims()
 	if n != c {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, n, c)
@@ -220,8 +343,61 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, nb int) error {
 	if p == nil {
 		p = gonumProducts{}
 	}
+	nb, ni := min(wd.outer, n), wd.inner
 	g := w.RawMatrix()
-	defer reserve(p, n, n, min(nb, n))() // the last SyrkLower is the largest product
+	if n <= nb {
+		return lauumInner(ctx, g, p, ni)
+	}
+	defer reserve(p, n-nb, n-nb, nb)() // the last SyrkLower is the largest product
+	sb := scratch(nb*nb + ni*n)
+	defer scratchPool.Put(sb)
+	tri, tmp := (*sb)[:nb*nb], (*sb)[nb*nb:]
+	for k0 := 0; k0 < n; k0 += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k1 := min(k0+nb, n)
+		b := k1 - k0
+		if k0 > 0 {
+			r := view(g, k0, 0, b, k0)
+			if err := p.SyrkLower(ctx, true, 1, r, 1, view(g, 0, 0, k0, k0)); err != nil {
+				return err
+			}
+			// T with zeros above its diagonal, for the Gemms.
+			t := mat.NewDense(b, b, tri[:b*b])
+			tr := t.RawMatrix()
+			for i := 0; i < b; i++ {
+				row := tr.Data[i*b : i*b+b]
+				copy(row[:i+1], g.Data[(k0+i)*g.Stride+k0:(k0+i)*g.Stride+k0+i+1])
+				clear(row[i+1:])
+			}
+			// Rows [s0, s1) of R become T[s0:b, s0:s1]ᵀ·R[s0:b, :]: they
+			// need R's rows from s0 on only, so each is written (through
+			// tmp) after the rows above it.
+			for s0 := 0; s0 < b; s0 += ni {
+				s1 := min(s0+ni, b)
+				out := mat.NewDense(s1-s0, k0, tmp[:(s1-s0)*k0])
+				if err := p.Gemm(ctx, true, false, 1, t.Slice(s0, b, s0, s1).(*mat.Dense), r.Slice(s0, b, 0, k0).(*mat.Dense), 0, out); err != nil {
+					return err
+				}
+				if err := copyPar(ctx, r.Slice(s0, s1, 0, k0).(*mat.Dense), out); err != nil {
+					return err
+				}
+			}
+		}
+		if err := lauumInner(ctx, blas64.General{Rows: b, Cols: b, Stride: g.Stride, Data: g.Data[k0*g.Stride+k0:]}, p, ni); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lauumInner is lauum with one level of blocks of nb rows: W_r = W[k0:k1,
+// 0:k1] is copied out to a panel (zero above W's diagonal), its rows
+// cleared, and W_rᵀW_r added to the leading k1×k1 block with one
+// SyrkLower. Memory: one nb×n panel.
+func lauumInner(ctx context.Context, g blas64.General, p Products, nb int) error {
+	n := g.Rows
 	sb := scratch(min(nb, n) * n)
 	defer scratchPool.Put(sb)
 	panel := *sb
@@ -258,10 +434,58 @@ const solveMinRHS = 16
 // gonum's trsm (nb²·t flops at a few GFLOP/s).
 const solveInvRHS = 64
 
-// blockedSolveL overwrites x (n×t) with L⁻¹x, or with L⁻ᵀx when trans:
-// block by block, the diagonal block's solve (see solveInvRHS) and a Gemm
-// that subtracts its contribution from the blocks still to be solved.
-func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int) error {
+// blockedSolveL overwrites x (n×t) with L⁻¹x, or with L⁻ᵀx when trans, by
+// blocks of w.outer rows: the diagonal block's solve (by blocks of w.inner
+// rows, solveInner) and one Gemm of k = w.outer that subtracts its
+// contribution from the rows still to be solved.
+func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, w widths) error {
+	n := l.N
+	nb := w.outer
+	if n <= nb {
+		return solveInner(ctx, l, x, trans, p, w.inner)
+	}
+	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
+	xr := x.RawMatrix()
+	t := xr.Cols
+	diag := func(k, b int) error {
+		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
+		return solveInner(ctx, d, x.Slice(k, k+b, 0, t).(*mat.Dense), trans, p, w.inner)
+	}
+	if !trans {
+		for k := 0; k < n; k += nb {
+			b := min(nb, n-k)
+			if err := diag(k, b); err != nil {
+				return err
+			}
+			if rest := n - k - b; rest > 0 {
+				// X[k+b:] −= L[k+b:, k:k+b]·X[k:k+b]
+				if err := p.Gemm(ctx, false, false, -1, view(g, k+b, k, rest, b), x.Slice(k, k+b, 0, t).(*mat.Dense), 1, x.Slice(k+b, n, 0, t).(*mat.Dense)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k1 := n; k1 > 0; k1 -= nb {
+		k := max(0, k1-nb)
+		if err := diag(k, k1-k); err != nil {
+			return err
+		}
+		if k > 0 {
+			// X[:k] −= L[k:k1, :k]ᵀ·X[k:k1]
+			if err := p.Gemm(ctx, true, false, -1, view(g, k, 0, k1-k, k), x.Slice(k, k1, 0, t).(*mat.Dense), 1, x.Slice(0, k, 0, t).(*mat.Dense)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// solveInner is blockedSolveL with one level of blocks of nb rows: each
+// diagonal block solved by gonum's trsm, or, from solveInvRHS right-hand
+// sides, inverted and applied with a Gemm, then a Gemm subtracting its
+// contribution from the rows still to be solved.
+func solveInner(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int) error {
 	n := l.N
 	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
 	xr := x.RawMatrix()
@@ -285,8 +509,7 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 		if err := p.Gemm(ctx, trans, false, 1, iv, xk, 0, tk); err != nil {
 			return err
 		}
-		xk.Copy(tk)
-		return nil
+		return copyPar(ctx, xk, tk)
 	}
 	if !trans {
 		for k := 0; k < n; k += nb {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
@@ -56,8 +57,13 @@ var products = []struct {
 }{{"gonum", nil}, {"simd", kernel.Dense{Workers: 2}}, {"portable", kernel.Dense{Workers: 3, Portable: true}}}
 
 // raggedSizes are not multiples of the 8×16 tile, the 128×512 task block or
-// the block widths tested (16 and 256), and cross them.
+// the block widths tested (testWidths), and cross them.
 var raggedSizes = []int{1, 7, 63, 65, 257, 1001}
+
+// testWidths are the (outer, inner) block widths the blocked algorithms are
+// tested with: small ones (many blocks of both levels even at small n), an
+// outer width that is not a multiple of the inner one, and the defaults.
+var testWidths = []widths{{16, 4}, {40, 16}, defaultWidths}
 
 // TestBlockedPotrf compares the blocked factorization with gonum's Dpotrf to
 // 1e-12 relative (Frobenius norm of the lower triangle), with block widths
@@ -74,10 +80,10 @@ func TestBlockedPotrf(t *testing.T) {
 		if !(lapackgonum.Implementation{}).Dpotrf(blas.Lower, n, wr.Data, wr.Stride) {
 			t.Fatalf("n=%d: gonum Dpotrf failed", n)
 		}
-		for _, nb := range []int{16, cholBlock} {
+		for _, nb := range testWidths {
 			got := map[string]*mat.Dense{}
 			for _, pr := range products {
-				name := fmt.Sprintf("n=%d nb=%d %s", n, nb, pr.name)
+				name := fmt.Sprintf("n=%d nb=%v %s", n, nb, pr.name)
 				g := mat.DenseCopyOf(a)
 				gr := g.RawMatrix()
 				p := pr.p
@@ -101,14 +107,14 @@ func TestBlockedPotrf(t *testing.T) {
 				got[pr.name] = g
 			}
 			if e := lowerRelErr(got["simd"], got["portable"]); e > 1e-12 {
-				t.Errorf("n=%d nb=%d: SIMD and portable factors differ by %.3g", n, nb, e)
+				t.Errorf("n=%d nb=%v: SIMD and portable factors differ by %.3g", n, nb, e)
 			}
 		}
 	}
 }
 
 // TestLauum compares Lauum with gonum's Dlauum (LᵀL) to 1e-12 relative, for
-// block widths 16 and 256, with the upper triangle left alone.
+// the block widths of testWidths, with the upper triangle left alone.
 func TestLauum(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	ctx := context.Background()
@@ -123,10 +129,10 @@ func TestLauum(t *testing.T) {
 		want := mat.DenseCopyOf(w)
 		wr := want.RawMatrix()
 		lapackgonum.Implementation{}.Dlauum(blas.Lower, n, wr.Data, wr.Stride)
-		for _, nb := range []int{16, cholBlock} {
+		for _, nb := range testWidths {
 			got := map[string]*mat.Dense{}
 			for _, pr := range products {
-				name := fmt.Sprintf("n=%d nb=%d %s", n, nb, pr.name)
+				name := fmt.Sprintf("n=%d nb=%v %s", n, nb, pr.name)
 				g := mat.DenseCopyOf(w)
 				if err := lauum(ctx, g, pr.p, nb); err != nil {
 					t.Fatal(err)
@@ -144,7 +150,7 @@ func TestLauum(t *testing.T) {
 				got[pr.name] = g
 			}
 			if e := lowerRelErr(got["simd"], got["portable"]); e > 1e-12 {
-				t.Errorf("n=%d nb=%d: SIMD and portable differ by %.3g", n, nb, e)
+				t.Errorf("n=%d nb=%v: SIMD and portable differ by %.3g", n, nb, e)
 			}
 		}
 	}
@@ -155,7 +161,7 @@ func TestLauum(t *testing.T) {
 
 // TestBlockedSolveL compares the blocked triangular solves (L⁻¹X and L⁻ᵀX,
 // t right-hand sides) with gonum's Dtrsm to 1e-12 relative, for block
-// widths 16 and 256; L is the Cholesky factor of a well-conditioned matrix
+// widths of testWidths; L is the Cholesky factor of a well-conditioned matrix
 // (cond(L) ≤ √5), so both are accurate to ≈ 1e-15. t = 70 ≥ solveInvRHS
 // takes the path that inverts the diagonal blocks.
 func TestBlockedSolveL(t *testing.T) {
@@ -176,7 +182,7 @@ func TestBlockedSolveL(t *testing.T) {
 			for _, trans := range []bool{false, true} {
 				want := mat.DenseCopyOf(x0)
 				blas64.Trsm(blas.Left, bt(trans), 1, l, want.RawMatrix())
-				for _, nb := range []int{16, cholBlock} {
+				for _, nb := range testWidths {
 					for _, pr := range products {
 						p := pr.p
 						if p == nil {
@@ -187,7 +193,7 @@ func TestBlockedSolveL(t *testing.T) {
 							t.Fatal(err)
 						}
 						if e := relFrob(g, want); e > 1e-12 {
-							t.Errorf("n=%d t=%d trans=%v nb=%d %s: relative error %.3g", n, tcols, trans, nb, pr.name, e)
+							t.Errorf("n=%d t=%d trans=%v nb=%v %s: relative error %.3g", n, tcols, trans, nb, pr.name, e)
 						}
 					}
 				}
@@ -269,16 +275,51 @@ func TestCholeskyBlockedJitter(t *testing.T) {
 	}
 }
 
-// TestBlockedPotrfDeterministic: the factor is bit-identical for 1 and 2
-// workers (each element is summed by one worker in a fixed order).
+// TestBlockedPotrfDeterministic: the factor, lauum's LᵀL and the blocked
+// solves are bit-identical for 1 and 2 workers and for GOMAXPROCS 1 and 2
+// (each element is summed by one worker in a fixed order), at a size that
+// crosses the outer block (cholBlock) and is not a multiple of either width.
 func TestBlockedPotrfDeterministic(t *testing.T) {
-	a := spdMatrix(rand.New(rand.NewPCG(51, 52)), 600)
-	c1, err1 := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, kernel.Dense{Workers: 1})
-	c2, err2 := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, kernel.Dense{Workers: 2})
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
+	n := cholBlock + cholInner + 77
+	a := spdMatrix(rand.New(rand.NewPCG(51, 52)), n)
+	b := mat.NewDense(n, solveInvRHS+3, nil)
+	for i := range b.RawMatrix().Data {
+		b.RawMatrix().Data[i] = math.Sin(float64(i))
 	}
-	if !mat.Equal(c1.L(), c2.L()) {
-		t.Error("factors differ between 1 and 2 workers")
+	type result struct{ l, lauum, x, xt *mat.Dense }
+	run := func(workers, procs int) result {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		p := kernel.Dense{Workers: workers}
+		c, err := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res result
+		res.l = mat.DenseCopyOf(c.L())
+		x, xt := mat.DenseCopyOf(b), mat.DenseCopyOf(b)
+		if err := c.SolveL(x, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SolveL(xt, true); err != nil {
+			t.Fatal(err)
+		}
+		res.x, res.xt = x, xt
+		res.lauum = mat.DenseCopyOf(res.l)
+		if err := Lauum(context.Background(), res.lauum, p); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ref := run(1, 1)
+	for _, wp := range [][2]int{{2, 2}, {2, 1}, {0, 2}, {3, 2}} {
+		got := run(wp[0], wp[1])
+		for _, c := range []struct {
+			name      string
+			got, want *mat.Dense
+		}{{"factor", got.l, ref.l}, {"lauum", got.lauum, ref.lauum}, {"L⁻¹B", got.x, ref.x}, {"L⁻ᵀB", got.xt, ref.xt}} {
+			if !mat.Equal(c.got, c.want) {
+				t.Errorf("workers %d, GOMAXPROCS %d: %s differs from 1 worker, GOMAXPROCS 1", wp[0], wp[1], c.name)
+			}
+		}
 	}
 }

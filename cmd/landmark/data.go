@@ -286,6 +286,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rf.register(fs)
 	rows := fs.Int("rows", 0, "rows per shard (required, ≥ 1)")
 	task := fs.String("task", "auto", "regression, classification, or auto (a bundled set's task, else guessed from the labels)")
+	f32 := fs.Bool("float32", false, float32Usage)
 	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
@@ -337,7 +338,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			pg.Line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
-	m, err := shard.WriteDirProgress(pos[1], x, d.Y, *rows, classification, shardDone)
+	m, err := shard.WriteDirWith(pos[1], x, d.Y, shard.Options{Rows: *rows, Classification: classification, Type: shardType(*f32), Progress: shardDone})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -400,8 +401,9 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := cmdline.NewFlags("data synth higgs", "OUTDIR --rows N --shard-rows R [flags]", stderr)
 	rows := fs.Int("rows", 0, "rows (required, ≥ 1)")
 	shardRows := fs.Int("shard-rows", 0, "rows per shard (required, ≥ 1; part of the draw: another value gives other rows)")
-	seed := fs.Uint64("seed", 1, "random seed (the same seed, --rows and --shard-rows give the same files)")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed, --rows and --shard-rows give the same files; give a test set another seed: shard s of every set draws from the seed's stream s)")
 	workers := fs.Int("workers", 0, "shards generated at once, each held in memory while written (default GOMAXPROCS; the files do not depend on it)")
+	f32 := fs.Bool("float32", false, float32Usage)
 	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
 	if err != nil {
@@ -411,7 +413,7 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return fmt.Errorf("%w: data synth higgs takes OUTDIR, --rows ≥ 1, --shard-rows ≥ 1 (and --workers ≥ 0)", errUsage)
 	}
-	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers,
+	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers, Type: shardType(*f32),
 		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", 8*(datasets.HiggsDim+1))}
 	m, err := datasets.WriteSyntheticHiggs(ctx, pos[0], opt)
 	if err != nil {
@@ -419,4 +421,14 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[0], shard.ManifestName))
 	return nil
+}
+
+const float32Usage = "write X as float32 (half the bytes to read on every pass; values rounded to float32, statistics from the float64 values)"
+
+// shardType is the shard element type --float32 asks for.
+func shardType(f32 bool) shard.Type {
+	if f32 {
+		return shard.Float32
+	}
+	return shard.Float64
 }

@@ -303,6 +303,20 @@ func TestDataSynthHiggs(t *testing.T) {
 			t.Errorf("%s: command and library files differ (%v, %v)", f, errA, errB)
 		}
 	}
+	// --float32 (data synth higgs and data shard): a format-2 manifest of
+	// float32 shards.
+	if _, _, err := runDataArgs("synth", "higgs", filepath.Join(dir, "f"), "--rows", "500", "--shard-rows", "200", "--float32", "--progress", "never"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runDataArgs("shard", "heart_scale", filepath.Join(dir, "h"), "--rows", "100", "--float32", "--progress", "never"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"f", "h"} {
+		b, err := os.ReadFile(filepath.Join(dir, f, "manifest.json"))
+		if m, perr := shard.ParseManifest(b); err != nil || perr != nil || m.Type != shard.Float32 || m.Format != shard.Format2 {
+			t.Errorf("%s: --float32 manifest %s (%v, %v)", f, b[:min(len(b), 80)], err, perr)
+		}
+	}
 	for _, bad := range [][]string{
 		{"synth", "higgs"}, {"synth", "higgs", filepath.Join(dir, "z"), "--rows", "10"},
 		{"synth", "higgs", filepath.Join(dir, "z"), "--shard-rows", "10"},

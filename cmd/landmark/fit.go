@@ -208,6 +208,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
+	defer mem.goLimit()()
 	if *dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
@@ -220,7 +221,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 	}
-	fopt := experiments.FitOptions{Notify: noteTo(stderr)}
+	fopt := experiments.FitOptions{Notify: func(m string) { fmt.Fprintf(stderr, "landmark fit: %s\n", m) }}
+	if mem.bytes > 0 {
+		fopt.Limit = "--memory " + mem.text
+	}
 	if p := cmdline.NewProgress(*prog, false, stderr); p != nil {
 		fopt.Progress = p.Event
 		defer p.Done()
@@ -262,7 +266,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if res.BeyondRows > 0 {
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
-	fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
+	if res.Train != nil {
+		fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
+	}
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
 	}
@@ -324,8 +330,11 @@ var denseUsage = fmt.Sprintf("hold X dense (YAML dataset storage: dense); by def
 // (auto: density 0.0025 < 0.1); centers sparse (CSR, 8123 non-zeros)".
 func storageLine(storage string, density float64, why, centers string) string {
 	s := fmt.Sprintf("data: %s X, density %.4g", storage, density)
-	if storage == experiments.StorageSparse {
+	switch storage {
+	case experiments.StorageSparse:
 		s = fmt.Sprintf("data: sparse X (CSR), density %.4g", density)
+	case experiments.StorageStreamed:
+		s = "data: X streamed from the shards on every pass"
 	}
 	if why != "" {
 		s += " (" + why + ")"

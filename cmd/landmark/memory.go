@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -10,7 +12,10 @@ import (
 // memoryFlag is --memory: a cap on the planned peak memory of every fit,
 // given as bytes or with a unit (K, M, G, T: powers of 1000; KiB, MiB, GiB,
 // TiB: powers of 1024). It becomes the estimator option memory_limit.
-type memoryFlag struct{ bytes int64 }
+type memoryFlag struct {
+	bytes int64
+	text  string // as given, for messages
+}
 
 func (m *memoryFlag) String() string {
 	if m == nil || m.bytes == 0 {
@@ -24,11 +29,11 @@ func (m *memoryFlag) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	m.bytes = b
+	m.bytes, m.text = b, s
 	return nil
 }
 
-const memoryUsage = "cap on the planned peak memory of each fit (memory_limit), e.g. 4G, 512MiB or bytes; a fit over it is refused before allocating"
+const memoryUsage = "cap on the planned peak memory of each fit (memory_limit), e.g. 4G, 512MiB or bytes; a fit over it is refused before allocating (or, for falkon on a shard manifest, streamed); also the Go runtime's soft memory limit unless GOMEMLIMIT is set"
 
 // parseBytes reads a byte count with an optional unit (experiments.ParseBytes).
 func parseBytes(s string) (int64, error) { return experiments.ParseBytes(s) }
@@ -48,4 +53,16 @@ func applyMemory(spec *experiments.Spec, m memoryFlag) error {
 	}
 	spec.Estimator.Options["memory_limit"] = float64(m.bytes)
 	return nil
+}
+
+// goLimit sets the Go runtime's soft memory limit to the cap while a
+// command runs (unless GOMEMLIMIT is set, or no cap was given), so that
+// garbage is collected before the process outgrows the planned peak; the
+// returned function restores the previous limit.
+func (m memoryFlag) goLimit() (restore func()) {
+	if m.bytes == 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(m.bytes)
+	return func() { debug.SetMemoryLimit(prev) }
 }

@@ -50,9 +50,8 @@ func TestFitPredictManifest(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{append(args, "--memory", "200k"), []string{"landmark fit: ", train, "X is 89.6 kB (400 × 28 float64)", "over the memory limit 200 kB"}},
 		{[]string{"fit", "--data", train, "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6", "--memory", "100k"},
-			[]string{"krr holds it in memory (3 copies while fitting: 272 kB), over the memory limit 100 kB, under which at most 147 rows of 28 fit"}},
+			[]string{"landmark fit: ", train, "X is 89.6 kB (400 × 28 float64)", "krr holds it in memory (3 copies while fitting: 272 kB), over the memory limit 100 kB, under which at most 147 rows of 28 fit"}},
 		{[]string{"fit", "--data", filepath.Join(dir, "none", "manifest.json"), "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6"}, []string{filepath.Join("none", "manifest.json"), "no such file"}},
 		{[]string{"predict", "--model", model, "--data", filepath.Join(dir, "none.json")}, []string{"none.json"}},
 	} {
@@ -72,5 +71,33 @@ func TestFitPredictManifest(t *testing.T) {
 	se.Reset()
 	if code := dispatch(context.Background(), []string{"fit", "--data", bad, "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6"}, &so, &se); code != 1 || !strings.Contains(se.String(), bad+": shard: ") {
 		t.Errorf("malformed manifest: exit %d, stderr %q", code, se.String())
+	}
+}
+
+// landmark fit chooses by the plan: a manifest whose in-memory fit is over
+// --memory is streamed by falkon, said in one stderr line, with a progress
+// line per pass carrying rows/s and MB/s; within the limit no such line.
+func TestFitManifestStreamsOverMemory(t *testing.T) {
+	dir := t.TempDir()
+	train := synthHiggs(t, filepath.Join(dir, "train"), 3000, "3")
+	args := []string{"fit", "--data", train, "--estimator", "falkon", "--m", "40", "--sigma", "3", "--lambda", "1e-6", "--progress", "always"}
+	var so, se bytes.Buffer
+	if code := dispatch(context.Background(), append(args, "--memory", "2M"), &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s", code, se.String())
+	}
+	if !strings.Contains(se.String(), "landmark fit: X is 672 kB (3,000 × 28 float64), over --memory 2M: streaming it from the shards on every pass\n") ||
+		!strings.Contains(se.String(), "    pass 1/") || !strings.Contains(se.String(), "rows/s") || !strings.Contains(se.String(), "MB/s") {
+		t.Errorf("stderr:\n%s", se.String())
+	}
+	if !strings.Contains(so.String(), "data: X streamed from the shards on every pass") || strings.Contains(so.String(), "train:") {
+		t.Errorf("stdout:\n%s", so.String())
+	}
+	so.Reset()
+	se.Reset()
+	if code := dispatch(context.Background(), append(args, "--memory", "20M"), &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s", code, se.String())
+	}
+	if strings.Contains(se.String(), "streaming") || strings.Contains(se.String(), "pass 1") || !strings.Contains(so.String(), "data: dense X") || !strings.Contains(so.String(), "train: accuracy") {
+		t.Errorf("in memory:\n%s%s", so.String(), se.String())
 	}
 }

@@ -76,8 +76,8 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	}
 	printEngineHost(stdout)
-	fmt.Fprintf(stdout, "kernel engine: %s inner kernels, %d workers; n = %d, M = %d, Gaussian γ = %s; best of %d\n",
-		kernel.Accel(), map[bool]int{true: runtime.GOMAXPROCS(0), false: *workers}[*workers == 0], *n, *m, map[bool]string{true: "1/d", false: fmt.Sprint(*gamma)}[*gamma == 0], *repeats)
+	fmt.Fprintf(stdout, "kernel engine: %s inner kernels (tiles %s), %d workers; n = %d, M = %d, Gaussian γ = %s; best of %d\n",
+		kernel.Accel(), kernel.Tiles(), map[bool]int{true: runtime.GOMAXPROCS(0), false: *workers}[*workers == 0], *n, *m, map[bool]string{true: "1/d", false: fmt.Sprint(*gamma)}[*gamma == 0], *repeats)
 	if py != "" {
 		printLines(stdout, "", baselineLines(ctx, stderr, "kernel", py, nil, "numpy", "sklearn"))
 	}

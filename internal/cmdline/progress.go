@@ -145,6 +145,13 @@ func (p *Progress) Event(e experiments.Event) {
 			return
 		}
 		p.Line("[%d/%d] %s: %s %.6g ± %.3g (fit %.3gs; elapsed %s, %s)", e.Point+1, e.Points, e.Key, e.Summary.Name, e.Summary.Mean, e.Summary.Std, e.FitSeconds, Duration(e.Elapsed), eta)
+	case experiments.EventPass:
+		of := ""
+		if e.Passes > 0 {
+			of = fmt.Sprintf("/%d", e.Passes)
+		}
+		p.Line("    pass %d%s: %d rows in %s, %.3g rows/s, %.0f MB/s (waited %s for reads; elapsed %s)", e.Pass, of, e.Rows,
+			Duration(e.PassTime), e.RowsPerSec, e.MBPerSec, Duration(e.IOWait), Duration(e.Elapsed))
 	case experiments.EventRefit:
 		p.Line("refit %s on the whole training set and score the test set (elapsed %s)", e.Key, Duration(e.Elapsed))
 	}

@@ -6,6 +6,8 @@
 //   - gemm8x16AVX512: an 8×16 register-blocked tile of A·Bᵀ from packed
 //     panels (A as [k][8], B as [k][16]), 16 zmm accumulators, the inner loop
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
+//   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
+//     products whose result is too large to stay in cache (gen_dense.go).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and
 //     gemm8x32F32to32AVX512 (float32 tile): the 8×32 float32 tile, 16 zmm
 //     accumulators.
@@ -63,6 +65,7 @@ func main() {
 	ConstraintExpr("amd64")
 
 	gemm()
+	gemmDense()
 	gemm32()
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)

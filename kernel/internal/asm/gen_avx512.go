@@ -9,9 +9,16 @@ import (
 )
 
 func gemm() {
-	TEXT("gemm8x16AVX512", NOSPLIT, "func(k int, a, b, c *float64, ldc int, add bool)")
-	Doc("gemm8x16AVX512 sets (or, when add, increments) the 8×16 tile at c (row stride ldc",
+	gemm8x16("gemm8x16AVX512", false, "gemm8x16AVX512 sets (or, when add, increments) the 8×16 tile at c (row stride ldc",
 		"elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).")
+}
+
+// gemm8x16 emits the 8×16 AVX-512 tile as name; with prefetchC it first
+// prefetches the tile of c (every cache line of its 8 rows) so that the
+// loads of c at the end find it in cache (gen_dense.go).
+func gemm8x16(name string, prefetchC bool, doc ...string) {
+	TEXT(name, NOSPLIT, "func(k int, a, b, c *float64, ldc int, add bool)")
+	Doc(doc...)
 	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
 	Load(Param("k"), k)
 	Load(Param("a"), a)
@@ -19,6 +26,9 @@ func gemm() {
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
 	SHLQ(Imm(3), ldc)
+	if prefetchC {
+		prefetchTile(c, ldc, R8)
+	}
 	for i := 0; i < 16; i++ {
 		VPXORQ(zmm[i], zmm[i], zmm[i])
 	}

@@ -1,0 +1,204 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// StorageStreamed is FitResult.Storage of a fit streamed from shards on
+// every pass (X never held).
+const StorageStreamed = "streamed"
+
+// fitStreamed is FitWith for a falkon fit whose training shards do not fit
+// the memory cap in memory: model.Falkon.FitShardSet streams them on every
+// pass, standardized on read with the manifest's statistics when the spec
+// scales with standardize. The data options that need the rows in memory
+// (test_fraction, subsample, other scalings, standardize_target) are
+// refused; a test set (test_path) is read into memory and scored. The
+// training rows are not scored (that would be one more pass).
+func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*FitResult, error) {
+	c := *s
+	rule := ""
+	if c.Task == TaskAuto {
+		c.Task = manifestTask(sp.m)
+		rule = "the manifest's task " + sp.m.Task
+		if len(sp.m.Classes) > 0 {
+			rule += " with classes " + classList(sp.m.Classes)
+		}
+	}
+	d := c.Dataset
+	for _, o := range []struct {
+		set bool
+		key string
+	}{{d.TestFraction > 0, "test_fraction"}, {d.Subsample > 0, "subsample"}, {d.StandardizeTarget, "standardize_target"},
+		{d.scale() != "" && d.scale() != scaleStandardize, "scale"}} {
+		if o.set {
+			return nil, s.errAt(fmt.Sprintf("%s needs the training rows in memory, and %s (%s) streams them from the shards (give a test set as test_path; scale: standardize uses the manifest's statistics)", o.key, sp.path, sizeLine(sp)), "dataset", o.key)
+		}
+	}
+	r := &runner{ctx: ctx, notify: opt.Notify, s: &c, progress: opt.Progress, start: time.Now()}
+	r.entry, _ = estimatorByName(c.Estimator.Type)
+	p := c.Grid.Points()[0]
+	est, err := r.entry.New(r.config(p, sp.m.N, fitSeed(c.Seed, 1<<20, 0)))
+	if err != nil {
+		return nil, err
+	}
+	f := est.(*model.Falkon)
+	set, err := model.OpenShards(sp.path)
+	if err != nil {
+		return nil, s.errAt(err.Error(), "dataset", "path")
+	}
+	var sc Scaling
+	if d.scale() == scaleStandardize {
+		set.Mean, set.Std = sp.m.Mean, sp.m.Std
+		sc.Standardize = &datasets.Standardizer{Mean: slices.Clone(sp.m.Mean), Std: slices.Clone(sp.m.Std)}
+	}
+	f.Progress = r.streamProgress(p, f.MaxIter)
+	if opt.Notify != nil {
+		opt.Notify(fmt.Sprintf("%s, over %s: streaming it from the shards on every pass", sizeLine(sp), limitName(opt, sp.limit)))
+	}
+	t0 := time.Now()
+	if err := f.FitShardSet(ctx, set); err != nil {
+		if errors.Is(err, model.ErrMemory) {
+			err = fmt.Errorf("%s: %w; in memory it would need %s (%d copies of X and the estimator's plan beside them)", sp.path, err, decimalBytes(sp.need), sp.copies)
+		}
+		return nil, r.memoryHint(err)
+	}
+	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc,
+		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule, ImpliedFeatures: true, TargetName: DefaultTargetName,
+		Storage: StorageStreamed, Density: 1, StorageReason: fmt.Sprintf("%s, over %s; fit plan %s", sizeLine(sp), limitName(opt, sp.limit), decimalBytes(f.Info().Plan.Total))}
+	if d.TestPath == "" {
+		return res, nil
+	}
+	xt, yt, err := r.streamTest(sp)
+	if err != nil {
+		return nil, err
+	}
+	res.NTest = len(yt)
+	if res.Test, err = r.scoreTest(res, xt, yt); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// sizeLine is "X is 11.2 GB (50,000,000 × 28 float64)".
+func sizeLine(sp *shardPlan) string {
+	return fmt.Sprintf("X is %s (%s × %d float64)", decimalBytes(sp.x), groupDigits(sp.m.N), sp.m.D)
+}
+
+// limitName names the memory cap as the caller set it (FitOptions.Limit),
+// else "the memory limit 2 GB".
+func limitName(opt FitOptions, limit int64) string {
+	if opt.Limit != "" {
+		return opt.Limit
+	}
+	return "the memory limit " + decimalBytes(limit)
+}
+
+// classList is "{-1, 1}".
+func classList(c []float64) string {
+	parts := make([]string, len(c))
+	for i, v := range c {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// streamProgress reports a streamed fit's CG iterations (EventIteration)
+// and passes (EventPass), or nothing without a progress callback.
+func (r *runner) streamProgress(p Point, maxIter int) model.ProgressFunc {
+	if r.progress == nil {
+		return nil
+	}
+	if maxIter <= 0 {
+		maxIter = model.DefaultFalkonMaxIter
+	}
+	return func(pr model.Progress) error {
+		switch pr.Stage {
+		case model.StageIteration:
+			r.emit(Event{Kind: EventIteration, Points: 1, Key: p.Key(), Iteration: pr.Done, MaxIter: maxIter, Residual: pr.Residual})
+		case model.StagePass:
+			r.emit(Event{Kind: EventPass, Points: 1, Key: p.Key(), Pass: pr.Done, Passes: pr.Total, Rows: pr.Rows,
+				RowsPerSec: pr.RowsPerSec, MBPerSec: pr.MBPerSec, PassTime: pr.PassTime, IOWait: pr.IOWait})
+		}
+		return nil
+	}
+}
+
+// streamTest reads a streamed fit's test set into memory: a manifest's
+// shards or a data file, under the memory cap, with the training shards'
+// number of columns.
+func (r *runner) streamTest(sp *shardPlan) (*mat.Dense, []float64, error) {
+	d := r.s.Dataset
+	tp, err := resolvePath(r.s.dir, d.TestPath)
+	if err != nil {
+		return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+	}
+	var xt *mat.Dense
+	var yt []float64
+	if IsManifest(tp) {
+		tm, err := ReadManifest(tp)
+		if err != nil {
+			return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+		if xt, yt, err = readShards(r.ctx, tp, tm, max(sp.limit, 0)); err != nil {
+			return nil, nil, r.readError(err, "test_path")
+		}
+	} else {
+		opt, err := d.readOptions()
+		if err != nil {
+			return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
+		}
+		opt.Notify, opt.MaxBytes, opt.Dim = r.notify, max(sp.limit, 0), sp.m.D
+		if d.Format != "" {
+			opt.Format = datasets.Format(d.Format)
+		}
+		test, err := datasets.ReadFileContext(r.ctx, tp, opt)
+		if err != nil {
+			return nil, nil, r.readError(err, "test_path")
+		}
+		if xt = kernel.DenseOf(test.X); xt == nil {
+			return nil, nil, r.s.errAt("test data has no rows", "dataset", "test_path")
+		}
+		yt = test.Y
+	}
+	if _, dt := xt.Dims(); dt != sp.m.D {
+		return nil, nil, r.s.errAt(fmt.Sprintf("%s has %d features, the training shards %d", tp, dt, sp.m.D), "dataset", "test_path")
+	}
+	return xt, yt, nil
+}
+
+// scoreTest scores a fitted result on test rows with the task's metrics.
+func (r *runner) scoreTest(res *FitResult, xt *mat.Dense, yt []float64) ([]Summary, error) {
+	pred, err := res.Predict(xt)
+	if err != nil {
+		return nil, err
+	}
+	var dec []float64
+	if res.Task == TaskBinary {
+		m, err := res.Scores(xt)
+		if err != nil {
+			return nil, err
+		}
+		dec = mat.Col(nil, 0, m)
+	}
+	var out []Summary
+	for _, m := range taskMetrics(res.Task) {
+		v, err := m.Score(yt, pred, dec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		out = append(out, Summary{Name: m.Name, Mean: v})
+	}
+	return out, nil
+}
