@@ -26,9 +26,9 @@ type Options struct {
 	// linear kernels in single precision (inputs rounded to float32, products
 	// summed in float32 over blocks of at most 256 features, the blocks summed
 	// in float64); norms and every product with K stay in float64. With
-	// AVX-512, the Gaussian kernel and d ≤ 256, the single-vector products
+	// AVX-512 or AVX2, the Gaussian kernel and d ≤ 256, the single-vector products
 	// (MulTMul and Mul with one column, the CG passes and predictions) go
-	// further: exp in float32 (16 lanes), and K·v and Kᵀ(K v) summed in
+	// further: exp in float32 (16 or 8 lanes), and K·v and Kᵀ(K v) summed in
 	// float32 over at most 32 terms, those partial sums added in float64
 	// (1.35× less CPU than the float32 dot products alone at d = 54,
 	// BenchmarkMulTMul; relative error of the fused product 6e-8 against

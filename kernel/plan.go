@@ -50,13 +50,13 @@ type plan struct {
 }
 
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
-// float32 (the float32 mode's fast path: AVX-512, one k-block of features):
+// float32 (the float32 mode's fast path: AVX-512 or AVX2, one k-block of features):
 // float32 tiles, the float32 exp and float32 sums within a block.
 func (p *plan) blocks32(w *work) bool { return p.blocks32With(w.acc) }
 
 // blocks32With is blocks32 for a worker using the inner kernels acc.
 func (p *plan) blocks32With(acc accel) bool {
-	return p.f32 && p.gauss && acc == accelAVX512 && p.d >= 1 && p.d <= kBlock && p.m > 0
+	return p.f32 && p.gauss && acc != accelPortable && p.d >= 1 && p.d <= kBlock && p.m > 0
 }
 
 // panelCols32 is the tile width of the float32 inner kernel (8×32 floats).
@@ -446,6 +446,10 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 // dots32to32 writes x_i·c_j in float32 into w.blk32 (stride mp) for the rows
 // i of X[r0:r1] and j < mp (blocks32 only: one k-block).
 func (p *plan) dots32to32(w *work, r0, r1 int) {
+	if w.acc == accelAVX2 {
+		p.dots32to32AVX2(w, r0, r1)
+		return
+	}
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
 	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
@@ -465,22 +469,23 @@ func (p *plan) fusedGaussian32(w *work, r0, r1 int, vp32 []float32, acc []float6
 	p.dots32to32(w, r0, r1)
 	kv := w.kv32[:rows]
 	for i := range kv {
-		kv[i] = float32(p.expRowDot32(w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i]))
+		kv[i] = float32(p.expRowDot32(w.acc, w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i]))
 	}
-	a := w.acc32 // zero between calls: flush32AVX512 clears it
+	k := passKernels32(w.acc)
+	a := w.acc32 // zero between calls: the flush clears it
 	for g := 0; g < rows; g += sum32Rows {
 		i := g
 		for ; i+4 <= min(g+sum32Rows, rows); i += 4 {
-			axpy4F32AVX512(mp, (*[4]float32)(kv[i:i+4]), &w.blk32[i*mp], mp, &a[0])
+			k.axpy4(mp, (*[4]float32)(kv[i:i+4]), &w.blk32[i*mp], mp, &a[0])
 		}
 		if i < min(g+sum32Rows, rows) {
 			var k4 [4]float32
 			copy(k4[:], kv[i:rows])
 			// The missing rows' coefficients are zero; their rows of blk32
 			// are the tile padding, finite (exp of a clamped argument).
-			axpy4F32AVX512(mp, &k4, &w.blk32[i*mp], mp, &a[0])
+			k.axpy4(mp, &k4, &w.blk32[i*mp], mp, &a[0])
 		}
-		flush32AVX512(mp, &a[0], &acc[0])
+		k.flush(mp, &a[0], &acc[0])
 	}
 }
 
@@ -498,14 +503,16 @@ const (
 )
 
 // expRowDot32 maps one float32 row of dot products through the Gaussian
-// (expRowDotF32AVX512) and returns its dot product with vp32, the float32
-// partial sums of sum32Cols values added in float64.
-func (p *plan) expRowDot32(row, vp32 []float32, xx float64) float64 {
+// (expRowDotF32AVX512, or expRowDotF32AVX2 on acc = AVX2) and returns its
+// dot product with vp32, the float32 partial sums of sum32Cols values added
+// in float64.
+func (p *plan) expRowDot32(acc accel, row, vp32 []float32, xx float64) float64 {
+	expRowDot := passKernels32(acc).expRowDot
 	var s float64
 	ng := float32(p.ng)
 	for j := 0; j < len(row); j += sum32Cols {
 		n := min(sum32Cols, len(row)-j)
-		s += float64(expRowDotF32AVX512(&row[j], &p.cn32[j], &vp32[j], n, float32(xx), ng))
+		s += float64(expRowDot(&row[j], &p.cn32[j], &vp32[j], n, float32(xx), ng))
 	}
 	return s
 }
@@ -547,14 +554,14 @@ func (p *plan) gaussianDots(w *work, r0, r1 int, vp []float64, vp32 []float32, o
 		}
 		return
 	}
-	p.dots(w, r0, r1)
 	if p.blocks32(w) {
 		p.dots32to32(w, r0, r1)
 		for i := range rows {
-			out[i*stride] = p.expRowDot32(w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i])
+			out[i*stride] = p.expRowDot32(w.acc, w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i])
 		}
 		return
 	}
+	p.dots(w, r0, r1)
 	for i := range rows {
 		var s float64
 		switch w.acc {

@@ -48,3 +48,15 @@ func expRowDotF32AVX512(*float32, *float32, *float32, int, float32, float32) flo
 }
 func axpy4F32AVX512(int, *[4]float32, *float32, int, *float32) { panic("kernel: no AVX-512") }
 func flush32AVX512(int, *float32, *float64)                    { panic("kernel: no AVX-512") }
+
+func gemm1x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func gemm2x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func gemm3x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func gemm4x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func gemm5x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func gemm6x32F32to32AVX2(int, *float32, *float32, *float32, int) { panic("kernel: no AVX2") }
+func expRowDotF32AVX2(*float32, *float32, *float32, int, float32, float32) float32 {
+	panic("kernel: no AVX2")
+}
+func axpy4F32AVX2(int, *[4]float32, *float32, int, *float32) { panic("kernel: no AVX2") }
+func flush32AVX2(int, *float32, *float64)                    { panic("kernel: no AVX2") }

@@ -78,6 +78,30 @@ func gemm2x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 // Σ_p a[p][0:1] ⊗ b[p][0:16] over p < k, for packed a ([k][1]) and b ([k][16]), as two 1×8 pieces.
 func gemm1x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm6x32F32to32AVX2 sets the 6×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:6] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][6], b [k][32]), as two 6×16 pieces.
+func gemm6x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
+// gemm5x32F32to32AVX2 sets the 5×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:5] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][5], b [k][32]), as two 5×16 pieces.
+func gemm5x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
+// gemm4x32F32to32AVX2 sets the 4×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:4] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][4], b [k][32]), as two 4×16 pieces.
+func gemm4x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
+// gemm3x32F32to32AVX2 sets the 3×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:3] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][3], b [k][32]), as two 3×16 pieces.
+func gemm3x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
+// gemm2x32F32to32AVX2 sets the 2×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:2] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][2], b [k][32]), as two 2×16 pieces.
+func gemm2x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
+// gemm1x32F32to32AVX2 sets the 1×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:1] ⊗ b[p][0:32]
+// over p < k, summed in float32 (packed a [k][1], b [k][32]), as two 1×16 pieces.
+func gemm1x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
+
 // gemm6x32F32AVX2 sums Σ_p a[p][0:6] ⊗ b[p][0:32] over p < k in float32 (packed a [k][6], b [k][32])
 // as two 6×16 pieces and sets or increments the 6×32 float64 tile at c (row stride ldc elements).
 func gemm6x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
@@ -101,6 +125,16 @@ func gemm2x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add boo
 // gemm1x32F32AVX2 sums Σ_p a[p][0:1] ⊗ b[p][0:32] over p < k in float32 (packed a [k][1], b [k][32])
 // as two 1×16 pieces and sets or increments the 1×32 float64 tile at c (row stride ldc elements).
 func gemm1x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
+
+// expRowDotF32AVX2 is the AVX2+FMA version of expRowDotF32AVX512 (an 8-entry table and a degree-4
+// polynomial; n a multiple of 16).
+func expRowDotF32AVX2(row *float32, cc *float32, v *float32, n int, xx float32, ng float32) float32
+
+// axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).
+func axpy4F32AVX2(n int, a *[4]float32, x *float32, stride int, y *float32)
+
+// flush32AVX2 is the AVX2 version of flush32AVX512 (same bits).
+func flush32AVX2(n int, src *float32, dst *float64)
 
 // expRowAVX2 is the AVX2+FMA version of expRowAVX512.
 func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)

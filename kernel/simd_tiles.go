@@ -83,3 +83,41 @@ func (p *plan) dots32AVX2(w *work, r0, r1 int) {
 		}
 	}
 }
+
+// gemmF32to32AVX2 holds the float32 AVX2 tiles with a float32 result by
+// height, as gemmAVX2 (the blocks32 path: one feature block, no add).
+var gemmF32to32AVX2 = [avx2TileRows + 1]func(k int, a, b, c *float32, ldc int){
+	nil, gemm1x32F32to32AVX2, gemm2x32F32to32AVX2, gemm3x32F32to32AVX2, gemm4x32F32to32AVX2, gemm5x32F32to32AVX2, gemm6x32F32to32AVX2,
+}
+
+// dots32to32AVX2 is dots32to32 on the AVX2 tiles. The rows of w.blk32 from
+// rows up to the next multiple of 4 are set to zero: fusedGaussian32 reads
+// them (with zero coefficients) in its last group of four rows.
+func (p *plan) dots32to32AVX2(w *work, r0, r1 int) {
+	rows, d, mp := r1-r0, p.d, p.mp
+	packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
+	for jp := 0; jp < mp; jp += panelCols32 {
+		b := &p.cp32[jp*d]
+		for ip := 0; ip < rows; ip += avx2TileRows {
+			h := min(avx2TileRows, rows-ip)
+			gemmF32to32AVX2[h](d, &w.a32[ip*d], b, &w.blk32[ip*mp+jp], mp)
+		}
+	}
+	clear(w.blk32[rows*mp : roundUp(rows, 4)*mp])
+}
+
+// pass32 holds the kernels of the float32 passes (the blocks32 path) for
+// one set of inner kernels.
+type pass32 struct {
+	expRowDot func(row, cc, v *float32, n int, xx, ng float32) float32
+	axpy4     func(n int, a *[4]float32, x *float32, stride int, y *float32)
+	flush     func(n int, src *float32, dst *float64)
+}
+
+// passKernels32 returns the float32 pass kernels of acc (AVX2 or AVX-512).
+func passKernels32(acc accel) pass32 {
+	if acc == accelAVX2 {
+		return pass32{expRowDotF32AVX2, axpy4F32AVX2, flush32AVX2}
+	}
+	return pass32{expRowDotF32AVX512, axpy4F32AVX512, flush32AVX512}
+}

@@ -22,6 +22,7 @@ import (
 const dataUsage = `Usage:
   landmark data list                      list the datasets compiled into the binary
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
+                                          (of a shard manifest DIR/manifest.json: what the manifest records)
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
   landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
@@ -192,6 +193,13 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
 	}
+	maxColumns := 30
+	if *all {
+		maxColumns = 0
+	}
+	if experiments.IsManifest(pos[0]) {
+		return cmdline.ManifestInfo(stdout, pos[0], maxColumns)
+	}
 	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
@@ -200,10 +208,6 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s, info, err := datasets.SummarizeInput(ctx, pos[0], opt)
 	if err != nil {
 		return err
-	}
-	maxColumns := 30
-	if *all {
-		maxColumns = 0
 	}
 	return s.WriteText(stdout, pos[0], info, maxColumns)
 }
@@ -414,7 +418,7 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("%w: data synth higgs takes OUTDIR, --rows ≥ 1, --shard-rows ≥ 1 (and --workers ≥ 0)", errUsage)
 	}
 	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers, Type: shardType(*f32),
-		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", 8*(datasets.HiggsDim+1))}
+		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", shardRowBytes(*f32, datasets.HiggsDim))}
 	m, err := datasets.WriteSyntheticHiggs(ctx, pos[0], opt)
 	if err != nil {
 		return err
@@ -424,6 +428,15 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 const float32Usage = "write X as float32 (half the bytes to read on every pass; values rounded to float32, statistics from the float64 values)"
+
+// shardRowBytes is a shard row's bytes on disk: d values of X (4 bytes
+// for float32 shards, 8 for float64) and the float64 target.
+func shardRowBytes(f32 bool, d int) int {
+	if f32 {
+		return 4*d + 8
+	}
+	return 8 * (d + 1)
+}
 
 // shardType is the shard element type --float32 asks for.
 func shardType(f32 bool) shard.Type {

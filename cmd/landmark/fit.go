@@ -77,9 +77,9 @@ func needsLambda(name string) bool {
 }
 
 func (f *specFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "training data file (LIBSVM or CSV; relative, absolute or a file of the shared dataset folder)")
+	fs.StringVar(&f.data, "data", "", "training data file (LIBSVM or CSV; relative, absolute or a file of the shared dataset folder), or a shard manifest DIR/manifest.json (streamed by falkon when it does not fit --memory)")
 	fs.StringVar(&f.dataset, "dataset", "", "bundled dataset name (instead of --data)")
-	fs.StringVar(&f.testData, "test-data", "", "test data file")
+	fs.StringVar(&f.testData, "test-data", "", "test data file or shard manifest")
 	fs.Float64Var(&f.testFraction, "test-fraction", 0, "hold out this fraction as the test set")
 	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name, else the content)")
 	f.csv.registerCSV(fs)

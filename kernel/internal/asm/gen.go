@@ -33,7 +33,8 @@
 //     scalar updates without changing a result.
 //   - expRowDotF32AVX512, axpy4F32AVX512, flush32AVX512 (gen_f32.go): the
 //     float32 row map, four-row update and float64 flush of the float32
-//     passes.
+//     passes; expRowDotF32AVX2, axpy4F32AVX2, flush32AVX2 (gen_f32avx2.go)
+//     and gemm{1…6}x32F32to32AVX2 (gen_tiles.go) the same on AVX2.
 //   - cpuid / xgetbv for the run-time feature check.
 package main
 
@@ -94,6 +95,9 @@ func main() {
 	cst2 := func(i int) Mem { return c2.Offset(32 * i) }
 	gemmAVX2()
 	avx2Tiles()
+	expRowF32AVX2()
+	axpy4F32AVX2()
+	flush32AVX2()
 	expRowAVX2("expRowAVX2", false, cst2)
 	expRowAVX2("expRowDotAVX2", true, cst2)
 	axpyKernel("axpyAVX2", false, true, "axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")

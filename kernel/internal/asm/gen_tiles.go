@@ -26,27 +26,47 @@ type subTile struct{ row0, rows, col0, vecs int }
 func avx2Tiles() {
 	for h := avx2TileRows; h >= 1; h-- {
 		name := fmt.Sprintf("gemm%dx16AVX2", h)
-		gemmTilesAVX2(name, false, h, 16, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
+		gemmTilesAVX2(name, tileF64, h, 16, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
 			fmt.Sprintf("%s sets (or, when add, increments) the %d×16 tile at c (row stride ldc elements) to", name, h),
 			fmt.Sprintf("Σ_p a[p][0:%d] ⊗ b[p][0:16] over p < k, for packed a ([k][%d]) and b ([k][16]), as two %d×8 pieces.", h, h, h))
 	}
 	for h := avx2TileRows; h >= 1; h-- {
+		name := fmt.Sprintf("gemm%dx32F32to32AVX2", h)
+		gemmTilesAVX2(name, tileF32to32, h, 32, []subTile{{0, h, 0, 2}, {0, h, 16, 2}},
+			fmt.Sprintf("%s sets the %d×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:%d] ⊗ b[p][0:32]", name, h, h),
+			fmt.Sprintf("over p < k, summed in float32 (packed a [k][%d], b [k][32]), as two %d×16 pieces.", h, h))
+	}
+	for h := avx2TileRows; h >= 1; h-- {
 		name := fmt.Sprintf("gemm%dx32F32AVX2", h)
-		gemmTilesAVX2(name, true, h, 32, []subTile{{0, h, 0, 2}, {0, h, 16, 2}},
+		gemmTilesAVX2(name, tileF32, h, 32, []subTile{{0, h, 0, 2}, {0, h, 16, 2}},
 			fmt.Sprintf("%s sums Σ_p a[p][0:%d] ⊗ b[p][0:32] over p < k in float32 (packed a [k][%d], b [k][32])", name, h, h),
 			fmt.Sprintf("as two %d×16 pieces and sets or increments the %d×32 float64 tile at c (row stride ldc elements).", h, h))
 	}
 }
 
+// tileMode is the precision of an AVX2 tile kernel: its inputs, its sums
+// and its result c.
+type tileMode int
+
+const (
+	tileF64     tileMode = iota // float64 in, float64 sums, set or add float64 c
+	tileF32                     // float32 in and sums, set or add float64 c
+	tileF32to32                 // float32 in and sums, set float32 c (no add)
+)
+
 // gemmTilesAVX2 emits an AVX2 tile kernel over packed panels a ([k][lda])
-// and b ([k][ldb]), of float64 or (f32) float32, made of the given pieces,
+// and b ([k][ldb]), of float64 or float32 (mode), made of the given pieces,
 // each a k loop of its own. Every element of c is the FMA chain over p
-// ascending from zero, converted to float64 (f32) and added to c (add): the
-// bits of the AVX-512 kernels, whatever the pieces.
-func gemmTilesAVX2(name string, f32 bool, lda, ldb int, parts []subTile, doc ...string) {
-	sig, es := "func(k int, a, b, c *float64, ldc int, add bool)", 8
-	if f32 {
+// ascending from zero, converted to float64 (tileF32) and added to c (add):
+// the bits of the AVX-512 kernels, whatever the pieces.
+func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, doc ...string) {
+	f32 := mode != tileF64
+	sig, es, ces := "func(k int, a, b, c *float64, ldc int, add bool)", 8, 8
+	switch mode {
+	case tileF32:
 		sig, es = "func(k int, a, b *float32, c *float64, ldc int, add bool)", 4
+	case tileF32to32:
+		sig, es, ces = "func(k int, a, b, c *float32, ldc int)", 4, 4
 	}
 	lanes := 32 / es
 	TEXT(name, NOSPLIT, sig)
@@ -58,8 +78,10 @@ func gemmTilesAVX2(name string, f32 bool, lda, ldb int, parts []subTile, doc ...
 	Load(Param("b"), b)
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
-	Load(Param("add"), add)
-	SHLQ(Imm(3), ldc)
+	if mode != tileF32to32 {
+		Load(Param("add"), add)
+	}
+	SHLQ(Imm(map[int]uint64{8: 3, 4: 2}[ces]), ldc)
 	for n, t := range parts {
 		acc := func(r, v int) VecPhysical { return ymm[r*t.vecs+v] }
 		bv := ymm[t.rows*t.vecs : t.rows*t.vecs+t.vecs]
@@ -105,17 +127,21 @@ func gemmTilesAVX2(name string, f32 bool, lda, ldb int, parts []subTile, doc ...
 		DECQ(cnt)
 		JNE(LabelRef(fmt.Sprintf("loop%d", n)))
 		Label(fmt.Sprintf("store%d", n))
-		// cp = c + row0·ldc + 8·col0 (c is float64 in both modes)
+		// cp = c + row0·ldc + col0 elements of c
 		if t.row0 == 0 {
-			LEAQ(Mem{Base: c, Disp: 8 * t.col0}, cp)
+			LEAQ(Mem{Base: c, Disp: ces * t.col0}, cp)
 		} else {
 			IMUL3Q(U32(t.row0), ldc, cp)
-			LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: 8 * t.col0}, cp)
+			LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: ces * t.col0}, cp)
 		}
 		// store emits the stores of the piece's rows, adding c first when plus.
 		store := func(plus bool) {
 			for r := 0; r < t.rows; r++ {
 				for v := 0; v < t.vecs; v++ {
+					if mode == tileF32to32 {
+						VMOVUPS(acc(r, v), Mem{Base: cp, Disp: 32 * v})
+						continue
+					}
 					if !f32 {
 						if plus {
 							VADDPD(Mem{Base: cp, Disp: 32 * v}, acc(r, v), acc(r, v))
@@ -138,6 +164,10 @@ func gemmTilesAVX2(name string, f32 bool, lda, ldb int, parts []subTile, doc ...
 				}
 				ADDQ(ldc, cp)
 			}
+		}
+		if mode == tileF32to32 {
+			store(false)
+			continue
 		}
 		TESTB(add.As8(), add.As8())
 		JE(LabelRef(fmt.Sprintf("set%d", n)))
