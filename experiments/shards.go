@@ -190,11 +190,12 @@ func manifestTask(m *shard.Manifest) string {
 }
 
 // planShards plans the fit of s on its training set when that is a shard
-// manifest (nil otherwise): X's copies as FitWith holds them, plus, for
-// falkon, model.Falkon.Plan beside the data (centers, K_MM and the
-// preconditioner, the engine's scratch, the CG state; the optional K_nM
-// cache left out) computed on a stub of min(n, max(M, 1024)) rows and
-// extended to n by its data term 8·n·(d + outputs).
+// manifest (nil otherwise): X's copies as FitWith holds them, the test
+// set's X when it is a manifest too (a test file's size is not known
+// before reading it), plus, for falkon, model.Falkon.Plan beside the data
+// (centers, K_MM and the preconditioner, the engine's scratch, the CG
+// state; the optional K_nM cache left out; falkonBeside) and its data term
+// 8·n·(d + outputs).
 func planShards(s *Spec) (*shardPlan, error) {
 	if s.Dataset.Name != "" || !IsManifest(s.Dataset.Path) {
 		return nil, nil
@@ -216,6 +217,11 @@ func planShards(s *Spec) (*shardPlan, error) {
 	sp := &shardPlan{path: p, m: m, x: 8 * int64(m.N) * int64(m.D), copies: heldCopies(&c), limit: r.readLimit()}
 	sp.perRow = int64(sp.copies)*8*int64(m.D) + 8
 	sp.need = int64(m.N) * sp.perRow
+	if tp, err := resolvePath(s.dir, s.Dataset.TestPath); err == nil && s.Dataset.TestPath != "" && IsManifest(tp) {
+		if tm, err := ReadManifest(tp); err == nil {
+			sp.need += 8 * int64(tm.N) * int64(tm.D+1)
+		}
+	}
 	if r.entry.Name != "falkon" || r.entry.New == nil {
 		return sp, nil
 	}
@@ -289,11 +295,11 @@ func (p *shardPlan) overLimit(estimator, what string) error {
 	beside := p.need - int64(p.m.N)*p.perRow
 	held := fmt.Sprintf("%d copies while fitting", p.copies)
 	if beside > 0 {
-		held += ", with the estimator's plan beside them"
+		held += ", with what the fit holds beside them (the estimator's plan, a test set)"
 	}
 	room := fmt.Sprintf("under which at most %s rows of %d fit", groupDigits(int(max(0, p.limit-beside)/p.perRow)), p.m.D)
 	if beside >= p.limit {
-		room = fmt.Sprintf("which the estimator's plan beside the data (%s) alone exceeds", decimalBytes(beside))
+		room = fmt.Sprintf("which what the fit holds beside the training rows (%s) alone exceeds", decimalBytes(beside))
 	}
 	if what != "" {
 		what = ", " + what
