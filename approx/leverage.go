@@ -646,9 +646,16 @@ func gatherChecked(dst, x *mat.Dense, idx []int) error {
 	return nil
 }
 
-// forward overwrites every row b of y (rows×s) with L⁻¹b, panel by panel:
-// Y_p = (Y_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, where Y_{<p} already holds the solved
-// panels. tmp is scratch of at least rows×estPanel.
+// forward overwrites every row b of y (rows×s) with L⁻¹b, panel by panel,
+// right-looking: Y_p = Y_p L_pp⁻ᵀ once panel p has received every update,
+// then Y_{>p} −= Y_p L_{>p,p}ᵀ. Each solved panel is packed once, as the
+// left operand of one product. The left-looking order (Y_p −= Y_{<p}
+// L_{p,<p}ᵀ, then Y_p L_pp⁻ᵀ) packed the solved prefix Y_{<p} again for
+// every panel, s/(2·estPanel) times each value on average, and spent 18% of
+// a BLESS run packing (ijcnn1, m = 3,000; docs/performance.md, "BLESS
+// beside the uniform fit"). Both orders compute the same L⁻¹b; only the
+// order of the floating-point sums differs. tmp is scratch of at least
+// rows×estPanel.
 func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense) error {
 	rows, s := y.Dims()
 	for pi, p0 := 0, 0; p0 < s; pi, p0 = pi+1, p0+estPanel {
@@ -656,14 +663,15 @@ func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense) error {
 		yp := y.Slice(0, rows, p0, p1).(*mat.Dense)
 		z := tmp.Slice(0, rows, 0, p1-p0).(*mat.Dense)
 		z.Copy(yp)
-		if p0 > 0 {
-			lp := e.l.Slice(p0, p1, 0, p0).(*mat.Dense)
-			if err := e.prod.Gemm(ctx, false, true, -1, y.Slice(0, rows, 0, p0).(*mat.Dense), lp, 1, z); err != nil {
-				return err
-			}
-		}
 		if err := e.prod.Gemm(ctx, false, true, 1, z, e.dinv[pi], 0, yp); err != nil {
 			return err
+		}
+		if p1 < s {
+			// yp and the columns it updates are disjoint parts of y.
+			lp := e.l.Slice(p1, s, p0, p1).(*mat.Dense)
+			if err := e.prod.Gemm(ctx, false, true, -1, yp, lp, 1, y.Slice(0, rows, p1, s).(*mat.Dense)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

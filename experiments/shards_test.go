@@ -114,6 +114,12 @@ func TestFitManifestPlanBoundary(t *testing.T) {
 		if sp.x != 100800 || sp.copies != 3 || (est == "krr" && sp.need != 3*100800+8*450) {
 			t.Fatalf("%s: plan %+v", est, sp)
 		}
+		// A test set given as a manifest is held beside: its X and y.
+		withTest := shardSpecFor(t, man, est, 1)
+		withTest.Dataset.TestPath = man
+		if st, _ := planShards(withTest); st.need != sp.need+450*29*8 {
+			t.Errorf("%s: with a test manifest need %d, want %d + %d", est, st.need, sp.need, 450*29*8)
+		}
 		if est == "falkon" {
 			if _, err := Fit(context.Background(), shardSpecFor(t, man, est, sp.need)); err != nil {
 				t.Errorf("falkon at its planned %d bytes: %v", sp.need, err)

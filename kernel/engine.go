@@ -55,8 +55,9 @@ const maxSegments = 32
 type Op struct {
 	k    Kernel
 	x, c *mat.Dense
-	sx   Sparse // X when it is sparse (then x is nil); see sparse_engine.go
-	sc   Sparse // C when it is sparse (then c is nil); see sparse_centers.go
+	sx   Sparse   // X when it is sparse (then x is nil); see sparse_engine.go
+	x32  *Dense32 // X in float32 (then x is nil; Float32 mode); see dense32.go
+	sc   Sparse   // C when it is sparse (then c is nil); see sparse_centers.go
 	opt  Options
 
 	once sync.Once
@@ -75,15 +76,20 @@ type Op struct {
 // (PreferDenseCenters); the Op uses C in the form it is given.
 func NewOp(k Kernel, x mat.Matrix, c mat.Matrix, opt Options) *Op {
 	o := &Op{k: k, opt: opt}
-	if s, ok := x.(Sparse); ok {
-		o.sx = s
-	} else {
-		o.x = DenseOf(x)
-	}
 	if s, ok := c.(Sparse); ok && SparseCenterForm(k) {
 		o.sc = s
 	} else {
 		o.c = DenseOf(c)
+	}
+	x32, is32 := x.(*Dense32)
+	switch s, ok := x.(Sparse); {
+	case ok:
+		o.sx = s
+	case is32 && x32 != nil && runs32(k, o.sc != nil):
+		o.x32 = x32
+		o.opt.Float32 = true
+	default:
+		o.x = DenseOf(x)
 	}
 	return o
 }
@@ -93,6 +99,9 @@ func (o *Op) dim() int {
 	if o.sx != nil {
 		_, d := o.sx.Dims()
 		return d
+	}
+	if o.x32 != nil {
+		return o.x32.cols
 	}
 	if o.x == nil {
 		return 0
@@ -117,7 +126,7 @@ func (o *Op) valid() error {
 	switch {
 	case o.k == nil:
 		return fmt.Errorf("kernel: nil kernel")
-	case (o.x == nil && o.sx == nil) || (o.c == nil && o.sc == nil):
+	case (o.x == nil && o.sx == nil && o.x32 == nil) || (o.c == nil && o.sc == nil):
 		return fmt.Errorf("kernel: nil X or C")
 	case o.dim() != o.cdim():
 		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.cdim())
@@ -134,6 +143,8 @@ func (o *Op) valid() error {
 func (o *Op) Dims() (n, m int) {
 	if o.sx != nil {
 		n, _ = o.sx.Dims()
+	} else if o.x32 != nil {
+		n = o.x32.rows
 	} else if o.x != nil {
 		n = o.x.RawMatrix().Rows
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -105,7 +106,23 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 		}
 		return
 	}
-	for i := 0; i < n; i++ {
+	// Eight rows at a time, read side by side: each step of p writes 64
+	// contiguous bytes of dst (instead of one double every w·8 bytes) while
+	// the eight rows stream in order.
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		row := func(r int) []float64 {
+			o := (i0+i+r)*raw.Stride + p0
+			return raw.Data[o : o+kl : o+kl]
+		}
+		r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
+		for p := range r0 {
+			o := dst[p*w+i : p*w+i+8 : p*w+i+8]
+			o[0], o[1], o[2], o[3] = s*r0[p], s*r1[p], s*r2[p], s*r3[p]
+			o[4], o[5], o[6], o[7] = s*r4[p], s*r5[p], s*r6[p], s*r7[p]
+		}
+	}
+	for ; i < n; i++ {
 		src := raw.Data[(i0+i)*raw.Stride+p0 : (i0+i)*raw.Stride+p0+kl]
 		for p, v := range src {
 			dst[p*w+i] = s * v
@@ -453,7 +470,11 @@ func packBuffers(n int) *[]float64 {
 			return b
 		}
 	}
-	b := make([]float64, n)
+	// Large buffers (80 MB for a rank-512 update at M = 10,000) are
+	// advised onto huge pages: faulting fresh memory in 2 MiB pages costs
+	// about half the CPU time of 4 KiB ones on the project's VM (package
+	// hugemem).
+	b := hugemem.Float64s(n)
 	return &b
 }
 

@@ -3,6 +3,7 @@ package precond
 import (
 	"context"
 
+	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -45,10 +46,14 @@ func lowerGram(ctx context.Context, w *mat.Dense) error {
 const mirrorTile = 64
 
 // mirrorLower copies the strict lower triangle of the square a into its
-// strict upper triangle (a[j][i] = a[i][j] for j < i), tile by tile.
-func mirrorLower(a blas64.General) {
+// strict upper triangle (a[j][i] = a[i][j] for j < i), tile by tile, the
+// rows of tiles split over the workers (each tile is read from the lower
+// triangle and written to its own place in the upper one, so the split
+// does not change the result).
+func mirrorLower(ctx context.Context, a blas64.General) error {
 	n := a.Rows
-	for i0 := 0; i0 < n; i0 += mirrorTile {
+	return parallel.For(ctx, (n+mirrorTile-1)/mirrorTile, 0, func(_, t int) {
+		i0 := t * mirrorTile
 		i1 := min(i0+mirrorTile, n)
 		for j0 := 0; j0 <= i0; j0 += mirrorTile {
 			for i := i0; i < i1; i++ {
@@ -58,5 +63,5 @@ func mirrorLower(a blas64.General) {
 				}
 			}
 		}
-	}
+	})
 }

@@ -47,7 +47,7 @@ func TestLowerGram(t *testing.T) {
 
 // TestMirrorLower: the upper triangle becomes the transpose of the lower one
 // and the lower triangle and diagonal are unchanged, on sizes around the
-// 64-element tile.
+// 64-element tile (more than one row of tiles per worker at 200).
 func TestMirrorLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, n := range []int{1, 5, 64, 65, 200} {
@@ -58,7 +58,9 @@ func TestMirrorLower(t *testing.T) {
 			}
 		}
 		orig := mat.DenseCopyOf(a)
-		mirrorLower(a.RawMatrix())
+		if err := mirrorLower(context.Background(), a.RawMatrix()); err != nil {
+			t.Fatal(err)
+		}
 		for i := range n {
 			for j := range n {
 				want := orig.At(i, j)

@@ -191,10 +191,11 @@ func shiftDiagonal(kmm *mat.Dense, eps float64) ([]float64, float64, error) {
 
 // innerMatrix forms C = (1/M) L_Tᵀ D⁻¹ L_T + λI = (1/M) T A_J⁻¹ Tᵀ + λI
 // (both triangles) from the factor L_T in kmm's lower triangle and the
-// weights w (nil: all ones). With W = D^{-1/2} L_T (still lower
-// triangular), lowerGram forms WᵀW in place as LAPACK's lauum does, in
-// M³/3 flops (a general triangular product would take M³), with the
-// products on the kernel engine.
+// weights w (nil: all ones). With W = (MD)^{-1/2} L_T (still lower
+// triangular; the 1/M folded into the copy, so no pass over C scales it),
+// lowerGram forms WᵀW in place as LAPACK's lauum does, in M³/3 flops (a
+// general triangular product would take M³), with the products on the
+// kernel engine.
 func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error) {
 	m, _ := kmm.Dims()
 	raw := kmm.RawMatrix()
@@ -206,9 +207,9 @@ func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error
 	const copyRows = 64
 	err := parallel.For(context.Background(), (m+copyRows-1)/copyRows, 0, func(_, task int) {
 		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
-			scale := 1.0
+			scale := 1 / math.Sqrt(float64(m))
 			if w != nil {
-				scale = 1 / math.Sqrt(w[i])
+				scale = 1 / math.Sqrt(float64(m)*w[i])
 			}
 			row := raw.Data[i*raw.Stride : i*raw.Stride+i+1]
 			dst := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
@@ -223,15 +224,13 @@ func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error
 	if err := lowerGram(context.Background(), cm); err != nil {
 		return nil, fmt.Errorf("precond: T A⁻¹ Tᵀ: %w", err)
 	}
-	invM := 1 / float64(m)
 	for i := 0; i < m; i++ {
-		row := cr.Data[i*cr.Stride : i*cr.Stride+i+1]
-		for j := range row {
-			row[j] *= invM
-		}
-		row[i] += lambda
+		cr.Data[i*cr.Stride+i] += lambda
 	}
-	mirrorLower(cr) // the upper triangle restores the matrix between jitter attempts
+	// The upper triangle restores the matrix between jitter attempts.
+	if err := mirrorLower(context.Background(), cr); err != nil {
+		return nil, err
+	}
 	return cm, nil
 }
 

@@ -22,6 +22,7 @@ import (
 const dataUsage = `Usage:
   landmark data list                      list the datasets compiled into the binary
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
+                                          (of a shard manifest DIR/manifest.json: what the manifest records)
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
   landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
@@ -192,6 +193,13 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return fmt.Errorf("%w: data info takes one FILE or bundled NAME, got %d arguments", errUsage, len(pos))
 	}
+	maxColumns := 30
+	if *all {
+		maxColumns = 0
+	}
+	if experiments.IsManifest(pos[0]) {
+		return cmdline.ManifestInfo(stdout, pos[0], maxColumns)
+	}
 	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
 	if err != nil {
@@ -200,10 +208,6 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s, info, err := datasets.SummarizeInput(ctx, pos[0], opt)
 	if err != nil {
 		return err
-	}
-	maxColumns := 30
-	if *all {
-		maxColumns = 0
 	}
 	return s.WriteText(stdout, pos[0], info, maxColumns)
 }

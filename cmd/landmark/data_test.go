@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -326,5 +327,30 @@ func TestDataSynthHiggs(t *testing.T) {
 		if _, _, err := runDataArgs(bad...); !errors.Is(err, errUsage) {
 			t.Errorf("%q: err = %v, want errUsage", bad, err)
 		}
+	}
+}
+
+// data info on a shard manifest prints what it records (no shard read):
+// the manifest's own numbers; a malformed manifest is an error naming it.
+func TestDataInfoManifest(t *testing.T) {
+	dir := t.TempDir()
+	m, err := datasets.WriteSyntheticHiggs(context.Background(), dir, datasets.HiggsOptions{Rows: 300, ShardRows: 200, Seed: 2, Type: shard.Float32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "manifest.json")
+	out, _, err := runDataArgs("info", p, "--all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"rows:      300\n", "features:  28\n", "classes:   [-1 1]", "shards:    2 of up to 200 rows, X as float32",
+		fmt.Sprintf("28  x28      %.6g", m.Mean[27])} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	os.WriteFile(p, []byte(`{"format": "landmark-shards/9"}`), 0o644)
+	if _, _, err := runDataArgs("info", p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("bad manifest: err %v", err)
 	}
 }

@@ -2,9 +2,13 @@ package cmdline
 
 import (
 	"fmt"
+	"io"
+	"text/tabwriter"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
+	"github.com/landmark-ml/landmark/experiments"
 )
 
 // ReadProgress returns the datasets.ReadOptions.ProgressBytes of command
@@ -58,4 +62,41 @@ func ShardProgress(pg *Progress, cmd string, rowBytes int) func(shards, totalSha
 		pg.Line("%s: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s, %.3g rows/s, %.0f MB/s)", cmd, shards, totalShards, rows, totalRows,
 			Duration(elapsed), Duration(eta), float64(rows)/sec, float64(rows)*float64(rowBytes)/sec/1e6)
 	}
+}
+
+// ManifestInfo prints what a shard manifest says (landmark data info
+// DIR/manifest.json), without reading a shard: rows, features, task and
+// classes, the shards, their element type and bytes on disk, y's and (up to
+// maxColumns, 0 for all) each feature's mean and standard deviation.
+func ManifestInfo(w io.Writer, path string, maxColumns int) error {
+	m, err := experiments.ReadManifest(path)
+	if err != nil {
+		return err
+	}
+	typ := m.Type
+	if typ == "" {
+		typ = shard.Float64
+	}
+	width := 8
+	if typ == shard.Float32 {
+		width = 4
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "manifest:\t%s (%s)\n", path, m.Format)
+	fmt.Fprintf(tw, "rows:\t%d\nfeatures:\t%d\ntask:\t%s\n", m.N, m.D, m.Task)
+	if len(m.Classes) > 0 {
+		fmt.Fprintf(tw, "classes:\t%v\n", m.Classes)
+	}
+	fmt.Fprintf(tw, "shards:\t%d of up to %d rows, X as %s: %s on disk, %s as float64 in memory\n", len(m.Shards), m.Shards[0].Rows, typ,
+		MiB(int64(m.N)*int64(width*m.D+8)), MiB(8*int64(m.N)*int64(m.D)))
+	fmt.Fprintf(tw, "target y:\tmean %.6g  std %.6g\n\n", m.YMean, m.YStd)
+	fmt.Fprintln(tw, "#\tfeature\tmean\tstd")
+	for j := range m.D {
+		if maxColumns > 0 && j == maxColumns {
+			fmt.Fprintf(tw, "…\t(%d more; --all lists every feature)\n", m.D-j)
+			break
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.6g\t%.6g\n", j+1, datasets.FeatureName(j), m.Mean[j], m.Std[j])
+	}
+	return tw.Flush()
 }
