@@ -289,7 +289,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 				b := &p.cp[jp*d+k0*panelCols]
 				for ip := 0; ip < rp; ip += panelRows {
 					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
-					gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
+					gemm8x16PfAVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
 				}
 			}
 		}
