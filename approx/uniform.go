@@ -20,11 +20,21 @@ var _ Sampler = Uniform{}
 
 // Sample returns m distinct rows of x chosen uniformly, in ascending row order,
 // with nil Weights. It needs 1 ≤ m ≤ n; a kernel may be nil. Sparse x stays
-// sparse: only the m chosen rows are expanded to dense landmarks.
+// sparse: only the m chosen rows are expanded to dense landmarks. A float32
+// x (*kernel.Dense32) is read in place: the landmarks are its rows as
+// float64, with no float64 copy of x.
 func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
-	x := points.Data(xIn)
-	if err := points.Check(x); err != nil {
-		return nil, fmt.Errorf("approx: uniform: %w", err)
+	var x mat.Matrix
+	if x32, ok := xIn.(*kernel.Dense32); ok {
+		if err := x32.CheckFinite("X"); err != nil {
+			return nil, fmt.Errorf("approx: uniform: %w", err)
+		}
+		x = x32
+	} else {
+		x = points.Data(xIn)
+		if err := points.Check(x); err != nil {
+			return nil, fmt.Errorf("approx: uniform: %w", err)
+		}
 	}
 	if k != nil {
 		if err := k.Validate(); err != nil {

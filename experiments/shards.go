@@ -46,25 +46,41 @@ func readShards(ctx context.Context, path string, m *shard.Manifest, maxBytes in
 	}
 	x := mat.NewDense(m.N, m.D, nil)
 	y := make([]float64, m.N)
+	err := eachShard(ctx, path, m, func(e shard.Entry, xs *mat.Dense, ys []float64) error {
+		x.Slice(e.FirstRow, e.FirstRow+e.Rows, 0, m.D).(*mat.Dense).Copy(xs)
+		copy(y[e.FirstRow:], ys)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+// eachShard reads the shards of the manifest m (at path) in order and
+// calls each with every shard's entry, rows and targets. A missing or
+// damaged shard is an error naming it.
+func eachShard(ctx context.Context, path string, m *shard.Manifest, each func(e shard.Entry, x *mat.Dense, y []float64) error) error {
 	dir := filepath.Dir(path)
 	for _, e := range m.Shards {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return err
 		}
 		p := filepath.Join(dir, e.File)
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("shard of %s: %w", path, err)
+			return fmt.Errorf("shard of %s: %w", path, err)
 		}
 		xs, ys, err := shard.Read(f, e.Rows, m.D)
 		f.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", p, err)
 		}
-		x.Slice(e.FirstRow, e.FirstRow+e.Rows, 0, m.D).(*mat.Dense).Copy(xs)
-		copy(y[e.FirstRow:], ys)
+		if err := each(e, xs, ys); err != nil {
+			return err
+		}
 	}
-	return x, y, nil
+	return nil
 }
 
 // loadShards is load for a training set given as a shard manifest (and a
@@ -309,16 +325,41 @@ func (p *shardPlan) overLimit(estimator, what string) error {
 }
 
 // ReadShards reads the rows to predict from a shard manifest, into memory:
-// X must fit DefaultMemoryLimit (an error wrapping model.ErrMemory
-// otherwise, before anything is allocated) and have the model's number of
-// columns. Labels are the shards' targets.
-func (f *FitResult) ReadShards(ctx context.Context, path string) (*mat.Dense, []float64, error) {
-	m, err := ReadManifest(path)
+// X must fit limit (0: DefaultMemoryLimit; an error wrapping
+// model.ErrMemory otherwise, before anything is allocated; EachShard then
+// reads it shard by shard) and have the model's number of columns. Labels
+// are the shards' targets.
+func (f *FitResult) ReadShards(ctx context.Context, path string, limit int64) (*mat.Dense, []float64, error) {
+	m, err := f.shardManifest(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.D != f.Dim {
-		return nil, nil, fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, path, m.D, f.Dim)
+	if limit <= 0 {
+		limit = DefaultMemoryLimit()
 	}
-	return readShards(ctx, path, m, DefaultMemoryLimit())
+	return readShards(ctx, path, m, limit)
+}
+
+// shardManifest reads a manifest of rows to predict, checking their width.
+func (f *FitResult) shardManifest(path string) (*shard.Manifest, error) {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	if m.D != f.Dim {
+		return nil, fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, path, m.D, f.Dim)
+	}
+	return m, nil
+}
+
+// EachShard reads the rows of a shard manifest one shard at a time, in
+// order, and calls each with a shard's rows and targets: memory is one
+// shard (8·rows·(d + 1) bytes), whatever n. The manifest must have the
+// model's number of columns; a damaged shard is an error naming it.
+func (f *FitResult) EachShard(ctx context.Context, path string, each func(x *mat.Dense, y []float64) error) error {
+	m, err := f.shardManifest(path)
+	if err != nil {
+		return err
+	}
+	return eachShard(ctx, path, m, func(_ shard.Entry, x *mat.Dense, y []float64) error { return each(x, y) })
 }

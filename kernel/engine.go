@@ -55,12 +55,14 @@ const maxSegments = 32
 type Op struct {
 	k    Kernel
 	x, c *mat.Dense
-	sx   Sparse // X when it is sparse (then x is nil); see sparse_engine.go
-	sc   Sparse // C when it is sparse (then c is nil); see sparse_centers.go
+	sx   Sparse   // X when it is sparse (then x is nil); see sparse_engine.go
+	x32  *Dense32 // X in float32 (then x is nil; Float32 mode); see dense32.go
+	sc   Sparse   // C when it is sparse (then c is nil); see sparse_centers.go
 	opt  Options
 
 	once sync.Once
 	plan plan
+	kept kept32 // blocks of K kept in float32 (Keep32; multi.go)
 }
 
 // NewOp returns the operator K(X, C). X and C must not be modified while the
@@ -75,15 +77,20 @@ type Op struct {
 // (PreferDenseCenters); the Op uses C in the form it is given.
 func NewOp(k Kernel, x mat.Matrix, c mat.Matrix, opt Options) *Op {
 	o := &Op{k: k, opt: opt}
-	if s, ok := x.(Sparse); ok {
-		o.sx = s
-	} else {
-		o.x = DenseOf(x)
-	}
 	if s, ok := c.(Sparse); ok && SparseCenterForm(k) {
 		o.sc = s
 	} else {
 		o.c = DenseOf(c)
+	}
+	x32, is32 := x.(*Dense32)
+	switch s, ok := x.(Sparse); {
+	case ok:
+		o.sx = s
+	case is32 && x32 != nil && runs32(k, o.sc != nil):
+		o.x32 = x32
+		o.opt.Float32 = true
+	default:
+		o.x = DenseOf(x)
 	}
 	return o
 }
@@ -93,6 +100,9 @@ func (o *Op) dim() int {
 	if o.sx != nil {
 		_, d := o.sx.Dims()
 		return d
+	}
+	if o.x32 != nil {
+		return o.x32.cols
 	}
 	if o.x == nil {
 		return 0
@@ -117,7 +127,7 @@ func (o *Op) valid() error {
 	switch {
 	case o.k == nil:
 		return fmt.Errorf("kernel: nil kernel")
-	case (o.x == nil && o.sx == nil) || (o.c == nil && o.sc == nil):
+	case (o.x == nil && o.sx == nil && o.x32 == nil) || (o.c == nil && o.sc == nil):
 		return fmt.Errorf("kernel: nil X or C")
 	case o.dim() != o.cdim():
 		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.cdim())
@@ -134,6 +144,8 @@ func (o *Op) valid() error {
 func (o *Op) Dims() (n, m int) {
 	if o.sx != nil {
 		n, _ = o.sx.Dims()
+	} else if o.x32 != nil {
+		n = o.x32.rows
 	} else if o.x != nil {
 		n = o.x.RawMatrix().Rows
 	}
@@ -311,7 +323,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	}
 	p := o.prepare()
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
-	if p.panels(rv.Cols) {
+	if o.panelsFor(p, rv.Cols) {
 		return o.mulPanels(ctx, dst, rv)
 	}
 	b := o.BlockRows()
@@ -371,6 +383,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 	}
 	ru := u.RawMatrix()
 	p := o.prepare()
+	if o.panelsFor(p, ru.Cols) {
+		return o.mulTPanels(ctx, dst, ru)
+	}
 	if ru.Cols == 1 && (p.dk != nil || p.l1 != nil) {
 		// One right-hand side: acc += Σ_i u_i·K_i, four rows at a time
 		// (gonum's Dgemm with a transposed block is several times slower here).
@@ -382,9 +397,6 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 			}
 			p.accumulateRows(w, kb.Data, kv, acc.Data)
 		})
-	}
-	if p.panels(ru.Cols) {
-		return o.mulTPanels(ctx, dst, ru)
 	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, ru.Cols, 0, func(w *work, r0, r1 int, acc blas64.General) {
@@ -411,6 +423,9 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	rv := v.RawMatrix()
 	t := rv.Cols
 	p := o.prepare()
+	if o.panelsFor(p, t) {
+		return o.mulTMulPanels(ctx, dst, rv)
+	}
 	if g, ok := o.k.(Gaussian); ok && t == 1 {
 		vp, vp32 := p.padded(rv)
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
@@ -427,9 +442,6 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data)
 		})
-	}
-	if p.panels(t) {
-		return o.mulTMulPanels(ctx, dst, rv)
 	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, t, t, func(w *work, r0, r1 int, acc blas64.General) {

@@ -31,6 +31,7 @@ type plan struct {
 	ng    float64 // −γ for the Gaussian
 
 	x, c    blas64.General
+	x32     *Dense32 // X in float32 (then x is empty and f32 is set)
 	n, m, d int
 	mp      int       // M rounded up to the panel width (panelCols, or panelCols32 with f32)
 	cp      []float64 // C packed: mp/16 panels, each d×16 (feature-major)
@@ -71,9 +72,12 @@ func (o *Op) prepare() *plan {
 			return
 		}
 		p.c = o.c.RawMatrix()
-		if o.sx != nil {
+		switch {
+		case o.sx != nil:
 			p.initSparse(o.sx)
-		} else {
+		case o.x32 != nil:
+			p.x32 = o.x32
+		default:
 			p.x = o.x.RawMatrix()
 		}
 		p.n, p.m = o.Dims()
@@ -285,7 +289,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 				b := &p.cp[jp*d+k0*panelCols]
 				for ip := 0; ip < rp; ip += panelRows {
 					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
-					gemm8x16AVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
+					gemm8x16PfAVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
 				}
 			}
 		}
@@ -309,7 +313,7 @@ func (p *plan) dots32(w *work, r0, r1 int) {
 	}
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
-	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
+	p.packX32(w.a32, r0, rows)
 	nk := (d + kBlock - 1) / kBlock
 	kc := (d + nk - 1) / nk
 	for k0 := 0; k0 < d; k0 += kc {
@@ -452,7 +456,7 @@ func (p *plan) dots32to32(w *work, r0, r1 int) {
 	}
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
-	packRows(w.a32, p.x.Data, p.x.Stride, r0, rows, d)
+	p.packX32(w.a32, r0, rows)
 	for jp := 0; jp < mp; jp += panelCols32 {
 		b := &p.cp32[jp*d]
 		for ip := 0; ip < rp; ip += panelRows {
@@ -602,10 +606,31 @@ func (p *plan) accumulateRows(w *work, blk, kv, acc []float64) {
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
+// packX32 packs rows [r0, r0+rows) of dense X into dst as float32 panels
+// (packRows), from X's float32 storage when it has one: the same values as
+// rounding its float64 rows.
+func (p *plan) packX32(dst []float32, r0, rows int) {
+	if p.x32 != nil {
+		packRows(dst, p.x32.data, p.d, r0, rows, p.d)
+		return
+	}
+	packRows(dst, p.x.Data, p.x.Stride, r0, rows, p.d)
+}
+
+// packX32Panels is packX32 for the AVX2 tiles' panels of height h
+// (packPanels).
+func (p *plan) packX32Panels(dst []float32, r0, rows, h int) {
+	if p.x32 != nil {
+		packPanels(dst, p.x32.data, p.d, r0, rows, p.d, h)
+		return
+	}
+	packPanels(dst, p.x.Data, p.x.Stride, r0, rows, p.d, h)
+}
+
 // packRows packs rows [r0, r0+rows) of the row-major x (stride, d columns)
 // into dst as panels of panelRows rows, feature-major, with the rows past the
 // end of the last panel set to zero.
-func packRows[T float32 | float64](dst []T, x []float64, stride, r0, rows, d int) {
+func packRows[T, S float32 | float64](dst []T, x []S, stride, r0, rows, d int) {
 	rp := roundUp(rows, panelRows)
 	for ip := 0; ip < rp; ip += panelRows {
 		panel := dst[ip*d : (ip+panelRows)*d]
@@ -639,9 +664,20 @@ func (p *plan) setDotForm(o *Op, dk dotForm) bool {
 	}
 	p.xn = make([]float64, p.n)
 	p.cn = make([]float64, p.mp)
-	if p.sp != nil {
+	switch {
+	case p.sp != nil:
 		p.sp.rowNorms(p.xn)
-	} else {
+	case o.x32 != nil:
+		// The float64 rows' dot, in its order: a float64 X holding the same
+		// values gets the same norms.
+		row := make([]float64, p.d)
+		for i := range p.n {
+			for j, v := range o.x32.RawRow(i) {
+				row[j] = float64(v)
+			}
+			p.xn[i] = dot(row, row)
+		}
+	default:
 		norms(p.xn, o.x)
 	}
 	return true

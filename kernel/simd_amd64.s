@@ -307,32 +307,80 @@ overwrite:
 	RET
 
 // func gemm8x32F32AVX512(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm8x32F32AVX512(SB), NOSPLIT, $0-41
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x03, R9
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-	VPXORQ Z12, Z12, Z12
-	VPXORQ Z13, Z13, Z13
-	VPXORQ Z14, Z14, Z14
-	VPXORQ Z15, Z15, Z15
-	TESTQ  CX, CX
-	JE     store
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x03, R9
+	MOVQ       DX, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	ADDQ       R9, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 255(AX)
+	VPXORQ     Z0, Z0, Z0
+	VPXORQ     Z1, Z1, Z1
+	VPXORQ     Z2, Z2, Z2
+	VPXORQ     Z3, Z3, Z3
+	VPXORQ     Z4, Z4, Z4
+	VPXORQ     Z5, Z5, Z5
+	VPXORQ     Z6, Z6, Z6
+	VPXORQ     Z7, Z7, Z7
+	VPXORQ     Z8, Z8, Z8
+	VPXORQ     Z9, Z9, Z9
+	VPXORQ     Z10, Z10, Z10
+	VPXORQ     Z11, Z11, Z11
+	VPXORQ     Z12, Z12, Z12
+	VPXORQ     Z13, Z13, Z13
+	VPXORQ     Z14, Z14, Z14
+	VPXORQ     Z15, Z15, Z15
+	TESTQ      CX, CX
+	JE         store
 
 loop:
 	VMOVUPS      (DI), Z16
@@ -1597,32 +1645,56 @@ overwrite:
 	RET
 
 // func gemm6x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm6x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	VXORPD  Y8, Y8, Y8
-	VXORPD  Y9, Y9, Y9
-	VXORPD  Y10, Y10, Y10
-	VXORPD  Y11, Y11, Y11
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	VXORPD     Y10, Y10, Y10
+	VXORPD     Y11, Y11, Y11
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y12
@@ -1812,30 +1884,50 @@ next1:
 	RET
 
 // func gemm5x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm5x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	VXORPD  Y8, Y8, Y8
-	VXORPD  Y9, Y9, Y9
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y10
@@ -2001,28 +2093,44 @@ next1:
 	RET
 
 // func gemm4x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm4x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y8
@@ -2164,26 +2272,38 @@ next1:
 	RET
 
 // func gemm3x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm3x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y6
@@ -2301,24 +2421,32 @@ next1:
 	RET
 
 // func gemm2x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm2x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y4
@@ -2412,22 +2540,26 @@ next1:
 	RET
 
 // func gemm1x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm1x16AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPD      (R12), Y2
@@ -2497,31 +2629,55 @@ next1:
 	RET
 
 // func gemm6x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm6x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	VXORPD     Y10, Y10, Y10
+	VXORPD     Y11, Y11, Y11
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y12
@@ -2637,29 +2793,49 @@ store1:
 	RET
 
 // func gemm5x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm5x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y10
@@ -2761,27 +2937,43 @@ store1:
 	RET
 
 // func gemm4x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm4x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y8
@@ -2869,25 +3061,37 @@ store1:
 	RET
 
 // func gemm3x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm3x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y6
@@ -2961,23 +3165,31 @@ store1:
 	RET
 
 // func gemm2x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm2x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y4
@@ -3037,21 +3249,25 @@ store1:
 	RET
 
 // func gemm1x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm1x32F32to32AVX2(SB), NOSPLIT, $0-40
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DI
-	MOVQ   c+24(FP), DX
-	MOVQ   ldc+32(FP), R9
-	SHLQ   $0x02, R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	MOVQ   CX, R10
-	LEAQ   (SI), R11
-	LEAQ   (DI), R12
-	TESTQ  R10, R10
-	JE     store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 127(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y2
@@ -3097,32 +3313,68 @@ store1:
 	RET
 
 // func gemm6x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm6x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	VXORPD  Y8, Y8, Y8
-	VXORPD  Y9, Y9, Y9
-	VXORPD  Y10, Y10, Y10
-	VXORPD  Y11, Y11, Y11
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	VXORPD     Y10, Y10, Y10
+	VXORPD     Y11, Y11, Y11
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y12
@@ -3528,30 +3780,60 @@ next1:
 	RET
 
 // func gemm5x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm5x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	VXORPD  Y8, Y8, Y8
-	VXORPD  Y9, Y9, Y9
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	VXORPD     Y8, Y8, Y8
+	VXORPD     Y9, Y9, Y9
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y10
@@ -3897,28 +4179,52 @@ next1:
 	RET
 
 // func gemm4x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm4x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	VXORPD  Y6, Y6, Y6
-	VXORPD  Y7, Y7, Y7
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	VXORPD     Y6, Y6, Y6
+	VXORPD     Y7, Y7, Y7
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y8
@@ -4204,26 +4510,44 @@ next1:
 	RET
 
 // func gemm3x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm3x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VXORPD  Y5, Y5, Y5
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VXORPD     Y4, Y4, Y4
+	VXORPD     Y5, Y5, Y5
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y6
@@ -4449,24 +4773,36 @@ next1:
 	RET
 
 // func gemm2x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm2x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	ADDQ       R9, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	VXORPD     Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y4
@@ -4632,22 +4968,28 @@ next1:
 	RET
 
 // func gemm1x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·gemm1x32F32AVX2(SB), NOSPLIT, $0-41
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R9
-	MOVBQZX add+40(FP), AX
-	SHLQ    $0x03, R9
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	MOVQ    CX, R10
-	LEAQ    (SI), R11
-	LEAQ    (DI), R12
-	TESTQ   R10, R10
-	JE      store0
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	MOVBQZX    add+40(FP), AX
+	SHLQ       $0x03, R9
+	MOVQ       DX, R13
+	PREFETCHT0 (R13)
+	PREFETCHT0 64(R13)
+	PREFETCHT0 128(R13)
+	PREFETCHT0 192(R13)
+	PREFETCHT0 255(R13)
+	VXORPD     Y0, Y0, Y0
+	VXORPD     Y1, Y1, Y1
+	MOVQ       CX, R10
+	LEAQ       (SI), R11
+	LEAQ       (DI), R12
+	TESTQ      R10, R10
+	JE         store0
 
 loop0:
 	VMOVUPS      (R12), Y2

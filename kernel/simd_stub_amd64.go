@@ -13,7 +13,8 @@ func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
 // gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]
-// over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.
+// over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c
+// (prefetched first: the engine's blocks of K do not stay in cache).
 func gemm8x32F32AVX512(k int, a *float32, b *float32, c *float64, ldc int, add bool)
 
 // expRowAVX512 replaces row[j] (a dot product x·c_j) by exp(ng·max(0, xx + cc[j] − 2·row[j]))

@@ -27,7 +27,7 @@ var gemmF32AVX2 = [avx2TileRows + 1]func(k int, a, b *float32, c *float64, ldc i
 // into dst as panels of h rows, feature-major, the last panel holding the
 // remaining rows (rows mod h, with that stride): rows·d values, no padding,
 // so the panel starting at row i begins at dst[i·d].
-func packPanels[T float32 | float64](dst []T, x []float64, stride, r0, rows, d, h int) {
+func packPanels[T, S float32 | float64](dst []T, x []S, stride, r0, rows, d, h int) {
 	for ip := 0; ip < rows; ip += h {
 		ph := min(h, rows-ip)
 		panel := dst[ip*d : (ip+ph)*d]
@@ -70,7 +70,7 @@ func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 // dots32AVX2 is dots32 on the float32 AVX2 tiles (X rows from p.x).
 func (p *plan) dots32AVX2(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
-	packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
+	p.packX32Panels(w.a32, r0, rows, avx2TileRows)
 	kc := kBlocks(d)
 	for k0 := 0; k0 < d; k0 += kc {
 		kl := min(kc, d-k0)
@@ -95,7 +95,7 @@ var gemmF32to32AVX2 = [avx2TileRows + 1]func(k int, a, b, c *float32, ldc int){
 // them (with zero coefficients) in its last group of four rows.
 func (p *plan) dots32to32AVX2(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
-	packPanels(w.a32, p.x.Data, p.x.Stride, r0, rows, d, avx2TileRows)
+	p.packX32Panels(w.a32, r0, rows, avx2TileRows)
 	for jp := 0; jp < mp; jp += panelCols32 {
 		b := &p.cp32[jp*d]
 		for ip := 0; ip < rows; ip += avx2TileRows {

@@ -76,12 +76,12 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 4 (files of versions 2 and 3 still
-// load), is
+// the same bytes). The format, version 5 (files of versions 2 to 4 still
+// load; version 5 added Falkon's Float32Storage), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (4)
+//	8       2     format version, uint16 little-endian (5)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
 //	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the

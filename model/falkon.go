@@ -112,6 +112,17 @@ type Falkon struct {
 	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM, the preconditioner,
 	// the CG vectors and Predict stay in float64.
 	Float32 bool `yaml:"float32"`
+	// Float32Storage holds dense X in float32 (a kernel.Dense32: half the
+	// memory of float64) and implies Float32, whose passes round X to
+	// float32 anyway: on the same values they give the same bits. Fit
+	// rounds a float64 X into a float32 copy (values beyond float32's range
+	// are an error), so to hold X once, pass a *kernel.Dense32
+	// (kernel.Dense32Of, or data read as float32): a *kernel.Dense32 is
+	// used as it is whether this is set or not. Sampled centers are rows of
+	// the rounded X (approx.Uniform reads them from it; other samplers work
+	// on a float64 copy of it). Sparse X is not affected. Predict takes
+	// float64 or float32 rows.
+	Float32Storage bool `yaml:"float32_storage"`
 	// Resources bounds the fit: Workers the goroutines of the kernel engine
 	// (results do not depend on it), MemoryLimit the planned peak memory
 	// (see FalkonPlan).
@@ -119,6 +130,10 @@ type Falkon struct {
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan
 	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
+	// With Float32 or Float32Storage on AVX-512 (dense centers), K_nM is
+	// kept in float32 instead (kernel.Op.Keep32, 4 bytes a value): as many
+	// blocks of rows as MemoryLimit leaves room for (all without a limit),
+	// the others formed at every pass; Plan.Cache is what is kept.
 	// FALKON found caching slower on CPUs; see docs/performance.md ("Falkon") for ours.
 	CacheKnm bool `yaml:"cache_knm"`
 	// Cholesky tunes the extra jitter of the preconditioner's factorizations.
@@ -269,6 +284,10 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 			return err
 		}
 		task, labels, t, err = targetsOf(y, m.Task, "falkon")
+	} else if _, is32 := xIn.(*kernel.Dense32); is32 || m.Float32Storage {
+		if x, err = float32Input(xIn, y); err == nil {
+			task, labels, t, err = targetsOf(y, m.Task, "falkon")
+		}
 	} else {
 		xd := kernel.DenseOf(xIn)
 		x = xd
@@ -278,7 +297,7 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 		return err
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.fitTargets(ctx, pr, x, t, task, labels)
+	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), t, task, labels)
 	if err == nil && m.Probability {
 		if f.calib, err = m.calibrate(ctx, x, y, f); err != nil {
 			err = fmt.Errorf("model: falkon probability: %w", err)
@@ -300,15 +319,20 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (er
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
-	x, err := multiInput(xIn, y, m.Task, true)
+	x, err := multiInput(xIn, y, m.Task, true, true)
 	if err != nil {
 		return err
+	}
+	if _, is32 := x.(*kernel.Dense32); !is32 && m.Float32Storage && !isSparse(x) {
+		if x, err = float32Input(x, nil); err != nil {
+			return err
+		}
 	}
 	if m.Validation != nil {
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{})
+	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), mat.DenseCopyOf(y), Regression, Labels{})
 	if err = pr.finish(err, "falkon"); err != nil {
 		return err
 	}
@@ -332,6 +356,8 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (_ FalkonPlan, err error) {
 			return FalkonPlan{}, err
 		}
 		x = xv
+	} else if x32, ok := xIn.(*kernel.Dense32); ok {
+		x = x32
 	} else {
 		xd := kernel.DenseOf(xIn)
 		if err := check.Matrix("x", xd); err != nil {
@@ -352,6 +378,12 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (_ FalkonPlan, err error) {
 		return FalkonPlan{}, err
 	}
 	centers := given.centers
+	if m.Float32Storage && !isSparse(x) {
+		// Fit would hold X in float32 beside the caller's float64 X.
+		if _, is32 := x.(*kernel.Dense32); !is32 {
+			cfg.inputCopy = 4 * int64(n) * int64(d)
+		}
+	}
 	plan, _ := m.plan(cfg, x, m.centerShape(cfg, x, centers), outputs, centers != nil)
 	mc := cfg.m
 	if centers != nil {

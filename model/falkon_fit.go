@@ -27,6 +27,9 @@ type falkonConfig struct {
 	m       int
 	sampler approx.Sampler
 	passes  kernel.Options // engine options of the K_nM passes (Float32)
+	// inputCopy is the caller's float64 X when Fit holds a float32 copy of
+	// it (Float32Storage): resident beside it, so the plan counts it.
+	inputCopy int64
 }
 
 func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
@@ -69,7 +72,7 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 		return c, fmt.Errorf("model: falkon: %w: Patience = %d, want ≥ 0, and Validation when positive", ErrInput, m.Patience)
 	}
 	c.passes = b.Engine
-	c.passes.Float32 = m.Float32
+	c.passes.Float32 = m.Float32 || m.Float32Storage
 	return c, nil
 }
 
@@ -135,12 +138,28 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 		p.Centers *= 2
 	}
 	op := kernel.NewOp(cfg.k, x, stub, cfg.passes)
-	p.Data = inputBytes(x) + bytesF64(n64*t64)
+	p.Data = inputBytes(x) + cfg.inputCopy + bytesF64(n64*t64)
 	p.Engine, p.BlockRows = op.ScratchBytes(t), op.BlockRows()
 	if m.Validation != nil && m.Validation.X != nil {
 		p.Validation = bytesF64(int64(m.Validation.X.RawMatrix().Rows)*t64) + op.ScratchBytes(t)
 	}
 	p.Total = p.Data + p.Centers + p.Precond + p.Engine + p.Solver + p.Validation
+	if m.CacheKnm && cfg.passes.Float32 {
+		// Float32 passes keep K_nM's blocks in float32 (Op.Keep32), as
+		// many as the limit leaves room for, beside the panel products'
+		// scratch that kept blocks take even for one output.
+		engine := op.ScratchBytes(max(t, 2))
+		budget := int64(math.MaxInt64)
+		if m.MemoryLimit > 0 {
+			budget = m.MemoryLimit - (p.Total - p.Engine + engine)
+		}
+		if rows := op.KeepRows(budget); rows > 0 {
+			p.Cache = op.KeepBytes(rows)
+			p.Total += p.Cache + engine - p.Engine
+			p.Engine = engine
+			return p, true
+		}
+	}
 	if cache := bytesF64(n64*m64 + n64*t64); m.CacheKnm && (m.MemoryLimit == 0 || p.Total+cache <= m.MemoryLimit) {
 		p.Cache = cache
 		p.Total += cache
@@ -193,7 +212,8 @@ func (m *Falkon) checkValidation(d int) error {
 // fitTargets fits on x and the n×t targets (±1 columns for classes), the
 // steps of FalkonBuilder with the passes on the kernel engine, and returns
 // the fitted state (m is not written to); pr receives the iterations.
-func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*falkonFit, error) {
+// inputCopy is the bytes of the caller's X when x is a float32 copy of it.
+func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, inputCopy int64, targets *mat.Dense, task Task, labels Labels) (*falkonFit, error) {
 	start := time.Now()
 	n, d := x.Dims()
 	_, t := targets.Dims()
@@ -201,6 +221,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	if err != nil {
 		return nil, err
 	}
+	cfg.inputCopy = inputCopy
 	if err := m.checkValidation(d); err != nil {
 		return nil, err
 	}
@@ -227,7 +248,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	sys.Describe(&info)
-	rhs, err := passes.rhs(ctx, targets, cache)
+	rhs, err := passes.rhs(ctx, targets, cache, plan.Cache)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +269,43 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	info.History, info.BestIteration = mon.history, mon.bestIteration()
 	return &falkonFit{task: task, labels: labels, d: d, info: info,
 		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}, nil
+}
+
+// float32Input checks a dense x against y (nil: not checked) and returns
+// it held in float32: a *kernel.Dense32 as it is, any other x rounded
+// (kernel.Dense32Of), a value beyond float32's range being an error.
+func float32Input(xIn mat.Matrix, y []float64) (*kernel.Dense32, error) {
+	if x32, ok := xIn.(*kernel.Dense32); ok {
+		if err := x32.CheckFinite("X"); err != nil {
+			return nil, err
+		}
+		if n, _ := x32.Dims(); y != nil {
+			return x32, check.Vector("y", y, n)
+		}
+		return x32, nil
+	}
+	xd := kernel.DenseOf(xIn)
+	if y != nil {
+		if err := check.XY(xd, y); err != nil {
+			return nil, err
+		}
+	} else if err := check.Matrix("X", xd); err != nil {
+		return nil, err
+	}
+	x32, err := kernel.Dense32Of(xd)
+	if err != nil {
+		return nil, err
+	}
+	return x32, x32.CheckFinite("X rounded to float32")
+}
+
+// copiedInput is the bytes of the caller's xIn that stay resident beside
+// x, the float32 copy Fit made of it (0 when x is xIn).
+func copiedInput(xIn, x mat.Matrix) int64 {
+	if x32, ok := x.(*kernel.Dense32); ok && xIn != mat.Matrix(x32) {
+		return inputBytes(xIn)
+	}
+	return 0
 }
 
 // falkonPasses runs a local fit's passes over the data on the kernel
@@ -273,11 +331,16 @@ func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	return nil
 }
 
-// rhs caches K_nM when cache is set and returns K_nMᵀY.
-func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool) (*mat.Dense, error) {
+// rhs caches K_nM when cache is set (in float32, keepBytes of it, with
+// float32 passes) and returns K_nMᵀY.
+func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool, keepBytes int64) (*mat.Dense, error) {
 	n, _ := p.x.Dims()
 	mc, _ := p.centers.Dims()
-	if cache {
+	if cache && p.cfg.passes.Float32 && keepBytes > 0 {
+		if _, err := p.op.Keep32(ctx, keepBytes); err != nil {
+			return nil, err
+		}
+	} else if cache {
 		p.knm = mat.NewDense(n, mc, nil)
 		if err := p.op.Block(ctx, p.knm); err != nil {
 			return nil, err

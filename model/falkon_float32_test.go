@@ -2,10 +2,14 @@ package model
 
 import (
 	"context"
+	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestFalkonFloat32 compares Falkon with float32 K_nM passes against the
@@ -45,5 +49,184 @@ func TestFalkonFloat32(t *testing.T) {
 	}
 	if same {
 		t.Fatal("float32 and float64 predictions are bit-identical: the float32 path was not used")
+	}
+}
+
+// TestFalkonFloat32Storage: Falkon{Float32Storage} on a float64 X is
+// Falkon{Float32} on that X rounded to float32 (same sampled rows, same
+// passes: kernel.TestDense32MatchesRoundedFloat64), bit for bit, and a
+// *kernel.Dense32 X gives the same model again without the option; the
+// plan counts X at 4 bytes a value (plus the caller's float64 X when Fit
+// made the copy). Against the float64 fit on the unrounded X the
+// predictions move by the float32 passes' error (TestFalkonFloat32, bound
+// 5e-5) plus that of the rounded inputs and centers, |Δx| ≤ 2^−24|x|: for
+// the Gaussian with γ = 0.3 on standard-normal data, a relative change
+// of order γ·‖x‖²·2^−24 ≈ 1e-7 in each kernel value, far below; the same
+// bound, 5e-5 relative to the largest prediction, holds (measured: 2.1e-5
+// on AVX-512; 2.0e-6 of the decision values with three classes). Multi-class (one-vs-all outputs, three classes) runs the panel
+// products; the labels are compared.
+func TestFalkonFloat32Storage(t *testing.T) {
+	x, y := krrTestData(3, 600, 5)
+	ctx := context.Background()
+	base := Falkon{Kernel: kernel.Gaussian{Gamma: 0.3}, Lambda: 1e-4, M: 100, MaxIter: 10, Seed: 4}
+	rounded := mat.DenseCopyOf(x)
+	rounded.Apply(func(_, _ int, v float64) float64 { return float64(float32(v)) }, rounded)
+	x32, err := kernel.Dense32Of(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f64, stored, passes, given := base, base, base, base
+	stored.Float32Storage = true
+	passes.Float32 = true
+	for _, c := range []struct {
+		m *Falkon
+		x mat.Matrix
+	}{{&f64, x}, {&stored, x}, {&passes, rounded}, {&given, x32}} {
+		if err := c.m.Fit(ctx, c.x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p64, _ := f64.Predict(x)
+	ps, _ := stored.Predict(x)
+	pp, _ := passes.Predict(x)
+	pg, _ := given.Predict(x)
+	if !slices.Equal(ps, pp) || !slices.Equal(ps, pg) {
+		t.Fatal("float32 storage differs from float32 passes on the rounded X, or from a Dense32 X")
+	}
+	if a, _ := given.Predict(x32); !slices.Equal(a, mustPredict(t, &given, rounded)) {
+		t.Error("Predict on float32 rows differs from Predict on the same values as float64")
+	}
+	var worst, scale float64
+	for i := range p64 {
+		worst = math.Max(worst, math.Abs(p64[i]-ps[i]))
+		scale = math.Max(scale, math.Abs(p64[i]))
+	}
+	t.Logf("float32 storage vs float64: max |Δprediction| %.3g (largest prediction %.3g)", worst, scale)
+	if worst > 5e-5*scale {
+		t.Fatalf("float32 storage moved predictions by %g (scale %g), want ≤ 5e-5 relative", worst, scale)
+	}
+	n, d := x.Dims()
+	if got, want := stored.Info().Plan.Data-given.Info().Plan.Data, int64(8*n*d); got != want {
+		t.Errorf("plan with a float64 X copied to float32 counts %d bytes more than with a Dense32 X, want %d (the float64 X)", got, want)
+	}
+	if got, want := given.Info().Plan.Data, int64(4*n*d+8*n); got != want {
+		t.Errorf("plan counts %d bytes of data for a Dense32 X, want %d", got, want)
+	}
+	if p, err := stored.Plan(x, 1); err != nil || p.Data != stored.Info().Plan.Data {
+		t.Errorf("Plan before the fit: %d bytes of data (%v), the fit's %d", p.Data, err, stored.Info().Plan.Data)
+	}
+
+	// Multi-class: three classes by the sign pattern of the first two
+	// features; float32 storage against float64 on the same labels.
+	cls := make([]float64, n)
+	for i := range cls {
+		switch {
+		case x.At(i, 0) > 0.3:
+			cls[i] = 2
+		case x.At(i, 1) > 0:
+			cls[i] = 1
+		}
+	}
+	c64, c32 := base, base
+	c64.Task, c32.Task = Classification, Classification
+	if err := c64.Fit(ctx, x, cls); err != nil {
+		t.Fatal(err)
+	}
+	if err := c32.Fit(ctx, x32, cls); err != nil {
+		t.Fatal(err)
+	}
+	d64, _ := c64.DecisionFunction(x)
+	d32, _ := c32.DecisionFunction(x32)
+	var dw, ds float64
+	for i, v := range d64.RawMatrix().Data {
+		dw = math.Max(dw, math.Abs(v-d32.RawMatrix().Data[i]))
+		ds = math.Max(ds, math.Abs(v))
+	}
+	t.Logf("three classes: max |Δdecision| %.3g (largest %.3g)", dw, ds)
+	if dw > 5e-5*ds {
+		t.Fatalf("float32 storage moved decision values by %g (scale %g)", dw, ds)
+	}
+}
+
+// Bad float32 input is refused with ErrInput: a value beyond float32's
+// range in a float64 X (it would round to ±Inf), a NaN in a Dense32, and
+// a label count that does not match.
+func TestFalkonFloat32StorageBadInput(t *testing.T) {
+	x, y := krrTestData(3, 50, 2)
+	ctx := context.Background()
+	big := mat.DenseCopyOf(x)
+	big.Set(4, 1, 1e39)
+	m := Falkon{Lambda: 1e-3, M: 10, Float32Storage: true}
+	if err := m.Fit(ctx, big, y); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "X rounded to float32[4,1]") {
+		t.Errorf("1e39: err = %v, want ErrInput naming X rounded to float32[4,1]", err)
+	}
+	v := make([]float32, 100)
+	v[7] = float32(math.NaN())
+	x32, err := kernel.NewDense32(50, 2, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Falkon{Lambda: 1e-3, M: 10}).Fit(ctx, x32, y); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "X[3,1]") {
+		t.Errorf("NaN: err = %v, want ErrInput naming X[3,1]", err)
+	}
+	ok, _ := kernel.Dense32Of(x)
+	if err := (&Falkon{Lambda: 1e-3, M: 10}).Fit(ctx, ok, y[:49]); !errors.Is(err, ErrInput) {
+		t.Errorf("49 labels for 50 rows: err = %v, want ErrInput", err)
+	}
+}
+
+func mustPredict(t *testing.T, m *Falkon, x mat.Matrix) []float64 {
+	t.Helper()
+	p, err := m.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// CacheKnm with float32 passes keeps K_nM's blocks in float32 (all of it
+// without a limit, the first blocks within MemoryLimit): the fit differs
+// from the recomputing one by the float32 rounding of the kept values
+// (2^−24 relative) carried through 10 CG iterations; the same 5e-5 bound
+// as the float32 passes' own (TestFalkonFloat32) holds with room. The plan
+// counts the kept bytes, 4 a value of the rows kept, M rounded up to the
+// panel width (32 in float32 mode).
+func TestFalkonKeep32(t *testing.T) {
+	x, y := krrTestData(3, 600, 5)
+	ctx := context.Background()
+	base := Falkon{Kernel: kernel.Gaussian{Gamma: 0.3}, Lambda: 1e-4, M: 100, MaxIter: 10, Seed: 4, Float32: true, BlockRows: 64}
+	if err := base.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := base.Predict(x)
+	full, part := base, base
+	full.CacheKnm, part.CacheKnm = true, true
+	if err := full.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if !full.Info().CachedKnm {
+		t.Skip("K_nM is kept in float32 on AVX-512 only")
+	}
+	if got := full.Info().Plan.Cache; got != 4*600*128 {
+		t.Errorf("plan keeps %d bytes, want all 600 rows: %d", got, 4*600*128)
+	}
+	part.MemoryLimit = full.Info().Plan.Total - 4*128*200 // room for 400 of the 600 rows
+	if err := part.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if got := part.Info().Plan.Cache; !part.Info().CachedKnm || got != 4*384*128 {
+		t.Errorf("with the limit: kept %d bytes (cached %v), want 384 rows (6 blocks of 64): %d", got, part.Info().CachedKnm, 4*384*128)
+	}
+	for _, f := range []*Falkon{&full, &part} {
+		got, _ := f.Predict(x)
+		var worst, scale float64
+		for i := range want {
+			worst = math.Max(worst, math.Abs(got[i]-want[i]))
+			scale = math.Max(scale, math.Abs(want[i]))
+		}
+		t.Logf("kept %d bytes: max |Δprediction| %.3g (scale %.3g)", f.Info().Plan.Cache, worst, scale)
+		if worst > 5e-5*scale {
+			t.Errorf("kept K_nM moved predictions by %g (scale %g)", worst, scale)
+		}
 	}
 }

@@ -320,7 +320,7 @@ func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err e
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
-	x, err := multiInput(xIn, y, m.Task, m.sparseBackend())
+	x, err := multiInput(xIn, y, m.Task, m.sparseBackend(), false)
 	if err != nil {
 		return err
 	}

@@ -182,8 +182,9 @@ func targetsOf(y []float64, t Task, who string) (Task, Labels, *mat.Dense, error
 }
 
 // multiInput validates a multi-output regression training set (FitMulti):
-// sparse x is kept as it is when sparseOK, other x is taken dense.
-func multiInput(x mat.Matrix, y *mat.Dense, t Task, sparseOK bool) (mat.Matrix, error) {
+// sparse x is kept as it is when sparseOK, a *kernel.Dense32 when float32OK,
+// other x is taken dense.
+func multiInput(x mat.Matrix, y *mat.Dense, t Task, sparseOK, float32OK bool) (mat.Matrix, error) {
 	if task, err := t.resolve(); err != nil {
 		return nil, err
 	} else if task != Regression {
@@ -193,12 +194,18 @@ func multiInput(x mat.Matrix, y *mat.Dense, t Task, sparseOK bool) (mat.Matrix, 
 		return nil, err
 	}
 	var xv mat.Matrix
+	x32, is32 := x.(*kernel.Dense32)
 	if xs, ok := x.(kernel.Sparse); ok && sparseOK {
 		v, err := checkSparse(xs, 0)
 		if err != nil {
 			return nil, err
 		}
 		xv = v
+	} else if is32 && float32OK {
+		if err := x32.CheckFinite("X"); err != nil {
+			return nil, err
+		}
+		xv = x32
 	} else {
 		xd := kernel.DenseOf(x)
 		if err := check.Matrix("X", xd); err != nil {

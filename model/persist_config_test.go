@@ -105,6 +105,9 @@ func configCases() []configCase {
 		{"falkon-sampler", func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 12, Seed: 9, Sampler: rls, Float32: true, BlockRows: 16, CacheKnm: true, Epsilon: 1e-10, Tol: 1e-9}
 		}, nil, reg},
+		{"falkon-float32-storage", func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 12, Seed: 16, Float32Storage: true}
+		}, nil, reg},
 		{"falkon-sparse-given-centers", func() Estimator {
 			c := sub(sp.x, 15)
 			return &Falkon{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-4, Task: Classification, Centers: c,

@@ -12,7 +12,8 @@ import (
 // including the solver's history, and (since format version 4) the rest of
 // its configuration: Sampler with its options, CenterLambda, CenterWeights,
 // Centers, WarmStart and Validation (centers equal to the fitted ones are
-// written once). Progress, a callback, is not saved.
+// written once), and (since version 5) Float32Storage. Progress, a
+// callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -78,7 +79,11 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	for _, v := range []time.Duration{i.SampleTime, i.PrecondTime, i.SolveTime} {
 		e.Int64(int64(v))
 	}
-	return m.encodeV4(e)
+	if err := m.encodeV4(e); err != nil {
+		return err
+	}
+	e.Bool(m.Float32Storage) // format version 5
+	return nil
 }
 
 // encodeV4 writes the configuration fields added in format version 4.
@@ -194,9 +199,12 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	m.fit = f
 	if d.Version() >= 4 {
 		m.decodeV4(d)
-		if d.Err() != nil {
-			return nil
-		}
+	}
+	if d.Version() >= 5 {
+		m.Float32Storage = d.Bool()
+	}
+	if d.Err() != nil {
+		return nil
 	}
 	return m
 }

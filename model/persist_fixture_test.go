@@ -127,6 +127,10 @@ func fixtureCases() []fixtureCase {
 			s.MemoryLimit = 1 << 30 // by field: survives an embedded options struct
 			return s
 		}, cls},
+		// Version 5: Falkon's float32 storage of X.
+		{"falkon-float32-storage", 5, func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 15, Float32Storage: true, Task: Classification}
+		}, cls},
 	}
 }
 

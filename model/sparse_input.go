@@ -22,6 +22,9 @@ func inputBytes(x mat.Matrix) int64 {
 		_, _, v := s.CSR()
 		return 12*int64(len(v)) + 8*int64(n+1)
 	}
+	if x32, ok := x.(*kernel.Dense32); ok {
+		return x32.Bytes()
+	}
 	n, d := x.Dims()
 	return bytesF64(int64(n) * int64(d))
 }
@@ -59,6 +62,9 @@ func rowRange(x mat.Matrix, r0, r1 int) mat.Matrix {
 		_, d := s.Dims()
 		return csrRange{indptr: indptr[r0 : r1+1], indices: indices, values: values, cols: d}
 	}
+	if x32, ok := x.(*kernel.Dense32); ok {
+		return x32.Rows(r0, r1)
+	}
 	_, d := x.Dims()
 	return x.(*mat.Dense).Slice(r0, r1, 0, d)
 }
@@ -86,4 +92,10 @@ func (e *KernelExpansion) decide(ctx context.Context, dst *mat.Dense, x mat.Matr
 		return kernel.NewOp(e.Kernel, s, e.Centers, kernel.Options{Workers: e.Workers}).Mul(ctx, dst, e.Coef)
 	}
 	return e.Decision(ctx, dst, kernel.DenseOf(x))
+}
+
+// isSparse reports whether x is sparse (kernel.Sparse).
+func isSparse(x mat.Matrix) bool {
+	_, ok := x.(kernel.Sparse)
+	return ok
 }

@@ -336,6 +336,51 @@ func (p *ShardPass) Rows(ctx context.Context, product ShardProduct, x *mat.Dense
 	return acc.sum, nil
 }
 
+// Verify reads every shard in full as a pass does — in blocks, on the
+// reader goroutine, targets included, standardized when the set says so —
+// without computing anything, and checks each shard's size, shape and
+// checksum: the first damaged shard is an error naming its file. The
+// stats are the read's (rows, bytes, wall time): the rate at which this
+// process decodes and checks the shards, a bound on any pass's I/O.
+func (set *ShardSet) Verify(ctx context.Context) (_ PassStats, err error) {
+	defer named(&err, "shards")
+	if err := set.check(); err != nil {
+		return PassStats{}, err
+	}
+	start := time.Now()
+	var st PassStats
+	ctx, cancel := context.WithCancel(ctx)
+	d, b := set.Manifest.D, set.blockRows()
+	free := make(chan *rowBlock, 2)
+	full := make(chan *rowBlock, 2)
+	for range 2 {
+		free <- &rowBlock{x: make([]float64, b*d), y: make([]float64, b)}
+	}
+	shards := make([]int, len(set.Manifest.Shards))
+	for i := range shards {
+		shards[i] = i
+	}
+	go set.read(ctx, shards, true, free, full)
+	defer func() {
+		cancel()
+		for range full {
+		}
+	}()
+	for blk := range full {
+		if blk.err != nil {
+			return st, blk.err
+		}
+		st.Rows += int64(blk.rows)
+		st.Bytes += blk.bytes
+		free <- blk
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	st.Wall = time.Since(start)
+	return st, nil
+}
+
 // rowBlock is one buffer of the reader: up to blockRows rows of shard s.
 type rowBlock struct {
 	s, rows int
@@ -362,7 +407,7 @@ func (p *ShardPass) stream(ctx context.Context, shards []int, product ShardProdu
 		free <- &rowBlock{x: make([]float64, b*d), y: make([]float64, b)}
 	}
 	targets := product == ShardMulT || product == ShardGram
-	go p.read(ctx, shards, targets, free, full)
+	go set.read(ctx, shards, targets, free, full)
 	defer func() {
 		cancel()
 		for range full { // wait for the reader to close its file
@@ -412,9 +457,8 @@ func (p *ShardPass) stream(ctx context.Context, shards []int, product ShardProdu
 // read is stream's reader goroutine: it fills free buffers with the
 // shards' rows in order and sends them on full, which it closes when done
 // or on the first error (sent as a block with err set).
-func (p *ShardPass) read(ctx context.Context, shards []int, targets bool, free <-chan *rowBlock, full chan<- *rowBlock) {
+func (set *ShardSet) read(ctx context.Context, shards []int, targets bool, free <-chan *rowBlock, full chan<- *rowBlock) {
 	defer close(full)
-	set := p.Set
 	man := set.Manifest
 	fail := func(blk *rowBlock, err error) {
 		if blk == nil {

@@ -65,9 +65,9 @@ func (m *Falkon) FitShards(ctx context.Context, manifestPath string) (err error)
 // Memory (Info().Plan, checked against MemoryLimit before anything large
 // is allocated, ErrMemory when over): Centers, Precond and Solver as in
 // Fit; Data is what the reader holds instead of X — two blocks of rows
-// with their targets (float64 after decoding), its byte buffers, and for
-// float64 shards the targets of the shard being read (read ahead, 16
-// bytes a row) — plus the BLESS sub-sample's rows; Engine is the kernel
+// with their targets (float64 after decoding) and its byte buffers — plus
+// the BLESS sub-sample's rows; none of it grows with n or the shards'
+// sizes. Engine is the kernel
 // engine's scratch for one block and the M×t partial sums. Float32 shards
 // halve the bytes read, not the plan.
 func (m *Falkon) FitShardSet(ctx context.Context, set *ShardSet) (err error) {
@@ -305,10 +305,11 @@ func (m *Falkon) planShards(ctx context.Context, cfg falkonConfig, set *ShardSet
 		p.Centers *= 2
 	}
 	// The reader: two blocks of rows and targets, its decode buffer (1 MiB)
-	// and buffered reader (64 KiB); a float64 shard's targets read ahead.
+	// and buffered reader (64 KiB); for a float64 shard's targets, a second
+	// buffered reader and a block's bytes.
 	p.Data = bytesF64(2*b64*(d64+1)) + 1<<20 + 1<<16
 	if man.Type != shard.Float32 {
-		p.Data += 16 * int64(maxRows)
+		p.Data += 1<<16 + 8*b64
 	}
 	if bless && given.centers == nil {
 		p.Data += bytesF64(int64(DefaultShardSubsample(n, d, mc, cfg.k, blessLambda)) * d64)

@@ -117,6 +117,18 @@ func pickRows(x mat.Matrix, idx []int) mat.Matrix {
 	if s, ok := x.(kernel.Sparse); ok {
 		return kernel.SubsetRows(s, idx)
 	}
+	if x32, ok := x.(*kernel.Dense32); ok {
+		_, d := x32.Dims()
+		v := make([]float32, 0, len(idx)*d)
+		for _, i := range idx {
+			v = append(v, x32.RawRow(i)...)
+		}
+		out, _ := kernel.NewDense32(len(idx), d, v) // len(idx)·d values: no error but for no rows
+		if out == nil {
+			return &mat.Dense{}
+		}
+		return out
+	}
 	return gatherRows(x.(*mat.Dense), idx)
 }
 

@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,6 +27,8 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
 	var rf readFlags
 	rf.registerCSV(fs)
+	var mem memoryFlag
+	fs.Var(&mem, "memory", "cap on X read into memory from a shard manifest (default 75% of physical memory); over it the shards are predicted one at a time")
 	prog := cmdline.AddProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
@@ -63,7 +68,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var y []float64
 	var notes []string
 	if experiments.IsManifest(*data) {
-		x, y, err = fit.ReadShards(ctx, *data)
+		if x, y, err = fit.ReadShards(ctx, *data, mem.bytes); errors.Is(err, model.ErrMemory) {
+			fmt.Fprintf(stderr, "landmark predict: %s: predicting shard by shard\n", strings.TrimPrefix(err.Error(), model.ErrMemory.Error()+": "))
+			return cmdline.PredictShards(ctx, fit, *data, *out, *output, pg, stdout, stderr)
+		}
 	} else if in, oerr := datasets.OpenInput(ctx, *data, ropt.Format); oerr != nil {
 		return oerr
 	} else {

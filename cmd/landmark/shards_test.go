@@ -101,3 +101,34 @@ func TestFitManifestStreamsOverMemory(t *testing.T) {
 		t.Errorf("in memory:\n%s%s", so.String(), se.String())
 	}
 }
+
+// predict on a manifest over --memory predicts shard by shard: the same
+// output bytes and scores as reading it whole, for labels and scores.
+func TestPredictManifestShardByShard(t *testing.T) {
+	dir := t.TempDir()
+	train := synthHiggs(t, filepath.Join(dir, "train"), 400, "1")
+	test := synthHiggs(t, filepath.Join(dir, "test"), 350, "2") // 4 shards of ≤ 100 rows
+	model := filepath.Join(dir, "m.lmk")
+	var so, se bytes.Buffer
+	if code := dispatch(context.Background(), []string{"fit", "--data", train, "--estimator", "falkon", "--m", "50", "--sigma", "3", "--lambda", "1e-6", "--progress", "never", "--save", model}, &so, &se); code != 0 {
+		t.Fatalf("fit: %s", se.String())
+	}
+	for _, output := range []string{"labels", "scores"} {
+		var whole, streamed [2]bytes.Buffer
+		args := []string{"predict", "--model", model, "--data", test, "--output", output, "--progress", "never"}
+		if code := dispatch(context.Background(), args, &whole[0], &whole[1]); code != 0 {
+			t.Fatalf("%s: %s", output, whole[1].String())
+		}
+		if code := dispatch(context.Background(), append(args, "--memory", "50k"), &streamed[0], &streamed[1]); code != 0 {
+			t.Fatalf("%s, --memory 50k: %s", output, streamed[1].String())
+		}
+		if whole[0].String() != streamed[0].String() || strings.Count(streamed[0].String(), "\n") != 350 {
+			t.Errorf("%s: shard-by-shard output differs from the whole read", output)
+		}
+		wl, sl := strings.Split(whole[1].String(), "\n"), strings.Split(streamed[1].String(), "\n")
+		if !strings.Contains(streamed[1].String(), "X of "+test+" (350 × 28 float64) needs 78400 bytes") || !strings.Contains(streamed[1].String(), "predicting shard by shard") ||
+			wl[len(wl)-2] != sl[len(sl)-2] || !strings.HasPrefix(sl[len(sl)-2], "350 rows; against the file's targets: accuracy") {
+			t.Errorf("%s: stderr whole:\n%s\nshard by shard:\n%s", output, whole[1].String(), streamed[1].String())
+		}
+	}
+}

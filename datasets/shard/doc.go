@@ -23,8 +23,9 @@
 // shards halve the bytes a pass reads; X is read back as float32(x)
 // widened to float64, the targets unrounded. Their rows carry their
 // targets, so a reader streams them in blocks from any io.Reader; a
-// float64 shard's targets follow X, so Stream reads them ahead (8 bytes a
-// row) when a pass needs them. Stream decodes a shard block by block and
+// float64 shard's targets follow X, so Stream reads their section beside
+// X's, in step, and combines the two sections' CRC-32s when a pass needs
+// them. Stream decodes a shard block by block and
 // checks the checksum as it reads: the read that completes a shard fails
 // with ErrChecksum when the bytes do not match. Binary
 // rather than Parquet/Arrow: the passes read every row as float64 anyway,

@@ -18,20 +18,21 @@ import (
 // the whole shard without error, or discards what it computed from the
 // shard on an error.
 type Stream struct {
-	r        io.Reader
-	h        hash.Hash32
-	ver      int // 1: "LMKSHRD1", 2: "LMKSHRD2"
-	width    int // bytes of one element of X
-	rows, d  int
-	rowBytes int // bytes of one row in the rows section
-	done     int // rows returned
-	ys       []float64
-	yRaw     []byte             // format 1 with targets: y's bytes, read ahead, hashed after X
-	keepY    []float64          // format 1 read by Read: where y is decoded at the end
-	tailAt   func([]byte) error // format 1 with targets: reads the checksum
-	n        int64              // bytes consumed
-	raw      []byte
-	err      error // sticky
+	r         io.Reader
+	h         hash.Hash32
+	ver       int // 1: "LMKSHRD1", 2: "LMKSHRD2"
+	width     int // bytes of one element of X
+	rows, d   int
+	rowBytes  int                // bytes of one row in the rows section
+	done      int                // rows returned
+	yr        io.Reader          // format 1 with targets: the targets' section, read beside X
+	hy        hash.Hash32        // its CRC-32, combined with X's at the end
+	ny        int64              // its bytes read
+	keepY     []float64          // format 1 read by Read: where y is decoded at the end
+	tailAt    func([]byte) error // format 1 with targets: reads the checksum
+	n         int64              // bytes consumed
+	raw, rawY []byte
+	err       error // sticky
 }
 
 // headerBytes is the size of a shard's header in format 1 or 2.
@@ -45,8 +46,9 @@ func headerBytes(ver int) int64 {
 // NewStream opens a shard of size bytes held by r for streaming, checking
 // its header and size against want (rows, d; zero skips the check). With
 // targets the rows come with their targets: a float64 shard (format 1)
-// stores y after X, so its targets are read ahead (8 bytes a row, held
-// until the stream ends); a Float32 shard interleaves them with the rows.
+// stores y after X, so a second sequential read walks y's section in step
+// with the rows (r is read at two offsets); a Float32 shard interleaves
+// them with the rows.
 // Without targets, Read fills only X and the targets' bytes are read (and
 // checked) at the end. The errors wrap ErrFormat; the caller names the file.
 func NewStream(r io.ReaderAt, size int64, wantRows, wantD int, targets bool) (*Stream, error) {
@@ -58,18 +60,15 @@ func NewStream(r io.ReaderAt, size int64, wantRows, wantD int, targets bool) (*S
 		return nil, fmt.Errorf("shard: %w: shard of %d×%d %s is %d bytes, want %d", ErrFormat, s.rows, s.d, s.Type(), size, want)
 	}
 	if targets && s.ver == 1 {
+		// The targets follow X: a second reader walks their section in
+		// step with the rows, hashing it on its own; the two checksums
+		// are combined (crc32Combine) into the file's.
 		off := headerBytes(1) + 8*int64(s.rows)*int64(s.d)
-		s.yRaw = make([]byte, 8*s.rows)
-		if _, err := r.ReadAt(s.yRaw, off); err != nil {
-			return nil, fmt.Errorf("shard: %w: targets: %w", ErrFormat, err)
-		}
+		s.yr = bufio.NewReaderSize(io.NewSectionReader(r, off, 8*int64(s.rows)), 1<<16)
+		s.hy = crc32.NewIEEE()
 		s.tailAt = func(b []byte) error {
 			_, err := r.ReadAt(b, size-4)
 			return err
-		}
-		s.ys = make([]float64, s.rows)
-		for i := range s.ys {
-			s.ys[i] = math.Float64frombits(binary.LittleEndian.Uint64(s.yRaw[8*i:]))
 		}
 	}
 	return s, nil
@@ -138,7 +137,7 @@ func (s *Stream) Bytes() int64 {
 
 // BytesRead is how many bytes of the shard the stream has consumed so far
 // (the targets read ahead included).
-func (s *Stream) BytesRead() int64 { return s.n + int64(len(s.yRaw)) }
+func (s *Stream) BytesRead() int64 { return s.n + s.ny }
 
 // FileBytes is the size of a shard of rows×d with element type t, in the
 // layout WriteAs writes.
@@ -165,7 +164,7 @@ func (s *Stream) Read(x, y []float64) (int, error) {
 	}
 	k := min(s.rows-s.done, len(x)/s.d)
 	if y != nil {
-		if s.ver == 1 && s.ys == nil {
+		if s.ver == 1 && s.yr == nil {
 			s.err = fmt.Errorf("shard: %w: targets asked of a stream opened without them", ErrInput)
 			return 0, s.err
 		}
@@ -192,8 +191,16 @@ func (s *Stream) Read(x, y []float64) (int, error) {
 		s.decode(raw, x[i*s.d:(i+c)*s.d], y, i, c)
 		i += c
 	}
-	if y != nil && s.ver == 1 {
-		copy(y[:k], s.ys[s.done:s.done+k])
+	if s.yr != nil {
+		// In step with the rows, wanted this time or not.
+		yt := y
+		if yt == nil {
+			yt = make([]float64, k)
+		}
+		if err := s.readTargets(yt[:k]); err != nil {
+			s.err = err
+			return 0, err
+		}
 	}
 	s.done += k
 	if s.done == s.rows {
@@ -241,28 +248,31 @@ func (s *Stream) decode(raw []byte, x, y []float64, i, c int) {
 // finish reads what follows the rows — format 1's targets, unless read
 // ahead — and the checksum, and compares it.
 func (s *Stream) finish() error {
+	if s.yr != nil {
+		return s.check(crc32Combine(s.h.Sum32(), s.hy.Sum32(), s.ny))
+	}
 	if s.ver == 1 {
-		if s.yRaw != nil {
-			s.h.Write(s.yRaw)
-		} else {
-			buf := make([]byte, 8*min(s.rows, 8192))
-			for i := 0; i < s.rows; {
-				c := min(s.rows-i, len(buf)/8)
-				if _, err := io.ReadFull(s.r, buf[:8*c]); err != nil {
-					return fmt.Errorf("shard: %w: truncated shard: %w", ErrFormat, err)
-				}
-				s.h.Write(buf[:8*c])
-				s.n += int64(8 * c)
-				if s.keepY != nil {
-					for j := range c {
-						s.keepY[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
-					}
-				}
-				i += c
+		buf := make([]byte, 8*min(s.rows, 8192))
+		for i := 0; i < s.rows; {
+			c := min(s.rows-i, len(buf)/8)
+			if _, err := io.ReadFull(s.r, buf[:8*c]); err != nil {
+				return fmt.Errorf("shard: %w: truncated shard: %w", ErrFormat, err)
 			}
+			s.h.Write(buf[:8*c])
+			s.n += int64(8 * c)
+			if s.keepY != nil {
+				for j := range c {
+					s.keepY[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+				}
+			}
+			i += c
 		}
 	}
-	sum := s.h.Sum32()
+	return s.check(s.h.Sum32())
+}
+
+// check reads the stored checksum and compares it with sum.
+func (s *Stream) check(sum uint32) error {
 	var tail [4]byte
 	var err error
 	if s.tailAt != nil {
@@ -279,4 +289,70 @@ func (s *Stream) finish() error {
 		return fmt.Errorf("shard: %w (stored %08x, computed %08x)", ErrChecksum, stored, sum)
 	}
 	return nil
+}
+
+// readTargets decodes the next len(y) targets of a format 1 shard from its
+// targets' section.
+func (s *Stream) readTargets(y []float64) error {
+	nb := 8 * len(y)
+	if cap(s.rawY) < nb {
+		s.rawY = make([]byte, nb)
+	}
+	raw := s.rawY[:nb]
+	if _, err := io.ReadFull(s.yr, raw); err != nil {
+		return fmt.Errorf("shard: %w: truncated targets: %w", ErrFormat, err)
+	}
+	s.hy.Write(raw)
+	s.ny += int64(nb)
+	for i := range y {
+		y[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	return nil
+}
+
+// gf2 is a linear map on 32-bit vectors over GF(2), column i the image of
+// bit i.
+type gf2 [32]uint32
+
+func (m *gf2) apply(v uint32) uint32 {
+	var s uint32
+	for i := 0; v != 0; i, v = i+1, v>>1 {
+		if v&1 != 0 {
+			s ^= m[i]
+		}
+	}
+	return s
+}
+
+// then returns n∘m (m first).
+func (m *gf2) then(n *gf2) gf2 {
+	var r gf2
+	for i := range r {
+		r[i] = n.apply(m[i])
+	}
+	return r
+}
+
+// crc32Combine returns the CRC-32 (IEEE) of A‖B from c1 = CRC(A), c2 =
+// CRC(B) and len2 = |B| bytes. The register's update by one zero bit is
+// the linear map Z: r ↦ (r >> 1) ⊕ (r&1 ? 0xEDB88320 : 0); feeding B
+// after A leaves Z^(8·len2) applied to A's register plus B's contribution,
+// and the initial and final complements cancel, so CRC(A‖B) =
+// Z^(8·len2)(c1) ⊕ c2 (Z^(8·len2) by repeated squaring).
+func crc32Combine(c1, c2 uint32, len2 int64) uint32 {
+	var op gf2
+	op[0] = crc32.IEEE
+	for i := 1; i < 32; i++ {
+		op[i] = 1 << (i - 1)
+	}
+	for range 3 { // one zero byte: Z⁸
+		op = op.then(&op)
+	}
+	for ; len2 > 0; len2 >>= 1 {
+		if len2&1 != 0 {
+			c1 = op.apply(c1)
+		}
+		op = op.then(&op)
+	}
+	return c1 ^ c2
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -192,6 +193,28 @@ func TestStreamCorruption(t *testing.T) {
 		raw := buf.Bytes()
 		if _, err := NewStream(bytes.NewReader(raw[:len(raw)-1]), int64(len(raw)-1), rows, d, false); !errors.Is(err, ErrFormat) {
 			t.Fatalf("%s: truncated shard: err = %v", typ, err)
+		}
+	}
+}
+
+// TestCRC32Combine: the checksum of A‖B from those of A and B equals
+// crc32.ChecksumIEEE of the concatenation, for lengths 0, 1, 7, 8, 1000
+// and 65,537 of either part (the exponent's bits all exercised).
+func TestCRC32Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, la := range []int{0, 1, 7, 1000, 65537} {
+		for _, lb := range []int{0, 1, 8, 1000, 65537} {
+			a, b := make([]byte, la), make([]byte, lb)
+			for i := range a {
+				a[i] = byte(rng.Uint32())
+			}
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			want := crc32.ChecksumIEEE(append(slices.Clone(a), b...))
+			if got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), int64(lb)); got != want {
+				t.Errorf("|A| = %d, |B| = %d: combined %08x, want %08x", la, lb, got, want)
+			}
 		}
 	}
 }

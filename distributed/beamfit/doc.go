@@ -21,12 +21,16 @@
 //	H v = K_nMᵀ(K_nM v) + λn K_MM v,   K_nMᵀ(K_nM v) = Σ_s K_sᵀ(K_s v)
 //
 // is one pipeline: a ParDo over the shard indices computing each term with
-// the core kernel engine (kernel.Op.MulTMul), and a Combine that adds the
-// M×t terms in increasing shard index whatever order the runner delivered
-// them in. The result therefore depends on the number of shards only
-// through round-off: each of the k ≤ n shard sums is the engine's own
-// fixed-order sum, and adding k of them in order adds at most (k−1)·u·Σ_s
-// |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the one-machine sum's own error.
+// the core module's model.ShardPass (the shard streamed in blocks of
+// model.ShardBlockRows rows, each block's kernel.Op.MulTMul added in
+// order), and a Combine that adds the M×t terms in increasing shard index
+// whatever order the runner delivered them in. The result therefore
+// depends on the number of shards only through round-off: each of the
+// k ≤ n shard sums is a fixed-order sum, and adding k of them in order
+// adds at most (k−1)·u·Σ_s |K_sᵀK_s v| (u = 2⁻⁵³) per entry to the
+// one-machine sum's own error. model.Falkon.FitShards runs the same
+// passes and center draw in one process and gives the same model bit for
+// bit.
 //
 // MEKASolver computes the per-cluster Nyström bases of MEKA (Si,
 // Hsieh & Dhillon, JMLR 2017, Algorithm 1 lines 2–4) for meka.Fit
@@ -38,7 +42,8 @@
 // L⁽ˢᵗ⁾ (lines 5–9) and L stay on the driver. BKASolver does
 // the same for BKA-SVM's per-cluster dual problems (model.SolveBKAProblem).
 //
-// Centers are drawn on the driver from Falkon.Seed: uniformly over all
+// Centers are drawn on the driver from Falkon.Seed
+// (model.FalkonBuilder.SampleShards): uniformly over all
 // rows (Floyd's algorithm over the global row indices), or by BLESS /
 // BLESS-R (Falkon.Sampler = approx.BLESS or approx.BLESSR; Rudi et al.
 // 2018, Alg. 1 / 2) run by the core library on a uniform sub-sample of

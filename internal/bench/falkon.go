@@ -94,7 +94,7 @@ type falkonBench struct {
 	gamma, lambda, eps, blessLambda, memLimit                                                                    float64
 	iters, ntrain, ntest                                                                                         int
 	seed                                                                                                         uint64
-	cache, f32, curve                                                                                            bool
+	cache, f32, f32Storage, curve                                                                                bool
 	prog                                                                                                         *cmdline.Mode
 
 	def      falkonDefaults
@@ -119,6 +119,7 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 	fs.Float64Var(&b.memLimit, "memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
 	fs.BoolVar(&b.cache, "cache", false, "let Falkon cache K_nM when it fits the memory limit")
 	fs.BoolVar(&b.f32, "float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
+	fs.BoolVar(&b.f32Storage, "float32-storage", false, "Falkon's training X read and held in float32 (kernel.Dense32, model.Falkon.Float32Storage; implies -float32)")
 	fs.StringVar(&b.python, "python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
 	fs.StringVar(&b.baseline, "baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
 	fs.StringVar(&b.falkonPath, "falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
@@ -198,7 +199,7 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 	}
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: b.gamma}, Lambda: b.lambda, M: b.fm[0], MaxIter: b.iters, Tol: 1e-30,
-		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32}
+		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32, Float32Storage: b.f32Storage}
 	if b.samplers[0] == "bless" {
 		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
 		// reaches M; otherwise the path ends at λ_bless and M only caps
@@ -386,7 +387,7 @@ func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Unit
 			childArgs := []string{"bench", "falkon", "-child", dir, "-data", b.data, "-m", strconv.Itoa(m),
 				"-gamma", fmt.Sprint(b.gamma), "-lambda", fmt.Sprint(b.lambda), "-iter", strconv.Itoa(b.iters),
 				"-epsilon", fmt.Sprint(b.eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(b.blessLambda), "-seed", fmt.Sprint(b.seed),
-				"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-float32=%v", b.f32), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
+				"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-float32=%v", b.f32), fmt.Sprintf("-float32-storage=%v", b.f32Storage), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
 				"-progress", string(*b.prog)}
 			t0 := time.Now()
 			r, err := falkonBenchRun(ctx, self, childArgs, stderr)

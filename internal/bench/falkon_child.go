@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -241,12 +242,18 @@ func falkonBenchWrite(path string, v []float64) error {
 // falkonBenchRead reads n little-endian float64 values in 1 MiB pieces, so
 // that no second full-size buffer inflates the child's peak RSS.
 func falkonBenchRead(path string, n int) ([]float64, error) {
+	return falkonBenchReadAs[float64](path, n)
+}
+
+// falkonBenchReadAs is falkonBenchRead into float64 or float32 values (each
+// rounded to float32 as it is read: no float64 copy of the whole array).
+func falkonBenchReadAs[T float32 | float64](path string, n int) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	v := make([]float64, n)
+	v := make([]T, n)
 	buf := make([]byte, 1<<20)
 	for i := 0; i < n; {
 		k := min(n-i, len(buf)/8)
@@ -254,7 +261,7 @@ func falkonBenchRead(path string, n int) ([]float64, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		for j := 0; j < k; j++ {
-			v[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+			v[i+j] = T(math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:])))
 		}
 		i += k
 	}
@@ -272,20 +279,39 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	if err := json.Unmarshal(b, &meta); err != nil {
 		return err
 	}
-	xtr, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
-	if err != nil {
-		return err
+	// The training X as the fit holds it: float64, or float32 read straight
+	// into a kernel.Dense32 with Float32Storage.
+	var xt mat.Matrix
+	if cfg.Float32Storage {
+		v, err := falkonBenchReadAs[float32](filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+		if err != nil {
+			return err
+		}
+		if xt, err = kernel.NewDense32(meta.NTrain, meta.D, v); err != nil {
+			return err
+		}
+	} else {
+		v, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+		if err != nil {
+			return err
+		}
+		xt = mat.NewDense(meta.NTrain, meta.D, v)
 	}
 	ytr, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain)
 	if err != nil {
 		return err
 	}
-	xte, err := falkonBenchRead(filepath.Join(dir, "xte.f64"), meta.NTest*meta.D)
+	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
 	if err != nil {
 		return err
 	}
-	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
-	if err != nil {
+	// The test X is read before the fit only for -curve (validation);
+	// otherwise after it, so that it is not resident during the fit.
+	var xte []float64
+	readTest := func() error {
+		if xte == nil {
+			xte, err = falkonBenchRead(filepath.Join(dir, "xte.f64"), meta.NTest*meta.D)
+		}
 		return err
 	}
 	if cfg.MemoryLimit > 0 {
@@ -295,8 +321,10 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	r := falkonBenchResult{DataRSS: peakRSS()}
-	xt := mat.NewDense(meta.NTrain, meta.D, xtr)
 	if curve {
+		if err := readTest(); err != nil {
+			return err
+		}
 		// Validation works in the fitted model's units: standardized targets
 		// for regression, rescaled to the original units below.
 		yv := make([]float64, len(yte))
@@ -328,6 +356,9 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 		return err
 	}
 	r.FitS = time.Since(t0).Seconds()
+	if err := readTest(); err != nil {
+		return err
+	}
 	t1 := time.Now()
 	pred, err := cfg.Predict(mat.NewDense(meta.NTest, meta.D, xte))
 	if err != nil {

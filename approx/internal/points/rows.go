@@ -77,8 +77,8 @@ func CheckSparse(x kernel.Sparse, d int) error {
 	return nil
 }
 
-// Gather returns a new dense matrix holding the rows idx of x (dense or
-// sparse), in that order.
+// Gather returns a new dense matrix holding the rows idx of x (dense,
+// float32 (*kernel.Dense32) or sparse), in that order.
 func Gather(x mat.Matrix, idx []int) *mat.Dense {
 	if len(idx) == 0 {
 		return &mat.Dense{}
@@ -88,6 +88,15 @@ func Gather(x mat.Matrix, idx []int) *mat.Dense {
 	if s, ok := x.(kernel.Sparse); ok {
 		for i, r := range idx {
 			kernel.DenseRow(out.RawRowView(i), s, r)
+		}
+		return out
+	}
+	if x32, ok := x.(*kernel.Dense32); ok {
+		for i, r := range idx {
+			row := out.RawRowView(i)
+			for j, v := range x32.RawRow(r) {
+				row[j] = float64(v)
+			}
 		}
 		return out
 	}

@@ -14,7 +14,8 @@
 //   - gemm6x16AVX2 and gemm6x32F32AVX2 (gen_tiles.go): the AVX2 tiles, 6
 //     rows of X (panels of 6 rows, [k][6]) by 16 float64 or 32 float32
 //     centers, as two pieces of 12 ymm accumulators each (2 loads, 6
-//     broadcasts and 12 FMAs per step of k), and gemm1x16AVX2 …
+//     broadcasts and 12 FMAs per step of k; the tile of c prefetched
+//     first, as in gemm8x32F32AVX512), and gemm1x16AVX2 …
 //     gemm5x16AVX2 (and float32) for the last panel of a block;
 //     gemm4x8AVX2, one quarter of an 8×16 tile, for Dense.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot

@@ -12,7 +12,8 @@ import (
 func gemm32() {
 	TEXT("gemm8x32F32AVX512", NOSPLIT, "func(k int, a, b *float32, c *float64, ldc int, add bool)")
 	Doc("gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]",
-		"over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c.")
+		"over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c",
+		"(prefetched first: the engine's blocks of K do not stay in cache).")
 	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
 	Load(Param("k"), k)
 	Load(Param("a"), a)
@@ -20,6 +21,7 @@ func gemm32() {
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
 	SHLQ(Imm(3), ldc)
+	prefetchRows(c, ldc, RAX, 8, 256)
 	for i := 0; i < 16; i++ {
 		VPXORQ(zmm[i], zmm[i], zmm[i])
 	}

@@ -56,7 +56,8 @@ const (
 
 // gemmTilesAVX2 emits an AVX2 tile kernel over packed panels a ([k][lda])
 // and b ([k][ldb]), of float64 or float32 (mode), made of the given pieces,
-// each a k loop of its own. Every element of c is the FMA chain over p
+// each a k loop of its own, after prefetching the tile of c. Every element
+// of c is the FMA chain over p
 // ascending from zero, converted to float64 (tileF32) and added to c (add):
 // the bits of the AVX-512 kernels, whatever the pieces.
 func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, doc ...string) {
@@ -82,6 +83,16 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 		Load(Param("add"), add)
 	}
 	SHLQ(Imm(map[int]uint64{8: 3, 4: 2}[ces]), ldc)
+	// The tile of c, read or written only after the k loops: prefetched
+	// first, its lines arrive while the loops run (the engine's blocks of K
+	// take 1–4 MiB, beyond L2). Every line of each row: its start, every 64
+	// bytes, and its last byte (aligned or not).
+	rows, width := 0, 0
+	for _, t := range parts {
+		rows = max(rows, t.row0+t.rows)
+		width = max(width, ces*(t.col0+t.vecs*lanes))
+	}
+	prefetchRows(c, ldc, cp, rows, width)
 	for n, t := range parts {
 		acc := func(r, v int) VecPhysical { return ymm[r*t.vecs+v] }
 		bv := ymm[t.rows*t.vecs : t.rows*t.vecs+t.vecs]
@@ -179,4 +190,20 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// prefetchRows prefetches rows rows of width bytes at c (row stride ldc
+// bytes) into L1, using tmp: each row's start, every 64 bytes after it and
+// its last byte, which covers every cache line it touches, aligned or not.
+func prefetchRows(c, ldc, tmp GPPhysical, rows, width int) {
+	MOVQ(c, tmp)
+	for r := 0; r < rows; r++ {
+		for off := 0; off < width; off += 64 {
+			PREFETCHT0(Mem{Base: tmp, Disp: off})
+		}
+		PREFETCHT0(Mem{Base: tmp, Disp: width - 1})
+		if r+1 < rows {
+			ADDQ(ldc, tmp)
+		}
+	}
 }

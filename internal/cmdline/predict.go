@@ -1,0 +1,114 @@
+package cmdline
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/outfile"
+	"gonum.org/v1/gonum/mat"
+)
+
+// PredictShards is landmark predict on a shard manifest too large to read
+// at once: it predicts shard by shard (fit.EachShard), writing output
+// ("labels", "scores" or "proba") to out (standard output when "" or "-"),
+// one line per row as predict writes them, with a progress line per shard
+// on pg; then it scores the predictions against the shards' targets, which
+// keeps 8–24 bytes a row (labels, targets and, for binary tasks, decision
+// values) rather than X.
+func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, output string, pg *Progress, stdout, stderr io.Writer) error {
+	var ys, preds, scores []float64
+	note := ""
+	write := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		clock, n := NewClock(0), 0
+		err := fit.EachShard(ctx, path, func(x *mat.Dense, y []float64) error {
+			res, pred, dec, err := predictRows(fit, output, x)
+			if err != nil {
+				return err
+			}
+			if note == "" && output != "labels" {
+				note = fit.ColumnsNote(output == "proba", res)
+			}
+			rows, _ := res.Dims()
+			for i := range rows {
+				for j, v := range res.RawRowView(i) {
+					if j > 0 {
+						bw.WriteByte(',')
+					}
+					bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+				}
+				bw.WriteByte('\n')
+			}
+			ys, preds, scores = append(ys, y...), append(preds, pred...), append(scores, dec...)
+			n += rows
+			if pg != nil {
+				elapsed, _ := clock.Add(float64(rows))
+				pg.Line("predict: %d rows of %s (shard by shard; elapsed %s, %.3g rows/s)", n, path, Duration(elapsed), float64(n)/max(elapsed.Seconds(), 1e-9))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	var err error
+	if out == "" || outfile.IsStdout(out) {
+		err = write(stdout)
+	} else {
+		err = outfile.Write(out, write)
+	}
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	if fit.Task == "" {
+		return nil
+	}
+	if len(scores) == 0 {
+		scores = nil
+	}
+	sc, err := experiments.ScoreWith(fit.Task, ys, preds, scores)
+	if err == nil {
+		parts := make([]string, len(sc))
+		for i, m := range sc {
+			parts[i] = fmt.Sprintf("%s %.6g", m.Name, m.Mean)
+		}
+		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(ys), strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// predictRows returns the output rows of x and, for scoring, the predicted
+// labels (or values) and, for binary tasks, the decision values.
+func predictRows(fit *experiments.FitResult, output string, x *mat.Dense) (res *mat.Dense, pred, dec []float64, err error) {
+	if pred, err = fit.Predict(x); err != nil {
+		return nil, nil, nil, err
+	}
+	res = mat.NewDense(len(pred), 1, pred)
+	if fit.Task == experiments.TaskBinary || output == "scores" {
+		s, err := fit.Scores(x)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if fit.Task == experiments.TaskBinary {
+			dec = mat.Col(nil, 0, s)
+		}
+		if output == "scores" {
+			res = s
+		}
+	}
+	if output == "proba" {
+		if res, err = fit.Proba(x); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return res, pred, dec, nil
+}
