@@ -221,7 +221,8 @@ func (o *Op) shape() *plan {
 	case ok && o.opt.Float32:
 		p.f32 = true
 		p.mp = roundUp(p.m, panelCols32)
-	case l1Applies(o.k, p.mp):
+	}
+	if o.sc == nil && (p.sp == nil || p.sp.dense) && l1Applies(o.k, p.mp) {
 		p.l1 = &l1Plan{} // sized only: l1Block's packed rows
 	}
 	return p
