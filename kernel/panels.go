@@ -15,10 +15,16 @@ type Panels struct {
 	data []float64
 }
 
-// PackPanels packs b (k×t).
-func PackPanels(b blas64.General) Panels {
-	np := (b.Cols + multiPanel - 1) / multiPanel
-	p := Panels{k: b.Rows, t: b.Cols, data: make([]float64, np*b.Rows*multiPanel)}
+// PackPanels packs b (k×t) into buf when it holds PanelsLen(k, t) values
+// (reused: a sequence of packs makes no garbage), else into new storage.
+func PackPanels(b blas64.General, buf []float64) Panels {
+	n := PanelsLen(b.Rows, b.Cols)
+	if cap(buf) < n {
+		buf = make([]float64, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	p := Panels{k: b.Rows, t: b.Cols, data: buf}
 	for i := range b.Rows {
 		for c, v := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
 			p.data[(c/multiPanel)*b.Rows*multiPanel+i*multiPanel+c%multiPanel] = v
@@ -26,6 +32,10 @@ func PackPanels(b blas64.General) Panels {
 	}
 	return p
 }
+
+// PanelsLen is the number of values a packed k×t matrix takes: k·16 per
+// 16 columns (rounded up).
+func PanelsLen(k, t int) int { return (t + multiPanel - 1) / multiPanel * multiPanel * k }
 
 // SubMul sets y −= a·B for a (m×k, row stride a.Stride) and y (m×t).
 func (p Panels) SubMul(y, a blas64.General) {

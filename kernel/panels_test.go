@@ -26,7 +26,7 @@ func TestPanels(t *testing.T) {
 			for _, acc := range accels() {
 				restore := setAccel(acc)
 				y1, y2 := cloneGeneral(y0), cloneGeneral(y0)
-				p := PackPanels(b)
+				p := PackPanels(b, make([]float64, 5))
 				p.SubMul(y1, a)
 				p.SubMulT(y2, at)
 				restore()

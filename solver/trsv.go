@@ -50,11 +50,15 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
 		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
 	}
+	var buf []float64 // the packed solved rows of x (t > 1), reused block to block
+	if t > 1 {
+		buf = make([]float64, kernel.PanelsLen(n, t))
+	}
 	if !trans {
 		for k := 0; k < n; k += fewBlock {
 			b := min(fewBlock, n-k)
 			if k > 0 && t > 1 {
-				solved := kernel.PackPanels(blas64.General{Rows: k, Cols: t, Stride: x.Stride, Data: x.Data})
+				solved := kernel.PackPanels(blas64.General{Rows: k, Cols: t, Stride: x.Stride, Data: x.Data}, buf)
 				tasks := (b + fewRows - 1) / fewRows
 				err := parallel.For(ctx, tasks, 0, func(_, task int) {
 					i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
@@ -94,7 +98,7 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 		}
 		tasks := (k + fewCols - 1) / fewCols
 		if t > 1 {
-			block := kernel.PackPanels(blas64.General{Rows: k1 - k, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
+			block := kernel.PackPanels(blas64.General{Rows: k1 - k, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]}, buf)
 			err := parallel.For(ctx, tasks, 0, func(_, task int) {
 				c0, c1 := task*fewCols, min(k, (task+1)*fewCols)
 				block.SubMulT(blas64.General{Rows: c1 - c0, Cols: t, Stride: x.Stride, Data: x.Data[c0*x.Stride:]},
