@@ -27,7 +27,9 @@
 // package solver's factorizations on the same micro-kernels.
 //
 // The inner loops are generated AVX-512 and AVX2 assembly chosen at run time
-// (Accel reports which), with portable Go code elsewhere.
+// (Accel reports which), with portable Go code elsewhere; the Laplacian's
+// L1 distances have tiles of their own (internal/asml1, l1.go), whose sums
+// have the bits of Laplacian.Eval's.
 // LANDMARK_SIMD=avx512, avx2 or portable in the environment caps the choice
 // at start (at what the CPU has; AccelChoice says how it was made), and
 // LANDMARK_NOSIMD=1 forces the portable code; all paths agree to 1e-12

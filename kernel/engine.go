@@ -62,6 +62,7 @@ type Op struct {
 
 	once sync.Once
 	plan plan
+	kept kept32 // blocks of K kept in float32 (Keep32; multi.go)
 }
 
 // NewOp returns the operator K(X, C). X and C must not be modified while the
@@ -220,7 +221,8 @@ func (o *Op) shape() *plan {
 	case ok && o.opt.Float32:
 		p.f32 = true
 		p.mp = roundUp(p.m, panelCols32)
-	case l1Applies(o.k, p.mp):
+	}
+	if o.sc == nil && (p.sp == nil || p.sp.dense) && l1Applies(o.k, p.mp) {
 		p.l1 = &l1Plan{} // sized only: l1Block's packed rows
 	}
 	return p
@@ -322,7 +324,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 	}
 	p := o.prepare()
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
-	if p.panels(rv.Cols) {
+	if o.panelsFor(p, rv.Cols) {
 		return o.mulPanels(ctx, dst, rv)
 	}
 	b := o.BlockRows()
@@ -382,6 +384,9 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 	}
 	ru := u.RawMatrix()
 	p := o.prepare()
+	if o.panelsFor(p, ru.Cols) {
+		return o.mulTPanels(ctx, dst, ru)
+	}
 	if ru.Cols == 1 && (p.dk != nil || p.l1 != nil) {
 		// One right-hand side: acc += Σ_i u_i·K_i, four rows at a time
 		// (gonum's Dgemm with a transposed block is several times slower here).
@@ -393,9 +398,6 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 			}
 			p.accumulateRows(w, kb.Data, kv, acc.Data)
 		})
-	}
-	if p.panels(ru.Cols) {
-		return o.mulTPanels(ctx, dst, ru)
 	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, ru.Cols, 0, func(w *work, r0, r1 int, acc blas64.General) {
@@ -422,6 +424,9 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	rv := v.RawMatrix()
 	t := rv.Cols
 	p := o.prepare()
+	if o.panelsFor(p, t) {
+		return o.mulTMulPanels(ctx, dst, rv)
+	}
 	if g, ok := o.k.(Gaussian); ok && t == 1 {
 		vp, vp32 := p.padded(rv)
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
@@ -438,9 +443,6 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data)
 		})
-	}
-	if p.panels(t) {
-		return o.mulTMulPanels(ctx, dst, rv)
 	}
 	var fe firstErr
 	err := o.reduce(ctx, dst, t, t, func(w *work, r0, r1 int, acc blas64.General) {

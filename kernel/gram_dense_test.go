@@ -202,6 +202,11 @@ func TestPackBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, b := randDense(rng, 1500, 300), randDense(rng, 1500, 37)
 	c := mat.NewDense(300, 37, nil)
+	// Two collections empty densePool on every P (sync.Pool keeps a victim
+	// cache for one): earlier tests' products on several workers leave
+	// buffers in other Ps' pools, which a drain from this one can miss.
+	runtime.GC()
+	runtime.GC()
 	for densePool.Get() != nil {
 	}
 	packSlot.buf = nil

@@ -20,8 +20,8 @@ const (
 	l1Cols = 16
 )
 
-// l1Plan is what an Op of the Laplacian kernel on dense X and C keeps for the
-// SIMD path: C packed in panels and a row of zeros (the row map's xx and cc).
+// l1Plan is what an Op of the Laplacian kernel on dense C keeps for the SIMD
+// path (X dense, or sparse and expanded block by block): C packed in panels and a row of zeros (the row map's xx and cc).
 type l1Plan struct {
 	ng   float64   // −γ
 	cp   []float64 // C packed: mp/16 panels, each d×16
@@ -118,7 +118,8 @@ func l1Panel(acc accel, a, cp, zero []float64, d, mp int, ng float64, out []floa
 }
 
 // l1Block forms the Laplacian K(X[r0:r1], C) in w.blk (stride mp) with the
-// SIMD inner kernels (w.acc is AVX2 or AVX-512). With vp (v padded with
+// SIMD inner kernels (w.acc is AVX2 or AVX-512), expanding the rows of a
+// sparse X to dense first. With vp (v padded with
 // zeros to mp) it also sets kv[i] = K(x_{r0+i}, C)·v for i < r1 − r0.
 func (p *plan) l1Block(w *work, r0, r1 int, vp, kv []float64) {
 	rows, d, mp := r1-r0, p.d, p.mp
@@ -130,7 +131,12 @@ func (p *plan) l1Block(w *work, r0, r1 int, vp, kv []float64) {
 	if d == 0 {
 		a[0] = 0 // the tiles read no feature; &a[0] must exist
 	}
-	packL1Rows(a, p.x, r0, rows)
+	x, x0 := p.x, r0
+	if p.sp != nil {
+		// Sparse X with dense-enough rows: expanded block by block.
+		x, x0 = p.sp.denseRows(w, r0, r1, d), 0
+	}
+	packL1Rows(a, x, x0, rows)
 	var tail []float64
 	for ip := 0; ip < rows; ip += l1Rows {
 		out := w.blk[ip*mp:]

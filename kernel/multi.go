@@ -28,6 +28,13 @@ import (
 // multiPanel is the number of right-hand sides one tile covers.
 const multiPanel = 16
 
+// panelsFor reports whether the Op's products with t right-hand sides run
+// on the panel tiles: those of plan.panels, and any t ≥ 1 once blocks of K
+// are kept (Keep32), which only the panel path reads.
+func (o *Op) panelsFor(p *plan, t int) bool {
+	return p.panels(t) || o.kept.rows > 0 && t >= 1
+}
+
 // panels reports whether products with t right-hand sides run on the
 // panel tiles: t > 1, AVX-512, dense C, and X dense or sparse with its row
 // blocks expanded to dense (so that a fit on CSR does the dense fit's
@@ -112,13 +119,101 @@ func (p *plan) gatherPanels(dst *mat.Dense, partial [][]float64) {
 	}
 }
 
+// kept32 is the blocks of K an Op keeps in float32 (Keep32): the first
+// rows rows of X (a whole number of blocks), block after block, each
+// (r1−r0)×mp row-major with the padding columns.
+type kept32 struct {
+	rows int
+	data []float32
+}
+
+// keepable reports whether the Op can keep blocks of K: the panel tiles'
+// conditions (AVX-512, dense C, dense or dense-expanded X).
+func (p *plan) keepable() bool { return p.panels(2) }
+
+// KeepRows returns how many rows of K(X, C) Keep32 would keep within
+// maxBytes (a whole number of blocks, 4·mp bytes a row, mp = M rounded up
+// to the panel width), 0 when the Op cannot keep blocks (it needs
+// AVX-512, dense centers and dense or dense-expanded X).
+func (o *Op) KeepRows(maxBytes int64) int {
+	sh := o.shape()
+	if !sh.keepable() || maxBytes <= 0 {
+		return 0
+	}
+	n, _ := o.Dims()
+	if maxBytes >= o.KeepBytes(n) {
+		return n
+	}
+	b := o.BlockRows()
+	blocks := maxBytes / (4 * int64(sh.mp) * int64(b))
+	return int(min(int64(n), blocks*int64(b)))
+}
+
+// KeepBytes is the memory Keep32 takes to keep the first rows rows.
+func (o *Op) KeepBytes(rows int) int64 { return 4 * int64(rows) * int64(o.shape().mp) }
+
+// Keep32 forms the blocks of K(X, C) for the first KeepRows(maxBytes) rows
+// once and keeps them in float32; every later product (Mul, MulT, MulTMul,
+// any number of right-hand sides) reads those blocks, widened to float64,
+// instead of forming them again, and forms the other rows' as usual. It
+// returns the rows kept (0: nothing kept, the Op unchanged). The kept
+// values are the formed ones rounded to float32 (relative error ≤ 2^−24),
+// so products differ from the recomputing Op's by about that; the sums
+// are in float64 and in the same fixed order whatever the workers. Call
+// it once, before the products (not concurrently with them). With blocks
+// kept, products with one right-hand side run on the panel tiles too and
+// take ScratchBytes(2)'s memory.
+func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
+	if err := o.valid(); err != nil {
+		return 0, err
+	}
+	rows := o.KeepRows(maxBytes)
+	if rows == 0 {
+		return 0, nil
+	}
+	p := o.prepare()
+	b := o.BlockRows()
+	data := make([]float32, rows*p.mp)
+	nb := (rows + b - 1) / b
+	ws := make([]*work, parallel.Workers(o.opt.Workers))
+	defer putWorks(ws)
+	err := parallel.For(ctx, nb, len(ws), func(worker, blk int) {
+		r0, r1 := blk*b, min((blk+1)*b, rows)
+		if ws[worker] == nil {
+			ws[worker] = p.getWork(b, 0)
+		}
+		kb := p.kernelBlock(ws[worker], r0, r1)
+		for i, v := range kb.Data[:(r1-r0)*p.mp] {
+			data[r0*p.mp+i] = float32(v)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	o.kept = kept32{rows: rows, data: data}
+	return rows, nil
+}
+
+// block returns K(X[r0:r1], C) in w.blk (stride mp): widened from the kept
+// float32 values when the block is kept, formed otherwise.
+func (o *Op) block(p *plan, w *work, r0, r1 int) blas64.General {
+	if r1 > o.kept.rows {
+		return p.kernelBlock(w, r0, r1)
+	}
+	src := o.kept.data[r0*p.mp : r1*p.mp]
+	for i, v := range src {
+		w.blk[i] = float64(v)
+	}
+	return blas64.General{Rows: r1 - r0, Cols: p.m, Stride: p.mp, Data: w.blk}
+}
+
 // mulTMulPanels is MulTMul on the panel tiles.
 func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
 	p := o.prepare()
 	vp := p.packPanels(v)
 	width := len(vp)
 	partial, sums, err := o.segmentSums(ctx, width, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
-		kb := p.kernelBlock(w, r0, r1)
+		kb := o.block(p, w, r0, r1)
 		rows := r1 - r0
 		kv := w.kv[:roundUp(rows, panelRows)*multiPanel]
 		for q := 0; q < width; q += p.mp * multiPanel {
@@ -140,7 +235,7 @@ func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) e
 	p := o.prepare()
 	np := (u.Cols + multiPanel - 1) / multiPanel
 	partial, sums, err := o.segmentSums(ctx, np*p.mp*multiPanel, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
-		kb := p.kernelBlock(w, r0, r1)
+		kb := o.block(p, w, r0, r1)
 		rows := r1 - r0
 		up := w.kv[:rows*multiPanel]
 		for q := range np {
@@ -177,7 +272,7 @@ func (o *Op) mulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) er
 			ws[worker] = p.getWork(b, panelKVCols(b))
 		}
 		w := ws[worker]
-		kb := p.kernelBlock(w, r0, r1)
+		kb := o.block(p, w, r0, r1)
 		rows := r1 - r0
 		kv := w.kv[:roundUp(rows, panelRows)*multiPanel]
 		for c0 := 0; c0 < v.Cols; c0 += multiPanel {

@@ -156,3 +156,58 @@ func TestMultiOutputScratchBytes(t *testing.T) {
 		}
 	}
 }
+
+// Keep32: an Op keeping the first blocks of K in float32 gives the
+// products of the full K (naive) to the float32 rounding of the kept
+// values, 2^−24 ≈ 6e-8 relative to the products of |K| and |V| (bound
+// 1e-7), for one and several right-hand sides, all of K kept or part of it
+// (the rest formed as usual), bit for bit whatever the workers; a budget
+// below one block keeps nothing.
+func TestKeep32(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 32))
+	const n, m, d = 203, 37, 30
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	k := Gaussian{Gamma: 0.5 / d}
+	full := naive(k, x, c)
+	probe := NewOp(k, x, c, Options{BlockRows: 24})
+	if probe.KeepRows(1<<30) == 0 {
+		t.Skip("keeping blocks needs the AVX-512 panel tiles")
+	}
+	if got := probe.KeepRows(probe.KeepBytes(24) - 1); got != 0 {
+		t.Errorf("KeepRows below one block = %d", got)
+	}
+	for _, budget := range []int64{probe.KeepBytes(72), 1 << 30} {
+		for _, tc := range []int{1, 10} {
+			v, u := randDense(r, m, tc), randDense(r, n, tc)
+			kv, ktu, ktkv, kvAbs, ktuAbs, ktkvAbs := multiRef(full, v, u)
+			var first *mat.Dense
+			for _, workers := range []int{1, 3} {
+				op := NewOp(k, x, c, Options{BlockRows: 24, Workers: workers})
+				rows, err := op.Keep32(context.Background(), budget)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := min(n, op.KeepRows(budget)); rows != want || rows == 0 {
+					t.Fatalf("kept %d rows, KeepRows says %d", rows, want)
+				}
+				got := mat.NewDense(n, tc, nil)
+				gotT, gotTT := mat.NewDense(m, tc, nil), mat.NewDense(m, tc, nil)
+				ctx := context.Background()
+				for _, err := range []error{op.Mul(ctx, got, v), op.MulT(ctx, gotT, u), op.MulTMul(ctx, gotTT, v)} {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				what := fmt.Sprintf("budget %d t=%d workers=%d (%d rows kept)", budget, tc, workers, rows)
+				checkClose(t, what+" K·V", got, kv, kvAbs, 1e-7)
+				checkClose(t, what+" Kᵀ·U", gotT, ktu, ktuAbs, 1e-7)
+				checkClose(t, what+" Kᵀ(K·V)", gotTT, ktkv, ktkvAbs, 1e-7)
+				if first == nil {
+					first = gotTT
+				} else if !mat.Equal(first, gotTT) {
+					t.Errorf("%s: the workers changed Kᵀ(K·V)", what)
+				}
+			}
+		}
+	}
+}

@@ -87,7 +87,8 @@ func (o *Op) prepare() *plan {
 		if !ok {
 			if p.sp != nil {
 				p.packSparse()
-			} else {
+			}
+			if p.sp == nil || p.sp.dense {
 				p.l1 = newL1Plan(o.k, p.c, p.mp)
 			}
 			return
@@ -402,14 +403,14 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 		p.centersLaplacian(w, r0, r1)
 		return kb
 	}
-	if p.dk == nil && p.sp != nil {
-		p.sparseKernelBlock(w, r0, r1, kb)
-		return kb
-	}
 	if p.l1 != nil && w.acc != accelPortable {
 		if rows > 0 && m > 0 {
 			p.l1Block(w, r0, r1, nil, nil)
 		}
+		return kb
+	}
+	if p.dk == nil && p.sp != nil {
+		p.sparseKernelBlock(w, r0, r1, kb)
 		return kb
 	}
 	if p.dk == nil {

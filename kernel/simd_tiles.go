@@ -5,10 +5,11 @@ import "gonum.org/v1/gonum/blas/blas64"
 // avx2TileRows is the height of the AVX2 tiles and of the panels of X they
 // read: a 6×16 tile (6×32 in float32 mode) is two 6×8 pieces (6×16), each
 // keeping 12 of the 16 ymm registers as accumulators, two for centers and
-// two for broadcasts of x. Measured against the 4×8 pieces with 8
-// accumulators used before, and against 4×12 and 8×16 built from 6×8 and
-// 2×16 pieces, by BenchmarkTileAVX2 (docs/performance.md). The height must
-// match the generator's (kernel/internal/asm, avx2TileRows).
+// two for broadcasts of x. Chosen by measurement against the 4×8 pieces
+// with 8 accumulators used before, a 4×12 tile and an 8×16 one built from
+// 6×8 and 2×16 pieces (docs/performance.md, "Inner kernels"; BenchmarkTiles
+// keeps the comparison with the 4×8 pieces). The height must match the
+// generator's (kernel/internal/asm, avx2TileRows).
 const avx2TileRows = 6
 
 // gemmAVX2 holds the float64 AVX2 tiles by height: gemmAVX2[h] computes an

@@ -60,14 +60,17 @@ func (p *plan) initSparse(x Sparse) {
 	indptr, indices, values := x.CSR()
 	n, d := x.Dims()
 	sp := &sparsePlan{indptr: indptr, indices: indices, values: values}
-	if _, ok := p.k.(dotForm); ok && n > 0 && d > 0 {
+	_, lap := p.k.(Laplacian)
+	// The Laplacian expands dense-enough blocks too when its L1 tiles can
+	// run (l1.go): at d = 54 they beat the sparse merge 5–8× at densities
+	// 0.05–0.5, at d = 784 2.2× at 0.1 and 3.8× at 0.2 (docs/performance.md,
+	// "Laplacian kernel in SIMD").
+	if _, ok := p.k.(dotForm); (ok || (lap && bestAccel != accelPortable)) && n > 0 && d > 0 {
 		nnz := float64(indptr[n] - indptr[0])
 		sp.dense = nnz >= denseFrom*float64(n)*float64(d)
 	}
-	if _, ok := p.k.(dotForm); !ok {
-		if _, lap := p.k.(Laplacian); !lap {
-			sp.dense = true // other kernels: Block on dense rows
-		}
+	if _, ok := p.k.(dotForm); !ok && !lap {
+		sp.dense = true // other kernels: Block on dense rows
 	}
 	p.sp = sp
 }

@@ -144,6 +144,22 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 		p.Validation = bytesF64(int64(m.Validation.X.RawMatrix().Rows)*t64) + op.ScratchBytes(t)
 	}
 	p.Total = p.Data + p.Centers + p.Precond + p.Engine + p.Solver + p.Validation
+	if m.CacheKnm && cfg.passes.Float32 {
+		// Float32 passes keep K_nM's blocks in float32 (Op.Keep32), as
+		// many as the limit leaves room for, beside the panel products'
+		// scratch that kept blocks take even for one output.
+		engine := op.ScratchBytes(max(t, 2))
+		budget := int64(math.MaxInt64)
+		if m.MemoryLimit > 0 {
+			budget = m.MemoryLimit - (p.Total - p.Engine + engine)
+		}
+		if rows := op.KeepRows(budget); rows > 0 {
+			p.Cache = op.KeepBytes(rows)
+			p.Total += p.Cache + engine - p.Engine
+			p.Engine = engine
+			return p, true
+		}
+	}
 	if cache := bytesF64(n64*m64 + n64*t64); m.CacheKnm && (m.MemoryLimit == 0 || p.Total+cache <= m.MemoryLimit) {
 		p.Cache = cache
 		p.Total += cache
@@ -232,7 +248,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	sys.Describe(&info)
-	rhs, err := passes.rhs(ctx, targets, cache)
+	rhs, err := passes.rhs(ctx, targets, cache, plan.Cache)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +331,16 @@ func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	return nil
 }
 
-// rhs caches K_nM when cache is set and returns K_nMᵀY.
-func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool) (*mat.Dense, error) {
+// rhs caches K_nM when cache is set (in float32, keepBytes of it, with
+// float32 passes) and returns K_nMᵀY.
+func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool, keepBytes int64) (*mat.Dense, error) {
 	n, _ := p.x.Dims()
 	mc, _ := p.centers.Dims()
-	if cache {
+	if cache && p.cfg.passes.Float32 && keepBytes > 0 {
+		if _, err := p.op.Keep32(ctx, keepBytes); err != nil {
+			return nil, err
+		}
+	} else if cache {
 		p.knm = mat.NewDense(n, mc, nil)
 		if err := p.op.Block(ctx, p.knm); err != nil {
 			return nil, err

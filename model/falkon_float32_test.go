@@ -183,3 +183,50 @@ func mustPredict(t *testing.T, m *Falkon, x mat.Matrix) []float64 {
 	}
 	return p
 }
+
+// CacheKnm with float32 passes keeps K_nM's blocks in float32 (all of it
+// without a limit, the first blocks within MemoryLimit): the fit differs
+// from the recomputing one by the float32 rounding of the kept values
+// (2^−24 relative) carried through 10 CG iterations; the same 5e-5 bound
+// as the float32 passes' own (TestFalkonFloat32) holds with room. The plan
+// counts the kept bytes, 4 a value of the rows kept, M rounded up to the
+// panel width (32 in float32 mode).
+func TestFalkonKeep32(t *testing.T) {
+	x, y := krrTestData(3, 600, 5)
+	ctx := context.Background()
+	base := Falkon{Kernel: kernel.Gaussian{Gamma: 0.3}, Lambda: 1e-4, M: 100, MaxIter: 10, Seed: 4, Float32: true, BlockRows: 64}
+	if err := base.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := base.Predict(x)
+	full, part := base, base
+	full.CacheKnm, part.CacheKnm = true, true
+	if err := full.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if !full.Info().CachedKnm {
+		t.Skip("K_nM is kept in float32 on AVX-512 only")
+	}
+	if got := full.Info().Plan.Cache; got != 4*600*128 {
+		t.Errorf("plan keeps %d bytes, want all 600 rows: %d", got, 4*600*128)
+	}
+	part.MemoryLimit = full.Info().Plan.Total - 4*128*200 // room for 400 of the 600 rows
+	if err := part.Fit(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if got := part.Info().Plan.Cache; !part.Info().CachedKnm || got != 4*384*128 {
+		t.Errorf("with the limit: kept %d bytes (cached %v), want 384 rows (6 blocks of 64): %d", got, part.Info().CachedKnm, 4*384*128)
+	}
+	for _, f := range []*Falkon{&full, &part} {
+		got, _ := f.Predict(x)
+		var worst, scale float64
+		for i := range want {
+			worst = math.Max(worst, math.Abs(got[i]-want[i]))
+			scale = math.Max(scale, math.Abs(want[i]))
+		}
+		t.Logf("kept %d bytes: max |Δprediction| %.3g (scale %.3g)", f.Info().Plan.Cache, worst, scale)
+		if worst > 5e-5*scale {
+			t.Errorf("kept K_nM moved predictions by %g (scale %g)", worst, scale)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 // avx2TileRows is the height of the engine's AVX2 tiles (and of the panels
 // of X they read): 6 rows by two ymm vectors of centers keep 12 of the 16
 // ymm registers as accumulators, two for the centers and two for the
-// broadcasts of x. BenchmarkTileAVX2 chose it (docs/performance.md).
+// broadcasts of x, chosen by measurement (docs/performance.md, "Inner
+// kernels"; kernel.BenchmarkTiles).
 const avx2TileRows = 6
 
 // subTile is one register-blocked piece of an AVX2 tile: rows rows of the
@@ -20,9 +21,10 @@ const avx2TileRows = 6
 // b and the remaining ymm registers for the broadcasts of a.
 type subTile struct{ row0, rows, col0, vecs int }
 
-// avx2Tiles emits the engine's AVX2 tile kernels, float64 and float32:
-// gemm6x16AVX2 and gemm6x32F32AVX2 for full panels of six rows, and the
-// same for the last panel of a block, of 1 to 5 rows.
+// avx2Tiles emits the engine's AVX2 tile kernels, float64, float32 into
+// float64 and float32 into float32: gemm6x16AVX2, gemm6x32F32AVX2 and
+// gemm6x32F32to32AVX2 for full panels of six rows, and the same for the last
+// panel of a block, of 1 to 5 rows.
 func avx2Tiles() {
 	for h := avx2TileRows; h >= 1; h-- {
 		name := fmt.Sprintf("gemm%dx16AVX2", h)
