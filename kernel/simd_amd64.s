@@ -5399,72 +5399,72 @@ TEXT ·expRowAVX2(SB), NOSPLIT, $0-40
 
 loop:
 	VADDPD       (DI), Y8, Y0
-	VFNMADD231PD (SI), Y10, Y0
-	VMAXPD       Y0, Y11, Y0
-	VMULPD       Y9, Y0, Y0
-	VMAXPD       Y0, Y13, Y0
-	VMULPD       Y12, Y0, Y1
-	VROUNDPD     $0x00, Y1, Y1
-	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
-	VMOVUPD      avx2consts<>+256(SB), Y2
-	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
-	VMAXPD       avx2consts<>+224(SB), Y1, Y0
-	VSUBPD       Y0, Y1, Y1
-	VADDPD       avx2consts<>+160(SB), Y0, Y0
-	VPADDQ       avx2consts<>+192(SB), Y0, Y0
-	VPSLLQ       $0x34, Y0, Y0
-	VMULPD       Y0, Y2, Y2
-	VADDPD       avx2consts<>+160(SB), Y1, Y1
-	VPADDQ       avx2consts<>+192(SB), Y1, Y1
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y1, Y2, Y2
-	VMOVUPD      Y2, (SI)
 	VADDPD       32(DI), Y8, Y4
+	VFNMADD231PD (SI), Y10, Y0
 	VFNMADD231PD 32(SI), Y10, Y4
+	VMAXPD       Y0, Y11, Y0
 	VMAXPD       Y4, Y11, Y4
+	VMULPD       Y9, Y0, Y0
 	VMULPD       Y9, Y4, Y4
+	VMAXPD       Y0, Y13, Y0
 	VMAXPD       Y4, Y13, Y4
+	VMULPD       Y12, Y0, Y1
 	VMULPD       Y12, Y4, Y5
+	VROUNDPD     $0x00, Y1, Y1
 	VROUNDPD     $0x00, Y5, Y5
+	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
 	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
+	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
 	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
+	VMOVUPD      avx2consts<>+256(SB), Y2
 	VMOVUPD      avx2consts<>+256(SB), Y6
+	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
+	VMAXPD       avx2consts<>+224(SB), Y1, Y0
 	VMAXPD       avx2consts<>+224(SB), Y5, Y4
+	VSUBPD       Y0, Y1, Y1
 	VSUBPD       Y4, Y5, Y5
+	VADDPD       avx2consts<>+160(SB), Y0, Y0
 	VADDPD       avx2consts<>+160(SB), Y4, Y4
+	VPADDQ       avx2consts<>+192(SB), Y0, Y0
 	VPADDQ       avx2consts<>+192(SB), Y4, Y4
+	VPSLLQ       $0x34, Y0, Y0
 	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y0, Y2, Y2
 	VMULPD       Y4, Y6, Y6
+	VADDPD       avx2consts<>+160(SB), Y1, Y1
 	VADDPD       avx2consts<>+160(SB), Y5, Y5
+	VPADDQ       avx2consts<>+192(SB), Y1, Y1
 	VPADDQ       avx2consts<>+192(SB), Y5, Y5
+	VPSLLQ       $0x34, Y1, Y1
 	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y1, Y2, Y2
 	VMULPD       Y5, Y6, Y6
+	VMOVUPD      Y2, (SI)
 	VMOVUPD      Y6, 32(SI)
 	ADDQ         $0x40, SI
 	ADDQ         $0x40, DI
@@ -5498,74 +5498,74 @@ TEXT ·expRowDotAVX2(SB), NOSPLIT, $0-56
 
 loop:
 	VADDPD       (DI), Y8, Y0
-	VFNMADD231PD (SI), Y10, Y0
-	VMAXPD       Y0, Y11, Y0
-	VMULPD       Y9, Y0, Y0
-	VMAXPD       Y0, Y13, Y0
-	VMULPD       Y12, Y0, Y1
-	VROUNDPD     $0x00, Y1, Y1
-	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
-	VMOVUPD      avx2consts<>+256(SB), Y2
-	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
-	VMAXPD       avx2consts<>+224(SB), Y1, Y0
-	VSUBPD       Y0, Y1, Y1
-	VADDPD       avx2consts<>+160(SB), Y0, Y0
-	VPADDQ       avx2consts<>+192(SB), Y0, Y0
-	VPSLLQ       $0x34, Y0, Y0
-	VMULPD       Y0, Y2, Y2
-	VADDPD       avx2consts<>+160(SB), Y1, Y1
-	VPADDQ       avx2consts<>+192(SB), Y1, Y1
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y1, Y2, Y2
-	VMOVUPD      Y2, (SI)
-	VFMADD231PD  (R8), Y2, Y14
 	VADDPD       32(DI), Y8, Y4
+	VFNMADD231PD (SI), Y10, Y0
 	VFNMADD231PD 32(SI), Y10, Y4
+	VMAXPD       Y0, Y11, Y0
 	VMAXPD       Y4, Y11, Y4
+	VMULPD       Y9, Y0, Y0
 	VMULPD       Y9, Y4, Y4
+	VMAXPD       Y0, Y13, Y0
 	VMAXPD       Y4, Y13, Y4
+	VMULPD       Y12, Y0, Y1
 	VMULPD       Y12, Y4, Y5
+	VROUNDPD     $0x00, Y1, Y1
 	VROUNDPD     $0x00, Y5, Y5
+	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
 	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
+	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
 	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
+	VMOVUPD      avx2consts<>+256(SB), Y2
 	VMOVUPD      avx2consts<>+256(SB), Y6
+	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
+	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
 	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
+	VMAXPD       avx2consts<>+224(SB), Y1, Y0
 	VMAXPD       avx2consts<>+224(SB), Y5, Y4
+	VSUBPD       Y0, Y1, Y1
 	VSUBPD       Y4, Y5, Y5
+	VADDPD       avx2consts<>+160(SB), Y0, Y0
 	VADDPD       avx2consts<>+160(SB), Y4, Y4
+	VPADDQ       avx2consts<>+192(SB), Y0, Y0
 	VPADDQ       avx2consts<>+192(SB), Y4, Y4
+	VPSLLQ       $0x34, Y0, Y0
 	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y0, Y2, Y2
 	VMULPD       Y4, Y6, Y6
+	VADDPD       avx2consts<>+160(SB), Y1, Y1
 	VADDPD       avx2consts<>+160(SB), Y5, Y5
+	VPADDQ       avx2consts<>+192(SB), Y1, Y1
 	VPADDQ       avx2consts<>+192(SB), Y5, Y5
+	VPSLLQ       $0x34, Y1, Y1
 	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y1, Y2, Y2
 	VMULPD       Y5, Y6, Y6
+	VMOVUPD      Y2, (SI)
 	VMOVUPD      Y6, 32(SI)
+	VFMADD231PD  (R8), Y2, Y14
 	VFMADD231PD  32(R8), Y6, Y15
 	ADDQ         $0x40, SI
 	ADDQ         $0x40, DI

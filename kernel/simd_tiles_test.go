@@ -173,9 +173,11 @@ func TestTilesExact(t *testing.T) {
 					}
 				}
 			}
-			// Float32 rounds x and c (relative 2^−24 each) and sums in
-			// float32 over at most 300 features: |error| ≤ 2·300·2^−24·Σ|x_k c_k|
-			// bounds it loosely (γ_n ≈ n·u for the float32 chain).
+			// Float32 rounds x and c (relative 2^−24 each, 2 in all for a
+			// product) and sums each feature block of n ≤ kBlock products in
+			// float32 (at most γ_n ≈ n·2^−24 relative to Σ|x_k c_k|), the
+			// blocks in float64: |error| ≤ (n + 2)·2^−24·Σ|x_k c_k|, doubled
+			// for the second-order terms.
 			for i := range s.n {
 				for j := range s.m {
 					var abs float64

@@ -261,11 +261,44 @@ func TestCholeskyBlockedJitter(t *testing.T) {
 		if c.Jitter <= 0 || c.Attempts < 2 {
 			t.Fatalf("%s: rank-3 matrix: jitter %g after %d attempts, want > 0 after ≥ 2", pr.name, c.Jitter, c.Attempts)
 		}
-		// Not PD even with the largest jitter: a negative diagonal.
-		neg := spdMatrix(r, 300)
-		neg.Set(299, 299, -1)
-		if _, err := CholeskyBlocked(context.Background(), neg, CholOptions{}, pr.p); !errors.Is(err, ErrNotPD) {
-			t.Fatalf("%s: negative pivot: err = %v, want ErrNotPD", pr.name, err)
+		// Not PD even with the largest jitter: a negative diagonal, in the
+		// only outer block (300) or in the second one, past an inner block
+		// boundary (cholBlock + 150).
+		for _, nn := range []int{300, cholBlock + 151} {
+			neg := spdMatrix(r, nn)
+			neg.Set(nn-1, nn-1, -1)
+			if _, err := CholeskyBlocked(context.Background(), neg, CholOptions{}, pr.p); !errors.Is(err, ErrNotPD) {
+				t.Fatalf("%s: n=%d, negative pivot: err = %v, want ErrNotPD", pr.name, nn, err)
+			}
+		}
+		// A block that needs jitter only in the second outer block: the
+		// last row and column repeat the one before, with the diagonal
+		// lowered by 1e-3, so the last pivot is −1e-3 (up to rounding)
+		// until the jitter passes 1e-3 (≈ 5e-4 of the mean diagonal, below
+		// the default maximum of 1e-2).
+		nn := cholBlock + 100
+		dup := spdMatrix(r, nn)
+		for j := range nn {
+			dup.Set(nn-1, j, dup.At(nn-2, j))
+			dup.Set(j, nn-1, dup.At(j, nn-2))
+		}
+		dup.Set(nn-1, nn-1, dup.At(nn-2, nn-2)-1e-3)
+		c2, err := CholeskyBlocked(context.Background(), mat.DenseCopyOf(dup), CholOptions{}, pr.p)
+		if err != nil {
+			t.Fatalf("%s: duplicated row: %v", pr.name, err)
+		}
+		if c2.Jitter <= 0 || c2.Attempts < 2 {
+			t.Fatalf("%s: duplicated row: jitter %g after %d attempts, want > 0 after ≥ 2", pr.name, c2.Jitter, c2.Attempts)
+		}
+		// The factor is of A + jitter·I: L·Lᵀ matches it to the backward
+		// error of Cholesky, ≈ n·ε·‖A‖.
+		var llt mat.Dense
+		llt.Mul(c2.L(), c2.L().T())
+		for i := range nn {
+			dup.Set(i, i, dup.At(i, i)+c2.Jitter)
+		}
+		if e := relFrob(&llt, dup); e > float64(nn)*1.2e-16 {
+			t.Errorf("%s: duplicated row: ‖LLᵀ − (A + jitter·I)‖/‖A‖ = %.3g", pr.name, e)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -93,33 +93,38 @@ func expRowAVX2(name string, withDot bool, cst func(int) Mem) {
 	TESTQ(n, n)
 	JE(LabelRef("done"))
 	Label("loop")
-	for h := 0; h < 2; h++ {
-		x, kf, p := ymm[4*h], ymm[4*h+1], ymm[4*h+2]
-		VADDPD(Mem{Base: cc, Disp: 32 * h}, Y8, x)
-		VFNMADD231PD(Mem{Base: row, Disp: 32 * h}, Y10, x)
-		VMAXPD(x, Y11, x)
-		VMULPD(Y9, x, x)
-		VMAXPD(x, Y13, x)
-		VMULPD(Y12, x, kf)
-		VROUNDPD(Imm(0), kf, kf)
-		VFNMADD231PD(cst(1), kf, x)
-		VFNMADD231PD(cst(2), kf, x)
-		VMOVUPD(cst(8), p)
-		for i := 1; i <= expPolyDegree; i++ {
-			VFMADD213PD(cst(8+i), x, p)
+	// Two vectors per step, each instruction issued for both before the
+	// next, so that two independent dependency chains are in flight.
+	each := func(f func(x, kf, p VecPhysical, h int)) {
+		for h := 0; h < 2; h++ {
+			f(ymm[4*h], ymm[4*h+1], ymm[4*h+2], h)
 		}
-		VMAXPD(cst(7), kf, x) // k1 = max(k, −1022)
-		VSUBPD(x, kf, kf)     // k2 = k − k1
-		for _, s := range []VecPhysical{x, kf} {
-			VADDPD(cst(5), s, s)
-			VPADDQ(cst(6), s, s)
-			VPSLLQ(Imm(52), s, s)
-			VMULPD(s, p, p)
-		}
-		VMOVUPD(p, Mem{Base: row, Disp: 32 * h})
-		if withDot {
-			VFMADD231PD(Mem{Base: v, Disp: 32 * h}, p, ymm[14+h])
-		}
+	}
+	each(func(x, kf, p VecPhysical, h int) { VADDPD(Mem{Base: cc, Disp: 32 * h}, Y8, x) })
+	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(Mem{Base: row, Disp: 32 * h}, Y10, x) })
+	each(func(x, kf, p VecPhysical, h int) { VMAXPD(x, Y11, x) })
+	each(func(x, kf, p VecPhysical, h int) { VMULPD(Y9, x, x) })
+	each(func(x, kf, p VecPhysical, h int) { VMAXPD(x, Y13, x) })
+	each(func(x, kf, p VecPhysical, h int) { VMULPD(Y12, x, kf) })
+	each(func(x, kf, p VecPhysical, h int) { VROUNDPD(Imm(0), kf, kf) })
+	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(cst(1), kf, x) })
+	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(cst(2), kf, x) })
+	each(func(x, kf, p VecPhysical, h int) { VMOVUPD(cst(8), p) })
+	for i := 1; i <= expPolyDegree; i++ {
+		each(func(x, kf, p VecPhysical, h int) { VFMADD213PD(cst(8+i), x, p) })
+	}
+	each(func(x, kf, p VecPhysical, h int) { VMAXPD(cst(7), kf, x) }) // k1 = max(k, −1022)
+	each(func(x, kf, p VecPhysical, h int) { VSUBPD(x, kf, kf) })     // k2 = k − k1
+	for i := 0; i < 2; i++ {
+		s := func(x, kf VecPhysical) VecPhysical { return []VecPhysical{x, kf}[i] }
+		each(func(x, kf, p VecPhysical, h int) { VADDPD(cst(5), s(x, kf), s(x, kf)) })
+		each(func(x, kf, p VecPhysical, h int) { VPADDQ(cst(6), s(x, kf), s(x, kf)) })
+		each(func(x, kf, p VecPhysical, h int) { VPSLLQ(Imm(52), s(x, kf), s(x, kf)) })
+		each(func(x, kf, p VecPhysical, h int) { VMULPD(s(x, kf), p, p) })
+	}
+	each(func(x, kf, p VecPhysical, h int) { VMOVUPD(p, Mem{Base: row, Disp: 32 * h}) })
+	if withDot {
+		each(func(x, kf, p VecPhysical, h int) { VFMADD231PD(Mem{Base: v, Disp: 32 * h}, p, ymm[14+h]) })
 	}
 	ADDQ(Imm(64), row)
 	ADDQ(Imm(64), cc)
