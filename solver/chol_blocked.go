@@ -447,9 +447,10 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
 	xr := x.RawMatrix()
 	t := xr.Cols
+	inv, tmp := solveScratch(w.inner, t)
 	diag := func(k, b int) error {
 		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-		return solveInner(ctx, d, x.Slice(k, k+b, 0, t).(*mat.Dense), trans, p, w.inner)
+		return solveInnerWith(ctx, d, x.Slice(k, k+b, 0, t).(*mat.Dense), trans, p, w.inner, inv, tmp)
 	}
 	if !trans {
 		for k := 0; k < n; k += nb {
@@ -486,14 +487,27 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 // sides, inverted and applied with a Gemm, then a Gemm subtracting its
 // contribution from the rows still to be solved.
 func solveInner(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int) error {
+	inv, tmp := solveScratch(nb, x.RawMatrix().Cols)
+	return solveInnerWith(ctx, l, x, trans, p, nb, inv, tmp)
+}
+
+// solveScratch returns the nb×nb inverse and nb×t product buffers of
+// solveInner for t right-hand sides (nil below solveInvRHS, where the
+// diagonal blocks go to gonum's trsm).
+func solveScratch(nb, t int) (inv, tmp *mat.Dense) {
+	if t < solveInvRHS {
+		return nil, nil
+	}
+	return mat.NewDense(nb, nb, nil), mat.NewDense(nb, t, nil)
+}
+
+// solveInnerWith is solveInner with its buffers from solveScratch, so that
+// blockedSolveL allocates them once for all its diagonal blocks.
+func solveInnerWith(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int, inv, tmp *mat.Dense) error {
 	n := l.N
 	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
 	xr := x.RawMatrix()
 	t := xr.Cols
-	var inv, tmp *mat.Dense
-	if t >= solveInvRHS {
-		inv, tmp = mat.NewDense(nb, nb, nil), mat.NewDense(nb, t, nil)
-	}
 	solve := func(k, b int) error {
 		if inv == nil {
 			d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
