@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -362,4 +363,31 @@ func (f *FitResult) EachShard(ctx context.Context, path string, each func(x *mat
 		return err
 	}
 	return eachShard(ctx, path, m, func(_ shard.Entry, x *mat.Dense, y []float64) error { return each(x, y) })
+}
+
+// ShardFit wraps an estimator fitted on the shards of m elsewhere (the Beam
+// fit of module github.com/landmark-ml/landmark/distributed, or
+// model.Falkon.FitShardSet called from Go) as the FitResult a streamed
+// `landmark fit` returns, so that SaveFile writes a file `landmark predict`
+// reads: the task the manifest's labels imply, unnamed features x1…xd, and,
+// when the rows were standardized on read (standardized), the manifest's
+// Mean and Std as the feature scaling that Predict applies to raw rows.
+func ShardFit(est model.Estimator, m *shard.Manifest, standardized bool) (*FitResult, error) {
+	if est == nil || m == nil {
+		return nil, fmt.Errorf("experiments: shard fit: %w: nil estimator or manifest", check.ErrInput)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("experiments: shard fit: %w", err)
+	}
+	res := &FitResult{Estimator: est, NTrain: m.N, Dim: m.D, Task: manifestTask(m), ImpliedFeatures: true,
+		TargetName: DefaultTargetName, Storage: StorageStreamed, Density: 1}
+	if standardized {
+		if len(m.Mean) != m.D || len(m.Std) != m.D {
+			return nil, fmt.Errorf("experiments: shard fit: %w: standardized, but the manifest has %d means and %d standard deviations for d = %d",
+				check.ErrInput, len(m.Mean), len(m.Std), m.D)
+		}
+		res.Scaling.Standardize = &datasets.Standardizer{Mean: slices.Clone(m.Mean), Std: slices.Clone(m.Std)}
+		res.ScalingUsed = scaleUsed(scaleStandardize, false)
+	}
+	return res, nil
 }

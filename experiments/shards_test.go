@@ -11,6 +11,8 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -196,5 +198,80 @@ func TestRunManifest(t *testing.T) {
 	_, err = Run(context.Background(), s, Options{Out: t.TempDir(), NoPlots: true})
 	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "streamed cross-validation is not supported") || !strings.Contains(err.Error(), man) {
 		t.Errorf("over the limit: err %v", err)
+	}
+}
+
+// ShardFit wraps a model fitted on standardized shard rows so that a saved
+// and reloaded fit predicts raw rows exactly as the model predicts the rows
+// standardized with the manifest's statistics; bad arguments are errors.
+func TestShardFitSaveLoad(t *testing.T) {
+	path, _ := higgsSet(t, 300)
+	m, err := ReadManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := model.OpenShards(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Mean, set.Std = m.Mean, m.Std
+	f := &model.Falkon{Kernel: kernel.GaussianSigma(3), Lambda: 1e-6, M: 30, MaxIter: 5, Seed: 2}
+	if err := f.FitShardSet(context.Background(), set); err != nil {
+		t.Fatal(err)
+	}
+	fit, err := ShardFit(f, m, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(t.TempDir(), "fit.lmk")
+	if err := fit.SaveFile(saved, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadFitFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Task != TaskBinary || back.Dim != m.D {
+		t.Fatalf("loaded task %q, d = %d; want binary (the manifest's two classes), %d", back.Task, back.Dim, m.D)
+	}
+	x, _, err := readShards(context.Background(), path, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.Scores(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.DenseCopyOf(x)
+	for i := range m.N {
+		set.Standardize(z.RawRowView(i))
+	}
+	want, err := f.DecisionFunction(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got, want) {
+		t.Fatal("the reloaded fit's scores of raw rows differ from the model's scores of standardized rows")
+	}
+	// Without the scaling the raw rows score otherwise: the check above can fail.
+	plain, err := ShardFit(f, m, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := plain.Scores(x); err != nil || mat.Equal(s, want) {
+		t.Fatalf("an unscaled fit scored raw rows as standardized ones (err %v)", err)
+	}
+	for _, bad := range []struct {
+		est model.Estimator
+		man *shard.Manifest
+	}{{nil, m}, {f, nil}} {
+		if _, err := ShardFit(bad.est, bad.man, false); !errors.Is(err, check.ErrInput) {
+			t.Errorf("ShardFit(%v, %v): %v, want ErrInput", bad.est, bad.man, err)
+		}
+	}
+	short := *m
+	short.Mean = m.Mean[:1]
+	if _, err := ShardFit(f, &short, true); !errors.Is(err, check.ErrInput) {
+		t.Errorf("a manifest with 1 mean for d = %d: %v, want ErrInput", m.D, err)
 	}
 }

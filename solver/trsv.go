@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -24,8 +25,12 @@ import (
 //     x[:k], each task reading its column range of the block's rows in row
 //     order.
 //
-// Every entry of x is updated by one task with its terms in a fixed order,
-// so the result does not depend on the number of workers.
+// With several right-hand sides the products with the solved part run on
+// kernel.Panels (x's solved rows packed once per block of the factor), so
+// each row of the factor is read once for all columns, on the AVX-512
+// tiles where available; one column keeps the dot and axpy loops. Every
+// entry of x is updated by one task with its terms in a fixed order, so
+// the result does not depend on the number of workers.
 const (
 	fewBlock = 256
 	fewRows  = 16
@@ -45,10 +50,25 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
 		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
 	}
+	var buf []float64 // the packed solved rows of x (t > 1), reused block to block
+	if t > 1 {
+		buf = make([]float64, kernel.PanelsLen(n, t))
+	}
 	if !trans {
 		for k := 0; k < n; k += fewBlock {
 			b := min(fewBlock, n-k)
-			if k > 0 {
+			if k > 0 && t > 1 {
+				solved := kernel.PackPanels(blas64.General{Rows: k, Cols: t, Stride: x.Stride, Data: x.Data}, buf)
+				tasks := (b + fewRows - 1) / fewRows
+				err := parallel.For(ctx, tasks, 0, func(_, task int) {
+					i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
+					solved.SubMul(blas64.General{Rows: i1 - i0, Cols: t, Stride: x.Stride, Data: x.Data[i0*x.Stride:]},
+						blas64.General{Rows: i1 - i0, Cols: k, Stride: l.Stride, Data: l.Data[i0*l.Stride:]})
+				})
+				if err != nil {
+					return err
+				}
+			} else if k > 0 {
 				tasks := (b + fewRows - 1) / fewRows
 				err := parallel.For(ctx, tasks, 0, func(_, task int) {
 					for i := k + task*fewRows; i < min(k+b, k+(task+1)*fewRows); i++ {
@@ -77,6 +97,18 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 			break
 		}
 		tasks := (k + fewCols - 1) / fewCols
+		if t > 1 {
+			block := kernel.PackPanels(blas64.General{Rows: k1 - k, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]}, buf)
+			err := parallel.For(ctx, tasks, 0, func(_, task int) {
+				c0, c1 := task*fewCols, min(k, (task+1)*fewCols)
+				block.SubMulT(blas64.General{Rows: c1 - c0, Cols: t, Stride: x.Stride, Data: x.Data[c0*x.Stride:]},
+					blas64.General{Rows: k1 - k, Cols: c1 - c0, Stride: l.Stride, Data: l.Data[k*l.Stride+c0:]})
+			})
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		err := parallel.For(ctx, tasks, 0, func(_, task int) {
 			c0, c1 := task*fewCols, min(k, (task+1)*fewCols)
 			for j := k; j < k1; j++ {

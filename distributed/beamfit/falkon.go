@@ -147,7 +147,13 @@ type Pass struct {
 // FalkonResult is a fit's outcome.
 type FalkonResult struct {
 	// Model is a fitted model.Falkon: Predict and model.Save work on it.
+	// With Falkon.Standardize it expects rows standardized with Manifest's
+	// Mean and Std (experiments.ShardFit keeps that scaling beside it).
 	Model *model.Falkon
+	// Manifest is the manifest of the shards fitted on.
+	Manifest *shard.Manifest
+	// Standardized reports that the rows were standardized on read.
+	Standardized bool
 	// Passes has one entry per pipeline launch.
 	Passes []Pass
 	// Jitter and CholAttempts report the direct solve's Cholesky (see
@@ -436,6 +442,7 @@ func (r *falkonRun) result(c model.FalkonCenters, alpha *mat.Dense, info model.F
 		Tol: f.Tol, Task: task, Seed: f.Seed, Resources: model.Resources{Workers: f.Workers},
 		CenterWeights: slices.Clone(r.res.CenterWeights), CenterLambda: r.res.CenterLambda}
 	var err error
+	r.res.Manifest, r.res.Standardized = r.man, r.mean != nil
 	r.res.Model, err = model.FittedFalkon(cfg, &model.KernelExpansion{Kernel: f.Kernel, Centers: c.Points, Coef: alpha}, r.man.Classes, info)
 	if err != nil {
 		return nil, err

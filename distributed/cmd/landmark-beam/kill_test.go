@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
+	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -152,17 +154,18 @@ func TestKilledDriverResumes(t *testing.T) {
 
 	load := func(p string) *model.Falkon {
 		t.Helper()
-		est, err := model.LoadFile(p)
+		fit, err := experiments.LoadFitFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, ok := est.(*model.Falkon)
+		f, ok := fit.Estimator.(*model.Falkon)
 		if !ok {
-			t.Fatalf("%s holds a %T, want *model.Falkon", p, est)
+			t.Fatalf("%s holds a %T, want *model.Falkon", p, fit.Estimator)
 		}
 		return f
 	}
 	got, want := load(resumedSave), load(refSave)
+	checkSavedScaling(t, refSave, manifest, x)
 	gs, ws := got.Solution(), want.Solution()
 	if !mat.Equal(gs.Centers, ws.Centers) {
 		t.Fatal("the resumed fit has other centers than the undisturbed one")
@@ -194,4 +197,53 @@ func passLine(line string, it int) bool {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// checkSavedScaling checks that a fit saved by landmark-beam falkon
+// --standardize predicts raw rows x as its model predicts the rows
+// standardized with the manifest's statistics (the model alone expects
+// standardized rows; landmark predict reads the file through
+// experiments.LoadFitFile, which applies the kept scaling).
+func checkSavedScaling(t *testing.T, saved, manifest string, x *mat.Dense) {
+	t.Helper()
+	fit, err := experiments.LoadFitFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := shard.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.Scaling.Standardize == nil || !slices.Equal(fit.Scaling.Standardize.Mean, man.Mean) || !slices.Equal(fit.Scaling.Standardize.Std, man.Std) {
+		t.Fatalf("saved scaling %+v, want the manifest's mean and standard deviation", fit.Scaling)
+	}
+	raw, err := fit.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, d := x.Dims()
+	z := mat.NewDense(r, d, nil)
+	for i := range r {
+		for j := range d {
+			z.Set(i, j, (x.At(i, j)-man.Mean[j])/man.Std[j])
+		}
+	}
+	direct, err := fit.Estimator.Predict(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range raw {
+		// The same arithmetic as datasets.Standardizer on the same rows:
+		// equal bits, not merely close.
+		if raw[i] != direct[i] {
+			t.Fatalf("row %d: the saved fit predicts %v from raw features, the model %v from standardized ones", i, raw[i], direct[i])
+		}
+	}
+	if fit.Task != experiments.TaskRegression || fit.Dim != d {
+		t.Fatalf("saved task %q, d = %d; want regression, %d", fit.Task, fit.Dim, d)
+	}
 }

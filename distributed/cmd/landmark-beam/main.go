@@ -75,7 +75,6 @@ import (
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/kernel"
-	"github.com/landmark-ml/landmark/model"
 )
 
 const usage = `landmark-beam: Landmark's fits on Apache Beam
@@ -165,7 +164,7 @@ func runFalkon(ctx context.Context, args []string) error {
 	iter := flag.Int("iter", 0, "CG iterations (0: model.Falkon's default)")
 	seed := flag.Uint64("seed", 1, "center sampling seed")
 	std := flag.Bool("standardize", false, "standardize columns with the manifest's statistics")
-	save := flag.String("save", "", "save the fitted model here (model.Load reads it)")
+	save := flag.String("save", "", "save the fit here as `landmark fit --save` does: landmark predict and experiments.LoadFitFile read it (with --standardize the scaling is kept beside the model)")
 	work := flag.String("work_dir", "", "folder the driver and every worker can read and write, where each pass's result is checkpointed (the same command resumes a stopped fit); default: a local temporary folder, removed after the fit")
 	cache := flag.Bool("cache_shards", true, "keep decoded shards in worker memory between passes")
 	direct := flag.Bool("direct", false, "one pass: each shard forms K_sᵀK_s and K_sᵀy, the driver solves by Cholesky (--iter ignored)")
@@ -222,7 +221,14 @@ func runFalkon(ctx context.Context, args []string) error {
 			in.N, in.D, in.M, in.Iterations, in.Status, in.Residual, in.SolveTime.Seconds())
 	}
 	if *save != "" {
-		return model.SaveFile(*save, res.Model)
+		// A landmark fit file (what `landmark predict` reads), which keeps
+		// the standardization beside the model: the model alone expects
+		// standardized rows.
+		fit, err := experiments.ShardFit(res.Model, res.Manifest, res.Standardized)
+		if err != nil {
+			return err
+		}
+		return fit.SaveFile(*save, nil)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/distributed/beamfit"
+	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -125,13 +126,13 @@ func TestMultiProcess(t *testing.T) {
 		t.Fatalf("want pass 1 re-run once after the worker process died, got:\n%s", out)
 	}
 
-	est, err := model.LoadFile(saved)
+	fit, err := experiments.LoadFitFile(saved)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, ok := est.(*model.Falkon)
+	mp, ok := fit.Estimator.(*model.Falkon)
 	if !ok {
-		t.Fatalf("saved model is %T, want *model.Falkon", est)
+		t.Fatalf("saved model is %T, want *model.Falkon", fit.Estimator)
 	}
 	f := &beamfit.Falkon{Kernel: kernel.GaussianSigma(2), Lambda: 1e-6, M: 100, Seed: 1, MaxIter: 5,
 		Standardize: true, CacheShards: true, Logf: t.Logf}
