@@ -130,7 +130,14 @@ func (set *ShardSet) open(ctx context.Context, s int) (ShardFile, error) {
 	if set.Open != nil {
 		return set.Open(ctx, p)
 	}
-	f, err := os.Open(filepath.FromSlash(p))
+	return OpenShardFile(filepath.FromSlash(p))
+}
+
+// OpenShardFile opens a local shard file, as ShardSet does when its Open
+// is nil; an Open reading other storage can fall back on it for local
+// paths.
+func OpenShardFile(path string) (ShardFile, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -195,27 +195,13 @@ func (f *passFn) ProcessElement(ctx context.Context, s int, emit func(part)) err
 // whole into memory.
 func openShard(ctx context.Context, p string) (model.ShardFile, error) {
 	if !strings.Contains(p, "://") {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		return localFile{f}, nil
+		return model.OpenShardFile(p)
 	}
 	b, err := readFile(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	return memFile{bytes.NewReader(b)}, nil
-}
-
-type localFile struct{ *os.File }
-
-func (f localFile) Size() int64 {
-	st, err := f.Stat()
-	if err != nil {
-		return -1
-	}
-	return st.Size()
 }
 
 type memFile struct{ *bytes.Reader }
