@@ -246,8 +246,17 @@ func (b linalgBench) variant(ctx context.Context, w io.Writer, c *linalgCase, na
 		if r, ok := c.scipy[what]; ok && ref {
 			ss = r.Seconds
 		}
-		_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.2f\t\n", m, kname+name, ours, flops/ours/1e9, gs, flops/gs/1e9, gs/ours, diff,
-			ss, flops/ss/1e9, ss/ours)
+		// A side not run (gonum off or above -gonum-max, no scipy) is a
+		// dash, not NaN.
+		num := func(format string, v float64) string {
+			if math.IsNaN(v) {
+				return "—"
+			}
+			return fmt.Sprintf(format, v)
+		}
+		_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m, kname+name, ours, flops/ours/1e9,
+			num("%.3f", gs), num("%.1f", flops/gs/1e9), num("%.2f×", gs/ours), num("%.1e", diff),
+			num("%.3f", ss), num("%.1f", flops/ss/1e9), num("%.2f", ss/ours))
 		return err
 	}
 	if err := row("potrf", "potrf", t.potrf, cube/3, func() (float64, float64, error) { return b.gonumPotrf(c, t) }); err != nil {
