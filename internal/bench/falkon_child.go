@@ -271,37 +271,7 @@ func falkonBenchReadAs[T float32 | float64](path string, n int) ([]T, error) {
 // falkonBenchChild fits one Falkon (centers drawn by sampler) on the
 // prepared arrays and prints a JSON result.
 func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler string, curve bool, cpuProfile string, stdout, stderr io.Writer) error {
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-	if err != nil {
-		return err
-	}
-	var meta falkonBenchMeta
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return err
-	}
-	// The training X as the fit holds it: float64, or float32 read straight
-	// into a kernel.Dense32 with Float32Storage.
-	var xt mat.Matrix
-	if cfg.Float32Storage {
-		v, err := falkonBenchReadAs[float32](filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
-		if err != nil {
-			return err
-		}
-		if xt, err = kernel.NewDense32(meta.NTrain, meta.D, v); err != nil {
-			return err
-		}
-	} else {
-		v, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
-		if err != nil {
-			return err
-		}
-		xt = mat.NewDense(meta.NTrain, meta.D, v)
-	}
-	ytr, err := falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain)
-	if err != nil {
-		return err
-	}
-	yte, err := falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest)
+	meta, xt, ytr, yte, err := falkonBenchChildData(dir, cfg.Float32Storage)
 	if err != nil {
 		return err
 	}
@@ -365,22 +335,7 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 		return err
 	}
 	r.PredictS = time.Since(t1).Seconds()
-	if meta.Task == string(model.Regression) {
-		var s float64
-		for i, p := range pred {
-			e := p*meta.YSD + meta.YMean - yte[i]
-			s += e * e
-		}
-		r.Error = math.Sqrt(s / float64(len(pred)))
-	} else {
-		wrong := 0
-		for i, p := range pred {
-			if p != yte[i] {
-				wrong++
-			}
-		}
-		r.Error = float64(wrong) / float64(len(pred))
-	}
+	r.Error = meta.testError(pred, yte)
 	info := cfg.Info()
 	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
 	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
@@ -395,6 +350,63 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	}
 	r.RSSBytes = peakRSS()
 	return json.NewEncoder(stdout).Encode(r)
+}
+
+// falkonBenchChildData reads the arrays a parent wrote to dir: meta.json,
+// the training X as the fit holds it (float64, or float32 read straight into
+// a kernel.Dense32 with Float32Storage, f32) and both targets. The test X is
+// read separately, after the fit unless a curve needs it.
+func falkonBenchChildData(dir string, f32 bool) (meta falkonBenchMeta, xt mat.Matrix, ytr, yte []float64, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return meta, nil, nil, nil, err
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return meta, nil, nil, nil, err
+	}
+	if f32 {
+		v, err := falkonBenchReadAs[float32](filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+		if err != nil {
+			return meta, nil, nil, nil, err
+		}
+		if xt, err = kernel.NewDense32(meta.NTrain, meta.D, v); err != nil {
+			return meta, nil, nil, nil, err
+		}
+	} else {
+		v, err := falkonBenchRead(filepath.Join(dir, "xtr.f64"), meta.NTrain*meta.D)
+		if err != nil {
+			return meta, nil, nil, nil, err
+		}
+		xt = mat.NewDense(meta.NTrain, meta.D, v)
+	}
+	if ytr, err = falkonBenchRead(filepath.Join(dir, "ytr.f64"), meta.NTrain); err != nil {
+		return meta, nil, nil, nil, err
+	}
+	if yte, err = falkonBenchRead(filepath.Join(dir, "yte.f64"), meta.NTest); err != nil {
+		return meta, nil, nil, nil, err
+	}
+	return meta, xt, ytr, yte, nil
+}
+
+// testError is the bench's test error of predictions pred against yte:
+// RMSE in the original target units for regression (pred is in
+// standardized units), the misclassified fraction otherwise.
+func (meta falkonBenchMeta) testError(pred, yte []float64) float64 {
+	if meta.Task == string(model.Regression) {
+		var s float64
+		for i, p := range pred {
+			e := p*meta.YSD + meta.YMean - yte[i]
+			s += e * e
+		}
+		return math.Sqrt(s / float64(len(pred)))
+	}
+	wrong := 0
+	for i, p := range pred {
+		if p != yte[i] {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(len(pred))
 }
 
 // peakRSS is the peak resident set size of this process in bytes: VmHWM
