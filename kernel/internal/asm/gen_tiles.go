@@ -147,37 +147,7 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 			IMUL3Q(U32(t.row0), ldc, cp)
 			LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: ces * t.col0}, cp)
 		}
-		// store emits the stores of the piece's rows, adding c first when plus.
-		store := func(plus bool) {
-			for r := 0; r < t.rows; r++ {
-				for v := 0; v < t.vecs; v++ {
-					if mode == tileF32to32 {
-						VMOVUPS(acc(r, v), Mem{Base: cp, Disp: 32 * v})
-						continue
-					}
-					if !f32 {
-						if plus {
-							VADDPD(Mem{Base: cp, Disp: 32 * v}, acc(r, v), acc(r, v))
-						}
-						VMOVUPD(acc(r, v), Mem{Base: cp, Disp: 32 * v})
-						continue
-					}
-					// float32 lanes 0–3 and 4–7 to two float64 vectors.
-					lo, hi := Y14, Y15
-					VEXTRACTF128(Imm(1), acc(r, v), hi.AsX())
-					VCVTPS2PD(acc(r, v).AsX(), lo)
-					VCVTPS2PD(hi.AsX(), hi)
-					for h, y := range []VecPhysical{lo, hi} {
-						at := Mem{Base: cp, Disp: 8*lanes*v + 32*h}
-						if plus {
-							VADDPD(at, y, y)
-						}
-						VMOVUPD(y, at)
-					}
-				}
-				ADDQ(ldc, cp)
-			}
-		}
+		store := func(plus bool) { storePieceAVX2(mode, t, acc, cp, ldc, lanes, plus) }
 		if mode == tileF32to32 {
 			store(false)
 			continue
@@ -192,6 +162,42 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// storePieceAVX2 emits the stores of a tile piece's rows t.rows × t.vecs
+// from its accumulators acc to c at cp (row stride ldc bytes, advanced row
+// by row), adding c first when plus; float32 sums (tileF32) are widened to
+// float64 lanes first.
+func storePieceAVX2(mode tileMode, t subTile, acc func(r, v int) VecPhysical, cp, ldc GPPhysical, lanes int, plus bool) {
+	f32 := mode != tileF64
+	for r := 0; r < t.rows; r++ {
+		for v := 0; v < t.vecs; v++ {
+			if mode == tileF32to32 {
+				VMOVUPS(acc(r, v), Mem{Base: cp, Disp: 32 * v})
+				continue
+			}
+			if !f32 {
+				if plus {
+					VADDPD(Mem{Base: cp, Disp: 32 * v}, acc(r, v), acc(r, v))
+				}
+				VMOVUPD(acc(r, v), Mem{Base: cp, Disp: 32 * v})
+				continue
+			}
+			// float32 lanes 0–3 and 4–7 to two float64 vectors.
+			lo, hi := Y14, Y15
+			VEXTRACTF128(Imm(1), acc(r, v), hi.AsX())
+			VCVTPS2PD(acc(r, v).AsX(), lo)
+			VCVTPS2PD(hi.AsX(), hi)
+			for h, y := range []VecPhysical{lo, hi} {
+				at := Mem{Base: cp, Disp: 8*lanes*v + 32*h}
+				if plus {
+					VADDPD(at, y, y)
+				}
+				VMOVUPD(y, at)
+			}
+		}
+		ADDQ(ldc, cp)
+	}
 }
 
 // prefetchRows prefetches rows rows of width bytes at c (row stride ldc
