@@ -74,10 +74,12 @@ func main() {
 	axpyKernel("axpyAVX512", true, true, "axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
 	axpyKernel("axpyRoundAVX512", true, false, "axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the",
 		"scalar y[j] += a*x[j]) for j < n, n a multiple of 16.")
-	axpy4()
+	axpy4Kernel("axpy4AVX512", false, true, "axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
+		"for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.")
 	gemm32to32()
 	expRow32()
-	axpy4F32()
+	axpy4Kernel("axpy4F32AVX512", true, true, "axpy4F32AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
+		"in float32 for j < n (n a multiple of 32), where xi = x + i·stride.")
 	flush32()
 
 	c2 := GLOBL("avx2consts", RODATA|NOPTR)
@@ -97,13 +99,13 @@ func main() {
 	gemmAVX2()
 	avx2Tiles()
 	expRowF32AVX2()
-	axpy4F32AVX2()
+	axpy4Kernel("axpy4F32AVX2", true, false, "axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).")
 	flush32AVX2()
 	expRowAVX2("expRowAVX2", false, cst2)
 	expRowAVX2("expRowDotAVX2", true, cst2)
 	axpyKernel("axpyAVX2", false, true, "axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
 	axpyKernel("axpyRoundAVX2", false, false, "axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
-	axpy4AVX2()
+	axpy4Kernel("axpy4AVX2", false, false, "axpy4AVX2 is the AVX2+FMA version of axpy4AVX512 (same FMA order, same bits).")
 	cpu()
 	Generate()
 }

@@ -165,20 +165,40 @@ func expRow16(name string, withDot bool) {
 	RET()
 }
 
-func axpy4() {
-	TEXT("axpy4AVX512", NOSPLIT, "func(n int, a *[4]float64, x *float64, stride int, y *float64)")
-	Doc("axpy4AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
-		"for j < n (n a multiple of 16), where xi = x + i·stride: the same bits as four axpy calls.")
+// axpy4Kernel emits y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j],
+// fma(a[0], x0[j], y[j])))) for j < n, xi = x + i·stride, 128 bytes of y a
+// loop: float64 (n a multiple of 16) or float32 (f32, n a multiple of 32),
+// in two ZMM registers (avx512) or four YMM. The FMA order is the same on
+// every variant, so each gives the bits of four axpy calls.
+func axpy4Kernel(name string, f32, avx512 bool, doc ...string) {
+	elem, sig := 8, "func(n int, a *[4]float64, x *float64, stride int, y *float64)"
+	if f32 {
+		elem, sig = 4, "func(n int, a *[4]float32, x *float32, stride int, y *float32)"
+	}
+	regs, vbytes := ymm[12:16], 32
+	if avx512 {
+		regs, vbytes = zmm[16:20], 64
+	}
+	acc := zmm
+	if !avx512 {
+		acc = ymm
+	}
+	TEXT(name, NOSPLIT, sig)
+	Doc(doc...)
 	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
 	Load(Param("n"), n)
 	Load(Param("a"), ap)
 	Load(Param("x"), x)
 	Load(Param("stride"), st)
 	Load(Param("y"), y)
-	SHLQ(Imm(3), st)
-	SHRQ(Imm(4), n)
+	SHLQ(Imm(map[int]uint64{8: 3, 4: 2}[elem]), st)
+	SHRQ(Imm(map[int]uint64{8: 4, 4: 5}[elem]), n) // 128-byte steps
 	for i := 0; i < 4; i++ {
-		VBROADCASTSD(Mem{Base: ap, Disp: 8 * i}, zmm[16+i])
+		if f32 {
+			VBROADCASTSS(Mem{Base: ap, Disp: 4 * i}, regs[i])
+		} else {
+			VBROADCASTSD(Mem{Base: ap, Disp: 8 * i}, regs[i])
+		}
 	}
 	x1, x2, x3 := R8, R9, R10
 	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
@@ -187,13 +207,25 @@ func axpy4() {
 	TESTQ(n, n)
 	JE(LabelRef("done"))
 	Label("loop")
-	for h := 0; h < 2; h++ {
-		acc := zmm[h]
-		VMOVUPD(Mem{Base: y, Disp: 64 * h}, acc)
-		for i, xp := range []Register{x, x1, x2, x3} {
-			VFMADD231PD(Mem{Base: xp, Disp: 64 * h}, zmm[16+i], acc)
+	for h := 0; h < 128/vbytes; h++ {
+		a := acc[h]
+		if f32 {
+			VMOVUPS(Mem{Base: y, Disp: vbytes * h}, a)
+		} else {
+			VMOVUPD(Mem{Base: y, Disp: vbytes * h}, a)
 		}
-		VMOVUPD(acc, Mem{Base: y, Disp: 64 * h})
+		for i, xp := range []Register{x, x1, x2, x3} {
+			if f32 {
+				VFMADD231PS(Mem{Base: xp, Disp: vbytes * h}, regs[i], a)
+			} else {
+				VFMADD231PD(Mem{Base: xp, Disp: vbytes * h}, regs[i], a)
+			}
+		}
+		if f32 {
+			VMOVUPS(a, Mem{Base: y, Disp: vbytes * h})
+		} else {
+			VMOVUPD(a, Mem{Base: y, Disp: vbytes * h})
+		}
 	}
 	for _, p := range []Register{x, x1, x2, x3, y} {
 		ADDQ(Imm(128), p)

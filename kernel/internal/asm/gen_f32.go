@@ -176,48 +176,6 @@ func expRow32() {
 	RET()
 }
 
-// axpy4F32 emits the float32 axpy4: y += a0·x0 + a1·x1 + a2·x2 + a3·x3 in that
-// FMA order, 32 values per step.
-func axpy4F32() {
-	TEXT("axpy4F32AVX512", NOSPLIT, "func(n int, a *[4]float32, x *float32, stride int, y *float32)")
-	Doc("axpy4F32AVX512 sets y[j] = fma(a[3], x3[j], fma(a[2], x2[j], fma(a[1], x1[j], fma(a[0], x0[j], y[j]))))",
-		"in float32 for j < n (n a multiple of 32), where xi = x + i·stride.")
-	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
-	Load(Param("n"), n)
-	Load(Param("a"), ap)
-	Load(Param("x"), x)
-	Load(Param("stride"), st)
-	Load(Param("y"), y)
-	SHLQ(Imm(2), st)
-	SHRQ(Imm(5), n)
-	for i := 0; i < 4; i++ {
-		VBROADCASTSS(Mem{Base: ap, Disp: 4 * i}, zmm[16+i])
-	}
-	x1, x2, x3 := R8, R9, R10
-	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
-	LEAQ(Mem{Base: x1, Index: st, Scale: 1}, x2)
-	LEAQ(Mem{Base: x2, Index: st, Scale: 1}, x3)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for h := 0; h < 2; h++ {
-		acc := zmm[h]
-		VMOVUPS(Mem{Base: y, Disp: 64 * h}, acc)
-		for i, xp := range []Register{x, x1, x2, x3} {
-			VFMADD231PS(Mem{Base: xp, Disp: 64 * h}, zmm[16+i], acc)
-		}
-		VMOVUPS(acc, Mem{Base: y, Disp: 64 * h})
-	}
-	for _, p := range []Register{x, x1, x2, x3, y} {
-		ADDQ(Imm(128), p)
-	}
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
 // flush32 emits dst[j] += float64(src[j]); src[j] = 0 for j < n (n a
 // multiple of 32): a float32 partial sum moved into its float64 total.
 func flush32() {

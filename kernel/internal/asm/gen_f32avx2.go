@@ -122,47 +122,6 @@ func expRowF32AVX2() {
 	RET()
 }
 
-// axpy4F32AVX2 emits the AVX2 float32 axpy4 (axpy4F32AVX512's FMA order, 32
-// values per step).
-func axpy4F32AVX2() {
-	TEXT("axpy4F32AVX2", NOSPLIT, "func(n int, a *[4]float32, x *float32, stride int, y *float32)")
-	Doc("axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).")
-	n, ap, x, st, y := RCX, RAX, RSI, RDX, RDI
-	Load(Param("n"), n)
-	Load(Param("a"), ap)
-	Load(Param("x"), x)
-	Load(Param("stride"), st)
-	Load(Param("y"), y)
-	SHLQ(Imm(2), st)
-	SHRQ(Imm(5), n)
-	for i := 0; i < 4; i++ {
-		VBROADCASTSS(Mem{Base: ap, Disp: 4 * i}, ymm[12+i])
-	}
-	x1, x2, x3 := R8, R9, R10
-	LEAQ(Mem{Base: x, Index: st, Scale: 1}, x1)
-	LEAQ(Mem{Base: x1, Index: st, Scale: 1}, x2)
-	LEAQ(Mem{Base: x2, Index: st, Scale: 1}, x3)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for h := 0; h < 4; h++ {
-		acc := ymm[h]
-		VMOVUPS(Mem{Base: y, Disp: 32 * h}, acc)
-		for i, xp := range []Register{x, x1, x2, x3} {
-			VFMADD231PS(Mem{Base: xp, Disp: 32 * h}, ymm[12+i], acc)
-		}
-		VMOVUPS(acc, Mem{Base: y, Disp: 32 * h})
-	}
-	for _, p := range []Register{x, x1, x2, x3, y} {
-		ADDQ(Imm(128), p)
-	}
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
 // flush32AVX2 emits flush32AVX512 for AVX2: dst[j] += float64(src[j]);
 // src[j] = 0 for j < n (n a multiple of 32).
 func flush32AVX2() {
