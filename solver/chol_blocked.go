@@ -444,42 +444,13 @@ func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans
 	if n <= nb {
 		return solveInner(ctx, l, x, trans, p, w.inner)
 	}
-	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
-	xr := x.RawMatrix()
-	t := xr.Cols
+	t := x.RawMatrix().Cols
 	inv, tmp := solveScratch(w.inner, t)
 	diag := func(k, b int) error {
 		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
 		return solveInnerWith(ctx, d, x.Slice(k, k+b, 0, t).(*mat.Dense), trans, p, w.inner, inv, tmp)
 	}
-	if !trans {
-		for k := 0; k < n; k += nb {
-			b := min(nb, n-k)
-			if err := diag(k, b); err != nil {
-				return err
-			}
-			if rest := n - k - b; rest > 0 {
-				// X[k+b:] −= L[k+b:, k:k+b]·X[k:k+b]
-				if err := p.Gemm(ctx, false, false, -1, view(g, k+b, k, rest, b), x.Slice(k, k+b, 0, t).(*mat.Dense), 1, x.Slice(k+b, n, 0, t).(*mat.Dense)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	for k1 := n; k1 > 0; k1 -= nb {
-		k := max(0, k1-nb)
-		if err := diag(k, k1-k); err != nil {
-			return err
-		}
-		if k > 0 {
-			// X[:k] −= L[k:k1, :k]ᵀ·X[k:k1]
-			if err := p.Gemm(ctx, true, false, -1, view(g, k, 0, k1-k, k), x.Slice(k, k1, 0, t).(*mat.Dense), 1, x.Slice(0, k, 0, t).(*mat.Dense)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return blockSweep(ctx, l, x, trans, p, nb, diag)
 }
 
 // solveInner is blockedSolveL with one level of blocks of nb rows: each
@@ -504,8 +475,6 @@ func solveScratch(nb, t int) (inv, tmp *mat.Dense) {
 // solveInnerWith is solveInner with its buffers from solveScratch, so that
 // blockedSolveL allocates them once for all its diagonal blocks.
 func solveInnerWith(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int, inv, tmp *mat.Dense) error {
-	n := l.N
-	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
 	xr := x.RawMatrix()
 	t := xr.Cols
 	solve := func(k, b int) error {
@@ -525,6 +494,17 @@ func solveInnerWith(ctx context.Context, l blas64.Triangular, x *mat.Dense, tran
 		}
 		return copyPar(ctx, xk, tk)
 	}
+	return blockSweep(ctx, l, x, trans, p, nb, solve)
+}
+
+// blockSweep solves L X = X (Lᵀ X = X when trans) by blocks of nb rows of
+// the n×n lower-triangular l: solve(k, b) solves the diagonal block of rows
+// k…k+b−1 in place, then one Gemm subtracts its contribution from the rows
+// still to be solved (below it, or above it when trans).
+func blockSweep(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, nb int, solve func(k, b int) error) error {
+	n := l.N
+	g := blas64.General{Rows: n, Cols: n, Stride: l.Stride, Data: l.Data}
+	t := x.RawMatrix().Cols
 	if !trans {
 		for k := 0; k < n; k += nb {
 			if err := ctx.Err(); err != nil {
