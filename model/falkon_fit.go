@@ -254,20 +254,39 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	}
 	info.PrecondTime = time.Since(t0)
 
-	mon := m.monitor(cfg, c.Points, start, task, labels, t)
+	return m.solved(ctx, pr, cfg, c, sys, rhs, given.alpha0, fitState{start: start, task: task, labels: labels, t: t, d: d, info: info})
+}
+
+// fitState is what a FALKON fit knows when its system is built: when it
+// started, the task and labels, the outputs t, the dimension d and the
+// Info so far.
+type fitState struct {
+	start  time.Time
+	task   Task
+	labels Labels
+	t, d   int
+	info   FalkonInfo
+}
+
+// solved runs PCG on sys from alpha0 (nil: zero) with the validation and
+// progress monitor and wraps the coefficients as the fit: the last step of
+// both Fit and FitShards.
+func (m *Falkon) solved(ctx context.Context, pr *progressRun, cfg falkonConfig, c FalkonCenters, sys *FalkonSystem, rhs, alpha0 *mat.Dense, s fitState) (*falkonFit, error) {
+	mon := m.monitor(cfg, c.Points, s.start, s.task, s.labels, s.t)
 	mon.pr = pr
 	t1 := time.Now()
-	alpha, res, err := mon.solve(ctx, sys, rhs, given.alpha0)
+	alpha, res, err := mon.solve(ctx, sys, rhs, alpha0)
 	if err != nil {
 		return nil, err
 	}
 	if pr.stopped() {
 		return nil, context.Cause(ctx) // the callback's error, made ErrStopped by pr.finish
 	}
+	info := s.info
 	info.SolveTime = time.Since(t1)
 	info.Status, info.Iterations, info.Residual = res.Status, res.Iterations, res.Residual
 	info.History, info.BestIteration = mon.history, mon.bestIteration()
-	return &falkonFit{task: task, labels: labels, d: d, info: info,
+	return &falkonFit{task: s.task, labels: s.labels, d: s.d, info: info,
 		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}, nil
 }
 

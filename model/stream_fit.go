@@ -198,21 +198,7 @@ func (m *Falkon) fitShards(ctx context.Context, pr *progressRun, set *ShardSet, 
 	rhs := mat.NewDense(mc, t, sum)
 	info.PrecondTime = time.Since(t0)
 
-	mon := m.monitor(cfg, c.Points, start, task, labels, t)
-	mon.pr = pr
-	t1 := time.Now()
-	alpha, res, err := mon.solve(ctx, sys, rhs, given.alpha0)
-	if err != nil {
-		return nil, err
-	}
-	if pr.stopped() {
-		return nil, context.Cause(ctx)
-	}
-	info.SolveTime = time.Since(t1)
-	info.Status, info.Iterations, info.Residual = res.Status, res.Iterations, res.Residual
-	info.History, info.BestIteration = mon.history, mon.bestIteration()
-	return &falkonFit{task: task, labels: labels, d: d, info: info,
-		pred: &KernelExpansion{Kernel: cfg.k, Centers: c.Points, Coef: alpha, Workers: m.Workers}}, nil
+	return m.solved(ctx, pr, cfg, c, sys, rhs, given.alpha0, fitState{start: start, task: task, labels: labels, t: t, d: d, info: info})
 }
 
 // shardPasses runs FitShards's CG passes and reports them.
