@@ -224,6 +224,18 @@ func TestMemoryPlanWide(t *testing.T) {
 			slack := plan/10 + 4<<20
 			t.Logf("plan %s, heap growth %s", formatBytes(plan), formatBytes(got))
 			if got > plan+slack {
+				// The sampled heap counts garbage the background collector
+				// has not reached yet; with the CPU shared (go test runs
+				// several packages' tests at once) it can fall behind the
+				// fit's allocations. A fit that needs more than its plan
+				// does so again (the same allocations in the same order);
+				// a late collector does not: measure once more, same bound.
+				if got, err = heapPeak(func() error { return fit(plan) }); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("over the bound; measured again: heap growth %s", formatBytes(got))
+			}
+			if got > plan+slack {
 				t.Errorf("heap grew by %s, over the plan %s + %s", formatBytes(got), formatBytes(plan), formatBytes(slack))
 			}
 			model := fitted
