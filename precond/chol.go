@@ -29,8 +29,8 @@ func reserve(m int) (release func()) {
 // the packed operands of the largest product of its factorizations
 // (kernel.Dense.PackBytes, or kernel.DenseF32.PackBytes, over
 // solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or
-// BlockedScratchBytes32), the larger of the two precisions, so that one
-// plan bounds either.
+// BlockedScratchBytes32), the larger of the two precisions (the float64
+// one at every M today), so that one plan bounds either.
 func ScratchBytes(m int) int64 {
 	k := min(m, solver.BlockedWidth)
 	f64 := kernel.Dense{}.PackBytes(m, m, k) + solver.BlockedScratchBytes(m)
