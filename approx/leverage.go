@@ -483,8 +483,8 @@ func levSymmetrize(a *mat.Dense) {
 // the forward substitution L⁻¹b for every point. That substitution runs in
 // row chunks of estChunk points and column panels of estPanel landmarks, as
 // matrix products on the kernel engine's micro-kernels (kernel.Dense): for panel
-// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ with the small inverses L_pp⁻¹
-// formed once. A point-by-point triangular solve (gonum's Dtrsm) ran 30×
+// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, solved with the inverses of its
+// estSub-wide diagonal blocks, formed once (see forward). A point-by-point triangular solve (gonum's Dtrsm) ran 30×
 // slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
 // docs/performance.md, "Leverage-score samplers"). K_JJ and its factor also use the engine (blocked
 // Cholesky on kernel.Dense products). Memory: the factor (s² floats)
