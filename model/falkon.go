@@ -248,6 +248,13 @@ type FalkonInfo struct {
 	CachedKnm bool
 	// SampleTime, PrecondTime and SolveTime split the fit's wall time.
 	SampleTime, PrecondTime, SolveTime time.Duration
+	// KMMTime, FactorTime and RHSTime split PrecondTime: forming K_MM, the
+	// preconditioner's factorizations (for falkon and bless: the two
+	// Cholesky factorizations and the triangular product; jacobi: its
+	// pass over the data) and the K_nMᵀy pass (with the K_nM cache when
+	// one is kept). SampleTime + KMMTime + FactorTime is the setup before
+	// any pass over the data. They are not saved with the model.
+	KMMTime, FactorTime, RHSTime time.Duration
 }
 
 type falkonFit struct {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"time"
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/hugemem"
@@ -135,6 +136,9 @@ type FalkonSystem struct {
 
 	maxIter int
 	tol     float64
+	// kmmTime and factorTime are Build's two steps (FalkonInfo.KMMTime and
+	// FactorTime, copied by Describe).
+	kmmTime, factorTime time.Duration
 }
 
 // resolved returns b with defaults filled in, or the first invalid field.
@@ -285,15 +289,19 @@ func (b FalkonBuilder) Build(ctx context.Context, c FalkonCenters, data FalkonDa
 	if s.Preconditioner, err = b.precondName(c); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	kmm, err := b.KMM(ctx, c)
 	if err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
+	s.kmmTime = t1.Sub(t0)
 	penalty := b.Lambda * float64(data.N)
 	mulKMM, err := b.precondition(ctx, s, kmm, data)
 	if err != nil {
 		return nil, err
 	}
+	s.factorTime = time.Since(t1)
 	mc, pass := c.M(), data.MulTMul
 	var tmp *mat.Dense
 	s.H = solver.OperatorFunc{N: mc, F: func(ctx context.Context, dst, v *mat.Dense) error {
@@ -396,13 +404,15 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 }
 
 // Describe copies what the system knows of the fit into info: M, the
-// centers' form and source, and the preconditioner's fields.
+// centers' form and source, the preconditioner's fields and the times of
+// K_MM and of the preconditioner's build.
 func (s *FalkonSystem) Describe(info *FalkonInfo) {
 	info.M = s.Centers.M()
 	info.CenterForm = CenterForm(s.Centers.Points)
 	info.Sampler = s.Centers.Sampler
 	info.Preconditioner, info.PrecondLambda = s.Preconditioner, s.PrecondLambda
 	info.Epsilon, info.Shift, info.JitterT, info.JitterA = s.Epsilon, s.Shift, s.JitterT, s.JitterA
+	info.KMMTime, info.FactorTime = s.kmmTime, s.factorTime
 }
 
 // Solve runs preconditioned CG on H α = rhs (rhs = K_nMᵀY, M×t) from α's

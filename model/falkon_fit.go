@@ -248,10 +248,12 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	sys.Describe(&info)
+	t1 := time.Now()
 	rhs, err := passes.rhs(ctx, targets, cache, plan.Cache)
 	if err != nil {
 		return nil, err
 	}
+	info.RHSTime = time.Since(t1)
 	info.PrecondTime = time.Since(t0)
 
 	return m.solved(ctx, pr, cfg, c, sys, rhs, given.alpha0, fitState{start: start, task: task, labels: labels, t: t, d: d, info: info})

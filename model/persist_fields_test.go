@@ -61,7 +61,7 @@ func TestPersistCoversFields(t *testing.T) {
 		{KRRInfo{}, []string{"Backend", "N", "D", "Outputs", "Rank", "Lambda", "Penalty", "Jitter", "CholAttempts", "MemoryBytes", "Kernel", "CenterForm" /* recomputed */}},
 		{FalkonInfo{}, []string{"N", "D", "M", "Outputs", "Lambda", "Penalty", "Kernel", "Sampler", "CenterForm" /* recomputed */, "Preconditioner", "PrecondLambda" /* unsaved */, "Epsilon",
 			"Shift", "JitterT", "JitterA", "Status", "Iterations", "Residual", "BestIteration", "History", "Plan", "CachedKnm", "SampleTime",
-			"PrecondTime", "SolveTime"}},
+			"PrecondTime", "SolveTime", "KMMTime", "FactorTime", "RHSTime" /* unsaved */}},
 		{FalkonIteration{}, []string{"Iteration", "Residual", "ValError", "Elapsed"}},
 		{FalkonPlan{}, []string{"Data", "Centers", "Precond", "Engine", "Solver", "Validation", "Cache", "BlockRows", "Total"}},
 		{SVMTaskInfo{}, []string{"Positive", "Negative", "N", "Objective", "Bias", "SV", "BoundedSV", "Iterations", "Status", "Violation"}},

@@ -188,6 +188,7 @@ func (m *Falkon) fitShards(ctx context.Context, pr *progressRun, set *ShardSet, 
 	}
 	sys.Describe(&info)
 	mc := c.M()
+	t1 := time.Now()
 	sum, st, err := sp.Pass(ctx, ShardMulT, nil)
 	if err != nil {
 		return nil, err
@@ -196,6 +197,7 @@ func (m *Falkon) fitShards(ctx context.Context, pr *progressRun, set *ShardSet, 
 		return nil, err
 	}
 	rhs := mat.NewDense(mc, t, sum)
+	info.RHSTime = time.Since(t1)
 	info.PrecondTime = time.Since(t0)
 
 	return m.solved(ctx, pr, cfg, c, sys, rhs, given.alpha0, fitState{start: start, task: task, labels: labels, t: t, d: d, info: info})

@@ -77,8 +77,15 @@ type falkonBenchResult struct {
 	DataRSS    int64   `json:"data_rss_bytes"`
 	Iterations int     `json:"iterations,omitempty"`
 	SetupS     float64 `json:"setup_s,omitempty"`
-	Residual   float64 `json:"residual,omitempty"`
-	M          int     `json:"m,omitempty"`
+	// CentersS, KMMS, FactorS and RHSS split SetupS (model.FalkonInfo's
+	// SampleTime, KMMTime, FactorTime and RHSTime). Set by Landmark's
+	// child only.
+	CentersS float64 `json:"centers_s,omitempty"`
+	KMMS     float64 `json:"kmm_s,omitempty"`
+	FactorS  float64 `json:"factor_s,omitempty"`
+	RHSS     float64 `json:"rhs_s,omitempty"`
+	Residual float64 `json:"residual,omitempty"`
+	M        int     `json:"m,omitempty"`
 	// FitCPUS is the CPU time (user + system, all threads) of the fit: on a
 	// shared machine it shows the work done whatever share of the cores the
 	// process got. Set by Landmark's child only.
@@ -90,17 +97,27 @@ type falkonBenchResult struct {
 // falkonBench is one "bench falkon" run: its flags, then the settings
 // resolved from them (resolve).
 type falkonBench struct {
-	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child, prepare string
-	gamma, lambda, eps, blessLambda, memLimit                                                                    float64
-	iters, ntrain, ntest                                                                                         int
-	seed                                                                                                         uint64
-	cache, f32, f32Storage, curve                                                                                bool
-	prog                                                                                                         *cmdline.Mode
+	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child, prepare, precisions, dtypes string
+	gamma, lambda, eps, blessLambda, memLimit                                                                                        float64
+	iters, ntrain, ntest                                                                                                             int
+	seed                                                                                                                             uint64
+	cache, f32, f32Storage, curve                                                                                                    bool
+	prog                                                                                                                             *cmdline.Mode
 
 	def      falkonDefaults
 	std      bool
 	samplers []string
-	fm, sm   []int // Falkon's and the baseline's M
+	precs    []string // Landmark's precisions (falkonPrecisions)
+	baseDT   []string // FALKON's dtypes; one "" for scikit-learn
+	fm, sm   []int    // Falkon's and the baseline's M
+}
+
+// falkonPrecisions are the values of -precisions: what Landmark's fit
+// holds and computes in float32, as the child's flags that select it.
+var falkonPrecisions = map[string][]string{
+	"float64":         {"-float32=false", "-float32-storage=false"},
+	"float32":         {"-float32=true", "-float32-storage=false"},
+	"float32-storage": {"-float32=true", "-float32-storage=true"},
 }
 
 func (b *falkonBench) register(fs *flag.FlagSet) {
@@ -120,6 +137,8 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 	fs.BoolVar(&b.cache, "cache", false, "let Falkon cache K_nM when it fits the memory limit")
 	fs.BoolVar(&b.f32, "float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
 	fs.BoolVar(&b.f32Storage, "float32-storage", false, "Falkon's training X read and held in float32 (kernel.Dense32, model.Falkon.Float32Storage; implies -float32)")
+	fs.StringVar(&b.precisions, "precisions", "", "comma-separated precisions of Landmark's fits, one row each per M: float64, float32 (K_nM passes in float32, as -float32) and float32-storage (X held in float32 too, as -float32-storage); default: the one -float32 / -float32-storage select")
+	fs.StringVar(&b.dtypes, "falkon-dtypes", "float32", "with -baseline falkon: comma-separated dtypes FALKON runs in (float32, float64; FALKON_DTYPE of the baseline script), one row each per M, and every Landmark row's speed-up against each")
 	fs.StringVar(&b.python, "python", "/usr/bin/python3", "Python (or any compatible baseline program) run as PYTHON -c SCRIPT DIR M GAMMA LAMBDA TASK SEED: DIR holds meta.json and little-endian float64 xtr.f64, ytr.f64, xte.f64, yte.f64; it must print one JSON line with fit_s, predict_s, error, rss_bytes, data_rss_bytes (SCRIPT is the embedded scikit-learn script, which a compatible program may ignore)")
 	fs.StringVar(&b.baseline, "baseline", "sklearn", "baseline row: sklearn (Nystroem + Ridge run by -python) or falkon (FALKON on the same arrays: -python with -falkon-script, PYTHONPATH extended by -falkon-path; fails at once if falkon is not importable)")
 	fs.StringVar(&b.falkonPath, "falkon-path", "/tmp/falkon-site", "with -baseline falkon: directory added to PYTHONPATH where the falkon package is installed")
@@ -151,6 +170,9 @@ func (b *falkonBench) resolve() error {
 	if b.samplers, err = falkonBenchSamplers(b.sampler); err != nil {
 		return err
 	}
+	if err := b.resolvePrecisions(); err != nil {
+		return err
+	}
 	switch b.standardize {
 	case "yes", "no":
 		b.std = b.standardize == "yes"
@@ -168,6 +190,52 @@ func (b *falkonBench) resolve() error {
 		}
 	}
 	return nil
+}
+
+// resolvePrecisions reads -precisions (or -float32 / -float32-storage) and
+// -falkon-dtypes into b.precs and b.baseDT.
+func (b *falkonBench) resolvePrecisions() error {
+	one := "float64"
+	switch {
+	case b.f32Storage:
+		one = "float32-storage"
+	case b.f32:
+		one = "float32"
+	}
+	var err error
+	if b.precisions == "" {
+		b.precs = []string{one}
+	} else if b.f32 || b.f32Storage {
+		return fmt.Errorf("%w: -precisions with -float32 or -float32-storage: give the precisions in -precisions only", errUsage)
+	} else if b.precs, err = falkonBenchList("-precisions", b.precisions, "float64", "float32", "float32-storage"); err != nil {
+		return err
+	}
+	if b.baseline != "falkon" {
+		if b.dtypes != "float32" {
+			return fmt.Errorf("%w: -falkon-dtypes %q needs -baseline falkon (scikit-learn runs in float64)", errUsage, b.dtypes)
+		}
+		b.baseDT = []string{""}
+		return nil
+	}
+	b.baseDT, err = falkonBenchList("-falkon-dtypes", b.dtypes, "float32", "float64")
+	return err
+}
+
+// falkonBenchList parses a comma-separated list of distinct values of flag,
+// each one of allowed.
+func falkonBenchList(flag, s string, allowed ...string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(allowed, f) {
+			return nil, fmt.Errorf("%w: %s %q: want a comma-separated list of %s", errUsage, flag, s, strings.Join(allowed, ", "))
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("%w: %s %q names %s twice", errUsage, flag, s, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // runBenchFalkon benchmarks model.Falkon against scikit-learn's Nystroem +
@@ -219,12 +287,18 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 	return falkonBenchChild(ctx, b.child, cfg, b.samplers[0], b.curve, b.cpuProfile, stdout, stderr)
 }
 
-// baselineRunner names the baseline row and returns what runs it; dir is
-// the run's directory, where the embedded FALKON script of multi-class sets
-// is written.
-func (b *falkonBench) baselineRunner(ctx context.Context, dir string) (string, func(context.Context, string, []string, io.Writer) (falkonBenchResult, error), error) {
+// falkonBaseRun runs the baseline in dtype ("" for scikit-learn) as
+// python with args.
+type falkonBaseRun func(ctx context.Context, dtype, python string, args []string, stderr io.Writer) (falkonBenchResult, error)
+
+// baselineRunner names the baseline's rows and returns what runs them; dir
+// is the run's directory, where the embedded FALKON script of multi-class
+// sets is written.
+func (b *falkonBench) baselineRunner(ctx context.Context, dir string) (string, falkonBaseRun, error) {
 	if b.baseline != "falkon" || len(b.sm) == 0 {
-		return "scikit-learn Nystroem+Ridge", falkonBenchRun, nil
+		return "scikit-learn Nystroem+Ridge", func(ctx context.Context, _, python string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+			return falkonBenchRun(ctx, python, args, stderr)
+		}, nil
 	}
 	script := b.falkonScript
 	if script == "" && b.def.multiclass {
@@ -237,10 +311,12 @@ func (b *falkonBench) baselineRunner(ctx context.Context, dir string) (string, f
 	if err != nil {
 		return "", nil, err
 	}
-	return "FALKON (Python, CPU)", func(ctx context.Context, name string, args []string, stderr io.Writer) (falkonBenchResult, error) {
-		// The script takes the sklearn script's arguments and ignores "-c SCRIPT".
-		env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(b.falkonPath), "FALKON_ITERS="+strconv.Itoa(b.iters))
-		return falkonBenchRunEnv(ctx, name, append([]string{script}, args...), env, stderr)
+	return "FALKON (Python, CPU)", func(ctx context.Context, dtype, python string, args []string, stderr io.Writer) (falkonBenchResult, error) {
+		// The script takes the sklearn script's arguments and ignores "-c
+		// SCRIPT"; FALKON_DTYPE is the last in the environment, so it
+		// overrides an inherited one.
+		env := append(os.Environ(), "PYTHONPATH="+falkonPythonPath(b.falkonPath), "FALKON_ITERS="+strconv.Itoa(b.iters), "FALKON_DTYPE="+dtype)
+		return falkonBenchRunEnv(ctx, python, append([]string{script}, args...), env, stderr)
 	}, nil
 }
 
@@ -303,8 +379,12 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(b.samplers) > 1 {
 		samplerNote = "samplers " + strings.Join(b.samplers, ", ")
 	}
-	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB\n\n",
-		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit)
+	precNote := "Landmark in " + strings.Join(b.precs, ", ")
+	if b.baseline == "falkon" && len(b.sm) > 0 {
+		precNote += "; FALKON in " + strings.Join(b.baseDT, ", ")
+	}
+	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB, %s\n\n",
+		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit, precNote)
 	report := []string{engineHost()} // the children inherit the environment, so the path
 	if len(b.sm) > 0 {
 		report = append(report, b.baselineLines(ctx, stderr)...)
@@ -314,31 +394,93 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "| method | M | fit (s) | predict (s) | %s | peak RSS (GB) | notes |\n|---|---:|---:|---:|---:|---:|---|\n", unit)
 	// Progress: one line per finished fit (each child also reports its CG
 	// iterations), with the ETA from the mean time per fit so far.
-	units := len(b.fm)*len(b.samplers) + len(b.sm)
+	units := len(b.fm)*len(b.samplers)*len(b.precs) + len(b.sm)*len(b.baseDT)
 	done := cmdline.NewUnits(cmdline.NewProgress(*b.prog, false, stderr), "bench falkon", units, float64(units))
-	curves, allCurves, err := b.fitAll(ctx, dir, done, stdout, stderr)
+	fits, curves, allCurves, err := b.fitAll(ctx, dir, done, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	var baseErrs []falkonBaseError
+	var bases []falkonBenchFit
 	for _, m := range b.sm {
-		pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(b.gamma), fmt.Sprint(b.lambda), string(b.def.task), fmt.Sprint(b.seed)}
-		t0 := time.Now()
-		r, err := baseRun(ctx, b.python, pyArgs, stderr)
-		done.Finished(fmt.Sprintf("%s, M = %d", baseName, m), 1, t0, err)
-		if err != nil {
-			fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", baseName, m, err)
-			continue
+		for _, dt := range b.baseDT {
+			name := strings.TrimSpace(baseName + " " + dt)
+			pyArgs := []string{"-c", benchFalkonPy, dir, strconv.Itoa(m), fmt.Sprint(b.gamma), fmt.Sprint(b.lambda), string(b.def.task), fmt.Sprint(b.seed)}
+			t0 := time.Now()
+			r, err := baseRun(ctx, dt, b.python, pyArgs, stderr)
+			done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
+			if err != nil {
+				fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
+				continue
+			}
+			b.row(stdout, name, m, r, "")
+			bases = append(bases, falkonBenchFit{name: name, m: m, r: r})
 		}
-		b.row(stdout, baseName, m, r, "")
-		baseErrs = append(baseErrs, falkonBaseError{m: m, err: r.Error})
 	}
+	falkonBenchRatios(stdout, fits, bases)
 	if len(curves) > 0 {
 		fmt.Fprintf(stdout, "\nFalkon %s by iteration:\n\n", unit)
 		falkonBenchCurves(stdout, curves, b.errScale)
 	}
-	falkonBenchReach(stdout, baseName, b.iters, allCurves, baseErrs, b.errScale)
+	for _, dt := range b.baseDT {
+		// The baseline's name says its dtype when FALKON ran in several.
+		name := baseName
+		if len(b.baseDT) > 1 {
+			name = baseName + " " + dt
+		}
+		var errs []falkonBaseError
+		for _, base := range bases {
+			if base.name == strings.TrimSpace(baseName+" "+dt) {
+				errs = append(errs, falkonBaseError{m: base.m, err: base.r.Error})
+			}
+		}
+		falkonBenchReach(stdout, name, b.iters, allCurves, errs, b.errScale)
+	}
 	return nil
+}
+
+// falkonBenchFit is one row of the table: a Landmark fit (asked for m
+// centers) or a baseline's.
+type falkonBenchFit struct {
+	name string
+	m    int
+	r    falkonBenchResult
+}
+
+// falkonBenchRatios prints, when baselines ran, each Landmark fit's
+// speed-up (the baseline's fit time over Landmark's) and peak RSS ratio
+// (Landmark's over the baseline's) against every baseline row at the same
+// M: one column per baseline name (FALKON's float32 and float64 rows).
+func falkonBenchRatios(w io.Writer, fits, bases []falkonBenchFit) {
+	var names []string
+	for _, b := range bases {
+		if !slices.Contains(names, b.name) {
+			names = append(names, b.name)
+		}
+	}
+	if len(fits) == 0 || len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nSpeed-up of the fit (baseline's fit time / Landmark's) and peak RSS (Landmark's / baseline's), same M:\n\n| Landmark | M |")
+	for _, n := range names {
+		fmt.Fprintf(w, " vs %s |", n)
+	}
+	fmt.Fprint(w, "\n|---|---:|")
+	for range names {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for _, f := range fits {
+		fmt.Fprintf(w, "| %s | %d |", f.name, f.m)
+		for _, n := range names {
+			i := slices.IndexFunc(bases, func(b falkonBenchFit) bool { return b.name == n && b.m == f.m })
+			if i < 0 || f.r.FitS <= 0 || bases[i].r.RSSBytes <= 0 {
+				fmt.Fprint(w, " |")
+				continue
+			}
+			fmt.Fprintf(w, " %.2f× (RSS %.2f×) |", bases[i].r.FitS/f.r.FitS, float64(f.r.RSSBytes)/float64(bases[i].r.RSSBytes))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // prepareChild writes the arrays into dir in a child process and reads
@@ -373,50 +515,70 @@ func (b *falkonBench) prepareChild(ctx context.Context, dir string, stderr io.Wr
 // fitAll runs Falkon's fits, one child process each, printing a row per
 // fit. It returns the curves to print side by side (several samplers) and
 // every recorded curve (for the iterations to the baseline's error).
-func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Units, stdout, stderr io.Writer) (curves, all []falkonBenchCurve, err error) {
+func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Units, stdout, stderr io.Writer) (fits []falkonBenchFit, curves, all []falkonBenchCurve, err error) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, m := range b.fm {
-		for _, smp := range b.samplers {
-			name := "landmark Falkon"
-			if len(b.samplers) > 1 {
-				name += " (" + smp + ")"
-			}
-			childArgs := []string{"bench", "falkon", "-child", dir, "-data", b.data, "-m", strconv.Itoa(m),
-				"-gamma", fmt.Sprint(b.gamma), "-lambda", fmt.Sprint(b.lambda), "-iter", strconv.Itoa(b.iters),
-				"-epsilon", fmt.Sprint(b.eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(b.blessLambda), "-seed", fmt.Sprint(b.seed),
-				"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-float32=%v", b.f32), fmt.Sprintf("-float32-storage=%v", b.f32Storage), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
-				"-progress", string(*b.prog)}
-			t0 := time.Now()
-			r, err := falkonBenchRun(ctx, self, childArgs, stderr)
-			done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
-			if err != nil {
-				fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
-				continue
-			}
-			note := fmt.Sprintf("%d it., residual %.2g; centers + preconditioner %.1f s; fit CPU %.1f s", r.Iterations, r.Residual, r.SetupS, r.FitCPUS)
-			mm := m
-			if r.M > 0 {
-				mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
-			}
-			if len(r.Curve) > 0 {
-				all = append(all, falkonBenchCurve{sampler: smp, m: mm, asked: m, errs: r.Curve})
-			}
-			if len(r.Curve) > 0 && len(b.samplers) == 1 {
-				parts := make([]string, len(r.Curve))
-				for i, e := range r.Curve {
-					parts[i] = fmt.Sprintf("%.4g", b.errScale(e))
+		for _, prec := range b.precs {
+			for _, smp := range b.samplers {
+				name, label := "landmark Falkon", smp
+				var tags []string
+				if len(b.samplers) > 1 {
+					tags = append(tags, smp)
 				}
-				note += "; test error by iteration: " + strings.Join(parts, " ")
-			} else if len(r.Curve) > 0 {
-				curves = append(curves, falkonBenchCurve{sampler: smp, m: mm, errs: r.Curve})
+				if len(b.precs) > 1 {
+					tags = append(tags, prec)
+					label += " " + prec
+				}
+				if len(tags) > 0 {
+					name += " (" + strings.Join(tags, ", ") + ")"
+				}
+				childArgs := []string{"bench", "falkon", "-child", dir, "-data", b.data, "-m", strconv.Itoa(m),
+					"-gamma", fmt.Sprint(b.gamma), "-lambda", fmt.Sprint(b.lambda), "-iter", strconv.Itoa(b.iters),
+					"-epsilon", fmt.Sprint(b.eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(b.blessLambda), "-seed", fmt.Sprint(b.seed),
+					"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
+					"-progress", string(*b.prog)}
+				childArgs = append(childArgs, falkonPrecisions[prec]...)
+				t0 := time.Now()
+				r, err := falkonBenchRun(ctx, self, childArgs, stderr)
+				done.Finished(fmt.Sprintf("%s, M = %d", name, m), 1, t0, err)
+				if err != nil {
+					fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
+					continue
+				}
+				note := fmt.Sprintf("%d it., residual %.2g; %s; fit CPU %.1f s", r.Iterations, r.Residual, falkonBenchSetup(r), r.FitCPUS)
+				mm := m
+				if r.M > 0 {
+					mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
+				}
+				fits = append(fits, falkonBenchFit{name: name, m: m, r: r})
+				if len(r.Curve) > 0 {
+					all = append(all, falkonBenchCurve{sampler: label, m: mm, asked: m, errs: r.Curve})
+				}
+				if len(r.Curve) > 0 && len(b.samplers) == 1 && len(b.precs) == 1 {
+					parts := make([]string, len(r.Curve))
+					for i, e := range r.Curve {
+						parts[i] = fmt.Sprintf("%.4g", b.errScale(e))
+					}
+					note += "; test error by iteration: " + strings.Join(parts, " ")
+				} else if len(r.Curve) > 0 {
+					curves = append(curves, falkonBenchCurve{sampler: label, m: mm, errs: r.Curve})
+				}
+				b.row(stdout, name, mm, r, note)
 			}
-			b.row(stdout, name, mm, r, note)
 		}
 	}
-	return curves, all, nil
+	return fits, curves, all, nil
+}
+
+// falkonBenchSetup describes a fit's setup: issue 25's "setup" (centers,
+// K_MM and the preconditioner's factorizations, before any pass over the
+// data) split into its parts, then the K_nMᵀy pass.
+func falkonBenchSetup(r falkonBenchResult) string {
+	return fmt.Sprintf("setup %.2f s (centers %.2f + K_MM %.2f + preconditioner %.2f), K_nMᵀy pass %.2f s",
+		r.CentersS+r.KMMS+r.FactorS, r.CentersS, r.KMMS, r.FactorS, r.RHSS)
 }
 
 // falkonBaseError is the baseline's test error at one M.

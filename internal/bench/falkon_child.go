@@ -339,6 +339,7 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	info := cfg.Info()
 	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
 	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
+	r.CentersS, r.KMMS, r.FactorS, r.RHSS = info.SampleTime.Seconds(), info.KMMTime.Seconds(), info.FactorTime.Seconds(), info.RHSTime.Seconds()
 	for _, h := range info.History {
 		if curve {
 			e := h.ValError

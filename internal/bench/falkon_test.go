@@ -10,10 +10,12 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -237,4 +239,143 @@ func TestPeakRSSCountsTouchedMemory(t *testing.T) {
 		t.Errorf("peakRSS = %d after touching 64 MiB", got)
 	}
 	runtime.KeepAlive(b)
+}
+
+// TestFalkonBenchPrecisions runs bench falkon on 300 cadata rows with
+// -precisions float64,float32 and a stand-in FALKON (a shell script, no
+// Python: it answers the import check and then, per FALKON_DTYPE, fixed
+// results: float32 2 s and 1 GB, float64 8 s and 2 GB, so that a row
+// printed from the wrong run shows). It prints a Landmark row per
+// precision, a FALKON row per dtype, and a speed-up table with one column
+// per FALKON dtype whose cells are FALKON's fit time over the Landmark
+// row's and the RSS ratio, recomputed here from the rows' own numbers
+// (the Landmark fit time to the printed 0.1 s is too coarse, so the
+// ratios are checked against the stand-in's exact ones through
+// falkonBenchRatios below). The notes split the setup into its parts.
+func TestFalkonBenchPrecisions(t *testing.T) {
+	data, err := filepath.Abs(filepath.Join("..", "..", "datasets", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(testMainEnv, "1")
+	t.Setenv("LANDMARK_SHARED_DATA", data)
+	t.Setenv("FALKON_DTYPE", "float64") // inherited: must not decide the float32 row
+	dir := t.TempDir()
+	fake, script := filepath.Join(dir, "python"), filepath.Join(dir, "same_arrays.py")
+	body := `#!/bin/sh
+if [ "$1" = "-c" ] && [ "$3" = "numpy" ]; then
+  echo '{"python":"3.0","numpy":"9.9"}'
+elif [ "$1" = "-c" ]; then
+  echo 0.8.4
+elif [ "$FALKON_DTYPE" = "float64" ]; then
+  echo '{"fit_s":8,"predict_s":0.5,"error":60000,"rss_bytes":2000000000,"data_rss_bytes":5}'
+else
+  echo '{"fit_s":2,"predict_s":0.5,"error":50000,"rss_bytes":1000000000,"data_rss_bytes":5}'
+fi
+`
+	if err := os.WriteFile(fake, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-data", "cadata", "-train", "300", "-test", "100", "-m", "40", "-iter", "3", "-progress", "never",
+		"-precisions", "float64,float32", "-baseline", "falkon", "-falkon-dtypes", "float32,float64", "-python", fake, "-falkon-script", script}
+	var so, se bytes.Buffer
+	if err := runBenchFalkon(t.Context(), args, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	out := so.String()
+	for _, want := range []string{
+		"Landmark in float64, float32; FALKON in float32, float64\n",
+		"\n| FALKON (Python, CPU) float32 | 40 | 2.0 | 0.5 | 50000 | 1.00 |  |\n",
+		"\n| FALKON (Python, CPU) float64 | 40 | 8.0 | 0.5 | 60000 | 2.00 |  |\n",
+		"\n| Landmark | M | vs FALKON (Python, CPU) float32 | vs FALKON (Python, CPU) float64 |\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	rowRE := regexp.MustCompile(`(?m)^\| landmark Falkon \((float64|float32)\) \| 40 \| [^|]+\| [^|]+\| [^|]+\| [^|]+\| 3 it\., [^|]*; setup (\S+) s \(centers (\S+) \+ K_MM (\S+) \+ preconditioner (\S+)\), K_nMᵀy pass \S+ s; fit CPU \S+ s \|$`)
+	rows := rowRE.FindAllStringSubmatch(out, -1)
+	if len(rows) != 2 || rows[0][1] != "float64" || rows[1][1] != "float32" {
+		t.Fatalf("want a Landmark row per precision, float64 first, with the setup split:\n%s", out)
+	}
+	for _, r := range rows {
+		var parts [4]float64
+		for i := range parts {
+			parts[i] = parseF(t, r[2+i])
+		}
+		// The setup is the sum of its parts, each printed to 0.01 s.
+		if math.Abs(parts[0]-(parts[1]+parts[2]+parts[3])) > 4*0.005 {
+			t.Errorf("%s: setup %v is not centers + K_MM + preconditioner %v", r[1], parts[0], parts[1:])
+		}
+	}
+	ratio := regexp.MustCompile(`(?m)^\| landmark Falkon \((float64|float32)\) \| 40 \| (\S+)× \(RSS (\S+)×\) \| (\S+)× \(RSS (\S+)×\) \|$`).FindAllStringSubmatch(out, -1)
+	if len(ratio) != 2 {
+		t.Fatalf("want a speed-up row per Landmark precision:\n%s", out)
+	}
+	for _, r := range ratio {
+		// FALKON float64 took 4× float32's time and 2× its RSS, so the
+		// float32 column's speed-up is a quarter of the float64 column's
+		// and its RSS ratio twice (to the printed 2 digits).
+		s32, m32, s64, m64 := parseF(t, r[2]), parseF(t, r[3]), parseF(t, r[4]), parseF(t, r[5])
+		if math.Abs(4*s32-s64) > 4*0.005+0.005 || math.Abs(m32-2*m64) > 0.005+2*0.005 {
+			t.Errorf("%s: speed-ups %v / %v, RSS %v / %v: not FALKON's 4× time and 2× RSS between dtypes", r[1], s32, s64, m32, m64)
+		}
+	}
+	if n := strings.Count(out, "Iterations for Falkon to reach"); n != 0 {
+		t.Errorf("no -curve, yet %d reach sections", n)
+	}
+
+	// The ratios themselves, on exact numbers: a fit missing a baseline at
+	// its M gets an empty cell.
+	var b strings.Builder
+	falkonBenchRatios(&b, []falkonBenchFit{{name: "L", m: 10, r: falkonBenchResult{FitS: 4, RSSBytes: 3e9}}, {name: "L", m: 20, r: falkonBenchResult{FitS: 1, RSSBytes: 1e9}}},
+		[]falkonBenchFit{{name: "F32", m: 10, r: falkonBenchResult{FitS: 10, RSSBytes: 2e9}}, {name: "F64", m: 10, r: falkonBenchResult{FitS: 30, RSSBytes: 4e9}}})
+	for _, want := range []string{"| L | 10 | 2.50× (RSS 1.50×) | 7.50× (RSS 0.75×) |\n", "| L | 20 | | |\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("ratios lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// The precision flags: -precisions lists distinct known values and is not
+// combined with -float32 / -float32-storage (which select one precision);
+// -falkon-dtypes needs -baseline falkon.
+func TestFalkonBenchPrecisionFlags(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		precs, base []string
+	}{
+		{nil, []string{"float64"}, []string{""}},
+		{[]string{"-float32"}, []string{"float32"}, []string{""}},
+		{[]string{"-float32", "-float32-storage"}, []string{"float32-storage"}, []string{""}},
+		{[]string{"-precisions", "float32-storage, float64", "-baseline", "falkon", "-falkon-dtypes", "float64"}, []string{"float32-storage", "float64"}, []string{"float64"}},
+	} {
+		b := falkonBench{baseline: "sklearn", dtypes: "float32"}
+		fs := cmdline.NewFlags("bench falkon", "", io.Discard)
+		b.register(fs)
+		if err := cmdline.Parse(fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.resolve(); err != nil || !slices.Equal(b.precs, c.precs) || !slices.Equal(b.baseDT, c.base) {
+			t.Errorf("%v: precisions %q, baseline dtypes %q, err %v; want %q, %q", c.args, b.precs, b.baseDT, err, c.precs, c.base)
+		}
+	}
+	for _, args := range [][]string{{"-precisions", "float16"}, {"-precisions", "float32,float32"}, {"-precisions", "float32", "-float32"},
+		{"-falkon-dtypes", "float64"}, {"-baseline", "falkon", "-falkon-dtypes", "float32,bf16"}} {
+		if err := runBenchFalkon(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+			t.Errorf("bench falkon %v: err = %v, want errUsage", args, err)
+		}
+	}
+}
+
+func parseF(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
 }
