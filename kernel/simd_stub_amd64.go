@@ -147,10 +147,12 @@ func axpy4F32AVX2(n int, a *[4]float32, x *float32, stride int, y *float32)
 // flush32AVX2 is the AVX2 version of flush32AVX512 (same bits).
 func flush32AVX2(n int, src *float32, dst *float64)
 
-// expRowAVX2 is the AVX2+FMA version of expRowAVX512.
+// expRowAVX2 is the AVX2+FMA version of expRowAVX512 (n a multiple of 8;
+// a 4-entry table and a degree-8 polynomial, see gen_avx2.go).
 func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
 
-// expRowDotAVX2 is the AVX2+FMA version of expRowDotAVX512.
+// expRowDotAVX2 is the AVX2+FMA version of expRowDotAVX512 (n a multiple of 8;
+// a 4-entry table and a degree-8 polynomial, see gen_avx2.go).
 func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
 
 // axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.
