@@ -483,28 +483,30 @@ func levSymmetrize(a *mat.Dense) {
 // the forward substitution L⁻¹b for every point. That substitution runs in
 // row chunks of estChunk points and column panels of estPanel landmarks, as
 // matrix products on the kernel engine's micro-kernels (kernel.Dense): for panel
-// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ with the small inverses L_pp⁻¹
-// formed once. A point-by-point triangular solve (gonum's Dtrsm) ran 30×
+// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, solved with the inverses of its
+// estSub-wide diagonal blocks, formed once (see forward). A point-by-point triangular solve (gonum's Dtrsm) ran 30×
 // slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
 // docs/performance.md, "Leverage-score samplers"). K_JJ and its factor also use the engine (blocked
 // Cholesky on kernel.Dense products). Memory: the factor (s² floats)
 // plus one chunk's kernel block (estChunk·s floats).
 type scoreEstimator struct {
 	k       kernel.Kernel
-	pts     mat.Matrix // landmark points (s×d, dense or CSR); nil when s = 0
-	invSqrt []float64  // r_j^{-1/2}
-	l       *mat.Dense // lower triangle: L
-	dinv    []*mat.Dense
+	pts     mat.Matrix   // landmark points (s×d, dense or CSR); nil when s = 0
+	invSqrt []float64    // r_j^{-1/2}
+	l       *mat.Dense   // lower triangle: L
+	dinv    []*mat.Dense // inverses of the estSub-wide diagonal blocks of L
 	mu      float64
 	opt     kernel.Options
 	prod    kernel.Dense
 }
 
 // estChunk is the number of points scored per pass; estPanel the width of the
-// landmark panels of the forward substitution.
+// landmark panels of the forward substitution, estSub the width of the
+// sub-panels each panel is solved in (see forward).
 const (
 	estChunk = 2048
 	estPanel = 256
+	estSub   = 64
 )
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
@@ -539,8 +541,8 @@ func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64,
 		return nil, fmt.Errorf("approx: leverage estimate: Cholesky of the %d×%d landmark system failed", s, s)
 	}
 	e.l = a
-	for p0 := 0; p0 < s; p0 += estPanel {
-		p1 := min(p0+estPanel, s)
+	for p0 := 0; p0 < s; p0 += estSub {
+		p1 := min(p0+estSub, s)
 		d := mat.NewDense(p1-p0, p1-p0, nil)
 		for i := p0; i < p1; i++ {
 			copy(d.RawRowView(i - p0)[:i-p0+1], raw.Data[i*raw.Stride+p0:i*raw.Stride+i+1])
@@ -578,9 +580,15 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 	}
 	diag := make([]float64, c)
 	var kb, tmp *mat.Dense
+	var q []float64
 	if s > 0 {
-		kb = mat.NewDense(c, s, nil)
+		// A row stride rounded up to 16 lets the engine form each kernel
+		// block in place (kernel.Op.Block writes its 8×16 tiles straight
+		// into dst when the strides agree), instead of forming it in its
+		// own buffer and copying: 2% of a BLESS run at m = 3,000.
+		kb = mat.NewDense(c, (s+15)&^15, nil)
 		tmp = mat.NewDense(c, min(estPanel, s), nil)
+		q = make([]float64, c)
 	}
 	for r0 := 0; r0 < n; r0 += c {
 		if err := ctx.Err(); err != nil {
@@ -619,13 +627,12 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 				row[j] *= e.invSqrt[j]
 			}
 		}
-		if err := e.forward(ctx, kr, tmp); err != nil {
+		qr := q[:rows]
+		if err := e.forward(ctx, kr, tmp, qr); err != nil {
 			return err
 		}
-		for i := 0; i < rows; i++ {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
-			q := floats.Dot(row, row)
-			dst[r0+i] = max(dg[i]-q, 0) / e.mu
+		for i, v := range qr {
+			dst[r0+i] = max(dg[i]-v, 0) / e.mu
 		}
 	}
 	return nil
@@ -646,28 +653,50 @@ func gatherChecked(dst, x *mat.Dense, idx []int) error {
 	return nil
 }
 
-// forward overwrites every row b of y (rows×s) with L⁻¹b, panel by panel,
-// right-looking: Y_p = Y_p L_pp⁻ᵀ once panel p has received every update,
-// then Y_{>p} −= Y_p L_{>p,p}ᵀ. Each solved panel is packed once, as the
-// left operand of one product. The left-looking order (Y_p −= Y_{<p}
-// L_{p,<p}ᵀ, then Y_p L_pp⁻ᵀ) packed the solved prefix Y_{<p} again for
-// every panel, s/(2·estPanel) times each value on average, and spent 18% of
-// a BLESS run packing (ijcnn1, m = 3,000; docs/performance.md, "BLESS
-// beside the uniform fit"). Both orders compute the same L⁻¹b; only the
-// order of the floating-point sums differs. tmp is scratch of at least
-// rows×estPanel.
-func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense) error {
+// forward sets q[i] = ‖L⁻¹bᵢ‖² for the rows bᵢ of y (rows×s), which it
+// overwrites. It solves panel by panel, right-looking: once panel p (estPanel
+// columns) has received every update, it is solved and the solution Y_p is
+// written to tmp (rows×estPanel scratch), q gains its rows' squared norms,
+// and Y_{>p} −= Y_p L_{>p,p}ᵀ, a rank-estPanel update with Y_p packed once.
+// Only the norms are wanted, so the solved panel never goes back to y.
+//
+// Within a panel, each estSub-wide sub-panel a is solved with the explicit
+// inverse of its diagonal block, Y_a = Z_a·L_aa⁻ᵀ, and then updates the rest
+// of the panel, Z_{>a} −= Y_a·L_{>a,a}ᵀ. Per point that is s²/2 + s·estSub/2
+// multiply-adds (the triangular solve's s²/2, plus the zeros of the
+// estSub-wide inverses), where one product with the inverse of the whole
+// estPanel-wide block per panel took s²/2 + s·estPanel/2: at s = 1,503 and
+// 2,182 landmarks, the last two steps of BLESS on ijcnn1 at m = 3,000,
+// 11% and 8% fewer. The left-looking order (Y_p −= Y_{<p}L_{p,<p}ᵀ)
+// packed the solved prefix again for every panel, s/(2·estPanel) times each
+// value, and spent 18% of that run packing (docs/performance.md, "BLESS
+// beside the uniform fit"). All orders compute the same L⁻¹b up to the order
+// of the floating-point sums; each sum has one fixed order, whatever the
+// number of workers.
+func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense, q []float64) error {
 	rows, s := y.Dims()
-	for pi, p0 := 0, 0; p0 < s; pi, p0 = pi+1, p0+estPanel {
+	clear(q)
+	for p0 := 0; p0 < s; p0 += estPanel {
 		p1 := min(p0+estPanel, s)
-		yp := y.Slice(0, rows, p0, p1).(*mat.Dense)
-		z := tmp.Slice(0, rows, 0, p1-p0).(*mat.Dense)
-		z.Copy(yp)
-		if err := e.prod.Gemm(ctx, false, true, 1, z, e.dinv[pi], 0, yp); err != nil {
-			return err
+		for a0 := p0; a0 < p1; a0 += estSub {
+			a1 := min(a0+estSub, p1)
+			ya := tmp.Slice(0, rows, a0-p0, a1-p0).(*mat.Dense)
+			if err := e.prod.Gemm(ctx, false, true, 1, y.Slice(0, rows, a0, a1).(*mat.Dense), e.dinv[a0/estSub], 0, ya); err != nil {
+				return err
+			}
+			if a1 < p1 {
+				la := e.l.Slice(a1, p1, a0, a1).(*mat.Dense)
+				if err := e.prod.Gemm(ctx, false, true, -1, ya, la, 1, y.Slice(0, rows, a1, p1).(*mat.Dense)); err != nil {
+					return err
+				}
+			}
+		}
+		yp := tmp.Slice(0, rows, 0, p1-p0).(*mat.Dense)
+		for i := range rows {
+			row := yp.RawRowView(i)
+			q[i] += floats.Dot(row, row)
 		}
 		if p1 < s {
-			// yp and the columns it updates are disjoint parts of y.
 			lp := e.l.Slice(p1, s, p0, p1).(*mat.Dense)
 			if err := e.prod.Gemm(ctx, false, true, -1, yp, lp, 1, y.Slice(0, rows, p1, s).(*mat.Dense)); err != nil {
 				return err

@@ -103,3 +103,68 @@ func BenchmarkExpRow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDistance measures the engine's distance product X·Cᵀ (the linear
+// kernel's Block into an n×M matrix, "landmark bench kernel"'s X·Cᵀ column)
+// and the fused Gaussian K(X,C)ᵀ(K(X,C)v) at n = 20,000, M = 2,000, with each
+// set of inner kernels this CPU can run and in float32 mode, reporting
+// GFLOP per CPU-second of the process (the machine is shared: run with
+// GOMAXPROCS=1 for the tiles' and blocking's questions). Flops as
+// BenchmarkMulTMul: 2nMd, plus 4nM for the fused pass.
+func BenchmarkDistance(b *testing.B) {
+	const n, m = 20_000, 2_000
+	for _, d := range []int{54, 784} {
+		r := rand.New(rand.NewPCG(1, uint64(d)))
+		x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, 1)
+		dst := mat.NewDense(n, m, nil)
+		w := mat.NewDense(m, 1, nil)
+		for _, a := range accels() {
+			if a == accelPortable {
+				continue
+			}
+			for _, f32 := range []bool{false, true} {
+				for _, fused := range []bool{false, true} {
+					name := fmt.Sprintf("d=%d/%s", d, a)
+					if f32 {
+						name += "-f32"
+					}
+					if fused {
+						name += "/fused"
+					} else {
+						name += "/xct"
+					}
+					b.Run(name, func(b *testing.B) {
+						defer setAccel(a)()
+						var k Kernel = Linear{}
+						if fused {
+							k = Gaussian{Gamma: 1 / float64(d)}
+						}
+						op := NewOp(k, x, c, Options{Float32: f32})
+						call := func() error {
+							if fused {
+								return op.MulTMul(context.Background(), w, v)
+							}
+							return op.Block(context.Background(), dst)
+						}
+						if err := call(); err != nil { // packs C, touches dst
+							b.Fatal(err)
+						}
+						b.ResetTimer()
+						c0 := processCPU()
+						for b.Loop() {
+							if err := call(); err != nil {
+								b.Fatal(err)
+							}
+						}
+						flops := 2 * float64(n) * m * float64(d)
+						if fused {
+							flops += 4 * float64(n) * m
+						}
+						b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+						b.ReportMetric(flops*float64(b.N)/(float64(processCPU()-c0)/1e9)/1e9, "GFLOP/cpu-s")
+					})
+				}
+			}
+		}
+	}
+}

@@ -19,8 +19,12 @@ const (
 // products with its own loops over packed centers instead of gonum's Dgemm.
 const smallDim = 16
 
-// kBlock bounds the number of features one pass of the inner kernel covers,
-// so that a packed panel of centers (kBlock×16 doubles, 32 KiB) stays in L1.
+// kBlock bounds the number of features one call of the inner kernel covers
+// (kBlocks cuts d into equal blocks of at most kBlock). In float32 mode it
+// bounds the float32 sums (Options.Float32); in float64 it fixes the
+// summation order (the blocks' sums added in order), which every SIMD path
+// shares. The engine calls the tile for the feature blocks of one tile of K
+// in a row (tileLoop), so the tile stays in L1 between them.
 const kBlock = 256
 
 // plan is what an Op computes once: squared norms and C packed into panels.
@@ -282,18 +286,9 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	case w.acc != accelPortable:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
-		nk := (d + kBlock - 1) / kBlock
-		kc := (d + nk - 1) / nk
-		for k0 := 0; k0 < d; k0 += kc {
-			kl := min(kc, d-k0)
-			for jp := 0; jp < mp; jp += panelCols {
-				b := &p.cp[jp*d+k0*panelCols]
-				for ip := 0; ip < rp; ip += panelRows {
-					a, c := w.a[ip*d+k0*panelRows:], w.blk[ip*mp+jp:]
-					gemm8x16PfAVX512(kl, &a[0], b, &c[0], mp, k0 > 0)
-				}
-			}
-		}
+		tileLoop(rp, mp, d, panelRows, panelCols, func(ip, jp, h, k0, kl int) {
+			gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
+		})
 	case d <= smallDim:
 		for i := 0; i < rows; i++ {
 			xi := x.Data[(x0+i)*x.Stride : (x0+i)*x.Stride+d]
@@ -315,23 +310,14 @@ func (p *plan) dots32(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
 	p.packX32(w.a32, r0, rows)
-	nk := (d + kBlock - 1) / kBlock
-	kc := (d + nk - 1) / nk
-	for k0 := 0; k0 < d; k0 += kc {
-		kl := min(kc, d-k0)
-		for jp := 0; jp < mp; jp += panelCols32 {
-			b := p.cp32[jp*d+k0*panelCols32:]
-			for ip := 0; ip < rp; ip += panelRows {
-				a := w.a32[ip*d+k0*panelRows:]
-				c := w.blk[ip*mp+jp:]
-				if w.acc == accelAVX512 {
-					gemm8x32F32AVX512(kl, &a[0], &b[0], &c[0], mp, k0 > 0)
-				} else {
-					gemm8x32F32(kl, a, b, c, mp, k0 > 0)
-				}
-			}
+	tileLoop(rp, mp, d, panelRows, panelCols32, func(ip, jp, h, k0, kl int) {
+		a, b, c := w.a32[ip*d+k0*panelRows:], p.cp32[jp*d+k0*panelCols32:], w.blk[ip*mp+jp:]
+		if w.acc == accelAVX512 {
+			gemm8x32F32AVX512(kl, &a[0], &b[0], &c[0], mp, k0 > 0)
+		} else {
+			gemm8x32F32(kl, a, b, c, mp, k0 > 0)
 		}
-	}
+	})
 }
 
 // gemm8x32F32 is the portable gemm8x32F32AVX512: float32 sums over the k

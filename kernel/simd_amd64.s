@@ -306,6 +306,256 @@ overwrite:
 	VZEROUPPER
 	RET
 
+// func gemm8x32F32PfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·gemm8x32F32PfAVX512(SB), NOSPLIT, $0-41
+	MOVQ       k+0(FP), CX
+	MOVQ       a+8(FP), SI
+	MOVQ       b+16(FP), DI
+	MOVQ       c+24(FP), DX
+	MOVQ       ldc+32(FP), R9
+	SHLQ       $0x02, R9
+	MOVQ       DX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	ADDQ       R9, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 127(R8)
+	VPXORQ     Z0, Z0, Z0
+	VPXORQ     Z1, Z1, Z1
+	VPXORQ     Z2, Z2, Z2
+	VPXORQ     Z3, Z3, Z3
+	VPXORQ     Z4, Z4, Z4
+	VPXORQ     Z5, Z5, Z5
+	VPXORQ     Z6, Z6, Z6
+	VPXORQ     Z7, Z7, Z7
+	VPXORQ     Z8, Z8, Z8
+	VPXORQ     Z9, Z9, Z9
+	VPXORQ     Z10, Z10, Z10
+	VPXORQ     Z11, Z11, Z11
+	VPXORQ     Z12, Z12, Z12
+	VPXORQ     Z13, Z13, Z13
+	VPXORQ     Z14, Z14, Z14
+	VPXORQ     Z15, Z15, Z15
+	TESTQ      CX, CX
+	JE         store
+
+loop:
+	VMOVUPS      (DI), Z16
+	VMOVUPS      64(DI), Z17
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	VBROADCASTSS 4(SI), Z19
+	VFMADD231PS  Z16, Z19, Z2
+	VFMADD231PS  Z17, Z19, Z3
+	VBROADCASTSS 8(SI), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VBROADCASTSS 12(SI), Z21
+	VFMADD231PS  Z16, Z21, Z6
+	VFMADD231PS  Z17, Z21, Z7
+	VBROADCASTSS 16(SI), Z18
+	VFMADD231PS  Z16, Z18, Z8
+	VFMADD231PS  Z17, Z18, Z9
+	VBROADCASTSS 20(SI), Z19
+	VFMADD231PS  Z16, Z19, Z10
+	VFMADD231PS  Z17, Z19, Z11
+	VBROADCASTSS 24(SI), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VBROADCASTSS 28(SI), Z21
+	VFMADD231PS  Z16, Z21, Z14
+	VFMADD231PS  Z17, Z21, Z15
+	ADDQ         $0x20, SI
+	ADDQ         $0x80, DI
+	DECQ         CX
+	JNE          loop
+
+store:
+	MOVBQZX add+40(FP), AX
+	TESTB   AL, AL
+	JE      overwrite
+	VADDPS  (DX), Z0, Z0
+	VADDPS  64(DX), Z1, Z1
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z2, Z2
+	VADDPS  64(DX), Z3, Z3
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z4, Z4
+	VADDPS  64(DX), Z5, Z5
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z6, Z6
+	VADDPS  64(DX), Z7, Z7
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z8, Z8
+	VADDPS  64(DX), Z9, Z9
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z10, Z10
+	VADDPS  64(DX), Z11, Z11
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z12, Z12
+	VADDPS  64(DX), Z13, Z13
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z14, Z14
+	VADDPS  64(DX), Z15, Z15
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+overwrite:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R9, DX
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+// func gemm4x16F32AVX2(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+// Requires: AVX, FMA3
+TEXT ·gemm4x16F32AVX2(SB), NOSPLIT, $0-41
+	MOVQ   k+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DI
+	MOVQ   c+24(FP), DX
+	MOVQ   ldc+32(FP), R9
+	SHLQ   $0x02, R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  CX, CX
+	JE     store2
+
+loop2:
+	VMOVUPS      (DI), Y8
+	VMOVUPS      32(DI), Y9
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS 4(SI), Y11
+	VFMADD231PS  Y8, Y11, Y2
+	VFMADD231PS  Y9, Y11, Y3
+	VBROADCASTSS 8(SI), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VBROADCASTSS 12(SI), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	VFMADD231PS  Y9, Y13, Y7
+	ADDQ         $0x20, SI
+	ADDQ         $0x80, DI
+	DECQ         CX
+	JNE          loop2
+
+store2:
+	MOVBQZX add+40(FP), AX
+	TESTB   AL, AL
+	JE      overwrite2
+	VADDPS  (DX), Y0, Y0
+	VADDPS  32(DX), Y1, Y1
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y2, Y2
+	VADDPS  32(DX), Y3, Y3
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y4, Y4
+	VADDPS  32(DX), Y5, Y5
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y6, Y6
+	VADDPS  32(DX), Y7, Y7
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
+overwrite2:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R9, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R9, DX
+	VZEROUPPER
+	RET
+
 // func gemm8x32F32AVX512(k int, a *float32, b *float32, c *float64, ldc int, add bool)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·gemm8x32F32AVX512(SB), NOSPLIT, $0-41
@@ -1470,96 +1720,6 @@ loop:
 done:
 	VZEROUPPER
 	RET
-
-DATA avx2consts<>+0(SB)/8, $0x3ff71547652b82fe
-DATA avx2consts<>+8(SB)/8, $0x3ff71547652b82fe
-DATA avx2consts<>+16(SB)/8, $0x3ff71547652b82fe
-DATA avx2consts<>+24(SB)/8, $0x3ff71547652b82fe
-DATA avx2consts<>+32(SB)/8, $0x3fe62e42fee00000
-DATA avx2consts<>+40(SB)/8, $0x3fe62e42fee00000
-DATA avx2consts<>+48(SB)/8, $0x3fe62e42fee00000
-DATA avx2consts<>+56(SB)/8, $0x3fe62e42fee00000
-DATA avx2consts<>+64(SB)/8, $0x3dea39ef35793c76
-DATA avx2consts<>+72(SB)/8, $0x3dea39ef35793c76
-DATA avx2consts<>+80(SB)/8, $0x3dea39ef35793c76
-DATA avx2consts<>+88(SB)/8, $0x3dea39ef35793c76
-DATA avx2consts<>+96(SB)/8, $0xc087500000000000
-DATA avx2consts<>+104(SB)/8, $0xc087500000000000
-DATA avx2consts<>+112(SB)/8, $0xc087500000000000
-DATA avx2consts<>+120(SB)/8, $0xc087500000000000
-DATA avx2consts<>+128(SB)/8, $0x4000000000000000
-DATA avx2consts<>+136(SB)/8, $0x4000000000000000
-DATA avx2consts<>+144(SB)/8, $0x4000000000000000
-DATA avx2consts<>+152(SB)/8, $0x4000000000000000
-DATA avx2consts<>+160(SB)/8, $0x4338000000000000
-DATA avx2consts<>+168(SB)/8, $0x4338000000000000
-DATA avx2consts<>+176(SB)/8, $0x4338000000000000
-DATA avx2consts<>+184(SB)/8, $0x4338000000000000
-DATA avx2consts<>+192(SB)/8, $0xbcc80000000003ff
-DATA avx2consts<>+200(SB)/8, $0xbcc80000000003ff
-DATA avx2consts<>+208(SB)/8, $0xbcc80000000003ff
-DATA avx2consts<>+216(SB)/8, $0xbcc80000000003ff
-DATA avx2consts<>+224(SB)/8, $0xc08ff00000000000
-DATA avx2consts<>+232(SB)/8, $0xc08ff00000000000
-DATA avx2consts<>+240(SB)/8, $0xc08ff00000000000
-DATA avx2consts<>+248(SB)/8, $0xc08ff00000000000
-DATA avx2consts<>+256(SB)/8, $0x3de6124613a86d09
-DATA avx2consts<>+264(SB)/8, $0x3de6124613a86d09
-DATA avx2consts<>+272(SB)/8, $0x3de6124613a86d09
-DATA avx2consts<>+280(SB)/8, $0x3de6124613a86d09
-DATA avx2consts<>+288(SB)/8, $0x3e21eed8eff8d898
-DATA avx2consts<>+296(SB)/8, $0x3e21eed8eff8d898
-DATA avx2consts<>+304(SB)/8, $0x3e21eed8eff8d898
-DATA avx2consts<>+312(SB)/8, $0x3e21eed8eff8d898
-DATA avx2consts<>+320(SB)/8, $0x3e5ae64567f544e4
-DATA avx2consts<>+328(SB)/8, $0x3e5ae64567f544e4
-DATA avx2consts<>+336(SB)/8, $0x3e5ae64567f544e4
-DATA avx2consts<>+344(SB)/8, $0x3e5ae64567f544e4
-DATA avx2consts<>+352(SB)/8, $0x3e927e4fb7789f5c
-DATA avx2consts<>+360(SB)/8, $0x3e927e4fb7789f5c
-DATA avx2consts<>+368(SB)/8, $0x3e927e4fb7789f5c
-DATA avx2consts<>+376(SB)/8, $0x3e927e4fb7789f5c
-DATA avx2consts<>+384(SB)/8, $0x3ec71de3a556c734
-DATA avx2consts<>+392(SB)/8, $0x3ec71de3a556c734
-DATA avx2consts<>+400(SB)/8, $0x3ec71de3a556c734
-DATA avx2consts<>+408(SB)/8, $0x3ec71de3a556c734
-DATA avx2consts<>+416(SB)/8, $0x3efa01a01a01a01a
-DATA avx2consts<>+424(SB)/8, $0x3efa01a01a01a01a
-DATA avx2consts<>+432(SB)/8, $0x3efa01a01a01a01a
-DATA avx2consts<>+440(SB)/8, $0x3efa01a01a01a01a
-DATA avx2consts<>+448(SB)/8, $0x3f2a01a01a01a01a
-DATA avx2consts<>+456(SB)/8, $0x3f2a01a01a01a01a
-DATA avx2consts<>+464(SB)/8, $0x3f2a01a01a01a01a
-DATA avx2consts<>+472(SB)/8, $0x3f2a01a01a01a01a
-DATA avx2consts<>+480(SB)/8, $0x3f56c16c16c16c17
-DATA avx2consts<>+488(SB)/8, $0x3f56c16c16c16c17
-DATA avx2consts<>+496(SB)/8, $0x3f56c16c16c16c17
-DATA avx2consts<>+504(SB)/8, $0x3f56c16c16c16c17
-DATA avx2consts<>+512(SB)/8, $0x3f81111111111111
-DATA avx2consts<>+520(SB)/8, $0x3f81111111111111
-DATA avx2consts<>+528(SB)/8, $0x3f81111111111111
-DATA avx2consts<>+536(SB)/8, $0x3f81111111111111
-DATA avx2consts<>+544(SB)/8, $0x3fa5555555555555
-DATA avx2consts<>+552(SB)/8, $0x3fa5555555555555
-DATA avx2consts<>+560(SB)/8, $0x3fa5555555555555
-DATA avx2consts<>+568(SB)/8, $0x3fa5555555555555
-DATA avx2consts<>+576(SB)/8, $0x3fc5555555555555
-DATA avx2consts<>+584(SB)/8, $0x3fc5555555555555
-DATA avx2consts<>+592(SB)/8, $0x3fc5555555555555
-DATA avx2consts<>+600(SB)/8, $0x3fc5555555555555
-DATA avx2consts<>+608(SB)/8, $0x3fe0000000000000
-DATA avx2consts<>+616(SB)/8, $0x3fe0000000000000
-DATA avx2consts<>+624(SB)/8, $0x3fe0000000000000
-DATA avx2consts<>+632(SB)/8, $0x3fe0000000000000
-DATA avx2consts<>+640(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+648(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+656(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+664(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+672(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+680(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+688(SB)/8, $0x3ff0000000000000
-DATA avx2consts<>+696(SB)/8, $0x3ff0000000000000
-GLOBL avx2consts<>(SB), RODATA|NOPTR, $704
 
 // func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 // Requires: AVX, FMA3
@@ -5377,103 +5537,530 @@ done:
 	VZEROUPPER
 	RET
 
+DATA expRowAVX2consts<>+0(SB)/8, $0x3ff71547652b82fe
+DATA expRowAVX2consts<>+8(SB)/8, $0x3ff71547652b82fe
+DATA expRowAVX2consts<>+16(SB)/8, $0x3ff71547652b82fe
+DATA expRowAVX2consts<>+24(SB)/8, $0x3ff71547652b82fe
+DATA expRowAVX2consts<>+32(SB)/8, $0xc090d00000000000
+DATA expRowAVX2consts<>+40(SB)/8, $0xc090d00000000000
+DATA expRowAVX2consts<>+48(SB)/8, $0xc090d00000000000
+DATA expRowAVX2consts<>+56(SB)/8, $0xc090d00000000000
+DATA expRowAVX2consts<>+64(SB)/8, $0x4318000000004000
+DATA expRowAVX2consts<>+72(SB)/8, $0x4318000000004000
+DATA expRowAVX2consts<>+80(SB)/8, $0x4318000000004000
+DATA expRowAVX2consts<>+88(SB)/8, $0x4318000000004000
+DATA expRowAVX2consts<>+96(SB)/8, $0x0000000100000000
+DATA expRowAVX2consts<>+104(SB)/8, $0x0000000100000000
+DATA expRowAVX2consts<>+112(SB)/8, $0x0000000100000000
+DATA expRowAVX2consts<>+120(SB)/8, $0x0000000100000000
+DATA expRowAVX2consts<>+128(SB)/8, $0x408ff00000000000
+DATA expRowAVX2consts<>+136(SB)/8, $0x408ff00000000000
+DATA expRowAVX2consts<>+144(SB)/8, $0x408ff00000000000
+DATA expRowAVX2consts<>+152(SB)/8, $0x408ff00000000000
+DATA expRowAVX2consts<>+160(SB)/8, $0x3c90000000000000
+DATA expRowAVX2consts<>+168(SB)/8, $0x3c90000000000000
+DATA expRowAVX2consts<>+176(SB)/8, $0x3c90000000000000
+DATA expRowAVX2consts<>+184(SB)/8, $0x3c90000000000000
+DATA expRowAVX2consts<>+192(SB)/8, $0x3eb62c0223a5c821
+DATA expRowAVX2consts<>+200(SB)/8, $0x3eb62c0223a5c821
+DATA expRowAVX2consts<>+208(SB)/8, $0x3eb62c0223a5c821
+DATA expRowAVX2consts<>+216(SB)/8, $0x3eb62c0223a5c821
+DATA expRowAVX2consts<>+224(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowAVX2consts<>+232(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowAVX2consts<>+240(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowAVX2consts<>+248(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowAVX2consts<>+256(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX2consts<>+264(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX2consts<>+272(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX2consts<>+280(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX2consts<>+288(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowAVX2consts<>+296(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowAVX2consts<>+304(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowAVX2consts<>+312(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowAVX2consts<>+320(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX2consts<>+328(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX2consts<>+336(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX2consts<>+344(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX2consts<>+352(SB)/8, $0x3fac6b08d7050734
+DATA expRowAVX2consts<>+360(SB)/8, $0x3fac6b08d7050734
+DATA expRowAVX2consts<>+368(SB)/8, $0x3fac6b08d7050734
+DATA expRowAVX2consts<>+376(SB)/8, $0x3fac6b08d7050734
+DATA expRowAVX2consts<>+384(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX2consts<>+392(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX2consts<>+400(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX2consts<>+408(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX2consts<>+416(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowAVX2consts<>+424(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowAVX2consts<>+432(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowAVX2consts<>+440(SB)/8, $0x3fe62e42fefa39ed
+GLOBL expRowAVX2consts<>(SB), RODATA|NOPTR, $448
+
+DATA expRowAVX2tab<>+0(SB)/8, $0x3ff0000000000000
+DATA expRowAVX2tab<>+8(SB)/8, $0x3fef06fe0a31b715
+DATA expRowAVX2tab<>+16(SB)/8, $0x3feea09e667f3bcd
+DATA expRowAVX2tab<>+24(SB)/8, $0x3feee89f995ad3ad
+DATA expRowAVX2tab<>+32(SB)/8, $0x4350000000000000
+DATA expRowAVX2tab<>+40(SB)/8, $0x434f06fe0a31b715
+DATA expRowAVX2tab<>+48(SB)/8, $0x434ea09e667f3bcd
+DATA expRowAVX2tab<>+56(SB)/8, $0x434ee89f995ad3ad
+GLOBL expRowAVX2tab<>(SB), RODATA|NOPTR, $64
+
 // func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
 // Requires: AVX, AVX2, FMA3, SSE2
 TEXT ·expRowAVX2(SB), NOSPLIT, $0-40
 	MOVQ         row+0(FP), SI
 	MOVQ         cc+8(FP), DI
 	MOVQ         n+16(FP), CX
-	SHRQ         $0x03, CX
-	MOVSD        xx+24(FP), X0
-	VBROADCASTSD X0, Y8
-	MOVSD        ng+32(FP), X0
-	VBROADCASTSD X0, Y9
-	VMOVUPD      avx2consts<>+128(SB), Y10
-	VXORPD       Y11, Y11, Y11
-	VMOVUPD      avx2consts<>+0(SB), Y12
-	VMOVUPD      avx2consts<>+96(SB), Y13
+	MOVSD        ng+32(FP), X13
+	VBROADCASTSD X13, Y13
+	VMULPD       expRowAVX2consts<>+0(SB), Y13, Y13
+	VXORPD       Y12, Y12, Y12
 	VXORPD       Y14, Y14, Y14
-	VXORPD       Y15, Y15, Y15
-	TESTQ        CX, CX
-	JE           done
+	SHRQ         $0x02, CX
 
 loop:
-	VADDPD       (DI), Y8, Y0
-	VADDPD       32(DI), Y8, Y4
-	VFNMADD231PD (SI), Y10, Y0
-	VFNMADD231PD 32(SI), Y10, Y4
-	VMAXPD       Y0, Y11, Y0
-	VMAXPD       Y4, Y11, Y4
-	VMULPD       Y9, Y0, Y0
-	VMULPD       Y9, Y4, Y4
-	VMAXPD       Y0, Y13, Y0
-	VMAXPD       Y4, Y13, Y4
-	VMULPD       Y12, Y0, Y1
-	VMULPD       Y12, Y4, Y5
-	VROUNDPD     $0x00, Y1, Y1
-	VROUNDPD     $0x00, Y5, Y5
-	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
-	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
-	VMOVUPD      avx2consts<>+256(SB), Y2
-	VMOVUPD      avx2consts<>+256(SB), Y6
-	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
-	VMAXPD       avx2consts<>+224(SB), Y1, Y0
-	VMAXPD       avx2consts<>+224(SB), Y5, Y4
-	VSUBPD       Y0, Y1, Y1
-	VSUBPD       Y4, Y5, Y5
-	VADDPD       avx2consts<>+160(SB), Y0, Y0
-	VADDPD       avx2consts<>+160(SB), Y4, Y4
-	VPADDQ       avx2consts<>+192(SB), Y0, Y0
-	VPADDQ       avx2consts<>+192(SB), Y4, Y4
-	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y4, Y4
+	CMPQ         CX, $0x04
+	JB           tail
+	VBROADCASTSD xx+24(FP), Y0
+	VBROADCASTSD xx+24(FP), Y3
+	VBROADCASTSD xx+24(FP), Y6
+	VBROADCASTSD xx+24(FP), Y9
+	VADDPD       (DI), Y0, Y0
+	VADDPD       32(DI), Y3, Y3
+	VADDPD       64(DI), Y6, Y6
+	VADDPD       96(DI), Y9, Y9
+	VMOVUPD      (SI), Y1
+	VMOVUPD      32(SI), Y4
+	VMOVUPD      64(SI), Y7
+	VMOVUPD      96(SI), Y10
+	VADDPD       Y1, Y1, Y1
+	VADDPD       Y4, Y4, Y4
+	VADDPD       Y7, Y7, Y7
+	VADDPD       Y10, Y10, Y10
+	VSUBPD       Y1, Y0, Y0
+	VSUBPD       Y4, Y3, Y3
+	VSUBPD       Y7, Y6, Y6
+	VSUBPD       Y10, Y9, Y9
+	VMAXPD       Y0, Y12, Y0
+	VMAXPD       Y3, Y12, Y3
+	VMAXPD       Y6, Y12, Y6
+	VMAXPD       Y9, Y12, Y9
+	VMULPD       Y13, Y0, Y0
+	VMULPD       Y13, Y3, Y3
+	VMULPD       Y13, Y6, Y6
+	VMULPD       Y13, Y9, Y9
+	VMINPD       Y0, Y9, Y15
+	VMINPD       Y3, Y15, Y15
+	VMINPD       Y6, Y15, Y15
+	VADDPD       expRowAVX2consts<>+128(SB), Y15, Y15
+	VMOVMSKPD    Y15, AX
+	TESTL        AX, AX
+	JNE          slow4
+	VMOVUPD      expRowAVX2consts<>+64(SB), Y15
+	VADDPD       Y15, Y0, Y1
+	VADDPD       Y15, Y3, Y4
+	VADDPD       Y15, Y6, Y7
+	VADDPD       Y15, Y9, Y10
+	VSUBPD       Y15, Y1, Y2
+	VSUBPD       Y15, Y4, Y5
+	VSUBPD       Y15, Y7, Y8
+	VSUBPD       Y15, Y10, Y11
+	VSUBPD       Y2, Y0, Y0
+	VSUBPD       Y5, Y3, Y3
+	VSUBPD       Y8, Y6, Y6
+	VSUBPD       Y11, Y9, Y9
+	VMOVUPD      expRowAVX2consts<>+192(SB), Y15
+	VMOVAPD      Y15, Y2
+	VMOVAPD      Y15, Y5
+	VMOVAPD      Y15, Y8
+	VMOVAPD      Y15, Y11
+	VMOVUPD      expRowAVX2consts<>+224(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+256(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+288(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+320(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+352(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+384(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowAVX2consts<>+416(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
 	VMULPD       Y0, Y2, Y2
-	VMULPD       Y4, Y6, Y6
-	VADDPD       avx2consts<>+160(SB), Y1, Y1
-	VADDPD       avx2consts<>+160(SB), Y5, Y5
-	VPADDQ       avx2consts<>+192(SB), Y1, Y1
-	VPADDQ       avx2consts<>+192(SB), Y5, Y5
-	VPSLLQ       $0x34, Y1, Y1
-	VPSLLQ       $0x34, Y5, Y5
-	VMULPD       Y1, Y2, Y2
-	VMULPD       Y5, Y6, Y6
-	VMOVUPD      Y2, (SI)
-	VMOVUPD      Y6, 32(SI)
-	ADDQ         $0x40, SI
-	ADDQ         $0x40, DI
-	DECQ         CX
-	JNE          loop
+	VMULPD       Y3, Y5, Y5
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y9, Y11, Y11
+	VPADDQ       Y1, Y1, Y0
+	VPADDQ       Y4, Y4, Y3
+	VPADDQ       Y7, Y7, Y6
+	VPADDQ       Y10, Y10, Y9
+	VPSHUFD      $0xa0, Y0, Y0
+	VPSHUFD      $0xa0, Y3, Y3
+	VPSHUFD      $0xa0, Y6, Y6
+	VPSHUFD      $0xa0, Y9, Y9
+	VMOVUPD      expRowAVX2consts<>+96(SB), Y15
+	VPOR         Y15, Y0, Y0
+	VPOR         Y15, Y3, Y3
+	VPOR         Y15, Y6, Y6
+	VPOR         Y15, Y9, Y9
+	VMOVUPD      expRowAVX2tab<>+0(SB), Y15
+	VPERMD       Y15, Y0, Y0
+	VPERMD       Y15, Y3, Y3
+	VPERMD       Y15, Y6, Y6
+	VPERMD       Y15, Y9, Y9
+	VPSLLQ       $0x32, Y1, Y1
+	VPSLLQ       $0x32, Y4, Y4
+	VPSLLQ       $0x32, Y7, Y7
+	VPSLLQ       $0x32, Y10, Y10
+	VPADDQ       Y1, Y0, Y0
+	VPADDQ       Y4, Y3, Y3
+	VPADDQ       Y7, Y6, Y6
+	VPADDQ       Y10, Y9, Y9
+	VFMADD213PD  Y0, Y0, Y2
+	VFMADD213PD  Y3, Y3, Y5
+	VFMADD213PD  Y6, Y6, Y8
+	VFMADD213PD  Y9, Y9, Y11
+	JMP          next4
+
+slow4:
+	VMOVUPD     expRowAVX2consts<>+32(SB), Y15
+	VMAXPD      Y0, Y15, Y0
+	VMAXPD      Y3, Y15, Y3
+	VMAXPD      Y6, Y15, Y6
+	VMAXPD      Y9, Y15, Y9
+	VMOVUPD     expRowAVX2consts<>+64(SB), Y15
+	VADDPD      Y15, Y0, Y1
+	VADDPD      Y15, Y3, Y4
+	VADDPD      Y15, Y6, Y7
+	VADDPD      Y15, Y9, Y10
+	VSUBPD      Y15, Y1, Y2
+	VSUBPD      Y15, Y4, Y5
+	VSUBPD      Y15, Y7, Y8
+	VSUBPD      Y15, Y10, Y11
+	VSUBPD      Y2, Y0, Y0
+	VSUBPD      Y5, Y3, Y3
+	VSUBPD      Y8, Y6, Y6
+	VSUBPD      Y11, Y9, Y9
+	VMOVUPD     expRowAVX2consts<>+192(SB), Y15
+	VMOVAPD     Y15, Y2
+	VMOVAPD     Y15, Y5
+	VMOVAPD     Y15, Y8
+	VMOVAPD     Y15, Y11
+	VMOVUPD     expRowAVX2consts<>+224(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+256(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+288(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+320(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+352(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+384(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+416(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMULPD      Y0, Y2, Y2
+	VMULPD      Y3, Y5, Y5
+	VMULPD      Y6, Y8, Y8
+	VMULPD      Y9, Y11, Y11
+	VPADDQ      Y1, Y1, Y0
+	VPADDQ      Y4, Y4, Y3
+	VPADDQ      Y7, Y7, Y6
+	VPADDQ      Y10, Y10, Y9
+	VPSHUFD     $0xa0, Y0, Y0
+	VPSHUFD     $0xa0, Y3, Y3
+	VPSHUFD     $0xa0, Y6, Y6
+	VPSHUFD     $0xa0, Y9, Y9
+	VMOVUPD     expRowAVX2consts<>+96(SB), Y15
+	VPOR        Y15, Y0, Y0
+	VPOR        Y15, Y3, Y3
+	VPOR        Y15, Y6, Y6
+	VPOR        Y15, Y9, Y9
+	VMOVUPD     expRowAVX2tab<>+32(SB), Y15
+	VPERMD      Y15, Y0, Y0
+	VPERMD      Y15, Y3, Y3
+	VPERMD      Y15, Y6, Y6
+	VPERMD      Y15, Y9, Y9
+	VPSLLQ      $0x32, Y1, Y1
+	VPSLLQ      $0x32, Y4, Y4
+	VPSLLQ      $0x32, Y7, Y7
+	VPSLLQ      $0x32, Y10, Y10
+	VPADDQ      Y1, Y0, Y0
+	VPADDQ      Y4, Y3, Y3
+	VPADDQ      Y7, Y6, Y6
+	VPADDQ      Y10, Y9, Y9
+	VFMADD213PD Y0, Y0, Y2
+	VFMADD213PD Y3, Y3, Y5
+	VFMADD213PD Y6, Y6, Y8
+	VFMADD213PD Y9, Y9, Y11
+	VMOVUPD     expRowAVX2consts<>+160(SB), Y15
+	VMULPD      Y15, Y2, Y2
+	VMULPD      Y15, Y5, Y5
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y11, Y11
+
+next4:
+	VMOVUPD Y2, (SI)
+	VMOVUPD Y5, 32(SI)
+	VMOVUPD Y8, 64(SI)
+	VMOVUPD Y11, 96(SI)
+	ADDQ    $0x00000080, SI
+	ADDQ    $0x00000080, DI
+	SUBQ    $0x04, CX
+	JMP     loop
+
+tail:
+	TESTQ        CX, CX
+	JE           done
+	VBROADCASTSD xx+24(FP), Y0
+	VBROADCASTSD xx+24(FP), Y3
+	VADDPD       (DI), Y0, Y0
+	VADDPD       32(DI), Y3, Y3
+	VMOVUPD      (SI), Y1
+	VMOVUPD      32(SI), Y4
+	VADDPD       Y1, Y1, Y1
+	VADDPD       Y4, Y4, Y4
+	VSUBPD       Y1, Y0, Y0
+	VSUBPD       Y4, Y3, Y3
+	VMAXPD       Y0, Y12, Y0
+	VMAXPD       Y3, Y12, Y3
+	VMULPD       Y13, Y0, Y0
+	VMULPD       Y13, Y3, Y3
+	VMINPD       Y0, Y3, Y15
+	VADDPD       expRowAVX2consts<>+128(SB), Y15, Y15
+	VMOVMSKPD    Y15, AX
+	TESTL        AX, AX
+	JNE          slow2
+	VMOVUPD      expRowAVX2consts<>+64(SB), Y15
+	VADDPD       Y15, Y0, Y1
+	VADDPD       Y15, Y3, Y4
+	VSUBPD       Y15, Y1, Y2
+	VSUBPD       Y15, Y4, Y5
+	VSUBPD       Y2, Y0, Y0
+	VSUBPD       Y5, Y3, Y3
+	VMOVUPD      expRowAVX2consts<>+192(SB), Y15
+	VMOVAPD      Y15, Y2
+	VMOVAPD      Y15, Y5
+	VMOVUPD      expRowAVX2consts<>+224(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+256(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+288(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+320(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+352(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+384(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowAVX2consts<>+416(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y3, Y5, Y5
+	VPADDQ       Y1, Y1, Y0
+	VPADDQ       Y4, Y4, Y3
+	VPSHUFD      $0xa0, Y0, Y0
+	VPSHUFD      $0xa0, Y3, Y3
+	VMOVUPD      expRowAVX2consts<>+96(SB), Y15
+	VPOR         Y15, Y0, Y0
+	VPOR         Y15, Y3, Y3
+	VMOVUPD      expRowAVX2tab<>+0(SB), Y15
+	VPERMD       Y15, Y0, Y0
+	VPERMD       Y15, Y3, Y3
+	VPSLLQ       $0x32, Y1, Y1
+	VPSLLQ       $0x32, Y4, Y4
+	VPADDQ       Y1, Y0, Y0
+	VPADDQ       Y4, Y3, Y3
+	VFMADD213PD  Y0, Y0, Y2
+	VFMADD213PD  Y3, Y3, Y5
+	JMP          next2
+
+slow2:
+	VMOVUPD     expRowAVX2consts<>+32(SB), Y15
+	VMAXPD      Y0, Y15, Y0
+	VMAXPD      Y3, Y15, Y3
+	VMOVUPD     expRowAVX2consts<>+64(SB), Y15
+	VADDPD      Y15, Y0, Y1
+	VADDPD      Y15, Y3, Y4
+	VSUBPD      Y15, Y1, Y2
+	VSUBPD      Y15, Y4, Y5
+	VSUBPD      Y2, Y0, Y0
+	VSUBPD      Y5, Y3, Y3
+	VMOVUPD     expRowAVX2consts<>+192(SB), Y15
+	VMOVAPD     Y15, Y2
+	VMOVAPD     Y15, Y5
+	VMOVUPD     expRowAVX2consts<>+224(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+256(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+288(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+320(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+352(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+384(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+416(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMULPD      Y0, Y2, Y2
+	VMULPD      Y3, Y5, Y5
+	VPADDQ      Y1, Y1, Y0
+	VPADDQ      Y4, Y4, Y3
+	VPSHUFD     $0xa0, Y0, Y0
+	VPSHUFD     $0xa0, Y3, Y3
+	VMOVUPD     expRowAVX2consts<>+96(SB), Y15
+	VPOR        Y15, Y0, Y0
+	VPOR        Y15, Y3, Y3
+	VMOVUPD     expRowAVX2tab<>+32(SB), Y15
+	VPERMD      Y15, Y0, Y0
+	VPERMD      Y15, Y3, Y3
+	VPSLLQ      $0x32, Y1, Y1
+	VPSLLQ      $0x32, Y4, Y4
+	VPADDQ      Y1, Y0, Y0
+	VPADDQ      Y4, Y3, Y3
+	VFMADD213PD Y0, Y0, Y2
+	VFMADD213PD Y3, Y3, Y5
+	VMOVUPD     expRowAVX2consts<>+160(SB), Y15
+	VMULPD      Y15, Y2, Y2
+	VMULPD      Y15, Y5, Y5
+
+next2:
+	VMOVUPD Y2, (SI)
+	VMOVUPD Y5, 32(SI)
+	ADDQ    $0x00000040, SI
+	ADDQ    $0x00000040, DI
 
 done:
 	VZEROUPPER
 	RET
+
+DATA expRowDotAVX2consts<>+0(SB)/8, $0x3ff71547652b82fe
+DATA expRowDotAVX2consts<>+8(SB)/8, $0x3ff71547652b82fe
+DATA expRowDotAVX2consts<>+16(SB)/8, $0x3ff71547652b82fe
+DATA expRowDotAVX2consts<>+24(SB)/8, $0x3ff71547652b82fe
+DATA expRowDotAVX2consts<>+32(SB)/8, $0xc090d00000000000
+DATA expRowDotAVX2consts<>+40(SB)/8, $0xc090d00000000000
+DATA expRowDotAVX2consts<>+48(SB)/8, $0xc090d00000000000
+DATA expRowDotAVX2consts<>+56(SB)/8, $0xc090d00000000000
+DATA expRowDotAVX2consts<>+64(SB)/8, $0x4318000000004000
+DATA expRowDotAVX2consts<>+72(SB)/8, $0x4318000000004000
+DATA expRowDotAVX2consts<>+80(SB)/8, $0x4318000000004000
+DATA expRowDotAVX2consts<>+88(SB)/8, $0x4318000000004000
+DATA expRowDotAVX2consts<>+96(SB)/8, $0x0000000100000000
+DATA expRowDotAVX2consts<>+104(SB)/8, $0x0000000100000000
+DATA expRowDotAVX2consts<>+112(SB)/8, $0x0000000100000000
+DATA expRowDotAVX2consts<>+120(SB)/8, $0x0000000100000000
+DATA expRowDotAVX2consts<>+128(SB)/8, $0x408ff00000000000
+DATA expRowDotAVX2consts<>+136(SB)/8, $0x408ff00000000000
+DATA expRowDotAVX2consts<>+144(SB)/8, $0x408ff00000000000
+DATA expRowDotAVX2consts<>+152(SB)/8, $0x408ff00000000000
+DATA expRowDotAVX2consts<>+160(SB)/8, $0x3c90000000000000
+DATA expRowDotAVX2consts<>+168(SB)/8, $0x3c90000000000000
+DATA expRowDotAVX2consts<>+176(SB)/8, $0x3c90000000000000
+DATA expRowDotAVX2consts<>+184(SB)/8, $0x3c90000000000000
+DATA expRowDotAVX2consts<>+192(SB)/8, $0x3eb62c0223a5c821
+DATA expRowDotAVX2consts<>+200(SB)/8, $0x3eb62c0223a5c821
+DATA expRowDotAVX2consts<>+208(SB)/8, $0x3eb62c0223a5c821
+DATA expRowDotAVX2consts<>+216(SB)/8, $0x3eb62c0223a5c821
+DATA expRowDotAVX2consts<>+224(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowDotAVX2consts<>+232(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowDotAVX2consts<>+240(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowDotAVX2consts<>+248(SB)/8, $0x3eeffeab8f6d914d
+DATA expRowDotAVX2consts<>+256(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX2consts<>+264(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX2consts<>+272(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX2consts<>+280(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX2consts<>+288(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowDotAVX2consts<>+296(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowDotAVX2consts<>+304(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowDotAVX2consts<>+312(SB)/8, $0x3f55d87fdc03abd3
+DATA expRowDotAVX2consts<>+320(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX2consts<>+328(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX2consts<>+336(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX2consts<>+344(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX2consts<>+352(SB)/8, $0x3fac6b08d7050734
+DATA expRowDotAVX2consts<>+360(SB)/8, $0x3fac6b08d7050734
+DATA expRowDotAVX2consts<>+368(SB)/8, $0x3fac6b08d7050734
+DATA expRowDotAVX2consts<>+376(SB)/8, $0x3fac6b08d7050734
+DATA expRowDotAVX2consts<>+384(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX2consts<>+392(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX2consts<>+400(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX2consts<>+408(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX2consts<>+416(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowDotAVX2consts<>+424(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowDotAVX2consts<>+432(SB)/8, $0x3fe62e42fefa39ed
+DATA expRowDotAVX2consts<>+440(SB)/8, $0x3fe62e42fefa39ed
+GLOBL expRowDotAVX2consts<>(SB), RODATA|NOPTR, $448
+
+DATA expRowDotAVX2tab<>+0(SB)/8, $0x3ff0000000000000
+DATA expRowDotAVX2tab<>+8(SB)/8, $0x3fef06fe0a31b715
+DATA expRowDotAVX2tab<>+16(SB)/8, $0x3feea09e667f3bcd
+DATA expRowDotAVX2tab<>+24(SB)/8, $0x3feee89f995ad3ad
+DATA expRowDotAVX2tab<>+32(SB)/8, $0x4350000000000000
+DATA expRowDotAVX2tab<>+40(SB)/8, $0x434f06fe0a31b715
+DATA expRowDotAVX2tab<>+48(SB)/8, $0x434ea09e667f3bcd
+DATA expRowDotAVX2tab<>+56(SB)/8, $0x434ee89f995ad3ad
+GLOBL expRowDotAVX2tab<>(SB), RODATA|NOPTR, $64
 
 // func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
 // Requires: AVX, AVX2, FMA3, SSE2
@@ -5482,99 +6069,394 @@ TEXT ·expRowDotAVX2(SB), NOSPLIT, $0-56
 	MOVQ         cc+8(FP), DI
 	MOVQ         v+16(FP), R8
 	MOVQ         n+24(FP), CX
-	SHRQ         $0x03, CX
-	MOVSD        xx+32(FP), X0
-	VBROADCASTSD X0, Y8
-	MOVSD        ng+40(FP), X0
-	VBROADCASTSD X0, Y9
-	VMOVUPD      avx2consts<>+128(SB), Y10
-	VXORPD       Y11, Y11, Y11
-	VMOVUPD      avx2consts<>+0(SB), Y12
-	VMOVUPD      avx2consts<>+96(SB), Y13
+	MOVSD        ng+40(FP), X13
+	VBROADCASTSD X13, Y13
+	VMULPD       expRowDotAVX2consts<>+0(SB), Y13, Y13
+	VXORPD       Y12, Y12, Y12
 	VXORPD       Y14, Y14, Y14
-	VXORPD       Y15, Y15, Y15
-	TESTQ        CX, CX
-	JE           done
+	SHRQ         $0x02, CX
 
 loop:
-	VADDPD       (DI), Y8, Y0
-	VADDPD       32(DI), Y8, Y4
-	VFNMADD231PD (SI), Y10, Y0
-	VFNMADD231PD 32(SI), Y10, Y4
-	VMAXPD       Y0, Y11, Y0
-	VMAXPD       Y4, Y11, Y4
-	VMULPD       Y9, Y0, Y0
-	VMULPD       Y9, Y4, Y4
-	VMAXPD       Y0, Y13, Y0
-	VMAXPD       Y4, Y13, Y4
-	VMULPD       Y12, Y0, Y1
-	VMULPD       Y12, Y4, Y5
-	VROUNDPD     $0x00, Y1, Y1
-	VROUNDPD     $0x00, Y5, Y5
-	VFNMADD231PD avx2consts<>+32(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+32(SB), Y5, Y4
-	VFNMADD231PD avx2consts<>+64(SB), Y1, Y0
-	VFNMADD231PD avx2consts<>+64(SB), Y5, Y4
-	VMOVUPD      avx2consts<>+256(SB), Y2
-	VMOVUPD      avx2consts<>+256(SB), Y6
-	VFMADD213PD  avx2consts<>+288(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+288(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+320(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+320(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+352(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+352(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+384(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+384(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+416(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+416(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+448(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+448(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+480(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+480(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+512(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+512(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+544(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+544(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+576(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+576(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+608(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+608(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+640(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+640(SB), Y4, Y6
-	VFMADD213PD  avx2consts<>+672(SB), Y0, Y2
-	VFMADD213PD  avx2consts<>+672(SB), Y4, Y6
-	VMAXPD       avx2consts<>+224(SB), Y1, Y0
-	VMAXPD       avx2consts<>+224(SB), Y5, Y4
-	VSUBPD       Y0, Y1, Y1
-	VSUBPD       Y4, Y5, Y5
-	VADDPD       avx2consts<>+160(SB), Y0, Y0
-	VADDPD       avx2consts<>+160(SB), Y4, Y4
-	VPADDQ       avx2consts<>+192(SB), Y0, Y0
-	VPADDQ       avx2consts<>+192(SB), Y4, Y4
-	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y4, Y4
+	CMPQ         CX, $0x04
+	JB           tail
+	VBROADCASTSD xx+32(FP), Y0
+	VBROADCASTSD xx+32(FP), Y3
+	VBROADCASTSD xx+32(FP), Y6
+	VBROADCASTSD xx+32(FP), Y9
+	VADDPD       (DI), Y0, Y0
+	VADDPD       32(DI), Y3, Y3
+	VADDPD       64(DI), Y6, Y6
+	VADDPD       96(DI), Y9, Y9
+	VMOVUPD      (SI), Y1
+	VMOVUPD      32(SI), Y4
+	VMOVUPD      64(SI), Y7
+	VMOVUPD      96(SI), Y10
+	VADDPD       Y1, Y1, Y1
+	VADDPD       Y4, Y4, Y4
+	VADDPD       Y7, Y7, Y7
+	VADDPD       Y10, Y10, Y10
+	VSUBPD       Y1, Y0, Y0
+	VSUBPD       Y4, Y3, Y3
+	VSUBPD       Y7, Y6, Y6
+	VSUBPD       Y10, Y9, Y9
+	VMAXPD       Y0, Y12, Y0
+	VMAXPD       Y3, Y12, Y3
+	VMAXPD       Y6, Y12, Y6
+	VMAXPD       Y9, Y12, Y9
+	VMULPD       Y13, Y0, Y0
+	VMULPD       Y13, Y3, Y3
+	VMULPD       Y13, Y6, Y6
+	VMULPD       Y13, Y9, Y9
+	VMINPD       Y0, Y9, Y15
+	VMINPD       Y3, Y15, Y15
+	VMINPD       Y6, Y15, Y15
+	VADDPD       expRowDotAVX2consts<>+128(SB), Y15, Y15
+	VMOVMSKPD    Y15, AX
+	TESTL        AX, AX
+	JNE          slow4
+	VMOVUPD      expRowDotAVX2consts<>+64(SB), Y15
+	VADDPD       Y15, Y0, Y1
+	VADDPD       Y15, Y3, Y4
+	VADDPD       Y15, Y6, Y7
+	VADDPD       Y15, Y9, Y10
+	VSUBPD       Y15, Y1, Y2
+	VSUBPD       Y15, Y4, Y5
+	VSUBPD       Y15, Y7, Y8
+	VSUBPD       Y15, Y10, Y11
+	VSUBPD       Y2, Y0, Y0
+	VSUBPD       Y5, Y3, Y3
+	VSUBPD       Y8, Y6, Y6
+	VSUBPD       Y11, Y9, Y9
+	VMOVUPD      expRowDotAVX2consts<>+192(SB), Y15
+	VMOVAPD      Y15, Y2
+	VMOVAPD      Y15, Y5
+	VMOVAPD      Y15, Y8
+	VMOVAPD      Y15, Y11
+	VMOVUPD      expRowDotAVX2consts<>+224(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+256(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+288(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+320(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+352(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+384(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
+	VMOVUPD      expRowDotAVX2consts<>+416(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VFMADD213PD  Y15, Y6, Y8
+	VFMADD213PD  Y15, Y9, Y11
 	VMULPD       Y0, Y2, Y2
-	VMULPD       Y4, Y6, Y6
-	VADDPD       avx2consts<>+160(SB), Y1, Y1
-	VADDPD       avx2consts<>+160(SB), Y5, Y5
-	VPADDQ       avx2consts<>+192(SB), Y1, Y1
-	VPADDQ       avx2consts<>+192(SB), Y5, Y5
-	VPSLLQ       $0x34, Y1, Y1
-	VPSLLQ       $0x34, Y5, Y5
-	VMULPD       Y1, Y2, Y2
-	VMULPD       Y5, Y6, Y6
-	VMOVUPD      Y2, (SI)
-	VMOVUPD      Y6, 32(SI)
-	VFMADD231PD  (R8), Y2, Y14
-	VFMADD231PD  32(R8), Y6, Y15
-	ADDQ         $0x40, SI
-	ADDQ         $0x40, DI
-	ADDQ         $0x40, R8
-	DECQ         CX
-	JNE          loop
+	VMULPD       Y3, Y5, Y5
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y9, Y11, Y11
+	VPADDQ       Y1, Y1, Y0
+	VPADDQ       Y4, Y4, Y3
+	VPADDQ       Y7, Y7, Y6
+	VPADDQ       Y10, Y10, Y9
+	VPSHUFD      $0xa0, Y0, Y0
+	VPSHUFD      $0xa0, Y3, Y3
+	VPSHUFD      $0xa0, Y6, Y6
+	VPSHUFD      $0xa0, Y9, Y9
+	VMOVUPD      expRowDotAVX2consts<>+96(SB), Y15
+	VPOR         Y15, Y0, Y0
+	VPOR         Y15, Y3, Y3
+	VPOR         Y15, Y6, Y6
+	VPOR         Y15, Y9, Y9
+	VMOVUPD      expRowDotAVX2tab<>+0(SB), Y15
+	VPERMD       Y15, Y0, Y0
+	VPERMD       Y15, Y3, Y3
+	VPERMD       Y15, Y6, Y6
+	VPERMD       Y15, Y9, Y9
+	VPSLLQ       $0x32, Y1, Y1
+	VPSLLQ       $0x32, Y4, Y4
+	VPSLLQ       $0x32, Y7, Y7
+	VPSLLQ       $0x32, Y10, Y10
+	VPADDQ       Y1, Y0, Y0
+	VPADDQ       Y4, Y3, Y3
+	VPADDQ       Y7, Y6, Y6
+	VPADDQ       Y10, Y9, Y9
+	VFMADD213PD  Y0, Y0, Y2
+	VFMADD213PD  Y3, Y3, Y5
+	VFMADD213PD  Y6, Y6, Y8
+	VFMADD213PD  Y9, Y9, Y11
+	JMP          next4
+
+slow4:
+	VMOVUPD     expRowDotAVX2consts<>+32(SB), Y15
+	VMAXPD      Y0, Y15, Y0
+	VMAXPD      Y3, Y15, Y3
+	VMAXPD      Y6, Y15, Y6
+	VMAXPD      Y9, Y15, Y9
+	VMOVUPD     expRowDotAVX2consts<>+64(SB), Y15
+	VADDPD      Y15, Y0, Y1
+	VADDPD      Y15, Y3, Y4
+	VADDPD      Y15, Y6, Y7
+	VADDPD      Y15, Y9, Y10
+	VSUBPD      Y15, Y1, Y2
+	VSUBPD      Y15, Y4, Y5
+	VSUBPD      Y15, Y7, Y8
+	VSUBPD      Y15, Y10, Y11
+	VSUBPD      Y2, Y0, Y0
+	VSUBPD      Y5, Y3, Y3
+	VSUBPD      Y8, Y6, Y6
+	VSUBPD      Y11, Y9, Y9
+	VMOVUPD     expRowDotAVX2consts<>+192(SB), Y15
+	VMOVAPD     Y15, Y2
+	VMOVAPD     Y15, Y5
+	VMOVAPD     Y15, Y8
+	VMOVAPD     Y15, Y11
+	VMOVUPD     expRowDotAVX2consts<>+224(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+256(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+288(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+320(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+352(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+384(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+416(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VFMADD213PD Y15, Y6, Y8
+	VFMADD213PD Y15, Y9, Y11
+	VMULPD      Y0, Y2, Y2
+	VMULPD      Y3, Y5, Y5
+	VMULPD      Y6, Y8, Y8
+	VMULPD      Y9, Y11, Y11
+	VPADDQ      Y1, Y1, Y0
+	VPADDQ      Y4, Y4, Y3
+	VPADDQ      Y7, Y7, Y6
+	VPADDQ      Y10, Y10, Y9
+	VPSHUFD     $0xa0, Y0, Y0
+	VPSHUFD     $0xa0, Y3, Y3
+	VPSHUFD     $0xa0, Y6, Y6
+	VPSHUFD     $0xa0, Y9, Y9
+	VMOVUPD     expRowDotAVX2consts<>+96(SB), Y15
+	VPOR        Y15, Y0, Y0
+	VPOR        Y15, Y3, Y3
+	VPOR        Y15, Y6, Y6
+	VPOR        Y15, Y9, Y9
+	VMOVUPD     expRowDotAVX2tab<>+32(SB), Y15
+	VPERMD      Y15, Y0, Y0
+	VPERMD      Y15, Y3, Y3
+	VPERMD      Y15, Y6, Y6
+	VPERMD      Y15, Y9, Y9
+	VPSLLQ      $0x32, Y1, Y1
+	VPSLLQ      $0x32, Y4, Y4
+	VPSLLQ      $0x32, Y7, Y7
+	VPSLLQ      $0x32, Y10, Y10
+	VPADDQ      Y1, Y0, Y0
+	VPADDQ      Y4, Y3, Y3
+	VPADDQ      Y7, Y6, Y6
+	VPADDQ      Y10, Y9, Y9
+	VFMADD213PD Y0, Y0, Y2
+	VFMADD213PD Y3, Y3, Y5
+	VFMADD213PD Y6, Y6, Y8
+	VFMADD213PD Y9, Y9, Y11
+	VMOVUPD     expRowDotAVX2consts<>+160(SB), Y15
+	VMULPD      Y15, Y2, Y2
+	VMULPD      Y15, Y5, Y5
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y11, Y11
+
+next4:
+	VMOVUPD     Y2, (SI)
+	VMOVUPD     Y5, 32(SI)
+	VMOVUPD     Y8, 64(SI)
+	VMOVUPD     Y11, 96(SI)
+	VFMADD231PD (R8), Y2, Y14
+	VFMADD231PD 32(R8), Y5, Y14
+	VFMADD231PD 64(R8), Y8, Y14
+	VFMADD231PD 96(R8), Y11, Y14
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x04, CX
+	JMP         loop
+
+tail:
+	TESTQ        CX, CX
+	JE           done
+	VBROADCASTSD xx+32(FP), Y0
+	VBROADCASTSD xx+32(FP), Y3
+	VADDPD       (DI), Y0, Y0
+	VADDPD       32(DI), Y3, Y3
+	VMOVUPD      (SI), Y1
+	VMOVUPD      32(SI), Y4
+	VADDPD       Y1, Y1, Y1
+	VADDPD       Y4, Y4, Y4
+	VSUBPD       Y1, Y0, Y0
+	VSUBPD       Y4, Y3, Y3
+	VMAXPD       Y0, Y12, Y0
+	VMAXPD       Y3, Y12, Y3
+	VMULPD       Y13, Y0, Y0
+	VMULPD       Y13, Y3, Y3
+	VMINPD       Y0, Y3, Y15
+	VADDPD       expRowDotAVX2consts<>+128(SB), Y15, Y15
+	VMOVMSKPD    Y15, AX
+	TESTL        AX, AX
+	JNE          slow2
+	VMOVUPD      expRowDotAVX2consts<>+64(SB), Y15
+	VADDPD       Y15, Y0, Y1
+	VADDPD       Y15, Y3, Y4
+	VSUBPD       Y15, Y1, Y2
+	VSUBPD       Y15, Y4, Y5
+	VSUBPD       Y2, Y0, Y0
+	VSUBPD       Y5, Y3, Y3
+	VMOVUPD      expRowDotAVX2consts<>+192(SB), Y15
+	VMOVAPD      Y15, Y2
+	VMOVAPD      Y15, Y5
+	VMOVUPD      expRowDotAVX2consts<>+224(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+256(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+288(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+320(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+352(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+384(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMOVUPD      expRowDotAVX2consts<>+416(SB), Y15
+	VFMADD213PD  Y15, Y0, Y2
+	VFMADD213PD  Y15, Y3, Y5
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y3, Y5, Y5
+	VPADDQ       Y1, Y1, Y0
+	VPADDQ       Y4, Y4, Y3
+	VPSHUFD      $0xa0, Y0, Y0
+	VPSHUFD      $0xa0, Y3, Y3
+	VMOVUPD      expRowDotAVX2consts<>+96(SB), Y15
+	VPOR         Y15, Y0, Y0
+	VPOR         Y15, Y3, Y3
+	VMOVUPD      expRowDotAVX2tab<>+0(SB), Y15
+	VPERMD       Y15, Y0, Y0
+	VPERMD       Y15, Y3, Y3
+	VPSLLQ       $0x32, Y1, Y1
+	VPSLLQ       $0x32, Y4, Y4
+	VPADDQ       Y1, Y0, Y0
+	VPADDQ       Y4, Y3, Y3
+	VFMADD213PD  Y0, Y0, Y2
+	VFMADD213PD  Y3, Y3, Y5
+	JMP          next2
+
+slow2:
+	VMOVUPD     expRowDotAVX2consts<>+32(SB), Y15
+	VMAXPD      Y0, Y15, Y0
+	VMAXPD      Y3, Y15, Y3
+	VMOVUPD     expRowDotAVX2consts<>+64(SB), Y15
+	VADDPD      Y15, Y0, Y1
+	VADDPD      Y15, Y3, Y4
+	VSUBPD      Y15, Y1, Y2
+	VSUBPD      Y15, Y4, Y5
+	VSUBPD      Y2, Y0, Y0
+	VSUBPD      Y5, Y3, Y3
+	VMOVUPD     expRowDotAVX2consts<>+192(SB), Y15
+	VMOVAPD     Y15, Y2
+	VMOVAPD     Y15, Y5
+	VMOVUPD     expRowDotAVX2consts<>+224(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+256(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+288(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+320(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+352(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+384(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+416(SB), Y15
+	VFMADD213PD Y15, Y0, Y2
+	VFMADD213PD Y15, Y3, Y5
+	VMULPD      Y0, Y2, Y2
+	VMULPD      Y3, Y5, Y5
+	VPADDQ      Y1, Y1, Y0
+	VPADDQ      Y4, Y4, Y3
+	VPSHUFD     $0xa0, Y0, Y0
+	VPSHUFD     $0xa0, Y3, Y3
+	VMOVUPD     expRowDotAVX2consts<>+96(SB), Y15
+	VPOR        Y15, Y0, Y0
+	VPOR        Y15, Y3, Y3
+	VMOVUPD     expRowDotAVX2tab<>+32(SB), Y15
+	VPERMD      Y15, Y0, Y0
+	VPERMD      Y15, Y3, Y3
+	VPSLLQ      $0x32, Y1, Y1
+	VPSLLQ      $0x32, Y4, Y4
+	VPADDQ      Y1, Y0, Y0
+	VPADDQ      Y4, Y3, Y3
+	VFMADD213PD Y0, Y0, Y2
+	VFMADD213PD Y3, Y3, Y5
+	VMOVUPD     expRowDotAVX2consts<>+160(SB), Y15
+	VMULPD      Y15, Y2, Y2
+	VMULPD      Y15, Y5, Y5
+
+next2:
+	VMOVUPD     Y2, (SI)
+	VMOVUPD     Y5, 32(SI)
+	VFMADD231PD (R8), Y2, Y14
+	VFMADD231PD 32(R8), Y5, Y14
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
 
 done:
-	VADDPD       Y15, Y14, Y14
 	VEXTRACTF128 $0x01, Y14, X1
 	VADDPD       X1, X14, X1
 	VPERMILPD    $0x01, X1, X2

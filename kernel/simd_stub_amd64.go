@@ -12,6 +12,16 @@ func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool
 // k loop (for results that are not in cache).
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x32F32PfAVX512 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc
+// elements) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed
+// a [k][8], b [k][32]); the tile at c is prefetched before the k loop.
+func gemm8x32F32PfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// gemm4x16F32AVX2 sets (or, with add, increments) the 4×16 float32 tile at c (row stride ldc
+// elements) to Σ_p a[p][0:4] ⊗ b[p][0:16] over p < k, summed in float32 from 0 in p order, reading
+// a as [k][8] and b as [k][32] (one quarter of gemm8x32F32PfAVX512's panels).
+func gemm4x16F32AVX2(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+
 // gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]
 // over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c
 // (prefetched first: the engine's blocks of K do not stay in cache).
@@ -137,10 +147,12 @@ func axpy4F32AVX2(n int, a *[4]float32, x *float32, stride int, y *float32)
 // flush32AVX2 is the AVX2 version of flush32AVX512 (same bits).
 func flush32AVX2(n int, src *float32, dst *float64)
 
-// expRowAVX2 is the AVX2+FMA version of expRowAVX512.
+// expRowAVX2 is the AVX2+FMA version of expRowAVX512 (n a multiple of 8;
+// a 4-entry table and a degree-8 polynomial, see gen_avx2.go).
 func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
 
-// expRowDotAVX2 is the AVX2+FMA version of expRowDotAVX512.
+// expRowDotAVX2 is the AVX2+FMA version of expRowDotAVX512 (n a multiple of 8;
+// a 4-entry table and a degree-8 polynomial, see gen_avx2.go).
 func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
 
 // axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.

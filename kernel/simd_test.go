@@ -90,11 +90,20 @@ func testExpRow(t *testing.T, a accel) {
 		expRow, expRowDot = expRowAVX2, expRowDotAVX2
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	const n = 4096
+	// The first half mixes the four kinds of argument below in every vector
+	// of 4 (so every step of the AVX2 kernel has a subnormal result and takes
+	// its subnormal branch); the second half has blocks of 32 values of one
+	// kind (its branch for steps whose results are all ≥ 2^−1022, and steps
+	// straddling the branch's threshold x = −1022·ln2 ≈ −708.40).
+	const n = 8192
 	row, cc, v := make([]float64, n), make([]float64, n), make([]float64, n)
 	for j := range row {
 		// t = xx + cc − 2·row = cc + 1 − 2·row with xx = 1, ng = −1.
-		switch j % 4 {
+		kind := j % 4
+		if j >= n/2 {
+			kind = 4 + (j/32)%4
+		}
+		switch kind {
 		case 0:
 			cc[j], row[j] = 745*r.Float64(), 0.5
 		case 1:
@@ -103,6 +112,14 @@ func testExpRow(t *testing.T, a accel) {
 			cc[j], row[j] = 1e-9*r.Float64(), 0.5+1e-9*r.Float64() // tiny and negative t
 		case 3:
 			cc[j], row[j] = 5*r.Float64(), 0.5+r.NormFloat64()
+		case 4:
+			cc[j], row[j] = 708*r.Float64(), 0.5 // all results normal
+		case 5:
+			cc[j], row[j] = 707.5+2*r.Float64(), 0.5 // around the threshold
+		case 6:
+			cc[j], row[j] = 1e-9*r.Float64(), 0.5+1e-9*r.Float64()
+		case 7:
+			cc[j], row[j] = 40*r.Float64(), 0.5+r.NormFloat64()
 		}
 		v[j] = r.NormFloat64()
 	}
@@ -133,6 +150,20 @@ func testExpRow(t *testing.T, a accel) {
 	t.Logf("%v: max |error| − 2|x|·2^−53·e^x = %.2f·2^−53·e^x; max |error| = %.2f·(1+|x|)·2^−53·e^x", a, worstC, worstX)
 	if !relClose(gotDot, wantDot, 1e-12) {
 		t.Fatalf("dot: simd %v portable %v", gotDot, wantDot)
+	}
+	// A NaN argument gives NaN, beside normal and beside subnormal results.
+	for _, other := range []float64{3, 720} {
+		nr, nc := make([]float64, 16), make([]float64, 16)
+		for j := range nc {
+			nr[j], nc[j] = 0.5, other
+		}
+		nc[5] = math.NaN()
+		expRow(&nr[0], &nc[0], 16, 1, -1)
+		for j, k := range nr {
+			if math.IsNaN(k) != (j == 5) {
+				t.Fatalf("NaN at j = 5 beside t = %v: got %v at j = %d", other, k, j)
+			}
+		}
 	}
 }
 

@@ -162,7 +162,7 @@ func (p *plan) initCenters(o *Op) {
 		if p.dk != nil && useAccel != accelPortable {
 			sc.buildHeavy(p.m, p.mp)
 		}
-		if len(sc.colptr) > rangesMin && len(sc.rows) < math.MaxUint32 {
+		if len(sc.colptr) > rangesMin && int64(len(sc.rows)) < math.MaxUint32 {
 			sc.xoff = make([]uint64, len(sc.xslot))
 			for q, s := range sc.xslot {
 				if s >= 0 {

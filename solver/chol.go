@@ -101,14 +101,34 @@ func choleskyInPlace(a *mat.Dense, opt CholOptions, factor func(blas64.Symmetric
 	if r != c || r == 0 {
 		return nil, fmt.Errorf("%w: cholesky of a %d×%d matrix", ErrShape, r, c)
 	}
-	n := r
 	raw := a.RawMatrix()
+	sym := blas64.Symmetric{Uplo: blas.Lower, N: r, Stride: raw.Stride, Data: raw.Data}
+	var l blas64.Triangular
+	jitter, attempts, err := factorJitter(raw.Data, r, raw.Stride, opt, opt.Jitter, func() bool {
+		t, ok := factor(sym)
+		l = t
+		return ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Chol{l: l, Jitter: jitter, Attempts: attempts}, nil
+}
+
+// factorJitter runs factor on the n×n symmetric matrix in data (row
+// stride stride; both triangles set, factor overwrites the lower one) until
+// it succeeds, adding jitter to the diagonal as the package documentation
+// says: first first·s (s the mean absolute diagonal, 1 when that is 0),
+// then ten times more each attempt up to opt.MaxJitter·s, restoring the
+// lower triangle from the untouched upper one between attempts. It returns
+// the absolute jitter of the successful attempt and the number of attempts.
+func factorJitter[T float32 | float64](data []T, n, stride int, opt CholOptions, first float64, factor func() bool) (jitter float64, attempts int, err error) {
 	diag := make([]float64, n)
 	var mean float64
 	for i := range diag {
-		v := raw.Data[i*raw.Stride+i]
+		v := float64(data[i*stride+i])
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: diagonal element %d is %v", ErrNotPD, i, v)
+			return 0, 0, fmt.Errorf("%w: diagonal element %d is %v", ErrNotPD, i, v)
 		}
 		diag[i] = v
 		mean += math.Abs(v)
@@ -117,29 +137,27 @@ func choleskyInPlace(a *mat.Dense, opt CholOptions, factor func(blas64.Symmetric
 	if mean == 0 {
 		mean = 1
 	}
-	sym := blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: raw.Stride, Data: raw.Data}
-	jitter := 0.0
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			// Restore the lower triangle from the untouched upper one.
 			for i := 0; i < n; i++ {
-				row := raw.Data[i*raw.Stride:]
+				row := data[i*stride:]
 				for j := 0; j < i; j++ {
-					row[j] = raw.Data[j*raw.Stride+i]
+					row[j] = data[j*stride+i]
 				}
-				row[i] = diag[i] + jitter
+				row[i] = T(diag[i] + jitter)
 			}
 		}
-		if t, ok := factor(sym); ok {
-			return &Chol{l: t, Jitter: jitter, Attempts: attempt}, nil
+		if factor() {
+			return jitter, attempt, nil
 		}
 		switch {
 		case jitter == 0:
-			jitter = opt.Jitter * mean
+			jitter = first * mean
 		case jitter*10 <= opt.MaxJitter*mean*(1+1e-12):
 			jitter *= 10
 		default:
-			return nil, fmt.Errorf("%w: factorization failed with jitter %g (%g × mean diagonal) after %d attempts",
+			return 0, attempt, fmt.Errorf("%w: factorization failed with jitter %g (%g × mean diagonal) after %d attempts",
 				ErrNotPD, jitter, jitter/mean, attempt)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -117,4 +118,41 @@ func BenchmarkTrsm(b *testing.B) {
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+// BenchmarkPotrf32 and BenchmarkLauum32: the float32 factorizations on
+// kernel.DenseF32 beside the float64 ones (BenchmarkPotrf's "ours"), same
+// matrix rounded to float32, GFLOP/s from M³/3.
+func BenchmarkPotrf32(b *testing.B) {
+	for _, m := range benchSizes {
+		a := benchSPD(m)
+		a32 := make([]float32, m*m)
+		for i, v := range a.RawMatrix().Data {
+			a32[i] = float32(v)
+		}
+		f := blas32General(m, make([]float32, m*m))
+		flops := float64(m) * float64(m) * float64(m) / 3
+		b.Run(fmt.Sprintf("M=%d/potrf32", m), func(b *testing.B) {
+			for range b.N {
+				copy(f.Data, a32)
+				if _, err := CholeskyBlocked32(context.Background(), f, CholOptions{}, kernel.DenseF32{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run(fmt.Sprintf("M=%d/lauum32", m), func(b *testing.B) {
+			for range b.N {
+				copy(f.Data, a32)
+				if err := Lauum32(context.Background(), f, kernel.DenseF32{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+func blas32General(m int, data []float32) blas32.General {
+	return blas32.General{Rows: m, Cols: m, Stride: m, Data: data}
 }

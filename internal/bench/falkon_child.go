@@ -428,7 +428,7 @@ func peakRSS() int64 {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
 	}
-	return ru.Maxrss * 1024
+	return int64(ru.Maxrss) * 1024 // int32 on 386
 }
 
 // profileCPU runs f, writing a CPU profile of it to path when path is not

@@ -72,8 +72,8 @@ func (e *Enc) CSR(cols int, indptr []int, indices []int32, values []float64) err
 
 // checkCSR checks the arrays of a sparse matrix before writing them.
 func checkCSR(cols int, indptr []int, indices []int32, values []float64) error {
-	if cols < 0 || cols > MaxCSRCols {
-		return fmt.Errorf("sparse matrix with %d columns (at most %d)", cols, MaxCSRCols)
+	if cols < 0 || int64(cols) > MaxCSRCols {
+		return fmt.Errorf("sparse matrix with %d columns (at most %d)", cols, int64(MaxCSRCols))
 	}
 	if len(indptr) == 0 {
 		return fmt.Errorf("sparse matrix without row pointers")
@@ -111,7 +111,7 @@ func (d *Dec) csrBody() *CSR {
 		return nil
 	}
 	if cols > MaxCSRCols {
-		d.Fail("sparse matrix with %d columns (at most %d)", cols, MaxCSRCols)
+		d.Fail("sparse matrix with %d columns (at most %d)", cols, int64(MaxCSRCols))
 		return nil
 	}
 	if need := uint64(rows) + 9*uint64(nnz); need > uint64(d.left()) {

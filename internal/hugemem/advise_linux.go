@@ -11,8 +11,7 @@ const hugePage = 2 << 20
 // madvHugepage is MADV_HUGEPAGE from <linux/mman.h>.
 const madvHugepage = 14
 
-func advise(s []float64) {
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*len(s))
+func advise(b []byte) {
 	off := int((hugePage - uintptr(unsafe.Pointer(unsafe.SliceData(b)))%hugePage) % hugePage)
 	if off >= len(b) {
 		return

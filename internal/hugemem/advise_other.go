@@ -2,4 +2,4 @@
 
 package hugemem
 
-func advise([]float64) {}
+func advise([]byte) {}

@@ -9,6 +9,8 @@
 // THP mode ("madvise") only gives huge pages to regions that ask for them.
 package hugemem
 
+import "unsafe"
+
 // minBytes is the size below which Float64s does not advise the kernel: a
 // region must span at least one whole aligned 2 MiB page to benefit.
 const minBytes = 4 << 20
@@ -20,7 +22,17 @@ const minBytes = 4 << 20
 func Float64s(n int) []float64 {
 	s := make([]float64, n)
 	if 8*n >= minBytes {
-		advise(s)
+		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
+	}
+	return s
+}
+
+// Float32s is Float64s for n float32 values (the float32 factors of
+// FALKON's preconditioner and their packing buffers).
+func Float32s(n int) []float32 {
+	s := make([]float32, n)
+	if 4*n >= minBytes {
+		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*n))
 	}
 	return s
 }

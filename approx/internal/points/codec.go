@@ -22,7 +22,7 @@ func Encode(e *binfmt.Enc, m *mat.Dense) error {
 		return nil
 	}
 	r, c := m.Dims()
-	if c > binfmt.MaxCSRCols {
+	if int64(c) > binfmt.MaxCSRCols {
 		e.Dense(m)
 		return nil
 	}

@@ -8,6 +8,8 @@
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
 //   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
 //     products whose result is too large to stay in cache (gen_dense.go).
+//   - gemm8x32F32PfAVX512 and gemm4x16F32AVX2 (gen_dense32.go): the float32
+//     tiles of kernel.Dense32 (float32 results, add flag).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and
 //     gemm8x32F32to32AVX512 (float32 tile): the 8×32 float32 tile, 16 zmm
 //     accumulators.
@@ -24,8 +26,10 @@
 //     (VSCALEFPD, which also rounds subnormals once) · 2^((16q mod 16)/16)
 //     (a 16-entry table, VPERMI2PD) · (1 + p(y − q)), p a degree-7
 //     polynomial; four vectors interleaved per step. The Dot variant also returns Σ_j k_j·v_j.
-//   - expRowAVX2 / expRowDotAVX2: the same map with Cody–Waite reduction and a
-//     degree-13 Taylor polynomial (AVX2 has no 16-entry permute).
+//   - expRowAVX2 / expRowDotAVX2: the same map with a 4-entry table of
+//     2^(j/4) (VPERMD on 32-bit lane pairs) and a degree-9 polynomial, 2^⌊q⌋
+//     from the bits of the rounding sum (gen_avx2.go: AVX2 has no VSCALEFPD
+//     and no 16-entry permute).
 //   - axpyAVX512 / axpy4AVX512: y += a·x, and y += a0·x0 + a1·x1 + a2·x2 +
 //     a3·x3 as four FMAs in that order (bit-identical to four axpy calls).
 //   - axpyRoundAVX512 / axpyRoundAVX2: y += a·x with the product rounded
@@ -40,24 +44,12 @@
 package main
 
 import (
-	"math"
-
 	. "github.com/mmcloughlin/avo/build"
-	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// expPolyDegree is the degree of the Taylor polynomial for e^r on
-// |r| ≤ ln2/2: the remainder (ln2/2)^14/14! ≈ 4e-18 is far below half an ulp.
-const expPolyDegree = 13
-
-// The constants below must match kernel/exp.go.
-const (
-	log2e = 1.4426950408889634073599246810018921374266459541530
-	ln2Hi = 6.93147180369123816490e-01 // Go's math.Ln2Hi: 32 significant bits, so k·ln2Hi is exact
-	ln2Lo = 1.90821492927058770002e-10
-	clamp = -746.0 // below −745.13…, e^x rounds to zero
-)
+// log2e is 1/ln 2, the factor of e^x = 2^(x·log2e) in every exp kernel.
+const log2e = 1.4426950408889634073599246810018921374266459541530
 
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
@@ -68,6 +60,7 @@ func main() {
 
 	gemm()
 	gemmDense()
+	gemmDense32()
 	gemm32()
 	expRow16("expRowAVX512", false)
 	expRow16("expRowDotAVX512", true)
@@ -82,27 +75,13 @@ func main() {
 		"in float32 for j < n (n a multiple of 32), where xi = x + i·stride.")
 	flush32()
 
-	c2 := GLOBL("avx2consts", RODATA|NOPTR)
-	vals2 := []uint64{
-		math.Float64bits(log2e), math.Float64bits(ln2Hi), math.Float64bits(ln2Lo), math.Float64bits(clamp),
-		math.Float64bits(2), math.Float64bits(0x1.8p52), 1023 - math.Float64bits(0x1.8p52), math.Float64bits(-1022),
-	}
-	for i := expPolyDegree; i >= 0; i-- {
-		vals2 = append(vals2, math.Float64bits(1/factorial(i)))
-	}
-	for i, v := range vals2 {
-		for l := 0; l < 4; l++ { // replicated: AVX2 has no embedded broadcast
-			DATA(32*i+8*l, U64(v))
-		}
-	}
-	cst2 := func(i int) Mem { return c2.Offset(32 * i) }
 	gemmAVX2()
 	avx2Tiles()
 	expRowF32AVX2()
 	axpy4Kernel("axpy4F32AVX2", true, false, "axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).")
 	flush32AVX2()
-	expRowAVX2("expRowAVX2", false, cst2)
-	expRowAVX2("expRowDotAVX2", true, cst2)
+	expRowAVX2("expRowAVX2", false)
+	expRowAVX2("expRowDotAVX2", true)
 	axpyKernel("axpyAVX2", false, true, "axpyAVX2 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
 	axpyKernel("axpyRoundAVX2", false, false, "axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
 	axpy4Kernel("axpy4AVX2", false, false, "axpy4AVX2 is the AVX2+FMA version of axpy4AVX512 (same FMA order, same bits).")

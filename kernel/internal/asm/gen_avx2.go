@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"math/big"
 	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -61,81 +64,242 @@ func gemmAVX2() {
 	RET()
 }
 
-// expRowAVX2 is expRow for AVX2+FMA: no VSCALEFPD, so 2^k is built from its
-// bits in two factors, 2^max(k,−1022) (exact) and 2^(k−max(k,−1022)), the
-// second product rounding once into the subnormal range.
-func expRowAVX2(name string, withDot bool, cst func(int) Mem) {
+// The AVX2 float64 exp of expRowAVX2 / expRowDotAVX2. AVX2 has neither
+// VSCALEFPD nor a 16-entry VPERMI2PD, so the AVX-512 scheme (gen_avx512.go)
+// is rebuilt from what it has. y = t·(ng·log2e) (e^x = 2^y); adding
+// M = 1.5·2^50 + 4096 (its last mantissa bit is worth 1/4) rounds y to q, a
+// multiple of 1/4, and leaves L = 4q + 4·4096 in the low bits of the sum
+// a = y + M; q = a − M and f = y − q ∈ [−1/8, 1/8] are exact. With
+// j = L mod 4, e^x = 2^y = 2^⌊q⌋ · 2^(j/4) · (1 + p(f)), where
+//   - 2^(j/4) comes from a 4-entry table read by VPERMD, which permutes
+//     32-bit lanes across the register (the index pair 2j, 2j+1 selects the
+//     float64 entry j; AVX2 has no variable 64-bit permute), the pair built
+//     from the bits of a by VPADDQ, VPSHUFD and VPOR;
+//   - T = 2^⌊q⌋·2^(j/4) is made by one integer add to the entry's bits:
+//     a << 50 is (4⌊q⌋ + j) << 50 modulo 2^64 (4096 is a multiple of 2^12,
+//     so the bias leaves the shift), i.e. ⌊q⌋ in the exponent field plus
+//     j << 50, which the table entries have subtracted beforehand; no 64-bit
+//     arithmetic shift, integer max or VSCALEFPD is needed;
+//   - p is the degree-9 Taylor polynomial of e^u − 1 in u = f·ln2 (remainder
+//     |u|^10/10! ≤ 6.5e-18 for |u| ≤ ln2/8) with its f^9 term replaced by the
+//     degree-7 Chebyshev economization of f^9 on [−1/8, 1/8], whose error is
+//     (1/8)^9/2^8 times that term's coefficient ln2^9/9!: 2.9e-18. With
+//     the 8 coefficients rounded to float64, |p − (e^u − 1)| ≤ 1.4e-17
+//     (measured in 200-bit arithmetic on a grid of [−1/8, 1/8]), an eighth
+//     of an ulp of e^u (1.1e-16);
+//   - the result is T·p + T, one FMA.
+//
+// T is normal when ⌊q⌋ ≥ −1022, which holds when y ≥ −1022: then the FMA
+// rounds the result once, also when it is subnormal. A step whose smallest y
+// is below −1022 (a kernel value under 2.2e-308) takes the other branch: y
+// clamped at −1076 (where 2^y rounds to zero), the entries of a second table
+// scaled by 2^54 so that T·2^54 stays normal, and the FMA's result
+// multiplied by 2^−54, which rounds once in the subnormal range (the role of
+// VSCALEFPD in the AVX-512 kernel).
+//
+// Per 4 values the FMA units run 11 operations (the product s·t, 7 Horner
+// steps, p·f, T·p + T and the dot product's FMA), against 22 for the
+// Cody–Waite version with a degree-13 polynomial used before.
+const (
+	expAVX2Degree = 8
+	expAVX2Bias   = 4096 // a multiple of 2^12 above the largest −⌊q⌋, 1076
+	expAVX2Slow   = 1022 // a step whose smallest y is below −1022 takes the subnormal branch
+)
+
+// expAVX2Consts returns the replicated constants of expRowAVX2: ng's factor
+// log2e, the clamp of y, the rounding shift M, the 32-bit lane pattern
+// (0, 1) of the VPERMD index pairs, 1022 (the branch test), 2^−54, then the
+// polynomial's coefficients for f^8 … f^1.
+func expAVX2Consts() []uint64 {
+	vals := []uint64{math.Float64bits(log2e), math.Float64bits(exp16Clamp), math.Float64bits(0x1.8p50 + expAVX2Bias), 1 << 32,
+		math.Float64bits(expAVX2Slow), math.Float64bits(0x1p-54)}
+	c := expAVX2Poly()
+	for i := expAVX2Degree; i >= 1; i-- {
+		vals = append(vals, math.Float64bits(c[i]))
+	}
+	return vals
+}
+
+// expAVX2Poly returns the coefficients c[1…8] of p(f) ≈ e^(f·ln2) − 1 on
+// |f| ≤ 1/8: the Taylor coefficients ln2^i/i! up to i = 9, with f^9 replaced
+// by its economization h^9·(576s^7 − 432s^5 + 120s^3 − 9s)/256, s = f/h,
+// h = 1/8 (f^9 = h^9·(T9(s) + 576s^7 − 432s^5 + 120s^3 − 9s)/256 and
+// |T9(s)| ≤ 1 on the interval).
+func expAVX2Poly() [expAVX2Degree + 1]float64 {
+	var t [10]float64
+	for i := 1; i <= 9; i++ {
+		t[i] = math.Pow(math.Ln2, float64(i)) / factorial(i)
+	}
+	const h = 1.0 / 8
+	var c [expAVX2Degree + 1]float64
+	copy(c[:], t[:9])
+	a9 := t[9] / 256
+	c[7] += a9 * 576 * math.Pow(h, 2)
+	c[5] -= a9 * 432 * math.Pow(h, 4)
+	c[3] += a9 * 120 * math.Pow(h, 6)
+	c[1] -= a9 * 9 * math.Pow(h, 8)
+	return c
+}
+
+// expAVX2Table returns the two tables of expRowAVX2 as bit patterns: the
+// bits of 2^(j/4) (correctly rounded: 2^(1/4) and 2^(3/4) from square roots
+// in 128-bit precision) minus j << 50, for j = 0 … 3, and the same with
+// 54 added to the exponent field (the entries times 2^54).
+func expAVX2Table() (fast, slow [4]uint64) {
+	const prec = 128
+	two := new(big.Float).SetPrec(prec).SetInt64(2)
+	r2 := new(big.Float).SetPrec(prec).Sqrt(two)    // 2^(1/2)
+	r4 := new(big.Float).SetPrec(prec).Sqrt(r2)     // 2^(1/4)
+	r34 := new(big.Float).SetPrec(prec).Mul(r2, r4) // 2^(3/4)
+	for j, v := range []*big.Float{new(big.Float).SetPrec(prec).SetInt64(1), r4, r2, r34} {
+		f, _ := v.Float64()
+		fast[j] = math.Float64bits(f) - uint64(j)<<50
+		slow[j] = fast[j] + 54<<52
+	}
+	return fast, slow
+}
+
+// expRowAVX2 emits the AVX2 Gaussian row map (n a multiple of 8): four
+// vectors a step, their instructions interleaved so that four dependency
+// chains are in flight, then one step of two vectors when n is not a
+// multiple of 16. Measured (BenchmarkExpRow on Zen 4, one core): with
+// 512 values in L1, 0.76 ns a value at four vectors a step, 0.86 at three,
+// 0.93 at two; reducing 4y with VROUNDPD (a shorter chain, two registers a
+// vector) and parking T in row to run five or six vectors a step was no
+// faster. Registers: per vector h, ymm[3h] t, y, f, then the table entry
+// and T; ymm[3h+1] 2·row, then a; ymm[3h+2] q, then the polynomial and the
+// result; Y12 zero, Y13 s = ng·log2e, Y14 the dot product's sum, Y15 the
+// constant in use; xx is broadcast from the argument frame.
+func expRowAVX2(name string, withDot bool) {
+	consts := GLOBL(name+"consts", RODATA|NOPTR)
+	for i, v := range expAVX2Consts() {
+		for l := 0; l < 4; l++ { // replicated: AVX2 has no embedded broadcast
+			DATA(32*i+8*l, U64(v))
+		}
+	}
+	cst := func(i int) Mem { return consts.Offset(32 * i) }
+	fast, slow := expAVX2Table()
+	tabs := GLOBL(name+"tab", RODATA|NOPTR)
+	for j, b := range append(fast[:], slow[:]...) {
+		DATA(8*j, U64(b))
+	}
+
 	sig := "func(row, cc *float64, n int, xx, ng float64)"
 	if withDot {
 		sig = "func(row, cc, v *float64, n int, xx, ng float64) float64"
 	}
 	TEXT(name, NOSPLIT, sig)
-	Doc(name + " is the AVX2+FMA version of " + strings.Replace(name, "AVX2", "AVX512", 1) + ".")
-	row, cc, v, n := RSI, RDI, R8, RCX
+	Doc(name+" is the AVX2+FMA version of "+strings.Replace(name, "AVX2", "AVX512", 1)+" (n a multiple of 8;",
+		"a 4-entry table and a degree-8 polynomial, see gen_avx2.go).")
+	row, cc, v, n, mask := RSI, RDI, R8, RCX, RAX
 	Load(Param("row"), row)
 	Load(Param("cc"), cc)
 	if withDot {
 		Load(Param("v"), v)
 	}
 	Load(Param("n"), n)
-	SHRQ(Imm(3), n)
-	// Y8 xx, Y9 ng, Y10 2, Y11 zero, Y12 log2e, Y13 clamp, Y14/Y15 dot partials.
-	Load(Param("xx"), X0)
-	VBROADCASTSD(X0, Y8)
-	Load(Param("ng"), X0)
-	VBROADCASTSD(X0, Y9)
-	VMOVUPD(cst(4), Y10)
-	VXORPD(Y11, Y11, Y11)
-	VMOVUPD(cst(0), Y12)
-	VMOVUPD(cst(3), Y13)
+	xx, err := Param("xx").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	Load(Param("ng"), X13)
+	VBROADCASTSD(X13, Y13)
+	VMULPD(cst(0), Y13, Y13) // s = ng·log2e
+	VXORPD(Y12, Y12, Y12)
 	VXORPD(Y14, Y14, Y14)
-	VXORPD(Y15, Y15, Y15)
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	// Two vectors per step, each instruction issued for both before the
-	// next, so that two independent dependency chains are in flight.
-	each := func(f func(x, kf, p VecPhysical, h int)) {
-		for h := 0; h < 2; h++ {
-			f(ymm[4*h], ymm[4*h+1], ymm[4*h+2], h)
+	SHRQ(Imm(2), n) // vectors of 4 values
+	tmp := Y15
+	step := func(nv int) {
+		each := func(f func(t, a, p VecPhysical, h int)) {
+			for h := 0; h < nv; h++ {
+				f(ymm[3*h], ymm[3*h+1], ymm[3*h+2], h)
+			}
+		}
+		shared := func(i int) VecPhysical {
+			VMOVUPD(cst(i), tmp)
+			return tmp
+		}
+		each(func(t, a, p VecPhysical, h int) { VBROADCASTSD(xx.Addr, t) })
+		each(func(t, a, p VecPhysical, h int) { VADDPD(Mem{Base: cc, Disp: 32 * h}, t, t) }) // xx + cc
+		each(func(t, a, p VecPhysical, h int) { VMOVUPD(Mem{Base: row, Disp: 32 * h}, a) })
+		each(func(t, a, p VecPhysical, h int) { VADDPD(a, a, a) })   // 2·row, exact
+		each(func(t, a, p VecPhysical, h int) { VSUBPD(a, t, t) })   // t = xx + cc − 2·row (the bits of one FNMADD)
+		each(func(t, a, p VecPhysical, h int) { VMAXPD(t, Y12, t) }) // t ≥ 0 (NaN stays NaN)
+		each(func(t, a, p VecPhysical, h int) { VMULPD(Y13, t, t) }) // y = s·t ≤ 0
+		// The smallest y of the step, plus 1022: negative sends the step
+		// to the subnormal branch.
+		VMINPD(ymm[0], ymm[3*(nv-1)], tmp)
+		for h := 1; h < nv-1; h++ {
+			VMINPD(ymm[3*h], tmp, tmp)
+		}
+		VADDPD(cst(4), tmp, tmp)
+		VMOVMSKPD(tmp, mask.As32())
+		slowL, next := fmt.Sprintf("slow%d", nv), fmt.Sprintf("next%d", nv)
+		TESTL(mask.As32(), mask.As32())
+		JNE(LabelRef(slowL))
+		for _, sub := range []bool{false, true} {
+			if sub {
+				Label(slowL)
+				VMOVUPD(cst(1), tmp)
+				each(func(t, a, p VecPhysical, h int) { VMAXPD(t, tmp, t) }) // y ≥ −1076 (NaN stays NaN)
+			}
+			m := shared(2)
+			each(func(t, a, p VecPhysical, h int) { VADDPD(m, t, a) }) // a = y + M
+			each(func(t, a, p VecPhysical, h int) { VSUBPD(m, a, p) }) // q = a − M
+			each(func(t, a, p VecPhysical, h int) { VSUBPD(p, t, t) }) // f = y − q, exact
+			c := shared(6)
+			each(func(t, a, p VecPhysical, h int) { VMOVAPD(c, p) }) // p = c8
+			for i := 1; i < expAVX2Degree; i++ {
+				c := shared(6 + i)
+				each(func(t, a, p VecPhysical, h int) { VFMADD213PD(c, t, p) }) // p = p·f + next coefficient
+			}
+			each(func(t, a, p VecPhysical, h int) { VMULPD(t, p, p) })          // p(f) ≈ e^u − 1
+			each(func(t, a, p VecPhysical, h int) { VPADDQ(a, a, t) })          // low 32 bits 2L: bits 1–2 are j
+			each(func(t, a, p VecPhysical, h int) { VPSHUFD(Imm(0xa0), t, t) }) // (2L, 2L) in each 64-bit lane
+			c = shared(3)
+			each(func(t, a, p VecPhysical, h int) { VPOR(c, t, t) }) // (2j, 2j+1) in the low 3 bits
+			tab := tabs.Offset(0)
+			if sub {
+				tab = tabs.Offset(32)
+			}
+			VMOVUPD(tab, tmp)
+			each(func(t, a, p VecPhysical, h int) { VPERMD(tmp, t, t) })     // the entry
+			each(func(t, a, p VecPhysical, h int) { VPSLLQ(Imm(50), a, a) }) // (4⌊q⌋ + j) << 50
+			each(func(t, a, p VecPhysical, h int) { VPADDQ(a, t, t) })       // T = 2^⌊q⌋·2^(j/4) (·2^54 if sub)
+			each(func(t, a, p VecPhysical, h int) { VFMADD213PD(t, t, p) })  // T·p + T
+			if !sub {
+				JMP(LabelRef(next))
+				continue
+			}
+			c = shared(5)
+			each(func(t, a, p VecPhysical, h int) { VMULPD(c, p, p) }) // ·2^−54, rounding once
+		}
+		Label(next)
+		each(func(t, a, p VecPhysical, h int) { VMOVUPD(p, Mem{Base: row, Disp: 32 * h}) })
+		if withDot {
+			each(func(t, a, p VecPhysical, h int) { VFMADD231PD(Mem{Base: v, Disp: 32 * h}, p, Y14) })
+		}
+		for _, r := range []Register{row, cc} {
+			ADDQ(U32(32*nv), r)
+		}
+		if withDot {
+			ADDQ(U32(32*nv), v)
 		}
 	}
-	each(func(x, kf, p VecPhysical, h int) { VADDPD(Mem{Base: cc, Disp: 32 * h}, Y8, x) })
-	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(Mem{Base: row, Disp: 32 * h}, Y10, x) })
-	each(func(x, kf, p VecPhysical, h int) { VMAXPD(x, Y11, x) })
-	each(func(x, kf, p VecPhysical, h int) { VMULPD(Y9, x, x) })
-	each(func(x, kf, p VecPhysical, h int) { VMAXPD(x, Y13, x) })
-	each(func(x, kf, p VecPhysical, h int) { VMULPD(Y12, x, kf) })
-	each(func(x, kf, p VecPhysical, h int) { VROUNDPD(Imm(0), kf, kf) })
-	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(cst(1), kf, x) })
-	each(func(x, kf, p VecPhysical, h int) { VFNMADD231PD(cst(2), kf, x) })
-	each(func(x, kf, p VecPhysical, h int) { VMOVUPD(cst(8), p) })
-	for i := 1; i <= expPolyDegree; i++ {
-		each(func(x, kf, p VecPhysical, h int) { VFMADD213PD(cst(8+i), x, p) })
-	}
-	each(func(x, kf, p VecPhysical, h int) { VMAXPD(cst(7), kf, x) }) // k1 = max(k, −1022)
-	each(func(x, kf, p VecPhysical, h int) { VSUBPD(x, kf, kf) })     // k2 = k − k1
-	for i := 0; i < 2; i++ {
-		s := func(x, kf VecPhysical) VecPhysical { return []VecPhysical{x, kf}[i] }
-		each(func(x, kf, p VecPhysical, h int) { VADDPD(cst(5), s(x, kf), s(x, kf)) })
-		each(func(x, kf, p VecPhysical, h int) { VPADDQ(cst(6), s(x, kf), s(x, kf)) })
-		each(func(x, kf, p VecPhysical, h int) { VPSLLQ(Imm(52), s(x, kf), s(x, kf)) })
-		each(func(x, kf, p VecPhysical, h int) { VMULPD(s(x, kf), p, p) })
-	}
-	each(func(x, kf, p VecPhysical, h int) { VMOVUPD(p, Mem{Base: row, Disp: 32 * h}) })
-	if withDot {
-		each(func(x, kf, p VecPhysical, h int) { VFMADD231PD(Mem{Base: v, Disp: 32 * h}, p, ymm[14+h]) })
-	}
-	ADDQ(Imm(64), row)
-	ADDQ(Imm(64), cc)
-	if withDot {
-		ADDQ(Imm(64), v)
-	}
-	DECQ(n)
-	JNE(LabelRef("loop"))
+	// n/4 is even: steps of four vectors, then one of two if n/4 is not a
+	// multiple of 4.
+	Label("loop")
+	CMPQ(n, U8(4))
+	JB(LabelRef("tail"))
+	step(4)
+	SUBQ(U8(4), n)
+	JMP(LabelRef("loop"))
+	Label("tail")
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	step(2)
 	Label("done")
 	if withDot {
-		VADDPD(Y15, Y14, Y14)
 		VEXTRACTF128(Imm(1), Y14, X1)
 		VADDPD(X1, X14, X1)
 		VPERMILPD(Imm(1), X1, X2)

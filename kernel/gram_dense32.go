@@ -1,0 +1,461 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/landmark-ml/landmark/internal/hugemem"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// DenseF32 is Dense for float32 matrices (BLAS's sgemm and ssyrk): the
+// products of the float32 blocked factorizations of FALKON's
+// preconditioner. The operands are packed into panels of 8 rows × k and 32
+// columns × k (k-blocks of at most kBlock, as Dense's), each 8×32 tile of
+// the result is one call of the AVX-512 float32 micro-kernel (16 zmm
+// accumulators, twice the float64 tile's flops per instruction; on AVX2
+// four 4×16 quarters, in portable Go the same sums without FMA), and tiles
+// are spread over the workers in blocks of denseRows × denseCols. Each
+// element of the result is the float32 sum of its terms in k order within
+// a k-block, the k-blocks added in order, computed by one worker: results
+// do not depend on Workers. The zero value uses GOMAXPROCS workers.
+type DenseF32 struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Portable forces the portable Go tiles, for comparisons and tests.
+	Portable bool
+}
+
+// panel32Cols is the width of DenseF32's column panels and tiles.
+const panel32Cols = 32
+
+// Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
+// trans flag is set, xᵀ; beta must be 0 or 1. c must not share memory with a
+// or b.
+func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error {
+	m, k := dims32(a, transA)
+	kb, n := dims32(b, transB)
+	if c.Rows != m || c.Cols != n || kb != k {
+		return fmt.Errorf("kernel: Gemm32: op(a) %d×%d, op(b) %d×%d, c %d×%d", m, k, kb, n, c.Rows, c.Cols)
+	}
+	if beta != 0 && beta != 1 {
+		return fmt.Errorf("kernel: Gemm32: beta = %g, want 0 or 1", beta)
+	}
+	return d.run(ctx, m, n, k, operand32{a, transA}, operand32{b, !transB}, alpha, beta == 1, false, false, c)
+}
+
+// SyrkLower sets the lower triangle (j ≤ i) of the square c to
+// alpha·op(a)·op(a)ᵀ + beta·c, op(a) = a or, with trans, aᵀ; beta must be 0
+// or 1. The strict upper triangle of c is not touched. c must not share
+// memory with a.
+func (d DenseF32) SyrkLower(ctx context.Context, trans bool, alpha float32, a blas32.General, beta float32, c blas32.General) error {
+	m, k := dims32(a, trans)
+	if c.Rows != m || c.Cols != m {
+		return fmt.Errorf("kernel: SyrkLower32: op(a) is %d×%d, c is %d×%d", m, k, c.Rows, c.Cols)
+	}
+	if beta != 0 && beta != 1 {
+		return fmt.Errorf("kernel: SyrkLower32: beta = %g, want 0 or 1", beta)
+	}
+	return d.run(ctx, m, m, k, operand32{a, trans}, operand32{a, trans}, alpha, beta == 1, true, true, c)
+}
+
+func dims32(a blas32.General, trans bool) (r, c int) {
+	if trans {
+		return a.Cols, a.Rows
+	}
+	return a.Rows, a.Cols
+}
+
+// operand32 is operand for float32: a matrix read as its rows or (trans)
+// its columns.
+type operand32 struct {
+	a     blas32.General
+	trans bool
+}
+
+// packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
+// of the operand, zero-filled at and beyond rows), features [p0, p0+kl),
+// scaled by s, into dst as [kl][w] each, panel q at dst[(q−q0)·w·kl:]; as
+// operand.packPanels does for float64.
+func (o operand32) packPanels(dst []float32, w, q0, q1, rows, p0, kl int, s float32) {
+	raw := o.a
+	if o.trans {
+		i0, i1 := q0*w, min(q1*w, rows)
+		for p := 0; p < kl; p++ {
+			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+			for q := q0; q < q1; q++ {
+				out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
+				lo := (q - q0) * w
+				if lo >= len(src) {
+					clear(out)
+					continue
+				}
+				seg := src[lo:min(lo+w, len(src))]
+				for i, v := range seg {
+					out[i] = s * v
+				}
+				clear(out[len(seg):])
+			}
+		}
+		return
+	}
+	for q := q0; q < q1; q++ {
+		pd := dst[(q-q0)*w*kl : (q-q0+1)*w*kl]
+		i0 := q * w
+		n := max(0, min(w, rows-i0))
+		// Eight rows at a time, read side by side (64 contiguous bytes of
+		// the panel per step of p when w = 16, 32 when w = 8).
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			row := func(r int) []float32 {
+				o := (i0+i+r)*raw.Stride + p0
+				return raw.Data[o : o+kl : o+kl]
+			}
+			r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
+			for p := range r0 {
+				o := pd[p*w+i : p*w+i+8 : p*w+i+8]
+				o[0], o[1], o[2], o[3] = s*r0[p], s*r1[p], s*r2[p], s*r3[p]
+				o[4], o[5], o[6], o[7] = s*r4[p], s*r5[p], s*r6[p], s*r7[p]
+			}
+		}
+		for ; i < n; i++ {
+			src := raw.Data[(i0+i)*raw.Stride+p0 : (i0+i)*raw.Stride+p0+kl]
+			for p, v := range src {
+				pd[p*w+i] = s * v
+			}
+		}
+		for i := n; i < w; i++ {
+			for p := 0; p < kl; p++ {
+				pd[p*w+i] = 0
+			}
+		}
+	}
+}
+
+// gemm32Run is the state of one DenseF32.run (gemmRun for float32).
+type gemm32Run struct {
+	m, n, k     int
+	a, b        operand32
+	alpha       float32
+	lower       bool
+	rc          blas32.General
+	acc         accel
+	kc          int // k-block of one micro-kernel call
+	np, mp      int // 32-column panels of B̂; rows of Â rounded up to 8
+	bp, ap      []float32
+	tasks       []denseTask
+	workers     int
+	tmps        [][panelRows * panel32Cols]float32
+	c0, cl, nkb int // the chunk: first feature, features, k-blocks
+	addNow      bool
+}
+
+// run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
+// B̂ n×k (operand b), only on and below the diagonal when lower; same says
+// that a and b are the same operand (then m = n). As Dense.run.
+func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha float32, add, lower, same bool, c blas32.General) error {
+	if m == 0 || n == 0 {
+		return nil
+	}
+	if k == 0 || alpha == 0 {
+		if !add {
+			for i := 0; i < m; i++ {
+				j1 := n
+				if lower {
+					j1 = i + 1
+				}
+				clear(c.Data[i*c.Stride : i*c.Stride+j1])
+			}
+		}
+		return ctx.Err()
+	}
+	g := &gemm32Run{m: m, n: n, k: k, a: a, b: b, alpha: alpha, lower: lower, rc: c, acc: useAccel}
+	if d.Portable {
+		g.acc = accelPortable
+	}
+	nk := (k + kBlock - 1) / kBlock
+	g.kc = (k + nk - 1) / nk
+	chunk := g.kc * denseKBlocks
+	g.np = (n + panel32Cols - 1) / panel32Cols
+	g.mp = roundUp(m, panelRows)
+	kcap := min(chunk, k)
+	bufs := pack32Buffers(pack32Len(m, n, k))
+	defer releasePack32(bufs)
+	g.bp, g.ap = (*bufs)[:g.np*panel32Cols*kcap], (*bufs)[g.np*panel32Cols*kcap:(g.np*panel32Cols+g.mp)*kcap]
+	rowBlocks := (m + denseRows - 1) / denseRows
+	colBlocks := (n + denseCols - 1) / denseCols
+	for ib := 0; ib < rowBlocks; ib++ {
+		for jb := 0; jb < colBlocks; jb++ {
+			if lower && jb*denseCols > min((ib+1)*denseRows, m)-1 {
+				break
+			}
+			g.tasks = append(g.tasks, denseTask{ib, jb})
+		}
+	}
+	g.workers = parallel.Workers(d.Workers)
+	g.tmps = make([][panelRows * panel32Cols]float32, g.workers)
+	for c0 := 0; c0 < k; c0 += chunk {
+		g.c0, g.cl = c0, min(chunk, k-c0)
+		g.nkb = (g.cl + g.kc - 1) / g.kc
+		g.addNow = add || c0 > 0
+		if err := g.pack(ctx, same); err != nil {
+			return err
+		}
+		if err := parallel.For(ctx, len(g.tasks), g.workers, g.block); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pack packs, for each k-block kb of the chunk, B̂ (panel jp as [kl][32])
+// at bp[kb·kc·32·np + jp·32·kl] and αÂ (panel ip as [kl][8]) at
+// ap[kb·kc·mp + ip·8·kl]; with same (SyrkLower), Â's panels are copied from
+// the quarters of B̂'s, scaled.
+func (g *gemm32Run) pack(ctx context.Context, same bool) error {
+	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
+	packB := func(kb, q0 int) {
+		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+		g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q0*panel32Cols*kl:], panel32Cols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+	}
+	if !same {
+		return parallel.For(ctx, (nb+na)*g.nkb, g.workers, func(_, j int) {
+			kb := j / (nb + na)
+			j %= nb + na
+			if j < nb {
+				packB(kb, j*packGroup)
+				return
+			}
+			q0 := (j - nb) * packGroup
+			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], panelRows, q0, min(q0+packGroup, g.mp/panelRows), g.m, p0, kl, g.alpha)
+		})
+	}
+	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) { packB(j/nb, (j%nb)*packGroup) }); err != nil {
+		return err
+	}
+	const quarters = panel32Cols / panelRows
+	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
+		kb, q0 := j/na, (j%na)*packGroup
+		kl := min(g.kc, g.cl-kb*g.kc)
+		for ip := q0; ip < min(q0+packGroup, g.mp/panelRows); ip++ {
+			src := g.bp[kb*g.kc*panel32Cols*g.np+(ip/quarters)*panel32Cols*kl+(ip%quarters)*panelRows:]
+			dst := g.ap[kb*g.kc*g.mp+ip*panelRows*kl : kb*g.kc*g.mp+(ip+1)*panelRows*kl]
+			for p := 0; p < kl; p++ {
+				sr := src[p*panel32Cols : p*panel32Cols+panelRows]
+				dr := dst[p*panelRows : p*panelRows+panelRows]
+				for r, v := range sr {
+					dr[r] = g.alpha * v
+				}
+			}
+		}
+	})
+}
+
+// sum runs the k-blocks of the chunk on the 8×32 tile at (i, j) into c.
+func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool) {
+	for kb := 0; kb < g.nkb; kb++ {
+		kl := min(g.kc, g.cl-kb*g.kc)
+		bpan := g.bp[kb*g.kc*panel32Cols*g.np+j*kl:]
+		apan := g.ap[kb*g.kc*g.mp+i*kl:]
+		tile32(g.acc, kl, apan, bpan, c, ldc, add || kb > 0)
+	}
+}
+
+// block computes block t of c with worker w's scratch tile: full tiles in
+// place, edge and diagonal tiles through the scratch.
+func (g *gemm32Run) block(w, t int) {
+	m, n, rc := g.m, g.n, g.rc
+	tmp := &g.tmps[w]
+	i0 := g.tasks[t].ib * denseRows
+	i1 := min(i0+denseRows, m)
+	j0 := g.tasks[t].jb * denseCols
+	j1 := min(j0+denseCols, n)
+	if g.lower {
+		j1 = min(j1, i1)
+	}
+	rp := roundUp(i1-i0, panelRows)
+	for j := j0; j < j1; j += panel32Cols {
+		for ip := 0; ip < rp; ip += panelRows {
+			i := i0 + ip
+			if g.lower && j > i+panelRows-1 {
+				continue // tile entirely above the diagonal
+			}
+			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i)
+			if full {
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				continue
+			}
+			g.sum(i, j, tmp[:], panel32Cols, false)
+			g.storeEdge(tmp[:], i, j)
+		}
+	}
+}
+
+// storeEdge adds (or copies) the part of the scratch tile tmp at (i, j) that
+// lies inside c (and on or below the diagonal when lower).
+func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
+	rc := g.rc
+	for r := 0; r < panelRows && i+r < g.m; r++ {
+		cEnd := min(j+panel32Cols, g.n)
+		if g.lower {
+			cEnd = min(cEnd, i+r+1)
+		}
+		if cEnd <= j {
+			continue
+		}
+		dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
+		src := tmp[r*panel32Cols : r*panel32Cols+len(dst)]
+		if g.addNow {
+			for q, v := range src {
+				dst[q] += v
+			}
+		} else {
+			copy(dst, src)
+		}
+	}
+}
+
+// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
+// call holds for an m×n result summed over k, for callers that plan memory.
+func (DenseF32) PackBytes(m, n, k int) int64 {
+	if m == 0 || n == 0 || k == 0 {
+		return 0
+	}
+	return 4 * int64(pack32Len(m, n, k))
+}
+
+// pack32Len is the length of DenseF32's packing buffer for an m×k by k×n
+// product: a chunk of k-blocks of both operands, packed.
+func pack32Len(m, n, k int) int {
+	nk := (k + kBlock - 1) / kBlock
+	kc := (k + nk - 1) / nk
+	return (roundUp(n, panel32Cols) + roundUp(m, panelRows)) * min(kc*denseKBlocks, k)
+}
+
+// Reserve readies DenseF32's packing buffer for products up to an m×k by a
+// k×n matrix and holds it until release is called, as Dense.Reserve does
+// for float64 (a separate buffer and pool: float32 and float64 products do
+// not share buffers).
+func (DenseF32) Reserve(m, n, k int) (release func()) {
+	pack32Slot.mu.Lock()
+	pack32Slot.holds++
+	pack32Slot.mu.Unlock()
+	if m > 0 && n > 0 && k > 0 {
+		releasePack32(pack32Buffers(pack32Len(m, n, k)))
+	}
+	return func() {
+		pack32Slot.mu.Lock()
+		defer pack32Slot.mu.Unlock()
+		pack32Slot.holds--
+		if pack32Slot.holds == 0 && pack32Slot.buf != nil {
+			dense32Pool.Put(pack32Slot.buf)
+			pack32Slot.buf = nil
+		}
+	}
+}
+
+// dense32Pool and pack32Slot are densePool and packSlot for DenseF32.
+var dense32Pool sync.Pool
+
+var pack32Slot struct {
+	mu    sync.Mutex
+	holds int
+	buf   *[]float32
+}
+
+// pack32Buffers returns a buffer of at least n float32 values (contents
+// undefined) from pack32Slot or dense32Pool, or new (advised onto huge
+// pages, as packBuffers' are).
+func pack32Buffers(n int) *[]float32 {
+	pack32Slot.mu.Lock()
+	if b := pack32Slot.buf; b != nil && cap(*b) >= n {
+		pack32Slot.buf = nil
+		pack32Slot.mu.Unlock()
+		*b = (*b)[:n]
+		return b
+	}
+	pack32Slot.mu.Unlock()
+	for range poolTries {
+		b, ok := dense32Pool.Get().(*[]float32)
+		if !ok {
+			break
+		}
+		if cap(*b) >= n {
+			*b = (*b)[:n]
+			return b
+		}
+	}
+	b := hugemem.Float32s(n)
+	return &b
+}
+
+// releasePack32 hands back a buffer of pack32Buffers (see releasePack).
+func releasePack32(b *[]float32) {
+	pack32Slot.mu.Lock()
+	if old := pack32Slot.buf; pack32Slot.holds > 0 && (old == nil || cap(*old) <= cap(*b)) {
+		pack32Slot.buf = b
+		pack32Slot.mu.Unlock()
+		if old != nil {
+			dense32Pool.Put(old)
+		}
+		return
+	}
+	pack32Slot.mu.Unlock()
+	dense32Pool.Put(b)
+}
+
+// tile32 sets (or, with add, increments) the 8×32 float32 tile at c (row
+// stride ldc) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < kl, on the inner
+// kernels acc.
+func tile32(acc accel, kl int, a, b, c []float32, ldc int, add bool) {
+	switch acc {
+	case accelAVX512:
+		gemm8x32F32PfAVX512(kl, &a[0], &b[0], &c[0], ldc, add)
+	case accelAVX2:
+		gemm4x16F32AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
+		gemm4x16F32AVX2(kl, &a[0], &b[16], &c[16], ldc, add)
+		gemm4x16F32AVX2(kl, &a[4], &b[0], &c[4*ldc], ldc, add)
+		gemm4x16F32AVX2(kl, &a[4], &b[16], &c[4*ldc+16], ldc, add)
+	default:
+		tile32Go(kl, a, b, c, ldc, add)
+	}
+}
+
+// tile32Go is the portable tile: the same sums in the same order (per
+// element, from 0 over p ascending, then added to c), without fused
+// multiply–adds.
+func tile32Go(kl int, a, b, c []float32, ldc int, add bool) {
+	for r := 0; r < panelRows; r++ {
+		out := c[r*ldc : r*ldc+panel32Cols : r*ldc+panel32Cols]
+		for h := 0; h < panel32Cols; h += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 float32
+			for p := 0; p < kl; p++ {
+				x := a[p*panelRows+r]
+				bb := b[p*panel32Cols+h : p*panel32Cols+h+8 : p*panel32Cols+h+8]
+				s0 += x * bb[0]
+				s1 += x * bb[1]
+				s2 += x * bb[2]
+				s3 += x * bb[3]
+				s4 += x * bb[4]
+				s5 += x * bb[5]
+				s6 += x * bb[6]
+				s7 += x * bb[7]
+			}
+			o := out[h : h+8 : h+8]
+			if !add {
+				clear(o)
+			}
+			o[0] += s0
+			o[1] += s1
+			o[2] += s2
+			o[3] += s3
+			o[4] += s4
+			o[5] += s5
+			o[6] += s6
+			o[7] += s7
+		}
+	}
+}

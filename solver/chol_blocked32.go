@@ -1,0 +1,478 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// Products32 are Products for float32 matrices (BLAS's sgemm and ssyrk),
+// beta 0 or 1 only: the products of the float32 blocked factorizations
+// (Landmark's kernel.DenseF32). nil means gonum's blas32.
+type Products32 interface {
+	// Gemm sets c = alpha·op(a)·op(b) + beta·c, op(x) = x or (trans) xᵀ.
+	Gemm(ctx context.Context, transA, transB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error
+	// SyrkLower sets the lower triangle of c to alpha·op(a)·op(a)ᵀ + beta·c,
+	// leaving the strict upper triangle alone.
+	SyrkLower(ctx context.Context, trans bool, alpha float32, a blas32.General, beta float32, c blas32.General) error
+}
+
+// gonumProducts32 is Products32 on gonum's blas32 (one goroutine).
+type gonumProducts32 struct{}
+
+func (gonumProducts32) Gemm(ctx context.Context, transA, transB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error {
+	blas32.Gemm(bt(transA), bt(transB), alpha, a, b, beta, c)
+	return ctx.Err()
+}
+
+func (gonumProducts32) SyrkLower(ctx context.Context, trans bool, alpha float32, a blas32.General, beta float32, c blas32.General) error {
+	blas32.Syrk(bt(trans), alpha, a, beta, blas32.Symmetric{Uplo: blas.Lower, N: c.Rows, Stride: c.Stride, Data: c.Data})
+	return ctx.Err()
+}
+
+// jitter32Floor is the smallest relative jitter a float32 factorization
+// tries: 16 units in the last place of float32 (2⁻²⁴ each). A smaller one
+// (CholOptions' default first jitter is 1e-10) is lost when added to a
+// diagonal of the mean's size, and the attempt would repeat the one before.
+const jitter32Floor = 16 * 0x1p-24
+
+// Chol32 is the Cholesky factor L (lower triangular) of A + Jitter·I = LLᵀ
+// held in float32: half the memory of Chol, and half the bytes streamed by
+// each triangular solve. Solves take and return float64 vectors and compute
+// in float64 with the float32 entries of L (exactly as Chol would with the
+// factor widened to float64).
+type Chol32 struct {
+	l blas32.General // lower triangle: L; strict upper: the matrix factored
+	p Products32     // SolveL32's products
+	// Jitter is the absolute amount added to the diagonal: 0 when A itself
+	// could be factored.
+	Jitter float64
+	// Attempts is the number of factorizations tried (1 when no jitter was needed).
+	Attempts int
+}
+
+// CholeskyBlocked32 is CholeskyBlocked in float32: it factors the
+// symmetric n×n matrix a (both triangles set) in place by the same
+// right-looking algorithm blocked at two levels, with the products on p
+// (nil: gonum's blas32). The diagonal blocks of cholInner columns are
+// factored and inverted in float64 (gonum's potrf and trtri on the block
+// widened from float32; the factor rounded back, and its inverse computed
+// from the rounded factor), so float32 rounding enters through the products
+// only, as in LAPACK's spotrf. The jitter policy is CholeskyInPlace's, except
+// that the first jitter is at least jitter32Floor relative to the mean
+// diagonal (smaller ones vanish in float32 rounding); the strict upper
+// triangle of a restores the matrix between attempts, and the returned
+// Chol32 shares a's memory.
+func CholeskyBlocked32(ctx context.Context, a blas32.General, opt CholOptions, p Products32) (*Chol32, error) {
+	opt, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if a.Rows != a.Cols || a.Rows == 0 || len(a.Data) < (a.Rows-1)*a.Stride+a.Cols {
+		return nil, fmt.Errorf("%w: cholesky of a %d×%d matrix", ErrShape, a.Rows, a.Cols)
+	}
+	if p == nil {
+		p = gonumProducts32{}
+	}
+	first := min(max(opt.Jitter, jitter32Floor), opt.MaxJitter)
+	var upErr error
+	jitter, attempts, err := factorJitter(a.Data, a.Rows, a.Stride, opt, first, func() bool {
+		ok, err := blockedPotrf32(ctx, a, p, defaultWidths)
+		if err != nil {
+			upErr = err
+			return true
+		}
+		return ok
+	})
+	if upErr != nil {
+		return nil, upErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Chol32{l: a, p: p, Jitter: jitter, Attempts: attempts}, nil
+}
+
+// Size returns n.
+func (c *Chol32) Size() int { return c.l.Rows }
+
+// L returns the factor's storage (not a copy): L in the lower triangle,
+// the strict upper triangle holding the matrix factored.
+func (c *Chol32) L() blas32.General { return c.l }
+
+// SolveL overwrites b (n×t, float64) with L⁻¹b, or with L⁻ᵀb when trans
+// is true, streaming the factor's rows over the workers (fewSolveL32).
+func (c *Chol32) SolveL(ctx context.Context, b blas64.General, trans bool) error {
+	if b.Rows != c.l.Rows {
+		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
+	}
+	return fewSolveL32(ctx, c.l, b, trans)
+}
+
+// SolveL32 overwrites the float32 b (n×t) with L⁻¹b, or with L⁻ᵀb when
+// trans is true, in float32 throughout (LAPACK's strsm), by blocks on the
+// factorization's products (many right-hand sides: 2n²t flops in all, all
+// but the diagonal blocks' inversions in products): by blocks of cholBlock
+// rows, each diagonal block solved by blocks of cholInner rows whose
+// inverses (gonum's trtri in float64 on the widened block, rounded) are
+// applied with a Gemm, then one Gemm (k = cholBlock) subtracting the
+// block's contribution from the rows still to be solved.
+func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) error {
+	if b.Rows != c.l.Rows || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
+	}
+	if b.Cols == 0 {
+		return ctx.Err()
+	}
+	return blockedSolveL32(ctx, c.l, b, trans, c.p, defaultWidths)
+}
+
+// blockedSolveL32 is SolveL32 with block widths w.
+func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Products32, w widths) error {
+	t, ni := x.Cols, w.inner
+	inv := make([]float32, ni*ni)
+	tmp := make([]float32, ni*t)
+	d := make([]float64, ni*ni)
+	diag := func(k, b int) error {
+		for i := 0; i < b; i++ {
+			widen(d[i*b:i*b+i+1], l.Data[(k+i)*l.Stride+k:])
+			clear(d[i*b+i+1 : i*b+b])
+		}
+		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d}) {
+			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
+		}
+		for i, v := range d[:b*b] {
+			inv[i] = float32(v)
+		}
+		xk := view32(x, k, 0, b, t)
+		tk := blas32.General{Rows: b, Cols: t, Stride: t, Data: tmp[:b*t]}
+		if err := p.Gemm(ctx, trans, false, 1, blas32.General{Rows: b, Cols: b, Stride: b, Data: inv[:b*b]}, xk, 0, tk); err != nil {
+			return err
+		}
+		return copy32(ctx, xk, tk)
+	}
+	return blockSweep32(ctx, l, x, trans, p, w.outer, func(k, b int) error {
+		return blockSweep32(ctx, view32(l, k, k, b, b), view32(x, k, 0, b, t), trans, p, ni, func(k2, b2 int) error {
+			return diag(k+k2, b2)
+		})
+	})
+}
+
+// blockSweep32 is blockSweep in float32: it solves L X = X (Lᵀ X = X when
+// trans) by blocks of nb rows of the lower-triangular l, solve(k, b)
+// solving the diagonal block of rows k…k+b−1 in place, then one Gemm
+// subtracting its contribution from the rows still to be solved.
+func blockSweep32(ctx context.Context, l, x blas32.General, trans bool, p Products32, nb int, solve func(k, b int) error) error {
+	n, t := l.Rows, x.Cols
+	if !trans {
+		for k := 0; k < n; k += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b := min(nb, n-k)
+			if err := solve(k, b); err != nil {
+				return err
+			}
+			if rest := n - k - b; rest > 0 {
+				if err := p.Gemm(ctx, false, false, -1, view32(l, k+b, k, rest, b), view32(x, k, 0, b, t), 1, view32(x, k+b, 0, rest, t)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k1 := n; k1 > 0; k1 -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := max(0, k1-nb)
+		if err := solve(k, k1-k); err != nil {
+			return err
+		}
+		if k > 0 {
+			if err := p.Gemm(ctx, true, false, -1, view32(l, k, 0, k1-k, k), view32(x, k, 0, k1-k, t), 1, view32(x, 0, 0, k, t)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// view32 is the r×c sub-matrix of s at (i, j), sharing memory.
+func view32(s blas32.General, i, j, r, c int) blas32.General {
+	if r == 0 || c == 0 {
+		return blas32.General{Rows: r, Cols: c, Stride: max(1, c)}
+	}
+	return blas32.General{Rows: r, Cols: c, Stride: s.Stride, Data: s.Data[i*s.Stride+j : (i+r-1)*s.Stride+j+c]}
+}
+
+// scratch32Pool is scratchPool for float32 panels (*[]float32).
+var scratch32Pool sync.Pool
+
+// scratch32 returns n float32 zeros from scratch32Pool, or new.
+func scratch32(n int) *[]float32 {
+	for range 4 {
+		b, ok := scratch32Pool.Get().(*[]float32)
+		if !ok {
+			break
+		}
+		if cap(*b) >= n {
+			*b = (*b)[:n]
+			clear(*b)
+			return b
+		}
+	}
+	b := make([]float32, n)
+	return &b
+}
+
+// reserve32 is reserve for Products32.
+func reserve32(p Products32, m, n, k int) (release func()) {
+	if r, ok := p.(reserver); ok {
+		return r.Reserve(m, n, k)
+	}
+	return func() {}
+}
+
+// copy32 copies src into dst (same shape), rows split over the workers.
+func copy32(ctx context.Context, dst, src blas32.General) error {
+	r, c := src.Rows, src.Cols
+	if r*c < 1<<16 {
+		for i := 0; i < r; i++ {
+			copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+		}
+		return ctx.Err()
+	}
+	const rows = 64
+	return parallel.For(ctx, (r+rows-1)/rows, 0, func(_, task int) {
+		for i := task * rows; i < min(r, (task+1)*rows); i++ {
+			copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+		}
+	})
+}
+
+// potrfDiag32 factors the b×b lower-triangular diagonal block of g at
+// (k, k) in float64 (widened, gonum's potrf, rounded back in place) and,
+// when inv is not nil, sets inv (b×b, row stride b) to the inverse of the
+// rounded factor (gonum's trtri in float64, rounded), zero above the
+// diagonal; false when the block is not positive definite. d is a scratch
+// of at least b² float64 values.
+func potrfDiag32(g blas32.General, k, b int, inv []float32, d []float64) bool {
+	for i := 0; i < b; i++ {
+		row := g.Data[(k+i)*g.Stride+k : (k+i)*g.Stride+k+i+1]
+		dr := d[i*b : i*b+b]
+		for j, v := range row {
+			dr[j] = float64(v)
+		}
+		clear(dr[i+1:])
+	}
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: b, Data: d}); !ok {
+		return false
+	}
+	for i := 0; i < b; i++ {
+		row := g.Data[(k+i)*g.Stride+k : (k+i)*g.Stride+k+i+1]
+		dr := d[i*b : i*b+i+1]
+		for j, v := range dr {
+			row[j] = float32(v)
+			dr[j] = float64(row[j])
+		}
+	}
+	if inv == nil {
+		return true
+	}
+	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d}) {
+		return false
+	}
+	for i := 0; i < b; i++ {
+		out := inv[i*b : i*b+b]
+		for j := 0; j <= i; j++ {
+			out[j] = float32(d[i*b+j])
+		}
+		clear(out[i+1:])
+	}
+	return true
+}
+
+// blockedPotrf32 is blockedPotrf in float32 (see CholeskyBlocked32).
+func blockedPotrf32(ctx context.Context, g blas32.General, p Products32, w widths) (ok bool, err error) {
+	n, nb, ni := g.Rows, w.outer, w.inner
+	if n <= 2*ni {
+		d := make([]float64, n*n)
+		return potrfDiag32(g, 0, n, nil, d), ctx.Err()
+	}
+	nb = min(nb, n)
+	defer reserve32(p, n-nb, n-nb, nb)()
+	sb := scratch32(nb*ni + n*ni)
+	defer scratch32Pool.Put(sb)
+	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
+	d := make([]float64, ni*ni)
+	for k := 0; k < n; k += nb {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		b := min(nb, n-k)
+		if ok, err := panelPotrf32(ctx, g, k, b, p, ni, invs, tmp, d); !ok || err != nil {
+			return ok, err
+		}
+		rest := n - k - b
+		if rest == 0 {
+			break
+		}
+		// A21 ← A21·L11⁻ᵀ, one ni-wide column block j at a time.
+		for j0 := 0; j0 < b; j0 += ni {
+			bw := min(j0+ni, b) - j0
+			aj := view32(g, k+b, k+j0, rest, bw)
+			if j0 > 0 {
+				if err := p.Gemm(ctx, false, true, -1, view32(g, k+b, k, rest, j0), view32(g, k+j0, k, bw, j0), 1, aj); err != nil {
+					return false, err
+				}
+			}
+			t := blas32.General{Rows: rest, Cols: bw, Stride: bw, Data: tmp[:rest*bw]}
+			iv := blas32.General{Rows: bw, Cols: bw, Stride: bw, Data: invs[j0*ni : j0*ni+bw*bw]}
+			if err := p.Gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
+				return false, err
+			}
+			if err := copy32(ctx, aj, t); err != nil {
+				return false, err
+			}
+		}
+		if err := p.SyrkLower(ctx, false, -1, view32(g, k+b, k, rest, b), 1, view32(g, k+b, k+b, rest, rest)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// panelPotrf32 is panelPotrf in float32, the ni-wide diagonal blocks
+// factored and inverted by potrfDiag32 (scratch d).
+func panelPotrf32(ctx context.Context, g blas32.General, k, b int, p Products32, ni int, invs, tmp []float32, d []float64) (ok bool, err error) {
+	for j0 := 0; j0 < b; j0 += ni {
+		bw := min(ni, b-j0)
+		if !potrfDiag32(g, k+j0, bw, invs[j0*ni:j0*ni+bw*bw], d) {
+			return false, nil
+		}
+		rest := b - j0 - bw
+		if rest == 0 {
+			break
+		}
+		iv := blas32.General{Rows: bw, Cols: bw, Stride: bw, Data: invs[j0*ni : j0*ni+bw*bw]}
+		a21 := view32(g, k+j0+bw, k+j0, rest, bw)
+		t := blas32.General{Rows: rest, Cols: bw, Stride: bw, Data: tmp[:rest*bw]}
+		if err := p.Gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
+			return false, err
+		}
+		if err := copy32(ctx, a21, t); err != nil {
+			return false, err
+		}
+		if err := p.SyrkLower(ctx, false, -1, a21, 1, view32(g, k+j0+bw, k+j0+bw, rest, rest)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// Lauum32 is Lauum in float32: it overwrites the lower triangle of the
+// lower-triangular n×n w (strict upper triangle ignored and left alone)
+// with the lower triangle of WᵀW, in n³/3 flops on the products p (nil:
+// gonum's blas32), by the same two-level algorithm. Memory: cholBlock² +
+// cholInner·n float32 values.
+func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
+	if w.Rows != w.Cols || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
+		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, w.Rows, w.Cols)
+	}
+	if p == nil {
+		p = gonumProducts32{}
+	}
+	return lauum32(ctx, w, p, defaultWidths)
+}
+
+func lauum32(ctx context.Context, g blas32.General, p Products32, wd widths) error {
+	n := g.Rows
+	nb, ni := min(wd.outer, n), wd.inner
+	if n <= nb {
+		return lauumInner32(ctx, g, p, ni)
+	}
+	defer reserve32(p, n-nb, n-nb, nb)()
+	sb := scratch32(nb*nb + ni*n)
+	defer scratch32Pool.Put(sb)
+	tri, tmp := (*sb)[:nb*nb], (*sb)[nb*nb:]
+	for k0 := 0; k0 < n; k0 += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k1 := min(k0+nb, n)
+		b := k1 - k0
+		if k0 > 0 {
+			r := view32(g, k0, 0, b, k0)
+			if err := p.SyrkLower(ctx, true, 1, r, 1, view32(g, 0, 0, k0, k0)); err != nil {
+				return err
+			}
+			// T with zeros above its diagonal, for the Gemms.
+			t := blas32.General{Rows: b, Cols: b, Stride: b, Data: tri[:b*b]}
+			for i := 0; i < b; i++ {
+				row := t.Data[i*b : i*b+b]
+				copy(row[:i+1], g.Data[(k0+i)*g.Stride+k0:(k0+i)*g.Stride+k0+i+1])
+				clear(row[i+1:])
+			}
+			// Rows [s0, s1) of R become T[s0:b, s0:s1]ᵀ·R[s0:b, :].
+			for s0 := 0; s0 < b; s0 += ni {
+				s1 := min(s0+ni, b)
+				out := blas32.General{Rows: s1 - s0, Cols: k0, Stride: k0, Data: tmp[:(s1-s0)*k0]}
+				if err := p.Gemm(ctx, true, false, 1, view32(t, s0, s0, b-s0, s1-s0), view32(r, s0, 0, b-s0, k0), 0, out); err != nil {
+					return err
+				}
+				if err := copy32(ctx, view32(r, s0, 0, s1-s0, k0), out); err != nil {
+					return err
+				}
+			}
+		}
+		if err := lauumInner32(ctx, blas32.General{Rows: b, Cols: b, Stride: g.Stride, Data: g.Data[k0*g.Stride+k0:]}, p, ni); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lauumInner32 is lauumInner in float32.
+func lauumInner32(ctx context.Context, g blas32.General, p Products32, nb int) error {
+	n := g.Rows
+	sb := scratch32(min(nb, n) * n)
+	defer scratch32Pool.Put(sb)
+	panel := *sb
+	for k0 := 0; k0 < n; k0 += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k1 := min(k0+nb, n)
+		b := k1 - k0
+		pw := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: panel[:b*k1]}
+		for r := 0; r < b; r++ {
+			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
+			dst := pw.Data[r*k1 : r*k1+k1]
+			copy(dst, row)
+			clear(dst[len(row):])
+			clear(row)
+		}
+		if err := p.SyrkLower(ctx, true, 1, pw, 1, view32(g, 0, 0, k1, k1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BlockedScratchBytes32 is BlockedScratchBytes for CholeskyBlocked32 and
+// Lauum32: their float32 panels (half BlockedScratchBytes) plus the float64
+// scratch of one inner diagonal block.
+func BlockedScratchBytes32(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	d := min(n, 2*cholInner)
+	return BlockedScratchBytes(n)/2 + 8*int64(d*d)
+}
