@@ -238,3 +238,52 @@ estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m:
 		t.Errorf("err = %v, want ErrMemory naming the float32 copy", err)
 	}
 }
+
+// In cross-validation a fold's training rows are the fit's own copy: with
+// float32_storage they are handed to falkon as float32 rows (the float64
+// ones dropped) and the fit is the one falkon makes rounding them itself,
+// bit for bit: same coefficients, same validation scores. The second fit
+// is given rows the runner holds (r.x; no scaling, so they reach the fit
+// as they are), which it never converts.
+func TestFoldFloat32RowsEqualFalkonRounding(t *testing.T) {
+	dir := t.TempDir()
+	path := writeRegressionCSV(t, dir, "x.csv", 500, 6, 11)
+	s, err := Decode(strings.NewReader(fmt.Sprintf(`name: folds
+dataset: {path: %s}
+task: regression
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.02}, lambda: 1e-4, m: 30, max_iter: 6, float32_storage: true}
+cv: {folds: 3}
+`, path)), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold := r.cv[0][0]
+	xtr, ytr := rows(r.x, r.y, fold.Train)
+	xva, yva := rows(r.x, r.y, fold.Test)
+	p := s.Grid.Points()[0]
+	a, err := r.fitScoreWith(t.Context(), p, xtr, ytr, xva, yva, fitOpts{seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xtr2, _ := rows(r.x, r.y, fold.Train)
+	r.x = xtr2 // rows the runner holds: passed as float64, rounded by falkon
+	b, err := r.fitScoreWith(t.Context(), p, xtr2, ytr, xva, yva, fitOpts{seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, fb := a.est.(*model.Falkon), b.est.(*model.Falkon)
+	if !bitsEqual(fa.Solution().Coef.RawMatrix().Data, fb.Solution().Coef.RawMatrix().Data) || !bitsEqual(a.scores, b.scores) {
+		t.Errorf("fold fit on float32 rows differs from falkon's own rounding: scores %v vs %v", a.scores, b.scores)
+	}
+	// The first fit got float32 rows: its plan's data is the float32 rows
+	// (4 bytes a value), the second's also counts the caller's float64
+	// rows beside falkon's float32 copy (8 more).
+	n, d := xtr.Dims()
+	if da, db := fa.Info().Plan.Data, fb.Info().Plan.Data; db-da != 8*int64(n*d) {
+		t.Errorf("plan data %d (fold) and %d (held rows): want the float64 rows' %d bytes apart", da, db, 8*n*d)
+	}
+}
