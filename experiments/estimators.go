@@ -10,6 +10,7 @@ import (
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -60,11 +61,12 @@ var estimators = []EstimatorEntry{
 			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
-			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM, preconditioner and CG stay float64)"},
-			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values; the runner reads float64 data, so each fit holds a float32 copy beside it)"},
+			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM and CG stay float64; the preconditioner's factors are float32 unless precond_precision says float64)"},
+			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values); the runner reads float64 rows, standardizes them in float64 and hands the fit their float32 copy, dropping the float64 rows first where they are the fit's own (fit, a CV fold)"},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
 			optMaxIter, optMaxJitter, optMemLimit,
+			{Name: "precond_precision", Kind: KindString, Values: []string{string(precond.PrecisionFloat64), string(precond.PrecisionFloat32)}, Doc: "type of the falkon/bless preconditioner's factors (default: float32 with float32 or float32_storage, as FALKON for float32 data, else float64; same solution, float32 builds in about half the time)"},
 			{Name: "preconditioner", Kind: KindString, Values: []string{model.PrecondFalkon, model.PrecondBLESS, model.PrecondJacobi, model.PrecondNone}, Doc: "falkon (eq. 14), bless (eq. 15), jacobi or none; default bless for BLESS centers, else falkon"},
 			optProbaRidge,
 			{Name: "tol", Kind: KindFloat, HasMin: true, Doc: "relative residual at which CG stops early (0: 1e-8)"},
@@ -128,22 +130,23 @@ func newFalkon(c Config) (model.Estimator, error) {
 		return nil, err
 	}
 	f := &model.Falkon{
-		Kernel:         k,
-		Lambda:         c.Float("lambda", 0),
-		M:              c.Int("m", 0),
-		Preconditioner: c.String("preconditioner", ""),
-		Epsilon:        c.Float("epsilon", 0),
-		MaxIter:        c.Int("max_iter", 0),
-		Tol:            c.Float("tol", 0),
-		Task:           c.Task,
-		Seed:           c.Seed,
-		Resources:      resources(c),
-		BlockRows:      c.Int("block_rows", 0),
-		CacheKnm:       c.Bool("cache_knm", false),
-		Float32:        c.Bool("float32", false),
-		Float32Storage: c.Bool("float32_storage", false),
-		Probability:    c.Bool("probability", false),
-		Cholesky:       solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
+		Kernel:           k,
+		Lambda:           c.Float("lambda", 0),
+		M:                c.Int("m", 0),
+		Preconditioner:   c.String("preconditioner", ""),
+		Epsilon:          c.Float("epsilon", 0),
+		PrecondPrecision: precond.Precision(c.String("precond_precision", "")),
+		MaxIter:          c.Int("max_iter", 0),
+		Tol:              c.Float("tol", 0),
+		Task:             c.Task,
+		Seed:             c.Seed,
+		Resources:        resources(c),
+		BlockRows:        c.Int("block_rows", 0),
+		CacheKnm:         c.Bool("cache_knm", false),
+		Float32:          c.Bool("float32", false),
+		Float32Storage:   c.Bool("float32_storage", false),
+		Probability:      c.Bool("probability", false),
+		Cholesky:         solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
 	if c.Centers != nil {
 		f.Centers, f.CenterWeights, f.CenterLambda = c.Centers, c.CenterWeights, c.CenterLambda

@@ -9,6 +9,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
 )
@@ -109,8 +110,9 @@ type Falkon struct {
 	// Float32 forms the distance products of the K_nM blocks (every CG
 	// pass and the validation passes) in float32, accumulating in float64
 	// (kernel.Options.Float32): 1.4–1.7× faster passes, Gaussian kernel
-	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM, the preconditioner,
-	// the CG vectors and Predict stay in float64.
+	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM,
+	// the CG vectors and Predict stay in float64; the preconditioner's
+	// factors are float32 unless PrecondPrecision says float64.
 	Float32 bool `yaml:"float32"`
 	// Float32Storage holds dense X in float32 (a kernel.Dense32: half the
 	// memory of float64) and implies Float32, whose passes round X to
@@ -130,7 +132,7 @@ type Falkon struct {
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan
 	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
-	// With Float32 or Float32Storage on AVX-512 (dense centers), K_nM is
+	// With Float32 or Float32Storage on AVX-512 or AVX2 (dense centers), K_nM is
 	// kept in float32 instead (kernel.Op.Keep32, 4 bytes a value): as many
 	// blocks of rows as MemoryLimit leaves room for (all without a limit),
 	// the others formed at every pass; Plan.Cache is what is kept.
@@ -138,6 +140,15 @@ type Falkon struct {
 	CacheKnm bool `yaml:"cache_knm"`
 	// Cholesky tunes the extra jitter of the preconditioner's factorizations.
 	Cholesky solver.CholOptions `yaml:"cholesky"`
+	// PrecondPrecision is the type the falkon and bless preconditioners'
+	// factors are computed and held in (precond.Precision): empty
+	// (automatic) means float32 when the data or the passes are (Float32,
+	// Float32Storage, or X a *kernel.Dense32), as FALKON factors in float32
+	// for float32 data, and float64 otherwise; "float64" or "float32" overrides. Either converges
+	// to the same solution (CG with any fixed preconditioner); float32
+	// builds in about half the time (M³ flops at twice the rate) and may need
+	// jitter more often (Info's JitterT and JitterA).
+	PrecondPrecision precond.Precision `yaml:"precond_precision"`
 	// Validation, when set, is evaluated after every iteration; the errors
 	// are in Info().History.
 	Validation *ValidationSet `yaml:"-"`
@@ -234,6 +245,10 @@ type FalkonInfo struct {
 	// Epsilon, Shift, JitterT and JitterA come from the preconditioner (zero
 	// for jacobi and none): see precond.Falkon.
 	Epsilon, Shift, JitterT, JitterA float64
+	// PrecondPrecision is the type the falkon or bless preconditioner's
+	// factors were computed in (empty for jacobi and none). It is not saved
+	// with the model.
+	PrecondPrecision precond.Precision
 	// Status, Iterations and Residual report the solver.
 	Status     solver.Status
 	Iterations int

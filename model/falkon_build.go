@@ -50,9 +50,12 @@ type FalkonBuilder struct {
 	// Preconditioner is one of PrecondAuto (default), PrecondFalkon,
 	// PrecondBLESS, PrecondJacobi, PrecondNone.
 	Preconditioner string
-	// Epsilon and Cholesky tune the preconditioner (precond.Options).
-	Epsilon  float64
-	Cholesky solver.CholOptions
+	// Epsilon, Cholesky and Precision tune the preconditioner
+	// (precond.Options; an empty Precision is float64 here, Falkon.Fit
+	// resolves its PrecondPrecision first).
+	Epsilon   float64
+	Cholesky  solver.CholOptions
+	Precision precond.Precision
 	// MaxIter and Tol stop CG; 0 means DefaultFalkonMaxIter and
 	// DefaultFalkonTol.
 	MaxIter int
@@ -133,6 +136,9 @@ type FalkonSystem struct {
 	// Epsilon, Shift, JitterT and JitterA come from the falkon and bless
 	// preconditioners (precond.Falkon), zero for the others.
 	Epsilon, Shift, JitterT, JitterA float64
+	// Precision is the type of the falkon and bless preconditioners'
+	// factors (precond.Falkon.Precision), empty for the others.
+	Precision precond.Precision
 
 	maxIter int
 	tol     float64
@@ -157,6 +163,9 @@ func (b FalkonBuilder) resolved() (FalkonBuilder, error) {
 	}
 	if err := b.Kernel.Validate(); err != nil {
 		return b, fmt.Errorf("%s: %w: %w", b.name(), ErrInput, err)
+	}
+	if err := b.Precision.Validate(); err != nil {
+		return b, fmt.Errorf("%s: %w", b.name(), err)
 	}
 	switch b.Preconditioner {
 	case PrecondAuto, PrecondFalkon, PrecondBLESS, PrecondJacobi, PrecondNone:
@@ -254,8 +263,10 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 }
 
 // precondScratch is the memory the preconditioner's blocked Cholesky and
-// lauum (package solver on kernel.Dense) hold beside the M×M matrices
-// (precond.ScratchBytes).
+// lauum (package solver on kernel.Dense or kernel.DenseF32) hold beside the
+// M×M matrices (precond.ScratchBytes: the larger of the two precisions).
+// The matrices are 2·8M² bytes in either precision: float64 K_MM and a
+// second float64 matrix, or float64 K_MM and two float32 ones.
 func precondScratch(m int64) int64 {
 	return precond.ScratchBytes(int(m))
 }
@@ -353,7 +364,7 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 	n, mc := data.N, s.Centers.M()
 	switch s.Preconditioner {
 	case PrecondFalkon, PrecondBLESS:
-		popt := precond.Options{Epsilon: b.Epsilon, Cholesky: b.Cholesky}
+		popt := precond.Options{Epsilon: b.Epsilon, Cholesky: b.Cholesky, Precision: b.Precision}
 		var f *precond.Falkon
 		var err error
 		if s.Preconditioner == PrecondBLESS {
@@ -377,7 +388,7 @@ func (b FalkonBuilder) precondition(ctx context.Context, s *FalkonSystem, kmm *m
 			return nil, fmt.Errorf("%s: %w", b.name(), err)
 		}
 		s.P = f
-		s.Epsilon, s.Shift, s.JitterT, s.JitterA = f.Epsilon, f.Shift, f.JitterT, f.JitterA
+		s.Epsilon, s.Shift, s.JitterT, s.JitterA, s.Precision = f.Epsilon, f.Shift, f.JitterT, f.JitterA, f.Precision
 		return f.MulKMM, nil
 	case PrecondJacobi:
 		if data.ColSquares == nil {
@@ -412,6 +423,7 @@ func (s *FalkonSystem) Describe(info *FalkonInfo) {
 	info.Sampler = s.Centers.Sampler
 	info.Preconditioner, info.PrecondLambda = s.Preconditioner, s.PrecondLambda
 	info.Epsilon, info.Shift, info.JitterT, info.JitterA = s.Epsilon, s.Shift, s.JitterT, s.JitterA
+	info.PrecondPrecision = s.Precision
 	info.KMMTime, info.FactorTime = s.kmmTime, s.factorTime
 }
 

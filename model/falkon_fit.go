@@ -10,6 +10,7 @@ import (
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,8 +50,12 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 			return c, fmt.Errorf("model: falkon: %w: %s = %d, want ≥ 0 (0 means automatic)", ErrInput, f.name, f.v)
 		}
 	}
+	prec := m.PrecondPrecision
+	if prec == precond.PrecisionAuto && (m.Float32 || m.Float32Storage) {
+		prec = precond.PrecisionFloat32 // as FALKON for float32 data
+	}
 	b, err := FalkonBuilder{Kernel: c.k, Lambda: m.Lambda, Preconditioner: m.Preconditioner, Epsilon: m.Epsilon,
-		Cholesky: m.Cholesky, MaxIter: m.MaxIter, Tol: m.Tol,
+		Cholesky: m.Cholesky, Precision: prec, MaxIter: m.MaxIter, Tol: m.Tol,
 		Engine: kernel.Options{Workers: m.Workers, BlockRows: m.BlockRows}}.resolved()
 	if err != nil {
 		return c, err
@@ -222,6 +227,9 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	cfg.inputCopy = inputCopy
+	if _, is32 := x.(*kernel.Dense32); is32 && m.PrecondPrecision == precond.PrecisionAuto {
+		cfg.b.Precision = precond.PrecisionFloat32 // float32 data, as with Float32Storage
+	}
 	if err := m.checkValidation(d); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/internal/kernelbin"
+	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 )
 
@@ -12,7 +13,7 @@ import (
 // including the solver's history, and (since format version 4) the rest of
 // its configuration: Sampler with its options, CenterLambda, CenterWeights,
 // Centers, WarmStart and Validation (centers equal to the fitted ones are
-// written once), and (since version 5) Float32Storage. Progress, a
+// written once), and (since version 5) Float32Storage and PrecondPrecision. Progress, a
 // callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
@@ -83,6 +84,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 		return err
 	}
 	e.Bool(m.Float32Storage) // format version 5
+	e.String(string(m.PrecondPrecision))
 	return nil
 }
 
@@ -202,6 +204,10 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	}
 	if d.Version() >= 5 {
 		m.Float32Storage = d.Bool()
+		m.PrecondPrecision = precond.Precision(d.String())
+		if err := m.PrecondPrecision.Validate(); err != nil {
+			d.Fail("%v", err)
+		}
 	}
 	if d.Err() != nil {
 		return nil

@@ -6,7 +6,6 @@ import (
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,11 +24,18 @@ func reserve(m int) (release func()) {
 }
 
 // ScratchBytes returns the memory a FALKON preconditioner's build holds
-// for M = m beside its two m×m matrices: the packed operands of the largest
-// product of its factorizations (kernel.Dense.PackBytes over
-// solver.BlockedWidth) and their panels (solver.BlockedScratchBytes).
+// for M = m beside its two m×m matrices (float64 K_MM and the second
+// float64 matrix, or float64 K_MM and two float32 ones: the same bytes):
+// the packed operands of the largest product of its factorizations
+// (kernel.Dense.PackBytes, or kernel.DenseF32.PackBytes, over
+// solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or
+// BlockedScratchBytes32), the larger of the two precisions (the float64
+// one at every M today), so that one plan bounds either.
 func ScratchBytes(m int) int64 {
-	return kernel.Dense{}.PackBytes(m, m, min(m, solver.BlockedWidth)) + solver.BlockedScratchBytes(m)
+	k := min(m, solver.BlockedWidth)
+	f64 := kernel.Dense{}.PackBytes(m, m, k) + solver.BlockedScratchBytes(m)
+	f32 := kernel.DenseF32{}.PackBytes(m, m, k) + solver.BlockedScratchBytes32(m)
+	return max(f64, f32)
 }
 
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict
@@ -50,8 +56,7 @@ const mirrorTile = 64
 // rows of tiles split over the workers (each tile is read from the lower
 // triangle and written to its own place in the upper one, so the split
 // does not change the result).
-func mirrorLower(ctx context.Context, a blas64.General) error {
-	n := a.Rows
+func mirrorLower[T float32 | float64](ctx context.Context, data []T, n, stride int) error {
 	return parallel.For(ctx, (n+mirrorTile-1)/mirrorTile, 0, func(_, t int) {
 		i0 := t * mirrorTile
 		i1 := min(i0+mirrorTile, n)
@@ -59,7 +64,7 @@ func mirrorLower(ctx context.Context, a blas64.General) error {
 			for i := i0; i < i1; i++ {
 				j1 := min(j0+mirrorTile, i)
 				for j := j0; j < j1; j++ {
-					a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
+					data[j*stride+i] = data[i*stride+j]
 				}
 			}
 		}

@@ -58,7 +58,7 @@ func TestMirrorLower(t *testing.T) {
 			}
 		}
 		orig := mat.DenseCopyOf(a)
-		if err := mirrorLower(context.Background(), a.RawMatrix()); err != nil {
+		if err := mirrorLower(context.Background(), a.RawMatrix().Data, n, a.RawMatrix().Stride); err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {

@@ -25,4 +25,14 @@
 // Cost: M³ flops for the build, on the kernel engine's blocked
 // factorizations, and 16·M² bytes (1.6 GB at M = 10,000, 6.4 GB at
 // M = 20,000); each application costs four triangular solves, 4·M² flops.
+//
+// Options.Precision = PrecisionFloat32 computes T (eq. 14's Cholesky of
+// K_MM + εMsI), the product T A⁻¹ Tᵀ and A in float32 on the engine's
+// float32 tiles, as FALKON does for float32 data: half the time at twice
+// the flop rate, half the bytes streamed per application, the same 16·M²
+// bytes (K_MM stays float64 for the operator H). Any fixed invertible B
+// gives the same Nyström solution at convergence (α = Bβ; CG solves
+// BᵀHBβ = Bᵀz), so a float32 preconditioner changes CG's speed, not its
+// solution (Precision says more; model.Falkon picks float32 for fits with
+// float32 passes).
 package precond

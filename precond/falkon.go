@@ -46,6 +46,53 @@ type Options struct {
 	Epsilon float64 `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
 	// Cholesky controls the extra jitter added when a factorization still fails.
 	Cholesky solver.CholOptions `yaml:"cholesky,omitempty" json:"cholesky,omitempty"`
+	// Precision is the type the two factorizations and the triangular
+	// product are computed and held in: PrecisionFloat64 (the default, also
+	// for PrecisionAuto) or PrecisionFloat32 (see Precision).
+	Precision Precision `yaml:"precision,omitempty" json:"precision,omitempty"`
+}
+
+// Precision is the floating-point type of a FALKON preconditioner's
+// factors.
+//
+// PrecisionFloat32 computes T, the triangular product and A in float32 on
+// the kernel engine's float32 tiles (kernel.DenseF32; solver.CholeskyBlocked32
+// and solver.Lauum32), as FALKON does for float32 data: about half the time
+// of float64 (M³ flops at twice the rate) and half the bytes each CG
+// iteration's four triangular solves stream. K_MM itself stays float64 (the
+// operator H applies it; H must be the float64 one for the solution to be),
+// so the build holds K_MM (8M² bytes) and two float32 M×M matrices (4M²
+// each): the same 16M² as float64's two M×M matrices.
+//
+// Any fixed invertible B gives the same Nyström solution at convergence:
+// with α = Bβ, CG solves BᵀHBβ = Bᵀz, whose solution maps back to H⁻¹z. A
+// float32 B is such a B (applied in float64 arithmetic from its float32
+// entries, exactly the same matrix every time), so it changes how fast CG
+// converges, not what it converges to. The factorization in float32 fails
+// more often (rounding of 6e-8 relative against the shift εMs): extra jitter
+// is then added as for float64, starting at 2⁻²⁰ of the mean diagonal, and
+// reported in Falkon.JitterT and JitterA.
+type Precision string
+
+// The precisions of Options.Precision.
+const (
+	// PrecisionAuto is the zero value: float64 here; model.Falkon resolves
+	// it to float32 for fits whose passes or storage are float32.
+	PrecisionAuto Precision = ""
+	// PrecisionFloat64 computes and holds the factors in float64.
+	PrecisionFloat64 Precision = "float64"
+	// PrecisionFloat32 computes and holds the factors in float32.
+	PrecisionFloat32 Precision = "float32"
+)
+
+// Validate returns an ErrInput error for a value other than the three
+// constants.
+func (p Precision) Validate() error {
+	switch p {
+	case PrecisionAuto, PrecisionFloat64, PrecisionFloat32:
+		return nil
+	}
+	return fmt.Errorf("precond: %w: precision %q, want %q, %q or empty (automatic)", ErrInput, string(p), PrecisionFloat64, PrecisionFloat32)
 }
 
 // Falkon is a built FALKON preconditioner P = BBᵀ (see the package
@@ -53,10 +100,11 @@ type Options struct {
 // matrix it was built from), so that the Nyström operator can apply λn·K_MM
 // without a second M×M copy.
 type Falkon struct {
-	kmm  *mat.Dense // lower: L_T (T = L_Tᵀ); strict upper: K_MM
-	diag []float64  // diagonal of K_MM
-	t, a *solver.Chol
-	n    int
+	kmm      *mat.Dense // lower: L_T (T = L_Tᵀ) in float64; strict upper: K_MM
+	diag     []float64  // diagonal of K_MM
+	t, a     *solver.Chol
+	t32, a32 *solver.Chol32 // the factors in float32 (t and a nil)
+	n        int
 
 	// Epsilon is the relative ε used and Shift = εM·s the value added to the
 	// diagonal of K_MM before factoring.
@@ -66,6 +114,9 @@ type Falkon struct {
 	JitterT, JitterA float64
 	// Weighted says whether the BLESS weights of eq. 15 were used.
 	Weighted bool
+	// Precision is the type the factors were computed in (PrecisionFloat64
+	// or PrecisionFloat32).
+	Precision Precision
 
 	// parts recycles MulKMM's partial sums (*[]float64, kmmSegments·M·t
 	// values) between calls: MulKMM runs once per CG iteration, and a
@@ -115,6 +166,9 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	if err != nil {
 		return nil, err
 	}
+	if opt.Precision == PrecisionFloat32 {
+		return build32(kmm, diag, shift, eps, n, lambda, w, opt)
+	}
 	// The largest product of the two factorizations and the lauum is
 	// lauum's last (an M×M result over 256): ready its packing buffer now
 	// and hold it until the preconditioner is built, so that the smaller
@@ -134,7 +188,7 @@ func build(kmm *mat.Dense, n int, lambda float64, w []float64, opt Options) (*Fa
 	}
 	return &Falkon{
 		kmm: kmm, diag: diag, t: t, a: a, n: n,
-		Epsilon: eps, Shift: shift, JitterT: t.Jitter, JitterA: a.Jitter, Weighted: w != nil,
+		Epsilon: eps, Shift: shift, JitterT: t.Jitter, JitterA: a.Jitter, Weighted: w != nil, Precision: PrecisionFloat64,
 	}, nil
 }
 
@@ -159,6 +213,9 @@ func checkBuild(kmm *mat.Dense, n int, lambda float64, opt Options) (float64, er
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) {
 		return 0, fmt.Errorf("precond: %w: epsilon = %g, want finite and > 0", ErrInput, eps)
+	}
+	if err := opt.Precision.Validate(); err != nil {
+		return 0, err
 	}
 	return eps, nil
 }
@@ -204,7 +261,6 @@ func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error
 	// The copy is the first touch of cm's pages (800 MB at M = 10,000):
 	// split over the workers, so are the page faults (elementwise, so the
 	// values do not depend on the split).
-	const copyRows = 64
 	err := parallel.For(context.Background(), (m+copyRows-1)/copyRows, 0, func(_, task int) {
 		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
 			scale := 1 / math.Sqrt(float64(m))
@@ -228,11 +284,14 @@ func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error
 		cr.Data[i*cr.Stride+i] += lambda
 	}
 	// The upper triangle restores the matrix between jitter attempts.
-	if err := mirrorLower(context.Background(), cr); err != nil {
+	if err := mirrorLower(context.Background(), cr.Data, m, cr.Stride); err != nil {
 		return nil, err
 	}
 	return cm, nil
 }
+
+// copyRows is the number of rows of one task of the builds' copies.
+const copyRows = 64
 
 // Size returns M.
 func (f *Falkon) Size() int { return len(f.diag) }
@@ -250,10 +309,10 @@ func (f *Falkon) Precondition(_ context.Context, dst, r *mat.Dense) error {
 
 // MulBT overwrites x (M×t) with Bᵀx = (1/√n) A⁻ᵀT⁻ᵀx.
 func (f *Falkon) MulBT(x *mat.Dense) error {
-	if err := f.t.SolveL(x, false); err != nil { // T⁻ᵀ = L_T⁻¹
+	if err := f.solveT(x, false); err != nil { // T⁻ᵀ = L_T⁻¹
 		return err
 	}
-	if err := f.a.SolveL(x, false); err != nil {
+	if err := f.solveA(x, false); err != nil {
 		return err
 	}
 	x.Scale(1/math.Sqrt(float64(f.n)), x)
@@ -262,10 +321,10 @@ func (f *Falkon) MulBT(x *mat.Dense) error {
 
 // MulB overwrites x (M×t) with Bx = (1/√n) T⁻¹A⁻¹x.
 func (f *Falkon) MulB(x *mat.Dense) error {
-	if err := f.a.SolveL(x, true); err != nil {
+	if err := f.solveA(x, true); err != nil {
 		return err
 	}
-	if err := f.t.SolveL(x, true); err != nil { // T⁻¹ = L_T⁻ᵀ
+	if err := f.solveT(x, true); err != nil { // T⁻¹ = L_T⁻ᵀ
 		return err
 	}
 	x.Scale(1/math.Sqrt(float64(f.n)), x)
@@ -367,10 +426,36 @@ func kmmBounds(m int) []int {
 	return b
 }
 
-// T returns the factor T = L_Tᵀ of K_MM + Shift·I as an upper-triangular copy.
+// T returns the factor T = L_Tᵀ of K_MM + Shift·I as an upper-triangular
+// copy (float32 factors widened to float64).
 func (f *Falkon) T() *mat.TriDense {
 	m := len(f.diag)
 	t := mat.NewTriDense(m, mat.Upper, nil)
+	if f.t32 != nil {
+		l := f.t32.L()
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				t.SetTri(j, i, float64(l.Data[i*l.Stride+j]))
+			}
+		}
+		return t
+	}
 	t.Copy(f.t.L().T())
 	return t
+}
+
+// solveT and solveA overwrite x with L_T⁻¹x and L_A⁻¹x (or, with trans, the
+// transposed solves), on whichever factors were built.
+func (f *Falkon) solveT(x *mat.Dense, trans bool) error {
+	if f.t32 != nil {
+		return f.t32.SolveL(context.Background(), x.RawMatrix(), trans)
+	}
+	return f.t.SolveL(x, trans)
+}
+
+func (f *Falkon) solveA(x *mat.Dense, trans bool) error {
+	if f.a32 != nil {
+		return f.a32.SolveL(context.Background(), x.RawMatrix(), trans)
+	}
+	return f.a.SolveL(x, trans)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -296,5 +297,78 @@ func TestCholeskyBlocked32(t *testing.T) {
 	}
 	if err := c.SolveL(context.Background(), blas64.General{Rows: 9, Cols: 1, Stride: 1, Data: make([]float64, 9)}, false); !errors.Is(err, ErrShape) {
 		t.Fatalf("9 rows for a 10×10 factor: err = %v", err)
+	}
+}
+
+// TestSolveL32 compares Chol32.SolveL32 (float32 throughout) with the
+// float64 solve of the same float32 factor and right-hand sides, for both
+// directions, the block widths of testWidths and each Products32, at a size
+// crossing both widths. Bound: a triangular solve's forward error is at
+// most about n·u·κ(L) relative (Higham, Thm 8.5 and §8.2); the explicit
+// inverses of the diagonal blocks add a factor of their condition, and
+// κ(L) ≤ √5 for spdMatrix: 2·n·u·√5 relative in the Frobenius norm. The
+// workers must not change a bit (1 and 3 workers of kernel.DenseF32).
+func TestSolveL32(t *testing.T) {
+	r := rand.New(rand.NewPCG(69, 70))
+	n, k := cholBlock+cholInner+77, 70
+	g := to32(spdMatrix(r, n))
+	c, err := CholeskyBlocked32(context.Background(), g, CholOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l64 := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: make([]float64, n*n)}
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			l64.Data[i*n+j] = float64(g.Data[i*n+j])
+		}
+	}
+	b32 := blas32.General{Rows: n, Cols: k, Stride: k, Data: make([]float32, n*k)}
+	for i := range b32.Data {
+		b32.Data[i] = float32(r.NormFloat64())
+	}
+	bound := 2 * float64(n) * u32 * math.Sqrt(5)
+	for _, trans := range []bool{false, true} {
+		want := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
+		for i, v := range b32.Data {
+			want.Data[i] = float64(v)
+		}
+		blas64.Trsm(blas.Left, bt(trans), 1, l64, want)
+		for _, nb := range testWidths {
+			for _, pr := range products32 {
+				got := blas32.General{Rows: n, Cols: k, Stride: k, Data: append([]float32(nil), b32.Data...)}
+				if err := blockedSolveL32(context.Background(), g, got, trans, pr.p, nb); err != nil {
+					t.Fatal(err)
+				}
+				var num, den float64
+				for i, v := range got.Data {
+					d := float64(v) - want.Data[i]
+					num += d * d
+					den += want.Data[i] * want.Data[i]
+				}
+				if e := math.Sqrt(num / den); e > bound {
+					t.Errorf("trans=%v nb=%v %s: relative error %.3g > %.3g", trans, nb, pr.name, e, bound)
+				}
+			}
+		}
+		var first []float32
+		for _, w := range []int{1, 3} {
+			c.p = kernel.DenseF32{Workers: w}
+			got := blas32.General{Rows: n, Cols: k, Stride: k, Data: append([]float32(nil), b32.Data...)}
+			if err := c.SolveL32(context.Background(), got, trans); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got.Data
+				continue
+			}
+			for i := range first {
+				if math.Float32bits(first[i]) != math.Float32bits(got.Data[i]) {
+					t.Fatalf("trans=%v: 1 and 3 workers differ at %d", trans, i)
+				}
+			}
+		}
+	}
+	if err := c.SolveL32(context.Background(), blas32.General{Rows: n - 1, Cols: 1, Stride: 1, Data: make([]float32, n-1)}, false); !errors.Is(err, ErrShape) {
+		t.Errorf("%d rows for an %d×%d factor: err = %v", n-1, n, n, err)
 	}
 }

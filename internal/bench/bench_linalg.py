@@ -1,5 +1,7 @@
 # Reference timing for "landmark bench linalg": LAPACK dpotrf and dlauum and
-# BLAS dtrsm through scipy.linalg (numpy/scipy's BLAS and LAPACK: OpenBLAS on
+# BLAS dtrsm, then spotrf, slauum and strsm on the same matrices rounded to
+# float32 (what FALKON factors its preconditioner with for float32 data),
+# through scipy.linalg (numpy/scipy's BLAS and LAPACK: OpenBLAS on
 # this project's machine), on the same kind of matrix Landmark factors: the
 # Gaussian kernel matrix of the points Landmark wrote plus 1e-5·M·I.
 # Usage: python3 bench_linalg.py FILE M D RHS REPEATS
@@ -46,6 +48,25 @@ def main():
     b = np.asfortranarray(np.random.default_rng(1).standard_normal((m, rhs)))
     t = best(lambda: b.copy(order="F"), lambda f: blas.dtrsm(1.0, l, f, lower=1, overwrite_b=1), repeats)
     print(json.dumps({"what": "trsm", "seconds": t}), flush=True)
+    del l
+
+    a32 = np.asfortranarray(a, dtype=np.float32)
+    del a
+
+    def spotrf(f):
+        _, info = lapack.spotrf(f, lower=1, clean=0, overwrite_a=1)
+        if info != 0:
+            raise SystemExit("spotrf failed: info = %d" % info)
+
+    t = best(lambda: a32.copy(order="F"), spotrf, repeats)
+    print(json.dumps({"what": "potrf32", "seconds": t}), flush=True)
+    l32, _ = lapack.spotrf(a32, lower=1, clean=1)
+    del a32
+    t = best(lambda: l32.copy(order="F"), lambda f: lapack.slauum(f, lower=1, overwrite_c=1), repeats)
+    print(json.dumps({"what": "lauum32", "seconds": t}), flush=True)
+    b32 = np.asfortranarray(b, dtype=np.float32)
+    t = best(lambda: b32.copy(order="F"), lambda f: blas.strsm(1.0, l32, f, lower=1, overwrite_b=1), repeats)
+    print(json.dumps({"what": "trsm32", "seconds": t}), flush=True)
 
 
 if __name__ == "__main__":

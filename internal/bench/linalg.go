@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -75,8 +77,9 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "dense kernels: %s micro-kernels, %d workers; A = K_MM + 1e-5·M·I (Gaussian, γ = 1/d, d = %d); best of %d\n",
 		kernel.Accel(), w, *d, *repeats)
 	fmt.Fprintf(stdout, "flops: potrf M³/3, lauum M³/3, trsm M²·k (k = %d right-hand sides, L⁻¹B), precond build (2 potrf + lauum) M³\n", *rhs)
+	fmt.Fprintln(stdout, "…32 rows: the same in float32 (kernel.DenseF32 tiles; A rounded to float32) beside scipy's spotrf, slauum, strsm; precond build f32: precond.Options{Precision: float32}")
 	fmt.Fprintf(stdout, "gonum = gonum.org/v1/gonum lapack/gonum Dpotrf, Dlauum, blas64 Dtrsm (M ≤ %d); rel.diff = ‖ours − gonum‖_F/‖gonum‖_F\n", *gonumMax)
-	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
+	fmt.Fprintln(stdout, "scipy = scipy.linalg.lapack dpotrf, dlauum, blas dtrsm (s… for float32; the BLAS/LAPACK numpy links: OpenBLAS here) on the same points' kernel matrix")
 	if py != "" {
 		printLines(stdout, "", baselineLines(ctx, stderr, "linalg", py, nil, "numpy", "scipy"))
 	}
@@ -246,18 +249,7 @@ func (b linalgBench) variant(ctx context.Context, w io.Writer, c *linalgCase, na
 		if r, ok := c.scipy[what]; ok && ref {
 			ss = r.Seconds
 		}
-		// A side not run (gonum off or above -gonum-max, no scipy) is a
-		// dash, not NaN.
-		num := func(format string, v float64) string {
-			if math.IsNaN(v) {
-				return "—"
-			}
-			return fmt.Sprintf(format, v)
-		}
-		_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m, kname+name, ours, flops/ours/1e9,
-			num("%.3f", gs), num("%.1f", flops/gs/1e9), num("%.2f×", gs/ours), num("%.1e", diff),
-			num("%.3f", ss), num("%.1f", flops/ss/1e9), num("%.2f", ss/ours))
-		return err
+		return linalgRow(w, m, kname+name, ours, flops, gs, diff, ss)
 	}
 	if err := row("potrf", "potrf", t.potrf, cube/3, func() (float64, float64, error) { return b.gonumPotrf(c, t) }); err != nil {
 		return err
@@ -280,7 +272,116 @@ func (b linalgBench) variant(ctx context.Context, w io.Writer, c *linalgCase, na
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9)
+	if _, err := fmt.Fprintf(w, "%d\tprecond build\t%.3f\t%.1f\t\t\t\t\t\t\t\t\n", m, build, cube/build/1e9); err != nil {
+		return err
+	}
+	t.lauumOut = nil
+	return b.float32Rows(ctx, w, c, f)
+}
+
+// linalgRow prints one row: ours, then gonum's time, GFLOP/s, speed-up
+// and relative difference, then scipy's time, GFLOP/s and ours/scipy; a
+// side not run (NaN: gonum off or above -gonum-max, no float32 gonum, no
+// scipy) is a dash.
+func linalgRow(w io.Writer, m int, name string, ours, flops, gs, diff, ss float64) error {
+	num := func(format string, v float64) string {
+		if math.IsNaN(v) {
+			return "—"
+		}
+		return fmt.Sprintf(format, v)
+	}
+	_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m, name, ours, flops/ours/1e9,
+		num("%.3f", gs), num("%.1f", flops/gs/1e9), num("%.2f×", gs/ours), num("%.1e", diff),
+		num("%.3f", ss), num("%.1f", flops/ss/1e9), num("%.2f", ss/ours))
+	return err
+}
+
+// float32Rows times the float32 factorizations on the case's matrix
+// rounded to float32 (solver.CholeskyBlocked32, Lauum32 on its factor,
+// Chol32.SolveL32 with the right-hand sides rounded, all on
+// kernel.DenseF32) beside scipy's spotrf, slauum and strsm, then the
+// preconditioner build in float32 (precond.Options.Precision) from the
+// float64 matrix, in f (an M×M scratch). gonum has no float32 LAPACK: its
+// columns are dashes.
+func (b linalgBench) float32Rows(ctx context.Context, w io.Writer, c *linalgCase, f *mat.Dense) error {
+	// The float64 rows' matrices are garbage now: return them before the
+	// float32 ones are allocated (at M = 10,000 each is 800 MB).
+	runtime.GC()
+	debug.FreeOSMemory()
+	m, k := b.m, b.rhs
+	p := kernel.DenseF32{Workers: b.p.Workers}
+	ar := c.a.RawMatrix()
+	a32 := make([]float32, m*m)
+	for i := 0; i < m; i++ {
+		for j, v := range ar.Data[i*ar.Stride : i*ar.Stride+m] {
+			a32[i*m+j] = float32(v)
+		}
+	}
+	g := blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)}
+	var chol *solver.Chol32
+	potrf, err := bestOfSetup(b.repeats, func() { copy(g.Data, a32) }, func() error {
+		var err error
+		chol, err = solver.CholeskyBlocked32(ctx, g, solver.CholOptions{}, p)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if chol.Jitter != 0 {
+		return fmt.Errorf("bench linalg: float32 M = %d needed jitter %g", m, chol.Jitter)
+	}
+	rr := c.rhs.RawMatrix()
+	rhs := make([]float32, m*k)
+	for i := range m {
+		for j, v := range rr.Data[i*rr.Stride : i*rr.Stride+k] {
+			rhs[i*k+j] = float32(v)
+		}
+	}
+	x := blas32.General{Rows: m, Cols: k, Stride: k, Data: make([]float32, m*k)}
+	trsm, err := bestOfSetup(b.repeats, func() { copy(x.Data, rhs) }, func() error {
+		return chol.SolveL32(ctx, x, false)
+	})
+	if err != nil {
+		return err
+	}
+	copy(a32, g.Data) // the factor, lauum's input
+	lauum, err := bestOfSetup(b.repeats, func() { copy(g.Data, a32) }, func() error {
+		return solver.Lauum32(ctx, g, p)
+	})
+	if err != nil {
+		return err
+	}
+	mf := float64(m)
+	cube := mf * mf * mf
+	nan := math.NaN()
+	scipy := func(what string) float64 {
+		if r, ok := c.scipy[what]; ok {
+			return r.Seconds
+		}
+		return nan
+	}
+	if err := linalgRow(w, m, "potrf32", potrf, cube/3, nan, nan, scipy("potrf32")); err != nil {
+		return err
+	}
+	if err := linalgRow(w, m, "lauum32", lauum, cube/3, nan, nan, scipy("lauum32")); err != nil {
+		return err
+	}
+	if err := linalgRow(w, m, fmt.Sprintf("trsm32 k=%d", k), trsm, mf*mf*float64(k), nan, nan, scipy("trsm32")); err != nil {
+		return err
+	}
+	a32, g.Data, x.Data, rhs = nil, nil, nil, nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	var pf *precond.Falkon
+	build, err := bestOfSetup(b.repeats, func() { f.Copy(c.a) }, func() error {
+		var err error
+		pf, err = precond.BuildFalkon(f, 10*m, 1e-6, precond.Options{Precision: precond.PrecisionFloat32})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%d\tprecond build f32\t%.3f\t%.1f\t\t\t\t\t\t\t\tjitter %g, %g\t\n", m, build, cube/build/1e9, pf.JitterT, pf.JitterA)
 	return err
 }
 
