@@ -269,5 +269,26 @@ func (c *ColumnScaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 	if err := checked(check.Cols(xd, len(c.Factors))); err != nil {
 		return nil, err
 	}
-	return mapColumns(xd, func(j int, v float64) float64 { return v * c.Factors[j] }), nil
+	return mapColumns(xd, c.value), nil
 }
+
+// TransformInPlace is Transform of dense x writing into x itself: the same
+// values, without a second matrix. It needs a dense-form scaler.
+func (c *ColumnScaler) TransformInPlace(x *mat.Dense) error {
+	switch {
+	case c.Factors == nil:
+		return ErrNotFitted
+	case x == nil:
+		return fmt.Errorf("datasets: %w: X is nil", ErrInput)
+	case c.Columns != nil:
+		return fmt.Errorf("datasets: %w: a column scaling fitted on wide sparse data (%d columns) applies to sparse data only", ErrInput, c.Dim)
+	}
+	if err := checked(check.Cols(x, len(c.Factors))); err != nil {
+		return err
+	}
+	mapColumnsTo(x, x, c.value)
+	return nil
+}
+
+// value is the dense Transform's value of v in column j.
+func (c *ColumnScaler) value(j int, v float64) float64 { return v * c.Factors[j] }

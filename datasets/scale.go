@@ -86,12 +86,25 @@ func (s *Standardizer) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err := s.ready(x); err != nil {
 		return nil, err
 	}
-	return mapColumns(x, func(j int, v float64) float64 {
-		if s.Std[j] == 0 {
-			return v - s.Mean[j]
-		}
-		return (v - s.Mean[j]) / s.Std[j]
-	}), nil
+	return mapColumns(x, s.value), nil
+}
+
+// TransformInPlace is Transform writing into x itself: the same values,
+// without a second matrix.
+func (s *Standardizer) TransformInPlace(x *mat.Dense) error {
+	if err := s.ready(x); err != nil {
+		return err
+	}
+	mapColumnsTo(x, x, s.value)
+	return nil
+}
+
+// value is Transform's value of v in column j.
+func (s *Standardizer) value(j int, v float64) float64 {
+	if s.Std[j] == 0 {
+		return v - s.Mean[j]
+	}
+	return (v - s.Mean[j]) / s.Std[j]
 }
 
 // Inverse undoes Transform: x·Std + Mean.
@@ -110,7 +123,13 @@ func (s *Standardizer) Inverse(x *mat.Dense) (*mat.Dense, error) {
 // mapColumns returns a new matrix with f(j, x[i,j]) in each entry.
 func mapColumns(x *mat.Dense, f func(j int, v float64) float64) *mat.Dense {
 	n, c := x.Dims()
-	out := mat.NewDense(n, c, nil)
+	return mapColumnsTo(mat.NewDense(n, c, nil), x, f)
+}
+
+// mapColumnsTo sets out[i,j] = f(j, x[i,j]) and returns out, which has x's
+// shape and may be x itself.
+func mapColumnsTo(out, x *mat.Dense, f func(j int, v float64) float64) *mat.Dense {
+	n, c := x.Dims()
 	src, dst := x.RawMatrix(), out.RawMatrix()
 	for i := range n {
 		row := dst.Data[i*dst.Stride : i*dst.Stride+c]
@@ -171,17 +190,37 @@ func (m *MinMax) ready(x *mat.Dense) (lo, hi float64, err error) {
 
 // Transform returns a new matrix with every column mapped to the range.
 func (m *MinMax) Transform(x *mat.Dense) (*mat.Dense, error) {
+	f, err := m.value(x)
+	if err != nil {
+		return nil, err
+	}
+	return mapColumns(x, f), nil
+}
+
+// TransformInPlace is Transform writing into x itself: the same values,
+// without a second matrix.
+func (m *MinMax) TransformInPlace(x *mat.Dense) error {
+	f, err := m.value(x)
+	if err != nil {
+		return err
+	}
+	mapColumnsTo(x, x, f)
+	return nil
+}
+
+// value checks x and returns Transform's value of v in column j.
+func (m *MinMax) value(x *mat.Dense) (func(j int, v float64) float64, error) {
 	lo, hi, err := m.ready(x)
 	if err != nil {
 		return nil, err
 	}
 	mid := (lo + hi) / 2
-	return mapColumns(x, func(j int, v float64) float64 {
+	return func(j int, v float64) float64 {
 		if m.Max[j] == m.Min[j] {
 			return mid
 		}
 		return lo + (hi-lo)*(v-m.Min[j])/(m.Max[j]-m.Min[j])
-	}), nil
+	}, nil
 }
 
 // Inverse undoes Transform (a constant column comes back as its training value).

@@ -68,6 +68,25 @@ func rows(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 	return xs, ys
 }
 
+// rowsInPlace is rows for ascending idx, done in the runner's own x and y:
+// a dense x gets row idx[i] moved to row i and becomes a view of its first
+// len(idx) rows (the whole array stays allocated: matrixBytes counts it),
+// y is compacted the same way. Sparse x goes through rows.
+func rowsInPlace(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
+	x, ok := xm.(*mat.Dense)
+	if !ok || !slices.IsSorted(idx) {
+		return rows(xm, y, idx)
+	}
+	_, d := x.Dims()
+	for i, r := range idx {
+		if i != r { // r > i: row r is not overwritten before it is moved
+			copy(x.RawRowView(i), x.RawRowView(r))
+			y[i] = y[r]
+		}
+	}
+	return x.Slice(0, len(idx), 0, d), y[:len(idx):len(idx)]
+}
+
 // subsample returns m random rows of 0…n−1, sorted (all rows when m ≤ 0 or m ≥ n).
 func subsample(n, m int, rng *rand.Rand) []int {
 	if m <= 0 || m >= n {
@@ -188,6 +207,9 @@ func sameMatrix(a, b mat.Matrix) bool {
 	case *datasets.CSR:
 		b, ok := b.(*datasets.CSR)
 		return ok && a == b
+	case *kernel.Dense32:
+		b, ok := b.(*kernel.Dense32)
+		return ok && a == b
 	}
 	return false
 }
@@ -199,7 +221,6 @@ func sameMatrix(a, b mat.Matrix) bool {
 // std, and standardize read as std; minmax is refused.
 func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
 	var sc Scaling
-	var fit func(*mat.Dense) error
 	if kind == "" {
 		return xtrM, xvaM, sc, nil
 	}
@@ -230,17 +251,8 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 		return nil, nil, sc, fmt.Errorf("%w: scale %s needs dense data (it would fill in the zeros of sparse data; use scale: maxabs or std, or storage: dense)", ErrSpec, kind)
 	}
 	xtr, xva := xtrM.(*mat.Dense), xvaM.(*mat.Dense)
-	switch kind {
-	case scaleStandardize:
-		sc.Standardize = &datasets.Standardizer{}
-		fit = sc.Standardize.Fit
-	case scaleMinMax:
-		sc.MinMax = &datasets.MinMax{}
-		fit = sc.MinMax.Fit
-	default:
-		return nil, nil, sc, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
-	}
-	if err := fit(xtr); err != nil {
+	sc, err := fitScaling(kind, xtr)
+	if err != nil {
 		return nil, nil, sc, err
 	}
 	a, err := sc.Transform(xtr)
@@ -255,4 +267,40 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 		return nil, nil, sc, err
 	}
 	return a, b, sc, nil
+}
+
+// fitScaling fits the feature scaling kind (standardize, minmax, maxabs or
+// std) on the dense training rows x, in float64.
+func fitScaling(kind string, x *mat.Dense) (Scaling, error) {
+	var sc Scaling
+	var fit func(*mat.Dense) error
+	switch kind {
+	case scaleMaxAbs, scaleStd:
+		sc.Columns = &datasets.ColumnScaler{Kind: kind}
+		return sc, sc.Columns.Fit(x)
+	case scaleStandardize:
+		sc.Standardize = &datasets.Standardizer{}
+		fit = sc.Standardize.Fit
+	case scaleMinMax:
+		sc.MinMax = &datasets.MinMax{}
+		fit = sc.MinMax.Fit
+	default:
+		return sc, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
+	}
+	return sc, fit(x)
+}
+
+// scaleInPlace applies the fitted scaling sc to dense x in place: the
+// values Scaling.Transform would return (the scalers' TransformInPlace),
+// without a second matrix.
+func scaleInPlace(sc Scaling, x *mat.Dense) error {
+	switch {
+	case sc.Standardize != nil:
+		return sc.Standardize.TransformInPlace(x)
+	case sc.MinMax != nil:
+		return sc.MinMax.TransformInPlace(x)
+	case sc.Columns != nil:
+		return sc.Columns.TransformInPlace(x)
+	}
+	return nil
 }

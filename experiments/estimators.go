@@ -62,7 +62,7 @@ var estimators = []EstimatorEntry{
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
 			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM and CG stay float64; the preconditioner's factors are float32 unless precond_precision says float64)"},
-			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values; the runner reads float64 data, so each fit holds a float32 copy beside it)"},
+			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values); the runner reads float64 rows, standardizes them in float64 and hands the fit their float32 copy, dropping the float64 rows first where they are the fit's own (fit, a CV fold)"},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
 			optMaxIter, optMaxJitter, optMemLimit,

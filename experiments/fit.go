@@ -153,14 +153,8 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy,
 		ScalingUsed: r.scalingUsed(), BeyondRows: r.beyondRows, BeyondCols: r.beyondCols}
 	_, res.Dim = r.x.Dims()
-	xs := []mat.Matrix{r.x} // fitScoreMany copies what a fit may modify
-	ys := [][]float64{r.y}
-	if r.xTest != nil {
-		xs = append(xs, r.xTest)
-		ys = append(ys, r.yTest)
-	}
 	t0 := time.Now()
-	fs, scores, err := r.fitScoreMany(ctx, p, xs[0], r.y, xs, ys, fitSeed(s.Seed, 1<<20, 0))
+	fs, scores, err := r.fitOwned(ctx, p, fitSeed(s.Seed, 1<<20, 0))
 	if err != nil {
 		return nil, err
 	}

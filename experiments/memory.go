@@ -238,7 +238,9 @@ func (r *runner) heldBytes(xtr, xva mat.Matrix) int64 {
 }
 
 // matrixBytes is the memory of x's values: its CSR arrays for sparse x,
-// 8·n·d otherwise.
+// 4·n·d for float32 rows (kernel.Dense32), the whole array under a dense
+// x (a view of the first rows of a larger one, as the in-place test split
+// leaves, keeps all of it), 8·n·d otherwise.
 func matrixBytes(x mat.Matrix) int64 {
 	if s, ok := x.(kernel.Sparse); ok {
 		n, _ := s.Dims()
@@ -246,5 +248,24 @@ func matrixBytes(x mat.Matrix) int64 {
 		return 12*int64(len(v)) + 8*int64(n+1)
 	}
 	n, d := x.Dims()
+	switch x := x.(type) {
+	case *kernel.Dense32:
+		return 4 * int64(n) * int64(d)
+	case *mat.Dense:
+		return 8 * int64(max(n*d, cap(x.RawMatrix().Data)))
+	}
 	return 8 * int64(n) * int64(d)
+}
+
+// stageHook, when set (by tests), is called with the name of each point at
+// which the runner's data copies are settled: "loaded" (read, before the
+// split), "split" (the training and test rows the runner keeps) and "fit"
+// (just before the estimator's Fit, with what it is given).
+var stageHook func(stage string)
+
+// atStage calls stageHook.
+func atStage(name string) {
+	if stageHook != nil {
+		stageHook(name)
+	}
 }

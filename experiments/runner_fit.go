@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/eta"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -48,6 +50,9 @@ type fitOpts struct {
 	pathKey string
 	// point and points locate the fit in the grid for progress events.
 	point, points int
+	// scaled, when non-nil, says that xtr and xva are already scaled with
+	// it (fitOwned scaled them in place): no scaling is fitted.
+	scaled *Scaling
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
@@ -56,8 +61,11 @@ type fitOpts struct {
 func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xva mat.Matrix, yva []float64, fo fitOpts) (fitScores, error) {
 	est, from, seed := fo.est, fo.from, fo.seed
 	d := r.s.Dataset
-	xtr, xva, sc, err := scaleFeatures(d.scale(), xtr, xva)
-	if err != nil {
+	var sc Scaling
+	var err error
+	if fo.scaled != nil {
+		sc = *fo.scaled
+	} else if xtr, xva, sc, err = scaleFeatures(d.scale(), xtr, xva); err != nil {
 		return fitScores{}, err
 	}
 	yfit := ytr
@@ -82,6 +90,16 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 			return fitScores{}, err
 		}
 	}
+	if est == nil && !sameMatrix(xtr, xva) && !sameMatrix(xtr, r.x) {
+		// xtr is this fit's own copy (a fold, a scaled copy): held in
+		// float32 for float32_storage, the float64 rows dropped before
+		// the fit rather than kept beside the estimator's float32 copy.
+		// (The cap above counted them: the estimator's share is as
+		// before.)
+		if xtr, err = r.float32Rows(cfg, xtr); err != nil {
+			return fitScores{}, err
+		}
+	}
 	if r.progress != nil {
 		// FALKON is the estimator that reports iterations; max_iter 0 is
 		// its default budget.
@@ -102,6 +120,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 			err = r.entry.Warm(est, from)
 		}
 		if err == nil {
+			atStage("fit")
 			err = est.Fit(ctx, xtr, yfit)
 		}
 	}
@@ -114,17 +133,18 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		}
 		return fitScores{}, r.memoryHint(err)
 	}
-	pred, err := est.Predict(xva)
+	pred, err := inRowBlocks(xva, est.Predict)
 	t2 := time.Now()
 	var dec []float64
 	if err == nil && r.s.Task == TaskBinary {
 		if dm, ok := est.(decider); ok {
-			m, derr := dm.DecisionFunction(xva)
-			if derr != nil {
-				err = derr
-			} else {
-				dec = mat.Col(nil, 0, m)
-			}
+			dec, err = inRowBlocks(xva, func(x mat.Matrix) ([]float64, error) {
+				m, err := dm.DecisionFunction(x)
+				if err != nil {
+					return nil, err
+				}
+				return mat.Col(nil, 0, m), nil
+			})
 		}
 	}
 	peak := w.Stop()
@@ -145,31 +165,123 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	return out, nil
 }
 
-// fitScoreMany fits point p on (xtr, ytr) and scores the fitted model on
-// each (xs[i], ys[i]), scaling features (and the target) with the training
-// rows' statistics as fitScore does.
-func (r *runner) fitScoreMany(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xs []mat.Matrix, ys [][]float64, seed uint64) (fitScores, [][]Summary, error) {
+// predictBlockBytes bounds the float64 rows inRowBlocks has predicted at
+// a time.
+const predictBlockBytes = 32 << 20
+
+// inRowBlocks returns f(x), one value per row of x. Float32 rows
+// (kernel.Dense32, the training rows of a float32_storage fit) go to f a
+// block of rows at a time: the estimators predict on float64 rows, and the
+// whole of x expanded to float64 would be twice the float32 rows held. Each
+// row's value depends on that row alone, so the blocks change nothing.
+func inRowBlocks(x mat.Matrix, f func(mat.Matrix) ([]float64, error)) ([]float64, error) {
+	x32, ok := x.(*kernel.Dense32)
+	if !ok {
+		return f(x)
+	}
+	n, d := x32.Dims()
+	step := max(1, predictBlockBytes/(8*d))
+	if step >= n {
+		return f(x)
+	}
+	out := make([]float64, 0, n)
+	for i := 0; i < n; i += step {
+		p, err := f(x32.Rows(i, min(i+step, n)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// float32Rows returns dense x rounded to float32 (kernel.Dense32Of, as
+// model.Falkon.Fit rounds float64 rows) when the estimator holds X in
+// float32 (falkon's float32_storage), and x itself otherwise.
+func (r *runner) float32Rows(cfg Config, x mat.Matrix) (mat.Matrix, error) {
+	xd, ok := x.(*mat.Dense)
+	if _, has := r.entry.option("float32_storage"); !ok || !has || !cfg.Bool("float32_storage", false) {
+		return x, nil
+	}
+	x32, err := kernel.Dense32Of(xd)
+	if err != nil {
+		return nil, err
+	}
+	if err := x32.CheckFinite("X rounded to float32"); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.entry.Name, err)
+	}
+	return x32, nil
+}
+
+// fitOwned fits point p once on the runner's training rows and scores the
+// model on them and on the test rows: FitWith's one fit. The runner's
+// matrices are its own (it read them) and serve this fit only, so the fit
+// takes them without copies: a dense feature scaling (fitted on the
+// training rows in float64, as fitScoreWith does) is applied to them in
+// place, with the very values Scaling.Transform returns; with falkon's
+// float32_storage the scaled training rows are then rounded to float32 and
+// the float64 ones dropped, so one copy of X is held through the fit (the
+// training rows are scored as the fit held them). Sparse data with a
+// column scaling goes through fitScoreWith's scaled copies as before.
+func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores, [][]Summary, error) {
+	var sc *Scaling
+	xd, dense := r.x.(*mat.Dense)
+	xt, denseTest := r.xTest.(*mat.Dense)
+	if kind := r.s.Dataset.scale(); kind != "" && dense && (r.xTest == nil || denseTest) {
+		s, err := fitScaling(kind, xd)
+		if err != nil {
+			return fitScores{}, nil, err
+		}
+		if err := scaleInPlace(s, xd); err != nil {
+			return fitScores{}, nil, err
+		}
+		if denseTest {
+			if err := scaleInPlace(s, xt); err != nil {
+				return fitScores{}, nil, err
+			}
+		}
+		sc = &s
+	}
+	// What reading and splitting left behind (the reader's buffers) is
+	// collected before the float32 copy and again, with the float64 rows
+	// it replaces, before the fit, so that their memory is reused rather
+	// than the heap grown past it.
+	runtime.GC()
+	x32 := r.x
+	if cfg := r.config(p, len(r.y), seed); dense && !r.path && cfg.Bool("float32_storage", false) { // a BLESS path draws its centers from the float64 rows
+		// The float32 copy is made beside the float64 rows: both within
+		// the cap, before anything is allocated.
+		n, c := xd.Dims()
+		if err := check.Memory(fmt.Sprintf("the float32 copy of X (%d×%d) beside the float64 rows", n, c), r.heldBytes(r.x, r.xTest)+4*int64(n)*int64(c), r.readLimit()); err != nil {
+			return fitScores{}, nil, r.memoryHint(err)
+		}
+		var err error
+		if x32, err = r.float32Rows(cfg, r.x); err != nil {
+			return fitScores{}, nil, err
+		}
+	}
+	if x32 != r.x {
+		r.x = x32
+		runtime.GC()
+	}
+	xs, ys := []mat.Matrix{r.x}, [][]float64{r.y}
+	if r.xTest != nil {
+		xs, ys = append(xs, r.xTest), append(ys, r.yTest)
+	}
 	var est model.Estimator
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		// A feature scaling returns new matrices (and scales xs[i] that is
-		// xtr once): the copies would be garbage as soon as made, each
-		// 8·n·d bytes of dense data outside the memory plan.
-		xf, xv := xtr, xs[i]
-		if r.s.Dataset.scale() == "" {
-			xf, xv = copyX(xtr), copyX(xs[i])
-		}
-		fs, err := r.fitScoreWith(ctx, p, xf, ytr, xv, ys[i], fitOpts{seed: seed, est: est, pathKey: "all"})
+		fs, err := r.fitScoreWith(ctx, p, r.x, r.y, xs[i], ys[i], fitOpts{seed: seed, est: est, pathKey: "all", scaled: sc})
 		if err != nil {
 			return fitScores{}, nil, err
 		}
 		est, last = fs.est, fs
-		var sc []Summary
+		var sum []Summary
 		for j, m := range r.metrics {
-			sc = append(sc, Summary{Name: m.Name, Mean: fs.scores[j]})
+			sum = append(sum, Summary{Name: m.Name, Mean: fs.scores[j]})
 		}
-		out = append(out, sc)
+		out = append(out, sum)
 	}
 	return last, out, nil
 }

@@ -96,6 +96,7 @@ func (r *runner) load() error {
 func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 	d := r.s.Dataset
 	var err error
+	atStage("loaded")
 	if r.inferTask {
 		if err := r.guessTask(y); err != nil {
 			return err
@@ -116,7 +117,14 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 			return r.s.errAt(err.Error(), "dataset", "test_fraction")
 		}
 		xt, yt = rows(x, y, te)
-		x, y = rows(x, y, tr)
+		if d.TestFraction <= 0.5 {
+			// The training rows (most of them) are moved up in the
+			// matrix read rather than copied out of it: no second copy
+			// of X at the split.
+			x, y = rowsInPlace(x, y, tr)
+		} else {
+			x, y = rows(x, y, tr)
+		}
 	}
 	if d.Subsample > 0 && d.Subsample < len(y) {
 		x, y = rows(x, y, subsample(len(y), d.Subsample, rand.New(rand.NewPCG(r.s.Seed, streamSubsample))))
@@ -128,6 +136,7 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 		return err
 	}
 	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
+	atStage("split")
 	return nil
 }
 

@@ -184,15 +184,30 @@ type shardPlan struct {
 // fits reports whether the in-memory fit is within the cap.
 func (p *shardPlan) fits() bool { return p.limit == 0 || p.need <= p.limit }
 
-// heldCopies is how many n×d matrices FitWith holds while it fits on the
-// whole training set: the loaded X, the fit's own copy and the copy scored
-// as the training set (fitScoreMany copies X for each when there is no
-// feature scaling; one scaled copy serves both otherwise).
+// heldCopies is how many n×d float64 matrices FitWith holds at once while
+// it fits on the whole training set (fitOwned): the loaded X, which the
+// fit takes as it is (a feature scaling applied in place); a test_fraction
+// split adds its copied rows (the test rows, or the training rows above a
+// fraction of 0.5), counted as one more; falkon's float32_storage the
+// float32 rows made beside the float64 ones before these are dropped,
+// counted as one more.
 func heldCopies(s *Spec) int {
-	if s.Dataset.scale() == "" {
-		return 3
+	c := 1
+	if s.Dataset.TestFraction > 0 {
+		c++
 	}
-	return 2
+	if s.Estimator.Type == "falkon" && s.Estimator.Options["float32_storage"] == true {
+		c++
+	}
+	return c
+}
+
+// copiesOf says "1 copy" or "n copies".
+func copiesOf(n int) string {
+	if n == 1 {
+		return "1 copy"
+	}
+	return strconv.Itoa(n) + " copies"
 }
 
 // manifestTask is the spec task a manifest's labels imply.
@@ -310,7 +325,7 @@ func falkonBeside(f *model.Falkon, m *shard.Manifest, outputs int) (rest int64, 
 // fit, and what to do (what, when not empty, is one more option).
 func (p *shardPlan) overLimit(estimator, what string) error {
 	beside := p.need - int64(p.m.N)*p.perRow
-	held := fmt.Sprintf("%d copies while fitting", p.copies)
+	held := copiesOf(p.copies) + " while fitting"
 	if beside > 0 {
 		held += ", with what the fit holds beside them (the estimator's plan, a test set)"
 	}

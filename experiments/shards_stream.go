@@ -70,7 +70,7 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 	t0 := time.Now()
 	if err := f.FitShardSet(ctx, set); err != nil {
 		if errors.Is(err, model.ErrMemory) {
-			err = fmt.Errorf("%s: %w; in memory it would need %s (%d copies of X and the estimator's plan beside them)", sp.path, err, decimalBytes(sp.need), sp.copies)
+			err = fmt.Errorf("%s: %w; in memory it would need %s (%s of X and the estimator's plan beside them)", sp.path, err, decimalBytes(sp.need), copiesOf(sp.copies))
 		}
 		return nil, r.memoryHint(err)
 	}

@@ -129,7 +129,8 @@ func TestFitManifestStreamedRefusals(t *testing.T) {
 			t.Errorf("%s: err %v", key, err)
 		}
 	}
-	_, err := Fit(context.Background(), shardSpecFor(t, man, "svm", 90_000))
+	// 60,000 bytes: under X's 67,200 (300 × 28 float64), held once.
+	_, err := Fit(context.Background(), shardSpecFor(t, man, "svm", 60_000))
 	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "or fit falkon, which streams the shards") {
 		t.Errorf("svm over the cap: err %v", err)
 	}

@@ -112,8 +112,9 @@ func TestFitManifestPlanBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// X is 450·28·8 = 100,800 bytes, held 3 times, and y.
-		if sp.x != 100800 || sp.copies != 3 || (est == "krr" && sp.need != 3*100800+8*450) {
+		// X is 450·28·8 = 100,800 bytes, held once (the fit takes the
+		// rows read), and y.
+		if sp.x != 100800 || sp.copies != 1 || (est == "krr" && sp.need != 100800+8*450) {
 			t.Fatalf("%s: plan %+v", est, sp)
 		}
 		// A test set given as a manifest is held beside: its X and y.
@@ -131,11 +132,11 @@ func TestFitManifestPlanBoundary(t *testing.T) {
 		if !errors.Is(err, model.ErrMemory) {
 			t.Fatalf("%s one byte under the plan: err %v, want ErrMemory", est, err)
 		}
-		wants := []string{man, "X is 101 kB (450 × 28 float64)", est + " holds it in memory (3 copies", "over the memory limit"}
+		wants := []string{man, "X is 101 kB (450 × 28 float64)", est + " holds it in memory (1 copy", "over the memory limit"}
 		if est == "falkon" {
 			// At 450 rows the streamed fit (row blocks, read-ahead buffers)
 			// needs more than the in-memory one: both are over.
-			wants = []string{"falkon on shards (n=450, M=40) needs", fmt.Sprintf("in memory it would need %s (3 copies", decimalBytes(sp.need))}
+			wants = []string{"falkon on shards (n=450, M=40) needs", fmt.Sprintf("in memory it would need %s (1 copy", decimalBytes(sp.need))}
 		}
 		for _, want := range wants {
 			if !strings.Contains(err.Error(), want) {

@@ -12,11 +12,14 @@ import (
 
 // The multi-output products (K_B·V, K_Bᵀ·U and K_Bᵀ(K_B·V) with V of t > 1
 // columns: multi-class FALKON, Nyström feature maps, validation and
-// predictions) on AVX-512 with dense C and dense (or dense-expanded) X read each block of K where the
-// engine formed it, row-major with the padded stride mp, with two 8×16
-// register tiles (kernel/internal/asmmulti): rowsPanel8x16AVX512 for eight
-// rows of K times a panel of 16 columns of V, colsPanel8x16AVX512 for eight
-// columns of K (centers) times a panel of 16 columns of K_B·V. V is packed
+// predictions) on AVX-512 or AVX2 with dense C and dense (or dense-expanded) X read each block of K where the
+// engine formed it, row-major with the padded stride mp, with register
+// tiles (kernel/internal/asmmulti): on AVX-512 two 8×16 tiles,
+// rowsPanel8x16AVX512 for eight rows of K times a panel of 16 columns of V,
+// colsPanel8x16AVX512 for eight columns of K (centers) times a panel of 16
+// columns of K_B·V; on AVX2 6×8 tiles (12 of the 16 ymm registers
+// accumulate; 4×8 and 2×8 at the edges) on each half of a panel, which give
+// the same bits as the AVX-512 tiles (same FMA chain per element). V is packed
 // once per call as ⌈t/16⌉ panels [mp][16] (zero-padded), and the sums are
 // kept in the same layout. The generic path (gemmBlock) packed each block of
 // K twice, once transposed: on mnist (60,000 × 784, M = 5,000, t = 10) the
@@ -36,11 +39,11 @@ func (o *Op) panelsFor(p *plan, t int) bool {
 }
 
 // panels reports whether products with t right-hand sides run on the
-// panel tiles: t > 1, AVX-512, dense C, and X dense or sparse with its row
-// blocks expanded to dense (so that a fit on CSR does the dense fit's
-// arithmetic there, as it does for one right-hand side).
+// panel tiles: t > 1, AVX-512 or AVX2, dense C, and X dense or sparse with
+// its row blocks expanded to dense (so that a fit on CSR does the dense
+// fit's arithmetic there, as it does for one right-hand side).
 func (p *plan) panels(t int) bool {
-	return t > 1 && useAccel == accelAVX512 && (p.sp == nil || p.sp.dense) && p.sc == nil && p.m > 0
+	return t > 1 && useAccel != accelPortable && (p.sp == nil || p.sp.dense) && p.sc == nil && p.m > 0
 }
 
 // panelKVCols is the width per row of the per-worker K·V scratch (w.kv,
@@ -70,7 +73,7 @@ func (o *Op) panelScratchBytes(t int) (int64, bool) {
 	n, _ := o.Dims()
 	b := o.BlockRows()
 	mp, d := int64(sh.mp), int64(sh.d)
-	seg := int64(min(maxSegments, (n+b-1)/b))
+	seg := int64(segments((n+b-1)/b, int(mp)*roundUp(t, multiPanel)))
 	return 8*(mp*(d+2)+int64(n)) + panelBytes(seg, mp, t) + o.scratchWorkers()*sh.workBytes(useAccel, b, panelKVCols(b)) + callBytes, true
 }
 
@@ -91,16 +94,64 @@ func (p *plan) packPanels(v blas64.General) []float64 {
 // i of the block rounded up to the tile height (the block's padding rows of
 // K are finite, their results unused).
 func (p *plan) rowsTimesPanel(blk []float64, rows int, vq, kv []float64) {
+	if useAccel == accelAVX2 {
+		p.rowsTimesPanelAVX2(blk, roundUp(rows, panelRows), vq, kv)
+		return
+	}
 	for ip := 0; ip < rows; ip += panelRows {
 		rowsPanel8x16AVX512(p.mp, &blk[ip*p.mp], p.mp, &vq[0], &kv[ip*multiPanel])
+	}
+}
+
+// rowsTimesPanelAVX2 is rowsTimesPanel on the AVX2 tiles: six rows at a
+// time (then four or two: rows is a multiple of 8), each row group times
+// both halves of the panel while its rows of K are in cache.
+func (p *plan) rowsTimesPanelAVX2(blk []float64, rows int, vq, kv []float64) {
+	for i := 0; i < rows; {
+		tile := rowsPanel6x8AVX2
+		n := min(6, rows-i)
+		switch n {
+		case 4:
+			tile = rowsPanel4x8AVX2
+		case 2:
+			tile = rowsPanel2x8AVX2
+		}
+		for h := 0; h < multiPanel; h += multiPanel / 2 {
+			tile(p.mp, &blk[i*p.mp], p.mp, &vq[h], &kv[i*multiPanel+h])
+		}
+		i += n
 	}
 }
 
 // colsTimesPanel adds Σ_i blk[i·mp+j]·u[i·16+s] over the block's rows to
 // acc[j·16+s], for j < mp.
 func (p *plan) colsTimesPanel(blk []float64, rows int, u, acc []float64) {
+	if useAccel == accelAVX2 {
+		p.colsTimesPanelAVX2(blk, rows, u, acc)
+		return
+	}
 	for jp := 0; jp < p.mp; jp += panelRows {
 		colsPanel8x16AVX512(rows, &blk[jp], p.mp, &u[0], &acc[jp*multiPanel])
+	}
+}
+
+// colsTimesPanelAVX2 is colsTimesPanel on the AVX2 tiles: six centers at a
+// time (then four or two: mp is a multiple of 16), each center group times
+// both halves of the panel.
+func (p *plan) colsTimesPanelAVX2(blk []float64, rows int, u, acc []float64) {
+	for j := 0; j < p.mp; {
+		tile := colsPanel6x8AVX2
+		n := min(6, p.mp-j)
+		switch n {
+		case 4:
+			tile = colsPanel4x8AVX2
+		case 2:
+			tile = colsPanel2x8AVX2
+		}
+		for h := 0; h < multiPanel; h += multiPanel / 2 {
+			tile(rows, &blk[j], p.mp, &u[h], &acc[j*multiPanel+h])
+		}
+		j += n
 	}
 }
 
@@ -128,13 +179,13 @@ type kept32 struct {
 }
 
 // keepable reports whether the Op can keep blocks of K: the panel tiles'
-// conditions (AVX-512, dense C, dense or dense-expanded X).
+// conditions (AVX-512 or AVX2, dense C, dense or dense-expanded X).
 func (p *plan) keepable() bool { return p.panels(2) }
 
 // KeepRows returns how many rows of K(X, C) Keep32 would keep within
 // maxBytes (a whole number of blocks, 4·mp bytes a row, mp = M rounded up
 // to the panel width), 0 when the Op cannot keep blocks (it needs
-// AVX-512, dense centers and dense or dense-expanded X).
+// AVX-512 or AVX2, dense centers and dense or dense-expanded X).
 func (o *Op) KeepRows(maxBytes int64) int {
 	sh := o.shape()
 	if !sh.keepable() || maxBytes <= 0 {

@@ -4,3 +4,10 @@ package kernel
 
 func rowsPanel8x16AVX512(int, *float64, int, *float64, *float64) { panic("kernel: no AVX-512") }
 func colsPanel8x16AVX512(int, *float64, int, *float64, *float64) { panic("kernel: no AVX-512") }
+
+func rowsPanel6x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func rowsPanel4x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func rowsPanel2x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func colsPanel6x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func colsPanel4x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func colsPanel2x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }

@@ -11,3 +11,27 @@ func rowsPanel8x16AVX512(k int, a *float64, lda int, b *float64, out *float64)
 // colsPanel8x16AVX512 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 8 and
 // s < 16: eight columns of K (row stride lda elements) times a [k][16] panel.
 func colsPanel8x16AVX512(k int, a *float64, lda int, b *float64, c *float64)
+
+// rowsPanel6x8AVX2 sets out[r·16+s] = Σ_p a[r·lda+p]·b[p·16+s] over p < k, for r < 6 and
+// s < 8: rows of K (row stride lda elements) times half of a [k][16] panel.
+func rowsPanel6x8AVX2(k int, a *float64, lda int, b *float64, out *float64)
+
+// rowsPanel4x8AVX2 sets out[r·16+s] = Σ_p a[r·lda+p]·b[p·16+s] over p < k, for r < 4 and
+// s < 8: rows of K (row stride lda elements) times half of a [k][16] panel.
+func rowsPanel4x8AVX2(k int, a *float64, lda int, b *float64, out *float64)
+
+// rowsPanel2x8AVX2 sets out[r·16+s] = Σ_p a[r·lda+p]·b[p·16+s] over p < k, for r < 2 and
+// s < 8: rows of K (row stride lda elements) times half of a [k][16] panel.
+func rowsPanel2x8AVX2(k int, a *float64, lda int, b *float64, out *float64)
+
+// colsPanel6x8AVX2 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 6 and
+// s < 8: columns of K (row stride lda elements) times half of a [k][16] panel.
+func colsPanel6x8AVX2(k int, a *float64, lda int, b *float64, c *float64)
+
+// colsPanel4x8AVX2 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 4 and
+// s < 8: columns of K (row stride lda elements) times half of a [k][16] panel.
+func colsPanel4x8AVX2(k int, a *float64, lda int, b *float64, c *float64)
+
+// colsPanel2x8AVX2 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 2 and
+// s < 8: columns of K (row stride lda elements) times half of a [k][16] panel.
+func colsPanel2x8AVX2(k int, a *float64, lda int, b *float64, c *float64)

@@ -93,8 +93,10 @@ func TestMultiOutputProducts(t *testing.T) {
 	}
 }
 
-// The panel products give the same bits whatever the number of workers
-// (fixed segments, fixed order within them), with Float32 too, where the
+// The multi-output products give the same bits whatever the number of
+// workers (fixed segments, fixed order within them), on every path this CPU
+// runs (panel tiles on AVX-512 and AVX2, packed GEMM on portable), with
+// Float32 too, where the
 // blocks of K come from the float32 distance tiles (d = 300 > 256: two
 // blocks of features) and only the products differ from float64 mode; its
 // MulTMul is within 1e-5 of float64's relative to Kᵀ(|K||V|) (kernel values
@@ -106,24 +108,29 @@ func TestMultiOutputWorkersFloat32(t *testing.T) {
 	x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, tc)
 	k := Gaussian{Gamma: 0.5 / d}
 	_, _, ktkv, _, _, scale := multiRef(naive(k, x, c), v, mat.NewDense(n, tc, nil))
-	for _, f32 := range []bool{false, true} {
-		var first *mat.Dense
-		for _, workers := range []int{1, 2, 5} {
-			got := mat.NewDense(m, tc, nil)
-			if err := NewOp(k, x, c, Options{Workers: workers, BlockRows: 16, Float32: f32}).MulTMul(context.Background(), got, v); err != nil {
-				t.Fatal(err)
-			}
-			if first == nil {
-				first = got
-				tol := 1e-13
-				if f32 {
-					tol = 1e-5
+	for _, a := range accels() {
+		for _, f32 := range []bool{false, true} {
+			var first *mat.Dense
+			for _, workers := range []int{1, 2, 5} {
+				got := mat.NewDense(m, tc, nil)
+				restore := setAccel(a)
+				err := NewOp(k, x, c, Options{Workers: workers, BlockRows: 16, Float32: f32}).MulTMul(context.Background(), got, v)
+				restore()
+				if err != nil {
+					t.Fatal(err)
 				}
-				checkClose(t, fmt.Sprintf("float32=%v", f32), got, ktkv, scale, tol)
-				continue
-			}
-			if !mat.Equal(got, first) {
-				t.Errorf("float32=%v: %d workers changed the result", f32, workers)
+				if first == nil {
+					first = got
+					tol := 1e-13
+					if f32 {
+						tol = 1e-5
+					}
+					checkClose(t, fmt.Sprintf("%v float32=%v", a, f32), got, ktkv, scale, tol)
+					continue
+				}
+				if !mat.Equal(got, first) {
+					t.Errorf("%v float32=%v: %d workers changed the result", a, f32, workers)
+				}
 			}
 		}
 	}
@@ -171,7 +178,7 @@ func TestKeep32(t *testing.T) {
 	full := naive(k, x, c)
 	probe := NewOp(k, x, c, Options{BlockRows: 24})
 	if probe.KeepRows(1<<30) == 0 {
-		t.Skip("keeping blocks needs the AVX-512 panel tiles")
+		t.Skip("keeping blocks needs the panel tiles (AVX-512 or AVX2)")
 	}
 	if got := probe.KeepRows(probe.KeepBytes(24) - 1); got != 0 {
 		t.Errorf("KeepRows below one block = %d", got)
@@ -206,6 +213,71 @@ func TestKeep32(t *testing.T) {
 					first = gotTT
 				} else if !mat.Equal(first, gotTT) {
 					t.Errorf("%s: the workers changed Kᵀ(K·V)", what)
+				}
+			}
+		}
+	}
+}
+
+// The panel tiles (AVX-512 8×16; AVX2 6×8 with 4×8 and 2×8 at the edges)
+// give bit for bit the sums of a Go loop doing, for each element, the same
+// chain of fused multiply-adds in the same order (p ascending from zero;
+// the column products then add the previous partial sum): rows of K times a
+// panel of V, and columns of K (centers) times a panel of K·V, for row and
+// center counts whose remainders after the six-row AVX2 tiles are 0, 2 and 4.
+func TestPanelTilesBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 34))
+	for _, a := range accels() {
+		if a == accelPortable {
+			continue // the panel tiles are assembly only
+		}
+		for _, mp := range []int{16, 32, 48} {
+			for _, rows := range []int{8, 16, 24, 40} {
+				p := &plan{m: mp, mp: mp}
+				blk := make([]float64, rows*mp)
+				vq := make([]float64, mp*multiPanel)
+				u := make([]float64, rows*multiPanel)
+				acc0 := make([]float64, mp*multiPanel)
+				for _, s := range [][]float64{blk, vq, u, acc0} {
+					for i := range s {
+						s[i] = r.NormFloat64()
+					}
+				}
+				wantKV := make([]float64, rows*multiPanel)
+				for i := range rows {
+					for s := range multiPanel {
+						var sum float64
+						for q := range mp {
+							sum = math.FMA(blk[i*mp+q], vq[q*multiPanel+s], sum)
+						}
+						wantKV[i*multiPanel+s] = sum
+					}
+				}
+				wantAcc := make([]float64, mp*multiPanel)
+				for j := range mp {
+					for s := range multiPanel {
+						var sum float64
+						for i := range rows {
+							sum = math.FMA(blk[i*mp+j], u[i*multiPanel+s], sum)
+						}
+						wantAcc[j*multiPanel+s] = acc0[j*multiPanel+s] + sum
+					}
+				}
+				kv := make([]float64, rows*multiPanel)
+				acc := append([]float64(nil), acc0...)
+				restore := setAccel(a)
+				p.rowsTimesPanel(blk, rows, vq, kv)
+				p.colsTimesPanel(blk, rows, u, acc)
+				restore()
+				for i := range kv {
+					if math.Float64bits(kv[i]) != math.Float64bits(wantKV[i]) {
+						t.Fatalf("%v mp=%d rows=%d: K·V[%d] = %v, FMA loop %v", a, mp, rows, i, kv[i], wantKV[i])
+					}
+				}
+				for i := range acc {
+					if math.Float64bits(acc[i]) != math.Float64bits(wantAcc[i]) {
+						t.Fatalf("%v mp=%d rows=%d: Kᵀ·U[%d] = %v, FMA loop %v", a, mp, rows, i, acc[i], wantAcc[i])
+					}
 				}
 			}
 		}

@@ -10,13 +10,14 @@ import (
 )
 
 // Panels.SubMul and SubMulT against plain loops, on every path, for m and
-// t across the tile edges (8 rows, 16 columns) and strided operands: equal
+// t across the tile edges (8 rows on AVX-512, 6 on AVX2, 16 columns) and
+// strided operands: equal
 // to 1e-13 relative to Σ|a||b| (sums of at most k = 37 products, each
 // rounding ≤ 2^−53).
 func TestPanels(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 16))
 	const k = 37
-	for _, m := range []int{1, 8, 13} {
+	for _, m := range []int{1, 6, 8, 13} {
 		for _, tc := range []int{2, 10, 16, 21} {
 			a := randDense(r, m, k+3).RawMatrix()   // m×k inside a wider matrix
 			at := randDense(r, k, m+5).RawMatrix()  // k×m inside a wider matrix

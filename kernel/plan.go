@@ -286,7 +286,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	case w.acc != accelPortable:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
-		tileLoop(rp, mp, d, panelRows, panelCols, func(ip, jp, h, k0, kl int) {
+		tileLoop(rp, mp, d, panelRows, panelCols, p.cp, false, func(ip, jp, h, k0, kl int) {
 			gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
 		})
 	case d <= smallDim:
@@ -310,7 +310,7 @@ func (p *plan) dots32(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
 	rp := roundUp(rows, panelRows)
 	p.packX32(w.a32, r0, rows)
-	tileLoop(rp, mp, d, panelRows, panelCols32, func(ip, jp, h, k0, kl int) {
+	tileLoop(rp, mp, d, panelRows, panelCols32, p.cp32, false, func(ip, jp, h, k0, kl int) {
 		a, b, c := w.a32[ip*d+k0*panelRows:], p.cp32[jp*d+k0*panelCols32:], w.blk[ip*mp+jp:]
 		if w.acc == accelAVX512 {
 			gemm8x32F32AVX512(kl, &a[0], &b[0], &c[0], mp, k0 > 0)

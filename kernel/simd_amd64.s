@@ -139,6 +139,20 @@ overwrite:
 	VZEROUPPER
 	RET
 
+// func prefetchT1(p *byte, n int)
+// Requires: MMX+
+TEXT ·prefetchT1(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	LEAQ (SI)(CX*1), DX
+
+prefetchT1loop:
+	PREFETCHT1 (SI)
+	ADDQ       $0x40, SI
+	CMPQ       SI, DX
+	JB         prefetchT1loop
+	RET
+
 // func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·gemm8x16PfAVX512(SB), NOSPLIT, $0-41

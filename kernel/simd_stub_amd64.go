@@ -8,6 +8,9 @@ package kernel
 // elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).
 func gemm8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// prefetchT1 prefetches (PREFETCHT1) every 64-byte line of the n bytes at p (n > 0).
+func prefetchT1(p *byte, n int)
+
 // gemm8x16PfAVX512 is gemm8x16AVX512 with the 8×16 tile at c prefetched into L1 before its
 // k loop (for results that are not in cache).
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)

@@ -1,6 +1,10 @@
 package kernel
 
-import "gonum.org/v1/gonum/blas/blas64"
+import (
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
 
 // avx2TileRows is the height of the AVX2 tiles and of the panels of X they
 // read: a 6×16 tile (6×32 in float32 mode) is two 6×8 pieces (6×16), each
@@ -49,26 +53,46 @@ func kBlocks(d int) int {
 }
 
 // tileLoop calls tile(ip, jp, h, k0, kl) for the tiles of a rows×mp block of
-// dot products over d features: panels of tw centers (jp) outer, panels of
-// th rows of X (ip, h rows: th but for a last shorter panel) inside, and
-// for each tile its feature blocks [k0, k0+kl) of kBlocks(d) in order, the
-// first setting the tile and the others adding to it.
+// dot products over d features, cp holding the centers in panels of tw
+// (d×tw values each): panels of centers (jp) outer, panels of th rows of X
+// (ip, h rows: th but for a last shorter panel) inside, and for each tile
+// its feature blocks [k0, k0+kl) of kBlocks(d) in order, the first setting
+// the tile and the others adding to it.
 //
 // The feature blocks are innermost so that the tile of K stays in L1
 // between them and is written to memory once. The order used before (the
 // feature blocks outermost, each sweeping the whole block of K, 1–4 MiB,
-// beyond L2) read and wrote every tile once per block: at d = 784 (four
-// blocks), M = 2,000 and 256 rows, 50–52 GFLOP per CPU-second on one core
-// of machine D against 54–55 now (the tile's peak there: 56;
-// BenchmarkDistance, docs/performance.md). The packed panel of centers
-// (d×tw) is read from L2 for each panel of rows, the panel of X from L2 or
-// L3; the hardware prefetchers keep up with both.
-func tileLoop(rows, mp, d, th, tw int, tile func(ip, jp, h, k0, kl int)) {
+// beyond L2) read and wrote every tile once per block.
+//
+// The packed panel of centers is read from L2 for every panel of rows but
+// the first, which waits for it from L3 (the block of X streaming through
+// L2 evicts it). With prefetch, a share of the next panel is prefetched
+// into L2 before each feature block of each tile. Measured on machine D at
+// d = 784, M = 2,000, 256 rows (docs/performance.md, "Distance product at
+// d = 784"), the first tile of a panel took 2.3× (AVX-512) and 4.7× (AVX2)
+// the time of the others; with the prefetch 1.1× and 1.2×, and a column of
+// tiles 3% (AVX-512) and 13–15% (AVX2) less (medians). Whole blocks gained
+// 1–4% with the AVX2 tiles and nothing measurable, or lost up to 2%, with
+// the AVX-512 ones (whose tile reads more of L1 per step), so only the AVX2
+// paths ask for it.
+func tileLoop[T float32 | float64](rows, mp, d, th, tw int, cp []T, prefetch bool, tile func(ip, jp, h, k0, kl int)) {
 	kc := kBlocks(d)
+	nk := (d + kc - 1) / kc
+	panel := d * tw
+	es := int(unsafe.Sizeof(cp[0]))
+	line := 64 / es
+	// Each tile prefetches chunk values of the next panel (its ⌈rows/th⌉
+	// tiles cover it), sub of them before each feature block.
+	chunk := roundUp((panel*th+rows-1)/max(rows, 1), line)
+	sub := roundUp((chunk+nk-1)/nk, line)
 	for jp := 0; jp < mp; jp += tw {
+		next := cp[(jp+tw)%mp*d:][:panel] // after the last panel, the first
 		for ip := 0; ip < rows; ip += th {
 			h := min(th, rows-ip)
-			for k0 := 0; k0 < d; k0 += kc {
+			for k0, q := 0, 0; k0 < d; k0, q = k0+kc, q+1 {
+				if off := ip/th*chunk + q*sub; prefetch && q*sub < chunk && off < panel {
+					prefetchT1((*byte)(unsafe.Pointer(&next[off])), es*min(sub, chunk-q*sub, panel-off))
+				}
 				tile(ip, jp, h, k0, min(kc, d-k0))
 			}
 		}
@@ -82,7 +106,7 @@ func tileLoop(rows, mp, d, th, tw int, tile func(ip, jp, h, k0, kl int)) {
 func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 	d, mp := p.d, p.mp
 	packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
-	tileLoop(rows, mp, d, avx2TileRows, panelCols, func(ip, jp, h, k0, kl int) {
+	tileLoop(rows, mp, d, avx2TileRows, panelCols, p.cp, true, func(ip, jp, h, k0, kl int) {
 		gemmAVX2[h](kl, &w.a[ip*d+k0*h], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
 	})
 }
@@ -91,7 +115,7 @@ func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 func (p *plan) dots32AVX2(w *work, r0, r1 int) {
 	rows, d, mp := r1-r0, p.d, p.mp
 	p.packX32Panels(w.a32, r0, rows, avx2TileRows)
-	tileLoop(rows, mp, d, avx2TileRows, panelCols32, func(ip, jp, h, k0, kl int) {
+	tileLoop(rows, mp, d, avx2TileRows, panelCols32, p.cp32, true, func(ip, jp, h, k0, kl int) {
 		gemmF32AVX2[h](kl, &w.a32[ip*d+k0*h], &p.cp32[jp*d+k0*panelCols32], &w.blk[ip*mp+jp], mp, k0 > 0)
 	})
 }

@@ -132,7 +132,7 @@ type Falkon struct {
 	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
 	// recomputing its blocks at every iteration. It is used only if the plan
 	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
-	// With Float32 or Float32Storage on AVX-512 (dense centers), K_nM is
+	// With Float32 or Float32Storage on AVX-512 or AVX2 (dense centers), K_nM is
 	// kept in float32 instead (kernel.Op.Keep32, 4 bytes a value): as many
 	// blocks of rows as MemoryLimit leaves room for (all without a limit),
 	// the others formed at every pass; Plan.Cache is what is kept.

@@ -205,7 +205,7 @@ func TestFalkonKeep32(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !full.Info().CachedKnm {
-		t.Skip("K_nM is kept in float32 on AVX-512 only")
+		t.Skip("K_nM is kept in float32 on AVX-512 and AVX2 only")
 	}
 	if got := full.Info().Plan.Cache; got != 4*600*128 {
 		t.Errorf("plan keeps %d bytes, want all 600 rows: %d", got, 4*600*128)

@@ -50,8 +50,10 @@ func TestFitPredictManifest(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"fit", "--data", train, "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6", "--memory", "100k"},
-			[]string{"landmark fit: ", train, "X is 89.6 kB (400 × 28 float64)", "krr holds it in memory (3 copies while fitting: 272 kB), over the memory limit 100 kB, under which at most 147 rows of 28 fit"}},
+		// X and y take 400 · (28 + 1) · 8 = 92,800 bytes, held once
+		// (232 bytes a row).
+		{[]string{"fit", "--data", train, "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6", "--memory", "50k"},
+			[]string{"landmark fit: ", train, "X is 89.6 kB (400 × 28 float64)", "krr holds it in memory (1 copy while fitting: 92.8 kB), over the memory limit 50 kB, under which at most 215 rows of 28 fit"}},
 		{[]string{"fit", "--data", filepath.Join(dir, "none", "manifest.json"), "--estimator", "krr", "--sigma", "3", "--lambda", "1e-6"}, []string{filepath.Join("none", "manifest.json"), "no such file"}},
 		{[]string{"predict", "--model", model, "--data", filepath.Join(dir, "none.json")}, []string{"none.json"}},
 	} {

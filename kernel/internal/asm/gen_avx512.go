@@ -11,6 +11,26 @@ import (
 func gemm() {
 	gemm8x16("gemm8x16AVX512", false, "gemm8x16AVX512 sets (or, when add, increments) the 8×16 tile at c (row stride ldc",
 		"elements) to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < k, for packed a ([k][8]) and b ([k][16]).")
+	prefetchLines("prefetchT1", PREFETCHT1)
+}
+
+// prefetchLines emits name(p, n): a prefetch (ins) of each 64-byte line of
+// the n bytes at p (n > 0), for the tile loops to bring the next panel of
+// centers into L2 while the current one is used (tileLoop). Plain SSE: it
+// runs on any amd64.
+func prefetchLines(name string, ins func(Op)) {
+	TEXT(name, NOSPLIT, "func(p *byte, n int)")
+	Doc(name + " prefetches (PREFETCHT1) every 64-byte line of the n bytes at p (n > 0).")
+	p, n, end := RSI, RCX, RDX
+	Load(Param("p"), p)
+	Load(Param("n"), n)
+	LEAQ(Mem{Base: p, Index: n, Scale: 1}, end)
+	Label(name + "loop")
+	ins(Mem{Base: p})
+	ADDQ(Imm(64), p)
+	CMPQ(p, end)
+	JB(LabelRef(name + "loop"))
+	RET()
 }
 
 // gemm8x16 emits the 8×16 AVX-512 tile as name; with prefetchC it first

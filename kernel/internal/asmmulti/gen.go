@@ -15,15 +15,27 @@
 //     K_B·V rows (K_Bᵀ·U), c a [8][16] tile of the partial sums. Each step
 //     broadcasts eight consecutive elements of row p of K.
 //
+// The AVX2 tiles (rowsPanel{6,4,2}x8AVX2, colsPanel{6,4,2}x8AVX2) compute
+// the same sums on half a panel (8 of its 16 columns; the caller offsets b
+// and the output by 0 or 8) for N = 6, 4 or 2 rows (centers): 2N of the 16
+// ymm registers accumulate (12 for the main 6×8 tile), two hold the row of
+// the panel and two take the broadcasts. Each element is the same chain of
+// FMAs in the same order (p ascending, from zero; the cols tiles add c
+// last) as in the AVX-512 tiles, so both give the same bits.
+//
 // This is a separate generator from kernel/internal/asm so that the two
 // never need a hand merge (their outputs are separate files).
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
+
+var ymm = []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}
 
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
@@ -33,6 +45,12 @@ func main() {
 	ConstraintExpr("amd64")
 	rowsPanel()
 	colsPanel()
+	for _, n := range []int{6, 4, 2} {
+		rowsPanelAVX2(n)
+	}
+	for _, n := range []int{6, 4, 2} {
+		colsPanelAVX2(n)
+	}
 	Generate()
 }
 
@@ -115,6 +133,98 @@ func colsPanel() {
 		VADDPD(Mem{Base: c, Disp: 128*r + 64}, zmm[2*r+1], zmm[2*r+1])
 		VMOVUPD(zmm[2*r], Mem{Base: c, Disp: 128 * r})
 		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 128*r + 64})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// rowsPanelAVX2 generates rowsPanel<n>x8AVX2: n rows of K times half a
+// [k][16] panel (8 columns), 2n accumulators.
+func rowsPanelAVX2(n int) {
+	name := fmt.Sprintf("rowsPanel%dx8AVX2", n)
+	TEXT(name, NOSPLIT, "func(k int, a *float64, lda int, b, out *float64)")
+	Doc(fmt.Sprintf("%s sets out[r·16+s] = Σ_p a[r·lda+p]·b[p·16+s] over p < k, for r < %d and", name, n),
+		"s < 8: rows of K (row stride lda elements) times half of a [k][16] panel.")
+	k, b, idx, lda := RCX, RDI, RAX, RDX
+	rows := []GPPhysical{RSI, RBX, R8, R9, R10, R11}[:n]
+	Load(Param("k"), k)
+	Load(Param("a"), rows[0])
+	Load(Param("lda"), lda)
+	Load(Param("b"), b)
+	SHLQ(Imm(3), lda)
+	for r := 1; r < n; r++ {
+		LEAQ(Mem{Base: rows[r-1], Index: lda, Scale: 1}, rows[r])
+	}
+	XORQ(idx, idx)
+	for i := 0; i < 2*n; i++ {
+		VXORPD(ymm[i], ymm[i], ymm[i])
+	}
+	loop, store := fmt.Sprintf("rows%d_loop", n), fmt.Sprintf("rows%d_store", n)
+	TESTQ(k, k)
+	JE(LabelRef(store))
+	Label(loop)
+	VMOVUPD(Mem{Base: b}, Y12)
+	VMOVUPD(Mem{Base: b, Disp: 32}, Y13)
+	for r := 0; r < n; r++ {
+		t := ymm[14+r%2]
+		VBROADCASTSD(Mem{Base: rows[r], Index: idx, Scale: 1}, t)
+		VFMADD231PD(Y12, t, ymm[2*r])
+		VFMADD231PD(Y13, t, ymm[2*r+1])
+	}
+	ADDQ(Imm(8), idx)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef(loop))
+	Label(store)
+	out := RDI
+	Load(Param("out"), out)
+	for r := 0; r < n; r++ {
+		VMOVUPD(ymm[2*r], Mem{Base: out, Disp: 128 * r})
+		VMOVUPD(ymm[2*r+1], Mem{Base: out, Disp: 128*r + 32})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// colsPanelAVX2 generates colsPanel<n>x8AVX2: n columns of K (centers)
+// times half a [k][16] panel (8 columns), added to c; 2n accumulators.
+func colsPanelAVX2(n int) {
+	name := fmt.Sprintf("colsPanel%dx8AVX2", n)
+	TEXT(name, NOSPLIT, "func(k int, a *float64, lda int, b, c *float64)")
+	Doc(fmt.Sprintf("%s adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < %d and", name, n),
+		"s < 8: columns of K (row stride lda elements) times half of a [k][16] panel.")
+	k, a, lda, b, c := RCX, RSI, RDX, RDI, RBX
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("lda"), lda)
+	Load(Param("b"), b)
+	Load(Param("c"), c)
+	SHLQ(Imm(3), lda)
+	for i := 0; i < 2*n; i++ {
+		VXORPD(ymm[i], ymm[i], ymm[i])
+	}
+	loop, store := fmt.Sprintf("cols%d_loop", n), fmt.Sprintf("cols%d_store", n)
+	TESTQ(k, k)
+	JE(LabelRef(store))
+	Label(loop)
+	VMOVUPD(Mem{Base: b}, Y12)
+	VMOVUPD(Mem{Base: b, Disp: 32}, Y13)
+	for r := 0; r < n; r++ {
+		t := ymm[14+r%2]
+		VBROADCASTSD(Mem{Base: a, Disp: 8 * r}, t)
+		VFMADD231PD(Y12, t, ymm[2*r])
+		VFMADD231PD(Y13, t, ymm[2*r+1])
+	}
+	ADDQ(lda, a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef(loop))
+	Label(store)
+	for r := 0; r < n; r++ {
+		VADDPD(Mem{Base: c, Disp: 128 * r}, ymm[2*r], ymm[2*r])
+		VADDPD(Mem{Base: c, Disp: 128*r + 32}, ymm[2*r+1], ymm[2*r+1])
+		VMOVUPD(ymm[2*r], Mem{Base: c, Disp: 128 * r})
+		VMOVUPD(ymm[2*r+1], Mem{Base: c, Disp: 128*r + 32})
 	}
 	VZEROUPPER()
 	RET()
