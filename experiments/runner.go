@@ -539,7 +539,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 	xtr, ytr := rows(r.x, r.y, fold.Train)
 	xva, yva := rows(r.x, r.y, fold.Test)
-	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total})
+	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total, owned: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return FoldResult{}, nil, ctx.Err()
