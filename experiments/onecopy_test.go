@@ -247,7 +247,7 @@ estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m:
 // as they are), which it never converts.
 func TestFoldFloat32RowsEqualFalkonRounding(t *testing.T) {
 	dir := t.TempDir()
-	path := writeRegressionCSV(t, dir, "x.csv", 500, 6, 11)
+	path := writeRegressionCSV(t, dir, "x.csv", 9000, 6, 11)
 	s, err := Decode(strings.NewReader(fmt.Sprintf(`name: folds
 dataset: {path: %s}
 task: regression
