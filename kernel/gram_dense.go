@@ -13,10 +13,11 @@ import (
 
 // Dense runs the dense matrix products of blocked factorizations (BLAS's
 // dgemm and dsyrk) on the engine's inner kernels: the operands are packed
-// into the same panels as the kernel engine's (8 rows × k and 16 columns × k,
-// k-blocks of at most kBlock), each 8×16 tile of the result is one call of
-// the AVX-512 (or AVX2, or portable Go) micro-kernel, and tiles are spread
-// over the workers in blocks of denseRows × denseCols. Every element of the
+// into the same panels as the kernel engine's (8 rows × k, 6 with AVX2, and
+// 16 columns × k, k-blocks of at most kBlock), each 8×16 tile (6×16 with
+// AVX2) of the result is one call of the AVX-512 (or AVX2, or portable Go)
+// micro-kernel, and tiles are spread over the workers in blocks of about
+// denseRows × denseCols. Every element of the
 // result is computed by one worker in a fixed order, so results do not
 // depend on Workers. The zero value uses GOMAXPROCS workers.
 type Dense struct {
@@ -106,11 +107,22 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 		}
 		return
 	}
-	// Eight rows at a time, read side by side: each step of p writes 64
-	// contiguous bytes of dst (instead of one double every w·8 bytes) while
-	// the eight rows stream in order.
+	// Eight (or, in panels of 6, six) rows at a time, read side by side:
+	// each step of p writes 64 (48) contiguous bytes of dst (instead of one
+	// double every w·8 bytes) while the rows stream in order.
 	i := 0
-	for ; i+8 <= n; i += 8 {
+	for ; w == 6 && i+6 <= n; i += 6 {
+		row := func(r int) []float64 {
+			o := (i0+i+r)*raw.Stride + p0
+			return raw.Data[o : o+kl : o+kl]
+		}
+		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
+		for p := range r0 {
+			o := dst[p*w+i : p*w+i+6 : p*w+i+6]
+			o[0], o[1], o[2], o[3], o[4], o[5] = s*r0[p], s*r1[p], s*r2[p], s*r3[p], s*r4[p], s*r5[p]
+		}
+	}
+	for ; w != 6 && i+8 <= n; i += 8 {
 		row := func(r int) []float64 {
 			o := (i0+i+r)*raw.Stride + p0
 			return raw.Data[o : o+kl : o+kl]
@@ -192,6 +204,7 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	if d.Portable {
 		g.acc = accelPortable
 	}
+	g.pr, g.taskRows = denseTile(g.acc)
 	nk := (k + kBlock - 1) / kBlock
 	g.kc = (k + nk - 1) / nk // k-block of one micro-kernel call
 	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
@@ -199,14 +212,14 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	// once per chunk, not once per k-block.
 	chunk := g.kc * denseKBlocks
 	g.np = (n + panelCols - 1) / panelCols
-	g.mp = roundUp(m, panelRows)
+	g.mp = roundUp(m, g.pr)
 	kcap := min(chunk, k)
 	bufs := packBuffers(packLen(m, n, k))
 	defer releasePack(bufs)
 	g.bp, g.ap = (*bufs)[:g.np*panelCols*kcap], (*bufs)[g.np*panelCols*kcap:(g.np*panelCols+g.mp)*kcap]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
-	g.tmps = make([][panelRows * panelCols]float64, g.workers)
+	g.tmps = make([][panelRows * panelCols]float64, g.workers) // tiles of g.pr ≤ panelRows rows
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
 		g.nkb = (g.cl + g.kc - 1) / g.kc
@@ -236,8 +249,10 @@ type gemmRun struct {
 	lower       bool
 	rc          blas64.General
 	acc         accel
+	pr          int // rows of the tile and of the panels of Â (denseTile)
+	taskRows    int // rows of a task's block of c, a multiple of pr
 	kc          int // k-block of one micro-kernel call
-	np, mp      int // 16-column panels of B̂; rows of Â rounded up to 8
+	np, mp      int // 16-column panels of B̂; rows of Â rounded up to pr
 	bp, ap      []float64
 	tasks       []denseTask
 	workers     int
@@ -246,19 +261,32 @@ type gemmRun struct {
 	addNow      bool
 }
 
-// denseTask is one denseRows × denseCols block of c.
+// denseTask is one taskRows × denseCols block of c.
 type denseTask struct{ ib, jb int }
+
+// denseTile returns the rows of Dense's register tile on the inner kernels
+// acc, which is also the height of the packed panels of Â, and the rows of a
+// task's block of c (denseRows rounded down to a multiple of it). AVX2 runs
+// the engine's 6×16 tile (gemm6x16AVX2: two 6×8 pieces of 12 accumulators
+// each, its block of c prefetched first); AVX-512 and the portable code the
+// 8×16 one.
+func denseTile(acc accel) (rows, taskRows int) {
+	if acc == accelAVX2 {
+		return avx2TileRows, denseRows / avx2TileRows * avx2TileRows
+	}
+	return panelRows, denseRows
+}
 
 // packGroup is the number of panels one packing job packs.
 const packGroup = 16
 
 // tiles lists the blocks of c to compute (on and below the diagonal when lower).
 func (g *gemmRun) tiles() {
-	rowBlocks := (g.m + denseRows - 1) / denseRows
+	rowBlocks := (g.m + g.taskRows - 1) / g.taskRows
 	colBlocks := (g.n + denseCols - 1) / denseCols
 	for ib := 0; ib < rowBlocks; ib++ {
 		for jb := 0; jb < colBlocks; jb++ {
-			if g.lower && jb*denseCols > min((ib+1)*denseRows, g.m)-1 {
+			if g.lower && jb*denseCols > min((ib+1)*g.taskRows, g.m)-1 {
 				break
 			}
 			g.tasks = append(g.tasks, denseTask{ib, jb})
@@ -268,10 +296,10 @@ func (g *gemmRun) tiles() {
 
 // pack packs, for each k-block kb of the chunk (features [c0+kb·kc, …+kl)),
 // B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) at
-// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [8ip, 8ip+8) as
-// [kl][8]) at ap[kb·kc·mp + ip·8·kl]; packGroup panels per job.
+// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [pr·ip, pr·ip+pr) as
+// [kl][pr]) at ap[kb·kc·mp + ip·pr·kl]; packGroup panels per job.
 func (g *gemmRun) pack(ctx context.Context) error {
-	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
+	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/g.pr+packGroup-1)/packGroup
 	return parallel.For(ctx, (nb+na)*g.nkb, g.workers, func(_, j int) {
 		kb := j / (nb + na)
 		j %= nb + na
@@ -283,14 +311,16 @@ func (g *gemmRun) pack(ctx context.Context) error {
 		}
 		j -= nb
 		q0 := j * packGroup
-		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], panelRows, q0, min(q0+packGroup, g.mp/panelRows), g.m, p0, kl, g.alpha)
+		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*g.pr*kl:], g.pr, q0, min(q0+packGroup, g.mp/g.pr), g.m, p0, kl, g.alpha)
 	})
 }
 
 // packSame packs for SyrkLower: Â is B̂ (rows = columns), so B̂ is packed
-// from a, then each 8-row panel of Â from one half of a 16-column panel of B̂.
+// from a, then each 8-row panel of Â from one half of a 16-column panel of
+// B̂ (a 6-row panel from the one or two panels of B̂ holding its rows, and
+// zeros for rows past the last panel of B̂).
 func (g *gemmRun) packSame(ctx context.Context) error {
-	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
+	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/g.pr+packGroup-1)/packGroup
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/nb, (j%nb)*packGroup
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
@@ -301,6 +331,10 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
 		kl := min(g.kc, g.cl-kb*g.kc)
+		if g.pr != panelRows {
+			g.packSameRows(kb, q0, kl)
+			return
+		}
 		for ip := q0; ip < min(q0+packGroup, g.mp/panelRows); ip++ {
 			src := g.bp[kb*g.kc*panelCols*g.np+(ip/2)*panelCols*kl+(ip%2)*panelRows:]
 			dst := g.ap[kb*g.kc*g.mp+ip*panelRows*kl : kb*g.kc*g.mp+(ip+1)*panelRows*kl]
@@ -315,7 +349,29 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 	})
 }
 
-// sum runs the k-blocks of the chunk on the 8×16 tile at (i, j) into c.
+// packSameRows is packSame's copy of the panels [q0, q0+packGroup) of αÂ
+// from B̂ for k-block kb (kl features) when the panels are not 8 rows high.
+func (g *gemmRun) packSameRows(kb, q0, kl int) {
+	pr, bp := g.pr, g.bp[kb*g.kc*panelCols*g.np:]
+	for ip := q0; ip < min(q0+packGroup, g.mp/pr); ip++ {
+		dst := g.ap[kb*g.kc*g.mp+ip*pr*kl : kb*g.kc*g.mp+(ip+1)*pr*kl]
+		for r := 0; r < pr; r++ {
+			row := ip*pr + r // of Â: column row%16 of B̂'s panel row/16
+			if row >= g.np*panelCols {
+				for p := 0; p < kl; p++ {
+					dst[p*pr+r] = 0
+				}
+				continue
+			}
+			src := bp[(row/panelCols)*panelCols*kl+row%panelCols:]
+			for p := 0; p < kl; p++ {
+				dst[p*pr+r] = g.alpha * src[p*panelCols]
+			}
+		}
+	}
+}
+
+// sum runs the k-blocks of the chunk on the tile at (i, j) into c.
 func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
@@ -328,38 +384,55 @@ func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
 // block computes block t of c with worker w's scratch tile: full tiles in
 // place, edge and diagonal tiles through the scratch.
 func (g *gemmRun) block(w, t int) {
-	m, n, rc := g.m, g.n, g.rc
+	m, n, rc, pr := g.m, g.n, g.rc, g.pr
 	tmp := &g.tmps[w]
-	i0 := g.tasks[t].ib * denseRows
-	i1 := min(i0+denseRows, m)
+	i0 := g.tasks[t].ib * g.taskRows
+	i1 := min(i0+g.taskRows, m)
 	j0 := g.tasks[t].jb * denseCols
 	j1 := min(j0+denseCols, n)
 	if g.lower {
 		j1 = min(j1, i1)
 	}
-	rp := roundUp(i1-i0, panelRows)
+	rp := roundUp(i1-i0, pr)
 	for j := j0; j < j1; j += panelCols {
-		for ip := 0; ip < rp; ip += panelRows {
+		for ip := 0; ip < rp; ip += pr {
 			i := i0 + ip
-			if g.lower && j > i+panelRows-1 {
+			if g.lower && j > i+pr-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+panelRows <= m && j+panelCols <= n && (!g.lower || j+panelCols-1 <= i)
+			full := i+pr <= m && j+panelCols <= n && (!g.lower || j+panelCols-1 <= i)
 			if full {
 				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
 				continue
 			}
-			g.sum(i, j, tmp[:], panelCols, false)
+			if g.addNow {
+				g.loadEdge(tmp[:], i, j)
+			}
+			g.sum(i, j, tmp[:], panelCols, g.addNow)
 			g.storeEdge(tmp[:], i, j)
 		}
 	}
 }
 
-// storeEdge adds (or copies) the part of the scratch tile tmp at (i, j) that
-// lies inside c (and on or below the diagonal when lower).
+// loadEdge copies the part of c at (i, j) that the scratch tile tmp stands
+// for into tmp (zeros where the tile passes the edge of c), so that an edge
+// tile sums c + (k-block 1) + (k-block 2) + … in the order a full tile does
+// in place: each element's bits do not depend on whether its tile is an
+// edge tile, hence not on the tile's height (TestDenseSIMDBits).
+func (g *gemmRun) loadEdge(tmp []float64, i, j int) {
+	rc := g.rc
+	clear(tmp[:g.pr*panelCols])
+	for r := 0; r < g.pr && i+r < g.m; r++ {
+		cEnd := min(j+panelCols, g.n)
+		copy(tmp[r*panelCols:], rc.Data[(i+r)*rc.Stride+j:(i+r)*rc.Stride+cEnd])
+	}
+}
+
+// storeEdge copies the part of the scratch tile tmp at (i, j) that lies
+// inside c (and on or below the diagonal when lower) into c.
 func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
 	rc := g.rc
-	for r := 0; r < panelRows && i+r < g.m; r++ {
+	for r := 0; r < g.pr && i+r < g.m; r++ {
 		cEnd := min(j+panelCols, g.n)
 		if g.lower {
 			cEnd = min(cEnd, i+r+1)
@@ -368,14 +441,7 @@ func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
 			continue
 		}
 		dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
-		src := tmp[r*panelCols : r*panelCols+len(dst)]
-		if g.addNow {
-			for q, v := range src {
-				dst[q] += v
-			}
-		} else {
-			copy(dst, src)
-		}
+		copy(dst, tmp[r*panelCols:r*panelCols+len(dst)])
 	}
 }
 
@@ -394,11 +460,14 @@ func packBytes(m, n, k int) int64 {
 }
 
 // packLen is the length of the packing buffer of Dense's product of an m×k
-// by a k×n matrix (see run): a chunk of k-blocks of both operands, packed.
+// by a k×n matrix (see run): a chunk of k-blocks of both operands, packed,
+// with the rows of Â rounded up for either tile height (denseTile), so that
+// a buffer reserved before a change of inner kernels still fits.
 func packLen(m, n, k int) int {
 	nk := (k + kBlock - 1) / kBlock
 	kc := (k + nk - 1) / nk
-	return (roundUp(n, panelCols) + roundUp(m, panelRows)) * min(kc*denseKBlocks, k)
+	rows := max(roundUp(m, panelRows), roundUp(m, avx2TileRows))
+	return (roundUp(n, panelCols) + rows) * min(kc*denseKBlocks, k)
 }
 
 // Reserve readies the packing buffer of products of an m×k by a k×n matrix
@@ -495,8 +564,11 @@ func releasePack(b *[]float64) {
 	densePool.Put(b)
 }
 
-// tile sets (or, with add, increments) the 8×16 tile at c (row stride ldc)
-// to Σ_p a[p][0:8] ⊗ b[p][0:16] over p < kl, on the inner kernels acc.
+// tile sets (or, with add, increments) the 8×16 tile (6×16 with AVX2, a
+// from panels of 6 rows) at c (row stride ldc) to Σ_p a[p][0:8] ⊗ b[p][0:16]
+// over p < kl, on the inner kernels acc. Every element is the FMA chain
+// over p ascending from zero (plus c when add) on both SIMD paths: the same
+// bits (TestDenseSIMDBits).
 func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
 	switch acc {
 	case accelAVX512:
@@ -505,10 +577,7 @@ func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
 		// bits as gemm8x16AVX512).
 		gemm8x16PfAVX512(kl, &a[0], &b[0], &c[0], ldc, add)
 	case accelAVX2:
-		gemm4x8AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
-		gemm4x8AVX2(kl, &a[0], &b[8], &c[8], ldc, add)
-		gemm4x8AVX2(kl, &a[4], &b[0], &c[4*ldc], ldc, add)
-		gemm4x8AVX2(kl, &a[4], &b[8], &c[4*ldc+8], ldc, add)
+		gemm6x16AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
 	default:
 		tileGo(kl, a, b, c, ldc, add)
 	}

@@ -143,6 +143,56 @@ func TestDenseSyrkLower(t *testing.T) {
 	}
 }
 
+// TestDenseSIMDBits: the AVX2 tile (6×16, panels of 6 rows) and the AVX-512
+// one (8×16, panels of 8) compute every element as the same FMA chain over
+// each k-block, the blocks added in order, so Gemm and SyrkLower give the
+// same bits on both paths, for 1 and 3 workers. The shapes are ragged
+// against both tile heights, the 126- and 128-row task blocks and the
+// k-blocks (k = 600: three blocks of 200), and include m = 16, where the
+// last 6-row panel of SyrkLower's Â lies past B̂'s panels (rows 16–17).
+func TestDenseSIMDBits(t *testing.T) {
+	if bestAccel < accelAVX512 {
+		t.Skip("needs AVX-512 and AVX2 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	ctx := context.Background()
+	run := func(acc accel, w int, f func(Dense) error) {
+		restore := setAccel(acc)
+		defer restore()
+		if err := f(Dense{Workers: w}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sz := range [][3]int{{16, 16, 5}, {13, 40, 9}, {127, 131, 600}, {260, 70, 257}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, tr := range []bool{false, true} {
+			a, b := randDense(r, m, k), randDense(r, n, k)
+			if tr {
+				a, b = randDense(r, k, m), randDense(r, k, n)
+			}
+			c0, s0 := randDense(r, m, n), randDense(r, m, m)
+			var ref [2]*mat.Dense
+			for _, acc := range []accel{accelAVX512, accelAVX2} {
+				for _, w := range []int{1, 3} {
+					g, s := mat.DenseCopyOf(c0), mat.DenseCopyOf(s0)
+					run(acc, w, func(d Dense) error { return d.Gemm(ctx, tr, !tr, -0.75, a, b, 1, g) })
+					run(acc, w, func(d Dense) error { return d.SyrkLower(ctx, tr, 1.25, a, 1, s) })
+					if ref[0] == nil {
+						ref = [2]*mat.Dense{g, s}
+						continue
+					}
+					if !mat.Equal(g, ref[0]) || !mat.Equal(s, ref[1]) {
+						t.Errorf("%v trans=%v: %v with %d workers differs from avx512 with 1", sz, tr, acc, w)
+					}
+				}
+			}
+			if e := relErr(ref[0], refGemm(tr, !tr, -0.75, a, b, 1, c0), func(int, int) bool { return true }); e > 1e-12 {
+				t.Errorf("%v trans=%v: Gemm relative error %.3g", sz, tr, e)
+			}
+		}
+	}
+}
+
 // TestDenseErrors checks the shape and beta errors.
 func TestDenseErrors(t *testing.T) {
 	ctx := context.Background()

@@ -73,7 +73,7 @@ func (o *Op) panelScratchBytes(t int) (int64, bool) {
 	n, _ := o.Dims()
 	b := o.BlockRows()
 	mp, d := int64(sh.mp), int64(sh.d)
-	seg := int64(min(maxSegments, (n+b-1)/b))
+	seg := int64(segments((n+b-1)/b, int(mp)*roundUp(t, multiPanel)))
 	return 8*(mp*(d+2)+int64(n)) + panelBytes(seg, mp, t) + o.scratchWorkers()*sh.workBytes(useAccel, b, panelKVCols(b)) + callBytes, true
 }
 

@@ -460,7 +460,7 @@ func (o *Op) centersScratchBytes(t int) int64 {
 	b := o.BlockRows()
 	mp := int64(roundUp(m, panelCols))
 	w := o.scratchWorkers()
-	seg := int64(min(maxSegments, (n+b-1)/b))
+	seg := int64(segments((n+b-1)/b, int(mp)*t))
 	total := 8*(seg*mp*int64(t)+mp+int64(n)) + w*(o.workBytes(t)+blockPackBytes(b, m, t)) + callBytes
 	if o.sx != nil {
 		indptr, _, _ := o.sx.CSR()

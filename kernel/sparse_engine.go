@@ -206,7 +206,7 @@ func (o *Op) sparseScratchBytes(t int) int64 {
 	b := o.BlockRows()
 	mp := int64(roundUp(m, panelCols))
 	w := o.scratchWorkers()
-	seg := int64(min(maxSegments, (n+b-1)/b))
+	seg := int64(segments((n+b-1)/b, int(mp)*t))
 	if s, ok := o.panelScratchBytes(t); ok {
 		return s
 	}
