@@ -19,7 +19,9 @@
 //     broadcasts and 12 FMAs per step of k; the tile of c prefetched
 //     first, as in gemm8x32F32AVX512), and gemm1x16AVX2 …
 //     gemm5x16AVX2 (and float32) for the last panel of a block;
-//     gemm4x8AVX2, one quarter of an 8×16 tile, for Dense.
+//     gemm4x8AVX2, one quarter of an 8×16 tile (Dense's AVX2 tile until
+//     2026-11-26, when it moved to gemm6x16AVX2; kept as BenchmarkTiles'
+//     reference).
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
