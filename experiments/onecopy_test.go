@@ -247,7 +247,7 @@ estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m:
 // as they are), which it never converts.
 func TestFoldFloat32RowsEqualFalkonRounding(t *testing.T) {
 	dir := t.TempDir()
-	path := writeRegressionCSV(t, dir, "x.csv", 500, 6, 11)
+	path := writeRegressionCSV(t, dir, "x.csv", 9000, 6, 11)
 	s, err := Decode(strings.NewReader(fmt.Sprintf(`name: folds
 dataset: {path: %s}
 task: regression
@@ -285,5 +285,48 @@ cv: {folds: 3}
 	n, d := xtr.Dims()
 	if da, db := fa.Info().Plan.Data, fb.Info().Plan.Data; db-da != 8*int64(n*d) {
 		t.Errorf("plan data %d (fold) and %d (held rows): want the float64 rows' %d bytes apart", da, db, 8*n*d)
+	}
+}
+
+// A CV fold's rows are the fit's own copies: a dense scaling is applied to
+// them in place (owned), with the fit and the validation scores those of
+// the scaled copies scaleFeatures makes, bit for bit, for each dense
+// scaling.
+func TestFoldScaledInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := writeRegressionCSV(t, dir, "x.csv", 400, 4, 12)
+	for _, scale := range []string{"standardize", "minmax", "maxabs", "std"} {
+		s, err := Decode(strings.NewReader(fmt.Sprintf(`name: folds
+dataset: {path: %s, scale: %s}
+task: regression
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.2}, lambda: 1e-4, m: 30, max_iter: 6}
+cv: {folds: 3}
+`, path, scale)), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := newRunner(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fold, p := r.cv[0][1], s.Grid.Points()[0]
+		var fits []fitScores
+		for _, owned := range []bool{false, true} {
+			xtr, ytr := rows(r.x, r.y, fold.Train)
+			xva, yva := rows(r.x, r.y, fold.Test)
+			before := mat.DenseCopyOf(xtr.(*mat.Dense))
+			fs, err := r.fitScoreWith(t.Context(), p, xtr, ytr, xva, yva, fitOpts{seed: 5, owned: owned})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed := !mat.Equal(before, xtr); changed != owned {
+				t.Errorf("%s: owned %v, the fold's rows changed: %v", scale, owned, changed)
+			}
+			fits = append(fits, fs)
+		}
+		a, b := fits[0].est.(*model.Falkon), fits[1].est.(*model.Falkon)
+		if !bitsEqual(a.Solution().Coef.RawMatrix().Data, b.Solution().Coef.RawMatrix().Data) || !bitsEqual(fits[0].scores, fits[1].scores) {
+			t.Errorf("%s: in place %v, copies %v", scale, fits[1].scores, fits[0].scores)
+		}
 	}
 }

@@ -539,7 +539,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 	xtr, ytr := rows(r.x, r.y, fold.Train)
 	xva, yva := rows(r.x, r.y, fold.Test)
-	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total})
+	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total, owned: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return FoldResult{}, nil, ctx.Err()
@@ -626,6 +626,18 @@ func (r *runner) best(pts []PointResult) int {
 	return b
 }
 
+// refitRows are the training and test rows test's refits take: copies of
+// dense rows without a feature scaling (the fit's own, which falkon's
+// float32_storage may replace by float32 rows), the runner's rows
+// themselves with one, whose scaled copies are the fit's (a copy before
+// scaling would be garbage as soon as made, 8·n·d bytes outside the plan).
+func (r *runner) refitRows() (mat.Matrix, mat.Matrix) {
+	if r.s.Dataset.scale() != "" {
+		return r.x, r.xTest
+	}
+	return copyX(r.x), copyX(r.xTest)
+}
+
 // test refits point p on the whole training set and scores it on the test
 // set. With warm starts the refit walks p's λ chain (pts) from its start, as
 // cross-validation did, so the test score is that of the model selected.
@@ -641,14 +653,16 @@ func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, e
 			if chainKey(q) != chainKey(p) {
 				continue
 			}
-			fs, err := r.fitScoreWith(ctx, q, copyX(r.x), r.y, copyX(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+			xf, xt := r.refitRows()
+			fs, err := r.fitScoreWith(ctx, q, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
 			if err != nil {
 				return nil, err
 			}
 			from = fs.est
 		}
 	}
-	fs, err := r.fitScoreWith(ctx, p, copyX(r.x), r.y, copyX(r.xTest), r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+	xf, xt := r.refitRows()
+	fs, err := r.fitScoreWith(ctx, p, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
 	if err != nil {
 		return nil, err
 	}

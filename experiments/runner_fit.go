@@ -53,6 +53,9 @@ type fitOpts struct {
 	// scaled, when non-nil, says that xtr and xva are already scaled with
 	// it (fitOwned scaled them in place): no scaling is fitted.
 	scaled *Scaling
+	// owned says that xtr and xva are this fit's own copies (a fold's
+	// rows): a dense feature scaling is applied to them in place.
+	owned bool
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
@@ -63,10 +66,24 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	d := r.s.Dataset
 	var sc Scaling
 	var err error
-	if fo.scaled != nil {
+	xd, dtr := xtr.(*mat.Dense)
+	xvd, dva := xva.(*mat.Dense)
+	switch {
+	case fo.scaled != nil:
 		sc = *fo.scaled
-	} else if xtr, xva, sc, err = scaleFeatures(d.scale(), xtr, xva); err != nil {
-		return fitScores{}, err
+	case fo.owned && d.scale() != "" && dtr && dva && xd != xvd:
+		if sc, err = fitScaling(d.scale(), xd); err == nil {
+			if err = scaleInPlace(sc, xd); err == nil {
+				err = scaleInPlace(sc, xvd)
+			}
+		}
+		if err != nil {
+			return fitScores{}, err
+		}
+	default:
+		if xtr, xva, sc, err = scaleFeatures(d.scale(), xtr, xva); err != nil {
+			return fitScores{}, err
+		}
 	}
 	yfit := ytr
 	var ts datasets.TargetScaler // zero value: identity

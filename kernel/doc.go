@@ -24,7 +24,10 @@
 // are faster. Options.Float32 computes the distance products in float32
 // (kernel values within about 2e-7 of float64 on standardized data), which
 // is faster at large d. Dense runs the general and symmetric products of
-// package solver's factorizations on the same micro-kernels.
+// package solver's factorizations on the same micro-kernels, and DenseF32
+// their float32 versions on an 8×32 float32 tile (twice the float64 tile's
+// flops per instruction), for the float32 FALKON preconditioner
+// (package precond, eq. 14/15 of Rudi et al., NeurIPS 2018).
 //
 // The inner loops are generated AVX-512 and AVX2 assembly chosen at run time
 // (Accel reports which), with portable Go code elsewhere; the Laplacian's

@@ -251,11 +251,29 @@ func (o *Op) block(p *plan, w *work, r0, r1 int) blas64.General {
 	if r1 > o.kept.rows {
 		return p.kernelBlock(w, r0, r1)
 	}
-	src := o.kept.data[r0*p.mp : r1*p.mp]
-	for i, v := range src {
-		w.blk[i] = float64(v)
-	}
+	widen32(w.blk, o.kept.data[r0*p.mp:r1*p.mp])
 	return blas64.General{Rows: r1 - r0, Cols: p.m, Stride: p.mp, Data: w.blk}
+}
+
+// widen32 sets dst[i] = float64(src[i]) (exact) for i < len(src), sixteen
+// values at a time on the SIMD paths: the Go loop took 0.53 ns a value on
+// a kept block of 128 × 5,008, as much as the tiles' products with ten
+// right-hand sides over it.
+func widen32(dst []float64, src []float32) {
+	n := len(src) &^ 15
+	switch {
+	case n == 0:
+	case useAccel == accelAVX512:
+		widenAVX512(&dst[0], &src[0], n)
+	case useAccel == accelAVX2:
+		widenAVX2(&dst[0], &src[0], n)
+	default:
+		n = 0
+	}
+	dst = dst[:len(src)]
+	for i := n; i < len(src); i++ {
+		dst[i] = float64(src[i])
+	}
 }
 
 // mulTMulPanels is MulTMul on the panel tiles.

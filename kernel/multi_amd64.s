@@ -535,3 +535,53 @@ cols2_store:
 	VMOVUPD Y3, 160(BX)
 	VZEROUPPER
 	RET
+
+// func widenAVX512(dst *float64, src *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·widenAVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), CX
+	TESTQ CX, CX
+	JE    widenAVX512_done
+
+widenAVX512_loop:
+	VCVTPS2PD (SI), Z0
+	VCVTPS2PD 32(SI), Z1
+	VMOVUPD   Z0, (DI)
+	VMOVUPD   Z1, 64(DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x80, DI
+	SUBQ      $0x10, CX
+	JNE       widenAVX512_loop
+
+widenAVX512_done:
+	VZEROUPPER
+	RET
+
+// func widenAVX2(dst *float64, src *float32, n int)
+// Requires: AVX
+TEXT ·widenAVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), CX
+	TESTQ CX, CX
+	JE    widenAVX2_done
+
+widenAVX2_loop:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VCVTPS2PD 48(SI), Y3
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVUPD   Y2, 64(DI)
+	VMOVUPD   Y3, 96(DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x80, DI
+	SUBQ      $0x10, CX
+	JNE       widenAVX2_loop
+
+widenAVX2_done:
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ func rowsPanel2x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: n
 func colsPanel6x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
 func colsPanel4x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
 func colsPanel2x8AVX2(int, *float64, int, *float64, *float64) { panic("kernel: no AVX2") }
+func widenAVX512(*float64, *float32, int)                     { panic("kernel: no AVX-512") }
+func widenAVX2(*float64, *float32, int)                       { panic("kernel: no AVX2") }

@@ -35,3 +35,9 @@ func colsPanel4x8AVX2(k int, a *float64, lda int, b *float64, c *float64)
 // colsPanel2x8AVX2 adds Σ_p a[p·lda+r]·b[p·16+s] over p < k to c[r·16+s], for r < 2 and
 // s < 8: columns of K (row stride lda elements) times half of a [k][16] panel.
 func colsPanel2x8AVX2(k int, a *float64, lda int, b *float64, c *float64)
+
+// widenAVX512 sets dst[i] = float64(src[i]) for i < n, n a multiple of 16.
+func widenAVX512(dst *float64, src *float32, n int)
+
+// widenAVX2 sets dst[i] = float64(src[i]) for i < n, n a multiple of 16.
+func widenAVX2(dst *float64, src *float32, n int)

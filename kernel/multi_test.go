@@ -283,3 +283,31 @@ func TestPanelTilesBits(t *testing.T) {
 		}
 	}
 }
+
+// widen32 converts exactly (float32 → float64 is exact, so the SIMD
+// conversion must give the Go conversion's bits) on every path, for lengths
+// below, at and past multiples of its 16-value step.
+func TestWiden32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 32))
+	for _, a := range accels() {
+		for _, n := range []int{0, 5, 16, 37, 64} {
+			src := make([]float32, n)
+			for i := range src {
+				src[i] = float32(r.NormFloat64() * math.Pow(2, float64(r.IntN(200)-100)))
+			}
+			dst := make([]float64, n+1)
+			dst[n] = 7
+			restore := setAccel(a)
+			widen32(dst, src)
+			restore()
+			for i, v := range src {
+				if math.Float64bits(dst[i]) != math.Float64bits(float64(v)) {
+					t.Fatalf("%v n=%d: dst[%d] = %v, want %v", a, n, i, dst[i], float64(v))
+				}
+			}
+			if dst[n] != 7 {
+				t.Fatalf("%v n=%d: wrote past len(src)", a, n)
+			}
+		}
+	}
+}

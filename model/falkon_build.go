@@ -253,9 +253,16 @@ func (b FalkonBuilder) Plan(c FalkonCenters, t int) FalkonPlan {
 func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 	m64, t64 := int64(cs.m), int64(t)
 	kmmScratch := kernel.NewOp(b.Kernel, stub, stub, b.Engine).ScratchBytes(0)
+	// K_MM and the preconditioner's second M×M matrix, and the diagonal;
+	// in float32, T is factored in K_MM's lower triangle and the second
+	// matrix is float32 (M²/2 float64s' worth).
+	mats := 2*m64*m64 + m64
+	if b.Precision == precond.PrecisionFloat32 {
+		mats = m64*m64 + (m64*m64+1)/2 + m64
+	}
 	p := FalkonPlan{
 		Centers: cs.bytes(),
-		Precond: bytesF64(2*m64*m64+m64) + max(precondScratch(m64), kmmScratch),
+		Precond: bytesF64(mats) + max(precondScratch(m64), kmmScratch),
 		Solver:  bytesF64(8 * m64 * t64),
 	}
 	p.Total = p.Centers + p.Precond + p.Solver
@@ -265,8 +272,8 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 // precondScratch is the memory the preconditioner's blocked Cholesky and
 // lauum (package solver on kernel.Dense or kernel.DenseF32) hold beside the
 // M×M matrices (precond.ScratchBytes: the larger of the two precisions).
-// The matrices are 2·8M² bytes in either precision: float64 K_MM and a
-// second float64 matrix, or float64 K_MM and two float32 ones.
+// The matrices (plan) are float64 K_MM and a second float64 matrix, or, in
+// float32, K_MM (T in its lower triangle) and one float32 matrix.
 func precondScratch(m int64) int64 {
 	return precond.ScratchBytes(int(m))
 }

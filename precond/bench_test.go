@@ -14,7 +14,17 @@ import (
 // M³ flops of its two Cholesky factorizations and LᵀL. "landmark bench
 // linalg" runs it at M = 2,000, 5,000 and 10,000.
 func BenchmarkBuildFalkon(b *testing.B) {
-	const m = 2000
+	for _, p := range []Precision{PrecisionFloat64, PrecisionFloat32} {
+		b.Run(string(p), func(b *testing.B) { benchBuild(b, 2000, p) })
+	}
+}
+
+// BenchmarkBuildFalkon10k is BenchmarkBuildFalkon at M = 10,000 in float32
+// (1.6 GB; for profiles of the float32 build: go test -run X -bench
+// BuildFalkon10k -benchtime 1x -cpuprofile …).
+func BenchmarkBuildFalkon10k(b *testing.B) { benchBuild(b, 10000, PrecisionFloat32) }
+
+func benchBuild(b *testing.B, m int, prec Precision) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x := mat.NewDense(m, 10, nil)
 	for i := range x.RawMatrix().Data {
@@ -35,9 +45,9 @@ func BenchmarkBuildFalkon(b *testing.B) {
 		b.StopTimer()
 		kmm.Copy(k)
 		b.StartTimer()
-		if _, err := BuildFalkon(kmm, 10*m, 1e-6, Options{}); err != nil {
+		if _, err := BuildFalkon(kmm, 10*m, 1e-6, Options{Precision: prec}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(m)*m*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(float64(m)*float64(m)*float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

@@ -24,8 +24,8 @@ func reserve(m int) (release func()) {
 }
 
 // ScratchBytes returns the memory a FALKON preconditioner's build holds
-// for M = m beside its two m×m matrices (float64 K_MM and the second
-// float64 matrix, or float64 K_MM and two float32 ones: the same bytes):
+// for M = m beside its m×m matrices (float64 K_MM and a second float64
+// matrix, or, with PrecisionFloat32, K_MM and one float32 matrix):
 // the packed operands of the largest product of its factorizations
 // (kernel.Dense.PackBytes, or kernel.DenseF32.PackBytes, over
 // solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or

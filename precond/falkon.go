@@ -60,9 +60,10 @@ type Options struct {
 // and solver.Lauum32), as FALKON does for float32 data: about half the time
 // of float64 (M³ flops at twice the rate) and half the bytes each CG
 // iteration's four triangular solves stream. K_MM itself stays float64 (the
-// operator H applies it; H must be the float64 one for the solution to be),
-// so the build holds K_MM (8M² bytes) and two float32 M×M matrices (4M²
-// each): the same 16M² as float64's two M×M matrices.
+// operator H applies it; H must be the float64 one for the solution to be,
+// MulKMM reads its upper triangle), T is factored in the bytes of its lower
+// triangle, and C and A take one float32 M×M matrix: 12M² bytes in all,
+// against 16M² for float64.
 //
 // Any fixed invertible B gives the same Nyström solution at convergence:
 // with α = Bβ, CG solves BᵀHBβ = Bᵀz, whose solution maps back to H⁻¹z. A

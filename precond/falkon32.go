@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -15,31 +16,28 @@ import (
 
 // build32 is build's PrecisionFloat32 path, from kmm with the shift already
 // on its diagonal (diag the diagonal before it): T = chol(K_MM + εMsI) on
-// K_MM + shift rounded to float32 (a new M×M float32 matrix, both triangles:
-// the upper restores the lower between jitter attempts), C = (1/M) T A_J⁻¹
-// Tᵀ + λI by Lauum32 in a second one, A = chol(C); the products on the
-// float32 tiles (kernel.DenseF32). kmm keeps K_MM in its strict upper
-// triangle for MulKMM; its lower triangle is not used.
+// K_MM + shift rounded to float32, factored in the bytes of kmm's lower
+// triangle (solver.CholeskyBlocked32Rows: row i of the float32 matrix,
+// stride two float64 rows, takes the first (i+1)/2 float64 entries of row
+// i; its values come from kmm's strict upper triangle, K_MM, which MulKMM
+// keeps reading and nothing writes); C = (1/M) T A_J⁻¹ Tᵀ + λI by Lauum32
+// in a new M×M float32 matrix and A = chol(C) in place (its upper triangle
+// restores it between jitter attempts); the products on the float32 tiles
+// (kernel.DenseF32). Memory: kmm and 4M² bytes, against 8M² for float64.
 func build32(kmm *mat.Dense, diag []float64, shift, eps float64, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
 	ctx := context.Background()
 	m := len(diag)
 	raw := kmm.RawMatrix()
 	defer kernel.DenseF32{}.Reserve(m, m, min(m, solver.BlockedWidth))()
-	tm := blas32.General{Rows: m, Cols: m, Stride: m, Data: hugemem.Float32s(m * m)}
-	// The rounding is the first touch of tm's pages: split over the
-	// workers (elementwise, so the values do not depend on the split).
-	if err := parallel.For(ctx, (m+copyRows-1)/copyRows, 0, func(_, task int) {
-		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
-			src := raw.Data[i*raw.Stride : i*raw.Stride+m]
-			dst := tm.Data[i*m : i*m+m]
-			for j, v := range src {
-				dst[j] = float32(v)
-			}
+	s := raw.Stride
+	tm := blas32.General{Rows: m, Cols: m, Stride: 2 * s,
+		Data: unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw.Data))), 2*len(raw.Data))}
+	t, err := solver.CholeskyBlocked32Rows(ctx, tm, func(i int, dst []float32) {
+		for j := range i {
+			dst[j] = float32(raw.Data[j*s+i]) // K_MM[i][j] from the upper triangle
 		}
-	}); err != nil {
-		return nil, err
-	}
-	t, err := solver.CholeskyBlocked32(ctx, tm, opt.Cholesky, kernel.DenseF32{})
+		dst[i] = float32(diag[i] + shift)
+	}, opt.Cholesky, kernel.DenseF32{})
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI) in float32: %w", err)
 	}
@@ -50,7 +48,7 @@ func build32(kmm *mat.Dense, diag []float64, shift, eps float64, n int, lambda f
 			if w != nil {
 				scale = 1 / math.Sqrt(float64(m)*w[i])
 			}
-			row := tm.Data[i*m : i*m+i+1]
+			row := tm.Data[i*tm.Stride : i*tm.Stride+i+1]
 			dst := cm.Data[i*m : i*m+i+1]
 			for j, v := range row {
 				dst[j] = float32(scale * float64(v))

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
@@ -47,8 +48,8 @@ func checkLLT(t *testing.T, name string, l []float32, s, m int, want func(i, j i
 }
 
 // TestFalkon32Factors builds the float32 preconditioner of eq. 14 and 15
-// at M = 600 (past the factorizations' 512-column outer block) and checks
-// its factors to float32 rounding:
+// at M = 600 (past the factorizations' 512-column outer block), checks that
+// T lives in K_MM's storage, and checks its factors to float32 rounding:
 //   - T: L_T L_Tᵀ = K_MM + shift·I, within checkLLT's bound plus u·|K_ij +
 //     shift·δ_ij| (K_MM + shift rounded once to float32);
 //   - A: L_A L_Aᵀ = WᵀW + λI, W = (MD)^{-1/2} L_T formed in float32 (each
@@ -89,6 +90,11 @@ func TestFalkon32Factors(t *testing.T) {
 			t.Errorf("shift %g, want εM = %g", p.Shift, DefaultEpsilon*m)
 		}
 		lt := p.t32.L()
+		// T is factored in the bytes of K_MM's lower triangle (no second
+		// M×M matrix), stride two float64 rows.
+		if wr := work.RawMatrix(); unsafe.Pointer(&lt.Data[0]) != unsafe.Pointer(&wr.Data[0]) || lt.Stride != 2*wr.Stride {
+			t.Errorf("weighted=%v: T is not stored in K_MM's storage", weighted)
+		}
 		k32 := func(i, j int) float64 {
 			v := kmm.At(i, j)
 			if i == j {
@@ -251,12 +257,14 @@ func TestFalkon32SameSolution(t *testing.T) {
 	}
 }
 
-// TestFalkon32BuildBytes: the float32 build allocates its two float32 M×M
-// matrices (4M² bytes each, together the 8M² of float64's second matrix),
-// at most ScratchBytes(M) of packing buffers and panels, and a few
-// M-vectors (the diagonal, the jitter loop's copies) — which the memory
-// plan of package model counts (2·8M² with K_MM, + ScratchBytes); 64 KiB
-// covers headers and task lists. At M = 700 (two outer blocks).
+// TestFalkon32BuildBytes: the float32 build factors T in the bytes of
+// K_MM's lower triangle and allocates one float32 M×M matrix for C and A
+// (4M² bytes, where float64 allocates 8M²), at most ScratchBytes(M) of
+// packing buffers and panels, and a few M-vectors (the diagonal, the
+// jitter loop's copies); 64 KiB covers headers and task lists (total
+// allocations, garbage included: the potrf and lauum panels are two
+// buffers). That T shares K_MM's storage is checked by TestFalkon32Factors.
+// At M = 700 (two outer blocks).
 func TestFalkon32BuildBytes(t *testing.T) {
 	const m = 700
 	kmm := gaussKMM(5, m, 0.5)
@@ -268,7 +276,7 @@ func TestFalkon32BuildBytes(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	got := int64(after.TotalAlloc - before.TotalAlloc)
-	plan := 8*int64(m)*m + ScratchBytes(m) + 8*8*m + 64<<10
+	plan := 4*int64(m)*m + ScratchBytes(m) + 8*8*m + 64<<10
 	t.Logf("allocated %d bytes, plan %d", got, plan)
 	if got > plan {
 		t.Errorf("float32 build allocated %d bytes, plan %d", got, plan)

@@ -123,32 +123,61 @@ func choleskyInPlace(a *mat.Dense, opt CholOptions, factor func(blas64.Symmetric
 // lower triangle from the untouched upper one between attempts. It returns
 // the absolute jitter of the successful attempt and the number of attempts.
 func factorJitter[T float32 | float64](data []T, n, stride int, opt CholOptions, first float64, factor func() bool) (jitter float64, attempts int, err error) {
+	diag, err := diagonal(data, n, stride)
+	if err != nil {
+		return 0, 0, err
+	}
+	return jitterAttempts(diag, opt, first, func(jitter float64) error {
+		// Restore the lower triangle from the untouched upper one.
+		for i := 0; i < n; i++ {
+			row := data[i*stride:]
+			for j := 0; j < i; j++ {
+				row[j] = data[j*stride+i]
+			}
+			row[i] = T(diag[i] + jitter)
+		}
+		return nil
+	}, func() (bool, error) { return factor(), nil })
+}
+
+// diagonal returns the diagonal of the n×n matrix in data (row stride
+// stride), or ErrNotPD if an element is not finite.
+func diagonal[T float32 | float64](data []T, n, stride int) ([]float64, error) {
 	diag := make([]float64, n)
-	var mean float64
 	for i := range diag {
 		v := float64(data[i*stride+i])
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, 0, fmt.Errorf("%w: diagonal element %d is %v", ErrNotPD, i, v)
+			return nil, fmt.Errorf("%w: diagonal element %d is %v", ErrNotPD, i, v)
 		}
 		diag[i] = v
+	}
+	return diag, nil
+}
+
+// jitterAttempts is the jitter policy: factor, and while it fails,
+// restore(jitter) (the matrix with jitter added to its diagonal diag) and
+// factor again, the jitter first·s (s the mean absolute diagonal, 1 when
+// that is 0), then ten times more each attempt up to opt.MaxJitter·s.
+func jitterAttempts(diag []float64, opt CholOptions, first float64, restore func(jitter float64) error, factor func() (bool, error)) (jitter float64, attempts int, err error) {
+	var mean float64
+	for _, v := range diag {
 		mean += math.Abs(v)
 	}
-	mean /= float64(n)
+	mean /= float64(len(diag))
 	if mean == 0 {
 		mean = 1
 	}
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
-			// Restore the lower triangle from the untouched upper one.
-			for i := 0; i < n; i++ {
-				row := data[i*stride:]
-				for j := 0; j < i; j++ {
-					row[j] = data[j*stride+i]
-				}
-				row[i] = T(diag[i] + jitter)
+			if err := restore(jitter); err != nil {
+				return 0, attempt, err
 			}
 		}
-		if factor() {
+		ok, err := factor()
+		if err != nil {
+			return 0, attempt, err
+		}
+		if ok {
 			return jitter, attempt, nil
 		}
 		switch {

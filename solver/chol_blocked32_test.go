@@ -372,3 +372,56 @@ func TestSolveL32(t *testing.T) {
 		t.Errorf("%d rows for an %d×%d factor: err = %v", n-1, n, n, err)
 	}
 }
+
+// TestCholeskyBlocked32Rows: factoring a matrix given row by row gives
+// CholeskyBlocked32's factor bit for bit (same algorithm on the same
+// values), with the same jitter and attempts on a rank-3 matrix, and
+// never reads or writes a's strict upper triangle (filled with a pattern
+// that must survive).
+func TestCholeskyBlocked32Rows(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	n := cholBlock + 100
+	spd := to32(spdMatrix(r, n))
+	b := mat.NewDense(n, 3, nil)
+	for i := range n {
+		for j := range 3 {
+			b.Set(i, j, r.NormFloat64())
+		}
+	}
+	var low mat.Dense
+	low.Mul(b, b.T())
+	for _, src := range []blas32.General{spd, to32(&low)} {
+		want, err := CholeskyBlocked32(context.Background(), blas32.General{Rows: n, Cols: n, Stride: n, Data: append([]float32(nil), src.Data...)}, CholOptions{}, kernel.DenseF32{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const pattern = float32(-12345.5)
+		a := blas32.General{Rows: n, Cols: n, Stride: n + 3, Data: make([]float32, (n-1)*(n+3)+n)}
+		for i := range a.Data {
+			a.Data[i] = pattern
+		}
+		got, err := CholeskyBlocked32Rows(context.Background(), a, func(i int, dst []float32) {
+			copy(dst, src.Data[i*n:i*n+i+1])
+		}, CholOptions{}, kernel.DenseF32{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Jitter != want.Jitter || got.Attempts != want.Attempts {
+			t.Errorf("jitter %g after %d attempts, CholeskyBlocked32: %g after %d", got.Jitter, got.Attempts, want.Jitter, want.Attempts)
+		}
+		for i := range n {
+			for j := range n {
+				g := a.Data[i*a.Stride+j]
+				if j > i {
+					if g != pattern {
+						t.Fatalf("upper triangle touched at (%d,%d)", i, j)
+					}
+					continue
+				}
+				if math.Float32bits(g) != math.Float32bits(want.L().Data[i*n+j]) {
+					t.Fatalf("(%d,%d) = %g, CholeskyBlocked32 %g", i, j, g, want.L().Data[i*n+j])
+				}
+			}
+		}
+	}
+}

@@ -36,4 +36,13 @@
 // it used. This is the "add a small multiple of the identity" remedy FALKON
 // uses for K_MM (Rudi, Carratino, Rosasco, FALKON, NIPS 2017, Sect. 3 and
 // Alg. 1), made adaptive so that the smallest sufficient j is used.
+//
+// Float32 factorizations. CholeskyBlocked32, Lauum32 and Chol32 are the
+// blocked Cholesky, triangular product LᵀL and solves in float32 (LAPACK's
+// spotrf, slauum, strsm), on float32 products (Products32; kernel.DenseF32):
+// FALKON factors its preconditioner in float32 for float32 data (package
+// precond), M³ flops at twice the float64 rate. Their diagonal blocks are
+// factored and inverted in float64 and rounded; a float32 factorization
+// fails more often, and its jitter starts at 2⁻²⁰ of the mean diagonal
+// (a smaller one is lost to float32 rounding).
 package solver

@@ -51,6 +51,8 @@ func main() {
 	for _, n := range []int{6, 4, 2} {
 		colsPanelAVX2(n)
 	}
+	widen(true)
+	widen(false)
 	Generate()
 }
 
@@ -226,6 +228,41 @@ func colsPanelAVX2(n int) {
 		VMOVUPD(ymm[2*r], Mem{Base: c, Disp: 128 * r})
 		VMOVUPD(ymm[2*r+1], Mem{Base: c, Disp: 128*r + 32})
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// widen generates widenAVX512 or widenAVX2: dst[i] = float64(src[i]) for
+// i < n, n a multiple of 16 (the kept float32 blocks of K, widened for the
+// tiles; the conversion is exact). Sixteen values per step, as two (AVX-512)
+// or four (AVX2) VCVTPS2PD.
+func widen(avx512 bool) {
+	name, regs, step := "widenAVX2", ymm[:4], 16
+	if avx512 {
+		name, regs = "widenAVX512", zmm[:2]
+	}
+	TEXT(name, NOSPLIT, "func(dst *float64, src *float32, n int)")
+	Doc(name + " sets dst[i] = float64(src[i]) for i < n, n a multiple of 16.")
+	dst, src, n := RDI, RSI, RCX
+	Load(Param("dst"), dst)
+	Load(Param("src"), src)
+	Load(Param("n"), n)
+	loop, done := name+"_loop", name+"_done"
+	TESTQ(n, n)
+	JE(LabelRef(done))
+	Label(loop)
+	w := step / len(regs) // values per register
+	for i, r := range regs {
+		VCVTPS2PD(Mem{Base: src, Disp: 4 * w * i}, r)
+	}
+	for i, r := range regs {
+		VMOVUPD(r, Mem{Base: dst, Disp: 8 * w * i})
+	}
+	ADDQ(Imm(uint64(4*step)), src)
+	ADDQ(Imm(uint64(8*step)), dst)
+	SUBQ(Imm(uint64(step)), n)
+	JNE(LabelRef(loop))
+	Label(done)
 	VZEROUPPER()
 	RET()
 }
