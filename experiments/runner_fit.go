@@ -98,6 +98,13 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	// estimator (read, split, scaled) is taken off what the estimator's own
 	// plan may use.
 	held := r.heldBytes(xtr, xva)
+	if r.entry.Name == "falkon" {
+		// Falkon's plan counts the rows it is given (FalkonPlan.Data):
+		// they are not taken off its cap twice. (A float32_storage fold's
+		// float64 rows are replaced below by float32 ones, which the
+		// plan counts.)
+		held -= dataBytes(xtr)
+	}
 	capBytes, _ := cfg.Options["memory_limit"].(float64)
 	if capBytes > 0 {
 		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
