@@ -117,9 +117,8 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	if est == nil && !sameMatrix(xtr, xva) && !sameMatrix(xtr, r.x) {
 		// xtr is this fit's own copy (a fold, a scaled copy): held in
 		// float32 for float32_storage, the float64 rows dropped before
-		// the fit rather than kept beside the estimator's float32 copy.
-		// (The cap above counted them: the estimator's share is as
-		// before.)
+		// the fit rather than kept beside the estimator's float32 copy
+		// (which its plan counts, as it counted the float64 rows).
 		if xtr, err = r.float32Rows(cfg, xtr); err != nil {
 			return fitScores{}, err
 		}
