@@ -278,6 +278,9 @@ func widen32(dst []float64, src []float32) {
 
 // mulTMulPanels is MulTMul on the panel tiles.
 func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+	if o.keptOne(v.Cols) {
+		return o.mulTMulKept(ctx, dst, v)
+	}
 	p := o.prepare()
 	vp := p.packPanels(v)
 	width := len(vp)
@@ -301,6 +304,9 @@ func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General
 // mulTPanels is MulT on the panel tiles: each block's rows of U are copied
 // into the worker's panel scratch, 16 columns at a time.
 func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) error {
+	if o.keptOne(u.Cols) {
+		return o.mulTKept(ctx, dst, u)
+	}
 	p := o.prepare()
 	np := (u.Cols + multiPanel - 1) / multiPanel
 	partial, sums, err := o.segmentSums(ctx, np*p.mp*multiPanel, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
@@ -327,6 +333,9 @@ func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) e
 // mulPanels is Mul on the panel tiles: each block's rows of K·V are formed
 // 16 columns at a time and copied into dst.
 func (o *Op) mulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+	if o.keptOne(v.Cols) {
+		return o.mulKept(ctx, dst, v)
+	}
 	p := o.prepare()
 	vp := p.packPanels(v)
 	n, _ := o.Dims()
