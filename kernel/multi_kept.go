@@ -8,37 +8,78 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Products with one right-hand side on kept float32 blocks of K (Keep32).
-// The panel tiles would run them on V padded with 15 zero columns, 16
-// times the arithmetic; a kept product with t = 1 reads 4 bytes of K per
-// element and does 2 FMAs for K_B·v and 2 for K_Bᵀ·u, so it is bound by
-// memory. Here each kept block is read as float32 four rows at a time
-// (keptDot4*: the four dots with v; keptAxpy4*: acc += Σ_r kv_r·K_r, while
-// the four rows are in cache), widened in registers. Blocks that are not
-// kept are formed and use the same row dots and axpys in float64. Each
-// block's sums are in a fixed order (lanes, then rows in fours), and the
-// blocks are summed by reduce's segments, so the results do not depend on
-// the number of workers.
+// Products with few right-hand sides (t ≤ keptMaxT: 8 or 10) on kept float32 blocks
+// of K (Keep32). The panel tiles would run them on V padded to 16 columns,
+// 16/t times the arithmetic, and widen each block to float64 first; a kept
+// product with t = 1 reads 4 bytes of K per element and does 2 FMAs for
+// K_B·v and 2 for K_Bᵀ·u, so it is bound by memory. Here each kept block is
+// read as float32 four rows at a time, widened in registers: keptDot4* the
+// four rows' dots with a column of V, keptAxpy4* acc += Σ_r kv_r·K_r for a
+// column, all t columns while the four rows are in cache. Blocks that are
+// not kept are formed and use float64 row dots and axpys. Each block's sums
+// are in a fixed order (lanes, then rows in fours), and the blocks are
+// summed in segments (segmentSums), so the results do not depend on the
+// number of workers.
 
-// keptOne reports whether a product with t right-hand sides runs here.
-func (o *Op) keptOne(t int) bool { return t == 1 && o.kept.rows > 0 }
+// keptMaxT is the most right-hand sides the kept products take here rather
+// than on the panel tiles, for the SIMD path acc. On the EPYC Zen 4
+// (BenchmarkMulTMulKept, M = 2,000, CPU ms per product, loaded machine)
+// the tiles took 33 (AVX-512) and 36–39 (AVX2) for any t ≤ 16; here t = 1
+// took 8, t = 8 27 (AVX-512) and 24 (AVX2), t = 10 35 (AVX-512) and 30
+// (AVX2), t = 12 37 (AVX2): docs/performance.md.
+func keptMaxT(acc accel) int {
+	if acc == accelAVX2 {
+		return 10
+	}
+	return 8
+}
 
-// keptDots sets out[i·stride] = Σ_j float64(a[i·mp+j])·v[j] for i < rows,
-// j < mp (v padded with zeros to mp, a multiple of 16).
-func keptDots(acc accel, a []float32, rows, mp int, v []float64, out []float64, stride int) {
+// keptSmall reports whether a product with t right-hand sides runs here.
+func (o *Op) keptSmall(t int) bool { return t >= 1 && t <= keptMaxT(useAccel) && o.kept.rows > 0 }
+
+// keptScratchBytes is what a product with t right-hand sides here allocates
+// (ScratchBytes counts it whenever it could run here, blocks kept or not):
+// the norms and packed C, V column-major, the partial sums of segmentSums
+// and one work per worker with t·b values of K·V.
+func (o *Op) keptScratchBytes(t int) int64 {
+	sh := o.shape()
+	n, _ := o.Dims()
+	b := o.BlockRows()
+	mp, d := int64(sh.mp), int64(sh.d)
+	seg := int64(segments((n+b-1)/b, int(mp)*t))
+	return 8*(mp*(d+2)+int64(n)) + 8*(seg+1)*mp*int64(t) + o.scratchWorkers()*sh.workBytes(useAccel, b, t) + callBytes
+}
+
+// keptRows does, for the rows < rows of a (stride mp, a multiple of 16) and
+// the columns c < t: when vc is not nil, kv[c·rows+i] = Σ_j
+// float64(a[i·mp+j])·vc[c·mp+j] (V column-major, padded to mp); when y is
+// not nil, y[c·mp+j] += Σ_i kv[c·rows+i]·float64(a[i·mp+j]). Four rows at a
+// time, all columns while they are in cache, in a fixed order.
+func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y []float64) {
 	if acc == accelPortable {
 		for i := range rows {
-			var s float64
-			for j, x := range a[i*mp : (i+1)*mp] {
-				s += float64(x) * v[j]
+			row := a[i*mp : (i+1)*mp]
+			for c := range t {
+				if vc != nil {
+					var s float64
+					for j, x := range row {
+						s += float64(x) * vc[c*mp+j]
+					}
+					kv[c*rows+i] = s
+				}
+				if y != nil {
+					s, yc := kv[c*rows+i], y[c*mp:(c+1)*mp]
+					for j, x := range row {
+						yc[j] += s * float64(x)
+					}
+				}
 			}
-			out[i*stride] = s
 		}
 		return
 	}
-	dot4, lanes := keptDot4AVX512, 8
+	dot4, axpy4, lanes := keptDot4AVX512, keptAxpy4AVX512, 8
 	if acc == accelAVX2 {
-		dot4, lanes = keptDot4AVX2, 4
+		dot4, axpy4, lanes = keptDot4AVX2, keptAxpy4AVX2, 4
 	}
 	var l [32]float64
 	for i := 0; i < rows; {
@@ -47,110 +88,117 @@ func keptDots(acc accel, a []float32, rows, mp int, v []float64, out []float64, 
 			// The last rows one at a time (lda 0: the row four times).
 			n, lda = 1, 0
 		}
-		dot4(mp, &a[i*mp], lda, &v[0], &l[0])
-		for r := range n {
-			var s float64
-			for _, x := range l[8*r : 8*r+lanes] {
-				s += x
+		for c := range t {
+			if vc != nil {
+				dot4(mp, &a[i*mp], lda, &vc[c*mp], &l[0])
+				for r := range n {
+					var s float64
+					for _, x := range l[8*r : 8*r+lanes] {
+						s += x
+					}
+					kv[c*rows+i+r] = s
+				}
 			}
-			out[(i+r)*stride] = s
+			if y != nil {
+				var s [4]float64 // one row: the other coefficients zero, fma(0, x, y) = y
+				copy(s[:n], kv[c*rows+i:])
+				axpy4(mp, &s, &a[i*mp], lda, &y[c*mp])
+			}
 		}
 		i += n
 	}
 }
 
-// keptAxpys adds Σ_i s[i]·float64(a[i·mp:(i+1)·mp]) to y (length mp, a
-// multiple of 16), rows in order four at a time.
-func keptAxpys(acc accel, a []float32, mp int, s []float64, y []float64) {
-	rows := len(s)
-	if acc == accelPortable {
-		for i, c := range s {
-			for j, x := range a[i*mp : (i+1)*mp] {
-				y[j] += c * float64(x)
+// blockRows is keptRows on the rows [r0, r1) of K: the kept float32 values,
+// or the block formed in w (float64 row dots and axpys).
+func (o *Op) blockRows(p *plan, w *work, r0, r1, t int, vc, kv, y []float64) {
+	rows, mp := r1-r0, p.mp
+	if r1 <= o.kept.rows {
+		keptRows(w.acc, o.kept.data[r0*mp:r1*mp], rows, mp, t, vc, kv, y)
+		return
+	}
+	kb := p.kernelBlock(w, r0, r1).Data
+	for c := range t {
+		if vc != nil {
+			for i := range rows {
+				kv[c*rows+i] = dot(kb[i*mp:(i+1)*mp], vc[c*mp:(c+1)*mp])
 			}
 		}
-		return
-	}
-	axpy4 := keptAxpy4AVX512
-	if acc == accelAVX2 {
-		axpy4 = keptAxpy4AVX2
-	}
-	i := 0
-	for ; i+4 <= rows; i += 4 {
-		axpy4(mp, (*[4]float64)(s[i:i+4]), &a[i*mp], mp, &y[0])
-	}
-	for ; i < rows; i++ {
-		// One row: the other three coefficients zero (fma(0, x, y) = y).
-		c := [4]float64{s[i]}
-		axpy4(mp, &c, &a[i*mp], 0, &y[0])
+		if y != nil {
+			p.accumulateRows(w, kb, kv[c*rows:(c+1)*rows], y[c*mp:(c+1)*mp])
+		}
 	}
 }
 
-// keptBlock returns the kept float32 rows [r0, r1) of K, nil when they are
-// not kept.
-func (o *Op) keptBlock(p *plan, r0, r1 int) []float32 {
-	if r1 > o.kept.rows {
-		return nil
+// columns returns the M×t matrix v column-major, each column padded with
+// zeros to mp.
+func (p *plan) columns(v blas64.General) []float64 {
+	vc := make([]float64, v.Cols*p.mp)
+	for j := range p.m {
+		for c, x := range v.Data[j*v.Stride : j*v.Stride+v.Cols] {
+			vc[c*p.mp+j] = x
+		}
 	}
-	return o.kept.data[r0*p.mp : r1*p.mp]
+	return vc
 }
 
-// blockDots sets out[i·stride] = K(x_{r0+i}, C)·vp for the block's rows, from
-// the kept float32 values, or from the block formed in w, which it returns
-// (nil when the block is kept).
-func (o *Op) blockDots(p *plan, w *work, r0, r1 int, vp, out []float64, stride int) []float64 {
-	if a := o.keptBlock(p, r0, r1); a != nil {
-		keptDots(w.acc, a, r1-r0, p.mp, vp, out, stride)
-		return nil
+// keptSums runs f on every row block into column-major partial sums
+// (segmentSums, t·mp values) and sets dst (M×t) to their sum in segment
+// order.
+func (o *Op) keptSums(ctx context.Context, dst *mat.Dense, t int, f func(w *work, r0, r1 int, acc []float64)) error {
+	p := o.prepare()
+	partial, sums, err := o.segmentSums(ctx, t*p.mp, t, f)
+	defer p.sums.Put(sums)
+	if err != nil {
+		return err
 	}
-	kb := p.kernelBlock(w, r0, r1)
-	for i := range r1 - r0 {
-		out[i*stride] = dot(kb.Data[i*p.mp:(i+1)*p.mp], vp)
+	rd := dst.RawMatrix()
+	for j := range p.m {
+		row := rd.Data[j*rd.Stride : j*rd.Stride+t]
+		clear(row)
+		for _, s := range partial {
+			for c := range row {
+				row[c] += s[c*p.mp+j]
+			}
+		}
 	}
-	return kb.Data
+	return nil
 }
 
-// blockAxpys adds Σ_i kv[i]·K(x_{r0+i}, C) to acc (length mp), from the kept
-// float32 values, or from formed (the block formed by blockDots; nil: form
-// it here).
-func (o *Op) blockAxpys(p *plan, w *work, r0, r1 int, kv, acc, formed []float64) {
-	if a := o.keptBlock(p, r0, r1); a != nil {
-		keptAxpys(w.acc, a, p.mp, kv, acc)
-		return
-	}
-	if formed == nil {
-		formed = p.kernelBlock(w, r0, r1).Data
-	}
-	p.accumulateRows(w, formed, kv, acc)
-}
-
-// mulTMulKept is MulTMul with one right-hand side on an Op with kept blocks.
+// mulTMulKept is MulTMul with t ≤ keptMaxT(useAccel) right-hand sides on an Op with
+// kept blocks.
 func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
 	p := o.prepare()
-	vp, _ := p.padded(v)
-	return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
-		kv := w.kv[:r1-r0]
-		formed := o.blockDots(p, w, r0, r1, vp, kv, 1)
-		o.blockAxpys(p, w, r0, r1, kv, acc.Data, formed)
+	vc := p.columns(v)
+	t := v.Cols
+	return o.keptSums(ctx, dst, t, func(w *work, r0, r1 int, acc []float64) {
+		o.blockRows(p, w, r0, r1, t, vc, w.kv[:(r1-r0)*t], acc)
 	})
 }
 
-// mulTKept is MulT with one right-hand side on an Op with kept blocks.
+// mulTKept is MulT with t ≤ keptMaxT(useAccel) right-hand sides on an Op with kept
+// blocks.
 func (o *Op) mulTKept(ctx context.Context, dst *mat.Dense, u blas64.General) error {
 	p := o.prepare()
-	return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
-		kv := w.kv[:r1-r0]
-		for i := range kv {
-			kv[i] = u.Data[(r0+i)*u.Stride]
+	t := u.Cols
+	return o.keptSums(ctx, dst, t, func(w *work, r0, r1 int, acc []float64) {
+		rows := r1 - r0
+		kv := w.kv[:rows*t]
+		for i := range rows {
+			for c, x := range u.Data[(r0+i)*u.Stride : (r0+i)*u.Stride+t] {
+				kv[c*rows+i] = x
+			}
 		}
-		o.blockAxpys(p, w, r0, r1, kv, acc.Data, nil)
+		o.blockRows(p, w, r0, r1, t, nil, kv, acc)
 	})
 }
 
-// mulKept is Mul with one right-hand side on an Op with kept blocks.
+// mulKept is Mul with t ≤ keptMaxT(useAccel) right-hand sides on an Op with kept
+// blocks.
 func (o *Op) mulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
 	p := o.prepare()
-	vp, _ := p.padded(v)
+	vc := p.columns(v)
+	t := v.Cols
 	n, _ := o.Dims()
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
@@ -160,8 +208,16 @@ func (o *Op) mulKept(ctx context.Context, dst *mat.Dense, v blas64.General) erro
 	return parallel.For(ctx, nb, len(ws), func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
 		if ws[worker] == nil {
-			ws[worker] = p.getWork(b, 1)
+			ws[worker] = p.getWork(b, t)
 		}
-		o.blockDots(p, ws[worker], r0, r1, vp, rd.Data[r0*rd.Stride:], rd.Stride)
+		w := ws[worker]
+		rows := r1 - r0
+		kv := w.kv[:rows*t]
+		o.blockRows(p, w, r0, r1, t, vc, kv, nil)
+		for i := range rows {
+			for c := range t {
+				rd.Data[(r0+i)*rd.Stride+c] = kv[c*rows+i]
+			}
+		}
 	})
 }
