@@ -16,7 +16,7 @@ import (
 // read as float32 four rows at a time, widened in registers: keptDot4* the
 // four rows' dots with a column of V, keptAxpy4* acc += Σ_r kv_r·K_r for a
 // column, all t columns while the four rows are in cache. Blocks that are
-// not kept are formed and use float64 row dots and axpys. Each block's sums
+// not kept are formed and run on the panel tiles as before. Each block's sums
 // are in a fixed order (lanes, then rows in fours), and the blocks are
 // summed in segments (segmentSums), so the results do not depend on the
 // number of workers.
@@ -38,16 +38,20 @@ func keptMaxT(acc accel) int {
 func (o *Op) keptSmall(t int) bool { return t >= 1 && t <= keptMaxT(useAccel) && o.kept.rows > 0 }
 
 // keptScratchBytes is what a product with t right-hand sides here allocates
-// (ScratchBytes counts it whenever it could run here, blocks kept or not):
-// the norms and packed C, V column-major, the partial sums of segmentSums
-// and one work per worker with t·b values of K·V.
+// at most (ScratchBytes counts it whenever it could run here, blocks kept or
+// not): the norms and packed C, V column-major and as a panel, the partial
+// sums of segmentSums (t columns and a panel each: the count of segments
+// times their size only grows with the size) and one work per worker with
+// its K·V scratch.
 func (o *Op) keptScratchBytes(t int) int64 {
 	sh := o.shape()
 	n, _ := o.Dims()
 	b := o.BlockRows()
 	mp, d := int64(sh.mp), int64(sh.d)
-	seg := int64(segments((n+b-1)/b, int(mp)*t))
-	return 8*(mp*(d+2)+int64(n)) + 8*(seg+1)*mp*int64(t) + o.scratchWorkers()*sh.workBytes(useAccel, b, t) + callBytes
+	size := int64(t+multiPanel) * mp
+	seg := int64(segments((n+b-1)/b, int(size)))
+	return 8*(mp*(d+2)+int64(n)) + 8*(int64(t)*mp+seg*size) + panelBytes(0, mp, 1) +
+		o.scratchWorkers()*sh.workBytes(useAccel, b, t+panelKVCols(b)) + callBytes
 }
 
 // keptRows does, for the rows < rows of a (stride mp, a multiple of 16) and
@@ -109,23 +113,79 @@ func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y []float64) {
 	}
 }
 
-// blockRows is keptRows on the rows [r0, r1) of K: the kept float32 values,
-// or the block formed in w (float64 row dots and axpys).
-func (o *Op) blockRows(p *plan, w *work, r0, r1, t int, vc, kv, y []float64) {
-	rows, mp := r1-r0, p.mp
-	if r1 <= o.kept.rows {
-		keptRows(w.acc, o.kept.data[r0*mp:r1*mp], rows, mp, t, vc, kv, y)
-		return
-	}
-	kb := p.kernelBlock(w, r0, r1).Data
-	for c := range t {
-		if vc != nil {
-			for i := range rows {
-				kv[c*rows+i] = dot(kb[i*mp:(i+1)*mp], vc[c*mp:(c+1)*mp])
-			}
+// keptCall is the state of one product on an Op with kept blocks and
+// t ≤ keptMaxT right-hand sides. The blocks not kept (formed: some are)
+// run as on the panel tiles, on V packed as one panel; the partial sums of
+// a segment are then the kept blocks' t columns (column-major, t·mp) and
+// the formed blocks' panel ([mp][16]).
+type keptCall struct {
+	p      *plan
+	t      int
+	formed bool
+	vc, vp []float64 // V column-major (padded to mp) and as one panel; nil for MulT
+}
+
+func (o *Op) keptCall(v *blas64.General, t int) *keptCall {
+	p := o.prepare()
+	n, _ := o.Dims()
+	k := &keptCall{p: p, t: t, formed: o.kept.rows < n}
+	if v != nil {
+		k.vc = p.columns(*v)
+		if k.formed {
+			k.vp = p.packPanels(*v)
 		}
-		if y != nil {
-			p.accumulateRows(w, kb, kv[c*rows:(c+1)*rows], y[c*mp:(c+1)*mp])
+	}
+	return k
+}
+
+// size is the length of a segment's partial sums and kvCols the width of
+// the per-worker K·V scratch: t columns, and a panel's for formed blocks.
+func (k *keptCall) size() int {
+	if k.formed {
+		return (k.t + multiPanel) * k.p.mp
+	}
+	return k.t * k.p.mp
+}
+
+func (k *keptCall) kvCols(b int) int {
+	if k.formed {
+		return k.t + panelKVCols(b)
+	}
+	return k.t
+}
+
+// dots sets kv[c·rows+i] = (K·V)[r0+i][c] for the block [r0, r1): from the
+// kept values, or (formed) the panel tiles' K_B·V in the panel scratch
+// after kv, which it returns (nil for a kept block).
+func (k *keptCall) dots(o *Op, w *work, r0, r1 int) (kv, kb, kvp []float64) {
+	p, rows := k.p, r1-r0
+	kv = w.kv[:rows*k.t]
+	if r1 <= o.kept.rows {
+		keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, k.t, k.vc, kv, nil)
+		return kv, nil, nil
+	}
+	kb = p.kernelBlock(w, r0, r1).Data
+	kvp = w.kv[rows*k.t : rows*k.t+roundUp(rows, panelRows)*multiPanel]
+	p.rowsTimesPanel(kb, rows, k.vp, kvp)
+	return kv, kb, kvp
+}
+
+// gather sets dst (M×t) to the sum, in segment order, of the partials.
+func (k *keptCall) gather(dst *mat.Dense, partial [][]float64) {
+	p, t := k.p, k.t
+	rd := dst.RawMatrix()
+	for j := range p.m {
+		row := rd.Data[j*rd.Stride : j*rd.Stride+t]
+		clear(row)
+		for _, s := range partial {
+			for c := range row {
+				row[c] += s[c*p.mp+j]
+			}
+			if k.formed {
+				for c := range row {
+					row[c] += s[t*p.mp+j*multiPanel+c]
+				}
+			}
 		}
 	}
 }
@@ -142,63 +202,67 @@ func (p *plan) columns(v blas64.General) []float64 {
 	return vc
 }
 
-// keptSums runs f on every row block into column-major partial sums
-// (segmentSums, t·mp values) and sets dst (M×t) to their sum in segment
-// order.
-func (o *Op) keptSums(ctx context.Context, dst *mat.Dense, t int, f func(w *work, r0, r1 int, acc []float64)) error {
-	p := o.prepare()
-	partial, sums, err := o.segmentSums(ctx, t*p.mp, t, f)
+// mulTMulKept is MulTMul with t ≤ keptMaxT(useAccel) right-hand sides on an
+// Op with kept blocks.
+func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+	k := o.keptCall(&v, v.Cols)
+	p, t := k.p, k.t
+	partial, sums, err := o.segmentSums(ctx, k.size(), k.kvCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
+		rows := r1 - r0
+		if r1 <= o.kept.rows {
+			kv := w.kv[:rows*t]
+			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, k.vc, kv, acc[:t*p.mp])
+			return
+		}
+		_, kb, kvp := k.dots(o, w, r0, r1)
+		p.colsTimesPanel(kb, rows, kvp, acc[t*p.mp:])
+	})
 	defer p.sums.Put(sums)
 	if err != nil {
 		return err
 	}
-	rd := dst.RawMatrix()
-	for j := range p.m {
-		row := rd.Data[j*rd.Stride : j*rd.Stride+t]
-		clear(row)
-		for _, s := range partial {
-			for c := range row {
-				row[c] += s[c*p.mp+j]
-			}
-		}
-	}
+	k.gather(dst, partial)
 	return nil
 }
 
-// mulTMulKept is MulTMul with t ≤ keptMaxT(useAccel) right-hand sides on an Op with
-// kept blocks.
-func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
-	p := o.prepare()
-	vc := p.columns(v)
-	t := v.Cols
-	return o.keptSums(ctx, dst, t, func(w *work, r0, r1 int, acc []float64) {
-		o.blockRows(p, w, r0, r1, t, vc, w.kv[:(r1-r0)*t], acc)
-	})
-}
-
-// mulTKept is MulT with t ≤ keptMaxT(useAccel) right-hand sides on an Op with kept
-// blocks.
+// mulTKept is MulT with t ≤ keptMaxT(useAccel) right-hand sides on an Op
+// with kept blocks.
 func (o *Op) mulTKept(ctx context.Context, dst *mat.Dense, u blas64.General) error {
-	p := o.prepare()
-	t := u.Cols
-	return o.keptSums(ctx, dst, t, func(w *work, r0, r1 int, acc []float64) {
+	k := o.keptCall(nil, u.Cols)
+	p, t := k.p, k.t
+	partial, sums, err := o.segmentSums(ctx, k.size(), k.kvCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
 		rows := r1 - r0
-		kv := w.kv[:rows*t]
-		for i := range rows {
-			for c, x := range u.Data[(r0+i)*u.Stride : (r0+i)*u.Stride+t] {
-				kv[c*rows+i] = x
+		if r1 <= o.kept.rows {
+			kv := w.kv[:rows*t]
+			for i := range rows {
+				for c, x := range u.Data[(r0+i)*u.Stride : (r0+i)*u.Stride+t] {
+					kv[c*rows+i] = x
+				}
 			}
+			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, nil, kv, acc[:t*p.mp])
+			return
 		}
-		o.blockRows(p, w, r0, r1, t, nil, kv, acc)
+		kb := p.kernelBlock(w, r0, r1).Data
+		up := w.kv[rows*t : rows*t+rows*multiPanel]
+		clear(up)
+		for i := range rows {
+			copy(up[i*multiPanel:], u.Data[(r0+i)*u.Stride:(r0+i)*u.Stride+t])
+		}
+		p.colsTimesPanel(kb, rows, up, acc[t*p.mp:])
 	})
+	defer p.sums.Put(sums)
+	if err != nil {
+		return err
+	}
+	k.gather(dst, partial)
+	return nil
 }
 
-// mulKept is Mul with t ≤ keptMaxT(useAccel) right-hand sides on an Op with kept
-// blocks.
+// mulKept is Mul with t ≤ keptMaxT(useAccel) right-hand sides on an Op with
+// kept blocks.
 func (o *Op) mulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
-	p := o.prepare()
-	vc := p.columns(v)
-	t := v.Cols
+	k := o.keptCall(&v, v.Cols)
+	p, t := k.p, k.t
 	n, _ := o.Dims()
 	b := o.BlockRows()
 	nb := (n + b - 1) / b
@@ -208,15 +272,18 @@ func (o *Op) mulKept(ctx context.Context, dst *mat.Dense, v blas64.General) erro
 	return parallel.For(ctx, nb, len(ws), func(worker, blk int) {
 		r0, r1 := blk*b, min((blk+1)*b, n)
 		if ws[worker] == nil {
-			ws[worker] = p.getWork(b, t)
+			ws[worker] = p.getWork(b, k.kvCols(b))
 		}
-		w := ws[worker]
 		rows := r1 - r0
-		kv := w.kv[:rows*t]
-		o.blockRows(p, w, r0, r1, t, vc, kv, nil)
+		kv, _, kvp := k.dots(o, ws[worker], r0, r1)
 		for i := range rows {
-			for c := range t {
-				rd.Data[(r0+i)*rd.Stride+c] = kv[c*rows+i]
+			out := rd.Data[(r0+i)*rd.Stride : (r0+i)*rd.Stride+t]
+			if kvp != nil {
+				copy(out, kvp[i*multiPanel:])
+				continue
+			}
+			for c := range out {
+				out[c] = kv[c*rows+i]
 			}
 		}
 	})

@@ -163,9 +163,9 @@ func TestKeptKernels(t *testing.T) {
 	}
 }
 
-// What the kept products with few right-hand sides allocate (V column-major,
-// the partial sums, the works) is at most ScratchBytes(t) and
-// ScratchBytes(max(t, 2)), which a FALKON fit keeping blocks plans.
+// What the kept products with few right-hand sides allocate (V column-major
+// and as a panel, the partial sums, the works), all blocks kept or some, is
+// at most ScratchBytes(max(t, 2)), which a FALKON fit keeping blocks plans.
 func TestKeptScratchBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
 	const n, m, d = 500, 70, 40
@@ -177,29 +177,31 @@ func TestKeptScratchBytes(t *testing.T) {
 	for _, tc := range []int{1, 2, keptMaxT(useAccel)} {
 		v, u := randDense(r, m, tc), randDense(r, n, tc)
 		for _, workers := range []int{1, 2} {
-			op := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{Workers: workers})
-			if _, err := op.Keep32(ctx, 1<<30); err != nil {
-				t.Fatal(err)
-			}
-			if err := op.MulTMul(ctx, mat.NewDense(m, tc, nil), v); err != nil { // prepares the Op
-				t.Fatal(err)
-			}
-			for name, f := range map[string]func() error{
-				"Mul":     func() error { return op.Mul(ctx, mat.NewDense(n, tc, nil), v) },
-				"MulT":    func() error { return op.MulT(ctx, mat.NewDense(m, tc, nil), u) },
-				"MulTMul": func() error { return op.MulTMul(ctx, mat.NewDense(m, tc, nil), v) },
-			} {
-				runtime.GC()
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				if err := f(); err != nil {
+			for _, budget := range []int64{1 << 30, NewOp(Gaussian{Gamma: 0.01}, x, c, Options{}).KeepBytes(n / 2)} {
+				op := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{Workers: workers})
+				if _, err := op.Keep32(ctx, budget); err != nil {
 					t.Fatal(err)
 				}
-				runtime.ReadMemStats(&after)
-				got := int64(after.TotalAlloc - before.TotalAlloc)
-				if plan := min(op.ScratchBytes(tc), op.ScratchBytes(max(tc, 2))); got > plan {
-					t.Errorf("t=%d workers=%d: %s allocated %d bytes, ScratchBytes %d", tc, workers, name, got, plan)
+				if err := op.MulTMul(ctx, mat.NewDense(m, tc, nil), v); err != nil { // prepares the Op
+					t.Fatal(err)
+				}
+				for name, f := range map[string]func() error{
+					"Mul":     func() error { return op.Mul(ctx, mat.NewDense(n, tc, nil), v) },
+					"MulT":    func() error { return op.MulT(ctx, mat.NewDense(m, tc, nil), u) },
+					"MulTMul": func() error { return op.MulTMul(ctx, mat.NewDense(m, tc, nil), v) },
+				} {
+					runtime.GC()
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					if err := f(); err != nil {
+						t.Fatal(err)
+					}
+					runtime.ReadMemStats(&after)
+					got := int64(after.TotalAlloc - before.TotalAlloc)
+					if plan := op.ScratchBytes(max(tc, 2)); got > plan {
+						t.Errorf("t=%d workers=%d budget %d: %s allocated %d bytes, ScratchBytes %d", tc, workers, budget, name, got, plan)
+					}
 				}
 			}
 		}
