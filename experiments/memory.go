@@ -237,6 +237,16 @@ func (r *runner) heldBytes(xtr, xva mat.Matrix) int64 {
 	return b
 }
 
+// dataBytes is the memory of x's values as an estimator's plan counts
+// them: matrixBytes without the rest of a larger array under a dense view.
+func dataBytes(x mat.Matrix) int64 {
+	if _, ok := x.(*mat.Dense); ok {
+		n, d := x.Dims()
+		return 8 * int64(n) * int64(d)
+	}
+	return matrixBytes(x)
+}
+
 // matrixBytes is the memory of x's values: its CSR arrays for sparse x,
 // 4·n·d for float32 rows (kernel.Dense32), the whole array under a dense
 // x (a view of the first rows of a larger one, as the in-place test split

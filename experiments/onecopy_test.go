@@ -18,7 +18,7 @@ import (
 )
 
 // writeRegressionCSV writes n rows of d features (a smooth target plus
-// noise) to dir/name as CSV and returns the path.
+// noise) to dir/name (CSV, or LIBSVM by the name) and returns the path.
 func writeRegressionCSV(t *testing.T, dir, name string, n, d int, seed uint64) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 9))
@@ -328,5 +328,34 @@ cv: {folds: 3}
 		if !bitsEqual(a.Solution().Coef.RawMatrix().Data, b.Solution().Coef.RawMatrix().Data) || !bitsEqual(fits[0].scores, fits[1].scores) {
 			t.Errorf("%s: in place %v, copies %v", scale, fits[1].scores, fits[0].scores)
 		}
+	}
+}
+
+// Falkon's plan counts the rows it fits on (FalkonPlan.Data), so the
+// runner takes off its cap only what it holds beside them. 600 rows × 5
+// read from a LIBSVM file (dense: 24,000 bytes, an array of exactly that
+// size; a CSV read's array has the slack of its growth, which the runner
+// counts too), test_fraction 0.2: the fit gets the first
+// 480 rows of the array read (19,200 bytes, counted by its plan); beside
+// them the runner holds the rest of that array (4,800) and the 120 test
+// rows' copy (4,800): the estimator's MemoryLimit is the cap less 9,600.
+func TestFalkonCapCountsRowsOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := writeRegressionCSV(t, dir, "x.libsvm", 600, 5, 13)
+	s, err := Decode(strings.NewReader(fmt.Sprintf(`name: cap
+dataset: {path: %s, test_fraction: 0.2}
+task: regression
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m: 20, max_iter: 3, memory_limit: 50000000}
+`, path)), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := FitWith(t.Context(), s, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Estimator.(*model.Falkon)
+	if f.MemoryLimit != 50000000-9600 || f.Info().Plan.Data < 19200 {
+		t.Errorf("MemoryLimit %d, plan data %d: want 50,000,000 − 9,600 beside rows the plan counts (19,200)", f.MemoryLimit, f.Info().Plan.Data)
 	}
 }

@@ -98,6 +98,13 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	// estimator (read, split, scaled) is taken off what the estimator's own
 	// plan may use.
 	held := r.heldBytes(xtr, xva)
+	if r.entry.Name == "falkon" {
+		// Falkon's plan counts the rows it is given (FalkonPlan.Data):
+		// they are not taken off its cap twice. (A float32_storage fold's
+		// float64 rows are replaced below by float32 ones, which the
+		// plan counts.)
+		held -= dataBytes(xtr)
+	}
 	capBytes, _ := cfg.Options["memory_limit"].(float64)
 	if capBytes > 0 {
 		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
@@ -110,9 +117,8 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	if est == nil && !sameMatrix(xtr, xva) && !sameMatrix(xtr, r.x) {
 		// xtr is this fit's own copy (a fold, a scaled copy): held in
 		// float32 for float32_storage, the float64 rows dropped before
-		// the fit rather than kept beside the estimator's float32 copy.
-		// (The cap above counted them: the estimator's share is as
-		// before.)
+		// the fit rather than kept beside the estimator's float32 copy
+		// (which its plan counts, as it counted the float64 rows).
 		if xtr, err = r.float32Rows(cfg, xtr); err != nil {
 			return fitScores{}, err
 		}

@@ -13,11 +13,11 @@ import (
 
 // Dense runs the dense matrix products of blocked factorizations (BLAS's
 // dgemm and dsyrk) on the engine's inner kernels: the operands are packed
-// into the same panels as the kernel engine's (8 rows × k, 6 with AVX2, and
-// 16 columns × k, k-blocks of at most kBlock), each 8×16 tile (6×16 with
-// AVX2) of the result is one call of the AVX-512 (or AVX2, or portable Go)
-// micro-kernel, and tiles are spread over the workers in blocks of about
-// denseRows × denseCols. Every element of the
+// into panels as the kernel engine's (8 rows × k and 16 columns × k; with
+// AVX2 6 rows and 8 columns; k-blocks of at most kBlock), each 8×16 tile
+// (6×8 with AVX2) of the result is one call of the AVX-512 (or AVX2, or
+// portable Go) micro-kernel, and tiles are spread over the workers in blocks
+// of about denseRows × denseCols. Every element of the
 // result is computed by one worker in a fixed order, so results do not
 // depend on Workers. The zero value uses GOMAXPROCS workers.
 type Dense struct {
@@ -31,7 +31,7 @@ type Dense struct {
 // Blocking of Dense's products: a worker's task is a denseRows × denseCols
 // block of the result, for which it packs denseRows rows of op(a) (256 KiB
 // at a full k-block, kept in L2) and streams the shared packed op(b) one
-// 16-column panel (32 KiB, kept in L1) at a time.
+// 16-column panel (32 KiB; 8 columns, 16 KiB, with AVX2) at a time.
 const (
 	denseRows    = 128
 	denseCols    = 512
@@ -204,19 +204,19 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	if d.Portable {
 		g.acc = accelPortable
 	}
-	g.pr, g.taskRows = denseTile(g.acc)
+	g.pr, g.pc, g.taskRows = denseTile(g.acc)
 	nk := (k + kBlock - 1) / kBlock
 	g.kc = (k + nk - 1) / nk // k-block of one micro-kernel call
 	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
 	// of c sums over all of them before it is stored: c is read and written
 	// once per chunk, not once per k-block.
 	chunk := g.kc * denseKBlocks
-	g.np = (n + panelCols - 1) / panelCols
+	g.np = (n + g.pc - 1) / g.pc
 	g.mp = roundUp(m, g.pr)
 	kcap := min(chunk, k)
 	bufs := packBuffers(packLen(m, n, k))
 	defer releasePack(bufs)
-	g.bp, g.ap = (*bufs)[:g.np*panelCols*kcap], (*bufs)[g.np*panelCols*kcap:(g.np*panelCols+g.mp)*kcap]
+	g.bp, g.ap = (*bufs)[:g.np*g.pc*kcap], (*bufs)[g.np*g.pc*kcap:(g.np*g.pc+g.mp)*kcap]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
 	g.tmps = make([][panelRows * panelCols]float64, g.workers) // tiles of g.pr ≤ panelRows rows
@@ -250,9 +250,10 @@ type gemmRun struct {
 	rc          blas64.General
 	acc         accel
 	pr          int // rows of the tile and of the panels of Â (denseTile)
+	pc          int // columns of the tile and of the panels of B̂ (denseTile)
 	taskRows    int // rows of a task's block of c, a multiple of pr
 	kc          int // k-block of one micro-kernel call
-	np, mp      int // 16-column panels of B̂; rows of Â rounded up to pr
+	np, mp      int // pc-column panels of B̂; rows of Â rounded up to pr
 	bp, ap      []float64
 	tasks       []denseTask
 	workers     int
@@ -264,17 +265,21 @@ type gemmRun struct {
 // denseTask is one taskRows × denseCols block of c.
 type denseTask struct{ ib, jb int }
 
-// denseTile returns the rows of Dense's register tile on the inner kernels
-// acc, which is also the height of the packed panels of Â, and the rows of a
-// task's block of c (denseRows rounded down to a multiple of it). AVX2 runs
-// the engine's 6×16 tile (gemm6x16AVX2: two 6×8 pieces of 12 accumulators
-// each, its block of c prefetched first); AVX-512 and the portable code the
-// 8×16 one.
-func denseTile(acc accel) (rows, taskRows int) {
+// denseTile returns the rows and columns of Dense's register tile on the
+// inner kernels acc, which are also the height of the packed panels of Â and
+// the width of those of B̂, and the rows of a task's block of c (denseRows
+// rounded down to a multiple of the tile's). AVX-512 and the portable code
+// run the 8×16 tile. AVX2 runs gemm6x8AVX2 (12 accumulators, its block of c
+// prefetched first) on panels of 8 columns: one k-block's panel of B̂ (16
+// KiB) and of Â (12 KiB) then stay in L1 together. Measured on one core of
+// machine D against the engine's 6×16 tile (two 6×8 pieces reading
+// 16-column panels) on the same 6-row panels of Â: potrf, lauum and trsm at
+// M = 4,000 5–10% faster (docs/performance.md, "AVX2 tile of kernel.Dense").
+func denseTile(acc accel) (rows, cols, taskRows int) {
 	if acc == accelAVX2 {
-		return avx2TileRows, denseRows / avx2TileRows * avx2TileRows
+		return avx2TileRows, 8, denseRows / avx2TileRows * avx2TileRows
 	}
-	return panelRows, denseRows
+	return panelRows, panelCols, denseRows
 }
 
 // packGroup is the number of panels one packing job packs.
@@ -295,8 +300,8 @@ func (g *gemmRun) tiles() {
 }
 
 // pack packs, for each k-block kb of the chunk (features [c0+kb·kc, …+kl)),
-// B̂ (panel jp: columns [16jp, 16jp+16) as [kl][16]) at
-// bp[kb·kc·16·np + jp·16·kl] and αÂ (panel ip: rows [pr·ip, pr·ip+pr) as
+// B̂ (panel jp: columns [pc·jp, pc·jp+pc) as [kl][pc]) at
+// bp[kb·kc·pc·np + jp·pc·kl] and αÂ (panel ip: rows [pr·ip, pr·ip+pr) as
 // [kl][pr]) at ap[kb·kc·mp + ip·pr·kl]; packGroup panels per job.
 func (g *gemmRun) pack(ctx context.Context) error {
 	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/g.pr+packGroup-1)/packGroup
@@ -306,7 +311,7 @@ func (g *gemmRun) pack(ctx context.Context) error {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
 		if j < nb {
 			q0 := j * packGroup
-			g.b.packPanels(g.bp[kb*g.kc*panelCols*g.np+q0*panelCols*kl:], panelCols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 			return
 		}
 		j -= nb
@@ -317,21 +322,21 @@ func (g *gemmRun) pack(ctx context.Context) error {
 
 // packSame packs for SyrkLower: Â is B̂ (rows = columns), so B̂ is packed
 // from a, then each 8-row panel of Â from one half of a 16-column panel of
-// B̂ (a 6-row panel from the one or two panels of B̂ holding its rows, and
-// zeros for rows past the last panel of B̂).
+// B̂ (with AVX2, each 6-row panel from the one or two 8-column panels of B̂
+// holding its rows, and zeros for rows past the last panel of B̂).
 func (g *gemmRun) packSame(ctx context.Context) error {
 	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/g.pr+packGroup-1)/packGroup
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/nb, (j%nb)*packGroup
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.b.packPanels(g.bp[kb*g.kc*panelCols*g.np+q0*panelCols*kl:], panelCols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+		g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 	}); err != nil {
 		return err
 	}
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
 		kl := min(g.kc, g.cl-kb*g.kc)
-		if g.pr != panelRows {
+		if g.pr != panelRows || g.pc != panelCols {
 			g.packSameRows(kb, q0, kl)
 			return
 		}
@@ -352,20 +357,20 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 // packSameRows is packSame's copy of the panels [q0, q0+packGroup) of αÂ
 // from B̂ for k-block kb (kl features) when the panels are not 8 rows high.
 func (g *gemmRun) packSameRows(kb, q0, kl int) {
-	pr, bp := g.pr, g.bp[kb*g.kc*panelCols*g.np:]
+	pr, pc, bp := g.pr, g.pc, g.bp[kb*g.kc*g.pc*g.np:]
 	for ip := q0; ip < min(q0+packGroup, g.mp/pr); ip++ {
 		dst := g.ap[kb*g.kc*g.mp+ip*pr*kl : kb*g.kc*g.mp+(ip+1)*pr*kl]
 		for r := 0; r < pr; r++ {
 			row := ip*pr + r // of Â: column row%16 of B̂'s panel row/16
-			if row >= g.np*panelCols {
+			if row >= g.np*pc {
 				for p := 0; p < kl; p++ {
 					dst[p*pr+r] = 0
 				}
 				continue
 			}
-			src := bp[(row/panelCols)*panelCols*kl+row%panelCols:]
+			src := bp[(row/pc)*pc*kl+row%pc:]
 			for p := 0; p < kl; p++ {
-				dst[p*pr+r] = g.alpha * src[p*panelCols]
+				dst[p*pr+r] = g.alpha * src[p*pc]
 			}
 		}
 	}
@@ -375,7 +380,7 @@ func (g *gemmRun) packSameRows(kb, q0, kl int) {
 func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
-		bpan := g.bp[kb*g.kc*panelCols*g.np+j*kl:]
+		bpan := g.bp[kb*g.kc*g.pc*g.np+j*kl:]
 		apan := g.ap[kb*g.kc*g.mp+i*kl:]
 		tile(g.acc, kl, apan, bpan, c, ldc, add || kb > 0)
 	}
@@ -394,13 +399,13 @@ func (g *gemmRun) block(w, t int) {
 		j1 = min(j1, i1)
 	}
 	rp := roundUp(i1-i0, pr)
-	for j := j0; j < j1; j += panelCols {
+	for j := j0; j < j1; j += g.pc {
 		for ip := 0; ip < rp; ip += pr {
 			i := i0 + ip
 			if g.lower && j > i+pr-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+pr <= m && j+panelCols <= n && (!g.lower || j+panelCols-1 <= i)
+			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i)
 			if full {
 				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
 				continue
@@ -423,7 +428,7 @@ func (g *gemmRun) loadEdge(tmp []float64, i, j int) {
 	rc := g.rc
 	clear(tmp[:g.pr*panelCols])
 	for r := 0; r < g.pr && i+r < g.m; r++ {
-		cEnd := min(j+panelCols, g.n)
+		cEnd := min(j+g.pc, g.n)
 		copy(tmp[r*panelCols:], rc.Data[(i+r)*rc.Stride+j:(i+r)*rc.Stride+cEnd])
 	}
 }
@@ -433,7 +438,7 @@ func (g *gemmRun) loadEdge(tmp []float64, i, j int) {
 func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
 	rc := g.rc
 	for r := 0; r < g.pr && i+r < g.m; r++ {
-		cEnd := min(j+panelCols, g.n)
+		cEnd := min(j+g.pc, g.n)
 		if g.lower {
 			cEnd = min(cEnd, i+r+1)
 		}
@@ -564,9 +569,9 @@ func releasePack(b *[]float64) {
 	densePool.Put(b)
 }
 
-// tile sets (or, with add, increments) the 8×16 tile (6×16 with AVX2, a
-// from panels of 6 rows) at c (row stride ldc) to Σ_p a[p][0:8] ⊗ b[p][0:16]
-// over p < kl, on the inner kernels acc. Every element is the FMA chain
+// tile sets (or, with add, increments) the 8×16 tile (6×8 with AVX2, from
+// panels of 6 rows and 8 columns) at c (row stride ldc) to
+// Σ_p a[p][0:8] ⊗ b[p][0:16] over p < kl, on the inner kernels acc. Every element is the FMA chain
 // over p ascending from zero (plus c when add) on both SIMD paths: the same
 // bits (TestDenseSIMDBits).
 func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
@@ -577,7 +582,7 @@ func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
 		// bits as gemm8x16AVX512).
 		gemm8x16PfAVX512(kl, &a[0], &b[0], &c[0], ldc, add)
 	case accelAVX2:
-		gemm6x16AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
+		gemm6x8AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
 	default:
 		tileGo(kl, a, b, c, ldc, add)
 	}

@@ -143,8 +143,8 @@ func TestDenseSyrkLower(t *testing.T) {
 	}
 }
 
-// TestDenseSIMDBits: the AVX2 tile (6×16, panels of 6 rows) and the AVX-512
-// one (8×16, panels of 8) compute every element as the same FMA chain over
+// TestDenseSIMDBits: the AVX2 tile (6×8, panels of 6 rows and 8 columns)
+// and the AVX-512 one (8×16, panels of 8 rows and 16 columns) compute every element as the same FMA chain over
 // each k-block, the blocks added in order, so Gemm and SyrkLower give the
 // same bits on both paths, for 1 and 3 workers. The shapes are ragged
 // against both tile heights, the 126- and 128-row task blocks and the

@@ -621,6 +621,10 @@ func packRows[T, S float32 | float64](dst []T, x []S, stride, r0, rows, d int) {
 	rp := roundUp(rows, panelRows)
 	for ip := 0; ip < rp; ip += panelRows {
 		panel := dst[ip*d : (ip+panelRows)*d]
+		if ip+panelRows <= rows {
+			pack8(panel, x, stride, r0+ip, d)
+			continue
+		}
 		for i := 0; i < panelRows; i++ {
 			if ip+i >= rows {
 				for k := 0; k < d; k++ {
@@ -633,6 +637,24 @@ func packRows[T, S float32 | float64](dst []T, x []S, stride, r0, rows, d int) {
 				panel[k*panelRows+i] = T(v)
 			}
 		}
+	}
+}
+
+// pack8 writes rows r … r+7 of x (stride, d columns) into panel as [d][8],
+// feature by feature: the panel is written in order (one 64-byte line per
+// feature in float64) while the eight rows are read in order. Writing it a
+// row at a time, with stride 8, took 1–2% of the distance product at
+// d = 784 (CPU profile).
+func pack8[T, S float32 | float64](panel []T, x []S, stride, r, d int) {
+	x0, x1 := x[r*stride:][:d], x[(r+1)*stride:][:d]
+	x2, x3 := x[(r+2)*stride:][:d], x[(r+3)*stride:][:d]
+	x4, x5 := x[(r+4)*stride:][:d], x[(r+5)*stride:][:d]
+	x6, x7 := x[(r+6)*stride:][:d], x[(r+7)*stride:][:d]
+	panel = panel[:8*d]
+	for k := range x0 {
+		p := panel[8*k : 8*k+8 : 8*k+8]
+		p[0], p[1], p[2], p[3] = T(x0[k]), T(x1[k]), T(x2[k]), T(x3[k])
+		p[4], p[5], p[6], p[7] = T(x4[k]), T(x5[k]), T(x6[k]), T(x7[k])
 	}
 }
 

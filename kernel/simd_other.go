@@ -20,6 +20,7 @@ func axpy4AVX512(int, *[4]float64, *float64, int, *float64) { panic("kernel: no 
 func gemm8x32F32AVX512(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX-512") }
 
 func gemm4x8AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
+func gemm6x8AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func expRowAVX2(*float64, *float64, int, float64, float64)     { panic("kernel: no AVX2") }
 func expRowDotAVX2(*float64, *float64, *float64, int, float64, float64) float64 {
 	panic("kernel: no AVX2")

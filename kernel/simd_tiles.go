@@ -36,12 +36,29 @@ func packPanels[T, S float32 | float64](dst []T, x []S, stride, r0, rows, d, h i
 	for ip := 0; ip < rows; ip += h {
 		ph := min(h, rows-ip)
 		panel := dst[ip*d : (ip+ph)*d]
+		if ph == 6 {
+			pack6(panel, x, stride, r0+ip, d)
+			continue
+		}
 		for i := 0; i < ph; i++ {
 			row := x[(r0+ip+i)*stride : (r0+ip+i)*stride+d]
 			for k, v := range row {
 				panel[k*ph+i] = T(v)
 			}
 		}
+	}
+}
+
+// pack6 is pack8 for the AVX2 tiles' panels of 6 rows.
+func pack6[T, S float32 | float64](panel []T, x []S, stride, r, d int) {
+	x0, x1 := x[r*stride:][:d], x[(r+1)*stride:][:d]
+	x2, x3 := x[(r+2)*stride:][:d], x[(r+3)*stride:][:d]
+	x4, x5 := x[(r+4)*stride:][:d], x[(r+5)*stride:][:d]
+	panel = panel[:6*d]
+	for k := range x0 {
+		p := panel[6*k : 6*k+6 : 6*k+6]
+		p[0], p[1], p[2] = T(x0[k]), T(x1[k]), T(x2[k])
+		p[3], p[4], p[5] = T(x3[k]), T(x4[k]), T(x5[k])
 	}
 }
 

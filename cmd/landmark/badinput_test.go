@@ -73,7 +73,9 @@ func TestBadInputCLI(t *testing.T) {
 		{"progress value", []string{"run", "x.yaml", "--progress", "sometimes"}, 2, []string{"want auto, always or never"}},
 		{"run no spec", []string{"run"}, 2, []string{"want one SPEC.yaml, got 0"}},
 		{"fit memory unit", fitFlags("--memory", "lots"), 2, []string{`memory "lots"`, "4G, 512MiB"}},
-		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the cap of 10 bytes"}},
+		// Nothing is held beside falkon's rows (its plan counts them): the
+		// estimator's limit is the cap itself.
+		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the limit is 10 bytes", "--memory sets the cap"}},
 		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"estimator.lambda: lambda = -1, want > 0"}},
 		{"fit M > n", fitFlags("--m", "5000"), 1, []string{"m = 5000 exceeds the 300 training rows"}},
 		{"fit estimator", append(fitFlags(), "--estimator", "falcon"), 1, []string{`unknown estimator "falcon" (did you mean "falkon"?)`}},

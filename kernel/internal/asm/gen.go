@@ -20,8 +20,9 @@
 //     first, as in gemm8x32F32AVX512), and gemm1x16AVX2 …
 //     gemm5x16AVX2 (and float32) for the last panel of a block;
 //     gemm4x8AVX2, one quarter of an 8×16 tile (Dense's AVX2 tile until
-//     2026-11-26, when it moved to gemm6x16AVX2; kept as BenchmarkTiles'
-//     reference).
+//     2026-11-26; kept as BenchmarkTiles' reference); gemm6x8AVX2
+//     (gen_avx2.go), Dense's AVX2 tile since: one 6×8 piece of 12
+//     accumulators on panels of 6 rows and 8 columns.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
@@ -79,6 +80,7 @@ func main() {
 
 	gemmAVX2()
 	avx2Tiles()
+	gemmDenseAVX2()
 	expRowF32AVX2()
 	axpy4Kernel("axpy4F32AVX2", true, false, "axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).")
 	flush32AVX2()

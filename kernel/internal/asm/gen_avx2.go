@@ -64,6 +64,14 @@ func gemmAVX2() {
 	RET()
 }
 
+// gemmDenseAVX2 emits gemm6x8AVX2, kernel.Dense's AVX2 tile: one 6×8 piece
+// of 12 accumulators over panels of 6 rows of a and 8 columns of b.
+func gemmDenseAVX2() {
+	gemmTilesAVX2("gemm6x8AVX2", tileF64, 6, 8, []subTile{{0, 6, 0, 2}},
+		"gemm6x8AVX2 sets (or, when add, increments) the 6×8 tile at c (row stride ldc elements) to",
+		"Σ_p a[p][0:6] ⊗ b[p][0:8] over p < k, for packed a ([k][6]) and b ([k][8]), its block of c prefetched first.")
+}
+
 // The AVX2 float64 exp of expRowAVX2 / expRowDotAVX2. AVX2 has neither
 // VSCALEFPD nor a 16-entry VPERMI2PD, so the AVX-512 scheme (gen_avx512.go)
 // is rebuilt from what it has. y = t·(ng·log2e) (e^x = 2^y); adding
