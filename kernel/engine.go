@@ -265,9 +265,12 @@ func (o *Op) ScratchBytes(t int) int64 {
 	n, m := o.Dims()
 	d := o.dim()
 	b := o.BlockRows()
-	mp := int64(roundUp(m, panelCols))
+	// The plan's mp: M rounded to the panel width its tiles use (32 in
+	// float32 mode, 16 otherwise), the width the partial sums and the
+	// packed C are allocated at.
+	mp := int64(o.shape().mp)
 	w := o.scratchWorkers()
-	seg := int64(segments((n+b-1)/b, o.shape().mp*t)) // segmentSums's count: the plan's mp
+	seg := int64(segments((n+b-1)/b, int(mp)*t)) // segmentSums's count
 	if s, ok := o.panelScratchBytes(t); ok {
 		return s
 	}

@@ -127,16 +127,19 @@ func BenchmarkMultiTiles(b *testing.B) {
 	}
 }
 
-// BenchmarkMulTMulKept times K(X, C)ᵀ(K(X, C)·V) with t = 10 over blocks of
-// K kept in float32 (Keep32: FALKON's float32 K_nM cache): n = 10,000,
-// d = 54, M = 2,000, all blocks kept (80 MB). Each product widens the kept
-// blocks to float64 and runs the panel tiles; ms per product.
+// BenchmarkMulTMulKept times K(X, C)ᵀ(K(X, C)·V) with t = 1 to 16 over
+// blocks of K kept in float32 (Keep32: FALKON's float32 K_nM cache):
+// n = 10,000, d = 54, M = 2,000, all blocks kept (80 MB). With many
+// right-hand sides each product widens the kept blocks to float64 and runs
+// the panel tiles; with t ≤ 8 (AVX-512) or 10 (AVX2) it reads the float32 blocks four rows at a
+// time (multi_kept.go); formed/t=1 is the same product on an Op that keeps
+// nothing (the fused Gaussian pass). CPU ms per product.
 // Run: go test -run '^$' -bench MulTMulKept -benchtime 10x ./kernel
 func BenchmarkMulTMulKept(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	const n, d, m, t = 10000, 54, 2000, 10
-	x, c, v := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil), mat.NewDense(m, t, nil)
-	for _, a := range []*mat.Dense{x, c, v} {
+	const n, d, m = 10000, 54, 2000
+	x, c := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil)
+	for _, a := range []*mat.Dense{x, c} {
 		for i := range a.RawMatrix().Data {
 			a.RawMatrix().Data[i] = rng.NormFloat64()
 		}
@@ -145,12 +148,33 @@ func BenchmarkMulTMulKept(b *testing.B) {
 	if rows, err := op.Keep32(context.Background(), 1<<30); err != nil || rows < n {
 		b.Skipf("kept %d of %d rows (%v): Keep32 needs the panel tiles", rows, n, err)
 	}
-	out := mat.NewDense(m, t, nil)
-	c0 := processCPU()
-	for b.Loop() {
-		if err := op.MulTMul(context.Background(), out, v); err != nil {
-			b.Fatal(err)
+	fresh := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{}) // forms every block
+	for _, t := range []int{1, 2, 3, 4, 6, 8, 10, 12, 16} {
+		v := mat.NewDense(m, t, nil)
+		for i := range v.RawMatrix().Data {
+			v.RawMatrix().Data[i] = rng.NormFloat64()
 		}
+		out := mat.NewDense(m, t, nil)
+		b.Run(fmt.Sprintf("t=%d", t), func(b *testing.B) {
+			c0 := processCPU()
+			for b.Loop() {
+				if err := op.MulTMul(context.Background(), out, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		})
+		if t > 1 {
+			continue
+		}
+		b.Run(fmt.Sprintf("formed/t=%d", t), func(b *testing.B) {
+			c0 := processCPU()
+			for b.Loop() {
+				if err := fresh.MulTMul(context.Background(), out, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		})
 	}
-	b.ReportMetric(float64(processCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
 }

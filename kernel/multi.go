@@ -74,7 +74,13 @@ func (o *Op) panelScratchBytes(t int) (int64, bool) {
 	b := o.BlockRows()
 	mp, d := int64(sh.mp), int64(sh.d)
 	seg := int64(segments((n+b-1)/b, int(mp)*roundUp(t, multiPanel)))
-	return 8*(mp*(d+2)+int64(n)) + panelBytes(seg, mp, t) + o.scratchWorkers()*sh.workBytes(useAccel, b, panelKVCols(b)) + callBytes, true
+	s := 8*(mp*(d+2)+int64(n)) + panelBytes(seg, mp, t) + o.scratchWorkers()*sh.workBytes(useAccel, b, panelKVCols(b)) + callBytes
+	if t <= keptMaxT(useAccel) && sh.keepable() {
+		// With blocks kept, products with few right-hand sides run on
+		// the kept float32 values instead (multi_kept.go).
+		s = max(s, o.keptScratchBytes(t))
+	}
+	return s, true
 }
 
 // packPanels returns the M×t matrix v as ⌈t/16⌉ panels [mp][16], zero past
@@ -205,15 +211,16 @@ func (o *Op) KeepBytes(rows int) int64 { return 4 * int64(rows) * int64(o.shape(
 
 // Keep32 forms the blocks of K(X, C) for the first KeepRows(maxBytes) rows
 // once and keeps them in float32; every later product (Mul, MulT, MulTMul,
-// any number of right-hand sides) reads those blocks, widened to float64,
-// instead of forming them again, and forms the other rows' as usual. It
+// any number of right-hand sides) reads those blocks, widened to float64
+// (in registers, four rows at a time, with up to 8 right-hand sides, 10 on
+// AVX2; else block by block for the panel tiles), instead of forming them
+// again, and forms the other rows' as usual. It
 // returns the rows kept (0: nothing kept, the Op unchanged). The kept
 // values are the formed ones rounded to float32 (relative error ≤ 2^−24),
 // so products differ from the recomputing Op's by about that; the sums
 // are in float64 and in the same fixed order whatever the workers. Call
 // it once, before the products (not concurrently with them). With blocks
-// kept, products with one right-hand side run on the panel tiles too and
-// take ScratchBytes(2)'s memory.
+// kept, products with t right-hand sides take at most ScratchBytes(max(t, 2)).
 func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
 	if err := o.valid(); err != nil {
 		return 0, err
@@ -278,6 +285,9 @@ func widen32(dst []float64, src []float32) {
 
 // mulTMulPanels is MulTMul on the panel tiles.
 func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+	if o.keptSmall(v.Cols) {
+		return o.mulTMulKept(ctx, dst, v)
+	}
 	p := o.prepare()
 	vp := p.packPanels(v)
 	width := len(vp)
@@ -301,6 +311,9 @@ func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General
 // mulTPanels is MulT on the panel tiles: each block's rows of U are copied
 // into the worker's panel scratch, 16 columns at a time.
 func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) error {
+	if o.keptSmall(u.Cols) {
+		return o.mulTKept(ctx, dst, u)
+	}
 	p := o.prepare()
 	np := (u.Cols + multiPanel - 1) / multiPanel
 	partial, sums, err := o.segmentSums(ctx, np*p.mp*multiPanel, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
@@ -327,6 +340,9 @@ func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) e
 // mulPanels is Mul on the panel tiles: each block's rows of K·V are formed
 // 16 columns at a time and copied into dst.
 func (o *Op) mulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+	if o.keptSmall(v.Cols) {
+		return o.mulKept(ctx, dst, v)
+	}
 	p := o.prepare()
 	vp := p.packPanels(v)
 	n, _ := o.Dims()

@@ -53,6 +53,10 @@ func main() {
 	}
 	widen(true)
 	widen(false)
+	keptDot4(true)
+	keptDot4(false)
+	keptAxpy4(true)
+	keptAxpy4(false)
 	Generate()
 }
 
@@ -261,6 +265,166 @@ func widen(avx512 bool) {
 	ADDQ(Imm(uint64(4*step)), src)
 	ADDQ(Imm(uint64(8*step)), dst)
 	SUBQ(Imm(uint64(step)), n)
+	JNE(LabelRef(loop))
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// keptDot4 generates keptDot4AVX512 or keptDot4AVX2: the dots of four kept
+// float32 rows of K (row stride lda elements) with a float64 vector v over
+// k columns (a multiple of 16), for products with one right-hand side. Each
+// row has two accumulators (AVX-512: columns 0–7 and 8–15 of each group of
+// 16; AVX2: columns 0–3, 8–11 and 4–7, 12–15), added at the end and stored
+// as lanes (8 on AVX-512, 4 on AVX2) at out[8r], which the caller sums in
+// lane order: a fixed order for each path.
+func keptDot4(avx512 bool) {
+	name := "keptDot4AVX2"
+	if avx512 {
+		name = "keptDot4AVX512"
+	}
+	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, v, out *float64)")
+	Doc(name+" stores at out[8r:] the lanes of Σ_p float64(a[r·lda+p])·v[p] over p < k",
+		"(a multiple of 16) for r < 4, two accumulators a row added: four kept float32 rows of K times v.")
+	k, a, lda, v, out, lda3 := RCX, RSI, RDX, RDI, RBX, R8
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("lda"), lda)
+	Load(Param("v"), v)
+	Load(Param("out"), out)
+	SHLQ(Imm(2), lda)
+	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	loop, done := name+"_loop", name+"_done"
+	row := func(r int, disp int) Mem {
+		switch r {
+		case 0:
+			return Mem{Base: a, Disp: disp}
+		case 1:
+			return Mem{Base: a, Index: lda, Scale: 1, Disp: disp}
+		case 2:
+			return Mem{Base: a, Index: lda, Scale: 2, Disp: disp}
+		}
+		return Mem{Base: a, Index: lda3, Scale: 1, Disp: disp}
+	}
+	regs := ymm
+	if avx512 {
+		regs = zmm
+	}
+	for i := 0; i < 8; i++ {
+		if avx512 {
+			VPXORQ(regs[i], regs[i], regs[i])
+		} else {
+			VXORPD(regs[i], regs[i], regs[i])
+		}
+	}
+	TESTQ(k, k)
+	JE(LabelRef(done))
+	Label(loop)
+	if avx512 {
+		VMOVUPD(Mem{Base: v}, Z8)
+		VMOVUPD(Mem{Base: v, Disp: 64}, Z9)
+		for r := 0; r < 4; r++ {
+			VCVTPS2PD(row(r, 0), Z10)
+			VCVTPS2PD(row(r, 32), Z11)
+			VFMADD231PD(Z8, Z10, zmm[2*r])
+			VFMADD231PD(Z9, Z11, zmm[2*r+1])
+		}
+	} else {
+		for q := 0; q < 4; q++ {
+			VMOVUPD(Mem{Base: v, Disp: 32 * q}, ymm[8+q])
+		}
+		for r := 0; r < 4; r++ {
+			for q := 0; q < 4; q++ {
+				t := ymm[12+q%2]
+				VCVTPS2PD(row(r, 16*q), t)
+				VFMADD231PD(ymm[8+q], t, ymm[2*r+q%2])
+			}
+		}
+	}
+	ADDQ(Imm(64), a)
+	ADDQ(Imm(128), v)
+	SUBQ(Imm(16), k)
+	JNE(LabelRef(loop))
+	Label(done)
+	for r := 0; r < 4; r++ {
+		VADDPD(regs[2*r+1], regs[2*r], regs[2*r])
+		VMOVUPD(regs[2*r], Mem{Base: out, Disp: 64 * r})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// keptAxpy4 generates keptAxpy4AVX512 or keptAxpy4AVX2: y[p] =
+// fma(s[3], a3[p], fma(s[2], a2[p], fma(s[1], a1[p], fma(s[0], a0[p], y[p]))))
+// for p < k (a multiple of 16), a_r the kept float32 row r of K (row stride
+// lda elements) widened: the same chain on both paths.
+func keptAxpy4(avx512 bool) {
+	name := "keptAxpy4AVX2"
+	if avx512 {
+		name = "keptAxpy4AVX512"
+	}
+	TEXT(name, NOSPLIT, "func(k int, s *[4]float64, a *float32, lda int, y *float64)")
+	Doc(name+" sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))",
+		"for p < k (a multiple of 16), the rows of a kept float32 block of K widened.")
+	k, s, a, lda, y, lda3 := RCX, RAX, RSI, RDX, RDI, R8
+	Load(Param("k"), k)
+	Load(Param("s"), s)
+	Load(Param("a"), a)
+	Load(Param("lda"), lda)
+	Load(Param("y"), y)
+	SHLQ(Imm(2), lda)
+	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	loop, done := name+"_loop", name+"_done"
+	row := func(r int, disp int) Mem {
+		switch r {
+		case 0:
+			return Mem{Base: a, Disp: disp}
+		case 1:
+			return Mem{Base: a, Index: lda, Scale: 1, Disp: disp}
+		case 2:
+			return Mem{Base: a, Index: lda, Scale: 2, Disp: disp}
+		}
+		return Mem{Base: a, Index: lda3, Scale: 1, Disp: disp}
+	}
+	regs := ymm
+	if avx512 {
+		regs = zmm
+	}
+	for r := 0; r < 4; r++ {
+		VBROADCASTSD(Mem{Base: s, Disp: 8 * r}, regs[r])
+	}
+	TESTQ(k, k)
+	JE(LabelRef(done))
+	Label(loop)
+	if avx512 {
+		VMOVUPD(Mem{Base: y}, Z4)
+		VMOVUPD(Mem{Base: y, Disp: 64}, Z5)
+		for r := 0; r < 4; r++ {
+			VCVTPS2PD(row(r, 0), Z6)
+			VCVTPS2PD(row(r, 32), Z7)
+			VFMADD231PD(Z6, zmm[r], Z4)
+			VFMADD231PD(Z7, zmm[r], Z5)
+		}
+		VMOVUPD(Z4, Mem{Base: y})
+		VMOVUPD(Z5, Mem{Base: y, Disp: 64})
+	} else {
+		for q := 0; q < 4; q++ {
+			VMOVUPD(Mem{Base: y, Disp: 32 * q}, ymm[4+q])
+		}
+		for r := 0; r < 4; r++ {
+			for q := 0; q < 4; q++ {
+				t := ymm[8+q]
+				VCVTPS2PD(row(r, 16*q), t)
+				VFMADD231PD(t, ymm[r], ymm[4+q])
+			}
+		}
+		for q := 0; q < 4; q++ {
+			VMOVUPD(ymm[4+q], Mem{Base: y, Disp: 32 * q})
+		}
+	}
+	ADDQ(Imm(64), a)
+	ADDQ(Imm(128), y)
+	SUBQ(Imm(16), k)
 	JNE(LabelRef(loop))
 	Label(done)
 	VZEROUPPER()
