@@ -254,11 +254,10 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 	m64, t64 := int64(cs.m), int64(t)
 	kmmScratch := kernel.NewOp(b.Kernel, stub, stub, b.Engine).ScratchBytes(0)
 	// K_MM and the preconditioner's second M×M matrix, and the diagonal;
-	// in float32, T is factored in K_MM's lower triangle and the second
-	// matrix is float32 (M²/2 float64s' worth).
+	// in float32 both factors live in K_MM's lower triangle.
 	mats := 2*m64*m64 + m64
 	if b.Precision == precond.PrecisionFloat32 {
-		mats = m64*m64 + (m64*m64+1)/2 + m64
+		mats = m64*m64 + m64
 	}
 	p := FalkonPlan{
 		Centers: cs.bytes(),
@@ -273,7 +272,7 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 // lauum (package solver on kernel.Dense or kernel.DenseF32) hold beside the
 // M×M matrices (precond.ScratchBytes: the larger of the two precisions).
 // The matrices (plan) are float64 K_MM and a second float64 matrix, or, in
-// float32, K_MM (T in its lower triangle) and one float32 matrix.
+// float32, K_MM alone (T and A in the bytes of its lower triangle).
 func precondScratch(m int64) int64 {
 	return precond.ScratchBytes(int(m))
 }

@@ -19,10 +19,14 @@ func BenchmarkBuildFalkon(b *testing.B) {
 	}
 }
 
-// BenchmarkBuildFalkon10k is BenchmarkBuildFalkon at M = 10,000 in float32
-// (1.6 GB; for profiles of the float32 build: go test -run X -bench
-// BuildFalkon10k -benchtime 1x -cpuprofile …).
-func BenchmarkBuildFalkon10k(b *testing.B) { benchBuild(b, 10000, PrecisionFloat32) }
+// BenchmarkBuildFalkon10k is BenchmarkBuildFalkon at M = 10,000 (1.6 GB
+// in float64; for CPU times and profiles of one build: go test -run X
+// -bench BuildFalkon10k/float32 -benchtime 1x -cpuprofile …).
+func BenchmarkBuildFalkon10k(b *testing.B) {
+	for _, p := range []Precision{PrecisionFloat64, PrecisionFloat32} {
+		b.Run(string(p), func(b *testing.B) { benchBuild(b, 10000, p) })
+	}
+}
 
 func benchBuild(b *testing.B, m int, prec Precision) {
 	r := rand.New(rand.NewPCG(1, 2))

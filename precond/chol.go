@@ -25,7 +25,7 @@ func reserve(m int) (release func()) {
 
 // ScratchBytes returns the memory a FALKON preconditioner's build holds
 // for M = m beside its m×m matrices (float64 K_MM and a second float64
-// matrix, or, with PrecisionFloat32, K_MM and one float32 matrix):
+// matrix, or, with PrecisionFloat32, K_MM alone):
 // the packed operands of the largest product of its factorizations
 // (kernel.Dense.PackBytes, or kernel.DenseF32.PackBytes, over
 // solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or

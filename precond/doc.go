@@ -29,9 +29,9 @@
 // Options.Precision = PrecisionFloat32 computes T (eq. 14's Cholesky of
 // K_MM + εMsI), the product T A⁻¹ Tᵀ and A in float32 on the engine's
 // float32 tiles, as FALKON does for float32 data: half the time at twice
-// the flop rate, half the bytes streamed per application, 12·M² bytes
-// (K_MM stays float64 for the operator H; T is stored in its lower
-// triangle). Any fixed invertible B
+// the flop rate, half the bytes streamed per application, and half the
+// memory: 8·M² bytes (K_MM stays float64 for the operator H; both float32
+// factors are stored in the bytes of its lower triangle). Any fixed invertible B
 // gives the same Nyström solution at convergence (α = Bβ; CG solves
 // BᵀHBβ = Bᵀz), so a float32 preconditioner changes CG's speed, not its
 // solution (Precision says more; model.Falkon picks float32 for fits with

@@ -61,9 +61,9 @@ type Options struct {
 // of float64 (M³ flops at twice the rate) and half the bytes each CG
 // iteration's four triangular solves stream. K_MM itself stays float64 (the
 // operator H applies it; H must be the float64 one for the solution to be,
-// MulKMM reads its upper triangle), T is factored in the bytes of its lower
-// triangle, and C and A take one float32 M×M matrix: 12M² bytes in all,
-// against 16M² for float64.
+// MulKMM reads its upper triangle), and T, C and A are computed in the
+// bytes of its lower triangle (two float32 triangles fit in one float64
+// one): 8M² bytes in all, against 16M² for float64.
 //
 // Any fixed invertible B gives the same Nyström solution at convergence:
 // with α = Bβ, CG solves BᵀHBβ = Bᵀz, whose solution maps back to H⁻¹z. A

@@ -6,7 +6,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
@@ -15,58 +14,82 @@ import (
 )
 
 // build32 is build's PrecisionFloat32 path, from kmm with the shift already
-// on its diagonal (diag the diagonal before it): T = chol(K_MM + εMsI) on
-// K_MM + shift rounded to float32, factored in the bytes of kmm's lower
-// triangle (solver.CholeskyBlocked32Rows: row i of the float32 matrix,
-// stride two float64 rows, takes the first (i+1)/2 float64 entries of row
-// i; its values come from kmm's strict upper triangle, K_MM, which MulKMM
-// keeps reading and nothing writes); C = (1/M) T A_J⁻¹ Tᵀ + λI by Lauum32
-// in a new M×M float32 matrix and A = chol(C) in place (its upper triangle
-// restores it between jitter attempts); the products on the float32 tiles
-// (kernel.DenseF32). Memory: kmm and 4M² bytes, against 8M² for float64.
+// on its diagonal (diag the diagonal before it). Both float32 factors live
+// in the bytes of kmm's lower triangle (diagonal included), whose strict
+// upper triangle keeps K_MM for MulKMM and is never written: read as
+// float32, row i of kmm holds 2·stride values, of which the first 2(i+1)
+// lie on or below its diagonal; T takes the first i+1 of them (a float32
+// matrix of stride 2·stride) and C, then A, the next i+1 (stride
+// 2·stride + 1, one value in). So the float32 build holds K_MM alone (8M²
+// bytes, against 16M² in float64) and faults in no fresh M×M memory.
+//
+// T = chol(K_MM + εMsI) on K_MM + shift rounded to float32 (read from the
+// upper triangle, the diagonal from diag); C = (1/M) T A_J⁻¹ Tᵀ + λI by
+// Lauum32 on the scaled copy W = (MD)^{-1/2} L_T; A = chol(C). A retry with
+// jitter refills the matrix: T's from K_MM, C's by recomputing it from T
+// (another M³/3 flops, only when A needs jitter). The products run on the
+// float32 tiles (kernel.DenseF32).
 func build32(kmm *mat.Dense, diag []float64, shift, eps float64, n int, lambda float64, w []float64, opt Options) (*Falkon, error) {
 	ctx := context.Background()
 	m := len(diag)
 	raw := kmm.RawMatrix()
-	defer kernel.DenseF32{}.Reserve(m, m, min(m, solver.BlockedWidth))()
 	s := raw.Stride
-	tm := blas32.General{Rows: m, Cols: m, Stride: 2 * s,
-		Data: unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw.Data))), 2*len(raw.Data))}
-	t, err := solver.CholeskyBlocked32Rows(ctx, tm, func(i int, dst []float32) {
-		for j := range i {
-			dst[j] = float32(raw.Data[j*s+i]) // K_MM[i][j] from the upper triangle
-		}
-		dst[i] = float32(diag[i] + shift)
-	}, opt.Cholesky, kernel.DenseF32{})
+	defer kernel.DenseF32{}.Reserve(m, m, min(m, solver.BlockedWidth))()
+	all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw.Data))), 2*len(raw.Data))
+	tm := blas32.General{Rows: m, Cols: m, Stride: 2 * s, Data: all}
+	cm := blas32.General{Rows: m, Cols: m, Stride: 2*s + 1, Data: all[1:]}
+	// T's matrix, by tasks of copyRows rows: row j of the upper triangle
+	// gives the entries (i, j) of rows i > j of a task, a contiguous read
+	// (elementwise, so the values do not depend on the split).
+	fillT := func() error {
+		return parallel.For(ctx, (m+copyRows-1)/copyRows, 0, func(_, task int) {
+			i0, i1 := task*copyRows, min(m, (task+1)*copyRows)
+			for j := 0; j < i1; j++ {
+				lo := max(i0, j+1)
+				for i, v := range raw.Data[j*s+lo : j*s+i1] {
+					tm.Data[(lo+i)*tm.Stride+j] = float32(v)
+				}
+			}
+			for i := i0; i < i1; i++ {
+				tm.Data[i*tm.Stride+i] = float32(diag[i] + shift)
+			}
+		})
+	}
+	if err := fillT(); err != nil {
+		return nil, err
+	}
+	t, err := solver.CholeskyBlocked32Rows(ctx, tm, fillT, opt.Cholesky, kernel.DenseF32{})
 	if err != nil {
 		return nil, fmt.Errorf("precond: T = chol(K_MM + εMsI) in float32: %w", err)
 	}
-	cm := blas32.General{Rows: m, Cols: m, Stride: m, Data: hugemem.Float32s(m * m)}
-	if err := parallel.For(ctx, (m+copyRows-1)/copyRows, 0, func(_, task int) {
-		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
-			scale := 1 / math.Sqrt(float64(m))
-			if w != nil {
-				scale = 1 / math.Sqrt(float64(m)*w[i])
+	fillC := func() error {
+		if err := parallel.For(ctx, (m+copyRows-1)/copyRows, 0, func(_, task int) {
+			for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
+				scale := 1 / math.Sqrt(float64(m))
+				if w != nil {
+					scale = 1 / math.Sqrt(float64(m)*w[i])
+				}
+				row := tm.Data[i*tm.Stride : i*tm.Stride+i+1]
+				dst := cm.Data[i*cm.Stride : i*cm.Stride+i+1]
+				for j, v := range row {
+					dst[j] = float32(scale * float64(v))
+				}
 			}
-			row := tm.Data[i*tm.Stride : i*tm.Stride+i+1]
-			dst := cm.Data[i*m : i*m+i+1]
-			for j, v := range row {
-				dst[j] = float32(scale * float64(v))
-			}
+		}); err != nil {
+			return err
 		}
-	}); err != nil {
+		if err := solver.Lauum32(ctx, cm, kernel.DenseF32{}); err != nil {
+			return fmt.Errorf("precond: T A⁻¹ Tᵀ in float32: %w", err)
+		}
+		for i := 0; i < m; i++ {
+			cm.Data[i*cm.Stride+i] = float32(float64(cm.Data[i*cm.Stride+i]) + lambda)
+		}
+		return nil
+	}
+	if err := fillC(); err != nil {
 		return nil, err
 	}
-	if err := solver.Lauum32(ctx, cm, kernel.DenseF32{}); err != nil {
-		return nil, fmt.Errorf("precond: T A⁻¹ Tᵀ in float32: %w", err)
-	}
-	for i := 0; i < m; i++ {
-		cm.Data[i*m+i] = float32(float64(cm.Data[i*m+i]) + lambda)
-	}
-	if err := mirrorLower(ctx, cm.Data, m, m); err != nil {
-		return nil, err
-	}
-	a, err := solver.CholeskyBlocked32(ctx, cm, opt.Cholesky, kernel.DenseF32{})
+	a, err := solver.CholeskyBlocked32Rows(ctx, cm, fillC, opt.Cholesky, kernel.DenseF32{})
 	if err != nil {
 		return nil, fmt.Errorf("precond: A = chol(TTᵀ/M + λI) in float32: %w", err)
 	}

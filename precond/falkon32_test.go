@@ -11,6 +11,7 @@ import (
 
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -92,8 +93,14 @@ func TestFalkon32Factors(t *testing.T) {
 		lt := p.t32.L()
 		// T is factored in the bytes of K_MM's lower triangle (no second
 		// M×M matrix), stride two float64 rows.
-		if wr := work.RawMatrix(); unsafe.Pointer(&lt.Data[0]) != unsafe.Pointer(&wr.Data[0]) || lt.Stride != 2*wr.Stride {
+		wr := work.RawMatrix()
+		if unsafe.Pointer(&lt.Data[0]) != unsafe.Pointer(&wr.Data[0]) || lt.Stride != 2*wr.Stride {
 			t.Errorf("weighted=%v: T is not stored in K_MM's storage", weighted)
+		}
+		// A too: one float32 further, stride one more (the second half of
+		// each row's lower triangle).
+		if la := p.a32.L(); unsafe.Pointer(&la.Data[0]) != unsafe.Add(unsafe.Pointer(&wr.Data[0]), 4) || la.Stride != 2*wr.Stride+1 {
+			t.Errorf("weighted=%v: A is not stored in K_MM's storage", weighted)
 		}
 		k32 := func(i, j int) float64 {
 			v := kmm.At(i, j)
@@ -257,9 +264,9 @@ func TestFalkon32SameSolution(t *testing.T) {
 	}
 }
 
-// TestFalkon32BuildBytes: the float32 build factors T in the bytes of
-// K_MM's lower triangle and allocates one float32 M×M matrix for C and A
-// (4M² bytes, where float64 allocates 8M²), at most ScratchBytes(M) of
+// TestFalkon32BuildBytes: the float32 build computes T, C and A in the
+// bytes of K_MM's lower triangle and allocates no M×M matrix (float64
+// allocates one of 8M² bytes), at most ScratchBytes(M) of
 // packing buffers and panels, and a few M-vectors (the diagonal, the
 // jitter loop's copies); 64 KiB covers headers and task lists (total
 // allocations, garbage included: the potrf and lauum panels are two
@@ -276,9 +283,111 @@ func TestFalkon32BuildBytes(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	got := int64(after.TotalAlloc - before.TotalAlloc)
-	plan := 4*int64(m)*m + ScratchBytes(m) + 8*8*m + 64<<10
+	plan := ScratchBytes(m) + 8*8*m + 64<<10
 	t.Logf("allocated %d bytes, plan %d", got, plan)
 	if got > plan {
 		t.Errorf("float32 build allocated %d bytes, plan %d", got, plan)
+	}
+}
+
+// TestFalkon32Jitter: a K_MM with duplicated centers and a tiny ε needs
+// jitter in float32 for T and, with weights spread over 1e8, for A too;
+// each retry refills its matrix in place (T's from K_MM's upper triangle,
+// C by recomputing it from T). Reference: the same matrices formed in
+// separate full float32 matrices (K_MM + shift rounded; C from the same
+// W by the same Lauum32) and factored by solver.CholeskyBlocked32, which
+// restores from the upper triangle: its factors, jitters and attempts must
+// be the build's bit for bit (the same operations on the same values). K_MM
+// survives the retries (MulKMM).
+func TestFalkon32Jitter(t *testing.T) {
+	const m, n, lambda = 300, 3000, 1e-9
+	base := gaussKMM(9, m/2, 0.5)
+	kmm := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			kmm.Set(i, j, base.At(i%(m/2), j%(m/2))) // every center twice
+		}
+	}
+	// Weights spread over 1e8 make C = L_Tᵀ D⁻¹ L_T / M + λI far worse
+	// conditioned than T (eq. 15 with extreme leverage scores).
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = 1e-4
+		if i%3 == 0 {
+			w[i] = 1e4
+		}
+	}
+	work := mat.DenseCopyOf(kmm)
+	p, err := BuildWeighted(work, n, lambda, w, Options{Precision: PrecisionFloat32, Epsilon: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("jitter T %.3g (%d attempts), A %.3g (%d attempts)", p.JitterT, p.t32.Attempts, p.JitterA, p.a32.Attempts)
+	if p.t32.Attempts < 2 || p.a32.Attempts < 2 {
+		t.Fatalf("jitter T %g after %d attempts, A %g after %d: want retries for both", p.JitterT, p.t32.Attempts, p.JitterA, p.a32.Attempts)
+	}
+	ctx := context.Background()
+	full := func() blas32.General { return blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)} }
+	same := func(name string, got, want *solver.Chol32) {
+		if got.Jitter != want.Jitter || got.Attempts != want.Attempts {
+			t.Errorf("%s: jitter %g after %d attempts, reference %g after %d", name, got.Jitter, got.Attempts, want.Jitter, want.Attempts)
+		}
+		g, r := got.L(), want.L()
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				if math.Float32bits(g.Data[i*g.Stride+j]) != math.Float32bits(r.Data[i*r.Stride+j]) {
+					t.Fatalf("%s: L[%d][%d] = %g, reference %g", name, i, j, g.Data[i*g.Stride+j], r.Data[i*r.Stride+j])
+				}
+			}
+		}
+	}
+	tr := full()
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			v := kmm.At(i, j)
+			if i == j {
+				v += p.Shift
+			}
+			tr.Data[i*m+j] = float32(v)
+		}
+	}
+	refT, err := solver.CholeskyBlocked32(ctx, tr, solver.CholOptions{}, kernel.DenseF32{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("T", p.t32, refT)
+	cr := full()
+	for i := 0; i < m; i++ {
+		for j := 0; j <= i; j++ {
+			cr.Data[i*m+j] = float32(1 / math.Sqrt(m*w[i]) * float64(tr.Data[i*m+j]))
+		}
+	}
+	if err := solver.Lauum32(ctx, cr, kernel.DenseF32{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < m; i++ {
+		cr.Data[i*m+i] = float32(float64(cr.Data[i*m+i]) + lambda)
+		for j := 0; j < i; j++ {
+			cr.Data[j*m+i] = cr.Data[i*m+j]
+		}
+	}
+	refA, err := solver.CholeskyBlocked32(ctx, cr, solver.CholOptions{}, kernel.DenseF32{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("A", p.a32, refA)
+	v := mat.NewDense(m, 1, nil)
+	for i := 0; i < m; i++ {
+		v.Set(i, 0, math.Sin(float64(i)))
+	}
+	got := mat.NewDense(m, 1, nil)
+	if err := p.MulKMM(got, v); err != nil {
+		t.Fatal(err)
+	}
+	var want mat.Dense
+	want.Mul(kmm, v)
+	want.Sub(&want, got)
+	if d := maxAbs(&want); d > 1e-12 {
+		t.Errorf("MulKMM differs from K_MM·v by %g after the jitter retries", d)
 	}
 }

@@ -99,37 +99,26 @@ func CholeskyBlocked32(ctx context.Context, a blas32.General, opt CholOptions, p
 	return &Chol32{l: a, p: p, Jitter: jitter, Attempts: attempts}, nil
 }
 
-// CholeskyBlocked32Rows is CholeskyBlocked32 for a matrix that is not
-// stored in a: before each attempt, rows(i, dst) sets dst (i+1 values) to
-// row i of the lower triangle of the matrix to factor (columns 0…i,
-// rounded to float32), which is then factored in a's lower triangle with
-// jitter·I added (the jitter policy is CholeskyBlocked32's; the mean
-// diagonal is taken from the first fill). The strict upper triangle of a
-// is neither read nor written, so a may share its storage with data of the
-// caller's there: FALKON's float32 T lives in the lower triangle of the
-// float64 K_MM's storage, whose upper triangle MulKMM keeps reading. The
-// returned Chol32's L has an undefined strict upper triangle.
-func CholeskyBlocked32Rows(ctx context.Context, a blas32.General, rows func(i int, dst []float32), opt CholOptions, p Products32) (*Chol32, error) {
+// CholeskyBlocked32Rows is CholeskyBlocked32 for a matrix held in a's
+// lower triangle only (on and below the diagonal, set on entry): before
+// each retry, refill sets that lower triangle to the matrix again, and the
+// jitter is added to the diagonal taken on entry (the jitter policy is
+// CholeskyBlocked32's). The strict upper triangle of a is neither read nor
+// written, so a may share its storage with the caller's data there:
+// FALKON's float32 T and A live in the lower triangle of the float64
+// K_MM's storage, whose upper triangle MulKMM keeps reading. The returned
+// Chol32's L has an undefined strict upper triangle.
+func CholeskyBlocked32Rows(ctx context.Context, a blas32.General, refill func() error, opt CholOptions, p Products32) (*Chol32, error) {
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
 	}
 	n := a.Rows
-	if a.Rows != a.Cols || n == 0 || len(a.Data) < (n-1)*a.Stride+n || rows == nil {
+	if a.Rows != a.Cols || n == 0 || len(a.Data) < (n-1)*a.Stride+n || refill == nil {
 		return nil, fmt.Errorf("%w: cholesky of a %d×%d matrix", ErrShape, a.Rows, a.Cols)
 	}
 	if p == nil {
 		p = gonumProducts32{}
-	}
-	fill := func() error {
-		return parallel.For(ctx, (n+63)/64, 0, func(_, task int) {
-			for i := task * 64; i < min(n, (task+1)*64); i++ {
-				rows(i, a.Data[i*a.Stride:i*a.Stride+i+1])
-			}
-		})
-	}
-	if err := fill(); err != nil {
-		return nil, err
 	}
 	diag, err := diagonal(a.Data, n, a.Stride)
 	if err != nil {
@@ -137,7 +126,7 @@ func CholeskyBlocked32Rows(ctx context.Context, a blas32.General, rows func(i in
 	}
 	first := min(max(opt.Jitter, jitter32Floor), opt.MaxJitter)
 	jitter, attempts, err := jitterAttempts(diag, opt, first, func(jitter float64) error {
-		if err := fill(); err != nil {
+		if err := refill(); err != nil {
 			return err
 		}
 		for i := range n {

@@ -373,7 +373,8 @@ func TestSolveL32(t *testing.T) {
 	}
 }
 
-// TestCholeskyBlocked32Rows: factoring a matrix given row by row gives
+// TestCholeskyBlocked32Rows: factoring a matrix held in the lower triangle
+// (refilled before each retry) gives
 // CholeskyBlocked32's factor bit for bit (same algorithm on the same
 // values), with the same jitter and attempts on a rank-3 matrix, and
 // never reads or writes a's strict upper triangle (filled with a pattern
@@ -400,9 +401,14 @@ func TestCholeskyBlocked32Rows(t *testing.T) {
 		for i := range a.Data {
 			a.Data[i] = pattern
 		}
-		got, err := CholeskyBlocked32Rows(context.Background(), a, func(i int, dst []float32) {
-			copy(dst, src.Data[i*n:i*n+i+1])
-		}, CholOptions{}, kernel.DenseF32{})
+		fill := func() error {
+			for i := range n {
+				copy(a.Data[i*a.Stride:i*a.Stride+i+1], src.Data[i*n:i*n+i+1])
+			}
+			return nil
+		}
+		fill()
+		got, err := CholeskyBlocked32Rows(context.Background(), a, fill, CholOptions{}, kernel.DenseF32{})
 		if err != nil {
 			t.Fatal(err)
 		}
