@@ -101,7 +101,7 @@ func (p Precision) Validate() error {
 // matrix it was built from), so that the Nyström operator can apply λn·K_MM
 // without a second M×M copy.
 type Falkon struct {
-	kmm      *mat.Dense // lower: L_T (T = L_Tᵀ) in float64; strict upper: K_MM
+	kmm      *mat.Dense // lower: L_T (T = L_Tᵀ) in float64, or the bytes of t32 and a32; strict upper: K_MM
 	diag     []float64  // diagonal of K_MM
 	t, a     *solver.Chol
 	t32, a32 *solver.Chol32 // the factors in float32 (t and a nil)
@@ -133,7 +133,8 @@ var _ solver.Preconditioner = (*Falkon)(nil)
 // kmm = K_MM (M×M, both triangles set). kmm is taken over: it is overwritten
 // by the factor T and must not be used by the caller afterwards. Cost: two
 // M×M Cholesky factorizations and one triangular product, O(M³); memory: kmm
-// plus one M×M matrix.
+// plus one M×M matrix (PrecisionFloat32: kmm alone, both float32 factors
+// in the bytes of its lower triangle).
 func BuildFalkon(kmm *mat.Dense, n int, lambda float64, opt Options) (*Falkon, error) {
 	return build(kmm, n, lambda, nil, opt)
 }
