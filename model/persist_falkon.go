@@ -13,8 +13,8 @@ import (
 // including the solver's history, and (since format version 4) the rest of
 // its configuration: Sampler with its options, CenterLambda, CenterWeights,
 // Centers, WarmStart and Validation (centers equal to the fitted ones are
-// written once), and (since version 5) Float32Storage and PrecondPrecision. Progress, a
-// callback, is not saved.
+// written once), Float32Storage (since version 5) and PrecondPrecision
+// (since version 6). Progress, a callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -83,8 +83,8 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	if err := m.encodeV4(e); err != nil {
 		return err
 	}
-	e.Bool(m.Float32Storage) // format version 5
-	e.String(string(m.PrecondPrecision))
+	e.Bool(m.Float32Storage)             // format version 5
+	e.String(string(m.PrecondPrecision)) // format version 6
 	return nil
 }
 
@@ -204,6 +204,8 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	}
 	if d.Version() >= 5 {
 		m.Float32Storage = d.Bool()
+	}
+	if d.Version() >= 6 {
 		m.PrecondPrecision = precond.Precision(d.String())
 		if err := m.PrecondPrecision.Validate(); err != nil {
 			d.Fail("%v", err)

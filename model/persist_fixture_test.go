@@ -18,6 +18,7 @@ import (
 	"github.com/landmark-ml/landmark/approx/meka"
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -131,6 +132,10 @@ func fixtureCases() []fixtureCase {
 		{"falkon-float32-storage", 5, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 15, Float32Storage: true, Task: Classification}
 		}, cls},
+		// Version 6: the precision of Falkon's preconditioner factors.
+		{"falkon-precond-float32", 6, func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 16, PrecondPrecision: precond.PrecisionFloat32}
+		}, reg},
 	}
 }
 
