@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -214,8 +213,8 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	g.np = (n + g.pc - 1) / g.pc
 	g.mp = roundUp(m, g.pr)
 	kcap := min(chunk, k)
-	bufs := packBuffers(packLen(m, n, k))
-	defer releasePack(bufs)
+	bufs := densePacks.get(packLen(m, n, k))
+	defer densePacks.put(bufs)
 	g.bp, g.ap = (*bufs)[:g.np*g.pc*kcap], (*bufs)[g.np*g.pc*kcap:(g.np*g.pc+g.mp)*kcap]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
@@ -486,88 +485,14 @@ func packLen(m, n, k int) int {
 // heap grew by until its next collection. Reserves may nest and overlap;
 // the buffer goes back to the pool when the last is released.
 func (d Dense) Reserve(m, n, k int) (release func()) {
-	packSlot.mu.Lock()
-	packSlot.holds++
-	packSlot.mu.Unlock()
 	if m > 0 && n > 0 && k > 0 {
-		releasePack(packBuffers(packLen(m, n, k)))
+		return densePacks.reserve(packLen(m, n, k))
 	}
-	return func() {
-		packSlot.mu.Lock()
-		defer packSlot.mu.Unlock()
-		packSlot.holds--
-		if packSlot.holds == 0 && packSlot.buf != nil {
-			densePool.Put(packSlot.buf)
-			packSlot.buf = nil
-		}
-	}
+	return densePacks.reserve(0)
 }
 
-// densePool recycles the packing buffers of Dense's products: a blocked
-// factorization calls them M/256 times with buffers of up to 2·256·M
-// doubles, and fresh memory would be faulted in and zeroed on every call.
-var densePool sync.Pool
-
-// poolTries is how many pooled buffers packBuffers looks at.
-const poolTries = 4
-
-// packSlot holds the largest packing buffer released while a Reserve is
-// open (holds > 0), seen from every P, unlike densePool's per-P caches.
-var packSlot struct {
-	mu    sync.Mutex
-	holds int
-	buf   *[]float64 // nil when none or taken
-}
-
-// packBuffers returns a buffer of at least n doubles (contents undefined)
-// from packSlot or densePool, or new; the caller hands it back with
-// releasePack.
-func packBuffers(n int) *[]float64 {
-	packSlot.mu.Lock()
-	if b := packSlot.buf; b != nil && cap(*b) >= n {
-		packSlot.buf = nil
-		packSlot.mu.Unlock()
-		*b = (*b)[:n]
-		return b
-	}
-	packSlot.mu.Unlock()
-	// The pool may hold buffers of several sizes (one per P, and products of
-	// other shapes): look at a few, dropping the ones too small, before
-	// allocating.
-	for range poolTries {
-		b, ok := densePool.Get().(*[]float64)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			return b
-		}
-	}
-	// Large buffers (80 MB for a rank-512 update at M = 10,000) are
-	// advised onto huge pages: faulting fresh memory in 2 MiB pages costs
-	// about half the CPU time of 4 KiB ones on the project's VM (package
-	// hugemem).
-	b := hugemem.Float64s(n)
-	return &b
-}
-
-// releasePack hands back a buffer of packBuffers: while a Reserve is open,
-// into packSlot when it is at least as large as the one there (which goes
-// to densePool), else into densePool.
-func releasePack(b *[]float64) {
-	packSlot.mu.Lock()
-	if old := packSlot.buf; packSlot.holds > 0 && (old == nil || cap(*old) <= cap(*b)) {
-		packSlot.buf = b
-		packSlot.mu.Unlock()
-		if old != nil {
-			densePool.Put(old)
-		}
-		return
-	}
-	packSlot.mu.Unlock()
-	densePool.Put(b)
-}
+// densePacks recycles Dense's packing buffers (see packCache).
+var densePacks = packCache[float64]{alloc: hugemem.Float64s}
 
 // tile sets (or, with add, increments) the 8×16 tile (6×8 with AVX2, from
 // panels of 6 rows and 8 columns) at c (row stride ldc) to

@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
@@ -181,8 +180,8 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	g.np = (n + panel32Cols - 1) / panel32Cols
 	g.mp = roundUp(m, panelRows)
 	kcap := min(chunk, k)
-	bufs := pack32Buffers(pack32Len(m, n, k))
-	defer releasePack32(bufs)
+	bufs := dense32Packs.get(pack32Len(m, n, k))
+	defer dense32Packs.put(bufs)
 	g.bp, g.ap = (*bufs)[:g.np*panel32Cols*kcap], (*bufs)[g.np*panel32Cols*kcap:(g.np*panel32Cols+g.mp)*kcap]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
@@ -340,72 +339,15 @@ func pack32Len(m, n, k int) int {
 // for float64 (a separate buffer and pool: float32 and float64 products do
 // not share buffers).
 func (DenseF32) Reserve(m, n, k int) (release func()) {
-	pack32Slot.mu.Lock()
-	pack32Slot.holds++
-	pack32Slot.mu.Unlock()
 	if m > 0 && n > 0 && k > 0 {
-		releasePack32(pack32Buffers(pack32Len(m, n, k)))
+		return dense32Packs.reserve(pack32Len(m, n, k))
 	}
-	return func() {
-		pack32Slot.mu.Lock()
-		defer pack32Slot.mu.Unlock()
-		pack32Slot.holds--
-		if pack32Slot.holds == 0 && pack32Slot.buf != nil {
-			dense32Pool.Put(pack32Slot.buf)
-			pack32Slot.buf = nil
-		}
-	}
+	return dense32Packs.reserve(0)
 }
 
-// dense32Pool and pack32Slot are densePool and packSlot for DenseF32.
-var dense32Pool sync.Pool
-
-var pack32Slot struct {
-	mu    sync.Mutex
-	holds int
-	buf   *[]float32
-}
-
-// pack32Buffers returns a buffer of at least n float32 values (contents
-// undefined) from pack32Slot or dense32Pool, or new (advised onto huge
-// pages, as packBuffers' are).
-func pack32Buffers(n int) *[]float32 {
-	pack32Slot.mu.Lock()
-	if b := pack32Slot.buf; b != nil && cap(*b) >= n {
-		pack32Slot.buf = nil
-		pack32Slot.mu.Unlock()
-		*b = (*b)[:n]
-		return b
-	}
-	pack32Slot.mu.Unlock()
-	for range poolTries {
-		b, ok := dense32Pool.Get().(*[]float32)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			return b
-		}
-	}
-	b := hugemem.Float32s(n)
-	return &b
-}
-
-// releasePack32 hands back a buffer of pack32Buffers (see releasePack).
-func releasePack32(b *[]float32) {
-	pack32Slot.mu.Lock()
-	if old := pack32Slot.buf; pack32Slot.holds > 0 && (old == nil || cap(*old) <= cap(*b)) {
-		pack32Slot.buf = b
-		pack32Slot.mu.Unlock()
-		if old != nil {
-			dense32Pool.Put(old)
-		}
-		return
-	}
-	pack32Slot.mu.Unlock()
-	dense32Pool.Put(b)
-}
+// dense32Packs recycles DenseF32's packing buffers (a separate cache:
+// float32 and float64 products do not share buffers).
+var dense32Packs = packCache[float32]{alloc: hugemem.Float32s}
 
 // tile32 sets (or, with add, increments) the 8×32 float32 tile at c (row
 // stride ldc) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < kl, on the inner

@@ -239,9 +239,7 @@ func TestPackBytesF32(t *testing.T) {
 	c := blas32.General{Rows: 300, Cols: 37, Stride: 37, Data: make([]float32, 300*37)}
 	runtime.GC()
 	runtime.GC()
-	for dense32Pool.Get() != nil {
-	}
-	pack32Slot.buf = nil
+	dense32Packs.drain()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := (DenseF32{Workers: 1}).Gemm(context.Background(), true, false, 1, a, b, 0, c); err != nil {

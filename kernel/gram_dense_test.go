@@ -245,21 +245,19 @@ func BenchmarkDenseSyrk(b *testing.B) {
 }
 
 // TestPackBytes: PackBytes is what a product takes from the heap for its
-// packing panels. With densePool and packSlot drained, one Gemm of a 300×37 result over
+// packing panels. With densePacks drained, one Gemm of a 300×37 result over
 // k = 1,500 on one worker allocates its panel buffer (PackBytes) plus a few
 // hundred bytes of task lists and headers (allowed: 64 KiB), and no less.
 func TestPackBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, b := randDense(rng, 1500, 300), randDense(rng, 1500, 37)
 	c := mat.NewDense(300, 37, nil)
-	// Two collections empty densePool on every P (sync.Pool keeps a victim
+	// Two collections empty densePacks' pool on every P (sync.Pool keeps a victim
 	// cache for one): earlier tests' products on several workers leave
 	// buffers in other Ps' pools, which a drain from this one can miss.
 	runtime.GC()
 	runtime.GC()
-	for densePool.Get() != nil {
-	}
-	packSlot.buf = nil
+	densePacks.drain()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := (Dense{Workers: 1}).Gemm(context.Background(), true, false, 1, a, b, 0, c); err != nil {
