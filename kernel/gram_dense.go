@@ -509,20 +509,23 @@ func tile(acc accel, kl int, a, b, c []float64, ldc int, add bool) {
 	case accelAVX2:
 		gemm6x8AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
 	default:
-		tileGo(kl, a, b, c, ldc, add)
+		tileGo(kl, a, b, c, ldc, panelCols, add)
 	}
 }
 
-// tileGo is the portable tile: the same sums in the same order (per element,
-// over p ascending), without fused multiply–adds.
-func tileGo(kl int, a, b, c []float64, ldc int, add bool) {
+// tileGo is the portable tile of Dense (cols = panelCols) and DenseF32
+// (cols = panel32Cols): the 8×cols tile at c (row stride ldc) set, or with
+// add incremented, to Σ_p a[p][0:8] ⊗ b[p][0:cols] over p < kl; the same
+// sums in the same order as the SIMD tiles (per element, from 0 over p
+// ascending, then added to c), without fused multiply–adds.
+func tileGo[T float32 | float64](kl int, a, b, c []T, ldc, cols int, add bool) {
 	for r := 0; r < panelRows; r++ {
-		out := c[r*ldc : r*ldc+panelCols : r*ldc+panelCols]
-		for h := 0; h < panelCols; h += 8 {
-			var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		out := c[r*ldc : r*ldc+cols : r*ldc+cols]
+		for h := 0; h < cols; h += 8 {
+			var s0, s1, s2, s3, s4, s5, s6, s7 T
 			for p := 0; p < kl; p++ {
 				x := a[p*panelRows+r]
-				bb := b[p*panelCols+h : p*panelCols+h+8 : p*panelCols+h+8]
+				bb := b[p*cols+h : p*cols+h+8 : p*cols+h+8]
 				s0 += x * bb[0]
 				s1 += x * bb[1]
 				s2 += x * bb[2]

@@ -362,42 +362,6 @@ func tile32(acc accel, kl int, a, b, c []float32, ldc int, add bool) {
 		gemm4x16F32AVX2(kl, &a[4], &b[0], &c[4*ldc], ldc, add)
 		gemm4x16F32AVX2(kl, &a[4], &b[16], &c[4*ldc+16], ldc, add)
 	default:
-		tile32Go(kl, a, b, c, ldc, add)
-	}
-}
-
-// tile32Go is the portable tile: the same sums in the same order (per
-// element, from 0 over p ascending, then added to c), without fused
-// multiply–adds.
-func tile32Go(kl int, a, b, c []float32, ldc int, add bool) {
-	for r := 0; r < panelRows; r++ {
-		out := c[r*ldc : r*ldc+panel32Cols : r*ldc+panel32Cols]
-		for h := 0; h < panel32Cols; h += 8 {
-			var s0, s1, s2, s3, s4, s5, s6, s7 float32
-			for p := 0; p < kl; p++ {
-				x := a[p*panelRows+r]
-				bb := b[p*panel32Cols+h : p*panel32Cols+h+8 : p*panel32Cols+h+8]
-				s0 += x * bb[0]
-				s1 += x * bb[1]
-				s2 += x * bb[2]
-				s3 += x * bb[3]
-				s4 += x * bb[4]
-				s5 += x * bb[5]
-				s6 += x * bb[6]
-				s7 += x * bb[7]
-			}
-			o := out[h : h+8 : h+8]
-			if !add {
-				clear(o)
-			}
-			o[0] += s0
-			o[1] += s1
-			o[2] += s2
-			o[3] += s3
-			o[4] += s4
-			o[5] += s5
-			o[6] += s6
-			o[7] += s7
-		}
+		tileGo(kl, a, b, c, ldc, panel32Cols, add)
 	}
 }
