@@ -64,26 +64,9 @@ type fitOpts struct {
 func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xva mat.Matrix, yva []float64, fo fitOpts) (fitScores, error) {
 	est, from, seed := fo.est, fo.from, fo.seed
 	d := r.s.Dataset
-	var sc Scaling
-	var err error
-	xd, dtr := xtr.(*mat.Dense)
-	xvd, dva := xva.(*mat.Dense)
-	switch {
-	case fo.scaled != nil:
-		sc = *fo.scaled
-	case fo.owned && d.scale() != "" && dtr && dva && xd != xvd:
-		if sc, err = fitScaling(d.scale(), xd); err == nil {
-			if err = scaleInPlace(sc, xd); err == nil {
-				err = scaleInPlace(sc, xvd)
-			}
-		}
-		if err != nil {
-			return fitScores{}, err
-		}
-	default:
-		if xtr, xva, sc, err = scaleFeatures(d.scale(), xtr, xva); err != nil {
-			return fitScores{}, err
-		}
+	xtr, xva, sc, err := r.foldScaling(fo, xtr, xva)
+	if err != nil {
+		return fitScores{}, err
 	}
 	yfit := ytr
 	var ts datasets.TargetScaler // zero value: identity
@@ -160,15 +143,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	t2 := time.Now()
 	var dec []float64
 	if err == nil && r.s.Task == TaskBinary {
-		if dm, ok := est.(decider); ok {
-			dec, err = inRowBlocks(xva, func(x mat.Matrix) ([]float64, error) {
-				m, err := dm.DecisionFunction(x)
-				if err != nil {
-					return nil, err
-				}
-				return mat.Col(nil, 0, m), nil
-			})
-		}
+		dec, err = decisionValues(est, xva)
 	}
 	peak := w.Stop()
 	if err != nil {
@@ -186,6 +161,47 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		out.scores = append(out.scores, v)
 	}
 	return out, nil
+}
+
+// foldScaling applies the dataset's feature scaling to a fit's training
+// and validation rows: fo.scaled when the caller fitted it already; in
+// place, fitted on xtr, when the fit owns both (distinct dense) arrays;
+// otherwise on scaled copies (scaleFeatures). It returns the rows to use
+// and the scaling.
+func (r *runner) foldScaling(fo fitOpts, xtr, xva mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
+	scale := r.s.Dataset.scale()
+	xd, dtr := xtr.(*mat.Dense)
+	xvd, dva := xva.(*mat.Dense)
+	switch {
+	case fo.scaled != nil:
+		return xtr, xva, *fo.scaled, nil
+	case fo.owned && scale != "" && dtr && dva && xd != xvd:
+		sc, err := fitScaling(scale, xd)
+		if err == nil {
+			if err = scaleInPlace(sc, xd); err == nil {
+				err = scaleInPlace(sc, xvd)
+			}
+		}
+		return xtr, xva, sc, err
+	default:
+		return scaleFeatures(scale, xtr, xva)
+	}
+}
+
+// decisionValues returns a binary classifier's decision values on x (nil
+// when est has none), in row blocks as its predictions.
+func decisionValues(est model.Estimator, x mat.Matrix) ([]float64, error) {
+	dm, ok := est.(decider)
+	if !ok {
+		return nil, nil
+	}
+	return inRowBlocks(x, func(x mat.Matrix) ([]float64, error) {
+		m, err := dm.DecisionFunction(x)
+		if err != nil {
+			return nil, err
+		}
+		return mat.Col(nil, 0, m), nil
+	})
 }
 
 // predictBlockBytes bounds the float64 rows inRowBlocks has predicted at
