@@ -136,7 +136,11 @@ type Falkon struct {
 	// kept in float32 instead (kernel.Op.Keep32, 4 bytes a value): as many
 	// blocks of rows as MemoryLimit leaves room for (all without a limit),
 	// the others formed at every pass; Plan.Cache is what is kept.
-	// FALKON found caching slower on CPUs; see docs/performance.md ("Falkon") for ours.
+	// FALKON found caching slower on CPUs, and so did this project for the
+	// float64 cache (docs/performance.md, "Falkon"); the float32 one can
+	// pay: on ijcnn1 (d = 22, M = 5,000, 10 iterations, 1.00 GB kept) a
+	// Float32 fit took 4.3–4.7 CPU-s with it against 5.0 without, on a
+	// loaded machine (docs/performance.md, "Multi-output tiles on AVX2").
 	CacheKnm bool `yaml:"cache_knm"`
 	// Cholesky tunes the extra jitter of the preconditioner's factorizations.
 	Cholesky solver.CholOptions `yaml:"cholesky"`
