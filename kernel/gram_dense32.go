@@ -357,10 +357,7 @@ func tile32(acc accel, kl int, a, b, c []float32, ldc int, add bool) {
 	case accelAVX512:
 		gemm8x32F32PfAVX512(kl, &a[0], &b[0], &c[0], ldc, add)
 	case accelAVX2:
-		gemm4x16F32AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
-		gemm4x16F32AVX2(kl, &a[0], &b[16], &c[16], ldc, add)
-		gemm4x16F32AVX2(kl, &a[4], &b[0], &c[4*ldc], ldc, add)
-		gemm4x16F32AVX2(kl, &a[4], &b[16], &c[4*ldc+16], ldc, add)
+		gemm8x32F32AVX2(kl, &a[0], &b[0], &c[0], ldc, add)
 	default:
 		tileGo(kl, a, b, c, ldc, panel32Cols, add)
 	}

@@ -20,10 +20,10 @@ func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bo
 // a [k][8], b [k][32]); the tile at c is prefetched before the k loop.
 func gemm8x32F32PfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
 
-// gemm4x16F32AVX2 sets (or, with add, increments) the 4×16 float32 tile at c (row stride ldc
-// elements) to Σ_p a[p][0:4] ⊗ b[p][0:16] over p < k, summed in float32 from 0 in p order, reading
-// a as [k][8] and b as [k][32] (one quarter of gemm8x32F32PfAVX512's panels).
-func gemm4x16F32AVX2(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+// gemm8x32F32AVX2 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc elements)
+// to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed a [k][8],
+// b [k][32]), as four 4×16 pieces, its block of c prefetched first.
+func gemm8x32F32AVX2(k int, a *float32, b *float32, c *float32, ldc int, add bool)
 
 // gemm8x32F32AVX512 is the float32 mode of gemm8x16AVX512: it sums Σ_p a[p][0:8] ⊗ b[p][0:32]
 // over p < k in float32 (packed a [k][8], b [k][32]) and sets or increments the 8×32 float64 tile at c

@@ -8,8 +8,8 @@
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
 //   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
 //     products whose result is too large to stay in cache (gen_dense.go).
-//   - gemm8x32F32PfAVX512 and gemm4x16F32AVX2 (gen_dense32.go): the float32
-//     tiles of kernel.Dense32 (float32 results, add flag).
+//   - gemm8x32F32PfAVX512 and gemm8x32F32AVX2 (gen_dense32.go): the float32
+//     tiles of kernel.DenseF32 (float32 results, add flag).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and
 //     gemm8x32F32to32AVX512 (float32 tile): the 8×32 float32 tile, 16 zmm
 //     accumulators.

@@ -37,16 +37,46 @@ func prefetchLines(name string, ins func(Op)) {
 // prefetches the tile of c (every cache line of its 8 rows) so that the
 // loads of c at the end find it in cache (gen_dense.go).
 func gemm8x16(name string, prefetchC bool, doc ...string) {
-	TEXT(name, NOSPLIT, "func(k int, a, b, c *float64, ldc int, add bool)")
-	Doc(doc...)
+	zmmTile{name: name, prefetchC: prefetchC, add: true, doc: doc}.emit()
+}
+
+// zmmTile is an 8-row AVX-512 tile of two zmm registers a row (16 float64
+// or 32 float32 columns, 16 accumulators): c = (or, with add, +=)
+// Σ_p a[p][0:8] ⊗ b[p][0:cols] over p < k, for packed a ([k][8]) and b
+// ([k][cols], 128 bytes a step). The float64 GEMM tiles, the float32 Dense
+// tile and the float32 passes' K-block tile are this one loop.
+type zmmTile struct {
+	name string
+	f32  bool // float32 elements (…PS instructions, 4-byte a) instead of float64
+	// prefetchC prefetches the tile of c (its 8 rows of 128 bytes) first.
+	prefetchC bool
+	// add gives the kernel an add parameter (increment c instead of
+	// setting it); without it the tile is stored over c.
+	add bool
+	doc []string
+}
+
+func (z zmmTile) emit() {
+	elem, size, shift := "float64", 8, uint64(3)
+	load, bcast, fma, addv := VMOVUPD, VBROADCASTSD, VFMADD231PD, VADDPD
+	if z.f32 {
+		elem, size, shift = "float32", 4, 2
+		load, bcast, fma, addv = VMOVUPS, VBROADCASTSS, VFMADD231PS, VADDPS
+	}
+	sig := "func(k int, a, b, c *" + elem + ", ldc int)"
+	if z.add {
+		sig = "func(k int, a, b, c *" + elem + ", ldc int, add bool)"
+	}
+	TEXT(z.name, NOSPLIT, sig)
+	Doc(z.doc...)
 	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
 	Load(Param("k"), k)
 	Load(Param("a"), a)
 	Load(Param("b"), b)
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
-	SHLQ(Imm(3), ldc)
-	if prefetchC {
+	SHLQ(Imm(shift), ldc)
+	if z.prefetchC {
 		prefetchTile(c, ldc, R8)
 	}
 	for i := 0; i < 16; i++ {
@@ -55,36 +85,38 @@ func gemm8x16(name string, prefetchC bool, doc ...string) {
 	TESTQ(k, k)
 	JE(LabelRef("store"))
 	Label("loop")
-	VMOVUPD(Mem{Base: b}, Z16)
-	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	load(Mem{Base: b}, Z16)
+	load(Mem{Base: b, Disp: 64}, Z17)
 	for r := 0; r < 8; r++ {
 		t := zmm[18+r%4]
-		VBROADCASTSD(Mem{Base: a, Disp: 8 * r}, t)
-		VFMADD231PD(Z16, t, zmm[2*r])
-		VFMADD231PD(Z17, t, zmm[2*r+1])
+		bcast(Mem{Base: a, Disp: size * r}, t)
+		fma(Z16, t, zmm[2*r])
+		fma(Z17, t, zmm[2*r+1])
 	}
-	ADDQ(Imm(64), a)
+	ADDQ(Imm(uint64(8*size)), a)
 	ADDQ(Imm(128), b)
 	DECQ(k)
 	JNE(LabelRef("loop"))
 	Label("store")
-	add := RAX
-	Load(Param("add"), add)
-	TESTB(add.As8(), add.As8())
-	JE(LabelRef("overwrite"))
-	for r := 0; r < 8; r++ {
-		VADDPD(Mem{Base: c}, zmm[2*r], zmm[2*r])
-		VADDPD(Mem{Base: c, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
-		VMOVUPD(zmm[2*r], Mem{Base: c})
-		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
-		ADDQ(ldc, c)
+	if z.add {
+		add := RAX
+		Load(Param("add"), add)
+		TESTB(add.As8(), add.As8())
+		JE(LabelRef("overwrite"))
+		for r := 0; r < 8; r++ {
+			addv(Mem{Base: c}, zmm[2*r], zmm[2*r])
+			addv(Mem{Base: c, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
+			load(zmm[2*r], Mem{Base: c})
+			load(zmm[2*r+1], Mem{Base: c, Disp: 64})
+			ADDQ(ldc, c)
+		}
+		VZEROUPPER()
+		RET()
+		Label("overwrite")
 	}
-	VZEROUPPER()
-	RET()
-	Label("overwrite")
 	for r := 0; r < 8; r++ {
-		VMOVUPD(zmm[2*r], Mem{Base: c})
-		VMOVUPD(zmm[2*r+1], Mem{Base: c, Disp: 64})
+		load(zmm[2*r], Mem{Base: c})
+		load(zmm[2*r+1], Mem{Base: c, Disp: 64})
 		ADDQ(ldc, c)
 	}
 	VZEROUPPER()

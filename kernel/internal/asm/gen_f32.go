@@ -67,42 +67,9 @@ func gemm32() {
 // gemm32to32 emits the float32 tile kernel whose result stays in float32:
 // the K block of the float32 passes (d ≤ 256, one k-block, so no add).
 func gemm32to32() {
-	TEXT("gemm8x32F32to32AVX512", NOSPLIT, "func(k int, a, b, c *float32, ldc int)")
-	Doc("gemm8x32F32to32AVX512 sets the 8×32 float32 tile at c (row stride ldc elements) to",
-		"Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 (packed a [k][8], b [k][32]).")
-	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
-	Load(Param("k"), k)
-	Load(Param("a"), a)
-	Load(Param("b"), b)
-	Load(Param("c"), c)
-	Load(Param("ldc"), ldc)
-	SHLQ(Imm(2), ldc)
-	for i := 0; i < 16; i++ {
-		VPXORQ(zmm[i], zmm[i], zmm[i])
-	}
-	TESTQ(k, k)
-	JE(LabelRef("store"))
-	Label("loop")
-	VMOVUPS(Mem{Base: b}, Z16)
-	VMOVUPS(Mem{Base: b, Disp: 64}, Z17)
-	for r := 0; r < 8; r++ {
-		t := zmm[18+r%4]
-		VBROADCASTSS(Mem{Base: a, Disp: 4 * r}, t)
-		VFMADD231PS(Z16, t, zmm[2*r])
-		VFMADD231PS(Z17, t, zmm[2*r+1])
-	}
-	ADDQ(Imm(32), a)
-	ADDQ(Imm(128), b)
-	DECQ(k)
-	JNE(LabelRef("loop"))
-	Label("store")
-	for r := 0; r < 8; r++ {
-		VMOVUPS(zmm[2*r], Mem{Base: c})
-		VMOVUPS(zmm[2*r+1], Mem{Base: c, Disp: 64})
-		ADDQ(ldc, c)
-	}
-	VZEROUPPER()
-	RET()
+	zmmTile{name: "gemm8x32F32to32AVX512", f32: true, doc: []string{
+		"gemm8x32F32to32AVX512 sets the 8×32 float32 tile at c (row stride ldc elements) to",
+		"Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 (packed a [k][8], b [k][32])."}}.emit()
 }
 
 func expRow32() {

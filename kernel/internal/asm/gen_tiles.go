@@ -51,9 +51,10 @@ func avx2Tiles() {
 type tileMode int
 
 const (
-	tileF64     tileMode = iota // float64 in, float64 sums, set or add float64 c
-	tileF32                     // float32 in and sums, set or add float64 c
-	tileF32to32                 // float32 in and sums, set float32 c (no add)
+	tileF64      tileMode = iota // float64 in, float64 sums, set or add float64 c
+	tileF32                      // float32 in and sums, set or add float64 c
+	tileF32to32                  // float32 in and sums, set float32 c (no add)
+	tileF32add32                 // float32 in and sums, set or add float32 c
 )
 
 // gemmTilesAVX2 emits an AVX2 tile kernel over packed panels a ([k][lda])
@@ -70,6 +71,8 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 		sig, es = "func(k int, a, b *float32, c *float64, ldc int, add bool)", 4
 	case tileF32to32:
 		sig, es, ces = "func(k int, a, b, c *float32, ldc int)", 4, 4
+	case tileF32add32:
+		sig, es, ces = "func(k int, a, b, c *float32, ldc int, add bool)", 4, 4
 	}
 	lanes := 32 / es
 	TEXT(name, NOSPLIT, sig)
@@ -166,13 +169,16 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 
 // storePieceAVX2 emits the stores of a tile piece's rows t.rows × t.vecs
 // from its accumulators acc to c at cp (row stride ldc bytes, advanced row
-// by row), adding c first when plus; float32 sums (tileF32) are widened to
-// float64 lanes first.
+// by row), adding c first when plus; float32 sums into float64 c (tileF32)
+// are widened to float64 lanes first.
 func storePieceAVX2(mode tileMode, t subTile, acc func(r, v int) VecPhysical, cp, ldc GPPhysical, lanes int, plus bool) {
 	f32 := mode != tileF64
 	for r := 0; r < t.rows; r++ {
 		for v := 0; v < t.vecs; v++ {
-			if mode == tileF32to32 {
+			if mode == tileF32to32 || mode == tileF32add32 {
+				if plus {
+					VADDPS(Mem{Base: cp, Disp: 32 * v}, acc(r, v), acc(r, v))
+				}
 				VMOVUPS(acc(r, v), Mem{Base: cp, Disp: 32 * v})
 				continue
 			}
