@@ -1,0 +1,254 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// scoreEstimator computes the Lemma 6 / BLESS eq. 3 estimates
+//
+//	ℓ̃ᵢ = (k(xᵢ,xᵢ) − k_Jᵢᵀ (K_JJ + diag(r))⁻¹ k_Jᵢ) / μ
+//
+// for many points from one landmark set J with regularizers r > 0. Musco &
+// Musco use r_j = λ·p_j, μ = λ (their S has columns e_j/√p_j); BLESS uses
+// r_j = λn·A_jj, μ = λn. The s×s system is solved stably through the Cholesky
+// factor L of R^{-1/2} K_JJ R^{-1/2} + I (eigenvalues ≥ 1), so that
+// k_Jᵢᵀ(K_JJ + R)⁻¹k_Jᵢ = ‖L⁻¹R^{-1/2}k_Jᵢ‖².
+//
+// Cost. Scoring R points takes R·s kernel evaluations and R·s²/2
+// multiply-adds, the paper's O(R·M²) (BLESS Section 2.2); nearly all of it is
+// the forward substitution L⁻¹b for every point. That substitution runs in
+// row chunks of estChunk points and column panels of estPanel landmarks, as
+// matrix products on the kernel engine's micro-kernels (kernel.Dense): for panel
+// p, Y_p = (B_p − Y_{<p} L_{p,<p}ᵀ) L_pp⁻ᵀ, solved with the inverses of its
+// estSub-wide diagonal blocks, formed once (see forward). A point-by-point triangular solve (gonum's Dtrsm) ran 30×
+// slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
+// docs/performance.md, "Leverage-score samplers"). K_JJ and its factor also use the engine (blocked
+// Cholesky on kernel.Dense products). Memory: the factor (s² floats)
+// plus one chunk's kernel block (estChunk·s floats).
+type scoreEstimator struct {
+	k       kernel.Kernel
+	pts     mat.Matrix   // landmark points (s×d, dense or CSR); nil when s = 0
+	invSqrt []float64    // r_j^{-1/2}
+	l       *mat.Dense   // lower triangle: L
+	dinv    []*mat.Dense // inverses of the estSub-wide diagonal blocks of L
+	mu      float64
+	opt     kernel.Options
+	prod    kernel.Dense
+}
+
+// estChunk is the number of points scored per pass; estPanel the width of the
+// landmark panels of the forward substitution, estSub the width of the
+// sub-panels each panel is solved in (see forward).
+const (
+	estChunk = 2048
+	estPanel = 256
+	estSub   = 64
+)
+
+// newScoreEstimator factors the landmark system. pts may have zero rows.
+func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64, workers int) (*scoreEstimator, error) {
+	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}}
+	s := len(r)
+	if s == 0 {
+		return e, nil
+	}
+	ctx := context.Background()
+	e.pts = pts
+	e.invSqrt = make([]float64, s)
+	for j, v := range r {
+		e.invSqrt[j] = 1 / math.Sqrt(v)
+	}
+	a := mat.NewDense(s, s, nil)
+	if err := kernel.NewOp(k, pts, pts, e.opt).Block(ctx, a); err != nil {
+		return nil, err
+	}
+	raw := a.RawMatrix()
+	for i := 0; i < s; i++ {
+		for j := 0; j < s; j++ {
+			raw.Data[i*raw.Stride+j] *= e.invSqrt[i] * e.invSqrt[j]
+		}
+		raw.Data[i*raw.Stride+i]++
+	}
+	levSymmetrize(a)
+	ch, err := solver.CholeskyBlocked(ctx, a, solver.CholOptions{}, e.prod)
+	if err != nil || ch.Jitter != 0 {
+		// Cannot happen in exact arithmetic (the matrix is I plus a PSD
+		// matrix); report rather than guess.
+		return nil, fmt.Errorf("approx: leverage estimate: Cholesky of the %d×%d landmark system failed", s, s)
+	}
+	e.l = a
+	for p0 := 0; p0 < s; p0 += estSub {
+		p1 := min(p0+estSub, s)
+		d := mat.NewDense(p1-p0, p1-p0, nil)
+		for i := p0; i < p1; i++ {
+			copy(d.RawRowView(i - p0)[:i-p0+1], raw.Data[i*raw.Stride+p0:i*raw.Stride+i+1])
+		}
+		dr := d.RawMatrix()
+		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: p1 - p0, Stride: dr.Stride, Data: dr.Data}) {
+			return nil, fmt.Errorf("approx: leverage estimate: singular Cholesky factor")
+		}
+		e.dinv = append(e.dinv, d)
+	}
+	return e, nil
+}
+
+// estimate writes ℓ̃ for the rows idx of x into dst (len(idx)), clamping the
+// (round-off) negative numerators at zero. Chunks are processed in order and
+// every product runs on the engine with its fixed summation order, so the
+// result does not depend on the number of workers.
+//
+// Sparse x stays sparse: each chunk's rows are gathered as CSR, and the
+// kernel block and diagonal come from the sparse paths (its values were
+// checked when the sampler validated X).
+func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Matrix, idx []int) error {
+	xs, sparse := xIn.(kernel.Sparse)
+	x, _ := xIn.(*mat.Dense)
+	_, d := xIn.Dims()
+	s := len(e.invSqrt)
+	n := len(idx)
+	c := min(estChunk, n)
+	if c == 0 {
+		return nil
+	}
+	var xb *mat.Dense
+	if !sparse {
+		xb = mat.NewDense(c, d, nil)
+	}
+	diag := make([]float64, c)
+	var kb, tmp *mat.Dense
+	var q []float64
+	if s > 0 {
+		// A row stride rounded up to 16 lets the engine form each kernel
+		// block in place (kernel.Op.Block writes its 8×16 tiles straight
+		// into dst when the strides agree), instead of forming it in its
+		// own buffer and copying: 2% of a BLESS run at m = 3,000.
+		kb = mat.NewDense(c, (s+15)&^15, nil)
+		tmp = mat.NewDense(c, min(estPanel, s), nil)
+		q = make([]float64, c)
+	}
+	for r0 := 0; r0 < n; r0 += c {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r1 := min(r0+c, n)
+		rows := r1 - r0
+		dg := diag[:rows]
+		var xr mat.Matrix
+		if sparse {
+			sub := kernel.SubsetRows(xs, idx[r0:r1])
+			kernel.SparseDiag(e.k, dg, sub)
+			xr = sub
+		} else {
+			xd := xb.Slice(0, rows, 0, d).(*mat.Dense)
+			if err := gatherChecked(xd, x, idx[r0:r1]); err != nil {
+				return err
+			}
+			e.k.Diag(dg, xd)
+			xr = xd
+		}
+		if s == 0 {
+			for i := range rows {
+				dst[r0+i] = max(dg[i], 0) / e.mu
+			}
+			continue
+		}
+		kr := kb.Slice(0, rows, 0, s).(*mat.Dense)
+		if err := kernel.NewOp(e.k, xr, e.pts, e.opt).Block(ctx, kr); err != nil {
+			return err
+		}
+		raw := kr.RawMatrix()
+		for i := 0; i < rows; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+			for j := range row {
+				row[j] *= e.invSqrt[j]
+			}
+		}
+		qr := q[:rows]
+		if err := e.forward(ctx, kr, tmp, qr); err != nil {
+			return err
+		}
+		for i, v := range qr {
+			dst[r0+i] = max(dg[i]-v, 0) / e.mu
+		}
+	}
+	return nil
+}
+
+// gatherChecked copies the rows idx of x into dst, checking that every
+// value is finite.
+func gatherChecked(dst, x *mat.Dense, idx []int) error {
+	for i, r := range idx {
+		row := x.RawRowView(r)
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: X[%d,%d] is %v", check.ErrInput, r, j, v)
+			}
+		}
+		dst.SetRow(i, row)
+	}
+	return nil
+}
+
+// forward sets q[i] = ‖L⁻¹bᵢ‖² for the rows bᵢ of y (rows×s), which it
+// overwrites. It solves panel by panel, right-looking: once panel p (estPanel
+// columns) has received every update, it is solved and the solution Y_p is
+// written to tmp (rows×estPanel scratch), q gains its rows' squared norms,
+// and Y_{>p} −= Y_p L_{>p,p}ᵀ, a rank-estPanel update with Y_p packed once.
+// Only the norms are wanted, so the solved panel never goes back to y.
+//
+// Within a panel, each estSub-wide sub-panel a is solved with the explicit
+// inverse of its diagonal block, Y_a = Z_a·L_aa⁻ᵀ, and then updates the rest
+// of the panel, Z_{>a} −= Y_a·L_{>a,a}ᵀ. Per point that is s²/2 + s·estSub/2
+// multiply-adds (the triangular solve's s²/2, plus the zeros of the
+// estSub-wide inverses), where one product with the inverse of the whole
+// estPanel-wide block per panel took s²/2 + s·estPanel/2: at s = 1,503 and
+// 2,182 landmarks, the last two steps of BLESS on ijcnn1 at m = 3,000,
+// 11% and 8% fewer. The left-looking order (Y_p −= Y_{<p}L_{p,<p}ᵀ)
+// packed the solved prefix again for every panel, s/(2·estPanel) times each
+// value, and spent 18% of that run packing (docs/performance.md, "BLESS
+// beside the uniform fit"). All orders compute the same L⁻¹b up to the order
+// of the floating-point sums; each sum has one fixed order, whatever the
+// number of workers.
+func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense, q []float64) error {
+	rows, s := y.Dims()
+	clear(q)
+	for p0 := 0; p0 < s; p0 += estPanel {
+		p1 := min(p0+estPanel, s)
+		for a0 := p0; a0 < p1; a0 += estSub {
+			a1 := min(a0+estSub, p1)
+			ya := tmp.Slice(0, rows, a0-p0, a1-p0).(*mat.Dense)
+			if err := e.prod.Gemm(ctx, false, true, 1, y.Slice(0, rows, a0, a1).(*mat.Dense), e.dinv[a0/estSub], 0, ya); err != nil {
+				return err
+			}
+			if a1 < p1 {
+				la := e.l.Slice(a1, p1, a0, a1).(*mat.Dense)
+				if err := e.prod.Gemm(ctx, false, true, -1, ya, la, 1, y.Slice(0, rows, a1, p1).(*mat.Dense)); err != nil {
+					return err
+				}
+			}
+		}
+		yp := tmp.Slice(0, rows, 0, p1-p0).(*mat.Dense)
+		for i := range rows {
+			row := yp.RawRowView(i)
+			q[i] += floats.Dot(row, row)
+		}
+		if p1 < s {
+			lp := e.l.Slice(p1, s, p0, p1).(*mat.Dense)
+			if err := e.prod.Gemm(ctx, false, true, -1, yp, lp, 1, y.Slice(0, rows, p1, s).(*mat.Dense)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
