@@ -271,6 +271,22 @@ func widen(avx512 bool) {
 	RET()
 }
 
+// fourRows returns the address of byte disp of row r < 4 of a block at a
+// whose row stride is lda bytes (lda3 = 3·lda): a, a+lda, a+2·lda, a+lda3.
+func fourRows(a, lda, lda3 GPPhysical) func(r, disp int) Mem {
+	return func(r, disp int) Mem {
+		switch r {
+		case 0:
+			return Mem{Base: a, Disp: disp}
+		case 1:
+			return Mem{Base: a, Index: lda, Scale: 1, Disp: disp}
+		case 2:
+			return Mem{Base: a, Index: lda, Scale: 2, Disp: disp}
+		}
+		return Mem{Base: a, Index: lda3, Scale: 1, Disp: disp}
+	}
+}
+
 // keptDot4 generates keptDot4AVX512 or keptDot4AVX2: the dots of four kept
 // float32 rows of K (row stride lda elements) with a float64 vector v over
 // k columns (a multiple of 16), for products with one right-hand side. Each
@@ -295,17 +311,7 @@ func keptDot4(avx512 bool) {
 	SHLQ(Imm(2), lda)
 	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	loop, done := name+"_loop", name+"_done"
-	row := func(r int, disp int) Mem {
-		switch r {
-		case 0:
-			return Mem{Base: a, Disp: disp}
-		case 1:
-			return Mem{Base: a, Index: lda, Scale: 1, Disp: disp}
-		case 2:
-			return Mem{Base: a, Index: lda, Scale: 2, Disp: disp}
-		}
-		return Mem{Base: a, Index: lda3, Scale: 1, Disp: disp}
-	}
+	row := fourRows(a, lda, lda3)
 	regs := ymm
 	if avx512 {
 		regs = zmm
@@ -375,17 +381,7 @@ func keptAxpy4(avx512 bool) {
 	SHLQ(Imm(2), lda)
 	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	loop, done := name+"_loop", name+"_done"
-	row := func(r int, disp int) Mem {
-		switch r {
-		case 0:
-			return Mem{Base: a, Disp: disp}
-		case 1:
-			return Mem{Base: a, Index: lda, Scale: 1, Disp: disp}
-		case 2:
-			return Mem{Base: a, Index: lda, Scale: 2, Disp: disp}
-		}
-		return Mem{Base: a, Index: lda3, Scale: 1, Disp: disp}
-	}
+	row := fourRows(a, lda, lda3)
 	regs := ymm
 	if avx512 {
 		regs = zmm
