@@ -24,6 +24,8 @@
 package main
 
 import (
+	"github.com/landmark-ml/landmark/kernel/internal/genout"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -34,7 +36,10 @@ var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z
 
 var ymm = []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}
 
-func main() {
+func main() { genout.Main(generate) }
+
+// generate declares the kernels; genout.Main writes them.
+func generate() {
 	Package("github.com/landmark-ml/landmark/kernel")
 	ConstraintExpr("amd64")
 
@@ -44,7 +49,6 @@ func main() {
 	}
 	tileAVX512(absMask)
 	tileAVX2(absMask)
-	Generate()
 }
 
 // tileAVX512 emits l1Tile8x16AVX512.
