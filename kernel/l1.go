@@ -12,8 +12,8 @@ import (
 // [d][8]) meet centers packed in panels of l1Cols ([d][16]); a tile sums
 // |x_i[k] − c_j[k]| for 8 rows × 16 centers in registers, then the
 // Gaussian's row map turns each sum s into exp(−γ·s). Each sum adds the
-// features in order without FMA, so it has the bits of Laplacian.Eval's
-// sum; the kernel values then differ from it only by the exponential
+// features in order, each addition rounded once (an FMA by 1.0), so it has
+// the bits of Laplacian.Eval's sum; the kernel values then differ from it only by the exponential
 // (within a few ulps, see TestLaplacianSIMD).
 const (
 	l1Rows = 8
