@@ -25,7 +25,8 @@ const solveInvRHS = 64
 // blockedSolveL overwrites x (n×t) with L⁻¹x, or with L⁻ᵀx when trans, by
 // blocks of w.outer rows: the diagonal block's solve (by blocks of w.inner
 // rows, solveInner) and one Gemm of k = w.outer that subtracts its
-// contribution from the rows still to be solved.
+// contribution from the rows still to be solved. L⁻¹x on kernel.Dense with
+// AVX-512 goes to rowsSolveL (same blocks, the factor read in place).
 func blockedSolveL(ctx context.Context, l blas64.Triangular, x *mat.Dense, trans bool, p Products, w widths) error {
 	if workers, ok := rowsPath(p); ok && !trans {
 		return rowsSolveL(ctx, l, x.RawMatrix(), w, workers)

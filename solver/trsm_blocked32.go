@@ -18,8 +18,11 @@ import (
 // but the diagonal blocks' inversions in products): by blocks of cholBlock
 // rows, each diagonal block solved by blocks of cholInner rows whose
 // inverses (gonum's trtri in float64 on the widened block, rounded) are
-// applied with a Gemm, then one Gemm (k = cholBlock) subtracting the
-// block's contribution from the rows still to be solved.
+// applied as products, then the block's contribution subtracted from the
+// rows still to be solved. L⁻¹b on kernel.DenseF32 with AVX-512 runs on
+// kernel.RowPanels32, the factor read in place (rowsSolveL32); otherwise
+// every product is a Gemm of the Products32 (k = cholBlock for the
+// subtraction).
 func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) error {
 	if b.Rows != c.l.Rows || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
 		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
