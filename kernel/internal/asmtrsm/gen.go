@@ -21,6 +21,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/landmark-ml/landmark/kernel/internal/genout"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -29,12 +31,14 @@ import (
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
 
-func main() {
+func main() { genout.Main(generate) }
+
+// generate declares the kernels; genout.Main writes them.
+func generate() {
 	Package("github.com/landmark-ml/landmark/kernel")
 	ConstraintExpr("amd64")
 	rowsTile(false)
 	rowsTile(true)
-	Generate()
 }
 
 // rowsTile emits trsmRows8x16AVX512 (float64) or trsmRows8x32F32AVX512.
