@@ -36,7 +36,7 @@ func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) err
 // blockedSolveL32 is SolveL32 with block widths w.
 func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Products32, w widths) error {
 	if workers, ok := rowsPath32(p); ok && !trans {
-		return rowsSolveL32(ctx, l, x, w, workers)
+		return rowsSolveL32(ctx, l, x, widths{w.outer, min(w.inner, rowsInner)}, workers)
 	}
 	t, ni := x.Cols, w.inner
 	inv := make([]float32, ni*ni)

@@ -40,10 +40,10 @@ func substitute(l []float64, ldl, n int, x []float64, ldx, t int, trans bool) {
 	}
 }
 
-// trsmWidths are the block widths rowsSolveL is tested with: testWidths
-// and an outer width that is a multiple of the inner one but not of the
-// 8-row tile's.
-var trsmWidths = append([]widths{{24, 12}}, testWidths...)
+// trsmWidths are the block widths rowsSolveL is tested with: testWidths,
+// an outer width that is a multiple of the inner one but not of the 8-row
+// tile's, and the widths Chol's solves give it.
+var trsmWidths = append([]widths{{24, 12}, {cholBlock, rowsInner}}, testWidths...)
 
 // relFrobDiff is ‖got − want‖_F / ‖want‖_F.
 func relFrobDiff(got, want []float64) float64 {
