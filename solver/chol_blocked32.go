@@ -156,95 +156,6 @@ func (c *Chol32) SolveL(ctx context.Context, b blas64.General, trans bool) error
 	return fewSolveL32(ctx, c.l, b, trans)
 }
 
-// SolveL32 overwrites the float32 b (n×t) with L⁻¹b, or with L⁻ᵀb when
-// trans is true, in float32 throughout (LAPACK's strsm), by blocks on the
-// factorization's products (many right-hand sides: 2n²t flops in all, all
-// but the diagonal blocks' inversions in products): by blocks of cholBlock
-// rows, each diagonal block solved by blocks of cholInner rows whose
-// inverses (gonum's trtri in float64 on the widened block, rounded) are
-// applied with a Gemm, then one Gemm (k = cholBlock) subtracting the
-// block's contribution from the rows still to be solved.
-func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) error {
-	if b.Rows != c.l.Rows || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
-		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
-	}
-	if b.Cols == 0 {
-		return ctx.Err()
-	}
-	return blockedSolveL32(ctx, c.l, b, trans, c.p, defaultWidths)
-}
-
-// blockedSolveL32 is SolveL32 with block widths w.
-func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Products32, w widths) error {
-	t, ni := x.Cols, w.inner
-	inv := make([]float32, ni*ni)
-	tmp := make([]float32, ni*t)
-	d := make([]float64, ni*ni)
-	diag := func(k, b int) error {
-		for i := 0; i < b; i++ {
-			widen(d[i*b:i*b+i+1], l.Data[(k+i)*l.Stride+k:])
-			clear(d[i*b+i+1 : i*b+b])
-		}
-		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d}) {
-			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
-		}
-		for i, v := range d[:b*b] {
-			inv[i] = float32(v)
-		}
-		xk := view32(x, k, 0, b, t)
-		tk := blas32.General{Rows: b, Cols: t, Stride: t, Data: tmp[:b*t]}
-		if err := p.Gemm(ctx, trans, false, 1, blas32.General{Rows: b, Cols: b, Stride: b, Data: inv[:b*b]}, xk, 0, tk); err != nil {
-			return err
-		}
-		return copy32(ctx, xk, tk)
-	}
-	return blockSweep32(ctx, l, x, trans, p, w.outer, func(k, b int) error {
-		return blockSweep32(ctx, view32(l, k, k, b, b), view32(x, k, 0, b, t), trans, p, ni, func(k2, b2 int) error {
-			return diag(k+k2, b2)
-		})
-	})
-}
-
-// blockSweep32 is blockSweep in float32: it solves L X = X (Lᵀ X = X when
-// trans) by blocks of nb rows of the lower-triangular l, solve(k, b)
-// solving the diagonal block of rows k…k+b−1 in place, then one Gemm
-// subtracting its contribution from the rows still to be solved.
-func blockSweep32(ctx context.Context, l, x blas32.General, trans bool, p Products32, nb int, solve func(k, b int) error) error {
-	n, t := l.Rows, x.Cols
-	if !trans {
-		for k := 0; k < n; k += nb {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			b := min(nb, n-k)
-			if err := solve(k, b); err != nil {
-				return err
-			}
-			if rest := n - k - b; rest > 0 {
-				if err := p.Gemm(ctx, false, false, -1, view32(l, k+b, k, rest, b), view32(x, k, 0, b, t), 1, view32(x, k+b, 0, rest, t)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	for k1 := n; k1 > 0; k1 -= nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k := max(0, k1-nb)
-		if err := solve(k, k1-k); err != nil {
-			return err
-		}
-		if k > 0 {
-			if err := p.Gemm(ctx, true, false, -1, view32(l, k, 0, k1-k, k), view32(x, k, 0, k1-k, t), 1, view32(x, 0, 0, k, t)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // view32 is the r×c sub-matrix of s at (i, j), sharing memory.
 func view32(s blas32.General, i, j, r, c int) blas32.General {
 	if r == 0 || c == 0 {
@@ -421,8 +332,9 @@ func panelPotrf32(ctx context.Context, g blas32.General, k, b int, p Products32,
 // Lauum32 is Lauum in float32: it overwrites the lower triangle of the
 // lower-triangular n×n w (strict upper triangle ignored and left alone)
 // with the lower triangle of WᵀW, in n³/3 flops on the products p (nil:
-// gonum's blas32), by the same two-level algorithm. Memory: cholBlock² +
-// cholInner·n float32 values.
+// gonum's blas32), by the same algorithm (one SyrkLower a block of
+// cholBlock rows, whose zeros kernel.DenseF32 skips). Memory:
+// min(n, cholBlock)·n float32 values.
 func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 	if w.Rows != w.Cols || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, w.Rows, w.Cols)
@@ -435,76 +347,43 @@ func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 
 func lauum32(ctx context.Context, g blas32.General, p Products32, wd widths) error {
 	n := g.Rows
-	nb, ni := min(wd.outer, n), wd.inner
-	if n <= nb {
-		return lauumInner32(ctx, g, p, ni)
+	if n == 0 {
+		return ctx.Err()
 	}
-	defer reserve32(p, n-nb, n-nb, nb)()
-	sb := scratch32(nb*nb + ni*n)
+	nb := min(wd.outer, n)
+	defer reserve32(p, n, n, nb)() // the last SyrkLower is the largest product
+	sb := scratch32(nb * n)
 	defer scratch32Pool.Put(sb)
-	tri, tmp := (*sb)[:nb*nb], (*sb)[nb*nb:]
 	for k0 := 0; k0 < n; k0 += nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k1 := min(k0+nb, n)
 		b := k1 - k0
-		if k0 > 0 {
-			r := view32(g, k0, 0, b, k0)
-			if err := p.SyrkLower(ctx, true, 1, r, 1, view32(g, 0, 0, k0, k0)); err != nil {
-				return err
-			}
-			// T with zeros above its diagonal, for the Gemms.
-			t := blas32.General{Rows: b, Cols: b, Stride: b, Data: tri[:b*b]}
-			for i := 0; i < b; i++ {
-				row := t.Data[i*b : i*b+b]
-				copy(row[:i+1], g.Data[(k0+i)*g.Stride+k0:(k0+i)*g.Stride+k0+i+1])
-				clear(row[i+1:])
-			}
-			// Rows [s0, s1) of R become T[s0:b, s0:s1]ᵀ·R[s0:b, :].
-			for s0 := 0; s0 < b; s0 += ni {
-				s1 := min(s0+ni, b)
-				out := blas32.General{Rows: s1 - s0, Cols: k0, Stride: k0, Data: tmp[:(s1-s0)*k0]}
-				if err := p.Gemm(ctx, true, false, 1, view32(t, s0, s0, b-s0, s1-s0), view32(r, s0, 0, b-s0, k0), 0, out); err != nil {
-					return err
-				}
-				if err := copy32(ctx, view32(r, s0, 0, s1-s0, k0), out); err != nil {
-					return err
-				}
-			}
+		panel := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: (*sb)[:b*k1]}
+		if err := lauumPanel32(ctx, g, panel, k0); err != nil {
+			return err
 		}
-		if err := lauumInner32(ctx, blas32.General{Rows: b, Cols: b, Stride: g.Stride, Data: g.Data[k0*g.Stride+k0:]}, p, ni); err != nil {
+		if err := p.SyrkLower(ctx, true, 1, panel, 1, view32(g, 0, 0, k1, k1)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// lauumInner32 is lauumInner in float32.
-func lauumInner32(ctx context.Context, g blas32.General, p Products32, nb int) error {
-	n := g.Rows
-	sb := scratch32(min(nb, n) * n)
-	defer scratch32Pool.Put(sb)
-	panel := *sb
-	for k0 := 0; k0 < n; k0 += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k1 := min(k0+nb, n)
-		b := k1 - k0
-		pw := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: panel[:b*k1]}
-		for r := 0; r < b; r++ {
+// lauumPanel32 is lauumPanel in float32.
+func lauumPanel32(ctx context.Context, g, panel blas32.General, k0 int) error {
+	b, k1 := panel.Rows, panel.Cols
+	rows := max(1, (1<<16)/k1) // ≥ 64k elements a task
+	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
+		for r := t * rows; r < min(b, (t+1)*rows); r++ {
 			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
-			dst := pw.Data[r*k1 : r*k1+k1]
+			dst := panel.Data[r*panel.Stride : r*panel.Stride+k1]
 			copy(dst, row)
 			clear(dst[len(row):])
 			clear(row)
 		}
-		if err := p.SyrkLower(ctx, true, 1, pw, 1, view32(g, 0, 0, k1, k1)); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // BlockedScratchBytes32 is BlockedScratchBytes for CholeskyBlocked32 and
