@@ -15,7 +15,7 @@ import (
 // columns × k (k-blocks of at most kBlock, as Dense's), each 8×32 tile of
 // the result is one call of the AVX-512 float32 micro-kernel (16 zmm
 // accumulators, twice the float64 tile's flops per instruction; on AVX2
-// four 4×16 quarters, in portable Go the same sums without FMA), and tiles
+// two 6×16 pieces and a 2×32 one, in portable Go the same sums without FMA), and tiles
 // are spread over the workers in blocks of denseRows × denseCols. Each
 // element of the result is the float32 sum of its terms in k order within
 // a k-block, the k-blocks added in order, computed by one worker: results

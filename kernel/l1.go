@@ -12,8 +12,8 @@ import (
 // [d][8]) meet centers packed in panels of l1Cols ([d][16]); a tile sums
 // |x_i[k] − c_j[k]| for 8 rows × 16 centers in registers, then the
 // Gaussian's row map turns each sum s into exp(−γ·s). Each sum adds the
-// features in order without FMA, so it has the bits of Laplacian.Eval's
-// sum; the kernel values then differ from it only by the exponential
+// features in order, each addition rounded once (an FMA by 1.0), so it has
+// the bits of Laplacian.Eval's sum; the kernel values then differ from it only by the exponential
 // (within a few ulps, see TestLaplacianSIMD).
 const (
 	l1Rows = 8
@@ -89,16 +89,7 @@ func packL1Rows(dst []float64, x blas64.General, r0, rows int) {
 // for the rows i < len(kv) (the row map's fused dot product).
 func l1Panel(acc accel, a, cp, zero []float64, d, mp int, ng float64, out []float64, ldo int, vp, kv []float64) {
 	for jp := 0; jp < mp; jp += l1Cols {
-		b, c := &cp[jp*d], out[jp:]
-		if acc == accelAVX512 {
-			l1Tile8x16AVX512(d, &a[0], b, &c[0], ldo, -0.5)
-			continue
-		}
-		// Four 4×8 quarters of the 8×16 tile.
-		l1Tile4x8AVX2(d, &a[0], b, &c[0], ldo, -0.5)
-		l1Tile4x8AVX2(d, &a[0], &cp[jp*d+8], &c[8], ldo, -0.5)
-		l1Tile4x8AVX2(d, &a[4], b, &c[4*ldo], ldo, -0.5)
-		l1Tile4x8AVX2(d, &a[4], &cp[jp*d+8], &c[4*ldo+8], ldo, -0.5)
+		l1Tile(acc, d, a, cp[jp*d:], out[jp:], ldo)
 	}
 	// Each value is −½·s (exact): the Gaussian row map's argument
 	// xx + cc − 2·row with xx = cc = 0 is then s itself.
@@ -155,6 +146,21 @@ func (p *plan) l1Block(w *work, r0, r1 int, vp, kv []float64) {
 			copy(w.blk[ip*mp:], tail[:(rows-ip)*mp])
 		}
 	}
+}
+
+// l1Tile sets the 8×16 tile at c (row stride ldc) to −½·Σ_p |a[8p+i] −
+// b[16p+j]| over the d features of the packed panels a and b, with the
+// inner kernels acc: AVX-512's 8×16 tile, or with AVX2 two 3×16 pieces and a
+// 2×16 one (12 and 8 of the 16 ymm registers as accumulators; measured
+// against other shapes in internal/asml1's package comment).
+func l1Tile(acc accel, d int, a, b, c []float64, ldc int) {
+	if acc == accelAVX512 {
+		l1Tile8x16AVX512(d, &a[0], &b[0], &c[0], ldc, -0.5)
+		return
+	}
+	l1Tile3x16AVX2(d, &a[0], &b[0], &c[0], ldc, -0.5)
+	l1Tile3x16AVX2(d, &a[3], &b[0], &c[3*ldc], ldc, -0.5)
+	l1Tile2x16AVX2(d, &a[6], &b[0], &c[6*ldc], ldc, -0.5)
 }
 
 // l1DenseBlock writes K(A, B) of the Laplacian with γ = −ng into dst with

@@ -8,6 +8,10 @@ package kernel
 // over p < k (summed in the order p = 0, 1, …), for packed a ([k][8]) and b ([k][16]).
 func l1Tile8x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, scale float64)
 
-// l1Tile4x8AVX2 sets the 4×8 tile at c (row stride ldc elements) to scale·Σ_p |a[8p+i] − b[16p+j]|
-// over p < k (summed in the order p = 0, 1, …): one quarter of an 8×16 tile of the packed panels.
-func l1Tile4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, scale float64)
+// l1Tile3x16AVX2 sets the 3×16 tile at c (row stride ldc elements) to scale·Σ_p |a[8p+i] − b[16p+j]|
+// over p < k (summed in the order p = 0, 1, …; the sums have the bits of VADDPD's).
+func l1Tile3x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, scale float64)
+
+// l1Tile2x16AVX2 sets the 2×16 tile at c (row stride ldc elements) to scale·Σ_p |a[8p+i] − b[16p+j]|
+// over p < k (summed in the order p = 0, 1, …; the sums have the bits of VADDPD's).
+func l1Tile2x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, scale float64)

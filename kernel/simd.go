@@ -2,6 +2,11 @@ package kernel
 
 //go:generate go run ./internal/asm -out simd_amd64.s -stubs simd_stub_amd64.go -pkg kernel
 
+// The three generators (./internal/asml1 from l1.go, ./internal/asmmulti
+// from multi.go, ./internal/asm here) write through internal/genout: their
+// outputs change only when generation succeeds, so a package that does not
+// compile yet leaves the previous files in place rather than truncated.
+
 import (
 	"fmt"
 	"os"

@@ -47,6 +47,8 @@
 package main
 
 import (
+	"github.com/landmark-ml/landmark/kernel/internal/genout"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -57,7 +59,10 @@ const log2e = 1.4426950408889634073599246810018921374266459541530
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
 
-func main() {
+func main() { genout.Main(generate) }
+
+// generate declares the kernels; genout.Main writes them.
+func generate() {
 	Package("github.com/landmark-ml/landmark/kernel")
 	ConstraintExpr("amd64")
 
@@ -90,7 +95,6 @@ func main() {
 	axpyKernel("axpyRoundAVX2", false, false, "axpyRoundAVX2 is the AVX2 version of axpyRoundAVX512 (no FMA, same bits).")
 	axpy4Kernel("axpy4AVX2", false, false, "axpy4AVX2 is the AVX2+FMA version of axpy4AVX512 (same FMA order, same bits).")
 	cpu()
-	Generate()
 }
 
 func factorial(n int) float64 {

@@ -30,6 +30,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/landmark-ml/landmark/kernel/internal/genout"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -40,7 +42,10 @@ var ymm = []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
 
-func main() {
+func main() { genout.Main(generate) }
+
+// generate declares the kernels; genout.Main writes them.
+func generate() {
 	Package("github.com/landmark-ml/landmark/kernel")
 	ConstraintExpr("amd64")
 	rowsPanel()
@@ -57,7 +62,6 @@ func main() {
 	keptDot4(false)
 	keptAxpy4(true)
 	keptAxpy4(false)
-	Generate()
 }
 
 func rowsPanel() {

@@ -1,0 +1,204 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// SolveL32 overwrites the float32 b (n×t) with L⁻¹b, or with L⁻ᵀb when
+// trans is true, in float32 throughout (LAPACK's strsm), by blocks on the
+// factorization's products (many right-hand sides: 2n²t flops in all, all
+// but the diagonal blocks' inversions in products): by blocks of cholBlock
+// rows, each diagonal block solved by blocks of cholInner rows whose
+// inverses (gonum's trtri in float64 on the widened block, rounded) are
+// applied as products, then the block's contribution subtracted from the
+// rows still to be solved. L⁻¹b on kernel.DenseF32 with AVX-512 runs on
+// kernel.RowPanels32, the factor read in place (rowsSolveL32); otherwise
+// every product is a Gemm of the Products32 (k = cholBlock for the
+// subtraction).
+func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) error {
+	if b.Rows != c.l.Rows || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
+	}
+	if b.Cols == 0 {
+		return ctx.Err()
+	}
+	return blockedSolveL32(ctx, c.l, b, trans, c.p, defaultWidths)
+}
+
+// blockedSolveL32 is SolveL32 with block widths w.
+func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Products32, w widths) error {
+	if workers, ok := rowsPath32(p); ok && !trans {
+		return rowsSolveL32(ctx, l, x, w, workers)
+	}
+	t, ni := x.Cols, w.inner
+	inv := make([]float32, ni*ni)
+	tmp := make([]float32, ni*t)
+	d := make([]float64, ni*ni)
+	diag := func(k, b int) error {
+		for i := 0; i < b; i++ {
+			widen(d[i*b:i*b+i+1], l.Data[(k+i)*l.Stride+k:])
+			clear(d[i*b+i+1 : i*b+b])
+		}
+		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d}) {
+			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
+		}
+		for i, v := range d[:b*b] {
+			inv[i] = float32(v)
+		}
+		xk := view32(x, k, 0, b, t)
+		tk := blas32.General{Rows: b, Cols: t, Stride: t, Data: tmp[:b*t]}
+		if err := p.Gemm(ctx, trans, false, 1, blas32.General{Rows: b, Cols: b, Stride: b, Data: inv[:b*b]}, xk, 0, tk); err != nil {
+			return err
+		}
+		return copy32(ctx, xk, tk)
+	}
+	return blockSweep32(ctx, l, x, trans, p, w.outer, func(k, b int) error {
+		return blockSweep32(ctx, view32(l, k, k, b, b), view32(x, k, 0, b, t), trans, p, ni, func(k2, b2 int) error {
+			return diag(k+k2, b2)
+		})
+	})
+}
+
+// blockSweep32 is blockSweep in float32: it solves L X = X (Lᵀ X = X when
+// trans) by blocks of nb rows of the lower-triangular l, solve(k, b)
+// solving the diagonal block of rows k…k+b−1 in place, then one Gemm
+// subtracting its contribution from the rows still to be solved.
+func blockSweep32(ctx context.Context, l, x blas32.General, trans bool, p Products32, nb int, solve func(k, b int) error) error {
+	n, t := l.Rows, x.Cols
+	if !trans {
+		for k := 0; k < n; k += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b := min(nb, n-k)
+			if err := solve(k, b); err != nil {
+				return err
+			}
+			if rest := n - k - b; rest > 0 {
+				if err := p.Gemm(ctx, false, false, -1, view32(l, k+b, k, rest, b), view32(x, k, 0, b, t), 1, view32(x, k+b, 0, rest, t)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k1 := n; k1 > 0; k1 -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := max(0, k1-nb)
+		if err := solve(k, k1-k); err != nil {
+			return err
+		}
+		if k > 0 {
+			if err := p.Gemm(ctx, true, false, -1, view32(l, k, 0, k1-k, k), view32(x, k, 0, k1-k, t), 1, view32(x, 0, 0, k, t)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rowsPath32 is rowsPath for Products32: kernel.DenseF32 on the AVX-512
+// tiles.
+func rowsPath32(p Products32) (workers int, ok bool) {
+	d, ok := p.(kernel.DenseF32)
+	if !ok || d.Portable || kernel.Accel() != "avx512" {
+		return 0, false
+	}
+	return d.Workers, true
+}
+
+// rowsSolveL32 is rowsSolveL in float32 (kernel.RowPanels32, 32-column
+// panels), the inverses of the diagonal blocks computed in float64 on the
+// widened block and rounded (as blockedSolveL32's).
+func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers int) error {
+	n, t := l.Rows, x.Cols
+	nb, ni := min(w.outer, n), min(w.inner, w.outer, n)
+	ng := (t + rowsGroup - 1) / rowsGroup
+	glen := kernel.RowPanels32Len(nb, rowsGroup)
+	packed := make([]float32, ng*glen)
+	groups := make([]kernel.RowPanels32, ng)
+	invLen := (nb + ni - 1) / ni * ni * ni
+	invs := [2][]float32{make([]float32, invLen), make([]float32, invLen)}
+	nw := parallel.Workers(workers)
+	tmps := make([][]float32, nw)
+	wide := make([][]float64, nw)
+	for i := range tmps {
+		tmps[i] = make([]float32, kernel.RowPanels32Len(ni, rowsGroup))
+		wide[i] = make([]float64, ni*ni)
+	}
+	invert := func(wk int, inv []float32, k, j int) error {
+		k0, bj := k+j*ni, min(ni, n-k-j*ni, nb-j*ni)
+		d := wide[wk][:bj*bj]
+		for i := range bj {
+			widen(d[i*bj:i*bj+i+1], l.Data[(k0+i)*l.Stride+k0:])
+			clear(d[i*bj+i+1 : i*bj+bj])
+		}
+		if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: bj, Stride: bj, Data: d}) {
+			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
+		}
+		for i, v := range d {
+			inv[j*ni*ni+i] = float32(v)
+		}
+		return nil
+	}
+	inverses := func(k int) int { return (min(nb, n-k) + ni - 1) / ni }
+	if err := parallel.ForErr(ctx, inverses(0), workers, func(wk, j int) error { return invert(wk, invs[0], 0, j) }); err != nil {
+		return err
+	}
+	for blk, k := 0, 0; k < n; blk, k = blk+1, k+nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := min(nb, n-k)
+		inv := invs[blk%2]
+		if err := parallel.For(ctx, ng, workers, func(wk, g int) {
+			c0, c1 := g*rowsGroup, min(t, (g+1)*rowsGroup)
+			pg := kernel.NewRowPanels32(b, c1-c0, packed[g*glen:(g+1)*glen])
+			groups[g] = pg
+			for j0 := 0; j0 < b; j0 += ni {
+				bj := min(ni, b-j0)
+				xj := blas32.General{Rows: bj, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[(k+j0)*x.Stride+c0:]}
+				if j0 > 0 {
+					lj := blas32.General{Rows: bj, Cols: j0, Stride: l.Stride, Data: l.Data[(k+j0)*l.Stride+k:]}
+					pg.Rows(0, j0).MulRows(xj, lj, true)
+				}
+				tj := kernel.PackRowPanels32(xj, tmps[wk])
+				tj.MulRows(xj, blas32.General{Rows: bj, Cols: bj, Stride: bj, Data: inv[j0*ni:]}, false)
+				pg.Rows(j0, j0+bj).Pack(xj)
+			}
+		}); err != nil {
+			return err
+		}
+		rest := n - k - b
+		if rest == 0 {
+			break
+		}
+		next, nInv := invs[(blk+1)%2], inverses(k+b)
+		if err := parallel.ForErr(ctx, nInv+(rest+rowsTask-1)/rowsTask, workers, func(wk, task int) error {
+			if task < nInv {
+				return invert(wk, next, k+b, task)
+			}
+			i0 := k + b + (task-nInv)*rowsTask
+			i1 := min(n, i0+rowsTask)
+			lr := blas32.General{Rows: i1 - i0, Cols: b, Stride: l.Stride, Data: l.Data[i0*l.Stride+k:]}
+			for g, pg := range groups {
+				c0, c1 := g*rowsGroup, min(t, (g+1)*rowsGroup)
+				pg.MulRows(blas32.General{Rows: i1 - i0, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[i0*x.Stride+c0:]}, lr, true)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
