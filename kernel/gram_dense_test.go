@@ -405,3 +405,96 @@ func TestBlockRowsWideDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// leadZeros returns the k×m values of a transposed operand whose column i
+// is zero at features t < z(i): a lauum-like trapezoid (z = 3i) on the
+// first third of the columns, then random leads (past whole 256-feature
+// k-blocks too), then all-zero columns, then full ones (z = 0), so that
+// panels mix these and none of m, k is a multiple of a tile or k-block.
+func leadZeros(r *rand.Rand, k, m int) []float64 {
+	v := make([]float64, k*m)
+	for i := 0; i < m; i++ {
+		var z int
+		switch {
+		case i < m/3:
+			z = min(k, 3*i)
+		case i < 2*m/3:
+			z = r.IntN(k + 1)
+		case i < 5*m/6:
+			z = k
+		}
+		for t := z; t < k; t++ {
+			v[t*m+i] = r.NormFloat64()
+		}
+	}
+	return v
+}
+
+// transposeDense is aᵀ as a new row-major matrix.
+func transposeDense(a *mat.Dense) *mat.Dense {
+	var t mat.Dense
+	t.CloneFrom(a.T())
+	return &t
+}
+
+// TestDenseLeadingZeros: Gemm and SyrkLower with transposed operands whose
+// panels start with zero features (skipped, Dense's leading zeros) give the
+// same bits as the same products on the materialized transposes (row-major
+// operands, nothing skipped: the skipped terms are exact zeros), and agree
+// with gonum to 1e-12 (as TestDenseGemm). With beta = 0, tiles whose terms
+// are all skipped must still be set to zero over the random c. Every set
+// of inner kernels, 1 and 3 workers; k = 1100 spans two chunks of k-blocks.
+func TestDenseLeadingZeros(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	ctx := context.Background()
+	for _, sz := range [][3]int{{37, 21, 300}, {130, 45, 600}, {261, 530, 1100}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		a := mat.NewDense(k, m, leadZeros(r, k, m)) // op(a) = aᵀ, m×k
+		b := mat.NewDense(k, n, leadZeros(r, k, n)) // op(b) = b: B̂ = bᵀ
+		at, bt := transposeDense(a), transposeDense(b)
+		cg, cs := randDense(r, m, n), randDense(r, m, m)
+		for _, beta := range []float64{0, 1} {
+			wantG := refGemm(true, false, -0.75, a, b, beta, cg)
+			wantS := refGemm(true, false, 1.5, a, a, beta, cs)
+			for _, acc := range []accel{accelPortable, accelAVX2, accelAVX512} {
+				if acc > bestAccel {
+					continue
+				}
+				for _, w := range []int{1, 3} {
+					name := fmt.Sprintf("%v beta=%g %v workers=%d", sz, beta, acc, w)
+					restore := setAccel(acc)
+					d := Dense{Workers: w}
+					g, g0 := mat.DenseCopyOf(cg), mat.DenseCopyOf(cg)
+					s, s0 := mat.DenseCopyOf(cs), mat.DenseCopyOf(cs)
+					errs := []error{
+						d.Gemm(ctx, true, false, -0.75, a, b, beta, g),
+						d.Gemm(ctx, false, true, -0.75, at, bt, beta, g0),
+						d.SyrkLower(ctx, true, 1.5, a, beta, s),
+						d.SyrkLower(ctx, false, 1.5, at, beta, s0),
+					}
+					restore()
+					for _, err := range errs {
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					if !mat.Equal(g, g0) {
+						t.Errorf("%s: Gemm with skipped zeros differs from the row-major product", name)
+					}
+					if !mat.Equal(s, s0) {
+						t.Errorf("%s: SyrkLower with skipped zeros differs from the row-major product", name)
+					}
+					if e := relErr(g, wantG, func(int, int) bool { return true }); e > 1e-12 {
+						t.Errorf("%s: Gemm relative error %.3g", name, e)
+					}
+					if e := relErr(s, wantS, func(i, j int) bool { return j <= i }); e > 1e-12 {
+						t.Errorf("%s: SyrkLower relative error %.3g", name, e)
+					}
+					if e := relErr(s, cs, func(i, j int) bool { return j > i }); e != 0 {
+						t.Errorf("%s: upper triangle changed", name)
+					}
+				}
+			}
+		}
+	}
+}
