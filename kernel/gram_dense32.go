@@ -12,7 +12,7 @@ import (
 // DenseF32 is Dense for float32 matrices (BLAS's sgemm and ssyrk): the
 // products of the float32 blocked factorizations of FALKON's
 // preconditioner. The operands are packed into panels of 8 rows × k and 32
-// columns × k (k-blocks of at most kBlock, as Dense's), each 8×32 tile of
+// columns × k (k-blocks of at most denseKBlock, as Dense's), each 8×32 tile of
 // the result is one call of the AVX-512 float32 micro-kernel (16 zmm
 // accumulators, twice the float64 tile's flops per instruction; on AVX2
 // two 6×16 pieces and a 2×32 one, in portable Go the same sums without FMA), and tiles
@@ -196,7 +196,7 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	if d.Portable {
 		g.acc = accelPortable
 	}
-	nk := (k + kBlock - 1) / kBlock
+	nk := (k + denseKBlock - 1) / denseKBlock
 	g.kc = (k + nk - 1) / nk
 	chunk := g.kc * denseKBlocks
 	g.np = (n + panel32Cols - 1) / panel32Cols
@@ -371,7 +371,7 @@ func (DenseF32) PackBytes(m, n, k int) int64 {
 // pack32Len is the length of DenseF32's packing buffer for an m×k by k×n
 // product: a chunk of k-blocks of both operands, packed.
 func pack32Len(m, n, k int) int {
-	nk := (k + kBlock - 1) / kBlock
+	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
 	return (roundUp(n, panel32Cols) + roundUp(m, panelRows)) * min(kc*denseKBlocks, k)
 }

@@ -83,8 +83,8 @@ func check32(t *testing.T, name string, want, bound []float64, c0, c blas32.Gene
 
 // TestDenseF32Gemm compares DenseF32.Gemm with float64 sums of the same
 // float32 values on ragged shapes (not multiples of the 8×32 tile, the
-// 128×512 task block or the 256 k-block; k = 1100 spans two chunks of four
-// k-blocks), every transposition, beta 0 and 1, each set of inner kernels;
+// 128×512 task block or the 512 k-block; k = 1100 is three k-blocks of 367
+// in two chunks), every transposition, beta 0 and 1, each set of inner kernels;
 // 1 and 3 workers must give the same bits.
 func TestDenseF32Gemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))

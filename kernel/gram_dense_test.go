@@ -50,8 +50,8 @@ func relErr(got, want mat.Matrix, keep func(i, j int) bool) float64 {
 }
 
 // TestDenseGemm compares Dense.Gemm with gonum on ragged shapes (not
-// multiples of the 8×16 tile, of the 128×512 task block or of the 256
-// k-block), every transposition, beta 0 and 1, each set of inner kernels and
+// multiples of the 8×16 tile, of the 128×512 task block or of the 512
+// k-block; k = 1100 is three k-blocks of 367 in two chunks), every transposition, beta 0 and 1, each set of inner kernels and
 // 1 and 3 workers. 1e-12 relative: both sum ≤ 600 products of O(1) numbers
 // in different orders, an error of order √k·1.1e-16 relative.
 func TestDenseGemm(t *testing.T) {
@@ -148,7 +148,7 @@ func TestDenseSyrkLower(t *testing.T) {
 // each k-block, the blocks added in order, so Gemm and SyrkLower give the
 // same bits on both paths, for 1 and 3 workers. The shapes are ragged
 // against both tile heights, the 126- and 128-row task blocks and the
-// k-blocks (k = 600: three blocks of 200), and include m = 16, where the
+// k-blocks (k = 600: two blocks of 300), and include m = 16, where the
 // last 6-row panel of SyrkLower's Â lies past B̂'s panels (rows 16–17).
 func TestDenseSIMDBits(t *testing.T) {
 	if bestAccel < accelAVX512 {
