@@ -28,7 +28,8 @@ func threadClock() int64 {
 // k = 261 (d = 784: three feature blocks, adding into c): the AVX2 4×8
 // quarters of an 8×16 tile (the engine's tile before the 6×16 one, still
 // Dense's), the AVX2 6×16 float64 and 6×32 float32 tiles, and with
-// AVX-512 the 8×16 and 8×32 float32 tiles. Every b.N step runs each
+// AVX-512 the 8×16 and 8×32 float32 tiles; and the float32 tiles of
+// DenseF32 (float32 c: AVX2 gemm8x32F32AVX2, AVX-512 gemm8x32F32PfAVX512). Every b.N step runs each
 // kernel once, interleaved, and the best rate in thread-CPU time of each is
 // reported (GFLOP/s on one core: the machine is shared). Run with e.g.
 // -benchtime=20x.
@@ -39,6 +40,7 @@ func BenchmarkTiles(b *testing.B) {
 		lda, ldb int // panel height (rows of X) and width (centers)
 		f64      func(k int, a, b, c []float64, ldc int, add bool)
 		f32      func(k int, a, b []float32, c []float64, ldc int, add bool)
+		f32c     func(k int, a, b, c []float32, ldc int, add bool)
 	}
 	cands := []cand{
 		{name: "avx2-4x8quarters", acc: accelAVX2, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
@@ -52,6 +54,12 @@ func BenchmarkTiles(b *testing.B) {
 		}},
 		{name: "avx2-6x32f32", acc: accelAVX2, lda: 6, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
 			gemm6x32F32AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx2-8x32f32dense", acc: accelAVX2, lda: 8, ldb: 32, f32c: func(k int, a, bb, c []float32, ldc int, add bool) {
+			gemm8x32F32AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx512-8x32f32pf", acc: accelAVX512, lda: 8, ldb: 32, f32c: func(k int, a, bb, c []float32, ldc int, add bool) {
+			gemm8x32F32PfAVX512(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
 		{name: "avx512-8x16", acc: accelAVX512, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
 			gemm8x16AVX512(k, &a[0], &bb[0], &c[0], ldc, add)
@@ -83,6 +91,7 @@ func BenchmarkTiles(b *testing.B) {
 			bp32[i] = float32(bp[i])
 		}
 		c := make([]float64, rows*cols)
+		c32 := make([]float32, rows*cols)
 		add := k > kBlock/2
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			runtime.LockOSThread()
@@ -97,6 +106,8 @@ func BenchmarkTiles(b *testing.B) {
 							for ip := 0; ip < rows; ip += cd.lda {
 								if cd.f64 != nil {
 									cd.f64(k, a[ip*k:], bp[jp*k:], c[ip*cols+jp:], cols, add)
+								} else if cd.f32c != nil {
+									cd.f32c(k, a32[ip*k:], bp32[jp*k:], c32[ip*cols+jp:], cols, add)
 								} else {
 									cd.f32(k, a32[ip*k:], bp32[jp*k:], c[ip*cols+jp:], cols, add)
 								}
