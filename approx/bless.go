@@ -33,6 +33,15 @@ import (
 // Landmarks drawn several times are merged: a point drawn c times with
 // A-entry a appears once with a/c, which leaves K_nJ(K_JJ + λnA)⁻¹K_Jn
 // unchanged. The zero value is ready to use.
+//
+// The candidates' scores are needed up to a constant factor only (Theorem
+// 1 bounds ℓ̃/ℓ within [1/(1+t), 1+t]), so once a step's dictionary has 256
+// landmarks or more the triangular solve behind eq. 3, nearly all of the
+// path's arithmetic, runs in float32 at twice the float64 rate, and any candidate whose float32 score could be off by more
+// than about 0.3% (cancellation in K_ii − k_Jᵢᵀ(…)⁻¹k_Jᵢ) is scored again
+// in float64: measured within 3.2e-4 of float64 scores on every candidate
+// of issue 25's ijcnn1 case (docs/performance.md, "BLESS beside the
+// uniform fit"). PathStep.Scores stays in float64.
 type BLESS struct {
 	// Lambda is the final λ of Sample (K + λnI). Zero means fixed-size mode:
 	// Sample walks the path down until Q2·d_h reaches m.
@@ -203,6 +212,14 @@ func (b BLESS) resolve(kappa2 float64, noRepl bool) (blessParams, error) {
 	return p, nil
 }
 
+// singleMinLandmarks is the dictionary size from which a step scores its
+// candidates in float32 (useSingle). Below it the forward substitution is
+// one estPanel-wide panel and the step's float64 cost, R_h·s²/2
+// multiply-adds, is small (all steps with s < 256 together: under 0.03 CPU-s
+// of the 6.3 of issue 25's ijcnn1 case), so small problems keep the float64
+// scores, and the centers and weights, of earlier versions bit for bit.
+const singleMinLandmarks = estPanel
+
 // minLambdaRatio stops a fixed-size path that cannot reach m landmarks
 // (λ_h < κ²·minLambdaRatio): at that point K + λnI is numerically K.
 const minLambdaRatio = 1e-14
@@ -285,6 +302,12 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 		est, err := newScoreEstimator(k, prevPts, reg, slam*nf, b.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("approx: %s: step %d: %w", name, h, err)
+		}
+		// Alg. 1 line 6 and Alg. 2 line 10 need the scores up to a
+		// constant factor only: float32 forward substitution, guarded
+		// (useSingle), once the dictionary is large enough for it to pay.
+		if len(prevA) >= singleMinLandmarks {
+			est.useSingle()
 		}
 		scores, err := scoreDistinct(ctx, est, x, cand)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx/internal/points"
@@ -235,5 +237,73 @@ func TestBLESSNonFiniteRow(t *testing.T) {
 	x.Set(0, 0, math.Inf(1)) // row 0 is read for κ² at once
 	if _, err := (BLESS{}).Path(levCtx, x, k, 0.5, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, check.ErrInput) {
 		t.Errorf("BLESS with Inf in row 0: %v", err)
+	}
+}
+
+// BLESS's float32 scores (the default) leave the sampler deterministic: the
+// same landmarks and weights, bit for bit, whatever GOMAXPROCS (Workers 0)
+// or Workers is. 3,000 points and m = 800 take the last step's dictionary
+// past 2·estPanel (about 600 landmarks) and its candidates past estChunk
+// distinct rows, so the blocked float32 forward substitution runs on
+// several panels and chunks.
+func TestBLESSSingleDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three BLESS runs at m = 800")
+	}
+	x := levRandMatrix(3000, 4, rand.New(rand.NewPCG(6, 6)))
+	k := kernel.Gaussian{Gamma: 0.5}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var first *Landmarks
+	for _, c := range []struct{ procs, workers int }{{1, 0}, {3, 0}, {2, 2}} {
+		runtime.GOMAXPROCS(c.procs)
+		lm, err := BLESS{Workers: c.workers}.Sample(levCtx, x, k, 800, rand.New(rand.NewPCG(3, 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = lm
+			if len(lm.Indices) < 400 {
+				t.Fatalf("%d landmarks for m = 800", len(lm.Indices))
+			}
+			continue
+		}
+		if !slices.Equal(lm.Indices, first.Indices) || !slices.Equal(lm.Weights, first.Weights) {
+			t.Fatalf("GOMAXPROCS %d, Workers %d: landmarks differ from GOMAXPROCS 1", c.procs, c.workers)
+		}
+	}
+}
+
+// In single precision, eq. 3 with every point as a landmark and A = I still
+// gives the exact scores diag(K(K+λnI)⁻¹) (the identity of
+// TestPathStepScoresExactWithFullDictionary), within useSingle's 1%
+// (measured: 1.2e-7 and 1.6e-5 at λ = 0.1 and 1e-3, all in float32; at
+// λ = 1e-6 the guard sends every point back to float64).
+func TestSingleScoresExactWithFullDictionary(t *testing.T) {
+	x := levRandMatrix(300, 2, rand.New(rand.NewPCG(3, 1)))
+	k := kernel.Gaussian{Gamma: 0.4}
+	for _, lambda := range []float64{0.1, 1e-3, 1e-6} {
+		n := 300.0
+		want := levDirectScores(levDenseKernel(k, x), lambda*n)
+		reg := make([]float64, 300)
+		for j := range reg {
+			reg[j] = lambda * n
+		}
+		est, err := newScoreEstimator(k, x, reg, lambda*n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est.useSingle()
+		got := make([]float64, 300)
+		if err := est.estimate(levCtx, got, x, points.Iota(300)); err != nil {
+			t.Fatal(err)
+		}
+		var worst float64
+		for i := range got {
+			worst = max(worst, math.Abs(got[i]/want[i]-1))
+		}
+		t.Logf("λ = %g: largest relative difference %.2g, %d of 300 scored again in float64", lambda, worst, est.rescored)
+		if worst > 1e-2 {
+			t.Errorf("λ = %g: float32 scores off by %.3g", lambda, worst)
+		}
 	}
 }

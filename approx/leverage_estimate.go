@@ -9,6 +9,7 @@ import (
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -35,7 +36,8 @@ import (
 // slower and was 94% of a BLESS run at m = 3,000 (40,000 × 8 covtype rows;
 // docs/performance.md, "Leverage-score samplers"). K_JJ and its factor also use the engine (blocked
 // Cholesky on kernel.Dense products). Memory: the factor (s² floats)
-// plus one chunk's kernel block (estChunk·s floats).
+// plus one chunk's kernel block (estChunk·s floats); in single precision
+// (see single) also their float32 copies, half as many bytes again.
 type scoreEstimator struct {
 	k       kernel.Kernel
 	pts     mat.Matrix   // landmark points (s×d, dense or CSR); nil when s = 0
@@ -45,6 +47,17 @@ type scoreEstimator struct {
 	mu      float64
 	opt     kernel.Options
 	prod    kernel.Dense
+	// single: the forward substitution in float32 (see useSingle); l32
+	// and dinv32 are l and dinv rounded to float32; guard is G of the
+	// guard, singleGuard (tests set 0 to see what it prevents).
+	single bool
+	guard  float64
+	l32    blas32.General
+	dinv32 []blas32.General
+	prod32 kernel.DenseF32
+	// rescored counts the points whose float32 score failed the guard and
+	// were scored again in float64.
+	rescored int
 }
 
 // estChunk is the number of points scored per pass; estPanel the width of the
@@ -58,7 +71,7 @@ const (
 
 // newScoreEstimator factors the landmark system. pts may have zero rows.
 func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64, workers int) (*scoreEstimator, error) {
-	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}}
+	e := &scoreEstimator{k: k, mu: mu, opt: kernel.Options{Workers: workers}, prod: kernel.Dense{Workers: workers}, prod32: kernel.DenseF32{Workers: workers}}
 	s := len(r)
 	if s == 0 {
 		return e, nil
@@ -103,6 +116,67 @@ func newScoreEstimator(k kernel.Kernel, pts mat.Matrix, r []float64, mu float64,
 	return e, nil
 }
 
+// singleGuard is G of the float32 guard (see useSingle): a float32 score
+// is kept when its numerator is at least G·u·‖yᵢ‖·‖bᵢ‖, u = 2⁻²⁴.
+const singleGuard = 1024
+
+// useSingle switches the forward substitution, nearly all of the
+// estimator's arithmetic, to float32 on the engine's float32 products
+// (kernel.DenseF32, twice the float64 rate), for samplers that need the
+// scores only up to a constant factor (BLESS's Theorem 1: (1+t)⁻¹ℓ ≤ ℓ̃ ≤
+// (1+min(t,1))ℓ). The kernel block, the factor and the inverses of its
+// diagonal blocks are computed in float64 as before and rounded; the
+// squared norms are summed in float64.
+//
+// Accuracy. Write bᵢ = R^{-1/2}k_Jᵢ and yᵢ = L⁻¹bᵢ, so ℓ̃ᵢ·μ = K_ii − ‖yᵢ‖².
+// LLᵀ = R^{-1/2}K_JJR^{-1/2} + I ⪰ I gives ‖L⁻¹‖ ≤ 1, so rounding bᵢ to
+// float32 (|δb| ≤ u|b|, u = 2⁻²⁴) moves ‖yᵢ‖² by at most 2u‖yᵢ‖‖bᵢ‖; the
+// rounding of L and the float32 sums of the solve add errors of the same
+// form. Measured on issue 25's ijcnn1 case (every candidate of every step,
+// s up to 2,182, ‖bᵢ‖² up to 838): |δ‖yᵢ‖²| ≤ 3.1·u‖yᵢ‖‖bᵢ‖. The numerator
+// K_ii − ‖yᵢ‖² is where float32 could lose digits to cancellation, so a
+// point's float32 score is kept only when that numerator is at least
+// singleGuard·u·‖yᵢ‖‖bᵢ‖, which bounds its relative error by 3.1/1024 <
+// 0.31% at the measured constant (and by 10% were the constant 30× worse);
+// the others are scored again in float64 from the same kernel row. A
+// factor 1 ± 0.003 on ℓ̃ moves Theorem 1's band from [1/(1+t), 1+t] to
+// [1/((1+t)(1.003)), 1.003(1+t)]: the same guarantee with t a third of a
+// percent larger.
+func (e *scoreEstimator) useSingle() {
+	s := len(e.invSqrt)
+	e.single, e.guard = true, singleGuard
+	if s == 0 {
+		return
+	}
+	raw := e.l.RawMatrix()
+	e.l32 = blas32.General{Rows: s, Cols: s, Stride: s, Data: make([]float32, s*s)}
+	for i := 0; i < s; i++ {
+		row := e.l32.Data[i*s : i*s+i+1]
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+i+1] {
+			row[j] = float32(v)
+		}
+	}
+	e.dinv32 = e.dinv32[:0]
+	for _, d := range e.dinv {
+		r, c := d.Dims()
+		g := blas32.General{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+		for i := 0; i < r; i++ {
+			for j, v := range d.RawRowView(i) {
+				g.Data[i*c+j] = float32(v)
+			}
+		}
+		e.dinv32 = append(e.dinv32, g)
+	}
+}
+
+// view32 is the block [i0, i1) × [j0, j1) of a.
+func view32(a blas32.General, i0, i1, j0, j1 int) blas32.General {
+	if i1 == i0 || j1 == j0 {
+		return blas32.General{Rows: i1 - i0, Cols: j1 - j0, Stride: a.Stride}
+	}
+	return blas32.General{Rows: i1 - i0, Cols: j1 - j0, Stride: a.Stride, Data: a.Data[i0*a.Stride+j0 : (i1-1)*a.Stride+j1]}
+}
+
 // estimate writes ℓ̃ for the rows idx of x into dst (len(idx)), clamping the
 // (round-off) negative numerators at zero. Chunks are processed in order and
 // every product runs on the engine with its fixed summation order, so the
@@ -127,7 +201,15 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 	}
 	diag := make([]float64, c)
 	var kb, tmp *mat.Dense
-	var q []float64
+	var q, bb []float64
+	var y32, tmp32 blas32.General
+	if s > 0 && e.single {
+		st := (s + 15) &^ 15
+		y32 = blas32.General{Rows: c, Cols: s, Stride: st, Data: make([]float32, c*st)}
+		tp := min(estPanel, s)
+		tmp32 = blas32.General{Rows: c, Cols: tp, Stride: tp, Data: make([]float32, c*tp)}
+		bb = make([]float64, c)
+	}
 	if s > 0 {
 		// A row stride rounded up to 16 lets the engine form each kernel
 		// block in place (kernel.Op.Block writes its 8×16 tiles straight
@@ -167,6 +249,16 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 		if err := kernel.NewOp(e.k, xr, e.pts, e.opt).Block(ctx, kr); err != nil {
 			return err
 		}
+		qr := q[:rows]
+		if e.single {
+			if err := e.estimateSingle(ctx, kr, y32, tmp32, dg, qr, bb[:rows]); err != nil {
+				return err
+			}
+			for i, v := range qr {
+				dst[r0+i] = max(dg[i]-v, 0) / e.mu
+			}
+			continue
+		}
 		raw := kr.RawMatrix()
 		for i := 0; i < rows; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
@@ -174,13 +266,63 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 				row[j] *= e.invSqrt[j]
 			}
 		}
-		qr := q[:rows]
 		if err := e.forward(ctx, kr, tmp, qr); err != nil {
 			return err
 		}
 		for i, v := range qr {
 			dst[r0+i] = max(dg[i]-v, 0) / e.mu
 		}
+	}
+	return nil
+}
+
+// estimateSingle sets q[i] = ‖L⁻¹bᵢ‖² for the rows of the kernel block kr
+// (bᵢ = R^{-1/2}·row i) by forward32, then scores again in float64 (forward)
+// every row whose numerator dg[i] − q[i] fails useSingle's guard. kr is
+// left as it was; y and tmp are float32 scratch of at least kr's shape and
+// rows×estPanel, bb scratch of len rows.
+func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, tmp blas32.General, dg, q, bb []float64) error {
+	rows, s := kr.Dims()
+	raw := kr.RawMatrix()
+	yr := view32(y, 0, rows, 0, s)
+	for i := 0; i < rows; i++ {
+		in := raw.Data[i*raw.Stride : i*raw.Stride+s]
+		out := yr.Data[i*yr.Stride : i*yr.Stride+s]
+		var sq float64
+		for j, v := range in {
+			b := v * e.invSqrt[j]
+			out[j] = float32(b)
+			sq += b * b
+		}
+		bb[i] = sq
+	}
+	if err := e.forward32(ctx, yr, tmp, q); err != nil {
+		return err
+	}
+	var redo []int
+	for i, v := range q {
+		if !(dg[i]-v >= e.guard*0x1p-24*math.Sqrt(max(v, 0)*bb[i])) {
+			redo = append(redo, i)
+		}
+	}
+	if len(redo) == 0 {
+		return nil
+	}
+	e.rescored += len(redo)
+	z := mat.NewDense(len(redo), s, nil)
+	for t, i := range redo {
+		row := z.RawRowView(t)
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+s] {
+			row[j] = v * e.invSqrt[j]
+		}
+	}
+	zt := mat.NewDense(len(redo), min(estPanel, s), nil)
+	zq := make([]float64, len(redo))
+	if err := e.forward(ctx, z, zt, zq); err != nil {
+		return err
+	}
+	for t, i := range redo {
+		q[i] = zq[t]
 	}
 	return nil
 }
@@ -246,6 +388,42 @@ func (e *scoreEstimator) forward(ctx context.Context, y, tmp *mat.Dense, q []flo
 		if p1 < s {
 			lp := e.l.Slice(p1, s, p0, p1).(*mat.Dense)
 			if err := e.prod.Gemm(ctx, false, true, -1, yp, lp, 1, y.Slice(0, rows, p1, s).(*mat.Dense)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// forward32 is forward in float32 on kernel.DenseF32 (y and tmp float32,
+// the factor's entries l32 and dinv32); the squared norms are summed in
+// float64. Same panels, same order.
+func (e *scoreEstimator) forward32(ctx context.Context, y, tmp blas32.General, q []float64) error {
+	rows, s := y.Rows, y.Cols
+	clear(q)
+	for p0 := 0; p0 < s; p0 += estPanel {
+		p1 := min(p0+estPanel, s)
+		for a0 := p0; a0 < p1; a0 += estSub {
+			a1 := min(a0+estSub, p1)
+			ya := view32(tmp, 0, rows, a0-p0, a1-p0)
+			if err := e.prod32.Gemm(ctx, false, true, 1, view32(y, 0, rows, a0, a1), e.dinv32[a0/estSub], 0, ya); err != nil {
+				return err
+			}
+			if a1 < p1 {
+				if err := e.prod32.Gemm(ctx, false, true, -1, ya, view32(e.l32, a1, p1, a0, a1), 1, view32(y, 0, rows, a1, p1)); err != nil {
+					return err
+				}
+			}
+		}
+		for i := range rows {
+			var acc float64
+			for _, v := range tmp.Data[i*tmp.Stride : i*tmp.Stride+p1-p0] {
+				acc += float64(v) * float64(v)
+			}
+			q[i] += acc
+		}
+		if p1 < s {
+			if err := e.prod32.Gemm(ctx, false, true, -1, view32(tmp, 0, rows, 0, p1-p0), view32(e.l32, p1, s, p0, p1), 1, view32(y, 0, rows, p1, s)); err != nil {
 				return err
 			}
 		}

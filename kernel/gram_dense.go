@@ -13,12 +13,21 @@ import (
 // Dense runs the dense matrix products of blocked factorizations (BLAS's
 // dgemm and dsyrk) on the engine's inner kernels: the operands are packed
 // into panels as the kernel engine's (8 rows × k and 16 columns × k; with
-// AVX2 6 rows and 8 columns; k-blocks of at most kBlock), each 8×16 tile
+// AVX2 6 rows and 8 columns; k-blocks of at most denseKBlock), each 8×16 tile
 // (6×8 with AVX2) of the result is one call of the AVX-512 (or AVX2, or
 // portable Go) micro-kernel, and tiles are spread over the workers in blocks
 // of about denseRows × denseCols. Every element of the
 // result is computed by one worker in a fixed order, so results do not
 // depend on Workers. The zero value uses GOMAXPROCS workers.
+//
+// Leading zeros: for an operand read transposed (op(x) = xᵀ), the features
+// at the start of a k-block that are zero over a whole panel (a triangular
+// operand's zeros, as in Lauum's diagonal block) are counted while packing
+// and the tiles skip them, whole k-blocks too. The products skipped are
+// exact zeros, so the sums are those of the full loop (a tile's chain of
+// fused multiply–adds stays +0 through them), unless the other operand
+// holds an Inf or NaN at those features, which then does not propagate (as
+// in reference BLAS, which skips zero elements too).
 type Dense struct {
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
@@ -27,14 +36,24 @@ type Dense struct {
 	Portable bool
 }
 
+// denseKBlock bounds the k-block of one call of Dense's (and DenseF32's)
+// tiles: the k = 512 of the blocked factorizations' large products in one
+// call, their sum into c stored once. Against 256 (the engine's kBlock),
+// GFLOP per CPU-second on machine D (Zen 4, loaded, alternated in one
+// process, best of 5): lauum M = 6,000 51.3 vs 49.1, potrf 46.9 vs 45.3,
+// float32 lauum M = 8,000 102.8 vs 100.6; LANDMARK_SIMD=avx2 M = 4,000
+// lauum 44.5 vs 42.3, potrf 42.1 vs 40.0 (docs/performance.md).
+const denseKBlock = 512
+
 // Blocking of Dense's products: a worker's task is a denseRows × denseCols
-// block of the result, for which it packs denseRows rows of op(a) (256 KiB
+// block of the result, for which it packs denseRows rows of op(a) (512 KiB
 // at a full k-block, kept in L2) and streams the shared packed op(b) one
-// 16-column panel (32 KiB; 8 columns, 16 KiB, with AVX2) at a time.
+// 16-column panel (64 KiB; 8 columns, 32 KiB, with AVX2) at a time; a
+// chunk of denseKBlocks k-blocks is packed at once.
 const (
 	denseRows    = 128
 	denseCols    = 512
-	denseKBlocks = 4
+	denseKBlocks = 2
 )
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
@@ -148,19 +167,28 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 
 // packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
 // of the operand, zero-filled at and beyond rows) into dst, panel q at
-// dst[(q−q0)·w·kl:], as pack does. A transposed operand is read one feature
-// (one row of a) at a time across all the panels, so that each read is a
-// contiguous run of (q1−q0)·w doubles instead of w doubles from each of kl
-// rows (which, for a wide a, misses the cache on every read).
-func (o operand) packPanels(dst []float64, w, q0, q1, rows, p0, kl int, s float64) {
+// dst[(q−q0)·w·kl:], as pack does, and sets lead[q−q0] to the number of
+// leading features of panel q known to be zero (Dense's leading zeros). A transposed
+// operand is read one feature (one row of a) at a time across all the
+// panels, so that each read is a contiguous run of (q1−q0)·w doubles instead
+// of w doubles from each of kl rows (which, for a wide a, misses the cache
+// on every read); its leading zero features are counted (rows of a that
+// are zero over a panel's columns: the zeros above the diagonal of a
+// triangular block), those of a row-major operand are not (lead 0).
+func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl int, s float64) {
 	if !o.trans {
 		for q := q0; q < q1; q++ {
 			o.pack(dst[(q-q0)*w*kl:(q-q0+1)*w*kl], w, q*w, rows, p0, kl, s)
 		}
+		clear(lead[:q1-q0])
 		return
 	}
 	raw := o.a.RawMatrix()
 	i0, i1 := q0*w, min(q1*w, rows)
+	lead = lead[:q1-q0]
+	for q := range lead {
+		lead[q] = -1 // no nonzero seen yet
+	}
 	for p := 0; p < kl; p++ {
 		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
 		for q := q0; q < q1; q++ {
@@ -171,12 +199,34 @@ func (o operand) packPanels(dst []float64, w, q0, q1, rows, p0, kl int, s float6
 				continue
 			}
 			seg := src[lo:min(lo+w, len(src))]
-			for i, v := range seg {
-				out[i] = s * v
+			if lead[q-q0] < 0 && !allZero(seg) {
+				lead[q-q0] = int32(p)
+			}
+			if s == 1 {
+				copy(out, seg)
+			} else {
+				for i, v := range seg {
+					out[i] = s * v
+				}
 			}
 			clear(out[len(seg):])
 		}
 	}
+	for q, l := range lead {
+		if l < 0 {
+			lead[q] = int32(kl)
+		}
+	}
+}
+
+// allZero reports whether every value of x is zero (a NaN is not).
+func allZero[T float32 | float64](x []T) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
@@ -203,8 +253,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	if d.Portable {
 		g.acc = accelPortable
 	}
+	// SyrkLower with alpha = ±1 on AVX-512 reads Â from B̂'s panels (no
+	// copy: GFLOP per CPU-second, machine D loaded, best of 5 alternated,
+	// lauum M = 6,000 51.5 vs 49.6, potrf 47.6 vs 46.3, float32 lauum
+	// M = 8,000 104.6 vs 102.2).
+	g.aInB = same && g.acc == accelAVX512 && (alpha == 1 || alpha == -1)
 	g.pr, g.pc, g.taskRows = denseTile(g.acc)
-	nk := (k + kBlock - 1) / kBlock
+	nk := (k + denseKBlock - 1) / denseKBlock
 	g.kc = (k + nk - 1) / nk // k-block of one micro-kernel call
 	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
 	// of c sums over all of them before it is stored: c is read and written
@@ -216,6 +271,10 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	bufs := densePacks.get(packLen(m, n, k))
 	defer densePacks.put(bufs)
 	g.bp, g.ap = (*bufs)[:g.np*g.pc*kcap], (*bufs)[g.np*g.pc*kcap:(g.np*g.pc+g.mp)*kcap]
+	g.na = g.mp / g.pr
+	nkbMax := (kcap + g.kc - 1) / g.kc
+	leads := make([]int32, nkbMax*(g.na+g.np))
+	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
 	g.tmps = make([][panelRows * panelCols]float64, g.workers) // tiles of g.pr ≤ panelRows rows
@@ -248,12 +307,16 @@ type gemmRun struct {
 	lower       bool
 	rc          blas64.General
 	acc         accel
-	pr          int // rows of the tile and of the panels of Â (denseTile)
-	pc          int // columns of the tile and of the panels of B̂ (denseTile)
-	taskRows    int // rows of a task's block of c, a multiple of pr
-	kc          int // k-block of one micro-kernel call
-	np, mp      int // pc-column panels of B̂; rows of Â rounded up to pr
+	aInB        bool // Â is not packed: its 8-row panels are the halves of B̂'s (SyrkLower, alpha = ±1, AVX-512)
+	pr          int  // rows of the tile and of the panels of Â (denseTile)
+	pc          int  // columns of the tile and of the panels of B̂ (denseTile)
+	taskRows    int  // rows of a task's block of c, a multiple of pr
+	kc          int  // k-block of one micro-kernel call
+	np, mp      int  // pc-column panels of B̂; rows of Â rounded up to pr
 	bp, ap      []float64
+	na          int     // panels of Â (mp/pr)
+	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
+	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
 	tasks       []denseTask
 	workers     int
 	tmps        [][panelRows * panelCols]float64
@@ -310,12 +373,12 @@ func (g *gemmRun) pack(ctx context.Context) error {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
 		if j < nb {
 			q0 := j * packGroup
-			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 			return
 		}
 		j -= nb
 		q0 := j * packGroup
-		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*g.pr*kl:], g.pr, q0, min(q0+packGroup, g.mp/g.pr), g.m, p0, kl, g.alpha)
+		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*g.pr*kl:], g.leadA[kb*g.na+q0:], g.pr, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
 	})
 }
 
@@ -328,9 +391,12 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/nb, (j%nb)*packGroup
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+		g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 	}); err != nil {
 		return err
+	}
+	if g.aInB {
+		return nil
 	}
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
@@ -339,10 +405,14 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 			g.packSameRows(kb, q0, kl)
 			return
 		}
-		for ip := q0; ip < min(q0+packGroup, g.mp/panelRows); ip++ {
+		for ip := q0; ip < min(q0+packGroup, g.na); ip++ {
 			src := g.bp[kb*g.kc*panelCols*g.np+(ip/2)*panelCols*kl+(ip%2)*panelRows:]
 			dst := g.ap[kb*g.kc*g.mp+ip*panelRows*kl : kb*g.kc*g.mp+(ip+1)*panelRows*kl]
-			for p := 0; p < kl; p++ {
+			// The half of B̂'s panel starts with at least its zeros.
+			lead := int(g.leadB[kb*g.np+ip/2])
+			g.leadA[kb*g.na+ip] = int32(lead)
+			clear(dst[:lead*panelRows])
+			for p := lead; p < kl; p++ {
 				sr := src[p*panelCols : p*panelCols+panelRows]
 				dr := dst[p*panelRows : p*panelRows+panelRows]
 				for r, v := range sr {
@@ -357,31 +427,65 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 // from B̂ for k-block kb (kl features) when the panels are not 8 rows high.
 func (g *gemmRun) packSameRows(kb, q0, kl int) {
 	pr, pc, bp := g.pr, g.pc, g.bp[kb*g.kc*g.pc*g.np:]
-	for ip := q0; ip < min(q0+packGroup, g.mp/pr); ip++ {
+	for ip := q0; ip < min(q0+packGroup, g.na); ip++ {
 		dst := g.ap[kb*g.kc*g.mp+ip*pr*kl : kb*g.kc*g.mp+(ip+1)*pr*kl]
+		lead := int32(kl) // the fewest leading zeros of the panels of B̂ holding its rows
 		for r := 0; r < pr; r++ {
-			row := ip*pr + r // of Â: column row%16 of B̂'s panel row/16
+			row := ip*pr + r // of Â: column row%pc of B̂'s panel row/pc
 			if row >= g.np*pc {
 				for p := 0; p < kl; p++ {
 					dst[p*pr+r] = 0
 				}
 				continue
 			}
+			lead = min(lead, g.leadB[kb*g.np+row/pc])
 			src := bp[(row/pc)*pc*kl+row%pc:]
 			for p := 0; p < kl; p++ {
 				dst[p*pr+r] = g.alpha * src[p*pc]
 			}
 		}
+		g.leadA[kb*g.na+ip] = lead
 	}
 }
 
-// sum runs the k-blocks of the chunk on the tile at (i, j) into c.
+// sum runs the k-blocks of the chunk on the tile at (i, j) into c. The
+// leading features of a k-block that are zero in the panel of Â or of B̂
+// (Dense's leading zeros) are skipped, and a k-block that is zero in either is skipped
+// whole; when no k-block is left and add is false the tile is set to zero.
 func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
+	ia, jb := i/g.pr, j/g.pc
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
-		bpan := g.bp[kb*g.kc*g.pc*g.np+j*kl:]
-		apan := g.ap[kb*g.kc*g.mp+i*kl:]
-		tile(g.acc, kl, apan, bpan, c, ldc, add || kb > 0)
+		bk := g.bp[kb*g.kc*g.pc*g.np:]
+		if g.aInB {
+			// Rows i…i+7 of Â are half ia%2 of B̂'s panel ia/2.
+			s := int(max(g.leadB[kb*g.np+ia/2], g.leadB[kb*g.np+jb]))
+			if s >= kl {
+				continue
+			}
+			apan := bk[(ia/2)*panelCols*kl+(ia%2)*panelRows+s*panelCols:]
+			bpan := bk[j*kl+s*panelCols:]
+			if g.alpha < 0 {
+				gemm8x16SyrkNegPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			} else {
+				gemm8x16SyrkPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			}
+			add = true
+			continue
+		}
+		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
+		if s >= kl {
+			continue
+		}
+		bpan := bk[j*kl+s*g.pc:]
+		apan := g.ap[kb*g.kc*g.mp+i*kl+s*g.pr:]
+		tile(g.acc, kl-s, apan, bpan, c, ldc, add)
+		add = true
+	}
+	if !add {
+		for r := 0; r < g.pr; r++ {
+			clear(c[r*ldc : r*ldc+g.pc])
+		}
 	}
 }
 
@@ -468,7 +572,7 @@ func packBytes(m, n, k int) int64 {
 // with the rows of Â rounded up for either tile height (denseTile), so that
 // a buffer reserved before a change of inner kernels still fits.
 func packLen(m, n, k int) int {
-	nk := (k + kBlock - 1) / kBlock
+	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
 	rows := max(roundUp(m, panelRows), roundUp(m, avx2TileRows))
 	return (roundUp(n, panelCols) + rows) * min(kc*denseKBlocks, k)

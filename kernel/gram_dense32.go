@@ -12,14 +12,15 @@ import (
 // DenseF32 is Dense for float32 matrices (BLAS's sgemm and ssyrk): the
 // products of the float32 blocked factorizations of FALKON's
 // preconditioner. The operands are packed into panels of 8 rows × k and 32
-// columns × k (k-blocks of at most kBlock, as Dense's), each 8×32 tile of
+// columns × k (k-blocks of at most denseKBlock, as Dense's), each 8×32 tile of
 // the result is one call of the AVX-512 float32 micro-kernel (16 zmm
 // accumulators, twice the float64 tile's flops per instruction; on AVX2
 // two 6×16 pieces and a 2×32 one, in portable Go the same sums without FMA), and tiles
 // are spread over the workers in blocks of denseRows × denseCols. Each
 // element of the result is the float32 sum of its terms in k order within
 // a k-block, the k-blocks added in order, computed by one worker: results
-// do not depend on Workers. The zero value uses GOMAXPROCS workers.
+// do not depend on Workers. Leading zero features of a transposed operand's
+// panels are skipped, as Dense does. The zero value uses GOMAXPROCS workers.
 type DenseF32 struct {
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
@@ -76,12 +77,17 @@ type operand32 struct {
 
 // packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
 // of the operand, zero-filled at and beyond rows), features [p0, p0+kl),
-// scaled by s, into dst as [kl][w] each, panel q at dst[(q−q0)·w·kl:]; as
-// operand.packPanels does for float64.
-func (o operand32) packPanels(dst []float32, w, q0, q1, rows, p0, kl int, s float32) {
+// scaled by s, into dst as [kl][w] each, panel q at dst[(q−q0)·w·kl:], and
+// sets lead[q−q0] to its leading zero features (0 for a row-major operand);
+// as operand.packPanels does for float64.
+func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, kl int, s float32) {
 	raw := o.a
+	lead = lead[:q1-q0]
 	if o.trans {
 		i0, i1 := q0*w, min(q1*w, rows)
+		for q := range lead {
+			lead[q] = -1 // no nonzero seen yet
+		}
 		for p := 0; p < kl; p++ {
 			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
 			for q := q0; q < q1; q++ {
@@ -92,14 +98,27 @@ func (o operand32) packPanels(dst []float32, w, q0, q1, rows, p0, kl int, s floa
 					continue
 				}
 				seg := src[lo:min(lo+w, len(src))]
-				for i, v := range seg {
-					out[i] = s * v
+				if lead[q-q0] < 0 && !allZero(seg) {
+					lead[q-q0] = int32(p)
+				}
+				if s == 1 {
+					copy(out, seg)
+				} else {
+					for i, v := range seg {
+						out[i] = s * v
+					}
 				}
 				clear(out[len(seg):])
 			}
 		}
+		for q, l := range lead {
+			if l < 0 {
+				lead[q] = int32(kl)
+			}
+		}
 		return
 	}
+	clear(lead)
 	for q := q0; q < q1; q++ {
 		pd := dst[(q-q0)*w*kl : (q-q0+1)*w*kl]
 		i0 := q * w
@@ -141,9 +160,13 @@ type gemm32Run struct {
 	lower       bool
 	rc          blas32.General
 	acc         accel
-	kc          int // k-block of one micro-kernel call
-	np, mp      int // 32-column panels of B̂; rows of Â rounded up to 8
+	aInB        bool // Â is not packed: its 8-row panels are the quarters of B̂'s (SyrkLower, alpha = ±1, AVX-512)
+	kc          int  // k-block of one micro-kernel call
+	np, mp      int  // 32-column panels of B̂; rows of Â rounded up to 8
 	bp, ap      []float32
+	na          int     // 8-row panels of Â (mp/8)
+	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
+	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
 	tasks       []denseTask
 	workers     int
 	tmps        [][panelRows * panel32Cols]float32
@@ -174,7 +197,9 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	if d.Portable {
 		g.acc = accelPortable
 	}
-	nk := (k + kBlock - 1) / kBlock
+	// SyrkLower with alpha = ±1 on AVX-512 reads Â from B̂'s panels.
+	g.aInB = same && g.acc == accelAVX512 && (alpha == 1 || alpha == -1)
+	nk := (k + denseKBlock - 1) / denseKBlock
 	g.kc = (k + nk - 1) / nk
 	chunk := g.kc * denseKBlocks
 	g.np = (n + panel32Cols - 1) / panel32Cols
@@ -183,6 +208,10 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	bufs := dense32Packs.get(pack32Len(m, n, k))
 	defer dense32Packs.put(bufs)
 	g.bp, g.ap = (*bufs)[:g.np*panel32Cols*kcap], (*bufs)[g.np*panel32Cols*kcap:(g.np*panel32Cols+g.mp)*kcap]
+	g.na = g.mp / panelRows
+	nkbMax := (kcap + g.kc - 1) / g.kc
+	leads := make([]int32, nkbMax*(g.na+g.np))
+	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
 	for ib := 0; ib < rowBlocks; ib++ {
@@ -217,7 +246,7 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
 	packB := func(kb, q0 int) {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q0*panel32Cols*kl:], panel32Cols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+		g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q0*panel32Cols*kl:], g.leadB[kb*g.np+q0:], panel32Cols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 	}
 	if !same {
 		return parallel.For(ctx, (nb+na)*g.nkb, g.workers, func(_, j int) {
@@ -229,20 +258,27 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 			}
 			q0 := (j - nb) * packGroup
 			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], panelRows, q0, min(q0+packGroup, g.mp/panelRows), g.m, p0, kl, g.alpha)
+			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], g.leadA[kb*g.na+q0:], panelRows, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
 		})
 	}
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) { packB(j/nb, (j%nb)*packGroup) }); err != nil {
 		return err
 	}
+	if g.aInB {
+		return nil
+	}
 	const quarters = panel32Cols / panelRows
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
 		kl := min(g.kc, g.cl-kb*g.kc)
-		for ip := q0; ip < min(q0+packGroup, g.mp/panelRows); ip++ {
+		for ip := q0; ip < min(q0+packGroup, g.na); ip++ {
 			src := g.bp[kb*g.kc*panel32Cols*g.np+(ip/quarters)*panel32Cols*kl+(ip%quarters)*panelRows:]
 			dst := g.ap[kb*g.kc*g.mp+ip*panelRows*kl : kb*g.kc*g.mp+(ip+1)*panelRows*kl]
-			for p := 0; p < kl; p++ {
+			// The quarter of B̂'s panel starts with at least its zeros.
+			lead := int(g.leadB[kb*g.np+ip/quarters])
+			g.leadA[kb*g.na+ip] = int32(lead)
+			clear(dst[:lead*panelRows])
+			for p := lead; p < kl; p++ {
 				sr := src[p*panel32Cols : p*panel32Cols+panelRows]
 				dr := dst[p*panelRows : p*panelRows+panelRows]
 				for r, v := range sr {
@@ -253,13 +289,43 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 	})
 }
 
-// sum runs the k-blocks of the chunk on the 8×32 tile at (i, j) into c.
+// sum runs the k-blocks of the chunk on the 8×32 tile at (i, j) into c,
+// skipping leading zero features as gemmRun.sum does.
 func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool) {
+	ia, jb := i/panelRows, j/panel32Cols
+	const quarters = panel32Cols / panelRows
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
-		bpan := g.bp[kb*g.kc*panel32Cols*g.np+j*kl:]
-		apan := g.ap[kb*g.kc*g.mp+i*kl:]
-		tile32(g.acc, kl, apan, bpan, c, ldc, add || kb > 0)
+		bk := g.bp[kb*g.kc*panel32Cols*g.np:]
+		if g.aInB {
+			// Rows i…i+7 of Â are quarter ia%4 of B̂'s panel ia/4.
+			s := int(max(g.leadB[kb*g.np+ia/quarters], g.leadB[kb*g.np+jb]))
+			if s >= kl {
+				continue
+			}
+			apan := bk[(ia/quarters)*panel32Cols*kl+(ia%quarters)*panelRows+s*panel32Cols:]
+			bpan := bk[j*kl+s*panel32Cols:]
+			if g.alpha < 0 {
+				gemm8x32F32SyrkNegPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			} else {
+				gemm8x32F32SyrkPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			}
+			add = true
+			continue
+		}
+		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
+		if s >= kl {
+			continue
+		}
+		bpan := bk[j*kl+s*panel32Cols:]
+		apan := g.ap[kb*g.kc*g.mp+i*kl+s*panelRows:]
+		tile32(g.acc, kl-s, apan, bpan, c, ldc, add)
+		add = true
+	}
+	if !add {
+		for r := 0; r < panelRows; r++ {
+			clear(c[r*ldc : r*ldc+panel32Cols])
+		}
 	}
 }
 
@@ -329,7 +395,7 @@ func (DenseF32) PackBytes(m, n, k int) int64 {
 // pack32Len is the length of DenseF32's packing buffer for an m×k by k×n
 // product: a chunk of k-blocks of both operands, packed.
 func pack32Len(m, n, k int) int {
-	nk := (k + kBlock - 1) / kBlock
+	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
 	return (roundUp(n, panel32Cols) + roundUp(m, panelRows)) * min(kc*denseKBlocks, k)
 }

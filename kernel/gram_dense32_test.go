@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -82,8 +83,8 @@ func check32(t *testing.T, name string, want, bound []float64, c0, c blas32.Gene
 
 // TestDenseF32Gemm compares DenseF32.Gemm with float64 sums of the same
 // float32 values on ragged shapes (not multiples of the 8×32 tile, the
-// 128×512 task block or the 256 k-block; k = 1100 spans two chunks of four
-// k-blocks), every transposition, beta 0 and 1, each set of inner kernels;
+// 128×512 task block or the 512 k-block; k = 1100 is three k-blocks of 367
+// in two chunks), every transposition, beta 0 and 1, each set of inner kernels;
 // 1 and 3 workers must give the same bits.
 func TestDenseF32Gemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
@@ -249,5 +250,130 @@ func TestPackBytesF32(t *testing.T) {
 	got, plan := int64(after.TotalAlloc-before.TotalAlloc), DenseF32{}.PackBytes(300, 37, 1500)
 	if got < plan || got > plan+64<<10 {
 		t.Errorf("Gemm allocated %d bytes, PackBytes plans %d", got, plan)
+	}
+}
+
+// TestDenseF32LeadingZeros is TestDenseLeadingZeros for DenseF32: products
+// of transposed operands whose panels start with zero features give the
+// bits of the same products on the materialized transposes, and agree with
+// float64 sums of the same values within ref32's bound.
+func TestDenseF32LeadingZeros(t *testing.T) {
+	r := rand.New(rand.NewPCG(63, 64))
+	ctx := context.Background()
+	to32 := func(rows, cols int, v []float64) blas32.General {
+		g := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, len(v))}
+		for i, x := range v {
+			g.Data[i] = float32(x)
+		}
+		return g
+	}
+	tr := func(g blas32.General) blas32.General {
+		t := blas32.General{Rows: g.Cols, Cols: g.Rows, Stride: g.Rows, Data: make([]float32, len(g.Data))}
+		for i := 0; i < g.Rows; i++ {
+			for j := 0; j < g.Cols; j++ {
+				t.Data[j*t.Stride+i] = g.Data[i*g.Stride+j]
+			}
+		}
+		return t
+	}
+	same := func(x, y blas32.General) bool {
+		for i := range x.Data {
+			if math.Float32bits(x.Data[i]) != math.Float32bits(y.Data[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	clone := func(g blas32.General) blas32.General {
+		g.Data = append([]float32(nil), g.Data...)
+		return g
+	}
+	for _, sz := range [][3]int{{37, 21, 300}, {130, 45, 600}, {261, 530, 1100}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		a, b := to32(k, m, leadZeros(r, k, m)), to32(k, n, leadZeros(r, k, n))
+		at, bt := tr(a), tr(b)
+		cg, cs := rand32(r, m, n), rand32(r, m, m)
+		for _, beta := range []float32{0, 1} {
+			wantG, boundG := ref32(true, false, -0.75, a, b, float64(beta), cg)
+			wantS, boundS := ref32(true, false, 1.5, a, a, float64(beta), cs)
+			for _, acc := range accels() {
+				for _, w := range []int{1, 3} {
+					name := fmt.Sprintf("%v beta=%g %v workers=%d", sz, beta, acc, w)
+					restore := setAccel(acc)
+					d := DenseF32{Workers: w}
+					g, g0, s, s0 := clone(cg), clone(cg), clone(cs), clone(cs)
+					errs := []error{
+						d.Gemm(ctx, true, false, -0.75, a, b, beta, g),
+						d.Gemm(ctx, false, true, -0.75, at, bt, beta, g0),
+						d.SyrkLower(ctx, true, 1.5, a, beta, s),
+						d.SyrkLower(ctx, false, 1.5, at, beta, s0),
+					}
+					restore()
+					for _, err := range errs {
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					if !same(g, g0) {
+						t.Errorf("%s: Gemm with skipped zeros differs from the row-major product", name)
+					}
+					if !same(s, s0) {
+						t.Errorf("%s: SyrkLower with skipped zeros differs from the row-major product", name)
+					}
+					check32(t, "gemm "+name, wantG, boundG, cg, g, func(int, int) bool { return true })
+					check32(t, "syrk "+name, wantS, boundS, cs, s, func(i, j int) bool { return j <= i })
+				}
+			}
+		}
+	}
+}
+
+// TestDenseF32SyrkUnitAlpha is TestDenseSyrkUnitAlpha for DenseF32 (its
+// tiles read Â from the quarters of B̂'s 32-column panels): the bits of
+// Gemm with the same alpha on and below the diagonal. k ≤ 512 (one
+// k-block): DenseF32 sums an edge tile's k-blocks before adding them to c,
+// so with several k-blocks the diagonal tiles of SyrkLower (edges) and of
+// Gemm (full tiles) add in different orders.
+func TestDenseF32SyrkUnitAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(67, 68))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{7, 3}, {63, 65}, {261, 300}, {130, 512}} {
+		m, k := sz[0], sz[1]
+		for _, trans := range []bool{false, true} {
+			a := rand32(r, m, k)
+			if trans {
+				a = rand32(r, k, m)
+			}
+			c0 := rand32(r, m, m)
+			for _, alpha := range []float32{1, -1} {
+				for _, beta := range []float32{0, 1} {
+					for _, acc := range accels() {
+						for _, w := range []int{1, 3} {
+							name := fmt.Sprintf("%v trans=%v alpha=%g beta=%g %v workers=%d", sz, trans, alpha, beta, acc, w)
+							restore := setAccel(acc)
+							s := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							g := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							errS := DenseF32{Workers: w}.SyrkLower(ctx, trans, alpha, a, beta, s)
+							errG := DenseF32{Workers: w}.Gemm(ctx, trans, !trans, alpha, a, a, beta, g)
+							restore()
+							if errS != nil || errG != nil {
+								t.Fatal(errS, errG)
+							}
+							for i := 0; i < m; i++ {
+								for j := 0; j < m; j++ {
+									want := g.Data[i*m+j]
+									if j > i {
+										want = c0.Data[i*m+j]
+									}
+									if math.Float32bits(s.Data[i*m+j]) != math.Float32bits(want) {
+										t.Fatalf("%s: c[%d][%d] = %v, want %v", name, i, j, s.Data[i*m+j], want)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
@@ -37,7 +40,25 @@ func benchSPD(m int) *mat.Dense {
 
 // benchSizes are the M of the go test benchmarks (gonum takes seconds at
 // 2,000); "landmark bench linalg" runs 2,000, 5,000 and 10,000.
-var benchSizes = []int{2000}
+// LANDMARK_BENCH_M (comma-separated sizes) replaces them, e.g. 10000 to
+// profile the factorizations at the size of issue 25's comparison.
+var benchSizes = benchSizesFromEnv()
+
+func benchSizesFromEnv() []int {
+	env := os.Getenv("LANDMARK_BENCH_M")
+	if env == "" {
+		return []int{2000}
+	}
+	var ms []int
+	for _, f := range strings.Split(env, ",") {
+		m, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || m < 1 {
+			panic(fmt.Sprintf("LANDMARK_BENCH_M: bad size %q", f))
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
 
 // BenchmarkPotrf, BenchmarkLauum, BenchmarkTrsm: ours (engine products)
 // beside gonum's Dpotrf, Dlauum and Dtrsm (k = 1,000 right-hand sides), with

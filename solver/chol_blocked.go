@@ -76,18 +76,16 @@ const BlockedWidth = cholBlock
 
 // BlockedScratchBytes returns the most memory CholeskyBlocked and Lauum
 // allocate for an n×n matrix beside it and their products' buffers: their
-// panels and the inverses of diagonal blocks (Lauum's, the larger, are
-// cholBlock² + cholInner·(n + cholBlock) doubles).
+// panels and the inverses of diagonal blocks (CholeskyBlocked's,
+// cholInner·(n + min(n, cholBlock)) doubles; Lauum's, min(n, cholBlock)·n,
+// the larger from n = 2·cholInner).
 func BlockedScratchBytes(n int) int64 {
 	if n <= 0 {
 		return 0
 	}
 	nb, ni := min(cholBlock, n), cholInner
 	potrf := nb*ni + n*ni
-	lauum := ni * n
-	if n > cholBlock {
-		lauum = nb*nb + ni*n + ni*nb
-	}
+	lauum := nb * n
 	return 8 * int64(max(potrf, lauum))
 }
 
@@ -320,14 +318,16 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // Lauum overwrites the lower triangle of the lower-triangular n×n w (its
 // strict upper triangle is ignored and left alone) with the lower triangle
 // of WᵀW, as LAPACK's dlauum does, in n³/3 flops on the products p (nil:
-// gonum's BLAS), blocked at two levels (see cholBlock). WᵀW = Σ_r W_rᵀW_r
-// over blocks of cholBlock rows W_r = W[k0:k1, 0:k1] = [R T] (R the b×k0
-// part left of the diagonal block T); block r touches only the leading
-// k1×k1 block, whose rows above k0 already hold the partial sum: RᵀR is
-// added to them with one SyrkLower (k = cholBlock), the rows of R are
-// replaced by TᵀR, cholInner rows at a time (one Gemm each, whose zeros of T
-// cost ≈ cholInner/cholBlock of these flops), and T by TᵀT with the same
-// algorithm at width cholInner. Memory: cholBlock² + cholInner·n doubles.
+// gonum's BLAS), by blocks of cholBlock rows: WᵀW = Σ_r W_rᵀW_r over the
+// blocks W_r = W[k0:k1, 0:k1] = [R T] (R the rows left of the diagonal
+// block T, zeros above T's diagonal). Block r touches only the leading
+// k1×k1 block, whose rows above k0 already hold the partial sum and whose
+// rows k0…k1−1 hold W_r itself: W_r is copied out to a panel, its rows
+// cleared, and W_rᵀW_r added to the leading block with one SyrkLower of k =
+// cholBlock (RᵀR in the rows above k0, TᵀR and TᵀT in the others). The zeros
+// of T are part of that product; kernel.Dense skips them (its leading
+// zeros), so its flops are those of LᵀL; gonum's Dsyrk computes them, ≈
+// cholBlock·n²/2 flops more. Memory: cholBlock·n doubles.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)
@@ -340,85 +340,47 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, wd widths) error {
 	if n != c {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, n, c)
 	}
+	if n == 0 {
+		return ctx.Err()
+	}
 	if p == nil {
 		p = gonumProducts{}
 	}
-	nb, ni := min(wd.outer, n), wd.inner
+	nb := min(wd.outer, n)
 	g := w.RawMatrix()
-	if n <= nb {
-		return lauumInner(ctx, g, p, ni)
-	}
-	defer reserve(p, n-nb, n-nb, nb)() // the last SyrkLower is the largest product
-	sb := scratch(nb*nb + ni*n)
+	defer reserve(p, n, n, nb)() // the last SyrkLower is the largest product
+	sb := scratch(nb * n)
 	defer scratchPool.Put(sb)
-	tri, tmp := (*sb)[:nb*nb], (*sb)[nb*nb:]
 	for k0 := 0; k0 < n; k0 += nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k1 := min(k0+nb, n)
 		b := k1 - k0
-		if k0 > 0 {
-			r := view(g, k0, 0, b, k0)
-			if err := p.SyrkLower(ctx, true, 1, r, 1, view(g, 0, 0, k0, k0)); err != nil {
-				return err
-			}
-			// T with zeros above its diagonal, for the Gemms.
-			t := mat.NewDense(b, b, tri[:b*b])
-			tr := t.RawMatrix()
-			for i := 0; i < b; i++ {
-				row := tr.Data[i*b : i*b+b]
-				copy(row[:i+1], g.Data[(k0+i)*g.Stride+k0:(k0+i)*g.Stride+k0+i+1])
-				clear(row[i+1:])
-			}
-			// Rows [s0, s1) of R become T[s0:b, s0:s1]ᵀ·R[s0:b, :]: they
-			// need R's rows from s0 on only, so each is written (through
-			// tmp) after the rows above it.
-			for s0 := 0; s0 < b; s0 += ni {
-				s1 := min(s0+ni, b)
-				out := mat.NewDense(s1-s0, k0, tmp[:(s1-s0)*k0])
-				if err := p.Gemm(ctx, true, false, 1, t.Slice(s0, b, s0, s1).(*mat.Dense), r.Slice(s0, b, 0, k0).(*mat.Dense), 0, out); err != nil {
-					return err
-				}
-				if err := copyPar(ctx, r.Slice(s0, s1, 0, k0).(*mat.Dense), out); err != nil {
-					return err
-				}
-			}
+		panel := mat.NewDense(b, k1, (*sb)[:b*k1])
+		if err := lauumPanel(ctx, g, panel.RawMatrix(), k0); err != nil {
+			return err
 		}
-		if err := lauumInner(ctx, blas64.General{Rows: b, Cols: b, Stride: g.Stride, Data: g.Data[k0*g.Stride+k0:]}, p, ni); err != nil {
+		if err := p.SyrkLower(ctx, true, 1, panel, 1, view(g, 0, 0, k1, k1)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// lauumInner is lauum with one level of blocks of nb rows: W_r = W[k0:k1,
-// 0:k1] is copied out to a panel (zero above W's diagonal), its rows
-// cleared, and W_rᵀW_r added to the leading k1×k1 block with one
-// SyrkLower. Memory: one nb×n panel.
-func lauumInner(ctx context.Context, g blas64.General, p Products, nb int) error {
-	n := g.Rows
-	sb := scratch(min(nb, n) * n)
-	defer scratchPool.Put(sb)
-	panel := *sb
-	for k0 := 0; k0 < n; k0 += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k1 := min(k0+nb, n)
-		b := k1 - k0
-		pw := mat.NewDense(b, k1, panel[:b*k1])
-		pr := pw.RawMatrix()
-		for r := 0; r < b; r++ {
+// lauumPanel copies W_r, rows k0… of g's lower triangle (row k0+r up to its
+// diagonal, zeros after it), into panel (b×k1, k1 = k0+b) and clears those
+// elements of g, which then accumulate WᵀW; rows split over the workers.
+func lauumPanel(ctx context.Context, g, panel blas64.General, k0 int) error {
+	b, k1 := panel.Rows, panel.Cols
+	rows := max(1, (1<<15)/k1) // ≥ 32k elements a task
+	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
+		for r := t * rows; r < min(b, (t+1)*rows); r++ {
 			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
-			dst := pr.Data[r*pr.Stride : r*pr.Stride+k1]
+			dst := panel.Data[r*panel.Stride : r*panel.Stride+k1]
 			copy(dst, row)
 			clear(dst[len(row):]) // zero above W's diagonal
 			clear(row)            // this row is consumed; it starts accumulating WᵀW
 		}
-		if err := p.SyrkLower(ctx, true, 1, pw, 1, view(g, 0, 0, k1, k1)); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }

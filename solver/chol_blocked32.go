@@ -332,8 +332,9 @@ func panelPotrf32(ctx context.Context, g blas32.General, k, b int, p Products32,
 // Lauum32 is Lauum in float32: it overwrites the lower triangle of the
 // lower-triangular n×n w (strict upper triangle ignored and left alone)
 // with the lower triangle of WᵀW, in n³/3 flops on the products p (nil:
-// gonum's blas32), by the same two-level algorithm. Memory: cholBlock² +
-// cholInner·n float32 values.
+// gonum's blas32), by the same algorithm (one SyrkLower a block of
+// cholBlock rows, whose zeros kernel.DenseF32 skips). Memory:
+// min(n, cholBlock)·n float32 values.
 func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 	if w.Rows != w.Cols || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, w.Rows, w.Cols)
@@ -346,76 +347,43 @@ func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 
 func lauum32(ctx context.Context, g blas32.General, p Products32, wd widths) error {
 	n := g.Rows
-	nb, ni := min(wd.outer, n), wd.inner
-	if n <= nb {
-		return lauumInner32(ctx, g, p, ni)
+	if n == 0 {
+		return ctx.Err()
 	}
-	defer reserve32(p, n-nb, n-nb, nb)()
-	sb := scratch32(nb*nb + ni*n)
+	nb := min(wd.outer, n)
+	defer reserve32(p, n, n, nb)() // the last SyrkLower is the largest product
+	sb := scratch32(nb * n)
 	defer scratch32Pool.Put(sb)
-	tri, tmp := (*sb)[:nb*nb], (*sb)[nb*nb:]
 	for k0 := 0; k0 < n; k0 += nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k1 := min(k0+nb, n)
 		b := k1 - k0
-		if k0 > 0 {
-			r := view32(g, k0, 0, b, k0)
-			if err := p.SyrkLower(ctx, true, 1, r, 1, view32(g, 0, 0, k0, k0)); err != nil {
-				return err
-			}
-			// T with zeros above its diagonal, for the Gemms.
-			t := blas32.General{Rows: b, Cols: b, Stride: b, Data: tri[:b*b]}
-			for i := 0; i < b; i++ {
-				row := t.Data[i*b : i*b+b]
-				copy(row[:i+1], g.Data[(k0+i)*g.Stride+k0:(k0+i)*g.Stride+k0+i+1])
-				clear(row[i+1:])
-			}
-			// Rows [s0, s1) of R become T[s0:b, s0:s1]ᵀ·R[s0:b, :].
-			for s0 := 0; s0 < b; s0 += ni {
-				s1 := min(s0+ni, b)
-				out := blas32.General{Rows: s1 - s0, Cols: k0, Stride: k0, Data: tmp[:(s1-s0)*k0]}
-				if err := p.Gemm(ctx, true, false, 1, view32(t, s0, s0, b-s0, s1-s0), view32(r, s0, 0, b-s0, k0), 0, out); err != nil {
-					return err
-				}
-				if err := copy32(ctx, view32(r, s0, 0, s1-s0, k0), out); err != nil {
-					return err
-				}
-			}
+		panel := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: (*sb)[:b*k1]}
+		if err := lauumPanel32(ctx, g, panel, k0); err != nil {
+			return err
 		}
-		if err := lauumInner32(ctx, blas32.General{Rows: b, Cols: b, Stride: g.Stride, Data: g.Data[k0*g.Stride+k0:]}, p, ni); err != nil {
+		if err := p.SyrkLower(ctx, true, 1, panel, 1, view32(g, 0, 0, k1, k1)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// lauumInner32 is lauumInner in float32.
-func lauumInner32(ctx context.Context, g blas32.General, p Products32, nb int) error {
-	n := g.Rows
-	sb := scratch32(min(nb, n) * n)
-	defer scratch32Pool.Put(sb)
-	panel := *sb
-	for k0 := 0; k0 < n; k0 += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k1 := min(k0+nb, n)
-		b := k1 - k0
-		pw := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: panel[:b*k1]}
-		for r := 0; r < b; r++ {
+// lauumPanel32 is lauumPanel in float32.
+func lauumPanel32(ctx context.Context, g, panel blas32.General, k0 int) error {
+	b, k1 := panel.Rows, panel.Cols
+	rows := max(1, (1<<16)/k1) // ≥ 64k elements a task
+	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
+		for r := t * rows; r < min(b, (t+1)*rows); r++ {
 			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
-			dst := pw.Data[r*k1 : r*k1+k1]
+			dst := panel.Data[r*panel.Stride : r*panel.Stride+k1]
 			copy(dst, row)
 			clear(dst[len(row):])
 			clear(row)
 		}
-		if err := p.SyrkLower(ctx, true, 1, pw, 1, view32(g, 0, 0, k1, k1)); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // BlockedScratchBytes32 is BlockedScratchBytes for CholeskyBlocked32 and
