@@ -155,6 +155,24 @@ func (z *nonZeros) sparse(s *CSR) error {
 
 // dense sets z to the non-zeros of x's dense form, which must be finite.
 func (z *nonZeros) dense(x mat.Matrix) error {
+	if x32, ok := x.(*kernel.Dense32); ok {
+		// Float32 rows, visited as they are: no float64 copy.
+		if err := check32(x32, -1); err != nil {
+			return err
+		}
+		n, d := x32.Dims()
+		z.n, z.d = n, d
+		z.each = func(visit func(j int, v float64)) {
+			for i := range n {
+				for j, v := range x32.RawRow(i) {
+					if v != 0 {
+						visit(j, float64(v))
+					}
+				}
+			}
+		}
+		return nil
+	}
 	xd := kernel.DenseOf(x)
 	if err := checked(check.Matrix("X", xd)); err != nil {
 		return err

@@ -157,7 +157,9 @@ func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float6
 
 // ReadLIBSVMSparseWith is ReadLIBSVMSparse with options: Dim,
 // AllowUnlabelled (the labels are then nil for a file whose rows start with
-// index:value), MaxRows and Progress; the others do not apply to LIBSVM.
+// index:value), MaxRows, Progress and Float32 (a value beyond float32's
+// range is a *ParseError; the values stay float64); the others do not
+// apply to LIBSVM.
 func ReadLIBSVMSparseWith(ctx context.Context, r io.Reader, opt ReadOptions) (*CSR, []float64, error) {
 	s, d, err := parseLIBSVM(ctx, r, opt)
 	if err != nil {

@@ -75,5 +75,16 @@ func Density(x mat.Matrix) float64 {
 	if n == 0 || d == 0 {
 		return 0
 	}
+	if x32, ok := x.(*kernel.Dense32); ok {
+		nz := 0
+		for i := range n {
+			for _, v := range x32.RawRow(i) {
+				if v != 0 {
+					nz++
+				}
+			}
+		}
+		return float64(nz) / (float64(n) * float64(d))
+	}
 	return float64(kernel.NonZeros(x)) / (float64(n) * float64(d))
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -94,7 +96,10 @@ type csvRows struct {
 	xcol      []int // xcol[j] is file column j's feature, −1 for the target
 	row       []float64
 	xs, ys    []float64
-	rows      int
+	// xs32 holds the features instead of xs when they are read into
+	// float32 (opt.Float32).
+	xs32 []float32
+	rows int
 }
 
 // first decides from the first record whether it is a header, and which
@@ -139,6 +144,9 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 func (c *csvRows) record(rec []string, line int) error {
 	for j, s := range rec {
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
+		if why == "" && c.opt.Float32 && c.xcol[j] >= 0 {
+			why, err = beyondFloat32(v)
+		}
 		if why != "" {
 			col := strconv.Itoa(j)
 			if c.names != nil {
@@ -158,6 +166,12 @@ func (c *csvRows) record(rec []string, line int) error {
 			c.ys = append(c.ys, v)
 		}
 	}
+	if c.opt.Float32 {
+		for _, v := range c.row {
+			c.xs32 = append(c.xs32, float32(v))
+		}
+		return nil
+	}
 	c.xs = append(c.xs, c.row...)
 	return nil
 }
@@ -170,10 +184,22 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	if c.opt.Progress != nil {
 		c.opt.Progress(c.rows)
 	}
-	if err := planDense(c.rows, c.dx, c.opt.MaxBytes); err != nil {
-		return nil, err
+	d := &Dataset{Y: c.ys}
+	if c.opt.Float32 {
+		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {
+			return nil, err
+		}
+		x32, err := kernel.NewDense32(c.rows, c.dx, slices.Clip(c.xs32))
+		if err != nil {
+			return nil, err
+		}
+		d.X32 = x32
+	} else {
+		if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes); err != nil {
+			return nil, err
+		}
+		d.X = mat.NewDense(c.rows, c.dx, c.xs)
 	}
-	d := &Dataset{X: mat.NewDense(c.rows, c.dx, c.xs), Y: c.ys}
 	if c.names != nil {
 		d.Features = make([]string, c.dx)
 		for j, k := range c.xcol {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -100,8 +101,13 @@ func (e *fileError) Unwrap() error { return e.err }
 type Dataset struct {
 	// Name identifies the data (a file name or a bundled name).
 	Name string
-	// X holds one sample per row (n×d).
+	// X holds one sample per row (n×d). It is nil when the data was read
+	// into float32 (ReadOptions.Float32): X32 holds the rows then.
 	X *mat.Dense
+	// X32 holds the rows in float32 when they were read so
+	// (ReadOptions.Float32), each value the float64 one rounded; nil
+	// otherwise. The methods below other than Len and Dim need X.
+	X32 *kernel.Dense32
 	// Y holds the regression target or class label of each row; it is nil
 	// for unlabelled data (ReadOptions.AllowUnlabelled).
 	Y []float64
@@ -119,16 +125,26 @@ func (d *Dataset) Len() int {
 		r, _ := d.X.Dims()
 		return r
 	}
+	if d.Y == nil && d.X32 != nil {
+		r, _ := d.X32.Dims()
+		return r
+	}
 	return len(d.Y)
 }
 
 // Dim returns the number of features.
 func (d *Dataset) Dim() int {
-	if d == nil || d.X == nil {
+	switch {
+	case d == nil:
 		return 0
+	case d.X != nil:
+		_, c := d.X.Dims()
+		return c
+	case d.X32 != nil:
+		_, c := d.X32.Dims()
+		return c
 	}
-	_, c := d.X.Dims()
-	return c
+	return 0
 }
 
 // Validate checks that d holds a non-empty, finite X with one finite target

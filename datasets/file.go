@@ -83,6 +83,16 @@ type ReadOptions struct {
 	Notify func(msg string)
 	// MaxRows, when positive, stops after that many data rows.
 	MaxRows int
+	// Float32 reads X into float32 (Dataset.X32, X nil) for data held in
+	// float32 (model.Falkon's Float32Storage): each value is parsed in
+	// float64 and rounded, row by row, so that no float64 copy of X is
+	// ever made (half the memory); the rows equal float32 of the float64
+	// read's exactly. A finite value beyond float32's range (±3.4e38) is a
+	// *ParseError naming the line, never an infinity. The targets stay
+	// float64. A sparse read (Input.ReadSparseWith) keeps float64 values
+	// but refuses such values the same way, so that the rows can be
+	// rounded to float32 afterwards.
+	Float32 bool
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
 	// beyond it reading fails with an error rather than exhausting memory.
 	MaxBytes int64
@@ -197,7 +207,7 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 // names none (ReadOptions.ImpliedFeatures, as landmark predict does), so
 // its columns may come in any order.
 func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error) {
-	if train == nil || train.X == nil {
+	if train == nil || (train.X == nil && train.X32 == nil) {
 		return nil, fmt.Errorf("datasets: %w: nil training dataset", ErrInput)
 	}
 	opt.Dim = train.Dim()

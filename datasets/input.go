@@ -232,13 +232,21 @@ func (in *Input) cause(ctx context.Context, err error) error {
 // ReadSparse reads a LIBSVM input into a CSR matrix and labels, as
 // ReadLIBSVMSparse; dim, when positive, fixes the number of columns.
 func (in *Input) ReadSparse(ctx context.Context, dim int) (*CSR, []float64, error) {
+	return in.ReadSparseWith(ctx, ReadOptions{Dim: dim})
+}
+
+// ReadSparseWith is ReadSparse with options, as ReadLIBSVMSparseWith:
+// Dim, AllowUnlabelled, MaxRows, Progress, and Float32, which refuses a
+// value beyond float32's range with a *ParseError naming the line (the
+// values stay float64).
+func (in *Input) ReadSparseWith(ctx context.Context, opt ReadOptions) (*CSR, []float64, error) {
 	if err := in.take(); err != nil {
 		return nil, nil, err
 	}
 	if in.Format != LIBSVM {
 		return nil, nil, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
-	x, y, err := ReadLIBSVMSparse(ctx, in.br, dim)
+	x, y, err := ReadLIBSVMSparseWith(ctx, in.br, opt)
 	if err = in.cause(ctx, err); err != nil {
 		return nil, nil, withFile(err, in.Name)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -53,6 +54,9 @@ type sparseRows struct {
 	// labelled, −1 unlabelled), y then holding zeros.
 	allowUnlabelled bool
 	unlabelled      int
+	// f32 refuses a feature value beyond float32's range
+	// (ReadOptions.Float32).
+	f32 bool
 }
 
 // labels returns the labels read, nil for unlabelled rows.
@@ -130,6 +134,20 @@ func parseFinite(b []byte) (float64, string, error) {
 	return v, "", nil
 }
 
+// ErrFloat32Range is wrapped by the *ParseError for a finite value beyond
+// float32's range (±3.4028235e38) in data read into float32
+// (ReadOptions.Float32): rounded, it would be an infinity.
+var ErrFloat32Range = errors.New("value beyond float32's range")
+
+// beyondFloat32 says why x cannot be held in float32 (its rounding is an
+// infinity), "" when it can.
+func beyondFloat32(x float64) (string, error) {
+	if math.IsInf(float64(float32(x)), 0) {
+		return "is beyond float32's range (±3.4e38; X is read into float32)", ErrFloat32Range
+	}
+	return "", nil
+}
+
 // parseLine parses one LIBSVM line into s. It returns false for a blank or
 // comment-only line.
 func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
@@ -189,6 +207,9 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		}
 		prev = k
 		x, why, err := parseFinite(v)
+		if why == "" && s.f32 {
+			why, err = beyondFloat32(x)
+		}
 		if why != "" {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k, v, why), Err: err}
 		}
@@ -207,7 +228,25 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 	if err != nil {
 		return nil, err
 	}
-	if err := planDense(len(s.y), d, opt.MaxBytes); err != nil {
+	if opt.Float32 {
+		if err := planDense(len(s.y), d, 4, opt.MaxBytes); err != nil {
+			return nil, err
+		}
+		data := make([]float32, len(s.y)*d)
+		for i := range s.y {
+			row := data[i*d : (i+1)*d]
+			for e := s.start[i]; e < s.start[i+1]; e++ {
+				c, o := e>>chunkBits, e&(1<<chunkBits-1)
+				row[s.idx[c][o]-1] = float32(s.val[c][o])
+			}
+		}
+		x32, err := kernel.NewDense32(len(s.y), d, data)
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{X32: x32, Y: s.labels()}, nil
+	}
+	if err := planDense(len(s.y), d, 8, opt.MaxBytes); err != nil {
 		return nil, err
 	}
 	x := mat.NewDense(len(s.y), d, nil)
@@ -225,7 +264,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 // parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
-	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled}
+	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
@@ -276,12 +315,13 @@ const maxLine = 256 << 20
 // defaultMaxBytes bounds the dense matrix a reader allocates unless told otherwise.
 const defaultMaxBytes = 8 << 30
 
-// planDense checks that an n×d float64 matrix fits the memory budget.
-func planDense(n, d int, budget int64) error {
+// planDense checks that an n×d matrix of size-byte values (8: float64, 4:
+// float32) fits the memory budget.
+func planDense(n, d, size int, budget int64) error {
 	if budget <= 0 {
 		budget = defaultMaxBytes
 	}
-	need := float64(n) * float64(d) * 8
+	need := float64(n) * float64(d) * float64(size)
 	if need > float64(budget) {
 		return fmt.Errorf("datasets: %w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
 			check.ErrMemory, n, d, need/1e9, float64(budget)/1e9)

@@ -19,14 +19,20 @@ var ErrNotFitted = errors.New("datasets: scaler not fitted")
 func columnStats(x *mat.Dense) (mean, std, lo, hi []float64) {
 	n, c := x.Dims()
 	raw := x.RawMatrix()
+	return columnStatsOf(n, c, func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+c] })
+}
+
+// columnStatsOf is columnStats of the n rows of c values that row returns
+// (row i may reuse the slice it returned for row i−1).
+func columnStatsOf(n, c int, row func(i int) []float64) (mean, std, lo, hi []float64) {
 	mean = make([]float64, c)
 	std = make([]float64, c)
 	lo = make([]float64, c)
 	hi = make([]float64, c)
-	copy(lo, raw.Data[:c])
-	copy(hi, raw.Data[:c])
+	copy(lo, row(0))
+	copy(hi, lo)
 	for i := range n {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+		for j, v := range row(i) {
 			mean[j] += v
 			lo[j] = math.Min(lo[j], v)
 			hi[j] = math.Max(hi[j], v)
@@ -37,7 +43,7 @@ func columnStats(x *mat.Dense) (mean, std, lo, hi []float64) {
 	}
 	dev := make([]float64, c)
 	for i := range n {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+		for j, v := range row(i) {
 			e := v - mean[j]
 			std[j] += e * e
 			dev[j] += e
@@ -214,13 +220,18 @@ func (m *MinMax) value(x *mat.Dense) (func(j int, v float64) float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.mapper(lo, hi), nil
+}
+
+// mapper is Transform's value of v in column j for the range [lo, hi].
+func (m *MinMax) mapper(lo, hi float64) func(j int, v float64) float64 {
 	mid := (lo + hi) / 2
 	return func(j int, v float64) float64 {
 		if m.Max[j] == m.Min[j] {
 			return mid
 		}
 		return lo + (hi-lo)*(v-m.Min[j])/(m.Max[j]-m.Min[j])
-	}, nil
+	}
 }
 
 // Inverse undoes Transform (a constant column comes back as its training value).

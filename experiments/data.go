@@ -45,8 +45,8 @@ func resolvePath(dir, p string) (string, error) {
 	return "", fmt.Errorf("data file %q not found (looked in %s, the working directory and the shared dataset folder)", p, dir)
 }
 
-// rows gathers the given rows of x (dense or *datasets.CSR) and y into new
-// storage of the same kind.
+// rows gathers the given rows of x (dense, float32 or *datasets.CSR) and y
+// into new storage of the same kind.
 func rows(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 	ys := make([]float64, len(idx))
 	for i, r := range idx {
@@ -56,6 +56,18 @@ func rows(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 		xs, err := c.Rows(idx)
 		if err != nil {
 			panic(err) // idx are rows of x, drawn by the runner
+		}
+		return xs, ys
+	}
+	if x32, ok := xm.(*kernel.Dense32); ok {
+		_, d := x32.Dims()
+		data := make([]float32, len(idx)*d)
+		for i, r := range idx {
+			copy(data[i*d:(i+1)*d], x32.RawRow(r))
+		}
+		xs, err := kernel.NewDense32(len(idx), d, data)
+		if err != nil {
+			panic(err) // idx are rows of x, drawn by the runner: not empty
 		}
 		return xs, ys
 	}
@@ -71,7 +83,11 @@ func rows(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 // rowsInPlace is rows for ascending idx, done in the runner's own x and y:
 // a dense x gets row idx[i] moved to row i and becomes a view of its first
 // len(idx) rows (the whole array stays allocated: matrixBytes counts it),
-// y is compacted the same way. Sparse x goes through rows.
+// y is compacted the same way. Sparse and float32 x go through rows: the
+// float32 training rows are copied out, so that the whole array, garbage
+// once the test rows are out too, does not stay beside them through the
+// fit (a copy of half the size of float64 X, made before the fit's
+// buffers exist).
 func rowsInPlace(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) {
 	x, ok := xm.(*mat.Dense)
 	if !ok || !slices.IsSorted(idx) {
@@ -85,6 +101,24 @@ func rowsInPlace(xm mat.Matrix, y []float64, idx []int) (mat.Matrix, []float64) 
 		}
 	}
 	return x.Slice(0, len(idx), 0, d), y[:len(idx):len(idx)]
+}
+
+// widened returns float32 rows (kernel.Dense32) as float64 ones (each
+// value exactly), other x as it is.
+func widened(x mat.Matrix) mat.Matrix {
+	x32, ok := x.(*kernel.Dense32)
+	if !ok {
+		return x
+	}
+	n, d := x32.Dims()
+	out := mat.NewDense(n, d, nil)
+	for i := range n {
+		row := out.RawRowView(i)
+		for j, v := range x32.RawRow(i) {
+			row[j] = float64(v)
+		}
+	}
+	return out
 }
 
 // subsample returns m random rows of 0…n−1, sorted (all rows when m ≤ 0 or m ≥ n).
@@ -301,6 +335,39 @@ func scaleInPlace(sc Scaling, x *mat.Dense) error {
 		return sc.MinMax.TransformInPlace(x)
 	case sc.Columns != nil:
 		return sc.Columns.TransformInPlace(x)
+	}
+	return nil
+}
+
+// fitScaling32 is fitScaling on float32 rows (datasets' Fit32 methods):
+// the statistics in float64, computed from the float32 values.
+func fitScaling32(kind string, x *kernel.Dense32) (Scaling, error) {
+	var sc Scaling
+	switch kind {
+	case scaleMaxAbs, scaleStd:
+		sc.Columns = &datasets.ColumnScaler{Kind: kind}
+		return sc, sc.Columns.Fit(x)
+	case scaleStandardize:
+		sc.Standardize = &datasets.Standardizer{}
+		return sc, sc.Standardize.Fit32(x)
+	case scaleMinMax:
+		sc.MinMax = &datasets.MinMax{}
+		return sc, sc.MinMax.Fit32(x)
+	}
+	return sc, fmt.Errorf("%w: unknown scale %q", ErrSpec, kind)
+}
+
+// scaleInPlace32 is scaleInPlace on float32 rows: each value becomes
+// float32 of the float64 value the scaling gives (a value beyond float32's
+// range is an error).
+func scaleInPlace32(sc Scaling, x *kernel.Dense32) error {
+	switch {
+	case sc.Standardize != nil:
+		return sc.Standardize.TransformInPlace32(x)
+	case sc.MinMax != nil:
+		return sc.MinMax.TransformInPlace32(x)
+	case sc.Columns != nil:
+		return sc.Columns.TransformInPlace32(x)
 	}
 	return nil
 }

@@ -240,17 +240,22 @@ func (r *runner) heldBytes(xtr, xva mat.Matrix) int64 {
 // dataBytes is the memory of x's values as an estimator's plan counts
 // them: matrixBytes without the rest of a larger array under a dense view.
 func dataBytes(x mat.Matrix) int64 {
-	if _, ok := x.(*mat.Dense); ok {
+	switch x.(type) {
+	case *mat.Dense:
 		n, d := x.Dims()
 		return 8 * int64(n) * int64(d)
+	case *kernel.Dense32:
+		n, d := x.Dims()
+		return 4 * int64(n) * int64(d)
 	}
 	return matrixBytes(x)
 }
 
 // matrixBytes is the memory of x's values: its CSR arrays for sparse x,
-// 4·n·d for float32 rows (kernel.Dense32), the whole array under a dense
-// x (a view of the first rows of a larger one, as the in-place test split
-// leaves, keeps all of it), 8·n·d otherwise.
+// the whole array under a dense x, 8 bytes a value, or float32 x
+// (kernel.Dense32), 4 bytes a value (a view of the first rows of a larger
+// one, as the in-place test split leaves, keeps all of it), 8·n·d
+// otherwise.
 func matrixBytes(x mat.Matrix) int64 {
 	if s, ok := x.(kernel.Sparse); ok {
 		n, _ := s.Dims()
@@ -260,6 +265,10 @@ func matrixBytes(x mat.Matrix) int64 {
 	n, d := x.Dims()
 	switch x := x.(type) {
 	case *kernel.Dense32:
+		if n > 0 && d > 0 {
+			// A view of the first rows keeps the whole array, as below.
+			return 4 * int64(max(n*d, cap(x.RawRow(0))))
+		}
 		return 4 * int64(n) * int64(d)
 	case *mat.Dense:
 		return 8 * int64(max(n*d, cap(x.RawMatrix().Data)))

@@ -71,7 +71,11 @@ type runner struct {
 	folds    int
 	repeats  int
 	strat    bool
-	x, xTest mat.Matrix // *mat.Dense, or *datasets.CSR with sparse storage
+	x, xTest mat.Matrix // *mat.Dense, or *datasets.CSR with sparse storage; x a *kernel.Dense32 with f32
+	// f32 is set when the training X is read into float32
+	// (kernel.Dense32; datasets.ReadOptions.Float32): FitWith's falkon
+	// fit with float32_storage on dense data. The test rows stay float64.
+	f32      bool
 	y, yTest []float64
 	// storage is the storage used (dense or sparse), density X's fraction
 	// of non-zeros, storageWhy why auto chose it ("" when not auto).
@@ -369,6 +373,12 @@ func newRunnerMode(ctx context.Context, s *Spec, opt Options, mode runMode) (*ru
 	}
 	r.warm = r.entry.Warm != nil && s.Estimator.Options["warm_start"] == true
 	r.path = s.Estimator.Approx.Options["path"] == true
+	// One falkon fit holding X in float32 reads dense X straight into
+	// float32 (no float64 copy of X is ever made); cross-validation, a
+	// BLESS path (its centers are drawn from float64 rows) and sparse
+	// storage read float64 rows as before.
+	r.f32 = mode.fit && r.entry.Name == "falkon" && s.Estimator.Options["float32_storage"] == true &&
+		!r.path && s.Dataset.storage() != StorageSparse
 	if err := r.load(); err != nil {
 		return nil, err
 	}

@@ -265,13 +265,21 @@ func (r *runner) float32Rows(cfg Config, x mat.Matrix) (mat.Matrix, error) {
 func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores, [][]Summary, error) {
 	var sc *Scaling
 	xd, dense := r.x.(*mat.Dense)
+	x32, dense32 := r.x.(*kernel.Dense32)
 	xt, denseTest := r.xTest.(*mat.Dense)
-	if kind := r.s.Dataset.scale(); kind != "" && dense && (r.xTest == nil || denseTest) {
-		s, err := fitScaling(kind, xd)
-		if err != nil {
-			return fitScores{}, nil, err
+	if kind := r.s.Dataset.scale(); kind != "" && (dense || dense32) && (r.xTest == nil || denseTest) {
+		var s Scaling
+		var err error
+		if dense32 {
+			// Rows read into float32 (r.f32): statistics in float64
+			// from the float32 values, scaled values rounded.
+			if s, err = fitScaling32(kind, x32); err == nil {
+				err = scaleInPlace32(s, x32)
+			}
+		} else if s, err = fitScaling(kind, xd); err == nil {
+			err = scaleInPlace(s, xd)
 		}
-		if err := scaleInPlace(s, xd); err != nil {
+		if err != nil {
 			return fitScores{}, nil, err
 		}
 		if denseTest {
@@ -286,7 +294,7 @@ func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores,
 	// it replaces, before the fit, so that their memory is reused rather
 	// than the heap grown past it.
 	runtime.GC()
-	x32 := r.x
+	xf := r.x
 	if cfg := r.config(p, len(r.y), seed); dense && !r.path && cfg.Bool("float32_storage", false) { // a BLESS path draws its centers from the float64 rows
 		// The float32 copy is made beside the float64 rows: both within
 		// the cap, before anything is allocated.
@@ -295,12 +303,12 @@ func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores,
 			return fitScores{}, nil, r.memoryHint(err)
 		}
 		var err error
-		if x32, err = r.float32Rows(cfg, r.x); err != nil {
+		if xf, err = r.float32Rows(cfg, r.x); err != nil {
 			return fitScores{}, nil, err
 		}
 	}
-	if x32 != r.x {
-		r.x = x32
+	if xf != r.x {
+		r.x = xf
 		runtime.GC()
 	}
 	xs, ys := []mat.Matrix{r.x}, [][]float64{r.y}

@@ -51,9 +51,11 @@ func (r *runner) load() error {
 			// before it is allocated (a sparse file read dense for
 			// standardize).
 			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
+			opt.Float32 = r.f32
 			if train, err = in.Read(r.ctx, opt); err != nil {
 				return r.readError(err, "path")
 			}
+			opt.Float32 = false // the test rows are float64
 			if d.TestPath != "" {
 				tp, err := resolvePath(r.s.dir, d.TestPath)
 				if err != nil {
@@ -80,6 +82,9 @@ func (r *runner) load() error {
 	}
 	if x == nil {
 		x, y = train.X, train.Y
+		if train.X32 != nil {
+			x = train.X32
+		}
 		if test != nil {
 			xt, yt = test.X, test.Y
 		}
@@ -116,7 +121,11 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "test_fraction")
 		}
+		// Float32 training rows (f32) give float64 test rows, as a test
+		// file is read: the values the float64 read would have, when
+		// float32 holds them exactly.
 		xt, yt = rows(x, y, te)
+		xt = widened(xt)
 		if d.TestFraction <= 0.5 {
 			// The training rows (most of them) are moved up in the
 			// matrix read rather than copied out of it: no second copy

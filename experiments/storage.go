@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/check"
@@ -30,7 +31,9 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 		return nil, nil, nil, nil, nil
 	}
 	ctx := r.ctx
-	xs, y, err := in.ReadSparse(ctx, 0)
+	// With f32 a value beyond float32's range is refused with its line,
+	// as the dense float32 read does: the rows may become float32 below.
+	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32})
 	if err != nil {
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
 	}
@@ -61,10 +64,27 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 			nt, _ := xts.Dims()
 			n += nt
 		}
-		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", d.Path, n, c), 8*int64(n)*int64(c), r.readLimit()); err != nil {
+		need := 8 * int64(n) * int64(c)
+		if r.f32 {
+			// The training rows in float32, the test rows in float64.
+			ntr, _ := xs.Dims()
+			need -= 4 * int64(ntr) * int64(c)
+		}
+		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", d.Path, n, c), need, r.readLimit()); err != nil {
 			return nil, nil, nil, nil, r.memoryHint(err)
 		}
-		x = xs.ToDense()
+		// The parser's rows, garbage now, are collected before the dense
+		// copy is allocated, so that it reuses their memory rather than
+		// the heap growing past both.
+		runtime.GC()
+		if r.f32 {
+			// Row by row into float32: no float64 copy of X.
+			if x, err = kernel.Dense32Of(xs); err != nil {
+				return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+			}
+		} else {
+			x = xs.ToDense()
+		}
 		if xts != nil {
 			xt = xts.ToDense()
 			if r.beyondRows > 0 {
@@ -112,8 +132,7 @@ func (r *runner) readCSVTest(path string, cols int) (*datasets.CSR, []float64, e
 // dense records the storage of data read dense (a CSV file, a bundled set,
 // or storage dense) and converts it to CSR for storage sparse.
 func (r *runner) dense(x, xt *mat.Matrix) error {
-	xd := kernel.DenseOf(*x)
-	r.density = datasets.Density(xd)
+	r.density = datasets.Density(*x)
 	st := r.s.Dataset.storage()
 	switch {
 	case st != StorageSparse:
@@ -132,7 +151,7 @@ func (r *runner) dense(x, xt *mat.Matrix) error {
 		}
 		return nil
 	}
-	c, err := datasets.CSRFromDense(xd)
+	c, err := datasets.CSRFromDense(kernel.DenseOf(*x))
 	if err != nil {
 		return r.s.errAt(err.Error(), "dataset")
 	}

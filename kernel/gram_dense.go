@@ -13,7 +13,7 @@ import (
 // Dense runs the dense matrix products of blocked factorizations (BLAS's
 // dgemm and dsyrk) on the engine's inner kernels: the operands are packed
 // into panels as the kernel engine's (8 rows × k and 16 columns × k; with
-// AVX2 6 rows and 8 columns; k-blocks of at most kBlock), each 8×16 tile
+// AVX2 6 rows and 8 columns; k-blocks of at most denseKBlock), each 8×16 tile
 // (6×8 with AVX2) of the result is one call of the AVX-512 (or AVX2, or
 // portable Go) micro-kernel, and tiles are spread over the workers in blocks
 // of about denseRows × denseCols. Every element of the
@@ -36,18 +36,24 @@ type Dense struct {
 	Portable bool
 }
 
-// Blocking of Dense's products: a worker's task is a denseRows × denseCols
-// block of the result, for which it packs denseRows rows of op(a) (256 KiB
-// at a full k-block, kept in L2) and streams the shared packed op(b) one
-// 16-column panel (32 KiB; 8 columns, 16 KiB, with AVX2) at a time.
-// denseKB bounds the k-block of one call of Dense's tiles (as kBlock does
-// the engine's).
-var denseKB = kBlock
+// denseKBlock bounds the k-block of one call of Dense's (and DenseF32's)
+// tiles: the k = 512 of the blocked factorizations' large products in one
+// call, their sum into c stored once. Against 256 (the engine's kBlock),
+// GFLOP per CPU-second on machine D (Zen 4, loaded, alternated in one
+// process, best of 5): lauum M = 6,000 51.3 vs 49.1, potrf 46.9 vs 45.3,
+// float32 lauum M = 8,000 102.8 vs 100.6; LANDMARK_SIMD=avx2 M = 4,000
+// lauum 44.5 vs 42.3, potrf 42.1 vs 40.0 (docs/performance.md).
+const denseKBlock = 512
 
+// Blocking of Dense's products: a worker's task is a denseRows × denseCols
+// block of the result, for which it packs denseRows rows of op(a) (512 KiB
+// at a full k-block, kept in L2) and streams the shared packed op(b) one
+// 16-column panel (64 KiB; 8 columns, 32 KiB, with AVX2) at a time; a
+// chunk of denseKBlocks k-blocks is packed at once.
 const (
 	denseRows    = 128
 	denseCols    = 512
-	denseKBlocks = 4
+	denseKBlocks = 2
 )
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
@@ -247,8 +253,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	if d.Portable {
 		g.acc = accelPortable
 	}
+	// SyrkLower with alpha = ±1 on AVX-512 reads Â from B̂'s panels (no
+	// copy: GFLOP per CPU-second, machine D loaded, best of 5 alternated,
+	// lauum M = 6,000 51.5 vs 49.6, potrf 47.6 vs 46.3, float32 lauum
+	// M = 8,000 104.6 vs 102.2).
+	g.aInB = same && g.acc == accelAVX512 && (alpha == 1 || alpha == -1)
 	g.pr, g.pc, g.taskRows = denseTile(g.acc)
-	nk := (k + denseKB - 1) / denseKB
+	nk := (k + denseKBlock - 1) / denseKBlock
 	g.kc = (k + nk - 1) / nk // k-block of one micro-kernel call
 	// A chunk of up to denseKBlocks k-blocks is packed at once, and each tile
 	// of c sums over all of them before it is stored: c is read and written
@@ -296,11 +307,12 @@ type gemmRun struct {
 	lower       bool
 	rc          blas64.General
 	acc         accel
-	pr          int // rows of the tile and of the panels of Â (denseTile)
-	pc          int // columns of the tile and of the panels of B̂ (denseTile)
-	taskRows    int // rows of a task's block of c, a multiple of pr
-	kc          int // k-block of one micro-kernel call
-	np, mp      int // pc-column panels of B̂; rows of Â rounded up to pr
+	aInB        bool // Â is not packed: its 8-row panels are the halves of B̂'s (SyrkLower, alpha = ±1, AVX-512)
+	pr          int  // rows of the tile and of the panels of Â (denseTile)
+	pc          int  // columns of the tile and of the panels of B̂ (denseTile)
+	taskRows    int  // rows of a task's block of c, a multiple of pr
+	kc          int  // k-block of one micro-kernel call
+	np, mp      int  // pc-column panels of B̂; rows of Â rounded up to pr
 	bp, ap      []float64
 	na          int     // panels of Â (mp/pr)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
@@ -383,6 +395,9 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	if g.aInB {
+		return nil
+	}
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
 		kl := min(g.kc, g.cl-kb*g.kc)
@@ -441,11 +456,28 @@ func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
 	ia, jb := i/g.pr, j/g.pc
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
+		bk := g.bp[kb*g.kc*g.pc*g.np:]
+		if g.aInB {
+			// Rows i…i+7 of Â are half ia%2 of B̂'s panel ia/2.
+			s := int(max(g.leadB[kb*g.np+ia/2], g.leadB[kb*g.np+jb]))
+			if s >= kl {
+				continue
+			}
+			apan := bk[(ia/2)*panelCols*kl+(ia%2)*panelRows+s*panelCols:]
+			bpan := bk[j*kl+s*panelCols:]
+			if g.alpha < 0 {
+				gemm8x16SyrkNegPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			} else {
+				gemm8x16SyrkPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			}
+			add = true
+			continue
+		}
 		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
 		if s >= kl {
 			continue
 		}
-		bpan := g.bp[kb*g.kc*g.pc*g.np+j*kl+s*g.pc:]
+		bpan := bk[j*kl+s*g.pc:]
 		apan := g.ap[kb*g.kc*g.mp+i*kl+s*g.pr:]
 		tile(g.acc, kl-s, apan, bpan, c, ldc, add)
 		add = true
@@ -540,7 +572,7 @@ func packBytes(m, n, k int) int64 {
 // with the rows of Â rounded up for either tile height (denseTile), so that
 // a buffer reserved before a change of inner kernels still fits.
 func packLen(m, n, k int) int {
-	nk := (k + denseKB - 1) / denseKB
+	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
 	rows := max(roundUp(m, panelRows), roundUp(m, avx2TileRows))
 	return (roundUp(n, panelCols) + rows) * min(kc*denseKBlocks, k)

@@ -83,8 +83,8 @@ func check32(t *testing.T, name string, want, bound []float64, c0, c blas32.Gene
 
 // TestDenseF32Gemm compares DenseF32.Gemm with float64 sums of the same
 // float32 values on ragged shapes (not multiples of the 8×32 tile, the
-// 128×512 task block or the 256 k-block; k = 1100 spans two chunks of four
-// k-blocks), every transposition, beta 0 and 1, each set of inner kernels;
+// 128×512 task block or the 512 k-block; k = 1100 is three k-blocks of 367
+// in two chunks), every transposition, beta 0 and 1, each set of inner kernels;
 // 1 and 3 workers must give the same bits.
 func TestDenseF32Gemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
@@ -322,6 +322,56 @@ func TestDenseF32LeadingZeros(t *testing.T) {
 					}
 					check32(t, "gemm "+name, wantG, boundG, cg, g, func(int, int) bool { return true })
 					check32(t, "syrk "+name, wantS, boundS, cs, s, func(i, j int) bool { return j <= i })
+				}
+			}
+		}
+	}
+}
+
+// TestDenseF32SyrkUnitAlpha is TestDenseSyrkUnitAlpha for DenseF32 (its
+// tiles read Â from the quarters of B̂'s 32-column panels): the bits of
+// Gemm with the same alpha on and below the diagonal. k ≤ 512 (one
+// k-block): DenseF32 sums an edge tile's k-blocks before adding them to c,
+// so with several k-blocks the diagonal tiles of SyrkLower (edges) and of
+// Gemm (full tiles) add in different orders.
+func TestDenseF32SyrkUnitAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(67, 68))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{7, 3}, {63, 65}, {261, 300}, {130, 512}} {
+		m, k := sz[0], sz[1]
+		for _, trans := range []bool{false, true} {
+			a := rand32(r, m, k)
+			if trans {
+				a = rand32(r, k, m)
+			}
+			c0 := rand32(r, m, m)
+			for _, alpha := range []float32{1, -1} {
+				for _, beta := range []float32{0, 1} {
+					for _, acc := range accels() {
+						for _, w := range []int{1, 3} {
+							name := fmt.Sprintf("%v trans=%v alpha=%g beta=%g %v workers=%d", sz, trans, alpha, beta, acc, w)
+							restore := setAccel(acc)
+							s := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							g := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							errS := DenseF32{Workers: w}.SyrkLower(ctx, trans, alpha, a, beta, s)
+							errG := DenseF32{Workers: w}.Gemm(ctx, trans, !trans, alpha, a, a, beta, g)
+							restore()
+							if errS != nil || errG != nil {
+								t.Fatal(errS, errG)
+							}
+							for i := 0; i < m; i++ {
+								for j := 0; j < m; j++ {
+									want := g.Data[i*m+j]
+									if j > i {
+										want = c0.Data[i*m+j]
+									}
+									if math.Float32bits(s.Data[i*m+j]) != math.Float32bits(want) {
+										t.Fatalf("%s: c[%d][%d] = %v, want %v", name, i, j, s.Data[i*m+j], want)
+									}
+								}
+							}
+						}
+					}
 				}
 			}
 		}

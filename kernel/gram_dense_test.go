@@ -50,8 +50,8 @@ func relErr(got, want mat.Matrix, keep func(i, j int) bool) float64 {
 }
 
 // TestDenseGemm compares Dense.Gemm with gonum on ragged shapes (not
-// multiples of the 8×16 tile, of the 128×512 task block or of the 256
-// k-block), every transposition, beta 0 and 1, each set of inner kernels and
+// multiples of the 8×16 tile, of the 128×512 task block or of the 512
+// k-block; k = 1100 is three k-blocks of 367 in two chunks), every transposition, beta 0 and 1, each set of inner kernels and
 // 1 and 3 workers. 1e-12 relative: both sum ≤ 600 products of O(1) numbers
 // in different orders, an error of order √k·1.1e-16 relative.
 func TestDenseGemm(t *testing.T) {
@@ -148,7 +148,7 @@ func TestDenseSyrkLower(t *testing.T) {
 // each k-block, the blocks added in order, so Gemm and SyrkLower give the
 // same bits on both paths, for 1 and 3 workers. The shapes are ragged
 // against both tile heights, the 126- and 128-row task blocks and the
-// k-blocks (k = 600: three blocks of 200), and include m = 16, where the
+// k-blocks (k = 600: two blocks of 300), and include m = 16, where the
 // last 6-row panel of SyrkLower's Â lies past B̂'s panels (rows 16–17).
 func TestDenseSIMDBits(t *testing.T) {
 	if bestAccel < accelAVX512 {
@@ -492,6 +492,59 @@ func TestDenseLeadingZeros(t *testing.T) {
 					}
 					if e := relErr(s, cs, func(i, j int) bool { return j > i }); e != 0 {
 						t.Errorf("%s: upper triangle changed", name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDenseSyrkUnitAlpha: SyrkLower with alpha = ±1 (on AVX-512 its tiles
+// read Â from B̂'s panels, with VFNMADD for −1, instead of packing αÂ) gives
+// on and below the diagonal the bits of Gemm(op(a), op(a)ᵀ) with the same
+// alpha (which packs αÂ: the sums of (−a)·b are the negated sums of a·b,
+// bit for bit), leaves the strict upper triangle alone, on every set of
+// inner kernels with 1 and 3 workers; k = 1100 is three k-blocks in two
+// chunks, the shapes are ragged against the tiles and task blocks.
+func TestDenseSyrkUnitAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(65, 66))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{7, 3}, {63, 65}, {261, 300}, {130, 1100}} {
+		m, k := sz[0], sz[1]
+		for _, trans := range []bool{false, true} {
+			a := randDense(r, m, k)
+			if trans {
+				a = randDense(r, k, m)
+			}
+			c0 := randDense(r, m, m)
+			for _, alpha := range []float64{1, -1} {
+				for _, beta := range []float64{0, 1} {
+					for _, acc := range []accel{accelPortable, accelAVX2, accelAVX512} {
+						if acc > bestAccel {
+							continue
+						}
+						for _, w := range []int{1, 3} {
+							name := fmt.Sprintf("%v trans=%v alpha=%g beta=%g %v workers=%d", sz, trans, alpha, beta, acc, w)
+							restore := setAccel(acc)
+							s, g := mat.DenseCopyOf(c0), mat.DenseCopyOf(c0)
+							errS := Dense{Workers: w}.SyrkLower(ctx, trans, alpha, a, beta, s)
+							errG := Dense{Workers: w}.Gemm(ctx, trans, !trans, alpha, a, a, beta, g)
+							restore()
+							if errS != nil || errG != nil {
+								t.Fatal(errS, errG)
+							}
+							for i := 0; i < m; i++ {
+								for j := 0; j < m; j++ {
+									want := g.At(i, j)
+									if j > i {
+										want = c0.At(i, j)
+									}
+									if math.Float64bits(s.At(i, j)) != math.Float64bits(want) {
+										t.Fatalf("%s: c[%d][%d] = %v, want %v", name, i, j, s.At(i, j), want)
+									}
+								}
+							}
+						}
 					}
 				}
 			}

@@ -44,16 +44,24 @@ func widenAVX2(dst *float64, src *float32, n int)
 
 // keptDot4AVX512 stores at out[8r:] the lanes of Σ_p float64(a[r·lda+p])·v[p] over p < k
 // (a multiple of 16) for r < 4, two accumulators a row added: four kept float32 rows of K times v.
+//
+//go:noescape
 func keptDot4AVX512(k int, a *float32, lda int, v *float64, out *float64)
 
 // keptDot4AVX2 stores at out[8r:] the lanes of Σ_p float64(a[r·lda+p])·v[p] over p < k
 // (a multiple of 16) for r < 4, two accumulators a row added: four kept float32 rows of K times v.
+//
+//go:noescape
 func keptDot4AVX2(k int, a *float32, lda int, v *float64, out *float64)
 
 // keptAxpy4AVX512 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
 // for p < k (a multiple of 16), the rows of a kept float32 block of K widened.
+//
+//go:noescape
 func keptAxpy4AVX512(k int, s *[4]float64, a *float32, lda int, y *float64)
 
 // keptAxpy4AVX2 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
 // for p < k (a multiple of 16), the rows of a kept float32 block of K widened.
+//
+//go:noescape
 func keptAxpy4AVX2(k int, s *[4]float64, a *float32, lda int, y *float64)

@@ -406,11 +406,13 @@ func (r *falkonRun) pcg(ctx context.Context, c model.FalkonCenters, info *model.
 	if err != nil {
 		return nil, err
 	}
-	sys.Describe(info)
+	sys.Describe(info) // KMMTime and FactorTime, as model.Falkon.Fit
 	rhs := mat.NewDense(c.M(), r.t, nil)
+	tr := time.Now()
 	if err := r.pass(ctx, rhs.RawMatrix().Data, modeMulT, nil); err != nil {
 		return nil, err
 	}
+	info.RHSTime = time.Since(tr) // the K_nMᵀY pass, as model.Falkon.Fit
 	r.progress()
 	info.PrecondTime = time.Since(t0)
 	alpha := mat.NewDense(c.M(), r.t, nil)

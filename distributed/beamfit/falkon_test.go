@@ -197,3 +197,29 @@ func (e *energyNorm) norm(v *mat.Dense) float64 {
 	s := mat.Dot(kv.ColView(0), kv.ColView(0)) + e.penalty*mat.Dot(v.ColView(0), mv.ColView(0))
 	return math.Sqrt(s)
 }
+
+// A Beam fit splits PrecondTime as model.Falkon.Fit does: KMMTime (K_MM on
+// the driver), FactorTime (the preconditioner's factorizations) and
+// RHSTime (the K_nMᵀY pass, the first pass launched: at least that pass's
+// wall time, which it contains) are positive and disjoint parts of it.
+func TestFalkonSetupTimes(t *testing.T) {
+	x, y := cadata(t, 2000)
+	dir := filepath.Join(t.TempDir(), "data")
+	if _, err := shard.WriteDir(dir, x, y, 700, false); err != nil {
+		t.Fatal(err)
+	}
+	var passes []Pass
+	bf := &Falkon{Kernel: kernel.GaussianSigma(2), Lambda: 1e-6, M: 100, Seed: 3, MaxIter: 3,
+		Progress: func(p Pass) { passes = append(passes, p) }}
+	res, err := bf.Fit(context.Background(), filepath.Join(dir, shard.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := res.Model.Info()
+	if i.KMMTime <= 0 || i.FactorTime <= 0 || i.RHSTime <= 0 || i.KMMTime+i.FactorTime+i.RHSTime > i.PrecondTime {
+		t.Errorf("K_MM %v + factors %v + K_nMᵀy %v against PrecondTime %v: want three positive parts of it", i.KMMTime, i.FactorTime, i.RHSTime, i.PrecondTime)
+	}
+	if len(passes) == 0 || passes[0].Wall <= 0 || i.RHSTime < passes[0].Wall {
+		t.Errorf("RHSTime %v, first pass %+v: want the K_nMᵀY pass inside RHSTime", i.RHSTime, passes)
+	}
+}

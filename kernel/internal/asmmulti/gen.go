@@ -304,6 +304,7 @@ func keptDot4(avx512 bool) {
 		name = "keptDot4AVX512"
 	}
 	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, v, out *float64)")
+	Pragma("noescape") // keeps no pointer: the caller's small arrays stay on its stack
 	Doc(name+" stores at out[8r:] the lanes of Σ_p float64(a[r·lda+p])·v[p] over p < k",
 		"(a multiple of 16) for r < 4, two accumulators a row added: four kept float32 rows of K times v.")
 	k, a, lda, v, out, lda3 := RCX, RSI, RDX, RDI, RBX, R8
@@ -374,6 +375,7 @@ func keptAxpy4(avx512 bool) {
 		name = "keptAxpy4AVX512"
 	}
 	TEXT(name, NOSPLIT, "func(k int, s *[4]float64, a *float32, lda int, y *float64)")
+	Pragma("noescape") // keeps no pointer: the caller's small arrays stay on its stack
 	Doc(name+" sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))",
 		"for p < k (a multiple of 16), the rows of a kept float32 block of K widened.")
 	k, s, a, lda, y, lda3 := RCX, RAX, RSI, RDX, RDI, R8
