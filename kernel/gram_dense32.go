@@ -160,8 +160,9 @@ type gemm32Run struct {
 	lower       bool
 	rc          blas32.General
 	acc         accel
-	kc          int // k-block of one micro-kernel call
-	np, mp      int // 32-column panels of B̂; rows of Â rounded up to 8
+	aInB        bool // Â is not packed: its 8-row panels are the quarters of B̂'s (SyrkLower, alpha = ±1, AVX-512)
+	kc          int  // k-block of one micro-kernel call
+	np, mp      int  // 32-column panels of B̂; rows of Â rounded up to 8
 	bp, ap      []float32
 	na          int     // 8-row panels of Â (mp/8)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
@@ -196,6 +197,8 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	if d.Portable {
 		g.acc = accelPortable
 	}
+	// SyrkLower with alpha = ±1 on AVX-512 reads Â from B̂'s panels.
+	g.aInB = same && g.acc == accelAVX512 && (alpha == 1 || alpha == -1)
 	nk := (k + denseKBlock - 1) / denseKBlock
 	g.kc = (k + nk - 1) / nk
 	chunk := g.kc * denseKBlocks
@@ -261,6 +264,9 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) { packB(j/nb, (j%nb)*packGroup) }); err != nil {
 		return err
 	}
+	if g.aInB {
+		return nil
+	}
 	const quarters = panel32Cols / panelRows
 	return parallel.For(ctx, na*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/na, (j%na)*packGroup
@@ -287,13 +293,31 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 // skipping leading zero features as gemmRun.sum does.
 func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool) {
 	ia, jb := i/panelRows, j/panel32Cols
+	const quarters = panel32Cols / panelRows
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
+		bk := g.bp[kb*g.kc*panel32Cols*g.np:]
+		if g.aInB {
+			// Rows i…i+7 of Â are quarter ia%4 of B̂'s panel ia/4.
+			s := int(max(g.leadB[kb*g.np+ia/quarters], g.leadB[kb*g.np+jb]))
+			if s >= kl {
+				continue
+			}
+			apan := bk[(ia/quarters)*panel32Cols*kl+(ia%quarters)*panelRows+s*panel32Cols:]
+			bpan := bk[j*kl+s*panel32Cols:]
+			if g.alpha < 0 {
+				gemm8x32F32SyrkNegPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			} else {
+				gemm8x32F32SyrkPfAVX512(kl-s, &apan[0], &bpan[0], &c[0], ldc, add)
+			}
+			add = true
+			continue
+		}
 		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
 		if s >= kl {
 			continue
 		}
-		bpan := g.bp[kb*g.kc*panel32Cols*g.np+j*kl+s*panel32Cols:]
+		bpan := bk[j*kl+s*panel32Cols:]
 		apan := g.ap[kb*g.kc*g.mp+i*kl+s*panelRows:]
 		tile32(g.acc, kl-s, apan, bpan, c, ldc, add)
 		add = true

@@ -327,3 +327,53 @@ func TestDenseF32LeadingZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseF32SyrkUnitAlpha is TestDenseSyrkUnitAlpha for DenseF32 (its
+// tiles read Â from the quarters of B̂'s 32-column panels): the bits of
+// Gemm with the same alpha on and below the diagonal. k ≤ 512 (one
+// k-block): DenseF32 sums an edge tile's k-blocks before adding them to c,
+// so with several k-blocks the diagonal tiles of SyrkLower (edges) and of
+// Gemm (full tiles) add in different orders.
+func TestDenseF32SyrkUnitAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(67, 68))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{7, 3}, {63, 65}, {261, 300}, {130, 512}} {
+		m, k := sz[0], sz[1]
+		for _, trans := range []bool{false, true} {
+			a := rand32(r, m, k)
+			if trans {
+				a = rand32(r, k, m)
+			}
+			c0 := rand32(r, m, m)
+			for _, alpha := range []float32{1, -1} {
+				for _, beta := range []float32{0, 1} {
+					for _, acc := range accels() {
+						for _, w := range []int{1, 3} {
+							name := fmt.Sprintf("%v trans=%v alpha=%g beta=%g %v workers=%d", sz, trans, alpha, beta, acc, w)
+							restore := setAccel(acc)
+							s := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							g := blas32.General{Rows: m, Cols: m, Stride: m, Data: append([]float32(nil), c0.Data...)}
+							errS := DenseF32{Workers: w}.SyrkLower(ctx, trans, alpha, a, beta, s)
+							errG := DenseF32{Workers: w}.Gemm(ctx, trans, !trans, alpha, a, a, beta, g)
+							restore()
+							if errS != nil || errG != nil {
+								t.Fatal(errS, errG)
+							}
+							for i := 0; i < m; i++ {
+								for j := 0; j < m; j++ {
+									want := g.Data[i*m+j]
+									if j > i {
+										want = c0.Data[i*m+j]
+									}
+									if math.Float32bits(s.Data[i*m+j]) != math.Float32bits(want) {
+										t.Fatalf("%s: c[%d][%d] = %v, want %v", name, i, j, s.Data[i*m+j], want)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

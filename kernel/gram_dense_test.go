@@ -498,3 +498,56 @@ func TestDenseLeadingZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseSyrkUnitAlpha: SyrkLower with alpha = ±1 (on AVX-512 its tiles
+// read Â from B̂'s panels, with VFNMADD for −1, instead of packing αÂ) gives
+// on and below the diagonal the bits of Gemm(op(a), op(a)ᵀ) with the same
+// alpha (which packs αÂ: the sums of (−a)·b are the negated sums of a·b,
+// bit for bit), leaves the strict upper triangle alone, on every set of
+// inner kernels with 1 and 3 workers; k = 1100 is three k-blocks in two
+// chunks, the shapes are ragged against the tiles and task blocks.
+func TestDenseSyrkUnitAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(65, 66))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{7, 3}, {63, 65}, {261, 300}, {130, 1100}} {
+		m, k := sz[0], sz[1]
+		for _, trans := range []bool{false, true} {
+			a := randDense(r, m, k)
+			if trans {
+				a = randDense(r, k, m)
+			}
+			c0 := randDense(r, m, m)
+			for _, alpha := range []float64{1, -1} {
+				for _, beta := range []float64{0, 1} {
+					for _, acc := range []accel{accelPortable, accelAVX2, accelAVX512} {
+						if acc > bestAccel {
+							continue
+						}
+						for _, w := range []int{1, 3} {
+							name := fmt.Sprintf("%v trans=%v alpha=%g beta=%g %v workers=%d", sz, trans, alpha, beta, acc, w)
+							restore := setAccel(acc)
+							s, g := mat.DenseCopyOf(c0), mat.DenseCopyOf(c0)
+							errS := Dense{Workers: w}.SyrkLower(ctx, trans, alpha, a, beta, s)
+							errG := Dense{Workers: w}.Gemm(ctx, trans, !trans, alpha, a, a, beta, g)
+							restore()
+							if errS != nil || errG != nil {
+								t.Fatal(errS, errG)
+							}
+							for i := 0; i < m; i++ {
+								for j := 0; j < m; j++ {
+									want := g.At(i, j)
+									if j > i {
+										want = c0.At(i, j)
+									}
+									if math.Float64bits(s.At(i, j)) != math.Float64bits(want) {
+										t.Fatalf("%s: c[%d][%d] = %v, want %v", name, i, j, s.At(i, j), want)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -15,10 +15,26 @@ func prefetchT1(p *byte, n int)
 // k loop (for results that are not in cache).
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x16SyrkPfAVX512 is gemm8x16PfAVX512 with a read as [k][16] (8 of each 16 values: one half
+// of a panel of b).
+func gemm8x16SyrkPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// gemm8x16SyrkNegPfAVX512 is gemm8x16SyrkPfAVX512 summing −a·b (VFNMADD: the bits of the sums
+// of (−a)·b).
+func gemm8x16SyrkNegPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
+
 // gemm8x32F32PfAVX512 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc
 // elements) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed
 // a [k][8], b [k][32]); the tile at c is prefetched before the k loop.
 func gemm8x32F32PfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// gemm8x32F32SyrkPfAVX512 is gemm8x32F32PfAVX512 with a read as [k][32] (8 of each 32 values: one
+// quarter of a panel of b).
+func gemm8x32F32SyrkPfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// gemm8x32F32SyrkNegPfAVX512 is gemm8x32F32SyrkPfAVX512 summing −a·b (VFNMADD: the bits of the
+// sums of (−a)·b).
+func gemm8x32F32SyrkNegPfAVX512(k int, a *float32, b *float32, c *float32, ldc int, add bool)
 
 // gemm8x32F32AVX2 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc elements)
 // to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed a [k][8],

@@ -53,6 +53,11 @@ type zmmTile struct {
 	// add gives the kernel an add parameter (increment c instead of
 	// setting it); without it the tile is stored over c.
 	add bool
+	// lda is the elements of a per step of k (0: 8, a packed [k][8]); 16
+	// or 32 read a's 8 values from a wider panel (gen_dense.go).
+	lda int
+	// neg sums −a·b (VFNMADD: the bits of the sum of (−a)·b).
+	neg bool
 	doc []string
 }
 
@@ -62,6 +67,16 @@ func (z zmmTile) emit() {
 	if z.f32 {
 		elem, size, shift = "float32", 4, 2
 		load, bcast, fma, addv = VMOVUPS, VBROADCASTSS, VFMADD231PS, VADDPS
+	}
+	switch {
+	case z.neg && z.f32:
+		fma = VFNMADD231PS
+	case z.neg:
+		fma = VFNMADD231PD
+	}
+	lda := z.lda
+	if lda == 0 {
+		lda = 8
 	}
 	sig := "func(k int, a, b, c *" + elem + ", ldc int)"
 	if z.add {
@@ -93,7 +108,7 @@ func (z zmmTile) emit() {
 		fma(Z16, t, zmm[2*r])
 		fma(Z17, t, zmm[2*r+1])
 	}
-	ADDQ(Imm(uint64(8*size)), a)
+	ADDQ(Imm(uint64(lda*size)), a)
 	ADDQ(Imm(128), b)
 	DECQ(k)
 	JNE(LabelRef("loop"))

@@ -15,6 +15,14 @@ import (
 func gemmDense() {
 	gemm8x16("gemm8x16PfAVX512", true, "gemm8x16PfAVX512 is gemm8x16AVX512 with the 8×16 tile at c prefetched into L1 before its",
 		"k loop (for results that are not in cache).")
+	// SyrkLower's tiles with alpha = ±1 read their 8 rows of Â from one half
+	// of a 16-column panel of B̂ (the same operand) instead of a copy of it.
+	zmmTile{name: "gemm8x16SyrkPfAVX512", prefetchC: true, add: true, lda: 16, doc: []string{
+		"gemm8x16SyrkPfAVX512 is gemm8x16PfAVX512 with a read as [k][16] (8 of each 16 values: one half",
+		"of a panel of b)."}}.emit()
+	zmmTile{name: "gemm8x16SyrkNegPfAVX512", prefetchC: true, add: true, lda: 16, neg: true, doc: []string{
+		"gemm8x16SyrkNegPfAVX512 is gemm8x16SyrkPfAVX512 summing −a·b (VFNMADD: the bits of the sums",
+		"of (−a)·b)."}}.emit()
 }
 
 // prefetchTile prefetches the 8 rows of 16 float64 of the tile at c (row

@@ -19,6 +19,12 @@ func gemmDense32() {
 		"gemm8x32F32PfAVX512 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc",
 		"elements) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed",
 		"a [k][8], b [k][32]); the tile at c is prefetched before the k loop."}}.emit()
+	zmmTile{name: "gemm8x32F32SyrkPfAVX512", f32: true, prefetchC: true, add: true, lda: 32, doc: []string{
+		"gemm8x32F32SyrkPfAVX512 is gemm8x32F32PfAVX512 with a read as [k][32] (8 of each 32 values: one",
+		"quarter of a panel of b)."}}.emit()
+	zmmTile{name: "gemm8x32F32SyrkNegPfAVX512", f32: true, prefetchC: true, add: true, lda: 32, neg: true, doc: []string{
+		"gemm8x32F32SyrkNegPfAVX512 is gemm8x32F32SyrkPfAVX512 summing −a·b (VFNMADD: the bits of the",
+		"sums of (−a)·b)."}}.emit()
 
 	gemmTilesAVX2("gemm8x32F32AVX2", tileF32add32, 8, 32, []subTile{{0, 6, 0, 2}, {0, 6, 16, 2}, {6, 2, 0, 4}},
 		"gemm8x32F32AVX2 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc elements)",
