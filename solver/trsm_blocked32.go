@@ -36,7 +36,7 @@ func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) err
 // blockedSolveL32 is SolveL32 with block widths w.
 func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Products32, w widths) error {
 	if workers, ok := rowsPath32(p); ok && !trans {
-		return rowsSolveL32(ctx, l, x, w, workers)
+		return rowsSolveL32(ctx, l, x, widths{w.outer, min(w.inner, rowsInner)}, workers)
 	}
 	t, ni := x.Cols, w.inner
 	inv := make([]float32, ni*ni)
@@ -123,8 +123,9 @@ func rowsPath32(p Products32) (workers int, ok bool) {
 func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers int) error {
 	n, t := l.Rows, x.Cols
 	nb, ni := min(w.outer, n), min(w.inner, w.outer, n)
-	ng := (t + rowsGroup - 1) / rowsGroup
-	glen := kernel.RowPanels32Len(nb, rowsGroup)
+	gw := groupWidth(t, 32)
+	ng := (t + gw - 1) / gw
+	glen := kernel.RowPanels32Len(nb, gw)
 	packed := make([]float32, ng*glen)
 	groups := make([]kernel.RowPanels32, ng)
 	invLen := (nb + ni - 1) / ni * ni * ni
@@ -133,7 +134,7 @@ func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers in
 	tmps := make([][]float32, nw)
 	wide := make([][]float64, nw)
 	for i := range tmps {
-		tmps[i] = make([]float32, kernel.RowPanels32Len(ni, rowsGroup))
+		tmps[i] = make([]float32, kernel.RowPanels32Len(ni, gw))
 		wide[i] = make([]float64, ni*ni)
 	}
 	invert := func(wk int, inv []float32, k, j int) error {
@@ -162,7 +163,7 @@ func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers in
 		b := min(nb, n-k)
 		inv := invs[blk%2]
 		if err := parallel.For(ctx, ng, workers, func(wk, g int) {
-			c0, c1 := g*rowsGroup, min(t, (g+1)*rowsGroup)
+			c0, c1 := g*gw, min(t, (g+1)*gw)
 			pg := kernel.NewRowPanels32(b, c1-c0, packed[g*glen:(g+1)*glen])
 			groups[g] = pg
 			for j0 := 0; j0 < b; j0 += ni {
@@ -192,7 +193,7 @@ func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers in
 			i1 := min(n, i0+rowsTask)
 			lr := blas32.General{Rows: i1 - i0, Cols: b, Stride: l.Stride, Data: l.Data[i0*l.Stride+k:]}
 			for g, pg := range groups {
-				c0, c1 := g*rowsGroup, min(t, (g+1)*rowsGroup)
+				c0, c1 := g*gw, min(t, (g+1)*gw)
 				pg.MulRows(blas32.General{Rows: i1 - i0, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[i0*x.Stride+c0:]}, lr, true)
 			}
 			return nil

@@ -40,10 +40,10 @@ func substitute(l []float64, ldl, n int, x []float64, ldx, t int, trans bool) {
 	}
 }
 
-// trsmWidths are the block widths rowsSolveL is tested with: testWidths
-// and an outer width that is a multiple of the inner one but not of the
-// 8-row tile's.
-var trsmWidths = append([]widths{{24, 12}}, testWidths...)
+// trsmWidths are the block widths rowsSolveL is tested with: testWidths,
+// an outer width that is a multiple of the inner one but not of the 8-row
+// tile's, and the widths Chol's solves give it.
+var trsmWidths = append([]widths{{24, 12}, {cholBlock, rowsInner}}, testWidths...)
 
 // relFrobDiff is ‖got − want‖_F / ‖want‖_F.
 func relFrobDiff(got, want []float64) float64 {
@@ -58,7 +58,8 @@ func relFrobDiff(got, want []float64) float64 {
 
 // TestRowsSolveL compares rowsSolveL (L⁻¹X on kernel.RowPanels) with
 // forward substitution, at sizes that are not multiples of the tile, the
-// widths or the column group (t = 130 is two groups of 64 and one of 2),
+// widths or the column group (t < 256: groups of one panel, t = 130 ending
+// in a group of 2 columns; t = 300: four groups of 64 and one of 44),
 // for the widths of trsmWidths, and requires the same bits for 1, 2 and 3
 // workers. L is the Cholesky factor of spdMatrix (cond(L) ≤ √5). Bound:
 // substitution's computed solution has a relative forward error of at most
@@ -76,8 +77,8 @@ func TestRowsSolveL(t *testing.T) {
 		lapackgonum.Implementation{}.Dpotrf(blas.Lower, n, ar.Data, ar.Stride)
 		l := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: ar.Stride, Data: ar.Data}
 		bound := 4 * float64(n) * u * math.Sqrt(5)
-		for _, tc := range []int{1, 16, 17, 70, 130} {
-			if n == 1001 && tc == 130 {
+		for _, tc := range []int{1, 16, 17, 70, 130, 300} {
+			if n == 1001 && tc >= 130 {
 				continue // covered at n = 257; the reference is n²t
 			}
 			x0 := make([]float64, n*tc)
@@ -130,8 +131,8 @@ func TestRowsSolveL32(t *testing.T) {
 			}
 		}
 		bound := 2 * float64(n) * u32 * math.Sqrt(5)
-		for _, tc := range []int{1, 17, 32, 70, 130} {
-			if n == 1001 && tc == 130 {
+		for _, tc := range []int{1, 17, 32, 70, 130, 300} {
+			if n == 1001 && tc >= 130 {
 				continue
 			}
 			x0 := make([]float32, n*tc)
