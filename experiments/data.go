@@ -258,6 +258,9 @@ func scaleFeatures(kind string, xtrM, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, 
 	if kind == "" {
 		return xtrM, xvaM, sc, nil
 	}
+	if x32, ok := xtrM.(*kernel.Dense32); ok {
+		return scaleFeatures32(kind, x32, xvaM)
+	}
 	_, s1 := xtrM.(*datasets.CSR)
 	_, s2 := xvaM.(*datasets.CSR)
 	if (s1 || s2) && kind == scaleStandardize {
@@ -370,4 +373,39 @@ func scaleInPlace32(sc Scaling, x *kernel.Dense32) error {
 		return sc.Columns.TransformInPlace32(x)
 	}
 	return nil
+}
+
+// scaleFeatures32 is scaleFeatures for float32 training rows (read with
+// f32): a float32 copy of them scaled in place with the scaling fitted on
+// them (fitScaling32), and a scaled float64 copy of the dense rows xva
+// (the copy of xtr itself, returned twice, when xva is xtr).
+func scaleFeatures32(kind string, xtr *kernel.Dense32, xvaM mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
+	sc, err := fitScaling32(kind, xtr)
+	if err != nil {
+		return nil, nil, sc, err
+	}
+	xva, dense := xvaM.(*mat.Dense)
+	if !dense && !sameMatrix(xtr, xvaM) {
+		return nil, nil, sc, fmt.Errorf("%w: scale %s: float32 training rows with %T rows to score", ErrSpec, kind, xvaM)
+	}
+	n, d := xtr.Dims()
+	data := make([]float32, 0, n*d)
+	for i := range n {
+		data = append(data, xtr.RawRow(i)...)
+	}
+	a, err := kernel.NewDense32(n, d, data)
+	if err != nil {
+		return nil, nil, sc, err
+	}
+	if err := scaleInPlace32(sc, a); err != nil {
+		return nil, nil, sc, err
+	}
+	if !dense {
+		return a, a, sc, nil
+	}
+	b := mat.DenseCopyOf(xva)
+	if err := scaleInPlace(sc, b); err != nil {
+		return nil, nil, sc, err
+	}
+	return a, b, sc, nil
 }

@@ -189,3 +189,64 @@ func TestFitFloat32OverflowNamesLine(t *testing.T) {
 		}
 	}
 }
+
+// Cross-validation and the refit with float32_storage on float32 rows read
+// (each fold's training rows a float32 copy scaled in place, the
+// validation and test rows float64) score, on integer data, exactly as on
+// float64 rows read, where each fold's scaled float64 rows are rounded to
+// float32 (the path before float32 reads, still that of bundled sets and
+// shards): same fold scores and coefficients, same refit test scores, bit
+// for bit, with standardize (the in-place fold scaling) and without (the
+// refit's rows taken as they are).
+func TestRunFloat32ReadEqualsFloat64Read(t *testing.T) {
+	dir := t.TempDir()
+	path := writeIntegerData(t, dir, "int.csv", 600, 5, 9)
+	for _, scale := range []string{"standardize", ""} {
+		y := fmt.Sprintf(`name: cv32
+dataset: {path: %s, test_fraction: 0.2, scale: %q}
+task: binary
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 1e-6}, lambda: 1e-4, m: 25, max_iter: 5, float32_storage: true}
+cv: {folds: 3}
+seed: 4
+`, path, scale)
+		var rs [2]*runner
+		for k := range rs {
+			s, err := Decode(strings.NewReader(y), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs[k], err = newRunner(s, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, ok := rs[0].x.(*kernel.Dense32); !ok {
+			t.Fatalf("%q: X read as %T, want float32 rows", scale, rs[0].x)
+		}
+		rs[1].x = widened(rs[1].x) // as float64 rows read
+		p := rs[0].s.Grid.Points()[0]
+		for f := range rs[0].cv[0] {
+			var frs [2]FoldResult
+			var ests [2]model.Estimator
+			for k, r := range rs {
+				var err error
+				if frs[k], ests[k], err = r.evalFold(t.Context(), 0, 1, p, 0, f, nil); err != nil || frs[k].Error != "" {
+					t.Fatalf("%q fold %d: %v %s", scale, f, err, frs[k].Error)
+				}
+			}
+			a, b := ests[0].(*model.Falkon).Solution().Coef.RawMatrix().Data, ests[1].(*model.Falkon).Solution().Coef.RawMatrix().Data
+			if !bitsEqual(a, b) || fmt.Sprint(frs[0].Scores) != fmt.Sprint(frs[1].Scores) {
+				t.Errorf("%q fold %d: scores %v, float64 rows read %v", scale, f, frs[0].Scores, frs[1].Scores)
+			}
+		}
+		var trs [2]*TestResult
+		for k, r := range rs {
+			var err error
+			if trs[k], err = r.test(t.Context(), p, []Point{p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fmt.Sprint(trs[0].Metrics) != fmt.Sprint(trs[1].Metrics) {
+			t.Errorf("%q refit: test scores %v, float64 rows read %v", scale, trs[0].Metrics, trs[1].Metrics)
+		}
+	}
+}

@@ -73,8 +73,8 @@ type runner struct {
 	strat    bool
 	x, xTest mat.Matrix // *mat.Dense, or *datasets.CSR with sparse storage; x a *kernel.Dense32 with f32
 	// f32 is set when the training X is read into float32
-	// (kernel.Dense32; datasets.ReadOptions.Float32): FitWith's falkon
-	// fit with float32_storage on dense data. The test rows stay float64.
+	// (kernel.Dense32; datasets.ReadOptions.Float32): falkon with
+	// float32_storage on dense data. The test rows stay float64.
 	f32      bool
 	y, yTest []float64
 	// storage is the storage used (dense or sparse), density X's fraction
@@ -373,11 +373,12 @@ func newRunnerMode(ctx context.Context, s *Spec, opt Options, mode runMode) (*ru
 	}
 	r.warm = r.entry.Warm != nil && s.Estimator.Options["warm_start"] == true
 	r.path = s.Estimator.Approx.Options["path"] == true
-	// One falkon fit holding X in float32 reads dense X straight into
-	// float32 (no float64 copy of X is ever made); cross-validation, a
-	// BLESS path (its centers are drawn from float64 rows) and sparse
-	// storage read float64 rows as before.
-	r.f32 = mode.fit && r.entry.Name == "falkon" && s.Estimator.Options["float32_storage"] == true &&
+	// Falkon holding X in float32 reads dense X straight into float32 (no
+	// float64 copy of X is ever made): the fits take float32 training rows
+	// (a fold's or the refit's copy, scaled in place), the rows they are
+	// scored on are float64. A BLESS path (its centers are drawn from
+	// float64 rows) and sparse storage read float64 rows as before.
+	r.f32 = r.entry.Name == "falkon" && s.Estimator.Options["float32_storage"] == true &&
 		!r.path && s.Dataset.storage() != StorageSparse
 	if err := r.load(); err != nil {
 		return nil, err
@@ -549,6 +550,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	r.emit(Event{Kind: EventFold, Point: idx, Points: total, Key: p.Key(), Fold: f, Folds: len(folds), Repeat: rep, Repeats: r.repeats})
 	xtr, ytr := rows(r.x, r.y, fold.Train)
 	xva, yva := rows(r.x, r.y, fold.Test)
+	xva = widened(xva) // float32 rows read (f32): the validation rows are scored in float64
 	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total, owned: true})
 	if err != nil {
 		if ctx.Err() != nil {

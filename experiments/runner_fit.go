@@ -165,16 +165,29 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 
 // foldScaling applies the dataset's feature scaling to a fit's training
 // and validation rows: fo.scaled when the caller fitted it already; in
-// place, fitted on xtr, when the fit owns both (distinct dense) arrays;
-// otherwise on scaled copies (scaleFeatures). It returns the rows to use
+// place, fitted on xtr, when the fit owns both (distinct dense, or float32
+// training and float64 validation) arrays; otherwise on scaled copies
+// (scaleFeatures). It returns the rows to use
 // and the scaling.
 func (r *runner) foldScaling(fo fitOpts, xtr, xva mat.Matrix) (mat.Matrix, mat.Matrix, Scaling, error) {
 	scale := r.s.Dataset.scale()
 	xd, dtr := xtr.(*mat.Dense)
 	xvd, dva := xva.(*mat.Dense)
+	x32, f32 := xtr.(*kernel.Dense32)
 	switch {
 	case fo.scaled != nil:
 		return xtr, xva, *fo.scaled, nil
+	case fo.owned && scale != "" && f32 && dva:
+		// A fold of float32 rows read (f32): the scaling fitted on them
+		// (in float64) and applied to them and the float64 validation
+		// rows in place.
+		sc, err := fitScaling32(scale, x32)
+		if err == nil {
+			if err = scaleInPlace32(sc, x32); err == nil {
+				err = scaleInPlace(sc, xvd)
+			}
+		}
+		return xtr, xva, sc, err
 	case fo.owned && scale != "" && dtr && dva && xd != xvd:
 		sc, err := fitScaling(scale, xd)
 		if err == nil {
