@@ -62,7 +62,7 @@ var estimators = []EstimatorEntry{
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
 			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM and CG stay float64; the preconditioner's factors are float32 unless precond_precision says float64)"},
-			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values); fit and run read a CSV or LIBSVM training file straight into float32 (no float64 copy of X; a value beyond float32's range is an error naming its line) and scale the float32 training rows of each fit in place (statistics in float64), scoring float64 validation and test rows; shards and bundled sets are read in float64 and each fit gets its float32 copy"},
+			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values); fit and run read a CSV or LIBSVM training file straight into float32 (no float64 copy of X; a value beyond float32's range is an error naming its line) and scale the float32 training rows of each fit in place (statistics in float64), scoring float64 validation and test rows; shards are read into float32 one at a time; bundled sets are read in float64 and each fit gets its float32 copy"},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of centers M (0: ⌈5√n⌉)"},
 			optMaxIter, optMaxJitter, optMemLimit,

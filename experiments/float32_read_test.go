@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -248,5 +249,57 @@ seed: 4
 		if fmt.Sprint(trs[0].Metrics) != fmt.Sprint(trs[1].Metrics) {
 			t.Errorf("%q refit: test scores %v, float64 rows read %v", scale, trs[0].Metrics, trs[1].Metrics)
 		}
+	}
+}
+
+// A training set given as shards is read into float32 with
+// float32_storage, shard by shard (the float64 X never whole): the rows
+// are float32 of the float64 rows exactly, and a finite value beyond
+// float32's range is an error naming its shard, its row there and in X,
+// and its column.
+func TestFitFloat32Shards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	const n, d = 300, 4
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64()/3)
+		}
+		y[i] = x.At(i, 0) + 0.1*rng.NormFloat64()
+	}
+	spec := func(dir string) *Spec {
+		if _, err := shard.WriteDir(dir, x, y, 70, false); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Decode(strings.NewReader(fmt.Sprintf(`name: sh
+dataset: {path: %s}
+task: regression
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.5}, lambda: 1e-4, m: 20, max_iter: 3, float32_storage: true}
+`, filepath.Join(dir, shard.ManifestName))), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	r, err := newRunnerMode(context.Background(), spec(t.TempDir()), Options{}, runMode{fit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x32, ok := r.x.(*kernel.Dense32)
+	if !ok {
+		t.Fatalf("X read as %T, want float32 rows", r.x)
+	}
+	for i := range n {
+		for j, v := range x32.RawRow(i) {
+			if math.Float32bits(v) != math.Float32bits(float32(x.At(i, j))) || r.y[i] != y[i] {
+				t.Fatalf("row %d col %d: %v, want float32(%v)", i, j, v, x.At(i, j))
+			}
+		}
+	}
+	x.Set(250, 2, 1e39) // shard 3 holds rows 210–279
+	_, err = FitWith(t.Context(), spec(t.TempDir()), FitOptions{})
+	if err == nil || !strings.Contains(err.Error(), "shard-00003.lmks: row 40 (row 250 of X), column 2: value beyond float32's range: 1e+39") {
+		t.Errorf("err = %v, want the shard, row 40 (250 of X), column 2 beyond float32's range", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -58,6 +59,38 @@ func readShards(ctx context.Context, path string, m *shard.Manifest, maxBytes in
 	return x, y, nil
 }
 
+// readShards32 is readShards into float32 rows (falkon's float32_storage,
+// f32): each shard's float64 rows, one shard at a time, are rounded into
+// the float32 matrix, so that the float64 X never exists whole. A finite
+// value beyond float32's range is an error naming the shard and the row
+// (wrapping datasets.ErrFloat32Range), never an infinity.
+func readShards32(ctx context.Context, path string, m *shard.Manifest, maxBytes int64) (*kernel.Dense32, []float64, error) {
+	if err := check.Memory(fmt.Sprintf("X of %s (%s × %d float32)", path, groupDigits(m.N), m.D), 4*int64(m.N)*int64(m.D), maxBytes); err != nil {
+		return nil, nil, err
+	}
+	data := make([]float32, m.N*m.D)
+	y := make([]float64, m.N)
+	err := eachShard(ctx, path, m, func(e shard.Entry, xs *mat.Dense, ys []float64) error {
+		for i := range e.Rows {
+			row := data[(e.FirstRow+i)*m.D : (e.FirstRow+i+1)*m.D]
+			for j, v := range xs.RawRowView(i) {
+				row[j] = float32(v)
+				if math.IsInf(float64(row[j]), 0) {
+					return fmt.Errorf("%s: row %d (row %d of X), column %d: %w: %g (±3.4e38; X is read into float32)",
+						filepath.Join(filepath.Dir(path), e.File), i, e.FirstRow+i, j, datasets.ErrFloat32Range, v)
+				}
+			}
+		}
+		copy(y[e.FirstRow:], ys)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := kernel.NewDense32(m.N, m.D, data)
+	return x, y, err
+}
+
 // eachShard reads the shards of the manifest m (at path) in order and
 // calls each with every shard's entry, rows and targets. A missing or
 // damaged shard is an error naming it.
@@ -93,15 +126,27 @@ func (r *runner) loadShards(p string) (x, xt mat.Matrix, y, yt []float64, err er
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
 	}
 	limit := max(r.readLimit(), 0)
-	if xb := 8 * int64(m.N) * int64(m.D); r.folds > 0 && limit > 0 && xb > limit {
-		return nil, nil, nil, nil, fmt.Errorf("%w: %s: X is %s (%s × %d float64), over the memory limit %s: cross-validation holds the data in memory (streamed cross-validation is not supported); fit one setting with landmark fit, which streams falkon's passes from the shards, or raise memory_limit / --memory",
-			model.ErrMemory, p, decimalBytes(xb), groupDigits(m.N), m.D, decimalBytes(limit))
+	size, typ := int64(8), "float64"
+	if r.f32 {
+		size, typ = 4, "float32"
 	}
-	xd, y, err := readShards(r.ctx, p, m, limit)
-	if err != nil {
-		return nil, nil, nil, nil, r.readError(err, "path")
+	if xb := size * int64(m.N) * int64(m.D); r.folds > 0 && limit > 0 && xb > limit {
+		return nil, nil, nil, nil, fmt.Errorf("%w: %s: X is %s (%s × %d %s), over the memory limit %s: cross-validation holds the data in memory (streamed cross-validation is not supported); fit one setting with landmark fit, which streams falkon's passes from the shards, or raise memory_limit / --memory",
+			model.ErrMemory, p, decimalBytes(xb), groupDigits(m.N), m.D, typ, decimalBytes(limit))
 	}
-	x = xd
+	if r.f32 {
+		x32, y32, err := readShards32(r.ctx, p, m, limit)
+		if err != nil {
+			return nil, nil, nil, nil, r.readError(err, "path")
+		}
+		x, y = x32, y32
+	} else {
+		xd, yd, err := readShards(r.ctx, p, m, limit)
+		if err != nil {
+			return nil, nil, nil, nil, r.readError(err, "path")
+		}
+		x, y = xd, yd
+	}
 	d := r.s.Dataset
 	if d.TestPath == "" {
 		return x, nil, y, nil, nil
@@ -129,7 +174,14 @@ func (r *runner) loadShards(p string) (x, xt mat.Matrix, y, yt []float64, err er
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
 	}
 	opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
-	test, err := datasets.ReadTestFile(tp, &datasets.Dataset{X: xd, Y: y}, opt)
+	train := &datasets.Dataset{Y: y}
+	switch x := x.(type) {
+	case *mat.Dense:
+		train.X = x
+	case *kernel.Dense32:
+		train.X32 = x
+	}
+	test, err := datasets.ReadTestFile(tp, train, opt)
 	if err != nil {
 		return nil, nil, nil, nil, r.readError(err, "test_path")
 	}
@@ -188,15 +240,14 @@ func (p *shardPlan) fits() bool { return p.limit == 0 || p.need <= p.limit }
 // it fits on the whole training set (fitOwned): the loaded X, which the
 // fit takes as it is (a feature scaling applied in place); a test_fraction
 // split adds its copied rows (the test rows, or the training rows above a
-// fraction of 0.5), counted as one more; falkon's float32_storage the
-// float32 rows made beside the float64 ones before these are dropped,
-// counted as one more.
+// fraction of 0.5), counted as one more. With falkon's float32_storage
+// the shards are read into float32 (half of X), and a split copies the
+// float32 training rows out beside the float64 test rows: at most
+// 0.5 + 0.5·(1 − f) + f ≤ 1.25 X for a test fraction f ≤ 0.5, at most 1.5
+// X above, counted as the float64 path's one or two copies (1.25 → 2).
 func heldCopies(s *Spec) int {
 	c := 1
 	if s.Dataset.TestFraction > 0 {
-		c++
-	}
-	if s.Estimator.Type == "falkon" && s.Estimator.Options["float32_storage"] == true {
 		c++
 	}
 	return c

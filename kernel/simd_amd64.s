@@ -6649,7 +6649,11 @@ DATA expRowAVX2consts<>+416(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowAVX2consts<>+424(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowAVX2consts<>+432(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowAVX2consts<>+440(SB)/8, $0x3fe62e42fefa39ed
-GLOBL expRowAVX2consts<>(SB), RODATA|NOPTR, $448
+DATA expRowAVX2consts<>+448(SB)/8, $0x4000000000000000
+DATA expRowAVX2consts<>+456(SB)/8, $0x4000000000000000
+DATA expRowAVX2consts<>+464(SB)/8, $0x4000000000000000
+DATA expRowAVX2consts<>+472(SB)/8, $0x4000000000000000
+GLOBL expRowAVX2consts<>(SB), RODATA|NOPTR, $480
 
 DATA expRowAVX2tab<>+0(SB)/8, $0x3ff0000000000000
 DATA expRowAVX2tab<>+8(SB)/8, $0x3fef06fe0a31b715
@@ -6685,18 +6689,11 @@ loop:
 	VADDPD       32(DI), Y3, Y3
 	VADDPD       64(DI), Y6, Y6
 	VADDPD       96(DI), Y9, Y9
-	VMOVUPD      (SI), Y1
-	VMOVUPD      32(SI), Y4
-	VMOVUPD      64(SI), Y7
-	VMOVUPD      96(SI), Y10
-	VADDPD       Y1, Y1, Y1
-	VADDPD       Y4, Y4, Y4
-	VADDPD       Y7, Y7, Y7
-	VADDPD       Y10, Y10, Y10
-	VSUBPD       Y1, Y0, Y0
-	VSUBPD       Y4, Y3, Y3
-	VSUBPD       Y7, Y6, Y6
-	VSUBPD       Y10, Y9, Y9
+	VMOVUPD      expRowAVX2consts<>+448(SB), Y15
+	VFNMADD231PD (SI), Y15, Y0
+	VFNMADD231PD 32(SI), Y15, Y3
+	VFNMADD231PD 64(SI), Y15, Y6
+	VFNMADD231PD 96(SI), Y15, Y9
 	VMAXPD       Y0, Y12, Y0
 	VMAXPD       Y3, Y12, Y3
 	VMAXPD       Y6, Y12, Y6
@@ -6917,12 +6914,9 @@ tail:
 	VBROADCASTSD xx+24(FP), Y3
 	VADDPD       (DI), Y0, Y0
 	VADDPD       32(DI), Y3, Y3
-	VMOVUPD      (SI), Y1
-	VMOVUPD      32(SI), Y4
-	VADDPD       Y1, Y1, Y1
-	VADDPD       Y4, Y4, Y4
-	VSUBPD       Y1, Y0, Y0
-	VSUBPD       Y4, Y3, Y3
+	VMOVUPD      expRowAVX2consts<>+448(SB), Y15
+	VFNMADD231PD (SI), Y15, Y0
+	VFNMADD231PD 32(SI), Y15, Y3
 	VMAXPD       Y0, Y12, Y0
 	VMAXPD       Y3, Y12, Y3
 	VMULPD       Y13, Y0, Y0
@@ -7106,7 +7100,11 @@ DATA expRowDotAVX2consts<>+416(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowDotAVX2consts<>+424(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowDotAVX2consts<>+432(SB)/8, $0x3fe62e42fefa39ed
 DATA expRowDotAVX2consts<>+440(SB)/8, $0x3fe62e42fefa39ed
-GLOBL expRowDotAVX2consts<>(SB), RODATA|NOPTR, $448
+DATA expRowDotAVX2consts<>+448(SB)/8, $0x4000000000000000
+DATA expRowDotAVX2consts<>+456(SB)/8, $0x4000000000000000
+DATA expRowDotAVX2consts<>+464(SB)/8, $0x4000000000000000
+DATA expRowDotAVX2consts<>+472(SB)/8, $0x4000000000000000
+GLOBL expRowDotAVX2consts<>(SB), RODATA|NOPTR, $480
 
 DATA expRowDotAVX2tab<>+0(SB)/8, $0x3ff0000000000000
 DATA expRowDotAVX2tab<>+8(SB)/8, $0x3fef06fe0a31b715
@@ -7143,18 +7141,11 @@ loop:
 	VADDPD       32(DI), Y3, Y3
 	VADDPD       64(DI), Y6, Y6
 	VADDPD       96(DI), Y9, Y9
-	VMOVUPD      (SI), Y1
-	VMOVUPD      32(SI), Y4
-	VMOVUPD      64(SI), Y7
-	VMOVUPD      96(SI), Y10
-	VADDPD       Y1, Y1, Y1
-	VADDPD       Y4, Y4, Y4
-	VADDPD       Y7, Y7, Y7
-	VADDPD       Y10, Y10, Y10
-	VSUBPD       Y1, Y0, Y0
-	VSUBPD       Y4, Y3, Y3
-	VSUBPD       Y7, Y6, Y6
-	VSUBPD       Y10, Y9, Y9
+	VMOVUPD      expRowDotAVX2consts<>+448(SB), Y15
+	VFNMADD231PD (SI), Y15, Y0
+	VFNMADD231PD 32(SI), Y15, Y3
+	VFNMADD231PD 64(SI), Y15, Y6
+	VFNMADD231PD 96(SI), Y15, Y9
 	VMAXPD       Y0, Y12, Y0
 	VMAXPD       Y3, Y12, Y3
 	VMAXPD       Y6, Y12, Y6
@@ -7380,12 +7371,9 @@ tail:
 	VBROADCASTSD xx+32(FP), Y3
 	VADDPD       (DI), Y0, Y0
 	VADDPD       32(DI), Y3, Y3
-	VMOVUPD      (SI), Y1
-	VMOVUPD      32(SI), Y4
-	VADDPD       Y1, Y1, Y1
-	VADDPD       Y4, Y4, Y4
-	VSUBPD       Y1, Y0, Y0
-	VSUBPD       Y4, Y3, Y3
+	VMOVUPD      expRowDotAVX2consts<>+448(SB), Y15
+	VFNMADD231PD (SI), Y15, Y0
+	VFNMADD231PD 32(SI), Y15, Y3
 	VMAXPD       Y0, Y12, Y0
 	VMAXPD       Y3, Y12, Y3
 	VMULPD       Y13, Y0, Y0

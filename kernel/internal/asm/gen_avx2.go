@@ -105,19 +105,24 @@ func gemmDenseAVX2() {
 // multiplied by 2^−54, which rounds once in the subnormal range (the role of
 // VSCALEFPD in the AVX-512 kernel).
 //
-// Per 4 values the FMA units run 11 operations (the product s·t, 7 Horner
-// steps, p·f, T·p + T and the dot product's FMA), against 22 for the
-// Cody–Waite version with a degree-13 polynomial used before.
+// Per 4 values the FMA units run 12 operations (xx + cc − 2·row as one
+// FNMADD with the row as its memory operand, as on AVX-512, the product
+// s·t, 7 Horner steps, p·f, T·p + T and the dot product's FMA), against 22
+// for the Cody–Waite version with a degree-13 polynomial used before. The
+// FNMADD replaced a load, VADDPD (2·row) and VSUBPD, the same bits:
+// BenchmarkExpRow/avx2 0.91–0.97 → 0.86–0.92 CPU-ns a value (three
+// interleaved pairs, one core of a Zen 4 EPYC, load ≈ 9, 2026-11-26).
 const (
 	expAVX2Degree = 8
-	expAVX2Bias   = 4096 // a multiple of 2^12 above the largest −⌊q⌋, 1076
-	expAVX2Slow   = 1022 // a step whose smallest y is below −1022 takes the subnormal branch
+	expAVX2Bias   = 4096              // a multiple of 2^12 above the largest −⌊q⌋, 1076
+	expAVX2Slow   = 1022              // a step whose smallest y is below −1022 takes the subnormal branch
+	expAVX2Two    = 6 + expAVX2Degree // index of the constant 2 in expAVX2Consts
 )
 
 // expAVX2Consts returns the replicated constants of expRowAVX2: ng's factor
 // log2e, the clamp of y, the rounding shift M, the 32-bit lane pattern
-// (0, 1) of the VPERMD index pairs, 1022 (the branch test), 2^−54, then the
-// polynomial's coefficients for f^8 … f^1.
+// (0, 1) of the VPERMD index pairs, 1022 (the branch test), 2^−54, the
+// polynomial's coefficients for f^8 … f^1, then 2 (at index expAVX2Two).
 func expAVX2Consts() []uint64 {
 	vals := []uint64{math.Float64bits(log2e), math.Float64bits(exp16Clamp), math.Float64bits(0x1.8p50 + expAVX2Bias), 1 << 32,
 		math.Float64bits(expAVX2Slow), math.Float64bits(0x1p-54)}
@@ -125,7 +130,7 @@ func expAVX2Consts() []uint64 {
 	for i := expAVX2Degree; i >= 1; i-- {
 		vals = append(vals, math.Float64bits(c[i]))
 	}
-	return vals
+	return append(vals, math.Float64bits(2)) // expAVX2Two
 }
 
 // expAVX2Poly returns the coefficients c[1…8] of p(f) ≈ e^(f·ln2) − 1 on
@@ -174,146 +179,220 @@ func expAVX2Table() (fast, slow [4]uint64) {
 // 512 values in L1, 0.76 ns a value at four vectors a step, 0.86 at three,
 // 0.93 at two; reducing 4y with VROUNDPD (a shorter chain, two registers a
 // vector) and parking T in row to run five or six vectors a step was no
-// faster. Registers: per vector h, ymm[3h] t, y, f, then the table entry
-// and T; ymm[3h+1] 2·row, then a; ymm[3h+2] q, then the polynomial and the
-// result; Y12 zero, Y13 s = ng·log2e, Y14 the dot product's sum, Y15 the
-// constant in use; xx is broadcast from the argument frame.
+// faster. The pieces are methods of expAVX2 (registers: expVecs).
 func expRowAVX2(name string, withDot bool) {
-	consts := GLOBL(name+"consts", RODATA|NOPTR)
+	e := expAVX2{withDot: withDot, row: RSI, cc: RDI, v: R8, n: RCX, mask: RAX, tmp: Y15}
+	e.consts, e.tabs = expAVX2Data(name)
+	e.prologue(name)
+	// n/4 is even: steps of four vectors, then one of two if n/4 is not a
+	// multiple of 4.
+	Label("loop")
+	CMPQ(e.n, U8(4))
+	JB(LabelRef("tail"))
+	e.step(4)
+	SUBQ(U8(4), e.n)
+	JMP(LabelRef("loop"))
+	Label("tail")
+	TESTQ(e.n, e.n)
+	JE(LabelRef("done"))
+	e.step(2)
+	Label("done")
+	if withDot {
+		e.returnDot()
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// expAVX2 is what the pieces of one expRowAVX2 kernel share: its data,
+// its argument registers and the stack address of xx. Y12 holds zero, Y13
+// s = ng·log2e, Y14 the dot product's sum and tmp (Y15) the constant in use.
+type expAVX2 struct {
+	withDot             bool
+	consts, tabs        Mem
+	xx                  Mem
+	row, cc, v, n, mask GPPhysical
+	tmp                 VecPhysical
+}
+
+// expAVX2Data emits the constants (expAVX2Consts, each replicated four
+// times: AVX2 has no embedded broadcast) and the two tables
+// (expAVX2Table) of the kernel name.
+func expAVX2Data(name string) (consts, tabs Mem) {
+	consts = GLOBL(name+"consts", RODATA|NOPTR)
 	for i, v := range expAVX2Consts() {
-		for l := 0; l < 4; l++ { // replicated: AVX2 has no embedded broadcast
+		for l := 0; l < 4; l++ {
 			DATA(32*i+8*l, U64(v))
 		}
 	}
-	cst := func(i int) Mem { return consts.Offset(32 * i) }
 	fast, slow := expAVX2Table()
-	tabs := GLOBL(name+"tab", RODATA|NOPTR)
+	tabs = GLOBL(name+"tab", RODATA|NOPTR)
 	for j, b := range append(fast[:], slow[:]...) {
 		DATA(8*j, U64(b))
 	}
+	return consts, tabs
+}
 
+// cst is the i-th constant of expAVX2Consts.
+func (e *expAVX2) cst(i int) Mem { return e.consts.Offset(32 * i) }
+
+// shared loads the i-th constant into tmp for the vectors of a step.
+func (e *expAVX2) shared(i int) VecPhysical {
+	VMOVUPD(e.cst(i), e.tmp)
+	return e.tmp
+}
+
+// expVecs emits f for the nv vectors of a step, each with its registers:
+// ymm[3h] t, y, f, then the table entry and T; ymm[3h+1] a (y + M); ymm[3h+2]
+// q, then the polynomial and the result.
+func expVecs(nv int, f func(t, a, p VecPhysical, h int)) {
+	for h := 0; h < nv; h++ {
+		f(ymm[3*h], ymm[3*h+1], ymm[3*h+2], h)
+	}
+}
+
+// prologue emits the function header, loads the arguments, sets Y13 =
+// ng·log2e, zeroes Y12 and Y14 and turns n into a count of vectors.
+func (e *expAVX2) prologue(name string) {
 	sig := "func(row, cc *float64, n int, xx, ng float64)"
-	if withDot {
+	if e.withDot {
 		sig = "func(row, cc, v *float64, n int, xx, ng float64) float64"
 	}
 	TEXT(name, NOSPLIT, sig)
 	Doc(name+" is the AVX2+FMA version of "+strings.Replace(name, "AVX2", "AVX512", 1)+" (n a multiple of 8;",
 		"a 4-entry table and a degree-8 polynomial, see gen_avx2.go).")
-	row, cc, v, n, mask := RSI, RDI, R8, RCX, RAX
-	Load(Param("row"), row)
-	Load(Param("cc"), cc)
-	if withDot {
-		Load(Param("v"), v)
+	Load(Param("row"), e.row)
+	Load(Param("cc"), e.cc)
+	if e.withDot {
+		Load(Param("v"), e.v)
 	}
-	Load(Param("n"), n)
+	Load(Param("n"), e.n)
 	xx, err := Param("xx").Resolve()
 	if err != nil {
 		panic(err)
 	}
+	e.xx = xx.Addr
 	Load(Param("ng"), X13)
 	VBROADCASTSD(X13, Y13)
-	VMULPD(cst(0), Y13, Y13) // s = ng·log2e
+	VMULPD(e.cst(0), Y13, Y13) // s = ng·log2e
 	VXORPD(Y12, Y12, Y12)
 	VXORPD(Y14, Y14, Y14)
-	SHRQ(Imm(2), n) // vectors of 4 values
-	tmp := Y15
-	step := func(nv int) {
-		each := func(f func(t, a, p VecPhysical, h int)) {
-			for h := 0; h < nv; h++ {
-				f(ymm[3*h], ymm[3*h+1], ymm[3*h+2], h)
-			}
-		}
-		shared := func(i int) VecPhysical {
-			VMOVUPD(cst(i), tmp)
-			return tmp
-		}
-		each(func(t, a, p VecPhysical, h int) { VBROADCASTSD(xx.Addr, t) })
-		each(func(t, a, p VecPhysical, h int) { VADDPD(Mem{Base: cc, Disp: 32 * h}, t, t) }) // xx + cc
-		each(func(t, a, p VecPhysical, h int) { VMOVUPD(Mem{Base: row, Disp: 32 * h}, a) })
-		each(func(t, a, p VecPhysical, h int) { VADDPD(a, a, a) })   // 2·row, exact
-		each(func(t, a, p VecPhysical, h int) { VSUBPD(a, t, t) })   // t = xx + cc − 2·row (the bits of one FNMADD)
-		each(func(t, a, p VecPhysical, h int) { VMAXPD(t, Y12, t) }) // t ≥ 0 (NaN stays NaN)
-		each(func(t, a, p VecPhysical, h int) { VMULPD(Y13, t, t) }) // y = s·t ≤ 0
-		// The smallest y of the step, plus 1022: negative sends the step
-		// to the subnormal branch.
-		VMINPD(ymm[0], ymm[3*(nv-1)], tmp)
-		for h := 1; h < nv-1; h++ {
-			VMINPD(ymm[3*h], tmp, tmp)
-		}
-		VADDPD(cst(4), tmp, tmp)
-		VMOVMSKPD(tmp, mask.As32())
-		slowL, next := fmt.Sprintf("slow%d", nv), fmt.Sprintf("next%d", nv)
-		TESTL(mask.As32(), mask.As32())
-		JNE(LabelRef(slowL))
-		for _, sub := range []bool{false, true} {
-			if sub {
-				Label(slowL)
-				VMOVUPD(cst(1), tmp)
-				each(func(t, a, p VecPhysical, h int) { VMAXPD(t, tmp, t) }) // y ≥ −1076 (NaN stays NaN)
-			}
-			m := shared(2)
-			each(func(t, a, p VecPhysical, h int) { VADDPD(m, t, a) }) // a = y + M
-			each(func(t, a, p VecPhysical, h int) { VSUBPD(m, a, p) }) // q = a − M
-			each(func(t, a, p VecPhysical, h int) { VSUBPD(p, t, t) }) // f = y − q, exact
-			c := shared(6)
-			each(func(t, a, p VecPhysical, h int) { VMOVAPD(c, p) }) // p = c8
-			for i := 1; i < expAVX2Degree; i++ {
-				c := shared(6 + i)
-				each(func(t, a, p VecPhysical, h int) { VFMADD213PD(c, t, p) }) // p = p·f + next coefficient
-			}
-			each(func(t, a, p VecPhysical, h int) { VMULPD(t, p, p) })          // p(f) ≈ e^u − 1
-			each(func(t, a, p VecPhysical, h int) { VPADDQ(a, a, t) })          // low 32 bits 2L: bits 1–2 are j
-			each(func(t, a, p VecPhysical, h int) { VPSHUFD(Imm(0xa0), t, t) }) // (2L, 2L) in each 64-bit lane
-			c = shared(3)
-			each(func(t, a, p VecPhysical, h int) { VPOR(c, t, t) }) // (2j, 2j+1) in the low 3 bits
-			tab := tabs.Offset(0)
-			if sub {
-				tab = tabs.Offset(32)
-			}
-			VMOVUPD(tab, tmp)
-			each(func(t, a, p VecPhysical, h int) { VPERMD(tmp, t, t) })     // the entry
-			each(func(t, a, p VecPhysical, h int) { VPSLLQ(Imm(50), a, a) }) // (4⌊q⌋ + j) << 50
-			each(func(t, a, p VecPhysical, h int) { VPADDQ(a, t, t) })       // T = 2^⌊q⌋·2^(j/4) (·2^54 if sub)
-			each(func(t, a, p VecPhysical, h int) { VFMADD213PD(t, t, p) })  // T·p + T
-			if !sub {
-				JMP(LabelRef(next))
-				continue
-			}
-			c = shared(5)
-			each(func(t, a, p VecPhysical, h int) { VMULPD(c, p, p) }) // ·2^−54, rounding once
-		}
-		Label(next)
-		each(func(t, a, p VecPhysical, h int) { VMOVUPD(p, Mem{Base: row, Disp: 32 * h}) })
-		if withDot {
-			each(func(t, a, p VecPhysical, h int) { VFMADD231PD(Mem{Base: v, Disp: 32 * h}, p, Y14) })
-		}
-		for _, r := range []Register{row, cc} {
-			ADDQ(U32(32*nv), r)
-		}
-		if withDot {
-			ADDQ(U32(32*nv), v)
-		}
+	SHRQ(Imm(2), e.n) // vectors of 4 values
+}
+
+// step emits one step of nv vectors: the argument y, the branch to the
+// subnormal version, e^y by either version, the stores and the dot product.
+func (e *expAVX2) step(nv int) {
+	e.argument(nv)
+	slowL, next := fmt.Sprintf("slow%d", nv), fmt.Sprintf("next%d", nv)
+	e.branchIfSubnormal(nv, slowL)
+	e.exp(nv, false)
+	JMP(LabelRef(next))
+	Label(slowL)
+	e.exp(nv, true)
+	Label(next)
+	e.store(nv)
+}
+
+// argument sets t = y = s·max(0, xx + cc − 2·row) for nv vectors.
+func (e *expAVX2) argument(nv int) {
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VBROADCASTSD(e.xx, t) })
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VADDPD(Mem{Base: e.cc, Disp: 32 * h}, t, t) }) // xx + cc
+	two := e.shared(expAVX2Two)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VFNMADD231PD(Mem{Base: e.row, Disp: 32 * h}, two, t) }) // t −= 2·row (exact product), as on AVX-512
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VMAXPD(t, Y12, t) })                                    // t ≥ 0 (NaN stays NaN)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VMULPD(Y13, t, t) })                                    // y = s·t ≤ 0
+}
+
+// branchIfSubnormal jumps to slowL when the smallest y of the step plus
+// 1022 is negative.
+func (e *expAVX2) branchIfSubnormal(nv int, slowL string) {
+	VMINPD(ymm[0], ymm[3*(nv-1)], e.tmp)
+	for h := 1; h < nv-1; h++ {
+		VMINPD(ymm[3*h], e.tmp, e.tmp)
 	}
-	// n/4 is even: steps of four vectors, then one of two if n/4 is not a
-	// multiple of 4.
-	Label("loop")
-	CMPQ(n, U8(4))
-	JB(LabelRef("tail"))
-	step(4)
-	SUBQ(U8(4), n)
-	JMP(LabelRef("loop"))
-	Label("tail")
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	step(2)
-	Label("done")
-	if withDot {
-		VEXTRACTF128(Imm(1), Y14, X1)
-		VADDPD(X1, X14, X1)
-		VPERMILPD(Imm(1), X1, X2)
-		VADDSD(X2, X1, X1)
-		Store(X1, ReturnIndex(0))
+	VADDPD(e.cst(4), e.tmp, e.tmp)
+	VMOVMSKPD(e.tmp, e.mask.As32())
+	TESTL(e.mask.As32(), e.mask.As32())
+	JNE(LabelRef(slowL))
+}
+
+// exp sets p = e^y for nv vectors: y rounded to q (a multiple of 1/4),
+// the polynomial of f = y − q, and the scaling by T = 2^⌊q⌋·2^(j/4). The
+// subnormal version (sub) clamps y first, reads the table scaled by 2^54
+// and scales the result by 2^−54 (rounding once).
+func (e *expAVX2) exp(nv int, sub bool) {
+	if sub {
+		VMOVUPD(e.cst(1), e.tmp)
+		expVecs(nv, func(t, a, p VecPhysical, h int) { VMAXPD(t, e.tmp, t) }) // y ≥ −1076 (NaN stays NaN)
 	}
-	VZEROUPPER()
-	RET()
+	e.reduce(nv)
+	e.polynomial(nv)
+	e.scale(nv, sub)
+}
+
+// reduce sets a = y + M, q = a − M (y rounded to a multiple of 1/4) and
+// t = f = y − q (exact).
+func (e *expAVX2) reduce(nv int) {
+	m := e.shared(2)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VADDPD(m, t, a) }) // a = y + M
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VSUBPD(m, a, p) }) // q = a − M
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VSUBPD(p, t, t) }) // f = y − q, exact
+}
+
+// polynomial sets p = p(f) ≈ e^(f·ln2) − 1 by Horner's rule.
+func (e *expAVX2) polynomial(nv int) {
+	c := e.shared(6)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VMOVAPD(c, p) }) // p = c8
+	for i := 1; i < expAVX2Degree; i++ {
+		c := e.shared(6 + i)
+		expVecs(nv, func(t, a, p VecPhysical, h int) { VFMADD213PD(c, t, p) }) // p = p·f + next coefficient
+	}
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VMULPD(t, p, p) }) // p(f) ≈ e^u − 1
+}
+
+// scale builds T from the table entry j and ⌊q⌋ held in the low bits of a
+// and sets p = T·p + T (times 2^−54 in the subnormal version).
+func (e *expAVX2) scale(nv int, sub bool) {
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPADDQ(a, a, t) })          // low 32 bits 2L: bits 1–2 are j
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPSHUFD(Imm(0xa0), t, t) }) // (2L, 2L) in each 64-bit lane
+	c := e.shared(3)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPOR(c, t, t) }) // (2j, 2j+1) in the low 3 bits
+	tab := e.tabs.Offset(0)
+	if sub {
+		tab = e.tabs.Offset(32)
+	}
+	VMOVUPD(tab, e.tmp)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPERMD(e.tmp, t, t) })   // the entry
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPSLLQ(Imm(50), a, a) }) // (4⌊q⌋ + j) << 50
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VPADDQ(a, t, t) })       // T = 2^⌊q⌋·2^(j/4) (·2^54 if sub)
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VFMADD213PD(t, t, p) })  // T·p + T
+	if sub {
+		c = e.shared(5)
+		expVecs(nv, func(t, a, p VecPhysical, h int) { VMULPD(c, p, p) }) // ·2^−54, rounding once
+	}
+}
+
+// store writes the step's values over row, adds their products with v to
+// Y14 (withDot) and advances the pointers.
+func (e *expAVX2) store(nv int) {
+	expVecs(nv, func(t, a, p VecPhysical, h int) { VMOVUPD(p, Mem{Base: e.row, Disp: 32 * h}) })
+	if e.withDot {
+		expVecs(nv, func(t, a, p VecPhysical, h int) { VFMADD231PD(Mem{Base: e.v, Disp: 32 * h}, p, Y14) })
+	}
+	for _, r := range []Register{e.row, e.cc} {
+		ADDQ(U32(32*nv), r)
+	}
+	if e.withDot {
+		ADDQ(U32(32*nv), e.v)
+	}
+}
+
+// returnDot adds the four lanes of Y14 and returns the sum.
+func (e *expAVX2) returnDot() {
+	VEXTRACTF128(Imm(1), Y14, X1)
+	VADDPD(X1, X14, X1)
+	VPERMILPD(Imm(1), X1, X2)
+	VADDSD(X2, X1, X1)
+	Store(X1, ReturnIndex(0))
 }
