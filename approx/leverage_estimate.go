@@ -56,8 +56,10 @@ type scoreEstimator struct {
 	dinv32 []blas32.General
 	prod32 kernel.DenseF32
 	// rescored counts the points whose float32 score failed the guard and
-	// were scored again in float64.
-	rescored int
+	// were scored again in float64; doubleChunks the chunks scored in
+	// float64 after a chunk had more than a quarter of its points rescored
+	// (see estimate).
+	rescored, doubleChunks int
 }
 
 // estChunk is the number of points scored per pass; estPanel the width of the
@@ -138,7 +140,10 @@ const singleGuard = 1024
 // point's float32 score is kept only when that numerator is at least
 // singleGuard·u·‖yᵢ‖‖bᵢ‖, which bounds its relative error by 3.1/1024 <
 // 0.31% at the measured constant (and by 10% were the constant 30× worse);
-// the others are scored again in float64 from the same kernel row. A
+// the others are scored again in float64 from the same kernel row (and
+// once a chunk of estChunk points has more than a quarter of them so, the
+// rest of the points are scored in float64 directly: at very small λ most
+// points can fail the guard, and float32 would only add work). A
 // factor 1 ± 0.003 on ℓ̃ moves Theorem 1's band from [1/(1+t), 1+t] to
 // [1/((1+t)(1.003)), 1.003(1+t)]: the same guarantee with t a third of a
 // percent larger.
@@ -203,7 +208,8 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 	var kb, tmp *mat.Dense
 	var q, bb []float64
 	var y32, tmp32 blas32.General
-	if s > 0 && e.single {
+	single := e.single
+	if s > 0 && single {
 		st := (s + 15) &^ 15
 		y32 = blas32.General{Rows: c, Cols: s, Stride: st, Data: make([]float32, c*st)}
 		tp := min(estPanel, s)
@@ -250,14 +256,24 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 			return err
 		}
 		qr := q[:rows]
-		if e.single {
-			if err := e.estimateSingle(ctx, kr, y32, tmp32, dg, qr, bb[:rows]); err != nil {
+		if single {
+			redone, err := e.estimateSingle(ctx, kr, y32, tmp32, dg, qr, bb[:rows])
+			if err != nil {
 				return err
 			}
 			for i, v := range qr {
 				dst[r0+i] = max(dg[i]-v, 0) / e.mu
 			}
+			// When the guard sends back more than a quarter of a chunk,
+			// float32 no longer pays (each such point costs its float32
+			// and its float64 solve): the remaining chunks run in float64.
+			if 4*redone > rows {
+				single = false
+			}
 			continue
+		}
+		if e.single {
+			e.doubleChunks++
 		}
 		raw := kr.RawMatrix()
 		for i := 0; i < rows; i++ {
@@ -278,10 +294,10 @@ func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Ma
 
 // estimateSingle sets q[i] = ‖L⁻¹bᵢ‖² for the rows of the kernel block kr
 // (bᵢ = R^{-1/2}·row i) by forward32, then scores again in float64 (forward)
-// every row whose numerator dg[i] − q[i] fails useSingle's guard. kr is
-// left as it was; y and tmp are float32 scratch of at least kr's shape and
-// rows×estPanel, bb scratch of len rows.
-func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, tmp blas32.General, dg, q, bb []float64) error {
+// every row whose numerator dg[i] − q[i] fails useSingle's guard, and
+// returns how many. kr is left as it was; y and tmp are float32 scratch of
+// at least kr's shape and rows×estPanel, bb scratch of len rows.
+func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, tmp blas32.General, dg, q, bb []float64) (redone int, err error) {
 	rows, s := kr.Dims()
 	raw := kr.RawMatrix()
 	yr := view32(y, 0, rows, 0, s)
@@ -297,7 +313,7 @@ func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, t
 		bb[i] = sq
 	}
 	if err := e.forward32(ctx, yr, tmp, q); err != nil {
-		return err
+		return 0, err
 	}
 	var redo []int
 	for i, v := range q {
@@ -306,7 +322,7 @@ func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, t
 		}
 	}
 	if len(redo) == 0 {
-		return nil
+		return 0, nil
 	}
 	e.rescored += len(redo)
 	z := mat.NewDense(len(redo), s, nil)
@@ -319,12 +335,12 @@ func (e *scoreEstimator) estimateSingle(ctx context.Context, kr *mat.Dense, y, t
 	zt := mat.NewDense(len(redo), min(estPanel, s), nil)
 	zq := make([]float64, len(redo))
 	if err := e.forward(ctx, z, zt, zq); err != nil {
-		return err
+		return 0, err
 	}
 	for t, i := range redo {
 		q[i] = zq[t]
 	}
-	return nil
+	return len(redo), nil
 }
 
 // gatherChecked copies the rows idx of x into dst, checking that every

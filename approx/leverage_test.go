@@ -316,8 +316,9 @@ func levEq3Direct(t *testing.T, kk *mat.Dense, idx []int, reg []float64, mu floa
 // of workers; in single precision (useSingle) it is within 1% of it
 // (useSingle's guard keeps the error below 3.1/1024 = 0.3% at the
 // constant measured on ijcnn1; 1% leaves a factor 3), again whatever the
-// number of workers, and both of its paths run: points kept in float32
-// and points the guard sent back to float64.
+// number of workers, and its three paths run: points kept in float32,
+// points the guard sent back to float64, and a chunk scored in float64
+// after the guard sent back most of the one before.
 func TestScoreEstimatorBlockedMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	const n, s = 700, 600 // s > 2·estPanel: blocked Cholesky and three panels
@@ -367,6 +368,12 @@ func TestScoreEstimatorBlockedMatchesDirect(t *testing.T) {
 			}
 			if single && (est.rescored == 0 || est.rescored == len(rows)) {
 				t.Errorf("workers %d: %d of %d points scored again in float64; want some, not all", w, est.rescored, len(rows))
+			}
+			// The first chunk has most of its points rescored (measured
+			// 2,478 of the 2,500 rows without the switch), so the second
+			// is scored in float64 directly.
+			if single && est.doubleChunks != 1 {
+				t.Errorf("workers %d: %d chunks switched to float64, want 1 (rescored %d)", w, est.doubleChunks, est.rescored)
 			}
 			if first == nil {
 				first = got

@@ -91,6 +91,31 @@ func l1Panel(acc accel, a, cp, zero []float64, d, mp int, ng float64, out []floa
 	for jp := 0; jp < mp; jp += l1Cols {
 		l1Tile(acc, d, a, cp[jp*d:], out[jp:], ldo)
 	}
+	l1Map(acc, out, ldo, zero, mp, ng, vp, kv)
+}
+
+// l1GroupPanels is the number of panels of rows l1Block runs together with
+// the inner kernels acc at d features: 8 with AVX2 for d ≥ 256, else 1 (each
+// panel of rows meets all the centers, then is mapped). At large d the
+// packed centers (M·d values, 12.5 MB at M = 2,000, d = 784) are read from
+// L3 once per group instead of once per panel. l1Fused on 256-row blocks,
+// M = 2,000, one core of a Zen 4 EPYC, groups of 1 / 4 / 8 panels
+// interleaved in one process (thread CPU, 20–30 blocks each, three runs,
+// load ≈ 9), G feature-pairs per second: AVX2 d = 784 best 12.7–14.9 /
+// 14.1–14.9 / 15.2–15.6, median 10.8–13.1 / 13.5–14.3 / 14.7–15.2; AVX2
+// d = 54 median 12.9 / 12.2 / 10.7 and AVX-512 (d = 54 and 784) no gain, so
+// only AVX2 at large d groups.
+func l1GroupPanels(acc accel, d int) int {
+	if acc == accelAVX2 && d >= 256 {
+		return 8
+	}
+	return 1
+}
+
+// l1Map maps the l1Rows rows of out (row stride ldo, mp values each, every
+// value −½·s) through exp(ng·s) and, with vp, sets kv[i] = Σ_j out[i][j]·vp[j]
+// for the rows i < len(kv).
+func l1Map(acc accel, out []float64, ldo int, zero []float64, mp int, ng float64, vp, kv []float64) {
 	// Each value is −½·s (exact): the Gaussian row map's argument
 	// xx + cc − 2·row with xx = cc = 0 is then s itself.
 	for i := 0; i < l1Rows; i++ {
@@ -128,8 +153,31 @@ func (p *plan) l1Block(w *work, r0, r1 int, vp, kv []float64) {
 		x, x0 = p.sp.denseRows(w, r0, r1, d), 0
 	}
 	packL1Rows(a, x, x0, rows)
+	// Whole panels in groups (l1GroupPanels): the tiles of a group with the
+	// panels of centers outermost (each panel of C read from L3 once a
+	// group, then from L2), then the group's row maps.
+	full := 0
+	if g := l1GroupPanels(w.acc, d) * l1Rows; g > l1Rows {
+		full = len(w.blk[:rows*mp]) / (l1Rows * mp) * l1Rows // rows whose panel fits w.blk
+		full = min(full, rows/l1Rows*l1Rows)
+		for g0 := 0; g0 < full; g0 += g {
+			g1 := min(g0+g, full)
+			for jp := 0; jp < mp; jp += l1Cols {
+				for ip := g0; ip < g1; ip += l1Rows {
+					l1Tile(w.acc, d, a[ip*d:], p.l1.cp[jp*d:], w.blk[ip*mp+jp:], mp)
+				}
+			}
+			for ip := g0; ip < g1; ip += l1Rows {
+				var kvp []float64
+				if vp != nil {
+					kvp = kv[ip : ip+l1Rows]
+				}
+				l1Map(w.acc, w.blk[ip*mp:], mp, p.l1.zero, mp, p.l1.ng, vp, kvp)
+			}
+		}
+	}
 	var tail []float64
-	for ip := 0; ip < rows; ip += l1Rows {
+	for ip := full; ip < rows; ip += l1Rows {
 		out := w.blk[ip*mp:]
 		if len(out) < l1Rows*mp {
 			// The block's last panel of rows sticks out of w.blk (a block

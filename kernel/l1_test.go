@@ -11,11 +11,15 @@ import (
 )
 
 // l1Shapes are ragged shapes for the Laplacian's SIMD path: n, M and d not
-// multiples of the 8×16 tile, d = 1, M = 1, n < 8, and blocks of 9 and 13
-// rows (b; 0 = automatic).
+// multiples of the 8×16 tile, d = 1, M = 1, n < 8, blocks of 9, 13 and 72
+// rows (b; 0 = automatic), and d ≥ 256.
 var l1Shapes = []struct{ n, m, d, b int }{
 	{37, 19, 1, 0}, {101, 33, 3, 9}, {64, 16, 8, 16}, {53, 47, 17, 0}, {29, 21, 300, 13}, {5, 1, 2, 0},
 	{40, 32, 54, 8}, {3, 50, 54, 0},
+	// d ≥ 256: with AVX2, groups of 8 panels (l1GroupPanels) and the rest,
+	// in one block of 150 rows (18 whole panels and 6 rows) and in blocks
+	// of 72 (9 panels).
+	{150, 40, 260, 0}, {100, 40, 256, 72},
 }
 
 // scalarL1 is Laplacian.Eval's sum: Σ_k |x[k] − y[k]| in the order k = 0, 1, ….

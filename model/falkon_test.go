@@ -488,9 +488,11 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 	}
 	// 8·(2M² + M) for K_MM and the factors, plus the factorizations'
 	// scratch: the packed operands of a rank-512 update ((3008 + 3000)·512
-	// values, M rounded up to the 16-row and 8-row tiles) and Lauum's
-	// panels (512² + 128·(M + 512) values), with data and engine scratch on top.
-	if want := int64(8 * (2*mc*mc + mc + (3008+3000)*512 + 512*512 + 128*(mc+512))); plan.Precond != want || plan.Total <= want {
+	// values, M rounded up to the 16-row and 8-row tiles) and the larger of
+	// potrf's panels (512·128 + 128·M values) and Lauum's 512-row panel
+	// (512·M values: solver.BlockedScratchBytes), with data and engine
+	// scratch on top.
+	if want := int64(8 * (2*mc*mc + mc + (3008+3000)*512 + max(512*128+128*mc, 512*mc))); plan.Precond != want || plan.Total <= want {
 		t.Errorf("plan %+v, want Precond %d", plan, want)
 	}
 	want := plan.Total
