@@ -14,8 +14,9 @@ import (
 // Products are the two matrix products the blocked factorizations spend
 // nearly all their flops in (BLAS's dgemm and dsyrk), with beta 0 or 1 only.
 // A caller passes the fastest it has (Landmark's kernel.Dense, on the kernel
-// engine's micro-kernels); solver itself depends on no other Landmark
-// package, and nil means gonum's BLAS.
+// engine's micro-kernels), and nil means gonum's BLAS. (The triangular
+// solves also use the kernel package's row panels directly when Products
+// is a kernel.Dense: trsm_blocked.go.)
 type Products interface {
 	// Gemm sets c = alpha·op(a)·op(b) + beta·c, op(x) = x or (trans) xᵀ.
 	Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error
