@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/landmark-ml/landmark/internal/parallel"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -16,8 +14,9 @@ import (
 // Products are the two matrix products the blocked factorizations spend
 // nearly all their flops in (BLAS's dgemm and dsyrk), with beta 0 or 1 only.
 // A caller passes the fastest it has (Landmark's kernel.Dense, on the kernel
-// engine's micro-kernels); solver itself depends on no other Landmark
-// package, and nil means gonum's BLAS.
+// engine's micro-kernels), and nil means gonum's BLAS. (The triangular
+// solves also use the kernel package's row panels directly when Products
+// is a kernel.Dense: trsm_blocked.go.)
 type Products interface {
 	// Gemm sets c = alpha·op(a)·op(b) + beta·c, op(x) = x or (trans) xᵀ.
 	Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error
@@ -159,24 +158,6 @@ func reserve(p Products, m, n, k int) (release func()) {
 // garbage the Go heap grew by until its next collection.
 var scratchPool sync.Pool
 
-// scratch returns n zeros from scratchPool, or newly allocated; the caller
-// puts them back.
-func scratch(n int) *[]float64 {
-	for range 4 { // look at a few pooled panels, dropping those too small
-		b, ok := scratchPool.Get().(*[]float64)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			clear(*b)
-			return b
-		}
-	}
-	b := make([]float64, n)
-	return &b
-}
-
 // view is the r×c sub-matrix (r, c > 0) of s's storage at (i, j), sharing memory.
 func view(s blas64.General, i, j, r, c int) *mat.Dense {
 	var d mat.Dense
@@ -184,121 +165,21 @@ func view(s blas64.General, i, j, r, c int) *mat.Dense {
 	return &d
 }
 
-// sub is the b×b lower-triangular block of s at (k, k), sharing memory.
-func sub(s blas64.Symmetric, k, b int) blas64.Symmetric {
-	return blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: s.Stride, Data: s.Data[k*s.Stride+k:]}
-}
-
 // copyPar copies src into dst (same shape), rows split over the workers.
 func copyPar(ctx context.Context, dst, src *mat.Dense) error {
-	r, c := src.Dims()
-	if r*c < 1<<16 {
-		dst.Copy(src)
-		return ctx.Err()
-	}
-	const rows = 64
-	sr, dr := src.RawMatrix(), dst.RawMatrix()
-	return parallel.For(ctx, (r+rows-1)/rows, 0, func(_, task int) {
-		for i := task * rows; i < min(r, (task+1)*rows); i++ {
-			copy(dr.Data[i*dr.Stride:i*dr.Stride+c], sr.Data[i*sr.Stride:i*sr.Stride+c])
-		}
-	})
+	return copyT(ctx, dense64Of(dst), dense64Of(src))
+}
+
+// dense64Of is m as a dense[float64] sharing its memory.
+func dense64Of(m *mat.Dense) dense[float64] {
+	r := m.RawMatrix()
+	return dense[float64]{rows: r.Rows, cols: r.Cols, stride: r.Stride, data: r.Data}
 }
 
 // blockedPotrf factors the lower triangle of s in place with the block
 // widths w (see CholeskyBlocked); ok is false when a pivot is not positive.
 func blockedPotrf(ctx context.Context, s blas64.Symmetric, p Products, w widths) (ok bool, err error) {
-	n, nb, ni := s.N, w.outer, w.inner
-	if n <= 2*ni {
-		// One or two inner blocks: the products would be too small to pay.
-		_, ok := lapack64.Potrf(s)
-		return ok, ctx.Err()
-	}
-	nb = min(nb, n)
-	g := blas64.General{Rows: n, Cols: n, Stride: s.Stride, Data: s.Data}
-	defer reserve(p, n-nb, n-nb, nb)() // the first trailing SyrkLower is the largest product
-	// Scratch: the inverses of the inner diagonal blocks of one outer
-	// diagonal block (nb·ni), then one inner column block of the panel
-	// (n·ni, the Gemm by an inverse does not work in place).
-	sb := scratch(nb*ni + n*ni)
-	defer scratchPool.Put(sb)
-	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
-	for k := 0; k < n; k += nb {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		b := min(nb, n-k)
-		// The diagonal block: the same algorithm with width ni, its rows
-		// below the block being the inner panels.
-		if ok, err := panelPotrf(ctx, g, k, b, p, ni, invs, tmp); !ok || err != nil {
-			return ok, err
-		}
-		rest := n - k - b
-		if rest == 0 {
-			break
-		}
-		// A21 ← A21·L11⁻ᵀ, one ni-wide column block j at a time:
-		// A21[:, j] −= X[:, :j]·L11[j, :j]ᵀ, then X[:, j] = A21[:, j]·L_jj⁻ᵀ.
-		a21 := view(g, k+b, k, rest, b)
-		for j0 := 0; j0 < b; j0 += ni {
-			j1 := min(j0+ni, b)
-			bw := j1 - j0
-			aj := view(g, k+b, k+j0, rest, bw)
-			if j0 > 0 {
-				if err := p.Gemm(ctx, false, true, -1, a21.Slice(0, rest, 0, j0).(*mat.Dense), view(g, k+j0, k, bw, j0), 1, aj); err != nil {
-					return false, err
-				}
-			}
-			t := mat.NewDense(rest, bw, tmp[:rest*bw])
-			iv := mat.NewDense(bw, bw, invs[j0*ni:j0*ni+bw*bw])
-			if err := p.Gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
-				return false, err
-			}
-			if err := copyPar(ctx, aj, t); err != nil {
-				return false, err
-			}
-		}
-		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+b, k+b, rest, rest)); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// panelPotrf factors the b×b diagonal block of g at (k, k) by the
-// right-looking algorithm with blocks of ni columns: gonum's potrf on each
-// ni-wide diagonal block, whose inverse (trtri) is stored at invs[j0·ni:]
-// as a bw×bw matrix (bw = min(ni, b−j0), row stride bw) for block j0; the
-// rest of its block column within the block set to A·L_jj⁻ᵀ with one Gemm
-// (through tmp), and its contribution subtracted from the rest of the
-// block with one SyrkLower.
-func panelPotrf(ctx context.Context, g blas64.General, k, b int, p Products, ni int, invs, tmp []float64) (ok bool, err error) {
-	for j0 := 0; j0 < b; j0 += ni {
-		bw := min(ni, b-j0)
-		if _, ok := lapack64.Potrf(sub(blas64.Symmetric{Stride: g.Stride, Data: g.Data}, k+j0, bw)); !ok {
-			return false, nil
-		}
-		iv := mat.NewDense(bw, bw, invs[j0*ni:j0*ni+bw*bw])
-		if !invertLower(iv, blas64.Triangular{Stride: g.Stride, Data: g.Data}, k+j0) {
-			return false, nil
-		}
-		rest := b - j0 - bw
-		if rest == 0 {
-			break
-		}
-		a21 := view(g, k+j0+bw, k+j0, rest, bw)
-		t := mat.NewDense(rest, bw, tmp[:rest*bw])
-		if err := p.Gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
-			return false, err
-		}
-		if err := copyPar(ctx, a21, t); err != nil {
-			return false, err
-		}
-		if err := p.SyrkLower(ctx, false, -1, a21, 1, view(g, k+j0+bw, k+j0+bw, rest, rest)); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return blockedPotrfT(ctx, dense[float64]{rows: s.N, cols: s.N, stride: s.Stride, data: s.Data}, ops64{p}, w)
 }
 
 // invertLower sets the b×b inv to the inverse of the lower-triangular
@@ -346,41 +227,5 @@ func lauum(ctx context.Context, w *mat.Dense, p Products, wd widths) error {
 	if p == nil {
 		p = gonumProducts{}
 	}
-	nb := min(wd.outer, n)
-	g := w.RawMatrix()
-	defer reserve(p, n, n, nb)() // the last SyrkLower is the largest product
-	sb := scratch(nb * n)
-	defer scratchPool.Put(sb)
-	for k0 := 0; k0 < n; k0 += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k1 := min(k0+nb, n)
-		b := k1 - k0
-		panel := mat.NewDense(b, k1, (*sb)[:b*k1])
-		if err := lauumPanel(ctx, g, panel.RawMatrix(), k0); err != nil {
-			return err
-		}
-		if err := p.SyrkLower(ctx, true, 1, panel, 1, view(g, 0, 0, k1, k1)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lauumPanel copies W_r, rows k0… of g's lower triangle (row k0+r up to its
-// diagonal, zeros after it), into panel (b×k1, k1 = k0+b) and clears those
-// elements of g, which then accumulate WᵀW; rows split over the workers.
-func lauumPanel(ctx context.Context, g, panel blas64.General, k0 int) error {
-	b, k1 := panel.Rows, panel.Cols
-	rows := max(1, (1<<15)/k1) // ≥ 32k elements a task
-	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
-		for r := t * rows; r < min(b, (t+1)*rows); r++ {
-			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
-			dst := panel.Data[r*panel.Stride : r*panel.Stride+k1]
-			copy(dst, row)
-			clear(dst[len(row):]) // zero above W's diagonal
-			clear(row)            // this row is consumed; it starts accumulating WᵀW
-		}
-	})
+	return lauumT(ctx, dense64Of(w), ops64{p}, wd)
 }

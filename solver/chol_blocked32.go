@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -167,46 +166,14 @@ func view32(s blas32.General, i, j, r, c int) blas32.General {
 // scratch32Pool is scratchPool for float32 panels (*[]float32).
 var scratch32Pool sync.Pool
 
-// scratch32 returns n float32 zeros from scratch32Pool, or new.
-func scratch32(n int) *[]float32 {
-	for range 4 {
-		b, ok := scratch32Pool.Get().(*[]float32)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			clear(*b)
-			return b
-		}
-	}
-	b := make([]float32, n)
-	return &b
-}
-
-// reserve32 is reserve for Products32.
-func reserve32(p Products32, m, n, k int) (release func()) {
-	if r, ok := p.(reserver); ok {
-		return r.Reserve(m, n, k)
-	}
-	return func() {}
-}
-
 // copy32 copies src into dst (same shape), rows split over the workers.
 func copy32(ctx context.Context, dst, src blas32.General) error {
-	r, c := src.Rows, src.Cols
-	if r*c < 1<<16 {
-		for i := 0; i < r; i++ {
-			copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
-		}
-		return ctx.Err()
-	}
-	const rows = 64
-	return parallel.For(ctx, (r+rows-1)/rows, 0, func(_, task int) {
-		for i := task * rows; i < min(r, (task+1)*rows); i++ {
-			copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
-		}
-	})
+	return copyT(ctx, dense32Of(dst), dense32Of(src))
+}
+
+// dense32Of is g as a dense[float32] sharing its memory.
+func dense32Of(g blas32.General) dense[float32] {
+	return dense[float32]{rows: g.Rows, cols: g.Cols, stride: g.Stride, data: g.Data}
 }
 
 // potrfDiag32 factors the b×b lower-triangular diagonal block of g at
@@ -253,80 +220,7 @@ func potrfDiag32(g blas32.General, k, b int, inv []float32, d []float64) bool {
 
 // blockedPotrf32 is blockedPotrf in float32 (see CholeskyBlocked32).
 func blockedPotrf32(ctx context.Context, g blas32.General, p Products32, w widths) (ok bool, err error) {
-	n, nb, ni := g.Rows, w.outer, w.inner
-	if n <= 2*ni {
-		d := make([]float64, n*n)
-		return potrfDiag32(g, 0, n, nil, d), ctx.Err()
-	}
-	nb = min(nb, n)
-	defer reserve32(p, n-nb, n-nb, nb)()
-	sb := scratch32(nb*ni + n*ni)
-	defer scratch32Pool.Put(sb)
-	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
-	d := make([]float64, ni*ni)
-	for k := 0; k < n; k += nb {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		b := min(nb, n-k)
-		if ok, err := panelPotrf32(ctx, g, k, b, p, ni, invs, tmp, d); !ok || err != nil {
-			return ok, err
-		}
-		rest := n - k - b
-		if rest == 0 {
-			break
-		}
-		// A21 ← A21·L11⁻ᵀ, one ni-wide column block j at a time.
-		for j0 := 0; j0 < b; j0 += ni {
-			bw := min(j0+ni, b) - j0
-			aj := view32(g, k+b, k+j0, rest, bw)
-			if j0 > 0 {
-				if err := p.Gemm(ctx, false, true, -1, view32(g, k+b, k, rest, j0), view32(g, k+j0, k, bw, j0), 1, aj); err != nil {
-					return false, err
-				}
-			}
-			t := blas32.General{Rows: rest, Cols: bw, Stride: bw, Data: tmp[:rest*bw]}
-			iv := blas32.General{Rows: bw, Cols: bw, Stride: bw, Data: invs[j0*ni : j0*ni+bw*bw]}
-			if err := p.Gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
-				return false, err
-			}
-			if err := copy32(ctx, aj, t); err != nil {
-				return false, err
-			}
-		}
-		if err := p.SyrkLower(ctx, false, -1, view32(g, k+b, k, rest, b), 1, view32(g, k+b, k+b, rest, rest)); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// panelPotrf32 is panelPotrf in float32, the ni-wide diagonal blocks
-// factored and inverted by potrfDiag32 (scratch d).
-func panelPotrf32(ctx context.Context, g blas32.General, k, b int, p Products32, ni int, invs, tmp []float32, d []float64) (ok bool, err error) {
-	for j0 := 0; j0 < b; j0 += ni {
-		bw := min(ni, b-j0)
-		if !potrfDiag32(g, k+j0, bw, invs[j0*ni:j0*ni+bw*bw], d) {
-			return false, nil
-		}
-		rest := b - j0 - bw
-		if rest == 0 {
-			break
-		}
-		iv := blas32.General{Rows: bw, Cols: bw, Stride: bw, Data: invs[j0*ni : j0*ni+bw*bw]}
-		a21 := view32(g, k+j0+bw, k+j0, rest, bw)
-		t := blas32.General{Rows: rest, Cols: bw, Stride: bw, Data: tmp[:rest*bw]}
-		if err := p.Gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
-			return false, err
-		}
-		if err := copy32(ctx, a21, t); err != nil {
-			return false, err
-		}
-		if err := p.SyrkLower(ctx, false, -1, a21, 1, view32(g, k+j0+bw, k+j0+bw, rest, rest)); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return blockedPotrfT(ctx, dense32Of(g), &ops32{p: p}, w)
 }
 
 // Lauum32 is Lauum in float32: it overwrites the lower triangle of the
@@ -346,44 +240,7 @@ func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 }
 
 func lauum32(ctx context.Context, g blas32.General, p Products32, wd widths) error {
-	n := g.Rows
-	if n == 0 {
-		return ctx.Err()
-	}
-	nb := min(wd.outer, n)
-	defer reserve32(p, n, n, nb)() // the last SyrkLower is the largest product
-	sb := scratch32(nb * n)
-	defer scratch32Pool.Put(sb)
-	for k0 := 0; k0 < n; k0 += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k1 := min(k0+nb, n)
-		b := k1 - k0
-		panel := blas32.General{Rows: b, Cols: k1, Stride: k1, Data: (*sb)[:b*k1]}
-		if err := lauumPanel32(ctx, g, panel, k0); err != nil {
-			return err
-		}
-		if err := p.SyrkLower(ctx, true, 1, panel, 1, view32(g, 0, 0, k1, k1)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lauumPanel32 is lauumPanel in float32.
-func lauumPanel32(ctx context.Context, g, panel blas32.General, k0 int) error {
-	b, k1 := panel.Rows, panel.Cols
-	rows := max(1, (1<<16)/k1) // ≥ 64k elements a task
-	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
-		for r := t * rows; r < min(b, (t+1)*rows); r++ {
-			row := g.Data[(k0+r)*g.Stride : (k0+r)*g.Stride+k0+r+1]
-			dst := panel.Data[r*panel.Stride : r*panel.Stride+k1]
-			copy(dst, row)
-			clear(dst[len(row):])
-			clear(row)
-		}
-	})
+	return lauumT(ctx, dense32Of(g), &ops32{p: p}, wd)
 }
 
 // BlockedScratchBytes32 is BlockedScratchBytes for CholeskyBlocked32 and

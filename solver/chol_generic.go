@@ -1,0 +1,297 @@
+package solver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The blocked Cholesky factorization and lauum are written once for both
+// precisions (blockedPotrfT, lauumT) over dense[T] and the small interface
+// blockedOps[T]; CholeskyBlocked and Lauum run them on float64 (ops64, the
+// Products), CholeskyBlocked32 and Lauum32 on float32 (ops32, Products32,
+// diagonal blocks factored in float64).
+
+// dense is a row-major matrix of either precision sharing the memory of a
+// *mat.Dense, blas64.General or blas32.General.
+type dense[T float32 | float64] struct {
+	rows, cols, stride int
+	data               []T
+}
+
+// view is the r×c sub-matrix at (i, j), sharing memory.
+func (d dense[T]) view(i, j, r, c int) dense[T] {
+	if r == 0 || c == 0 {
+		return dense[T]{rows: r, cols: c, stride: max(1, c)}
+	}
+	return dense[T]{rows: r, cols: c, stride: d.stride, data: d.data[i*d.stride+j : (i+r-1)*d.stride+j+c]}
+}
+
+// blockedOps is what the blocked algorithms need of a precision: its two
+// products (beta 0 or 1), the reservation of their buffers, and the
+// factorization of a diagonal block.
+type blockedOps[T float32 | float64] interface {
+	gemm(ctx context.Context, transA, transB bool, alpha T, a, b dense[T], beta T, c dense[T]) error
+	syrkLower(ctx context.Context, trans bool, alpha T, a dense[T], beta T, c dense[T]) error
+	reserve(m, n, k int) (release func())
+	// potrfDiag factors the b×b lower-triangular diagonal block of g at
+	// (k, k) in place and, when inv is not nil, sets inv (b×b, row stride
+	// b) to the inverse of the factor, zeros above its diagonal; false when
+	// the block is not positive definite (or its factor is singular).
+	potrfDiag(g dense[T], k, b int, inv []T) bool
+}
+
+// ops64 runs the blocked algorithms in float64 on the Products p, the
+// diagonal blocks on gonum's potrf and trtri.
+type ops64 struct{ p Products }
+
+func (o ops64) gemm(ctx context.Context, transA, transB bool, alpha float64, a, b dense[float64], beta float64, c dense[float64]) error {
+	return o.p.Gemm(ctx, transA, transB, alpha, a.mat(), b.mat(), beta, c.mat())
+}
+
+func (o ops64) syrkLower(ctx context.Context, trans bool, alpha float64, a dense[float64], beta float64, c dense[float64]) error {
+	return o.p.SyrkLower(ctx, trans, alpha, a.mat(), beta, c.mat())
+}
+
+func (o ops64) reserve(m, n, k int) func() { return reserve(o.p, m, n, k) }
+
+func (ops64) potrfDiag(g dense[float64], k, b int, inv []float64) bool {
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: g.stride, Data: g.data[k*g.stride+k:]}); !ok {
+		return false
+	}
+	return inv == nil || invertLower(mat.NewDense(b, b, inv[:b*b]), blas64.Triangular{Stride: g.stride, Data: g.data}, k)
+}
+
+// mat is d as a *mat.Dense sharing its memory (d not empty).
+func (d dense[T]) mat() *mat.Dense {
+	var m mat.Dense
+	m.SetRawMatrix(blas64.General{Rows: d.rows, Cols: d.cols, Stride: d.stride, Data: any(d.data).([]float64)})
+	return &m
+}
+
+// ops32 runs the blocked algorithms in float32 on the Products32 p, the
+// diagonal blocks factored and inverted in float64 (potrfDiag32; d is its
+// scratch, grown as needed).
+type ops32 struct {
+	p Products32
+	d []float64
+}
+
+func (o *ops32) gemm(ctx context.Context, transA, transB bool, alpha float32, a, b dense[float32], beta float32, c dense[float32]) error {
+	return o.p.Gemm(ctx, transA, transB, alpha, a.g32(), b.g32(), beta, c.g32())
+}
+
+func (o *ops32) syrkLower(ctx context.Context, trans bool, alpha float32, a dense[float32], beta float32, c dense[float32]) error {
+	return o.p.SyrkLower(ctx, trans, alpha, a.g32(), beta, c.g32())
+}
+
+func (o *ops32) reserve(m, n, k int) func() {
+	if r, ok := o.p.(reserver); ok {
+		return r.Reserve(m, n, k)
+	}
+	return func() {}
+}
+
+func (o *ops32) potrfDiag(g dense[float32], k, b int, inv []float32) bool {
+	if len(o.d) < b*b {
+		o.d = make([]float64, b*b)
+	}
+	if inv != nil {
+		inv = inv[:b*b]
+	}
+	return potrfDiag32(g.g32(), k, b, inv, o.d)
+}
+
+// g32 is d as a blas32.General sharing its memory.
+func (d dense[T]) g32() blas32.General {
+	return blas32.General{Rows: d.rows, Cols: d.cols, Stride: d.stride, Data: any(d.data).([]float32)}
+}
+
+// scratchT returns n zeros of type T from scratchPool (float64) or
+// scratch32Pool (float32), or newly allocated; the caller puts them back
+// with putScratch.
+func scratchT[T float32 | float64](n int) *[]T {
+	pool := poolOf[T]()
+	for range 4 { // look at a few pooled panels, dropping those too small
+		b, ok := pool.Get().(*[]T)
+		if !ok {
+			break
+		}
+		if cap(*b) >= n {
+			*b = (*b)[:n]
+			clear(*b)
+			return b
+		}
+	}
+	b := make([]T, n)
+	return &b
+}
+
+// putScratch returns b to its pool.
+func putScratch[T float32 | float64](b *[]T) { poolOf[T]().Put(b) }
+
+func poolOf[T float32 | float64]() *sync.Pool {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return &scratch32Pool
+	}
+	return &scratchPool
+}
+
+// copyT copies src into dst (same shape), rows split over the workers.
+func copyT[T float32 | float64](ctx context.Context, dst, src dense[T]) error {
+	r, c := src.rows, src.cols
+	if r*c < 1<<16 {
+		for i := 0; i < r; i++ {
+			copy(dst.data[i*dst.stride:i*dst.stride+c], src.data[i*src.stride:i*src.stride+c])
+		}
+		return ctx.Err()
+	}
+	const rows = 64
+	return parallel.For(ctx, (r+rows-1)/rows, 0, func(_, task int) {
+		for i := task * rows; i < min(r, (task+1)*rows); i++ {
+			copy(dst.data[i*dst.stride:i*dst.stride+c], src.data[i*src.stride:i*src.stride+c])
+		}
+	})
+}
+
+// blockedPotrfT factors the lower triangle of the n×n g in place with the
+// block widths w (see CholeskyBlocked); ok is false when a pivot is not
+// positive.
+func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o blockedOps[T], w widths) (ok bool, err error) {
+	n, nb, ni := g.rows, w.outer, w.inner
+	if n <= 2*ni {
+		// One or two inner blocks: the products would be too small to pay.
+		return o.potrfDiag(g, 0, n, nil), ctx.Err()
+	}
+	nb = min(nb, n)
+	defer o.reserve(n-nb, n-nb, nb)() // the first trailing SyrkLower is the largest product
+	// Scratch: the inverses of the inner diagonal blocks of one outer
+	// diagonal block (nb·ni), then one inner column block of the panel
+	// (n·ni, the Gemm by an inverse does not work in place).
+	sb := scratchT[T](nb*ni + n*ni)
+	defer putScratch(sb)
+	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
+	for k := 0; k < n; k += nb {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		b := min(nb, n-k)
+		// The diagonal block: the same algorithm with width ni, its rows
+		// below the block being the inner panels.
+		if ok, err := panelPotrfT(ctx, g, k, b, o, ni, invs, tmp); !ok || err != nil {
+			return ok, err
+		}
+		rest := n - k - b
+		if rest == 0 {
+			break
+		}
+		// A21 ← A21·L11⁻ᵀ, one ni-wide column block j at a time:
+		// A21[:, j] −= X[:, :j]·L11[j, :j]ᵀ, then X[:, j] = A21[:, j]·L_jj⁻ᵀ.
+		for j0 := 0; j0 < b; j0 += ni {
+			bw := min(j0+ni, b) - j0
+			aj := g.view(k+b, k+j0, rest, bw)
+			if j0 > 0 {
+				if err := o.gemm(ctx, false, true, -1, g.view(k+b, k, rest, j0), g.view(k+j0, k, bw, j0), 1, aj); err != nil {
+					return false, err
+				}
+			}
+			t := dense[T]{rows: rest, cols: bw, stride: bw, data: tmp[:rest*bw]}
+			iv := dense[T]{rows: bw, cols: bw, stride: bw, data: invs[j0*ni : j0*ni+bw*bw]}
+			if err := o.gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
+				return false, err
+			}
+			if err := copyT(ctx, aj, t); err != nil {
+				return false, err
+			}
+		}
+		if err := o.syrkLower(ctx, false, -1, g.view(k+b, k, rest, b), 1, g.view(k+b, k+b, rest, rest)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// panelPotrfT factors the b×b diagonal block of g at (k, k) by the
+// right-looking algorithm with blocks of ni columns: o.potrfDiag on each
+// ni-wide diagonal block, whose inverse is stored at invs[j0·ni:] as a
+// bw×bw matrix (bw = min(ni, b−j0), row stride bw) for block j0; the rest
+// of its block column within the block set to A·L_jj⁻ᵀ with one Gemm
+// (through tmp), and its contribution subtracted from the rest of the
+// block with one SyrkLower.
+func panelPotrfT[T float32 | float64](ctx context.Context, g dense[T], k, b int, o blockedOps[T], ni int, invs, tmp []T) (ok bool, err error) {
+	for j0 := 0; j0 < b; j0 += ni {
+		bw := min(ni, b-j0)
+		if !o.potrfDiag(g, k+j0, bw, invs[j0*ni:j0*ni+bw*bw]) {
+			return false, nil
+		}
+		rest := b - j0 - bw
+		if rest == 0 {
+			break
+		}
+		iv := dense[T]{rows: bw, cols: bw, stride: bw, data: invs[j0*ni : j0*ni+bw*bw]}
+		a21 := g.view(k+j0+bw, k+j0, rest, bw)
+		t := dense[T]{rows: rest, cols: bw, stride: bw, data: tmp[:rest*bw]}
+		if err := o.gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
+			return false, err
+		}
+		if err := copyT(ctx, a21, t); err != nil {
+			return false, err
+		}
+		if err := o.syrkLower(ctx, false, -1, a21, 1, g.view(k+j0+bw, k+j0+bw, rest, rest)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// lauumT overwrites the lower triangle of the lower-triangular n×n g with
+// that of GᵀG by blocks of wd.outer rows (see Lauum).
+func lauumT[T float32 | float64](ctx context.Context, g dense[T], o blockedOps[T], wd widths) error {
+	n := g.rows
+	if n == 0 {
+		return ctx.Err()
+	}
+	nb := min(wd.outer, n)
+	defer o.reserve(n, n, nb)() // the last SyrkLower is the largest product
+	sb := scratchT[T](nb * n)
+	defer putScratch(sb)
+	for k0 := 0; k0 < n; k0 += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k1 := min(k0+nb, n)
+		b := k1 - k0
+		panel := dense[T]{rows: b, cols: k1, stride: k1, data: (*sb)[:b*k1]}
+		if err := lauumPanel(ctx, g, panel, k0); err != nil {
+			return err
+		}
+		if err := o.syrkLower(ctx, true, 1, panel, 1, g.view(0, 0, k1, k1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lauumPanel copies W_r, rows k0… of g's lower triangle (row k0+r up to its
+// diagonal, zeros after it), into panel (b×k1, k1 = k0+b) and clears those
+// elements of g, which then accumulate WᵀW; rows split over the workers.
+func lauumPanel[T float32 | float64](ctx context.Context, g, panel dense[T], k0 int) error {
+	b, k1 := panel.rows, panel.cols
+	rows := max(1, (1<<15)/k1) // ≥ 32k elements a task
+	return parallel.For(ctx, (b+rows-1)/rows, 0, func(_, t int) {
+		for r := t * rows; r < min(b, (t+1)*rows); r++ {
+			row := g.data[(k0+r)*g.stride : (k0+r)*g.stride+k0+r+1]
+			dst := panel.data[r*panel.stride : r*panel.stride+k1]
+			copy(dst, row)
+			clear(dst[len(row):]) // zero above W's diagonal
+			clear(row)            // this row is consumed; it starts accumulating WᵀW
+		}
+	})
+}
