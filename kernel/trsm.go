@@ -4,6 +4,7 @@ package kernel
 
 import (
 	"fmt"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -26,23 +27,29 @@ import (
 // RowPanels is a k×t float64 matrix B packed for RowPanels.MulRows:
 // ⌈t/16⌉ panels, panel q holding columns [16q, 16q+16) of B as [k][16]
 // (zeros past column t). Rows gives a view of some of its rows.
-type RowPanels struct {
-	k, t, stride int
-	data         []float64
-}
+type RowPanels struct{ rowPanels[float64] }
+
+// RowPanels32 is RowPanels in float32, in panels of 32 columns ([k][32]).
+type RowPanels32 struct{ rowPanels[float32] }
 
 // RowPanelsLen is the length of the buffer PackRowPanels needs for a k×t
 // matrix: k·16 values per 16 columns (rounded up).
-func RowPanelsLen(k, t int) int { return (t + 15) / 16 * 16 * k }
+func RowPanelsLen(k, t int) int { return panelsLen(k, t, 16) }
+
+// RowPanels32Len is the length of the buffer PackRowPanels32 needs for a
+// k×t matrix: k·32 values per 32 columns (rounded up).
+func RowPanels32Len(k, t int) int { return panelsLen(k, t, 32) }
 
 // NewRowPanels returns a k×t packed matrix on buf, which must hold
 // RowPanelsLen(k, t) values (contents as they are; Pack fills them).
 func NewRowPanels(k, t int, buf []float64) RowPanels {
-	n := RowPanelsLen(k, t)
-	if len(buf) < n {
-		panic(fmt.Sprintf("kernel: NewRowPanels: buffer of %d for %d×%d", len(buf), k, t))
-	}
-	return RowPanels{k: k, t: t, stride: 16 * k, data: buf[:n]}
+	return RowPanels{newRowPanels(k, t, 16, buf, "NewRowPanels")}
+}
+
+// NewRowPanels32 returns a k×t packed matrix on buf, which must hold
+// RowPanels32Len(k, t) values (contents as they are; Pack fills them).
+func NewRowPanels32(k, t int, buf []float32) RowPanels32 {
+	return RowPanels32{newRowPanels(k, t, 32, buf, "NewRowPanels32")}
 }
 
 // PackRowPanels packs b (k×t) into buf, which must hold
@@ -51,84 +58,6 @@ func PackRowPanels(b blas64.General, buf []float64) RowPanels {
 	p := NewRowPanels(b.Rows, b.Cols, buf)
 	p.Pack(b)
 	return p
-}
-
-// Pack overwrites p with b (p's size), zeros past its last column.
-func (p RowPanels) Pack(b blas64.General) {
-	if b.Rows != p.k || b.Cols != p.t {
-		panic(fmt.Sprintf("kernel: RowPanels.Pack: %d×%d into %d×%d", b.Rows, b.Cols, p.k, p.t))
-	}
-	for i := range p.k {
-		row := b.Data[i*b.Stride : i*b.Stride+p.t]
-		for q := 0; 16*q < p.t; q++ {
-			dst := p.data[q*p.stride+16*i : q*p.stride+16*i+16]
-			clear(dst[copy(dst, row[16*q:]):])
-		}
-	}
-}
-
-// Rows returns rows [r0, r1) of p (no copy).
-func (p RowPanels) Rows(r0, r1 int) RowPanels {
-	if r0 < 0 || r1 < r0 || r1 > p.k {
-		panic(fmt.Sprintf("kernel: RowPanels.Rows(%d, %d) of %d rows", r0, r1, p.k))
-	}
-	return RowPanels{k: r1 - r0, t: p.t, stride: p.stride, data: p.data[16*r0:]}
-}
-
-// MulRows sets y = a·B, or y −= a·B when sub, for a m×k (read in place,
-// row stride a.Stride) and y m×t.
-func (p RowPanels) MulRows(y, a blas64.General, sub bool) {
-	m, k := a.Rows, p.k
-	if a.Cols != k || y.Rows != m || y.Cols != p.t {
-		panic(fmt.Sprintf("kernel: RowPanels.MulRows: a %d×%d, B %d×%d, y %d×%d", a.Rows, a.Cols, k, p.t, y.Rows, y.Cols))
-	}
-	if m == 0 || p.t == 0 {
-		return
-	}
-	if k == 0 || useAccel != accelAVX512 {
-		mulRowsGo(k, p.t, p.stride, 16, p.data, a.Data, a.Stride, y.Data, y.Stride, m, sub)
-		return
-	}
-	var tmp [8 * 16]float64
-	var pad []float64
-	for i0 := 0; i0 < m; i0 += 8 {
-		rows := min(8, m-i0)
-		ap, lda := &a.Data[i0*a.Stride], a.Stride
-		if rows < 8 {
-			pad = padRows(pad, a.Data[i0*a.Stride:], a.Stride, rows, k)
-			ap, lda = &pad[0], k
-		}
-		for q := 0; 16*q < p.t; q++ {
-			cols := min(16, p.t-16*q)
-			b := &p.data[q*p.stride]
-			if rows == 8 && cols == 16 {
-				trsmRows8x16AVX512(k, ap, lda, b, &y.Data[i0*y.Stride+16*q], y.Stride, sub)
-				continue
-			}
-			trsmRows8x16AVX512(k, ap, lda, b, &tmp[0], 16, false)
-			edgeStore(tmp[:], 16, y.Data[i0*y.Stride+16*q:], y.Stride, rows, cols, sub)
-		}
-	}
-}
-
-// RowPanels32 is RowPanels in float32, in panels of 32 columns ([k][32]).
-type RowPanels32 struct {
-	k, t, stride int
-	data         []float32
-}
-
-// RowPanels32Len is the length of the buffer PackRowPanels32 needs for a
-// k×t matrix: k·32 values per 32 columns (rounded up).
-func RowPanels32Len(k, t int) int { return (t + 31) / 32 * 32 * k }
-
-// NewRowPanels32 returns a k×t packed matrix on buf, which must hold
-// RowPanels32Len(k, t) values (contents as they are; Pack fills them).
-func NewRowPanels32(k, t int, buf []float32) RowPanels32 {
-	n := RowPanels32Len(k, t)
-	if len(buf) < n {
-		panic(fmt.Sprintf("kernel: NewRowPanels32: buffer of %d for %d×%d", len(buf), k, t))
-	}
-	return RowPanels32{k: k, t: t, stride: 32 * k, data: buf[:n]}
 }
 
 // PackRowPanels32 packs b (k×t) into buf, which must hold
@@ -140,61 +69,132 @@ func PackRowPanels32(b blas32.General, buf []float32) RowPanels32 {
 }
 
 // Pack overwrites p with b (p's size), zeros past its last column.
+func (p RowPanels) Pack(b blas64.General) {
+	p.pack(b.Rows, b.Cols, b.Stride, b.Data, "RowPanels")
+}
+
+// Pack overwrites p with b (p's size), zeros past its last column.
 func (p RowPanels32) Pack(b blas32.General) {
-	if b.Rows != p.k || b.Cols != p.t {
-		panic(fmt.Sprintf("kernel: RowPanels32.Pack: %d×%d into %d×%d", b.Rows, b.Cols, p.k, p.t))
-	}
-	for i := range p.k {
-		row := b.Data[i*b.Stride : i*b.Stride+p.t]
-		for q := 0; 32*q < p.t; q++ {
-			dst := p.data[q*p.stride+32*i : q*p.stride+32*i+32]
-			clear(dst[copy(dst, row[32*q:]):])
-		}
-	}
+	p.pack(b.Rows, b.Cols, b.Stride, b.Data, "RowPanels32")
 }
 
 // Rows returns rows [r0, r1) of p (no copy).
+func (p RowPanels) Rows(r0, r1 int) RowPanels { return RowPanels{p.rows(r0, r1, "RowPanels")} }
+
+// Rows returns rows [r0, r1) of p (no copy).
 func (p RowPanels32) Rows(r0, r1 int) RowPanels32 {
-	if r0 < 0 || r1 < r0 || r1 > p.k {
-		panic(fmt.Sprintf("kernel: RowPanels32.Rows(%d, %d) of %d rows", r0, r1, p.k))
-	}
-	return RowPanels32{k: r1 - r0, t: p.t, stride: p.stride, data: p.data[32*r0:]}
+	return RowPanels32{p.rows(r0, r1, "RowPanels32")}
+}
+
+// MulRows sets y = a·B, or y −= a·B when sub, for a m×k (read in place,
+// row stride a.Stride) and y m×t.
+func (p RowPanels) MulRows(y, a blas64.General, sub bool) {
+	p.mulRows(mat64{y.Rows, y.Cols, y.Stride, y.Data}, mat64{a.Rows, a.Cols, a.Stride, a.Data}, sub, "RowPanels")
 }
 
 // MulRows sets y = a·B, or y −= a·B when sub, for a m×k (read in place,
 // row stride a.Stride) and y m×t, in float32.
 func (p RowPanels32) MulRows(y, a blas32.General, sub bool) {
-	m, k := a.Rows, p.k
-	if a.Cols != k || y.Rows != m || y.Cols != p.t {
-		panic(fmt.Sprintf("kernel: RowPanels32.MulRows: a %d×%d, B %d×%d, y %d×%d", a.Rows, a.Cols, k, p.t, y.Rows, y.Cols))
+	p.mulRows(mat32{y.Rows, y.Cols, y.Stride, y.Data}, mat32{a.Rows, a.Cols, a.Stride, a.Data}, sub, "RowPanels32")
+}
+
+// rowPanels is RowPanels and RowPanels32 in either precision: w columns a
+// panel (16 float64, 32 float32, one AVX-512 register row of the tile).
+type rowPanels[T float32 | float64] struct {
+	k, t, stride, w int
+	data            []T
+}
+
+// rowMatrix is a row-major matrix in either precision (blas64.General's
+// and blas32.General's fields).
+type rowMatrix[T float32 | float64] struct {
+	rows, cols, stride int
+	data               []T
+}
+
+type (
+	mat64 = rowMatrix[float64]
+	mat32 = rowMatrix[float32]
+)
+
+// panelsLen is k·w values per w columns of t (rounded up).
+func panelsLen(k, t, w int) int { return (t + w - 1) / w * w * k }
+
+func newRowPanels[T float32 | float64](k, t, w int, buf []T, name string) rowPanels[T] {
+	n := panelsLen(k, t, w)
+	if len(buf) < n {
+		panic(fmt.Sprintf("kernel: %s: buffer of %d for %d×%d", name, len(buf), k, t))
+	}
+	return rowPanels[T]{k: k, t: t, stride: w * k, w: w, data: buf[:n]}
+}
+
+func (p rowPanels[T]) pack(rows, cols, stride int, data []T, name string) {
+	if rows != p.k || cols != p.t {
+		panic(fmt.Sprintf("kernel: %s.Pack: %d×%d into %d×%d", name, rows, cols, p.k, p.t))
+	}
+	w := p.w
+	for i := range p.k {
+		row := data[i*stride : i*stride+p.t]
+		for q := 0; w*q < p.t; q++ {
+			dst := p.data[q*p.stride+w*i : q*p.stride+w*i+w]
+			clear(dst[copy(dst, row[w*q:]):])
+		}
+	}
+}
+
+func (p rowPanels[T]) rows(r0, r1 int, name string) rowPanels[T] {
+	if r0 < 0 || r1 < r0 || r1 > p.k {
+		panic(fmt.Sprintf("kernel: %s.Rows(%d, %d) of %d rows", name, r0, r1, p.k))
+	}
+	q := p
+	q.k, q.data = r1-r0, p.data[p.w*r0:]
+	return q
+}
+
+func (p rowPanels[T]) mulRows(y, a rowMatrix[T], sub bool, name string) {
+	m, k, w := a.rows, p.k, p.w
+	if a.cols != k || y.rows != m || y.cols != p.t {
+		panic(fmt.Sprintf("kernel: %s.MulRows: a %d×%d, B %d×%d, y %d×%d", name, a.rows, a.cols, k, p.t, y.rows, y.cols))
 	}
 	if m == 0 || p.t == 0 {
 		return
 	}
 	if k == 0 || useAccel != accelAVX512 {
-		mulRowsGo(k, p.t, p.stride, 32, p.data, a.Data, a.Stride, y.Data, y.Stride, m, sub)
+		mulRowsGo(k, p.t, p.stride, w, p.data, a.data, a.stride, y.data, y.stride, m, sub)
 		return
 	}
-	var tmp [8 * 32]float32
-	var pad []float32
+	var tmp [8 * 32]T // one tile: 8×16 float64 or 8×32 float32
+	var pad []T
 	for i0 := 0; i0 < m; i0 += 8 {
 		rows := min(8, m-i0)
-		ap, lda := &a.Data[i0*a.Stride], a.Stride
+		ap, lda := &a.data[i0*a.stride], a.stride
 		if rows < 8 {
-			pad = padRows(pad, a.Data[i0*a.Stride:], a.Stride, rows, k)
+			pad = padRows(pad, a.data[i0*a.stride:], a.stride, rows, k)
 			ap, lda = &pad[0], k
 		}
-		for q := 0; 32*q < p.t; q++ {
-			cols := min(32, p.t-32*q)
+		for q := 0; w*q < p.t; q++ {
+			cols := min(w, p.t-w*q)
 			b := &p.data[q*p.stride]
-			if rows == 8 && cols == 32 {
-				trsmRows8x32F32AVX512(k, ap, lda, b, &y.Data[i0*y.Stride+32*q], y.Stride, sub)
+			if rows == 8 && cols == w {
+				trsmTile(k, ap, lda, b, &y.data[i0*y.stride+w*q], y.stride, sub)
 				continue
 			}
-			trsmRows8x32F32AVX512(k, ap, lda, b, &tmp[0], 32, false)
-			edgeStore(tmp[:], 32, y.Data[i0*y.Stride+32*q:], y.Stride, rows, cols, sub)
+			trsmTile(k, ap, lda, b, &tmp[0], w, false)
+			edgeStore(tmp[:], w, y.data[i0*y.stride+w*q:], y.stride, rows, cols, sub)
 		}
 	}
+}
+
+// trsmTile is the AVX-512 row tile of T's precision: 8×16 float64
+// (trsmRows8x16AVX512) or 8×32 float32 (trsmRows8x32F32AVX512), called
+// directly (not through a function value, so its pointers stay on the
+// stack).
+func trsmTile[T float32 | float64](k int, a *T, lda int, b, c *T, ldc int, sub bool) {
+	if unsafe.Sizeof(*a) == 8 {
+		trsmRows8x16AVX512(k, (*float64)(unsafe.Pointer(a)), lda, (*float64)(unsafe.Pointer(b)), (*float64)(unsafe.Pointer(c)), ldc, sub)
+		return
+	}
+	trsmRows8x32F32AVX512(k, (*float32)(unsafe.Pointer(a)), lda, (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c)), ldc, sub)
 }
 
 // padRows copies the first k values of rows < 8 rows of a (stride lda)

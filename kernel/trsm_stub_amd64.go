@@ -7,9 +7,13 @@ package kernel
 // trsmRows8x16AVX512 sets c[r·ldc+s] to Σ_p a[r·lda+p]·b[p·16+s] over p < k, or with sub
 // subtracts that sum from it, for r < 8 and s < 16: eight rows read in place (row
 // stride lda elements) times a packed [k][16] panel; c is prefetched first.
+//
+//go:noescape
 func trsmRows8x16AVX512(k int, a *float64, lda int, b *float64, c *float64, ldc int, sub bool)
 
 // trsmRows8x32F32AVX512 sets c[r·ldc+s] to Σ_p a[r·lda+p]·b[p·32+s] over p < k, or with sub
 // subtracts that sum from it, for r < 8 and s < 32: eight rows read in place (row
 // stride lda elements) times a packed [k][32] panel; c is prefetched first.
+//
+//go:noescape
 func trsmRows8x32F32AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, sub bool)

@@ -53,6 +53,7 @@ func rowsTile(f32 bool) {
 	Doc(fmt.Sprintf("%s sets c[r·ldc+s] to Σ_p a[r·lda+p]·b[p·%d+s] over p < k, or with sub", name, cols),
 		fmt.Sprintf("subtracts that sum from it, for r < 8 and s < %d: eight rows read in place (row", cols),
 		fmt.Sprintf("stride lda elements) times a packed [k][%d] panel; c is prefetched first.", cols))
+	Pragma("noescape") // keeps no pointer: the caller's edge tile stays on its stack
 	// c and ldc are loaded twice (for the prefetch, then for the store) so
 	// that the eight row pointers, k, b, the index and lda fit in the
 	// general registers without R14/R15.
