@@ -224,11 +224,22 @@ func l1DenseBlock(ng float64, dst, a, b *mat.Dense) {
 	ap := make([]float64, rp*max(d, 1))
 	packL1Rows(ap, ra, 0, ra.Rows)
 	zero := make([]float64, mp)
-	tile := make([]float64, l1Rows*mp)
-	for ip := 0; ip < ra.Rows; ip += l1Rows {
-		l1Panel(useAccel, ap[ip*d:], cp, zero, d, mp, ng, tile, mp, nil, nil)
-		for i := ip; i < min(ip+l1Rows, ra.Rows); i++ {
-			copy(rd.Data[i*rd.Stride:i*rd.Stride+m], tile[(i-ip)*mp:])
+	// Panels of rows in groups as in l1Block, the group's rows formed in
+	// tile (at most 2 MiB more than one panel's rows, whatever M).
+	g := min(l1GroupPanels(useAccel, d), max(1, (2<<20)/(8*l1Rows*mp)))
+	tile := make([]float64, g*l1Rows*mp)
+	for g0 := 0; g0 < ra.Rows; g0 += g * l1Rows {
+		np := min(g, (ra.Rows-g0+l1Rows-1)/l1Rows) // ap is padded to whole panels
+		for jp := 0; jp < mp; jp += l1Cols {
+			for q := range np {
+				l1Tile(useAccel, d, ap[(g0+q*l1Rows)*d:], cp[jp*d:], tile[q*l1Rows*mp+jp:], mp)
+			}
+		}
+		for q := range np {
+			l1Map(useAccel, tile[q*l1Rows*mp:], mp, zero, mp, ng, nil, nil)
+		}
+		for i := g0; i < min(g0+np*l1Rows, ra.Rows); i++ {
+			copy(rd.Data[i*rd.Stride:i*rd.Stride+m], tile[(i-g0)*mp:])
 		}
 	}
 }
