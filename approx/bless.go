@@ -275,19 +275,7 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 		if fixed && lam < kappa2*minLambdaRatio {
 			last = true
 		}
-		// Candidates.
-		var cand []int
-		var beta float64
-		if noRepl {
-			beta = min(par.q1*kappa2/(lam*nf), 1)
-			cand = bernoulliSubset(n, beta, rng)
-		} else {
-			r := int(math.Ceil(par.q1 * min(kappa2/lam, nf)))
-			cand = make([]int, r)
-			for i := range cand {
-				cand[i] = rng.IntN(n)
-			}
-		}
+		cand, beta := blessCandidates(noRepl, par.q1, kappa2, lam, n, rng)
 		// Scores from the previous dictionary (eq. 3): at λ_h for BLESS
 		// (Alg. 1 line 6), at λ_{h−1}, where (J_{h−1}, A_{h−1}) were built,
 		// for BLESS-R (Alg. 2 line 10).
@@ -295,23 +283,9 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 		if noRepl {
 			slam = prevLam
 		}
-		reg := make([]float64, len(prevA))
-		for j, a := range prevA {
-			reg[j] = slam * nf * a
-		}
-		est, err := newScoreEstimator(k, prevPts, reg, slam*nf, b.Workers)
+		scores, err := blessScores(ctx, k, x, cand, prevPts, prevA, slam*nf, b.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("approx: %s: step %d: %w", name, h, err)
-		}
-		// Alg. 1 line 6 and Alg. 2 line 10 need the scores up to a
-		// constant factor only: float32 forward substitution, guarded
-		// (useSingle), once the dictionary is large enough for it to pay.
-		if len(prevA) >= singleMinLandmarks {
-			est.useSingle()
-		}
-		scores, err := scoreDistinct(ctx, est, x, cand)
-		if err != nil {
-			return nil, err
 		}
 		var sum float64
 		for _, s := range scores {
@@ -349,6 +323,45 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 		prevIdx, prevA = step.Indices, step.Weights
 		prevPts = points.Landmarks(x, prevIdx)
 	}
+}
+
+// blessCandidates draws a step's candidates at λ = lam: for BLESS
+// R = ⌈q1·min(κ²/λ, n)⌉ indices uniformly with replacement (Alg. 1 lines
+// 4–5), for BLESS-R each index with probability β = min(q1·κ²/(λn), 1)
+// (Alg. 2 line 4, where q1 is q2), β returned (0 for BLESS).
+func blessCandidates(noRepl bool, q1, kappa2, lam float64, n int, rng *rand.Rand) (cand []int, beta float64) {
+	nf := float64(n)
+	if noRepl {
+		beta = min(q1*kappa2/(lam*nf), 1)
+		return bernoulliSubset(n, beta, rng), beta
+	}
+	cand = make([]int, int(math.Ceil(q1*min(kappa2/lam, nf))))
+	for i := range cand {
+		cand[i] = rng.IntN(n)
+	}
+	return cand, 0
+}
+
+// blessScores estimates the scores ℓ̃ (eq. 3) of the candidates cand from
+// the previous step's dictionary (landmarks pts with weights a) at the
+// regularization mu = λ·n: K_JJ + mu·diag(a) factored once, each distinct
+// candidate scored once. Alg. 1 line 6 and Alg. 2 line 10 need the scores
+// up to a constant factor only, so once the dictionary has
+// singleMinLandmarks landmarks the forward substitution runs in float32,
+// guarded (scoreEstimator.useSingle).
+func blessScores(ctx context.Context, k kernel.Kernel, x mat.Matrix, cand []int, pts mat.Matrix, a []float64, mu float64, workers int) ([]float64, error) {
+	reg := make([]float64, len(a))
+	for j, w := range a {
+		reg[j] = mu * w
+	}
+	est, err := newScoreEstimator(k, pts, reg, mu, workers)
+	if err != nil {
+		return nil, err
+	}
+	if len(a) >= singleMinLandmarks {
+		est.useSingle()
+	}
+	return scoreDistinct(ctx, est, x, cand)
 }
 
 // blessStep draws mh times with replacement from the candidates with
