@@ -64,16 +64,13 @@ const (
 // ascending from zero, converted to float64 (tileF32) and added to c (add):
 // the bits of the AVX-512 kernels, whatever the pieces.
 func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, doc ...string) {
-	f32 := mode != tileF64
-	sig, es, ces := "func(k int, a, b, c *float64, ldc int, add bool)", 8, 8
-	switch mode {
-	case tileF32:
-		sig, es = "func(k int, a, b *float32, c *float64, ldc int, add bool)", 4
-	case tileF32to32:
-		sig, es, ces = "func(k int, a, b, c *float32, ldc int)", 4, 4
-	case tileF32add32:
-		sig, es, ces = "func(k int, a, b, c *float32, ldc int, add bool)", 4, 4
-	}
+	sig := map[tileMode]string{
+		tileF64:      "func(k int, a, b, c *float64, ldc int, add bool)",
+		tileF32:      "func(k int, a, b *float32, c *float64, ldc int, add bool)",
+		tileF32to32:  "func(k int, a, b, c *float32, ldc int)",
+		tileF32add32: "func(k int, a, b, c *float32, ldc int, add bool)",
+	}[mode]
+	es, ces := tileSizes(mode)
 	lanes := 32 / es
 	TEXT(name, NOSPLIT, sig)
 	Doc(doc...)
@@ -105,89 +102,120 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 		width = max(width, ces*(t.col0+t.vecs*lanes))
 	}
 	prefetchRows(c, ldc, cp, rows, width)
+	g := tileRegs{k: k, a: a, b: b, c: c, ldc: ldc, add: add, cnt: cnt, ap: ap, bp: bp, cp: cp, nxt: nxt}
 	for n, t := range parts {
-		acc := func(r, v int) VecPhysical { return ymm[r*t.vecs+v] }
-		bv := ymm[t.rows*t.vecs : t.rows*t.vecs+t.vecs]
-		bc := ymm[t.rows*t.vecs+t.vecs:]
-		if len(bc) > 2 {
-			bc = bc[:2]
-		}
-		for r := 0; r < t.rows; r++ {
-			for v := 0; v < t.vecs; v++ {
-				VXORPD(acc(r, v), acc(r, v), acc(r, v))
-			}
-		}
-		MOVQ(k, cnt)
-		LEAQ(Mem{Base: a, Disp: es * t.row0}, ap)
-		LEAQ(Mem{Base: b, Disp: es * t.col0}, bp)
-		TESTQ(cnt, cnt)
-		JE(LabelRef(fmt.Sprintf("store%d", n)))
-		Label(fmt.Sprintf("loop%d", n))
-		for v := 0; v < t.vecs; v++ {
-			if f32 {
-				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
-			} else {
-				VMOVUPD(Mem{Base: bp, Disp: 32 * v}, bv[v])
-			}
-		}
-		if prefetchA && n == len(parts)-1 {
-			// The next call's panel of a (the next feature block of this
-			// tile, or the next tile's first: in tileLoop's order the
-			// k·lda values after this call's, in either case) into L1
-			// while the last piece runs on a already in L1, one line a
-			// step at the distance of one block (k·lda·es bytes, in nxt):
-			// the first piece then finds its a in L1 instead of waiting
-			// for it from L2 or L3 (the packed block of X, 1.6 MB at
-			// d = 784, does not stay in L2). Fused pass on 256-row blocks
-			// at d = 784, M = 2,000, one core of a Zen 4 EPYC, tiles with
-			// and without it interleaved in one process (thread CPU time,
-			// 80 blocks each, three runs, load ≈ 9): best 49.2–50.3 →
-			// 49.7–51.0, median 47.1–48.7 → 48.4–50.0 GFLOP/s (AVX-512's
-			// tile in the same runs: best 52.9, median 50.6).
-			PREFETCHT0(Mem{Base: ap, Index: nxt, Scale: 1})
-		}
-		for r := 0; r < t.rows; r++ {
-			x := bc[r%len(bc)]
-			if f32 {
-				VBROADCASTSS(Mem{Base: ap, Disp: 4 * r}, x)
-			} else {
-				VBROADCASTSD(Mem{Base: ap, Disp: 8 * r}, x)
-			}
-			for v := 0; v < t.vecs; v++ {
-				if f32 {
-					VFMADD231PS(bv[v], x, acc(r, v))
-				} else {
-					VFMADD231PD(bv[v], x, acc(r, v))
-				}
-			}
-		}
-		ADDQ(U32(es*lda), ap)
-		ADDQ(U32(es*ldb), bp)
-		DECQ(cnt)
-		JNE(LabelRef(fmt.Sprintf("loop%d", n)))
-		Label(fmt.Sprintf("store%d", n))
-		// cp = c + row0·ldc + col0 elements of c
-		if t.row0 == 0 {
-			LEAQ(Mem{Base: c, Disp: ces * t.col0}, cp)
-		} else {
-			IMUL3Q(U32(t.row0), ldc, cp)
-			LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: ces * t.col0}, cp)
-		}
-		store := func(plus bool) { storePieceAVX2(mode, t, acc, cp, ldc, lanes, plus) }
-		if mode == tileF32to32 {
-			store(false)
-			continue
-		}
-		TESTB(add.As8(), add.As8())
-		JE(LabelRef(fmt.Sprintf("set%d", n)))
-		store(true)
-		JMP(LabelRef(fmt.Sprintf("next%d", n)))
-		Label(fmt.Sprintf("set%d", n))
-		store(false)
-		Label(fmt.Sprintf("next%d", n))
+		pieceAVX2(n, t, mode, lda, ldb, g, prefetchA && n == len(parts)-1)
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// tileSizes are the bytes of a tile's inputs (es) and of its c (ces).
+func tileSizes(mode tileMode) (es, ces int) {
+	switch mode {
+	case tileF32:
+		return 4, 8
+	case tileF32to32, tileF32add32:
+		return 4, 4
+	}
+	return 8, 8
+}
+
+// tileRegs are the general registers of gemmTilesAVX2's kernels: its
+// parameters k, a, b, c, ldc (in bytes) and add, the k-loop counter cnt,
+// the running pointers ap and bp into the panels and cp into c, and nxt,
+// the distance to the next call's panel of a (prefetchA only).
+type tileRegs struct{ k, a, b, c, ldc, add, cnt, ap, bp, cp, nxt GPPhysical }
+
+// pieceAVX2 emits piece n (t) of a gemmTilesAVX2 kernel: its accumulators
+// zeroed, its k loop over the panels a ([k][lda]) and b ([k][ldb]), with
+// the next call's panel of a prefetched when prefetchA, and its rows set
+// or added into c.
+func pieceAVX2(n int, t subTile, mode tileMode, lda, ldb int, g tileRegs, prefetchA bool) {
+	f32 := mode != tileF64
+	es, ces := tileSizes(mode)
+	lanes := 32 / es
+	k, a, b, c, ldc, add := g.k, g.a, g.b, g.c, g.ldc, g.add
+	cnt, ap, bp, cp, nxt := g.cnt, g.ap, g.bp, g.cp, g.nxt
+	acc := func(r, v int) VecPhysical { return ymm[r*t.vecs+v] }
+	bv := ymm[t.rows*t.vecs : t.rows*t.vecs+t.vecs]
+	bc := ymm[t.rows*t.vecs+t.vecs:]
+	if len(bc) > 2 {
+		bc = bc[:2]
+	}
+	for r := 0; r < t.rows; r++ {
+		for v := 0; v < t.vecs; v++ {
+			VXORPD(acc(r, v), acc(r, v), acc(r, v))
+		}
+	}
+	MOVQ(k, cnt)
+	LEAQ(Mem{Base: a, Disp: es * t.row0}, ap)
+	LEAQ(Mem{Base: b, Disp: es * t.col0}, bp)
+	TESTQ(cnt, cnt)
+	JE(LabelRef(fmt.Sprintf("store%d", n)))
+	Label(fmt.Sprintf("loop%d", n))
+	for v := 0; v < t.vecs; v++ {
+		if f32 {
+			VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+		} else {
+			VMOVUPD(Mem{Base: bp, Disp: 32 * v}, bv[v])
+		}
+	}
+	if prefetchA {
+		// The next call's panel of a (the next feature block of this
+		// tile, or the next tile's first: in tileLoop's order the
+		// k·lda values after this call's, in either case) into L1
+		// while the last piece runs on a already in L1, one line a
+		// step at the distance of one block (k·lda·es bytes, in nxt):
+		// the first piece then finds its a in L1 instead of waiting
+		// for it from L2 or L3 (the packed block of X, 1.6 MB at
+		// d = 784, does not stay in L2). Fused pass on 256-row blocks
+		// at d = 784, M = 2,000, one core of a Zen 4 EPYC, tiles with
+		// and without it interleaved in one process (thread CPU time,
+		// 80 blocks each, three runs, load ≈ 9): best 49.2–50.3 →
+		// 49.7–51.0, median 47.1–48.7 → 48.4–50.0 GFLOP/s (AVX-512's
+		// tile in the same runs: best 52.9, median 50.6).
+		PREFETCHT0(Mem{Base: ap, Index: nxt, Scale: 1})
+	}
+	for r := 0; r < t.rows; r++ {
+		x := bc[r%len(bc)]
+		if f32 {
+			VBROADCASTSS(Mem{Base: ap, Disp: 4 * r}, x)
+		} else {
+			VBROADCASTSD(Mem{Base: ap, Disp: 8 * r}, x)
+		}
+		for v := 0; v < t.vecs; v++ {
+			if f32 {
+				VFMADD231PS(bv[v], x, acc(r, v))
+			} else {
+				VFMADD231PD(bv[v], x, acc(r, v))
+			}
+		}
+	}
+	ADDQ(U32(es*lda), ap)
+	ADDQ(U32(es*ldb), bp)
+	DECQ(cnt)
+	JNE(LabelRef(fmt.Sprintf("loop%d", n)))
+	Label(fmt.Sprintf("store%d", n))
+	// cp = c + row0·ldc + col0 elements of c
+	if t.row0 == 0 {
+		LEAQ(Mem{Base: c, Disp: ces * t.col0}, cp)
+	} else {
+		IMUL3Q(U32(t.row0), ldc, cp)
+		LEAQ(Mem{Base: cp, Index: c, Scale: 1, Disp: ces * t.col0}, cp)
+	}
+	store := func(plus bool) { storePieceAVX2(mode, t, acc, cp, ldc, lanes, plus) }
+	if mode == tileF32to32 {
+		store(false)
+		return
+	}
+	TESTB(add.As8(), add.As8())
+	JE(LabelRef(fmt.Sprintf("set%d", n)))
+	store(true)
+	JMP(LabelRef(fmt.Sprintf("next%d", n)))
+	Label(fmt.Sprintf("set%d", n))
+	store(false)
+	Label(fmt.Sprintf("next%d", n))
 }
 
 // storePieceAVX2 emits the stores of a tile piece's rows t.rows × t.vecs
