@@ -193,30 +193,43 @@ func rowsPath(p Products) (workers int, ok bool) {
 // w.outer·t (the packed block) + 2·w.outer·w.inner (inverses) + a w.inner ×
 // group panel per worker.
 func rowsSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, w widths, workers int) error {
-	n, t := l.N, x.Cols
-	nb, ni := min(w.outer, n), min(w.inner, w.outer, n)
-	gw := groupWidth(t, 16)
-	ng := (t + gw - 1) / gw
-	glen := kernel.RowPanelsLen(nb, gw)
-	packed := make([]float64, ng*glen)
-	groups := make([]kernel.RowPanels, ng)
-	invLen := (nb + ni - 1) / ni * ni * ni
-	invs := [2][]float64{make([]float64, invLen), make([]float64, invLen)}
-	nw := parallel.Workers(workers)
-	tmps := make([][]float64, nw)
-	for i := range tmps {
-		tmps[i] = make([]float64, kernel.RowPanelsLen(ni, gw))
-	}
-	// invert sets inverse j of the block at k (rows k+j·ni…) in inv.
-	invert := func(inv []float64, k, j int) error {
-		bj := min(ni, n-k-j*ni, nb-j*ni)
-		if !invertLower(mat.NewDense(bj, bj, inv[j*ni*ni:j*ni*ni+bj*bj]), l, k+j*ni) {
+	invert := func(_ int, inv []float64, k0, bj int) error {
+		if !invertLower(mat.NewDense(bj, bj, inv), l, k0) {
 			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
 		}
 		return nil
 	}
+	return rowsSolve[float64, panels64](ctx, dense[float64]{rows: l.N, cols: l.N, stride: l.Stride, data: l.Data},
+		dense[float64]{rows: x.Rows, cols: x.Cols, stride: x.Stride, data: x.Data}, w, workers, 16, invert)
+}
+
+// rowsSolve is rowsSolveL and rowsSolveL32 in either precision: panels P
+// of panel columns (kernel.RowPanels, 16; RowPanels32, 32); invert sets
+// inv (bj×bj) to the inverse of the diagonal block of l at k0, with the
+// scratch of worker wk.
+func rowsSolve[T float32 | float64, P panelsOf[T, P]](ctx context.Context, l, x dense[T], w widths, workers, panel int, invert func(wk int, inv []T, k0, bj int) error) error {
+	n, t := l.rows, x.cols
+	nb, ni := min(w.outer, n), min(w.inner, w.outer, n)
+	gw := groupWidth(t, panel)
+	ng := (t + gw - 1) / gw
+	var zero P
+	glen := zero.length(nb, gw)
+	packed := make([]T, ng*glen)
+	groups := make([]P, ng)
+	invLen := (nb + ni - 1) / ni * ni * ni
+	invs := [2][]T{make([]T, invLen), make([]T, invLen)}
+	nw := parallel.Workers(workers)
+	tmps := make([][]T, nw)
+	for i := range tmps {
+		tmps[i] = make([]T, zero.length(ni, gw))
+	}
+	// inverse sets inverse j of the block at k (rows k+j·ni…) in inv.
+	inverse := func(wk int, inv []T, k, j int) error {
+		k0, bj := k+j*ni, min(ni, n-k-j*ni, nb-j*ni)
+		return invert(wk, inv[j*ni*ni:j*ni*ni+bj*bj], k0, bj)
+	}
 	inverses := func(k int) int { return (min(nb, n-k) + ni - 1) / ni }
-	if err := parallel.ForErr(ctx, inverses(0), workers, func(_, j int) error { return invert(invs[0], 0, j) }); err != nil {
+	if err := parallel.ForErr(ctx, inverses(0), workers, func(wk, j int) error { return inverse(wk, invs[0], 0, j) }); err != nil {
 		return err
 	}
 	for blk, k := 0, 0; k < n; blk, k = blk+1, k+nb {
@@ -227,18 +240,18 @@ func rowsSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, w wi
 		inv := invs[blk%2]
 		if err := parallel.For(ctx, ng, workers, func(wk, g int) {
 			c0, c1 := g*gw, min(t, (g+1)*gw)
-			pg := kernel.NewRowPanels(b, c1-c0, packed[g*glen:(g+1)*glen])
+			pg := zero.make(b, c1-c0, packed[g*glen:(g+1)*glen])
 			groups[g] = pg
 			for j0 := 0; j0 < b; j0 += ni {
 				bj := min(ni, b-j0)
-				xj := blas64.General{Rows: bj, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[(k+j0)*x.Stride+c0:]}
+				xj := x.view(k+j0, c0, bj, c1-c0)
 				if j0 > 0 {
-					lj := blas64.General{Rows: bj, Cols: j0, Stride: l.Stride, Data: l.Data[(k+j0)*l.Stride+k:]}
-					pg.Rows(0, j0).MulRows(xj, lj, true)
+					pg.rowsOf(0, j0).mulRows(xj, l.view(k+j0, k, bj, j0), true)
 				}
-				tj := kernel.PackRowPanels(xj, tmps[wk])
-				tj.MulRows(xj, blas64.General{Rows: bj, Cols: bj, Stride: bj, Data: inv[j0*ni:]}, false)
-				pg.Rows(j0, j0+bj).Pack(xj)
+				tj := zero.make(bj, c1-c0, tmps[wk])
+				tj.pack(xj)
+				tj.mulRows(xj, dense[T]{rows: bj, cols: bj, stride: bj, data: inv[j0*ni:]}, false)
+				pg.rowsOf(j0, j0+bj).pack(xj)
 			}
 		}); err != nil {
 			return err
@@ -248,16 +261,16 @@ func rowsSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, w wi
 			break
 		}
 		next, nInv := invs[(blk+1)%2], inverses(k+b)
-		if err := parallel.ForErr(ctx, nInv+(rest+rowsTask-1)/rowsTask, workers, func(_, task int) error {
+		if err := parallel.ForErr(ctx, nInv+(rest+rowsTask-1)/rowsTask, workers, func(wk, task int) error {
 			if task < nInv {
-				return invert(next, k+b, task)
+				return inverse(wk, next, k+b, task)
 			}
 			i0 := k + b + (task-nInv)*rowsTask
 			i1 := min(n, i0+rowsTask)
-			lr := blas64.General{Rows: i1 - i0, Cols: b, Stride: l.Stride, Data: l.Data[i0*l.Stride+k:]}
+			lr := l.view(i0, k, i1-i0, b)
 			for g, pg := range groups {
 				c0, c1 := g*gw, min(t, (g+1)*gw)
-				pg.MulRows(blas64.General{Rows: i1 - i0, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[i0*x.Stride+c0:]}, lr, true)
+				pg.mulRows(x.view(i0, c0, i1-i0, c1-c0), lr, true)
 			}
 			return nil
 		}); err != nil {
@@ -265,4 +278,40 @@ func rowsSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, w wi
 		}
 	}
 	return nil
+}
+
+// panelsOf is what rowsSolve needs of kernel.RowPanels (panels64) or
+// RowPanels32 (panels32), on dense[T] blocks: make and length are called
+// on the zero value.
+type panelsOf[T float32 | float64, P any] interface {
+	make(k, t int, buf []T) P
+	length(k, t int) int
+	rowsOf(r0, r1 int) P
+	pack(b dense[T])
+	mulRows(y, a dense[T], sub bool)
+}
+
+type panels64 struct{ kernel.RowPanels }
+
+func (panels64) make(k, t int, buf []float64) panels64 {
+	return panels64{kernel.NewRowPanels(k, t, buf)}
+}
+func (panels64) length(k, t int) int                     { return kernel.RowPanelsLen(k, t) }
+func (p panels64) rowsOf(r0, r1 int) panels64            { return panels64{p.Rows(r0, r1)} }
+func (p panels64) pack(b dense[float64])                 { p.Pack(b.g64()) }
+func (p panels64) mulRows(y, a dense[float64], sub bool) { p.MulRows(y.g64(), a.g64(), sub) }
+
+type panels32 struct{ kernel.RowPanels32 }
+
+func (panels32) make(k, t int, buf []float32) panels32 {
+	return panels32{kernel.NewRowPanels32(k, t, buf)}
+}
+func (panels32) length(k, t int) int                     { return kernel.RowPanels32Len(k, t) }
+func (p panels32) rowsOf(r0, r1 int) panels32            { return panels32{p.Rows(r0, r1)} }
+func (p panels32) pack(b dense[float32])                 { p.Pack(b.g32()) }
+func (p panels32) mulRows(y, a dense[float32], sub bool) { p.MulRows(y.g32(), a.g32(), sub) }
+
+// g64 is d as a blas64.General sharing its memory.
+func (d dense[T]) g64() blas64.General {
+	return blas64.General{Rows: d.rows, Cols: d.cols, Stride: d.stride, Data: any(d.data).([]float64)}
 }

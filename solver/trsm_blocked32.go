@@ -121,24 +121,12 @@ func rowsPath32(p Products32) (workers int, ok bool) {
 // panels), the inverses of the diagonal blocks computed in float64 on the
 // widened block and rounded (as blockedSolveL32's).
 func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers int) error {
-	n, t := l.Rows, x.Cols
-	nb, ni := min(w.outer, n), min(w.inner, w.outer, n)
-	gw := groupWidth(t, 32)
-	ng := (t + gw - 1) / gw
-	glen := kernel.RowPanels32Len(nb, gw)
-	packed := make([]float32, ng*glen)
-	groups := make([]kernel.RowPanels32, ng)
-	invLen := (nb + ni - 1) / ni * ni * ni
-	invs := [2][]float32{make([]float32, invLen), make([]float32, invLen)}
-	nw := parallel.Workers(workers)
-	tmps := make([][]float32, nw)
-	wide := make([][]float64, nw)
-	for i := range tmps {
-		tmps[i] = make([]float32, kernel.RowPanels32Len(ni, gw))
+	ni := min(w.inner, w.outer, l.Rows)
+	wide := make([][]float64, parallel.Workers(workers))
+	for i := range wide {
 		wide[i] = make([]float64, ni*ni)
 	}
-	invert := func(wk int, inv []float32, k, j int) error {
-		k0, bj := k+j*ni, min(ni, n-k-j*ni, nb-j*ni)
+	invert := func(wk int, inv []float32, k0, bj int) error {
 		d := wide[wk][:bj*bj]
 		for i := range bj {
 			widen(d[i*bj:i*bj+i+1], l.Data[(k0+i)*l.Stride+k0:])
@@ -148,58 +136,10 @@ func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers in
 			return fmt.Errorf("%w: zero on the diagonal of a triangular factor", ErrNotPD)
 		}
 		for i, v := range d {
-			inv[j*ni*ni+i] = float32(v)
+			inv[i] = float32(v)
 		}
 		return nil
 	}
-	inverses := func(k int) int { return (min(nb, n-k) + ni - 1) / ni }
-	if err := parallel.ForErr(ctx, inverses(0), workers, func(wk, j int) error { return invert(wk, invs[0], 0, j) }); err != nil {
-		return err
-	}
-	for blk, k := 0, 0; k < n; blk, k = blk+1, k+nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		b := min(nb, n-k)
-		inv := invs[blk%2]
-		if err := parallel.For(ctx, ng, workers, func(wk, g int) {
-			c0, c1 := g*gw, min(t, (g+1)*gw)
-			pg := kernel.NewRowPanels32(b, c1-c0, packed[g*glen:(g+1)*glen])
-			groups[g] = pg
-			for j0 := 0; j0 < b; j0 += ni {
-				bj := min(ni, b-j0)
-				xj := blas32.General{Rows: bj, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[(k+j0)*x.Stride+c0:]}
-				if j0 > 0 {
-					lj := blas32.General{Rows: bj, Cols: j0, Stride: l.Stride, Data: l.Data[(k+j0)*l.Stride+k:]}
-					pg.Rows(0, j0).MulRows(xj, lj, true)
-				}
-				tj := kernel.PackRowPanels32(xj, tmps[wk])
-				tj.MulRows(xj, blas32.General{Rows: bj, Cols: bj, Stride: bj, Data: inv[j0*ni:]}, false)
-				pg.Rows(j0, j0+bj).Pack(xj)
-			}
-		}); err != nil {
-			return err
-		}
-		rest := n - k - b
-		if rest == 0 {
-			break
-		}
-		next, nInv := invs[(blk+1)%2], inverses(k+b)
-		if err := parallel.ForErr(ctx, nInv+(rest+rowsTask-1)/rowsTask, workers, func(wk, task int) error {
-			if task < nInv {
-				return invert(wk, next, k+b, task)
-			}
-			i0 := k + b + (task-nInv)*rowsTask
-			i1 := min(n, i0+rowsTask)
-			lr := blas32.General{Rows: i1 - i0, Cols: b, Stride: l.Stride, Data: l.Data[i0*l.Stride+k:]}
-			for g, pg := range groups {
-				c0, c1 := g*gw, min(t, (g+1)*gw)
-				pg.MulRows(blas32.General{Rows: i1 - i0, Cols: c1 - c0, Stride: x.Stride, Data: x.Data[i0*x.Stride+c0:]}, lr, true)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rowsSolve[float32, panels32](ctx, dense[float32]{rows: l.Rows, cols: l.Cols, stride: l.Stride, data: l.Data},
+		dense[float32]{rows: x.Rows, cols: x.Cols, stride: x.Stride, data: x.Data}, w, workers, 32, invert)
 }
