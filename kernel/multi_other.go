@@ -17,3 +17,9 @@ func keptDot4AVX512(int, *float32, int, *float64, *float64)     { panic("kernel:
 func keptDot4AVX2(int, *float32, int, *float64, *float64)       { panic("kernel: no AVX2") }
 func keptAxpy4AVX512(int, *[4]float64, *float32, int, *float64) { panic("kernel: no AVX-512") }
 func keptAxpy4AVX2(int, *[4]float64, *float32, int, *float64)   { panic("kernel: no AVX2") }
+func dots4F32AVX512(int, *float32, int, *float64, *float64)     { panic("kernel: no AVX-512") }
+func dots2F32AVX2(int, *float32, int, *float64, *float64)       { panic("kernel: no AVX2") }
+func dots4F64AVX512(int, *float64, int, *float64, *float64)     { panic("kernel: no AVX-512") }
+func dots2F64AVX2(int, *float64, int, *float64, *float64)       { panic("kernel: no AVX2") }
+func axpy4F64AVX512(int, *[4]float64, *float64, int, *float64)  { panic("kernel: no AVX-512") }
+func axpy4F64AVX2(int, *[4]float64, *float64, int, *float64)    { panic("kernel: no AVX2") }

@@ -65,3 +65,39 @@ func keptAxpy4AVX512(k int, s *[4]float64, a *float32, lda int, y *float64)
 //
 //go:noescape
 func keptAxpy4AVX2(k int, s *[4]float64, a *float32, lda int, y *float64)
+
+// dots4F32AVX512 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 4, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float32(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots4F32AVX512(k int, a *float32, lda int, x *float64, out *float64)
+
+// dots2F32AVX2 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 2, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float32(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots2F32AVX2(k int, a *float32, lda int, x *float64, out *float64)
+
+// dots4F64AVX512 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 4, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float64(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots4F64AVX512(k int, a *float64, lda int, x *float64, out *float64)
+
+// dots2F64AVX2 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 2, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float64(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots2F64AVX2(k int, a *float64, lda int, x *float64, out *float64)
+
+// axpy4F64AVX512 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
+// for p < k (a multiple of 16): four float64 rows (row stride lda elements).
+//
+//go:noescape
+func axpy4F64AVX512(k int, s *[4]float64, a *float64, lda int, y *float64)
+
+// axpy4F64AVX2 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
+// for p < k (a multiple of 16): four float64 rows (row stride lda elements).
+//
+//go:noescape
+func axpy4F64AVX2(k int, s *[4]float64, a *float64, lda int, y *float64)

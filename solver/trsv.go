@@ -28,9 +28,11 @@ import (
 // With several right-hand sides the products with the solved part run on
 // kernel.Panels (x's solved rows packed once per block of the factor), so
 // each row of the factor is read once for all columns, on the AVX-512
-// tiles where available; one column keeps the dot and axpy loops. Every
-// entry of x is updated by one task with its terms in a fixed order, so
-// the result does not depend on the number of workers.
+// tiles where available; one column runs on kernel.RowDots and RowAxpys
+// (fewOne: four rows of the factor streamed at a time against x, a float32
+// factor widened in registers). Every entry of x is updated by one task
+// with its terms in a fixed order, so the result does not depend on the
+// number of workers.
 const (
 	fewBlock = 256
 	fewRows  = 16
@@ -49,6 +51,14 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 	diag := func(k, b int) {
 		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
 		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
+	}
+	if t == 1 && n > 0 {
+		one := fewOne[float64]{a: l.Data, lda: l.Stride, dots: kernel.RowDots, axpys: kernel.RowAxpys,
+			diag: func(v []float64, k, b int) {
+				d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
+				blas64.Trsv(bt(trans), d, blas64.Vector{N: b, Inc: 1, Data: v[k:]})
+			}}
+		return one.solve(ctx, n, x, trans)
 	}
 	var buf []float64 // the packed solved rows of x (t > 1), reused block to block
 	if t > 1 {
@@ -149,4 +159,90 @@ func axpyStrided(alpha float64, a, y []float64, inc int) {
 	for j, v := range a {
 		y[j*inc] += alpha * v
 	}
+}
+
+// fewOne is fewSolveL and fewSolveL32 with one right-hand side, on the
+// factor's rows a (row stride lda, float64 or float32) and x copied to a
+// contiguous vector v when its stride is not 1. L⁻¹x: each task takes
+// fewRows rows of a block and subtracts from v[i] the dot of row i with the
+// solved v[:k] (dots: kernel.RowDots or RowDots32, four rows at a time
+// against v); L⁻ᵀx: each task takes oneCols entries of v[:k] and adds to
+// them the block's rows times −v[k:k1] (axpys: kernel.RowAxpys or
+// RowAxpys32, four rows streamed at a time into the task's contiguous piece
+// of v). Each entry is a fixed sequence of operations whatever the split
+// into tasks (the kernels' sums do not depend on where a row or a piece of
+// v starts), so the result depends neither on the number of workers nor on
+// the precision of the factor beyond its values. diag solves the diagonal
+// triangle of the block [k, k+b) in place in v.
+type fewOne[T float32 | float64] struct {
+	a     []T
+	lda   int
+	dots  func(out []float64, a []T, lda int, x []float64)
+	axpys func(y, s []float64, a []T, lda int)
+	diag  func(v []float64, k, b int)
+}
+
+// oneCols is the entries of v[:k] one task of fewOne's L⁻ᵀx takes: 4 KB
+// of v in L1, four row pieces of 2 or 4 KB streamed at a time.
+const oneCols = 512
+
+func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans bool) error {
+	v := x.Data[:n]
+	if x.Stride != 1 {
+		v = make([]float64, n)
+		for i := range v {
+			v[i] = x.Data[i*x.Stride]
+		}
+		defer func() {
+			for i, e := range v {
+				x.Data[i*x.Stride] = e
+			}
+		}()
+	}
+	buf := make([]float64, fewBlock) // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
+	if !trans {
+		for k := 0; k < n; k += fewBlock {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b := min(fewBlock, n-k)
+			if k > 0 {
+				err := parallel.For(ctx, (b+fewRows-1)/fewRows, 0, func(_, task int) {
+					i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
+					d := buf[i0-k : i1-k]
+					f.dots(d, f.a[i0*f.lda:], f.lda, v[:k])
+					for i, s := range d {
+						v[i0+i] -= s
+					}
+				})
+				if err != nil {
+					return err
+				}
+			}
+			f.diag(v, k, b)
+		}
+		return nil
+	}
+	for k1 := n; k1 > 0; k1 -= fewBlock {
+		k := max(0, k1-fewBlock)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f.diag(v, k, k1-k)
+		if k == 0 {
+			break
+		}
+		s := buf[:k1-k]
+		for j := range s {
+			s[j] = -v[k+j]
+		}
+		err := parallel.For(ctx, (k+oneCols-1)/oneCols, 0, func(_, task int) {
+			c0, c1 := task*oneCols, min(k, (task+1)*oneCols)
+			f.axpys(v[c0:c1], s, f.a[k*f.lda+c0:], f.lda)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

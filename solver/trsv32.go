@@ -24,6 +24,21 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 		return ctx.Err()
 	}
 	workers := parallel.Workers(0)
+	if t == 1 {
+		wb := widenBuf(fewBlock * fewBlock)
+		defer widenPool.Put(wb)
+		one := fewOne[float32]{a: l.Data, lda: l.Stride, dots: kernel.RowDots32, axpys: kernel.RowAxpys32,
+			diag: func(v []float64, k, b int) {
+				d := (*wb)[:b*b]
+				for i := 0; i < b; i++ {
+					widen(d[i*b:i*b+i+1], l.Data[(k+i)*l.Stride+k:])
+					clear(d[i*b+i+1 : i*b+b])
+				}
+				blas64.Trsv(bt(trans), blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d},
+					blas64.Vector{N: b, Inc: 1, Data: v[k:]})
+			}}
+		return one.solve(ctx, n, x, trans)
+	}
 	wl := max(fewRows*n, fewBlock*min(fewCols, n), fewBlock*fewBlock)
 	bufs := make([]*[]float64, workers)
 	for w := range bufs {
@@ -117,13 +132,9 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 	return nil
 }
 
-// widen sets dst[j] = float64(src[j]) for j < len(dst).
-func widen(dst []float64, src []float32) {
-	src = src[:len(dst)]
-	for j, v := range src {
-		dst[j] = float64(v)
-	}
-}
+// widen sets dst[j] = float64(src[j]) for j < len(dst) (kernel.Widen: in
+// SIMD registers where available).
+func widen(dst []float64, src []float32) { kernel.Widen(dst, src) }
 
 // widenPool recycles fewSolveL32's per-worker buffers (*[]float64): a
 // preconditioner applies four solves per CG iteration.

@@ -1,0 +1,214 @@
+package kernel
+
+import "math"
+
+// Row-streaming products for package solver's triangular solves with one
+// right-hand side (FALKON's preconditioner with one output applies four
+// per CG iteration): L⁻¹x subtracts from each x[i] the dot of row i of the
+// factor with the solved part (RowDots), L⁻ᵀx subtracts rows of the factor
+// scaled by solved entries from the rest of x (RowAxpys). Both are bound by
+// reading the factor, which they stream row by row, several rows at once
+// (four on AVX-512, two or four on AVX2) so that x is read once per group;
+// a float32 factor (RowDots32, RowAxpys32) is widened in registers, so it
+// streams in half the bytes of a float64 one. The generated kernels are in
+// internal/asmmulti. Every result is a fixed sequence of FMAs and additions
+// described on each function, the same on the AVX-512, AVX2 and portable
+// paths, and a float32 factor gives exactly the float64 function's result
+// on its widened values.
+
+// RowDots sets out[r] = Σ_j a[r·lda+j]·x[j] for r < len(out), j < len(x):
+// the rows of a (row stride lda ≥ 0) times the vector x. With k = len(x)
+// and k16 = k rounded down to a multiple of 16, each row's sum is, in this
+// order: sixteen lane sums A[l] = Σ x[j]·a[r·lda+j] over j < k16 with j ≡ l
+// (mod 16), each a chain of FMAs in j order from zero; B[l] = A[l] +
+// A[l+8] for l < 8; s = B[0] + B[1] + … + B[7] from the left; then s =
+// fma(a[r·lda+j], x[j], s) for k16 ≤ j < k. a must hold (len(out)−1)·lda +
+// len(x) values (it panics otherwise); out must not overlap x.
+func RowDots(out, a []float64, lda int, x []float64) {
+	if !rowsFit(len(out), len(a), lda, len(x)) {
+		return
+	}
+	k := len(x)
+	k16 := k &^ 15
+	if useAccel == accelPortable || k16 == 0 {
+		rowDotsGo(out, a, lda, x)
+		return
+	}
+	var lanes [32]float64
+	for i := 0; i < len(out); {
+		n := min(len(out)-i, 4)
+		switch {
+		case n == 4 && useAccel == accelAVX512:
+			dots4F64AVX512(k16, &a[i*lda], lda, &x[0], &lanes[0])
+		case n >= 2:
+			n = 2
+			dots2F64AVX2(k16, &a[i*lda], lda, &x[0], &lanes[0])
+		default: // the last row alone (lda 0: the row twice)
+			dots2F64AVX2(k16, &a[i*lda], 0, &x[0], &lanes[0])
+		}
+		for r := range n {
+			row := a[(i+r)*lda : (i+r)*lda+k]
+			out[i+r] = dotFinish((*[8]float64)(lanes[8*r:]), row[k16:], x[k16:])
+		}
+		i += n
+	}
+}
+
+// RowDots32 is RowDots with the rows of a in float32, each value widened
+// to float64 (exactly) before its product: the result is RowDots's on the
+// widened a, bit for bit.
+func RowDots32(out []float64, a []float32, lda int, x []float64) {
+	if !rowsFit(len(out), len(a), lda, len(x)) {
+		return
+	}
+	k := len(x)
+	k16 := k &^ 15
+	if useAccel == accelPortable || k16 == 0 {
+		rowDotsGo(out, a, lda, x)
+		return
+	}
+	var lanes [32]float64
+	for i := 0; i < len(out); {
+		n := min(len(out)-i, 4)
+		switch {
+		case n == 4 && useAccel == accelAVX512:
+			dots4F32AVX512(k16, &a[i*lda], lda, &x[0], &lanes[0])
+		case n >= 2:
+			n = 2
+			dots2F32AVX2(k16, &a[i*lda], lda, &x[0], &lanes[0])
+		default:
+			dots2F32AVX2(k16, &a[i*lda], 0, &x[0], &lanes[0])
+		}
+		for r := range n {
+			row := a[(i+r)*lda : (i+r)*lda+k]
+			out[i+r] = dotFinish((*[8]float64)(lanes[8*r:]), row[k16:], x[k16:])
+		}
+		i += n
+	}
+}
+
+// RowAxpys sets y[j] = fma(s[r], a[r·lda+j], y[j]) for r = 0, 1, …,
+// len(s)−1 in this order, for every j < len(y): y += Σ_r s[r]·(row r of
+// a), one rounding per row (row stride lda ≥ 0). a must hold
+// (len(s)−1)·lda + len(y) values (it panics otherwise); y must not overlap
+// a or s.
+func RowAxpys(y, s, a []float64, lda int) {
+	if !rowsFit(len(s), len(a), lda, len(y)) {
+		return
+	}
+	k16 := len(y) &^ 15
+	r := 0
+	if useAccel != accelPortable && k16 > 0 {
+		for ; r+4 <= len(s); r += 4 {
+			c := (*[4]float64)(s[r:])
+			if useAccel == accelAVX512 {
+				axpy4F64AVX512(k16, c, &a[r*lda], lda, &y[0])
+			} else {
+				axpy4F64AVX2(k16, c, &a[r*lda], lda, &y[0])
+			}
+		}
+		rowAxpysGo(y[k16:], s[:r], a[k16:], lda)
+	}
+	if r < len(s) {
+		rowAxpysGo(y, s[r:], a[r*lda:], lda)
+	}
+}
+
+// RowAxpys32 is RowAxpys with the rows of a in float32, widened to float64
+// (exactly): the result is RowAxpys's on the widened a, bit for bit.
+func RowAxpys32(y, s []float64, a []float32, lda int) {
+	if !rowsFit(len(s), len(a), lda, len(y)) {
+		return
+	}
+	k16 := len(y) &^ 15
+	r := 0
+	if useAccel != accelPortable && k16 > 0 {
+		for ; r+4 <= len(s); r += 4 {
+			c := (*[4]float64)(s[r:])
+			if useAccel == accelAVX512 {
+				keptAxpy4AVX512(k16, c, &a[r*lda], lda, &y[0])
+			} else {
+				keptAxpy4AVX2(k16, c, &a[r*lda], lda, &y[0])
+			}
+		}
+		rowAxpysGo(y[k16:], s[:r], a[k16:], lda)
+	}
+	if r < len(s) {
+		rowAxpysGo(y, s[r:], a[r*lda:], lda)
+	}
+}
+
+// Widen sets dst[j] = float64(src[j]) for j < len(dst) (exact); src must
+// hold len(dst) values.
+func Widen(dst []float64, src []float32) {
+	src = src[:len(dst)]
+	n16 := len(dst) &^ 15
+	if n16 > 0 && useAccel != accelPortable {
+		if useAccel == accelAVX512 {
+			widenAVX512(&dst[0], &src[0], n16)
+		} else {
+			widenAVX2(&dst[0], &src[0], n16)
+		}
+	} else {
+		n16 = 0
+	}
+	for j, v := range src[n16:] {
+		dst[n16+j] = float64(v)
+	}
+}
+
+// rowsFit checks that rows rows of k values at stride lda lie in a slice
+// of length n (it panics otherwise, as an index out of range would) and
+// reports whether there is anything to do.
+func rowsFit(rows, n, lda, k int) bool {
+	if rows == 0 || k == 0 {
+		return false
+	}
+	if lda < 0 || (rows-1)*lda+k > n {
+		panic("kernel: rows of a past its end")
+	}
+	return true
+}
+
+// dotFinish returns RowDots's sum from the eight lanes B and the tail
+// (a[j], x[j]) for j ≥ k16.
+func dotFinish[T float32 | float64](b *[8]float64, a []T, x []float64) float64 {
+	s := b[0]
+	for _, v := range b[1:] {
+		s += v
+	}
+	for j, v := range a {
+		s = math.FMA(float64(v), x[j], s)
+	}
+	return s
+}
+
+// rowDotsGo is RowDots and RowDots32 in Go: the same lanes and order.
+func rowDotsGo[T float32 | float64](out []float64, a []T, lda int, x []float64) {
+	k := len(x)
+	k16 := k &^ 15
+	for r := range out {
+		row := a[r*lda : r*lda+k]
+		var l [16]float64
+		for j := 0; j < k16; j += 16 {
+			for q, v := range row[j : j+16] {
+				l[q] = math.FMA(float64(v), x[j+q], l[q])
+			}
+		}
+		var b [8]float64
+		for q := range b {
+			b[q] = l[q] + l[q+8]
+		}
+		out[r] = dotFinish(&b, row[k16:], x[k16:])
+	}
+}
+
+// rowAxpysGo is RowAxpys and RowAxpys32 in Go, row by row.
+func rowAxpysGo[T float32 | float64](y, s []float64, a []T, lda int) {
+	for r, c := range s {
+		row := a[r*lda : r*lda+len(y)]
+		for j, v := range row {
+			y[j] = math.FMA(c, float64(v), y[j])
+		}
+	}
+}
