@@ -16,6 +16,10 @@ import "math"
 // paths, and a float32 factor gives exactly the float64 function's result
 // on its widened values.
 
+// PanelWidth is the number of values in a row of the panels of
+// PanelAxpys: the few right-hand sides of a solve, padded with zeros.
+const PanelWidth = multiPanel
+
 // RowDots sets out[r] = Σ_j a[r·lda+j]·x[j] for r < len(out), j < len(x):
 // the rows of a (row stride lda ≥ 0) times the vector x. With k = len(x)
 // and k16 = k rounded down to a multiple of 16, each row's sum is, in this
@@ -209,6 +213,74 @@ func rowAxpysGo[T float32 | float64](y, s []float64, a []T, lda int) {
 		row := a[r*lda : r*lda+len(y)]
 		for j, v := range row {
 			y[j] = math.FMA(c, float64(v), y[j])
+		}
+	}
+}
+
+// PanelAxpys sets y[16p+s] = fma(a[r·lda+p], b[16r+s], y[16p+s]) for r =
+// 0, 1, …, len(b)/16 − 1 in this order, for every p < len(y)/16 and s <
+// 16: y += aᵀ·b with y and b panels of rows of 16 values (m = len(y)/16
+// and rows = len(b)/16; a is rows×m, row stride lda ≥ 0), one rounding
+// per row of a. The rows of a are streamed four at a time (solver's L⁻ᵀX
+// with a few right-hand sides padded to 16). The same bits on every path.
+// len(y) and len(b) must be multiples of 16 and a must hold (rows−1)·lda +
+// m values (it panics otherwise); y must not overlap a or b.
+func PanelAxpys(y, b, a []float64, lda int) {
+	m, rows := panelDims(len(y), len(b))
+	if !rowsFit(rows, len(a), lda, m) {
+		return
+	}
+	r := 0
+	for ; r+4 <= rows && useAccel != accelPortable; r += 4 {
+		if useAccel == accelAVX512 {
+			panelAxpy4F64AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])
+			continue
+		}
+		panelAxpy4F64AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
+		panelAxpy4F64AVX2(m, &b[16*r+8], &a[r*lda], lda, &y[8])
+	}
+	panelAxpysGo(y, b[16*r:], a, r, lda, m)
+}
+
+// PanelAxpys32 is PanelAxpys with the rows of a in float32, widened to
+// float64 (exactly): the result is PanelAxpys's on the widened a, bit for
+// bit.
+func PanelAxpys32(y, b []float64, a []float32, lda int) {
+	m, rows := panelDims(len(y), len(b))
+	if !rowsFit(rows, len(a), lda, m) {
+		return
+	}
+	r := 0
+	for ; r+4 <= rows && useAccel != accelPortable; r += 4 {
+		if useAccel == accelAVX512 {
+			panelAxpy4F32AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])
+			continue
+		}
+		panelAxpy4F32AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
+		panelAxpy4F32AVX2(m, &b[16*r+8], &a[r*lda], lda, &y[8])
+	}
+	panelAxpysGo(y, b[16*r:], a, r, lda, m)
+}
+
+// panelDims returns PanelAxpys's m and rows, panicking unless both lengths
+// are multiples of 16.
+func panelDims(ny, nb int) (m, rows int) {
+	if ny%PanelWidth != 0 || nb%PanelWidth != 0 {
+		panic("kernel: panel length not a multiple of 16")
+	}
+	return ny / multiPanel, nb / multiPanel
+}
+
+// panelAxpysGo is PanelAxpys in Go for the rows r0, r0+1, … of a (b holds
+// theirs), row by row.
+func panelAxpysGo[T float32 | float64](y, b []float64, a []T, r0, lda, m int) {
+	for r := 0; r < len(b)/multiPanel; r++ {
+		br := b[r*multiPanel : (r+1)*multiPanel]
+		for p, v := range a[(r0+r)*lda : (r0+r)*lda+m] {
+			yp := y[p*multiPanel : (p+1)*multiPanel]
+			for s, c := range br {
+				yp[s] = math.FMA(float64(v), c, yp[s])
+			}
 		}
 	}
 }

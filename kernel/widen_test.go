@@ -171,3 +171,45 @@ func TestRowKernelsBounds(t *testing.T) {
 	}()
 	RowDots(out, a, 8, make([]float64, 3)) // needs 11 values
 }
+
+// PanelAxpys and PanelAxpys32 on every SIMD path give the bits of a chain
+// of FMAs per element over the rows in order, for m = 0 … 17 and 40
+// columns of a (rows of the panel y), 1 to 9 rows (four at a time in the
+// kernels, the rest in Go) and a row stride past m; the float32 version
+// gives the float64 one's bits on the widened rows.
+func TestPanelAxpys(t *testing.T) {
+	r := rand.New(rand.NewPCG(94, 95))
+	for _, a := range accels() {
+		restore := setAccel(a)
+		for m := 0; m <= 40; m += 1 + m/17*22 {
+			for _, rows := range []int{1, 3, 4, 5, 8, 9} {
+				lda := m + rows%2
+				c := newWidenCase(r, rows, m, lda)
+				b := make([]float64, 16*rows)
+				y0 := make([]float64, 16*m)
+				for i := range b {
+					b[i] = r.NormFloat64()
+				}
+				for i := range y0 {
+					y0[i] = r.NormFloat64()
+				}
+				want := append([]float64(nil), y0...)
+				for i := range rows {
+					for p := range m {
+						for s := range 16 {
+							want[16*p+s] = math.FMA(c.a64[i*lda+p], b[16*i+s], want[16*p+s])
+						}
+					}
+				}
+				what := fmt.Sprintf("%v m=%d rows=%d", a, m, rows)
+				y := append([]float64(nil), y0...)
+				PanelAxpys(y, b, c.a64, lda)
+				sameBits(t, what+" PanelAxpys", y, want)
+				y = append(y[:0], y0...)
+				PanelAxpys32(y, b, c.a32, lda)
+				sameBits(t, what+" PanelAxpys32", y, want)
+			}
+		}
+		restore()
+	}
+}
