@@ -125,3 +125,27 @@ func panelAxpy4F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
 //
 //go:noescape
 func panelAxpy4F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
+
+// rowsPanel8x16F32AVX512 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 8 and
+// s < 16, one FMA a term in p order from zero: float32 rows (row stride lda elements) times a [k][16] panel.
+//
+//go:noescape
+func rowsPanel8x16F32AVX512(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel6x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 6 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel6x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel4x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 4 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel4x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel2x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 2 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel2x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)

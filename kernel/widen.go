@@ -284,3 +284,80 @@ func panelAxpysGo[T float32 | float64](y, b []float64, a []T, r0, lda, m int) {
 		}
 	}
 }
+
+// PanelDots sets out[16r+s] = Σ_p a[r·lda+p]·b[16p+s] over p < len(b)/16,
+// for r < len(out)/16 and s < 16: the rows of a (row stride lda ≥ 0)
+// times the panel b of rows of 16 values, each element a chain of FMAs in
+// p order from zero; the same bits on every path (eight rows at a time on
+// the AVX-512 tile, six on AVX2's; solver's L⁻¹X with a few right-hand
+// sides padded to 16). len(out) and len(b) must be multiples of 16 and a
+// must hold (rows−1)·lda + len(b)/16 values (it panics otherwise); out
+// must not overlap a or b.
+func PanelDots(out, b, a []float64, lda int) {
+	panelDots(out, b, a, lda, rowsPanel8x16AVX512, [3]func(int, *float64, int, *float64, *float64){
+		rowsPanel6x8AVX2, rowsPanel4x8AVX2, rowsPanel2x8AVX2})
+}
+
+// PanelDots32 is PanelDots with the rows of a in float32, widened to
+// float64 (exactly) in registers: the result is PanelDots's on the widened
+// a, bit for bit.
+func PanelDots32(out, b []float64, a []float32, lda int) {
+	panelDots(out, b, a, lda, rowsPanel8x16F32AVX512, [3]func(int, *float32, int, *float64, *float64){
+		rowsPanel6x8F32AVX2, rowsPanel4x8F32AVX2, rowsPanel2x8F32AVX2})
+}
+
+// panelDots is PanelDots on the tiles of a's precision: t8 the AVX-512
+// tile's eight rows, t642 the AVX2 tiles' six, four and two rows (on
+// half of the panel), which also take the rows left over on AVX-512.
+func panelDots[T float32 | float64](out, b []float64, a []T, lda int,
+	t8 func(int, *T, int, *float64, *float64), t642 [3]func(int, *T, int, *float64, *float64)) {
+	rows, k := panelDims(len(out), len(b))
+	if rows == 0 {
+		return
+	}
+	if k == 0 {
+		clear(out)
+		return
+	}
+	rowsFit(rows, len(a), lda, k)
+	if useAccel == accelPortable {
+		for r := range rows {
+			var acc [PanelWidth]float64
+			for p, v := range a[r*lda : r*lda+k] {
+				bp := b[p*PanelWidth : (p+1)*PanelWidth]
+				for s, c := range bp {
+					acc[s] = math.FMA(float64(v), c, acc[s])
+				}
+			}
+			copy(out[r*PanelWidth:], acc[:])
+		}
+		return
+	}
+	for i := 0; i < rows; {
+		rem := rows - i
+		if useAccel == accelAVX512 && rem >= 8 {
+			t8(k, &a[i*lda], lda, &b[0], &out[i*PanelWidth])
+			i += 8
+			continue
+		}
+		n, tile := 6, t642[0]
+		switch {
+		case rem >= 6:
+		case rem >= 4:
+			n, tile = 4, t642[1]
+		case rem >= 2:
+			n, tile = 2, t642[2]
+		default: // a last row alone: the two-row tile on it twice
+			one := make([]float64, 2*PanelWidth)
+			tile = t642[2]
+			tile(k, &a[i*lda], 0, &b[0], &one[0])
+			tile(k, &a[i*lda], 0, &b[PanelWidth/2], &one[PanelWidth/2])
+			copy(out[i*PanelWidth:], one[:PanelWidth])
+			i++
+			continue
+		}
+		tile(k, &a[i*lda], lda, &b[0], &out[i*PanelWidth])
+		tile(k, &a[i*lda], lda, &b[PanelWidth/2], &out[i*PanelWidth+PanelWidth/2])
+		i += n
+	}
+}

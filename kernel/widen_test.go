@@ -213,3 +213,49 @@ func TestPanelAxpys(t *testing.T) {
 		restore()
 	}
 }
+
+// PanelDots and PanelDots32 on every SIMD path give the bits of a chain of
+// FMAs from zero per element over the columns of a in order, for 1 to 17
+// rows (the AVX-512 tile's eight, the AVX2 tiles' six, four and two, and a
+// single row left over), k = 0 … 17 and 40 and a row stride past k; the
+// float32 version gives the float64 one's bits on the widened rows, and
+// k = 0 sets out to zero.
+func TestPanelDots(t *testing.T) {
+	r := rand.New(rand.NewPCG(96, 97))
+	for _, a := range accels() {
+		restore := setAccel(a)
+		for k := 0; k <= 40; k += 1 + k/17*22 {
+			for rows := 1; rows <= 17; rows++ {
+				lda := k + rows%2
+				c := newWidenCase(r, rows, k, lda)
+				b := make([]float64, 16*k)
+				for i := range b {
+					b[i] = r.NormFloat64()
+				}
+				want := make([]float64, 16*rows)
+				for i := range rows {
+					for s := range 16 {
+						var acc float64
+						for p := range k {
+							acc = math.FMA(c.a64[i*lda+p], b[16*p+s], acc)
+						}
+						want[16*i+s] = acc
+					}
+				}
+				what := fmt.Sprintf("%v k=%d rows=%d", a, k, rows)
+				out := make([]float64, 16*rows)
+				for i := range out {
+					out[i] = math.NaN()
+				}
+				PanelDots(out, b, c.a64, lda)
+				sameBits(t, what+" PanelDots", out, want)
+				for i := range out {
+					out[i] = math.NaN()
+				}
+				PanelDots32(out, b, c.a32, lda)
+				sameBits(t, what+" PanelDots32", out, want)
+			}
+		}
+		restore()
+	}
+}

@@ -52,45 +52,26 @@ const fewSolveMin = 1024
 // for the lower-triangular non-unit l.
 func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans bool) error {
 	n, t := l.N, x.Cols
-	switch {
-	case n == 0 || t == 0:
+	if n == 0 || t == 0 {
 		return ctx.Err()
-	case t == 1:
+	}
+	tri := func(k, b int) blas64.Triangular {
+		return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
+	}
+	if t == 1 {
 		one := fewOne[float64]{a: l.Data, lda: l.Stride, dots: kernel.RowDots, axpys: kernel.RowAxpys,
 			diag: func(v []float64, k, b int) {
-				d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-				blas64.Trsv(bt(trans), d, blas64.Vector{N: b, Inc: 1, Data: v[k:]})
+				blas64.Trsv(bt(trans), tri(k, b), blas64.Vector{N: b, Inc: 1, Data: v[k:]})
 			}}
 		return one.solve(ctx, n, x, trans)
-	case trans:
-		return fewSlabs(x, func(xs blas64.General) error {
-			return fewPanelT(ctx, l.Data, l.Stride, n, xs, kernel.PanelAxpys, func(xp blas64.General, k int) {
-				d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: xp.Rows, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-				blas64.Trsm(blas.Left, blas.Trans, 1, d, xp)
-			})
-		})
 	}
-	buf := make([]float64, kernel.PanelsLen(n, t)) // the packed solved rows of x, reused block to block
-	for k := 0; k < n; k += fewBlock {
-		b := min(fewBlock, n-k)
-		if k > 0 {
-			solved := kernel.PackPanels(blas64.General{Rows: k, Cols: t, Stride: x.Stride, Data: x.Data}, buf)
-			tasks := (b + fewRows - 1) / fewRows
-			err := parallel.For(ctx, tasks, 0, func(_, task int) {
-				i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
-				solved.SubMul(blas64.General{Rows: i1 - i0, Cols: t, Stride: x.Stride, Data: x.Data[i0*x.Stride:]},
-					blas64.General{Rows: i1 - i0, Cols: k, Stride: l.Stride, Data: l.Data[i0*l.Stride:]})
-			})
-			if err != nil {
-				return err
-			}
-		} else if err := ctx.Err(); err != nil {
-			return err
+	diag := func(xp blas64.General, k int) { blas64.Trsm(blas.Left, bt(trans), 1, tri(k, xp.Rows), xp) }
+	return fewSlabs(x, func(xs blas64.General) error {
+		if trans {
+			return fewPanelT(ctx, l.Data, l.Stride, n, xs, kernel.PanelAxpys, diag)
 		}
-		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, d, blas64.General{Rows: b, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
-	}
-	return nil
+		return fewPanelN(ctx, l.Data, l.Stride, n, xs, kernel.PanelDots, diag)
+	})
 }
 
 // fewSlabs runs solve on x's columns in slabs of at most
@@ -194,6 +175,50 @@ func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans boo
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fewPanelN is fewSolveL's and fewSolveL32's L⁻¹x with 1 < t ≤ 16
+// right-hand sides, on the factor's rows a (row stride lda): x is copied
+// into xp, rows of 16 values (zero past t), the blocks of fewBlock rows are
+// taken top to bottom, their rows first reduced by their products with the
+// solved xp[:k] (one task per fewRows rows: dots, kernel.PanelDots or
+// PanelDots32, eight rows of the factor at a time on the AVX-512 tile,
+// sums in column order from zero, then subtracted), then the diagonal
+// triangle solved (diag, in place in xp's rows k, k+1, …). The solved rows
+// are the tiles' panel as they stand (no packing per block).
+func fewPanelN[T float32 | float64](ctx context.Context, a []T, lda, n int, x blas64.General,
+	dots func(out, b []float64, a []T, lda int), diag func(xp blas64.General, k int)) error {
+	const w = kernel.PanelWidth
+	t := x.Cols
+	xp := make([]float64, n*w)
+	for i := range n {
+		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
+	}
+	out := make([]float64, fewBlock*w)
+	for k := 0; k < n; k += fewBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := min(fewBlock, n-k)
+		if k > 0 {
+			err := parallel.For(ctx, (b+fewRows-1)/fewRows, 0, func(_, task int) {
+				i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
+				o := out[(i0-k)*w : (i1-k)*w]
+				dots(o, xp[:k*w], a[i0*lda:], lda)
+				for j, v := range o {
+					xp[i0*w+j] -= v
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+		diag(blas64.General{Rows: b, Cols: t, Stride: w, Data: xp[k*w : (k+b)*w]}, k)
+	}
+	for i := range n {
+		copy(x.Data[i*x.Stride:i*x.Stride+t], xp[i*w:i*w+t])
 	}
 	return nil
 }

@@ -72,6 +72,10 @@ func generate() {
 		panelAxpy(true, f32)
 		panelAxpy(false, f32)
 	}
+	rowsPanelF32(true, 8)
+	for _, n := range []int{6, 4, 2} {
+		rowsPanelF32(false, n)
+	}
 }
 
 func rowsPanel() {
@@ -664,6 +668,92 @@ func panelAxpy(avx512, f32 bool) {
 	DECQ(m)
 	JNE(LabelRef(loop))
 	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// rowsPanelF32 generates rowsPanel8x16F32AVX512 and rowsPanel{6,4,2}x8F32AVX2:
+// rowsPanel8x16AVX512 and rowsPanel{6,4,2}x8AVX2 with the rows of a in
+// float32, each element broadcast and widened (exactly) in a register, so
+// that a float32 factor gives the float64 tiles' bits on its widened values
+// (kernel.PanelDots32, the solver's L⁻¹X with a few right-hand sides).
+func rowsPanelF32(avx512 bool, n int) {
+	name := fmt.Sprintf("rowsPanel%dx8F32AVX2", n)
+	if avx512 {
+		name = fmt.Sprintf("rowsPanel%dx16F32AVX512", n)
+	}
+	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, b, out *float64)")
+	Pragma("noescape")
+	half := "half of "
+	s := 8
+	if avx512 {
+		half, s = "", 16
+	}
+	Doc(fmt.Sprintf("%s sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < %d and", name, n),
+		fmt.Sprintf("s < %d, one FMA a term in p order from zero: float32 rows (row stride lda elements) times %sa [k][16] panel.", s, half))
+	k, b, idx, lda := RCX, RDI, RAX, RDX
+	rows := []GPPhysical{RSI, RBX, R8, R9, R10, R11, R12, R13}[:n]
+	Load(Param("k"), k)
+	Load(Param("a"), rows[0])
+	Load(Param("lda"), lda)
+	Load(Param("b"), b)
+	SHLQ(Imm(2), lda)
+	for r := 1; r < n; r++ {
+		LEAQ(Mem{Base: rows[r-1], Index: lda, Scale: 1}, rows[r])
+	}
+	XORQ(idx, idx)
+	regs, w := ymm, 32
+	if avx512 {
+		regs, w = zmm, 64
+	}
+	for i := 0; i < 2*n; i++ {
+		if avx512 {
+			VPXORQ(regs[i], regs[i], regs[i])
+		} else {
+			VXORPD(regs[i], regs[i], regs[i])
+		}
+	}
+	loop, store := name+"_loop", name+"_store"
+	TESTQ(k, k)
+	JE(LabelRef(store))
+	Label(loop)
+	b0, b1 := Y12, Y13
+	if avx512 {
+		VMOVUPD(Mem{Base: b}, Z16)
+		VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
+	} else {
+		VMOVUPD(Mem{Base: b}, b0)
+		VMOVUPD(Mem{Base: b, Disp: 32}, b1)
+	}
+	xmm := []VecPhysical{X14, X15}
+	ymmT := []VecPhysical{Y18, Y19, Y20, Y21}
+	for r := 0; r < n; r++ {
+		m := Mem{Base: rows[r], Index: idx, Scale: 1}
+		if avx512 {
+			t := zmm[18+r%4]
+			VBROADCASTSS(m, ymmT[r%4])
+			VCVTPS2PD(ymmT[r%4], t)
+			VFMADD231PD(Z16, t, zmm[2*r])
+			VFMADD231PD(Z17, t, zmm[2*r+1])
+			continue
+		}
+		t := ymm[14+r%2]
+		VBROADCASTSS(m, xmm[r%2])
+		VCVTPS2PD(xmm[r%2], t)
+		VFMADD231PD(b0, t, ymm[2*r])
+		VFMADD231PD(b1, t, ymm[2*r+1])
+	}
+	ADDQ(Imm(4), idx)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef(loop))
+	Label(store)
+	out := RDI
+	Load(Param("out"), out)
+	for r := 0; r < n; r++ {
+		VMOVUPD(regs[2*r], Mem{Base: out, Disp: 128 * r})
+		VMOVUPD(regs[2*r+1], Mem{Base: out, Disp: 128*r + w})
+	}
 	VZEROUPPER()
 	RET()
 }
