@@ -31,3 +31,4 @@ func rowsPanel8x16F32AVX512(int, *float32, int, *float64, *float64) { panic("ker
 func rowsPanel6x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
 func rowsPanel4x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
 func rowsPanel2x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
+func panelAxpy8F64AVX512(int, *float64, *float64, int, *float64)    { panic("kernel: no AVX-512") }

@@ -126,6 +126,12 @@ func panelAxpy4F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
 //go:noescape
 func panelAxpy4F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
 
+// panelAxpy8F64AVX512 sets y[16p+s] = fma(a[7·lda+p], b[112+s], … fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s])))
+// for p < m, s < 16: eight rows of a (float64) streamed into a [m][16] panel y, one FMA a row in row order.
+//
+//go:noescape
+func panelAxpy8F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
+
 // rowsPanel8x16F32AVX512 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 8 and
 // s < 16, one FMA a term in p order from zero: float32 rows (row stride lda elements) times a [k][16] panel.
 //

@@ -221,7 +221,8 @@ func rowAxpysGo[T float32 | float64](y, s []float64, a []T, lda int) {
 // 0, 1, …, len(b)/16 − 1 in this order, for every p < len(y)/16 and s <
 // 16: y += aᵀ·b with y and b panels of rows of 16 values (m = len(y)/16
 // and rows = len(b)/16; a is rows×m, row stride lda ≥ 0), one rounding
-// per row of a. The rows of a are streamed four at a time (solver's L⁻ᵀX
+// per row of a. The rows of a are streamed eight (AVX-512; PanelAxpys32
+// four) or four (AVX2) at a time (solver's L⁻ᵀX
 // with a few right-hand sides padded to 16). The same bits on every path.
 // len(y) and len(b) must be multiples of 16 and a must hold (rows−1)·lda +
 // m values (it panics otherwise); y must not overlap a or b.
@@ -231,6 +232,9 @@ func PanelAxpys(y, b, a []float64, lda int) {
 		return
 	}
 	r := 0
+	for ; r+8 <= rows && useAccel == accelAVX512; r += 8 {
+		panelAxpy8F64AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])
+	}
 	for ; r+4 <= rows && useAccel != accelPortable; r += 4 {
 		if useAccel == accelAVX512 {
 			panelAxpy4F64AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])

@@ -182,7 +182,7 @@ func TestPanelAxpys(t *testing.T) {
 	for _, a := range accels() {
 		restore := setAccel(a)
 		for m := 0; m <= 40; m += 1 + m/17*22 {
-			for _, rows := range []int{1, 3, 4, 5, 8, 9} {
+			for _, rows := range []int{1, 3, 4, 5, 8, 9, 12, 13, 16} {
 				lda := m + rows%2
 				c := newWidenCase(r, rows, m, lda)
 				b := make([]float64, 16*rows)

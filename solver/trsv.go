@@ -229,8 +229,8 @@ func fewPanelN[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 // are taken bottom to top, each solved on its diagonal triangle (diag, in
 // place in xp's rows k, k+1, …) and then subtracted from xp[:k] as
 // xp[c0:c1] += L[k:k1, c0:c1]ᵀ·(−xp[k:k1]) by one task per panelCols rows
-// of xp (axpys: kernel.PanelAxpys or PanelAxpys32, four rows of the factor
-// streamed at a time into the task's contiguous piece of xp). Each entry of
+// of xp (axpys: kernel.PanelAxpys or PanelAxpys32, four or eight rows of
+// the factor streamed at a time into the task's contiguous piece of xp). Each entry of
 // xp[:k] gets one FMA per row of the factor in row order, whatever the
 // split into tasks, so the result depends neither on the number of workers
 // nor on the precision of the factor beyond its values.
@@ -271,5 +271,5 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 }
 
 // panelCols is the rows of xp one task of fewPanelT takes: 32 KB of xp
-// (L1), four row pieces of 1 or 2 KB streamed at a time.
+// (L1), four or eight row pieces of 1 or 2 KB streamed at a time.
 const panelCols = 256
