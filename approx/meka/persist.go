@@ -72,6 +72,10 @@ func LoadMap(r io.Reader) (approx.FeatureMap, error) {
 	return m, nil
 }
 
+// encode writes m for SaveMap in the order decodeMEKA reads it: the
+// header, the per-cluster bases, the link matrix with its
+// eigendecomposition (computed first; failing only matters for a
+// PSD-fixed map), and the statistics.
 func (m *Map) encode(e *binfmt.Enc) error {
 	if err := m.eigen(); err != nil && m.opt.PSD {
 		return err

@@ -175,6 +175,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	return s, nil
 }
 
+// runFit is landmark fit: it fits the spec a SPEC.yaml and the flags
+// describe, saves the model with --save and prints the fit and its scores
+// (as JSON with --json).
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fa, err := parseFit(args, stdout, stderr)
 	if err != nil {

@@ -18,6 +18,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// runPredict is landmark predict: it loads a model saved by landmark fit
+// --save, predicts the rows of --data (shard by shard when a manifest's
+// rows are over --memory), writes what --output asks, and prints the
+// scores against the file's targets when it has them.
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pa, err := parsePredict(args, stderr)
 	if err != nil {

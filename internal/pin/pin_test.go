@@ -12,11 +12,13 @@ type recorder struct {
 	errs []string
 }
 
+// Helper does nothing: recorder's messages need no caller line.
 func (r *recorder) Helper() {}
+
+// Errorf records the message.
 func (r *recorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, args...))
 }
-func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
 
 // Floats accepts values within the relative tolerance and rejects the next
 // float64 beyond it; a nil want asks for recording (an error naming the
@@ -34,6 +36,11 @@ func TestFloats(t *testing.T) {
 	Floats(&r, "bad", Tol, []float64{1000 * (1 + 2*Tol), 0}, want, "")
 	if len(r.errs) != 1 {
 		t.Errorf("beyond tolerance: %q, want one error", r.errs)
+	}
+	r.errs = nil
+	Floats(&r, "short", Tol, ok[:1], want, "")
+	if len(r.errs) != 1 {
+		t.Errorf("one value for two recorded: %q, want one error", r.errs)
 	}
 	r.errs = nil
 	Floats(&r, "rec", Tol, want, nil, "", want)
