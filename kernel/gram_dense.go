@@ -72,7 +72,7 @@ func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, 
 		return fmt.Errorf("kernel: Gemm: beta = %g, want 0 or 1", beta)
 	}
 	// The micro-kernel computes Â·B̂ᵀ with B̂ = op(b)ᵀ (n×k).
-	return d.run(ctx, m, n, k, operand{a, transA}, operand{b, !transB}, alpha, beta == 1, false, false, c)
+	return d.run(ctx, m, n, k, operand{a: a, trans: transA}, operand{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
 }
 
 // SyrkLower sets the lower triangle (j ≤ i) of the square c to
@@ -90,7 +90,50 @@ func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: SyrkLower: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, m, k, operand{a, trans}, operand{a, trans}, alpha, beta == 1, true, true, c)
+	return d.run(ctx, m, m, k, operand{a: a, trans: trans}, operand{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
+}
+
+// LauumRows is one block row of LAPACK's blocked dlauum (solver.Lauum) done
+// in place: for the square w whose lower triangle up to row k1 holds a
+// lower-triangular matrix L, and W = L[k0:k1, 0:k1] (the elements right of
+// the diagonal, which are not read, taken as zeros), it adds WᵀW to the
+// lower triangle of w's leading k1×k1 block, W's own rows being consumed:
+// afterwards rows [k0, k1) of that triangle hold those of WᵀW and the rows
+// above k0 their former values plus WᵀW's. It is SyrkLower(trans, 1, W', 1,
+// w[:k1, :k1]) on a copy W' of W after clearing W's rows, with the same sums
+// bit for bit, without the copy: W is packed straight from w before any of
+// its elements is overwritten (for k1−k0 > 2·denseKBlock, one step per
+// 2·denseKBlock rows: WᵀW = Σ W_sᵀW_s over its blocks of rows W_s). The
+// strict upper triangle of w is not touched.
+func (d Dense) LauumRows(ctx context.Context, w *mat.Dense, k0, k1 int) error {
+	if w == nil {
+		return fmt.Errorf("kernel: LauumRows: nil matrix")
+	}
+	r, cc := w.Dims()
+	if r != cc || k0 < 0 || k0 > k1 || k1 > r {
+		return fmt.Errorf("kernel: LauumRows: rows [%d, %d) of a %d×%d matrix", k0, k1, r, cc)
+	}
+	raw := w.RawMatrix()
+	for s0 := k0; s0 < k1; s0 += lauumStep {
+		s1 := min(s0+lauumStep, k1)
+		a := operand{a: rawView(raw, s0, 0, s1-s0, s1), trans: true, tri: true, diag: s0}
+		if err := d.run(ctx, s1, s1, s1-s0, a, a, 1, true, true, true, rawView(raw, 0, 0, s1, s1), s0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lauumStep is the most rows of one product of LauumRows: one chunk of
+// k-blocks, all packed before the first tile overwrites them.
+const lauumStep = denseKBlock * denseKBlocks
+
+// rawView is the r×c block of raw at (i, j) as a *mat.Dense sharing its
+// memory (r, c > 0).
+func rawView(raw blas64.General, i, j, r, c int) *mat.Dense {
+	var d mat.Dense
+	d.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: raw.Stride, Data: raw.Data[i*raw.Stride+j : (i+r-1)*raw.Stride+j+c]})
+	return &d
 }
 
 func dims(a *mat.Dense, trans bool) (r, c int) {
@@ -102,10 +145,14 @@ func dims(a *mat.Dense, trans bool) (r, c int) {
 }
 
 // operand is a matrix read as its rows (trans false) or its columns (trans
-// true): row i of the operand is a[i][:] or a[:][i].
+// true): row i of the operand is a[i][:] or a[:][i]. With tri (LauumRows,
+// trans only), a is read as the rows of a lower-triangular matrix: the
+// elements of its row p right of column p+diag are zeros, not read.
 type operand struct {
 	a     *mat.Dense
 	trans bool
+	tri   bool
+	diag  int
 }
 
 // pack writes rows [i0, i0+w) of the operand, features [p0, p0+kl), scaled
@@ -190,7 +237,11 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 		lead[q] = -1 // no nonzero seen yet
 	}
 	for p := 0; p < kl; p++ {
-		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+		e := i1
+		if o.tri {
+			e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
+		}
+		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
 		for q := q0; q < q1; q++ {
 			out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
 			lo := (q - q0) * w
@@ -229,23 +280,26 @@ func allZero[T float32 | float64](x []T) bool {
 	return true
 }
 
-// run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
-// B̂ n×k (operand b), only on and below the diagonal when lower; same says
-// that a and b are the same operand (then m = n).
-func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower, same bool, c *mat.Dense) error {
+// run computes c = alpha·Â·B̂ᵀ (+ c when add, in rows below setFrom) for Â
+// m×k (operand a) and B̂ n×k (operand b), only on and below the diagonal
+// when lower; same says that a and b are the same operand (then m = n).
+// Rows at or past setFrom are set as when add is false (LauumRows: those
+// rows of c are the operand, read before the first tile is stored).
+func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower, same bool, c *mat.Dense, setFrom int) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
 	rc := c.RawMatrix()
 	if k == 0 || alpha == 0 {
 		if !add {
-			for i := 0; i < m; i++ {
-				j1 := n
-				if lower {
-					j1 = i + 1
-				}
-				clear(rc.Data[i*rc.Stride : i*rc.Stride+j1])
+			setFrom = 0
+		}
+		for i := setFrom; i < m; i++ {
+			j1 := n
+			if lower {
+				j1 = i + 1
 			}
+			clear(rc.Data[i*rc.Stride : i*rc.Stride+j1])
 		}
 		return ctx.Err()
 	}
@@ -281,7 +335,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
 		g.nkb = (g.cl + g.kc - 1) / g.kc
-		g.addNow = add || c0 > 0
+		g.addTo = 0 // rows of c added to in this chunk: none, those above setFrom, or all
+		if add {
+			g.addTo = setFrom
+		}
+		if c0 > 0 {
+			g.addTo = m
+		}
 		var err error
 		if same {
 			err = g.packSame(ctx)
@@ -321,7 +381,7 @@ type gemmRun struct {
 	workers     int
 	tmps        [][panelRows * panelCols]float64
 	c0, cl, nkb int // the chunk: first feature, features, k-blocks
-	addNow      bool
+	addTo       int // rows of c below addTo are added to, the others set
 }
 
 // denseTask is one taskRows × denseCols block of c.
@@ -508,15 +568,19 @@ func (g *gemmRun) block(w, t int) {
 			if g.lower && j > i+pr-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i)
+			// A tile with rows on both sides of addTo goes through the
+			// scratch as an edge tile, its rows at or past addTo loaded as
+			// zeros.
+			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i) && (i+pr <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
 				continue
 			}
-			if g.addNow {
+			add := i < g.addTo
+			if add {
 				g.loadEdge(tmp[:], i, j)
 			}
-			g.sum(i, j, tmp[:], panelCols, g.addNow)
+			g.sum(i, j, tmp[:], panelCols, add)
 			g.storeEdge(tmp[:], i, j)
 		}
 	}
@@ -526,11 +590,12 @@ func (g *gemmRun) block(w, t int) {
 // for into tmp (zeros where the tile passes the edge of c), so that an edge
 // tile sums c + (k-block 1) + (k-block 2) + … in the order a full tile does
 // in place: each element's bits do not depend on whether its tile is an
-// edge tile, hence not on the tile's height (TestDenseSIMDBits).
+// edge tile, hence not on the tile's height (TestDenseSIMDBits). Rows at or
+// past addTo are loaded as zeros (they are set: 0 + sum is the sum).
 func (g *gemmRun) loadEdge(tmp []float64, i, j int) {
 	rc := g.rc
 	clear(tmp[:g.pr*panelCols])
-	for r := 0; r < g.pr && i+r < g.m; r++ {
+	for r := 0; r < g.pr && i+r < min(g.m, g.addTo); r++ {
 		cEnd := min(j+g.pc, g.n)
 		copy(tmp[r*panelCols:], rc.Data[(i+r)*rc.Stride+j:(i+r)*rc.Stride+cEnd])
 	}

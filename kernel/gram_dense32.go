@@ -43,7 +43,7 @@ func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, 
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: Gemm32: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, n, k, operand32{a, transA}, operand32{b, !transB}, alpha, beta == 1, false, false, c)
+	return d.run(ctx, m, n, k, operand32{a: a, trans: transA}, operand32{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
 }
 
 // SyrkLower sets the lower triangle (j ≤ i) of the square c to
@@ -58,7 +58,32 @@ func (d DenseF32) SyrkLower(ctx context.Context, trans bool, alpha float32, a bl
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: SyrkLower32: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, m, k, operand32{a, trans}, operand32{a, trans}, alpha, beta == 1, true, true, c)
+	return d.run(ctx, m, m, k, operand32{a: a, trans: trans}, operand32{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
+}
+
+// LauumRows is Dense.LauumRows in float32: it adds WᵀW, W = L[k0:k1, 0:k1]
+// the rows k0…k1−1 of the lower-triangular matrix in w's lower triangle
+// (zeros right of the diagonal, not read), to the lower triangle of w's
+// leading k1×k1 block, W's rows being consumed (set to WᵀW's), with the sums
+// of SyrkLower on a copy of W after clearing its rows, bit for bit, W packed
+// straight from w. The strict upper triangle of w is not touched.
+func (d DenseF32) LauumRows(ctx context.Context, w blas32.General, k0, k1 int) error {
+	if w.Rows != w.Cols || k0 < 0 || k0 > k1 || k1 > w.Rows || (k1 > 0 && len(w.Data) < (k1-1)*w.Stride+k1) {
+		return fmt.Errorf("kernel: LauumRows32: rows [%d, %d) of a %d×%d matrix", k0, k1, w.Rows, w.Cols)
+	}
+	for s0 := k0; s0 < k1; s0 += lauumStep {
+		s1 := min(s0+lauumStep, k1)
+		a := operand32{a: view32(w, s0, 0, s1-s0, s1), trans: true, tri: true, diag: s0}
+		if err := d.run(ctx, s1, s1, s1-s0, a, a, 1, true, true, true, view32(w, 0, 0, s1, s1), s0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// view32 is the r×c block of w at (i, j), sharing its memory (r, c > 0).
+func view32(w blas32.General, i, j, r, c int) blas32.General {
+	return blas32.General{Rows: r, Cols: c, Stride: w.Stride, Data: w.Data[i*w.Stride+j : (i+r-1)*w.Stride+j+c]}
 }
 
 func dims32(a blas32.General, trans bool) (r, c int) {
@@ -69,10 +94,13 @@ func dims32(a blas32.General, trans bool) (r, c int) {
 }
 
 // operand32 is operand for float32: a matrix read as its rows or (trans)
-// its columns.
+// its columns, with tri (trans only) as the rows of a lower-triangular
+// matrix, zeros right of column p+diag in row p.
 type operand32 struct {
 	a     blas32.General
 	trans bool
+	tri   bool
+	diag  int
 }
 
 // packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
@@ -89,7 +117,11 @@ func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, 
 			lead[q] = -1 // no nonzero seen yet
 		}
 		for p := 0; p < kl; p++ {
-			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+			e := i1
+			if o.tri {
+				e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
+			}
+			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
 			for q := q0; q < q1; q++ {
 				out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
 				lo := (q - q0) * w
@@ -171,25 +203,27 @@ type gemm32Run struct {
 	workers     int
 	tmps        [][panelRows * panel32Cols]float32
 	c0, cl, nkb int // the chunk: first feature, features, k-blocks
-	addNow      bool
+	addTo       int // rows of c below addTo are added to, the others set
 }
 
 // run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
 // B̂ n×k (operand b), only on and below the diagonal when lower; same says
-// that a and b are the same operand (then m = n). As Dense.run.
-func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha float32, add, lower, same bool, c blas32.General) error {
+// that a and b are the same operand (then m = n); rows at or past setFrom
+// are set as when add is false. As Dense.run.
+func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha float32, add, lower, same bool, c blas32.General, setFrom int) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
 	if k == 0 || alpha == 0 {
 		if !add {
-			for i := 0; i < m; i++ {
-				j1 := n
-				if lower {
-					j1 = i + 1
-				}
-				clear(c.Data[i*c.Stride : i*c.Stride+j1])
+			setFrom = 0
+		}
+		for i := setFrom; i < m; i++ {
+			j1 := n
+			if lower {
+				j1 = i + 1
 			}
+			clear(c.Data[i*c.Stride : i*c.Stride+j1])
 		}
 		return ctx.Err()
 	}
@@ -227,7 +261,13 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
 		g.nkb = (g.cl + g.kc - 1) / g.kc
-		g.addNow = add || c0 > 0
+		g.addTo = 0 // rows of c added to in this chunk: none, those above setFrom, or all
+		if add {
+			g.addTo = setFrom
+		}
+		if c0 > 0 {
+			g.addTo = m
+		}
 		if err := g.pack(ctx, same); err != nil {
 			return err
 		}
@@ -348,9 +388,9 @@ func (g *gemm32Run) block(w, t int) {
 			if g.lower && j > i+panelRows-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i)
+			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i) && (i+panelRows <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
 				continue
 			}
 			g.sum(i, j, tmp[:], panel32Cols, false)
@@ -359,8 +399,9 @@ func (g *gemm32Run) block(w, t int) {
 	}
 }
 
-// storeEdge adds (or copies) the part of the scratch tile tmp at (i, j) that
-// lies inside c (and on or below the diagonal when lower).
+// storeEdge adds (in rows below addTo) or copies the part of the scratch
+// tile tmp at (i, j) that lies inside c (and on or below the diagonal when
+// lower).
 func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 	rc := g.rc
 	for r := 0; r < panelRows && i+r < g.m; r++ {
@@ -373,7 +414,7 @@ func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 		}
 		dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
 		src := tmp[r*panel32Cols : r*panel32Cols+len(dst)]
-		if g.addNow {
+		if i+r < g.addTo {
 			for q, v := range src {
 				dst[q] += v
 			}

@@ -208,7 +208,10 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // cholBlock (RᵀR in the rows above k0, TᵀR and TᵀT in the others). The zeros
 // of T are part of that product; kernel.Dense skips them (its leading
 // zeros), so its flops are those of LᵀL; gonum's Dsyrk computes them, ≈
-// cholBlock·n²/2 flops more. Memory: cholBlock·n doubles.
+// cholBlock·n²/2 flops more. Memory: cholBlock·n doubles. When p has
+// LauumRows (kernel.Dense), each block is one LauumRows instead, the same
+// sums bit for bit without the panel (W_r packed straight from w before
+// its rows are overwritten): no memory beside the products' buffers.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)

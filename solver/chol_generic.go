@@ -45,6 +45,21 @@ type blockedOps[T float32 | float64] interface {
 	// b) to the inverse of the factor, zeros above its diagonal; false when
 	// the block is not positive definite (or its factor is singular).
 	potrfDiag(g dense[T], k, b int, inv []T) bool
+	// lauumRows is the products' in-place step of lauum
+	// (kernel.Dense.LauumRows: rows [k0, k1) of g's lower triangle consumed
+	// and their WᵀW added to its leading k1×k1 block), nil when they have
+	// none.
+	lauumRows() func(ctx context.Context, g dense[T], k0, k1 int) error
+}
+
+// rowsLauum is the in-place lauum step of kernel.Dense (LauumRows).
+type rowsLauum interface {
+	LauumRows(ctx context.Context, w *mat.Dense, k0, k1 int) error
+}
+
+// rowsLauum32 is the in-place lauum step of kernel.DenseF32 (LauumRows).
+type rowsLauum32 interface {
+	LauumRows(ctx context.Context, w blas32.General, k0, k1 int) error
 }
 
 // ops64 runs the blocked algorithms in float64 on the Products p, the
@@ -60,6 +75,16 @@ func (o ops64) syrkLower(ctx context.Context, trans bool, alpha float64, a dense
 }
 
 func (o ops64) reserve(m, n, k int) func() { return reserve(o.p, m, n, k) }
+
+func (o ops64) lauumRows() func(ctx context.Context, g dense[float64], k0, k1 int) error {
+	r, ok := o.p.(rowsLauum)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, g dense[float64], k0, k1 int) error {
+		return r.LauumRows(ctx, g.mat(), k0, k1)
+	}
+}
 
 func (ops64) potrfDiag(g dense[float64], k, b int, inv []float64) bool {
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: g.stride, Data: g.data[k*g.stride+k:]}); !ok {
@@ -96,6 +121,16 @@ func (o *ops32) reserve(m, n, k int) func() {
 		return r.Reserve(m, n, k)
 	}
 	return func() {}
+}
+
+func (o *ops32) lauumRows() func(ctx context.Context, g dense[float32], k0, k1 int) error {
+	r, ok := o.p.(rowsLauum32)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, g dense[float32], k0, k1 int) error {
+		return r.LauumRows(ctx, g.g32(), k0, k1)
+	}
 }
 
 func (o *ops32) potrfDiag(g dense[float32], k, b int, inv []float32) bool {
@@ -260,6 +295,19 @@ func lauumT[T float32 | float64](ctx context.Context, g dense[T], o blockedOps[T
 	}
 	nb := min(wd.outer, n)
 	defer o.reserve(n, n, nb)() // the last SyrkLower is the largest product
+	if step := o.lauumRows(); step != nil {
+		// The same sums without the panel: the products pack W_r straight
+		// from g before overwriting its rows.
+		for k0 := 0; k0 < n; k0 += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := step(ctx, g, k0, min(k0+nb, n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	sb := scratchT[T](nb * n)
 	defer putScratch(sb)
 	for k0 := 0; k0 < n; k0 += nb {
