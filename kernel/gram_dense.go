@@ -253,6 +253,10 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 			if lead[q-q0] < 0 && !allZero(seg) {
 				lead[q-q0] = int32(p)
 			}
+			if s == 1 && len(seg) == panelCols && w == panelCols {
+				*(*[panelCols]float64)(out) = *(*[panelCols]float64)(seg)
+				continue
+			}
 			if s == 1 {
 				copy(out, seg)
 			} else {
@@ -322,9 +326,16 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	g.np = (n + g.pc - 1) / g.pc
 	g.mp = roundUp(m, g.pr)
 	kcap := min(chunk, k)
-	bufs := densePacks.get(packLen(m, n, k))
+	need := packLen(m, n, k)
+	if g.aInB {
+		need = g.np * g.pc * kcap // Â is read from B̂: no panels of its own
+	}
+	bufs := densePacks.get(need)
 	defer densePacks.put(bufs)
-	g.bp, g.ap = (*bufs)[:g.np*g.pc*kcap], (*bufs)[g.np*g.pc*kcap:(g.np*g.pc+g.mp)*kcap]
+	g.bp = (*bufs)[:g.np*g.pc*kcap]
+	if !g.aInB {
+		g.ap = (*bufs)[g.np*g.pc*kcap : (g.np*g.pc+g.mp)*kcap]
+	}
 	g.na = g.mp / g.pr
 	nkbMax := (kcap + g.kc - 1) / g.kc
 	leads := make([]int32, nkbMax*(g.na+g.np))
@@ -341,6 +352,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		}
 		if c0 > 0 {
 			g.addTo = m
+		}
+		if g.aInB && g.cl == k {
+			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
+			if err := g.piped(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		var err error
 		if same {
@@ -411,6 +429,7 @@ const packGroup = 16
 func (g *gemmRun) tiles() {
 	rowBlocks := (g.m + g.taskRows - 1) / g.taskRows
 	colBlocks := (g.n + denseCols - 1) / denseCols
+	g.tasks = make([]denseTask, 0, rowBlocks*colBlocks)
 	for ib := 0; ib < rowBlocks; ib++ {
 		for jb := 0; jb < colBlocks; jb++ {
 			if g.lower && jb*denseCols > min((ib+1)*g.taskRows, g.m)-1 {
@@ -480,6 +499,23 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 				}
 			}
 		}
+	})
+}
+
+// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
+// chunk, packing B̂ through a packPipe, a group being the 8 panels of
+// B̂ holding the columns of one row block of c.
+func (g *gemmRun) piped(ctx context.Context) error {
+	per := g.taskRows / g.pc
+	p := newPackPipe((g.np+per-1)/per, func(q int) {
+		for kb := 0; kb < g.nkb; kb++ {
+			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q*per*g.pc*kl:], g.leadB[kb*g.np+q*per:], g.pc, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
+		}
+	})
+	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
+		p.need(g.tasks[t].ib)
+		g.block(w, t)
 	})
 }
 
@@ -618,10 +654,81 @@ func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
 	}
 }
 
-// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
-// call holds for an m×n result summed over k (both operands' panels for one
-// chunk of k-blocks), for callers that plan memory before allocating.
-func (Dense) PackBytes(m, n, k int) int64 { return packBytes(m, n, k) }
+// PackBytes returns the memory one Gemm or SyrkLower call holds for an m×n
+// result summed over k, for callers that plan memory before allocating: its
+// packing buffer (both operands' panels for one chunk of k-blocks) and its
+// other allocations (the task list, leading-zero counts and scratch tiles,
+// bounded by denseCallBytes). SyrkPackBytes is less for the products of
+// the blocked factorizations.
+func (d Dense) PackBytes(m, n, k int) int64 {
+	if m == 0 || n == 0 || k == 0 {
+		return 0
+	}
+	return packBytes(m, n, k) + denseCallBytes(m, n, k, parallel.Workers(d.Workers))
+}
+
+// SyrkPackBytes is PackBytes for the products of the blocked
+// factorizations on an n×n matrix with k-blocks of k (solver's
+// CholeskyBlocked and Lauum): SyrkLower with alpha = ±1 on an n×n result
+// over k, LauumRows of k rows, and the Gemms of CholeskyBlocked's panel
+// (their packed operands are smaller). On AVX-512 the SyrkLower tiles read
+// Â from B̂'s panels, so only B̂ is packed: the buffer is half of
+// PackBytes(n, n, k)'s. ReserveSyrk holds that buffer.
+func (d Dense) SyrkPackBytes(n, k int) int64 {
+	if n == 0 || k == 0 {
+		return 0
+	}
+	return 8*int64(d.syrkLen(n, k)) + denseCallBytes(n, n, k, parallel.Workers(d.Workers))
+}
+
+// ReserveSyrk is Reserve for the products SyrkPackBytes(n, k) plans: it
+// holds their packing buffer until release is called.
+func (d Dense) ReserveSyrk(n, k int) (release func()) {
+	if n > 0 && k > 0 {
+		return densePacks.reserve(d.syrkLen(n, k))
+	}
+	return densePacks.reserve(0)
+}
+
+// readsInPlace reports whether d's SyrkLower with alpha = ±1 reads Â from
+// B̂'s panels (the AVX-512 tiles) rather than packing it.
+func (d Dense) readsInPlace() bool { return !d.Portable && useAccel == accelAVX512 }
+
+// syrkLen is the length of the packing buffer of SyrkLower with alpha = ±1
+// on an n×n result over k: B̂'s panels when d reads Â in place, both
+// operands' otherwise. The Gemms of CholeskyBlocked's panel (at its default
+// widths 512 and 128, op(a) at most (n − 512)×384 and op(b) 384×128) pack
+// at most (128 + n − 512 + 7)·384 < n·512 values: they fit.
+func (d Dense) syrkLen(n, k int) int {
+	if d.readsInPlace() {
+		nk := (k + denseKBlock - 1) / denseKBlock
+		kc := (k + nk - 1) / nk
+		return roundUp(n, panelCols) * min(kc*denseKBlocks, k)
+	}
+	return packLen(n, n, k)
+}
+
+// denseCallBytes bounds what one Dense.run allocates besides its packing
+// buffer for an m×n result over k on w workers: the leading-zero counts (4
+// bytes for each panel of Â and of B̂ in each k-block of a chunk, panels
+// of at least 6 rows and 8 columns), the task list (16 bytes for each
+// block of at least 126 rows by denseCols columns), the packPipe (a channel
+// of at most 128 bytes for each row block), for each worker one scratch
+// tile of 8×16 doubles and 1.5 KiB for its goroutines (up to three worker
+// loops a chunk: two packing passes and the tiles; a goroutine's closure
+// and descriptor take about 500 bytes when the runtime has none free, the
+// closures alone, 384 bytes, in each further chunk), and 4 KiB for the
+// run's state and closures (TestDenseSyrkPlannedBytes measures it).
+func denseCallBytes(m, n, k, w int) int64 {
+	nk := (k + denseKBlock - 1) / denseKBlock
+	kc := (k + nk - 1) / nk
+	nkb := (min(kc*denseKBlocks, k) + kc - 1) / kc
+	panels := (m+avx2TileRows-1)/avx2TileRows + (n+7)/8
+	rowBlocks := (m + avx2TileRows*(denseRows/avx2TileRows) - 1) / (avx2TileRows * (denseRows / avx2TileRows))
+	tasks := rowBlocks * ((n + denseCols - 1) / denseCols)
+	chunks := (k + kc*denseKBlocks - 1) / (kc * denseKBlocks)
+	return int64(4*nkb*panels+16*tasks+128*rowBlocks+w*(8*panelRows*panelCols+1536)+(chunks-1)*w*384) + 4<<10
+}
 
 // packBytes returns the bytes of the packing buffer Dense.run takes for an
 // m×n result over k (both operands' panels for one chunk of k-blocks).

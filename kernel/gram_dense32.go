@@ -239,15 +239,23 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	g.np = (n + panel32Cols - 1) / panel32Cols
 	g.mp = roundUp(m, panelRows)
 	kcap := min(chunk, k)
-	bufs := dense32Packs.get(pack32Len(m, n, k))
+	need := pack32Len(m, n, k)
+	if g.aInB {
+		need = g.np * panel32Cols * kcap // Â is read from B̂: no panels of its own
+	}
+	bufs := dense32Packs.get(need)
 	defer dense32Packs.put(bufs)
-	g.bp, g.ap = (*bufs)[:g.np*panel32Cols*kcap], (*bufs)[g.np*panel32Cols*kcap:(g.np*panel32Cols+g.mp)*kcap]
+	g.bp = (*bufs)[:g.np*panel32Cols*kcap]
+	if !g.aInB {
+		g.ap = (*bufs)[g.np*panel32Cols*kcap : (g.np*panel32Cols+g.mp)*kcap]
+	}
 	g.na = g.mp / panelRows
 	nkbMax := (kcap + g.kc - 1) / g.kc
 	leads := make([]int32, nkbMax*(g.na+g.np))
 	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
+	g.tasks = make([]denseTask, 0, rowBlocks*colBlocks)
 	for ib := 0; ib < rowBlocks; ib++ {
 		for jb := 0; jb < colBlocks; jb++ {
 			if lower && jb*denseCols > min((ib+1)*denseRows, m)-1 {
@@ -267,6 +275,13 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 		}
 		if c0 > 0 {
 			g.addTo = m
+		}
+		if g.aInB && g.cl == k {
+			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
+			if err := g.piped(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := g.pack(ctx, same); err != nil {
 			return err
@@ -326,6 +341,23 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 				}
 			}
 		}
+	})
+}
+
+// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
+// chunk, packing B̂ through a packPipe, a group being the 4 panels of B̂
+// holding the columns of one row block of c (as gemmRun.piped).
+func (g *gemm32Run) piped(ctx context.Context) error {
+	const per = denseRows / panel32Cols
+	p := newPackPipe((g.np+per-1)/per, func(q int) {
+		for kb := 0; kb < g.nkb; kb++ {
+			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+			g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q*per*panel32Cols*kl:], g.leadB[kb*g.np+q*per:], panel32Cols, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
+		}
+	})
+	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
+		p.need(g.tasks[t].ib)
+		g.block(w, t)
 	})
 }
 
@@ -424,13 +456,44 @@ func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 	}
 }
 
-// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
-// call holds for an m×n result summed over k, for callers that plan memory.
-func (DenseF32) PackBytes(m, n, k int) int64 {
+// PackBytes returns the memory one Gemm or SyrkLower call holds for an m×n
+// result summed over k, for callers that plan memory: its packing buffer
+// and its other allocations (as Dense.PackBytes).
+func (d DenseF32) PackBytes(m, n, k int) int64 {
 	if m == 0 || n == 0 || k == 0 {
 		return 0
 	}
-	return 4 * int64(pack32Len(m, n, k))
+	return 4*int64(pack32Len(m, n, k)) + denseCallBytes(m, n, k, parallel.Workers(d.Workers))
+}
+
+// SyrkPackBytes is Dense.SyrkPackBytes for DenseF32: the memory of the
+// float32 blocked factorizations' products on an n×n matrix with k-blocks
+// of k; on AVX-512 only B̂'s panels are packed. ReserveSyrk holds that
+// buffer.
+func (d DenseF32) SyrkPackBytes(n, k int) int64 {
+	if n == 0 || k == 0 {
+		return 0
+	}
+	return 4*int64(d.syrkLen(n, k)) + denseCallBytes(n, n, k, parallel.Workers(d.Workers))
+}
+
+// ReserveSyrk is Reserve for the products SyrkPackBytes(n, k) plans.
+func (d DenseF32) ReserveSyrk(n, k int) (release func()) {
+	if n > 0 && k > 0 {
+		return dense32Packs.reserve(d.syrkLen(n, k))
+	}
+	return dense32Packs.reserve(0)
+}
+
+// syrkLen is Dense.syrkLen for DenseF32 (32-column panels of B̂; the
+// Gemms of CholeskyBlocked32's panel fit as in float64).
+func (d DenseF32) syrkLen(n, k int) int {
+	if !d.Portable && useAccel == accelAVX512 {
+		nk := (k + denseKBlock - 1) / denseKBlock
+		kc := (k + nk - 1) / nk
+		return roundUp(n, panel32Cols) * min(kc*denseKBlocks, k)
+	}
+	return pack32Len(n, n, k)
 }
 
 // pack32Len is the length of DenseF32's packing buffer for an m×k by k×n

@@ -57,7 +57,8 @@ func (gonumProducts) SyrkLower(ctx context.Context, trans bool, alpha float64, a
 //     M×t) result once per cholBlock columns, so the memory traffic of the
 //     result, ≈ 8·M³/(3·cholBlock) bytes for potrf, falls as the width grows
 //     (10 GB at M = 10,000 and 256), while the packed operands of a product
-//     (2·M·cholBlock doubles, see kernel.Dense.PackBytes) grow with it;
+//     (M·cholBlock doubles on AVX-512, 2·M·cholBlock otherwise, see
+//     kernel.Dense.SyrkPackBytes) grow with it;
 //   - cholInner, the inner width, is the width of the diagonal blocks
 //     factored and inverted by gonum's LAPACK (potrf, trtri: one goroutine,
 //     a few GFLOP/s; 2·cholInner²·M/3 flops in all) and of the column
@@ -69,8 +70,8 @@ const (
 
 // BlockedWidth is the k of the largest products CholeskyBlocked and Lauum
 // run (their outer block width): a caller planning memory adds its
-// Products' buffers for an n×n result over min(n, BlockedWidth)
-// (kernel.Dense.PackBytes) to BlockedScratchBytes(n).
+// Products' buffers for an n×n matrix with k-blocks of min(n,
+// BlockedWidth) (kernel.Dense.SyrkPackBytes) to BlockedScratchBytes(n).
 const BlockedWidth = cholBlock
 
 // BlockedScratchBytes returns the most memory CholeskyBlocked and Lauum
@@ -143,11 +144,22 @@ type reserver interface {
 	Reserve(m, n, k int) (release func())
 }
 
-// reserve calls p.Reserve when p has it and returns its release (a no-op
-// otherwise).
-func reserve(p Products, m, n, k int) (release func()) {
+// syrkReserver is implemented by Products that can ready and hold the
+// workspace of a blocked factorization's products on an n×n matrix with
+// k-blocks of k (kernel.Dense.ReserveSyrk: SyrkLower with alpha = ±1,
+// LauumRows, the panel's Gemms).
+type syrkReserver interface {
+	ReserveSyrk(n, k int) (release func())
+}
+
+// reserve calls p.ReserveSyrk(n, k), or p.Reserve(n, n, k), when p has it
+// and returns its release (a no-op otherwise).
+func reserve(p any, n, k int) (release func()) {
+	if r, ok := p.(syrkReserver); ok {
+		return r.ReserveSyrk(n, k)
+	}
 	if r, ok := p.(reserver); ok {
-		return r.Reserve(m, n, k)
+		return r.Reserve(n, n, k)
 	}
 	return func() {}
 }
