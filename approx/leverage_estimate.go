@@ -191,105 +191,138 @@ func view32(a blas32.General, i0, i1, j0, j1 int) blas32.General {
 // kernel block and diagonal come from the sparse paths (its values were
 // checked when the sampler validated X).
 func (e *scoreEstimator) estimate(ctx context.Context, dst []float64, xIn mat.Matrix, idx []int) error {
-	xs, sparse := xIn.(kernel.Sparse)
-	x, _ := xIn.(*mat.Dense)
-	_, d := xIn.Dims()
-	s := len(e.invSqrt)
 	n := len(idx)
 	c := min(estChunk, n)
 	if c == 0 {
 		return nil
 	}
-	var xb *mat.Dense
-	if !sparse {
-		xb = mat.NewDense(c, d, nil)
-	}
-	diag := make([]float64, c)
-	var kb, tmp *mat.Dense
-	var q, bb []float64
-	var y32, tmp32 blas32.General
+	sc := e.newEstScratch(xIn, c)
 	single := e.single
-	if s > 0 && single {
+	for r0 := 0; r0 < n; r0 += c {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r1 := min(r0+c, n)
+		xr, dg, err := e.chunkRows(sc, xIn, idx[r0:r1])
+		if err != nil {
+			return err
+		}
+		if len(e.invSqrt) == 0 {
+			for i := range dg {
+				dst[r0+i] = max(dg[i], 0) / e.mu
+			}
+			continue
+		}
+		if single, err = e.scoreChunk(ctx, sc, dst[r0:r1], xr, dg, single); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// estScratch is estimate's scratch for chunks of up to c points, allocated
+// once (newEstScratch).
+type estScratch struct {
+	xb         *mat.Dense // the chunk's rows, c×d (dense x only)
+	diag       []float64  // k(xᵢ, xᵢ)
+	kb, tmp    *mat.Dense // the kernel block (row stride rounded up to 16) and forward's panel
+	q, bb      []float64  // ‖yᵢ‖², and estimateSingle's scratch
+	y32, tmp32 blas32.General
+}
+
+// newEstScratch allocates estimate's scratch for chunks of c rows of x, in
+// float32 too when the estimator is single; with no landmarks only the
+// rows and their diagonal.
+func (e *scoreEstimator) newEstScratch(x mat.Matrix, c int) *estScratch {
+	_, d := x.Dims()
+	s := len(e.invSqrt)
+	sc := &estScratch{}
+	if _, sparse := x.(kernel.Sparse); !sparse {
+		sc.xb = mat.NewDense(c, d, nil)
+	}
+	sc.diag = make([]float64, c)
+	if s > 0 && e.single {
 		st := (s + 15) &^ 15
-		y32 = blas32.General{Rows: c, Cols: s, Stride: st, Data: make([]float32, c*st)}
+		sc.y32 = blas32.General{Rows: c, Cols: s, Stride: st, Data: make([]float32, c*st)}
 		tp := min(estPanel, s)
-		tmp32 = blas32.General{Rows: c, Cols: tp, Stride: tp, Data: make([]float32, c*tp)}
-		bb = make([]float64, c)
+		sc.tmp32 = blas32.General{Rows: c, Cols: tp, Stride: tp, Data: make([]float32, c*tp)}
+		sc.bb = make([]float64, c)
 	}
 	if s > 0 {
 		// A row stride rounded up to 16 lets the engine form each kernel
 		// block in place (kernel.Op.Block writes its 8×16 tiles straight
 		// into dst when the strides agree), instead of forming it in its
 		// own buffer and copying: 2% of a BLESS run at m = 3,000.
-		kb = mat.NewDense(c, (s+15)&^15, nil)
-		tmp = mat.NewDense(c, min(estPanel, s), nil)
-		q = make([]float64, c)
+		sc.kb = mat.NewDense(c, (s+15)&^15, nil)
+		sc.tmp = mat.NewDense(c, min(estPanel, s), nil)
+		sc.q = make([]float64, c)
 	}
-	for r0 := 0; r0 < n; r0 += c {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r1 := min(r0+c, n)
-		rows := r1 - r0
-		dg := diag[:rows]
-		var xr mat.Matrix
-		if sparse {
-			sub := kernel.SubsetRows(xs, idx[r0:r1])
-			kernel.SparseDiag(e.k, dg, sub)
-			xr = sub
-		} else {
-			xd := xb.Slice(0, rows, 0, d).(*mat.Dense)
-			if err := gatherChecked(xd, x, idx[r0:r1]); err != nil {
-				return err
-			}
-			e.k.Diag(dg, xd)
-			xr = xd
-		}
-		if s == 0 {
-			for i := range rows {
-				dst[r0+i] = max(dg[i], 0) / e.mu
-			}
-			continue
-		}
-		kr := kb.Slice(0, rows, 0, s).(*mat.Dense)
-		if err := kernel.NewOp(e.k, xr, e.pts, e.opt).Block(ctx, kr); err != nil {
-			return err
-		}
-		qr := q[:rows]
-		if single {
-			redone, err := e.estimateSingle(ctx, kr, y32, tmp32, dg, qr, bb[:rows])
-			if err != nil {
-				return err
-			}
-			for i, v := range qr {
-				dst[r0+i] = max(dg[i]-v, 0) / e.mu
-			}
-			// When the guard sends back more than a quarter of a chunk,
-			// float32 no longer pays (each such point costs its float32
-			// and its float64 solve): the remaining chunks run in float64.
-			if 4*redone > rows {
-				single = false
-			}
-			continue
-		}
-		if e.single {
-			e.doubleChunks++
-		}
-		raw := kr.RawMatrix()
-		for i := 0; i < rows; i++ {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
-			for j := range row {
-				row[j] *= e.invSqrt[j]
-			}
-		}
-		if err := e.forward(ctx, kr, tmp, qr); err != nil {
-			return err
+	return sc
+}
+
+// chunkRows returns the rows idx of x, as CSR rows (sparse x) or gathered
+// into sc.xb (dense x, checked finite), and their kernel diagonal
+// k(xᵢ, xᵢ) in sc.diag.
+func (e *scoreEstimator) chunkRows(sc *estScratch, xIn mat.Matrix, idx []int) (mat.Matrix, []float64, error) {
+	dg := sc.diag[:len(idx)]
+	if xs, sparse := xIn.(kernel.Sparse); sparse {
+		sub := kernel.SubsetRows(xs, idx)
+		kernel.SparseDiag(e.k, dg, sub)
+		return sub, dg, nil
+	}
+	x, _ := xIn.(*mat.Dense)
+	_, d := xIn.Dims()
+	xd := sc.xb.Slice(0, len(idx), 0, d).(*mat.Dense)
+	if err := gatherChecked(xd, x, idx); err != nil {
+		return nil, nil, err
+	}
+	e.k.Diag(dg, xd)
+	return xd, dg, nil
+}
+
+// scoreChunk writes ℓ̃ᵢ = max(k(xᵢ,xᵢ) − ‖L⁻¹R^{-1/2}k_Jᵢ‖², 0)/μ (Lemma 6 /
+// BLESS eq. 3) for the chunk's rows xr, with diagonal dg, into dst: in
+// float32 with the guard when single (estimateSingle), else in float64
+// (forward). It returns whether the next chunk runs in float32: no longer
+// once the guard sent back more than a quarter of this chunk.
+func (e *scoreEstimator) scoreChunk(ctx context.Context, sc *estScratch, dst []float64, xr mat.Matrix, dg []float64, single bool) (bool, error) {
+	s := len(e.invSqrt)
+	rows := len(dg)
+	kr := sc.kb.Slice(0, rows, 0, s).(*mat.Dense)
+	if err := kernel.NewOp(e.k, xr, e.pts, e.opt).Block(ctx, kr); err != nil {
+		return single, err
+	}
+	qr := sc.q[:rows]
+	if single {
+		redone, err := e.estimateSingle(ctx, kr, sc.y32, sc.tmp32, dg, qr, sc.bb[:rows])
+		if err != nil {
+			return single, err
 		}
 		for i, v := range qr {
-			dst[r0+i] = max(dg[i]-v, 0) / e.mu
+			dst[i] = max(dg[i]-v, 0) / e.mu
+		}
+		// When the guard sends back more than a quarter of a chunk,
+		// float32 no longer pays (each such point costs its float32
+		// and its float64 solve): the remaining chunks run in float64.
+		return 4*redone <= rows, nil
+	}
+	if e.single {
+		e.doubleChunks++
+	}
+	raw := kr.RawMatrix()
+	for i := 0; i < rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+		for j := range row {
+			row[j] *= e.invSqrt[j]
 		}
 	}
-	return nil
+	if err := e.forward(ctx, kr, sc.tmp, qr); err != nil {
+		return single, err
+	}
+	for i, v := range qr {
+		dst[i] = max(dg[i]-v, 0) / e.mu
+	}
+	return single, nil
 }
 
 // estimateSingle sets q[i] = ‖L⁻¹bᵢ‖² for the rows of the kernel block kr

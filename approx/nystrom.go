@@ -128,30 +128,65 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Den
 // depends on the landmarks alone.
 func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
 	x := points.Data(xIn)
-	if k == nil {
-		return nil, fmt.Errorf("approx: nyström: %w: kernel is nil", check.ErrInput)
-	}
-	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("approx: nyström: %w", err)
-	}
-	if lm == nil {
-		return nil, fmt.Errorf("approx: nyström: %w: landmarks are nil", check.ErrInput)
-	}
-	if lm.Points == nil {
-		return nil, fmt.Errorf("approx: nyström: %w: landmarks have no points", check.ErrInput)
-	}
-	if err := checkLandmarks(lm.Points); err != nil {
+	if err := checkNystromInputs(k, lm); err != nil {
 		return nil, err
 	}
 	mLm, d := lm.Points.Dims()
+	cfg, rank, err := ny.resolve(mLm)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if cfg.QR {
+		if x, n, err = cfg.qrInput(x, d, mLm); err != nil {
+			return nil, err
+		}
+	}
+	t0, vals, dropped, err := cfg.whitening(ctx, k, lm.Points)
+	if err != nil {
+		return nil, err
+	}
+	out := &NystromMap{Kernel: k, Landmarks: copyLandmarks(lm.Points), Dropped: dropped, engine: cfg.Engine, qr: cfg.QR}
+	if !cfg.QR {
+		keep := min(rank, len(vals))
+		out.T = mat.DenseCopyOf(t0.Slice(0, mLm, 0, keep))
+		out.Values = append([]float64(nil), vals[:keep]...)
+		return out, nil
+	}
+	if err := cfg.fitQR(ctx, out, x, n, lm.Points, t0, rank); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkNystromInputs validates Fit's kernel and landmarks.
+func checkNystromInputs(k kernel.Kernel, lm *Landmarks) error {
+	if k == nil {
+		return fmt.Errorf("approx: nyström: %w: kernel is nil", check.ErrInput)
+	}
+	if err := k.Validate(); err != nil {
+		return fmt.Errorf("approx: nyström: %w", err)
+	}
+	if lm == nil {
+		return fmt.Errorf("approx: nyström: %w: landmarks are nil", check.ErrInput)
+	}
+	if lm.Points == nil {
+		return fmt.Errorf("approx: nyström: %w: landmarks have no points", check.ErrInput)
+	}
+	return checkLandmarks(lm.Points)
+}
+
+// resolve validates ny for m landmarks and returns a copy with the
+// defaults filled in and the target rank k (m when Rank is 0).
+func (ny Nystrom) resolve(m int) (Nystrom, int, error) {
 	cfg := ny
 	switch {
-	case cfg.Rank < 0 || cfg.Rank > mLm:
-		return nil, fmt.Errorf("approx: nyström: %w: Rank = %d, want 0 ≤ Rank ≤ M = %d", check.ErrInput, cfg.Rank, mLm)
+	case cfg.Rank < 0 || cfg.Rank > m:
+		return cfg, 0, fmt.Errorf("approx: nyström: %w: Rank = %d, want 0 ≤ Rank ≤ M = %d", check.ErrInput, cfg.Rank, m)
 	case !(cfg.Floor >= 0 && cfg.Floor < 1):
-		return nil, fmt.Errorf("approx: nyström: %w: Floor = %g, want in [0, 1)", check.ErrInput, cfg.Floor)
+		return cfg, 0, fmt.Errorf("approx: nyström: %w: Floor = %g, want in [0, 1)", check.ErrInput, cfg.Floor)
 	case cfg.MaxBytes < 0:
-		return nil, fmt.Errorf("approx: nyström: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+		return cfg, 0, fmt.Errorf("approx: nyström: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
 	}
 	if cfg.Floor == 0 {
 		cfg.Floor = DefaultNystromFloor
@@ -161,53 +196,63 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	}
 	rank := cfg.Rank
 	if rank == 0 {
-		rank = mLm
+		rank = m
 	}
-	var n int
-	if cfg.QR {
-		xc, err := inputCols(x, d)
-		if err != nil {
-			return nil, err
-		}
-		x = xc
-		n, _ = x.Dims()
-		if need := 8 * int64(n) * int64(mLm); need > cfg.MaxBytes {
-			return nil, fmt.Errorf("approx: nyström QR: %w: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
-				check.ErrMemory, need>>20, n, mLm, cfg.MaxBytes>>20)
-		}
-	}
+	return cfg, rank, nil
+}
 
-	// W = K(L, L) and its floored eigendecomposition.
-	w := mat.NewDense(mLm, mLm, nil)
-	if err := kernel.NewOp(k, lm.Points, lm.Points, cfg.Engine).Block(ctx, w); err != nil {
-		return nil, err
-	}
-	vals, vecs, dropped, err := floorEig(w, cfg.Floor)
+// qrInput checks the QR variant's training rows x against the landmarks'
+// d columns and plans C = K(X, L), 8·n·m bytes, against MaxBytes before it
+// is allocated; it returns the rows to use and n.
+func (ny Nystrom) qrInput(x mat.Matrix, d, m int) (mat.Matrix, int, error) {
+	xc, err := inputCols(x, d)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	n, _ := xc.Dims()
+	if need := 8 * int64(n) * int64(m); need > ny.MaxBytes {
+		return nil, 0, fmt.Errorf("approx: nyström QR: %w: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
+			check.ErrMemory, need>>20, n, m, ny.MaxBytes>>20)
+	}
+	return xc, n, nil
+}
+
+// whitening forms W = K(L, L) for the landmarks pts and its eigenvalues
+// above the floor (descending) and returns T0 = V_r Λ_r^{-1/2}, those
+// eigenvalues and how many were dropped: W⁺ = T0 T0ᵀ (Alg. 1's W_k⁺ when
+// T0 is cut to its first k columns).
+func (ny Nystrom) whitening(ctx context.Context, k kernel.Kernel, pts mat.Matrix) (*mat.Dense, []float64, int, error) {
+	m, _ := pts.Dims()
+	w := mat.NewDense(m, m, nil)
+	if err := kernel.NewOp(k, pts, pts, ny.Engine).Block(ctx, w); err != nil {
+		return nil, nil, 0, err
+	}
+	vals, vecs, dropped, err := floorEig(w, ny.Floor)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	r := len(vals)
 	// T0 = V_r Λ_r^{-1/2}, columns in decreasing eigenvalue order.
-	t0 := mat.NewDense(mLm, r, nil)
+	t0 := mat.NewDense(m, r, nil)
 	for j := 0; j < r; j++ {
 		s := 1 / math.Sqrt(vals[j])
-		for i := 0; i < mLm; i++ {
+		for i := 0; i < m; i++ {
 			t0.Set(i, j, vecs.At(i, j)*s)
 		}
 	}
-	out := &NystromMap{Kernel: k, Landmarks: copyLandmarks(lm.Points), Dropped: dropped, engine: cfg.Engine, qr: cfg.QR}
-	if !cfg.QR {
-		keep := min(rank, r)
-		out.T = mat.DenseCopyOf(t0.Slice(0, mLm, 0, keep))
-		out.Values = append([]float64(nil), vals[:keep]...)
-		return out, nil
-	}
+	return t0, vals, dropped, nil
+}
 
-	// QR variant: C = QR, B = R·T0 (M×r); R W⁺ Rᵀ = B Bᵀ, so its eigenpairs
-	// come from the SVD B = U S Zᵀ: Σ = S², and Q U_k Σ_k^{1/2} = C T0 Z_k.
+// fitQR sets out.T and out.Values of the QR variant (Alg. 2) from the n
+// training rows x, the landmarks pts and T0 (see whitening), keeping at
+// most rank of them: C = QR, B = R·T0 (M×r); R W⁺ Rᵀ = B Bᵀ, so its
+// eigenpairs come from the SVD B = U S Zᵀ: Σ = S², and
+// Q U_k Σ_k^{1/2} = C T0 Z_k.
+func (ny Nystrom) fitQR(ctx context.Context, out *NystromMap, x mat.Matrix, n int, pts mat.Matrix, t0 *mat.Dense, rank int) error {
+	mLm, r := t0.Dims()
 	c := mat.NewDense(n, mLm, nil)
-	if err := kernel.NewOp(k, x, lm.Points, cfg.Engine).Block(ctx, c); err != nil {
-		return nil, err
+	if err := kernel.NewOp(out.Kernel, x, pts, ny.Engine).Block(ctx, c); err != nil {
+		return err
 	}
 	// In-place Householder QR (LAPACK dgeqrf): R is the upper triangle of
 	// the first min(n, M) rows; nothing else of size n×M is allocated.
@@ -226,14 +271,14 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	b.Mul(rm, t0)
 	var svd mat.SVD
 	if !svd.Factorize(&b, mat.SVDThin) {
-		return nil, fmt.Errorf("nyström QR: SVD of R·W^(-1/2) did not converge")
+		return fmt.Errorf("nyström QR: SVD of R·W^(-1/2) did not converge")
 	}
 	sv := svd.Values(nil)
 	var z mat.Dense
 	svd.VTo(&z)
 	keep := min(rank, len(sv))
 	// Singular values below the floor carry no information: drop them too.
-	for keep > 0 && sv[keep-1]*sv[keep-1] <= cfg.Floor*sv[0]*sv[0] {
+	for keep > 0 && sv[keep-1]*sv[keep-1] <= ny.Floor*sv[0]*sv[0] {
 		keep--
 	}
 	var t mat.Dense
@@ -243,7 +288,7 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	for j := range out.Values {
 		out.Values[j] = sv[j] * sv[j]
 	}
-	return out, nil
+	return nil
 }
 
 // floorEig returns the eigenvalues of the symmetric w above floor·λ_max in

@@ -331,13 +331,29 @@ func fitScaling(kind string, x *mat.Dense) (Scaling, error) {
 // values Scaling.Transform would return (the scalers' TransformInPlace),
 // without a second matrix.
 func scaleInPlace(sc Scaling, x *mat.Dense) error {
+	if s := sc.inPlace(); s != nil {
+		return s.TransformInPlace(x)
+	}
+	return nil
+}
+
+// inPlaceScaler is what the three scalers of a Scaling (datasets'
+// Standardizer, MinMax and ColumnScaler) share: scaling float64 or float32
+// rows in place.
+type inPlaceScaler interface {
+	TransformInPlace(x *mat.Dense) error
+	TransformInPlace32(x *kernel.Dense32) error
+}
+
+// inPlace returns the fitted scaler of sc, nil when there is none.
+func (sc Scaling) inPlace() inPlaceScaler {
 	switch {
 	case sc.Standardize != nil:
-		return sc.Standardize.TransformInPlace(x)
+		return sc.Standardize
 	case sc.MinMax != nil:
-		return sc.MinMax.TransformInPlace(x)
+		return sc.MinMax
 	case sc.Columns != nil:
-		return sc.Columns.TransformInPlace(x)
+		return sc.Columns
 	}
 	return nil
 }
@@ -364,13 +380,8 @@ func fitScaling32(kind string, x *kernel.Dense32) (Scaling, error) {
 // float32 of the float64 value the scaling gives (a value beyond float32's
 // range is an error).
 func scaleInPlace32(sc Scaling, x *kernel.Dense32) error {
-	switch {
-	case sc.Standardize != nil:
-		return sc.Standardize.TransformInPlace32(x)
-	case sc.MinMax != nil:
-		return sc.MinMax.TransformInPlace32(x)
-	case sc.Columns != nil:
-		return sc.Columns.TransformInPlace32(x)
+	if s := sc.inPlace(); s != nil {
+		return s.TransformInPlace32(x)
 	}
 	return nil
 }

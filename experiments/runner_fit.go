@@ -62,73 +62,27 @@ type fitOpts struct {
 // model (its scalers are refitted on xtr, which is deterministic), or
 // warm-starting a new fit from the fitted model from, when non-nil.
 func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr []float64, xva mat.Matrix, yva []float64, fo fitOpts) (fitScores, error) {
-	est, from, seed := fo.est, fo.from, fo.seed
-	d := r.s.Dataset
+	est := fo.est
 	xtr, xva, sc, err := r.foldScaling(fo, xtr, xva)
 	if err != nil {
 		return fitScores{}, err
 	}
-	yfit := ytr
-	var ts datasets.TargetScaler // zero value: identity
-	if d.StandardizeTarget {
-		if err := ts.Fit(ytr); err != nil {
-			return fitScores{}, err
-		}
-		yfit = ts.Transform(ytr)
+	yfit, ts, err := r.targetScaling(ytr)
+	if err != nil {
+		return fitScores{}, err
 	}
-	cfg := r.config(p, len(ytr), seed)
-	// The cap covers the whole fit: the data the runner holds beside the
-	// estimator (read, split, scaled) is taken off what the estimator's own
-	// plan may use.
-	held := r.heldBytes(xtr, xva)
-	if r.entry.Name == "falkon" {
-		// Falkon's plan counts the rows it is given (FalkonPlan.Data):
-		// they are not taken off its cap twice. (A float32_storage fold's
-		// float64 rows are replaced below by float32 ones, which the
-		// plan counts.)
-		held -= dataBytes(xtr)
-	}
-	capBytes, _ := cfg.Options["memory_limit"].(float64)
-	if capBytes > 0 {
-		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
-	}
-	if r.path && est == nil {
-		if err := r.pathCenters(ctx, &cfg, p, fo.pathKey, pathData(xtr)); err != nil {
+	cfg := r.config(p, len(ytr), fo.seed)
+	capBytes, held := r.capFit(&cfg, xtr, xva)
+	if est == nil {
+		if xtr, err = r.fitRows(ctx, &cfg, p, fo, xtr, xva); err != nil {
 			return fitScores{}, err
 		}
 	}
-	if est == nil && !sameMatrix(xtr, xva) && !sameMatrix(xtr, r.x) {
-		// xtr is this fit's own copy (a fold, a scaled copy): held in
-		// float32 for float32_storage, the float64 rows dropped before
-		// the fit rather than kept beside the estimator's float32 copy
-		// (which its plan counts, as it counted the float64 rows).
-		if xtr, err = r.float32Rows(cfg, xtr); err != nil {
-			return fitScores{}, err
-		}
-	}
-	if r.progress != nil {
-		// FALKON is the estimator that reports iterations; max_iter 0 is
-		// its default budget.
-		maxIter := cfg.Int("max_iter", 0)
-		if maxIter <= 0 && r.entry.Name == "falkon" {
-			maxIter = model.DefaultFalkonMaxIter
-		}
-		var clock eta.Iter
-		cfg.Progress = func(it int, res float64) {
-			r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.Left(it, maxIter)})
-		}
-	}
+	r.iterationEvents(&cfg, p, fo)
 	w := startMemWatch()
 	t0 := time.Now()
 	if est == nil {
-		est, err = r.entry.New(cfg)
-		if err == nil && from != nil {
-			err = r.entry.Warm(est, from)
-		}
-		if err == nil {
-			atStage("fit")
-			err = est.Fit(ctx, xtr, yfit)
-		}
+		est, err = r.newFit(ctx, cfg, fo.from, xtr, yfit)
 	}
 	t1 := time.Now()
 	if err != nil {
@@ -149,18 +103,114 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	if err != nil {
 		return fitScores{}, err
 	}
-	if d.StandardizeTarget {
+	if r.s.Dataset.StandardizeTarget {
 		pred = ts.Inverse(pred)
 	}
 	out := fitScores{est: est, scaling: sc, target: ts, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak}
+	if out.scores, err = r.score(yva, pred, dec); err != nil {
+		return fitScores{}, err
+	}
+	return out, nil
+}
+
+// targetScaling returns the targets to fit, ytr standardized with its own
+// mean and deviation when the dataset asks (standardize_target), and the
+// scaler that maps predictions back (the identity otherwise).
+func (r *runner) targetScaling(ytr []float64) ([]float64, datasets.TargetScaler, error) {
+	var ts datasets.TargetScaler // zero value: identity
+	if !r.s.Dataset.StandardizeTarget {
+		return ytr, ts, nil
+	}
+	if err := ts.Fit(ytr); err != nil {
+		return nil, ts, err
+	}
+	return ts.Transform(ytr), ts, nil
+}
+
+// capFit makes cfg's memory_limit, when set, cover the whole fit: the data
+// the runner holds beside the estimator (read, split, scaled) is taken off
+// what the estimator's own plan may use. It returns the cap as configured
+// (0 when none) and the bytes held.
+func (r *runner) capFit(cfg *Config, xtr, xva mat.Matrix) (capBytes float64, held int64) {
+	held = r.heldBytes(xtr, xva)
+	if r.entry.Name == "falkon" {
+		// Falkon's plan counts the rows it is given (FalkonPlan.Data):
+		// they are not taken off its cap twice. (A float32_storage fold's
+		// float64 rows are replaced below by float32 ones, which the
+		// plan counts.)
+		held -= dataBytes(xtr)
+	}
+	capBytes, _ = cfg.Options["memory_limit"].(float64)
+	if capBytes > 0 {
+		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
+	}
+	return capBytes, held
+}
+
+// fitRows readies a new fit's training rows: the BLESS path's centers
+// for the fold (pathCenters, into cfg) and, when xtr is this fit's own
+// copy, the float32 rows of float32_storage (float32Rows). It returns the
+// rows to fit.
+func (r *runner) fitRows(ctx context.Context, cfg *Config, p Point, fo fitOpts, xtr, xva mat.Matrix) (mat.Matrix, error) {
+	if r.path {
+		if err := r.pathCenters(ctx, cfg, p, fo.pathKey, pathData(xtr)); err != nil {
+			return nil, err
+		}
+	}
+	if !sameMatrix(xtr, xva) && !sameMatrix(xtr, r.x) {
+		// xtr is this fit's own copy (a fold, a scaled copy): held in
+		// float32 for float32_storage, the float64 rows dropped before
+		// the fit rather than kept beside the estimator's float32 copy
+		// (which its plan counts, as it counted the float64 rows).
+		return r.float32Rows(*cfg, xtr)
+	}
+	return xtr, nil
+}
+
+// iterationEvents, when the runner reports progress, has the fit report
+// each solver iteration as an EventIteration of point p with its ETA.
+func (r *runner) iterationEvents(cfg *Config, p Point, fo fitOpts) {
+	if r.progress == nil {
+		return
+	}
+	// FALKON is the estimator that reports iterations; max_iter 0 is
+	// its default budget.
+	maxIter := cfg.Int("max_iter", 0)
+	if maxIter <= 0 && r.entry.Name == "falkon" {
+		maxIter = model.DefaultFalkonMaxIter
+	}
+	var clock eta.Iter
+	cfg.Progress = func(it int, res float64) {
+		r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.Left(it, maxIter)})
+	}
+}
+
+// newFit builds the estimator of cfg, warm-started from the fitted model
+// from when non-nil, and fits it on (xtr, yfit).
+func (r *runner) newFit(ctx context.Context, cfg Config, from model.Estimator, xtr mat.Matrix, yfit []float64) (model.Estimator, error) {
+	est, err := r.entry.New(cfg)
+	if err == nil && from != nil {
+		err = r.entry.Warm(est, from)
+	}
+	if err == nil {
+		atStage("fit")
+		err = est.Fit(ctx, xtr, yfit)
+	}
+	return est, err
+}
+
+// score returns the spec's metrics of the predictions pred (and decision
+// values dec, binary tasks) against yva, in the order of r.metrics.
+func (r *runner) score(yva, pred, dec []float64) ([]float64, error) {
+	var scores []float64
 	for _, m := range r.metrics {
 		v, err := m.Score(yva, pred, dec)
 		if err != nil {
-			return fitScores{}, fmt.Errorf("%s: %w", m.Name, err)
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		out.scores = append(out.scores, v)
+		scores = append(scores, v)
 	}
-	return out, nil
+	return scores, nil
 }
 
 // foldScaling applies the dataset's feature scaling to a fit's training

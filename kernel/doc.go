@@ -36,7 +36,9 @@
 // LANDMARK_SIMD=avx512, avx2 or portable in the environment caps the choice
 // at start (at what the CPU has; AccelChoice says how it was made), and
 // LANDMARK_NOSIMD=1 forces the portable code; all paths agree to 1e-12
-// relative.
+// relative. On Linux the packed centers ask for transparent huge pages
+// (madvise; LANDMARK_HUGEPAGES=0 turns the hint off), which spares the
+// data TLB when a block of rows sweeps megabytes of them.
 // How the engine is built (packing, tile sizes, the exp kernels and their
 // error bounds, the sparse paths) and what it measures against scikit-learn
 // and OpenBLAS are in docs/performance.md.

@@ -65,3 +65,93 @@ func keptAxpy4AVX512(k int, s *[4]float64, a *float32, lda int, y *float64)
 //
 //go:noescape
 func keptAxpy4AVX2(k int, s *[4]float64, a *float32, lda int, y *float64)
+
+// dots4F32AVX512 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 4, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float32(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots4F32AVX512(k int, a *float32, lda int, x *float64, out *float64)
+
+// dots2F32AVX2 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 2, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float32(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots2F32AVX2(k int, a *float32, lda int, x *float64, out *float64)
+
+// dots4F64AVX512 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 4, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float64(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots4F64AVX512(k int, a *float64, lda int, x *float64, out *float64)
+
+// dots2F64AVX2 sets out[8r+l] = A_r[l] + A_r[l+8] for r < 2, l < 8, where A_r[l] is the
+// sum over p < k (a multiple of 16), p ≡ l mod 16, of float64(a[r·lda+p])·x[p], one FMA a term in p order.
+//
+//go:noescape
+func dots2F64AVX2(k int, a *float64, lda int, x *float64, out *float64)
+
+// axpy4F64AVX512 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
+// for p < k (a multiple of 16): four float64 rows (row stride lda elements).
+//
+//go:noescape
+func axpy4F64AVX512(k int, s *[4]float64, a *float64, lda int, y *float64)
+
+// axpy4F64AVX2 sets y[p] = fma(s[3], a[3·lda+p], fma(s[2], a[2·lda+p], fma(s[1], a[lda+p], fma(s[0], a[p], y[p]))))
+// for p < k (a multiple of 16): four float64 rows (row stride lda elements).
+//
+//go:noescape
+func axpy4F64AVX2(k int, s *[4]float64, a *float64, lda int, y *float64)
+
+// panelAxpy4F32AVX512 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 16: four rows of a (float32) streamed into a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4F32AVX512(m int, b *float64, a *float32, lda int, y *float64)
+
+// panelAxpy4F32AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 8: four rows of a (float32) streamed into half of a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4F32AVX2(m int, b *float64, a *float32, lda int, y *float64)
+
+// panelAxpy4F64AVX512 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 16: four rows of a (float64) streamed into a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
+
+// panelAxpy4F64AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 8: four rows of a (float64) streamed into half of a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
+
+// panelAxpy8F64AVX512 sets y[16p+s] = fma(a[7·lda+p], b[112+s], … fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s])))
+// for p < m, s < 16: eight rows of a (float64) streamed into a [m][16] panel y, one FMA a row in row order.
+//
+//go:noescape
+func panelAxpy8F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
+
+// rowsPanel8x16F32AVX512 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 8 and
+// s < 16, one FMA a term in p order from zero: float32 rows (row stride lda elements) times a [k][16] panel.
+//
+//go:noescape
+func rowsPanel8x16F32AVX512(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel6x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 6 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel6x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel4x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 4 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel4x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)
+
+// rowsPanel2x8F32AVX2 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 2 and
+// s < 8, one FMA a term in p order from zero: float32 rows (row stride lda elements) times half of a [k][16] panel.
+//
+//go:noescape
+func rowsPanel2x8F32AVX2(k int, a *float32, lda int, b *float64, out *float64)

@@ -116,6 +116,7 @@ func (o *Op) prepare() *plan {
 				}
 			}
 			p.cp32 = make([]float32, p.mp*p.d)
+			adviseHuge(p.cp32)
 			for j := 0; j < p.m; j++ {
 				row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
 				panel := p.cp32[(j/panelCols32)*panelCols32*p.d:]
@@ -126,6 +127,7 @@ func (o *Op) prepare() *plan {
 			return
 		}
 		p.cp = make([]float64, p.mp*p.d)
+		adviseHuge(p.cp)
 		for j := 0; j < p.m; j++ {
 			row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
 			panel := p.cp[(j/panelCols)*panelCols*p.d:]

@@ -23,6 +23,10 @@ const (
 	// noSIMDEnv, set to a non-empty value other than "0", forces the
 	// portable Go code whatever simdEnv says.
 	noSIMDEnv = "LANDMARK_NOSIMD"
+	// hugePagesEnv, set to "0", stops the engine from asking Linux for
+	// transparent huge pages for its packed centers (adviseHuge); for
+	// measuring what they bring.
+	hugePagesEnv = "LANDMARK_HUGEPAGES"
 )
 
 // accel is a set of inner kernels.

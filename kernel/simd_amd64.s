@@ -6666,7 +6666,7 @@ DATA expRowAVX2tab<>+56(SB)/8, $0x434ee89f995ad3ad
 GLOBL expRowAVX2tab<>(SB), RODATA|NOPTR, $64
 
 // func expRowAVX2(row *float64, cc *float64, n int, xx float64, ng float64)
-// Requires: AVX, AVX2, FMA3, SSE2
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
 TEXT ·expRowAVX2(SB), NOSPLIT, $0-40
 	MOVQ         row+0(FP), SI
 	MOVQ         cc+8(FP), DI
@@ -6898,14 +6898,16 @@ slow4:
 	VMULPD      Y15, Y11, Y11
 
 next4:
-	VMOVUPD Y2, (SI)
-	VMOVUPD Y5, 32(SI)
-	VMOVUPD Y8, 64(SI)
-	VMOVUPD Y11, 96(SI)
-	ADDQ    $0x00000080, SI
-	ADDQ    $0x00000080, DI
-	SUBQ    $0x04, CX
-	JMP     loop
+	VMOVUPD    Y2, (SI)
+	VMOVUPD    Y5, 32(SI)
+	VMOVUPD    Y8, 64(SI)
+	VMOVUPD    Y11, 96(SI)
+	PREFETCHT0 2048(SI)
+	PREFETCHT0 2112(SI)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000080, DI
+	SUBQ       $0x04, CX
+	JMP        loop
 
 tail:
 	TESTQ        CX, CX
@@ -7035,10 +7037,11 @@ slow2:
 	VMULPD      Y15, Y5, Y5
 
 next2:
-	VMOVUPD Y2, (SI)
-	VMOVUPD Y5, 32(SI)
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, DI
+	VMOVUPD    Y2, (SI)
+	VMOVUPD    Y5, 32(SI)
+	PREFETCHT0 2048(SI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DI
 
 done:
 	VZEROUPPER
@@ -7117,7 +7120,7 @@ DATA expRowDotAVX2tab<>+56(SB)/8, $0x434ee89f995ad3ad
 GLOBL expRowDotAVX2tab<>(SB), RODATA|NOPTR, $64
 
 // func expRowDotAVX2(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
-// Requires: AVX, AVX2, FMA3, SSE2
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
 TEXT ·expRowDotAVX2(SB), NOSPLIT, $0-56
 	MOVQ         row+0(FP), SI
 	MOVQ         cc+8(FP), DI
@@ -7354,6 +7357,8 @@ next4:
 	VMOVUPD     Y5, 32(SI)
 	VMOVUPD     Y8, 64(SI)
 	VMOVUPD     Y11, 96(SI)
+	PREFETCHT0  2048(SI)
+	PREFETCHT0  2112(SI)
 	VFMADD231PD (R8), Y2, Y14
 	VFMADD231PD 32(R8), Y5, Y14
 	VFMADD231PD 64(R8), Y8, Y14
@@ -7494,6 +7499,7 @@ slow2:
 next2:
 	VMOVUPD     Y2, (SI)
 	VMOVUPD     Y5, 32(SI)
+	PREFETCHT0  2048(SI)
 	VFMADD231PD (R8), Y2, Y14
 	VFMADD231PD 32(R8), Y5, Y14
 	ADDQ        $0x00000040, SI

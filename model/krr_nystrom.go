@@ -45,88 +45,29 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 // fit is FitKRR on x, dense or sparse (validated by the caller; p.X unused):
 // sparse x stays sparse through the sampler and the K_nM products.
 func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
-	n, d := x.Dims()
-	_, t := p.Y.Dims()
+	n, _ := x.Dims()
 	info := KRRInfo{Backend: "nystrom", Penalty: p.Lambda * float64(n)}
-	centers := b.Centers
-	mc := b.M
-	if centers != nil {
-		if err := checkCenters(centers, d); err != nil {
-			return nil, info, fmt.Errorf("nystrom centers: %w", err)
-		}
-		mc, _ = centers.Dims()
-	} else if mc < 0 || mc > n {
-		return nil, info, fmt.Errorf("%w: nystrom: M = %d, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, mc, n)
-	} else if mc == 0 {
-		mc = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	mc, err := b.centerCount(x)
+	if err != nil {
+		return nil, info, err
 	}
 	engine := kernel.Options{Workers: p.Workers}
 	chunk := krrChunkRows(n, mc)
-	// The centers (CSR arrays when sparse, else 8·M·d) and their copy, A,
-	// K_MM, a chunk of K_nM, the right-hand side, the data and targets, the
-	// engine's scratch (with the column copy of sparse centers) and
-	// SyrkLower's panels for K_bᵀK_b.
-	cs := sampledShape(p.Kernel, x, mc)
-	if centers != nil {
-		cs = givenShape(p.Kernel, centers)
-	}
-	info.MemoryBytes = inputBytes(x) + 2*cs.bytes() + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(t)) +
-		kernel.NewOp(p.Kernel, x, cs.stub(), engine).ScratchBytes(t) +
-		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n))
-	info.CenterForm = cs.form()
-	if centers == nil {
-		if err := checkSampler(b.sampler(), x, mc, p.MemoryLimit); err != nil {
-			return nil, info, fmt.Errorf("model: krr: nystrom: %w", err)
-		}
-	}
-	if err := checkMemory(fmt.Sprintf("nystrom KRR (n=%d, M=%d)", n, mc), info.MemoryBytes, p.MemoryLimit); err != nil {
+	if err := b.plan(p, x, mc, chunk, engine, &info); err != nil {
 		return nil, info, err
 	}
-	if centers == nil {
-		s := b.sampler()
-		lm, err := s.Sample(ctx, x, p.Kernel, mc, p.Rng)
-		if err != nil {
-			return nil, info, fmt.Errorf("model: krr: nystrom: sampling centers: %w", err)
-		}
-		if lm == nil || lm.Points == nil {
-			return nil, info, fmt.Errorf("model: krr: nystrom: sampler %T returned no usable landmarks", s)
-		}
-		if _, c := lm.Points.Dims(); c != d {
-			return nil, info, fmt.Errorf("model: krr: nystrom: sampler %T returned landmarks of %d columns, want %d", s, c, d)
-		}
-		centers = ownCenters(p.Kernel, lm.Points, false)
-	} else {
-		centers = ownCenters(p.Kernel, centers, true)
+	centers, err := b.ownedCenters(ctx, p, x, mc)
+	if err != nil {
+		return nil, info, err
 	}
 	info.CenterForm = CenterForm(centers)
 	mc, _ = centers.Dims()
 	info.Rank = mc
-
-	// A = K_nMᵀK_nM + λn K_MM, accumulated over row chunks (lower triangle,
-	// on the engine's packed micro-kernels).
-	a := mat.NewDense(mc, mc, nil)
-	gram := kernel.Dense{Workers: p.Workers}
-	var gramErr error
-	chunks := (n + chunk - 1) / chunk
-	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, r0, _ int) {
-		if gramErr == nil {
-			gramErr = gram.SyrkLower(ctx, true, 1, kb, 1, a)
-		}
-		if gramErr == nil {
-			gramErr = p.report(r0/chunk+1, chunks+1)
-		}
-	}); err != nil {
+	a, chunks, err := nystromSystem(ctx, p, x, centers, engine, chunk, info.Penalty)
+	if err != nil {
 		return nil, info, err
 	}
-	if gramErr != nil {
-		return nil, info, gramErr
-	}
-	kmm := mat.NewDense(mc, mc, nil)
-	if err := kernel.NewOp(p.Kernel, centers, centers, engine).Block(ctx, kmm); err != nil {
-		return nil, info, err
-	}
-	a.Add(a, krrScaled(info.Penalty, kmm))
-	krrSymmetrize(a)
+	_, t := p.Y.Dims()
 	rhs := mat.NewDense(mc, t, nil)
 	if err := kernel.NewOp(p.Kernel, x, centers, engine).MulT(ctx, rhs, p.Y); err != nil {
 		return nil, info, err
@@ -143,6 +84,106 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 		return nil, info, err
 	}
 	return &KernelExpansion{Kernel: p.Kernel, Centers: centers, Coef: rhs, Workers: p.Workers}, info, nil
+}
+
+// centerCount is M for x: the rows of b.Centers (checked against x's d
+// columns), else b.M, whose 0 means min(n, ⌈5√n⌉).
+func (b NystromKRR) centerCount(x mat.Matrix) (int, error) {
+	n, d := x.Dims()
+	mc := b.M
+	if b.Centers != nil {
+		if err := checkCenters(b.Centers, d); err != nil {
+			return 0, fmt.Errorf("nystrom centers: %w", err)
+		}
+		mc, _ = b.Centers.Dims()
+	} else if mc < 0 || mc > n {
+		return 0, fmt.Errorf("%w: nystrom: M = %d, want 0 (default) or 1 ≤ M ≤ n = %d", ErrInput, mc, n)
+	} else if mc == 0 {
+		mc = min(n, int(math.Ceil(5*math.Sqrt(float64(n)))))
+	}
+	return mc, nil
+}
+
+// plan sets info.MemoryBytes and info.CenterForm for mc centers and K_nM
+// chunks of chunk rows, and checks the sampler's own plan and the total
+// against p.MemoryLimit, before anything is allocated.
+func (b NystromKRR) plan(p KRRProblem, x mat.Matrix, mc, chunk int, engine kernel.Options, info *KRRInfo) error {
+	n, _ := x.Dims()
+	_, t := p.Y.Dims()
+	// The centers (CSR arrays when sparse, else 8·M·d) and their copy, A,
+	// K_MM, a chunk of K_nM, the right-hand side, the data and targets, the
+	// engine's scratch (with the column copy of sparse centers) and
+	// SyrkLower's panels for K_bᵀK_b.
+	cs := sampledShape(p.Kernel, x, mc)
+	if b.Centers != nil {
+		cs = givenShape(p.Kernel, b.Centers)
+	}
+	info.MemoryBytes = inputBytes(x) + 2*cs.bytes() + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(t)) +
+		kernel.NewOp(p.Kernel, x, cs.stub(), engine).ScratchBytes(t) +
+		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n))
+	info.CenterForm = cs.form()
+	if b.Centers == nil {
+		if err := checkSampler(b.sampler(), x, mc, p.MemoryLimit); err != nil {
+			return fmt.Errorf("model: krr: nystrom: %w", err)
+		}
+	}
+	return checkMemory(fmt.Sprintf("nystrom KRR (n=%d, M=%d)", n, mc), info.MemoryBytes, p.MemoryLimit)
+}
+
+// ownedCenters returns the fit's own copy of its centers: b.Centers, or mc
+// landmarks the sampler draws from x with p.Rng (checked: present, d
+// columns).
+func (b NystromKRR) ownedCenters(ctx context.Context, p KRRProblem, x mat.Matrix, mc int) (mat.Matrix, error) {
+	if b.Centers != nil {
+		return ownCenters(p.Kernel, b.Centers, true), nil
+	}
+	_, d := x.Dims()
+	s := b.sampler()
+	lm, err := s.Sample(ctx, x, p.Kernel, mc, p.Rng)
+	if err != nil {
+		return nil, fmt.Errorf("model: krr: nystrom: sampling centers: %w", err)
+	}
+	if lm == nil || lm.Points == nil {
+		return nil, fmt.Errorf("model: krr: nystrom: sampler %T returned no usable landmarks", s)
+	}
+	if _, c := lm.Points.Dims(); c != d {
+		return nil, fmt.Errorf("model: krr: nystrom: sampler %T returned landmarks of %d columns, want %d", s, c, d)
+	}
+	return ownCenters(p.Kernel, lm.Points, false), nil
+}
+
+// nystromSystem forms A = K_nMᵀK_nM + penalty·K_MM (symmetrized), the
+// matrix of the Nyström KRR normal equations, accumulating K_nMᵀK_nM over
+// chunks of chunk rows (lower triangle, on the engine's packed
+// micro-kernels) and reporting each chunk to p (of chunks+1 steps, the
+// last the solve). It returns A and the number of chunks.
+func nystromSystem(ctx context.Context, p KRRProblem, x, centers mat.Matrix, engine kernel.Options, chunk int, penalty float64) (*mat.Dense, int, error) {
+	n, _ := x.Dims()
+	mc, _ := centers.Dims()
+	a := mat.NewDense(mc, mc, nil)
+	gram := kernel.Dense{Workers: p.Workers}
+	var gramErr error
+	chunks := (n + chunk - 1) / chunk
+	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, r0, _ int) {
+		if gramErr == nil {
+			gramErr = gram.SyrkLower(ctx, true, 1, kb, 1, a)
+		}
+		if gramErr == nil {
+			gramErr = p.report(r0/chunk+1, chunks+1)
+		}
+	}); err != nil {
+		return nil, 0, err
+	}
+	if gramErr != nil {
+		return nil, 0, gramErr
+	}
+	kmm := mat.NewDense(mc, mc, nil)
+	if err := kernel.NewOp(p.Kernel, centers, centers, engine).Block(ctx, kmm); err != nil {
+		return nil, 0, err
+	}
+	a.Add(a, krrScaled(penalty, kmm))
+	krrSymmetrize(a)
+	return a, chunks, nil
 }
 
 // krrChunkRows is the number of rows of a K block of about 8 MiB with m columns.

@@ -198,11 +198,9 @@ func TestFormatFixtures(t *testing.T) {
 
 // checkFixtureRefit refits a loaded fixture on its training data. From
 // version 4, every fixture refits to the saved model: the decision values
-// agree with the recorded ones to 1e-9 relative (bit for bit on the machine
-// that wrote them; elsewhere the kernel engine's vector code may round the
-// last bits differently, and the ridge systems here, λn ≥ 6e-3 against
-// kernel entries ≤ 1, amplify that by at most about 1e4), except the one
-// with a custom sampler, which loads as NotSaved and refuses to refit. A
+// agree with the recorded ones to refitTolerance (bit for bit on the machine
+// and commit that wrote them), except the one with a custom sampler, which
+// loads as NotSaved and refuses to refit. A
 // version-3 file carries only the uniform sampler: its BLESS and RLS
 // configurations load without one (exact KRR, uniform Falkon centers), as
 // documented.
@@ -239,7 +237,34 @@ func checkFixtureRefit(t *testing.T, v int, c fixtureCase, est Estimator, want [
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeTo(t, "refitted decision values", got.RawMatrix().Data, want, 1e-9)
+	closeTo(t, "refitted decision values", got.RawMatrix().Data, want, refitTolerance(c.name))
+}
+
+// refitTolerance is how closely a refit fixture must give the recorded
+// decision values, relative to their largest magnitude. Elsewhere than on
+// the machine and commit that wrote them, the kernel engine's vector code
+// (AVX-512, AVX2, portable: LANDMARK_SIMD) and the solvers' summation
+// orders round the last bits differently:
+//   - the ridge systems (λn ≥ 6e-3 against kernel entries ≤ 1) amplify that
+//     by at most about 1e4, so 1e-9;
+//   - Falkon's few CG iterations (λ = 1e-4) amplify it more: refits of
+//     the v4–v6 files under LANDMARK_SIMD=avx2 and portable on an AVX-512
+//     EPYC (2026-11-26) moved falkon-uniform and falkon-bless by up to
+//     3.7e-9, so 1e-7;
+//   - with X stored in float32 or the preconditioner factored in float32,
+//     the differences start at float32's ε ≈ 6e-8: falkon-float32-storage
+//     moved by 8.2e-7 on the portable path, so 2e-5.
+//
+// A refit that draws other centers (seed + 100) moves these fixtures'
+// decision values by 0.35 to 0.6 relative, far beyond each tolerance.
+func refitTolerance(name string) float64 {
+	switch name {
+	case "falkon-float32-storage", "falkon-precond-float32":
+		return 2e-5
+	case "falkon-uniform", "falkon-bless", "falkon-given-centers":
+		return 1e-7
+	}
+	return 1e-9
 }
 
 // closeTo fails unless got and want agree to tol relative to want's largest

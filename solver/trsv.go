@@ -14,27 +14,33 @@ import (
 // outputs) cost n²/2 multiply-adds per column and are bound by reading the
 // factor from memory, so gonum's one-goroutine trsm leaves the other cores
 // idle. fewSolveL streams the factor's rows once with the reads split over
-// the workers:
+// the workers, each task reading contiguous pieces of rows, several rows at
+// a time:
 //
 //   - L x = b, by blocks of fewBlock rows top to bottom: the block's rows
 //     first subtract their dot products with the solved part (L[i, :k]·x[:k],
-//     one task per fewRows rows, each row read contiguously), then the
-//     block's diagonal triangle is solved;
+//     one task per fewRows rows), then the block's diagonal triangle is
+//     solved. One column runs on kernel.RowDots (fewOne: four rows against
+//     x at a time); several on kernel.Panels (x's solved rows packed once
+//     per block, eight rows of the factor at a time on the tiles, each row
+//     of the factor read once for all columns).
 //   - Lᵀ x = b, by blocks bottom to top: the diagonal triangle is solved,
-//     then x[:k] −= L[k:k1, :k]ᵀ x[k:k1], one task per fewCols columns of
-//     x[:k], each task reading its column range of the block's rows in row
-//     order.
+//     then x[:k] −= L[k:k1, :k]ᵀ x[k:k1], one task per piece of x[:k],
+//     streaming four rows of the block at a time (their pieces over the
+//     task's columns) into the task's contiguous piece of x: one column on
+//     kernel.RowAxpys (fewOne), several on kernel.PanelAxpys with x held
+//     in rows of 16 (fewPanelT). Before, the tasks read the block's rows
+//     eight columns at a time (a strided walk) or one row per pass over x,
+//     2–4× slower than L x = b.
 //
-// With several right-hand sides the products with the solved part run on
-// kernel.Panels (x's solved rows packed once per block of the factor), so
-// each row of the factor is read once for all columns, on the AVX-512
-// tiles where available; one column keeps the dot and axpy loops. Every
-// entry of x is updated by one task with its terms in a fixed order, so
-// the result does not depend on the number of workers.
+// A float32 factor (fewSolveL32) is widened in registers by the kernels
+// (RowDots32, RowAxpys32, PanelAxpys32), or for L⁻¹x with several columns
+// into a buffer first. Every entry of x is updated by one task with its
+// terms in a fixed order, so the result does not depend on the number of
+// workers.
 const (
 	fewBlock = 256
 	fewRows  = 16
-	fewCols  = 1024
 )
 
 // fewSolveMin is the order from which solves with fewer than solveMinRHS
@@ -46,44 +52,105 @@ const fewSolveMin = 1024
 // for the lower-triangular non-unit l.
 func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans bool) error {
 	n, t := l.N, x.Cols
-	diag := func(k, b int) {
-		d := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
-		blas64.Trsm(blas.Left, bt(trans), 1, d, blas64.General{Rows: b, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]})
+	if n == 0 || t == 0 {
+		return ctx.Err()
 	}
-	var buf []float64 // the packed solved rows of x (t > 1), reused block to block
-	if t > 1 {
-		buf = make([]float64, kernel.PanelsLen(n, t))
+	tri := func(k, b int) blas64.Triangular {
+		return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: l.Stride, Data: l.Data[k*l.Stride+k:]}
 	}
+	if t == 1 {
+		one := fewOne[float64]{a: l.Data, lda: l.Stride, dots: kernel.RowDots, axpys: kernel.RowAxpys,
+			diag: func(v []float64, k, b int) {
+				blas64.Trsv(bt(trans), tri(k, b), blas64.Vector{N: b, Inc: 1, Data: v[k:]})
+			}}
+		return one.solve(ctx, n, x, trans)
+	}
+	diag := func(xp blas64.General, k int) { blas64.Trsm(blas.Left, bt(trans), 1, tri(k, xp.Rows), xp) }
+	return fewSlabs(x, func(xs blas64.General) error {
+		if trans {
+			return fewPanelT(ctx, l.Data, l.Stride, n, xs, kernel.PanelAxpys, diag)
+		}
+		return fewPanelN(ctx, l.Data, l.Stride, n, xs, kernel.PanelDots, diag)
+	})
+}
+
+// fewSlabs runs solve on x's columns in slabs of at most
+// kernel.PanelWidth (fewPanelT's panels), in order.
+func fewSlabs(x blas64.General, solve func(blas64.General) error) error {
+	for c0 := 0; c0 < x.Cols; c0 += kernel.PanelWidth {
+		xs := x
+		xs.Cols = min(kernel.PanelWidth, x.Cols-c0)
+		xs.Data = x.Data[c0:]
+		if err := solve(xs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fewOne is fewSolveL and fewSolveL32 with one right-hand side, on the
+// factor's rows a (row stride lda, float64 or float32) and x copied to a
+// contiguous vector v when its stride is not 1. L⁻¹x: each task takes
+// fewRows rows of a block and subtracts from v[i] the dot of row i with the
+// solved v[:k] (dots: kernel.RowDots or RowDots32, four rows at a time
+// against v); L⁻ᵀx: each task takes up to fewCols entries of v[:k] and adds to
+// them the block's rows times −v[k:k1] (axpys: kernel.RowAxpys or
+// RowAxpys32, four rows streamed at a time into the task's contiguous piece
+// of v). Each entry is a fixed sequence of operations whatever the split
+// into tasks (the kernels' sums do not depend on where a row or a piece of
+// v starts), so the result depends neither on the number of workers nor on
+// the precision of the factor beyond its values. diag solves the diagonal
+// triangle of the block [k, k+b) in place in v.
+type fewOne[T float32 | float64] struct {
+	a     []T
+	lda   int
+	dots  func(out []float64, a []T, lda int, x []float64)
+	axpys func(y, s []float64, a []T, lda int)
+	diag  func(v []float64, k, b int)
+}
+
+// fewCols is the most entries of v[:k] one task of fewOne's L⁻ᵀx takes:
+// 16 KB of v in L1, four row pieces of 8 or 16 KB streamed at a time (on
+// the EPYC Zen 4, BenchmarkFewSolve M = 10,000 t = 1, 2,048 read 5–15%
+// faster than 512 or 1,024; noisy, shared machine). Smaller k are split in
+// pieces of at least 256 so that every worker has two.
+const fewCols = 2048
+
+func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans bool) error {
+	v := x.Data[:n]
+	if x.Stride != 1 {
+		v = make([]float64, n)
+		for i := range v {
+			v[i] = x.Data[i*x.Stride]
+		}
+		defer func() {
+			for i, e := range v {
+				x.Data[i*x.Stride] = e
+			}
+		}()
+	}
+	buf := make([]float64, fewBlock) // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
+	workers := parallel.Workers(0)
 	if !trans {
 		for k := 0; k < n; k += fewBlock {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			b := min(fewBlock, n-k)
-			if k > 0 && t > 1 {
-				solved := kernel.PackPanels(blas64.General{Rows: k, Cols: t, Stride: x.Stride, Data: x.Data}, buf)
-				tasks := (b + fewRows - 1) / fewRows
-				err := parallel.For(ctx, tasks, 0, func(_, task int) {
+			if k > 0 {
+				err := parallel.For(ctx, (b+fewRows-1)/fewRows, workers, func(_, task int) {
 					i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
-					solved.SubMul(blas64.General{Rows: i1 - i0, Cols: t, Stride: x.Stride, Data: x.Data[i0*x.Stride:]},
-						blas64.General{Rows: i1 - i0, Cols: k, Stride: l.Stride, Data: l.Data[i0*l.Stride:]})
-				})
-				if err != nil {
-					return err
-				}
-			} else if k > 0 {
-				tasks := (b + fewRows - 1) / fewRows
-				err := parallel.For(ctx, tasks, 0, func(_, task int) {
-					for i := k + task*fewRows; i < min(k+b, k+(task+1)*fewRows); i++ {
-						row := l.Data[i*l.Stride : i*l.Stride+k]
-						xi := x.Data[i*x.Stride : i*x.Stride+t]
-						for c := range xi {
-							xi[c] -= dotStrided(row, x.Data[c:], x.Stride)
-						}
+					d := buf[i0-k : i1-k]
+					f.dots(d, f.a[i0*f.lda:], f.lda, v[:k])
+					for i, s := range d {
+						v[i0+i] -= s
 					}
 				})
 				if err != nil {
 					return err
 				}
 			}
-			diag(k, b)
+			f.diag(v, k, b)
 		}
 		return nil
 	}
@@ -92,34 +159,18 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		diag(k, k1-k)
+		f.diag(v, k, k1-k)
 		if k == 0 {
 			break
 		}
-		tasks := (k + fewCols - 1) / fewCols
-		if t > 1 {
-			block := kernel.PackPanels(blas64.General{Rows: k1 - k, Cols: t, Stride: x.Stride, Data: x.Data[k*x.Stride:]}, buf)
-			err := parallel.For(ctx, tasks, 0, func(_, task int) {
-				c0, c1 := task*fewCols, min(k, (task+1)*fewCols)
-				block.SubMulT(blas64.General{Rows: c1 - c0, Cols: t, Stride: x.Stride, Data: x.Data[c0*x.Stride:]},
-					blas64.General{Rows: k1 - k, Cols: c1 - c0, Stride: l.Stride, Data: l.Data[k*l.Stride+c0:]})
-			})
-			if err != nil {
-				return err
-			}
-			continue
+		s := buf[:k1-k]
+		for j := range s {
+			s[j] = -v[k+j]
 		}
-		err := parallel.For(ctx, tasks, 0, func(_, task int) {
-			c0, c1 := task*fewCols, min(k, (task+1)*fewCols)
-			for j := k; j < k1; j++ {
-				row := l.Data[j*l.Stride+c0 : j*l.Stride+c1]
-				xj := x.Data[j*x.Stride : j*x.Stride+t]
-				for c, v := range xj {
-					if v != 0 {
-						axpyStrided(-v, row, x.Data[c0*x.Stride+c:], x.Stride)
-					}
-				}
-			}
+		cols := min(fewCols, max(256, (k+2*workers-1)/(2*workers)+15)&^15)
+		err := parallel.For(ctx, (k+cols-1)/cols, workers, func(_, task int) {
+			c0, c1 := task*cols, min(k, (task+1)*cols)
+			f.axpys(v[c0:c1], s, f.a[k*f.lda+c0:], f.lda)
 		})
 		if err != nil {
 			return err
@@ -128,25 +179,97 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 	return nil
 }
 
-// dotStrided returns Σ_j a[j]·y[j·inc].
-func dotStrided(a, y []float64, inc int) float64 {
-	if inc == 1 {
-		return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(a), Inc: 1, Data: y[:len(a)]})
+// fewPanelN is fewSolveL's and fewSolveL32's L⁻¹x with 1 < t ≤ 16
+// right-hand sides, on the factor's rows a (row stride lda): x is copied
+// into xp, rows of 16 values (zero past t), the blocks of fewBlock rows are
+// taken top to bottom, their rows first reduced by their products with the
+// solved xp[:k] (one task per fewRows rows: dots, kernel.PanelDots or
+// PanelDots32, eight rows of the factor at a time on the AVX-512 tile,
+// sums in column order from zero, then subtracted), then the diagonal
+// triangle solved (diag, in place in xp's rows k, k+1, …). The solved rows
+// are the tiles' panel as they stand (no packing per block).
+func fewPanelN[T float32 | float64](ctx context.Context, a []T, lda, n int, x blas64.General,
+	dots func(out, b []float64, a []T, lda int), diag func(xp blas64.General, k int)) error {
+	const w = kernel.PanelWidth
+	t := x.Cols
+	xp := make([]float64, n*w)
+	for i := range n {
+		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
 	}
-	var s float64
-	for j, v := range a {
-		s += v * y[j*inc]
+	out := make([]float64, fewBlock*w)
+	for k := 0; k < n; k += fewBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := min(fewBlock, n-k)
+		if k > 0 {
+			err := parallel.For(ctx, (b+fewRows-1)/fewRows, 0, func(_, task int) {
+				i0, i1 := k+task*fewRows, min(k+b, k+(task+1)*fewRows)
+				o := out[(i0-k)*w : (i1-k)*w]
+				dots(o, xp[:k*w], a[i0*lda:], lda)
+				for j, v := range o {
+					xp[i0*w+j] -= v
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+		diag(blas64.General{Rows: b, Cols: t, Stride: w, Data: xp[k*w : (k+b)*w]}, k)
 	}
-	return s
+	for i := range n {
+		copy(x.Data[i*x.Stride:i*x.Stride+t], xp[i*w:i*w+t])
+	}
+	return nil
 }
 
-// axpyStrided sets y[j·inc] += alpha·a[j].
-func axpyStrided(alpha float64, a, y []float64, inc int) {
-	if inc == 1 {
-		blas64.Axpy(alpha, blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(a), Inc: 1, Data: y[:len(a)]})
-		return
+// fewPanelT is fewSolveL's and fewSolveL32's L⁻ᵀx with 1 < t ≤ 16
+// right-hand sides, on the factor's rows a (row stride lda): x is copied
+// into xp, rows of 16 values (zero past t), the blocks of fewBlock rows
+// are taken bottom to top, each solved on its diagonal triangle (diag, in
+// place in xp's rows k, k+1, …) and then subtracted from xp[:k] as
+// xp[c0:c1] += L[k:k1, c0:c1]ᵀ·(−xp[k:k1]) by one task per panelCols rows
+// of xp (axpys: kernel.PanelAxpys or PanelAxpys32, four or eight rows of
+// the factor streamed at a time into the task's contiguous piece of xp). Each entry of
+// xp[:k] gets one FMA per row of the factor in row order, whatever the
+// split into tasks, so the result depends neither on the number of workers
+// nor on the precision of the factor beyond its values.
+func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x blas64.General,
+	axpys func(y, b []float64, a []T, lda int), diag func(xp blas64.General, k int)) error {
+	const w = kernel.PanelWidth
+	t := x.Cols
+	xp := make([]float64, n*w)
+	for i := range n {
+		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
 	}
-	for j, v := range a {
-		y[j*inc] += alpha * v
+	neg := make([]float64, fewBlock*w)
+	for k1 := n; k1 > 0; k1 -= fewBlock {
+		k := max(0, k1-fewBlock)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		diag(blas64.General{Rows: k1 - k, Cols: t, Stride: w, Data: xp[k*w : k1*w]}, k)
+		if k == 0 {
+			break
+		}
+		b := neg[:(k1-k)*w]
+		for i, v := range xp[k*w : k1*w] {
+			b[i] = -v
+		}
+		err := parallel.For(ctx, (k+panelCols-1)/panelCols, 0, func(_, task int) {
+			c0, c1 := task*panelCols, min(k, (task+1)*panelCols)
+			axpys(xp[c0*w:c1*w], b, a[k*lda+c0:], lda)
+		})
+		if err != nil {
+			return err
+		}
 	}
+	for i := range n {
+		copy(x.Data[i*x.Stride:i*x.Stride+t], xp[i*w:i*w+t])
+	}
+	return nil
 }
+
+// panelCols is the rows of xp one task of fewPanelT takes: 32 KB of xp
+// (L1), four or eight row pieces of 1 or 2 KB streamed at a time.
+const panelCols = 256

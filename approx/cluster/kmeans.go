@@ -122,78 +122,11 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		return nil, fmt.Errorf("cluster: k-means: %w: rng is nil", check.ErrInput)
 	}
 	n, d := xIn.Dims()
-	cfg := km
-	switch {
-	case cfg.K < 1 || cfg.K > n:
-		return nil, fmt.Errorf("cluster: k-means: %w: K = %d, want 1 ≤ K ≤ n = %d", check.ErrInput, cfg.K, n)
-	case cfg.MaxIter < 0:
-		return nil, fmt.Errorf("cluster: k-means: %w: MaxIter = %d < 0", check.ErrInput, cfg.MaxIter)
-	case cfg.Subsample < 0:
-		return nil, fmt.Errorf("cluster: k-means: %w: Subsample = %d < 0", check.ErrInput, cfg.Subsample)
-	case cfg.Tol < 0 || math.IsNaN(cfg.Tol) || math.IsInf(cfg.Tol, 0):
-		return nil, fmt.Errorf("cluster: k-means: %w: Tol = %g, want finite and ≥ 0", check.ErrInput, cfg.Tol)
-	case cfg.Sketch < 0:
-		return nil, fmt.Errorf("cluster: k-means: %w: Sketch = %d < 0", check.ErrInput, cfg.Sketch)
+	cfg, err := km.resolve(n, d)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MaxIter == 0 {
-		cfg.MaxIter = DefaultKMeansIter
-	}
-	if cfg.Subsample == 0 {
-		cfg.Subsample = DefaultKMeansSubsample
-	}
-	if cfg.Tol == 0 {
-		cfg.Tol = DefaultKMeansTol
-	}
-	if cfg.Subsample < cfg.K {
-		return nil, fmt.Errorf("cluster: k-means: %w: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
-	}
-	if cfg.MaxBytes < 0 {
-		return nil, fmt.Errorf("cluster: k-means: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
-	}
-	if cfg.MaxBytes == 0 {
-		cfg.MaxBytes = DefaultKMeansMaxBytes
-	}
-	if need := cfg.PlanBytes(n, d); need > cfg.MaxBytes {
-		return nil, fmt.Errorf("cluster: k-means: %w: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
-			check.ErrMemory, cfg.K, d, need, check.FormatBytes(need), cfg.MaxBytes)
-	}
-
-	// The clustered sample: all rows, or a seeded subsample. In sketch mode
-	// only its p-dimensional sketch is stored (s×p instead of s×d).
-	var idx []int
-	if n > cfg.Subsample {
-		idx = kmSampleRows(n, cfg.Subsample, rng)
-	}
-	var sk *mat.Dense
-	var space kmSpace
-	switch {
-	case sparse && cfg.Sketch > 0:
-		sk = kmSignSketch(cfg.Sketch, d, rng)
-		space = denseKM{kmSketchSparse(xs, sk, idx)}
-	case sparse && idx != nil:
-		space = sparseKM{kernel.SubsetRows(xs, idx)}
-	case sparse:
-		space = sparseKM{xs}
-	case cfg.Sketch > 0:
-		sk = kmSignSketch(cfg.Sketch, d, rng)
-		s := n
-		if idx != nil {
-			s = len(idx)
-		}
-		sp := mat.NewDense(s, cfg.Sketch, nil)
-		for r := 0; r < s; r++ {
-			i := r
-			if idx != nil {
-				i = idx[r]
-			}
-			kmProject(sp.RawRowView(r), sk, x.RawRowView(i))
-		}
-		space = denseKM{sp}
-	case idx != nil:
-		space = denseKM{points.Gather(x, idx)}
-	default:
-		space = denseKM{x}
-	}
+	space, sk := cfg.space(x, xs, rng)
 	cents, obj, err := kmLloyd(ctx, space, cfg, rng)
 	if err != nil {
 		return nil, err
@@ -215,6 +148,96 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		kmMeans(p.Centroids, x, p.Labels)
 	}
 	return p, nil
+}
+
+// resolve validates km for n points of d features and returns a copy with
+// the defaults filled in, or ErrMemory when its plan (PlanBytes) is over
+// MaxBytes.
+func (km KMeans) resolve(n, d int) (KMeans, error) {
+	cfg := km
+	switch {
+	case cfg.K < 1 || cfg.K > n:
+		return cfg, fmt.Errorf("cluster: k-means: %w: K = %d, want 1 ≤ K ≤ n = %d", check.ErrInput, cfg.K, n)
+	case cfg.MaxIter < 0:
+		return cfg, fmt.Errorf("cluster: k-means: %w: MaxIter = %d < 0", check.ErrInput, cfg.MaxIter)
+	case cfg.Subsample < 0:
+		return cfg, fmt.Errorf("cluster: k-means: %w: Subsample = %d < 0", check.ErrInput, cfg.Subsample)
+	case cfg.Tol < 0 || math.IsNaN(cfg.Tol) || math.IsInf(cfg.Tol, 0):
+		return cfg, fmt.Errorf("cluster: k-means: %w: Tol = %g, want finite and ≥ 0", check.ErrInput, cfg.Tol)
+	case cfg.Sketch < 0:
+		return cfg, fmt.Errorf("cluster: k-means: %w: Sketch = %d < 0", check.ErrInput, cfg.Sketch)
+	}
+	if cfg.MaxIter == 0 {
+		cfg.MaxIter = DefaultKMeansIter
+	}
+	if cfg.Subsample == 0 {
+		cfg.Subsample = DefaultKMeansSubsample
+	}
+	if cfg.Tol == 0 {
+		cfg.Tol = DefaultKMeansTol
+	}
+	if cfg.Subsample < cfg.K {
+		return cfg, fmt.Errorf("cluster: k-means: %w: Subsample = %d < K = %d", check.ErrInput, cfg.Subsample, cfg.K)
+	}
+	if cfg.MaxBytes < 0 {
+		return cfg, fmt.Errorf("cluster: k-means: %w: MaxBytes = %d < 0", check.ErrInput, cfg.MaxBytes)
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultKMeansMaxBytes
+	}
+	if need := cfg.PlanBytes(n, d); need > cfg.MaxBytes {
+		return cfg, fmt.Errorf("cluster: k-means: %w: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
+			check.ErrMemory, cfg.K, d, need, check.FormatBytes(need), cfg.MaxBytes)
+	}
+	return cfg, nil
+}
+
+// space returns the points Lloyd's iterations cluster, for the resolved
+// km: all rows of x (dense) or xs (sparse, x nil), or a subsample of
+// km.Subsample of them drawn from rng; in sketch mode (Pourkamali-Anaraki
+// & Becker, Alg. 3) only their p-dimensional sketch is stored (s×p
+// instead of s×d), and the p×d sketch matrix, drawn from rng after the
+// subsample, is returned too (nil otherwise).
+func (km KMeans) space(x *mat.Dense, xs kernel.Sparse, rng *rand.Rand) (kmSpace, *mat.Dense) {
+	sparse := x == nil
+	var n, d int
+	if sparse {
+		n, d = xs.Dims()
+	} else {
+		n, d = x.Dims()
+	}
+	var idx []int
+	if n > km.Subsample {
+		idx = kmSampleRows(n, km.Subsample, rng)
+	}
+	switch {
+	case sparse && km.Sketch > 0:
+		sk := kmSignSketch(km.Sketch, d, rng)
+		return denseKM{kmSketchSparse(xs, sk, idx)}, sk
+	case sparse && idx != nil:
+		return sparseKM{kernel.SubsetRows(xs, idx)}, nil
+	case sparse:
+		return sparseKM{xs}, nil
+	case km.Sketch > 0:
+		sk := kmSignSketch(km.Sketch, d, rng)
+		s := n
+		if idx != nil {
+			s = len(idx)
+		}
+		sp := mat.NewDense(s, km.Sketch, nil)
+		for r := 0; r < s; r++ {
+			i := r
+			if idx != nil {
+				i = idx[r]
+			}
+			kmProject(sp.RawRowView(r), sk, x.RawRowView(i))
+		}
+		return denseKM{sp}, sk
+	case idx != nil:
+		return denseKM{points.Gather(x, idx)}, nil
+	default:
+		return denseKM{x}, nil
+	}
 }
 
 // nearest assigns the rows of x (dense, or sparse and validated) to

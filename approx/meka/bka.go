@@ -100,22 +100,59 @@ type bkaChol struct {
 // the cluster's rows expanded to dense at a time (points.Exact).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
 	x := points.Data(xIn)
-	if err := points.Check(x); err != nil {
-		return nil, fmt.Errorf("approx: bka: %w", err)
-	}
-	if k == nil {
-		return nil, fmt.Errorf("approx: bka: %w: nil kernel", check.ErrInput)
-	}
-	if err := k.Validate(); err != nil {
-		return nil, fmt.Errorf("approx: bka: %w", err)
+	o, err := bkaResolve(x, k, opt)
+	if err != nil {
+		return nil, err
 	}
 	n, d := x.Dims()
+	b := &BKA{kern: k, x: x, n: n, d: d, opt: o, chol: map[float64]*bkaChol{}}
+	t0 := time.Now()
+	part, err := bkaPartition(ctx, x, o, rng)
+	if err != nil {
+		return nil, err
+	}
+	members := part.Members()
+	b.part, b.members = part, members
+	b.stats.ClusterTime = time.Since(t0)
+	if o.Progress != nil {
+		o.Progress("cluster", 1, 1)
+	}
+	plan, workers, err := bkaPlan(x, members, o)
+	if err != nil {
+		return nil, err
+	}
+	t0 = time.Now()
+	if err := b.formBlocks(ctx, workers); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
+	b.stats.BlockTime = time.Since(t0)
+	b.stats.Sizes = make([]int, len(members))
+	for s, mem := range members {
+		b.stats.Sizes[s] = len(mem)
+	}
+	b.stats.Bytes = plan + 8*int64(n)
+	return b, nil
+}
+
+// bkaResolve validates FitBKA's data, kernel and options and returns the
+// options with their defaults filled in (opt itself is not changed).
+func bkaResolve(x mat.Matrix, k kernel.Kernel, opt BKAOptions) (BKAOptions, error) {
+	if err := points.Check(x); err != nil {
+		return opt, fmt.Errorf("approx: bka: %w", err)
+	}
+	if k == nil {
+		return opt, fmt.Errorf("approx: bka: %w: nil kernel", check.ErrInput)
+	}
+	if err := k.Validate(); err != nil {
+		return opt, fmt.Errorf("approx: bka: %w", err)
+	}
+	n, _ := x.Dims()
 	o := opt
 	switch {
 	case o.Clusters < 0:
-		return nil, fmt.Errorf("approx: bka: %w: Clusters = %d < 0", check.ErrInput, o.Clusters)
+		return opt, fmt.Errorf("approx: bka: %w: Clusters = %d < 0", check.ErrInput, o.Clusters)
 	case o.MaxBytes < 0:
-		return nil, fmt.Errorf("approx: bka: %w: MaxBytes = %d < 0", check.ErrInput, o.MaxBytes)
+		return opt, fmt.Errorf("approx: bka: %w: MaxBytes = %d < 0", check.ErrInput, o.MaxBytes)
 	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultBKAMaxBytes
@@ -123,8 +160,14 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	if o.Clusters == 0 {
 		o.Clusters = bkaClusters(n, o.MaxBytes)
 	}
-	b := &BKA{kern: k, x: x, n: n, d: d, opt: o, chol: map[float64]*bkaChol{}}
-	t0 := time.Now()
+	return o, nil
+}
+
+// bkaPartition returns the partition of BKA's first step (Section 4: the
+// k-means clusters X_s): o.Partition when set, else k-means with
+// o.Clusters clusters drawn from rng, validated against x's shape.
+func bkaPartition(ctx context.Context, x mat.Matrix, o BKAOptions, rng *rand.Rand) (*cluster.Partition, error) {
+	n, d := x.Dims()
 	part := o.Partition
 	if part == nil {
 		if rng == nil {
@@ -144,13 +187,16 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 	if err := part.Validate(n, d); err != nil {
 		return nil, fmt.Errorf("approx: bka: %w", err)
 	}
-	members := part.Members()
-	b.part, b.members = part, members
-	b.stats.ClusterTime = time.Since(t0)
-	if o.Progress != nil {
-		o.Progress("cluster", 1, 1)
-	}
-	var plan, big int64
+	return part, nil
+}
+
+// bkaPlan plans the memory of the diagonal blocks before any is allocated:
+// it returns their bytes, 8·Σn_s², and the number of workers that form
+// them, fewer than o.Workers when o.MaxBytes leaves no room for one
+// worker's scratch each, or ErrMemory when even one does not fit.
+func bkaPlan(x mat.Matrix, members [][]int, o BKAOptions) (plan int64, workers int, err error) {
+	_, d := x.Dims()
+	var big int64
 	for _, mem := range members {
 		plan += 8 * int64(len(mem)) * int64(len(mem))
 		big = max(big, int64(len(mem)))
@@ -170,16 +216,22 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 		w = (o.MaxBytes - plan) / scratch
 	}
 	if plan+w*scratch > o.MaxBytes {
-		return nil, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²) and forming them %d more (one worker's scratch), more than MaxBytes %d; use more clusters (smaller blocks) or a larger cap",
+		return 0, 0, fmt.Errorf("approx: bka: %w: the diagonal blocks need %d bytes (8·Σn_s²) and forming them %d more (one worker's scratch), more than MaxBytes %d; use more clusters (smaller blocks) or a larger cap",
 			check.ErrMemory, plan, scratch, o.MaxBytes)
 	}
-	workers := int(w)
-	t0 = time.Now()
+	return plan, int(w), nil
+}
+
+// formBlocks forms the exact diagonal blocks G⁽ˢˢ⁾ = K(X_s, X_s) of the
+// partition (Section 4), clusters in parallel on workers goroutines, and
+// reports each finished block to b.opt.Progress ("block").
+func (b *BKA) formBlocks(ctx context.Context, workers int) error {
+	k, x, members := b.kern, b.x, b.members
 	c := len(members)
 	b.blocks = make([]*mat.SymDense, c)
 	var done int
 	var mu sync.Mutex
-	err := parallel.ForErr(ctx, c, workers, func(_, s int) error {
+	return parallel.ForErr(ctx, c, workers, func(_, s int) error {
 		ns := len(members[s])
 		if ns == 0 {
 			return nil
@@ -198,24 +250,14 @@ func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions
 			k.Block(full, xs, xs)
 		}
 		b.blocks[s] = g
-		if o.Progress != nil {
+		if b.opt.Progress != nil {
 			mu.Lock()
 			done++
-			o.Progress("block", done, c)
+			b.opt.Progress("block", done, c)
 			mu.Unlock()
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("approx: bka: %w", err)
-	}
-	b.stats.BlockTime = time.Since(t0)
-	b.stats.Sizes = make([]int, c)
-	for s, mem := range members {
-		b.stats.Sizes[s] = len(mem)
-	}
-	b.stats.Bytes = plan + 8*int64(n)
-	return b, nil
 }
 
 // Stats returns the fit's statistics.

@@ -72,6 +72,10 @@ func LoadMap(r io.Reader) (approx.FeatureMap, error) {
 	return m, nil
 }
 
+// encode writes m for SaveMap in the order decodeMEKA reads it: the
+// header, the per-cluster bases, the link matrix with its
+// eigendecomposition (computed first; failing only matters for a
+// PSD-fixed map), and the statistics.
 func (m *Map) encode(e *binfmt.Enc) error {
 	if err := m.eigen(); err != nil && m.opt.PSD {
 		return err
@@ -130,7 +134,31 @@ func (m *Map) encode(e *binfmt.Enc) error {
 	return nil
 }
 
+// decodeMEKA reads a Map written by encode, in its order: the header
+// (kernel, sizes, options, partition), the per-cluster bases, the link
+// matrix with its eigendecomposition, and the statistics. It returns nil
+// once d has failed (d.Err says why).
 func decodeMEKA(d *binfmt.Dec) *Map {
+	m := decodeMEKAHeader(d)
+	if m == nil || !m.decodeBases(d) || !m.decodeLinks(d) {
+		return nil
+	}
+	s := &m.stats
+	s.ClusterTime, s.BasisTime = time.Duration(d.Int64()), time.Duration(d.Int64())
+	s.LinkTime, s.EigenTime = time.Duration(d.Int64()), time.Duration(d.Int64())
+	s.Sizes, s.Ranks = d.Ints(), d.Ints()
+	s.RankDeficit, s.Linked, s.Thresholded = d.Int(), d.Int(), d.Int()
+	s.MinEigenvalue, s.NegativeEigenvalues, s.PSDFixed = d.Float(), d.Int(), d.Bool()
+	if d.Err() != nil {
+		return nil
+	}
+	s.Bytes = m.bytes()
+	return m
+}
+
+// decodeMEKAHeader reads the kernel, n and d, the options (checked as Fit
+// resolves them) and the partition, or returns nil once d has failed.
+func decodeMEKAHeader(d *binfmt.Dec) *Map {
 	m := &Map{kern: kernelbin.ReadKernel(d), n: d.Int(), d: d.Int()}
 	if d.Err() == nil && (m.kern == nil || m.n < 1 || m.d < 1) {
 		d.Fail("meka: kernel %v, n = %d, d = %d", m.kern, m.n, m.d)
@@ -153,66 +181,90 @@ func decodeMEKA(d *binfmt.Dec) *Map {
 		d.Fail("%v", err)
 		return nil
 	}
+	return m
+}
+
+// decodeBases reads the block offsets and each cluster's landmarks,
+// projection, basis W_s and landmark indices (MEKA's per-cluster low-rank
+// bases), checking their shapes against the offsets and the partition. It
+// reports whether decoding may go on.
+func (m *Map) decodeBases(d *binfmt.Dec) bool {
 	c := len(m.members)
 	m.off = d.Ints()
 	if d.Err() != nil {
-		return nil
+		return false
 	}
 	if len(m.off) != c+1 || m.off[0] != 0 {
 		d.Fail("meka: %d block offsets for %d clusters", len(m.off), c)
-		return nil
+		return false
 	}
 	m.z = make([]*mat.Dense, c)
 	m.proj = make([]*mat.Dense, c)
 	m.w = make([]*mat.Dense, c)
 	m.lm = make([][]int, c)
 	for s := 0; s < c; s++ {
-		ks := m.off[s+1] - m.off[s]
-		if ks < 0 {
-			d.Fail("meka: block offsets decrease at cluster %d", s)
-			return nil
+		if !m.decodeBasis(d, s) {
+			return false
 		}
-		var z *mat.Dense
-		if ks == 0 {
-			z = d.Dense()
-		} else {
-			// Dense (any version) or CSR (version 3), present, finite, d wide.
-			z = points.Decode(d, fmt.Sprintf("meka: landmarks of cluster %d", s), -1, m.d)
-		}
-		proj, w := d.Dense(), d.Dense()
-		m.lm[s] = d.Ints()
-		if d.Err() != nil {
-			return nil
-		}
-		if ks == 0 {
-			if z != nil || proj != nil || w != nil {
-				d.Fail("meka: cluster %d has rank 0 but a basis", s)
-				return nil
-			}
-			continue
-		}
-		ns := len(m.members[s])
-		switch {
-		case proj == nil || w == nil || proj.IsEmpty() || w.IsEmpty():
-			d.Fail("meka: cluster %d of rank %d has no basis", s, ks)
-		case proj.RawMatrix().Rows != z.RawMatrix().Rows || proj.RawMatrix().Cols != ks || !points.Finite(proj):
-			d.Fail("meka: projection of cluster %d", s)
-		case w.RawMatrix().Rows != ns || w.RawMatrix().Cols != ks || !points.Finite(w):
-			d.Fail("meka: basis of cluster %d", s)
-		}
-		if d.Err() != nil {
-			return nil
-		}
-		m.z[s], m.proj[s], m.w[s] = z, proj, w
 	}
-	r := m.off[c]
+	return true
+}
+
+// decodeBasis reads cluster s's basis (see decodeBases) and reports
+// whether decoding may go on.
+func (m *Map) decodeBasis(d *binfmt.Dec, s int) bool {
+	ks := m.off[s+1] - m.off[s]
+	if ks < 0 {
+		d.Fail("meka: block offsets decrease at cluster %d", s)
+		return false
+	}
+	var z *mat.Dense
+	if ks == 0 {
+		z = d.Dense()
+	} else {
+		// Dense (any version) or CSR (version 3), present, finite, d wide.
+		z = points.Decode(d, fmt.Sprintf("meka: landmarks of cluster %d", s), -1, m.d)
+	}
+	proj, w := d.Dense(), d.Dense()
+	m.lm[s] = d.Ints()
+	if d.Err() != nil {
+		return false
+	}
+	if ks == 0 {
+		if z != nil || proj != nil || w != nil {
+			d.Fail("meka: cluster %d has rank 0 but a basis", s)
+			return false
+		}
+		return true
+	}
+	ns := len(m.members[s])
+	switch {
+	case proj == nil || w == nil || proj.IsEmpty() || w.IsEmpty():
+		d.Fail("meka: cluster %d of rank %d has no basis", s, ks)
+	case proj.RawMatrix().Rows != z.RawMatrix().Rows || proj.RawMatrix().Cols != ks || !points.Finite(proj):
+		d.Fail("meka: projection of cluster %d", s)
+	case w.RawMatrix().Rows != ns || w.RawMatrix().Cols != ks || !points.Finite(w):
+		d.Fail("meka: basis of cluster %d", s)
+	}
+	if d.Err() != nil {
+		return false
+	}
+	m.z[s], m.proj[s], m.w[s] = z, proj, w
+	return true
+}
+
+// decodeLinks reads the r×r link matrix L (r the total rank) and, when
+// saved, its eigendecomposition (required for a PSD-fixed map), and
+// reports whether decoding may go on.
+func (m *Map) decodeLinks(d *binfmt.Dec) bool {
+	r := m.off[len(m.members)]
 	if r < 1 {
 		d.Fail("meka: total rank 0")
-		return nil
+		return false
 	}
 	l := d.Matrix("link matrix", r, r)
 	if d.Err() != nil {
-		return nil
+		return false
 	}
 	m.l = mat.NewSymDense(r, l.RawMatrix().Data)
 	if d.Bool() {
@@ -220,27 +272,17 @@ func decodeMEKA(d *binfmt.Dec) *Map {
 		m.vecs = d.Matrix("eigenvectors", r, r)
 		m.feat = d.Matrix("features", r, -1)
 		if d.Err() != nil {
-			return nil
+			return false
 		}
 		if len(m.vals) != r {
 			d.Fail("meka: %d eigenvalues for rank %d", len(m.vals), r)
-			return nil
+			return false
 		}
 		m.eigOnce.Do(func() {}) // already decomposed
 		m.stats.Eigendecomposed = true
 	} else if d.Err() == nil && m.opt.PSD {
 		d.Fail("meka: PSD-fixed approximation saved without its eigendecomposition")
-		return nil
+		return false
 	}
-	s := &m.stats
-	s.ClusterTime, s.BasisTime = time.Duration(d.Int64()), time.Duration(d.Int64())
-	s.LinkTime, s.EigenTime = time.Duration(d.Int64()), time.Duration(d.Int64())
-	s.Sizes, s.Ranks = d.Ints(), d.Ints()
-	s.RankDeficit, s.Linked, s.Thresholded = d.Int(), d.Int(), d.Int()
-	s.MinEigenvalue, s.NegativeEigenvalues, s.PSDFixed = d.Float(), d.Int(), d.Bool()
-	if d.Err() != nil {
-		return nil
-	}
-	s.Bytes = m.bytes()
-	return m
+	return true
 }

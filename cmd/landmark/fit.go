@@ -175,57 +175,33 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	return s, nil
 }
 
+// runFit is landmark fit: it fits the spec a SPEC.yaml and the flags
+// describe, saves the model with --save and prints the fit and its scores
+// (as JSON with --json).
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cmdline.NewFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
-	var sf specFlags
-	sf.register(fs)
-	var mem memoryFlag
-	fs.Var(&mem, "memory", memoryUsage)
-	save := fs.String("save", "", "save the fitted model to this file")
-	dense := fs.Bool("dense", false, denseUsage)
-	asJSON := fs.Bool("json", false, "print the scores as JSON")
-	prog := cmdline.AddProgress(fs)
-	pos, err := parseInterleaved(fs, args)
+	fa, err := parseFit(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	var spec *experiments.Spec
-	switch len(pos) {
-	case 0:
-		if spec, err = sf.spec("fit"); err != nil {
-			return err
-		}
-	case 1:
-		if spec, err = experiments.DecodeFile(pos[0]); err != nil {
-			return err
-		}
-		if err := overrideSpec(spec, &sf, fs, stdout); err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
-		}
-	default:
-		return fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
-	}
-	if err := applyMemory(spec, mem); err != nil {
-		return err
-	}
-	defer mem.goLimit()()
-	if *dense {
+	spec := fa.spec
+	defer fa.mem.goLimit()()
+	if fa.dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}
-	if *save != "" {
+	if fa.save != "" {
 		// Refused before the fit, not after it: a directory, or the data.
 		// (A missing folder is made when the model is saved.)
-		if _, err := os.Stat(*save); err == nil {
-			if err := outfile.Check(*save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+		if _, err := os.Stat(fa.save); err == nil {
+			if err := outfile.Check(fa.save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
 				return fmt.Errorf("--save: %w", err)
 			}
 		}
 	}
 	fopt := experiments.FitOptions{Notify: func(m string) { fmt.Fprintf(stderr, "landmark fit: %s\n", m) }}
-	if mem.bytes > 0 {
-		fopt.Limit = "--memory " + mem.text
+	if fa.mem.bytes > 0 {
+		fopt.Limit = "--memory " + fa.mem.text
 	}
-	if p := cmdline.NewProgress(*prog, false, stderr); p != nil {
+	if p := cmdline.NewProgress(fa.prog, false, stderr); p != nil {
 		fopt.Progress = p.Event
 		defer p.Done()
 	}
@@ -233,21 +209,83 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *save != "" {
-		if err := res.SaveFile(*save, spec); err != nil {
+	if fa.save != "" {
+		if err := res.SaveFile(fa.save, spec); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{
-			"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "defaults": sf.defaulted, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
-			"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
-			"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
-			"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
-		})
+	if fa.json {
+		return printFitJSON(res, fa.sf.defaulted, stdout)
 	}
+	printFit(res, spec, fa.sf.defaulted, fa.save, stdout)
+	return nil
+}
+
+// fitArgs are landmark fit's flags, parsed, and the spec they give.
+type fitArgs struct {
+	spec        *experiments.Spec
+	sf          specFlags    // the estimator and data flags (sf.defaulted for the output)
+	mem         memoryFlag   // --memory, applied to spec
+	save        string       // --save
+	dense, json bool         // --dense, --json
+	prog        cmdline.Mode // --progress
+}
+
+// parseFit parses landmark fit's flags and builds the spec: from the flags
+// alone, or a SPEC.yaml with the flags given beside it as overrides
+// (printed to stdout); --memory is applied to it.
+func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
+	fs := cmdline.NewFlags("fit", "[SPEC.yaml | --data FILE | --dataset NAME] [flags]", stderr)
+	fa := &fitArgs{}
+	fa.sf.register(fs)
+	fs.Var(&fa.mem, "memory", memoryUsage)
+	save := fs.String("save", "", "save the fitted model to this file")
+	dense := fs.Bool("dense", false, denseUsage)
+	asJSON := fs.Bool("json", false, "print the scores as JSON")
+	prog := cmdline.AddProgress(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	switch len(pos) {
+	case 0:
+		if fa.spec, err = fa.sf.spec("fit"); err != nil {
+			return nil, err
+		}
+	case 1:
+		if fa.spec, err = experiments.DecodeFile(pos[0]); err != nil {
+			return nil, err
+		}
+		if err := overrideSpec(fa.spec, &fa.sf, fs, stdout); err != nil {
+			return nil, fmt.Errorf("%s: %w", pos[0], err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
+	}
+	if err := applyMemory(fa.spec, fa.mem); err != nil {
+		return nil, err
+	}
+	fa.save, fa.dense, fa.json, fa.prog = *save, *dense, *asJSON, *prog
+	return fa, nil
+}
+
+// printFitJSON prints landmark fit --json's result: the setting, task,
+// data, storage and scaling, the fit time and the scores.
+func printFitJSON(res *experiments.FitResult, defaulted []string, stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{
+		"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "defaults": defaulted, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
+		"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
+		"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
+		"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
+	})
+}
+
+// printFit prints landmark fit's result as lines of text: the inferred
+// task and defaults, the fit, storage and scaling, the scores, and where
+// the model was saved.
+func printFit(res *experiments.FitResult, spec *experiments.Spec, defaulted []string, save string, stdout io.Writer) {
 	setting := res.Point.Key()
 	if setting == "" {
 		setting = "(no grid)"
@@ -255,7 +293,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if res.TaskRule != "" {
 		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
 	}
-	for _, d := range sf.defaulted {
+	for _, d := range defaulted {
 		fmt.Fprintf(stdout, "default: %s\n", d)
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
@@ -272,10 +310,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
 	}
-	if *save != "" {
-		fmt.Fprintf(stdout, "saved to %s\n", *save)
+	if save != "" {
+		fmt.Fprintf(stdout, "saved to %s\n", save)
 	}
-	return nil
 }
 
 // overrideSpec applies the estimator flags given beside a SPEC.yaml to the

@@ -18,7 +18,81 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// runPredict is landmark predict: it loads a model saved by landmark fit
+// --save, predicts the rows of --data (shard by shard when a manifest's
+// rows are over --memory), writes what --output asks, and prints the
+// scores against the file's targets when it has them.
 func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	pa, err := parsePredict(args, stderr)
+	if err != nil {
+		return err
+	}
+	pg, t0 := cmdline.NewProgress(pa.prog, false, stderr), time.Now()
+	fit, err := experiments.LoadFitFile(pa.model)
+	if err != nil {
+		return err
+	}
+	if pa.output == outProba {
+		// Refuse before reading the data: the model decides.
+		if err := fit.HasProba(); err != nil {
+			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
+		}
+	}
+	var x mat.Matrix
+	var y []float64
+	var notes []string
+	if experiments.IsManifest(pa.data) {
+		if x, y, err = fit.ReadShards(ctx, pa.data, pa.mem.bytes); errors.Is(err, model.ErrMemory) {
+			fmt.Fprintf(stderr, "landmark predict: %s: predicting shard by shard\n", strings.TrimPrefix(err.Error(), model.ErrMemory.Error()+": "))
+			return cmdline.PredictShards(ctx, fit, pa.data, pa.out, pa.output, pg, stdout, stderr)
+		}
+	} else if in, oerr := datasets.OpenInput(ctx, pa.data, pa.read.Format); oerr != nil {
+		return oerr
+	} else {
+		// Opened once (a pipe or standard input cannot be read twice): the
+		// format comes from --format, the name or the content.
+		defer in.Close()
+		x, y, notes, err = fit.ReadInput(ctx, in, pa.read, pa.model)
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, n)
+	}
+	if pg != nil {
+		n, d := x.Dims()
+		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
+	}
+	res, err := predictOutput(fit, x, pa.output, pg)
+	if err != nil {
+		return err
+	}
+	if pa.output != outLabels {
+		if note := fit.ColumnsNote(pa.output == outProba, res); note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+	}
+	if err := writePredictions(res, pa.out, stdout); err != nil {
+		return err
+	}
+	n, _ := res.Dims()
+	return scoreFile(fit, x, y, res, pa.output, n, stderr)
+}
+
+// predictArgs are landmark predict's flags, parsed and checked.
+type predictArgs struct {
+	model, data string               // --model, --data
+	out, output string               // --out, --output
+	read        datasets.ReadOptions // --format and the CSV flags
+	mem         memoryFlag           // --memory
+	prog        cmdline.Mode         // --progress
+}
+
+// parsePredict parses and checks landmark predict's flags, before any
+// work: --model and --data given, --output known, the read options valid,
+// and --out (when given) neither a directory nor the data or the model.
+func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 	fs := cmdline.NewFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
 	data := fs.String("data", "", "data to predict (LIBSVM, CSV or a shard manifest DIR/manifest.json, read into memory; raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
@@ -31,82 +105,48 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&mem, "memory", "cap on X read into memory from a shard manifest (default 75% of physical memory); over it the shards are predicted one at a time")
 	prog := cmdline.AddProgress(fs)
 	if _, err := parseInterleaved(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if *modelPath == "" || *data == "" {
-		return fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
+		return nil, fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
 	}
 	switch *output {
 	case outLabels, outScores, outProba:
 	default:
-		return fmt.Errorf("%w: --output %q: want labels, scores or proba%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba}))
+		return nil, fmt.Errorf("%w: --output %q: want labels, scores or proba%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba}))
 	}
 	rf.format, rf.notify = *format, noteTo(stderr)
 	ropt, err := rf.options()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The output is checked before any work: not a directory, not the
 	// data or the model.
 	if *out != "" {
 		if err := outfile.Check(*out, *data, *modelPath); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
-	fit, err := experiments.LoadFitFile(*modelPath)
-	if err != nil {
-		return err
-	}
-	if *output == outProba {
-		// Refuse before reading the data: the model decides.
-		if err := fit.HasProba(); err != nil {
-			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
-		}
-	}
-	var x mat.Matrix
-	var y []float64
-	var notes []string
-	if experiments.IsManifest(*data) {
-		if x, y, err = fit.ReadShards(ctx, *data, mem.bytes); errors.Is(err, model.ErrMemory) {
-			fmt.Fprintf(stderr, "landmark predict: %s: predicting shard by shard\n", strings.TrimPrefix(err.Error(), model.ErrMemory.Error()+": "))
-			return cmdline.PredictShards(ctx, fit, *data, *out, *output, pg, stdout, stderr)
-		}
-	} else if in, oerr := datasets.OpenInput(ctx, *data, ropt.Format); oerr != nil {
-		return oerr
-	} else {
-		// Opened once (a pipe or standard input cannot be read twice): the
-		// format comes from --format, the name or the content.
-		defer in.Close()
-		x, y, notes, err = fit.ReadInput(ctx, in, ropt, *modelPath)
-	}
-	if err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintln(stderr, n)
-	}
-	if pg != nil {
-		n, d := x.Dims()
-		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
-	}
-	var res *mat.Dense
-	switch *output {
-	case outLabels:
-		res, err = predictBatches(x, labelsOf(fit), pg)
+	return &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}, nil
+}
+
+// predictOutput computes what --output asks of fit on x (labels, scores
+// or probabilities) in batches, reporting them to pg.
+func predictOutput(fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
+	switch output {
 	case outScores:
-		res, err = predictBatches(x, fit.Scores, pg)
+		return predictBatches(x, fit.Scores, pg)
 	case outProba:
-		res, err = predictBatches(x, fit.Proba, pg)
+		return predictBatches(x, fit.Proba, pg)
+	default:
+		return predictBatches(x, labelsOf(fit), pg)
 	}
-	if err != nil {
-		return err
-	}
-	if *output != outLabels {
-		if note := fit.ColumnsNote(*output == outProba, res); note != "" {
-			fmt.Fprintln(stderr, note)
-		}
-	}
+}
+
+// writePredictions writes res, one row per line, values comma-separated
+// in the shortest form that reads back exactly, to stdout (out empty or
+// -) or to the file out (outfile.WriteBytes).
+func writePredictions(res *mat.Dense, out string, stdout io.Writer) error {
 	var b bytes.Buffer
 	n, _ := res.Dims()
 	for i := range n {
@@ -118,15 +158,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		b.WriteByte('\n')
 	}
-	if *out == "" || outfile.IsStdout(*out) {
-		_, err = stdout.Write(b.Bytes())
-	} else {
-		err = outfile.WriteBytes(*out, b.Bytes())
-	}
-	if err != nil {
+	if out == "" || outfile.IsStdout(out) {
+		_, err := stdout.Write(b.Bytes())
 		return err
 	}
-	return scoreFile(fit, x, y, res, *output, n, stderr)
+	return outfile.WriteBytes(out, b.Bytes())
 }
 
 // The --output values of predict.

@@ -85,56 +85,9 @@ func falkonBenchRunEnv(ctx context.Context, name string, args, env []string, std
 // arrays for both sides.
 func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, ntest int, dir string, task model.Task, standardize bool) (falkonBenchMeta, error) {
 	var meta falkonBenchMeta
-	read := func(file string, dim int) (*datasets.Dataset, error) {
-		p, ok := datasets.SharedPath(file)
-		if !ok {
-			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
-		}
-		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{Dim: dim})
-	}
-	var tr, te *datasets.Dataset
-	switch name {
-	case "ijcnn1":
-		var err error
-		if tr, err = read("ijcnn1.train.libsvm.gz", 0); err != nil {
-			return meta, err
-		}
-		if te, err = read("ijcnn1.test.libsvm.gz", 0); err != nil {
-			return meta, err
-		}
-		if tr.Dim() != te.Dim() {
-			d := max(tr.Dim(), te.Dim())
-			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
-		}
-	case "mnist":
-		// The official 60,000 / 10,000 split, pixels scaled to [0, 1]
-		// (raw values 0–255 divided by 255); no standardization.
-		var err error
-		if tr, err = read("mnist.train.libsvm.gz", 784); err != nil {
-			return meta, err
-		}
-		if te, err = read("mnist.test.libsvm.gz", 784); err != nil {
-			return meta, err
-		}
-		for _, d := range []*datasets.Dataset{tr, te} {
-			d.X.Scale(1.0/255, d.X)
-		}
-	default:
-		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
-		all, err := read(file, 0)
-		if err != nil {
-			return meta, err
-		}
-		itr, ite, err := datasets.Split(all.Len(), 0.2, rand.New(rand.NewPCG(seed, 0x73706c74)))
-		if err != nil {
-			return meta, err
-		}
-		if tr, err = all.Subset(itr); err != nil {
-			return meta, err
-		}
-		if te, err = all.Subset(ite); err != nil {
-			return meta, err
-		}
+	tr, te, err := falkonBenchLoad(ctx, name, seed)
+	if err != nil {
+		return meta, err
 	}
 	if ntrain > 0 && ntrain < tr.Len() {
 		tr = falkonBenchHead(tr, ntrain)
@@ -144,21 +97,104 @@ func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, n
 	}
 	xtr, xte := tr.X, te.X
 	if standardize {
-		var sc datasets.Standardizer
-		if err := sc.Fit(tr.X); err != nil {
-			return meta, err
-		}
-		var err error
-		if xtr, err = sc.Transform(tr.X); err != nil {
-			return meta, err
-		}
-		if xte, err = sc.Transform(te.X); err != nil {
+		if xtr, xte, err = falkonBenchStandardize(tr.X, te.X); err != nil {
 			return meta, err
 		}
 	}
 	ytr, yte := append([]float64(nil), tr.Y...), append([]float64(nil), te.Y...)
 	meta = falkonBenchMeta{NTrain: tr.Len(), NTest: te.Len(), D: tr.Dim(), YMean: 0, YSD: 1, Task: string(task)}
-	if task == model.Regression {
+	falkonBenchTargets(&meta, ytr, yte)
+	for file, v := range map[string][]float64{"xtr.f64": xtr.RawMatrix().Data, "xte.f64": xte.RawMatrix().Data, "ytr.f64": ytr, "yte.f64": yte} {
+		if err := falkonBenchWrite(filepath.Join(dir, file), v); err != nil {
+			return meta, err
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return meta, err
+	}
+	return meta, os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644)
+}
+
+// falkonBenchLoad reads the named shared dataset's training and test sets:
+// the official splits of ijcnn1 (padded to one width) and mnist (pixels
+// scaled to [0, 1]), else an 80/20 split of the one file drawn from seed.
+func falkonBenchLoad(ctx context.Context, name string, seed uint64) (tr, te *datasets.Dataset, err error) {
+	read := func(file string, dim int) (*datasets.Dataset, error) {
+		p, ok := datasets.SharedPath(file)
+		if !ok {
+			return nil, fmt.Errorf("%s not found (set LANDMARK_SHARED_DATA)", file)
+		}
+		return datasets.ReadFileContext(ctx, p, datasets.ReadOptions{Dim: dim})
+	}
+	switch name {
+	case "ijcnn1":
+		if tr, err = read("ijcnn1.train.libsvm.gz", 0); err != nil {
+			return nil, nil, err
+		}
+		if te, err = read("ijcnn1.test.libsvm.gz", 0); err != nil {
+			return nil, nil, err
+		}
+		if tr.Dim() != te.Dim() {
+			d := max(tr.Dim(), te.Dim())
+			tr, te = falkonBenchPad(tr, d), falkonBenchPad(te, d)
+		}
+	case "mnist":
+		// The official 60,000 / 10,000 split, pixels scaled to [0, 1]
+		// (raw values 0–255 divided by 255); no standardization.
+		if tr, err = read("mnist.train.libsvm.gz", 784); err != nil {
+			return nil, nil, err
+		}
+		if te, err = read("mnist.test.libsvm.gz", 784); err != nil {
+			return nil, nil, err
+		}
+		for _, d := range []*datasets.Dataset{tr, te} {
+			d.X.Scale(1.0/255, d.X)
+		}
+	default:
+		file := map[string]string{"cadata": "cadata.libsvm.gz", "covtype": "covtype.binary.libsvm.gz"}[name]
+		all, err := read(file, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		itr, ite, err := datasets.Split(all.Len(), 0.2, rand.New(rand.NewPCG(seed, 0x73706c74)))
+		if err != nil {
+			return nil, nil, err
+		}
+		if tr, err = all.Subset(itr); err != nil {
+			return nil, nil, err
+		}
+		if te, err = all.Subset(ite); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tr, te, nil
+}
+
+// falkonBenchStandardize returns xtr and xte standardized with xtr's
+// column means and standard deviations.
+func falkonBenchStandardize(xtr, xte *mat.Dense) (*mat.Dense, *mat.Dense, error) {
+	var sc datasets.Standardizer
+	if err := sc.Fit(xtr); err != nil {
+		return nil, nil, err
+	}
+	str, err := sc.Transform(xtr)
+	if err != nil {
+		return nil, nil, err
+	}
+	ste, err := sc.Transform(xte)
+	if err != nil {
+		return nil, nil, err
+	}
+	return str, ste, nil
+}
+
+// falkonBenchTargets rewrites the targets ytr and yte in place for
+// meta.Task: regression targets standardized with the training mean and
+// standard deviation (recorded in meta.YMean, meta.YSD); more than two
+// classes kept as they are and listed in meta.Classes; two classes as ±1.
+func falkonBenchTargets(meta *falkonBenchMeta, ytr, yte []float64) {
+	if meta.Task == string(model.Regression) {
 		var s, ss float64
 		for _, v := range ytr {
 			s += v
@@ -190,18 +226,9 @@ func falkonBenchPrepare(ctx context.Context, name string, seed uint64, ntrain, n
 			}
 		}
 	}
-	for file, v := range map[string][]float64{"xtr.f64": xtr.RawMatrix().Data, "xte.f64": xte.RawMatrix().Data, "ytr.f64": ytr, "yte.f64": yte} {
-		if err := falkonBenchWrite(filepath.Join(dir, file), v); err != nil {
-			return meta, err
-		}
-	}
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return meta, err
-	}
-	return meta, os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644)
 }
 
+// falkonBenchHead returns the first n rows of d.
 func falkonBenchHead(d *datasets.Dataset, n int) *datasets.Dataset {
 	idx := make([]int, n)
 	for i := range idx {
