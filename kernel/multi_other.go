@@ -32,3 +32,5 @@ func rowsPanel6x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("ker
 func rowsPanel4x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
 func rowsPanel2x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
 func panelAxpy8F64AVX512(int, *float64, *float64, int, *float64)    { panic("kernel: no AVX-512") }
+func axpy8F32AVX512(int, *[8]float64, *float32, int, *float64)      { panic("kernel: no AVX-512") }
+func axpy8F64AVX512(int, *[8]float64, *float64, int, *float64)      { panic("kernel: no AVX-512") }

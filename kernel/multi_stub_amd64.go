@@ -132,6 +132,18 @@ func panelAxpy4F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
 //go:noescape
 func panelAxpy8F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
 
+// axpy8F32AVX512 sets y[p] = fma(s[7], a[7·lda+p], … fma(s[1], a[lda+p], fma(s[0], a[p], y[p])))
+// for p < k (a multiple of 16): eight float32 rows (row stride lda elements), one FMA a row in row order.
+//
+//go:noescape
+func axpy8F32AVX512(k int, s *[8]float64, a *float32, lda int, y *float64)
+
+// axpy8F64AVX512 sets y[p] = fma(s[7], a[7·lda+p], … fma(s[1], a[lda+p], fma(s[0], a[p], y[p])))
+// for p < k (a multiple of 16): eight float64 rows (row stride lda elements), one FMA a row in row order.
+//
+//go:noescape
+func axpy8F64AVX512(k int, s *[8]float64, a *float64, lda int, y *float64)
+
 // rowsPanel8x16F32AVX512 sets out[r·16+s] = Σ_p float64(a[r·lda+p])·b[p·16+s] over p < k, for r < 8 and
 // s < 16, one FMA a term in p order from zero: float32 rows (row stride lda elements) times a [k][16] panel.
 //

@@ -8,7 +8,7 @@ import "math"
 // factor with the solved part (RowDots), L⁻ᵀx subtracts rows of the factor
 // scaled by solved entries from the rest of x (RowAxpys). Both are bound by
 // reading the factor, which they stream row by row, several rows at once
-// (four on AVX-512, two or four on AVX2) so that x is read once per group;
+// (RowDots four on AVX-512 and two on AVX2, RowAxpys eight and four) so that x is read once per group;
 // a float32 factor (RowDots32, RowAxpys32) is widened in registers, so it
 // streams in half the bytes of a float64 one. The generated kernels are in
 // internal/asmmulti. Every result is a fixed sequence of FMAs and additions
@@ -103,6 +103,9 @@ func RowAxpys(y, s, a []float64, lda int) {
 	k16 := len(y) &^ 15
 	r := 0
 	if useAccel != accelPortable && k16 > 0 {
+		for ; r+8 <= len(s) && useAccel == accelAVX512; r += 8 {
+			axpy8F64AVX512(k16, (*[8]float64)(s[r:]), &a[r*lda], lda, &y[0])
+		}
 		for ; r+4 <= len(s); r += 4 {
 			c := (*[4]float64)(s[r:])
 			if useAccel == accelAVX512 {
@@ -127,6 +130,9 @@ func RowAxpys32(y, s []float64, a []float32, lda int) {
 	k16 := len(y) &^ 15
 	r := 0
 	if useAccel != accelPortable && k16 > 0 {
+		for ; r+8 <= len(s) && useAccel == accelAVX512; r += 8 {
+			axpy8F32AVX512(k16, (*[8]float64)(s[r:]), &a[r*lda], lda, &y[0])
+		}
 		for ; r+4 <= len(s); r += 4 {
 			c := (*[4]float64)(s[r:])
 			if useAccel == accelAVX512 {

@@ -26,7 +26,7 @@ import (
 //     of the factor read once for all columns).
 //   - Lᵀ x = b, by blocks bottom to top: the diagonal triangle is solved,
 //     then x[:k] −= L[k:k1, :k]ᵀ x[k:k1], one task per piece of x[:k],
-//     streaming four rows of the block at a time (their pieces over the
+//     streaming four or eight rows of the block at a time (their pieces over the
 //     task's columns) into the task's contiguous piece of x: one column on
 //     kernel.RowAxpys (fewOne), several on kernel.PanelAxpys with x held
 //     in rows of 16 (fewPanelT). Before, the tasks read the block's rows
@@ -95,7 +95,7 @@ func fewSlabs(x blas64.General, solve func(blas64.General) error) error {
 // solved v[:k] (dots: kernel.RowDots or RowDots32, four rows at a time
 // against v); L⁻ᵀx: each task takes up to fewCols entries of v[:k] and adds to
 // them the block's rows times −v[k:k1] (axpys: kernel.RowAxpys or
-// RowAxpys32, four rows streamed at a time into the task's contiguous piece
+// RowAxpys32, eight (AVX-512) or four rows streamed at a time into the task's contiguous piece
 // of v). Each entry is a fixed sequence of operations whatever the split
 // into tasks (the kernels' sums do not depend on where a row or a piece of
 // v starts), so the result depends neither on the number of workers nor on

@@ -73,6 +73,8 @@ func generate() {
 		panelAxpy(false, f32)
 	}
 	panelAxpy8()
+	axpy8(true)
+	axpy8(false)
 	rowsPanelF32(true, 8)
 	for _, n := range []int{6, 4, 2} {
 		rowsPanelF32(false, n)
@@ -806,6 +808,69 @@ func panelAxpy8() {
 	ADDQ(Imm(8), idx)
 	ADDQ(Imm(128), y)
 	DECQ(m)
+	JNE(LabelRef(loop))
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// axpy8 generates axpy8{F32,F64}AVX512: keptAxpy4's chain of FMAs over
+// eight rows of a (row r at a + r·lda, one index for all; float32 widened
+// in registers, or float64), so that y is loaded and stored once per eight
+// rows: kernel.RowAxpys on AVX-512. The same bits as two four-row calls.
+func axpy8(f32 bool) {
+	typ, esz, name := "float64", 8, "axpy8F64AVX512"
+	if f32 {
+		typ, esz, name = "float32", 4, "axpy8F32AVX512"
+	}
+	TEXT(name, NOSPLIT, "func(k int, s *[8]float64, a *"+typ+", lda int, y *float64)")
+	Pragma("noescape")
+	Doc(name+" sets y[p] = fma(s[7], a[7·lda+p], … fma(s[1], a[lda+p], fma(s[0], a[p], y[p])))",
+		"for p < k (a multiple of 16): eight "+typ+" rows (row stride lda elements), one FMA a row in row order.")
+	k, sp, idx, lda, y := RCX, RAX, RAX, RDX, RDI // s is read before idx starts
+	rows := []GPPhysical{RSI, RBX, R8, R9, R10, R11, R12, R13}
+	Load(Param("k"), k)
+	Load(Param("s"), sp)
+	Load(Param("a"), rows[0])
+	Load(Param("lda"), lda)
+	Load(Param("y"), y)
+	shift := uint64(3)
+	if f32 {
+		shift = 2
+	}
+	SHLQ(Imm(shift), lda)
+	for r := 1; r < 8; r++ {
+		LEAQ(Mem{Base: rows[r-1], Index: lda, Scale: 1}, rows[r])
+	}
+	for r := 0; r < 8; r++ {
+		VBROADCASTSD(Mem{Base: sp, Disp: 8 * r}, zmm[r])
+	}
+	XORQ(idx, idx)
+	loop, done := name+"_loop", name+"_done"
+	TESTQ(k, k)
+	JE(LabelRef(done))
+	Label(loop)
+	VMOVUPD(Mem{Base: y}, Z8)
+	VMOVUPD(Mem{Base: y, Disp: 64}, Z9)
+	for r := 0; r < 8; r++ {
+		m0 := Mem{Base: rows[r], Index: idx, Scale: 1}
+		m1 := Mem{Base: rows[r], Index: idx, Scale: 1, Disp: 8 * esz}
+		if f32 {
+			t0, t1 := zmm[10+2*(r%2)], zmm[11+2*(r%2)]
+			VCVTPS2PD(m0, t0)
+			VCVTPS2PD(m1, t1)
+			VFMADD231PD(t0, zmm[r], Z8)
+			VFMADD231PD(t1, zmm[r], Z9)
+			continue
+		}
+		VFMADD231PD(m0, zmm[r], Z8)
+		VFMADD231PD(m1, zmm[r], Z9)
+	}
+	VMOVUPD(Z8, Mem{Base: y})
+	VMOVUPD(Z9, Mem{Base: y, Disp: 64})
+	ADDQ(Imm(uint64(16*esz)), idx)
+	ADDQ(Imm(128), y)
+	SUBQ(Imm(16), k)
 	JNE(LabelRef(loop))
 	Label(done)
 	VZEROUPPER()
