@@ -72,7 +72,7 @@ func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, 
 		return fmt.Errorf("kernel: Gemm: beta = %g, want 0 or 1", beta)
 	}
 	// The micro-kernel computes Â·B̂ᵀ with B̂ = op(b)ᵀ (n×k).
-	return d.run(ctx, m, n, k, operand{a, transA}, operand{b, !transB}, alpha, beta == 1, false, false, c)
+	return d.run(ctx, m, n, k, operand{a: a, trans: transA}, operand{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
 }
 
 // SyrkLower sets the lower triangle (j ≤ i) of the square c to
@@ -90,7 +90,50 @@ func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: SyrkLower: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, m, k, operand{a, trans}, operand{a, trans}, alpha, beta == 1, true, true, c)
+	return d.run(ctx, m, m, k, operand{a: a, trans: trans}, operand{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
+}
+
+// LauumRows is one block row of LAPACK's blocked dlauum (solver.Lauum) done
+// in place: for the square w whose lower triangle up to row k1 holds a
+// lower-triangular matrix L, and W = L[k0:k1, 0:k1] (the elements right of
+// the diagonal, which are not read, taken as zeros), it adds WᵀW to the
+// lower triangle of w's leading k1×k1 block, W's own rows being consumed:
+// afterwards rows [k0, k1) of that triangle hold those of WᵀW and the rows
+// above k0 their former values plus WᵀW's. It is SyrkLower(trans, 1, W', 1,
+// w[:k1, :k1]) on a copy W' of W after clearing W's rows, with the same sums
+// bit for bit, without the copy: W is packed straight from w before any of
+// its elements is overwritten (for k1−k0 > 2·denseKBlock, one step per
+// 2·denseKBlock rows: WᵀW = Σ W_sᵀW_s over its blocks of rows W_s). The
+// strict upper triangle of w is not touched.
+func (d Dense) LauumRows(ctx context.Context, w *mat.Dense, k0, k1 int) error {
+	if w == nil {
+		return fmt.Errorf("kernel: LauumRows: nil matrix")
+	}
+	r, cc := w.Dims()
+	if r != cc || k0 < 0 || k0 > k1 || k1 > r {
+		return fmt.Errorf("kernel: LauumRows: rows [%d, %d) of a %d×%d matrix", k0, k1, r, cc)
+	}
+	raw := w.RawMatrix()
+	for s0 := k0; s0 < k1; s0 += lauumStep {
+		s1 := min(s0+lauumStep, k1)
+		a := operand{a: rawView(raw, s0, 0, s1-s0, s1), trans: true, tri: true, diag: s0}
+		if err := d.run(ctx, s1, s1, s1-s0, a, a, 1, true, true, true, rawView(raw, 0, 0, s1, s1), s0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lauumStep is the most rows of one product of LauumRows: one chunk of
+// k-blocks, all packed before the first tile overwrites them.
+const lauumStep = denseKBlock * denseKBlocks
+
+// rawView is the r×c block of raw at (i, j) as a *mat.Dense sharing its
+// memory (r, c > 0).
+func rawView(raw blas64.General, i, j, r, c int) *mat.Dense {
+	var d mat.Dense
+	d.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: raw.Stride, Data: raw.Data[i*raw.Stride+j : (i+r-1)*raw.Stride+j+c]})
+	return &d
 }
 
 func dims(a *mat.Dense, trans bool) (r, c int) {
@@ -102,10 +145,14 @@ func dims(a *mat.Dense, trans bool) (r, c int) {
 }
 
 // operand is a matrix read as its rows (trans false) or its columns (trans
-// true): row i of the operand is a[i][:] or a[:][i].
+// true): row i of the operand is a[i][:] or a[:][i]. With tri (LauumRows,
+// trans only), a is read as the rows of a lower-triangular matrix: the
+// elements of its row p right of column p+diag are zeros, not read.
 type operand struct {
 	a     *mat.Dense
 	trans bool
+	tri   bool
+	diag  int
 }
 
 // pack writes rows [i0, i0+w) of the operand, features [p0, p0+kl), scaled
@@ -190,7 +237,11 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 		lead[q] = -1 // no nonzero seen yet
 	}
 	for p := 0; p < kl; p++ {
-		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+		e := i1
+		if o.tri {
+			e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
+		}
+		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
 		for q := q0; q < q1; q++ {
 			out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
 			lo := (q - q0) * w
@@ -201,6 +252,10 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 			seg := src[lo:min(lo+w, len(src))]
 			if lead[q-q0] < 0 && !allZero(seg) {
 				lead[q-q0] = int32(p)
+			}
+			if s == 1 && len(seg) == panelCols && w == panelCols {
+				*(*[panelCols]float64)(out) = *(*[panelCols]float64)(seg)
+				continue
 			}
 			if s == 1 {
 				copy(out, seg)
@@ -229,23 +284,26 @@ func allZero[T float32 | float64](x []T) bool {
 	return true
 }
 
-// run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
-// B̂ n×k (operand b), only on and below the diagonal when lower; same says
-// that a and b are the same operand (then m = n).
-func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower, same bool, c *mat.Dense) error {
+// run computes c = alpha·Â·B̂ᵀ (+ c when add, in rows below setFrom) for Â
+// m×k (operand a) and B̂ n×k (operand b), only on and below the diagonal
+// when lower; same says that a and b are the same operand (then m = n).
+// Rows at or past setFrom are set as when add is false (LauumRows: those
+// rows of c are the operand, read before the first tile is stored).
+func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64, add, lower, same bool, c *mat.Dense, setFrom int) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
 	rc := c.RawMatrix()
 	if k == 0 || alpha == 0 {
 		if !add {
-			for i := 0; i < m; i++ {
-				j1 := n
-				if lower {
-					j1 = i + 1
-				}
-				clear(rc.Data[i*rc.Stride : i*rc.Stride+j1])
+			setFrom = 0
+		}
+		for i := setFrom; i < m; i++ {
+			j1 := n
+			if lower {
+				j1 = i + 1
 			}
+			clear(rc.Data[i*rc.Stride : i*rc.Stride+j1])
 		}
 		return ctx.Err()
 	}
@@ -268,9 +326,16 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	g.np = (n + g.pc - 1) / g.pc
 	g.mp = roundUp(m, g.pr)
 	kcap := min(chunk, k)
-	bufs := densePacks.get(packLen(m, n, k))
+	need := packLen(m, n, k)
+	if g.aInB {
+		need = g.np * g.pc * kcap // Â is read from B̂: no panels of its own
+	}
+	bufs := densePacks.get(need)
 	defer densePacks.put(bufs)
-	g.bp, g.ap = (*bufs)[:g.np*g.pc*kcap], (*bufs)[g.np*g.pc*kcap:(g.np*g.pc+g.mp)*kcap]
+	g.bp = (*bufs)[:g.np*g.pc*kcap]
+	if !g.aInB {
+		g.ap = (*bufs)[g.np*g.pc*kcap : (g.np*g.pc+g.mp)*kcap]
+	}
 	g.na = g.mp / g.pr
 	nkbMax := (kcap + g.kc - 1) / g.kc
 	leads := make([]int32, nkbMax*(g.na+g.np))
@@ -281,7 +346,20 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
 		g.nkb = (g.cl + g.kc - 1) / g.kc
-		g.addNow = add || c0 > 0
+		g.addTo = 0 // rows of c added to in this chunk: none, those above setFrom, or all
+		if add {
+			g.addTo = setFrom
+		}
+		if c0 > 0 {
+			g.addTo = m
+		}
+		if g.aInB && g.cl == k {
+			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
+			if err := g.piped(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		var err error
 		if same {
 			err = g.packSame(ctx)
@@ -321,7 +399,7 @@ type gemmRun struct {
 	workers     int
 	tmps        [][panelRows * panelCols]float64
 	c0, cl, nkb int // the chunk: first feature, features, k-blocks
-	addNow      bool
+	addTo       int // rows of c below addTo are added to, the others set
 }
 
 // denseTask is one taskRows × denseCols block of c.
@@ -351,6 +429,7 @@ const packGroup = 16
 func (g *gemmRun) tiles() {
 	rowBlocks := (g.m + g.taskRows - 1) / g.taskRows
 	colBlocks := (g.n + denseCols - 1) / denseCols
+	g.tasks = make([]denseTask, 0, rowBlocks*colBlocks)
 	for ib := 0; ib < rowBlocks; ib++ {
 		for jb := 0; jb < colBlocks; jb++ {
 			if g.lower && jb*denseCols > min((ib+1)*g.taskRows, g.m)-1 {
@@ -420,6 +499,23 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 				}
 			}
 		}
+	})
+}
+
+// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
+// chunk, packing B̂ through a packPipe, a group being the 8 panels of
+// B̂ holding the columns of one row block of c.
+func (g *gemmRun) piped(ctx context.Context) error {
+	per := g.taskRows / g.pc
+	p := newPackPipe((g.np+per-1)/per, func(q int) {
+		for kb := 0; kb < g.nkb; kb++ {
+			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q*per*g.pc*kl:], g.leadB[kb*g.np+q*per:], g.pc, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
+		}
+	})
+	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
+		p.need(g.tasks[t].ib)
+		g.block(w, t)
 	})
 }
 
@@ -508,15 +604,19 @@ func (g *gemmRun) block(w, t int) {
 			if g.lower && j > i+pr-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i)
+			// A tile with rows on both sides of addTo goes through the
+			// scratch as an edge tile, its rows at or past addTo loaded as
+			// zeros.
+			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i) && (i+pr <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
 				continue
 			}
-			if g.addNow {
+			add := i < g.addTo
+			if add {
 				g.loadEdge(tmp[:], i, j)
 			}
-			g.sum(i, j, tmp[:], panelCols, g.addNow)
+			g.sum(i, j, tmp[:], panelCols, add)
 			g.storeEdge(tmp[:], i, j)
 		}
 	}
@@ -526,11 +626,12 @@ func (g *gemmRun) block(w, t int) {
 // for into tmp (zeros where the tile passes the edge of c), so that an edge
 // tile sums c + (k-block 1) + (k-block 2) + … in the order a full tile does
 // in place: each element's bits do not depend on whether its tile is an
-// edge tile, hence not on the tile's height (TestDenseSIMDBits).
+// edge tile, hence not on the tile's height (TestDenseSIMDBits). Rows at or
+// past addTo are loaded as zeros (they are set: 0 + sum is the sum).
 func (g *gemmRun) loadEdge(tmp []float64, i, j int) {
 	rc := g.rc
 	clear(tmp[:g.pr*panelCols])
-	for r := 0; r < g.pr && i+r < g.m; r++ {
+	for r := 0; r < g.pr && i+r < min(g.m, g.addTo); r++ {
 		cEnd := min(j+g.pc, g.n)
 		copy(tmp[r*panelCols:], rc.Data[(i+r)*rc.Stride+j:(i+r)*rc.Stride+cEnd])
 	}
@@ -553,10 +654,81 @@ func (g *gemmRun) storeEdge(tmp []float64, i, j int) {
 	}
 }
 
-// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
-// call holds for an m×n result summed over k (both operands' panels for one
-// chunk of k-blocks), for callers that plan memory before allocating.
-func (Dense) PackBytes(m, n, k int) int64 { return packBytes(m, n, k) }
+// PackBytes returns the memory one Gemm or SyrkLower call holds for an m×n
+// result summed over k, for callers that plan memory before allocating: its
+// packing buffer (both operands' panels for one chunk of k-blocks) and its
+// other allocations (the task list, leading-zero counts and scratch tiles,
+// bounded by denseCallBytes). SyrkPackBytes is less for the products of
+// the blocked factorizations.
+func (d Dense) PackBytes(m, n, k int) int64 {
+	if m == 0 || n == 0 || k == 0 {
+		return 0
+	}
+	return packBytes(m, n, k) + denseCallBytes(m, n, k, parallel.Workers(d.Workers))
+}
+
+// SyrkPackBytes is PackBytes for the products of the blocked
+// factorizations on an n×n matrix with k-blocks of k (solver's
+// CholeskyBlocked and Lauum): SyrkLower with alpha = ±1 on an n×n result
+// over k, LauumRows of k rows, and the Gemms of CholeskyBlocked's panel
+// (their packed operands are smaller). On AVX-512 the SyrkLower tiles read
+// Â from B̂'s panels, so only B̂ is packed: the buffer is half of
+// PackBytes(n, n, k)'s. ReserveSyrk holds that buffer.
+func (d Dense) SyrkPackBytes(n, k int) int64 {
+	if n == 0 || k == 0 {
+		return 0
+	}
+	return 8*int64(d.syrkLen(n, k)) + denseCallBytes(n, n, k, parallel.Workers(d.Workers))
+}
+
+// ReserveSyrk is Reserve for the products SyrkPackBytes(n, k) plans: it
+// holds their packing buffer until release is called.
+func (d Dense) ReserveSyrk(n, k int) (release func()) {
+	if n > 0 && k > 0 {
+		return densePacks.reserve(d.syrkLen(n, k))
+	}
+	return densePacks.reserve(0)
+}
+
+// readsInPlace reports whether d's SyrkLower with alpha = ±1 reads Â from
+// B̂'s panels (the AVX-512 tiles) rather than packing it.
+func (d Dense) readsInPlace() bool { return !d.Portable && useAccel == accelAVX512 }
+
+// syrkLen is the length of the packing buffer of SyrkLower with alpha = ±1
+// on an n×n result over k: B̂'s panels when d reads Â in place, both
+// operands' otherwise. The Gemms of CholeskyBlocked's panel (at its default
+// widths 512 and 128, op(a) at most (n − 512)×384 and op(b) 384×128) pack
+// at most (128 + n − 512 + 7)·384 < n·512 values: they fit.
+func (d Dense) syrkLen(n, k int) int {
+	if d.readsInPlace() {
+		nk := (k + denseKBlock - 1) / denseKBlock
+		kc := (k + nk - 1) / nk
+		return roundUp(n, panelCols) * min(kc*denseKBlocks, k)
+	}
+	return packLen(n, n, k)
+}
+
+// denseCallBytes bounds what one Dense.run allocates besides its packing
+// buffer for an m×n result over k on w workers: the leading-zero counts (4
+// bytes for each panel of Â and of B̂ in each k-block of a chunk, panels
+// of at least 6 rows and 8 columns), the task list (16 bytes for each
+// block of at least 126 rows by denseCols columns), the packPipe (a channel
+// of at most 128 bytes for each row block), for each worker one scratch
+// tile of 8×16 doubles and 1.5 KiB for its goroutines (up to three worker
+// loops a chunk: two packing passes and the tiles; a goroutine's closure
+// and descriptor take about 500 bytes when the runtime has none free, the
+// closures alone, 384 bytes, in each further chunk), and 4 KiB for the
+// run's state and closures (TestDenseSyrkPlannedBytes measures it).
+func denseCallBytes(m, n, k, w int) int64 {
+	nk := (k + denseKBlock - 1) / denseKBlock
+	kc := (k + nk - 1) / nk
+	nkb := (min(kc*denseKBlocks, k) + kc - 1) / kc
+	panels := (m+avx2TileRows-1)/avx2TileRows + (n+7)/8
+	rowBlocks := (m + avx2TileRows*(denseRows/avx2TileRows) - 1) / (avx2TileRows * (denseRows / avx2TileRows))
+	tasks := rowBlocks * ((n + denseCols - 1) / denseCols)
+	chunks := (k + kc*denseKBlocks - 1) / (kc * denseKBlocks)
+	return int64(4*nkb*panels+16*tasks+128*rowBlocks+w*(8*panelRows*panelCols+1536)+(chunks-1)*w*384) + 4<<10
+}
 
 // packBytes returns the bytes of the packing buffer Dense.run takes for an
 // m×n result over k (both operands' panels for one chunk of k-blocks).

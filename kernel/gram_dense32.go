@@ -43,7 +43,7 @@ func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, 
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: Gemm32: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, n, k, operand32{a, transA}, operand32{b, !transB}, alpha, beta == 1, false, false, c)
+	return d.run(ctx, m, n, k, operand32{a: a, trans: transA}, operand32{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
 }
 
 // SyrkLower sets the lower triangle (j ≤ i) of the square c to
@@ -58,7 +58,32 @@ func (d DenseF32) SyrkLower(ctx context.Context, trans bool, alpha float32, a bl
 	if beta != 0 && beta != 1 {
 		return fmt.Errorf("kernel: SyrkLower32: beta = %g, want 0 or 1", beta)
 	}
-	return d.run(ctx, m, m, k, operand32{a, trans}, operand32{a, trans}, alpha, beta == 1, true, true, c)
+	return d.run(ctx, m, m, k, operand32{a: a, trans: trans}, operand32{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
+}
+
+// LauumRows is Dense.LauumRows in float32: it adds WᵀW, W = L[k0:k1, 0:k1]
+// the rows k0…k1−1 of the lower-triangular matrix in w's lower triangle
+// (zeros right of the diagonal, not read), to the lower triangle of w's
+// leading k1×k1 block, W's rows being consumed (set to WᵀW's), with the sums
+// of SyrkLower on a copy of W after clearing its rows, bit for bit, W packed
+// straight from w. The strict upper triangle of w is not touched.
+func (d DenseF32) LauumRows(ctx context.Context, w blas32.General, k0, k1 int) error {
+	if w.Rows != w.Cols || k0 < 0 || k0 > k1 || k1 > w.Rows || (k1 > 0 && len(w.Data) < (k1-1)*w.Stride+k1) {
+		return fmt.Errorf("kernel: LauumRows32: rows [%d, %d) of a %d×%d matrix", k0, k1, w.Rows, w.Cols)
+	}
+	for s0 := k0; s0 < k1; s0 += lauumStep {
+		s1 := min(s0+lauumStep, k1)
+		a := operand32{a: view32(w, s0, 0, s1-s0, s1), trans: true, tri: true, diag: s0}
+		if err := d.run(ctx, s1, s1, s1-s0, a, a, 1, true, true, true, view32(w, 0, 0, s1, s1), s0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// view32 is the r×c block of w at (i, j), sharing its memory (r, c > 0).
+func view32(w blas32.General, i, j, r, c int) blas32.General {
+	return blas32.General{Rows: r, Cols: c, Stride: w.Stride, Data: w.Data[i*w.Stride+j : (i+r-1)*w.Stride+j+c]}
 }
 
 func dims32(a blas32.General, trans bool) (r, c int) {
@@ -69,10 +94,13 @@ func dims32(a blas32.General, trans bool) (r, c int) {
 }
 
 // operand32 is operand for float32: a matrix read as its rows or (trans)
-// its columns.
+// its columns, with tri (trans only) as the rows of a lower-triangular
+// matrix, zeros right of column p+diag in row p.
 type operand32 struct {
 	a     blas32.General
 	trans bool
+	tri   bool
+	diag  int
 }
 
 // packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
@@ -89,7 +117,11 @@ func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, 
 			lead[q] = -1 // no nonzero seen yet
 		}
 		for p := 0; p < kl; p++ {
-			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+i1]
+			e := i1
+			if o.tri {
+				e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
+			}
+			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
 			for q := q0; q < q1; q++ {
 				out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
 				lo := (q - q0) * w
@@ -171,25 +203,27 @@ type gemm32Run struct {
 	workers     int
 	tmps        [][panelRows * panel32Cols]float32
 	c0, cl, nkb int // the chunk: first feature, features, k-blocks
-	addNow      bool
+	addTo       int // rows of c below addTo are added to, the others set
 }
 
 // run computes c = alpha·Â·B̂ᵀ (+ c when add) for Â m×k (operand a) and
 // B̂ n×k (operand b), only on and below the diagonal when lower; same says
-// that a and b are the same operand (then m = n). As Dense.run.
-func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha float32, add, lower, same bool, c blas32.General) error {
+// that a and b are the same operand (then m = n); rows at or past setFrom
+// are set as when add is false. As Dense.run.
+func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha float32, add, lower, same bool, c blas32.General, setFrom int) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
 	if k == 0 || alpha == 0 {
 		if !add {
-			for i := 0; i < m; i++ {
-				j1 := n
-				if lower {
-					j1 = i + 1
-				}
-				clear(c.Data[i*c.Stride : i*c.Stride+j1])
+			setFrom = 0
+		}
+		for i := setFrom; i < m; i++ {
+			j1 := n
+			if lower {
+				j1 = i + 1
 			}
+			clear(c.Data[i*c.Stride : i*c.Stride+j1])
 		}
 		return ctx.Err()
 	}
@@ -205,15 +239,23 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	g.np = (n + panel32Cols - 1) / panel32Cols
 	g.mp = roundUp(m, panelRows)
 	kcap := min(chunk, k)
-	bufs := dense32Packs.get(pack32Len(m, n, k))
+	need := pack32Len(m, n, k)
+	if g.aInB {
+		need = g.np * panel32Cols * kcap // Â is read from B̂: no panels of its own
+	}
+	bufs := dense32Packs.get(need)
 	defer dense32Packs.put(bufs)
-	g.bp, g.ap = (*bufs)[:g.np*panel32Cols*kcap], (*bufs)[g.np*panel32Cols*kcap:(g.np*panel32Cols+g.mp)*kcap]
+	g.bp = (*bufs)[:g.np*panel32Cols*kcap]
+	if !g.aInB {
+		g.ap = (*bufs)[g.np*panel32Cols*kcap : (g.np*panel32Cols+g.mp)*kcap]
+	}
 	g.na = g.mp / panelRows
 	nkbMax := (kcap + g.kc - 1) / g.kc
 	leads := make([]int32, nkbMax*(g.na+g.np))
 	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
+	g.tasks = make([]denseTask, 0, rowBlocks*colBlocks)
 	for ib := 0; ib < rowBlocks; ib++ {
 		for jb := 0; jb < colBlocks; jb++ {
 			if lower && jb*denseCols > min((ib+1)*denseRows, m)-1 {
@@ -227,7 +269,20 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
 		g.nkb = (g.cl + g.kc - 1) / g.kc
-		g.addNow = add || c0 > 0
+		g.addTo = 0 // rows of c added to in this chunk: none, those above setFrom, or all
+		if add {
+			g.addTo = setFrom
+		}
+		if c0 > 0 {
+			g.addTo = m
+		}
+		if g.aInB && g.cl == k {
+			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
+			if err := g.piped(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := g.pack(ctx, same); err != nil {
 			return err
 		}
@@ -286,6 +341,23 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 				}
 			}
 		}
+	})
+}
+
+// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
+// chunk, packing B̂ through a packPipe, a group being the 4 panels of B̂
+// holding the columns of one row block of c (as gemmRun.piped).
+func (g *gemm32Run) piped(ctx context.Context) error {
+	const per = denseRows / panel32Cols
+	p := newPackPipe((g.np+per-1)/per, func(q int) {
+		for kb := 0; kb < g.nkb; kb++ {
+			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+			g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q*per*panel32Cols*kl:], g.leadB[kb*g.np+q*per:], panel32Cols, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
+		}
+	})
+	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
+		p.need(g.tasks[t].ib)
+		g.block(w, t)
 	})
 }
 
@@ -348,9 +420,9 @@ func (g *gemm32Run) block(w, t int) {
 			if g.lower && j > i+panelRows-1 {
 				continue // tile entirely above the diagonal
 			}
-			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i)
+			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i) && (i+panelRows <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, g.addNow)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
 				continue
 			}
 			g.sum(i, j, tmp[:], panel32Cols, false)
@@ -359,8 +431,9 @@ func (g *gemm32Run) block(w, t int) {
 	}
 }
 
-// storeEdge adds (or copies) the part of the scratch tile tmp at (i, j) that
-// lies inside c (and on or below the diagonal when lower).
+// storeEdge adds (in rows below addTo) or copies the part of the scratch
+// tile tmp at (i, j) that lies inside c (and on or below the diagonal when
+// lower).
 func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 	rc := g.rc
 	for r := 0; r < panelRows && i+r < g.m; r++ {
@@ -373,7 +446,7 @@ func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 		}
 		dst := rc.Data[(i+r)*rc.Stride+j : (i+r)*rc.Stride+cEnd]
 		src := tmp[r*panel32Cols : r*panel32Cols+len(dst)]
-		if g.addNow {
+		if i+r < g.addTo {
 			for q, v := range src {
 				dst[q] += v
 			}
@@ -383,13 +456,44 @@ func (g *gemm32Run) storeEdge(tmp []float32, i, j int) {
 	}
 }
 
-// PackBytes returns the bytes of the packing buffer one Gemm or SyrkLower
-// call holds for an m×n result summed over k, for callers that plan memory.
-func (DenseF32) PackBytes(m, n, k int) int64 {
+// PackBytes returns the memory one Gemm or SyrkLower call holds for an m×n
+// result summed over k, for callers that plan memory: its packing buffer
+// and its other allocations (as Dense.PackBytes).
+func (d DenseF32) PackBytes(m, n, k int) int64 {
 	if m == 0 || n == 0 || k == 0 {
 		return 0
 	}
-	return 4 * int64(pack32Len(m, n, k))
+	return 4*int64(pack32Len(m, n, k)) + denseCallBytes(m, n, k, parallel.Workers(d.Workers))
+}
+
+// SyrkPackBytes is Dense.SyrkPackBytes for DenseF32: the memory of the
+// float32 blocked factorizations' products on an n×n matrix with k-blocks
+// of k; on AVX-512 only B̂'s panels are packed. ReserveSyrk holds that
+// buffer.
+func (d DenseF32) SyrkPackBytes(n, k int) int64 {
+	if n == 0 || k == 0 {
+		return 0
+	}
+	return 4*int64(d.syrkLen(n, k)) + denseCallBytes(n, n, k, parallel.Workers(d.Workers))
+}
+
+// ReserveSyrk is Reserve for the products SyrkPackBytes(n, k) plans.
+func (d DenseF32) ReserveSyrk(n, k int) (release func()) {
+	if n > 0 && k > 0 {
+		return dense32Packs.reserve(d.syrkLen(n, k))
+	}
+	return dense32Packs.reserve(0)
+}
+
+// syrkLen is Dense.syrkLen for DenseF32 (32-column panels of B̂; the
+// Gemms of CholeskyBlocked32's panel fit as in float64).
+func (d DenseF32) syrkLen(n, k int) int {
+	if !d.Portable && useAccel == accelAVX512 {
+		nk := (k + denseKBlock - 1) / denseKBlock
+		kc := (k + nk - 1) / nk
+		return roundUp(n, panel32Cols) * min(kc*denseKBlocks, k)
+	}
+	return pack32Len(n, n, k)
 }
 
 // pack32Len is the length of DenseF32's packing buffer for an m×k by k×n

@@ -205,7 +205,7 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	// Cholesky's workspace: its panels and the packed operands of its
 	// largest product.
 	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)) + op.ScratchBytes(0) +
-		solver.BlockedScratchBytes(n) + kernel.Dense{}.PackBytes(n, n, min(n, solver.BlockedWidth))
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth))
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
 		return nil, info, err

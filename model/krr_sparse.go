@@ -39,7 +39,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
 	}
 	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)) + 12*int64(len(values)) + gram +
-		solver.BlockedScratchBytes(n) + kernel.Dense{}.PackBytes(n, n, min(n, solver.BlockedWidth))
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth))
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err

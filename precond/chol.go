@@ -20,21 +20,21 @@ func cholesky(ctx context.Context, a *mat.Dense, opt solver.CholOptions) (*solve
 // product of cholesky and lowerGram on an m×m matrix until release is
 // called (see kernel.Dense.Reserve).
 func reserve(m int) (release func()) {
-	return kernel.Dense{}.Reserve(m, m, min(m, solver.BlockedWidth))
+	return kernel.Dense{}.ReserveSyrk(m, min(m, solver.BlockedWidth))
 }
 
 // ScratchBytes returns the memory a FALKON preconditioner's build holds
 // for M = m beside its m×m matrices (float64 K_MM and a second float64
 // matrix, or, with PrecisionFloat32, K_MM alone):
 // the packed operands of the largest product of its factorizations
-// (kernel.Dense.PackBytes, or kernel.DenseF32.PackBytes, over
+// (kernel.Dense.SyrkPackBytes, or kernel.DenseF32.SyrkPackBytes, over
 // solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or
 // BlockedScratchBytes32), the larger of the two precisions (the float64
 // one at every M today), so that one plan bounds either.
 func ScratchBytes(m int) int64 {
 	k := min(m, solver.BlockedWidth)
-	f64 := kernel.Dense{}.PackBytes(m, m, k) + solver.BlockedScratchBytes(m)
-	f32 := kernel.DenseF32{}.PackBytes(m, m, k) + solver.BlockedScratchBytes32(m)
+	f64 := kernel.Dense{}.SyrkPackBytes(m, k) + solver.BlockedScratchBytes(m)
+	f32 := kernel.DenseF32{}.SyrkPackBytes(m, k) + solver.BlockedScratchBytes32(m)
 	return max(f64, f32)
 }
 

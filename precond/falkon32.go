@@ -34,7 +34,7 @@ func build32(kmm *mat.Dense, diag []float64, shift, eps float64, n int, lambda f
 	m := len(diag)
 	raw := kmm.RawMatrix()
 	s := raw.Stride
-	defer kernel.DenseF32{}.Reserve(m, m, min(m, solver.BlockedWidth))()
+	defer kernel.DenseF32{}.ReserveSyrk(m, min(m, solver.BlockedWidth))()
 	all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(raw.Data))), 2*len(raw.Data))
 	tm := blas32.General{Rows: m, Cols: m, Stride: 2 * s, Data: all}
 	cm := blas32.General{Rows: m, Cols: m, Stride: 2*s + 1, Data: all[1:]}

@@ -57,7 +57,8 @@ func (gonumProducts) SyrkLower(ctx context.Context, trans bool, alpha float64, a
 //     M×t) result once per cholBlock columns, so the memory traffic of the
 //     result, ≈ 8·M³/(3·cholBlock) bytes for potrf, falls as the width grows
 //     (10 GB at M = 10,000 and 256), while the packed operands of a product
-//     (2·M·cholBlock doubles, see kernel.Dense.PackBytes) grow with it;
+//     (M·cholBlock doubles on AVX-512, 2·M·cholBlock otherwise, see
+//     kernel.Dense.SyrkPackBytes) grow with it;
 //   - cholInner, the inner width, is the width of the diagonal blocks
 //     factored and inverted by gonum's LAPACK (potrf, trtri: one goroutine,
 //     a few GFLOP/s; 2·cholInner²·M/3 flops in all) and of the column
@@ -69,8 +70,8 @@ const (
 
 // BlockedWidth is the k of the largest products CholeskyBlocked and Lauum
 // run (their outer block width): a caller planning memory adds its
-// Products' buffers for an n×n result over min(n, BlockedWidth)
-// (kernel.Dense.PackBytes) to BlockedScratchBytes(n).
+// Products' buffers for an n×n matrix with k-blocks of min(n,
+// BlockedWidth) (kernel.Dense.SyrkPackBytes) to BlockedScratchBytes(n).
 const BlockedWidth = cholBlock
 
 // BlockedScratchBytes returns the most memory CholeskyBlocked and Lauum
@@ -143,11 +144,22 @@ type reserver interface {
 	Reserve(m, n, k int) (release func())
 }
 
-// reserve calls p.Reserve when p has it and returns its release (a no-op
-// otherwise).
-func reserve(p Products, m, n, k int) (release func()) {
+// syrkReserver is implemented by Products that can ready and hold the
+// workspace of a blocked factorization's products on an n×n matrix with
+// k-blocks of k (kernel.Dense.ReserveSyrk: SyrkLower with alpha = ±1,
+// LauumRows, the panel's Gemms).
+type syrkReserver interface {
+	ReserveSyrk(n, k int) (release func())
+}
+
+// reserve calls p.ReserveSyrk(n, k), or p.Reserve(n, n, k), when p has it
+// and returns its release (a no-op otherwise).
+func reserve(p any, n, k int) (release func()) {
+	if r, ok := p.(syrkReserver); ok {
+		return r.ReserveSyrk(n, k)
+	}
 	if r, ok := p.(reserver); ok {
-		return r.Reserve(m, n, k)
+		return r.Reserve(n, n, k)
 	}
 	return func() {}
 }
@@ -208,7 +220,10 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // cholBlock (RᵀR in the rows above k0, TᵀR and TᵀT in the others). The zeros
 // of T are part of that product; kernel.Dense skips them (its leading
 // zeros), so its flops are those of LᵀL; gonum's Dsyrk computes them, ≈
-// cholBlock·n²/2 flops more. Memory: cholBlock·n doubles.
+// cholBlock·n²/2 flops more. Memory: cholBlock·n doubles. When p has
+// LauumRows (kernel.Dense), each block is one LauumRows instead, the same
+// sums bit for bit without the panel (W_r packed straight from w before
+// its rows are overwritten): no memory beside the products' buffers.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)

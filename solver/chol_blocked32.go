@@ -228,7 +228,8 @@ func blockedPotrf32(ctx context.Context, g blas32.General, p Products32, w width
 // with the lower triangle of WᵀW, in n³/3 flops on the products p (nil:
 // gonum's blas32), by the same algorithm (one SyrkLower a block of
 // cholBlock rows, whose zeros kernel.DenseF32 skips). Memory:
-// min(n, cholBlock)·n float32 values.
+// min(n, cholBlock)·n float32 values, none with kernel.DenseF32 (its
+// LauumRows, as Lauum).
 func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
 	if w.Rows != w.Cols || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, w.Rows, w.Cols)

@@ -34,17 +34,33 @@ func (d dense[T]) view(i, j, r, c int) dense[T] {
 }
 
 // blockedOps is what the blocked algorithms need of a precision: its two
-// products (beta 0 or 1), the reservation of their buffers, and the
+// products (beta 0 or 1), the reservation of their buffers (for an n×n
+// matrix with k-blocks of k), and the
 // factorization of a diagonal block.
 type blockedOps[T float32 | float64] interface {
 	gemm(ctx context.Context, transA, transB bool, alpha T, a, b dense[T], beta T, c dense[T]) error
 	syrkLower(ctx context.Context, trans bool, alpha T, a dense[T], beta T, c dense[T]) error
-	reserve(m, n, k int) (release func())
+	reserve(n, k int) (release func())
 	// potrfDiag factors the b×b lower-triangular diagonal block of g at
 	// (k, k) in place and, when inv is not nil, sets inv (b×b, row stride
 	// b) to the inverse of the factor, zeros above its diagonal; false when
 	// the block is not positive definite (or its factor is singular).
 	potrfDiag(g dense[T], k, b int, inv []T) bool
+	// lauumRows is the products' in-place step of lauum
+	// (kernel.Dense.LauumRows: rows [k0, k1) of g's lower triangle consumed
+	// and their WᵀW added to its leading k1×k1 block), nil when they have
+	// none.
+	lauumRows() func(ctx context.Context, g dense[T], k0, k1 int) error
+}
+
+// rowsLauum is the in-place lauum step of kernel.Dense (LauumRows).
+type rowsLauum interface {
+	LauumRows(ctx context.Context, w *mat.Dense, k0, k1 int) error
+}
+
+// rowsLauum32 is the in-place lauum step of kernel.DenseF32 (LauumRows).
+type rowsLauum32 interface {
+	LauumRows(ctx context.Context, w blas32.General, k0, k1 int) error
 }
 
 // ops64 runs the blocked algorithms in float64 on the Products p, the
@@ -59,7 +75,17 @@ func (o ops64) syrkLower(ctx context.Context, trans bool, alpha float64, a dense
 	return o.p.SyrkLower(ctx, trans, alpha, a.mat(), beta, c.mat())
 }
 
-func (o ops64) reserve(m, n, k int) func() { return reserve(o.p, m, n, k) }
+func (o ops64) reserve(n, k int) func() { return reserve(o.p, n, k) }
+
+func (o ops64) lauumRows() func(ctx context.Context, g dense[float64], k0, k1 int) error {
+	r, ok := o.p.(rowsLauum)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, g dense[float64], k0, k1 int) error {
+		return r.LauumRows(ctx, g.mat(), k0, k1)
+	}
+}
 
 func (ops64) potrfDiag(g dense[float64], k, b int, inv []float64) bool {
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: g.stride, Data: g.data[k*g.stride+k:]}); !ok {
@@ -91,11 +117,16 @@ func (o *ops32) syrkLower(ctx context.Context, trans bool, alpha float32, a dens
 	return o.p.SyrkLower(ctx, trans, alpha, a.g32(), beta, c.g32())
 }
 
-func (o *ops32) reserve(m, n, k int) func() {
-	if r, ok := o.p.(reserver); ok {
-		return r.Reserve(m, n, k)
+func (o *ops32) reserve(n, k int) func() { return reserve(o.p, n, k) }
+
+func (o *ops32) lauumRows() func(ctx context.Context, g dense[float32], k0, k1 int) error {
+	r, ok := o.p.(rowsLauum32)
+	if !ok {
+		return nil
 	}
-	return func() {}
+	return func(ctx context.Context, g dense[float32], k0, k1 int) error {
+		return r.LauumRows(ctx, g.g32(), k0, k1)
+	}
 }
 
 func (o *ops32) potrfDiag(g dense[float32], k, b int, inv []float32) bool {
@@ -171,7 +202,7 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 		return o.potrfDiag(g, 0, n, nil), ctx.Err()
 	}
 	nb = min(nb, n)
-	defer o.reserve(n-nb, n-nb, nb)() // the first trailing SyrkLower is the largest product
+	defer o.reserve(n, nb)() // the products' buffer, planned as kernel.Dense.SyrkPackBytes(n, nb)
 	// Scratch: the inverses of the inner diagonal blocks of one outer
 	// diagonal block (nb·ni), then one inner column block of the panel
 	// (n·ni, the Gemm by an inverse does not work in place).
@@ -259,7 +290,20 @@ func lauumT[T float32 | float64](ctx context.Context, g dense[T], o blockedOps[T
 		return ctx.Err()
 	}
 	nb := min(wd.outer, n)
-	defer o.reserve(n, n, nb)() // the last SyrkLower is the largest product
+	defer o.reserve(n, nb)() // the last product is the largest
+	if step := o.lauumRows(); step != nil {
+		// The same sums without the panel: the products pack W_r straight
+		// from g before overwriting its rows.
+		for k0 := 0; k0 < n; k0 += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := step(ctx, g, k0, min(k0+nb, n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	sb := scratchT[T](nb * n)
 	defer putScratch(sb)
 	for k0 := 0; k0 < n; k0 += nb {
