@@ -34,7 +34,7 @@ var hugePages = os.Getenv(hugePagesEnv) != "0"
 // X and the block of K are added; with 2 MiB pages they take 7 entries.
 // MADV_COLLAPSE of 12.5 MB of present pages took 0.02–51 ms on machine D
 // (it may have to compact memory), which is why plan.prepare asks for it
-// only ahead of large products (collapseWork).
+// only for plans of many rows (collapseWork).
 func adviseHuge[T float32 | float64](s []T, collapse bool) {
 	if !hugePages || len(s) == 0 {
 		return
