@@ -68,9 +68,8 @@ func generate() {
 	}
 	axpy4F64(true)
 	axpy4F64(false)
-	for _, f32 := range []bool{true, false} {
-		panelAxpy(true, f32)
-	}
+	panelAxpy(true)
+	panelAxpy(false)
 	panelAxpy8()
 	panelAxpyFullAVX2(true)
 	panelAxpyFullAVX2(false)
@@ -588,36 +587,25 @@ func rowDots(avx512, f32 bool) {
 	RET()
 }
 
-// panelAxpy generates panelAxpy4{F32,F64}AVX512 (and, with avx512 false,
-// a half-panel AVX2 version no longer generated: panelAxpyFullAVX2's one
-// pass over all 16 columns read 19–21% more per CPU-second at M = 10,000,
-// t = 10, three alternated pairs): y[p][s] = fma(a3[p], b[3][s],
+// panelAxpy generates panelAxpy4{F32,F64}AVX512 (a half-panel AVX2 twin
+// was dropped: panelAxpyFullAVX2's one pass over all 16 columns read
+// 19–21% more per CPU-second at M = 10,000, t = 10, three alternated
+// pairs): y[p][s] = fma(a3[p], b[3][s],
 // fma(a2[p], b[2][s], fma(a1[p], b[1][s], fma(a0[p], b[0][s], y[p][s]))))
 // for p < m, a_r row r of a (row stride lda elements; float32 widened, or
 // float64) and b, y panels of rows of 16 float64 values: four rows of the
 // factor streamed into the [m][16] piece of x of a task of the solver's
 // L⁻ᵀX with few right-hand sides (kernel.PanelAxpys). b is held in eight
 // zmm and a row of y (two zmm) updated per p.
-func panelAxpy(avx512, f32 bool) {
-	typ, esz := "float64", 8
-	name := "panelAxpy4F64"
+func panelAxpy(f32 bool) {
+	typ, esz, name := "float64", 8, "panelAxpy4F64AVX512"
 	if f32 {
-		typ, esz, name = "float32", 4, "panelAxpy4F32"
-	}
-	if avx512 {
-		name += "AVX512"
-	} else {
-		name += "AVX2"
+		typ, esz, name = "float32", 4, "panelAxpy4F32AVX512"
 	}
 	TEXT(name, NOSPLIT, "func(m int, b *float64, a *"+typ+", lda int, y *float64)")
 	Pragma("noescape")
-	if avx512 {
-		Doc(name+" sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))",
-			"for p < m, s < 16: four rows of a ("+typ+") streamed into a [m][16] panel y.")
-	} else {
-		Doc(name+" sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))",
-			"for p < m, s < 8: four rows of a ("+typ+") streamed into half of a [m][16] panel y.")
-	}
+	Doc(name+" sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))",
+		"for p < m, s < 16: four rows of a ("+typ+") streamed into a [m][16] panel y.")
 	m, b, a, lda, y, lda3 := RCX, RAX, RSI, RDX, RDI, R8
 	Load(Param("m"), m)
 	Load(Param("b"), b)
@@ -632,41 +620,28 @@ func panelAxpy(avx512, f32 bool) {
 	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	row := fourRows(a, lda, lda3)
 	loop, done := name+"_loop", name+"_done"
-	regs, w := ymm, 32
-	if avx512 {
-		regs, w = zmm, 64
-	}
 	for r := 0; r < 4; r++ {
-		VMOVUPD(Mem{Base: b, Disp: 128 * r}, regs[2*r])
-		if avx512 {
-			VMOVUPD(Mem{Base: b, Disp: 128*r + 64}, regs[2*r+1])
-		} else {
-			VMOVUPD(Mem{Base: b, Disp: 128*r + 32}, regs[2*r+1])
-		}
+		VMOVUPD(Mem{Base: b, Disp: 128 * r}, zmm[2*r])
+		VMOVUPD(Mem{Base: b, Disp: 128*r + 64}, zmm[2*r+1])
 	}
 	TESTQ(m, m)
 	JE(LabelRef(done))
 	Label(loop)
-	y0, y1, bc := regs[8], regs[9], regs[10]
-	VMOVUPD(Mem{Base: y}, y0)
-	VMOVUPD(Mem{Base: y, Disp: w}, y1)
+	VMOVUPD(Mem{Base: y}, Z8)
+	VMOVUPD(Mem{Base: y, Disp: 64}, Z9)
 	for r := 0; r < 4; r++ {
-		bc = regs[10+r%2]
-		switch {
-		case !f32:
-			VBROADCASTSD(row(r, 0), bc)
-		case avx512:
+		bc := zmm[10+r%2]
+		if f32 {
 			VBROADCASTSS(row(r, 0), Y12)
 			VCVTPS2PD(Y12, bc)
-		default:
-			VBROADCASTSS(row(r, 0), X12)
-			VCVTPS2PD(X12, bc)
+		} else {
+			VBROADCASTSD(row(r, 0), bc)
 		}
-		VFMADD231PD(bc, regs[2*r], y0)
-		VFMADD231PD(bc, regs[2*r+1], y1)
+		VFMADD231PD(bc, zmm[2*r], Z8)
+		VFMADD231PD(bc, zmm[2*r+1], Z9)
 	}
-	VMOVUPD(y0, Mem{Base: y})
-	VMOVUPD(y1, Mem{Base: y, Disp: w})
+	VMOVUPD(Z8, Mem{Base: y})
+	VMOVUPD(Z9, Mem{Base: y, Disp: 64})
 	ADDQ(Imm(uint64(esz)), a)
 	ADDQ(Imm(128), y)
 	DECQ(m)
