@@ -35,14 +35,14 @@ func TestHugeRange(t *testing.T) {
 // kernel allows transparent huge pages, that the mapping holding the slice
 // reports some after the call.
 func TestAdviseHuge(t *testing.T) {
-	adviseHuge([]float64(nil))
-	adviseHuge(make([]float32, 3))
+	adviseHuge([]float64(nil), true)
+	adviseHuge(make([]float32, 3), true)
 	s := make([]float64, 3<<20) // 24 MiB: at least 10 whole huge pages
 	for i := range s {
 		s[i] = float64(i) * 0.5
 	}
-	adviseHuge(s)
-	adviseHuge(s[7 : len(s)-5]) // unaligned sub-slice, pages already advised
+	adviseHuge(s, true)
+	adviseHuge(s[7:len(s)-5], false) // unaligned sub-slice, pages already advised
 	for i, v := range s {
 		if v != float64(i)*0.5 {
 			t.Fatalf("s[%d] = %v after adviseHuge, want %v", i, v, float64(i)*0.5)

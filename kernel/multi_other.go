@@ -24,9 +24,7 @@ func dots2F64AVX2(int, *float64, int, *float64, *float64)           { panic("ker
 func axpy4F64AVX512(int, *[4]float64, *float64, int, *float64)      { panic("kernel: no AVX-512") }
 func axpy4F64AVX2(int, *[4]float64, *float64, int, *float64)        { panic("kernel: no AVX2") }
 func panelAxpy4F32AVX512(int, *float64, *float32, int, *float64)    { panic("kernel: no AVX-512") }
-func panelAxpy4F32AVX2(int, *float64, *float32, int, *float64)      { panic("kernel: no AVX2") }
 func panelAxpy4F64AVX512(int, *float64, *float64, int, *float64)    { panic("kernel: no AVX-512") }
-func panelAxpy4F64AVX2(int, *float64, *float64, int, *float64)      { panic("kernel: no AVX2") }
 func rowsPanel8x16F32AVX512(int, *float32, int, *float64, *float64) { panic("kernel: no AVX-512") }
 func rowsPanel6x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
 func rowsPanel4x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("kernel: no AVX2") }
@@ -34,3 +32,5 @@ func rowsPanel2x8F32AVX2(int, *float32, int, *float64, *float64)    { panic("ker
 func panelAxpy8F64AVX512(int, *float64, *float64, int, *float64)    { panic("kernel: no AVX-512") }
 func axpy8F32AVX512(int, *[8]float64, *float32, int, *float64)      { panic("kernel: no AVX-512") }
 func axpy8F64AVX512(int, *[8]float64, *float64, int, *float64)      { panic("kernel: no AVX-512") }
+func panelAxpy4x16F32AVX2(int, *float64, *float32, int, *float64)   { panic("kernel: no AVX2") }
+func panelAxpy4x16F64AVX2(int, *float64, *float64, int, *float64)   { panic("kernel: no AVX2") }

@@ -108,29 +108,29 @@ func axpy4F64AVX2(k int, s *[4]float64, a *float64, lda int, y *float64)
 //go:noescape
 func panelAxpy4F32AVX512(m int, b *float64, a *float32, lda int, y *float64)
 
-// panelAxpy4F32AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
-// for p < m, s < 8: four rows of a (float32) streamed into half of a [m][16] panel y.
-//
-//go:noescape
-func panelAxpy4F32AVX2(m int, b *float64, a *float32, lda int, y *float64)
-
 // panelAxpy4F64AVX512 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
 // for p < m, s < 16: four rows of a (float64) streamed into a [m][16] panel y.
 //
 //go:noescape
 func panelAxpy4F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
 
-// panelAxpy4F64AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
-// for p < m, s < 8: four rows of a (float64) streamed into half of a [m][16] panel y.
-//
-//go:noescape
-func panelAxpy4F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
-
 // panelAxpy8F64AVX512 sets y[16p+s] = fma(a[7·lda+p], b[112+s], … fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s])))
 // for p < m, s < 16: eight rows of a (float64) streamed into a [m][16] panel y, one FMA a row in row order.
 //
 //go:noescape
 func panelAxpy8F64AVX512(m int, b *float64, a *float64, lda int, y *float64)
+
+// panelAxpy4x16F32AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 16: four rows of a (float32) streamed into a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4x16F32AVX2(m int, b *float64, a *float32, lda int, y *float64)
+
+// panelAxpy4x16F64AVX2 sets y[16p+s] = fma(a[3·lda+p], b[48+s], fma(a[2·lda+p], b[32+s], fma(a[lda+p], b[16+s], fma(a[p], b[s], y[16p+s]))))
+// for p < m, s < 16: four rows of a (float64) streamed into a [m][16] panel y.
+//
+//go:noescape
+func panelAxpy4x16F64AVX2(m int, b *float64, a *float64, lda int, y *float64)
 
 // axpy8F32AVX512 sets y[p] = fma(s[7], a[7·lda+p], … fma(s[1], a[lda+p], fma(s[0], a[p], y[p])))
 // for p < k (a multiple of 16): eight float32 rows (row stride lda elements), one FMA a row in row order.

@@ -29,6 +29,7 @@ func axpyAVX2(int, float64, *float64, *float64)           { panic("kernel: no AV
 func axpyRoundAVX2(int, float64, *float64, *float64)      { panic("kernel: no AVX2") }
 func axpy4AVX2(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX2") }
 
+func fmaPeakAVX2(int)                                           { panic("kernel: no AVX2") }
 func gemm1x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm2x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm3x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }

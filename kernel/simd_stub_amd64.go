@@ -84,6 +84,10 @@ func flush32AVX512(n int, src *float32, dst *float64)
 // Σ_p a[8p:8p+4] ⊗ b[16p:16p+8] over p < k: one quarter of an 8×16 tile of the packed panels.
 func gemm4x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// fmaPeakAVX2 runs n steps of 12 independent ymm FMAs on registers (96 flops a step): the core's
+// float64 FMA peak, for BenchmarkTiles.
+func fmaPeakAVX2(n int)
+
 // gemm6x16AVX2 sets (or, when add, increments) the 6×16 tile at c (row stride ldc elements) to
 // Σ_p a[p][0:6] ⊗ b[p][0:16] over p < k, for packed a ([k][6]) and b ([k][16]), as two 6×8 pieces.
 func gemm6x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)

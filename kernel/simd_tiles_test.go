@@ -29,7 +29,11 @@ func threadClock() int64 {
 // quarters of an 8×16 tile (the engine's tile before the 6×16 one, still
 // Dense's), the AVX2 6×16 float64 and 6×32 float32 tiles, and with
 // AVX-512 the 8×16 and 8×32 float32 tiles; and the float32 tiles of
-// DenseF32 (float32 c: AVX2 gemm8x32F32AVX2, AVX-512 gemm8x32F32PfAVX512). Every b.N step runs each
+// DenseF32 (float32 c: AVX2 gemm8x32F32AVX2, AVX-512 gemm8x32F32PfAVX512).
+// Two references for the AVX2 float64 tile: avx2-6x16-l1 runs it on the
+// first panels and tile every call (all operands in L1), avx2-fma-peak is
+// fmaPeakAVX2 for the same flops (12 independent FMA chains, no loads: the
+// core's float64 FMA peak). Every b.N step runs each
 // kernel once, interleaved, and the best rate in thread-CPU time of each is
 // reported (GFLOP/s on one core: the machine is shared). Run with e.g.
 // -benchtime=20x.
@@ -41,6 +45,8 @@ func BenchmarkTiles(b *testing.B) {
 		f64      func(k int, a, b, c []float64, ldc int, add bool)
 		f32      func(k int, a, b []float32, c []float64, ldc int, add bool)
 		f32c     func(k int, a, b, c []float32, ldc int, add bool)
+		fixed    bool // every call on the first panels and tile (L1-resident)
+		peak     bool // fmaPeakAVX2 for the same flops instead of a tile
 	}
 	cands := []cand{
 		{name: "avx2-4x8quarters", acc: accelAVX2, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
@@ -52,6 +58,10 @@ func BenchmarkTiles(b *testing.B) {
 		{name: "avx2-6x16", acc: accelAVX2, lda: 6, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
 			gemm6x16AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
+		{name: "avx2-6x16-l1", acc: accelAVX2, lda: 6, ldb: 16, fixed: true, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
+			gemm6x16AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx2-fma-peak", acc: accelAVX2, lda: 6, ldb: 16, peak: true},
 		{name: "avx2-6x32f32", acc: accelAVX2, lda: 6, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
 			gemm6x32F32AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
@@ -101,10 +111,18 @@ func BenchmarkTiles(b *testing.B) {
 			for b.Loop() {
 				for i, cd := range run {
 					t0 := threadClock()
+					if cd.peak {
+						fmaPeakAVX2(reps * rows * cols * k * 2 / 96)
+					}
 					for range reps {
+						if cd.peak {
+							break
+						}
 						for jp := 0; jp < cols; jp += cd.ldb {
 							for ip := 0; ip < rows; ip += cd.lda {
-								if cd.f64 != nil {
+								if cd.fixed {
+									cd.f64(k, a, bp, c, cols, add)
+								} else if cd.f64 != nil {
 									cd.f64(k, a[ip*k:], bp[jp*k:], c[ip*cols+jp:], cols, add)
 								} else if cd.f32c != nil {
 									cd.f32c(k, a32[ip*k:], bp32[jp*k:], c32[ip*cols+jp:], cols, add)

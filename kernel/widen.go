@@ -246,8 +246,7 @@ func PanelAxpys(y, b, a []float64, lda int) {
 			panelAxpy4F64AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])
 			continue
 		}
-		panelAxpy4F64AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
-		panelAxpy4F64AVX2(m, &b[16*r+8], &a[r*lda], lda, &y[8])
+		panelAxpy4x16F64AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
 	}
 	panelAxpysGo(y, b[16*r:], a, r, lda, m)
 }
@@ -266,8 +265,7 @@ func PanelAxpys32(y, b []float64, a []float32, lda int) {
 			panelAxpy4F32AVX512(m, &b[16*r], &a[r*lda], lda, &y[0])
 			continue
 		}
-		panelAxpy4F32AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
-		panelAxpy4F32AVX2(m, &b[16*r+8], &a[r*lda], lda, &y[8])
+		panelAxpy4x16F32AVX2(m, &b[16*r], &a[r*lda], lda, &y[0])
 	}
 	panelAxpysGo(y, b[16*r:], a, r, lda, m)
 }

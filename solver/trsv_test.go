@@ -171,37 +171,6 @@ func denseOf(g blas64.General) *mat.Dense {
 
 func denseCopy(d *mat.Dense) *mat.Dense { return mat.DenseCopyOf(d) }
 
-// BenchmarkFewSolveL times one triangular solve with one right-hand side at
-// FALKON's M = 10,000 (the preconditioner runs four per CG iteration),
-// streaming (few) against gonum's trsm.
-func BenchmarkFewSolveL(b *testing.B) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	n := 10000
-	l := randLower(rng, n)
-	x0 := randRHS(rng, n, 1)
-	x := cloneGeneral(x0)
-	for _, trans := range []bool{false, true} {
-		name := "N"
-		if trans {
-			name = "T"
-		}
-		b.Run("few/"+name, func(b *testing.B) {
-			for b.Loop() {
-				copy(x.Data, x0.Data) // solve the same system each time
-				if err := fewSolveL(context.Background(), l, x, trans); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("gonum/"+name, func(b *testing.B) {
-			for b.Loop() {
-				copy(x.Data, x0.Data)
-				blas64.Trsm(blas.Left, bt(trans), 1, l, x)
-			}
-		})
-	}
-}
-
 // substLower is a well-conditioned n×n lower-triangular factor for the
 // substitution tests: L = D(I + F) with D diagonal in [1, 2] and F strictly
 // lower with entries uniform in [−1/(2n), 1/(2n)], so ‖F‖∞ < 1/2,

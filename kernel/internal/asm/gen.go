@@ -23,6 +23,8 @@
 //     2026-11-26; kept as BenchmarkTiles' reference); gemm6x8AVX2
 //     (gen_avx2.go), Dense's AVX2 tile since: one 6×8 piece of 12
 //     accumulators on panels of 6 rows and 8 columns.
+//   - fmaPeakAVX2 (gen_tiles.go): 12 independent ymm FMA chains without
+//     loads, the float64 peak BenchmarkTiles measures the AVX2 tiles against.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋

@@ -24,8 +24,9 @@ type subTile struct{ row0, rows, col0, vecs int }
 // avx2Tiles emits the engine's AVX2 tile kernels, float64, float32 into
 // float64 and float32 into float32: gemm6x16AVX2, gemm6x32F32AVX2 and
 // gemm6x32F32to32AVX2 for full panels of six rows, and the same for the last
-// panel of a block, of 1 to 5 rows.
+// panel of a block, of 1 to 5 rows; and fmaPeakAVX2, their reference.
 func avx2Tiles() {
+	fmaPeakAVX2()
 	for h := avx2TileRows; h >= 1; h-- {
 		name := fmt.Sprintf("gemm%dx16AVX2", h)
 		gemmTilesAVX2(name, tileF64, h, 16, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
@@ -44,6 +45,31 @@ func avx2Tiles() {
 			fmt.Sprintf("%s sums Σ_p a[p][0:%d] ⊗ b[p][0:32] over p < k in float32 (packed a [k][%d], b [k][32])", name, h, h),
 			fmt.Sprintf("as two %d×16 pieces and sets or increments the %d×32 float64 tile at c (row stride ldc elements).", h, h))
 	}
+}
+
+// fmaPeakAVX2 emits fmaPeakAVX2, the FMA throughput the AVX2 tiles are
+// measured against (BenchmarkTiles): n steps of 12 independent ymm FMA
+// chains, no loads, as many accumulators as a tile piece.
+func fmaPeakAVX2() {
+	TEXT("fmaPeakAVX2", NOSPLIT, "func(n int)")
+	Doc("fmaPeakAVX2 runs n steps of 12 independent ymm FMAs on registers (96 flops a step): the core's",
+		"float64 FMA peak, for BenchmarkTiles.")
+	n := RCX
+	Load(Param("n"), n)
+	for i := 0; i < 15; i++ {
+		VXORPD(ymm[i], ymm[i], ymm[i])
+	}
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for i := 0; i < 12; i++ {
+		VFMADD231PD(ymm[12+i%2], Y14, ymm[i])
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
 }
 
 // tileMode is the precision of an AVX2 tile kernel: its inputs, its sums
