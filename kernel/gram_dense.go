@@ -353,13 +353,6 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 		if c0 > 0 {
 			g.addTo = m
 		}
-		if g.aInB && g.cl == k {
-			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
-			if err := g.piped(ctx); err != nil {
-				return err
-			}
-			continue
-		}
 		var err error
 		if same {
 			err = g.packSame(ctx)
@@ -499,23 +492,6 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 				}
 			}
 		}
-	})
-}
-
-// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
-// chunk, packing B̂ through a packPipe, a group being the 8 panels of
-// B̂ holding the columns of one row block of c.
-func (g *gemmRun) piped(ctx context.Context) error {
-	per := g.taskRows / g.pc
-	p := newPackPipe((g.np+per-1)/per, func(q int) {
-		for kb := 0; kb < g.nkb; kb++ {
-			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q*per*g.pc*kl:], g.leadB[kb*g.np+q*per:], g.pc, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
-		}
-	})
-	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
-		p.need(g.tasks[t].ib)
-		g.block(w, t)
 	})
 }
 
@@ -712,13 +688,13 @@ func (d Dense) syrkLen(n, k int) int {
 // buffer for an m×n result over k on w workers: the leading-zero counts (4
 // bytes for each panel of Â and of B̂ in each k-block of a chunk, panels
 // of at least 6 rows and 8 columns), the task list (16 bytes for each
-// block of at least 126 rows by denseCols columns), the packPipe (a channel
-// of at most 128 bytes for each row block), for each worker one scratch
+// block of at least 126 rows by denseCols columns), for each worker one scratch
 // tile of 8×16 doubles and 1.5 KiB for its goroutines (up to three worker
 // loops a chunk: two packing passes and the tiles; a goroutine's closure
 // and descriptor take about 500 bytes when the runtime has none free, the
-// closures alone, 384 bytes, in each further chunk), and 4 KiB for the
-// run's state and closures (TestDenseSyrkPlannedBytes measures it).
+// closures alone, 384 bytes, in each further chunk), and 8 KiB for the
+// run's state and closures (TestDenseSyrkPlannedBytes saw up to 4.2 KiB
+// of it, varying from call to call with the runtime's own allocations).
 func denseCallBytes(m, n, k, w int) int64 {
 	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
@@ -727,7 +703,7 @@ func denseCallBytes(m, n, k, w int) int64 {
 	rowBlocks := (m + avx2TileRows*(denseRows/avx2TileRows) - 1) / (avx2TileRows * (denseRows / avx2TileRows))
 	tasks := rowBlocks * ((n + denseCols - 1) / denseCols)
 	chunks := (k + kc*denseKBlocks - 1) / (kc * denseKBlocks)
-	return int64(4*nkb*panels+16*tasks+128*rowBlocks+w*(8*panelRows*panelCols+1536)+(chunks-1)*w*384) + 4<<10
+	return int64(4*nkb*panels+16*tasks+w*(8*panelRows*panelCols+1536)+(chunks-1)*w*384) + 8<<10
 }
 
 // packBytes returns the bytes of the packing buffer Dense.run takes for an

@@ -276,13 +276,6 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 		if c0 > 0 {
 			g.addTo = m
 		}
-		if g.aInB && g.cl == k {
-			// One chunk, Â read from B̂: B̂ packed as the tiles need it.
-			if err := g.piped(ctx); err != nil {
-				return err
-			}
-			continue
-		}
 		if err := g.pack(ctx, same); err != nil {
 			return err
 		}
@@ -341,23 +334,6 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 				}
 			}
 		}
-	})
-}
-
-// piped runs the tasks of a SyrkLower whose Â is read from B̂ (aInB) in one
-// chunk, packing B̂ through a packPipe, a group being the 4 panels of B̂
-// holding the columns of one row block of c (as gemmRun.piped).
-func (g *gemm32Run) piped(ctx context.Context) error {
-	const per = denseRows / panel32Cols
-	p := newPackPipe((g.np+per-1)/per, func(q int) {
-		for kb := 0; kb < g.nkb; kb++ {
-			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-			g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q*per*panel32Cols*kl:], g.leadB[kb*g.np+q*per:], panel32Cols, q*per, min(q*per+per, g.np), g.n, p0, kl, 1)
-		}
-	})
-	return parallel.For(ctx, len(g.tasks), g.workers, func(w, t int) {
-		p.need(g.tasks[t].ib)
-		g.block(w, t)
 	})
 }
 

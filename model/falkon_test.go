@@ -491,15 +491,14 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 	// (kernel.Dense.SyrkPackBytes: B̂'s 3008×512 values on AVX-512, whose
 	// SyrkLower reads Â from them, both operands' (3008 + 3000)·512 on the
 	// other paths, M rounded up to the 16-row and 8-row tiles, plus the
-	// products' other allocations, under 64 KiB) and the larger of potrf's
-	// panels (512·128 + 128·M values) and Lauum's 512-row panel (512·M
-	// values: solver.BlockedScratchBytes), with data and engine scratch on
-	// top.
+	// products' other allocations, under 64 KiB) and potrf's panels
+	// (512·128 + 128·M values: solver.CholeskyScratchBytes; Lauum on
+	// kernel.Dense allocates none), with data and engine scratch on top.
 	pack := kernel.Dense{}.SyrkPackBytes(mc, 512)
 	if lo, hi := int64(8*3008*512), int64(8*(3008+3000)*512+64<<10); pack < lo || pack > hi {
 		t.Errorf("SyrkPackBytes(%d, 512) = %d, want within [%d, %d]", mc, pack, lo, hi)
 	}
-	if want := int64(8*(2*mc*mc+mc+max(512*128+128*mc, 512*mc))) + pack; plan.Precond != want || plan.Total <= want {
+	if want := int64(8*(2*mc*mc+mc+512*128+128*mc)) + pack; plan.Precond != want || plan.Total <= want {
 		t.Errorf("plan %+v, want Precond %d", plan, want)
 	}
 	want := plan.Total

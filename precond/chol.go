@@ -28,20 +28,22 @@ func reserve(m int) (release func()) {
 // matrix, or, with PrecisionFloat32, K_MM alone):
 // the packed operands of the largest product of its factorizations
 // (kernel.Dense.SyrkPackBytes, or kernel.DenseF32.SyrkPackBytes, over
-// solver.BlockedWidth) and their panels (solver.BlockedScratchBytes or
-// BlockedScratchBytes32), the larger of the two precisions (the float64
+// solver.BlockedWidth) and their panels (solver.CholeskyScratchBytes or
+// CholeskyScratchBytes32: on kernel.Dense and DenseF32 the triangular
+// product allocates none), the larger of the two precisions (the float64
 // one at every M today), so that one plan bounds either.
 func ScratchBytes(m int) int64 {
 	k := min(m, solver.BlockedWidth)
-	f64 := kernel.Dense{}.SyrkPackBytes(m, k) + solver.BlockedScratchBytes(m)
-	f32 := kernel.DenseF32{}.SyrkPackBytes(m, k) + solver.BlockedScratchBytes32(m)
+	f64 := kernel.Dense{}.SyrkPackBytes(m, k) + solver.CholeskyScratchBytes(m)
+	f32 := kernel.DenseF32{}.SyrkPackBytes(m, k) + solver.CholeskyScratchBytes32(m)
 	return max(f64, f32)
 }
 
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict
 // upper triangle ignored and left alone) with the lower triangle of WᵀW, as
 // LAPACK's lauum does, with the products on the kernel engine
-// (solver.Lauum). Memory: see solver.BlockedScratchBytes.
+// (solver.Lauum). Memory: none beside kernel.Dense's packing buffer (see
+// solver.CholeskyScratchBytes).
 func lowerGram(ctx context.Context, w *mat.Dense) error {
 	return solver.Lauum(ctx, w, kernel.Dense{})
 }

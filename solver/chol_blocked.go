@@ -78,7 +78,9 @@ const BlockedWidth = cholBlock
 // allocate for an n×n matrix beside it and their products' buffers: their
 // panels and the inverses of diagonal blocks (CholeskyBlocked's,
 // cholInner·(n + min(n, cholBlock)) doubles; Lauum's, min(n, cholBlock)·n,
-// the larger from n = 2·cholInner).
+// the larger from n = 2·cholInner). With products that have LauumRows
+// (kernel.Dense) Lauum allocates none: CholeskyScratchBytes(n) then bounds
+// both.
 func BlockedScratchBytes(n int) int64 {
 	if n <= 0 {
 		return 0
@@ -87,6 +89,19 @@ func BlockedScratchBytes(n int) int64 {
 	potrf := nb*ni + n*ni
 	lauum := nb * n
 	return 8 * int64(max(potrf, lauum))
+}
+
+// CholeskyScratchBytes returns the most memory CholeskyBlocked allocates
+// for an n×n matrix beside it and its products' buffers: a panel and the
+// inverses of an outer diagonal block's inner blocks, cholInner·(n +
+// min(n, cholBlock)) doubles. It bounds Lauum's too on products with
+// LauumRows (kernel.Dense), which packs each block row straight from the
+// matrix instead of copying it to a panel.
+func CholeskyScratchBytes(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return 8 * int64(cholInner*(n+min(n, cholBlock)))
 }
 
 // widths are the outer and inner block widths of the blocked algorithms

@@ -244,6 +244,18 @@ func lauum32(ctx context.Context, g blas32.General, p Products32, wd widths) err
 	return lauumT(ctx, dense32Of(g), &ops32{p: p}, wd)
 }
 
+// CholeskyScratchBytes32 is CholeskyScratchBytes for CholeskyBlocked32
+// (and Lauum32 on kernel.DenseF32): its float32 panel and inverses (half
+// CholeskyScratchBytes) plus the float64 scratch of one inner diagonal
+// block.
+func CholeskyScratchBytes32(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	d := min(n, 2*cholInner)
+	return CholeskyScratchBytes(n)/2 + 8*int64(d*d)
+}
+
 // BlockedScratchBytes32 is BlockedScratchBytes for CholeskyBlocked32 and
 // Lauum32: their float32 panels (half BlockedScratchBytes) plus the float64
 // scratch of one inner diagonal block.

@@ -356,3 +356,74 @@ func TestBlockedPotrfDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedPlannedBytes: on kernel.Dense, CholeskyBlocked and Lauum of an
+// n×n matrix (n = 1,500: three outer blocks) allocate at most what their
+// plan says, CholeskyScratchBytes(n) for their panels plus
+// Dense.SyrkPackBytes(n, 512) for their products' buffer, measured as a
+// runtime.MemStats heap delta after two collections (which empty the
+// buffer pool). The delta adds up what each product allocates besides its
+// buffer (SyrkPackBytes counts one product's, ≤ 16 KiB here), garbage by
+// the next product: at most 14 products a block of 512 columns (potrf: 3
+// Gemms and 3 SyrkLowers in the diagonal block, 7 Gemms for the panel, one
+// trailing SyrkLower), 42 in all, are allowed 16 KiB each on top, with 8·n
+// + 4 KiB for the Chol value and the diagonal kept for a jitter retry.
+// With the products' buffer already reserved
+// (Dense.ReserveSyrk), Lauum allocates under 64 KiB: not the 512-row panel
+// it copied each block to before LauumRows (8·512·n bytes, 6.1 MB;
+// BlockedScratchBytes(n) still plans it for other products), which the
+// same measurement sees on products without LauumRows.
+func TestBlockedPlannedBytes(t *testing.T) {
+	const n = 1500
+	r := rand.New(rand.NewPCG(91, 92))
+	a := spdMatrix(r, n)
+	f := mat.DenseCopyOf(a)
+	d := kernel.Dense{Workers: 2}
+	plan := CholeskyScratchBytes(n) + d.SyrkPackBytes(n, min(n, BlockedWidth))
+	slack := int64(42*16<<10 + 8*n + 4<<10)
+	measure := func(run func() error) int64 {
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	got := measure(func() error {
+		_, err := CholeskyBlocked(context.Background(), f, CholOptions{}, d)
+		return err
+	})
+	t.Logf("CholeskyBlocked: %d bytes, plan %d + %d", got, plan, slack)
+	if got > plan+slack {
+		t.Errorf("CholeskyBlocked allocated %d bytes, plan %d (+ %d)", got, plan, slack)
+	}
+	l := mat.DenseCopyOf(f)
+	if got := measure(func() error { return Lauum(context.Background(), f, d) }); got > plan+slack {
+		t.Errorf("Lauum allocated %d bytes, plan %d (+ %d)", got, plan, slack)
+	}
+	release := d.ReserveSyrk(n, min(n, BlockedWidth))
+	defer release()
+	f.Copy(l)
+	if got := measure(func() error { return Lauum(context.Background(), f, d) }); got >= 64<<10 {
+		t.Errorf("Lauum with its buffer reserved allocated %d bytes, want < 64 KiB", got)
+	}
+	f.Copy(l)
+	if got := measure(func() error { return Lauum(context.Background(), f, withoutLauumRows{d}) }); got < 8*512*n {
+		t.Errorf("Lauum copying its blocks allocated %d bytes, less than its panel %d: not measuring", got, 8*512*n)
+	}
+}
+
+// withoutLauumRows is kernel.Dense's Gemm and SyrkLower without its
+// LauumRows and ReserveSyrk.
+type withoutLauumRows struct{ d kernel.Dense }
+
+func (p withoutLauumRows) Gemm(ctx context.Context, tA, tB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
+	return p.d.Gemm(ctx, tA, tB, alpha, a, b, beta, c)
+}
+
+func (p withoutLauumRows) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	return p.d.SyrkLower(ctx, trans, alpha, a, beta, c)
+}
