@@ -178,9 +178,11 @@ func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, se
 			label, blas = label+"/f32", secs("sgemm")
 		}
 		fused, gemm := ours[i].fused, ours[i].gemm
-		fmt.Fprintf(w, "%s\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f×\t%.1e\t%.3f\t%.1f\t%.3f\t%.1f\t%.2f\t\n", label,
-			fused, fusedFlops/fused/1e9, sk, fusedFlops/sk/1e9, sk/fused, diff,
-			gemm, gemmFlops/gemm/1e9, blas, gemmFlops/blas/1e9, blas/gemm)
+		// Sides not run (-no-python, -no-gemm, a failed baseline) print dashes.
+		fmt.Fprintf(w, "%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label,
+			fused, fusedFlops/fused/1e9, orDash("%.3f", sk), orDash("%.1f", fusedFlops/sk/1e9), orDash("%.2f×", sk/fused),
+			orDash("%.1e", diff), orDash("%.3f", gemm), orDash("%.1f", gemmFlops/gemm/1e9), orDash("%.3f", blas),
+			orDash("%.1f", gemmFlops/blas/1e9), orDash("%.2f", blas/gemm))
 	}
 	return nil
 }

@@ -77,3 +77,32 @@ func TestBenchKernelUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchKernelNoPython: without the baseline, its columns (scikit-learn's
+// time, GFLOP/s, speed-up, difference, numpy's time, GFLOP/s, ratio) are
+// dashes, not NaN, and ours are numbers.
+func TestBenchKernelNoPython(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python"}
+	if err := Run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if strings.Contains(out.String(), "NaN") {
+		t.Errorf("output has NaN:\n%s", out.String())
+	}
+	f := benchKernelRow(t, out.String(), "5")
+	if len(f) != 12 {
+		t.Fatalf("row has %d fields, want 12: %v", len(f), f)
+	}
+	for _, i := range []int{1, 2, 7, 8} { // our fused time and GFLOP/s, our X·Cᵀ time and GFLOP/s
+		// Times print with 3 decimals (0.000 at this size); rates are > 0.
+		if v, err := strconv.ParseFloat(f[i], 64); err != nil || v < 0 || (i%2 == 0 && v == 0) {
+			t.Errorf("field %d = %q, want a number (> 0 for a rate)", i, f[i])
+		}
+	}
+	for _, i := range []int{3, 4, 5, 6, 9, 10, 11} {
+		if f[i] != "—" {
+			t.Errorf("field %d = %q, want a dash", i, f[i])
+		}
+	}
+}

@@ -284,16 +284,19 @@ func (b linalgBench) variant(ctx context.Context, w io.Writer, c *linalgCase, na
 // side not run (NaN: gonum off or above -gonum-max, no float32 gonum, no
 // scipy) is a dash.
 func linalgRow(w io.Writer, m int, name string, ours, flops, gs, diff, ss float64) error {
-	num := func(format string, v float64) string {
-		if math.IsNaN(v) {
-			return "—"
-		}
-		return fmt.Sprintf(format, v)
-	}
+	num := orDash
 	_, err := fmt.Fprintf(w, "%d\t%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m, name, ours, flops/ours/1e9,
 		num("%.3f", gs), num("%.1f", flops/gs/1e9), num("%.2f×", gs/ours), num("%.1e", diff),
 		num("%.3f", ss), num("%.1f", flops/ss/1e9), num("%.2f", ss/ours))
 	return err
+}
+
+// orDash formats v, or returns a dash for a value not measured (NaN).
+func orDash(format string, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 // float32Rows times the float32 factorizations on the case's matrix
