@@ -21,9 +21,10 @@ import (
 //     first subtract their dot products with the solved part (L[i, :k]·x[:k],
 //     one task per fewRows rows), then the block's diagonal triangle is
 //     solved. One column runs on kernel.RowDots (fewOne: four rows against
-//     x at a time); several on kernel.Panels (x's solved rows packed once
-//     per block, eight rows of the factor at a time on the tiles, each row
-//     of the factor read once for all columns).
+//     x at a time); several on kernel.PanelDots (fewPanelN: x held in rows
+//     of 16 for the whole solve, read in place, eight rows of the factor
+//     at a time on the AVX-512 tile, each row of the factor read once for
+//     all columns).
 //   - Lᵀ x = b, by blocks bottom to top: the diagonal triangle is solved,
 //     then x[:k] −= L[k:k1, :k]ᵀ x[k:k1], one task per piece of x[:k],
 //     streaming four or eight rows of the block at a time (their pieces over the
