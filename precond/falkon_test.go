@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
@@ -247,24 +248,32 @@ func TestIdentityAndJacobi(t *testing.T) {
 	}
 }
 
-// MulKMM equals the dense K_MM·v to 1e-12 for one column (the unit-stride
-// path), one column viewed with a stride, and three columns, at an M with
-// all kmmSegments segments in use, and its result is bit-identical at
-// GOMAXPROCS 1 and 4 (fixed segments, added in order).
+// MulKMM equals the dense K_MM·v to 1e-12 for one column (the row
+// kernels' path, v contiguous), one column viewed with a stride, three
+// columns (one panel) and seventeen (two panels, the second of one column),
+// at an M with all kmmSegments segments in use, segments not multiples of
+// kmmGroup rows and rows longer than kmmChunk (pieces cut at it), and its
+// result is bit-identical at GOMAXPROCS 1 and 4 (fixed segments, added in
+// order). 1e-12: the sums of 1,100 terms of size ≤ 1 in float64 are exact
+// to about 1,100·1.1e-16 ≈ 1e-13 relative to the largest entry.
 func TestMulKMMPaths(t *testing.T) {
-	const m = 700
+	const m = 1100
 	kmm := gaussKMM(3, m, 0.05)
 	p, err := BuildFalkon(mat.DenseCopyOf(kmm), 5000, 1e-4, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := kmmBounds(m); len(b) != kmmSegments+1 || b[0] != 0 || b[len(b)-1] != m {
-		t.Fatalf("bounds %v for M = %d", b, m)
+	b := kmmBounds(m)
+	if len(b) != kmmSegments+1 || b[0] != 0 || b[len(b)-1] != m || m <= kmmChunk {
+		t.Fatalf("bounds %v for M = %d (chunk %d)", b, m, kmmChunk)
+	}
+	if !slices.ContainsFunc(b, func(i int) bool { return i%kmmGroup != 0 }) {
+		t.Fatalf("bounds %v all multiples of %d", b, kmmGroup)
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
-	wide := mat.NewDense(m, 4, nil)
+	wide := mat.NewDense(m, 18, nil)
 	for i := 0; i < m; i++ {
-		for c := 0; c < 4; c++ {
+		for c := 0; c < 18; c++ {
 			wide.Set(i, c, rng.NormFloat64())
 		}
 	}
@@ -273,6 +282,7 @@ func TestMulKMMPaths(t *testing.T) {
 		"t=1":         one,
 		"t=1 strided": wide.Slice(0, m, 1, 2).(*mat.Dense),
 		"t=3":         wide.Slice(0, m, 0, 3).(*mat.Dense),
+		"t=17":        wide.Slice(0, m, 1, 18).(*mat.Dense),
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for name, v := range cases {
