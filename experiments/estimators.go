@@ -61,6 +61,7 @@ var estimators = []EstimatorEntry{
 			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
+			{Name: "factor", Kind: KindString, Values: []string{"auto", "off", "on"}, Doc: "K_nM passes factored over the two-valued (one-hot) columns of dense X, k = k(x_D, c_D)·k(x_S, c_S) for the gaussian and laplacian kernels, rows grouped by their pattern: auto (default: when the cost model predicts passes at least 25% faster), off, or on (whenever the data allow); same fit up to rounding"},
 			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM and CG stay float64; the preconditioner's factors are float32 unless precond_precision says float64)"},
 			{Name: "float32_storage", Kind: KindBool, Doc: "hold dense X in float32 for the fit (implies float32; same passes on the rounded values); fit and run read a CSV or LIBSVM training file straight into float32 (no float64 copy of X; a value beyond float32's range is an error naming its line) and scale the float32 training rows of each fit in place (statistics in float64), scoring float64 validation and test rows; shards are read into float32 one at a time; bundled sets are read in float64 and each fit gets its float32 copy"},
 			optJitter, optLambda,
@@ -129,6 +130,10 @@ func newFalkon(c Config) (model.Estimator, error) {
 	if err != nil {
 		return nil, err
 	}
+	var factor model.FactorMode
+	if err := factor.UnmarshalText([]byte(c.String("factor", "auto"))); err != nil {
+		return nil, fmt.Errorf("%w: falkon: %w", ErrSpec, err)
+	}
 	f := &model.Falkon{
 		Kernel:           k,
 		Lambda:           c.Float("lambda", 0),
@@ -146,6 +151,7 @@ func newFalkon(c Config) (model.Estimator, error) {
 		Float32:          c.Bool("float32", false),
 		Float32Storage:   c.Bool("float32_storage", false),
 		Probability:      c.Bool("probability", false),
+		Factor:           factor,
 		Cholesky:         solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}
 	if c.Centers != nil {

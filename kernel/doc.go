@@ -18,6 +18,16 @@
 // n·M. Every call takes a context and stops when it is cancelled. Results do
 // not depend on the number of workers: reductions are summed in a fixed order.
 //
+// Tabular data often has one-hot or binary columns. For the Gaussian and
+// the Laplacian, which are separable over any split of the columns,
+// k(x, c) = k(x_D, c_D)·k(x_S, c_S) (the exponent is a sum over columns);
+// DetectSplit finds S, the columns of a dense X taking at most two values,
+// and groups the rows by their pattern on S, and NewFactored evaluates
+// K(X, C) group by group as K_D(X_p, C_D)·diag(T[p]), T[p][j] = k(s_p,
+// c_{j,S}), so that every product runs the engine at dimension |D| instead
+// of d (Factored: exact, up to rounding; covtype's passes take about 2.1
+// times less, 10 of its 54 columns being dense).
+//
 // X and C may be dense (*mat.Dense) or sparse (any Sparse, such as
 // datasets.CSR): sparse data stays sparse, with memory that grows with the
 // non-zeros rather than with n·d; PreferDenseCenters says when dense centers

@@ -76,13 +76,13 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 6 (files of versions 2 to 5 still
+// the same bytes). The format, version 7 (files of versions 2 to 6 still
 // load; version 5 added Falkon's Float32Storage, version 6 its
-// PrecondPrecision), is
+// PrecondPrecision, version 7 its Factor), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (6)
+//	8       2     format version, uint16 little-endian (7)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
 //	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the

@@ -142,6 +142,22 @@ type Falkon struct {
 	// Float32 fit took 4.3–4.7 CPU-s with it against 5.0 without, on a
 	// loaded machine (docs/performance.md, "Multi-output tiles on AVX2").
 	CacheKnm bool `yaml:"cache_knm"`
+	// Factor chooses whether the K_nM passes of the fit (K_nMᵀy and every
+	// CG pass) are factored over the two-valued columns of X
+	// (kernel.Factored): with the Gaussian or Laplacian kernel, k(x, c) =
+	// k(x_D, c_D)·k(x_S, c_S) over the dense columns D and the two-valued
+	// ones S (one-hot indicators, binary flags: on covtype 10 dense and 44
+	// two-valued columns, 75 patterns), so that with the rows grouped by
+	// their pattern on S each pass runs the engine at dimension |D|; the
+	// fit is the same up to rounding. FactorAuto (default) factors when
+	// the cost model predicts passes at least 25% faster, FactorOff never,
+	// FactorOn whenever the data allow (dense X, a separable kernel, at
+	// most kernel.DefaultMaxPatterns patterns). A cached K_nM (CacheKnm
+	// with a planned cache) is not factored; prediction, the validation
+	// passes and the distributed (Beam) Falkon are not factored either.
+	// Plan().Factoring says what a fit factors, Plan().Factored what it
+	// holds for it. Saved since format version 7.
+	Factor FactorMode `yaml:"factor"`
 	// Cholesky tunes the extra jitter of the preconditioner's factorizations.
 	Cholesky solver.CholOptions `yaml:"cholesky"`
 	// PrecondPrecision is the type the falkon and bless preconditioners'
@@ -223,6 +239,16 @@ type FalkonPlan struct {
 	Validation int64 `json:"validation"`
 	// Cache is K_nM when cached (8nM), 0 otherwise.
 	Cache int64 `json:"cache"`
+	// Factored is what factored passes hold (Falkon.Factor): the dense
+	// columns of X with rows grouped by pattern, the permutation, the
+	// P×M table T and the centers' columns; 0 when the passes are not
+	// factored. Engine then counts the groups' engine scratch. Saved since
+	// format version 7.
+	Factored int64 `json:"factored,omitempty"`
+	// Factoring describes the split the passes are factored over, as
+	// "10 dense + 44 two-valued columns, 75 patterns"; empty when they are
+	// not. Saved since format version 7.
+	Factoring string `json:"factoring,omitempty"`
 	// BlockRows is the engine's row-block size.
 	BlockRows int `json:"block_rows"`
 	// Total is the sum.
@@ -410,7 +436,7 @@ func (m *Falkon) Plan(xIn mat.Matrix, outputs int) (_ FalkonPlan, err error) {
 			cfg.inputCopy = 4 * int64(n) * int64(d)
 		}
 	}
-	plan, _ := m.plan(cfg, x, m.centerShape(cfg, x, centers), outputs, centers != nil)
+	plan, _, _ := m.plan(cfg, x, m.centerShape(cfg, x, centers), outputs, centers != nil)
 	mc := cfg.m
 	if centers != nil {
 		mc, _ = centers.Dims()

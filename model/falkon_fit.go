@@ -73,6 +73,9 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	if c.sampler == nil {
 		c.sampler = approx.Uniform{}
 	}
+	if err := m.Factor.validate(); err != nil {
+		return c, fmt.Errorf("model: falkon: %w", err)
+	}
 	if m.Patience < 0 || m.Patience > 0 && m.Validation == nil {
 		return c, fmt.Errorf("model: falkon: %w: Patience = %d, want ≥ 0, and Validation when positive", ErrInput, m.Patience)
 	}
@@ -133,8 +136,9 @@ func (m *Falkon) centerShape(cfg falkonConfig, x mat.Matrix, given mat.Matrix) c
 // they are copied, K_MM and the preconditioner, CG) plus the data, the
 // engine's scratch of the K_nM passes, the validation passes, and K_nM with
 // its n×t product when CacheKnm asks for it and the total stays within
-// MemoryLimit.
-func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool) {
+// MemoryLimit; without a cache, the split the passes are factored over
+// (factorSplit; nil: not factored) with what factoring holds.
+func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool, *kernel.Split) {
 	n, _ := x.Dims()
 	n64, m64, t64 := int64(n), int64(cs.m), int64(t)
 	stub := cs.stub()
@@ -162,34 +166,38 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 			p.Cache = op.KeepBytes(rows)
 			p.Total += p.Cache + engine - p.Engine
 			p.Engine = engine
-			return p, true
+			return p, true, nil
 		}
 	}
 	if cache := bytesF64(n64*m64 + n64*t64); m.CacheKnm && (m.MemoryLimit == 0 || p.Total+cache <= m.MemoryLimit) {
 		p.Cache = cache
 		p.Total += cache
-		return p, true
+		return p, true, nil
 	}
-	return p, false
+	s := m.factorSplit(cfg, x)
+	if s != nil {
+		planFactored(&p, cfg, x, s, cs, t)
+	}
+	return p, false, s
 }
 
 // planFit plans the fit's memory before anything large is allocated: the
 // operator itself holds no K_nM. A plan over MemoryLimit, or a sampler whose
 // own plan is, fails with ErrMemory.
-func (m *Falkon) planFit(ctx context.Context, cfg falkonConfig, x mat.Matrix, given falkonGiven, t int) (FalkonPlan, bool, error) {
+func (m *Falkon) planFit(ctx context.Context, cfg falkonConfig, x mat.Matrix, given falkonGiven, t int) (FalkonPlan, bool, *kernel.Split, error) {
 	if err := ctx.Err(); err != nil {
-		return FalkonPlan{}, false, err
+		return FalkonPlan{}, false, nil, err
 	}
 	n, _ := x.Dims()
-	plan, cache := m.plan(cfg, x, m.centerShape(cfg, x, given.centers), t, given.centers != nil)
+	plan, cache, split := m.plan(cfg, x, m.centerShape(cfg, x, given.centers), t, given.centers != nil)
 	mc := cfg.m
 	if given.centers != nil {
 		mc, _ = given.centers.Dims()
 	} else if err := checkSampler(cfg.sampler, x, mc, m.MemoryLimit); err != nil {
-		return plan, false, fmt.Errorf("model: falkon: %w", err)
+		return plan, false, nil, fmt.Errorf("model: falkon: %w", err)
 	}
 	err := checkMemory(fmt.Sprintf("falkon (n=%d, M=%d)", n, mc), plan.Total, m.MemoryLimit)
-	return plan, cache, err
+	return plan, cache, split, err
 }
 
 // centers takes the given centers or draws cfg.m of them with the sampler,
@@ -237,7 +245,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	if err != nil {
 		return nil, err
 	}
-	plan, cache, err := m.planFit(ctx, cfg, x, given, t)
+	plan, cache, split, err := m.planFit(ctx, cfg, x, given, t)
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +259,11 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 
 	t0 := time.Now()
 	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes)}
+	if split != nil {
+		if passes.fact, err = kernel.NewFactored(cfg.k, x, c.Points, split, cfg.passes); err != nil {
+			return nil, fmt.Errorf("model: falkon: %w", err)
+		}
+	}
 	sys, err := cfg.b.Build(ctx, c, FalkonData{N: n, MulTMul: passes.mulTMul, ColSquares: passes.colSquares})
 	if err != nil {
 		return nil, err
@@ -342,12 +355,16 @@ func copiedInput(xIn, x mat.Matrix) int64 {
 type falkonPasses struct {
 	cfg        falkonConfig
 	x, centers mat.Matrix
-	op         *kernel.Op // the K_nM passes (Float32 when asked)
-	knm, knmV  *mat.Dense // cached K_nM and its product, when cached
+	op         *kernel.Op       // the K_nM passes (Float32 when asked)
+	fact       *kernel.Factored // the K_nM passes factored (Falkon.Factor), or nil
+	knm, knmV  *mat.Dense       // cached K_nM and its product, when cached
 }
 
 // mulTMul sets dst = K_nMᵀ(K_nM v).
 func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
+	if p.fact != nil {
+		return p.fact.MulTMul(ctx, dst, v)
+	}
 	if p.knm == nil {
 		return p.op.MulTMul(ctx, dst, v)
 	}
@@ -380,6 +397,9 @@ func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool, 
 	if p.knm != nil {
 		b.Mul(p.knm.T(), targets)
 		return b, nil
+	}
+	if p.fact != nil {
+		return b, p.fact.MulT(ctx, b, targets)
 	}
 	return b, p.op.MulT(ctx, b, targets)
 }

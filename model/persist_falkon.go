@@ -13,8 +13,9 @@ import (
 // including the solver's history, and (since format version 4) the rest of
 // its configuration: Sampler with its options, CenterLambda, CenterWeights,
 // Centers, WarmStart and Validation (centers equal to the fitted ones are
-// written once), Float32Storage (since version 5) and PrecondPrecision
-// (since version 6). Progress, a callback, is not saved.
+// written once), Float32Storage (since version 5), PrecondPrecision
+// (since version 6) and Factor with the plan's Factored and Factoring
+// (since version 7). Progress, a callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -85,6 +86,9 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	}
 	e.Bool(m.Float32Storage)             // format version 5
 	e.String(string(m.PrecondPrecision)) // format version 6
+	e.Int(int(m.Factor))                 // format version 7, with the plan's factoring
+	e.Int64(i.Plan.Factored)
+	e.String(i.Plan.Factoring)
 	return nil
 }
 
@@ -210,6 +214,14 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 		if err := m.PrecondPrecision.Validate(); err != nil {
 			d.Fail("%v", err)
 		}
+	}
+	if d.Version() >= 7 {
+		m.Factor = FactorMode(d.Int())
+		if err := m.Factor.validate(); err != nil {
+			d.Fail("%v", err)
+		}
+		f.info.Plan.Factored = d.Int64()
+		f.info.Plan.Factoring = d.String()
 	}
 	if d.Err() != nil {
 		return nil

@@ -136,6 +136,11 @@ func fixtureCases() []fixtureCase {
 		{"falkon-precond-float32", 6, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 16, PrecondPrecision: precond.PrecisionFloat32}
 		}, reg},
+		// Version 7: Falkon's factored passes (off here: the mode is what
+		// is saved).
+		{"falkon-factor-off", 7, func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 17, Factor: FactorOff}
+		}, reg},
 	}
 }
 

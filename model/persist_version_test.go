@@ -128,9 +128,11 @@ func TestLoadVersion2Files(t *testing.T) {
 				if err := est.(*Falkon).encodeV4(&e); err != nil {
 					t.Fatal(err)
 				}
-				// Then version 5's Float32Storage (false) and
-				// PrecondPrecision (empty): one zero byte each.
-				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0))
+				// Then version 5's Float32Storage (false),
+				// PrecondPrecision (empty) and version 7's Factor
+				// (auto), Plan.Factored (0) and Plan.Factoring (empty):
+				// one zero byte each.
+				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0, 0, 0, 0))
 			case strings.HasPrefix(name, "krr"):
 				extra := 2
 				if name == "krr-nystrom" {

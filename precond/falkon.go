@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/internal/scratch"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -119,11 +119,12 @@ type Falkon struct {
 	// or PrecisionFloat32).
 	Precision Precision
 
-	// parts recycles MulKMM's partial sums (*[]float64, kmmSegments·M·t
-	// values) between calls: MulKMM runs once per CG iteration, and a
+	// parts keeps MulKMM's partial sums and its copy of v (kmmScratchLen
+	// values) between calls, one buffer for one column and one for panels
+	// (see package internal/scratch): MulKMM runs once per CG iteration, and a
 	// fresh buffer each time was garbage the Go heap grew by until its
 	// next collection.
-	parts sync.Pool
+	parts [2]scratch.Slot[float64]
 }
 
 var _ solver.Preconditioner = (*Falkon)(nil)
@@ -317,7 +318,7 @@ func (f *Falkon) MulBT(x *mat.Dense) error {
 	if err := f.solveA(x, false); err != nil {
 		return err
 	}
-	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	f.scale(x)
 	return nil
 }
 
@@ -329,8 +330,22 @@ func (f *Falkon) MulB(x *mat.Dense) error {
 	if err := f.solveT(x, true); err != nil { // T⁻¹ = L_T⁻ᵀ
 		return err
 	}
-	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	f.scale(x)
 	return nil
+}
+
+// scale multiplies x by 1/√n in place (a loop over its rows: gonum's
+// Dense.Scale of x into itself took a workspace from gonum's pools, which
+// missed and allocated on most calls).
+func (f *Falkon) scale(x *mat.Dense) {
+	s := 1 / math.Sqrt(float64(f.n))
+	r := x.RawMatrix()
+	for i := range r.Rows {
+		row := r.Data[i*r.Stride : i*r.Stride+r.Cols]
+		for j := range row {
+			row[j] *= s
+		}
+	}
 }
 
 // MulKMM sets dst = K_MM·v (v and dst M×t, not aliased), using the copy of
@@ -340,71 +355,158 @@ func (f *Falkon) MulB(x *mat.Dense) error {
 // The product reads the M²/2 stored entries once, split over the workers
 // (it runs once per CG iteration and is bound by memory, like the
 // preconditioner's solves): the rows are cut into kmmSegments segments of
-// about equal area, fixed whatever the worker count; segment s adds each
-// row i's dot product U[i, i+1:]·v[i+1:] + K_ii·v_i to its partial sum of
-// entry i and v_i·U[i, i+1:] to the entries after i (the lower triangle by
-// symmetry), and the partial sums are added in segment order, so the result
-// does not depend on the number of workers.
+// about equal area, fixed whatever the worker count. A segment takes its
+// rows kmmGroup at a time and the group's rectangle right of its diagonal
+// block in pieces of columns (kmmChunk, cut at multiples of kmmChunk, so
+// a piece stays in cache between its two uses): each piece adds the rows'
+// dot products with v to the rows' sums and v's entries of the group times
+// the rows to the segment's partial sums of the piece's columns (the lower
+// triangle by symmetry), on the kernel's row kernels: kernel.RowDots and
+// RowAxpys for one column, and kernel.PanelDots and PanelAxpys for several
+// (v copied into rows of kernel.PanelWidth values, zero-padded, one pass
+// per PanelWidth columns). The group's diagonal block (K_ii v_i and the
+// entries between its rows) is added in plain Go first. The partial sums
+// are then added in segment order, so the result does not depend on the
+// number of workers (its bits changed when the row kernels replaced
+// gonum's dot and axpy and the column loops: a different but fixed order
+// of the same terms).
 func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 	m := len(f.diag)
 	rv, rd := v.RawMatrix(), dst.RawMatrix()
 	if rv.Rows != m || rd.Rows != m || rv.Cols != rd.Cols {
 		return fmt.Errorf("precond: %w: MulKMM of %d×%d into %d×%d, M = %d", ErrInput, rv.Rows, rv.Cols, rd.Rows, rd.Cols, m)
 	}
-	t := rv.Cols
-	raw := f.kmm.RawMatrix()
 	bounds := kmmBounds(m)
-	segs := len(bounds) - 1
-	pb, ok := f.parts.Get().(*[]float64)
-	if !ok || cap(*pb) < segs*m*t {
-		b := make([]float64, segs*m*t)
-		pb = &b
+	w := 1 // values per row of the partial sums and of v's copy
+	if rv.Cols > 1 {
+		w = kernel.PanelWidth
 	}
-	defer f.parts.Put(pb)
-	part := (*pb)[:segs*m*t] // partial sums, segment s at part[s·m·t:]
-	clear(part)
-	err := parallel.For(context.Background(), segs, 0, func(_, s int) {
-		p := part[s*m*t : (s+1)*m*t]
-		for i := bounds[s]; i < bounds[s+1]; i++ {
-			row := raw.Data[i*raw.Stride+i+1 : i*raw.Stride+m]
-			if t == 1 && rv.Stride == 1 { // unit strides: gonum's assembly dot and axpy
-				vi, n := rv.Data[i], len(row)
-				vr := blas64.Vector{N: n, Inc: 1, Data: row}
-				p[i] += f.diag[i]*vi + blas64.Dot(vr, blas64.Vector{N: n, Inc: 1, Data: rv.Data[i+1 : m]})
-				if vi != 0 {
-					blas64.Axpy(vi, vr, blas64.Vector{N: n, Inc: 1, Data: p[i+1 : m]})
-				}
-				continue
-			}
-			for c := 0; c < t; c++ {
-				vi := rv.Data[i*rv.Stride+c]
-				acc := f.diag[i] * vi
-				for j, u := range row {
-					acc += u * rv.Data[(i+1+j)*rv.Stride+c]
-				}
-				p[i*t+c] += acc
-				if vi != 0 {
-					for j, u := range row {
-						p[(i+1+j)*t+c] += vi * u
-					}
-				}
-			}
+	// Segment s holds partial sums for its rows and all after them: rows
+	// [bounds[s], m) at off[s].
+	off := make([]int, len(bounds))
+	for s := 0; s+1 < len(bounds); s++ {
+		off[s+1] = off[s] + (m-bounds[s])*w
+	}
+	slot := &f.parts[min(w-1, 1)]
+	pb := slot.Get(kmmScratchLen(m, w))
+	defer slot.Put(pb)
+	end := off[len(off)-1]
+	part, vp, sums := (*pb)[:end], (*pb)[end:end+m*w], (*pb)[end+m*w:]
+	for c0 := 0; c0 < rv.Cols; c0 += w {
+		t := min(w, rv.Cols-c0)
+		for i := range m {
+			copy(vp[i*w:i*w+t], rv.Data[i*rv.Stride+c0:i*rv.Stride+c0+t])
+			clear(vp[i*w+t : i*w+w])
 		}
-	})
-	if err != nil {
-		return err
-	}
-	for i := 0; i < m; i++ {
-		for c := 0; c < t; c++ {
-			var y float64
-			for s := 0; s < segs && bounds[s] <= i; s++ {
-				y += part[s*m*t+i*t+c]
+		clear(part)
+		err := parallel.For(context.Background(), len(bounds)-1, 0, func(_, s int) {
+			f.kmmSegment(part[off[s]:off[s+1]], vp, sums[s*kmmSums:(s+1)*kmmSums], w, bounds[s], bounds[s+1])
+		})
+		if err != nil {
+			return err
+		}
+		for i := range m {
+			for c := range t {
+				var y float64
+				for s := 0; s+1 < len(bounds) && bounds[s] <= i; s++ {
+					y += part[off[s]+(i-bounds[s])*w+c]
+				}
+				rd.Data[i*rd.Stride+c0+c] = y
 			}
-			rd.Data[i*rd.Stride+c] = y
 		}
 	}
 	return nil
 }
+
+// kmmSegment adds segment [i0, i1)'s terms of K_MM·v (v in vp, rows of w
+// values, w = 1 or kernel.PanelWidth) to p, its partial sums of rows
+// [i0, M) (rows of w values), as MulKMM describes; buf (kmmSums values)
+// holds a group's sums and one piece's products.
+func (f *Falkon) kmmSegment(p, vp, buf []float64, w, i0, i1 int) {
+	m := len(f.diag)
+	raw := f.kmm.RawMatrix()
+	a, lda := raw.Data, raw.Stride
+	acc, out := buf[:kmmSums/2], buf[kmmSums/2:]
+	for g0 := i0; g0 < i1; g0 += kmmGroup {
+		g1 := min(i1, g0+kmmGroup)
+		rows := g1 - g0
+		sums, o := acc[:rows*w], out[:rows*w]
+		// The diagonal block: K_ii v_i, then entry (i, j), j in (i, g1),
+		// to row i's sum and, times v_i, to row j's partial sum.
+		for i := g0; i < g1; i++ {
+			vi, si := vp[i*w:i*w+w], sums[(i-g0)*w:(i-g0)*w+w]
+			for c, x := range vi {
+				si[c] = f.diag[i] * x
+			}
+			for j := i + 1; j < g1; j++ {
+				u, vj, pj := a[i*lda+j], vp[j*w:j*w+w], p[(j-i0)*w:(j-i0)*w+w]
+				for c := range si {
+					si[c] = math.FMA(u, vj[c], si[c])
+					pj[c] = math.FMA(u, vi[c], pj[c])
+				}
+			}
+		}
+		// The rectangle right of the block, by pieces of columns.
+		for j0 := g1; j0 < m; {
+			j1 := min(m, (j0/kmmChunk+1)*kmmChunk)
+			if w == 1 {
+				kernel.RowDots(o, a[g0*lda+j0:], lda, vp[j0:j1])
+				kernel.RowAxpys(p[j0-i0:j1-i0], vp[g0:g1], a[g0*lda+j0:], lda)
+			} else {
+				kernel.PanelDots(o, vp[j0*w:j1*w], a[g0*lda+j0:], lda)
+				kernel.PanelAxpys(p[(j0-i0)*w:(j1-i0)*w], vp[g0*w:g1*w], a[g0*lda+j0:], lda)
+			}
+			for r, x := range o {
+				sums[r] += x
+			}
+			j0 = j1
+		}
+		for r, x := range sums {
+			p[(g0-i0)*w+r] += x
+		}
+	}
+}
+
+// kmmScratchLen is the float64 values MulKMM takes for M = m with rows
+// of w values (1, or kernel.PanelWidth for several columns): each
+// segment's partial sums of its rows and those after them, v's copy, and
+// each segment's kmmSums values of a group's sums (kept out of the
+// segments' stack frames: the kernels' arguments escape to the heap).
+func kmmScratchLen(m, w int) int {
+	b := kmmBounds(m)
+	n := m*w + (len(b)-1)*kmmSums
+	for _, i := range b[:len(b)-1] {
+		n += (m - i) * w
+	}
+	return n
+}
+
+// kmmSums is the size of a segment's buffer of sums in MulKMM: a group's
+// row sums and one piece's products, kmmGroup rows of up to
+// kernel.PanelWidth values each.
+const kmmSums = 2 * kmmGroup * kernel.PanelWidth
+
+// applyScratchBytes is the most memory a FALKON preconditioner's use in CG
+// takes for M = m beside its matrices, with any number of outputs:
+// MulKMM's partial sums and copy of v (kmmScratchLen with panels, which
+// bounds one column's) and the four triangular solves' buffers
+// (solver.SolveScratchBytes with panels, both precisions). Both are
+// recycled between calls (MulKMM's in the Falkon, the solves' in package
+// solver), so a fit holds each once.
+func applyScratchBytes(m int) int64 {
+	return 8*int64(kmmScratchLen(m, kernel.PanelWidth)) + solver.SolveScratchBytes(m, kernel.PanelWidth)
+}
+
+// kmmGroup is the number of rows MulKMM streams together (the row
+// kernels' widest tiles: RowAxpys and PanelAxpys take eight rows at a time
+// on AVX-512, PanelDots eight), and kmmChunk the columns of one piece of
+// their rectangle: eight row pieces of 8 KB (one column) or 1 KB (a
+// panel), which the two kernels read one after the other, and v's and the
+// partial sums' rows of the piece stay in L1 or L2.
+const (
+	kmmGroup = 8
+	kmmChunk = 1024
+)
 
 // kmmSegments is the number of row segments of MulKMM (a constant, so that
 // its sums do not depend on the number of workers).
@@ -413,7 +515,7 @@ const kmmSegments = 16
 // kmmBounds cuts rows [0, m) of an upper triangle into at most kmmSegments
 // segments holding about equal numbers of entries: row i has m − i.
 func kmmBounds(m int) []int {
-	b := []int{0}
+	b := make([]int, 1, kmmSegments+1)
 	total := float64(m) * float64(m+1) / 2
 	var acc float64
 	for i := 0; i < m; i++ {

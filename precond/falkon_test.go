@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
@@ -247,24 +249,32 @@ func TestIdentityAndJacobi(t *testing.T) {
 	}
 }
 
-// MulKMM equals the dense K_MM·v to 1e-12 for one column (the unit-stride
-// path), one column viewed with a stride, and three columns, at an M with
-// all kmmSegments segments in use, and its result is bit-identical at
-// GOMAXPROCS 1 and 4 (fixed segments, added in order).
+// MulKMM equals the dense K_MM·v to 1e-12 for one column (the row
+// kernels' path, v contiguous), one column viewed with a stride, three
+// columns (one panel) and seventeen (two panels, the second of one column),
+// at an M with all kmmSegments segments in use, segments not multiples of
+// kmmGroup rows and rows longer than kmmChunk (pieces cut at it), and its
+// result is bit-identical at GOMAXPROCS 1 and 4 (fixed segments, added in
+// order). 1e-12: the sums of 1,100 terms of size ≤ 1 in float64 are exact
+// to about 1,100·1.1e-16 ≈ 1e-13 relative to the largest entry.
 func TestMulKMMPaths(t *testing.T) {
-	const m = 700
+	const m = 1100
 	kmm := gaussKMM(3, m, 0.05)
 	p, err := BuildFalkon(mat.DenseCopyOf(kmm), 5000, 1e-4, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := kmmBounds(m); len(b) != kmmSegments+1 || b[0] != 0 || b[len(b)-1] != m {
-		t.Fatalf("bounds %v for M = %d", b, m)
+	b := kmmBounds(m)
+	if len(b) != kmmSegments+1 || b[0] != 0 || b[len(b)-1] != m || m <= kmmChunk {
+		t.Fatalf("bounds %v for M = %d (chunk %d)", b, m, kmmChunk)
+	}
+	if !slices.ContainsFunc(b, func(i int) bool { return i%kmmGroup != 0 }) {
+		t.Fatalf("bounds %v all multiples of %d", b, kmmGroup)
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
-	wide := mat.NewDense(m, 4, nil)
+	wide := mat.NewDense(m, 18, nil)
 	for i := 0; i < m; i++ {
-		for c := 0; c < 4; c++ {
+		for c := 0; c < 18; c++ {
 			wide.Set(i, c, rng.NormFloat64())
 		}
 	}
@@ -273,6 +283,7 @@ func TestMulKMMPaths(t *testing.T) {
 		"t=1":         one,
 		"t=1 strided": wide.Slice(0, m, 1, 2).(*mat.Dense),
 		"t=3":         wide.Slice(0, m, 0, 3).(*mat.Dense),
+		"t=17":        wide.Slice(0, m, 1, 18).(*mat.Dense),
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for name, v := range cases {
@@ -294,6 +305,86 @@ func TestMulKMMPaths(t *testing.T) {
 		}
 		if !mat.Equal(got[0], got[1]) {
 			t.Errorf("%s: result depends on the number of workers", name)
+		}
+	}
+}
+
+// TestApplyPlannedBytes: what a built preconditioner allocates while CG
+// runs, one MulKMM and one Precondition (four triangular solves), measured
+// as runtime.MemStats.TotalAlloc after two collections, is at most
+// applyScratchBytes(M) for one, three and fifteen columns and both
+// precisions, and seventeen (two slabs) in float32 (float64 factors solve
+// 16 columns or more by the blocked algorithm, not planned here), and
+// ScratchBytes (the plan's term for the preconditioner) bounds it; four
+// iterations more, the garbage collector off so the kept buffers are not
+// freed, allocate under 128 KiB in all: the buffers are reused (re-made,
+// the smallest of them, one column's solve buffer of 11 KB, would add 176
+// KB over four iterations; MulKMM's 146 KB for one column, the 174 KB
+// panels, the 512 KB widened block more). What remains is the tasks'
+// closures and goroutines, 5–21 KiB an iteration (measured; 84 KiB for
+// four iterations at t = 17). The slack of the first iteration, 64 KiB, is
+// the rounding of its four large buffers up to whole 8 KiB pages and those
+// closures, not the scratch. M = 1,100 ≥ 1,024: the few-column solves run
+// (smaller float64 factors go to gonum's trsm). Skipped under the race
+// detector, whose sync.Pool (in gonum and the engine) drops buffers at
+// random.
+func TestApplyPlannedBytes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const m = 1100
+	kmm := gaussKMM(4, m, 0.05)
+	rng := rand.New(rand.NewPCG(5, 6))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	allocated := func(run func() error) int64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	plan := applyScratchBytes(m)
+	if ScratchBytes(m) < plan {
+		t.Fatalf("ScratchBytes(%d) = %d < the application's %d", m, ScratchBytes(m), plan)
+	}
+	const slack = 64 << 10
+	for _, prec := range []Precision{PrecisionFloat64, PrecisionFloat32} {
+		p, err := BuildFalkon(mat.DenseCopyOf(kmm), 5000, 1e-4, Options{Precision: prec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := []int{1, 3, 15}
+		if prec == PrecisionFloat32 {
+			cols = append(cols, 17) // two slabs; float64 takes the blocked solve from 16 columns
+		}
+		for _, tc := range cols {
+			v, dst := mat.NewDense(m, tc, nil), mat.NewDense(m, tc, nil)
+			for i := range v.RawMatrix().Data {
+				v.RawMatrix().Data[i] = rng.NormFloat64()
+			}
+			iter := func() error {
+				if err := p.MulKMM(dst, v); err != nil {
+					return err
+				}
+				return p.Precondition(context.Background(), dst, dst)
+			}
+			runtime.GC()
+			runtime.GC()
+			if got := allocated(iter); got > plan+slack {
+				t.Errorf("%s t=%d: first iteration allocated %d bytes, plan %d (+ %d)", prec, tc, got, plan, slack)
+			}
+			if got := allocated(func() error {
+				for range 4 {
+					if err := iter(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); got >= 128<<10 {
+				t.Errorf("%s t=%d: four more iterations allocated %d bytes, want < 128 KiB", prec, tc, got)
+			}
 		}
 	}
 }

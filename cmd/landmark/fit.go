@@ -386,18 +386,23 @@ func storageLine(storage string, density float64, why, centers string) string {
 func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
 
 // estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
-// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), ""
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), and
+// for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
+// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
 // for estimators without centers.
 func estimatorCenters(est model.Estimator) string {
-	var form string
+	var form, factoring string
 	switch e := est.(type) {
 	case interface{ Info() model.FalkonInfo }:
-		form = e.Info().CenterForm
+		form, factoring = e.Info().CenterForm, e.Info().Plan.Factoring
 	case interface{ Info() model.KRRInfo }:
 		form = e.Info().CenterForm
 	}
 	if form == "" {
 		return ""
+	}
+	if factoring != "" {
+		return "centers " + form + "; passes factored: " + factoring
 	}
 	return "centers " + form
 }

@@ -92,18 +92,23 @@ type falkonBenchResult struct {
 	FitCPUS float64 `json:"fit_cpu_s,omitempty"`
 	// Curve is the test error after each iteration (with -curve).
 	Curve []float64 `json:"curve,omitempty"`
+	// Factoring is the split Landmark's passes were factored over
+	// (model.FalkonPlan.Factoring; empty: not factored). Set by
+	// Landmark's child only.
+	Factoring string `json:"factoring,omitempty"`
 }
 
 // falkonBench is one "bench falkon" run: its flags, then the settings
 // resolved from them (resolve).
 type falkonBench struct {
-	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child, prepare, precisions, dtypes string
-	gamma, lambda, eps, blessLambda, memLimit                                                                                        float64
-	iters, ntrain, ntest                                                                                                             int
-	seed                                                                                                                             uint64
-	cache, f32, f32Storage, curve                                                                                                    bool
-	prog                                                                                                                             *cmdline.Mode
+	data, ms, skms, sampler, python, baseline, falkonPath, falkonScript, standardize, cpuProfile, child, prepare, precisions, dtypes, factor string
+	gamma, lambda, eps, blessLambda, memLimit                                                                                                float64
+	iters, ntrain, ntest                                                                                                                     int
+	seed                                                                                                                                     uint64
+	cache, f32, f32Storage, curve                                                                                                            bool
+	prog                                                                                                                                     *cmdline.Mode
 
+	mode     model.FactorMode // -factor
 	def      falkonDefaults
 	std      bool
 	samplers []string
@@ -135,6 +140,7 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&b.seed, "seed", 1, "seed of the split and of the center sampling")
 	fs.Float64Var(&b.memLimit, "memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
 	fs.BoolVar(&b.cache, "cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	fs.StringVar(&b.factor, "factor", "auto", "Falkon's K_nM passes factored over the two-valued (one-hot) columns (model.Falkon.Factor): auto (when the cost model predicts a gain), off or on (whenever the data allow)")
 	fs.BoolVar(&b.f32, "float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
 	fs.BoolVar(&b.f32Storage, "float32-storage", false, "Falkon's training X read and held in float32 (kernel.Dense32, model.Falkon.Float32Storage; implies -float32)")
 	fs.StringVar(&b.precisions, "precisions", "", "comma-separated precisions of Landmark's fits, one row each per M: float64, float32 (K_nM passes in float32, as -float32) and float32-storage (X held in float32 too, as -float32-storage); default: the one -float32 / -float32-storage select")
@@ -169,6 +175,9 @@ func (b *falkonBench) resolve() error {
 	var err error
 	if b.samplers, err = falkonBenchSamplers(b.sampler); err != nil {
 		return err
+	}
+	if err := b.mode.UnmarshalText([]byte(b.factor)); err != nil {
+		return fmt.Errorf("%w: -factor %q, want auto, off or on", errUsage, b.factor)
 	}
 	if err := b.resolvePrecisions(); err != nil {
 		return err
@@ -267,7 +276,7 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: -child takes one -m and one -sampler", errUsage)
 	}
 	cfg := model.Falkon{Kernel: kernel.Gaussian{Gamma: b.gamma}, Lambda: b.lambda, M: b.fm[0], MaxIter: b.iters, Tol: 1e-30,
-		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32, Float32Storage: b.f32Storage}
+		Epsilon: b.eps, Seed: b.seed, Task: b.def.task, Resources: model.Resources{MemoryLimit: int64(b.memLimit * 1e9)}, CacheKnm: b.cache, Float32: b.f32, Float32Storage: b.f32Storage, Factor: b.mode}
 	if b.samplers[0] == "bless" {
 		// -bless-lambda 0: fixed-size mode, the λ path stops when Q2·d_h
 		// reaches M; otherwise the path ends at λ_bless and M only caps
@@ -539,7 +548,7 @@ func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Unit
 					"-gamma", fmt.Sprint(b.gamma), "-lambda", fmt.Sprint(b.lambda), "-iter", strconv.Itoa(b.iters),
 					"-epsilon", fmt.Sprint(b.eps), "-sampler", smp, "-bless-lambda", fmt.Sprint(b.blessLambda), "-seed", fmt.Sprint(b.seed),
 					"-memory", fmt.Sprint(b.memLimit), fmt.Sprintf("-cache=%v", b.cache), fmt.Sprintf("-curve=%v", b.curve), "-cpuprofile", b.cpuProfile,
-					"-progress", string(*b.prog)}
+					"-progress", string(*b.prog), "-factor", b.factor}
 				childArgs = append(childArgs, falkonPrecisions[prec]...)
 				t0 := time.Now()
 				r, err := falkonBenchRun(ctx, self, childArgs, stderr)
@@ -548,7 +557,7 @@ func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Unit
 					fmt.Fprintf(stdout, "| %s | %d | | | | | failed: %v |\n", name, m, err)
 					continue
 				}
-				note := fmt.Sprintf("%d it., residual %.2g; %s; fit CPU %.1f s", r.Iterations, r.Residual, falkonBenchSetup(r), r.FitCPUS)
+				note := fmt.Sprintf("%d it., residual %.2g; %s; fit CPU %.1f s; %s", r.Iterations, r.Residual, falkonBenchSetup(r), r.FitCPUS, falkonBenchFactoring(r))
 				mm := m
 				if r.M > 0 {
 					mm = r.M // samplers may return fewer centers than asked (BLESS merges repeats)
@@ -579,6 +588,15 @@ func (b *falkonBench) fitAll(ctx context.Context, dir string, done *cmdline.Unit
 func falkonBenchSetup(r falkonBenchResult) string {
 	return fmt.Sprintf("setup %.2f s (centers %.2f + K_MM %.2f + preconditioner %.2f), K_nMᵀy pass %.2f s",
 		r.CentersS+r.KMMS+r.FactorS, r.CentersS, r.KMMS, r.FactorS, r.RHSS)
+}
+
+// falkonBenchFactoring says whether a Landmark fit's passes were factored
+// (model.Falkon.Factor) and over what split.
+func falkonBenchFactoring(r falkonBenchResult) string {
+	if r.Factoring == "" {
+		return "not factored"
+	}
+	return "factored: " + r.Factoring
 }
 
 // falkonBaseError is the baseline's test error at one M.

@@ -343,9 +343,9 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f), limit %.2f GB\n",
+	fmt.Fprintf(stderr, "bench falkon: M = %d %s: memory plan %.2f GB (data %.2f, centers %.3f, K_MM + factors %.2f, engine %.3f, solver %.3f, validation %.3f, K_nM cache %.2f, factored passes %.3f), limit %.2f GB\n",
 		cfg.M, sampler, float64(plan.Total)/1e9, float64(plan.Data)/1e9, float64(plan.Centers)/1e9, float64(plan.Precond)/1e9,
-		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(cfg.MemoryLimit)/1e9)
+		float64(plan.Engine)/1e9, float64(plan.Solver)/1e9, float64(plan.Validation)/1e9, float64(plan.Cache)/1e9, float64(plan.Factored)/1e9, float64(cfg.MemoryLimit)/1e9)
 	t0, c0 := time.Now(), processCPU()
 	err = profileCPU(cpuProfile, func() error { return cfg.Fit(ctx, xt, ytr) })
 	r.FitCPUS = processCPU() - c0
@@ -365,6 +365,7 @@ func falkonBenchChild(ctx context.Context, dir string, cfg model.Falkon, sampler
 	r.Error = meta.testError(pred, yte)
 	info := cfg.Info()
 	r.Iterations, r.Residual, r.M = info.Iterations, info.Residual, info.M
+	r.Factoring = info.Plan.Factoring
 	r.SetupS = (info.SampleTime + info.PrecondTime).Seconds()
 	r.CentersS, r.KMMS, r.FactorS, r.RHSS = info.SampleTime.Seconds(), info.KMMTime.Seconds(), info.FactorTime.Seconds(), info.RHSTime.Seconds()
 	for _, h := range info.History {

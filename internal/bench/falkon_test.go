@@ -56,7 +56,7 @@ func TestFalkonBenchFlags(t *testing.T) {
 		t.Errorf("falkonBenchSamplers: %v, %v", got, err)
 	}
 	for _, args := range [][]string{{"-data", "mnist8m"}, {"-iter", "0"}, {"-sampler", "magic"}, {"-sampler", "bless,magic"}, {"-sampler", "bless,bless"}, {"-sampler", "bless,"},
-		{"-m", "x"}, {"-baseline", "torch"}, {"-progress", "sometimes"}} {
+		{"-m", "x"}, {"-baseline", "torch"}, {"-progress", "sometimes"}, {"-factor", "sometimes"}} {
 		if err := runBenchFalkon(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("bench falkon %v: err = %v, want errUsage", args, err)
 		}
@@ -296,7 +296,7 @@ fi
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	rowRE := regexp.MustCompile(`(?m)^\| landmark Falkon \((float64|float32)\) \| 40 \| [^|]+\| [^|]+\| [^|]+\| [^|]+\| 3 it\., [^|]*; setup (\S+) s \(centers (\S+) \+ K_MM (\S+) \+ preconditioner (\S+)\), K_nMᵀy pass \S+ s; fit CPU \S+ s \|$`)
+	rowRE := regexp.MustCompile(`(?m)^\| landmark Falkon \((float64|float32)\) \| 40 \| [^|]+\| [^|]+\| [^|]+\| [^|]+\| 3 it\., [^|]*; setup (\S+) s \(centers (\S+) \+ K_MM (\S+) \+ preconditioner (\S+)\), K_nMᵀy pass \S+ s; fit CPU \S+ s; not factored \|$`)
 	rows := rowRE.FindAllStringSubmatch(out, -1)
 	if len(rows) != 2 || rows[0][1] != "float64" || rows[1][1] != "float32" {
 		t.Fatalf("want a Landmark row per precision, float64 first, with the setup split:\n%s", out)

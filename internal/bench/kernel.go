@@ -177,14 +177,23 @@ func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, se
 		if single {
 			label, blas = label+"/f32", secs("sgemm")
 		}
-		fused, gemm := ours[i].fused, ours[i].gemm
-		// Sides not run (-no-python, -no-gemm, a failed baseline) print dashes.
-		fmt.Fprintf(w, "%s\t%.3f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label,
-			fused, fusedFlops/fused/1e9, orDash("%.3f", sk), orDash("%.1f", fusedFlops/sk/1e9), orDash("%.2f×", sk/fused),
-			orDash("%.1e", diff), orDash("%.3f", gemm), orDash("%.1f", gemmFlops/gemm/1e9), orDash("%.3f", blas),
-			orDash("%.1f", gemmFlops/blas/1e9), orDash("%.2f", blas/gemm))
+		kernelBenchRow(w, label, fusedFlops, gemmFlops, ours[i].fused, sk, diff, ours[i].gemm, blas)
 	}
 	return nil
+}
+
+// kernelBenchRow prints one row of the bench kernel table: the label, our
+// fused time and rate, scikit-learn's time, rate and speed-up (sk/fused),
+// the relative difference, our X·Cᵀ time and rate, numpy's time, rate and
+// ours/numpy (blas/gemm). Every time is in seconds; a side not measured
+// (-no-python, -no-gemm, a failed or partial baseline) is NaN and prints a
+// dash, as does every rate or ratio that involves it.
+func kernelBenchRow(w io.Writer, label string, fusedFlops, gemmFlops, fused, sk, diff, gemm, blas float64) {
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label,
+		orDash("%.3f", fused), orDash("%.1f", fusedFlops/fused/1e9),
+		orDash("%.3f", sk), orDash("%.1f", fusedFlops/sk/1e9), orDash("%.2f×", sk/fused), orDash("%.1e", diff),
+		orDash("%.3f", gemm), orDash("%.1f", gemmFlops/gemm/1e9),
+		orDash("%.3f", blas), orDash("%.1f", gemmFlops/blas/1e9), orDash("%.2f", blas/gemm))
 }
 
 // bestOf runs f repeats times and returns the shortest wall time in seconds.

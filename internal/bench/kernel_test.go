@@ -3,7 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
+	"math"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,29 +82,97 @@ func TestBenchKernelUsage(t *testing.T) {
 
 // TestBenchKernelNoPython: without the baseline, its columns (scikit-learn's
 // time, GFLOP/s, speed-up, difference, numpy's time, GFLOP/s, ratio) are
-// dashes, not NaN, and ours are numbers.
+// dashes, not NaN, and ours are numbers; with -no-gemm our X·Cᵀ columns are
+// dashes too; with -float32 the f32 row follows the same rule.
 func TestBenchKernelNoPython(t *testing.T) {
-	var out, errOut bytes.Buffer
-	args := []string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python"}
-	if err := Run(context.Background(), args, &out, &errOut); err != nil {
-		t.Fatalf("%v\n%s", err, errOut.String())
-	}
-	if strings.Contains(out.String(), "NaN") {
-		t.Errorf("output has NaN:\n%s", out.String())
-	}
-	f := benchKernelRow(t, out.String(), "5")
-	if len(f) != 12 {
-		t.Fatalf("row has %d fields, want 12: %v", len(f), f)
-	}
-	for _, i := range []int{1, 2, 7, 8} { // our fused time and GFLOP/s, our X·Cᵀ time and GFLOP/s
-		// Times print with 3 decimals (0.000 at this size); rates are > 0.
-		if v, err := strconv.ParseFloat(f[i], 64); err != nil || v < 0 || (i%2 == 0 && v == 0) {
-			t.Errorf("field %d = %q, want a number (> 0 for a rate)", i, f[i])
+	for _, flags := range [][]string{nil, {"--no-gemm"}, {"--float32"}, {"--no-gemm", "--float32"}} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python", "--progress", "never"}, flags...)
+		if err := Run(context.Background(), args, &out, &errOut); err != nil {
+			t.Fatalf("%v: %v\n%s", flags, err, errOut.String())
+		}
+		if strings.Contains(out.String(), "NaN") || strings.Contains(out.String(), "Inf") {
+			t.Errorf("%v: output has NaN or Inf:\n%s", flags, out.String())
+		}
+		noGemm := slices.Contains(flags, "--no-gemm")
+		labels := []string{"5"}
+		if slices.Contains(flags, "--float32") {
+			labels = append(labels, "5/f32")
+		}
+		for _, label := range labels {
+			f := benchKernelRow(t, out.String(), label)
+			if len(f) != 12 {
+				t.Fatalf("%v: row %q has %d fields, want 12: %v", flags, label, len(f), f)
+			}
+			nums, dashes := []int{1, 2, 7, 8}, []int{3, 4, 5, 6, 9, 10, 11}
+			if noGemm {
+				nums, dashes = []int{1, 2}, []int{3, 4, 5, 6, 7, 8, 9, 10, 11}
+			}
+			for _, i := range nums { // our fused time and GFLOP/s, our X·Cᵀ time and GFLOP/s
+				// Times print with 3 decimals (0.000 at this size); rates are > 0.
+				if v, err := strconv.ParseFloat(f[i], 64); err != nil || v < 0 || (i%2 == 0 && v == 0) {
+					t.Errorf("%v: row %q field %d = %q, want a number (> 0 for a rate)", flags, label, i, f[i])
+				}
+			}
+			for _, i := range dashes {
+				if f[i] != "—" {
+					t.Errorf("%v: row %q field %d = %q, want a dash", flags, label, i, f[i])
+				}
+			}
 		}
 	}
-	for _, i := range []int{3, 4, 5, 6, 9, 10, 11} {
-		if f[i] != "—" {
-			t.Errorf("field %d = %q, want a dash", i, f[i])
+}
+
+// TestKernelBenchRow formats a row with every subset of the five measured
+// values missing (NaN): no field may read NaN, a field is a dash exactly
+// when a value it is computed from is missing (a time or difference: itself;
+// a rate: its time; a ratio: either of its two times), and a number
+// otherwise, with the exact value for the inputs chosen here.
+func TestKernelBenchRow(t *testing.T) {
+	const fusedFlops, gemmFlops = 4e9, 2e9
+	vals := [5]float64{0.5, 2, 1e-13, 0.25, 1} // fused, sk, diff, gemm, blas
+	// Each field: which inputs it needs (bit i = vals[i]) and its text when all are there.
+	fields := []struct {
+		needs int
+		want  string
+	}{
+		{1 << 0, "0.500"},      // fused s
+		{1 << 0, "8.0"},        // GFLOP/s = 4e9/0.5/1e9
+		{1 << 1, "2.000"},      // sklearn s
+		{1 << 1, "2.0"},        // GFLOP/s = 4e9/2/1e9
+		{1<<1 | 1<<0, "4.00×"}, // speed-up = 2/0.5
+		{1 << 2, "1.0e-13"},    // rel.diff
+		{1 << 3, "0.250"},      // X·Cᵀ s
+		{1 << 3, "8.0"},        // GFLOP/s = 2e9/0.25/1e9
+		{1 << 4, "1.000"},      // numpy s
+		{1 << 4, "2.0"},        // GFLOP/s = 2e9/1/1e9
+		{1<<4 | 1<<3, "4.00"},  // ours/numpy = 1/0.25
+	}
+	for missing := range 1 << 5 {
+		v := vals
+		for i := range v {
+			if missing&(1<<i) != 0 {
+				v[i] = math.NaN()
+			}
+		}
+		var b bytes.Buffer
+		kernelBenchRow(&b, "7", fusedFlops, gemmFlops, v[0], v[1], v[2], v[3], v[4])
+		row := b.String()
+		if strings.Contains(row, "NaN") {
+			t.Errorf("missing %05b: row has NaN: %q", missing, row)
+		}
+		f := strings.Split(strings.TrimSuffix(row, "\t\n"), "\t")
+		if len(f) != 12 || f[0] != "7" {
+			t.Fatalf("missing %05b: row %q has %d tab-separated fields, want 12 starting with the label", missing, row, len(f))
+		}
+		for i, fd := range fields {
+			want := fd.want
+			if missing&fd.needs != 0 {
+				want = "—"
+			}
+			if f[i+1] != want {
+				t.Errorf("missing %05b: field %d = %q, want %q", missing, i+1, f[i+1], want)
+			}
 		}
 	}
 }

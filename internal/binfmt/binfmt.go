@@ -39,10 +39,11 @@ const Magic = "LANDMARK"
 // matrices (matrix kind 3, written by Enc.CSR); version 4 added the saved
 // estimators' samplers, backends and their options (package model reads
 // Dec.Version to know which fields a payload holds); version 5 added
-// Falkon's Float32Storage; version 6 added Falkon's PrecondPrecision. Files
-// of versions 2 to 6 are read (MinVersion);
+// Falkon's Float32Storage; version 6 added Falkon's PrecondPrecision;
+// version 7 added Falkon's Factor (and its plan's Factored and Factoring).
+// Files of versions 2 to 7 are read (MinVersion);
 // files of version 1 are refused with ErrVersion rather than misread.
-const Version = 6
+const Version = 7
 
 // MinVersion is the oldest format version this build reads.
 const MinVersion = 2

@@ -1,0 +1,6 @@
+//go:build !race
+
+package kernel
+
+// raceBuild reports a -race build (see factored_race_test.go).
+const raceBuild = false
