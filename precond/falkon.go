@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
@@ -119,11 +119,12 @@ type Falkon struct {
 	// or PrecisionFloat32).
 	Precision Precision
 
-	// parts recycles MulKMM's partial sums and its copy of v (*[]float64,
-	// at most (kmmSegments + 1)·M·kernel.PanelWidth values) between calls: MulKMM runs once per CG iteration, and a
+	// parts keeps MulKMM's partial sums and its copy of v (kmmScratchLen
+	// values) between calls, one buffer for one column and one for panels
+	// (see package internal/scratch): MulKMM runs once per CG iteration, and a
 	// fresh buffer each time was garbage the Go heap grew by until its
 	// next collection.
-	parts sync.Pool
+	parts [2]scratch.Slot[float64]
 }
 
 var _ solver.Preconditioner = (*Falkon)(nil)
@@ -317,7 +318,7 @@ func (f *Falkon) MulBT(x *mat.Dense) error {
 	if err := f.solveA(x, false); err != nil {
 		return err
 	}
-	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	f.scale(x)
 	return nil
 }
 
@@ -329,8 +330,22 @@ func (f *Falkon) MulB(x *mat.Dense) error {
 	if err := f.solveT(x, true); err != nil { // T⁻¹ = L_T⁻ᵀ
 		return err
 	}
-	x.Scale(1/math.Sqrt(float64(f.n)), x)
+	f.scale(x)
 	return nil
+}
+
+// scale multiplies x by 1/√n in place (a loop over its rows: gonum's
+// Dense.Scale of x into itself took a workspace from gonum's pools, which
+// missed and allocated on most calls).
+func (f *Falkon) scale(x *mat.Dense) {
+	s := 1 / math.Sqrt(float64(f.n))
+	r := x.RawMatrix()
+	for i := range r.Rows {
+		row := r.Data[i*r.Stride : i*r.Stride+r.Cols]
+		for j := range row {
+			row[j] *= s
+		}
+	}
 }
 
 // MulKMM sets dst = K_MM·v (v and dst M×t, not aliased), using the copy of
@@ -372,13 +387,11 @@ func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 	for s := 0; s+1 < len(bounds); s++ {
 		off[s+1] = off[s] + (m-bounds[s])*w
 	}
-	pb, ok := f.parts.Get().(*[]float64)
-	if need := off[len(off)-1] + m*w; !ok || cap(*pb) < need {
-		b := make([]float64, need)
-		pb = &b
-	}
-	defer f.parts.Put(pb)
-	part, vp := (*pb)[:off[len(off)-1]], (*pb)[off[len(off)-1]:off[len(off)-1]+m*w]
+	slot := &f.parts[min(w-1, 1)]
+	pb := slot.Get(kmmScratchLen(m, w))
+	defer slot.Put(pb)
+	end := off[len(off)-1]
+	part, vp, sums := (*pb)[:end], (*pb)[end:end+m*w], (*pb)[end+m*w:]
 	for c0 := 0; c0 < rv.Cols; c0 += w {
 		t := min(w, rv.Cols-c0)
 		for i := range m {
@@ -387,7 +400,7 @@ func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 		}
 		clear(part)
 		err := parallel.For(context.Background(), len(bounds)-1, 0, func(_, s int) {
-			f.kmmSegment(part[off[s]:off[s+1]], vp, w, bounds[s], bounds[s+1])
+			f.kmmSegment(part[off[s]:off[s+1]], vp, sums[s*kmmSums:(s+1)*kmmSums], w, bounds[s], bounds[s+1])
 		})
 		if err != nil {
 			return err
@@ -407,12 +420,13 @@ func (f *Falkon) MulKMM(dst, v *mat.Dense) error {
 
 // kmmSegment adds segment [i0, i1)'s terms of K_MM·v (v in vp, rows of w
 // values, w = 1 or kernel.PanelWidth) to p, its partial sums of rows
-// [i0, M) (rows of w values), as MulKMM describes.
-func (f *Falkon) kmmSegment(p, vp []float64, w, i0, i1 int) {
+// [i0, M) (rows of w values), as MulKMM describes; buf (kmmSums values)
+// holds a group's sums and one piece's products.
+func (f *Falkon) kmmSegment(p, vp, buf []float64, w, i0, i1 int) {
 	m := len(f.diag)
 	raw := f.kmm.RawMatrix()
 	a, lda := raw.Data, raw.Stride
-	var acc, out [kmmGroup * kernel.PanelWidth]float64
+	acc, out := buf[:kmmSums/2], buf[kmmSums/2:]
 	for g0 := i0; g0 < i1; g0 += kmmGroup {
 		g1 := min(i1, g0+kmmGroup)
 		rows := g1 - g0
@@ -453,6 +467,36 @@ func (f *Falkon) kmmSegment(p, vp []float64, w, i0, i1 int) {
 	}
 }
 
+// kmmScratchLen is the float64 values MulKMM takes for M = m with rows
+// of w values (1, or kernel.PanelWidth for several columns): each
+// segment's partial sums of its rows and those after them, v's copy, and
+// each segment's kmmSums values of a group's sums (kept out of the
+// segments' stack frames: the kernels' arguments escape to the heap).
+func kmmScratchLen(m, w int) int {
+	b := kmmBounds(m)
+	n := m*w + (len(b)-1)*kmmSums
+	for _, i := range b[:len(b)-1] {
+		n += (m - i) * w
+	}
+	return n
+}
+
+// kmmSums is the size of a segment's buffer of sums in MulKMM: a group's
+// row sums and one piece's products, kmmGroup rows of up to
+// kernel.PanelWidth values each.
+const kmmSums = 2 * kmmGroup * kernel.PanelWidth
+
+// applyScratchBytes is the most memory a FALKON preconditioner's use in CG
+// takes for M = m beside its matrices, with any number of outputs:
+// MulKMM's partial sums and copy of v (kmmScratchLen with panels, which
+// bounds one column's) and the four triangular solves' buffers
+// (solver.SolveScratchBytes with panels, both precisions). Both are
+// recycled between calls (MulKMM's in the Falkon, the solves' in package
+// solver), so a fit holds each once.
+func applyScratchBytes(m int) int64 {
+	return 8*int64(kmmScratchLen(m, kernel.PanelWidth)) + solver.SolveScratchBytes(m, kernel.PanelWidth)
+}
+
 // kmmGroup is the number of rows MulKMM streams together (the row
 // kernels' widest tiles: RowAxpys and PanelAxpys take eight rows at a time
 // on AVX-512, PanelDots eight), and kmmChunk the columns of one piece of
@@ -471,7 +515,7 @@ const kmmSegments = 16
 // kmmBounds cuts rows [0, m) of an upper triangle into at most kmmSegments
 // segments holding about equal numbers of entries: row i has m − i.
 func kmmBounds(m int) []int {
-	b := []int{0}
+	b := make([]int, 1, kmmSegments+1)
 	total := float64(m) * float64(m+1) / 2
 	var acc float64
 	for i := 0; i < m; i++ {

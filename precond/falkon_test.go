@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -304,6 +305,86 @@ func TestMulKMMPaths(t *testing.T) {
 		}
 		if !mat.Equal(got[0], got[1]) {
 			t.Errorf("%s: result depends on the number of workers", name)
+		}
+	}
+}
+
+// TestApplyPlannedBytes: what a built preconditioner allocates while CG
+// runs, one MulKMM and one Precondition (four triangular solves), measured
+// as runtime.MemStats.TotalAlloc after two collections, is at most
+// applyScratchBytes(M) for one, three and fifteen columns and both
+// precisions, and seventeen (two slabs) in float32 (float64 factors solve
+// 16 columns or more by the blocked algorithm, not planned here), and
+// ScratchBytes (the plan's term for the preconditioner) bounds it; four
+// iterations more, the garbage collector off so the kept buffers are not
+// freed, allocate under 128 KiB in all: the buffers are reused (re-made,
+// the smallest of them, one column's solve buffer of 11 KB, would add 176
+// KB over four iterations; MulKMM's 146 KB for one column, the 174 KB
+// panels, the 512 KB widened block more). What remains is the tasks'
+// closures and goroutines, 5–21 KiB an iteration (measured; 84 KiB for
+// four iterations at t = 17). The slack of the first iteration, 64 KiB, is
+// the rounding of its four large buffers up to whole 8 KiB pages and those
+// closures, not the scratch. M = 1,100 ≥ 1,024: the few-column solves run
+// (smaller float64 factors go to gonum's trsm). Skipped under the race
+// detector, whose sync.Pool (in gonum and the engine) drops buffers at
+// random.
+func TestApplyPlannedBytes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const m = 1100
+	kmm := gaussKMM(4, m, 0.05)
+	rng := rand.New(rand.NewPCG(5, 6))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	allocated := func(run func() error) int64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	plan := applyScratchBytes(m)
+	if ScratchBytes(m) < plan {
+		t.Fatalf("ScratchBytes(%d) = %d < the application's %d", m, ScratchBytes(m), plan)
+	}
+	const slack = 64 << 10
+	for _, prec := range []Precision{PrecisionFloat64, PrecisionFloat32} {
+		p, err := BuildFalkon(mat.DenseCopyOf(kmm), 5000, 1e-4, Options{Precision: prec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := []int{1, 3, 15}
+		if prec == PrecisionFloat32 {
+			cols = append(cols, 17) // two slabs; float64 takes the blocked solve from 16 columns
+		}
+		for _, tc := range cols {
+			v, dst := mat.NewDense(m, tc, nil), mat.NewDense(m, tc, nil)
+			for i := range v.RawMatrix().Data {
+				v.RawMatrix().Data[i] = rng.NormFloat64()
+			}
+			iter := func() error {
+				if err := p.MulKMM(dst, v); err != nil {
+					return err
+				}
+				return p.Precondition(context.Background(), dst, dst)
+			}
+			runtime.GC()
+			runtime.GC()
+			if got := allocated(iter); got > plan+slack {
+				t.Errorf("%s t=%d: first iteration allocated %d bytes, plan %d (+ %d)", prec, tc, got, plan, slack)
+			}
+			if got := allocated(func() error {
+				for range 4 {
+					if err := iter(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); got >= 128<<10 {
+				t.Errorf("%s t=%d: four more iterations allocated %d bytes, want < 128 KiB", prec, tc, got)
+			}
 		}
 	}
 }

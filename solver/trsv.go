@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -118,9 +119,12 @@ type fewOne[T float32 | float64] struct {
 const fewCols = 2048
 
 func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans bool) error {
+	sb := fewOneScratch.Get(fewOneLen(n))
+	defer fewOneScratch.Put(sb)
+	buf := (*sb)[:fewBlock] // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
 	v := x.Data[:n]
 	if x.Stride != 1 {
-		v = make([]float64, n)
+		v = (*sb)[fewBlock : fewBlock+n]
 		for i := range v {
 			v[i] = x.Data[i*x.Stride]
 		}
@@ -130,7 +134,6 @@ func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans boo
 			}
 		}()
 	}
-	buf := make([]float64, fewBlock) // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
 	workers := parallel.Workers(0)
 	if !trans {
 		for k := 0; k < n; k += fewBlock {
@@ -193,11 +196,13 @@ func fewPanelN[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 	dots func(out, b []float64, a []T, lda int), diag func(xp blas64.General, k int)) error {
 	const w = kernel.PanelWidth
 	t := x.Cols
-	xp := make([]float64, n*w)
+	sb := fewPanelScratch.Get(fewPanelLen(n))
+	defer fewPanelScratch.Put(sb)
+	xp, out := (*sb)[:n*w], (*sb)[n*w:(n+fewBlock)*w]
 	for i := range n {
 		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
+		clear(xp[i*w+t : i*w+w])
 	}
-	out := make([]float64, fewBlock*w)
 	for k := 0; k < n; k += fewBlock {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -239,11 +244,13 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 	axpys func(y, b []float64, a []T, lda int), diag func(xp blas64.General, k int)) error {
 	const w = kernel.PanelWidth
 	t := x.Cols
-	xp := make([]float64, n*w)
+	sb := fewPanelScratch.Get(fewPanelLen(n))
+	defer fewPanelScratch.Put(sb)
+	xp, neg := (*sb)[:n*w], (*sb)[n*w:(n+fewBlock)*w]
 	for i := range n {
 		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
+		clear(xp[i*w+t : i*w+w])
 	}
-	neg := make([]float64, fewBlock*w)
 	for k1 := n; k1 > 0; k1 -= fewBlock {
 		k := max(0, k1-fewBlock)
 		if err := ctx.Err(); err != nil {
@@ -274,3 +281,39 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 // panelCols is the rows of xp one task of fewPanelT takes: 32 KB of xp
 // (L1), four or eight row pieces of 1 or 2 KB streamed at a time.
 const panelCols = 256
+
+// SolveScratchBytes returns the most memory the triangular solves with
+// few right-hand sides allocate for an n×n factor and t right-hand sides
+// beside the factor and x: Chol.SolveL with t < 16 columns (from n =
+// 1,024; smaller factors go to gonum's trsm, which allocates none) and
+// Chol32.SolveL with any t. One column needs a block's dots (and a
+// contiguous copy of x when its stride is not 1); several need x copied
+// into rows of kernel.PanelWidth values (16n doubles, one slab of 16
+// columns at a time) and a block's dots; a float32 factor adds a widened
+// diagonal block (fewBlock² doubles). The buffers are kept between solves
+// (one of each kind, freed by the garbage collector once unused), so a
+// preconditioner's four solves per CG iteration allocate them once: plans
+// count them once.
+func SolveScratchBytes(n, t int) int64 {
+	if n <= 0 || t <= 0 {
+		return 0
+	}
+	k := fewOneLen(n)
+	if t > 1 {
+		k = fewPanelLen(n)
+	}
+	return 8 * int64(k+fewBlock*fewBlock)
+}
+
+// fewOneLen and fewPanelLen are the float64 values one few-column solve
+// of an n×n factor takes from fewOneScratch or fewPanelScratch: fewOne's block of dots and copy of
+// x, or fewPanelN's and fewPanelT's panel of x (rows of
+// kernel.PanelWidth values, whatever the slab's columns) and block of dots.
+func fewOneLen(n int) int   { return fewBlock + n }
+func fewPanelLen(n int) int { return (n + fewBlock) * kernel.PanelWidth }
+
+// fewOneScratch and fewPanelScratch hold the few-column solves' scratch
+// of one column and of panels between solves (one buffer each, see
+// package scratch; two, so that a buffer of one size is never taken,
+// found too small and dropped for the other).
+var fewOneScratch, fewPanelScratch scratch.Slot[float64]

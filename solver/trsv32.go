@@ -2,8 +2,8 @@ package solver
 
 import (
 	"context"
-	"sync"
 
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -22,8 +22,8 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 	if n == 0 || t == 0 {
 		return ctx.Err()
 	}
-	wb := widenBuf(fewBlock * fewBlock) // a diagonal triangle widened
-	defer widenPool.Put(wb)
+	wb := widenScratch.Get(fewBlock * fewBlock) // a diagonal triangle widened
+	defer widenScratch.Put(wb)
 	tri := func(k, b int) blas64.Triangular {
 		d := (*wb)[:b*b]
 		for i := 0; i < b; i++ {
@@ -52,16 +52,7 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 // SIMD registers where available).
 func widen(dst []float64, src []float32) { kernel.Widen(dst, src) }
 
-// widenPool recycles fewSolveL32's per-worker buffers (*[]float64): a
-// preconditioner applies four solves per CG iteration.
-var widenPool sync.Pool
-
-// widenBuf returns a buffer of n float64 values (contents undefined).
-func widenBuf(n int) *[]float64 {
-	if b, ok := widenPool.Get().(*[]float64); ok && cap(*b) >= n {
-		*b = (*b)[:n]
-		return b
-	}
-	b := make([]float64, n)
-	return &b
-}
+// widenScratch keeps fewSolveL32's widened diagonal block between solves
+// (see package scratch): a preconditioner applies four solves per CG
+// iteration.
+var widenScratch scratch.Slot[float64]
