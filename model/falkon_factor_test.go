@@ -52,7 +52,8 @@ func oneHotRegression(seed uint64, n int) (*mat.Dense, []float64) {
 // values logged) leaves a wide margin in float64. With Float32 the two
 // fits' kernel values differ by up to 1e-6 (float32KernelTol: the factored
 // one rounds only the dense columns), so the predictions agree to 1e-4
-// relative and the coefficients are not compared.
+// relative and the coefficients are not compared; so do those of a factored
+// Float32Storage fit (X_D held in float32).
 func TestFalkonFactorMatches(t *testing.T) {
 	x, y := oneHotRegression(1, 3000)
 	xt, _ := oneHotRegression(2, 500)
@@ -66,6 +67,25 @@ func TestFalkonFactorMatches(t *testing.T) {
 					t.Fatal(err)
 				}
 				fits[i] = m
+			}
+			if f32 {
+				// Float32Storage: X_D held in float32 (a *kernel.Dense32),
+				// the same passes as Float32 on the rounded values.
+				st := &Falkon{Kernel: k, Lambda: 1e-3, M: 120, MaxIter: 10, Seed: 3, Float32Storage: true, Factor: FactorOn}
+				if err := st.Fit(ctx, x, y); err != nil {
+					t.Fatal(err)
+				}
+				ps, err := st.DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p0, err := fits[0].DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relDiffM(ps, p0); e > 1e-4 || st.Info().Plan.Factoring == "" {
+					t.Errorf("%v Float32Storage factored: predictions %.3g relative from the plain Float32 fit (factoring %q)", k, e, st.Info().Plan.Factoring)
+				}
 			}
 			if p := fits[0].Info().Plan; p.Factoring != "" || p.Factored != 0 {
 				t.Fatalf("Factor off planned factoring %q (%d bytes)", p.Factoring, p.Factored)
