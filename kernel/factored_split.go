@@ -197,14 +197,15 @@ const (
 // MinGroupRows is the mean group size below which Gain refuses factoring:
 // each group costs a few products of M×t vectors and the start of a pass
 // of the engine, which at fewer than 32 rows a group (P > n/32) no longer
-// disappear behind its n_p·M pairs.
+// disappears behind its n_p·M pairs.
 const MinGroupRows = 32
 
 // Gain returns the predicted ratio of a factored pass's time to an
 // unfactored one's (below 1: faster) for data with this split, from the
-// per-pair cost model a + b·d (float32 passes when f32), the T-scaling of
-// the group products counted as P·M·t multiplications against n·M pairs;
-// and false when the groups are too small (Patterns > n/MinGroupRows).
+// per-pair cost model a + b·d (float32 passes when f32): (a + b·|D| +
+// a·P/n) / (a + b·d), the middle term charging each group's scalings by
+// T[p] and its start as one pair per center; and false when the groups
+// are too small (Patterns > n/MinGroupRows).
 func (s *Split) Gain(f32 bool) (ratio float64, ok bool) {
 	a, b := pairCost64, featureCost64
 	if f32 {
