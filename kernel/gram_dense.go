@@ -57,7 +57,10 @@ const (
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
 // trans flag is set, xᵀ; beta must be 0 or 1. c must not share memory with a
-// or b.
+// or b, with one exception: c may be a itself (the same matrix, op(a) = a,
+// a square op(b)) when k ≤ 1,024, since every row of op(a) is packed before
+// that row of c is stored (the solve of a factorization's panel by the
+// inverse of its diagonal block, in place).
 func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
 	if a == nil || b == nil || c == nil {
 		return fmt.Errorf("kernel: Gemm: nil matrix")
@@ -341,6 +344,13 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
+	// A tall product (one block of columns: each row block of Â is read by
+	// one task) packs Â inside its tasks, each worker into its own part of
+	// Â's buffer, where the tiles read it from cache (the potrf panel's
+	// products: potrf M = 10,000 ≈ 2% less CPU, float64 and float32,
+	// machine D loaded, docs/performance.md).
+	g.inTask = !same && n <= denseCols && g.mp >= g.workers*g.taskRows
+	g.apw = g.taskRows * kcap
 	g.tmps = make([][panelRows * panelCols]float64, g.workers) // tiles of g.pr ≤ panelRows rows
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
@@ -384,6 +394,8 @@ type gemmRun struct {
 	kc          int  // k-block of one micro-kernel call
 	np, mp      int  // pc-column panels of B̂; rows of Â rounded up to pr
 	bp, ap      []float64
+	inTask      bool    // Â is packed by the tasks, worker w's rows at ap[w·apw:] (see run)
+	apw         int     // a worker's share of ap when inTask: taskRows·(features of a chunk)
 	na          int     // panels of Â (mp/pr)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
 	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
@@ -446,6 +458,9 @@ func (g *gemmRun) pack(ctx context.Context) error {
 			q0 := j * packGroup
 			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 			return
+		}
+		if g.inTask {
+			return // packed by the tasks (packRows)
 		}
 		j -= nb
 		q0 := j * packGroup
@@ -519,11 +534,24 @@ func (g *gemmRun) packSameRows(kb, q0, kl int) {
 	}
 }
 
+// packRows packs rows [i0, i1) of αÂ, all k-blocks of the chunk, into ap
+// as pack does for the whole of Â, the rows counted from i0: k-block kb's
+// panels at ap[kb·kc·taskRows:].
+func (g *gemmRun) packRows(ap []float64, i0, i1 int) {
+	q0, q1 := i0/g.pr, (i1+g.pr-1)/g.pr
+	for kb := 0; kb < g.nkb; kb++ {
+		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+		g.a.packPanels(ap[kb*g.kc*g.taskRows:], g.leadA[kb*g.na+q0:], g.pr, q0, q1, g.m, p0, kl, g.alpha)
+	}
+}
+
 // sum runs the k-blocks of the chunk on the tile at (i, j) into c. The
 // leading features of a k-block that are zero in the panel of Â or of B̂
 // (Dense's leading zeros) are skipped, and a k-block that is zero in either is skipped
 // whole; when no k-block is left and add is false the tile is set to zero.
-func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
+// Â's panels are read from ap, which holds mpa rows per k-block from row
+// ia0 on (g.ap, 0, g.mp; a worker's rows when inTask).
+func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool, ap []float64, ia0, mpa int) {
 	ia, jb := i/g.pr, j/g.pc
 	for kb := 0; kb < g.nkb; kb++ {
 		kl := min(g.kc, g.cl-kb*g.kc)
@@ -549,7 +577,7 @@ func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool) {
 			continue
 		}
 		bpan := bk[j*kl+s*g.pc:]
-		apan := g.ap[kb*g.kc*g.mp+i*kl+s*g.pr:]
+		apan := ap[kb*g.kc*mpa+(i-ia0)*kl+s*g.pr:]
 		tile(g.acc, kl-s, apan, bpan, c, ldc, add)
 		add = true
 	}
@@ -573,6 +601,11 @@ func (g *gemmRun) block(w, t int) {
 		j1 = min(j1, i1)
 	}
 	rp := roundUp(i1-i0, pr)
+	ap, ia0, mpa := g.ap, 0, g.mp
+	if g.inTask {
+		ap, ia0, mpa = g.ap[w*g.apw:(w+1)*g.apw], i0, g.taskRows
+		g.packRows(ap, i0, i1)
+	}
 	for j := j0; j < j1; j += g.pc {
 		for ip := 0; ip < rp; ip += pr {
 			i := i0 + ip
@@ -584,14 +617,14 @@ func (g *gemmRun) block(w, t int) {
 			// zeros.
 			full := i+pr <= m && j+g.pc <= n && (!g.lower || j+g.pc-1 <= i) && (i+pr <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo, ap, ia0, mpa)
 				continue
 			}
 			add := i < g.addTo
 			if add {
 				g.loadEdge(tmp[:], i, j)
 			}
-			g.sum(i, j, tmp[:], panelCols, add)
+			g.sum(i, j, tmp[:], panelCols, add, ap, ia0, mpa)
 			g.storeEdge(tmp[:], i, j)
 		}
 	}

@@ -33,7 +33,10 @@ const panel32Cols = 32
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(x) is x or, when the
 // trans flag is set, xᵀ; beta must be 0 or 1. c must not share memory with a
-// or b.
+// or b, with one exception: c may be a itself (the same matrix, op(a) = a,
+// a square op(b)) when k ≤ 1,024, since every row of op(a) is packed before
+// that row of c is stored (the solve of a factorization's panel by the
+// inverse of its diagonal block, in place).
 func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error {
 	m, k := dims32(a, transA)
 	kb, n := dims32(b, transB)
@@ -196,6 +199,8 @@ type gemm32Run struct {
 	kc          int  // k-block of one micro-kernel call
 	np, mp      int  // 32-column panels of B̂; rows of Â rounded up to 8
 	bp, ap      []float32
+	inTask      bool    // Â is packed by the tasks, worker w's rows at ap[w·apw:] (as gemmRun's)
+	apw         int     // a worker's share of ap when inTask: denseRows·(features of a chunk)
 	na          int     // 8-row panels of Â (mp/8)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
 	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
@@ -265,6 +270,8 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 		}
 	}
 	g.workers = parallel.Workers(d.Workers)
+	g.inTask = !same && n <= denseCols && g.mp >= g.workers*denseRows // as Dense.run
+	g.apw = denseRows * kcap
 	g.tmps = make([][panelRows * panel32Cols]float32, g.workers)
 	for c0 := 0; c0 < k; c0 += chunk {
 		g.c0, g.cl = c0, min(chunk, k-c0)
@@ -304,6 +311,9 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 				packB(kb, j*packGroup)
 				return
 			}
+			if g.inTask {
+				return // packed by the tasks (packRows)
+			}
 			q0 := (j - nb) * packGroup
 			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
 			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], g.leadA[kb*g.na+q0:], panelRows, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
@@ -337,9 +347,21 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 	})
 }
 
+// packRows packs rows [i0, i1) of αÂ, all k-blocks of the chunk, into ap
+// as pack does for the whole of Â, the rows counted from i0: k-block kb's
+// panels at ap[kb·kc·denseRows:].
+func (g *gemm32Run) packRows(ap []float32, i0, i1 int) {
+	q0, q1 := i0/panelRows, (i1+panelRows-1)/panelRows
+	for kb := 0; kb < g.nkb; kb++ {
+		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
+		g.a.packPanels(ap[kb*g.kc*denseRows:], g.leadA[kb*g.na+q0:], panelRows, q0, q1, g.m, p0, kl, g.alpha)
+	}
+}
+
 // sum runs the k-blocks of the chunk on the 8×32 tile at (i, j) into c,
-// skipping leading zero features as gemmRun.sum does.
-func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool) {
+// skipping leading zero features as gemmRun.sum does; Â's panels are read
+// from ap, mpa rows per k-block from row ia0 on (as gemmRun.sum).
+func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool, ap []float32, ia0, mpa int) {
 	ia, jb := i/panelRows, j/panel32Cols
 	const quarters = panel32Cols / panelRows
 	for kb := 0; kb < g.nkb; kb++ {
@@ -366,7 +388,7 @@ func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool) {
 			continue
 		}
 		bpan := bk[j*kl+s*panel32Cols:]
-		apan := g.ap[kb*g.kc*g.mp+i*kl+s*panelRows:]
+		apan := ap[kb*g.kc*mpa+(i-ia0)*kl+s*panelRows:]
 		tile32(g.acc, kl-s, apan, bpan, c, ldc, add)
 		add = true
 	}
@@ -390,6 +412,11 @@ func (g *gemm32Run) block(w, t int) {
 		j1 = min(j1, i1)
 	}
 	rp := roundUp(i1-i0, panelRows)
+	ap, ia0, mpa := g.ap, 0, g.mp
+	if g.inTask {
+		ap, ia0, mpa = g.ap[w*g.apw:(w+1)*g.apw], i0, denseRows
+		g.packRows(ap, i0, i1)
+	}
 	for j := j0; j < j1; j += panel32Cols {
 		for ip := 0; ip < rp; ip += panelRows {
 			i := i0 + ip
@@ -398,10 +425,10 @@ func (g *gemm32Run) block(w, t int) {
 			}
 			full := i+panelRows <= m && j+panel32Cols <= n && (!g.lower || j+panel32Cols-1 <= i) && (i+panelRows <= g.addTo || i >= g.addTo)
 			if full {
-				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo)
+				g.sum(i, j, rc.Data[i*rc.Stride+j:], rc.Stride, i < g.addTo, ap, ia0, mpa)
 				continue
 			}
-			g.sum(i, j, tmp[:], panel32Cols, false)
+			g.sum(i, j, tmp[:], panel32Cols, false, ap, ia0, mpa)
 			g.storeEdge(tmp[:], i, j)
 		}
 	}

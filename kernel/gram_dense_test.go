@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -551,6 +553,54 @@ func TestDenseSyrkUnitAlpha(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestDenseGemmInPlace checks Gemm's one allowed aliasing, c = a (c ←
+// a·op(b), op(b) square, k ≤ 1,024), on tall products (packed inside the
+// tasks, 1–2 workers) and on products packed before the tasks (16
+// workers): the same bits as into a separate c, in both precisions and on
+// every set of inner kernels. k = 600 is two k-blocks of 300 in one chunk;
+// m = 1,000 is eight row blocks, the last one ragged.
+func TestDenseGemmInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	ctx := context.Background()
+	for _, sz := range [][2]int{{300, 128}, {1000, 97}, {1000, 600}} {
+		m, k := sz[0], sz[1]
+		a, b := randDense(r, m, k), randDense(r, k, k)
+		a32, b32 := rand32(r, m, k), rand32(r, k, k)
+		for _, acc := range accels() {
+			restore := setAccel(acc)
+			for _, w := range []int{1, 2, 16} {
+				for _, tB := range []bool{false, true} {
+					want := mat.NewDense(m, k, nil)
+					got := mat.DenseCopyOf(a)
+					d := Dense{Workers: w}
+					if err := d.Gemm(ctx, false, tB, 0.5, a, b, 0, want); err != nil {
+						t.Fatal(err)
+					}
+					if err := d.Gemm(ctx, false, tB, 0.5, got, b, 0, got); err != nil {
+						t.Fatal(err)
+					}
+					if !mat.Equal(got, want) {
+						t.Errorf("m=%d k=%d %v workers=%d tB=%v: in place differs", m, k, acc, w, tB)
+					}
+					want32 := blas32.General{Rows: m, Cols: k, Stride: k, Data: make([]float32, m*k)}
+					got32 := blas32.General{Rows: m, Cols: k, Stride: k, Data: append([]float32(nil), a32.Data...)}
+					d32 := DenseF32{Workers: w}
+					if err := d32.Gemm(ctx, false, tB, 0.5, a32, b32, 0, want32); err != nil {
+						t.Fatal(err)
+					}
+					if err := d32.Gemm(ctx, false, tB, 0.5, got32, b32, 0, got32); err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got32.Data, want32.Data) {
+						t.Errorf("float32 m=%d k=%d %v workers=%d tB=%v: in place differs", m, k, acc, w, tB)
+					}
+				}
+			}
+			restore()
 		}
 	}
 }

@@ -1804,7 +1804,7 @@ DATA expRowAVX512tab<>+120(SB)/8, $0x3ffea4afa2a490da
 GLOBL expRowAVX512tab<>(SB), RODATA|NOPTR, $128
 
 // func expRowAVX512(row *float64, cc *float64, n int, xx float64, ng float64)
-// Requires: AVX, AVX512F, SSE2
+// Requires: AVX, AVX512F, MMX+, SSE2
 TEXT ·expRowAVX512(SB), NOSPLIT, $0-40
 	MOVQ         row+0(FP), SI
 	MOVQ         cc+8(FP), DI
@@ -1911,6 +1911,10 @@ loop:
 	VMOVUPD          Z7, 64(SI)
 	VMOVUPD          Z11, 128(SI)
 	VMOVUPD          Z15, 192(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
 	ADDQ             $0x00000100, SI
 	ADDQ             $0x00000100, DI
 	DECQ             CX
@@ -1959,6 +1963,8 @@ tail:
 	VSCALEFPD        Z5, Z7, Z7
 	VMOVUPD          Z3, (SI)
 	VMOVUPD          Z7, 64(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
 	ADDQ             $0x00000080, SI
 	ADDQ             $0x00000080, DI
 
@@ -1999,7 +2005,7 @@ DATA expRowDotAVX512tab<>+120(SB)/8, $0x3ffea4afa2a490da
 GLOBL expRowDotAVX512tab<>(SB), RODATA|NOPTR, $128
 
 // func expRowDotAVX512(row *float64, cc *float64, v *float64, n int, xx float64, ng float64) float64
-// Requires: AVX, AVX512F, SSE2
+// Requires: AVX, AVX512F, MMX+, SSE2
 TEXT ·expRowDotAVX512(SB), NOSPLIT, $0-56
 	MOVQ         row+0(FP), SI
 	MOVQ         cc+8(FP), DI
@@ -2107,6 +2113,10 @@ loop:
 	VMOVUPD          Z7, 64(SI)
 	VMOVUPD          Z11, 128(SI)
 	VMOVUPD          Z15, 192(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
 	VFMADD231PD      (R8), Z3, Z20
 	VFMADD231PD      64(R8), Z7, Z21
 	VFMADD231PD      128(R8), Z11, Z20
@@ -2160,6 +2170,8 @@ tail:
 	VSCALEFPD        Z5, Z7, Z7
 	VMOVUPD          Z3, (SI)
 	VMOVUPD          Z7, 64(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
 	VFMADD231PD      (R8), Z3, Z20
 	VFMADD231PD      64(R8), Z7, Z21
 	ADDQ             $0x00000080, SI

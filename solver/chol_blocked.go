@@ -94,7 +94,9 @@ func BlockedScratchBytes(n int) int64 {
 // CholeskyScratchBytes returns the most memory CholeskyBlocked allocates
 // for an n×n matrix beside it and its products' buffers: a panel and the
 // inverses of an outer diagonal block's inner blocks, cholInner·(n +
-// min(n, cholBlock)) doubles. It bounds Lauum's too on products with
+// min(n, cholBlock)) doubles (on kernel.Dense, which multiplies the panel
+// by the inverses in place, only the cholInner·min(n, cholBlock) of the
+// inverses). It bounds Lauum's too on products with
 // LauumRows (kernel.Dense), which packs each block row straight from the
 // matrix instead of copying it to a panel.
 func CholeskyScratchBytes(n int) int64 {
@@ -121,7 +123,9 @@ var defaultWidths = widths{cholBlock, cholInner}
 // and A21·A21ᵀ is subtracted from the trailing lower triangle with one
 // SyrkLower of k = cholBlock. Matrices of at most 2·cholInner rows go
 // straight to gonum's potrf. All but ≈ 2·cholInner/n of the n³/3 flops are
-// in p. Besides a it allocates cholBlock·cholInner + n·cholInner doubles.
+// in p. Besides a it allocates cholBlock·cholInner + n·cholInner doubles
+// (the n·cholInner of a column block's product by an inverse not on
+// kernel.Dense, whose Gemm writes it in place).
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
 	if a == nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -51,6 +52,10 @@ type blockedOps[T float32 | float64] interface {
 	// and their WᵀW added to its leading k1×k1 block), nil when they have
 	// none.
 	lauumRows() func(ctx context.Context, g dense[T], k0, k1 int) error
+	// gemmInPlace reports whether gemm may write its result over a
+	// (c = a·op(b), the same view, k ≤ 1,024: kernel.Dense and DenseF32
+	// pack all of op(a)'s rows before storing any of them).
+	gemmInPlace() bool
 }
 
 // rowsLauum is the in-place lauum step of kernel.Dense (LauumRows).
@@ -76,6 +81,8 @@ func (o ops64) syrkLower(ctx context.Context, trans bool, alpha float64, a dense
 }
 
 func (o ops64) reserve(n, k int) func() { return reserve(o.p, n, k) }
+
+func (o ops64) gemmInPlace() bool { _, ok := o.p.(kernel.Dense); return ok }
 
 func (o ops64) lauumRows() func(ctx context.Context, g dense[float64], k0, k1 int) error {
 	r, ok := o.p.(rowsLauum)
@@ -118,6 +125,8 @@ func (o *ops32) syrkLower(ctx context.Context, trans bool, alpha float32, a dens
 }
 
 func (o *ops32) reserve(n, k int) func() { return reserve(o.p, n, k) }
+
+func (o *ops32) gemmInPlace() bool { _, ok := o.p.(kernel.DenseF32); return ok }
 
 func (o *ops32) lauumRows() func(ctx context.Context, g dense[float32], k0, k1 int) error {
 	r, ok := o.p.(rowsLauum32)
@@ -204,9 +213,13 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 	nb = min(nb, n)
 	defer o.reserve(n, nb)() // the products' buffer, planned as kernel.Dense.SyrkPackBytes(n, nb)
 	// Scratch: the inverses of the inner diagonal blocks of one outer
-	// diagonal block (nb·ni), then one inner column block of the panel
-	// (n·ni, the Gemm by an inverse does not work in place).
-	sb := scratchT[T](nb*ni + n*ni)
+	// diagonal block (nb·ni), then, unless the products multiply in place,
+	// one inner column block of the panel (n·ni).
+	tl := n * ni
+	if o.gemmInPlace() {
+		tl = 0
+	}
+	sb := scratchT[T](nb*ni + tl)
 	defer putScratch(sb)
 	invs, tmp := (*sb)[:nb*ni], (*sb)[nb*ni:]
 	for k := 0; k < n; k += nb {
@@ -233,12 +246,8 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 					return false, err
 				}
 			}
-			t := dense[T]{rows: rest, cols: bw, stride: bw, data: tmp[:rest*bw]}
 			iv := dense[T]{rows: bw, cols: bw, stride: bw, data: invs[j0*ni : j0*ni+bw*bw]}
-			if err := o.gemm(ctx, false, true, 1, aj, iv, 0, t); err != nil {
-				return false, err
-			}
-			if err := copyT(ctx, aj, t); err != nil {
+			if err := mulInvT(ctx, o, aj, iv, tmp); err != nil {
 				return false, err
 			}
 		}
@@ -247,6 +256,20 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 		}
 	}
 	return true, nil
+}
+
+// mulInvT sets a (r×b) to a·ivᵀ for the b×b iv (the inverse of a diagonal
+// block's factor), in place when the products can, else through tmp (r·b
+// values) and a copy back: the same sums either way.
+func mulInvT[T float32 | float64](ctx context.Context, o blockedOps[T], a, iv dense[T], tmp []T) error {
+	if o.gemmInPlace() {
+		return o.gemm(ctx, false, true, 1, a, iv, 0, a)
+	}
+	t := dense[T]{rows: a.rows, cols: a.cols, stride: a.cols, data: tmp[:a.rows*a.cols]}
+	if err := o.gemm(ctx, false, true, 1, a, iv, 0, t); err != nil {
+		return err
+	}
+	return copyT(ctx, a, t)
 }
 
 // panelPotrfT factors the b×b diagonal block of g at (k, k) by the
@@ -268,11 +291,7 @@ func panelPotrfT[T float32 | float64](ctx context.Context, g dense[T], k, b int,
 		}
 		iv := dense[T]{rows: bw, cols: bw, stride: bw, data: invs[j0*ni : j0*ni+bw*bw]}
 		a21 := g.view(k+j0+bw, k+j0, rest, bw)
-		t := dense[T]{rows: rest, cols: bw, stride: bw, data: tmp[:rest*bw]}
-		if err := o.gemm(ctx, false, true, 1, a21, iv, 0, t); err != nil {
-			return false, err
-		}
-		if err := copyT(ctx, a21, t); err != nil {
+		if err := mulInvT(ctx, o, a21, iv, tmp); err != nil {
 			return false, err
 		}
 		if err := o.syrkLower(ctx, false, -1, a21, 1, g.view(k+j0+bw, k+j0+bw, rest, rest)); err != nil {

@@ -30,7 +30,8 @@
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
 //     (VSCALEFPD, which also rounds subnormals once) · 2^((16q mod 16)/16)
 //     (a 16-entry table, VPERMI2PD) · (1 + p(y − q)), p a degree-7
-//     polynomial; four vectors interleaved per step. The Dot variant also returns Σ_j k_j·v_j.
+//     polynomial; four vectors interleaved per step, each prefetching row
+//     2 KiB ahead. The Dot variant also returns Σ_j k_j·v_j.
 //   - expRowAVX2 / expRowDotAVX2: the same map with a 4-entry table of
 //     2^(j/4) (VPERMD on 32-bit lane pairs) and a degree-9 polynomial, 2^⌊q⌋
 //     from the bits of the rounding sum (gen_avx2.go: AVX2 has no VSCALEFPD
@@ -72,8 +73,8 @@ func generate() {
 	gemmDense()
 	gemmDense32()
 	gemm32()
-	expRow16("expRowAVX512", false)
-	expRow16("expRowDotAVX512", true)
+	expRow16("expRowAVX512", false, expAVX512Prefetch)
+	expRow16("expRowDotAVX512", true, expAVX512Prefetch)
 	axpyKernel("axpyAVX512", true, true, "axpyAVX512 sets y[j] += a·x[j] (one FMA each) for j < n, n a multiple of 16.")
 	axpyKernel("axpyRoundAVX512", true, false, "axpyRoundAVX512 sets y[j] += a·x[j] with the product rounded first (no FMA: the bits of the",
 		"scalar y[j] += a*x[j]) for j < n, n a multiple of 16.")
