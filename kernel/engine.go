@@ -549,7 +549,7 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 	partial, sums, err := o.segmentSums(ctx, p.mp*t, kvCols, func(w *work, r0, r1 int, acc []float64) {
 		f(w, r0, r1, blas64.General{Rows: m, Cols: t, Stride: t, Data: acc})
 	})
-	defer p.sums.Put(sums)
+	defer sumsSlot.Put(sums)
 	if err != nil {
 		return err
 	}
@@ -570,7 +570,7 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 // segments(nb, size) contiguous segments, each summed in block order into its own
 // partial of size values (zero at the start), and returns the partials in
 // segment order, held in sums, which the caller hands back with
-// p.sums.Put (also on error). kvCols is the width of the per-worker K·V
+// sumsSlot.Put (also on error). kvCols is the width of the per-worker K·V
 // scratch f needs.
 func (o *Op) segmentSums(ctx context.Context, size, kvCols int, f func(w *work, r0, r1 int, acc []float64)) ([][]float64, *[]float64, error) {
 	n, _ := o.Dims()

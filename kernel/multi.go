@@ -300,7 +300,7 @@ func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General
 			p.colsTimesPanel(kb.Data, rows, kv, acc[q:])
 		}
 	})
-	defer p.sums.Put(sums)
+	defer sumsSlot.Put(sums)
 	if err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) e
 			p.colsTimesPanel(kb.Data, rows, up, acc[q*p.mp*multiPanel:])
 		}
 	})
-	defer p.sums.Put(sums)
+	defer sumsSlot.Put(sums)
 	if err != nil {
 		return err
 	}

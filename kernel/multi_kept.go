@@ -237,7 +237,7 @@ func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General) 
 		_, kb, kvp := k.dots(o, w, r0, r1)
 		p.colsTimesPanel(kb, rows, kvp, acc[t*p.mp:])
 	})
-	defer p.sums.Put(sums)
+	defer sumsSlot.Put(sums)
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (o *Op) mulTKept(ctx context.Context, dst *mat.Dense, u blas64.General) err
 		}
 		p.colsTimesPanel(kb, rows, up, acc[t*p.mp:])
 	})
-	defer p.sums.Put(sums)
+	defer sumsSlot.Put(sums)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -48,11 +49,15 @@ type plan struct {
 	l1 *l1Plan     // the Laplacian on dense X and C with SIMD; see l1.go
 	sp *sparsePlan // X is sparse (then x is empty); see sparse_engine.go
 	sc *centerPlan // C is sparse (then c and cp are empty); see sparse_centers.go
-
-	// sums recycles the partial sums of reduce (*[]float64) between the
-	// Op's calls, as workPool does the per-worker scratch.
-	sums sync.Pool
 }
+
+// sumsSlot recycles the partial sums of reduce between calls, of this Op
+// or any other: one buffer for the whole package (package scratch says why
+// not a sync.Pool, whose per-P slots missed and reallocated). kernel.Factored
+// runs one Op per group of rows one after the other, which took 18 MB of
+// new partial sums per pass with a pool per Op (M = 2,000, 75 groups) and
+// takes none now.
+var sumsSlot scratch.Slot[float64]
 
 // blocks32 reports whether w forms the Gaussian's blocks of K wholly in
 // float32 (the float32 mode's fast path: AVX-512 or AVX2, one k-block of features):
@@ -195,16 +200,12 @@ func putWorks(ws []*work) {
 	}
 }
 
-// getSums returns n zeros for the partial sums of reduce, in a recycled
-// buffer when the pool has one large enough; the caller puts it back.
+// getSums returns n zeros for the partial sums of reduce, in the recycled
+// buffer when sumsSlot holds one large enough; the caller puts it back.
 func (p *plan) getSums(n int) *[]float64 {
-	if b, ok := p.sums.Get().(*[]float64); ok && cap(*b) >= n {
-		*b = (*b)[:n]
-		clear(*b)
-		return b
-	}
-	b := make([]float64, n)
-	return &b
+	b := sumsSlot.Get(n)
+	clear(*b)
+	return b
 }
 
 // zeros returns n zeros in s's storage when it is large enough, else new.
