@@ -197,14 +197,15 @@ const (
 // MinGroupRows is the mean group size below which Gain refuses factoring:
 // each group costs a few products of M×t vectors and the start of a pass
 // of the engine, which at fewer than 32 rows a group (P > n/32) no longer
-// disappear behind its n_p·M pairs.
+// disappears behind its n_p·M pairs.
 const MinGroupRows = 32
 
 // Gain returns the predicted ratio of a factored pass's time to an
 // unfactored one's (below 1: faster) for data with this split, from the
-// per-pair cost model a + b·d (float32 passes when f32), the T-scaling of
-// the group products counted as P·M·t multiplications against n·M pairs;
-// and false when the groups are too small (Patterns > n/MinGroupRows).
+// per-pair cost model a + b·d (float32 passes when f32): (a + b·|D| +
+// a·P/n) / (a + b·d), the middle term charging each group's scalings by
+// T[p] and its start as one pair per center; and false when the groups
+// are too small (Patterns > n/MinGroupRows).
 func (s *Split) Gain(f32 bool) (ratio float64, ok bool) {
 	a, b := pairCost64, featureCost64
 	if f32 {
@@ -229,49 +230,78 @@ func (s *Split) Pays(f32 bool) bool {
 // Bytes is what a Factored built on this split with M centers holds
 // besides its Ops: X_D (4 bytes a value when x32, X a *Dense32 read in
 // float32 by the kernel k, else 8), the permutation and group starts, T
-// (P×M) and C_D and C_S's copies (M×d).
+// (P×M) and C_D (M×|D|; the copy of C_S, and a sparse C's dense copy, are
+// dropped once T is computed).
 func (s *Split) Bytes(k Kernel, x32 bool, m int) int64 {
 	elem := int64(8)
 	if x32 && runs32(k, false) {
 		elem = 4
 	}
-	n, p, d := int64(s.n), int64(s.Patterns), int64(len(s.Dense)+len(s.Discrete))
-	return elem*n*int64(len(s.Dense)) + 4*n + 8*(p+1) + 8*p*int64(m) + 8*int64(m)*d
+	n, p, dd := int64(s.n), int64(s.Patterns), int64(len(s.Dense))
+	return elem*n*dd + 4*n + 8*(p+1) + 8*p*int64(m) + 8*int64(m)*dd
 }
 
-// ScratchBytes is what the Ops of a Factored built on this split with M
-// centers and engine options opt take for products with t right-hand sides
-// (t = 0: Block): each group's Op keeps its packed C_D, norms and the
-// partial sums of its reductions between calls, and one group's per-call
-// scratch is live at a time; plus the products' own M×t and group-sized
-// buffers, and every group's padded copy of its right-hand side.
+// ScratchBytes is the live memory of the Ops of a Factored built on this
+// split with M centers and engine options opt in products with t
+// right-hand sides (t = 0: Block): every group's Op keeps its packed C_D
+// and norms, and one group's per-call scratch (its blocks, partial sums
+// and packing buffers) is live at a time; plus the products' own M×t and
+// group-sized buffers. The partial sums each group's Op recycles (a
+// sync.Pool) and its padded copy of the right-hand side outlive its call
+// only as garbage the collector takes back (collectable bounds them): they
+// are not counted.
 func (s *Split) ScratchBytes(k Kernel, x32 bool, m, t int, opt Options) int64 {
-	dd := len(s.Dense)
-	x32 = x32 && runs32(k, false)
-	mp := int64(roundUp(m, panelCols32))
+	var held, call int64
+	s.eachGroup(k, x32, m, t, opt, func(op *Op, packed, _ int64) {
+		held += packed
+		call = max(call, op.ScratchBytes(t)-packed)
+	})
 	tw := int64(max(t, 1))
-	if t > 1 {
-		tw = int64(roundUp(t, 16)) // the panel products' partials
-	}
-	var kept, call int64
-	for _, np := range s.sizes {
-		op := NewOp(k, stubX(np, dd, x32), stubX(m, dd, false), opt)
-		b := op.BlockRows()
-		keep := 8*(mp*int64(dd+2)+int64(np)) + 8*int64(segments((np+b-1)/b, int(mp*tw)))*mp*tw
-		kept += keep
-		call = max(call, op.ScratchBytes(t)-keep)
-	}
 	maxRows := int64(maxSize(s.sizes))
 	own := 8 * (3*int64(m)*tw + maxRows*tw)
 	if t == 0 {
 		own = 8 * int64(min(max(blockChunkBytes/(8*m), panelRows), int(maxRows))) * int64(m)
 	}
-	// Each group's call also allocates its right-hand side padded to the
-	// panel width (float64 and float32 for one column, packed panels of 16
-	// columns for more): garbage once the group is done, counted for every
-	// group so that the plan bounds all a product allocates.
-	garbage := int64(s.Patterns) * 12 * mp * tw
-	return kept + call + own + garbage
+	return held + call + own
+}
+
+// collectable bounds what a product's groups leave behind as garbage
+// (ScratchBytes does not count it): every group's pooled partial sums and
+// padded right-hand side (in float64 and float32 for one column, panels
+// of 16 columns for more).
+func (s *Split) collectable(k Kernel, x32 bool, m, t int, opt Options) int64 {
+	var g int64
+	s.eachGroup(k, x32, m, t, opt, func(_ *Op, _, partials int64) { g += partials })
+	mp, tw := int64(roundUp(m, panelCols32)), int64(max(t, 1))
+	if t > 1 {
+		tw = int64(roundUp(t, 16))
+	}
+	return g + int64(s.Patterns)*12*mp*tw
+}
+
+// eachGroup calls f with a shape-only Op of each group, the bytes the Op
+// keeps once prepared (packed C_D and norms, from the engine's own count
+// 8·(mp·(d+2) + n), or in float32 the packed centers in 4 bytes) and a
+// bound on its partial sums (segments × mp × the right-hand sides, rounded
+// up to 16 for several).
+func (s *Split) eachGroup(k Kernel, x32 bool, m, t int, opt Options, f func(op *Op, packed, partials int64)) {
+	dd := int64(len(s.Dense))
+	x32 = x32 && runs32(k, false)
+	f32 := (x32 || opt.Float32) && runs32(k, false)
+	mp := int64(roundUp(m, panelCols32))
+	tw := int64(max(t, 1))
+	if t > 1 {
+		tw = int64(roundUp(t, 16)) // the panel products' partials
+	}
+	for _, np := range s.sizes {
+		op := NewOp(k, stubX(np, int(dd), x32), stubX(m, int(dd), false), opt)
+		b := op.BlockRows()
+		packed := 8 * (mp*(dd+2) + int64(np))
+		if f32 {
+			packed = 4*mp*dd + 16*mp + 8*int64(np)
+		}
+		f(op, packed, 8*int64(segments((np+b-1)/b, int(mp*tw)))*mp*tw)
+	}
 }
 
 // stubX is a matrix of shape r×c without values, for sizing an Op's

@@ -211,7 +211,19 @@ func TestFactoredMatchesOp(t *testing.T) {
 		t.Logf("%v float64: largest relative error %.2g", k, worst)
 		for _, xin := range []mat.Matrix{x, x32} {
 			if _, is32 := xin.(*Dense32); is32 && !runs32(k, false) {
-				continue // the Laplacian reads a float32 X in float64: covered above
+				// The Laplacian reads a float32 X in float64: X_D is
+				// gathered into float64, against the Op on the same values.
+				ref32 := runProducts(t, NewOp(k, xin, c, Options{BlockRows: 16}), n, m, v1, v3, u1, u2)
+				f, err := NewFactored(k, xin, c, nil, Options{BlockRows: 16})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, g := range runProducts(t, f, n, m, v1, v3, u1, u2) {
+					if e := relDiff(g, ref32[i]); e > 1e-13 {
+						t.Errorf("%v *Dense32 %s: relative error %.3g above 1e-13", k, factoredProductNames[i], e)
+					}
+				}
+				continue
 			}
 			opt := Options{BlockRows: 16, Float32: true}
 			f32, err := NewFactored(k, xin, c, nil, opt)
@@ -330,10 +342,12 @@ func TestSplitGain(t *testing.T) {
 	}
 }
 
-// TestFactoredScratchBytes checks that the planned bytes bound what a
-// fresh Factored's first products allocate (packing every group's centers):
-// the Go heap allocated during MulTMul and MulT (runtime.MemStats.TotalAlloc,
-// after two collections empty the engine's pools), with 1 and 2 workers.
+// TestFactoredScratchBytes checks that the planned bytes, with what the
+// plan leaves to the collector (every group's pooled partial sums and
+// padded right-hand side, collectable), bound what a fresh Factored's
+// first products allocate (packing every group's centers): the Go heap
+// allocated during MulTMul and MulT (runtime.MemStats.TotalAlloc, after two
+// collections empty the engine's pools), with 1 and 2 workers.
 func TestFactoredScratchBytes(t *testing.T) {
 	if raceBuild {
 		t.Skip("-race: sync.Pool drops items at random, so the engine's pooled scratch is allocated again")
@@ -364,9 +378,10 @@ func TestFactoredScratchBytes(t *testing.T) {
 				}
 				runtime.ReadMemStats(&after)
 				got, plan := int64(after.TotalAlloc-before.TotalAlloc), f.ScratchBytes(tc)
-				t.Logf("workers=%d t=%d %s: allocated %d bytes, planned %d (held %d)", w, tc, name, got, plan, f.HeldBytes())
-				if got > plan {
-					t.Errorf("workers=%d t=%d %s: allocated %d bytes, planned %d", w, tc, name, got, plan)
+				garbage := s.collectable(f.k, false, m, tc, f.opt)
+				t.Logf("workers=%d t=%d %s: allocated %d bytes, planned %d live + %d collectable (held %d)", w, tc, name, got, plan, garbage, f.HeldBytes())
+				if got > plan+garbage {
+					t.Errorf("workers=%d t=%d %s: allocated %d bytes, planned %d + %d", w, tc, name, got, plan, garbage)
 				}
 			}
 		}
@@ -430,5 +445,40 @@ func BenchmarkFactoredMulTMul(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestFactoredBlockChunks checks Block when a group is cut into chunks
+// (chunkRows rows of K_D at a time, each on an Op of its own): M = 2,100
+// centers make a chunk 499 rows, and two patterns over 1,200 rows make
+// groups of about 600; the result is the unfactored Block's to 1e-13
+// relative (as in TestFactoredMatchesOp).
+func TestFactoredBlockChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const n, m = 1200, 2100
+	x := mat.NewDense(n, 4, nil)
+	for i := range n {
+		row := x.RawRowView(i)
+		row[0], row[1] = r.NormFloat64(), r.NormFloat64()
+		b := r.IntN(2)
+		row[2+b] = 1
+	}
+	c := factoredCenters(r, x, m)
+	f, err := NewFactored(Gaussian{Gamma: 0.3}, x, c, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.chunkRows() >= maxSize(f.split.sizes) {
+		t.Fatalf("chunks of %d rows do not cut groups of %v", f.chunkRows(), f.split.sizes)
+	}
+	got, want := mat.NewDense(n, m, nil), mat.NewDense(n, m, nil)
+	if err := f.Block(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewOp(Gaussian{Gamma: 0.3}, x, c, Options{}).Block(context.Background(), want); err != nil {
+		t.Fatal(err)
+	}
+	if e := relDiff(got, want); e > 1e-13 {
+		t.Fatalf("chunked Block: relative error %.3g above 1e-13", e)
 	}
 }

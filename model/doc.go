@@ -28,6 +28,14 @@
 // …) are in package approx; the YAML names of all of these are in package
 // experiments.
 //
+// Falkon's passes over tabular data with one-hot or binary columns run
+// factored (Falkon.Factor, automatic by default): for the Gaussian and
+// Laplacian kernels k(x, c) = k(x_D, c_D)·k(x_S, c_S) over the dense columns
+// D and the two-valued ones S, so with the rows grouped by their pattern on
+// S, K(X_p, C) = K_D(X_p, C_D)·diag(T[p]) with T[p][j] = k(s_p, c_{j,S}),
+// and every K_nM product runs at dimension |D| (kernel.Factored; the fit is
+// the same up to rounding).
+//
 // Regularization convention, used by every estimator here: λ multiplies n.
 // Exact KRR solves (K + λnI)α = y; FALKON and Nyström KRR solve
 // (K_nMᵀK_nM + λn K_MM)α = K_nMᵀy (Rudi et al., FALKON, NIPS 2017, eq. 8).

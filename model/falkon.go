@@ -150,7 +150,8 @@ type Falkon struct {
 	// two-valued columns, 75 patterns), so that with the rows grouped by
 	// their pattern on S each pass runs the engine at dimension |D|; the
 	// fit is the same up to rounding. FactorAuto (default) factors when
-	// the cost model predicts passes at least 25% faster, FactorOff never,
+	// the cost model predicts passes at least 25% faster and the factored
+	// plan fits MemoryLimit (else the passes stay plain), FactorOff never,
 	// FactorOn whenever the data allow (dense X, a separable kernel, at
 	// most kernel.DefaultMaxPatterns patterns). A cached K_nM (CacheKnm
 	// with a planned cache) is not factored; prediction, the validation

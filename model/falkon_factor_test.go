@@ -52,7 +52,8 @@ func oneHotRegression(seed uint64, n int) (*mat.Dense, []float64) {
 // values logged) leaves a wide margin in float64. With Float32 the two
 // fits' kernel values differ by up to 1e-6 (float32KernelTol: the factored
 // one rounds only the dense columns), so the predictions agree to 1e-4
-// relative and the coefficients are not compared.
+// relative and the coefficients are not compared; so do those of a factored
+// Float32Storage fit (X_D held in float32).
 func TestFalkonFactorMatches(t *testing.T) {
 	x, y := oneHotRegression(1, 3000)
 	xt, _ := oneHotRegression(2, 500)
@@ -66,6 +67,25 @@ func TestFalkonFactorMatches(t *testing.T) {
 					t.Fatal(err)
 				}
 				fits[i] = m
+			}
+			if f32 {
+				// Float32Storage: X_D held in float32 (a *kernel.Dense32),
+				// the same passes as Float32 on the rounded values.
+				st := &Falkon{Kernel: k, Lambda: 1e-3, M: 120, MaxIter: 10, Seed: 3, Float32Storage: true, Factor: FactorOn}
+				if err := st.Fit(ctx, x, y); err != nil {
+					t.Fatal(err)
+				}
+				ps, err := st.DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p0, err := fits[0].DecisionFunction(xt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relDiffM(ps, p0); e > 1e-4 || st.Info().Plan.Factoring == "" {
+					t.Errorf("%v Float32Storage factored: predictions %.3g relative from the plain Float32 fit (factoring %q)", k, e, st.Info().Plan.Factoring)
+				}
 			}
 			if p := fits[0].Info().Plan; p.Factoring != "" || p.Factored != 0 {
 				t.Fatalf("Factor off planned factoring %q (%d bytes)", p.Factoring, p.Factored)
@@ -105,8 +125,9 @@ func relDiffM(a, b *mat.Dense) float64 {
 
 // TestFalkonFactorPlan checks the plan of a factored fit: Factored is X_D
 // (n·|D| float64), the permutation (4n), the group starts (8(P+1)), T
-// (8·P·M) and the centers' copy (8·M·d), counted in Total; a MemoryLimit of
-// Total − 1 refuses the fit with ErrMemory and Total accepts it; FactorAuto
+// (8·P·M) and the centers' dense columns (8·M·|D|), counted in Total; with
+// FactorOn a MemoryLimit of Total − 1 refuses the fit with ErrMemory and
+// Total accepts it, while FactorAuto under Total − 1 fits unfactored; FactorAuto
 // factors this data (22 of 25 columns two-valued: the cost model predicts
 // (a + 3b)/(a + 25b) ≈ 0.57 of the time) but not with the polynomial
 // kernel, sparse X or a cached K_nM; Fit leaves the struct as it was.
@@ -122,17 +143,37 @@ func TestFalkonFactorPlan(t *testing.T) {
 	if !ok || s.Patterns != 20 {
 		t.Fatalf("split %v", s)
 	}
-	want := int64(8*n*3 + 4*n + 8*(s.Patterns+1) + 8*s.Patterns*mc + 8*mc*25)
+	want := int64(8*n*3 + 4*n + 8*(s.Patterns+1) + 8*s.Patterns*mc + 8*mc*3)
 	if p.Factored != want || p.Factoring == "" {
 		t.Fatalf("auto plan: Factored %d (%q), want %d", p.Factored, p.Factoring, want)
 	}
 	if sum := p.Data + p.Centers + p.Precond + p.Engine + p.Solver + p.Validation + p.Cache + p.Factored; sum != p.Total {
 		t.Fatalf("plan parts sum to %d, Total %d", sum, p.Total)
 	}
+	// Auto under a limit the factored plan exceeds but the plain one
+	// does not (M = n = 2,000: the 20 groups' packed centers outweigh the
+	// plain engine's blocks): the fit runs unfactored.
+	auto := &Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: n, MaxIter: 2}
+	pf, err := auto.Plan(x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := (&Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: n, Factor: FactorOff}).Plan(x, 1)
+	if err != nil || pf.Factoring == "" || plain.Total >= pf.Total {
+		t.Fatalf("M = n: plain plan %d bytes (%v), factored %d (%q): the fallback check needs the plain one smaller", plain.Total, err, pf.Total, pf.Factoring)
+	}
+	auto.MemoryLimit = pf.Total - 1
+	if err := auto.Fit(context.Background(), x, y); err != nil || auto.Info().Plan.Factoring != "" {
+		t.Fatalf("auto under the factored plan's %d bytes: %v, factoring %q; want a plain fit", pf.Total, err, auto.Info().Plan.Factoring)
+	}
+	m.Factor = FactorOn
+	if p2, err := m.Plan(x, 1); err != nil || p2 != p {
+		t.Fatalf("FactorOn plan %+v (%v), auto's %+v", p2, err, p)
+	}
 	before := *m
 	m.MemoryLimit = p.Total - 1
 	if err := m.Fit(context.Background(), x, y); !errors.Is(err, ErrMemory) {
-		t.Fatalf("MemoryLimit %d under the plan's %d: %v, want ErrMemory", m.MemoryLimit, p.Total, err)
+		t.Fatalf("FactorOn, MemoryLimit %d under the plan's %d: %v, want ErrMemory", m.MemoryLimit, p.Total, err)
 	}
 	m.MemoryLimit = p.Total
 	if err := m.Fit(context.Background(), x, y); err != nil {

@@ -175,10 +175,15 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 		return p, true, nil
 	}
 	s := m.factorSplit(cfg, x)
-	if s != nil {
-		planFactored(&p, cfg, x, s, cs, t)
+	if s == nil {
+		return p, false, nil
 	}
-	return p, false, s
+	f := p
+	planFactored(&f, cfg, x, s, cs, t)
+	if m.Factor == FactorAuto && m.MemoryLimit > 0 && f.Total > m.MemoryLimit && p.Total <= m.MemoryLimit {
+		return p, false, nil // factoring would not fit the limit; the plain passes do
+	}
+	return f, false, s
 }
 
 // planFit plans the fit's memory before anything large is allocated: the

@@ -121,10 +121,11 @@ const fewCols = 2048
 func (f fewOne[T]) solve(ctx context.Context, n int, x blas64.General, trans bool) error {
 	sb := fewOneScratch.Get(fewOneLen(n))
 	defer fewOneScratch.Put(sb)
-	buf := (*sb)[:fewBlock] // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
+	nb := min(n, fewBlock)
+	buf := (*sb)[:nb] // the block's dots (L⁻¹x) or −v[k:k1] (L⁻ᵀx)
 	v := x.Data[:n]
 	if x.Stride != 1 {
-		v = (*sb)[fewBlock : fewBlock+n]
+		v = (*sb)[nb : nb+n]
 		for i := range v {
 			v[i] = x.Data[i*x.Stride]
 		}
@@ -198,7 +199,7 @@ func fewPanelN[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 	t := x.Cols
 	sb := fewPanelScratch.Get(fewPanelLen(n))
 	defer fewPanelScratch.Put(sb)
-	xp, out := (*sb)[:n*w], (*sb)[n*w:(n+fewBlock)*w]
+	xp, out := (*sb)[:n*w], (*sb)[n*w:(n+min(n, fewBlock))*w]
 	for i := range n {
 		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
 		clear(xp[i*w+t : i*w+w])
@@ -246,7 +247,7 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 	t := x.Cols
 	sb := fewPanelScratch.Get(fewPanelLen(n))
 	defer fewPanelScratch.Put(sb)
-	xp, neg := (*sb)[:n*w], (*sb)[n*w:(n+fewBlock)*w]
+	xp, neg := (*sb)[:n*w], (*sb)[n*w:(n+min(n, fewBlock))*w]
 	for i := range n {
 		copy(xp[i*w:i*w+t], x.Data[i*x.Stride:i*x.Stride+t])
 		clear(xp[i*w+t : i*w+w])
@@ -290,7 +291,7 @@ const panelCols = 256
 // contiguous copy of x when its stride is not 1); several need x copied
 // into rows of kernel.PanelWidth values (16n doubles, one slab of 16
 // columns at a time) and a block's dots; a float32 factor adds a widened
-// diagonal block (fewBlock² doubles). The buffers are kept between solves
+// diagonal block (min(n, 256)² doubles). The buffers are kept between solves
 // (one of each kind, freed by the garbage collector once unused), so a
 // preconditioner's four solves per CG iteration allocate them once: plans
 // count them once.
@@ -302,15 +303,16 @@ func SolveScratchBytes(n, t int) int64 {
 	if t > 1 {
 		k = fewPanelLen(n)
 	}
-	return 8 * int64(k+fewBlock*fewBlock)
+	b := min(n, fewBlock)
+	return 8 * int64(k+b*b)
 }
 
 // fewOneLen and fewPanelLen are the float64 values one few-column solve
 // of an n×n factor takes from fewOneScratch or fewPanelScratch: fewOne's block of dots and copy of
 // x, or fewPanelN's and fewPanelT's panel of x (rows of
 // kernel.PanelWidth values, whatever the slab's columns) and block of dots.
-func fewOneLen(n int) int   { return fewBlock + n }
-func fewPanelLen(n int) int { return (n + fewBlock) * kernel.PanelWidth }
+func fewOneLen(n int) int   { return min(n, fewBlock) + n }
+func fewPanelLen(n int) int { return (n + min(n, fewBlock)) * kernel.PanelWidth }
 
 // fewOneScratch and fewPanelScratch hold the few-column solves' scratch
 // of one column and of panels between solves (one buffer each, see

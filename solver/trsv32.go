@@ -22,7 +22,8 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 	if n == 0 || t == 0 {
 		return ctx.Err()
 	}
-	wb := widenScratch.Get(fewBlock * fewBlock) // a diagonal triangle widened
+	nb := min(n, fewBlock)
+	wb := widenScratch.Get(nb * nb) // a diagonal triangle widened
 	defer widenScratch.Put(wb)
 	tri := func(k, b int) blas64.Triangular {
 		d := (*wb)[:b*b]
