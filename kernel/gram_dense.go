@@ -26,7 +26,12 @@ import (
 // exact zeros, so the sums are those of the full loop (a tile's chain of
 // fused multiply–adds stays +0 through them), unless the other operand
 // holds an Inf or NaN at those features, which then does not propagate (as
-// in reference BLAS, which skips zero elements too).
+// in reference BLAS, which skips zero elements too). The trailing zero
+// features of op(b)'s panels (op(b) read transposed, i.e. b not
+// transposed in Gemm: an upper-triangular b, as the transposed inverse
+// the blocked Cholesky multiplies its panel by) are skipped the same way:
+// a tile's sum starts at +0 and never becomes −0, so adding the exact
+// zeros left out would not change it.
 type Dense struct {
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
@@ -223,13 +228,21 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 // of w doubles from each of kl rows (which, for a wide a, misses the cache
 // on every read); its leading zero features are counted (rows of a that
 // are zero over a panel's columns: the zeros above the diagonal of a
-// triangular block), those of a row-major operand are not (lead 0).
-func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl int, s float64) {
+// triangular block), those of a row-major operand are not (lead 0). When
+// trail is not nil, trail[q−q0] is set to one past the last feature of
+// panel q that is not zero over the panel (kl for a row-major operand; 0
+// for a panel of zeros).
+func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows, p0, kl int, s float64) {
 	if !o.trans {
 		for q := q0; q < q1; q++ {
 			o.pack(dst[(q-q0)*w*kl:(q-q0+1)*w*kl], w, q*w, rows, p0, kl, s)
 		}
 		clear(lead[:q1-q0])
+		if trail != nil {
+			for q := range trail[:q1-q0] {
+				trail[q] = int32(kl)
+			}
+		}
 		return
 	}
 	raw := o.a.RawMatrix()
@@ -237,6 +250,10 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 	lead = lead[:q1-q0]
 	for q := range lead {
 		lead[q] = -1 // no nonzero seen yet
+	}
+	if trail != nil {
+		trail = trail[:q1-q0]
+		clear(trail)
 	}
 	for p := 0; p < kl; p++ {
 		e := i1
@@ -252,8 +269,13 @@ func (o operand) packPanels(dst []float64, lead []int32, w, q0, q1, rows, p0, kl
 				continue
 			}
 			seg := src[lo:min(lo+w, len(src))]
-			if lead[q-q0] < 0 && !allZero(seg) {
-				lead[q-q0] = int32(p)
+			if (lead[q-q0] < 0 || trail != nil) && !allZero(seg) {
+				if lead[q-q0] < 0 {
+					lead[q-q0] = int32(p)
+				}
+				if trail != nil {
+					trail[q-q0] = int32(p + 1)
+				}
 			}
 			if s == 1 && len(seg) == panelCols && w == panelCols {
 				*(*[panelCols]float64)(out) = *(*[panelCols]float64)(seg)
@@ -340,8 +362,8 @@ func (d Dense) run(ctx context.Context, m, n, k int, a, b operand, alpha float64
 	}
 	g.na = g.mp / g.pr
 	nkbMax := (kcap + g.kc - 1) / g.kc
-	leads := make([]int32, nkbMax*(g.na+g.np))
-	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
+	leads := make([]int32, nkbMax*(g.na+2*g.np))
+	g.leadA, g.leadB, g.trailB = leads[:nkbMax*g.na], leads[nkbMax*g.na:nkbMax*(g.na+g.np)], leads[nkbMax*(g.na+g.np):]
 	g.tiles()
 	g.workers = parallel.Workers(d.Workers)
 	// A tall product (one block of columns: each row block of Â is read by
@@ -399,6 +421,7 @@ type gemmRun struct {
 	na          int     // panels of Â (mp/pr)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
 	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
+	trailB      []int32 // one past the last nonzero feature of B̂'s panels, as leadB
 	tasks       []denseTask
 	workers     int
 	tmps        [][panelRows * panelCols]float64
@@ -456,7 +479,7 @@ func (g *gemmRun) pack(ctx context.Context) error {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
 		if j < nb {
 			q0 := j * packGroup
-			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+			g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.trailB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 			return
 		}
 		if g.inTask {
@@ -464,7 +487,7 @@ func (g *gemmRun) pack(ctx context.Context) error {
 		}
 		j -= nb
 		q0 := j * packGroup
-		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*g.pr*kl:], g.leadA[kb*g.na+q0:], g.pr, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
+		g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*g.pr*kl:], g.leadA[kb*g.na+q0:], nil, g.pr, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
 	})
 }
 
@@ -477,7 +500,7 @@ func (g *gemmRun) packSame(ctx context.Context) error {
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) {
 		kb, q0 := j/nb, (j%nb)*packGroup
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+		g.b.packPanels(g.bp[kb*g.kc*g.pc*g.np+q0*g.pc*kl:], g.leadB[kb*g.np+q0:], g.trailB[kb*g.np+q0:], g.pc, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 	}); err != nil {
 		return err
 	}
@@ -541,7 +564,7 @@ func (g *gemmRun) packRows(ap []float64, i0, i1 int) {
 	q0, q1 := i0/g.pr, (i1+g.pr-1)/g.pr
 	for kb := 0; kb < g.nkb; kb++ {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.a.packPanels(ap[kb*g.kc*g.taskRows:], g.leadA[kb*g.na+q0:], g.pr, q0, q1, g.m, p0, kl, g.alpha)
+		g.a.packPanels(ap[kb*g.kc*g.taskRows:], g.leadA[kb*g.na+q0:], nil, g.pr, q0, q1, g.m, p0, kl, g.alpha)
 	}
 }
 
@@ -573,12 +596,13 @@ func (g *gemmRun) sum(i, j int, c []float64, ldc int, add bool, ap []float64, ia
 			continue
 		}
 		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
-		if s >= kl {
+		e := int(g.trailB[kb*g.np+jb])
+		if s >= e {
 			continue
 		}
 		bpan := bk[j*kl+s*g.pc:]
 		apan := ap[kb*g.kc*mpa+(i-ia0)*kl+s*g.pr:]
-		tile(g.acc, kl-s, apan, bpan, c, ldc, add)
+		tile(g.acc, e-s, apan, bpan, c, ldc, add)
 		add = true
 	}
 	if !add {

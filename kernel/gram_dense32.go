@@ -109,16 +109,21 @@ type operand32 struct {
 // packPanels packs panels [q0, q1) of width w (panel q: rows [q·w, q·w+w)
 // of the operand, zero-filled at and beyond rows), features [p0, p0+kl),
 // scaled by s, into dst as [kl][w] each, panel q at dst[(q−q0)·w·kl:], and
-// sets lead[q−q0] to its leading zero features (0 for a row-major operand);
-// as operand.packPanels does for float64.
-func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, kl int, s float32) {
+// sets lead[q−q0] to its leading zero features (0 for a row-major operand)
+// and, when trail is not nil, trail[q−q0] to one past its last nonzero
+// feature; as operand.packPanels does for float64.
+func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, rows, p0, kl int, s float32) {
 	raw := o.a
 	lead = lead[:q1-q0]
+	if trail != nil {
+		trail = trail[:q1-q0]
+	}
 	if o.trans {
 		i0, i1 := q0*w, min(q1*w, rows)
 		for q := range lead {
 			lead[q] = -1 // no nonzero seen yet
 		}
+		clear(trail)
 		for p := 0; p < kl; p++ {
 			e := i1
 			if o.tri {
@@ -133,8 +138,13 @@ func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, 
 					continue
 				}
 				seg := src[lo:min(lo+w, len(src))]
-				if lead[q-q0] < 0 && !allZero(seg) {
-					lead[q-q0] = int32(p)
+				if (lead[q-q0] < 0 || trail != nil) && !allZero(seg) {
+					if lead[q-q0] < 0 {
+						lead[q-q0] = int32(p)
+					}
+					if trail != nil {
+						trail[q-q0] = int32(p + 1)
+					}
 				}
 				if s == 1 {
 					copy(out, seg)
@@ -154,6 +164,9 @@ func (o operand32) packPanels(dst []float32, lead []int32, w, q0, q1, rows, p0, 
 		return
 	}
 	clear(lead)
+	for q := range trail {
+		trail[q] = int32(kl)
+	}
 	for q := q0; q < q1; q++ {
 		pd := dst[(q-q0)*w*kl : (q-q0+1)*w*kl]
 		i0 := q * w
@@ -204,6 +217,7 @@ type gemm32Run struct {
 	na          int     // 8-row panels of Â (mp/8)
 	leadA       []int32 // leading zero features of Â's panels: [k-block of the chunk][panel]
 	leadB       []int32 // leading zero features of B̂'s panels: [k-block of the chunk][panel]
+	trailB      []int32 // one past the last nonzero feature of B̂'s panels, as leadB
 	tasks       []denseTask
 	workers     int
 	tmps        [][panelRows * panel32Cols]float32
@@ -256,8 +270,8 @@ func (d DenseF32) run(ctx context.Context, m, n, k int, a, b operand32, alpha fl
 	}
 	g.na = g.mp / panelRows
 	nkbMax := (kcap + g.kc - 1) / g.kc
-	leads := make([]int32, nkbMax*(g.na+g.np))
-	g.leadA, g.leadB = leads[:nkbMax*g.na], leads[nkbMax*g.na:]
+	leads := make([]int32, nkbMax*(g.na+2*g.np))
+	g.leadA, g.leadB, g.trailB = leads[:nkbMax*g.na], leads[nkbMax*g.na:nkbMax*(g.na+g.np)], leads[nkbMax*(g.na+g.np):]
 	rowBlocks := (m + denseRows - 1) / denseRows
 	colBlocks := (n + denseCols - 1) / denseCols
 	g.tasks = make([]denseTask, 0, rowBlocks*colBlocks)
@@ -301,7 +315,7 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 	nb, na := (g.np+packGroup-1)/packGroup, (g.mp/panelRows+packGroup-1)/packGroup
 	packB := func(kb, q0 int) {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q0*panel32Cols*kl:], g.leadB[kb*g.np+q0:], panel32Cols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
+		g.b.packPanels(g.bp[kb*g.kc*panel32Cols*g.np+q0*panel32Cols*kl:], g.leadB[kb*g.np+q0:], g.trailB[kb*g.np+q0:], panel32Cols, q0, min(q0+packGroup, g.np), g.n, p0, kl, 1)
 	}
 	if !same {
 		return parallel.For(ctx, (nb+na)*g.nkb, g.workers, func(_, j int) {
@@ -316,7 +330,7 @@ func (g *gemm32Run) pack(ctx context.Context, same bool) error {
 			}
 			q0 := (j - nb) * packGroup
 			p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], g.leadA[kb*g.na+q0:], panelRows, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
+			g.a.packPanels(g.ap[kb*g.kc*g.mp+q0*panelRows*kl:], g.leadA[kb*g.na+q0:], nil, panelRows, q0, min(q0+packGroup, g.na), g.m, p0, kl, g.alpha)
 		})
 	}
 	if err := parallel.For(ctx, nb*g.nkb, g.workers, func(_, j int) { packB(j/nb, (j%nb)*packGroup) }); err != nil {
@@ -354,7 +368,7 @@ func (g *gemm32Run) packRows(ap []float32, i0, i1 int) {
 	q0, q1 := i0/panelRows, (i1+panelRows-1)/panelRows
 	for kb := 0; kb < g.nkb; kb++ {
 		p0, kl := g.c0+kb*g.kc, min(g.kc, g.cl-kb*g.kc)
-		g.a.packPanels(ap[kb*g.kc*denseRows:], g.leadA[kb*g.na+q0:], panelRows, q0, q1, g.m, p0, kl, g.alpha)
+		g.a.packPanels(ap[kb*g.kc*denseRows:], g.leadA[kb*g.na+q0:], nil, panelRows, q0, q1, g.m, p0, kl, g.alpha)
 	}
 }
 
@@ -384,12 +398,13 @@ func (g *gemm32Run) sum(i, j int, c []float32, ldc int, add bool, ap []float32, 
 			continue
 		}
 		s := int(max(g.leadA[kb*g.na+ia], g.leadB[kb*g.np+jb]))
-		if s >= kl {
+		e := int(g.trailB[kb*g.np+jb])
+		if s >= e {
 			continue
 		}
 		bpan := bk[j*kl+s*panel32Cols:]
 		apan := ap[kb*g.kc*mpa+(i-ia0)*kl+s*panelRows:]
-		tile32(g.acc, kl-s, apan, bpan, c, ldc, add)
+		tile32(g.acc, e-s, apan, bpan, c, ldc, add)
 		add = true
 	}
 	if !add {

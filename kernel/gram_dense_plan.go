@@ -65,7 +65,8 @@ func (d Dense) syrkLen(n, k int) int {
 
 // denseCallBytes bounds what one Dense.run allocates besides its packing
 // buffer for an m×n result over k on w workers: the leading-zero counts (4
-// bytes for each panel of Â and of B̂ in each k-block of a chunk, panels
+// bytes for each panel of Â and 8 for each of B̂, whose trailing zeros are
+// counted too, in each k-block of a chunk, panels
 // of at least 6 rows and 8 columns), the task list (16 bytes for each
 // block of at least 126 rows by denseCols columns), for each worker one scratch
 // tile of 8×16 doubles and 1.5 KiB for its goroutines (up to three worker
@@ -78,7 +79,7 @@ func denseCallBytes(m, n, k, w int) int64 {
 	nk := (k + denseKBlock - 1) / denseKBlock
 	kc := (k + nk - 1) / nk
 	nkb := (min(kc*denseKBlocks, k) + kc - 1) / kc
-	panels := (m+avx2TileRows-1)/avx2TileRows + (n+7)/8
+	panels := (m+avx2TileRows-1)/avx2TileRows + 2*((n+7)/8)
 	rowBlocks := (m + avx2TileRows*(denseRows/avx2TileRows) - 1) / (avx2TileRows * (denseRows / avx2TileRows))
 	tasks := rowBlocks * ((n + denseCols - 1) / denseCols)
 	chunks := (k + kc*denseKBlocks - 1) / (kc * denseKBlocks)

@@ -7,10 +7,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -425,5 +427,60 @@ func (p withoutLauumRows) Gemm(ctx context.Context, tA, tB bool, alpha float64, 
 }
 
 func (p withoutLauumRows) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	return p.d.SyrkLower(ctx, trans, alpha, a, beta, c)
+}
+
+// TestBlockedPotrfInPlaceBits checks that the panel's products by the
+// inner inverses, done in place on kernel.Dense and DenseF32 (the inverse
+// transposed, its trailing zeros skipped), give the factor bit for bit as
+// through a scratch panel and a copy (the same products behind a wrapper
+// type, which CholeskyBlocked does not multiply in place), in both
+// precisions, on every set of inner kernels, for ragged sizes and each
+// block width of testWidths.
+func TestBlockedPotrfInPlaceBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ctx := context.Background()
+	for _, n := range []int{65, 257, 1001} {
+		a := spdMatrix(r, n)
+		for _, nb := range testWidths {
+			for _, portable := range []bool{false, true} {
+				d := kernel.Dense{Workers: 2, Portable: portable}
+				g, h := mat.DenseCopyOf(a), mat.DenseCopyOf(a)
+				gr, hr := g.RawMatrix(), h.RawMatrix()
+				for _, run := range []struct {
+					p Products
+					s blas64.Symmetric
+				}{{d, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: gr.Stride, Data: gr.Data}}, {withoutLauumRows{d}, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: hr.Stride, Data: hr.Data}}} {
+					if ok, err := blockedPotrf(ctx, run.s, run.p, nb); !ok || err != nil {
+						t.Fatalf("n=%d nb=%v: ok=%v err=%v", n, nb, ok, err)
+					}
+				}
+				if !mat.Equal(g, h) {
+					t.Errorf("n=%d nb=%v portable=%v: float64 factor in place differs", n, nb, portable)
+				}
+				d32 := kernel.DenseF32{Workers: 2, Portable: portable}
+				g32, h32 := to32(a), to32(a)
+				if ok, err := blockedPotrf32(ctx, g32, d32, nb); !ok || err != nil {
+					t.Fatalf("n=%d nb=%v float32: ok=%v err=%v", n, nb, ok, err)
+				}
+				if ok, err := blockedPotrf32(ctx, h32, wrapped32{d32}, nb); !ok || err != nil {
+					t.Fatalf("n=%d nb=%v float32: ok=%v err=%v", n, nb, ok, err)
+				}
+				if !slices.Equal(g32.Data, h32.Data) {
+					t.Errorf("n=%d nb=%v portable=%v: float32 factor in place differs", n, nb, portable)
+				}
+			}
+		}
+	}
+}
+
+// wrapped32 is kernel.DenseF32's Gemm and SyrkLower behind another type.
+type wrapped32 struct{ d kernel.DenseF32 }
+
+func (p wrapped32) Gemm(ctx context.Context, tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error {
+	return p.d.Gemm(ctx, tA, tB, alpha, a, b, beta, c)
+}
+
+func (p wrapped32) SyrkLower(ctx context.Context, trans bool, alpha float32, a blas32.General, beta float32, c blas32.General) error {
 	return p.d.SyrkLower(ctx, trans, alpha, a, beta, c)
 }

@@ -213,11 +213,12 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 	nb = min(nb, n)
 	defer o.reserve(n, nb)() // the products' buffer, planned as kernel.Dense.SyrkPackBytes(n, nb)
 	// Scratch: the inverses of the inner diagonal blocks of one outer
-	// diagonal block (nb·ni), then, unless the products multiply in place,
-	// one inner column block of the panel (n·ni).
+	// diagonal block (nb·ni), then one inner column block of the panel
+	// (n·ni) or, when the products multiply in place, the transpose of
+	// one inverse (ni·ni).
 	tl := n * ni
 	if o.gemmInPlace() {
-		tl = 0
+		tl = ni * ni
 	}
 	sb := scratchT[T](nb*ni + tl)
 	defer putScratch(sb)
@@ -258,12 +259,21 @@ func blockedPotrfT[T float32 | float64](ctx context.Context, g dense[T], o block
 	return true, nil
 }
 
-// mulInvT sets a (r×b) to a·ivᵀ for the b×b iv (the inverse of a diagonal
-// block's factor), in place when the products can, else through tmp (r·b
-// values) and a copy back: the same sums either way.
+// mulInvT sets a (r×b) to a·ivᵀ for the b×b lower-triangular iv (the
+// inverse of a diagonal block's factor), in place when the products can,
+// tmp then holding ivᵀ (b·b values: upper triangular, read as op(b)
+// without a transpose, whose trailing zeros kernel.Dense skips), else
+// through tmp (r·b values) and a copy back: the same sums either way.
 func mulInvT[T float32 | float64](ctx context.Context, o blockedOps[T], a, iv dense[T], tmp []T) error {
 	if o.gemmInPlace() {
-		return o.gemm(ctx, false, true, 1, a, iv, 0, a)
+		b := iv.rows
+		ivt := dense[T]{rows: b, cols: b, stride: b, data: tmp[:b*b]}
+		for i := 0; i < b; i++ {
+			for j := 0; j < b; j++ {
+				ivt.data[j*b+i] = iv.data[i*iv.stride+j]
+			}
+		}
+		return o.gemm(ctx, false, false, 1, a, ivt, 0, a)
 	}
 	t := dense[T]{rows: a.rows, cols: a.cols, stride: a.cols, data: tmp[:a.rows*a.cols]}
 	if err := o.gemm(ctx, false, true, 1, a, iv, 0, t); err != nil {
