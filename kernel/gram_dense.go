@@ -230,8 +230,8 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 // are zero over a panel's columns: the zeros above the diagonal of a
 // triangular block), those of a row-major operand are not (lead 0). When
 // trail is not nil, trail[q−q0] is set to one past the last feature of
-// panel q that is not zero over the panel (kl for a row-major operand; 0
-// for a panel of zeros).
+// panel q that is not zero over the panel (kl for a row-major operand; at
+// most its lead for a panel of zeros: nothing to sum).
 func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows, p0, kl int, s float64) {
 	if !o.trans {
 		for q := q0; q < q1; q++ {
@@ -251,10 +251,6 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 	for q := range lead {
 		lead[q] = -1 // no nonzero seen yet
 	}
-	if trail != nil {
-		trail = trail[:q1-q0]
-		clear(trail)
-	}
 	for p := 0; p < kl; p++ {
 		e := i1
 		if o.tri {
@@ -269,13 +265,8 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 				continue
 			}
 			seg := src[lo:min(lo+w, len(src))]
-			if (lead[q-q0] < 0 || trail != nil) && !allZero(seg) {
-				if lead[q-q0] < 0 {
-					lead[q-q0] = int32(p)
-				}
-				if trail != nil {
-					trail[q-q0] = int32(p + 1)
-				}
+			if lead[q-q0] < 0 && !allZero(seg) {
+				lead[q-q0] = int32(p)
 			}
 			if s == 1 && len(seg) == panelCols && w == panelCols {
 				*(*[panelCols]float64)(out) = *(*[panelCols]float64)(seg)
@@ -295,6 +286,25 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 		if l < 0 {
 			lead[q] = int32(kl)
 		}
+	}
+	trailing(trail, dst, lead, w, kl)
+}
+
+// trailing sets trail[q] (when trail is not nil) to one past the last
+// feature of the q-th packed panel in dst ([kl][w] each) that is not zero,
+// scanning back from the last to the panel's leading zeros lead[q]: one
+// look at the last feature of a dense panel.
+func trailing[T float32 | float64](trail []int32, dst []T, lead []int32, w, kl int) {
+	for q := range trail[:min(len(trail), len(lead))] {
+		pd := dst[q*w*kl : (q+1)*w*kl]
+		e := int(lead[q])
+		for p := kl - 1; p >= e; p-- {
+			if !allZero(pd[p*w : p*w+w]) {
+				e = p + 1
+				break
+			}
+		}
+		trail[q] = int32(e)
 	}
 }
 

@@ -123,7 +123,6 @@ func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, row
 		for q := range lead {
 			lead[q] = -1 // no nonzero seen yet
 		}
-		clear(trail)
 		for p := 0; p < kl; p++ {
 			e := i1
 			if o.tri {
@@ -138,13 +137,8 @@ func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, row
 					continue
 				}
 				seg := src[lo:min(lo+w, len(src))]
-				if (lead[q-q0] < 0 || trail != nil) && !allZero(seg) {
-					if lead[q-q0] < 0 {
-						lead[q-q0] = int32(p)
-					}
-					if trail != nil {
-						trail[q-q0] = int32(p + 1)
-					}
+				if lead[q-q0] < 0 && !allZero(seg) {
+					lead[q-q0] = int32(p)
 				}
 				if s == 1 {
 					copy(out, seg)
@@ -161,6 +155,7 @@ func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, row
 				lead[q] = int32(kl)
 			}
 		}
+		trailing(trail, dst, lead, w, kl)
 		return
 	}
 	clear(lead)
