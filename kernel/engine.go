@@ -409,7 +409,16 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 	if ru.Cols == 1 && (p.dk != nil || p.l1 != nil) {
 		// One right-hand side: acc += Σ_i u_i·K_i, four rows at a time
 		// (gonum's Dgemm with a transposed block is several times slower here).
+		_, gauss := o.k.(Gaussian)
+		var zero32 []float32
+		if gauss {
+			zero32 = make([]float32, max(p.mp, 1))
+		}
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
+			if gauss && p.blocks32(w) {
+				p.gaussianMulT32(w, r0, r1, ru, zero32, acc.Data)
+				return
+			}
 			kb := p.kernelBlock(w, r0, r1)
 			kv := w.kv[:r1-r0]
 			for i := range kv {

@@ -25,7 +25,7 @@ func TestFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	ctx := context.Background()
 	for _, d := range []int{8, 54, 300, 784} {
-		x, c, v := randDense(r, 203, d), randDense(r, 45, d), randDense(r, 45, 1)
+		x, c, v, u := randDense(r, 203, d), randDense(r, 45, d), randDense(r, 45, 1), randDense(r, 203, 1)
 		k := Gaussian{Gamma: 1 / float64(d)}
 		ref := mat.NewDense(203, 45, nil)
 		if err := NewOp(k, x, c, Options{}).Block(ctx, ref); err != nil {
@@ -51,7 +51,20 @@ func TestFloat32(t *testing.T) {
 			if err := op.Mul(ctx, kv, v); err != nil {
 				t.Fatal(err)
 			}
+			// Kᵀu with one column: on the float32 blocks' path (d ≤ 256
+			// with SIMD) u is rounded to float32 (2⁻²⁴ relative per term),
+			// well inside the bound on K's values.
+			ktu := mat.NewDense(45, 1, nil)
+			if err := op.MulT(ctx, ktu, u); err != nil {
+				t.Fatal(err)
+			}
 			restore()
+			var wantKtu, dktu mat.Dense
+			wantKtu.Mul(ref.T(), u)
+			dktu.Sub(ktu, &wantKtu)
+			if rel := mat.Norm(&dktu, 2) / mat.Norm(&wantKtu, 2); rel > float32KernelTol {
+				t.Fatalf("d=%d simd=%v: float32 Kᵀu relative error %.3g above %g", d, simd, rel, float32KernelTol)
+			}
 			var wantKV, dkv mat.Dense
 			wantKV.Mul(ref, v)
 			dkv.Sub(kv, &wantKV)
