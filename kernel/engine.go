@@ -75,6 +75,10 @@ type Op struct {
 	x32  *Dense32 // X in float32 (then x is nil; Float32 mode); see dense32.go
 	sc   Sparse   // C when it is sparse (then c is nil); see sparse_centers.go
 	opt  Options
+	// centers, when set, is an Op on the same dense C, kernel and Options
+	// whose packed centers and norms this one reads instead of packing its
+	// own (Factored's groups: one copy of C_D for all of them).
+	centers *Op
 
 	once sync.Once
 	plan plan

@@ -40,11 +40,11 @@ var ErrNotFactorable = errors.New("kernel: not factorable")
 //
 // A Factored holds X_D with its rows permuted so that groups are contiguous
 // (float32 when X is a *Dense32 and the kernel reads float32 X, float64
-// otherwise), the permutation, T, C_D and one Op per group (each keeping its
-// packed C_D). Groups are processed one after the other in a fixed order,
-// each on all workers, and their contributions added in that order, so
-// results do not depend on the number of workers. Methods may be called
-// from several goroutines at once.
+// otherwise), the permutation, T, C_D and one Op per group (the groups' Ops
+// share the first one's packed C_D and its norms). Groups are processed one
+// after the other in a fixed order, each on all workers, and their
+// contributions added in that order, so results do not depend on the
+// number of workers. Methods may be called from several goroutines at once.
 type Factored struct {
 	k     Kernel
 	split *Split
@@ -119,6 +119,9 @@ func NewFactored(k Kernel, x, c mat.Matrix, s *Split, opt Options) (*Factored, e
 	f.ops = make([]*Op, s.Patterns)
 	for p := range f.ops {
 		f.ops[p] = NewOp(k, f.rows(p), f.cd, opt)
+		if p > 0 {
+			f.ops[p].centers = f.ops[0] // one packed C_D for all groups
+		}
 	}
 	return f, nil
 }
@@ -360,7 +363,9 @@ func (f *Factored) Block(ctx context.Context, dst *mat.Dense) error {
 				xs = f.xd.Slice(c0, c1, 0, len(f.split.Dense))
 			}
 			kb := mat.NewDense(c1-c0, f.m, buf[:(c1-c0)*f.m])
-			if err := NewOp(f.k, xs, f.cd, f.opt).Block(ctx, kb); err != nil {
+			op := NewOp(f.k, xs, f.cd, f.opt)
+			op.centers = f.ops[0]
+			if err := op.Block(ctx, kb); err != nil {
 				return err
 			}
 			for q := c0; q < c1; q++ {

@@ -243,17 +243,17 @@ func (s *Split) Bytes(k Kernel, x32 bool, m int) int64 {
 
 // ScratchBytes is the live memory of the Ops of a Factored built on this
 // split with M centers and engine options opt in products with t
-// right-hand sides (t = 0: Block): every group's Op keeps its packed C_D
-// and norms, and one group's per-call scratch (its blocks, partial sums
-// and packing buffers) is live at a time; plus the products' own M×t and
-// group-sized buffers. The partial sums each group's Op recycles (a
-// sync.Pool) and its padded copy of the right-hand side outlive its call
-// only as garbage the collector takes back (collectable bounds them): they
-// are not counted.
+// right-hand sides (t = 0: Block): one packed C_D and its norms (shared by
+// the groups' Ops), every group's row norms, and one group's per-call
+// scratch (its blocks, partial sums and packing buffers) is live at a time;
+// plus the products' own M×t and group-sized buffers. The partial sums the
+// engine recycles (one package-wide buffer) and each group's padded copy of
+// the right-hand side outlive a call only as garbage the collector takes
+// back (collectable bounds them): they are not counted.
 func (s *Split) ScratchBytes(k Kernel, x32 bool, m, t int, opt Options) int64 {
 	var held, call int64
-	s.eachGroup(k, x32, m, t, opt, func(op *Op, packed, _ int64) {
-		held += packed
+	s.eachGroup(k, x32, m, t, opt, func(op *Op, packed, own, _ int64) {
+		held += own
 		call = max(call, op.ScratchBytes(t)-packed)
 	})
 	tw := int64(max(t, 1))
@@ -271,7 +271,7 @@ func (s *Split) ScratchBytes(k Kernel, x32 bool, m, t int, opt Options) int64 {
 // of 16 columns for more).
 func (s *Split) collectable(k Kernel, x32 bool, m, t int, opt Options) int64 {
 	var g int64
-	s.eachGroup(k, x32, m, t, opt, func(_ *Op, _, partials int64) { g += partials })
+	s.eachGroup(k, x32, m, t, opt, func(_ *Op, _, _, partials int64) { g += partials })
 	mp, tw := int64(roundUp(m, panelCols32)), int64(max(t, 1))
 	if t > 1 {
 		tw = int64(roundUp(t, 16))
@@ -279,12 +279,14 @@ func (s *Split) collectable(k Kernel, x32 bool, m, t int, opt Options) int64 {
 	return g + int64(s.Patterns)*12*mp*tw
 }
 
-// eachGroup calls f with a shape-only Op of each group, the bytes the Op
-// keeps once prepared (packed C_D and norms, from the engine's own count
-// 8·(mp·(d+2) + n), or in float32 the packed centers in 4 bytes) and a
-// bound on its partial sums (segments × mp × the right-hand sides, rounded
-// up to 16 for several).
-func (s *Split) eachGroup(k Kernel, x32 bool, m, t int, opt Options, f func(op *Op, packed, partials int64)) {
+// eachGroup calls f with a shape-only Op of each group, the bytes an Op
+// of its shape keeps once prepared (packed C_D and norms, from the engine's
+// own count 8·(mp·(d+2) + n), or in float32 the packed centers in 4 bytes),
+// the part of them this group's Op adds (the first group's all of it, the
+// others' only their rows' norms: they share the first one's packed C_D)
+// and a bound on its partial sums (segments × mp × the right-hand sides,
+// rounded up to 16 for several).
+func (s *Split) eachGroup(k Kernel, x32 bool, m, t int, opt Options, f func(op *Op, packed, own, partials int64)) {
 	dd := int64(len(s.Dense))
 	x32 = x32 && runs32(k, false)
 	f32 := (x32 || opt.Float32) && runs32(k, false)
@@ -293,14 +295,19 @@ func (s *Split) eachGroup(k Kernel, x32 bool, m, t int, opt Options, f func(op *
 	if t > 1 {
 		tw = int64(roundUp(t, 16)) // the panel products' partials
 	}
-	for _, np := range s.sizes {
+	centers := 8 * mp * (dd + 2)
+	if f32 {
+		centers = 4*mp*dd + 16*mp
+	}
+	for g, np := range s.sizes {
 		op := NewOp(k, stubX(np, int(dd), x32), stubX(m, int(dd), false), opt)
 		b := op.BlockRows()
-		packed := 8 * (mp*(dd+2) + int64(np))
-		if f32 {
-			packed = 4*mp*dd + 16*mp + 8*int64(np)
+		packed := centers + 8*int64(np)
+		own := packed
+		if g > 0 {
+			own -= centers
 		}
-		f(op, packed, 8*int64(segments((np+b-1)/b, int(mp*tw)))*mp*tw)
+		f(op, packed, own, 8*int64(segments((np+b-1)/b, int(mp*tw)))*mp*tw)
 	}
 }
 

@@ -200,6 +200,7 @@ func TestFactoredMatchesOp(t *testing.T) {
 			t.Fatalf("%v: %d patterns", k, f.Split().Patterns)
 		}
 		got := runProducts(t, f, n, m, v1, v3, u1, u2)
+		checkSharedCenters(t, f)
 		worst := 0.0
 		for i := range ref {
 			e := relDiff(got[i], ref[i])
@@ -231,6 +232,7 @@ func TestFactoredMatchesOp(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := runProducts(t, f32, n, m, v1, v3, u1, u2)
+			checkSharedCenters(t, f32)
 			worst := 0.0
 			for i := range ref {
 				e := relDiff(got[i], ref[i])
@@ -241,6 +243,28 @@ func TestFactoredMatchesOp(t *testing.T) {
 			}
 			t.Logf("%v %T Float32: largest relative error %.2g", k, xin, worst)
 		}
+	}
+}
+
+// checkSharedCenters checks that every group's Op of f reads the first
+// group's packed C_D and norms (one copy, as Split.ScratchBytes plans)
+// rather than a copy of its own.
+func checkSharedCenters(t *testing.T, f *Factored) {
+	t.Helper()
+	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+	same32 := func(a, b []float32) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+	first := &f.ops[0].plan
+	for g, op := range f.ops[1:] {
+		q := &op.plan
+		shared := same(q.cp, first.cp) && same(q.cn, first.cn) && same32(q.cp32, first.cp32) && same32(q.cn32, first.cn32) && q.l1 == first.l1
+		if !shared {
+			t.Fatalf("%v: group %d's Op packed its own centers", f.k, g+1)
+		}
+	}
+	// Not vacuous: a dot-form kernel always packs C (the Laplacian only on
+	// the SIMD paths, in l1).
+	if _, dot := f.k.(dotForm); dot && len(first.cp)+len(first.cp32) == 0 {
+		t.Fatalf("%v: the first group's Op holds no packed centers", f.k)
 	}
 }
 

@@ -92,12 +92,19 @@ func (o *Op) prepare() *plan {
 		p.n, p.m = o.Dims()
 		p.d = o.dim()
 		p.mp = roundUp(p.m, panelCols)
+		var src *plan // the plan whose packed centers this one shares
+		if o.centers != nil && o.sx == nil {
+			src = o.centers.prepare()
+		}
 		dk, ok := o.k.(dotForm)
 		if !ok {
 			if p.sp != nil {
 				p.packSparse()
 			}
-			if p.sp == nil || p.sp.dense {
+			switch {
+			case src != nil:
+				p.l1 = src.l1
+			case p.sp == nil || p.sp.dense:
 				p.l1 = newL1Plan(o.k, p.c, p.mp)
 			}
 			return
@@ -106,11 +113,15 @@ func (o *Op) prepare() *plan {
 			p.f32 = true
 			p.mp = roundUp(p.m, panelCols32)
 		}
-		if p.setDotForm(o, dk) {
+		if p.setDotForm(o, dk, src) && src == nil {
 			norms(p.cn[:p.m], o.c)
 		}
 		if p.sp != nil && !p.sp.dense {
 			p.packSparse()
+			return
+		}
+		if src != nil {
+			p.cp, p.cp32, p.cn32 = src.cp, src.cp32, src.cn32
 			return
 		}
 		if p.f32 {
@@ -703,11 +714,12 @@ func pack8[T, S float32 | float64](panel []T, x []S, stride, r, d int) {
 }
 
 // setDotForm records a dot-form kernel (and the Gaussian's −γ) in the plan
-// and, when the kernel needs squared norms, allocates p.xn and p.cn and fills
-// p.xn with the rows of X. It reports whether the caller must fill p.cn[:m]
-// with the centers' squared norms (dense and sparse centers store them
-// differently).
-func (p *plan) setDotForm(o *Op, dk dotForm) bool {
+// and, when the kernel needs squared norms, allocates p.xn and p.cn (or
+// takes src's p.cn, src being the plan whose packed centers p shares) and
+// fills p.xn with the rows of X. It reports whether the caller must fill
+// p.cn[:m] with the centers' squared norms (dense and sparse centers store
+// them differently; not when src is set).
+func (p *plan) setDotForm(o *Op, dk dotForm, src *plan) bool {
 	p.dk = dk
 	if g, ok := o.k.(Gaussian); ok {
 		p.gauss, p.ng = true, -g.Gamma
@@ -716,7 +728,11 @@ func (p *plan) setDotForm(o *Op, dk dotForm) bool {
 		return false
 	}
 	p.xn = make([]float64, p.n)
-	p.cn = make([]float64, p.mp)
+	if src != nil {
+		p.cn = src.cn
+	} else {
+		p.cn = make([]float64, p.mp)
+	}
 	switch {
 	case p.sp != nil:
 		p.sp.rowNorms(p.xn)

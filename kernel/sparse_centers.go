@@ -132,7 +132,7 @@ func (p *plan) initCenters(o *Op) {
 	sc.cp, sc.ci, sc.cv = o.sc.CSR()
 	p.sc = sc
 	if dk, ok := o.k.(dotForm); ok {
-		if p.setDotForm(o, dk) {
+		if p.setDotForm(o, dk, nil) {
 			for j := 0; j < p.m; j++ {
 				var s float64
 				for _, v := range sc.cv[sc.cp[j]:sc.cp[j+1]] {

@@ -151,19 +151,21 @@ func TestFalkonFactorPlan(t *testing.T) {
 		t.Fatalf("plan parts sum to %d, Total %d", sum, p.Total)
 	}
 	// Auto under a limit the factored plan exceeds but the plain one
-	// does not (M = n = 2,000: the 20 groups' packed centers outweigh the
-	// plain engine's blocks): the fit runs unfactored.
-	auto := &Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: n, MaxIter: 2}
-	pf, err := auto.Plan(x, 1)
+	// does not (20,000 rows, M = 20: X_D, the permutation and the groups'
+	// row norms, 36 bytes a row, outweigh the plain engine's blocks of 20
+	// centers, which do not grow with n): the fit runs unfactored.
+	xl, yl := oneHotRegression(5, 20000)
+	auto := &Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: 20, MaxIter: 2}
+	pf, err := auto.Plan(xl, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := (&Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: n, Factor: FactorOff}).Plan(x, 1)
+	plain, err := (&Falkon{Kernel: m.Kernel, Lambda: m.Lambda, M: 20, Factor: FactorOff}).Plan(xl, 1)
 	if err != nil || pf.Factoring == "" || plain.Total >= pf.Total {
-		t.Fatalf("M = n: plain plan %d bytes (%v), factored %d (%q): the fallback check needs the plain one smaller", plain.Total, err, pf.Total, pf.Factoring)
+		t.Fatalf("n = 20,000, M = 20: plain plan %d bytes (%v), factored %d (%q): the fallback check needs the plain one smaller", plain.Total, err, pf.Total, pf.Factoring)
 	}
 	auto.MemoryLimit = pf.Total - 1
-	if err := auto.Fit(context.Background(), x, y); err != nil || auto.Info().Plan.Factoring != "" {
+	if err := auto.Fit(context.Background(), xl, yl); err != nil || auto.Info().Plan.Factoring != "" {
 		t.Fatalf("auto under the factored plan's %d bytes: %v, factoring %q; want a plain fit", pf.Total, err, auto.Info().Plan.Factoring)
 	}
 	m.Factor = FactorOn
