@@ -168,30 +168,7 @@ func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, row
 		n := max(0, min(w, rows-i0))
 		// Eight rows at a time, read side by side (64 contiguous bytes of
 		// the panel per step of p when w = 16, 32 when w = 8).
-		i := 0
-		for ; i+8 <= n; i += 8 {
-			row := func(r int) []float32 {
-				o := (i0+i+r)*raw.Stride + p0
-				return raw.Data[o : o+kl : o+kl]
-			}
-			r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
-			for p := range r0 {
-				o := pd[p*w+i : p*w+i+8 : p*w+i+8]
-				o[0], o[1], o[2], o[3] = s*r0[p], s*r1[p], s*r2[p], s*r3[p]
-				o[4], o[5], o[6], o[7] = s*r4[p], s*r5[p], s*r6[p], s*r7[p]
-			}
-		}
-		for ; i < n; i++ {
-			src := raw.Data[(i0+i)*raw.Stride+p0 : (i0+i)*raw.Stride+p0+kl]
-			for p, v := range src {
-				pd[p*w+i] = s * v
-			}
-		}
-		for i := n; i < w; i++ {
-			for p := 0; p < kl; p++ {
-				pd[p*w+i] = 0
-			}
-		}
+		packRows8(pd, raw.Data, raw.Stride, i0, 0, n, w, p0, kl, s, true)
 	}
 }
 

@@ -50,10 +50,20 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 			o[0], o[1], o[2], o[3], o[4], o[5] = s*r0[p], s*r1[p], s*r2[p], s*r3[p], s*r4[p], s*r5[p]
 		}
 	}
-	for ; w != 6 && i+8 <= n; i += 8 {
-		row := func(r int) []float64 {
-			o := (i0+i+r)*raw.Stride + p0
-			return raw.Data[o : o+kl : o+kl]
+	packRows8(dst, raw.Data, raw.Stride, i0, i, n, w, p0, kl, s, w != 6)
+}
+
+// packRows8 writes rows i0+i … i0+n−1 of data (row stride stride; features
+// p0 … p0+kl−1), scaled by s, into the feature-major panel dst of w rows
+// from its row i: eight rows at a time while eight remain when eights is
+// set (read side by side: each step of p writes 8 contiguous values of dst
+// while the rows stream in order), then one at a time, then zeros for rows
+// n … w−1. Dense (float64) and DenseF32 (float32) pack with it.
+func packRows8[T float32 | float64](dst, data []T, stride, i0, i, n, w, p0, kl int, s T, eights bool) {
+	for ; eights && i+8 <= n; i += 8 {
+		row := func(r int) []T {
+			o := (i0+i+r)*stride + p0
+			return data[o : o+kl : o+kl]
 		}
 		r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
 		for p := range r0 {
@@ -63,7 +73,7 @@ func (o operand) pack(dst []float64, w, i0, rows, p0, kl int, s float64) {
 		}
 	}
 	for ; i < n; i++ {
-		src := raw.Data[(i0+i)*raw.Stride+p0 : (i0+i)*raw.Stride+p0+kl]
+		src := data[(i0+i)*stride+p0 : (i0+i)*stride+p0+kl]
 		for p, v := range src {
 			dst[p*w+i] = s * v
 		}
