@@ -567,47 +567,51 @@ func (p *plan) setDotForm(o *Op, dk dotForm, src *plan) bool {
 
 // rowNorms sets dst[i] to the squared norm of row i of the row-major x
 // (stride, d columns; len(dst) rows), in float64, on up to workers
-// goroutines (0: GOMAXPROCS), normChunk values of x a task. Each row is
-// summed on its own in a fixed order (sqNorm), so the bits do not depend
-// on the worker count.
+// goroutines (0: GOMAXPROCS), about normChunk values of x a task. Each row
+// is summed in feature order with one accumulator, the order of norms and
+// of the sparse rows' norms (whose zeros add nothing), so dense, float32
+// and sparse X holding the same values get the same bits, whatever the
+// worker count; four rows are summed at a time for four independent add
+// chains.
 //
-// It replaced a sequential one-accumulator loop (norms), which prepare ran
-// on one core: at n = 100,000, d = 784 it took 0.08–0.12 s of a fused pass
-// that "landmark bench kernel" times with a new Op each repeat (≈ 3.5 s),
-// and about 2% of the d = 54 pass (docs/performance.md, "The fused pass
-// against X·Cᵀ").
+// It replaced norms on one core: at n = 100,000, d = 784 prepare took
+// 0.08–0.12 s of a fused pass that "landmark bench kernel" times with a
+// new Op each repeat (3.5–3.9 s), and about 2% of the d = 54 pass
+// (docs/performance.md, "The fused pass against X·Cᵀ").
 func rowNorms[T float32 | float64](dst []float64, x []T, stride, d, workers int) {
 	n := len(dst)
-	per := max(normChunk/max(d, 1), 1)
+	per := roundUp(max(normChunk/max(d, 1), 1), 4)
 	tasks := (n + per - 1) / per
 	parallel.For(context.Background(), tasks, workers, func(_, t int) {
-		for i := t * per; i < min((t+1)*per, n); i++ {
-			dst[i] = sqNorm(x[i*stride : i*stride+d])
+		i, end := t*per, min((t+1)*per, n)
+		for ; i+4 <= end; i += 4 {
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = sqNorms4(x[i*stride:], stride, d)
+		}
+		for ; i < end; i++ {
+			var s float64
+			for _, v := range x[i*stride : i*stride+d] {
+				s += float64(v) * float64(v)
+			}
+			dst[i] = s
 		}
 	})
 }
 
-// normChunk is the number of values of X one task of rowNorms reads (256 KiB
-// in float64): a few hundred tasks for a large X, one for a small one.
+// normChunk is about the number of values of X one task of rowNorms reads
+// (256 KiB in float64): a few hundred tasks for a large X, one for a small
+// one.
 const normChunk = 32 << 10
 
-// sqNorm returns Σ_k row[k]² in float64, over four interleaved partial sums
-// (k mod 4) added as (s0 + s1) + (s2 + s3), the last d mod 4 values going
-// to s0: four independent add chains instead of one.
-func sqNorm[T float32 | float64](row []T) float64 {
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+4 <= len(row); k += 4 {
-		r := row[k : k+4 : k+4]
-		a0, a1, a2, a3 := float64(r[0]), float64(r[1]), float64(r[2]), float64(r[3])
+// sqNorms4 returns the squared norms of the four rows of x at offsets 0,
+// stride, 2·stride, 3·stride (d values each), each summed in feature order.
+func sqNorms4[T float32 | float64](x []T, stride, d int) (s0, s1, s2, s3 float64) {
+	x0, x1, x2, x3 := x[:d], x[stride:][:d], x[2*stride:][:d], x[3*stride:][:d]
+	for k, v := range x0 {
+		a0, a1, a2, a3 := float64(v), float64(x1[k]), float64(x2[k]), float64(x3[k])
 		s0 += a0 * a0
 		s1 += a1 * a1
 		s2 += a2 * a2
 		s3 += a3 * a3
 	}
-	for ; k < len(row); k++ {
-		a := float64(row[k])
-		s0 += a * a
-	}
-	return (s0 + s1) + (s2 + s3)
+	return s0, s1, s2, s3
 }
