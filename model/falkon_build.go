@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/approx"
-	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
@@ -278,9 +277,16 @@ func precondScratch(m int64) int64 {
 }
 
 // KMM forms K_MM (M×M) on the centers.
+//
+// Its 8M² bytes are fresh memory, faulted in while the kernel engine
+// writes them (over the workers), in 4 KiB pages: on machine D asking for
+// transparent huge pages (package hugemem) made those faults cost 1.1–1.9
+// CPU-seconds at M = 10,000 instead of 0.39–0.47 (the K_MM step of three
+// alternated covtype fits each, 2026-11-27), and the factorizations that
+// then run in this memory took the same CPU time either way.
 func (b FalkonBuilder) KMM(ctx context.Context, c FalkonCenters) (*mat.Dense, error) {
 	mc := c.M()
-	kmm := mat.NewDense(mc, mc, hugemem.Float64s(mc*mc))
+	kmm := mat.NewDense(mc, mc, nil)
 	if err := kernel.NewOp(b.Kernel, c.Points, c.Points, b.Engine).Block(ctx, kmm); err != nil {
 		return nil, err
 	}

@@ -1,15 +1,36 @@
-// Package hugemem allocates the large float64 buffers of the M×M matrices
-// (FALKON's K_MM and preconditioner factors) so that the operating system
-// backs them with transparent huge pages where it can.
+// Package hugemem allocates large float64 and float32 buffers that are
+// reused many times after their first touch (the kernel engine's packed
+// operands, kernel.Dense's and DenseF32's packing buffers) so that the
+// operating system backs them with transparent huge pages where it can.
+// Linux's default THP mode ("madvise") only gives huge pages to regions that
+// ask for them.
 //
-// Fresh memory is paid for on first touch: on the project's virtual machine,
-// faulting in 800 MB of 4 KiB pages took 3.3–3.5 CPU-seconds (205,000 page
-// faults), and the same with MADV_HUGEPAGE 1.7–2.6 CPU-seconds (about 1,000
-// faults of 2 MiB pages), measured alternately under load 12. Linux's default
-// THP mode ("madvise") only gives huge pages to regions that ask for them.
+// Fresh memory is paid for on first touch, and which page size is cheaper
+// depends on the host. On the project's first virtual machine, faulting in
+// 800 MB of 4 KiB pages took 3.3–3.5 CPU-seconds (205,000 page faults), and
+// the same with MADV_HUGEPAGE 1.7–2.6 CPU-seconds (about 1,000 faults of
+// 2 MiB pages), measured alternately under load 12. On machine D (AMD EPYC
+// Zen 4, a Firecracker VM with a balloon device, 2026-11-27) it is the other
+// way round for memory the guest has not used for a few seconds: 800 MB in
+// 4 KiB pages took 0.32–0.39 CPU-seconds, in 2 MiB pages 1.2–1.9 (0.1 when
+// the memory had just been freed by another process), four alternated runs
+// each. So the M×M matrices of FALKON's preconditioner, touched once when
+// they are filled and then streamed, are plain Go slices (package model's
+// FalkonBuilder.KMM, precond's second matrix), and only the buffers reused
+// by every product of a factorization come from here.
+//
+// LANDMARK_HUGEPAGES=0 in the environment turns the advice off (as it does
+// for the kernel engine's packed centers), to measure without it.
 package hugemem
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
+
+// on says whether Float64s and Float32s advise the kernel; it is read once
+// from LANDMARK_HUGEPAGES ("0" turns the advice off).
+var on = os.Getenv("LANDMARK_HUGEPAGES") != "0"
 
 // minBytes is the size below which Float64s does not advise the kernel: a
 // region must span at least one whole aligned 2 MiB page to benefit.
@@ -21,17 +42,17 @@ const minBytes = 4 << 20
 // is only a hint and the memory is usable either way).
 func Float64s(n int) []float64 {
 	s := make([]float64, n)
-	if 8*n >= minBytes {
+	if on && 8*n >= minBytes {
 		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
 	}
 	return s
 }
 
-// Float32s is Float64s for n float32 values (the float32 factors of
-// FALKON's preconditioner and their packing buffers).
+// Float32s is Float64s for n float32 values (the packing buffers of the
+// float32 factorizations).
 func Float32s(n int) []float32 {
 	s := make([]float32, n)
-	if 4*n >= minBytes {
+	if on && 4*n >= minBytes {
 		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*n))
 	}
 	return s
