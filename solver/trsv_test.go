@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -348,15 +349,6 @@ func TestFewSolvePlannedBytes(t *testing.T) {
 		l32.Data[i] = float32(v)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	allocated := func(solve func() error) int64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if err := solve(); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return int64(after.TotalAlloc - before.TotalAlloc)
-	}
 	const slack = 16 << 10
 	for _, tc := range []struct {
 		name string
@@ -376,12 +368,10 @@ func TestFewSolvePlannedBytes(t *testing.T) {
 					}
 					return fewSolveL(context.Background(), l, tc.x, trans)
 				}
-				runtime.GC()
-				runtime.GC()
-				if got := allocated(solve); got > plan+slack {
+				if got := heap.AllocatedFresh(t, solve); got > plan+slack {
 					t.Errorf("%s f32=%v trans=%v: first solve allocated %d bytes, plan %d (+ %d)", tc.name, f32, trans, got, plan, slack)
 				}
-				if got := allocated(func() error {
+				if got := heap.Allocated(t, func() error {
 					for range 4 {
 						if err := solve(); err != nil {
 							return err
