@@ -164,24 +164,40 @@ func (p rowPanels[T]) mulRows(y, a rowMatrix[T], sub bool, name string) {
 		return
 	}
 	var tmp [8 * 32]T // one tile: 8×16 float64 or 8×32 float32
-	var pad []T
 	for i0 := 0; i0 < m; i0 += 8 {
 		rows := min(8, m-i0)
-		ap, lda := &a.data[i0*a.stride], a.stride
-		if rows < 8 {
-			pad = padRows(pad, a.data[i0*a.stride:], a.stride, rows, k)
-			ap, lda = &pad[0], k
-		}
-		for q := 0; w*q < p.t; q++ {
-			cols := min(w, p.t-w*q)
-			b := &p.data[q*p.stride]
-			if rows == 8 && cols == w {
-				trsmTile(k, ap, lda, b, &y.data[i0*y.stride+w*q], y.stride, sub)
-				continue
+		switch {
+		case rows == 8:
+			p.tileRows(y, &a.data[i0*a.stride], a.stride, i0, 0, 8, &tmp, sub)
+		case m >= 8: // the last eight rows, those before i0 again, stored from i0 only
+			p.tileRows(y, &a.data[(m-8)*a.stride], a.stride, i0, 8-rows, rows, &tmp, sub)
+		default: // fewer than eight rows in all: each alone, the tile reading it eight times
+			for r := range rows {
+				p.tileRows(y, &a.data[(i0+r)*a.stride], 0, i0+r, 0, 1, &tmp, sub)
 			}
-			trsmTile(k, ap, lda, b, &tmp[0], w, false)
-			edgeStore(tmp[:], w, y.data[i0*y.stride+w*q:], y.stride, rows, cols, sub)
 		}
+	}
+}
+
+// tileRows runs the tile on the eight rows of a at ap (row stride lda)
+// for every panel and stores (or subtracts, when sub) rows skip …
+// skip+rows−1 of its result into y's rows i0 …: straight into y when all
+// eight rows and the panel's columns are y's, through tmp otherwise. The
+// rows of a are read in place, however few of them y takes (before, a
+// last group of fewer than eight rows was copied to a buffer padded with
+// zeros, allocated on every call); each row's sums are the same whichever
+// rows share its tile.
+func (p rowPanels[T]) tileRows(y rowMatrix[T], ap *T, lda, i0, skip, rows int, tmp *[8 * 32]T, sub bool) {
+	w := p.w
+	for q := 0; w*q < p.t; q++ {
+		cols := min(w, p.t-w*q)
+		b := &p.data[q*p.stride]
+		if rows == 8 && cols == w {
+			trsmTile(p.k, ap, lda, b, &y.data[i0*y.stride+w*q], y.stride, sub)
+			continue
+		}
+		trsmTile(p.k, ap, lda, b, &tmp[0], w, false)
+		edgeStore(tmp[skip*w:], w, y.data[i0*y.stride+w*q:], y.stride, rows, cols, sub)
 	}
 }
 
@@ -195,21 +211,6 @@ func trsmTile[T float32 | float64](k int, a *T, lda int, b, c *T, ldc int, sub b
 		return
 	}
 	trsmRows8x32F32AVX512(k, (*float32)(unsafe.Pointer(a)), lda, (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c)), ldc, sub)
-}
-
-// padRows copies the first k values of rows < 8 rows of a (stride lda)
-// into an 8×k buffer (zeros below), so that the tile reads eight rows in
-// bounds.
-func padRows[T float32 | float64](pad, a []T, lda, rows, k int) []T {
-	if cap(pad) < 8*k {
-		pad = make([]T, 8*k)
-	}
-	pad = pad[:8*k]
-	clear(pad)
-	for r := range rows {
-		copy(pad[r*k:(r+1)*k], a[r*lda:r*lda+k])
-	}
-	return pad
 }
 
 // edgeStore stores (or subtracts) the rows × cols corner of the tile tmp

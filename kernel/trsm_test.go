@@ -176,3 +176,36 @@ func TestRowPanelsBadInput(t *testing.T) {
 	})
 	mustPanic("pack shape", func() { p.Pack(blas64.General{Rows: 3, Cols: 20, Stride: 20, Data: make([]float64, 60)}) })
 }
+
+// MulRows allocates nothing, also when a last group of fewer than eight
+// rows is left (m = 9, 12) or there are fewer than eight in all (m = 1,
+// 5): those run the tile on the last eight rows again, or on each row
+// alone, instead of a zero-padded copy (which allocated 8·k values each
+// call). The bits are checked by TestRowPanels (every row alone gives the
+// bits of the whole call).
+func TestRowPanelsNoAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(93, 94))
+	for _, a := range accels() {
+		restore := setAccel(a)
+		for _, m := range []int{1, 5, 9, 12} {
+			const k, tc = 64, 40
+			b := make([]float64, k*tc)
+			for i := range b {
+				b[i] = r.NormFloat64()
+			}
+			p := PackRowPanels(blas64.General{Rows: k, Cols: tc, Stride: tc, Data: b}, make([]float64, RowPanelsLen(k, tc)))
+			p32 := NewRowPanels32(k, tc, make([]float32, RowPanels32Len(k, tc)))
+			av, yv := make([]float64, m*k), make([]float64, m*tc)
+			av32, yv32 := make([]float32, m*k), make([]float32, m*tc)
+			y, am := blas64.General{Rows: m, Cols: tc, Stride: tc, Data: yv}, blas64.General{Rows: m, Cols: k, Stride: k, Data: av}
+			y32, am32 := blas32.General{Rows: m, Cols: tc, Stride: tc, Data: yv32}, blas32.General{Rows: m, Cols: k, Stride: k, Data: av32}
+			if n := testing.AllocsPerRun(10, func() { p.MulRows(y, am, true) }); n != 0 {
+				t.Errorf("%v m=%d: MulRows allocated %v times a call", a, m, n)
+			}
+			if n := testing.AllocsPerRun(10, func() { p32.MulRows(y32, am32, false) }); n != 0 {
+				t.Errorf("%v m=%d: float32 MulRows allocated %v times a call", a, m, n)
+			}
+		}
+		restore()
+	}
+}

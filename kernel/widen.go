@@ -367,7 +367,11 @@ func PanelDots32(out, b []float64, a []float32, lda int) {
 
 // panelDots is PanelDots on the tiles of a's precision: t8 the AVX-512
 // tile's eight rows, t642 the AVX2 tiles' six, four and two rows (on
-// half of the panel), which also take the rows left over on AVX-512.
+// half of the panel), which also take the rows left over on AVX-512. A
+// last row left over goes to the two-row tile with the row before it
+// (recomputed: each row's sums do not depend on the rows beside it), a
+// single row in all to panelDotGo: no scratch (before, a two-row buffer
+// for the tile on the row twice, 256 B allocated on every such call).
 func panelDots[T float32 | float64](out, b []float64, a []T, lda int,
 	t8 func(int, *T, int, *float64, *float64), t642 [3]func(int, *T, int, *float64, *float64)) {
 	rows, k := panelDims(len(out), len(b))
@@ -399,12 +403,11 @@ func panelDots[T float32 | float64](out, b []float64, a []T, lda int,
 			n, tile = 4, t642[1]
 		case rem >= 2:
 			n, tile = 2, t642[2]
-		default: // a last row alone: the two-row tile on it twice
-			one := make([]float64, 2*PanelWidth)
-			tile = t642[2]
-			tile(k, &a[i*lda], 0, &b[0], &one[0])
-			tile(k, &a[i*lda], 0, &b[PanelWidth/2], &one[PanelWidth/2])
-			copy(out[i*PanelWidth:], one[:PanelWidth])
+		case i > 0: // a last row: the two-row tile on it and the row before again (same bits)
+			i--
+			n, tile = 2, t642[2]
+		default: // a single row in all: Go's loop, the same sums
+			panelDotGo((*[PanelWidth]float64)(out), b, a[:k])
 			i++
 			continue
 		}

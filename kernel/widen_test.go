@@ -259,3 +259,29 @@ func TestPanelDots(t *testing.T) {
 		restore()
 	}
 }
+
+// PanelDots and PanelDots32 allocate nothing, also with a single row left
+// over after the tiles (rows = 1, 3, 7, 9: the AVX-512 tile's eight and
+// the AVX2 tiles' six, four and two leave one) on every SIMD path; the
+// bits of those cases are TestPanelDots'.
+func TestPanelDotsNoAllocs(t *testing.T) {
+	for _, a := range accels() {
+		restore := setAccel(a)
+		const k = 40
+		b := make([]float64, 16*k)
+		for i := range b {
+			b[i] = float64(i%7) - 3
+		}
+		for _, rows := range []int{1, 3, 7, 9} {
+			a64, a32 := make([]float64, rows*k), make([]float32, rows*k)
+			out := make([]float64, 16*rows)
+			if n := testing.AllocsPerRun(10, func() { PanelDots(out, b, a64, k) }); n != 0 {
+				t.Errorf("%v rows=%d: PanelDots allocated %v times a call", a, rows, n)
+			}
+			if n := testing.AllocsPerRun(10, func() { PanelDots32(out, b, a32, k) }); n != 0 {
+				t.Errorf("%v rows=%d: PanelDots32 allocated %v times a call", a, rows, n)
+			}
+		}
+		restore()
+	}
+}

@@ -201,11 +201,12 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	n, d := p.X.Dims()
 	_, t := p.Y.Dims()
 	op := kernel.NewOp(p.Kernel, p.X, p.X, kernel.Options{Workers: p.Workers})
-	// K + λnI, the data and targets, the engine's scratch, and the blocked
-	// Cholesky's workspace: its panels and the packed operands of its
-	// largest product.
+	// K + λnI, the data and targets, the engine's scratch, the blocked
+	// Cholesky's workspace (its panels and the packed operands of its
+	// largest product) and the solve's (exactSolveBytes).
 	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)) + op.ScratchBytes(0) +
-		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth))
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) +
+		exactSolveBytes(n, t)
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
 		return nil, info, err
@@ -243,6 +244,22 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 		return nil, info, err
 	}
 	return &KernelExpansion{Kernel: p.Kernel, Centers: mat.DenseCopyOf(p.X), Coef: alpha, Workers: p.Workers}, info, nil
+}
+
+// exactSolveBytes is what Chol.Solve of an n×n factor from
+// solver.CholeskyBlocked on kernel.Dense allocates for t right-hand sides
+// (exact KRR's α = (K + λnI)⁻¹Y): solver.SolveScratchBytes (with fewer
+// than 16 columns, from n = 1,024, x copied into rows of 16 values and a
+// block's dots: 174 KB at n = 1,100, 1.4 MB at n = 10,000, which the plan
+// left out before), and from 16 columns the products' buffer the blocked
+// solves reserve (the factorization's, released before, may already have
+// been collected).
+func exactSolveBytes(n, t int) int64 {
+	b := solver.SolveScratchBytes(n, t)
+	if t >= 16 {
+		b += kernel.Dense{}.PackBytes(n, t, min(n, solver.BlockedWidth))
+	}
+	return b
 }
 
 // report sends a StageSolve report, done steps of total, to p.Progress.

@@ -112,15 +112,18 @@ func (b NystromKRR) plan(p KRRProblem, x mat.Matrix, mc, chunk int, engine kerne
 	_, t := p.Y.Dims()
 	// The centers (CSR arrays when sparse, else 8·M·d) and their copy, A,
 	// K_MM, a chunk of K_nM, the right-hand side, the data and targets, the
-	// engine's scratch (with the column copy of sparse centers) and
-	// SyrkLower's panels for K_bᵀK_b.
+	// engine's scratch (with the column copy of sparse centers),
+	// SyrkLower's panels for K_bᵀK_b and the M×M solve's scratch
+	// (solver.SolveScratchBytes: with fewer than 16 outputs from M = 1,024,
+	// x in rows of 16 values; gonum's, from 16, takes none, which this
+	// bound over-counts).
 	cs := sampledShape(p.Kernel, x, mc)
 	if b.Centers != nil {
 		cs = givenShape(p.Kernel, b.Centers)
 	}
 	info.MemoryBytes = inputBytes(x) + 2*cs.bytes() + bytesF64(int64(n)*int64(t)+2*int64(mc)*int64(mc)+int64(chunk)*int64(mc)+2*int64(mc)*int64(t)) +
 		kernel.NewOp(p.Kernel, x, cs.stub(), engine).ScratchBytes(t) +
-		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n))
+		kernel.Dense{}.PackBytes(mc, mc, min(chunk, n)) + solver.SolveScratchBytes(mc, t)
 	info.CenterForm = cs.form()
 	if b.Centers == nil {
 		if err := checkSampler(b.sampler(), x, mc, p.MemoryLimit); err != nil {

@@ -30,7 +30,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	// (compactColumns, 4 bytes a non-zero for the new indices and 4 for
 	// the sorted copy that finds them, freed before the Gram matrix), d
 	// for other kernels; and the blocked Cholesky's workspace (as
-	// ExactKRR).
+	// ExactKRR, with the solve's).
 	gx := kernel.Sparse(x)
 	gram := int64(w) * int64(d) * 8
 	if indexedKernel(k) {
@@ -39,7 +39,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
 	}
 	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)) + 12*int64(len(values)) + gram +
-		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth))
+		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) + exactSolveBytes(n, t)
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err

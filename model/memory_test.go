@@ -12,8 +12,10 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/approx/meka"
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -184,5 +186,61 @@ func TestMemoryCapShrinksDefaultCache(t *testing.T) {
 	}
 	if err := (&SVM{Kernel: k, Resources: Resources{MemoryLimit: -1}}).Fit(context.Background(), x, labels); !errors.Is(err, ErrInput) || errors.Is(err, ErrMemory) {
 		t.Errorf("negative cap: err = %v, want ErrInput", err)
+	}
+}
+
+// TestExactKRRSolvePlanned: the solve of exact KRR, α = (K + λnI)⁻¹Y by
+// Chol.Solve on the factor from solver.CholeskyBlocked on kernel.Dense,
+// allocates at most exactSolveBytes(n, t), the term FitKRR's plan adds
+// for it, measured as runtime.MemStats.TotalAlloc after two collections
+// (heap.AllocatedFresh: the solves' kept buffers emptied), at n = 1,100
+// (≥ 1,024: the few-column solves run) with one and three outputs (x
+// copied into rows of 16 values: 174 KB, which the plan left out before;
+// the test fails with that term dropped) and seventeen (the blocked
+// solves). The slack, 16 KiB below 16 columns, is TestFewSolvePlannedBytes'
+// (the buffers' rounding to whole pages and the tasks' closures, two
+// solves here), 64 KiB from 16, TestBlockedSolvePlannedBytes' (one
+// Dense.run's state per Gemm). The fit's plan, Info().MemoryBytes, also
+// bounds what the whole fit allocates (TotalAlloc, every allocation
+// counted however short-lived).
+func TestExactKRRSolvePlanned(t *testing.T) {
+	const n = 1100
+	x, y, _ := memoryData(n)
+	k := kernel.Gaussian{Gamma: 1}
+	km := mat.NewDense(n, n, nil)
+	if err := kernel.NewOp(k, x, x, kernel.Options{}).Block(context.Background(), km); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		km.Set(i, i, km.At(i, i)+1e-3*n)
+	}
+	chol, err := solver.CholeskyBlocked(context.Background(), km, solver.CholOptions{}, kernel.Dense{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []int{1, 3, 17} {
+		yt := mat.NewDense(n, tc, nil)
+		for i := range n {
+			for j := range tc {
+				yt.Set(i, j, y[i]*float64(j+1))
+			}
+		}
+		alpha := mat.DenseCopyOf(yt)
+		plan := exactSolveBytes(n, tc)
+		slack := int64(16 << 10)
+		if tc >= 16 {
+			slack = 64 << 10
+		}
+		got := heap.AllocatedFresh(t, func() error { return chol.Solve(alpha) })
+		t.Logf("t=%d: solve allocated %d bytes, plan %d", tc, got, plan)
+		if got > plan+slack {
+			t.Errorf("t=%d: the solve allocated %d bytes, plan %d (+ %d)", tc, got, plan, slack)
+		}
+		m := &KRR{Kernel: k, Lambda: 1e-3}
+		fit := heap.AllocatedFresh(t, func() error { return m.FitMulti(context.Background(), x, yt) })
+		t.Logf("t=%d: fit allocated %d bytes, plan %d", tc, fit, m.Info().MemoryBytes)
+		if fit > m.Info().MemoryBytes {
+			t.Errorf("t=%d: the fit allocated %d bytes, plan %d", tc, fit, m.Info().MemoryBytes)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -336,15 +337,6 @@ func TestApplyPlannedBytes(t *testing.T) {
 	kmm := gaussKMM(4, m, 0.05)
 	rng := rand.New(rand.NewPCG(5, 6))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	allocated := func(run func() error) int64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if err := run(); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return int64(after.TotalAlloc - before.TotalAlloc)
-	}
 	plan := applyScratchBytes(m)
 	if ScratchBytes(m) < plan {
 		t.Fatalf("ScratchBytes(%d) = %d < the application's %d", m, ScratchBytes(m), plan)
@@ -370,12 +362,10 @@ func TestApplyPlannedBytes(t *testing.T) {
 				}
 				return p.Precondition(context.Background(), dst, dst)
 			}
-			runtime.GC()
-			runtime.GC()
-			if got := allocated(iter); got > plan+slack {
+			if got := heap.AllocatedFresh(t, iter); got > plan+slack {
 				t.Errorf("%s t=%d: first iteration allocated %d bytes, plan %d (+ %d)", prec, tc, got, plan, slack)
 			}
-			if got := allocated(func() error {
+			if got := heap.Allocated(t, func() error {
 				for range 4 {
 					if err := iter(); err != nil {
 						return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -363,7 +364,7 @@ func TestBlockedPotrfDeterministic(t *testing.T) {
 // n×n matrix (n = 1,500: three outer blocks) allocate at most what their
 // plan says, CholeskyScratchBytes(n) for their panels plus
 // Dense.SyrkPackBytes(n, 512) for their products' buffer, measured as a
-// runtime.MemStats heap delta after two collections (which empty the
+// runtime.MemStats heap delta after two collections (heap.AllocatedFresh; they empty the
 // buffer pool). The delta adds up what each product allocates besides its
 // buffer (SyrkPackBytes counts one product's, ≤ 16 KiB here), garbage by
 // the next product: at most 14 products a block of 512 columns (potrf: 3
@@ -383,18 +384,7 @@ func TestBlockedPlannedBytes(t *testing.T) {
 	d := kernel.Dense{Workers: 2}
 	plan := CholeskyScratchBytes(n) + d.SyrkPackBytes(n, min(n, BlockedWidth))
 	slack := int64(42*16<<10 + 8*n + 4<<10)
-	measure := func(run func() error) int64 {
-		runtime.GC()
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if err := run(); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return int64(after.TotalAlloc - before.TotalAlloc)
-	}
-	got := measure(func() error {
+	got := heap.AllocatedFresh(t, func() error {
 		_, err := CholeskyBlocked(context.Background(), f, CholOptions{}, d)
 		return err
 	})
@@ -403,17 +393,17 @@ func TestBlockedPlannedBytes(t *testing.T) {
 		t.Errorf("CholeskyBlocked allocated %d bytes, plan %d (+ %d)", got, plan, slack)
 	}
 	l := mat.DenseCopyOf(f)
-	if got := measure(func() error { return Lauum(context.Background(), f, d) }); got > plan+slack {
+	if got := heap.AllocatedFresh(t, func() error { return Lauum(context.Background(), f, d) }); got > plan+slack {
 		t.Errorf("Lauum allocated %d bytes, plan %d (+ %d)", got, plan, slack)
 	}
 	release := d.ReserveSyrk(n, min(n, BlockedWidth))
 	defer release()
 	f.Copy(l)
-	if got := measure(func() error { return Lauum(context.Background(), f, d) }); got >= 64<<10 {
+	if got := heap.AllocatedFresh(t, func() error { return Lauum(context.Background(), f, d) }); got >= 64<<10 {
 		t.Errorf("Lauum with its buffer reserved allocated %d bytes, want < 64 KiB", got)
 	}
 	f.Copy(l)
-	if got := measure(func() error { return Lauum(context.Background(), f, withoutLauumRows{d}) }); got < 8*512*n {
+	if got := heap.AllocatedFresh(t, func() error { return Lauum(context.Background(), f, withoutLauumRows{d}) }); got < 8*512*n {
 		t.Errorf("Lauum copying its blocks allocated %d bytes, less than its panel %d: not measuring", got, 8*512*n)
 	}
 }

@@ -122,9 +122,12 @@ func rowsPath32(p Products32) (workers int, ok bool) {
 // widened block and rounded (as blockedSolveL32's).
 func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers int) error {
 	ni := min(w.inner, w.outer, l.Rows)
-	wide := make([][]float64, parallel.Workers(workers))
+	nw := parallel.Workers(workers)
+	wb := rowsScratch64.Get(nw * ni * ni)
+	defer rowsScratch64.Put(wb)
+	wide := make([][]float64, nw)
 	for i := range wide {
-		wide[i] = make([]float64, ni*ni)
+		wide[i] = (*wb)[i*ni*ni : (i+1)*ni*ni]
 	}
 	invert := func(wk int, inv []float32, k0, bj int) error {
 		d := wide[wk][:bj*bj]
@@ -141,5 +144,5 @@ func rowsSolveL32(ctx context.Context, l, x blas32.General, w widths, workers in
 		return nil
 	}
 	return rowsSolve[float32, panels32](ctx, dense[float32]{rows: l.Rows, cols: l.Cols, stride: l.Stride, data: l.Data},
-		dense[float32]{rows: x.Rows, cols: x.Cols, stride: x.Stride, data: x.Data}, w, workers, 32, invert)
+		dense[float32]{rows: x.Rows, cols: x.Cols, stride: x.Stride, data: x.Data}, w, workers, 32, &rowsScratch32, invert)
 }

@@ -3,10 +3,13 @@ package solver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -249,5 +252,79 @@ func TestSolveLPaths(t *testing.T) {
 	}
 	if err := rowsSolveL32(cctx, g, blas32.General{Rows: n, Cols: tc, Stride: tc, Data: make([]float32, n*tc)}, defaultWidths, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("float32 cancelled: err = %v", err)
+	}
+}
+
+// TestBlockedSolvePlannedBytes: Chol's solves with 16 or more columns on a
+// factor from CholeskyBlocked (n = 1,100: three outer blocks, the last of
+// 76 rows, neither a multiple of the 64-row inner blocks nor of the 8-row
+// tile) allocate at most their plan, SolveScratchBytes(n, t) plus their
+// products' buffer, Dense.PackBytes(n, t, 512), measured as
+// runtime.MemStats.TotalAlloc after two collections (heap.AllocatedFresh),
+// for L⁻¹X, L⁻ᵀX and Solve, with 16 (one row panel), 17, 64 (inverses of
+// the diagonal blocks off the row panels) and 100 columns, on the AVX-512
+// row panels where the CPU has them and on the portable products (the
+// Gemm path). The slack, 64 KiB, is what the products allocate besides
+// their buffer, one Dense.run's state per Gemm (PackBytes counts one; up
+// to 20 Gemms a solve here), and the rounding of the large buffers to
+// whole pages. Four solves more, the collector off so the kept buffers
+// stay and the products' buffer reserved (Dense.Reserve: unreserved, it
+// goes back to a sync.Pool, whose per-P caches a solve that moved between
+// Ps misses, 2.5 MB a miss), allocate under 4·8·128² bytes (512 KiB) in all, less than
+// re-making the smallest of the scratch buffers each solve would (the
+// 128×128 inverse, 131 KB; rowsSolveL's buffer is 606 KB at t = 16):
+// before, each L⁻¹X on the row panels allocated its 606–1,000 KB again,
+// and the row tile a zero-padded copy of a last group of fewer than 8 rows
+// of the factor (32 KB each). Skipped under the race detector, whose
+// sync.Pool (in gonum and the engine) drops buffers at random.
+func TestBlockedSolvePlannedBytes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const n = 1100
+	r := rand.New(rand.NewPCG(93, 94))
+	a := spdMatrix(r, n)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const slack = 64 << 10
+	nb := min(n, BlockedWidth)
+	for _, d := range []kernel.Dense{{}, {Portable: true}} {
+		c, err := CholeskyBlocked(context.Background(), mat.DenseCopyOf(a), CholOptions{}, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []int{16, 17, 64, 100} {
+			x := mat.NewDense(n, tc, nil)
+			for i := range x.RawMatrix().Data {
+				x.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			plan := SolveScratchBytes(n, tc) + d.PackBytes(n, tc, nb)
+			for _, s := range []struct {
+				name  string
+				solve func() error
+			}{
+				{"L⁻¹X", func() error { return c.SolveL(x, false) }},
+				{"L⁻ᵀX", func() error { return c.SolveL(x, true) }},
+				{"Solve", func() error { return c.Solve(x) }},
+			} {
+				what := fmt.Sprintf("portable=%v t=%d %s", d.Portable, tc, s.name)
+				got := heap.AllocatedFresh(t, s.solve)
+				t.Logf("%s: first solve %d bytes, plan %d", what, got, plan)
+				if got > plan+slack {
+					t.Errorf("%s: first solve allocated %d bytes, plan %d (+ %d)", what, got, plan, slack)
+				}
+				release := d.Reserve(n, tc, nb)
+				if got := heap.Allocated(t, func() error {
+					for range 4 {
+						if err := s.solve(); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); got >= 4*8*cholInner*cholInner {
+					t.Errorf("%s: four more solves allocated %d bytes, want < %d", what, got, 4*8*cholInner*cholInner)
+				}
+				release()
+			}
+		}
 	}
 }

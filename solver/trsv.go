@@ -283,18 +283,33 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 // (L1), four or eight row pieces of 1 or 2 KB streamed at a time.
 const panelCols = 256
 
-// SolveScratchBytes returns the most memory the triangular solves with
-// few right-hand sides allocate for an n×n factor and t right-hand sides
-// beside the factor and x: Chol.SolveL with t < 16 columns (from n =
-// 1,024; smaller factors go to gonum's trsm, which allocates none) and
-// Chol32.SolveL with any t. One column needs a block's dots (and a
-// contiguous copy of x when its stride is not 1); several need x copied
-// into rows of kernel.PanelWidth values (16n doubles, one slab of 16
-// columns at a time) and a block's dots; a float32 factor adds a widened
-// diagonal block (min(n, 256)² doubles). The buffers are kept between solves
-// (one of each kind, freed by the garbage collector once unused), so a
-// preconditioner's four solves per CG iteration allocate them once: plans
-// count them once.
+// SolveScratchBytes returns the most memory the triangular solves of an
+// n×n factor with t right-hand sides allocate beside the factor, x and
+// their products' buffers, for a caller planning memory before the solves:
+//
+//   - Chol.SolveL and Solve with t < 16 columns (from n = 1,024; smaller
+//     factors go to gonum's trsm, which allocates none) and Chol32.SolveL
+//     with any t: one column needs a block's dots (and a contiguous copy
+//     of x when its stride is not 1); several need x copied into rows of
+//     kernel.PanelWidth values (16n doubles, one slab of 16 columns at a
+//     time) and a block's dots; a float32 factor adds a widened diagonal
+//     block (min(n, 256)² doubles);
+//   - Chol.SolveL and Solve with t ≥ 16 columns on a factor from
+//     CholeskyBlocked (n > 128): L⁻¹X on kernel.Dense with AVX-512 packs a
+//     block of 512 solved rows and keeps two sets of inverses of its
+//     64-row diagonal blocks and a packed 64-row block per worker
+//     (GOMAXPROCS: a Dense with more Workers than that takes more);
+//     otherwise, from 64 columns, a 128×128 inverse and its 128×t product.
+//     Both are counted. Their products (Gemms of at most n rows by t
+//     columns over k = min(n, BlockedWidth)) share one buffer of their
+//     own, held for the solve (kernel.Dense.Reserve):
+//     kernel.Dense.PackBytes(n, t, min(n, BlockedWidth)) bounds it.
+//
+// The buffers are kept between solves (one of each kind, freed by the
+// garbage collector once unused), so a preconditioner's four solves per
+// CG iteration allocate them once: plans count them once. From 16 columns
+// the larger of the two bullets' terms is returned (the float32 factor's
+// slabs and the float64 factor's blocks).
 func SolveScratchBytes(n, t int) int64 {
 	if n <= 0 || t <= 0 {
 		return 0
@@ -304,7 +319,19 @@ func SolveScratchBytes(n, t int) int64 {
 		k = fewPanelLen(n)
 	}
 	b := min(n, fewBlock)
-	return 8 * int64(k+b*b)
+	few := 8 * int64(k+b*b)
+	if t < solveMinRHS || n <= cholInner {
+		return few
+	}
+	return max(few, blockedSolveBytes(n, t))
+}
+
+// blockedSolveBytes is the scratch of Chol's blocked solves (t ≥
+// solveMinRHS) at the default widths: rowsSolveL's buffer and
+// solveScratch's.
+func blockedSolveBytes(n, t int) int64 {
+	rows := rowsScratchLen(n, t, widths{cholBlock, min(cholInner, rowsInner)}, 0, kernel.PanelWidth, kernel.RowPanelsLen)
+	return 8 * int64(rows+innerScratchLen(cholInner, t))
 }
 
 // fewOneLen and fewPanelLen are the float64 values one few-column solve
