@@ -126,14 +126,26 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64)
 		}
 		return
 	}
-	expRowDot := expRowDotAVX512
+	expRowDot, axpy1, axpy4 := expRowDotAVX512, axpyAVX512, axpy4AVX512
 	if w.acc == accelAVX2 {
-		expRowDot = expRowDotAVX2
+		expRowDot, axpy1, axpy4 = expRowDotAVX2, axpyAVX2, axpy4AVX2
 	}
-	for i := range kv {
-		kv[i] = expRowDot(&w.blk[i*mp], &p.cn[0], &vp[0], mp, p.xn[r0+i], ng)
+	// Four rows are mapped, then added to acc while they are still in L2:
+	// the order of accumulateRows (groups of four from the first row, then
+	// the rows left one at a time), so the same bits as mapping the whole
+	// block first, which read the block (1–4 MiB) a third time from L3.
+	xn := p.xn[r0:r1]
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		for r := i; r < i+4; r++ {
+			kv[r] = expRowDot(&w.blk[r*mp], &p.cn[0], &vp[0], mp, xn[r], ng)
+		}
+		axpy4(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
 	}
-	p.accumulateRows(w, w.blk, kv, acc)
+	for ; i < rows; i++ {
+		kv[i] = expRowDot(&w.blk[i*mp], &p.cn[0], &vp[0], mp, xn[i], ng)
+		axpy1(mp, kv[i], &w.blk[i*mp], &acc[0])
+	}
 }
 
 // gaussianDots sets out[i·stride] = K(x_{r0+i}, C)·v for the rows of the

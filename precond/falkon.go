@@ -130,8 +130,10 @@ var _ solver.Preconditioner = (*Falkon)(nil)
 
 // BuildFalkon builds the FALKON preconditioner of eq. 14 for n training
 // points and regularization λ (the penalty is λn, see package model) from
-// kmm = K_MM (M×M, both triangles set). kmm is taken over: it is overwritten
-// by the factor T and must not be used by the caller afterwards. Cost: two
+// kmm = K_MM (M×M, both triangles set: the first factorization reads the
+// lower one, MulKMM and the retries with jitter the upper one). kmm is
+// taken over: it is overwritten by the factor T and must not be used by
+// the caller afterwards. Cost: two
 // M×M Cholesky factorizations and one triangular product, O(M³); memory: kmm
 // plus one M×M matrix (PrecisionFloat32: kmm alone, both float32 factors
 // in the bytes of its lower triangle).

@@ -391,3 +391,71 @@ func TestFalkon32Jitter(t *testing.T) {
 		t.Errorf("MulKMM differs from K_MM·v by %g after the jitter retries", d)
 	}
 }
+
+// TestFalkon32FirstFill: without jitter, T's matrix is K_MM's lower
+// triangle narrowed in place (narrowRows), so the build's L_T must be, bit
+// for bit, solver.CholeskyBlocked32's factor of a separate float32 matrix
+// holding float32(K_MM + shift·I) (M = 600, past the 512-column outer
+// block: the same operations on the same values). With the strict lower
+// triangle scaled by 1 + 2⁻¹⁰ (not symmetric any more), the reference
+// built from the lower triangle must still match — the first attempt reads
+// the lower triangle, as the float64 build does — and MulKMM must still be
+// the upper triangle's product (to 1e-12), untouched by the narrowing.
+func TestFalkon32FirstFill(t *testing.T) {
+	const m, n, lambda = 600, 5000, 1e-4
+	kmm := gaussKMM(11, m, 0.5)
+	for _, skew := range []bool{false, true} {
+		work := mat.DenseCopyOf(kmm)
+		if skew {
+			for i := 0; i < m; i++ {
+				for j := 0; j < i; j++ {
+					work.Set(i, j, work.At(i, j)*(1+0x1p-10))
+				}
+			}
+		}
+		given := mat.DenseCopyOf(work)
+		p, err := BuildFalkon(work, n, lambda, Options{Precision: PrecisionFloat32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.t32.Attempts != 1 {
+			t.Fatalf("skew=%v: %d attempts, want 1", skew, p.t32.Attempts)
+		}
+		ref := blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)}
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				v := given.At(i, j)
+				if i == j {
+					v += p.Shift
+				}
+				ref.Data[i*m+j], ref.Data[j*m+i] = float32(v), float32(v)
+			}
+		}
+		want, err := solver.CholeskyBlocked32(context.Background(), ref, solver.CholOptions{}, kernel.DenseF32{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, r := p.t32.L(), want.L()
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				if math.Float32bits(g.Data[i*g.Stride+j]) != math.Float32bits(r.Data[i*r.Stride+j]) {
+					t.Fatalf("skew=%v: L_T[%d][%d] = %g, reference %g", skew, i, j, g.Data[i*g.Stride+j], r.Data[i*r.Stride+j])
+				}
+			}
+		}
+		v := mat.NewDense(m, 1, nil)
+		for i := 0; i < m; i++ {
+			v.Set(i, 0, math.Cos(float64(i)))
+		}
+		got := mat.NewDense(m, 1, nil)
+		if err := p.MulKMM(got, v); err != nil {
+			t.Fatal(err)
+		}
+		var kv mat.Dense
+		kv.Mul(kmm, v)
+		kv.Sub(&kv, got)
+		if d := maxAbs(&kv); d > 1e-12 {
+			t.Errorf("skew=%v: MulKMM differs from K_MM·v by %g", skew, d)
+		}
+	}
+}
