@@ -1776,14 +1776,13 @@ DATA expRowAVX512consts<>+8(SB)/8, $0xc090d00000000000
 DATA expRowAVX512consts<>+16(SB)/8, $0x42f8000000000000
 DATA expRowAVX512consts<>+24(SB)/8, $0x0000000000000000
 DATA expRowAVX512consts<>+32(SB)/8, $0x4000000000000000
-DATA expRowAVX512consts<>+40(SB)/8, $0x3eeffcbfc588b0c3
-DATA expRowAVX512consts<>+48(SB)/8, $0x3f2430912f86c786
-DATA expRowAVX512consts<>+56(SB)/8, $0x3f55d87fe78a6730
-DATA expRowAVX512consts<>+64(SB)/8, $0x3f83b2ab6fba4e76
-DATA expRowAVX512consts<>+72(SB)/8, $0x3fac6b08d704a0bf
-DATA expRowAVX512consts<>+80(SB)/8, $0x3fcebfbdff82c58e
-DATA expRowAVX512consts<>+88(SB)/8, $0x3fe62e42fefa39ef
-GLOBL expRowAVX512consts<>(SB), RODATA|NOPTR, $96
+DATA expRowAVX512consts<>+40(SB)/8, $0x3f2430912f86c786
+DATA expRowAVX512consts<>+48(SB)/8, $0x3f55d89be4b23408
+DATA expRowAVX512consts<>+56(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowAVX512consts<>+64(SB)/8, $0x3fac6b08d6e8a397
+DATA expRowAVX512consts<>+72(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowAVX512consts<>+80(SB)/8, $0x3fe62e42fefa39fd
+GLOBL expRowAVX512consts<>(SB), RODATA|NOPTR, $88
 
 DATA expRowAVX512tab<>+0(SB)/8, $0x3ff0000000000000
 DATA expRowAVX512tab<>+8(SB)/8, $0x3ff0b5586cf9890f
@@ -1891,10 +1890,6 @@ loop:
 	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z4, Z7
 	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z8, Z11
 	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z12, Z15
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z0, Z3
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z4, Z7
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z8, Z11
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z12, Z15
 	VMULPD           Z0, Z3, Z3
 	VMULPD           Z4, Z7, Z7
 	VMULPD           Z8, Z11, Z11
@@ -1953,8 +1948,6 @@ tail:
 	VFMADD213PD.BCST expRowAVX512consts<>+72(SB), Z4, Z7
 	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z0, Z3
 	VFMADD213PD.BCST expRowAVX512consts<>+80(SB), Z4, Z7
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z0, Z3
-	VFMADD213PD.BCST expRowAVX512consts<>+88(SB), Z4, Z7
 	VMULPD           Z0, Z3, Z3
 	VMULPD           Z4, Z7, Z7
 	VFMADD213PD      Z2, Z2, Z3
@@ -1977,14 +1970,13 @@ DATA expRowDotAVX512consts<>+8(SB)/8, $0xc090d00000000000
 DATA expRowDotAVX512consts<>+16(SB)/8, $0x42f8000000000000
 DATA expRowDotAVX512consts<>+24(SB)/8, $0x0000000000000000
 DATA expRowDotAVX512consts<>+32(SB)/8, $0x4000000000000000
-DATA expRowDotAVX512consts<>+40(SB)/8, $0x3eeffcbfc588b0c3
-DATA expRowDotAVX512consts<>+48(SB)/8, $0x3f2430912f86c786
-DATA expRowDotAVX512consts<>+56(SB)/8, $0x3f55d87fe78a6730
-DATA expRowDotAVX512consts<>+64(SB)/8, $0x3f83b2ab6fba4e76
-DATA expRowDotAVX512consts<>+72(SB)/8, $0x3fac6b08d704a0bf
-DATA expRowDotAVX512consts<>+80(SB)/8, $0x3fcebfbdff82c58e
-DATA expRowDotAVX512consts<>+88(SB)/8, $0x3fe62e42fefa39ef
-GLOBL expRowDotAVX512consts<>(SB), RODATA|NOPTR, $96
+DATA expRowDotAVX512consts<>+40(SB)/8, $0x3f2430912f86c786
+DATA expRowDotAVX512consts<>+48(SB)/8, $0x3f55d89be4b23408
+DATA expRowDotAVX512consts<>+56(SB)/8, $0x3f83b2ab6fba4e76
+DATA expRowDotAVX512consts<>+64(SB)/8, $0x3fac6b08d6e8a397
+DATA expRowDotAVX512consts<>+72(SB)/8, $0x3fcebfbdff82c58e
+DATA expRowDotAVX512consts<>+80(SB)/8, $0x3fe62e42fefa39fd
+GLOBL expRowDotAVX512consts<>(SB), RODATA|NOPTR, $88
 
 DATA expRowDotAVX512tab<>+0(SB)/8, $0x3ff0000000000000
 DATA expRowDotAVX512tab<>+8(SB)/8, $0x3ff0b5586cf9890f
@@ -2093,10 +2085,6 @@ loop:
 	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z4, Z7
 	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z8, Z11
 	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z12, Z15
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z0, Z3
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z4, Z7
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z8, Z11
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z12, Z15
 	VMULPD           Z0, Z3, Z3
 	VMULPD           Z4, Z7, Z7
 	VMULPD           Z8, Z11, Z11
@@ -2160,8 +2148,6 @@ tail:
 	VFMADD213PD.BCST expRowDotAVX512consts<>+72(SB), Z4, Z7
 	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z0, Z3
 	VFMADD213PD.BCST expRowDotAVX512consts<>+80(SB), Z4, Z7
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z0, Z3
-	VFMADD213PD.BCST expRowDotAVX512consts<>+88(SB), Z4, Z7
 	VMULPD           Z0, Z3, Z3
 	VMULPD           Z4, Z7, Z7
 	VFMADD213PD      Z2, Z2, Z3
