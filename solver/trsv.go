@@ -98,10 +98,11 @@ func fewSlabs(x blas64.General, solve func(blas64.General) error) error {
 // contiguous vector v when its stride is not 1. L⁻¹x: each task takes
 // fewRows rows of a block and subtracts from v[i] the dot of row i with the
 // solved v[:k] (dots: kernel.RowDots or RowDots32, four rows at a time
-// against v); L⁻ᵀx: each task takes up to fewCols entries of v[:k] and adds to
-// them the block's rows times −v[k:k1] (axpys: kernel.RowAxpys or
-// RowAxpys32, eight (AVX-512) or four rows streamed at a time into the task's contiguous piece
-// of v). Each entry is a fixed sequence of operations whatever the split
+// against v; dotsPlain on the portable path); L⁻ᵀx: each task takes up to
+// fewCols entries of v[:k] and adds to them the block's rows times
+// −v[k:k1] (axpys: kernel.RowAxpys or RowAxpys32, eight (AVX-512) or four
+// rows streamed at a time into the task's contiguous piece of v;
+// axpysPlain on the portable path). Each entry is a fixed sequence of operations whatever the split
 // into tasks (the kernels' sums do not depend on where a row or a piece of
 // v starts), so the result depends neither on the number of workers nor on
 // the precision of the factor beyond its values. diag solves the diagonal
