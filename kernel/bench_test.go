@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -165,6 +166,67 @@ func BenchmarkDistance(b *testing.B) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkFusedBlocks separates the fused Gaussian pass's own cost from
+// its distance product on one goroutine locked to its thread: for each set
+// of SIMD inner kernels, d = 54 and 784 and M = 2,000, it runs the engine's
+// row blocks (autoBlockRows: 64 rows at d = 54, 256 at d = 784) of 8,192
+// rows of X through the distance product alone (dots: the tiles and the
+// packing of X, what X·Cᵀ does) and through the whole fused block
+// (fusedGaussian: the same, then exp with K·v and the four-row update),
+// interleaved, and reports each one's best and median rate over the b.N
+// rounds in GFLOP of 2nMd per thread-CPU-second (the machine is shared:
+// thread CPU time, and the best of several rounds; run with e.g.
+// -benchtime 6x). The ratio of the two is the fused pass's overhead over
+// its distance product without the worker, scheduling and preparation
+// effects of a whole call.
+func BenchmarkFusedBlocks(b *testing.B) {
+	const n, m = 8192, 2000
+	for _, d := range []int{54, 784} {
+		r := rand.New(rand.NewPCG(1, uint64(d)))
+		x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, 1)
+		for _, a := range accels()[1:] {
+			b.Run(fmt.Sprintf("d=%d/%s", d, a), func(b *testing.B) {
+				defer setAccel(a)()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				op := NewOp(Gaussian{Gamma: 1 / float64(d)}, x, c, Options{Workers: 1})
+				p := op.prepare()
+				rows := op.BlockRows()
+				vp, _ := p.padded(v.RawMatrix())
+				w := p.getWork(rows, 1)
+				defer putWorks([]*work{w})
+				acc := make([]float64, p.mp)
+				flops := 2 * float64(n/rows*rows) * m * float64(d)
+				var dots, fused []float64
+				for b.Loop() {
+					for _, f := range []bool{false, true} {
+						t0 := threadClock()
+						for r0 := 0; r0+rows <= n; r0 += rows {
+							if f {
+								p.fusedGaussian(w, r0, r0+rows, p.ng, vp, acc)
+							} else {
+								p.dots(w, r0, r0+rows)
+							}
+						}
+						rate := flops / float64(threadClock()-t0)
+						if f {
+							fused = append(fused, rate)
+						} else {
+							dots = append(dots, rate)
+						}
+					}
+				}
+				slices.Sort(dots)
+				slices.Sort(fused)
+				b.ReportMetric(dots[len(dots)-1], "dots-best-GFLOP/cpu-s")
+				b.ReportMetric(dots[len(dots)/2], "dots-median")
+				b.ReportMetric(fused[len(fused)-1], "fused-best-GFLOP/cpu-s")
+				b.ReportMetric(fused[len(fused)/2], "fused-median")
+			})
 		}
 	}
 }

@@ -135,26 +135,33 @@ func (o *Op) prepare() *plan {
 			}
 			p.cp32 = make([]float32, p.mp*p.d)
 			adviseHuge(p.cp32, p.collapseWork())
-			for j := 0; j < p.m; j++ {
-				row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
-				panel := p.cp32[(j/panelCols32)*panelCols32*p.d:]
-				for k, v := range row {
-					panel[k*panelCols32+j%panelCols32] = float32(v)
-				}
-			}
+			packCenters(p.cp32, p.c, p.m, p.d, panelCols32, o.opt.Workers)
 			return
 		}
 		p.cp = make([]float64, p.mp*p.d)
 		adviseHuge(p.cp, p.collapseWork())
-		for j := 0; j < p.m; j++ {
-			row := p.c.Data[j*p.c.Stride : j*p.c.Stride+p.d]
-			panel := p.cp[(j/panelCols)*panelCols*p.d:]
+		packCenters(p.cp, p.c, p.m, p.d, panelCols, o.opt.Workers)
+	})
+	return &o.plan
+}
+
+// packCenters writes the m rows of c (d columns) into dst as panels of tw
+// centers, each d×tw values feature-major (center j at
+// dst[(j/tw)·tw·d + k·tw + j mod tw]), one panel a task on up to workers
+// goroutines (0: GOMAXPROCS). dst must hold zeros where no center goes
+// (the padding of the last panel). prepare packed the centers on one core:
+// part of every new Op's first product, which "landmark bench kernel"
+// times (12.5 MB at M = 2,000, d = 784).
+func packCenters[T float32 | float64](dst []T, c blas64.General, m, d, tw, workers int) {
+	parallel.For(context.Background(), (m+tw-1)/tw, workers, func(_, jp int) {
+		panel := dst[jp*tw*d : (jp+1)*tw*d]
+		for j := jp * tw; j < min((jp+1)*tw, m); j++ {
+			row := c.Data[j*c.Stride : j*c.Stride+d]
 			for k, v := range row {
-				panel[k*panelCols+j%panelCols] = v
+				panel[k*tw+j%tw] = T(v)
 			}
 		}
 	})
-	return &o.plan
 }
 
 // collapseWork reports whether the plan's passes are long enough for the

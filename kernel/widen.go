@@ -1,6 +1,11 @@
 package kernel
 
-import "math"
+import (
+	"math"
+	"runtime"
+
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+)
 
 // Row-streaming products for package solver's triangular solves with one
 // right-hand side (FALKON's preconditioner with one output applies four
@@ -14,7 +19,15 @@ import "math"
 // internal/asmmulti. Every result is a fixed sequence of FMAs and additions
 // described on each function, the same on the AVX-512, AVX2 and portable
 // paths, and a float32 factor gives exactly the float64 function's result
-// on its widened values.
+// on its widened values, with one exception: RowDots and RowAxpys (float64)
+// on the portable path on amd64 (LANDMARK_SIMD=portable, CPUs without
+// AVX2) run gonum's SSE2 dot and axpy row by row (portableGonum), as the
+// solves and K_MM·v did before these kernels: there every math.FMA of the
+// Go loops tests for the instruction, and they read the factor at 0.8
+// (L⁻¹x) and 0.5–0.7 (K_MM·v) of gonum's speed. Their results are then
+// gonum's order of the same terms (within the same error bounds), not the
+// FMA chains' bits, nor those of RowDots32 and RowAxpys32 on the widened
+// values.
 
 // PanelWidth is the number of values in a row of the panels of
 // PanelAxpys: the few right-hand sides of a solve, padded with zeros.
@@ -26,13 +39,21 @@ const PanelWidth = multiPanel
 // order: sixteen lane sums A[l] = Σ x[j]·a[r·lda+j] over j < k16 with j ≡ l
 // (mod 16), each a chain of FMAs in j order from zero; B[l] = A[l] +
 // A[l+8] for l < 8; s = B[0] + B[1] + … + B[7] from the left; then s =
-// fma(a[r·lda+j], x[j], s) for k16 ≤ j < k. a must hold (len(out)−1)·lda +
-// len(x) values (it panics otherwise); out must not overlap x.
+// fma(a[r·lda+j], x[j], s) for k16 ≤ j < k (on the portable path on
+// amd64, gonum's Ddot instead: see the top of this file). a must hold
+// (len(out)−1)·lda + len(x) values (it panics otherwise); out must not
+// overlap x.
 func RowDots(out, a []float64, lda int, x []float64) {
 	if !rowsFit(len(out), len(a), lda, len(x)) {
 		return
 	}
 	k := len(x)
+	if portableGonum && useAccel == accelPortable {
+		for r := range out {
+			out[r] = gonumDot.Ddot(k, a[r*lda:r*lda+k], 1, x, 1)
+		}
+		return
+	}
 	k16 := k &^ 15
 	if useAccel == accelPortable || k16 == 0 {
 		rowDotsGo(out, a, lda, x)
@@ -57,6 +78,19 @@ func RowDots(out, a []float64, lda int, x []float64) {
 		i += n
 	}
 }
+
+// portableGonum says whether RowDots and RowAxpys take gonum's dot and
+// axpy on the portable path: on amd64, where gonum's are SSE2 assembly and
+// the Go loops' math.FMA tests for the instruction each time (elsewhere,
+// arm64 say, math.FMA is one instruction and gonum's loops are Go).
+// BenchmarkFewSolve M = 10,000 t = 1 float64 L⁻¹x, LANDMARK_SIMD=portable,
+// GB of factor per CPU-second: 6.5–7.2 on the FMA chains, 8.9–9.1 on
+// gonum's; BenchmarkMulKMM t = 1: 65–100 CPU-ms against 54–59
+// (docs/performance.md).
+const portableGonum = runtime.GOARCH == "amd64"
+
+// gonumDot is gonum's BLAS, whose Ddot and Daxpy run on slices in place.
+var gonumDot gonumblas.Implementation
 
 // RowDots32 is RowDots with the rows of a in float32, each value widened
 // to float64 (exactly) before its product: the result is RowDots's on the
@@ -93,11 +127,19 @@ func RowDots32(out []float64, a []float32, lda int, x []float64) {
 
 // RowAxpys sets y[j] = fma(s[r], a[r·lda+j], y[j]) for r = 0, 1, …,
 // len(s)−1 in this order, for every j < len(y): y += Σ_r s[r]·(row r of
-// a), one rounding per row (row stride lda ≥ 0). a must hold
-// (len(s)−1)·lda + len(y) values (it panics otherwise); y must not overlap
-// a or s.
+// a), one rounding per row (row stride lda ≥ 0); on the portable path on
+// amd64, gonum's Daxpy row by row instead (see the top of this file). a
+// must hold (len(s)−1)·lda + len(y) values (it panics otherwise); y must
+// not overlap a or s.
 func RowAxpys(y, s, a []float64, lda int) {
 	if !rowsFit(len(s), len(a), lda, len(y)) {
+		return
+	}
+	if portableGonum && useAccel == accelPortable {
+		n := len(y)
+		for r, c := range s {
+			gonumDot.Daxpy(n, c, a[r*lda:r*lda+n], 1, y, 1)
+		}
 		return
 	}
 	k16 := len(y) &^ 15

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // widenCase is a random problem for the row kernels: rows rows of k values
@@ -65,7 +67,8 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 
 // RowDots, RowDots32, RowAxpys and RowAxpys32 on every SIMD path give the
 // bits of their documented order (refDot; a chain of FMAs per column for
-// the axpys) for k = 0 … 17 columns (every tail of the 16-column step with
+// the axpys; RowDots and RowAxpys on the portable path on amd64 gonum's
+// dot and axpy, refRowDots and refRowAxpys) for k = 0 … 17 columns (every tail of the 16-column step with
 // nothing, one step or part of one before it), 16·m + tail for larger k,
 // 1 to 9 rows (the AVX-512 kernel's four rows, the AVX2 kernel's two, and
 // single rows left over) and a row stride larger than k; the float32
@@ -102,7 +105,7 @@ func TestRowKernels(t *testing.T) {
 				}
 				got := make([]float64, rows)
 				RowDots(got, c.a64, lda, c.x)
-				sameBits(t, what("RowDots"), got, want)
+				sameBits(t, what("RowDots"), got, refRowDots(a, c.a64, lda, c.x, want))
 				clear(got)
 				RowDots32(got, c.a32, lda, c.x)
 				sameBits(t, what("RowDots32"), got, want)
@@ -115,7 +118,7 @@ func TestRowKernels(t *testing.T) {
 				}
 				y := append([]float64(nil), c.y...)
 				RowAxpys(y, c.s, c.a64, lda)
-				sameBits(t, what("RowAxpys"), y, wantY)
+				sameBits(t, what("RowAxpys"), y, refRowAxpys(a, c.y, c.s, c.a64, lda, wantY))
 				y = append(y[:0], c.y...)
 				RowAxpys32(y, c.s, c.a32, lda)
 				sameBits(t, what("RowAxpys32"), y, wantY)
@@ -123,6 +126,46 @@ func TestRowKernels(t *testing.T) {
 		}
 		restore()
 	}
+}
+
+// refRowDots is what RowDots gives on path a: want (refDot's bits), or on
+// the portable path on amd64 gonum's Ddot of each row (portableGonum),
+// checked against want within 2γ_k·Σ|a_j·x_j| (two orders of the same
+// sum, each within γ_k of the exact one: Higham, eq. 3.5).
+func refRowDots(a accel, rows []float64, lda int, x, want []float64) []float64 {
+	if !portableGonum || a != accelPortable {
+		return want
+	}
+	k := len(x)
+	g := float64(k) * 0x1p-53 / (1 - float64(k)*0x1p-53)
+	out := make([]float64, len(want))
+	for r := range out {
+		row := rows[r*lda : r*lda+k]
+		out[r] = blas64.Dot(blas64.Vector{N: k, Inc: 1, Data: row}, blas64.Vector{N: k, Inc: 1, Data: x})
+		var mag float64
+		for j, v := range row {
+			mag += math.Abs(v * x[j])
+		}
+		if d := math.Abs(out[r] - want[r]); d > 2*g*mag {
+			panic(fmt.Sprintf("gonum's dot %v and the FMA chains' %v differ by more than %v", out[r], want[r], 2*g*mag))
+		}
+	}
+	return out
+}
+
+// refRowAxpys is what RowAxpys gives on path a from y: want (the FMA
+// chains' bits), or on the portable path on amd64 gonum's Daxpy row by
+// row (a product and a sum rounded per row; the solves built on it are
+// held to their error bounds by package solver's tests).
+func refRowAxpys(a accel, y, s, rows []float64, lda int, want []float64) []float64 {
+	if !portableGonum || a != accelPortable {
+		return want
+	}
+	out := append([]float64(nil), y...)
+	for r, c := range s {
+		blas64.Axpy(c, blas64.Vector{N: len(y), Inc: 1, Data: rows[r*lda : r*lda+len(y)]}, blas64.Vector{N: len(y), Inc: 1, Data: out})
+	}
+	return out
 }
 
 // Widen converts exactly on every path, for lengths 0 … 40 (tails of the

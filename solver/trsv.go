@@ -65,6 +65,9 @@ func fewSolveL(ctx context.Context, l blas64.Triangular, x blas64.General, trans
 			diag: func(v []float64, k, b int) {
 				blas64.Trsv(bt(trans), tri(k, b), blas64.Vector{N: b, Inc: 1, Data: v[k:]})
 			}}
+		if kernel.Accel() == "portable" {
+			one.dots, one.axpys = dotsPlain[float64], axpysPlain[float64]
+		}
 		return one.solve(ctx, n, x, trans)
 	}
 	diag := func(xp blas64.General, k int) { blas64.Trsm(blas.Left, bt(trans), 1, tri(k, xp.Rows), xp) }
@@ -95,10 +98,11 @@ func fewSlabs(x blas64.General, solve func(blas64.General) error) error {
 // contiguous vector v when its stride is not 1. L⁻¹x: each task takes
 // fewRows rows of a block and subtracts from v[i] the dot of row i with the
 // solved v[:k] (dots: kernel.RowDots or RowDots32, four rows at a time
-// against v); L⁻ᵀx: each task takes up to fewCols entries of v[:k] and adds to
-// them the block's rows times −v[k:k1] (axpys: kernel.RowAxpys or
-// RowAxpys32, eight (AVX-512) or four rows streamed at a time into the task's contiguous piece
-// of v). Each entry is a fixed sequence of operations whatever the split
+// against v; dotsPlain on the portable path); L⁻ᵀx: each task takes up to
+// fewCols entries of v[:k] and adds to them the block's rows times
+// −v[k:k1] (axpys: kernel.RowAxpys or RowAxpys32, eight (AVX-512) or four
+// rows streamed at a time into the task's contiguous piece of v;
+// axpysPlain on the portable path). Each entry is a fixed sequence of operations whatever the split
 // into tasks (the kernels' sums do not depend on where a row or a piece of
 // v starts), so the result depends neither on the number of workers nor on
 // the precision of the factor beyond its values. diag solves the diagonal
@@ -109,6 +113,73 @@ type fewOne[T float32 | float64] struct {
 	dots  func(out []float64, a []T, lda int, x []float64)
 	axpys func(y, s []float64, a []T, lda int)
 	diag  func(v []float64, k, b int)
+}
+
+// dotsPlain and axpysPlain are fewOne's dots and axpys (kernel.RowDots,
+// RowAxpys and their float32 twins) when the kernel engine has no SIMD
+// kernels (kernel.Accel() "portable": LANDMARK_SIMD=portable, CPUs without
+// AVX2, non-amd64 builds). The kernels' Go fallbacks chain FMAs, and on
+// amd64 below GOAMD64=v3 every math.FMA tests for the instruction: float64
+// L⁻¹x at M = 10,000 read the factor at 6.5–7.2 GB per CPU-second there,
+// against 8.9–9.1 for gonum's SSE2 dot, which the solves used before the
+// row kernels. These loops round each product and add it (no FMA: the
+// explicit conversions keep any compiler from fusing them, so the bits are
+// the same on every architecture): at gonum's speed, and a
+// float32 factor gives the float64 solve's bits on its widened values, as
+// on the SIMD paths (docs/performance.md). The result is another fixed
+// order of the same terms than the SIMD paths', within the same bounds.
+//
+// dotsPlain sets out[r] to the dot of row r of a (row stride lda) with x:
+// four sums P[l] of the rounded products over j < 8·⌊k/8⌋, j ≡ l (mod 4),
+// in j order from zero, s = (P[0]+P[2]) + (P[1]+P[3]), then the tail's
+// products added in order. (Eight sums read no faster: the loop then
+// spills one to the stack.)
+func dotsPlain[T float32 | float64](out []float64, a []T, lda int, x []float64) {
+	k := len(x)
+	k8 := k &^ 7
+	for r := range out {
+		row := a[r*lda : r*lda+k]
+		var s0, s1, s2, s3 float64
+		for j := 0; j < k8; j += 8 {
+			ar := (*[8]T)(row[j : j+8])
+			xr := (*[8]float64)(x[j : j+8])
+			s0 += float64(float64(ar[0]) * xr[0])
+			s1 += float64(float64(ar[1]) * xr[1])
+			s2 += float64(float64(ar[2]) * xr[2])
+			s3 += float64(float64(ar[3]) * xr[3])
+			s0 += float64(float64(ar[4]) * xr[4])
+			s1 += float64(float64(ar[5]) * xr[5])
+			s2 += float64(float64(ar[6]) * xr[6])
+			s3 += float64(float64(ar[7]) * xr[7])
+		}
+		s := (s0 + s2) + (s1 + s3)
+		for j := k8; j < k; j++ {
+			s += float64(float64(row[j]) * x[j])
+		}
+		out[r] = s
+	}
+}
+
+// axpysPlain sets y[j] += s[r]·a[r·lda+j] (the product rounded, then
+// added) for r = 0, 1, … in order, two rows a pass (y read and written
+// once per two rows; each y[j] still gets its terms in row order).
+func axpysPlain[T float32 | float64](y, s []float64, a []T, lda int) {
+	n := len(y)
+	r := 0
+	for ; r+2 <= len(s); r += 2 {
+		c0, c1 := s[r], s[r+1]
+		a0 := a[r*lda : r*lda+n]
+		a1 := a[(r+1)*lda : (r+1)*lda+n]
+		for j := range y {
+			y[j] = (y[j] + float64(c0*float64(a0[j]))) + float64(c1*float64(a1[j]))
+		}
+	}
+	if r < len(s) {
+		c := s[r]
+		for j, v := range a[r*lda : r*lda+n] {
+			y[j] += float64(c * float64(v))
+		}
+	}
 }
 
 // fewCols is the most entries of v[:k] one task of fewOne's L⁻ᵀx takes:

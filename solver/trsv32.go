@@ -38,6 +38,9 @@ func fewSolveL32(ctx context.Context, l blas32.General, x blas64.General, trans 
 			diag: func(v []float64, k, b int) {
 				blas64.Trsv(bt(trans), tri(k, b), blas64.Vector{N: b, Inc: 1, Data: v[k:]})
 			}}
+		if kernel.Accel() == "portable" { // as fewSolveL's: the same sums
+			one.dots, one.axpys = dotsPlain[float32], axpysPlain[float32]
+		}
 		return one.solve(ctx, n, x, trans)
 	}
 	diag := func(xp blas64.General, k int) { blas64.Trsm(blas.Left, bt(trans), 1, tri(k, xp.Rows), xp) }
