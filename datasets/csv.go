@@ -117,8 +117,15 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	}
 	if header {
 		c.names = make([]string, c.cols)
+		seen := make(map[string]int, c.cols)
 		for j, s := range rec {
 			c.names[j] = strings.TrimSpace(s)
+			// A repeated name could not be matched by name at predict
+			// time (matchColumns): refused here, when the file is read.
+			if i, dup := seen[c.names[j]]; dup {
+				return false, &ParseError{Line: line, Msg: fmt.Sprintf("header: column name %q repeated (columns %d and %d): rename one", c.names[j], i, j), Err: ErrColumns}
+			}
+			seen[c.names[j]] = j
 		}
 	}
 	if f := opt.featureNames(); header && f != nil {

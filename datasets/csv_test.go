@@ -193,3 +193,27 @@ func TestCSVRoundTrip(t *testing.T) {
 		t.Errorf("header a, b, c for an unnamed training set: %v", err)
 	}
 }
+
+// TestReadCSVRepeatedHeaderName: a header naming one column twice is an
+// error at line 1 (ErrColumns), not a dataset whose model then refuses the
+// very file it was fitted on (predict matches columns by name). Before, the
+// read succeeded with Features [a a].
+func TestReadCSVRepeatedHeaderName(t *testing.T) {
+	for _, text := range []string{"a,a,y\n1,2,1\n3,4,-1\n", "a, a ,y\n1,2,1\n3,4,-1\n", "a,b,a\n1,2,1\n"} {
+		_, err := Read(strings.NewReader(text), ReadOptions{Format: CSV})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 1 || !errors.Is(err, ErrColumns) {
+			t.Fatalf("%q: err %v, want a ParseError at line 1 wrapping ErrColumns", text, err)
+		}
+		if !strings.Contains(err.Error(), `column name "a" repeated`) {
+			t.Errorf("%q: error %q does not name the column", text, err)
+		}
+	}
+	d, err := Read(strings.NewReader("a,b,y\n1,2,1\n3,4,-1\n"), ReadOptions{Format: CSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := d.X.Dims(); r != 2 || c != 2 || d.X.At(1, 1) != 4 || d.Y[1] != -1 {
+		t.Fatalf("distinct names: X %d×%d, X[1,1] %g, y[1] %g; want 2×2, 4, -1", r, c, d.X.At(1, 1), d.Y[1])
+	}
+}
