@@ -101,3 +101,60 @@ func TestBadInputCLI(t *testing.T) {
 	}
 	t.Logf("%d bad inputs", len(cases))
 }
+
+// TestFitFlagDataErrorNamesFlag: a malformed file given by --data is
+// reported with the file's line and the flag, not with a line and key of
+// the YAML spec fit builds from its flags (before, "spec: line 2:
+// dataset.path:" named a document the user never wrote).
+func TestFitFlagDataErrorNamesFlag(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "miss.csv")
+	if err := os.WriteFile(p, []byte("a,b,y\n1,2,1\n3,,-1\n5,6,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	code := dispatch(context.Background(), []string{"fit", "--data", p, "--gamma", "1", "--progress", "never"}, &so, &se)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, se.String())
+	}
+	msg := se.String()
+	for _, want := range []string{"--data: ", "miss.csv: line 3", `column "b"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not contain %q", msg, want)
+		}
+	}
+	for _, bad := range []string{"spec: line", "dataset.path"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("error %q names the built spec (%q)", msg, bad)
+		}
+	}
+}
+
+// TestFitFlagValueErrorNamesFlag: a bad value of a data or estimator flag is
+// reported against the flag, without a line of the built spec or the spec
+// itself (before: "spec: line 7: estimator.type: … (in the spec built from
+// the flags: …)", the whole YAML document on stderr).
+func TestFitFlagValueErrorNamesFlag(t *testing.T) {
+	cases := []struct{ flag, value, want string }{
+		{"--estimator", "falcon", `--estimator: unknown estimator "falcon" (did you mean "falkon"?)`},
+		{"--kernel", "gausian", `--kernel: unknown kernel "gausian"`},
+		{"--dataset", "nope", `--dataset: no bundled dataset "nope"`},
+	}
+	for _, c := range cases {
+		args := []string{"fit", "--gamma", "1", "--progress", "never", c.flag, c.value}
+		if c.flag != "--dataset" {
+			args = append(args, "--dataset", "heart_scale")
+		}
+		var so, se bytes.Buffer
+		if code := dispatch(context.Background(), args, &so, &se); code != 1 {
+			t.Fatalf("%s %s: exit %d, want 1: %s", c.flag, c.value, code, se.String())
+		}
+		msg := se.String()
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s %s: error %q does not contain %q", c.flag, c.value, msg, c.want)
+		}
+		if strings.Contains(msg, "spec: line") || strings.Contains(msg, "built from the flags") {
+			t.Errorf("%s %s: error %q names the built spec", c.flag, c.value, msg)
+		}
+	}
+}

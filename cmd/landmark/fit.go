@@ -170,6 +170,13 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 			c.Line = 0
 			return nil, &c
 		}
+		if errors.As(err, &se) {
+			if _, ok := specFlagNames[se.Path]; ok {
+				// A flag's own value: the flag says it all.
+				flagSpecError(err)
+				return nil, err
+			}
+		}
 		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
 	}
 	return s, nil
@@ -207,6 +214,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	res, err := experiments.FitWith(ctx, spec, fopt)
 	if err != nil {
+		if fa.fromFlags {
+			flagSpecError(err)
+		}
 		return err
 	}
 	if fa.save != "" {
@@ -229,6 +239,36 @@ type fitArgs struct {
 	save        string       // --save
 	dense, json bool         // --dense, --json
 	prog        cmdline.Mode // --progress
+	fromFlags   bool         // the spec was built from the flags, not read from a SPEC.yaml
+}
+
+// specFlagNames maps the spec keys the data flags set to those flags.
+var specFlagNames = map[string]string{
+	"dataset.path":          "--data",
+	"dataset.test_path":     "--test-data",
+	"dataset.name":          "--dataset",
+	"dataset.delim":         "--delim",
+	"dataset.target":        "--target",
+	"dataset.header":        "--header",
+	"dataset.format":        "--format",
+	"estimator.type":        "--estimator",
+	"estimator.approx.type": "--approx",
+	"estimator.kernel.type": "--kernel",
+	"task":                  "--task",
+}
+
+// flagSpecError rewrites, in place, a spec error of a spec built from the
+// flags so that it names the flag, not a key and a line of a YAML document
+// the user never saw: "line 2: dataset.path" becomes "--data".
+func flagSpecError(err error) {
+	var se *experiments.SpecError
+	if !errors.As(err, &se) {
+		return
+	}
+	se.Line = 0
+	if f, ok := specFlagNames[se.Path]; ok {
+		se.Path = f
+	}
 }
 
 // parseFit parses landmark fit's flags and builds the spec: from the flags
@@ -252,6 +292,7 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 		if fa.spec, err = fa.sf.spec("fit"); err != nil {
 			return nil, err
 		}
+		fa.fromFlags = true
 	case 1:
 		if fa.spec, err = experiments.DecodeFile(pos[0]); err != nil {
 			return nil, err
