@@ -39,9 +39,19 @@ func blockedSolveL32(ctx context.Context, l, x blas32.General, trans bool, p Pro
 		return rowsSolveL32(ctx, l, x, widths{w.outer, min(w.inner, rowsInner)}, workers)
 	}
 	t, ni := x.Cols, w.inner
-	inv := make([]float32, ni*ni)
-	tmp := make([]float32, ni*t)
-	d := make([]float64, ni*ni)
+	// The inverses and their products from rowsScratch32, the widened block
+	// from rowsScratch64 (kept between solves, as rowsSolve's: before,
+	// 2·ni² + ni·t values allocated on every solve), and one packing
+	// buffer for all the products, the largest first (as blockedSolveL).
+	sb := rowsScratch32.Get(ni*ni + ni*t)
+	defer rowsScratch32.Put(sb)
+	wb := rowsScratch64.Get(ni * ni)
+	defer rowsScratch64.Put(wb)
+	inv, tmp, d := (*sb)[:ni*ni], (*sb)[ni*ni:ni*ni+ni*t], (*wb)[:ni*ni]
+	if r, ok := p.(reserver); ok {
+		n, nb := l.Rows, w.outer
+		defer r.Reserve(max(n-nb, nb-ni, ni, 1), t, min(n, nb))()
+	}
 	diag := func(k, b int) error {
 		for i := 0; i < b; i++ {
 			widen(d[i*b:i*b+i+1], l.Data[(k+i)*l.Stride+k:])

@@ -334,3 +334,64 @@ func TestBlockedSolvePlannedBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedSolve32Reuse: Chol32.SolveL32 off the AVX-512 row panels
+// (L⁻ᵀX, and L⁻¹X on the portable products: every product a Gemm) keeps
+// its scratch between solves, as Chol's blocked solves do: at n = 1,100
+// with 16 and 100 columns, four solves after a first one, the collector
+// off and the products' buffer reserved (DenseF32.Reserve, as in
+// TestBlockedSolvePlannedBytes), allocate under 4·8·128² bytes (512 KiB)
+// in all, less than re-making the 128×128 widened inverse each solve
+// (131 KB; with the float32 inverse and its 128×t product, 196–245 KB a
+// solve: 1.0–2.0 MB for four before). What remains is the products'
+// per-call state, about 51 KB a solve at two workers (measured), which is
+// why the test fixes GOMAXPROCS at 2. Skipped under the race detector,
+// whose sync.Pool drops buffers at random.
+func TestBlockedSolve32Reuse(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	const n = 1100
+	r := rand.New(rand.NewPCG(95, 96))
+	a := spdMatrix(r, n).RawMatrix()
+	g := blas32.General{Rows: n, Cols: n, Stride: n, Data: make([]float32, n*n)}
+	for i := range n {
+		for j := range n {
+			g.Data[i*n+j] = float32(a.Data[i*a.Stride+j])
+		}
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	nb := min(n, BlockedWidth)
+	for _, d := range []kernel.DenseF32{{}, {Portable: true}} {
+		c, err := CholeskyBlocked32(context.Background(), g, CholOptions{}, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []int{16, 100} {
+			for _, trans := range []bool{false, true} {
+				x := blas32.General{Rows: n, Cols: tc, Stride: tc, Data: make([]float32, n*tc)}
+				for i := range x.Data {
+					x.Data[i] = float32(r.NormFloat64())
+				}
+				solve := func() error { return c.SolveL32(context.Background(), x, trans) }
+				if err := solve(); err != nil {
+					t.Fatal(err)
+				}
+				release := d.Reserve(n, tc, nb)
+				got := heap.Allocated(t, func() error {
+					for range 4 {
+						if err := solve(); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				release()
+				if got >= 4*8*cholInner*cholInner {
+					t.Errorf("portable=%v t=%d trans=%v: four more solves allocated %d bytes, want < %d", d.Portable, tc, trans, got, 4*8*cholInner*cholInner)
+				}
+			}
+		}
+	}
+}
