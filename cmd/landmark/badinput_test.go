@@ -76,7 +76,7 @@ func TestBadInputCLI(t *testing.T) {
 		// Nothing is held beside falkon's rows (its plan counts them): the
 		// estimator's limit is the cap itself.
 		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the limit is 10 bytes", "--memory sets the cap"}},
-		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"estimator.lambda: lambda = -1, want > 0"}},
+		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"--lambda: lambda = -1, want > 0"}},
 		{"fit M > n", fitFlags("--m", "5000"), 1, []string{"m = 5000 exceeds the 300 training rows"}},
 		{"fit estimator", append(fitFlags(), "--estimator", "falcon"), 1, []string{`unknown estimator "falcon" (did you mean "falkon"?)`}},
 		{"fit kernel", append(fitFlags(), "--kernel", "gausian"), 1, []string{`unknown kernel "gausian" (did you mean "gaussian"?)`}},
@@ -139,6 +139,8 @@ func TestFitFlagValueErrorNamesFlag(t *testing.T) {
 		{"--estimator", "falcon", `--estimator: unknown estimator "falcon" (did you mean "falkon"?)`},
 		{"--kernel", "gausian", `--kernel: unknown kernel "gausian"`},
 		{"--dataset", "nope", `--dataset: no bundled dataset "nope"`},
+		{"--lambda", "-1", "--lambda: lambda = -1, want > 0"},
+		{"--test-fraction", "1", "--test-fraction: test_fraction = 1, want 0 ≤ f < 1"},
 	}
 	for _, c := range cases {
 		args := []string{"fit", "--gamma", "1", "--progress", "never", c.flag, c.value}
@@ -156,5 +158,21 @@ func TestFitFlagValueErrorNamesFlag(t *testing.T) {
 		if strings.Contains(msg, "spec: line") || strings.Contains(msg, "built from the flags") {
 			t.Errorf("%s %s: error %q names the built spec", c.flag, c.value, msg)
 		}
+	}
+}
+
+// TestFitFlagErrorNotGivenFlag: an error about a setting no flag gave (the
+// task inferred from the labels, here of a 3-row subsample with one label)
+// names the setting, not a flag the user did not type, and no line of the
+// built spec.
+func TestFitFlagErrorNotGivenFlag(t *testing.T) {
+	var so, se bytes.Buffer
+	code := dispatch(context.Background(), []string{"fit", "--dataset", "heart_scale", "--gamma", "1", "--subsample", "3", "--seed", "1", "--progress", "never"}, &so, &se)
+	msg := se.String()
+	if code != 1 || !strings.Contains(msg, "spec: task: task binary but the training data has 1 distinct labels") {
+		t.Fatalf("exit %d, error %q: want 1 and the task error without a line", code, msg)
+	}
+	if strings.Contains(msg, "--task:") || strings.Contains(msg, "spec: line") {
+		t.Errorf("error %q names --task (not given) or a line of the built spec", msg)
 	}
 }

@@ -55,6 +55,9 @@ type specFlags struct {
 	// defaulted lists the values spec chose for flags left out, for the
 	// report ("alpha 1 (…)").
 	defaulted []string
+	// given holds the flags set on the command line, by name ("data"),
+	// so that an error is put against a flag only when it was given.
+	given map[string]bool
 }
 
 // defaultAlpha is the regularization of a command-line fit that names no
@@ -170,12 +173,9 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 			c.Line = 0
 			return nil, &c
 		}
-		if errors.As(err, &se) {
-			if _, ok := specFlagNames[se.Path]; ok {
-				// A flag's own value: the flag says it all.
-				flagSpecError(err)
-				return nil, err
-			}
+		if flagSpecError(err, f.given) {
+			// A given flag's own value: the flag says it all.
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w (in the spec built from the flags:\n%s)", err, b)
 	}
@@ -215,7 +215,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := experiments.FitWith(ctx, spec, fopt)
 	if err != nil {
 		if fa.fromFlags {
-			flagSpecError(err)
+			flagSpecError(err, fa.sf.given)
 		}
 		return err
 	}
@@ -242,33 +242,46 @@ type fitArgs struct {
 	fromFlags   bool         // the spec was built from the flags, not read from a SPEC.yaml
 }
 
-// specFlagNames maps the spec keys the data flags set to those flags.
+// specFlagNames maps the spec keys that flags set to those flags' names.
 var specFlagNames = map[string]string{
-	"dataset.path":          "--data",
-	"dataset.test_path":     "--test-data",
-	"dataset.name":          "--dataset",
-	"dataset.delim":         "--delim",
-	"dataset.target":        "--target",
-	"dataset.header":        "--header",
-	"dataset.format":        "--format",
-	"estimator.type":        "--estimator",
-	"estimator.approx.type": "--approx",
-	"estimator.kernel.type": "--kernel",
-	"task":                  "--task",
+	"dataset.path":           "data",
+	"dataset.test_path":      "test-data",
+	"dataset.name":           "dataset",
+	"dataset.delim":          "delim",
+	"dataset.target":         "target",
+	"dataset.header":         "header",
+	"dataset.format":         "format",
+	"dataset.test_fraction":  "test-fraction",
+	"dataset.subsample":      "subsample",
+	"dataset.scale":          "scale",
+	"estimator.type":         "estimator",
+	"estimator.approx.type":  "approx",
+	"estimator.kernel.type":  "kernel",
+	"estimator.kernel.gamma": "gamma",
+	"estimator.kernel.sigma": "sigma",
+	"estimator.lambda":       "lambda",
+	"estimator.alpha":        "alpha",
+	"estimator.c":            "c",
+	"estimator.m":            "m",
+	"task":                   "task",
 }
 
 // flagSpecError rewrites, in place, a spec error of a spec built from the
-// flags so that it names the flag, not a key and a line of a YAML document
-// the user never saw: "line 2: dataset.path" becomes "--data".
-func flagSpecError(err error) {
+// flags so that it names no line of the YAML document the user never saw,
+// and names the flag when the error is about a key a given flag set:
+// "line 2: dataset.path" becomes "--data". It reports whether it named a
+// flag.
+func flagSpecError(err error, given map[string]bool) bool {
 	var se *experiments.SpecError
 	if !errors.As(err, &se) {
-		return
+		return false
 	}
 	se.Line = 0
-	if f, ok := specFlagNames[se.Path]; ok {
-		se.Path = f
+	if f, ok := specFlagNames[se.Path]; ok && given[f] {
+		se.Path = "--" + f
+		return true
 	}
+	return false
 }
 
 // parseFit parses landmark fit's flags and builds the spec: from the flags
@@ -289,6 +302,8 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	}
 	switch len(pos) {
 	case 0:
+		fa.sf.given = map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { fa.sf.given[f.Name] = true })
 		if fa.spec, err = fa.sf.spec("fit"); err != nil {
 			return nil, err
 		}
