@@ -308,7 +308,14 @@ type WriteOptions struct {
 // A regular file is written under a temporary name and renamed into place,
 // so a failure never leaves a half-written file at path; a symbolic link is
 // written through, a FIFO or device (/dev/stdout) in place.
-func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
+func WriteFile(path string, d *Dataset, opt WriteOptions) error {
+	return WriteFileContext(context.Background(), path, d, opt)
+}
+
+// WriteFileContext is WriteFile stopped by ctx: once ctx is done the write
+// fails with ctx.Err() (at its next buffered write, every few kilobytes)
+// and, as any failed write, leaves no file at path and no temporary file.
+func WriteFileContext(ctx context.Context, path string, d *Dataset, opt WriteOptions) (err error) {
 	if opt.Format == Auto {
 		var ok bool
 		if opt.Format, ok = FormatOf(path); !ok {
@@ -328,12 +335,35 @@ func WriteFile(path string, d *Dataset, opt WriteOptions) (err error) {
 	if err := d.Validate(); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return writeAtomic(path, func(w io.Writer) error {
+		w = ContextWriter(ctx, w)
 		if opt.Format == LIBSVM {
 			return WriteLIBSVM(w, d)
 		}
 		return WriteCSV(w, d, opt.Comma)
 	})
+}
+
+// ContextWriter returns w failing with ctx.Err() once ctx is done: every
+// Write checks ctx first, so a long write through a buffered writer stops
+// within a buffer of the cancellation.
+func ContextWriter(ctx context.Context, w io.Writer) io.Writer {
+	return ctxWriter{ctx, w}
+}
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // WriteLIBSVMSparseFile writes m with labels y to path as WriteLIBSVMSparse

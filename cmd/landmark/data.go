@@ -262,11 +262,13 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		pg.Line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], cmdline.Duration(time.Since(t0)))
 	}
 	if pos[1] == "-" {
-		// Standard output: the data alone, the summary on stderr.
+		// Standard output: the data alone, the summary on stderr; Ctrl-C
+		// stops the write.
+		w := datasets.ContextWriter(ctx, stdout)
 		if wopt.Format == datasets.LIBSVM {
-			err = datasets.WriteLIBSVM(stdout, d)
+			err = datasets.WriteLIBSVM(w, d)
 		} else {
-			err = datasets.WriteCSV(stdout, d, wopt.Comma)
+			err = datasets.WriteCSV(w, d, wopt.Comma)
 		}
 		if err != nil {
 			return fmt.Errorf("writing to stdout: %w", err)
@@ -274,7 +276,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "wrote stdout: %d rows × %d features\n", d.Len(), d.Dim())
 		return nil
 	}
-	if err := datasets.WriteFile(pos[1], d, wopt); err != nil {
+	if err := datasets.WriteFileContext(ctx, pos[1], d, wopt); err != nil {
 		if errors.Is(err, datasets.ErrInput) {
 			return err
 		}
