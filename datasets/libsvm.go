@@ -195,7 +195,13 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %s is beyond the largest supported index %d (2³¹ − 1)", key, MaxIndex), Err: ErrIndexRange}
 		}
 		if !ok {
-			return false, &ParseError{Line: line, Msg: fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)}
+			msg := fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)
+			if string(key) == "0" {
+				// scikit-learn's dump_svmlight_file writes 0-based
+				// indices unless told zero_based=False.
+				msg += "; LIBSVM indices start at 1: this looks like a 0-based file (scikit-learn's dump_svmlight_file writes one unless given zero_based=False)"
+			}
+			return false, &ParseError{Line: line, Msg: msg}
 		}
 		switch {
 		case k == prev:

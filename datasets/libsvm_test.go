@@ -342,3 +342,19 @@ func TestReadFileContextCancelled(t *testing.T) {
 		t.Errorf("progress calls %v, want [10000]", calls)
 	}
 }
+
+// TestReadLIBSVMZeroBasedHint: index 0 is refused at its line (LIBSVM's
+// indices start at 1; no silent shift) and the error says the file looks
+// 0-based, as scikit-learn's dump_svmlight_file writes by default; other bad
+// indices do not get that hint.
+func TestReadLIBSVMZeroBasedHint(t *testing.T) {
+	_, err := Read(strings.NewReader("1 1:0.5\n-1 0:1 2:3\n"), ReadOptions{Format: LIBSVM})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), "0-based file") || !strings.Contains(err.Error(), "zero_based=False") {
+		t.Fatalf("index 0: err %v, want a ParseError at line 2 saying the file looks 0-based", err)
+	}
+	_, err = Read(strings.NewReader("1 x:0.5\n"), ReadOptions{Format: LIBSVM})
+	if err == nil || strings.Contains(err.Error(), "0-based") {
+		t.Fatalf("index x: err %v, want an error without the 0-based hint", err)
+	}
+}

@@ -176,3 +176,37 @@ func TestFitFlagErrorNotGivenFlag(t *testing.T) {
 		t.Errorf("error %q names --task (not given) or a line of the built spec", msg)
 	}
 }
+
+// TestDataFileAsSpec: a data file given where a SPEC.yaml goes (svm-train's
+// habit, "landmark fit heart.libsvm") is a usage error (exit 2) telling to
+// use --data; before, it was decoded as YAML and reported as "line 1: … is
+// a string, want a mapping" (exit 1). A spec named .txt still runs.
+func TestDataFileAsSpec(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "heart.libsvm")
+	if err := os.WriteFile(data, []byte("1 1:0.5 2:1\n-1 1:0.1\n1 2:0.3\n-1 1:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", data, "--gamma", "1"}, "is a data file, not a SPEC.yaml: give it as --data " + data},
+		{[]string{"run", data}, "is a data file, not a SPEC.yaml: landmark run takes a spec whose dataset.path names it"},
+	} {
+		var so, se bytes.Buffer
+		code := dispatch(context.Background(), c.args, &so, &se)
+		if code != 2 || !strings.Contains(se.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, se.String(), c.want)
+		}
+	}
+	spec := filepath.Join(dir, "spec.txt")
+	yml := "name: t\ndataset: {name: heart_scale}\ntask: binary\nestimator: {type: krr, lambda: 0.01, kernel: {type: gaussian, gamma: 0.1}}\n"
+	if err := os.WriteFile(spec, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if code := dispatch(context.Background(), []string{"fit", spec, "--progress", "never"}, &so, &se); code != 0 {
+		t.Errorf("fit spec.txt: exit %d: %s", code, se.String())
+	}
+}

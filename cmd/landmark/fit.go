@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -310,6 +312,9 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 		fa.fromFlags = true
 	case 1:
 		if fa.spec, err = experiments.DecodeFile(pos[0]); err != nil {
+			if e := specArg("fit", pos[0]); e != nil {
+				return nil, e
+			}
 			return nil, err
 		}
 		if err := overrideSpec(fa.spec, &fa.sf, fs, stdout); err != nil {
@@ -323,6 +328,24 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	}
 	fa.save, fa.dense, fa.json, fa.prog = *save, *dense, *asJSON, *prog
 	return fa, nil
+}
+
+// specArg returns, for a positional argument that is no spec, the usage
+// error to give instead of the spec decoder's when its name is that of a
+// data file (LIBSVM's svm-train habit, "landmark fit heart.libsvm", was
+// reported as "line 1: … is a string, want a mapping"); nil otherwise.
+func specArg(cmd, path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return nil
+	}
+	if _, ok := datasets.FormatOf(path); !ok {
+		return nil
+	}
+	if cmd == "fit" {
+		return fmt.Errorf("%w: %s is a data file, not a SPEC.yaml: give it as --data %s", errUsage, path, path)
+	}
+	return fmt.Errorf("%w: %s is a data file, not a SPEC.yaml: landmark %s takes a spec whose dataset.path names it (landmark fit --data %s fits it once)", errUsage, path, cmd, path)
 }
 
 // printFitJSON prints landmark fit --json's result: the setting, task,

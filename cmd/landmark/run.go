@@ -61,6 +61,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	spec, err := experiments.DecodeFile(pos[0])
 	if err != nil {
+		if e := specArg("run", pos[0]); e != nil {
+			return e
+		}
 		return err
 	}
 	if err := applyMemory(spec, mem); err != nil {
