@@ -496,7 +496,7 @@ func pack32Len(m, n, k int) int {
 
 // Reserve readies DenseF32's packing buffer for products up to an m×k by a
 // k×n matrix and holds it until release is called, as Dense.Reserve does
-// for float64 (a separate buffer and pool: float32 and float64 products do
+// for float64 (a separate cache: float32 and float64 products do
 // not share buffers).
 func (DenseF32) Reserve(m, n, k int) (release func()) {
 	if m > 0 && n > 0 && k > 0 {

@@ -111,11 +111,12 @@ func packLen(m, n, k int) int {
 // is called, so that a sequence of products no larger than that — a blocked
 // factorization's, whose sizes grow or shrink call by call — reuses one
 // buffer from whichever goroutine or P they run. Without it, each product
-// that found the pooled buffer too small, or did not see it (sync.Pool
-// caches per P), allocated another: 8.8 MB of extra buffers, garbage beside
-// a 3.9 MB one, in one FALKON preconditioner at M = 1,000, which the Go
-// heap grew by until its next collection. Reserves may nest and overlap;
-// the buffer goes back to the pool when the last is released.
+// that found the kept buffer too small (or, before it was one weakly held
+// buffer, did not see it: sync.Pool caches per P) allocated another: 8.8 MB
+// of extra buffers, garbage beside a 3.9 MB one, in one FALKON
+// preconditioner at M = 1,000, which the Go heap grew by until its next
+// collection. Reserves may nest and overlap; the buffer becomes the weakly
+// held spare (see packCache) when the last is released.
 func (d Dense) Reserve(m, n, k int) (release func()) {
 	if m > 0 && n > 0 && k > 0 {
 		return densePacks.reserve(packLen(m, n, k))

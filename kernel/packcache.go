@@ -1,29 +1,40 @@
 package kernel
 
-import "sync"
+import (
+	"sync"
+	"weak"
+)
 
 // packCache recycles the packing buffers of one of the dense product types
 // (Dense in float64, DenseF32 in float32): a blocked factorization calls
 // them M/256 times with buffers of up to 2·256·M values, and fresh memory
-// would be faulted in and zeroed on every call. pool holds released buffers
-// (per P, as sync.Pool does); slot holds the largest one released while a
-// Reserve is open (holds > 0), seen from every P.
+// would be faulted in and zeroed on every call; a preconditioner's solves,
+// once per CG iteration, call them with the same sizes each time.
+//
+// It holds at most two buffers, both seen from every P: buf, held strongly
+// while a Reserve is open (holds > 0), and spare, held weakly otherwise, so
+// that the garbage collector frees it once the products have stopped (as
+// package scratch's Slot does). A sync.Pool used to hold the spare: a
+// buffer put back there lands in the current P's private slot, which a Get
+// on another P does not look in, so repeated products on a goroutine that
+// moved between Ps allocated their buffer again (measured: 2.5 MB on most
+// of a float64 solver.Chol's repeated 64-column solves at M = 2,000 with
+// two Ps, see TestPackCacheAcrossPs).
 type packCache[T float32 | float64] struct {
-	pool  sync.Pool
 	mu    sync.Mutex
 	holds int
-	buf   *[]T // the slot: nil when none or taken
+	buf   *[]T              // the reserved slot: nil when none or taken
+	spare weak.Pointer[[]T] // the largest buffer put back; cleared by get
 	// alloc makes a new buffer of n values; large ones are advised onto
 	// huge pages (faulting fresh memory in 2 MiB pages costs about half
 	// the CPU time of 4 KiB ones on the project's VM, package hugemem).
 	alloc func(n int) []T
 }
 
-// poolTries is how many pooled buffers packCache.get looks at.
-const poolTries = 4
-
 // get returns a buffer of at least n values (contents undefined) from the
-// slot or the pool, or new; the caller hands it back with put.
+// reserved slot or the spare, or new; the caller hands it back with put. A
+// spare too small is left where it is (a later, smaller product may use
+// it; a put of a larger buffer replaces it).
 func (c *packCache[T]) get(n int) *[]T {
 	c.mu.Lock()
 	if b := c.buf; b != nil && cap(*b) >= n {
@@ -32,45 +43,45 @@ func (c *packCache[T]) get(n int) *[]T {
 		*b = (*b)[:n]
 		return b
 	}
-	c.mu.Unlock()
-	// The pool may hold buffers of several sizes (one per P, and products of
-	// other shapes): look at a few, dropping the ones too small, before
-	// allocating.
-	for range poolTries {
-		b, ok := c.pool.Get().(*[]T)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			return b
-		}
+	if b := c.spare.Value(); b != nil && cap(*b) >= n {
+		c.spare = weak.Pointer[[]T]{}
+		c.mu.Unlock()
+		*b = (*b)[:n]
+		return b
 	}
+	c.mu.Unlock()
 	b := c.alloc(n)
 	return &b
 }
 
-// put hands back a buffer of get: while a Reserve is open, into the slot
-// when it is at least as large as the one there (which goes to the pool),
-// else into the pool.
+// put hands back a buffer of get: while a Reserve is open, into the
+// reserved slot when it is at least as large as the one there (which
+// becomes the spare); otherwise it becomes the spare if it is at least as
+// large as the spare (the smaller of the two is left to the collector).
 func (c *packCache[T]) put(b *[]T) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if old := c.buf; c.holds > 0 && (old == nil || cap(*old) <= cap(*b)) {
 		c.buf = b
-		c.mu.Unlock()
-		if old != nil {
-			c.pool.Put(old)
+		b = old
+		if b == nil {
+			return
 		}
-		return
 	}
-	c.mu.Unlock()
-	c.pool.Put(b)
+	c.keep(b)
+}
+
+// keep makes b the spare unless the spare is larger; c.mu is held.
+func (c *packCache[T]) keep(b *[]T) {
+	if s := c.spare.Value(); s == nil || cap(*s) <= cap(*b) {
+		c.spare = weak.Make(b)
+	}
 }
 
 // reserve readies a buffer of n values (none when n is 0) and holds the
 // slot open until the returned release is called (see Dense.Reserve).
-// Reserves may nest and overlap; the slot's buffer goes back to the pool
-// when the last is released.
+// Reserves may nest and overlap; the slot's buffer becomes the spare when
+// the last is released.
 func (c *packCache[T]) reserve(n int) (release func()) {
 	c.mu.Lock()
 	c.holds++
@@ -83,18 +94,17 @@ func (c *packCache[T]) reserve(n int) (release func()) {
 		defer c.mu.Unlock()
 		c.holds--
 		if c.holds == 0 && c.buf != nil {
-			c.pool.Put(c.buf)
+			c.keep(c.buf)
 			c.buf = nil
 		}
 	}
 }
 
-// drain empties the cache's slot and pool (tests that count allocations
-// start from it; two collections first empty sync.Pool's victim caches).
+// drain empties the cache's slot and spare (tests that count allocations
+// start from it).
 func (c *packCache[T]) drain() {
-	for c.pool.Get() != nil {
-	}
 	c.mu.Lock()
 	c.buf = nil
+	c.spare = weak.Pointer[[]T]{}
 	c.mu.Unlock()
 }
