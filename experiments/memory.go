@@ -92,17 +92,20 @@ func ParseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// memoryLimit is the cap a fit of the spec runs under: its memory_limit
-// (0: none), else DefaultMemoryLimit.
-func (r *runner) memoryLimit() int64 {
-	if r.s.Estimator.Options != nil {
-		if v, ok := r.s.Estimator.Options["memory_limit"]; ok {
+// MemoryLimit is the cap the spec's fits run under: the estimator's
+// memory_limit when the spec sets it (0: no cap), else DefaultMemoryLimit.
+func (s *Spec) MemoryLimit() int64 {
+	if s.Estimator.Options != nil {
+		if v, ok := s.Estimator.Options["memory_limit"]; ok {
 			b, _ := byteOption(v)
 			return int64(b)
 		}
 	}
 	return DefaultMemoryLimit()
 }
+
+// memoryLimit is the cap a fit of the runner's spec runs under (Spec.MemoryLimit).
+func (r *runner) memoryLimit() int64 { return r.s.MemoryLimit() }
 
 // byteOption reads a byte-count option as decoded from YAML: a number, or
 // a string with a unit (ParseBytes).

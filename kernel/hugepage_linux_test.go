@@ -3,12 +3,13 @@
 package kernel
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/landmark-ml/landmark/internal/heap"
 )
 
 // TestHugeRange checks the whole 2 MiB pages found inside byte ranges,
@@ -52,7 +53,11 @@ func TestAdviseHuge(t *testing.T) {
 	if err != nil || strings.Contains(string(thp), "[never]") || !hugePages {
 		t.Skipf("transparent huge pages off (%q, %v) or %s=0", strings.TrimSpace(string(thp)), err, hugePagesEnv)
 	}
-	kb, err := anonHugeKB(uintptr(unsafe.Pointer(&s[len(s)/2])))
+	v, err := heap.Mapping(uintptr(unsafe.Pointer(&s[len(s)/2])), "AnonHugePages")
+	var kb int
+	if err == nil {
+		_, err = fmt.Sscanf(v, "%d kB", &kb)
+	}
 	if err != nil {
 		t.Skip(err)
 	}
@@ -63,30 +68,4 @@ func TestAdviseHuge(t *testing.T) {
 	if kb == 0 {
 		t.Logf("no huge pages in the mapping of a 24 MiB slice after adviseHuge")
 	}
-}
-
-// anonHugeKB returns the AnonHugePages of the mapping of this process that
-// holds addr (/proc/self/smaps).
-func anonHugeKB(addr uintptr) (int, error) {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(strings.Fields(line)[0], "-") {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		var kb int
-		if in && strings.HasPrefix(line, "AnonHugePages:") {
-			fmt.Sscanf(strings.TrimPrefix(line, "AnonHugePages:"), "%d", &kb)
-			return kb, nil
-		}
-	}
-	return 0, fmt.Errorf("no mapping holds %#x in /proc/self/smaps", addr)
 }

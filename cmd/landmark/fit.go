@@ -193,7 +193,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	spec := fa.spec
-	defer fa.mem.goLimit()()
+	defer goLimit(spec)()
 	if fa.dense {
 		spec.Dataset.Storage = experiments.StorageDense
 	}

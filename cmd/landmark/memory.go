@@ -33,7 +33,7 @@ func (m *memoryFlag) Set(s string) error {
 	return nil
 }
 
-const memoryUsage = "cap on the planned peak memory of each fit (memory_limit), e.g. 4G, 512MiB or bytes; a fit over it is refused before allocating (or, for falkon on a shard manifest, streamed); also the Go runtime's soft memory limit unless GOMEMLIMIT is set"
+const memoryUsage = "cap on the planned peak memory of each fit (memory_limit; default: the spec's, else 75% of physical memory), e.g. 4G, 512MiB or bytes; a fit over it is refused before allocating (or, for falkon on a shard manifest, streamed); the cap is also the Go runtime's soft memory limit unless GOMEMLIMIT is set"
 
 // parseBytes reads a byte count with an optional unit (experiments.ParseBytes).
 func parseBytes(s string) (int64, error) { return experiments.ParseBytes(s) }
@@ -55,14 +55,19 @@ func applyMemory(spec *experiments.Spec, m memoryFlag) error {
 	return nil
 }
 
-// goLimit sets the Go runtime's soft memory limit to the cap while a
-// command runs (unless GOMEMLIMIT is set, or no cap was given), so that
-// garbage is collected before the process outgrows the planned peak; the
-// returned function restores the previous limit.
-func (m memoryFlag) goLimit() (restore func()) {
-	if m.bytes == 0 || os.Getenv("GOMEMLIMIT") != "" {
+// goLimit sets the Go runtime's soft memory limit to the cap the spec's
+// fits run under (spec.MemoryLimit: --memory, else the spec's
+// memory_limit, else experiments.DefaultMemoryLimit) while a command runs,
+// unless GOMEMLIMIT is set or the cap is lifted (memory_limit: 0), so that
+// garbage is collected before the process outgrows the cap: the plans count
+// live bytes, and without a soft limit the heap may grow to twice them
+// before a collection (GOGC = 100). The returned function restores the
+// previous limit.
+func goLimit(spec *experiments.Spec) (restore func()) {
+	limit := spec.MemoryLimit()
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(m.bytes)
+	prev := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(prev) }
 }

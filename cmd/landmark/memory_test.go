@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/landmark-ml/landmark/experiments"
 )
 
 func TestParseBytes(t *testing.T) {
@@ -46,5 +49,53 @@ func TestFitMemoryFlag(t *testing.T) {
 		if code := dispatch(context.Background(), append(base, "--memory", "1G"), &so, &se); code != 0 {
 			t.Errorf("%v --memory 1G: exit %d: %s", est, code, se.String())
 		}
+	}
+}
+
+// TestGoLimit: while fit and run work, the Go runtime's soft memory limit is
+// the cap the spec's fits run under — --memory (applied to the spec as
+// memory_limit), else the spec's own memory_limit, else the default share of
+// physical memory — and no limit when memory_limit is 0 or GOMEMLIMIT is
+// set; the previous limit comes back afterwards. Without the default, a
+// fit with no --memory let garbage grow its RSS past the default cap (a
+// 5.25 GB dense X, plan about 15 GiB: 20.9 GB peak RSS on a 24 GiB machine,
+// 2026-11-27).
+func TestGoLimit(t *testing.T) {
+	const outside = int64(1) << 60
+	prev := debug.SetMemoryLimit(outside)
+	defer debug.SetMemoryLimit(prev)
+	spec := func(opts map[string]any) *experiments.Spec {
+		s := &experiments.Spec{}
+		s.Estimator.Options = opts
+		return s
+	}
+	flagged := spec(nil)
+	if err := applyMemory(flagged, memoryFlag{bytes: 3 << 30, text: "3GiB"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		spec *experiments.Spec
+		env  string
+		want int64
+	}{
+		{"default", spec(nil), "", experiments.DefaultMemoryLimit()},
+		{"--memory", flagged, "", 3 << 30},
+		{"memory_limit", spec(map[string]any{"memory_limit": "512MiB"}), "", 512 << 20},
+		{"memory_limit 0", spec(map[string]any{"memory_limit": 0.0}), "", outside},
+		{"GOMEMLIMIT", spec(nil), "1GiB", outside},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", c.env)
+			restore := goLimit(c.spec)
+			got := debug.SetMemoryLimit(-1)
+			restore()
+			if got != c.want {
+				t.Errorf("soft limit %d, want %d", got, c.want)
+			}
+			if after := debug.SetMemoryLimit(-1); after != outside {
+				t.Errorf("after the command: soft limit %d, want the previous %d", after, outside)
+			}
+		})
 	}
 }

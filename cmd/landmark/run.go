@@ -69,7 +69,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := applyMemory(spec, mem); err != nil {
 		return err
 	}
-	defer mem.goLimit()()
+	defer goLimit(spec)()
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if err := applyCSV(spec, csv, given, stderr); err != nil {

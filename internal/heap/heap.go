@@ -1,7 +1,8 @@
 // Package heap measures what a piece of code allocates on the Go heap, for
 // the tests that hold allocations to a memory plan (the project's rule:
 // memory is planned before allocating, n·M, M² and block terms, under a
-// cap the user sets). It is imported by tests only.
+// cap the user sets), and reads the page flags and sizes of the memory
+// mappings that hold a buffer (Mapping). It is imported by tests only.
 //
 // The measure is runtime.MemStats.TotalAlloc across the code: every byte
 // allocated, however short-lived and on whichever goroutine, so a buffer

@@ -2,8 +2,12 @@ package heap
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 
 	"github.com/landmark-ml/landmark/internal/scratch"
 )
@@ -64,4 +68,30 @@ func (r *recorder) Fatal(args ...any) {
 		r.fatal = err.Error()
 	}
 	panic("fatal")
+}
+
+// Mapping finds the mapping that holds a live 4 MiB slice and returns its
+// size line ("Size: N kB", at least 4,096 kB: the slice lies inside it);
+// address 0 is in no mapping, and an unknown key is in none either.
+func TestMapping(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skip(err)
+	}
+	s := make([]byte, 4<<20)
+	s[len(s)/2] = 1
+	v, err := Mapping(uintptr(unsafe.Pointer(&s[len(s)/2])), "Size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kb int
+	if _, err := fmt.Sscanf(v, "%d kB", &kb); err != nil || kb < 4096 {
+		t.Errorf("Size of the slice's mapping %q (%d kB, %v), want ≥ 4096 kB", v, kb, err)
+	}
+	if _, err := Mapping(0, "Size"); err == nil {
+		t.Error("address 0: no error")
+	}
+	if _, err := Mapping(uintptr(unsafe.Pointer(&s[0])), "NoSuchField"); err == nil {
+		t.Error("unknown key: no error")
+	}
+	runtime.KeepAlive(s)
 }

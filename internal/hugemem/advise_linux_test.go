@@ -1,12 +1,11 @@
 package hugemem
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/landmark-ml/landmark/internal/heap"
 )
 
 // TestAdviceFlag checks that Float64s and Float32s mark the memory of a
@@ -33,7 +32,7 @@ func TestAdviceFlag(t *testing.T) {
 		{"Float64s", uintptr(unsafe.Pointer(&advised[n/2])), true},
 		{"Float32s", uintptr(unsafe.Pointer(&advised32[n])), true},
 	} {
-		flags, err := vmFlags(c.addr)
+		flags, err := heap.Mapping(c.addr, "VmFlags")
 		if err != nil {
 			t.Skip(err)
 		}
@@ -44,28 +43,4 @@ func TestAdviceFlag(t *testing.T) {
 	if plain[0] != 0 || advised[n-1] != 0 || advised32[0] != 0 {
 		t.Fatal("fresh slices are not zero")
 	}
-}
-
-// vmFlags returns the VmFlags line of the mapping of this process that holds
-// addr (/proc/self/smaps).
-func vmFlags(addr uintptr) (string, error) {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(strings.Fields(line)[0], "-") {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
-		}
-	}
-	return "", fmt.Errorf("no mapping holds %#x in /proc/self/smaps", addr)
 }
