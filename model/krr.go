@@ -203,8 +203,10 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	op := kernel.NewOp(p.Kernel, p.X, p.X, kernel.Options{Workers: p.Workers})
 	// K + λnI, the data and targets, the engine's scratch, the blocked
 	// Cholesky's workspace (its panels and the packed operands of its
-	// largest product) and the solve's (exactSolveBytes).
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(d+t)) + op.ScratchBytes(0) +
+	// largest product), the solve's (exactSolveBytes), and the predictor's
+	// own arrays: α, the copy of Y solved in place (n·t), and its copy of
+	// X as the centers (n·d), both allocated by the fit.
+	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(d+t)) + op.ScratchBytes(0) +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) +
 		exactSolveBytes(n, t)
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}

@@ -30,7 +30,10 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	// (compactColumns, 4 bytes a non-zero for the new indices and 4 for
 	// the sorted copy that finds them, freed before the Gram matrix), d
 	// for other kernels; and the blocked Cholesky's workspace (as
-	// ExactKRR, with the solve's).
+	// ExactKRR, with the solve's); and the predictor's own arrays: α, the
+	// copy of the targets solved in place (n·t), its biases (t), and its
+	// copy of X's rows as the centers (kernel.SubsetRows: 12 bytes a
+	// non-zero and 8 a row), all allocated by the fit.
 	gx := kernel.Sparse(x)
 	gram := int64(w) * int64(d) * 8
 	if indexedKernel(k) {
@@ -38,7 +41,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	} else if cx, u := compactColumns(k, x); u < d {
 		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
 	}
-	need := bytesF64(int64(n)*int64(n)+int64(n)*int64(t)+int64(w)*int64(n)) + 12*int64(len(values)) + gram +
+	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(t)+int64(t)+int64(w)*int64(n)+int64(n+1)) + 2*12*int64(len(values)) + gram +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) + exactSolveBytes(n, t)
 	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {

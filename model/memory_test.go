@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"runtime"
@@ -241,6 +242,58 @@ func TestExactKRRSolvePlanned(t *testing.T) {
 		t.Logf("t=%d: fit allocated %d bytes, plan %d", tc, fit, m.Info().MemoryBytes)
 		if fit > m.Info().MemoryBytes {
 			t.Errorf("t=%d: the fit allocated %d bytes, plan %d", tc, fit, m.Info().MemoryBytes)
+		}
+	}
+}
+
+// TestExactKRRPlanCountsCopies: exact KRR's plan, Info().MemoryBytes,
+// bounds what FitMulti allocates (heap.AllocatedFresh: every allocation,
+// however short-lived) plus the caller's X, which the plan counts as the
+// data but the fit does not allocate (8·n·d dense; 12 bytes a non-zero
+// and 8 a row sparse). The fit also allocates the predictor's arrays: α,
+// the targets' copy solved in place (8·n·t), and, dense, the centers'
+// copy of X (8·n·d). Each shape makes one of them larger than the rest of
+// the plan's slack, so the test fails with that term dropped: n = 300, d =
+// 2,000, t = 1 (centers 4.8 MB; the fit allocated 17.2 MB against 18.1 MB
+// planned beside X, 13.3 MB without the centers), n = 200, d = 2, t =
+// 3,000 (α 4.8 MB; 21.9 MB against 24.6 MB, 19.8 MB without α), and that
+// shape on sparse rows (21.6 MB against 24.2 MB, 19.4 MB without α).
+// Measured on AMD EPYC Zen 4 (AVX-512), GOMAXPROCS 2.
+func TestExactKRRPlanCountsCopies(t *testing.T) {
+	for _, s := range []struct {
+		n, d, t int
+		sparse  bool
+		term    string
+	}{{300, 2000, 1, false, "centers"}, {200, 2, 3000, false, "α"}, {200, 2, 3000, true, "α"}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		x := mat.NewDense(s.n, s.d, nil)
+		for i := range x.RawMatrix().Data {
+			x.RawMatrix().Data[i] = r.NormFloat64()
+		}
+		y := mat.NewDense(s.n, s.t, nil)
+		for i := range y.RawMatrix().Data {
+			y.RawMatrix().Data[i] = r.NormFloat64()
+		}
+		n, d, tc := int64(s.n), int64(s.d), int64(s.t)
+		var xm mat.Matrix = x
+		caller := 8 * n * d
+		if s.sparse {
+			xm, caller = kernel.CSRRowsOf(x), 12*n*d+8*(n+1)
+		}
+		term := 8 * n * tc
+		if s.term == "centers" {
+			term = 8 * n * d
+		}
+		m := &KRR{Kernel: kernel.Gaussian{Gamma: 1 / float64(s.d)}, Lambda: 1e-3}
+		got := heap.AllocatedFresh(t, func() error { return m.FitMulti(context.Background(), xm, y) })
+		plan := m.Info().MemoryBytes - caller
+		what := fmt.Sprintf("n=%d d=%d t=%d sparse=%v", n, d, tc, s.sparse)
+		t.Logf("%s: fit allocated %d bytes, plan beside X %d, without %s %d", what, got, plan, s.term, plan-term)
+		if got > plan {
+			t.Errorf("%s: the fit allocated %d bytes, plan beside X %d", what, got, plan)
+		}
+		if got <= plan-term {
+			t.Errorf("%s: the fit allocated %d bytes, within the plan without %s (%d): the shape does not test that term", what, got, s.term, plan-term)
 		}
 	}
 }
