@@ -260,7 +260,7 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 	}
 	p := FalkonPlan{
 		Centers: cs.bytes(),
-		Precond: bytesF64(mats) + max(precondScratch(m64), kmmScratch),
+		Precond: bytesF64(mats) + max(precondScratch(cs.m, t), kmmScratch),
 		Solver:  bytesF64(8 * m64 * t64),
 	}
 	p.Total = p.Centers + p.Precond + p.Solver
@@ -269,11 +269,13 @@ func (b FalkonBuilder) plan(cs centerShape, stub mat.Matrix, t int) FalkonPlan {
 
 // precondScratch is the memory the preconditioner's blocked Cholesky and
 // lauum (package solver on kernel.Dense or kernel.DenseF32) hold beside the
-// M×M matrices (precond.ScratchBytes: the larger of the two precisions).
+// M×M matrices, or its use in CG with t outputs if more (the solves' scratch
+// grows with t from 16 outputs), for M = m (precond.ScratchBytes: the larger
+// of the two precisions).
 // The matrices (plan) are float64 K_MM and a second float64 matrix, or, in
 // float32, K_MM alone (T and A in the bytes of its lower triangle).
-func precondScratch(m int64) int64 {
-	return precond.ScratchBytes(int(m))
+func precondScratch(m, t int) int64 {
+	return precond.ScratchBytes(m, t)
 }
 
 // KMM forms K_MM (M×M) on the centers.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/precond"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -209,6 +210,14 @@ func TestFalkonBuilderPlanAndRefusals(t *testing.T) {
 	if p.Centers != 8*20*3 || p.Solver != 8*8*20*2 || p.Precond != fp.Precond || p.Precond < 8*(2*400+20) ||
 		p.Total != p.Centers+p.Precond+p.Solver || fp.Centers != 2*p.Centers {
 		t.Errorf("builder plan %+v, Falkon.Plan %+v", p, fp)
+	}
+	// The preconditioner's scratch is planned at the number of outputs: from
+	// 16 outputs a float64 factor's solves are blocked, their scratch and
+	// products' buffer growing with t (precond.ScratchBytes(M, t)), so the
+	// plan for 300 outputs holds it and exceeds the plan for 2.
+	if p300 := b.Plan(c, 300); p300.Precond < 8*(2*400+20)+precond.ScratchBytes(20, 300) || p300.Precond <= p.Precond {
+		t.Errorf("plan for 300 outputs: Precond %d, want ≥ %d (K_MM, factors and precond.ScratchBytes(20, 300)) and > %d (2 outputs)",
+			p300.Precond, 8*(2*400+20)+precond.ScratchBytes(20, 300), p.Precond)
 	}
 	_ = y
 }

@@ -23,8 +23,8 @@ func reserve(m int) (release func()) {
 	return kernel.Dense{}.ReserveSyrk(m, min(m, solver.BlockedWidth))
 }
 
-// ScratchBytes returns the memory a FALKON preconditioner's build holds
-// for M = m beside its m×m matrices (float64 K_MM and a second float64
+// ScratchBytes returns the memory a FALKON preconditioner holds for M = m
+// and t outputs beside its m×m matrices (float64 K_MM and a second float64
 // matrix, or, with PrecisionFloat32, K_MM alone):
 // the packed operands of the largest product of its factorizations
 // (kernel.Dense.SyrkPackBytes, or kernel.DenseF32.SyrkPackBytes, over
@@ -35,18 +35,20 @@ func reserve(m int) (release func()) {
 // what the built preconditioner takes while CG runs, which the build's
 // scratch is garbage by (the larger of the two is returned): Falkon.MulKMM's
 // partial sums and copy of v, and the buffers of the triangular solves of
-// Precondition, MulB and MulBT (solver.SolveScratchBytes), for any number
-// of outputs, each held once (they are recycled between calls). The
-// build's is the larger from about 100 centers on (M = 10,000: 52 MB
-// against 17 MB; M = 40: 117 KB against 111 KB).
-func ScratchBytes(m int) int64 {
+// Precondition, MulB and MulBT (solver.SolveScratchBytes, which grows with
+// t from 16 outputs, where a float64 factor's solves are blocked, with
+// their products' buffer kernel.Dense.PackBytes), each held once (they are
+// recycled between calls). The build's is the larger from about 100
+// centers on at few outputs (M = 10,000: 52 MB against 17 MB; M = 40: 117
+// KB against 111 KB). t below 16 plans as 16.
+func ScratchBytes(m, t int) int64 {
 	if m <= 0 {
 		return 0
 	}
 	k := min(m, solver.BlockedWidth)
 	f64 := kernel.Dense{}.SyrkPackBytes(m, k) + solver.CholeskyScratchBytes(m)
 	f32 := kernel.DenseF32{}.SyrkPackBytes(m, k) + solver.CholeskyScratchBytes32(m)
-	return max(f64, f32, applyScratchBytes(m))
+	return max(f64, f32, applyScratchBytes(m, t))
 }
 
 // lowerGram overwrites the lower triangle of the lower-triangular w (strict

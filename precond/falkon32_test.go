@@ -283,7 +283,7 @@ func TestFalkon32BuildBytes(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	got := int64(after.TotalAlloc - before.TotalAlloc)
-	plan := ScratchBytes(m) + 8*8*m + 64<<10
+	plan := ScratchBytes(m, 1) + 8*8*m + 64<<10
 	t.Logf("allocated %d bytes, plan %d", got, plan)
 	if got > plan {
 		t.Errorf("float32 build allocated %d bytes, plan %d", got, plan)
