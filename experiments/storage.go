@@ -22,12 +22,15 @@ func (d DatasetSpec) storage() string {
 // straight into CSR matrices when the storage allows it: sparse, or auto
 // without a scaling that moves zeros (standardize, minmax; maxabs and std
 // keep them). With auto the density decides: at or above SparseDensity the
-// data is converted to dense. It returns a nil x, leaving in unread for the
-// dense reader, when the data is not LIBSVM or storage is dense.
+// data is converted to dense; storage dense converts it always. Read this
+// way, a LIBSVM test file may use columns the training rows never do (kept
+// sparse for the estimators, as predict reads them). It returns a nil x,
+// leaving in unread for the dense reader, when the data is not LIBSVM or a
+// scaling that moves zeros needs it dense from the start.
 func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
 	d := r.s.Dataset
 	st := d.storage()
-	if st == StorageDense || (st == StorageAuto && d.shifts()) || in.Format != datasets.LIBSVM {
+	if (st != StorageSparse && d.shifts()) || in.Format != datasets.LIBSVM {
 		return nil, nil, nil, nil, nil
 	}
 	ctx := r.ctx
@@ -56,9 +59,11 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 		}
 	}
 	r.density = xs.Density()
-	if st == StorageAuto && r.density >= SparseDensity {
+	if st == StorageDense || (st == StorageAuto && r.density >= SparseDensity) {
 		r.storage = StorageDense
-		r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
+		if st == StorageAuto {
+			r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
+		}
 		n, c := xs.Dims()
 		if xts != nil {
 			nt, _ := xts.Dims()
