@@ -74,6 +74,7 @@ func (Gaussian) ShiftInvariant() bool { return true }
 // Validate checks γ > 0 and finite.
 func (g Gaussian) Validate() error { return positive("gaussian", "gamma", g.Gamma) }
 
+// String describes the kernel and its γ, as "gaussian(gamma=0.5)".
 func (g Gaussian) String() string { return fmt.Sprintf("gaussian(gamma=%g)", g.Gamma) }
 
 func (Gaussian) needsNorms() bool { return true }
@@ -154,6 +155,7 @@ func (Laplacian) ShiftInvariant() bool { return true }
 // Validate checks γ > 0 and finite.
 func (l Laplacian) Validate() error { return positive("laplacian", "gamma", l.Gamma) }
 
+// String describes the kernel and its γ, as "laplacian(gamma=0.5)".
 func (l Laplacian) String() string { return fmt.Sprintf("laplacian(gamma=%g)", l.Gamma) }
 
 // Polynomial is k(x, y) = (γ x·y + c₀)^degree, as in scikit-learn's
@@ -198,6 +200,8 @@ func (p Polynomial) Validate() error {
 	return nil
 }
 
+// String describes the kernel and its parameters, as
+// "polynomial(degree=3, gamma=1, coef0=0)".
 func (p Polynomial) String() string {
 	return fmt.Sprintf("polynomial(degree=%d, gamma=%g, coef0=%g)", p.Degree, p.Gamma, p.Coef0)
 }
@@ -228,6 +232,7 @@ func (Linear) ShiftInvariant() bool { return false }
 // Validate returns nil: the linear kernel has no parameters.
 func (Linear) Validate() error { return nil }
 
+// String returns "linear".
 func (Linear) String() string { return "linear" }
 
 func (Linear) needsNorms() bool { return false }

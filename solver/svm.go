@@ -112,6 +112,7 @@ const (
 	SVMMaxIter
 )
 
+// String returns "converged", "max-iter", or SVMStatus(n) for other values.
 func (s SVMStatus) String() string {
 	switch s {
 	case SVMConverged:
