@@ -83,7 +83,8 @@ type Falkon struct {
 	// *mat.Dense or CSR rows (kernel.Sparse), kept sparse unless at least a
 	// quarter of their entries are non-zero (kernel.PreferDenseCenters).
 	Centers mat.Matrix `yaml:"-"`
-	// CenterWeights are optional BLESS-style weights (A_h) for Centers.
+	// CenterWeights are optional BLESS-style weights (A_h) for Centers,
+	// each finite and > 0 (checked whatever the preconditioner).
 	CenterWeights []float64 `yaml:"-"`
 	// CenterLambda is the λ_h of the BLESS step that gave Centers and
 	// CenterWeights; the bless preconditioner (eq. 15) regularizes with it.

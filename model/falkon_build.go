@@ -225,11 +225,20 @@ func (b FalkonBuilder) Sample(ctx context.Context, s approx.Sampler, x mat.Matri
 
 // Given returns user-given centers (copied, held as the kernel engine runs
 // them) with optional weights, taken as BLESS's A_h on the full data's
-// scale, and the λ_h of the BLESS step they come from (0 for none).
+// scale, and the λ_h of the BLESS step they come from (0 for none). Weights
+// that are not finite and positive are an error (ErrInput), whatever the
+// preconditioner.
 func (b FalkonBuilder) Given(points mat.Matrix, weights []float64, lambdaH float64) (FalkonCenters, error) {
 	mc, _ := points.Dims()
 	if weights != nil && len(weights) != mc {
 		return FalkonCenters{}, fmt.Errorf("%s: %w: %d center weights for %d centers", b.name(), ErrInput, len(weights), mc)
+	}
+	// Checked here, whatever the preconditioner (only bless reads them), so
+	// that the error names the weight as given, not as rescaled for eq. 15.
+	for j, w := range weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return FalkonCenters{}, fmt.Errorf("%s: %w: center weight %d is %g, want finite and > 0", b.name(), ErrInput, j, w)
+		}
 	}
 	if lambdaH < 0 || math.IsNaN(lambdaH) || math.IsInf(lambdaH, 0) {
 		return FalkonCenters{}, fmt.Errorf("%s: %w: center λ_h = %g, want finite and ≥ 0", b.name(), ErrInput, lambdaH)
