@@ -70,12 +70,32 @@ type Standardizer struct {
 	Mean, Std []float64
 }
 
-// Fit computes the column means and standard deviations of x.
+// Fit computes the column means and standard deviations of x. Statistics
+// that overflow float64 (values of magnitude about 1e154 and up) are an
+// error wrapping ErrInput, and s is left as it was.
 func (s *Standardizer) Fit(x *mat.Dense) error {
 	if err := checked(check.Matrix("X", x)); err != nil {
 		return err
 	}
-	s.Mean, s.Std, _, _ = columnStats(x)
+	mean, std, _, _ := columnStats(x)
+	if err := statsFinite(mean, std); err != nil {
+		return err
+	}
+	s.Mean, s.Std = mean, std
+	return nil
+}
+
+// statsFinite refuses column statistics that overflowed float64: a sum or a
+// sum of squares beyond ±1.8e308 (values of magnitude about 1e154 and up)
+// would give an infinite mean or standard deviation, which Transform turns
+// into zeros or NaN.
+func statsFinite(mean, std []float64) error {
+	for j := range mean {
+		if math.IsInf(mean[j], 0) || math.IsNaN(mean[j]) || math.IsInf(std[j], 0) || math.IsNaN(std[j]) {
+			return fmt.Errorf("datasets: %w: column %d: mean %g, standard deviation %g overflow float64; rescale the column",
+				ErrInput, j, mean[j], std[j])
+		}
+	}
 	return nil
 }
 
@@ -257,7 +277,8 @@ type TargetScaler struct {
 	Mean, Std float64
 }
 
-// Fit computes the mean and standard deviation of y.
+// Fit computes the mean and standard deviation of y (an error wrapping
+// ErrInput if they overflow float64, as Standardizer.Fit).
 func (t *TargetScaler) Fit(y []float64) error {
 	if len(y) == 0 {
 		return fmt.Errorf("datasets: %w: empty target", ErrInput)
@@ -266,6 +287,9 @@ func (t *TargetScaler) Fit(y []float64) error {
 		return err
 	}
 	mean, std, _, _ := columnStats(columnOf(y))
+	if err := statsFinite(mean, std); err != nil {
+		return err
+	}
 	t.Mean, t.Std = mean[0], std[0]
 	return nil
 }
