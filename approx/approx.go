@@ -38,7 +38,8 @@ type Landmarks struct {
 //
 // m is the number of landmarks wanted; samplers that derive their size from a
 // regularization λ (BLESS, leverage scores with a fixed λ) document how they
-// treat m. All randomness comes from rng.
+// treat m. All randomness comes from rng. A nil ctx is an error wrapping
+// ErrInput, as for the estimators of package model.
 type Sampler interface {
 	Sample(ctx context.Context, x mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error)
 }

@@ -103,6 +103,9 @@ type PathStep struct {
 
 // Path runs BLESS down to lambda (K + λnI) and returns every step.
 func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: bless: %w", err)
+	}
 	x := points.Data(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless: %w", err)
@@ -119,12 +122,18 @@ func (b BLESS) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda
 // where ⌈Q2·d_h⌉ ≥ m and draws M_H = m there. Draws are with replacement, so
 // the number of distinct landmarks can be below m.
 func (b BLESS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: bless: %w", err)
+	}
 	x := points.Data(xIn)
 	return blessSample(ctx, b, false, x, k, m, rng)
 }
 
 // Path runs BLESS-R down to lambda (K + λnI) and returns every step.
 func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambda float64, rng *rand.Rand) ([]PathStep, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: bless-r: %w", err)
+	}
 	x := points.Data(xIn)
 	if err := check.Positive("lambda", lambda); err != nil {
 		return nil, fmt.Errorf("approx: bless-r: %w", err)
@@ -142,6 +151,9 @@ func (b BLESSR) Path(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lambd
 // A = β_H times them). With Lambda = 0 the path stops at the first step where
 // the expected size reaches m and keeps exactly m points there the same way.
 func (b BLESSR) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: bless-r: %w", err)
+	}
 	x := points.Data(xIn)
 	return blessSample(ctx, BLESS(b), true, x, k, m, rng)
 }

@@ -43,6 +43,9 @@ var _ Sampler = KMeansCenters{}
 // the clustering is in input space, as in the paper. Sparse x stays sparse
 // (k-means on CSR rows with dense centroids, see cluster.KMeans.Fit).
 func (s KMeansCenters) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: k-means centers: %w", err)
+	}
 	x := points.Data(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: k-means centers: %w", err)
@@ -89,6 +92,9 @@ func (s RandomizedClustered) SketchDim(d int) int {
 // the original space. Sparse x stays sparse: the sketch XRᵀ is formed from
 // the non-zeros and the centroids are means of CSR rows.
 func (s RandomizedClustered) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: randomized clustered: %w", err)
+	}
 	x := points.Data(xIn)
 	if err := clusteredKernelCheck(k); err != nil {
 		return nil, fmt.Errorf("approx: randomized clustered: %w", err)

@@ -216,6 +216,9 @@ var _ Sampler = ExactRLS{}
 
 // Sample draws m landmarks; see ExactRLS.
 func (e ExactRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: exact rls: %w", err)
+	}
 	x := kernel.DenseOf(xIn)
 	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: exact rls: %w", err)

@@ -83,6 +83,9 @@ func levelSizes(n int, base func(depth int) int) []int {
 // Sample draws exactly m landmarks by the fixed-sample-size variant; see
 // RecursiveRLS. Weights are 1/√pᵢ.
 func (r RecursiveRLS) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: recursive rls: %w", err)
+	}
 	return r.sampleFixed(ctx, points.Data(xIn), k, m, rng, nil)
 }
 

@@ -24,6 +24,9 @@ var _ Sampler = Uniform{}
 // x (*kernel.Dense32) is read in place: the landmarks are its rows as
 // float64, with no float64 copy of x.
 func (Uniform) Sample(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, m int, rng *rand.Rand) (*Landmarks, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: uniform: %w", err)
+	}
 	var x mat.Matrix
 	if x32, ok := xIn.(*kernel.Dense32); ok {
 		if err := x32.CheckFinite("X"); err != nil {

@@ -3,6 +3,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -70,6 +71,15 @@ func Cols(x *mat.Dense, d int) error {
 func Positive(name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return fmt.Errorf("%w: %s = %g, want finite and > 0", ErrInput, name, v)
+	}
+	return nil
+}
+
+// Context refuses a nil context, which would otherwise panic at the first
+// cancellation check.
+func Context(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context (pass context.Background())", ErrInput)
 	}
 	return nil
 }
