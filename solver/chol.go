@@ -22,7 +22,9 @@ var ErrNotPD = errors.New("solver: matrix is not positive definite")
 var ErrShape = check.Sentinel("solver: dimension mismatch", check.ErrInput)
 
 // CholOptions controls the jitter Cholesky adds when a factorization fails.
-// The zero value means the defaults below.
+// The zero value means the defaults below. Values outside 0 < Jitter ≤
+// MaxJitter < ∞ (after defaults) are an error wrapping model.ErrInput
+// (check.ErrInput).
 type CholOptions struct {
 	// Jitter is the first jitter tried after the plain factorization failed,
 	// relative to the mean of the diagonal. 0 means 1e-10.
@@ -45,7 +47,7 @@ func (o CholOptions) resolve() (CholOptions, error) {
 		o.MaxJitter = defaultMaxJitter
 	}
 	if !(o.Jitter > 0) || math.IsInf(o.Jitter, 0) || !(o.MaxJitter >= o.Jitter) || math.IsInf(o.MaxJitter, 0) {
-		return o, fmt.Errorf("solver: cholesky: want 0 < jitter (%g) ≤ max jitter (%g), finite", o.Jitter, o.MaxJitter)
+		return o, fmt.Errorf("solver: cholesky: %w: want 0 < jitter (%g) ≤ max jitter (%g), finite", check.ErrInput, o.Jitter, o.MaxJitter)
 	}
 	return o, nil
 }
