@@ -244,6 +244,9 @@ func blessRun(ctx context.Context, b BLESS, noRepl bool, x mat.Matrix, k kernel.
 	if rng == nil {
 		return nil, fmt.Errorf("approx: %s: %w: nil random source", name, check.ErrInput)
 	}
+	if b.Workers < 0 {
+		return nil, fmt.Errorf("approx: %s: %w: Workers = %d, want ≥ 0 (0 means GOMAXPROCS)", name, check.ErrInput, b.Workers)
+	}
 	n, _ := x.Dims()
 	// κ² = max_i k(x_i, x_i): one row suffices for a shift-invariant kernel,
 	// keeping the path's only O(n·d) work the input check (Fig. 2: time

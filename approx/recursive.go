@@ -96,6 +96,9 @@ func (r RecursiveRLS) sampleFixed(ctx context.Context, x mat.Matrix, k kernel.Ke
 	if err := levCheckSample(x, k, m, rng); err != nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w", err)
 	}
+	if r.Workers < 0 {
+		return nil, fmt.Errorf("approx: recursive rls: %w: Workers = %d, want ≥ 0 (0 means GOMAXPROCS)", check.ErrInput, r.Workers)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -165,6 +168,9 @@ func (r RecursiveRLS) SampleRidge(ctx context.Context, xIn mat.Matrix, k kernel.
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("approx: recursive rls: %w: nil random source", check.ErrInput)
+	}
+	if r.Workers < 0 {
+		return nil, fmt.Errorf("approx: recursive rls: %w: Workers = %d, want ≥ 0 (0 means GOMAXPROCS)", check.ErrInput, r.Workers)
 	}
 	delta, c, err := resolveDeltaOversample(r.Delta, r.Oversample, 0.03, 1.0/32)
 	if err != nil {

@@ -153,6 +153,8 @@ func bkaResolve(x mat.Matrix, k kernel.Kernel, opt BKAOptions) (BKAOptions, erro
 		return opt, fmt.Errorf("approx: bka: %w: Clusters = %d < 0", check.ErrInput, o.Clusters)
 	case o.MaxBytes < 0:
 		return opt, fmt.Errorf("approx: bka: %w: MaxBytes = %d < 0", check.ErrInput, o.MaxBytes)
+	case o.Workers < 0:
+		return opt, fmt.Errorf("approx: bka: %w: Workers = %d < 0", check.ErrInput, o.Workers)
 	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultBKAMaxBytes

@@ -330,6 +330,8 @@ func (o Options) resolve(n int, k kernel.Kernel) (Options, error) {
 		return r, fmt.Errorf("approx: meka: %w: Epsilon = %g, want finite and ≥ 0", check.ErrInput, r.Epsilon)
 	case r.MaxBytes < 0:
 		return r, fmt.Errorf("approx: meka: %w: MaxBytes = %d < 0", check.ErrInput, r.MaxBytes)
+	case r.Workers < 0:
+		return r, fmt.Errorf("approx: meka: %w: Workers = %d < 0", check.ErrInput, r.Workers)
 	}
 	if r.Epsilon > 0 && !k.ShiftInvariant() {
 		return r, fmt.Errorf("approx: meka: %w: thresholding (Epsilon = %g) needs a shift-invariant kernel, %s is not",
