@@ -2,8 +2,10 @@ package approx
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -50,4 +52,16 @@ type FeatureMap interface {
 	Dim() int
 	// Transform writes φ(x_i) into row i of dst (n×r).
 	Transform(ctx context.Context, dst *mat.Dense, x mat.Matrix) error
+}
+
+// transformArgs refuses the nil context and nil dst a FeatureMap's Transform
+// would otherwise panic on.
+func transformArgs(ctx context.Context, dst *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return err
+	}
+	if dst == nil {
+		return fmt.Errorf("%w: nil dst", check.ErrInput)
+	}
+	return nil
 }

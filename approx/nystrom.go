@@ -84,6 +84,9 @@ func (m *NystromMap) Dim() int { _, r := m.T.Dims(); return r }
 // Transform writes φ(x_i) = K(x_i, L)·T into row i of dst (n×r), through the
 // kernel engine. Sparse x stays sparse (see inputCols for its columns).
 func (m *NystromMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	if err := transformArgs(ctx, dst); err != nil {
+		return fmt.Errorf("approx: nyström: %w", err)
+	}
 	_, d := m.Landmarks.Dims()
 	x, err := inputCols(xIn, d)
 	if err != nil {
@@ -127,6 +130,9 @@ func (m *NystromMap) Eigenvectors(ctx context.Context, xIn mat.Matrix) (*mat.Den
 // by the QR variant (which needs C on the training rows); the standard map
 // depends on the landmarks alone.
 func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *Landmarks) (*NystromMap, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: nyström: %w", err)
+	}
 	x := points.Data(xIn)
 	if err := checkNystromInputs(k, lm); err != nil {
 		return nil, err

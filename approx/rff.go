@@ -81,6 +81,9 @@ func (m *RFFMap) Dim() int { return len(m.Offset) }
 // Sparse x stays sparse: Ωx_i is summed over the non-zeros of x_i, each
 // adding x_ik times column k of Ω (see inputCols for its columns).
 func (m *RFFMap) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	if err := transformArgs(ctx, dst); err != nil {
+		return fmt.Errorf("approx: rff: %w", err)
+	}
 	if m == nil || m.Omega == nil || m.Omega.IsEmpty() {
 		return fmt.Errorf("approx: rff: %w: map has no frequencies (not fitted)", check.ErrInput)
 	}

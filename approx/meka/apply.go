@@ -116,6 +116,12 @@ func (m *Map) Dim() int {
 //
 // Sparse x is used as it is (with the training data's column count).
 func (m *Map) Transform(ctx context.Context, dst *mat.Dense, xIn mat.Matrix) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("approx: meka: %w", err)
+	}
+	if dst == nil {
+		return fmt.Errorf("approx: meka: %w: nil dst", check.ErrInput)
+	}
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		if err := points.CheckSparse(xs, m.d); err != nil {

@@ -33,3 +33,35 @@ func TestFitRefusesNegativeWorkers(t *testing.T) {
 		t.Errorf("FitBKA: err = %v, want ErrInput naming Workers = -1", err)
 	}
 }
+
+// Map.Transform refuses a nil context and a nil dst with ErrInput instead
+// of panicking (before 2026-11-27 both were dereferenced).
+func TestTransformRefusesNilArgs(t *testing.T) {
+	x := mat.NewDense(40, 2, nil)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := range 40 {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	m, err := Fit(context.Background(), x, kernel.Gaussian{Gamma: 1}, Options{}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilCtx context.Context
+	for name, call := range map[string]func() error{
+		"nil context": func() error { return m.Transform(nilCtx, mat.NewDense(40, m.Dim(), nil), x) },
+		"nil dst":     func() error { return m.Transform(context.Background(), nil, x) },
+	} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errors.New("panic")
+				}
+			}()
+			return call()
+		}()
+		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v, want ErrInput naming it", name, err)
+		}
+	}
+}
