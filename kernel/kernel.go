@@ -16,8 +16,8 @@ var ErrParam = check.Sentinel("kernel: invalid parameter", check.ErrInput)
 
 // Kernel is a positive-definite kernel function k(x, y) on R^d.
 //
-// Block and Diag panic on dimension mismatch, as gonum does: shapes are the
-// caller's responsibility, values are checked by Validate.
+// Eval, Block and Diag panic on dimension mismatch, as gonum does: shapes
+// are the caller's responsibility, values are checked by Validate.
 type Kernel interface {
 	// Eval returns k(x, y).
 	Eval(x, y []float64) float64
@@ -92,6 +92,8 @@ type Laplacian struct {
 
 // Eval returns exp(−γ‖x − y‖₁).
 func (l Laplacian) Eval(x, y []float64) float64 {
+	sameLen(x, y)
+	y = y[:len(x)]
 	var s float64
 	for i, v := range x {
 		s += math.Abs(v - y[i])
@@ -314,6 +316,7 @@ func fill(dst []float64, a *mat.Dense, v float64) {
 }
 
 func dot(x, y []float64) float64 {
+	sameLen(x, y)
 	y = y[:len(x)]
 	var s float64
 	for i, v := range x {
@@ -323,6 +326,7 @@ func dot(x, y []float64) float64 {
 }
 
 func sqDist(x, y []float64) float64 {
+	sameLen(x, y)
 	y = y[:len(x)]
 	var s float64
 	for i, v := range x {
@@ -330,6 +334,15 @@ func sqDist(x, y []float64) float64 {
 		s += d * d
 	}
 	return s
+}
+
+// sameLen panics, as gonum's floats package does, when Eval is given vectors
+// of different lengths: reading len(x) values of a longer y would silently
+// ignore its tail.
+func sameLen(x, y []float64) {
+	if len(x) != len(y) {
+		panic(fmt.Sprintf("kernel: Eval on vectors of lengths %d and %d", len(x), len(y)))
+	}
 }
 
 func ipow(x float64, n int) float64 {
