@@ -106,6 +106,9 @@ func (p *Partition) target() *mat.Dense {
 // kmeans_sparse.go); the partition is the same as on the dense copy up to
 // rounding in the distances.
 func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Partition, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("cluster: k-means: %w", err)
+	}
 	var x *mat.Dense
 	xs, sparse := xIn.(kernel.Sparse)
 	if sparse {

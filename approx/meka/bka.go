@@ -99,6 +99,9 @@ type bkaChol struct {
 // K(X_s, X_s) comes from the engine's sparse path against points.Chunk of
 // the cluster's rows expanded to dense at a time (points.Exact).
 func FitBKA(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt BKAOptions, rng *rand.Rand) (*BKA, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: bka: %w", err)
+	}
 	x := points.Data(xIn)
 	o, err := bkaResolve(x, k, opt)
 	if err != nil {

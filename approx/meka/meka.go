@@ -193,6 +193,9 @@ var _ approx.FeatureMap = (*Map)(nil)
 // sparse rows against the dense landmarks (kernel.SparseBlock). The
 // landmarks and the link samples, O(rank) rows per cluster, are held dense.
 func Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt Options, rng *rand.Rand) (*Map, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("approx: meka: %w", err)
+	}
 	var x mat.Matrix
 	if xs, ok := xIn.(kernel.Sparse); ok {
 		if err := points.CheckSparse(xs, 0); err != nil {

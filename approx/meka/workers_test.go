@@ -65,3 +65,32 @@ func TestTransformRefusesNilArgs(t *testing.T) {
 		}
 	}
 }
+
+// Fit and FitBKA refuse a nil context with ErrInput; before 2026-11-27 both
+// panicked with a nil dereference.
+func TestFitRefusesNilContext(t *testing.T) {
+	x := mat.NewDense(40, 2, nil)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range 40 {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	k := kernel.Gaussian{Gamma: 1}
+	var nilCtx context.Context
+	for name, call := range map[string]func() error{
+		"Fit":    func() error { _, err := Fit(nilCtx, x, k, Options{}, rng); return err },
+		"FitBKA": func() error { _, err := FitBKA(nilCtx, x, k, BKAOptions{Clusters: 2}, rng); return err },
+	} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errors.New("panic")
+				}
+			}()
+			return call()
+		}()
+		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), "nil context") {
+			t.Errorf("%s: err = %v, want ErrInput naming the nil context", name, err)
+		}
+	}
+}
