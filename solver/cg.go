@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -97,8 +98,11 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opt Options) (Result, 
 // returns false (Stopped), or when the context is cancelled (the error is
 // ctx.Err() and x holds the last iterate).
 func PCG(ctx context.Context, a Operator, p Preconditioner, b, x *mat.Dense, opt Options) (Result, error) {
+	if err := check.Context(ctx); err != nil {
+		return Result{}, fmt.Errorf("solver: cg: %w", err)
+	}
 	if a == nil {
-		return Result{}, fmt.Errorf("solver: cg: nil operator")
+		return Result{}, fmt.Errorf("solver: cg: %w: nil operator", check.ErrInput)
 	}
 	n := a.Size()
 	if err := opCheckBlock(n, x, b); err != nil {
@@ -156,10 +160,10 @@ func (opt Options) resolved(n int) (Options, error) {
 		opt.Tol = DefaultTol
 	}
 	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) {
-		return opt, fmt.Errorf("solver: cg: tolerance %g, want finite and > 0", opt.Tol)
+		return opt, fmt.Errorf("solver: cg: %w: tolerance %g, want finite and > 0", check.ErrInput, opt.Tol)
 	}
 	if opt.MaxIter < 0 {
-		return opt, fmt.Errorf("solver: cg: max iterations %d, want ≥ 0", opt.MaxIter)
+		return opt, fmt.Errorf("solver: cg: %w: max iterations %d, want ≥ 0", check.ErrInput, opt.MaxIter)
 	}
 	if opt.MaxIter == 0 {
 		opt.MaxIter = n

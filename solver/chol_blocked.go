@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -128,6 +129,9 @@ var defaultWidths = widths{cholBlock, cholInner}
 // kernel.Dense, whose Gemm writes it in place).
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("solver: cholesky: %w", err)
+	}
 	if a == nil {
 		return nil, fmt.Errorf("%w: nil matrix", ErrShape)
 	}

@@ -2,7 +2,10 @@ package solver
 
 import (
 	"context"
+	"fmt"
 	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
 // SolveDCD solves the SVM dual without bias, min ½αᵀQα − eᵀα over the box
@@ -15,6 +18,9 @@ import (
 // α_i ← min(max(α_i − G_i/Q_ii, 0), C_i). Unless opt.SingleCoordinate is set,
 // a second variable is updated with it (see stepDCD2).
 func SolveDCD(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("solver: dcd: %w", err)
+	}
 	if opt.Float32Cache {
 		return solveDCD[float32](ctx, p, opt)
 	}

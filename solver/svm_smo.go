@@ -2,7 +2,10 @@ package solver
 
 import (
 	"context"
+	"fmt"
 	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
 )
 
 // SolveSMO solves the SVM dual with bias (LIBSVM's C-SVC) by sequential
@@ -10,6 +13,9 @@ import (
 // Chen & Lin (JMLR 2005, WSS 2) and LIBSVM's shrinking. Columns are computed
 // on demand and kept in an LRU cache of opt.CacheBytes.
 func SolveSMO(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
+	if err := check.Context(ctx); err != nil {
+		return nil, fmt.Errorf("solver: smo: %w", err)
+	}
 	if opt.Float32Cache {
 		return solveSMO[float32](ctx, p, opt)
 	}
