@@ -2,13 +2,11 @@ package approx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/check/checktest"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,12 +16,8 @@ import (
 // estimators do, instead of panicking at the first cancellation check:
 // before 2026-11-27 all of them dereferenced the nil context.
 func TestSamplersRefuseNilContext(t *testing.T) {
-	x := mat.NewDense(30, 2, nil)
+	x := checktest.Normal(30, 2, 1)
 	rng := rand.New(rand.NewPCG(1, 1))
-	for i := range 30 {
-		x.Set(i, 0, rng.NormFloat64())
-		x.Set(i, 1, rng.NormFloat64())
-	}
 	k := kernel.Gaussian{Gamma: 1}
 	var nilCtx context.Context
 	calls := map[string]func() error{
@@ -49,28 +43,14 @@ func TestSamplersRefuseNilContext(t *testing.T) {
 	calls["nystrom transform"] = func() error { return nm.Transform(nilCtx, mat.NewDense(30, nm.Dim(), nil), x) }
 	calls["rff transform"] = func() error { return rm.Transform(nilCtx, mat.NewDense(30, 8, nil), x) }
 	for name, call := range calls {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = errors.New("panic")
-				}
-			}()
-			return call()
-		}()
-		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), "nil context") {
-			t.Errorf("%s: err = %v, want ErrInput naming the nil context", name, err)
-		}
+		checktest.Refused(t, name, call, "nil context")
 	}
 }
 
 // A nil dst is refused by the maps' Transform (ErrInput), not dereferenced.
 func TestTransformRefusesNilDst(t *testing.T) {
-	x := mat.NewDense(10, 2, nil)
+	x := checktest.Normal(10, 2, 1)
 	rng := rand.New(rand.NewPCG(1, 1))
-	for i := range 10 {
-		x.Set(i, 0, rng.NormFloat64())
-		x.Set(i, 1, rng.NormFloat64())
-	}
 	k := kernel.Gaussian{Gamma: 1}
 	ctx := context.Background()
 	lm, err := Uniform{}.Sample(ctx, x, k, 3, rng)
@@ -86,16 +66,27 @@ func TestTransformRefusesNilDst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, m := range map[string]FeatureMap{"nystrom": nm, "rff": rm} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = errors.New("panic")
-				}
-			}()
-			return m.Transform(ctx, nil, x)
-		}()
-		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), "nil dst") {
-			t.Errorf("%s: err = %v, want ErrInput naming the nil dst", name, err)
-		}
+		checktest.Refused(t, name, func() error { return m.Transform(ctx, nil, x) }, "nil dst")
+	}
+}
+
+// A negative Workers is refused (ErrInput naming it) by the samplers that
+// have the field, as model.Resources.Workers and meka's saved options are;
+// before 2026-11-27 BLESS, BLESSR and RecursiveRLS silently ran it as 0
+// (GOMAXPROCS).
+func TestSamplersRefuseNegativeWorkers(t *testing.T) {
+	x := checktest.Normal(30, 2, 2)
+	rng := rand.New(rand.NewPCG(2, 2))
+	k := kernel.Gaussian{Gamma: 1}
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"bless":           func() error { _, err := BLESS{Workers: -1}.Sample(ctx, x, k, 5, rng); return err },
+		"blessr":          func() error { _, err := BLESSR{Workers: -1}.Sample(ctx, x, k, 5, rng); return err },
+		"bless path":      func() error { _, err := BLESS{Workers: -1}.Path(ctx, x, k, 1e-3, rng); return err },
+		"recursive rls":   func() error { _, err := RecursiveRLS{Workers: -1}.Sample(ctx, x, k, 5, rng); return err },
+		"recursive rls λ": func() error { _, err := RecursiveRLS{Workers: -1}.SampleRidge(ctx, x, k, 1e-3, rng); return err },
+	}
+	for name, call := range calls {
+		checktest.Refused(t, name, call, "Workers = -1")
 	}
 }
