@@ -119,43 +119,7 @@ func (o operand32) packPanels(dst []float32, lead, trail []int32, w, q0, q1, row
 		trail = trail[:q1-q0]
 	}
 	if o.trans {
-		i0, i1 := q0*w, min(q1*w, rows)
-		for q := range lead {
-			lead[q] = -1 // no nonzero seen yet
-		}
-		for p := 0; p < kl; p++ {
-			e := i1
-			if o.tri {
-				e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
-			}
-			src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
-			for q := q0; q < q1; q++ {
-				out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
-				lo := (q - q0) * w
-				if lo >= len(src) {
-					clear(out)
-					continue
-				}
-				seg := src[lo:min(lo+w, len(src))]
-				if lead[q-q0] < 0 && !allZero(seg) {
-					lead[q-q0] = int32(p)
-				}
-				if s == 1 {
-					copy(out, seg)
-				} else {
-					for i, v := range seg {
-						out[i] = s * v
-					}
-				}
-				clear(out[len(seg):])
-			}
-		}
-		for q, l := range lead {
-			if l < 0 {
-				lead[q] = int32(kl)
-			}
-		}
-		trailing(trail, dst, lead, w, kl)
+		packTrans(dst, lead, trail, raw.Data, raw.Stride, o.tri, o.diag, w, q0, q1, rows, p0, kl, s)
 		return
 	}
 	clear(lead)

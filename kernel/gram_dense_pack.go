@@ -112,6 +112,16 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 		return
 	}
 	raw := o.a.RawMatrix()
+	packTrans(dst, lead, trail, raw.Data, raw.Stride, o.tri, o.diag, w, q0, q1, rows, p0, kl, s)
+}
+
+// packTrans is packPanels for a transposed operand, in either precision:
+// row p of data (stride apart) holds feature p of every row of the
+// operand, so feature p0+p of panel q is data[(p0+p)·stride + q·w:][:w],
+// cut at rows and, for a triangular operand (tri), at the diagonal shifted
+// by diag. It sets lead[q−q0] to the panel's first nonzero feature (kl
+// when none) and, through trailing, trail[q−q0] when trail is not nil.
+func packTrans[T float32 | float64](dst []T, lead, trail []int32, data []T, stride int, tri bool, diag, w, q0, q1, rows, p0, kl int, s T) {
 	i0, i1 := q0*w, min(q1*w, rows)
 	lead = lead[:q1-q0]
 	for q := range lead {
@@ -119,10 +129,10 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 	}
 	for p := 0; p < kl; p++ {
 		e := i1
-		if o.tri {
-			e = max(i0, min(i1, p0+p+o.diag+1)) // zeros right of the diagonal
+		if tri {
+			e = max(i0, min(i1, p0+p+diag+1)) // zeros right of the diagonal
 		}
-		src := raw.Data[(p0+p)*raw.Stride+i0 : (p0+p)*raw.Stride+e]
+		src := data[(p0+p)*stride+i0 : (p0+p)*stride+e]
 		for q := q0; q < q1; q++ {
 			out := dst[(q-q0)*w*kl+p*w : (q-q0)*w*kl+p*w+w]
 			lo := (q - q0) * w
@@ -133,10 +143,6 @@ func (o operand) packPanels(dst []float64, lead, trail []int32, w, q0, q1, rows,
 			seg := src[lo:min(lo+w, len(src))]
 			if lead[q-q0] < 0 && !allZero(seg) {
 				lead[q-q0] = int32(p)
-			}
-			if s == 1 && len(seg) == panelCols && w == panelCols {
-				*(*[panelCols]float64)(out) = *(*[panelCols]float64)(seg)
-				continue
 			}
 			if s == 1 {
 				copy(out, seg)
