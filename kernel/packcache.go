@@ -26,8 +26,10 @@ type packCache[T float32 | float64] struct {
 	buf   *[]T              // the reserved slot: nil when none or taken
 	spare weak.Pointer[[]T] // the largest buffer put back; cleared by get
 	// alloc makes a new buffer of n values; large ones are advised onto
-	// huge pages (faulting fresh memory in 2 MiB pages costs about half
-	// the CPU time of 4 KiB ones on the project's VM, package hugemem).
+	// huge pages, which these buffers, reused by every product, gain from
+	// (package hugemem gives both machines' first-touch costs: on machine
+	// A 2 MiB pages cost about half the CPU time of 4 KiB ones, on machine
+	// D about four times as much for cold memory).
 	alloc func(n int) []T
 }
 
