@@ -29,7 +29,7 @@ type packCache[T float32 | float64] struct {
 	// huge pages, which these buffers, reused by every product, gain from
 	// (package hugemem gives both machines' first-touch costs: on machine
 	// A 2 MiB pages cost about half the CPU time of 4 KiB ones, on machine
-	// D about four times as much for cold memory).
+	// D 3–6 times as much for cold memory).
 	alloc func(n int) []T
 }
 
