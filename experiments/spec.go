@@ -128,6 +128,13 @@ type DatasetSpec struct {
 	// Delim is the CSV field delimiter, one character or "tab"; default
 	// ',' (tab for .tsv files).
 	Delim string `yaml:"delim,omitempty" json:"delim,omitempty"`
+	// ZeroBased reads LIBSVM files (path and test_path) whose feature
+	// indices start at 0, as scikit-learn's dump_svmlight_file writes by
+	// default: index j is column j, and a saved fit records it so that
+	// predict asks for the same base. Never guessed from the content (a
+	// test file without index 0 would be read one column off); without it
+	// index 0 is an error that names this key.
+	ZeroBased bool `yaml:"zero_based,omitempty" json:"zero_based,omitempty"`
 	// Standardize scales features to zero mean and unit variance with the
 	// statistics of each fit's training rows (shorthand for scale:
 	// standardize; on sparse storage, unit variance only, as scale: std).
@@ -392,10 +399,10 @@ func joinPath(path []string) string {
 	return b.String()
 }
 
-// readOptions are the CSV reading options the dataset block sets (target,
-// header, delimiter).
+// readOptions are the reading options the dataset block sets (target,
+// header, delimiter; zero_based for LIBSVM files).
 func (d DatasetSpec) readOptions() (datasets.ReadOptions, error) {
-	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
+	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target, ZeroBased: d.ZeroBased}
 	switch strings.ToLower(d.Header) {
 	case "", "auto":
 	case "yes", "true":

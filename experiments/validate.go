@@ -116,6 +116,12 @@ func (s *Spec) validateDataset() error {
 	if (d.Header != "" || d.Delim != "") && d.Format == "libsvm" {
 		return s.errAt("header and delim describe CSV files, not LIBSVM", "dataset", "format")
 	}
+	if d.ZeroBased && d.Format == "csv" {
+		return s.errAt("zero_based describes LIBSVM files' feature indices, not CSV", "dataset", "zero_based")
+	}
+	if d.ZeroBased && d.Path == "" {
+		return s.errAt("zero_based describes a LIBSVM file's feature indices; a bundled set (name) is read as it is", "dataset", "zero_based")
+	}
 	if d.Target != "" && d.Format == "libsvm" {
 		return s.errAt("target selects a CSV column; LIBSVM files have their target first", "dataset", "target")
 	}

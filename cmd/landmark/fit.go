@@ -52,7 +52,8 @@ type specFlags struct {
 	standardize                                                      bool
 	seed                                                             uint64
 	set                                                              setFlags
-	// csv holds --target, --delim and --header (YAML target, delim, header).
+	// csv holds --target, --delim, --header and --zero-based (YAML target,
+	// delim, header, zero_based).
 	csv readFlags
 	// defaulted lists the values spec chose for flags left out, for the
 	// report ("alpha 1 (…)").
@@ -133,6 +134,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "target", f.csv.target, f.csv.target != "")
 	put(ds, "delim", f.csv.delim, f.csv.delim != "")
 	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
+	put(ds, "zero_based", true, f.csv.zeroBased)
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)
 	put(ds, "scale", f.scale, f.scale != "")
@@ -252,6 +254,7 @@ var specFlagNames = map[string]string{
 	"dataset.delim":          "delim",
 	"dataset.target":         "target",
 	"dataset.header":         "header",
+	"dataset.zero_based":     "zero-based",
 	"dataset.format":         "format",
 	"dataset.test_fraction":  "test-fraction",
 	"dataset.subsample":      "subsample",
@@ -403,7 +406,7 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var refused []string
-	for _, name := range []string{"data", "dataset", "test-data", "test-fraction", "format", "target", "delim", "header", "subsample", "standardize", "scale", "estimator", "kernel", "approx"} {
+	for _, name := range []string{"data", "dataset", "test-data", "test-fraction", "format", "target", "delim", "header", "zero-based", "subsample", "standardize", "scale", "estimator", "kernel", "approx"} {
 		if given[name] {
 			refused = append(refused, "--"+name)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -52,6 +53,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// Opened once (a pipe or standard input cannot be read twice): the
 		// format comes from --format, the name or the content.
 		defer in.Close()
+		if in.Format == datasets.LIBSVM && fit.ZeroBased && !pa.zeroGiven {
+			// Never guessed: a 0-based file without index 0 reads
+			// without error one column off.
+			return fmt.Errorf("%w: %s was fitted on a LIBSVM file with 0-based indices (zero_based): give --zero-based for a 0-based %s, --zero-based=false for a 1-based one", errUsage, pa.model, pa.data)
+		}
 		x, y, notes, err = fit.ReadInput(ctx, in, pa.read, pa.model)
 	}
 	if err != nil {
@@ -87,6 +93,7 @@ type predictArgs struct {
 	read        datasets.ReadOptions // --format and the CSV flags
 	mem         memoryFlag           // --memory
 	prog        cmdline.Mode         // --progress
+	zeroGiven   bool                 // --zero-based given (true or false)
 }
 
 // parsePredict parses and checks landmark predict's flags, before any
@@ -127,7 +134,9 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 			return nil, err
 		}
 	}
-	return &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}, nil
+	pa := &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}
+	fs.Visit(func(f *flag.Flag) { pa.zeroGiven = pa.zeroGiven || f.Name == "zero-based" })
+	return pa, nil
 }
 
 // predictOutput computes what --output asks of fit on x (labels, scores

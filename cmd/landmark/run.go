@@ -113,9 +113,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// applyCSV sets the spec's dataset target, delim and header from the
-// command line's --target, --delim and --header (those given), saying on stderr which
-// values of the spec they override, and checks the result as a spec.
+// applyCSV sets the spec's dataset target, delim, header and zero_based
+// from the command line's --target, --delim, --header and --zero-based
+// (those given), saying on stderr which values of the spec they override,
+// and checks the result as a spec.
 func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr io.Writer) error {
 	d := &spec.Dataset
 	for _, o := range []struct {
@@ -129,6 +130,10 @@ func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr
 			fmt.Fprintf(stderr, "landmark: --%s %s overrides the spec's dataset %s: %s\n", o.flag, o.val, o.flag, *o.dst)
 		}
 		*o.dst = o.val
+	}
+	if given["zero-based"] && f.zeroBased != d.ZeroBased {
+		fmt.Fprintf(stderr, "landmark: --zero-based=%t overrides the spec's dataset zero_based: %t\n", f.zeroBased, d.ZeroBased)
+		d.ZeroBased = f.zeroBased
 	}
 	return spec.Validate()
 }
