@@ -53,6 +53,10 @@ type FitResult struct {
 	Features        []string
 	ImpliedFeatures bool
 	TargetName      string
+	// Gamma is the kernel γ the spec's gamma rule (EstimatorSpec.GammaRule:
+	// scale or auto) resolved to on the training rows; 0 without a rule.
+	// The estimator's kernel holds it, so a saved fit predicts with it.
+	Gamma float64
 	// ZeroBased says the training data's LIBSVM feature indices started at
 	// 0 (dataset zero_based): column j was index j. Data to predict must
 	// say its own base (ReadOptions.ZeroBased); landmark predict asks for
@@ -167,6 +171,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
 	res.Estimator = fs.est
+	res.Gamma = fs.gamma
 	res.Scaling = fs.scaling
 	if s.Dataset.StandardizeTarget {
 		t := fs.target

@@ -187,6 +187,12 @@ type EstimatorSpec struct {
 	Type string `yaml:"type" json:"type"`
 	// Kernel is the kernel; grid values of gamma or sigma override its own.
 	Kernel kernel.Spec `yaml:"kernel" json:"kernel"`
+	// GammaRule is the kernel block's gamma when it names a rule rather
+	// than a number (kernel: {gamma: scale}): GammaScale or GammaAuto,
+	// resolved on each fit's training rows (ResolveGamma); Kernel.Gamma is
+	// then 0. Grid axes take numbers only. In YAML it is written as the
+	// kernel's gamma (Encode and Decode round-trip it).
+	GammaRule string `yaml:"-" json:"gamma_rule,omitempty"`
 	// Approx is the approximation backend (empty: the estimator's default).
 	Approx ApproxSpec `yaml:"approx,omitempty" json:"approx,omitempty"`
 	// Options holds the estimator's other options (lambda, m, max_iter…),
@@ -278,6 +284,10 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	if err := pre.checkKeys(); err != nil {
 		return nil, err
 	}
+	data, rule, err := pre.takeGammaRule(data)
+	if err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Spec
@@ -294,6 +304,7 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	}
 	s.root = &root
 	s.dir = dir
+	s.Estimator.GammaRule = rule
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
