@@ -70,7 +70,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, d := x.Dims()
 		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
 	}
-	res, err := predictOutput(fit, x, pa.output, pg)
+	res, err := predictOutput(ctx, fit, x, pa.output, pg)
 	if err != nil {
 		return err
 	}
@@ -140,15 +140,16 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 }
 
 // predictOutput computes what --output asks of fit on x (labels, scores
-// or probabilities) in batches, reporting them to pg.
-func predictOutput(fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
+// or probabilities) in batches, reporting them to pg; a cancelled ctx
+// stops it between batches.
+func predictOutput(ctx context.Context, fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
 	switch output {
 	case outScores:
-		return predictBatches(x, fit.Scores, pg)
+		return predictBatches(ctx, x, fit.Scores, pg)
 	case outProba:
-		return predictBatches(x, fit.Proba, pg)
+		return predictBatches(ctx, x, fit.Proba, pg)
 	default:
-		return predictBatches(x, labelsOf(fit), pg)
+		return predictBatches(ctx, x, labelsOf(fit), pg)
 	}
 }
 
@@ -204,7 +205,7 @@ func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.D
 	}
 	pred := mat.Col(nil, 0, res)
 	if output != outLabels {
-		p, err := predictBatches(x, labelsOf(fit), nil)
+		p, err := predictBatches(context.Background(), x, labelsOf(fit), nil)
 		if err != nil {
 			return err
 		}
@@ -215,7 +216,7 @@ func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.D
 		s := res
 		if output != outScores {
 			var err error
-			if s, err = predictBatches(x, fit.Scores, nil); err != nil {
+			if s, err = predictBatches(context.Background(), x, fit.Scores, nil); err != nil {
 				return err
 			}
 		}
@@ -233,8 +234,12 @@ var predictBatch = 1 << 16
 
 // predictBatches applies fn to x's rows predictBatch at a time (predictions
 // are row by row, so the batches give the same values as one call),
-// reporting each batch with the elapsed time and an ETA when pg is non-nil.
-func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *cmdline.Progress) (*mat.Dense, error) {
+// reporting each batch with the elapsed time and an ETA when pg is non-nil;
+// a cancelled ctx stops it before each batch.
+func predictBatches(ctx context.Context, x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *cmdline.Progress) (*mat.Dense, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n, d := x.Dims()
 	if n <= predictBatch {
 		t0 := time.Now()
@@ -247,6 +252,9 @@ func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *c
 	clock := cmdline.NewClock(float64(n))
 	var out *mat.Dense
 	for r0 := 0; r0 < n; r0 += predictBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r1 := min(n, r0+predictBatch)
 		var rows mat.Matrix
 		switch m := x.(type) {

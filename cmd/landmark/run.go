@@ -99,7 +99,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := experiments.Run(ctx, spec, opt)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; finished grid points are kept, rerun the same command to resume")
+			return fmt.Errorf("interrupted; finished grid points are kept, rerun the same command to resume%w", silent{err})
 		}
 		return err
 	}
@@ -112,6 +112,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	printPaper(stdout, res)
 	return nil
 }
+
+// silent wraps an error for errors.Is and errors.As without adding its
+// text: "…%w" with silent{err} keeps a message as it was.
+type silent struct{ err error }
+
+func (q silent) Error() string { return "" }
+func (q silent) Unwrap() error { return q.err }
 
 // applyCSV sets the spec's dataset target, delim, header and zero_based
 // from the command line's --target, --delim, --header and --zero-based
