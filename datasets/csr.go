@@ -155,7 +155,7 @@ func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float6
 	return ReadLIBSVMSparseWith(ctx, r, ReadOptions{Dim: dim})
 }
 
-// ReadLIBSVMSparseWith is ReadLIBSVMSparse with options: Dim,
+// ReadLIBSVMSparseWith is ReadLIBSVMSparse with options: Dim, ZeroBased,
 // AllowUnlabelled (the labels are then nil for a file whose rows start with
 // index:value), MaxRows, Progress and Float32 (a value beyond float32's
 // range is a *ParseError; the values stay float64); the others do not

@@ -40,10 +40,12 @@ func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []fl
 	return in.ReadTest(ctx, d)
 }
 
-// readLIBSVMTest is ReadLIBSVMTestFile on a stream; unlabelled allows rows
-// without labels (ReadOptions.AllowUnlabelled).
-func readLIBSVMTest(ctx context.Context, r io.Reader, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
-	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: unlabelled})
+// readLIBSVMTest is ReadLIBSVMTestFile on a stream for a model of opt.Dim
+// columns; opt.AllowUnlabelled allows rows without labels, opt.ZeroBased
+// reads 0-based indices.
+func readLIBSVMTest(ctx context.Context, r io.Reader, opt ReadOptions) (x *CSR, y []float64, rows, cols int, err error) {
+	d := opt.Dim
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: opt.AllowUnlabelled, ZeroBased: opt.ZeroBased})
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}

@@ -51,6 +51,15 @@ type ReadOptions struct {
 	// Dim fixes the number of features of a LIBSVM file (0: the largest index
 	// seen). Use it, or ReadTestFile, for test files.
 	Dim int
+	// ZeroBased reads a LIBSVM file whose feature indices start at 0, as
+	// scikit-learn's dump_svmlight_file writes by default: index j is
+	// column j (X's column j+1 in LIBSVM's 1-based count), so a file whose
+	// largest index is m has m+1 columns, and with Dim set an index ≥ Dim
+	// is an error. Without it index 0 is an error whose message names this
+	// option. The base is never guessed from the content: a test file
+	// that happens to lack index 0 would be read one column off its
+	// training file. Setting it for CSV data is an error (ErrInput).
+	ZeroBased bool
 	// Target selects the CSV target column: a header name (matched exactly,
 	// else case-insensitively), or a 0-based index, negative counting from
 	// the end. "" means the last column.

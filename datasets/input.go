@@ -205,6 +205,9 @@ func (in *Input) read(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	}
 	var d *Dataset
 	var err error
+	if opt.ZeroBased && in.Format != LIBSVM {
+		return nil, fmt.Errorf("datasets: %w: zero-based indices describe LIBSVM files, not %s", ErrInput, in.Format)
+	}
 	switch in.Format {
 	case LIBSVM:
 		d, err = readLIBSVM(ctx, in.br, opt)
@@ -236,7 +239,7 @@ func (in *Input) ReadSparse(ctx context.Context, dim int) (*CSR, []float64, erro
 }
 
 // ReadSparseWith is ReadSparse with options, as ReadLIBSVMSparseWith:
-// Dim, AllowUnlabelled, MaxRows, Progress, and Float32, which refuses a
+// Dim, AllowUnlabelled, ZeroBased, MaxRows, Progress, and Float32, which refuses a
 // value beyond float32's range with a *ParseError naming the line (the
 // values stay float64).
 func (in *Input) ReadSparseWith(ctx context.Context, opt ReadOptions) (*CSR, []float64, error) {
@@ -263,13 +266,21 @@ func (in *Input) ReadTest(ctx context.Context, d int) (x *CSR, y []float64, rows
 // ReadTestWith is ReadTest that, with unlabelled set, also reads rows
 // without labels (ReadOptions.AllowUnlabelled: y is then nil).
 func (in *Input) ReadTestWith(ctx context.Context, d int, unlabelled bool) (x *CSR, y []float64, rows, cols int, err error) {
+	return in.ReadTestOptions(ctx, ReadOptions{Dim: d, AllowUnlabelled: unlabelled})
+}
+
+// ReadTestOptions is ReadTest with options: opt.Dim is the model's d (the
+// least number of columns; a column beyond it is counted, not refused),
+// AllowUnlabelled and ZeroBased are read as ReadOptions says; the others do
+// not apply.
+func (in *Input) ReadTestOptions(ctx context.Context, opt ReadOptions) (x *CSR, y []float64, rows, cols int, err error) {
 	if err := in.take(); err != nil {
 		return nil, nil, 0, 0, err
 	}
 	if in.Format != LIBSVM {
 		return nil, nil, 0, 0, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
-	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, d, unlabelled)
+	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, opt)
 	if err = in.cause(ctx, err); err != nil {
 		return nil, nil, 0, 0, withFile(err, in.Name)
 	}

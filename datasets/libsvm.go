@@ -28,7 +28,8 @@ func ReadLIBSVMFile(path string) (*Dataset, error) {
 // is smaller than the training file's); an index above it is an error. With
 // dim ≤ 0 the dimension is the largest index seen.
 //
-// Each non-blank line is "label idx:val idx:val ...": indices are 1-based and
+// Each non-blank line is "label idx:val idx:val ...": indices are 1-based
+// (0-based with ReadOptions.ZeroBased, through ReadFile or Input.Read) and
 // strictly ascending, absent features are zero (explicit zeros are fine), "#"
 // starts a comment that runs to the end of the line, and svmlight's "qid:N"
 // is ignored. Errors are *ParseError values carrying the line number.
@@ -57,6 +58,9 @@ type sparseRows struct {
 	// f32 refuses a feature value beyond float32's range
 	// (ReadOptions.Float32).
 	f32 bool
+	// zeroBased reads index j as column j (ReadOptions.ZeroBased); the
+	// rows store indices 1-based either way (index+1 here).
+	zeroBased bool
 }
 
 // labels returns the labels read, nil for unlabelled rows.
@@ -99,9 +103,10 @@ func nextField(b []byte, i int) (field []byte, next int) {
 // column indices are stored as int32 (12 bytes a non-zero in CSR form).
 const MaxIndex = math.MaxInt32
 
-// parseIndex parses a positive decimal feature index (no sign). It reports
-// whether b is one, and whether it is beyond MaxIndex (too big).
-func parseIndex(b []byte) (n int, ok, big bool) {
+// parseIndex parses a decimal feature index (no sign). It reports whether
+// b is one (≥ 1, or ≥ 0 when zero is allowed), and whether it is beyond
+// MaxIndex (too big).
+func parseIndex(b []byte, zero bool) (n int, ok, big bool) {
 	if len(b) == 0 {
 		return 0, false, false
 	}
@@ -116,7 +121,7 @@ func parseIndex(b []byte) (n int, ok, big bool) {
 	if n > MaxIndex {
 		return 0, true, true
 	}
-	return n, n >= 1, false
+	return n, n >= 1 || zero, false
 }
 
 // parseFinite parses a float and insists that it is finite.
@@ -136,8 +141,9 @@ func parseFinite(b []byte) (float64, string, error) {
 
 // ErrFloat32Range is wrapped by the *ParseError for a finite value beyond
 // float32's range (±3.4028235e38) in data read into float32
-// (ReadOptions.Float32): rounded, it would be an infinity.
-var ErrFloat32Range = errors.New("value beyond float32's range")
+// (ReadOptions.Float32): rounded, it would be an infinity. It is
+// kernel.ErrFloat32Range (kernel.Dense32Of's refusal), and wraps ErrInput.
+var ErrFloat32Range = kernel.ErrFloat32Range
 
 // beyondFloat32 says why x cannot be held in float32 (its rounding is an
 // infinity), "" when it can.
@@ -176,6 +182,12 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("label %q %s", f, why), Err: err}
 		}
 	}
+	// Indices are kept 1-based (column k−1); off is what a 0-based file's
+	// index gains, and messages name the index as the file writes it.
+	off, lowest := 0, "1"
+	if s.zeroBased {
+		off, lowest = 1, "0"
+	}
 	prev := 0
 	for {
 		f, pos = nextField(b, pos)
@@ -190,25 +202,33 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		if string(key) == "qid" {
 			continue
 		}
-		k, ok, big := parseIndex(key)
-		if big {
-			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %s is beyond the largest supported index %d (2³¹ − 1)", key, MaxIndex), Err: ErrIndexRange}
+		k, ok, big := parseIndex(key, s.zeroBased)
+		if big || k+off > MaxIndex {
+			limit := "2³¹ − 1"
+			if s.zeroBased {
+				limit = "2³¹ − 2, 0-based"
+			}
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %s is beyond the largest supported index %d (%s)", key, MaxIndex-off, limit), Err: ErrIndexRange}
 		}
 		if !ok {
-			msg := fmt.Sprintf("bad feature index %q in %q (want an integer ≥ 1)", key, f)
+			msg := fmt.Sprintf("bad feature index %q in %q (want an integer ≥ %s)", key, f, lowest)
 			if string(key) == "0" {
 				// scikit-learn's dump_svmlight_file writes 0-based
 				// indices unless told zero_based=False.
-				msg += "; LIBSVM indices start at 1: this looks like a 0-based file (scikit-learn's dump_svmlight_file writes one unless given zero_based=False)"
+				msg += "; LIBSVM indices start at 1: this looks like a 0-based file (scikit-learn's dump_svmlight_file writes one unless given zero_based=False); read it with --zero-based (YAML zero_based: true, datasets.ReadOptions.ZeroBased)"
 			}
 			return false, &ParseError{Line: line, Msg: msg}
 		}
+		k += off
 		switch {
 		case k == prev:
-			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d repeated", k)}
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d repeated", k-off)}
 		case k < prev:
-			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d after %d: indices must ascend", k, prev)}
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d after %d: indices must ascend", k-off, prev-off)}
 		case dim > 0 && k > dim:
+			if s.zeroBased {
+				return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d exceeds the dimension %d (0-based indices run to %d)", k-off, dim, dim-1)}
+			}
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature index %d exceeds the dimension %d", k, dim)}
 		}
 		prev = k
@@ -217,7 +237,7 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 			why, err = beyondFloat32(x)
 		}
 		if why != "" {
-			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k, v, why), Err: err}
+			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k-off, v, why), Err: err}
 		}
 		s.push(k, x)
 	}
@@ -270,7 +290,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 // parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
-	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32}
+	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32, zeroBased: opt.ZeroBased}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0

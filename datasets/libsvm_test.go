@@ -350,7 +350,7 @@ func TestReadFileContextCancelled(t *testing.T) {
 func TestReadLIBSVMZeroBasedHint(t *testing.T) {
 	_, err := Read(strings.NewReader("1 1:0.5\n-1 0:1 2:3\n"), ReadOptions{Format: LIBSVM})
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), "0-based file") || !strings.Contains(err.Error(), "zero_based=False") {
+	if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), "0-based file") || !strings.Contains(err.Error(), "zero_based=False") || !strings.Contains(err.Error(), "read it with --zero-based") {
 		t.Fatalf("index 0: err %v, want a ParseError at line 2 saying the file looks 0-based", err)
 	}
 	_, err = Read(strings.NewReader("1 x:0.5\n"), ReadOptions{Format: LIBSVM})

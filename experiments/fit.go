@@ -53,6 +53,17 @@ type FitResult struct {
 	Features        []string
 	ImpliedFeatures bool
 	TargetName      string
+	// Gamma is the kernel γ the spec's gamma rule (EstimatorSpec.GammaRule:
+	// scale or auto) resolved to on the training rows; 0 without a rule.
+	// The estimator's kernel holds it, so a saved fit predicts with it.
+	Gamma float64
+	// ZeroBased says the training data's LIBSVM feature indices started at
+	// 0 (dataset zero_based): column j was index j. Data to predict must
+	// say its own base (ReadOptions.ZeroBased); landmark predict asks for
+	// --zero-based (or --zero-based=false) when this is set, so that a
+	// 0-based file without index 0 is not read one column off. A saved
+	// fit keeps it with its spec.
+	ZeroBased bool
 	// Storage is how the estimator got X (dense or sparse), Density X's
 	// fraction of non-zeros, StorageReason why storage auto chose it.
 	Storage       string
@@ -160,6 +171,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
 	res.Estimator = fs.est
+	res.Gamma = fs.gamma
 	res.Scaling = fs.scaling
 	if s.Dataset.StandardizeTarget {
 		t := fs.target
@@ -171,6 +183,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	// 1.6 GB at d = 10⁸).
 	res.Features, res.TargetName = r.features, r.target
 	res.ImpliedFeatures = res.Features == nil
+	res.ZeroBased = s.Dataset.ZeroBased
 	if res.TargetName == "" {
 		res.TargetName = DefaultTargetName
 	}

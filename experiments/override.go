@@ -7,7 +7,8 @@ import (
 )
 
 // Override is one value given beside a spec (on the command line) that
-// replaces the spec's own: a kernel parameter (gamma, sigma), an estimator
+// replaces the spec's own: a kernel parameter (gamma, sigma; gamma may be
+// the rule GammaScale or GammaAuto, a string), an estimator
 // option (lambda, alpha, c, m, or any option with Option set), the seed
 // (Value uint64) or the task (Value string).
 type Override struct {
@@ -62,9 +63,12 @@ func (s *Spec) override(o Override) string {
 	old := s.dropParam(o.Name)
 	k := &s.Estimator.Kernel
 	f, isFloat := o.Value.(float64)
+	rule, isRule := o.Value.(string)
 	switch {
 	case o.Name == "gamma" && isFloat && !o.Option:
 		k.Gamma = f
+	case o.Name == "gamma" && isRule && !o.Option:
+		s.Estimator.GammaRule = rule // checked by Validate
 	case o.Name == "sigma" && isFloat && !o.Option:
 		k.Sigma = f
 	default:
@@ -96,6 +100,8 @@ func (s *Spec) paramValue(name string) string {
 	}
 	k := s.Estimator.Kernel
 	switch {
+	case name == "gamma" && s.Estimator.GammaRule != "":
+		return s.Estimator.GammaRule
 	case name == "gamma" && k.Gamma != 0:
 		return strconv.FormatFloat(k.Gamma, 'g', -1, 64)
 	case name == "sigma" && k.Sigma != 0:
@@ -117,6 +123,7 @@ func (s *Spec) dropParam(name string) string {
 	switch name {
 	case "gamma":
 		s.Estimator.Kernel.Gamma = 0
+		s.Estimator.GammaRule = ""
 	case "sigma":
 		s.Estimator.Kernel.Sigma = 0
 	}

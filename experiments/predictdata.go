@@ -25,7 +25,7 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 		opt.Target = f.TargetName
 	}
 	if in.Format == datasets.LIBSVM && f.Scaling.KeepsSparse() {
-		xs, ys, rows, cols, err := in.ReadTestWith(ctx, f.Dim, true)
+		xs, ys, rows, cols, err := in.ReadTestOptions(ctx, datasets.ReadOptions{Dim: f.Dim, AllowUnlabelled: true, ZeroBased: opt.ZeroBased})
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -97,6 +97,10 @@ type TestResult struct {
 	PredictSeconds float64 `json:"predict_seconds"`
 	// PeakBytes is the Go-heap growth during the refit.
 	PeakBytes int64 `json:"peak_bytes"`
+	// Gamma is the kernel γ the spec's gamma rule (scale, auto) resolved
+	// to on the whole training set (absent without a rule; the points'
+	// Info["gamma"] is the mean of their folds').
+	Gamma float64 `json:"gamma,omitempty"`
 }
 
 // Result is a finished run.

@@ -559,6 +559,13 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 		return FoldResult{Error: err.Error()}, nil, nil
 	}
 	fr := FoldResult{FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Info: fitInfo(fs.est)}
+	if fs.gamma != 0 {
+		// The γ the spec's gamma rule gave on this fold's training rows.
+		if fr.Info == nil {
+			fr.Info = map[string]float64{}
+		}
+		fr.Info["gamma"] = fs.gamma
+	}
 	for _, v := range fs.scores {
 		fr.Scores = append(fr.Scores, MetricValue(v))
 	}
@@ -678,7 +685,7 @@ func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, e
 	if err != nil {
 		return nil, err
 	}
-	t := &TestResult{NTrain: len(r.y), NTest: len(r.yTest), FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak}
+	t := &TestResult{NTrain: len(r.y), NTest: len(r.yTest), FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Gamma: fs.gamma}
 	for i, m := range r.metrics {
 		t.Metrics = append(t.Metrics, Summary{Name: m.Name, Mean: fs.scores[i]})
 	}

@@ -23,6 +23,9 @@ type fitScores struct {
 	scores       []float64
 	fit, predict float64
 	peak         int64
+	// gamma is the kernel γ a gamma rule (scale, auto) resolved to on
+	// the training rows; 0 without a rule.
+	gamma float64
 }
 
 // decider is implemented by estimators that expose decision values; binary
@@ -72,6 +75,12 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		return fitScores{}, err
 	}
 	cfg := r.config(p, len(ytr), fo.seed)
+	// A gamma rule is resolved on the training rows as scaled, before a
+	// float32 copy (fitRows) rounds them.
+	gamma, err := r.resolveGamma(&cfg, xtr)
+	if err != nil {
+		return fitScores{}, err
+	}
 	capBytes, held := r.capFit(&cfg, xtr, xva)
 	if est == nil {
 		if xtr, err = r.fitRows(ctx, &cfg, p, fo, xtr, xva); err != nil {
@@ -107,6 +116,9 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		pred = ts.Inverse(pred)
 	}
 	out := fitScores{est: est, scaling: sc, target: ts, fit: t1.Sub(t0).Seconds(), predict: t2.Sub(t1).Seconds(), peak: peak}
+	if r.s.Estimator.GammaRule != "" {
+		out.gamma = gamma
+	}
 	if out.scores, err = r.score(yva, pred, dec); err != nil {
 		return fitScores{}, err
 	}

@@ -62,6 +62,9 @@ func (r *runner) load() error {
 					return r.s.errAt(err.Error(), "dataset", "test_path")
 				}
 				opt.Format = datasets.Format(d.Format)
+				if f, ok := datasets.FormatOf(tp); ok && f == datasets.CSV && d.Format == "" {
+					opt.ZeroBased = false // a CSV test file beside the LIBSVM training file
+				}
 				if test, err = datasets.ReadTestFile(tp, train, opt); err != nil {
 					return r.readError(err, "test_path")
 				}

@@ -131,7 +131,7 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.Spec != nil && h.Spec.Dataset.ZeroBased}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

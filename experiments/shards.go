@@ -312,7 +312,11 @@ func planShards(s *Spec) (*shardPlan, error) {
 	if c.Task == TaskMulticlass {
 		outputs = len(m.Classes)
 	}
-	est, err := r.entry.New(r.config(c.Grid.Points()[0], m.N, fitSeed(c.Seed, 1<<20, 0)))
+	cfg := r.config(c.Grid.Points()[0], m.N, fitSeed(c.Seed, 1<<20, 0))
+	if c.Estimator.GammaRule != "" {
+		cfg.Kernel.Gamma = 1 // resolved by the fit; the width does not change the plan
+	}
+	est, err := r.entry.New(cfg)
 	f, ok := est.(*model.Falkon)
 	if err != nil || !ok {
 		return sp, nil // the fit itself reports a bad setting

@@ -49,7 +49,16 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 	r := &runner{ctx: ctx, notify: opt.Notify, s: &c, progress: opt.Progress, start: time.Now()}
 	r.entry, _ = estimatorByName(c.Estimator.Type)
 	p := c.Grid.Points()[0]
-	est, err := r.entry.New(r.config(p, sp.m.N, fitSeed(c.Seed, 1<<20, 0)))
+	cfg := r.config(p, sp.m.N, fitSeed(c.Seed, 1<<20, 0))
+	var gamma float64
+	switch c.Estimator.GammaRule {
+	case GammaAuto:
+		gamma = 1 / float64(sp.m.D)
+		cfg.Kernel.Gamma = gamma
+	case GammaScale:
+		return nil, s.errAt(fmt.Sprintf("gamma scale needs the training rows in memory, and %s (%s) streams them from the shards: give gamma a number (or auto, 1/d)", sp.path, sizeLine(sp)), "estimator", "kernel", "gamma")
+	}
+	est, err := r.entry.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +83,7 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 		}
 		return nil, r.memoryHint(err)
 	}
-	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc,
+	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc, Gamma: gamma,
 		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule, ImpliedFeatures: true, TargetName: DefaultTargetName,
 		Storage: StorageStreamed, Density: 1, StorageReason: fmt.Sprintf("%s, over %s; fit plan %s", sizeLine(sp), limitName(opt, sp.limit), decimalBytes(f.Info().Plan.Total))}
 	if d.TestPath == "" {

@@ -128,6 +128,13 @@ type DatasetSpec struct {
 	// Delim is the CSV field delimiter, one character or "tab"; default
 	// ',' (tab for .tsv files).
 	Delim string `yaml:"delim,omitempty" json:"delim,omitempty"`
+	// ZeroBased reads LIBSVM files (path and test_path) whose feature
+	// indices start at 0, as scikit-learn's dump_svmlight_file writes by
+	// default: index j is column j, and a saved fit records it so that
+	// predict asks for the same base. Never guessed from the content (a
+	// test file without index 0 would be read one column off); without it
+	// index 0 is an error that names this key.
+	ZeroBased bool `yaml:"zero_based,omitempty" json:"zero_based,omitempty"`
 	// Standardize scales features to zero mean and unit variance with the
 	// statistics of each fit's training rows (shorthand for scale:
 	// standardize; on sparse storage, unit variance only, as scale: std).
@@ -180,6 +187,12 @@ type EstimatorSpec struct {
 	Type string `yaml:"type" json:"type"`
 	// Kernel is the kernel; grid values of gamma or sigma override its own.
 	Kernel kernel.Spec `yaml:"kernel" json:"kernel"`
+	// GammaRule is the kernel block's gamma when it names a rule rather
+	// than a number (kernel: {gamma: scale}): GammaScale or GammaAuto,
+	// resolved on each fit's training rows (ResolveGamma); Kernel.Gamma is
+	// then 0. Grid axes take numbers only. In YAML it is written as the
+	// kernel's gamma (Encode and Decode round-trip it).
+	GammaRule string `yaml:"-" json:"gamma_rule,omitempty"`
 	// Approx is the approximation backend (empty: the estimator's default).
 	Approx ApproxSpec `yaml:"approx,omitempty" json:"approx,omitempty"`
 	// Options holds the estimator's other options (lambda, m, max_iter…),
@@ -271,6 +284,10 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	if err := pre.checkKeys(); err != nil {
 		return nil, err
 	}
+	data, rule, err := pre.takeGammaRule(data)
+	if err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Spec
@@ -287,6 +304,7 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	}
 	s.root = &root
 	s.dir = dir
+	s.Estimator.GammaRule = rule
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -392,10 +410,10 @@ func joinPath(path []string) string {
 	return b.String()
 }
 
-// readOptions are the CSV reading options the dataset block sets (target,
-// header, delimiter).
+// readOptions are the reading options the dataset block sets (target,
+// header, delimiter; zero_based for LIBSVM files).
 func (d DatasetSpec) readOptions() (datasets.ReadOptions, error) {
-	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target}
+	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target, ZeroBased: d.ZeroBased}
 	switch strings.ToLower(d.Header) {
 	case "", "auto":
 	case "yes", "true":

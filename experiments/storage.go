@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
@@ -36,7 +37,7 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 	ctx := r.ctx
 	// With f32 a value beyond float32's range is refused with its line,
 	// as the dense float32 read does: the rows may become float32 below.
-	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32})
+	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32, ZeroBased: d.ZeroBased})
 	if err != nil {
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
 	}
@@ -54,7 +55,7 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 			if xts, yt, err = r.readCSVTest(tp, cols); err != nil {
 				return nil, nil, nil, nil, err
 			}
-		} else if xts, yt, r.beyondRows, r.beyondCols, err = datasets.ReadLIBSVMTestFile(ctx, tp, cols); err != nil {
+		} else if xts, yt, r.beyondRows, r.beyondCols, err = readLIBSVMTest(ctx, tp, cols, d.ZeroBased); err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
@@ -109,6 +110,17 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 	return x, y, xt, yt, nil
 }
 
+// readLIBSVMTest is datasets.ReadLIBSVMTestFile with the dataset block's
+// index base.
+func readLIBSVMTest(ctx context.Context, path string, cols int, zeroBased bool) (x *datasets.CSR, y []float64, rows, beyond int, err error) {
+	in, err := datasets.OpenInput(ctx, path, datasets.LIBSVM)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	defer in.Close()
+	return in.ReadTestOptions(ctx, datasets.ReadOptions{Dim: cols, ZeroBased: zeroBased})
+}
+
 // readCSVTest reads the CSV test file at path for training data of cols
 // unnamed features (a LIBSVM file): a header is matched to x1…x<cols> by
 // name (datasets.ReadTestFile's rule), a file without one is taken by
@@ -119,6 +131,7 @@ func (r *runner) readCSVTest(path string, cols int) (*datasets.CSR, []float64, e
 		return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
 	}
 	opt.Format, opt.Dim, opt.ImpliedFeatures = datasets.CSV, cols, true
+	opt.ZeroBased = false // the LIBSVM training file's base
 	opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
 	t, err := datasets.ReadFileContext(r.ctx, path, opt)
 	if err != nil {

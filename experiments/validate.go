@@ -116,6 +116,12 @@ func (s *Spec) validateDataset() error {
 	if (d.Header != "" || d.Delim != "") && d.Format == "libsvm" {
 		return s.errAt("header and delim describe CSV files, not LIBSVM", "dataset", "format")
 	}
+	if d.ZeroBased && d.Format == "csv" {
+		return s.errAt("zero_based describes LIBSVM files' feature indices, not CSV", "dataset", "zero_based")
+	}
+	if d.ZeroBased && d.Path == "" {
+		return s.errAt("zero_based describes a LIBSVM file's feature indices; a bundled set (name) is read as it is", "dataset", "zero_based")
+	}
 	if d.Target != "" && d.Format == "libsvm" {
 		return s.errAt("target selects a CSV column; LIBSVM files have their target first", "dataset", "target")
 	}
@@ -228,6 +234,27 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 	if !slices.Contains(kernel.Names(), ks.Type) {
 		return s.errAt(fmt.Sprintf("unknown kernel %q%s (known: %s)", ks.Type, DidYouMean(ks.Type, kernel.Names()), strings.Join(kernel.Names(), ", ")), block, "kernel", "type")
 	}
+	if rule := s.Estimator.GammaRule; block == "estimator" && rule != "" {
+		if !slices.Contains(GammaRules, rule) {
+			return s.errAt(fmt.Sprintf("gamma %q: want a number > 0, %s or %s", rule, GammaScale, GammaAuto), block, "kernel", "gamma")
+		}
+		if ks.Gamma != 0 {
+			return s.errAt(fmt.Sprintf("gamma is both %s and %g", rule, ks.Gamma), block, "kernel", "gamma")
+		}
+		for _, p := range []string{"gamma", "sigma"} {
+			if hasKey(s.Grid, p) {
+				return s.errAt(fmt.Sprintf("gamma %s in the kernel block and a grid axis %s: give one", rule, p), "grid", p)
+			}
+		}
+		if ks.Sigma != 0 {
+			return s.errAt(fmt.Sprintf("set gamma (%s) or sigma, not both (γ = 1/(2σ²))", rule), block, "kernel", "sigma")
+		}
+		if _, err := kernel.New(ks); err == nil {
+			// The kernel takes no width (linear).
+			return s.errAt(fmt.Sprintf("gamma %s: the %s kernel has no gamma", rule, ks.Type), block, "kernel", "gamma")
+		}
+		ks.Gamma = 1 // resolved on each fit's rows; the other parameters are checked here
+	}
 	for _, p := range kernelParams {
 		vals, ok := s.Grid[p]
 		if !ok || len(vals) == 0 {
@@ -253,7 +280,11 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 				if ks.Type == "gaussian" {
 					or, missing = " (or sigma, γ = 1/(2σ²))", []string{"gamma", "sigma"}
 				}
-				return s.errMissing(fmt.Sprintf("the %s kernel needs gamma%s: set it in the kernel block or as a grid axis", ks.Type, or), missing, block, "kernel")
+				scale := ""
+				if block == "estimator" {
+					scale = " (gamma: scale takes scikit-learn SVC's default, 1/(d·Var(X)) on the training rows)"
+				}
+				return s.errMissing(fmt.Sprintf("the %s kernel needs gamma%s: set it in the kernel block or as a grid axis%s", ks.Type, or, scale), missing, block, "kernel")
 			}
 		}
 		return s.errAt(err.Error(), block, "kernel")

@@ -200,7 +200,7 @@ func yamlReference() (string, error) {
 		}
 	}
 
-	level("estimator.kernel", "kernel.Spec", fmt.Sprintf("The kernel (`kernel: {type: gaussian, gamma: 0.5}`); types: %s. Its parameters may instead be grid axes.", strings.Join(kernel.Names(), ", ")))
+	level("estimator.kernel", "kernel.Spec", fmt.Sprintf("The kernel (`kernel: {type: gaussian, gamma: 0.5}`); types: %s. Its parameters may instead be grid axes. `gamma` may also be `scale`, 1/(d·Var(X)) with Var(X) the variance of all n·d entries of each fit's training rows after the feature scaling (sparse X: from its non-zeros), or `auto`, 1/d, as scikit-learn's SVC; the number used is printed, saved with a fit and recorded in a run's results (`info.gamma`, the folds' mean; `test.gamma`, the refit's). Rules are taken here only: grid values are numbers.", strings.Join(kernel.Names(), ", ")))
 	fmt.Fprintf(&b, "\n## grid\n\nEach key is an axis, each value a list; the run covers the cartesian product. Axes: `lambda` (λ, penalty λn) or `alpha` (scikit-learn's λn, converted with each fit's n), the kernel's %s, and any numeric option of the estimator or of its approx block (`m`, `c`, `clusters`, `rank`, `max_iter`, …).\n", "`"+strings.Join(kernelParams, "`, `")+"`")
 	level("cv", "CVSpec", "Cross-validation (`cv: {folds: 5, metric: rmse}`).")
 	fmt.Fprintf(&b, "\nMetrics (`cv.metric`):\n\n| metric | tasks | better | meaning |\n|---|---|---|---|\n")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -67,7 +68,8 @@ const segmentBytes = 4 << 20
 // The first product packs C into panels for the inner kernels and computes the
 // squared norms; the Op keeps them (about 8·M·d bytes) for later calls.
 // Methods may be called from several goroutines at once, each call using its
-// own scratch space.
+// own scratch space. A nil context is refused with an error wrapping
+// check.ErrInput (model.ErrInput).
 type Op struct {
 	k    Kernel
 	x, c *mat.Dense
@@ -140,6 +142,17 @@ func (o *Op) cdim() int {
 		return 0
 	}
 	return o.c.RawMatrix().Cols
+}
+
+// ready refuses a call of the product named op that cannot run: a nil
+// context (an error wrapping check.ErrInput, which the products would
+// otherwise panic on at their first cancellation check) or what valid
+// reports.
+func (o *Op) ready(ctx context.Context, op string) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: %s: %w", op, err)
+	}
+	return o.valid()
 }
 
 // valid reports what NewOp was given that cannot make an operator.
@@ -303,7 +316,7 @@ func blockPackBytes(b, m, t int) int64 {
 
 // Block writes K(X, C) into dst (n×M), block by block on all workers.
 func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
-	if err := o.valid(); err != nil {
+	if err := o.ready(ctx, "Block"); err != nil {
 		return err
 	}
 	n, m := o.Dims()
@@ -338,7 +351,7 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 
 // Mul sets dst = K(X, C)·V, with V M×t and dst n×t.
 func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
-	if err := o.valid(); err != nil {
+	if err := o.ready(ctx, "Mul"); err != nil {
 		return err
 	}
 	n, m := o.Dims()
@@ -398,7 +411,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 
 // MulT sets dst = K(X, C)ᵀ·U, with U n×t and dst M×t.
 func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
-	if err := o.valid(); err != nil {
+	if err := o.ready(ctx, "MulT"); err != nil {
 		return err
 	}
 	n, m := o.Dims()
@@ -446,7 +459,7 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 // mapped through exp and dotted with v in one pass while it is in cache, and
 // the block's contribution Kᵀ(K v) is accumulated four rows at a time.
 func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
-	if err := o.valid(); err != nil {
+	if err := o.ready(ctx, "MulTMul"); err != nil {
 		return err
 	}
 	_, m := o.Dims()

@@ -222,7 +222,7 @@ func (o *Op) KeepBytes(rows int) int64 { return 4 * int64(rows) * int64(o.shape(
 // it once, before the products (not concurrently with them). With blocks
 // kept, products with t right-hand sides take at most ScratchBytes(max(t, 2)).
 func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
-	if err := o.valid(); err != nil {
+	if err := o.ready(ctx, "Keep32"); err != nil {
 		return 0, err
 	}
 	rows := o.KeepRows(maxBytes)

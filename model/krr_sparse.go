@@ -28,9 +28,10 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	// kernels without one, a scatter vector per worker: u elements for the
 	// Laplacian on X with its u non-zero columns renumbered
 	// (compactColumns, 4 bytes a non-zero for the new indices and 4 for
-	// the sorted copy that finds them, freed before the Gram matrix), d
-	// for other kernels; and the blocked Cholesky's workspace (as
-	// ExactKRR, with the solve's); and the predictor's own arrays: α, the
+	// the sorted copy that finds them, freed before the Gram matrix; the
+	// copy alone when u ≥ d/2 leaves X as it is), d for other kernels;
+	// and the blocked Cholesky's workspace (as ExactKRR, with the
+	// solve's); and the predictor's own arrays: α, the
 	// copy of the targets solved in place (n·t), its biases (t), and its
 	// copy of X's rows as the centers (kernel.SubsetRows: 12 bytes a
 	// non-zero and 8 a row), all allocated by the fit.
@@ -40,6 +41,10 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 		gram = kernel.SparseIndexBytes(n, len(values))
 	} else if cx, u := compactColumns(k, x); u < d {
 		gx, gram = cx, int64(w)*int64(u)*8+8*int64(len(values))
+	} else if _, ok := k.(kernel.Laplacian); ok {
+		// Not renumbered (u ≥ d/2), but compactColumns made its sorted
+		// copy of the indices to find u.
+		gram += 4 * int64(len(values))
 	}
 	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(t)+int64(t)+int64(w)*int64(n)+int64(n+1)) + 2*12*int64(len(values)) + gram +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) + exactSolveBytes(n, t)

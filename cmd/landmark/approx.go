@@ -56,7 +56,7 @@ type approxFlags struct {
 	m, rank, kmeansIter, clusters       int
 	sampleRows, subset, n               int
 	seed                                uint64
-	dense, qr                           bool
+	dense, qr, zeroBased                bool
 	memory                              memoryFlag
 	progress                            *cmdline.Mode
 }
@@ -80,6 +80,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&f.subset, "spectral-n", 2000, "subset size for the spectral error (0: skip)")
 	fs.IntVar(&f.n, "n", 0, "use a seeded random subset of this many rows, as a spec's dataset subsample (0: all)")
 	fs.StringVar(&f.scale, "scale", "none", "feature scaling: none, standardize, minmax ([-1,1]) (these two need dense X); maxabs, std (scaling only, no centering: sparse X stays sparse)")
+	fs.BoolVar(&f.zeroBased, "zero-based", false, "LIBSVM feature indices start at 0 (scikit-learn's dump_svmlight_file default); never guessed from the file")
 	fs.BoolVar(&f.dense, "dense", false, fmt.Sprintf("hold X dense; by default a LIBSVM file is kept sparse (CSR) when its density is below %g", experiments.SparseDensity))
 	fs.StringVar(&f.format, "format", "text", "output: text, or tsv (one header line and one row)")
 	fs.Var(&f.memory, "memory", "cap on the planned peak memory of the build and the error measures, e.g. 4G or 512MiB; a build over it is refused before allocating")
@@ -143,7 +144,7 @@ func (f *approxFlags) check(rest []string) error {
 // spec is the approximation run the flags describe: its data are read,
 // subsampled and scaled by experiments as a YAML run's are.
 func (f *approxFlags) spec() *experiments.Spec {
-	ds := experiments.DatasetSpec{Scale: approxScales[f.scale], Subsample: f.n}
+	ds := experiments.DatasetSpec{Scale: approxScales[f.scale], Subsample: f.n, ZeroBased: f.zeroBased}
 	if _, bundled := datasets.Lookup(f.data); bundled {
 		ds.Name = f.data
 	} else {

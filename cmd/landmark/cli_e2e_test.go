@@ -565,7 +565,7 @@ func TestCLIFit(t *testing.T) {
 				fitReport(270, "accuracy")(t, f, so, se)
 			}},
 		{name: "missing laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"}, code: 1,
-			stderr: []string{"the laplacian kernel needs gamma: set it in the kernel block", "(on the command line: --gamma)"}},
+			stderr: []string{"the laplacian kernel needs gamma: set it in the kernel block", "(on the command line: --gamma; --gamma scale takes 1/(d·Var(X)), scikit-learn SVC's default)"}},
 		// No cross-validation limits where no cross-validation runs.
 		{name: "4 rows", args: []string{"fit", "--data", "tiny.libsvm", "--gamma", "0.1", "--lambda", "1e-3"},
 			check: fitReport(4, "accuracy")},

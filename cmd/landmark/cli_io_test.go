@@ -501,8 +501,8 @@ func TestCLIInputSmaller(t *testing.T) {
 		select {
 		case err := <-done:
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Fatalf("err %v, stderr %q; want exit 1", err, se.String())
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Fatalf("err %v, stderr %q; want exit 130 (128 + SIGINT)", err, se.String())
 			}
 			for _, w := range want {
 				if !strings.Contains(se.String(), w) {

@@ -65,6 +65,8 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type readFlags struct {
 	format, target, delim, header string
 	dim                           int
+	// zeroBased is --zero-based: LIBSVM indices start at 0.
+	zeroBased bool
 	// notify, when set, becomes ReadOptions.Notify.
 	notify func(string)
 }
@@ -75,9 +77,10 @@ func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
 }
 
-// registerCSV registers the CSV flags alone (fit, predict and run have
-// their own --format).
+// registerCSV registers the CSV flags and --zero-based (fit, predict and
+// run have their own --format).
 func (r *readFlags) registerCSV(fs *flag.FlagSet) {
+	fs.BoolVar(&r.zeroBased, "zero-based", false, "LIBSVM feature indices start at 0 (scikit-learn's dump_svmlight_file default): index j is column j; never guessed from the file (YAML zero_based: true)")
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
 	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
@@ -93,7 +96,7 @@ func parseDelim(flag, s string) (rune, error) {
 }
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
-	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim}
+	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim, ZeroBased: r.zeroBased}
 	if r.notify != nil {
 		opt.Notify = r.notify
 	}
@@ -170,9 +173,18 @@ func dataList(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
+// bundledZero is the error for --zero-based with a bundled set, which is
+// read as it is.
+func bundledZero(name string) error {
+	return fmt.Errorf("%w: --zero-based describes a LIBSVM file's indices; %s is a bundled set, read as it is", errUsage, name)
+}
+
 // openData reads a bundled set or a file (a bundled name wins, as in datasets.Open).
 func openData(ctx context.Context, name string, opt datasets.ReadOptions) (*datasets.Dataset, *datasets.Info, error) {
 	if info, ok := datasets.Lookup(name); ok {
+		if opt.ZeroBased {
+			return nil, nil, bundledZero(name)
+		}
 		d, err := datasets.Load(name)
 		return d, &info, err
 	}
@@ -204,6 +216,9 @@ func dataInfo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opt, err := rf.options()
 	if err != nil {
 		return err
+	}
+	if _, ok := datasets.Lookup(pos[0]); ok && opt.ZeroBased {
+		return bundledZero(pos[0])
 	}
 	s, info, err := datasets.SummarizeInput(ctx, pos[0], opt)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,12 +48,15 @@ func scalar(v string) any {
 type specFlags struct {
 	data, dataset, testData, format, task, estimator, kernel, approx string
 	scale                                                            string
-	testFraction, gamma, sigma, lambda, alpha, c                     float64
-	m, subsample                                                     int
-	standardize                                                      bool
-	seed                                                             uint64
-	set                                                              setFlags
-	// csv holds --target, --delim and --header (YAML target, delim, header).
+	// gammaRule is --gamma scale or auto (gamma is then 0).
+	gammaRule                                    string
+	testFraction, gamma, sigma, lambda, alpha, c float64
+	m, subsample                                 int
+	standardize                                  bool
+	seed                                         uint64
+	set                                          setFlags
+	// csv holds --target, --delim, --header and --zero-based (YAML target,
+	// delim, header, zero_based).
 	csv readFlags
 	// defaulted lists the values spec chose for flags left out, for the
 	// report ("alpha 1 (…)").
@@ -60,6 +64,39 @@ type specFlags struct {
 	// given holds the flags set on the command line, by name ("data"),
 	// so that an error is put against a flag only when it was given.
 	given map[string]bool
+}
+
+// gammaFlag is --gamma: a number, or the rule scale or auto (scikit-learn
+// SVC's names), resolved on the training rows by the fit.
+type gammaFlag struct {
+	v    *float64
+	rule *string
+}
+
+func (g gammaFlag) String() string {
+	if g.rule == nil {
+		return ""
+	}
+	if *g.rule != "" {
+		return *g.rule
+	}
+	if *g.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*g.v, 'g', -1, 64)
+}
+
+func (g gammaFlag) Set(s string) error {
+	if slices.Contains(experiments.GammaRules, s) {
+		*g.v, *g.rule = 0, s
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("want a number, %s or %s", experiments.GammaScale, experiments.GammaAuto)
+	}
+	*g.v, *g.rule = v, ""
+	return nil
 }
 
 // defaultAlpha is the regularization of a command-line fit that names no
@@ -94,7 +131,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type")
-	fs.Float64Var(&f.gamma, "gamma", 0, "kernel γ (Gaussian exp(−γ‖x−y‖²))")
+	fs.Var(gammaFlag{&f.gamma, &f.gammaRule}, "gamma", "kernel γ (Gaussian exp(−γ‖x−y‖²)), or scale: 1/(d·Var(X)) on the training rows as the fit sees them (after --scale), or auto: 1/d (scikit-learn SVC's); the number used is printed and saved")
 	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth σ (γ = 1/(2σ²)), instead of --gamma")
 	fs.StringVar(&f.approx, "approx", "", "approximation backend (landmark run --list)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "regularization λ (penalty λn, the project's convention)")
@@ -133,11 +170,13 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "target", f.csv.target, f.csv.target != "")
 	put(ds, "delim", f.csv.delim, f.csv.delim != "")
 	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
+	put(ds, "zero_based", true, f.csv.zeroBased)
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)
 	put(ds, "scale", f.scale, f.scale != "")
 	k := map[string]any{"type": f.kernel}
 	put(k, "gamma", f.gamma, f.gamma != 0)
+	put(k, "gamma", f.gammaRule, f.gammaRule != "")
 	put(k, "sigma", f.sigma, f.sigma != 0)
 	est := map[string]any{"type": f.estimator, "kernel": k}
 	put(est, "approx", map[string]any{"type": f.approx}, f.approx != "")
@@ -252,6 +291,7 @@ var specFlagNames = map[string]string{
 	"dataset.delim":          "delim",
 	"dataset.target":         "target",
 	"dataset.header":         "header",
+	"dataset.zero_based":     "zero-based",
 	"dataset.format":         "format",
 	"dataset.test_fraction":  "test-fraction",
 	"dataset.subsample":      "subsample",
@@ -358,6 +398,7 @@ func printFitJSON(res *experiments.FitResult, defaulted []string, stdout io.Writ
 		"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 		"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 		"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
+		"gamma": res.Gamma,
 	})
 }
 
@@ -379,6 +420,12 @@ func printFit(res *experiments.FitResult, spec *experiments.Spec, defaulted []st
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
+	}
+	switch spec.Estimator.GammaRule {
+	case experiments.GammaScale:
+		fmt.Fprintf(stdout, "gamma: scale = 1/(d·Var(X)) = %s on the training rows as fitted (d = %d; saved with the model)\n", strconv.FormatFloat(res.Gamma, 'g', -1, 64), res.Dim)
+	case experiments.GammaAuto:
+		fmt.Fprintf(stdout, "gamma: auto = 1/d = %s (d = %d; saved with the model)\n", strconv.FormatFloat(res.Gamma, 'g', -1, 64), res.Dim)
 	}
 	if res.BeyondRows > 0 {
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
@@ -403,7 +450,7 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var refused []string
-	for _, name := range []string{"data", "dataset", "test-data", "test-fraction", "format", "target", "delim", "header", "subsample", "standardize", "scale", "estimator", "kernel", "approx"} {
+	for _, name := range []string{"data", "dataset", "test-data", "test-fraction", "format", "target", "delim", "header", "zero-based", "subsample", "standardize", "scale", "estimator", "kernel", "approx"} {
 		if given[name] {
 			refused = append(refused, "--"+name)
 		}
@@ -412,7 +459,11 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 		return fmt.Errorf("%w: %s cannot be combined with a SPEC.yaml (set them in the spec; the flags that override a spec are --task, --gamma, --sigma, --lambda, --alpha, --c, --m, --seed and --set)", errUsage, strings.Join(refused, ", "))
 	}
 	var ovs []experiments.Override
-	vals := map[string]any{"gamma": sf.gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": sf.m}
+	var gamma any = sf.gamma
+	if sf.gammaRule != "" {
+		gamma = sf.gammaRule
+	}
+	vals := map[string]any{"gamma": gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": sf.m}
 	for _, name := range []string{"gamma", "sigma", "lambda", "alpha", "c", "m"} {
 		if given[name] {
 			ovs = append(ovs, experiments.Override{Name: name, Value: vals[name]})

@@ -36,6 +36,9 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 }
 
+// exitInterrupted is the exit status after Ctrl-C: 128 + SIGINT (2).
+const exitInterrupted = 130
+
 // errUsage marks errors caused by a malformed command line (exit code 2).
 var errUsage = cmdline.ErrUsage
 
@@ -65,6 +68,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
 				return 2
+			case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+				// Cancelled by the interrupt (main's signal context):
+				// 128 + SIGINT, as shells and most commands report it.
+				fmt.Fprintf(stderr, "landmark %s: %v\n", c.name, err)
+				return exitInterrupted
 			default:
 				if h := cmdline.Hint(err); h != "" {
 					fmt.Fprintf(stderr, "landmark %s: %v (%s)\n", c.name, err, h)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -52,6 +53,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// Opened once (a pipe or standard input cannot be read twice): the
 		// format comes from --format, the name or the content.
 		defer in.Close()
+		if in.Format == datasets.LIBSVM && fit.ZeroBased && !pa.zeroGiven {
+			// Never guessed: a 0-based file without index 0 reads
+			// without error one column off.
+			return fmt.Errorf("%w: %s was fitted on a LIBSVM file with 0-based indices (zero_based): give --zero-based for a 0-based %s, --zero-based=false for a 1-based one", errUsage, pa.model, pa.data)
+		}
 		x, y, notes, err = fit.ReadInput(ctx, in, pa.read, pa.model)
 	}
 	if err != nil {
@@ -64,7 +70,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, d := x.Dims()
 		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
 	}
-	res, err := predictOutput(fit, x, pa.output, pg)
+	res, err := predictOutput(ctx, fit, x, pa.output, pg)
 	if err != nil {
 		return err
 	}
@@ -87,6 +93,7 @@ type predictArgs struct {
 	read        datasets.ReadOptions // --format and the CSV flags
 	mem         memoryFlag           // --memory
 	prog        cmdline.Mode         // --progress
+	zeroGiven   bool                 // --zero-based given (true or false)
 }
 
 // parsePredict parses and checks landmark predict's flags, before any
@@ -127,19 +134,22 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 			return nil, err
 		}
 	}
-	return &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}, nil
+	pa := &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}
+	fs.Visit(func(f *flag.Flag) { pa.zeroGiven = pa.zeroGiven || f.Name == "zero-based" })
+	return pa, nil
 }
 
 // predictOutput computes what --output asks of fit on x (labels, scores
-// or probabilities) in batches, reporting them to pg.
-func predictOutput(fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
+// or probabilities) in batches, reporting them to pg; a cancelled ctx
+// stops it between batches.
+func predictOutput(ctx context.Context, fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
 	switch output {
 	case outScores:
-		return predictBatches(x, fit.Scores, pg)
+		return predictBatches(ctx, x, fit.Scores, pg)
 	case outProba:
-		return predictBatches(x, fit.Proba, pg)
+		return predictBatches(ctx, x, fit.Proba, pg)
 	default:
-		return predictBatches(x, labelsOf(fit), pg)
+		return predictBatches(ctx, x, labelsOf(fit), pg)
 	}
 }
 
@@ -195,7 +205,7 @@ func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.D
 	}
 	pred := mat.Col(nil, 0, res)
 	if output != outLabels {
-		p, err := predictBatches(x, labelsOf(fit), nil)
+		p, err := predictBatches(context.Background(), x, labelsOf(fit), nil)
 		if err != nil {
 			return err
 		}
@@ -206,7 +216,7 @@ func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.D
 		s := res
 		if output != outScores {
 			var err error
-			if s, err = predictBatches(x, fit.Scores, nil); err != nil {
+			if s, err = predictBatches(context.Background(), x, fit.Scores, nil); err != nil {
 				return err
 			}
 		}
@@ -224,8 +234,12 @@ var predictBatch = 1 << 16
 
 // predictBatches applies fn to x's rows predictBatch at a time (predictions
 // are row by row, so the batches give the same values as one call),
-// reporting each batch with the elapsed time and an ETA when pg is non-nil.
-func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *cmdline.Progress) (*mat.Dense, error) {
+// reporting each batch with the elapsed time and an ETA when pg is non-nil;
+// a cancelled ctx stops it before each batch.
+func predictBatches(ctx context.Context, x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *cmdline.Progress) (*mat.Dense, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	n, d := x.Dims()
 	if n <= predictBatch {
 		t0 := time.Now()
@@ -238,6 +252,9 @@ func predictBatches(x mat.Matrix, fn func(mat.Matrix) (*mat.Dense, error), pg *c
 	clock := cmdline.NewClock(float64(n))
 	var out *mat.Dense
 	for r0 := 0; r0 < n; r0 += predictBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r1 := min(n, r0+predictBatch)
 		var rows mat.Matrix
 		switch m := x.(type) {

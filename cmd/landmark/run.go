@@ -99,7 +99,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := experiments.Run(ctx, spec, opt)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; finished grid points are kept, rerun the same command to resume")
+			return fmt.Errorf("interrupted; finished grid points are kept, rerun the same command to resume%w", silent{err})
 		}
 		return err
 	}
@@ -113,9 +113,17 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// applyCSV sets the spec's dataset target, delim and header from the
-// command line's --target, --delim and --header (those given), saying on stderr which
-// values of the spec they override, and checks the result as a spec.
+// silent wraps an error for errors.Is and errors.As without adding its
+// text: "…%w" with silent{err} keeps a message as it was.
+type silent struct{ err error }
+
+func (q silent) Error() string { return "" }
+func (q silent) Unwrap() error { return q.err }
+
+// applyCSV sets the spec's dataset target, delim, header and zero_based
+// from the command line's --target, --delim, --header and --zero-based
+// (those given), saying on stderr which values of the spec they override,
+// and checks the result as a spec.
 func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr io.Writer) error {
 	d := &spec.Dataset
 	for _, o := range []struct {
@@ -129,6 +137,10 @@ func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr
 			fmt.Fprintf(stderr, "landmark: --%s %s overrides the spec's dataset %s: %s\n", o.flag, o.val, o.flag, *o.dst)
 		}
 		*o.dst = o.val
+	}
+	if given["zero-based"] && f.zeroBased != d.ZeroBased {
+		fmt.Fprintf(stderr, "landmark: --zero-based=%t overrides the spec's dataset zero_based: %t\n", f.zeroBased, d.ZeroBased)
+		d.ZeroBased = f.zeroBased
 	}
 	return spec.Validate()
 }

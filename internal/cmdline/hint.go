@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -48,5 +49,9 @@ func SpecFlag(se *experiments.SpecError) string {
 	if len(se.Missing) == 0 {
 		return ""
 	}
-	return "--" + strings.Join(se.Missing, " or --")
+	f := "--" + strings.Join(se.Missing, " or --")
+	if slices.Contains(se.Missing, "gamma") {
+		f += "; --gamma scale takes 1/(d·Var(X)), scikit-learn SVC's default"
+	}
+	return f
 }

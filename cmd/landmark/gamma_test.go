@@ -1,0 +1,48 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCLIGammaScale: fit --gamma scale prints the γ it resolved and saves
+// it, so that predict needs nothing and gives, byte for byte, what a fit
+// given that printed number predicts; --gamma auto is 1/d; a word other
+// than the two is a usage error; without a width the error suggests
+// --gamma scale.
+func TestCLIGammaScale(t *testing.T) {
+	dir := t.TempDir()
+	ms, mn := filepath.Join(dir, "scale.lmk"), filepath.Join(dir, "num.lmk")
+	base := []string{"fit", "--dataset", "heart_scale", "--scale", "maxabs", "--lambda", "1e-3", "--progress", "never"}
+	code, so, se := runCLI(append(base, "--gamma", "scale", "--save", ms)...)
+	if code != 0 {
+		t.Fatalf("fit --gamma scale: exit %d: %s", code, se)
+	}
+	m := regexp.MustCompile(`gamma: scale = 1/\(d·Var\(X\)\) = (\S+) on the training rows`).FindStringSubmatch(so)
+	if m == nil {
+		t.Fatalf("fit --gamma scale printed no γ:\n%s", so)
+	}
+	if code, _, se := runCLI(append(base, "--gamma", m[1], "--save", mn)...); code != 0 {
+		t.Fatalf("fit --gamma %s: exit %d: %s", m[1], code, se)
+	}
+	data := filepath.Join(dir, "heart.libsvm")
+	if code, _, se := runCLI("data", "convert", "heart_scale", data, "--progress", "never"); code != 0 {
+		t.Fatalf("data convert: %s", se)
+	}
+	_, ps, _ := runCLI("predict", "--model", ms, "--data", data, "--output", "scores")
+	_, pn, _ := runCLI("predict", "--model", mn, "--data", data, "--output", "scores")
+	if len(strings.Fields(ps)) != 270 || ps != pn {
+		t.Fatalf("predictions of the scale fit differ from the fit given γ = %s", m[1])
+	}
+	if code, so, _ := runCLI(append(base, "--gamma", "auto")...); code != 0 || !strings.Contains(so, "gamma: auto = 1/d = 0.07692307692307693 (d = 13") {
+		t.Fatalf("fit --gamma auto: exit %d:\n%s", code, so)
+	}
+	if code, _, se := runCLI(append(base, "--gamma", "medium")...); code != 2 || !strings.Contains(se, "want a number, scale or auto") {
+		t.Fatalf("fit --gamma medium: exit %d: %s", code, se)
+	}
+	if code, _, se := runCLI(base...); code != 1 || !strings.Contains(se, "--gamma scale takes 1/(d·Var(X))") {
+		t.Fatalf("fit without gamma: exit %d: %s", code, se)
+	}
+}

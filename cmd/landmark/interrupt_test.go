@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInterruptExit130: a command whose context (main's signal context) is
+// cancelled exits with 130 = 128 + SIGINT, as shells and most commands
+// report Ctrl-C, keeping its message (run's says the finished points are
+// kept); before, fit, run, predict and data convert exited 1. The same
+// commands with a live context exit 0, and a usage error is still 2.
+// predict now checks the context between its batches of rows (it ran to
+// the end after Ctrl-C).
+func TestInterruptExit130(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "heart.libsvm")
+	model := filepath.Join(dir, "heart.lmk")
+	spec := filepath.Join(dir, "s.yaml")
+	y := "name: s\ndataset: {path: heart.libsvm}\ntask: binary\nestimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 0.001, m: 20}\ncv: {folds: 2}\nseed: 1\n"
+	if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, se := runCLI("data", "convert", "heart_scale", data, "--progress", "never"); code != 0 {
+		t.Fatal(se)
+	}
+	cmds := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"fit", []string{"fit", "--data", data, "--gamma", "0.1", "--estimator", "falkon", "--m", "20", "--save", model, "--progress", "never"}, "context canceled"},
+		{"predict", []string{"predict", "--model", model, "--data", data, "--out", filepath.Join(dir, "p.txt")}, "context canceled"},
+		{"run", []string{"run", spec, "--out", filepath.Join(dir, "r"), "--progress", "never"}, "interrupted; finished grid points are kept, rerun the same command to resume"},
+		{"data convert", []string{"data", "convert", data, filepath.Join(dir, "c.csv"), "--progress", "never"}, "context canceled"},
+	}
+	for _, c := range cmds {
+		if code, _, se := runCLI(c.args...); code != 0 {
+			t.Fatalf("%s, live context: exit %d: %s", c.name, code, se)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cmds[2].args[3] = filepath.Join(dir, "r2") // a fresh run: nothing to resume
+	for _, c := range cmds {
+		var so, se bytes.Buffer
+		code := dispatch(ctx, c.args, &so, &se)
+		if code != 130 || !strings.Contains(se.String(), c.msg) {
+			t.Errorf("%s, cancelled: exit %d, stderr %q; want 130 and %q", c.name, code, se.String(), c.msg)
+		}
+	}
+	var so, se bytes.Buffer
+	if code := dispatch(ctx, []string{"fit", "--no-such-flag"}, &so, &se); code != 2 {
+		t.Errorf("usage error with a cancelled context: exit %d, want 2", code)
+	}
+}
+
+// TestDataShardFloat32Range: data shard --float32 refuses a value float32
+// cannot hold (it wrote +Inf), naming the input file, the row and the
+// column, and writes no shard.
+func TestDataShardFloat32Range(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(in, []byte("a,b,y\n1,2,0\n3,1e39,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "shards")
+	code, _, se := runCLI("data", "shard", in, out, "--rows", "1", "--float32", "--progress", "never")
+	if code != 1 || !strings.Contains(se, in+": shard: value beyond float32's range: row 1, column 1: 1e+39 rounds to an infinity") {
+		t.Fatalf("exit %d, stderr %q", code, se)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("refused, yet %s exists (%v)", out, err)
+	}
+}

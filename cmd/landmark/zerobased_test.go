@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
+)
+
+// writeZeroBased writes d as LIBSVM with 0-based indices (what
+// scikit-learn's dump_svmlight_file writes by default): the 1-based file's
+// lines with every index one less. Labels are left out when unlabelled.
+func writeZeroBased(t *testing.T, path string, d *datasets.Dataset, unlabelled bool) {
+	t.Helper()
+	var b strings.Builder
+	n, c := d.X.Dims()
+	for i := range n {
+		if !unlabelled {
+			b.WriteString(strconv.FormatFloat(d.Y[i], 'g', -1, 64))
+		}
+		sep := !unlabelled
+		for j := range c {
+			if v := d.X.At(i, j); v != 0 {
+				if sep {
+					b.WriteByte(' ')
+				}
+				sep = true
+				b.WriteString(strconv.Itoa(j) + ":" + strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runCLI runs the command line in-process and returns its exit code,
+// stdout and stderr.
+func runCLI(args ...string) (int, string, string) {
+	var so, se bytes.Buffer
+	code := dispatch(context.Background(), args, &so, &se)
+	return code, so.String(), se.String()
+}
+
+// TestCLIZeroBased: heart_scale written 1-based and 0-based (the same file
+// up to the index base) fits the same model with --zero-based on the
+// 0-based file, bit for bit: the predictions of each model on each file
+// (read with its own base) are the same bytes. A model fitted 0-based asks
+// for the base of a LIBSVM file to predict rather than assuming it, and
+// without --zero-based index 0 is refused with a hint naming the flag.
+func TestCLIZeroBased(t *testing.T) {
+	d, err := datasets.Load("heart_scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	one, zero, zeroX := filepath.Join(dir, "one.libsvm"), filepath.Join(dir, "zero.libsvm"), filepath.Join(dir, "zerox.libsvm")
+	if err := datasets.WriteFile(one, d, datasets.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeZeroBased(t, zero, d, false)
+	writeZeroBased(t, zeroX, d, true)
+	m1, m0 := filepath.Join(dir, "one.lmk"), filepath.Join(dir, "zero.lmk")
+	fit := []string{"--gamma", "0.1", "--estimator", "falkon", "--m", "50", "--lambda", "1e-4", "--progress", "never"}
+	if code, _, se := runCLI(append([]string{"fit", "--data", one, "--save", m1}, fit...)...); code != 0 {
+		t.Fatalf("fit 1-based: exit %d: %s", code, se)
+	}
+	if code, _, se := runCLI(append([]string{"fit", "--data", zero, "--save", m0}, fit...)...); code != 1 || !strings.Contains(se, "read it with --zero-based") {
+		t.Fatalf("fit 0-based without --zero-based: exit %d, stderr %q; want 1 and the hint", code, se)
+	}
+	if code, _, se := runCLI(append([]string{"fit", "--data", zero, "--zero-based", "--save", m0}, fit...)...); code != 0 {
+		t.Fatalf("fit 0-based: exit %d: %s", code, se)
+	}
+	want := ""
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"1-based model, 1-based file", []string{"--model", m1, "--data", one}},
+		{"1-based model, 0-based file", []string{"--model", m1, "--data", zero, "--zero-based"}},
+		{"0-based model, 0-based file", []string{"--model", m0, "--data", zero, "--zero-based"}},
+		{"0-based model, unlabelled 0-based file", []string{"--model", m0, "--data", zeroX, "--zero-based"}},
+		{"0-based model, 1-based file", []string{"--model", m0, "--data", one, "--zero-based=false"}},
+		{"0-based model, scores", []string{"--model", m0, "--data", zero, "--zero-based", "--output", "scores"}},
+		{"1-based model, scores", []string{"--model", m1, "--data", one, "--output", "scores"}},
+	} {
+		code, so, se := runCLI(append([]string{"predict"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, se)
+		}
+		if strings.HasSuffix(c.name, "scores") {
+			continue
+		}
+		if want == "" {
+			want = so
+		}
+		if so != want {
+			t.Fatalf("%s: predictions differ from the 1-based fit's on the 1-based file", c.name)
+		}
+	}
+	_, s0, _ := runCLI("predict", "--model", m0, "--data", zero, "--zero-based", "--output", "scores")
+	_, s1, _ := runCLI("predict", "--model", m1, "--data", one, "--output", "scores")
+	if s0 != s1 || len(strings.Fields(s0)) != 270 {
+		t.Fatalf("decision values of the 0-based fit differ from the 1-based fit's (%d and %d lines)", len(strings.Fields(s0)), len(strings.Fields(s1)))
+	}
+
+	// A 0-based model refuses a LIBSVM file whose base is not given.
+	code, _, se := runCLI("predict", "--model", m0, "--data", zeroX)
+	if code != 2 || !strings.Contains(se, "0-based indices") || !strings.Contains(se, "--zero-based=false") {
+		t.Fatalf("0-based model, base not given: exit %d, stderr %q; want 2 naming --zero-based", code, se)
+	}
+	// --zero-based is for LIBSVM files.
+	csv := filepath.Join(dir, "x.csv")
+	if err := datasets.WriteFile(csv, d, datasets.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, se := runCLI("predict", "--model", m1, "--data", csv, "--zero-based"); code != 1 || !strings.Contains(se, "zero-based indices describe LIBSVM files, not csv") {
+		t.Fatalf("predict csv --zero-based: exit %d, stderr %q", code, se)
+	}
+	if code, _, se := runCLI("data", "info", "heart_scale", "--zero-based"); code != 2 || !strings.Contains(se, "bundled set") {
+		t.Fatalf("data info bundled --zero-based: exit %d, stderr %q", code, se)
+	}
+	// data convert re-bases: the 0-based file read with --zero-based is
+	// written as the 1-based file, byte for byte.
+	conv := filepath.Join(dir, "conv.libsvm")
+	if code, _, se := runCLI("data", "convert", zero, conv, "--zero-based", "--progress", "never"); code != 0 {
+		t.Fatalf("data convert --zero-based: exit %d: %s", code, se)
+	}
+	a, _ := os.ReadFile(one)
+	b, _ := os.ReadFile(conv)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("data convert --zero-based: the written file differs from the 1-based file")
+	}
+	// run takes --zero-based as an override of the spec's dataset block;
+	// fit SPEC.yaml refuses it, as the other data flags (set in the spec).
+	spec := filepath.Join(dir, "z.yaml")
+	y := "name: z\ndataset: {path: zero.libsvm}\ntask: binary\nestimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, lambda: 0.001}\ncv: {folds: 2}\nseed: 1\n"
+	if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, se := runCLI("run", spec, "--out", filepath.Join(dir, "r0"), "--progress", "never"); code != 1 || !strings.Contains(se, "--zero-based") {
+		t.Fatalf("run on a 0-based file without --zero-based: exit %d, stderr %q", code, se)
+	}
+	if code, so, se := runCLI("run", spec, "--zero-based", "--out", filepath.Join(dir, "r1"), "--progress", "never"); code != 0 || !strings.Contains(se, "--zero-based=true overrides the spec's dataset zero_based: false") {
+		t.Fatalf("run --zero-based: exit %d, stdout %q, stderr %q", code, so, se)
+	}
+	if code, _, se := runCLI("fit", spec, "--zero-based", "--progress", "never"); code != 2 || !strings.Contains(se, "--zero-based cannot be combined with a SPEC.yaml") {
+		t.Fatalf("fit SPEC.yaml --zero-based: exit %d, stderr %q", code, se)
+	}
+
+	code, so, se := runCLI("data", "info", zero, "--zero-based")
+	if code != 0 || !strings.Contains(so, "features:") || !strings.Contains(so, "13 (") {
+		t.Fatalf("data info --zero-based: exit %d, stdout %q, stderr %q", code, so, se)
+	}
+}
