@@ -269,6 +269,9 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // sums bit for bit without the panel (W_r packed straight from w before
 // its rows are overwritten): no memory beside the products' buffers.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
+	if err := nilContext(ctx, "lauum"); err != nil {
+		return err
+	}
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)
 	}
