@@ -3,9 +3,9 @@ package solver
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -97,8 +97,13 @@ func BlockedScratchBytes(n int) int64 {
 // column block (n·cholInner) or, on the row tiles (panelRowsT), the
 // transposed inverse and the packed factor blocks (panelRowsLen, 32-column
 // panels, at least the 16-column ones' length).
+// Matrices of at most 2·cholInner rows, factored in one piece, need none
+// of the row tiles' panels.
 func potrfScratchLen(n int) int {
 	nb, ni := min(cholBlock, n), cholInner
+	if n <= 2*ni {
+		return nb*ni + n*ni
+	}
 	return max(nb*ni+n*ni, nb*ni+ni*ni+panelRowsLen(nb, ni, 32))
 }
 
@@ -198,11 +203,16 @@ func reserve(p any, n, k int) (release func()) {
 	return func() {}
 }
 
-// scratchPool recycles the n×cholBlock panels of blockedPotrf and lauum
-// (*[]float64): FALKON's preconditioner runs two factorizations and one
-// lauum in a row, and a fresh panel each time (2 MB at n = 1,000) was
-// garbage the Go heap grew by until its next collection.
-var scratchPool sync.Pool
+// factorScratch keeps the scratch of blockedPotrf and lauum (float64;
+// factorScratch32 the float32 one) between calls, one buffer each (see
+// package scratch): FALKON's preconditioner runs two factorizations and
+// one lauum in a row, and a fresh panel each time (2 MB at n = 1,000) was
+// garbage the Go heap grew by until its next collection. A slot holds one
+// buffer, of at most CholeskyScratchBytes (BlockedScratchBytes on products
+// without LauumRows), which a plan counts once; the sync.Pool used before
+// could hold one per P, and another after the collector moved it to its
+// victim cache (TestBlockedPlannedBytes32).
+var factorScratch scratch.Slot[float64]
 
 // view is the r×c sub-matrix (r, c > 0) of s's storage at (i, j), sharing memory.
 func view(s blas64.General, i, j, r, c int) *mat.Dense {

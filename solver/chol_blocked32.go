@@ -3,8 +3,8 @@ package solver
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -172,8 +172,8 @@ func view32(s blas32.General, i, j, r, c int) blas32.General {
 	return blas32.General{Rows: r, Cols: c, Stride: s.Stride, Data: s.Data[i*s.Stride+j : (i+r-1)*s.Stride+j+c]}
 }
 
-// scratch32Pool is scratchPool for float32 panels (*[]float32).
-var scratch32Pool sync.Pool
+// factorScratch32 is factorScratch for float32 panels.
+var factorScratch32 scratch.Slot[float32]
 
 // copy32 copies src into dst (same shape), rows split over the workers.
 func copy32(ctx context.Context, dst, src blas32.General) error {

@@ -2,9 +2,9 @@ package solver
 
 import (
 	"context"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -181,35 +181,24 @@ func (d dense[T]) g32() blas32.General {
 	return blas32.General{Rows: d.rows, Cols: d.cols, Stride: d.stride, Data: any(d.data).([]float32)}
 }
 
-// scratchT returns n zeros of type T from scratchPool (float64) or
-// scratch32Pool (float32), or newly allocated; the caller puts them back
-// with putScratch.
+// scratchT returns n zeros of type T from factorScratch (float64) or
+// factorScratch32 (float32), or newly allocated; the caller puts them
+// back with putScratch.
 func scratchT[T float32 | float64](n int) *[]T {
-	pool := poolOf[T]()
-	for range 4 { // look at a few pooled panels, dropping those too small
-		b, ok := pool.Get().(*[]T)
-		if !ok {
-			break
-		}
-		if cap(*b) >= n {
-			*b = (*b)[:n]
-			clear(*b)
-			return b
-		}
-	}
-	b := make([]T, n)
-	return &b
+	b := slotOf[T]().Get(n)
+	clear(*b)
+	return b
 }
 
-// putScratch returns b to its pool.
-func putScratch[T float32 | float64](b *[]T) { poolOf[T]().Put(b) }
+// putScratch returns b to its slot.
+func putScratch[T float32 | float64](b *[]T) { slotOf[T]().Put(b) }
 
-func poolOf[T float32 | float64]() *sync.Pool {
+func slotOf[T float32 | float64]() *scratch.Slot[T] {
 	var zero T
 	if _, ok := any(zero).(float32); ok {
-		return &scratch32Pool
+		return any(&factorScratch32).(*scratch.Slot[T])
 	}
-	return &scratchPool
+	return any(&factorScratch).(*scratch.Slot[T])
 }
 
 // copyT copies src into dst (same shape), rows split over the workers.
