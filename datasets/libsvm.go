@@ -141,8 +141,9 @@ func parseFinite(b []byte) (float64, string, error) {
 
 // ErrFloat32Range is wrapped by the *ParseError for a finite value beyond
 // float32's range (±3.4028235e38) in data read into float32
-// (ReadOptions.Float32): rounded, it would be an infinity.
-var ErrFloat32Range = errors.New("value beyond float32's range")
+// (ReadOptions.Float32): rounded, it would be an infinity. It is
+// kernel.ErrFloat32Range (kernel.Dense32Of's refusal), and wraps ErrInput.
+var ErrFloat32Range = kernel.ErrFloat32Range
 
 // beyondFloat32 says why x cannot be held in float32 (its rounding is an
 // infinity), "" when it can.

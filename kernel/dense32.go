@@ -36,9 +36,21 @@ func NewDense32(rows, cols int, data []float32) (*Dense32, error) {
 	return &Dense32{rows: rows, cols: cols, data: data}, nil
 }
 
+// ErrFloat32Range is wrapped by the error for a finite value whose
+// rounding to float32 is an infinity: a magnitude beyond math.MaxFloat32
+// (≈ 3.4028235e38) by more than half its last place. It wraps
+// check.ErrInput (model.ErrInput); datasets.ErrFloat32Range is the same
+// sentinel, so one errors.Is finds the refusal wherever X was narrowed.
+var ErrFloat32Range = check.Sentinel("value beyond float32's range", check.ErrInput)
+
 // Dense32Of returns x with every value rounded to float32 (x must be
 // non-empty; a Sparse x is expanded row by row). A *Dense32 is returned as
-// it is.
+// it is. A finite value beyond float32's range is an error wrapping
+// ErrFloat32Range that names its row and column (0-based), never a silent
+// infinity; NaN and ±Inf are kept (the callers' finiteness checks refuse
+// them). Tiny values lose precision as float32 does: below float32's
+// smallest normal (≈ 1.2e-38) they become subnormal, below half its
+// smallest subnormal (≈ 1.4e-45) zero; that underflow is not an error.
 func Dense32Of(x mat.Matrix) (*Dense32, error) {
 	if d, ok := x.(*Dense32); ok {
 		return d, nil
@@ -62,7 +74,11 @@ func Dense32Of(x mat.Matrix) (*Dense32, error) {
 			mat.Row(row, i, v)
 		}
 		for j, f := range row {
-			out.data[i*c+j] = float32(f)
+			v := float32(f)
+			if math.IsInf(float64(v), 0) && !math.IsInf(f, 0) {
+				return nil, fmt.Errorf("kernel: %w: row %d, column %d: %g rounds to an infinity in float32 (beyond ±%g)", ErrFloat32Range, i, j, f, math.MaxFloat32)
+			}
+			out.data[i*c+j] = v
 		}
 	}
 	return out, nil

@@ -78,6 +78,28 @@ func (p RowPanels32) Pack(b blas32.General) {
 	p.pack(b.Rows, b.Cols, b.Stride, b.Data, "RowPanels32")
 }
 
+// PackTrans overwrites p with bᵀ for b t×k (p's size transposed), zeros
+// past its last column.
+func (p RowPanels) PackTrans(b blas64.General) {
+	p.packTrans(b.Rows, b.Cols, b.Stride, b.Data, "RowPanels")
+}
+
+// PackTrans overwrites p with bᵀ for b t×k (p's size transposed), zeros
+// past its last column.
+func (p RowPanels32) PackTrans(b blas32.General) {
+	p.packTrans(b.Rows, b.Cols, b.Stride, b.Data, "RowPanels32")
+}
+
+// Cols returns columns [c0, c1) of p (no copy); c0 must be a multiple of
+// 16, the panel width.
+func (p RowPanels) Cols(c0, c1 int) RowPanels { return RowPanels{p.cols(c0, c1, "RowPanels")} }
+
+// Cols returns columns [c0, c1) of p (no copy); c0 must be a multiple of
+// 32, the panel width.
+func (p RowPanels32) Cols(c0, c1 int) RowPanels32 {
+	return RowPanels32{p.cols(c0, c1, "RowPanels32")}
+}
+
 // Rows returns rows [r0, r1) of p (no copy).
 func (p RowPanels) Rows(r0, r1 int) RowPanels { return RowPanels{p.rows(r0, r1, "RowPanels")} }
 
@@ -140,6 +162,36 @@ func (p rowPanels[T]) pack(rows, cols, stride int, data []T, name string) {
 			clear(dst[copy(dst, row[w*q:]):])
 		}
 	}
+}
+
+// packTrans is pack of the transpose of the t×k matrix in data.
+func (p rowPanels[T]) packTrans(rows, cols, stride int, data []T, name string) {
+	if rows != p.t || cols != p.k {
+		panic(fmt.Sprintf("kernel: %s.PackTrans: %d×%d transposed into %d×%d", name, rows, cols, p.k, p.t))
+	}
+	w := p.w
+	for q := 0; w*q < p.t; q++ {
+		pd := p.data[q*p.stride : q*p.stride+w*p.k]
+		n := min(w, p.t-w*q)
+		if n < w {
+			clear(pd)
+		}
+		for s := range n {
+			row := data[(w*q+s)*stride : (w*q+s)*stride+p.k]
+			for i, v := range row {
+				pd[i*w+s] = v
+			}
+		}
+	}
+}
+
+func (p rowPanels[T]) cols(c0, c1 int, name string) rowPanels[T] {
+	if c0 < 0 || c1 < c0 || c1 > p.t || c0%p.w != 0 {
+		panic(fmt.Sprintf("kernel: %s.Cols(%d, %d) of %d columns", name, c0, c1, p.t))
+	}
+	q := p
+	q.t, q.data = c1-c0, p.data[c0/p.w*p.stride:]
+	return q
 }
 
 func (p rowPanels[T]) rows(r0, r1 int, name string) rowPanels[T] {

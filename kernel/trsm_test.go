@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -175,6 +176,131 @@ func TestRowPanelsBadInput(t *testing.T) {
 		p.MulRows(blas64.General{Rows: 1, Cols: 20, Stride: 20, Data: make([]float64, 20)}, blas64.General{Rows: 1, Cols: 3, Stride: 3, Data: make([]float64, 3)}, true)
 	})
 	mustPanic("pack shape", func() { p.Pack(blas64.General{Rows: 3, Cols: 20, Stride: 20, Data: make([]float64, 60)}) })
+	mustPanic("pack trans shape", func() { p.PackTrans(blas64.General{Rows: 4, Cols: 20, Stride: 20, Data: make([]float64, 80)}) })
+	mustPanic("cols not on a panel", func() { p.Cols(8, 20) })
+	mustPanic("cols past the end", func() { p.Cols(16, 21) })
+	mustPanic("cols 32 not on a panel", func() { NewRowPanels32(4, 40, make([]float32, RowPanels32Len(4, 40))).Cols(16, 40) })
+}
+
+// TestRowPanelsPackTransCols checks PackTrans and Cols in both precisions:
+// the panels PackTrans makes of b (t×k, strided) into a buffer filled
+// with NaN equal Pack's of the explicit transpose (every element written,
+// the zeros past the last column included) and multiply bit for bit as them,
+// and Cols(c0, c1) of them gives the bits of columns c0… of the whole
+// product and of Pack's panels of those columns alone, for column counts
+// that are and are not multiples of the panel width, on every path.
+func TestRowPanelsPackTransCols(t *testing.T) {
+	r := rand.New(rand.NewPCG(95, 96))
+	for _, a := range accels() {
+		restore := setAccel(a)
+		for _, tc := range []int{5, 16, 37, 64, 70} {
+			const k, m = 23, 13
+			ldb := k + 2
+			b := make([]float64, tc*ldb)
+			av := make([]float64, m*k)
+			for _, s := range [][]float64{b, av} {
+				for i := range s {
+					s[i] = r.NormFloat64()
+				}
+			}
+			bt := make([]float64, k*tc)
+			for i := range tc {
+				for p := range k {
+					bt[p*tc+i] = b[i*ldb+p]
+				}
+			}
+			b32, bt32, av32 := make([]float32, len(b)), make([]float32, len(bt)), make([]float32, len(av))
+			for i, v := range b {
+				b32[i] = float32(v)
+			}
+			for i, v := range bt {
+				bt32[i] = float32(v)
+			}
+			for i, v := range av {
+				av32[i] = float32(v)
+			}
+			nan := func(n int) []float64 {
+				s := make([]float64, n)
+				for i := range s {
+					s[i] = math.NaN()
+				}
+				return s
+			}
+			nan32 := func(n int) []float32 {
+				s := make([]float32, n)
+				for i := range s {
+					s[i] = float32(math.NaN())
+				}
+				return s
+			}
+			am := blas64.General{Rows: m, Cols: k, Stride: k, Data: av}
+			am32 := blas32.General{Rows: m, Cols: k, Stride: k, Data: av32}
+			pt := NewRowPanels(k, tc, nan(RowPanelsLen(k, tc)))
+			pt.PackTrans(blas64.General{Rows: tc, Cols: k, Stride: ldb, Data: b})
+			pe := PackRowPanels(blas64.General{Rows: k, Cols: tc, Stride: tc, Data: bt}, make([]float64, RowPanelsLen(k, tc)))
+			pt32 := NewRowPanels32(k, tc, nan32(RowPanels32Len(k, tc)))
+			pt32.PackTrans(blas32.General{Rows: tc, Cols: k, Stride: ldb, Data: b32})
+			pe32 := PackRowPanels32(blas32.General{Rows: k, Cols: tc, Stride: tc, Data: bt32}, make([]float32, RowPanels32Len(k, tc)))
+			if !slices.Equal(pt.data, pe.data) || !slices.Equal(pt32.data, pe32.data) {
+				t.Fatalf("t=%d: PackTrans's panels differ from Pack's of the transpose", tc)
+			}
+			y, ye := make([]float64, m*tc), make([]float64, m*tc)
+			pt.MulRows(blas64.General{Rows: m, Cols: tc, Stride: tc, Data: y}, am, false)
+			pe.MulRows(blas64.General{Rows: m, Cols: tc, Stride: tc, Data: ye}, am, false)
+			y32, ye32 := make([]float32, m*tc), make([]float32, m*tc)
+			pt32.MulRows(blas32.General{Rows: m, Cols: tc, Stride: tc, Data: y32}, am32, false)
+			pe32.MulRows(blas32.General{Rows: m, Cols: tc, Stride: tc, Data: ye32}, am32, false)
+			for i := range y {
+				if math.Float64bits(y[i]) != math.Float64bits(ye[i]) || math.Float32bits(y32[i]) != math.Float32bits(ye32[i]) {
+					t.Fatalf("%v t=%d: PackTrans's product differs from Pack's of the transpose at %d: %v %v, %v %v", a, tc, i, y[i], ye[i], y32[i], ye32[i])
+				}
+			}
+			// Columns from the second panel on (16 or 32), then the last few.
+			for _, c0 := range []int{16, 32} {
+				if c0 >= tc {
+					continue
+				}
+				w := tc - c0
+				if c0 == 16 && tc > 32 {
+					w = 16 // one whole panel in the middle
+				}
+				sub := make([]float64, k*w)
+				for p := range k {
+					copy(sub[p*w:], bt[p*tc+c0:p*tc+c0+w])
+				}
+				ps := PackRowPanels(blas64.General{Rows: k, Cols: w, Stride: w, Data: sub}, make([]float64, RowPanelsLen(k, w)))
+				yc, ys := make([]float64, m*w), make([]float64, m*w)
+				pt.Cols(c0, c0+w).MulRows(blas64.General{Rows: m, Cols: w, Stride: w, Data: yc}, am, false)
+				ps.MulRows(blas64.General{Rows: m, Cols: w, Stride: w, Data: ys}, am, false)
+				for i := range m {
+					for c := range w {
+						if g := yc[i*w+c]; math.Float64bits(g) != math.Float64bits(y[i*tc+c0+c]) || math.Float64bits(g) != math.Float64bits(ys[i*w+c]) {
+							t.Fatalf("%v t=%d Cols(%d, %d): (%d,%d) = %v, whole product %v, own panels %v", a, tc, c0, c0+w, i, c, g, y[i*tc+c0+c], ys[i*w+c])
+						}
+					}
+				}
+				if c0 != 32 {
+					continue
+				}
+				sub32 := make([]float32, k*w)
+				for p := range k {
+					copy(sub32[p*w:], bt32[p*tc+c0:p*tc+c0+w])
+				}
+				ps32 := PackRowPanels32(blas32.General{Rows: k, Cols: w, Stride: w, Data: sub32}, make([]float32, RowPanels32Len(k, w)))
+				yc32, ys32 := make([]float32, m*w), make([]float32, m*w)
+				pt32.Cols(c0, c0+w).MulRows(blas32.General{Rows: m, Cols: w, Stride: w, Data: yc32}, am32, false)
+				ps32.MulRows(blas32.General{Rows: m, Cols: w, Stride: w, Data: ys32}, am32, false)
+				for i := range m {
+					for c := range w {
+						if g := yc32[i*w+c]; math.Float32bits(g) != math.Float32bits(y32[i*tc+c0+c]) || math.Float32bits(g) != math.Float32bits(ys32[i*w+c]) {
+							t.Fatalf("%v t=%d float32 Cols(%d, %d): (%d,%d) = %v, whole product %v, own panels %v", a, tc, c0, c0+w, i, c, g, y32[i*tc+c0+c], ys32[i*w+c])
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
 }
 
 // MulRows allocates nothing, also when a last group of fewer than eight

@@ -157,8 +157,8 @@ func TestFalkonFloat32StorageBadInput(t *testing.T) {
 	big := mat.DenseCopyOf(x)
 	big.Set(4, 1, 1e39)
 	m := Falkon{Lambda: 1e-3, M: 10, Float32Storage: true}
-	if err := m.Fit(ctx, big, y); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "X rounded to float32[4,1]") {
-		t.Errorf("1e39: err = %v, want ErrInput naming X rounded to float32[4,1]", err)
+	if err := m.Fit(ctx, big, y); !errors.Is(err, ErrInput) || !errors.Is(err, kernel.ErrFloat32Range) || !strings.Contains(err.Error(), "row 4, column 1: 1e+39 rounds to an infinity in float32") {
+		t.Errorf("1e39: err = %v, want ErrInput and kernel.ErrFloat32Range naming row 4, column 1", err)
 	}
 	v := make([]float32, 100)
 	v[7] = float32(math.NaN())

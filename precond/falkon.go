@@ -301,8 +301,12 @@ const copyRows = 64
 // Size returns M.
 func (f *Falkon) Size() int { return len(f.diag) }
 
-// Precondition sets dst = BBᵀ·r through four triangular solves.
-func (f *Falkon) Precondition(_ context.Context, dst, r *mat.Dense) error {
+// Precondition sets dst = BBᵀ·r through four triangular solves. A nil
+// ctx, dst or r is an error wrapping ErrInput.
+func (f *Falkon) Precondition(ctx context.Context, dst, r *mat.Dense) error {
+	if err := preconditionArgs(ctx, "falkon", dst, r); err != nil {
+		return err
+	}
 	if dst != r {
 		dst.Copy(r)
 	}

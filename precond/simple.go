@@ -14,8 +14,12 @@ type Identity struct{}
 
 var _ solver.Preconditioner = Identity{}
 
-// Precondition sets dst = r.
-func (Identity) Precondition(_ context.Context, dst, r *mat.Dense) error {
+// Precondition sets dst = r. A nil ctx, dst or r is an error wrapping
+// ErrInput.
+func (Identity) Precondition(ctx context.Context, dst, r *mat.Dense) error {
+	if err := preconditionArgs(ctx, "identity", dst, r); err != nil {
+		return err
+	}
 	if dst != r {
 		dst.Copy(r)
 	}
@@ -43,8 +47,12 @@ func (j Jacobi) Validate() error {
 	return nil
 }
 
-// Precondition sets dst = diag(H)⁻¹·r.
-func (j Jacobi) Precondition(_ context.Context, dst, r *mat.Dense) error {
+// Precondition sets dst = diag(H)⁻¹·r. A nil ctx, dst or r is an error
+// wrapping ErrInput.
+func (j Jacobi) Precondition(ctx context.Context, dst, r *mat.Dense) error {
+	if err := preconditionArgs(ctx, "jacobi", dst, r); err != nil {
+		return err
+	}
 	rr, rd := r.RawMatrix(), dst.RawMatrix()
 	if rr.Rows != len(j.Diag) || rd.Rows != rr.Rows || rd.Cols != rr.Cols {
 		return fmt.Errorf("precond: %w: jacobi of size %d applied to %d×%d into %d×%d", ErrInput, len(j.Diag), rr.Rows, rr.Cols, rd.Rows, rd.Cols)

@@ -3,9 +3,9 @@ package solver
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -86,25 +86,41 @@ func BlockedScratchBytes(n int) int64 {
 	if n <= 0 {
 		return 0
 	}
-	nb, ni := min(cholBlock, n), cholInner
-	potrf := nb*ni + n*ni
+	nb := min(cholBlock, n)
 	lauum := nb * n
-	return 8 * int64(max(potrf, lauum))
+	return 8 * int64(max(potrfScratchLen(n), lauum))
+}
+
+// potrfScratchLen bounds the length of blockedPotrfT's scratch for an n×n
+// matrix with the default widths, in values of either precision: the
+// inverses of an outer diagonal block's inner blocks and either a panel's
+// column block (n·cholInner) or, on the row tiles (panelRowsT), the
+// transposed inverse and the packed factor blocks (panelRowsLen, 32-column
+// panels, at least the 16-column ones' length).
+// Matrices of at most 2·cholInner rows, factored in one piece, need none
+// of the row tiles' panels.
+func potrfScratchLen(n int) int {
+	nb, ni := min(cholBlock, n), cholInner
+	if n <= 2*ni {
+		return nb*ni + n*ni
+	}
+	return max(nb*ni+n*ni, nb*ni+ni*ni+panelRowsLen(nb, ni, 32))
 }
 
 // CholeskyScratchBytes returns the most memory CholeskyBlocked allocates
-// for an n×n matrix beside it and its products' buffers: a panel and the
-// inverses of an outer diagonal block's inner blocks, cholInner·(n +
-// min(n, cholBlock)) doubles (on kernel.Dense, which multiplies the panel
-// by the inverses in place, only the cholInner·min(n, cholBlock) of the
-// inverses). It bounds Lauum's too on products with
-// LauumRows (kernel.Dense), which packs each block row straight from the
-// matrix instead of copying it to a panel.
+// for an n×n matrix beside it and its products' buffers: the inverses of
+// an outer diagonal block's inner blocks and a panel, cholInner·(n +
+// min(n, cholBlock)) doubles, or on kernel.Dense's AVX-512 row tiles the
+// transposed blocks of the diagonal block they multiply the panel by
+// (about 2.5·cholInner·min(n, cholBlock) more, so the larger below
+// n ≈ 1,400). It bounds Lauum's too on products with LauumRows
+// (kernel.Dense), which packs each block row straight from the matrix
+// instead of copying it to a panel.
 func CholeskyScratchBytes(n int) int64 {
 	if n <= 0 {
 		return 0
 	}
-	return 8 * int64(cholInner*(n+min(n, cholBlock)))
+	return 8 * int64(potrfScratchLen(n))
 }
 
 // widths are the outer and inner block widths of the blocked algorithms
@@ -120,13 +136,13 @@ var defaultWidths = widths{cholBlock, cholInner}
 // algorithm with cholInner columns (gonum's potrf and trtri on its
 // cholInner-wide diagonal blocks, whose inverses are kept), the panel below
 // it is set to A21·L11⁻ᵀ one cholInner-wide column block at a time (a Gemm
-// subtracting the blocks to its left, then a Gemm by the block's inverse),
+// subtracting the blocks to its left, then a Gemm by the block's inverse;
+// on kernel.Dense's AVX-512 tiles the same sums on the row tiles of
+// kernel.RowPanels, which read the panel in place: panelRowsT),
 // and A21·A21ᵀ is subtracted from the trailing lower triangle with one
 // SyrkLower of k = cholBlock. Matrices of at most 2·cholInner rows go
 // straight to gonum's potrf. All but ≈ 2·cholInner/n of the n³/3 flops are
-// in p. Besides a it allocates cholBlock·cholInner + n·cholInner doubles
-// (the n·cholInner of a column block's product by an inverse not on
-// kernel.Dense, whose Gemm writes it in place).
+// in p. Besides a it allocates at most CholeskyScratchBytes(n).
 // The returned Chol solves with many right-hand sides on p too.
 func CholeskyBlocked(ctx context.Context, a *mat.Dense, opt CholOptions, p Products) (*Chol, error) {
 	if err := check.Context(ctx); err != nil {
@@ -187,11 +203,16 @@ func reserve(p any, n, k int) (release func()) {
 	return func() {}
 }
 
-// scratchPool recycles the n×cholBlock panels of blockedPotrf and lauum
-// (*[]float64): FALKON's preconditioner runs two factorizations and one
-// lauum in a row, and a fresh panel each time (2 MB at n = 1,000) was
-// garbage the Go heap grew by until its next collection.
-var scratchPool sync.Pool
+// factorScratch keeps the scratch of blockedPotrf and lauum (float64;
+// factorScratch32 the float32 one) between calls, one buffer each (see
+// package scratch): FALKON's preconditioner runs two factorizations and
+// one lauum in a row, and a fresh panel each time (2 MB at n = 1,000) was
+// garbage the Go heap grew by until its next collection. A slot holds one
+// buffer, of at most CholeskyScratchBytes (BlockedScratchBytes on products
+// without LauumRows), which a plan counts once; the sync.Pool used before
+// could hold one per P, and another after the collector moved it to its
+// victim cache (TestBlockedPlannedBytes32).
+var factorScratch scratch.Slot[float64]
 
 // view is the r×c sub-matrix (r, c > 0) of s's storage at (i, j), sharing memory.
 func view(s blas64.General, i, j, r, c int) *mat.Dense {
@@ -248,6 +269,9 @@ func invertLower(inv *mat.Dense, l blas64.Triangular, k int) bool {
 // sums bit for bit without the panel (W_r packed straight from w before
 // its rows are overwritten): no memory beside the products' buffers.
 func Lauum(ctx context.Context, w *mat.Dense, p Products) error {
+	if err := nilContext(ctx, "lauum"); err != nil {
+		return err
+	}
 	if w == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)
 	}

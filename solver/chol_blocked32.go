@@ -3,8 +3,8 @@ package solver
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/landmark-ml/landmark/internal/scratch"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -69,6 +69,9 @@ type Chol32 struct {
 // triangle of a restores the matrix between attempts, and the returned
 // Chol32 shares a's memory.
 func CholeskyBlocked32(ctx context.Context, a blas32.General, opt CholOptions, p Products32) (*Chol32, error) {
+	if err := nilContext(ctx, "cholesky"); err != nil {
+		return nil, err
+	}
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
@@ -108,6 +111,9 @@ func CholeskyBlocked32(ctx context.Context, a blas32.General, opt CholOptions, p
 // K_MM's storage, whose upper triangle MulKMM keeps reading. The returned
 // Chol32's L has an undefined strict upper triangle.
 func CholeskyBlocked32Rows(ctx context.Context, a blas32.General, refill func() error, opt CholOptions, p Products32) (*Chol32, error) {
+	if err := nilContext(ctx, "cholesky"); err != nil {
+		return nil, err
+	}
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
@@ -149,6 +155,9 @@ func (c *Chol32) L() blas32.General { return c.l }
 // SolveL overwrites b (n×t, float64) with L⁻¹b, or with L⁻ᵀb when trans
 // is true, streaming the factor's rows over the workers (fewSolveL32).
 func (c *Chol32) SolveL(ctx context.Context, b blas64.General, trans bool) error {
+	if err := nilContext(ctx, "solve"); err != nil {
+		return err
+	}
 	if b.Rows != c.l.Rows {
 		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
 	}
@@ -163,8 +172,8 @@ func view32(s blas32.General, i, j, r, c int) blas32.General {
 	return blas32.General{Rows: r, Cols: c, Stride: s.Stride, Data: s.Data[i*s.Stride+j : (i+r-1)*s.Stride+j+c]}
 }
 
-// scratch32Pool is scratchPool for float32 panels (*[]float32).
-var scratch32Pool sync.Pool
+// factorScratch32 is factorScratch for float32 panels.
+var factorScratch32 scratch.Slot[float32]
 
 // copy32 copies src into dst (same shape), rows split over the workers.
 func copy32(ctx context.Context, dst, src blas32.General) error {
@@ -231,6 +240,9 @@ func blockedPotrf32(ctx context.Context, g blas32.General, p Products32, w width
 // min(n, cholBlock)·n float32 values, none with kernel.DenseF32 (its
 // LauumRows, as Lauum).
 func Lauum32(ctx context.Context, w blas32.General, p Products32) error {
+	if err := nilContext(ctx, "lauum"); err != nil {
+		return err
+	}
 	if w.Rows != w.Cols || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
 		return fmt.Errorf("%w: lauum of a %d×%d matrix", ErrShape, w.Rows, w.Cols)
 	}

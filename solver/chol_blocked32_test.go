@@ -7,8 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -428,6 +430,57 @@ func TestCholeskyBlocked32Rows(t *testing.T) {
 					t.Fatalf("(%d,%d) = %g, CholeskyBlocked32 %g", i, j, g, want.L().Data[i*n+j])
 				}
 			}
+		}
+	}
+}
+
+// TestBlockedPlannedBytes32 holds the float32 factorizations to their plan
+// as TestBlockedPlannedBytes does the float64 ones: with nothing kept
+// between calls (heap.AllocatedFresh: two collections empty the scratch
+// slot and the products' packing cache), CholeskyBlocked32 and Lauum32 on
+// kernel.DenseF32 allocate at most CholeskyScratchBytes32(n) plus
+// SyrkPackBytes(n, min(n, BlockedWidth)), plus the slack of the float64
+// test (16 KiB for each of at most 42 products' small allocations, 8·n + 4
+// KiB for the Chol32 value and the diagonal kept for a retry). n = 600 is
+// below the size (≈ 1,400) from which the panels of the row-tile path
+// (panelRowsT: the transposed blocks of the diagonal block) fit in the
+// plan's n·cholInner term, so there the plan counts them instead (measured
+// 2.39 MB against a plan of 2.77 MB; the slack alone would have hidden
+// the 0.4 MB the plan lacked before); n = 1,500 above it. On AVX-512 the fresh call
+// must allocate at least that path's buffer (else the measure misses the
+// scratch); a second call without a collection in between must allocate
+// less than that buffer (the slot gives it back: one buffer, which a plan
+// counts once, not one per P as the sync.Pool before could hold).
+func TestBlockedPlannedBytes32(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	r := rand.New(rand.NewPCG(93, 94))
+	ctx := context.Background()
+	d := kernel.DenseF32{Workers: 2}
+	_, rows := rowsPath32(d)
+	for _, n := range []int{600, 1500} {
+		a32 := to32(spdMatrix(r, n))
+		f := blas32.General{Rows: n, Cols: n, Stride: n, Data: make([]float32, n*n)}
+		plan := CholeskyScratchBytes32(n) + d.SyrkPackBytes(n, min(n, BlockedWidth))
+		slack := int64(42*16<<10 + 8*n + 4<<10)
+		potrf := func() error {
+			copy(f.Data, a32.Data)
+			_, err := CholeskyBlocked32(ctx, f, CholOptions{}, d)
+			return err
+		}
+		got := heap.AllocatedFresh(t, potrf)
+		t.Logf("n=%d: CholeskyBlocked32 %d bytes, plan %d + %d", n, got, plan, slack)
+		if got > plan+slack {
+			t.Errorf("n=%d: CholeskyBlocked32 allocated %d bytes, plan %d (+ %d)", n, got, plan, slack)
+		}
+		buf := 4 * int64(panelRowsLen(min(n, cholBlock), cholInner, 32))
+		if rows && got < buf {
+			t.Errorf("n=%d: CholeskyBlocked32 allocated %d bytes, less than its row-tile panels' %d: not measuring", n, got, buf)
+		}
+		if again := heap.Allocated(t, potrf); rows && again >= buf {
+			t.Errorf("n=%d: a second CholeskyBlocked32 allocated %d bytes, its scratch (%d) again", n, again, buf)
+		}
+		if got := heap.AllocatedFresh(t, func() error { return Lauum32(ctx, f, d) }); got > plan+slack {
+			t.Errorf("n=%d: Lauum32 allocated %d bytes, plan %d (+ %d)", n, got, plan, slack)
 		}
 	}
 }

@@ -24,6 +24,9 @@ import (
 // every product is a Gemm of the Products32 (k = cholBlock for the
 // subtraction).
 func (c *Chol32) SolveL32(ctx context.Context, b blas32.General, trans bool) error {
+	if err := nilContext(ctx, "solve"); err != nil {
+		return err
+	}
 	if b.Rows != c.l.Rows || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
 		return fmt.Errorf("%w: right-hand side has %d rows, factor is %d×%d", ErrShape, b.Rows, c.l.Rows, c.l.Rows)
 	}

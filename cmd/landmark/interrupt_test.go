@@ -58,3 +58,22 @@ func TestInterruptExit130(t *testing.T) {
 		t.Errorf("usage error with a cancelled context: exit %d, want 2", code)
 	}
 }
+
+// TestDataShardFloat32Range: data shard --float32 refuses a value float32
+// cannot hold (it wrote +Inf), naming the input file, the row and the
+// column, and writes no shard.
+func TestDataShardFloat32Range(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(in, []byte("a,b,y\n1,2,0\n3,1e39,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "shards")
+	code, _, se := runCLI("data", "shard", in, out, "--rows", "1", "--float32", "--progress", "never")
+	if code != 1 || !strings.Contains(se, in+": shard: value beyond float32's range: row 1, column 1: 1e+39 rounds to an infinity") {
+		t.Fatalf("exit %d, stderr %q", code, se)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("refused, yet %s exists (%v)", out, err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -148,7 +149,10 @@ func Write(w io.Writer, x *mat.Dense, y []float64) error {
 
 // WriteAs writes one shard of rows×d data and its targets to w with X's
 // element type t: Float64 (empty means it) writes Write's layout, Float32
-// X rounded to float32 in the row-interleaved layout of Format2 (doc.go).
+// X rounded to float32 in the row-interleaved layout of Format2 (doc.go);
+// a finite value beyond float32's range is then an error (wrapping
+// kernel.ErrFloat32Range) naming its row and column, before anything is
+// written.
 func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	rows, d := x.Dims()
 	if len(y) != rows {
@@ -157,6 +161,11 @@ func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	width, err := widthOf(t)
 	if err != nil {
 		return err
+	}
+	if width == 4 {
+		if err := fitsFloat32(x); err != nil {
+			return err
+		}
 	}
 	h := crc32.NewIEEE()
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
@@ -197,6 +206,22 @@ func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	binary.LittleEndian.PutUint32(buf[:4], h.Sum32())
 	if _, err := w.Write(buf[:4]); err != nil {
 		return fmt.Errorf("shard: %w", err)
+	}
+	return nil
+}
+
+// fitsFloat32 refuses, naming its row and column, a finite value of x
+// whose rounding to float32 is an infinity (wrapping
+// kernel.ErrFloat32Range); values that underflow to a subnormal or zero
+// are rounded as float32 does.
+func fitsFloat32(x *mat.Dense) error {
+	n, _ := x.Dims()
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			if math.IsInf(float64(float32(v)), 0) && !math.IsInf(v, 0) {
+				return fmt.Errorf("shard: %w: row %d, column %d: %g rounds to an infinity in float32 (beyond ±%g)", kernel.ErrFloat32Range, i, j, v, math.MaxFloat32)
+			}
+		}
 	}
 	return nil
 }
@@ -294,6 +319,12 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 		}
 		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
 			return nil, fmt.Errorf("shard: %w: target %d is not finite", ErrInput, i)
+		}
+	}
+	if opt.Type == Float32 {
+		// Before any shard is written.
+		if err := fitsFloat32(x); err != nil {
+			return nil, err
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

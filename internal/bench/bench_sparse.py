@@ -28,10 +28,13 @@ def blas_note():
 method, train, test = sys.argv[1], sys.argv[2], sys.argv[3]
 dim, m, gamma, lam = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
 iters, seed, maxmem = int(sys.argv[8]), int(sys.argv[9]), float(sys.argv[10])
+# The index base as Landmark reads it (bench sparse -zero-based), never
+# scikit-learn's "auto" guess.
+zero_based = len(sys.argv) > 11 and sys.argv[11] == "true"
 
 kw = {"n_features": dim} if dim > 0 else {}
 dtype = np.float32 if method == "falkon" else np.float64
-xtr, ytr, xte, yte = load_svmlight_files([train, test], dtype=dtype, **kw)
+xtr, ytr, xte, yte = load_svmlight_files([train, test], dtype=dtype, zero_based=zero_based, **kw)
 xtr, xte = xtr.tocsr(), xte.tocsr()
 classes = np.unique(ytr)
 if len(classes) < 2:

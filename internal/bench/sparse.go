@@ -70,6 +70,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := cmdline.NewFlags("bench sparse", "-train FILE -test FILE [flags]", stderr)
 	train := fs.String("train", "", "LIBSVM training file (gzip/bzip2 read as such); every method reads this file")
 	test := fs.String("test", "", "LIBSVM test file")
+	zeroBased := fs.Bool("zero-based", false, "the files' indices start at 0 (scikit-learn's dump_svmlight_file default): every method reads them so (the baselines with zero_based=True; without it zero_based=False, never auto)")
 	dim := fs.Int("dim", 0, "number of columns (0: the largest index in the training file; test-only columns are zero in every training row)")
 	m := fs.Int("m", 2000, "number of centers (uniformly sampled rows) for every method")
 	gamma := fs.Float64("gamma", 1, "Gaussian γ, k(x, z) = exp(−γ‖x − z‖²) (FALKON's σ = sqrt(1/(2γ)))")
@@ -79,7 +80,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 	memLimit := fs.Float64("memory", 3, "Landmark's memory limit in GB (a larger plan is refused before allocating)")
 	falkonMem := fs.Float64("falkon-mem", 2, "FALKON's max_cpu_mem in GB")
 	methods := fs.String("methods", "landmark,falkon,sklearn", "comma-separated methods to run: landmark, falkon, sklearn")
-	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn (and torch for FALKON), run as PYTHON -c SCRIPT METHOD TRAIN TEST DIM M GAMMA LAMBDA ITERS SEED MAXMEM; a wrapper script that runs its own program instead (../shared/tools/falkon-python) is read for its interpreter and PYTHONPATH")
+	python := fs.String("python", "/usr/bin/python3", "Python with scikit-learn (and torch for FALKON), run as PYTHON -c SCRIPT METHOD TRAIN TEST DIM M GAMMA LAMBDA ITERS SEED MAXMEM ZEROBASED; a wrapper script that runs its own program instead (../shared/tools/falkon-python) is read for its interpreter and PYTHONPATH")
 	falkonPath := fs.String("falkon-path", "/tmp/falkon-site", "directory put in front of the baselines' PYTHONPATH, where the falkon package is installed")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of Landmark's fit (in its child process) to this file")
 	child := fs.Bool("child", false, "internal: run Landmark's fit in this process and print its JSON line")
@@ -110,7 +111,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			defer pg.Done()
 		}
-		return sparseBenchChild(ctx, *train, *test, *dim, cfg, *cpuProfile, stdout, stderr)
+		return sparseBenchChild(ctx, *train, *test, *dim, *zeroBased, cfg, *cpuProfile, stdout, stderr)
 	}
 
 	self, err := os.Executable()
@@ -138,14 +139,15 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		var r sparseBenchResult
 		var err error
 		common := []string{"-train", *train, "-test", *test, "-dim", strconv.Itoa(*dim), "-m", strconv.Itoa(*m),
-			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters), "-seed", fmt.Sprint(*seed)}
+			"-gamma", fmt.Sprint(*gamma), "-lambda", fmt.Sprint(*lambda), "-iter", strconv.Itoa(*iters), "-seed", fmt.Sprint(*seed),
+			"-zero-based=" + strconv.FormatBool(*zeroBased)}
 		if key == "landmark" {
 			a := append([]string{"bench", "sparse", "-child"}, common...)
 			a = append(a, "-memory", fmt.Sprint(*memLimit), "-progress", string(*prog), "-cpuprofile", *cpuProfile)
 			r, err = sparseBenchRun(ctx, self, a, nil, stderr)
 		} else {
 			a := []string{"-c", benchSparsePy, key, *train, *test, strconv.Itoa(*dim), strconv.Itoa(*m),
-				fmt.Sprint(*gamma), fmt.Sprint(*lambda), strconv.Itoa(*iters), fmt.Sprint(*seed), fmt.Sprint(*falkonMem)}
+				fmt.Sprint(*gamma), fmt.Sprint(*lambda), strconv.Itoa(*iters), fmt.Sprint(*seed), fmt.Sprint(*falkonMem), strconv.FormatBool(*zeroBased)}
 			r, err = sparseBenchRun(ctx, py, a, env, stderr)
 		}
 		done.Finished(key, 1, t0, err)
@@ -422,15 +424,20 @@ func sparseBenchName(key string) string {
 	return key
 }
 
-// sparseBenchChild reads the pair as CSR, fits model.Falkon on it and prints
-// a JSON result line.
-func sparseBenchChild(ctx context.Context, train, test string, dim int, cfg model.Falkon, cpuProfile string, stdout, stderr io.Writer) error {
-	xtr, ytr, err := datasets.ReadLIBSVMSparseFile(ctx, train, dim)
+// sparseBenchChild reads the pair as CSR (indices 0-based with zeroBased),
+// fits model.Falkon on it and prints a JSON result line.
+func sparseBenchChild(ctx context.Context, train, test string, dim int, zeroBased bool, cfg model.Falkon, cpuProfile string, stdout, stderr io.Writer) error {
+	xtr, ytr, err := readSparse(ctx, train, dim, zeroBased)
 	if err != nil {
 		return err
 	}
 	_, d := xtr.Dims()
-	xte, yte, frows, fcols, err := datasets.ReadLIBSVMTestFile(ctx, test, d)
+	in, err := datasets.OpenInput(ctx, test, datasets.LIBSVM)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	xte, yte, frows, fcols, err := in.ReadTestOptions(ctx, datasets.ReadOptions{Dim: d, ZeroBased: zeroBased})
 	if err != nil {
 		return err
 	}

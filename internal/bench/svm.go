@@ -31,6 +31,8 @@ type svmBench struct {
 	c, gamma                                             float64
 	seed                                                 uint64
 	prog                                                 *cmdline.Mode
+	// zeroBased is -zero-based: the files' indices start at 0.
+	zeroBased bool
 
 	ks []int
 	ms []string
@@ -40,6 +42,7 @@ func (b *svmBench) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.data, "data", "ijcnn1", "dataset: ijcnn1 (official train/test), covtype (covtype.binary, 80/20 split, features min-max scaled to [0,1] on the training part), mnist (official train/test, pixels/255, ≈19% non-zero), text (synthetic, rcv1-like: -dim columns (default 20000), -nnz non-zeros a row (default 50) with a power-law column frequency, rows of unit norm, binary labels; -train/-test rows, default 20000/5000) or news20 (datasets.SyntheticText: news20-shaped, -dim default 1355191, -nnz default 80, Zipf columns, ±1 labels; -train/-test default 20000/5000); ignored with -train-file")
 	fs.StringVar(&b.trainFile, "train-file", "", "LIBSVM training file, read sparse (instead of -data; -train keeps its first rows)")
 	fs.StringVar(&b.testFile, "test-file", "", "LIBSVM test file for -train-file (required with it)")
+	fs.BoolVar(&b.zeroBased, "zero-based", false, "-train-file and -test-file have 0-based indices (scikit-learn's dump_svmlight_file default; svm-train gets them rewritten 1-based); never guessed")
 	fs.StringVar(&b.format, "format", "dense", "dense or sparse: how our estimators get X (sparse keeps the CSR rows; svm-train always reads the file sparse)")
 	fs.IntVar(&b.dim, "dim", 0, "text and news20: number of columns (0: the set's default)")
 	fs.IntVar(&b.nnz, "nnz", 0, "text and news20: non-zeros a row (0: the set's default)")
@@ -90,7 +93,7 @@ func (b *svmBench) resolve() error {
 func (b *svmBench) load(ctx context.Context) (tr, te benchSet, err error) {
 	switch {
 	case b.trainFile != "":
-		if tr, te, err = benchFiles(ctx, b.trainFile, b.testFile, b.ntrain, b.ntest); err != nil {
+		if tr, te, err = benchFiles(ctx, b.trainFile, b.testFile, b.ntrain, b.ntest, b.zeroBased); err != nil {
 			return tr, te, err
 		}
 		b.data = b.trainFile

@@ -223,13 +223,24 @@ func textLike(n, d, nnz int, rng *rand.Rand) (*datasets.CSR, []float64, error) {
 	return x, y, err
 }
 
-// benchFiles reads a LIBSVM training and test file as CSR, both with the
-// larger of their dimensions, and keeps the first ntrain / ntest rows (0: all).
-func benchFiles(ctx context.Context, trainPath, testPath string, ntrain, ntest int) (tr, te benchSet, err error) {
+// readSparse is datasets.ReadLIBSVMSparseFile with the index base.
+func readSparse(ctx context.Context, path string, dim int, zeroBased bool) (*datasets.CSR, []float64, error) {
+	in, err := datasets.OpenInput(ctx, path, datasets.LIBSVM)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer in.Close()
+	return in.ReadSparseWith(ctx, datasets.ReadOptions{Dim: dim, ZeroBased: zeroBased})
+}
+
+// benchFiles reads a LIBSVM training and test file as CSR (indices
+// 0-based with zeroBased), both with the larger of their dimensions, and
+// keeps the first ntrain / ntest rows (0: all).
+func benchFiles(ctx context.Context, trainPath, testPath string, ntrain, ntest int, zeroBased bool) (tr, te benchSet, err error) {
 	var xs [2]*datasets.CSR
 	var ys [2][]float64
 	for k, p := range []string{trainPath, testPath} {
-		if xs[k], ys[k], err = datasets.ReadLIBSVMSparseFile(ctx, p, 0); err != nil {
+		if xs[k], ys[k], err = readSparse(ctx, p, 0, zeroBased); err != nil {
 			return tr, te, err
 		}
 	}
