@@ -55,7 +55,8 @@ type FitResult struct {
 	TargetName      string
 	// Gamma is the kernel γ the spec's gamma rule (EstimatorSpec.GammaRule:
 	// scale or auto) resolved to on the training rows; 0 without a rule.
-	// The estimator's kernel holds it, so a saved fit predicts with it.
+	// The estimator's kernel holds it, so a saved fit predicts with it;
+	// the saved fit keeps it here too.
 	Gamma float64
 	// ZeroBased says the training data's LIBSVM feature indices started at
 	// 0 (dataset zero_based): column j was index j. Data to predict must

@@ -143,8 +143,8 @@ func TestGammaScaleFit(t *testing.T) {
 			t.Fatal(err)
 		}
 		back, err := LoadFit(&buf)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || back.Gamma != a.Gamma {
+			t.Fatalf("%s: loaded fit: γ %v, fitted %v (err %v)", rule, back.Gamma, a.Gamma, err)
 		}
 		pc, _ := back.Predict(d.X)
 		for i := range pa {

@@ -41,6 +41,9 @@ type savedHeader struct {
 	TargetName      string   `json:"target_name,omitempty"`
 	// TaskRule says how task auto decided the task.
 	TaskRule string `json:"task_rule,omitempty"`
+	// Gamma is the γ the spec's gamma rule resolved to (FitResult.Gamma;
+	// the model's kernel holds it too).
+	Gamma float64 `json:"gamma,omitempty"`
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
@@ -56,7 +59,7 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 // save is Save without the error prefix.
 func (f *FitResult) save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
-		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule}
+		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -131,7 +134,7 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.Spec != nil && h.Spec.Dataset.ZeroBased}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.Spec != nil && h.Spec.Dataset.ZeroBased, Gamma: h.Gamma}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

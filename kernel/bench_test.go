@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -228,5 +229,66 @@ func BenchmarkFusedBlocks(b *testing.B) {
 				b.ReportMetric(fused[len(fused)/2], "fused-median")
 			})
 		}
+	}
+}
+
+// BenchmarkAVX2Halves compares the AVX2 distance product on the two
+// layouts of packed centers, d×16 panels (gemmAVX2, a plan prepared on
+// the portable path) and halves of 8 (gemmHalvesAVX2, plan.half), on two
+// goroutines locked to their threads, each taking its own 256-row blocks
+// of X (n = 100,000, d = 784, M = 2,000: X streamed from memory, as in
+// "landmark bench kernel"), the layouts alternating every four blocks; it
+// reports each layout's best and median rate per block in GFLOP of 2·rows·M·d
+// per thread-CPU-second over the b.N rounds (run with e.g. -benchtime 16x;
+// the machine is shared, hence thread CPU time and interleaving).
+func BenchmarkAVX2Halves(b *testing.B) {
+	if bestAccel < accelAVX2 {
+		b.Skip("no AVX2")
+	}
+	const n, m, d, rows, phase = 100_000, 2_000, 784, 256, 4
+	r := rand.New(rand.NewPCG(1, d))
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	plans := [2]*plan{}
+	for i, a := range []accel{accelPortable, accelAVX2} {
+		restore := setAccel(a)
+		plans[i] = NewOp(Linear{}, x, c, Options{}).prepare()
+		restore()
+	}
+	defer setAccel(accelAVX2)()
+	flops := 2 * float64(rows) * m * d
+	var rates [2][]float64
+	var mu sync.Mutex
+	next := [2]int{0, 1}
+	for b.Loop() {
+		for i, p := range plans {
+			var wg sync.WaitGroup
+			for wk := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					w := p.getWork(rows, 0)
+					defer putWorks([]*work{w})
+					var loc []float64
+					for range phase {
+						blk := next[wk] % (n / rows)
+						next[wk] = blk + 2
+						t0 := threadClock()
+						p.dotsAVX2(w, p.x, blk*rows, rows)
+						loc = append(loc, flops/float64(threadClock()-t0))
+					}
+					mu.Lock()
+					rates[i] = append(rates[i], loc...)
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+		}
+	}
+	for i, name := range []string{"d16", "halves"} {
+		slices.Sort(rates[i])
+		b.ReportMetric(rates[i][len(rates[i])-1], name+"-best-GFLOP/cpu-s")
+		b.ReportMetric(rates[i][len(rates[i])/2], name+"-median")
 	}
 }

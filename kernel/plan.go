@@ -41,8 +41,13 @@ type plan struct {
 	x32     *Dense32 // X in float32 (then x is empty and f32 is set)
 	n, m, d int
 	mp      int       // M rounded up to the panel width (panelCols, or panelCols32 with f32)
-	cp      []float64 // C packed: mp/16 panels, each d×16 (feature-major)
-	xn, cn  []float64 // squared norms (cn padded with zeros to mp)
+	cp      []float64 // C packed: mp/16 panels, each d×16 (feature-major), or as two d×8 halves (half)
+	// half is set when each panel of cp holds its 16 centers as two
+	// feature-major halves of 8 (centers 0–7 then 8–15, d×8 values each)
+	// instead of d×16: the AVX2 tiles' layout, chosen when the plan is
+	// prepared on the AVX2 path (halfPanels).
+	half   bool
+	xn, cn []float64 // squared norms (cn padded with zeros to mp)
 
 	f32  bool      // Options.Float32
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
@@ -123,7 +128,7 @@ func (o *Op) prepare() *plan {
 			return
 		}
 		if src != nil {
-			p.cp, p.cp32, p.cn32 = src.cp, src.cp32, src.cn32
+			p.cp, p.cp32, p.cn32, p.half = src.cp, src.cp32, src.cn32, src.half
 			return
 		}
 		if p.f32 {
@@ -135,30 +140,37 @@ func (o *Op) prepare() *plan {
 			}
 			p.cp32 = make([]float32, p.mp*p.d)
 			adviseHuge(p.cp32, p.collapseWork())
-			packCenters(p.cp32, p.c, p.m, p.d, panelCols32, o.opt.Workers)
+			packCenters(p.cp32, p.c, p.m, p.d, panelCols32, panelCols32, o.opt.Workers)
 			return
 		}
 		p.cp = make([]float64, p.mp*p.d)
 		adviseHuge(p.cp, p.collapseWork())
-		packCenters(p.cp, p.c, p.m, p.d, panelCols, o.opt.Workers)
+		hw := panelCols
+		if halfPanels(useAccel) {
+			p.half, hw = true, panelCols/2
+		}
+		packCenters(p.cp, p.c, p.m, p.d, panelCols, hw, o.opt.Workers)
 	})
 	return &o.plan
 }
 
 // packCenters writes the m rows of c (d columns) into dst as panels of tw
-// centers, each d×tw values feature-major (center j at
-// dst[(j/tw)·tw·d + k·tw + j mod tw]), one panel a task on up to workers
-// goroutines (0: GOMAXPROCS). dst must hold zeros where no center goes
-// (the padding of the last panel). prepare packed the centers on one core:
-// part of every new Op's first product, which "landmark bench kernel"
-// times (12.5 MB at M = 2,000, d = 784).
-func packCenters[T float32 | float64](dst []T, c blas64.General, m, d, tw, workers int) {
+// centers, each d×tw values, made of tw/hw parts of hw centers, each d×hw
+// values feature-major (hw = tw: one part, center j at
+// dst[(j/tw)·tw·d + k·tw + j mod tw]; in general at
+// dst[(j/tw)·tw·d + ((j mod tw)/hw)·hw·d + k·hw + j mod hw]), one panel a
+// task on up to workers goroutines (0: GOMAXPROCS). dst must hold zeros
+// where no center goes (the padding of the last panel). prepare packed the
+// centers on one core: part of every new Op's first product, which
+// "landmark bench kernel" times (12.5 MB at M = 2,000, d = 784).
+func packCenters[T float32 | float64](dst []T, c blas64.General, m, d, tw, hw, workers int) {
 	parallel.For(context.Background(), (m+tw-1)/tw, workers, func(_, jp int) {
 		panel := dst[jp*tw*d : (jp+1)*tw*d]
 		for j := jp * tw; j < min((jp+1)*tw, m); j++ {
 			row := c.Data[j*c.Stride : j*c.Stride+d]
+			part := panel[(j%tw)/hw*hw*d:]
 			for k, v := range row {
-				panel[k*tw+j%tw] = T(v)
+				part[k*hw+j%hw] = T(v)
 			}
 		}
 	})
@@ -320,13 +332,13 @@ func (p *plan) dots(w *work, r0, r1 int) {
 		p.dots32(w, r0, r1)
 	case w.acc == accelAVX2:
 		p.dotsAVX2(w, x, x0, rows)
-	case w.acc != accelPortable:
+	case w.acc != accelPortable && !p.half:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
 		tileLoop(rp, mp, d, panelRows, panelCols, p.cp, false, func(ip, jp, h, k0, kl int) {
 			gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
 		})
-	case d <= smallDim:
+	case d <= smallDim && !p.half:
 		for i := 0; i < rows; i++ {
 			xi := x.Data[(x0+i)*x.Stride : (x0+i)*x.Stride+d]
 			smallDots(w.blk[i*mp:(i+1)*mp], xi, p.cp)

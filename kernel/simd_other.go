@@ -37,6 +37,13 @@ func gemm4x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel:
 func gemm5x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm6x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 
+func gemm1x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+func gemm2x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+func gemm3x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+func gemm4x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+func gemm5x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+func gemm6x16HAVX2(int, *float64, *float64, *float64, int, bool, int) { panic("kernel: no AVX2") }
+
 func gemm1x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm2x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm3x32F32AVX2(int, *float32, *float32, *float64, int, bool) { panic("kernel: no AVX2") }

@@ -112,6 +112,30 @@ func gemm2x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 // Σ_p a[p][0:1] ⊗ b[p][0:16] over p < k, for packed a ([k][1]) and b ([k][16]), as two 1×8 pieces.
 func gemm1x16AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm6x16HAVX2 is gemm6x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm6x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
+// gemm5x16HAVX2 is gemm5x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm5x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
+// gemm4x16HAVX2 is gemm4x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm4x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
+// gemm3x16HAVX2 is gemm3x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm3x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
+// gemm2x16HAVX2 is gemm2x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm2x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
+// gemm1x16HAVX2 is gemm1x16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7
+// and b + boff elements for columns 8–15 (the same sums, the same bits).
+func gemm1x16HAVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool, boff int)
+
 // gemm6x32F32to32AVX2 sets the 6×32 float32 tile at c (row stride ldc elements) to Σ_p a[p][0:6] ⊗ b[p][0:32]
 // over p < k, summed in float32 (packed a [k][6], b [k][32]), as two 6×16 pieces.
 func gemm6x32F32to32AVX2(k int, a *float32, b *float32, c *float32, ldc int)

@@ -22,6 +22,24 @@ var gemmAVX2 = [avx2TileRows + 1]func(k int, a, b, c *float64, ldc int, add bool
 	nil, gemm1x16AVX2, gemm2x16AVX2, gemm3x16AVX2, gemm4x16AVX2, gemm5x16AVX2, gemm6x16AVX2,
 }
 
+// gemmHalvesAVX2 holds the same tiles on panels of centers packed as two
+// halves of 8 (plan.half): b is the first half's [k][8], the second half
+// boff values after it. Each element is the same FMA chain as gemmAVX2's:
+// the same bits.
+var gemmHalvesAVX2 = [avx2TileRows + 1]func(k int, a, b, c *float64, ldc int, add bool, boff int){
+	nil, gemm1x16HAVX2, gemm2x16HAVX2, gemm3x16HAVX2, gemm4x16HAVX2, gemm5x16HAVX2, gemm6x16HAVX2,
+}
+
+// halfPanels reports whether plans prepared for the inner kernels acc pack
+// their float64 centers as halves (plan.half): on AVX2, whose 6×16 tile is
+// two 6×8 pieces, each a k loop of its own over one half. In d×16 panels
+// each piece read every other 64-byte line, half of the L1 cache's sets,
+// and evicted the panel of X the second piece reads again; with halves
+// each piece reads 8·d contiguous values. Two threads, 256-row blocks of
+// X·Cᵀ at d = 784, M = 2,000, interleaved (docs/performance.md, "The AVX2
+// tile on halves of panels"): median +2.7–4.5%, best unchanged, same bits.
+func halfPanels(acc accel) bool { return acc == accelAVX2 }
+
 // gemmF32AVX2 holds the float32 AVX2 tiles by height, as gemmAVX2: float32
 // sums within a k-block added to the float64 tile.
 var gemmF32AVX2 = [avx2TileRows + 1]func(k int, a, b *float32, c *float64, ldc int, add bool){
@@ -123,6 +141,13 @@ func tileLoop[T float32 | float64](rows, mp, d, th, tw int, cp []T, prefetch boo
 func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 	d, mp := p.d, p.mp
 	packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
+	if p.half {
+		const hw = panelCols / 2
+		tileLoop(rows, mp, d, avx2TileRows, panelCols, p.cp, true, func(ip, jp, h, k0, kl int) {
+			gemmHalvesAVX2[h](kl, &w.a[ip*d+k0*h], &p.cp[jp*d+k0*hw], &w.blk[ip*mp+jp], mp, k0 > 0, hw*d)
+		})
+		return
+	}
 	tileLoop(rows, mp, d, avx2TileRows, panelCols, p.cp, true, func(ip, jp, h, k0, kl int) {
 		gemmAVX2[h](kl, &w.a[ip*d+k0*h], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
 	})

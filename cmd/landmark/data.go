@@ -30,7 +30,8 @@ const dataUsage = `Usage:
                                           write a synthetic HIGGS-shaped set (d = 28) straight to shards, streaming
 
 FILE is a LIBSVM/svmlight (.libsvm .svm .txt .t) or CSV (.csv .tsv) file, optionally .gz or .bz2
-(a name without these extensions, such as a9a, is read as its first data line shows);
+(a name without these extensions, such as a9a, is read as its first data line shows; --zero-based
+for LIBSVM indices that start at 0, as scikit-learn's dump_svmlight_file writes them);
 NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --help" for flags.
 `
 

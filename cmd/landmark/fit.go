@@ -393,13 +393,16 @@ func specArg(cmd, path string) error {
 func printFitJSON(res *experiments.FitResult, defaulted []string, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{
+	out := map[string]any{
 		"setting": res.Point.Key(), "task": res.Task, "task_rule": res.TaskRule, "defaults": defaulted, "n_train": res.NTrain, "n_test": res.NTest, "dim": res.Dim,
 		"storage": res.Storage, "density": res.Density, "storage_reason": res.StorageReason, "scaling": res.ScalingUsed,
 		"fit_seconds": res.FitSeconds, "train": res.Train, "test": res.Test,
 		"test_rows_beyond_dim": res.BeyondRows, "test_cols_beyond_dim": res.BeyondCols,
-		"gamma": res.Gamma,
-	})
+	}
+	if res.Gamma != 0 {
+		out["gamma"] = res.Gamma // the γ a gamma rule (scale, auto) resolved to
+	}
+	return enc.Encode(out)
 }
 
 // printFit prints landmark fit's result as lines of text: the inferred

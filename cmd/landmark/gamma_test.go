@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -44,5 +45,22 @@ func TestCLIGammaScale(t *testing.T) {
 	}
 	if code, _, se := runCLI(base...); code != 1 || !strings.Contains(se, "--gamma scale takes 1/(d·Var(X))") {
 		t.Fatalf("fit without gamma: exit %d: %s", code, se)
+	}
+	// --json gives the resolved γ only when a rule resolved it.
+	if _, so, _ := runCLI(append(base, "--gamma", "auto", "--json")...); !strings.Contains(so, `"gamma": 0.07692307692307693`) {
+		t.Fatalf("fit --gamma auto --json lacks gamma:\n%s", so)
+	}
+	if _, so, _ := runCLI(append(base, "--gamma", "0.5", "--json")...); strings.Contains(so, `"gamma"`) {
+		t.Fatalf("fit --gamma 0.5 --json reports a resolved gamma:\n%s", so)
+	}
+	// run prints the folds' mean and the refit's γ.
+	spec := filepath.Join(dir, "g.yaml")
+	y := "name: g\ndataset: {name: heart_scale, test_fraction: 0.25}\ntask: binary\nestimator: {type: krr, kernel: {type: gaussian, gamma: auto}, lambda: 0.01}\ncv: {folds: 2}\nseed: 1\n"
+	if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, so, se = runCLI("run", spec, "--out", filepath.Join(dir, "r"), "--progress", "never")
+	if code != 0 || !strings.Contains(so, "gamma: auto = 1/d on each fit's training rows (the best point's folds: mean 0.07692307692307693; the refit: 0.07692307692307693)") {
+		t.Fatalf("run with gamma auto: exit %d:\n%s\n%s", code, so, se)
 	}
 }

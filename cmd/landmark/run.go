@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -184,6 +185,14 @@ func printResult(w io.Writer, r *experiments.Result) {
 		fmt.Fprintln(w, "test data: "+experiments.BeyondLine(r.BeyondRows, r.BeyondCols, r.Dim))
 	}
 	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
+	if rule := r.Spec.Estimator.GammaRule; rule != "" {
+		// Each fit resolved its own γ; the folds' mean, and the refit's.
+		line := fmt.Sprintf("gamma: %s = %s on each fit's training rows (the best point's folds: mean %s", rule, map[string]string{experiments.GammaScale: "1/(d·Var(X))", experiments.GammaAuto: "1/d"}[rule], strconv.FormatFloat(b.Info["gamma"], 'g', -1, 64))
+		if r.Test != nil {
+			line += "; the refit: " + strconv.FormatFloat(r.Test.Gamma, 'g', -1, 64)
+		}
+		fmt.Fprintln(w, line+")")
+	}
 	if r.Test != nil {
 		var parts []string
 		for _, m := range r.Test.Metrics {

@@ -137,6 +137,16 @@ func TestCLIZeroBased(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatalf("data convert --zero-based: the written file differs from the 1-based file")
 	}
+	// A CSV written from the 0-based file names its columns x1…x13 by
+	// position (x1 is index 0), as the 0-based model's implied names: the
+	// model predicts it as it predicts the LIBSVM file.
+	convCSV := filepath.Join(dir, "conv.csv")
+	if code, _, se := runCLI("data", "convert", zero, convCSV, "--zero-based", "--progress", "never"); code != 0 {
+		t.Fatalf("data convert --zero-based to CSV: exit %d: %s", code, se)
+	}
+	if code, so, se := runCLI("predict", "--model", m0, "--data", convCSV); code != 0 || so != want {
+		t.Fatalf("0-based model on the converted CSV: exit %d (%s), predictions equal: %v", code, se, so == want)
+	}
 	// run takes --zero-based as an override of the spec's dataset block;
 	// fit SPEC.yaml refuses it, as the other data flags (set in the spec).
 	spec := filepath.Join(dir, "z.yaml")

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -49,6 +50,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scikit-learn")
 	noGemm := fs.Bool("no-gemm", false, "skip the distance product X·Cᵀ (it allocates n×M doubles)")
 	f32 := fs.Bool("float32", false, "also measure the engine's float32 mode (rows d/f32; the X·Cᵀ ratio is then against SGEMM)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the engine's side (data generation and the timed products; the Python side runs in its own process) to this file")
 	prog := cmdline.AddProgress(fs)
 	if err := cmdline.Parse(fs, args); err != nil {
 		return err
@@ -96,6 +98,13 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 		total += work(d)
 	}
 	done := cmdline.NewUnits(pg, "bench kernel", len(dims), total)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	for _, d := range dims {
 		t0 := time.Now()
 		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32)
@@ -180,6 +189,23 @@ func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, se
 		kernelBenchRow(w, label, fusedFlops, gemmFlops, ours[i].fused, sk, diff, ours[i].gemm, blas)
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile of this process into the file path
+// and returns the function that stops it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // kernelBenchRow prints one row of the bench kernel table: the label, our

@@ -19,6 +19,9 @@
 //     broadcasts and 12 FMAs per step of k; the tile of c prefetched
 //     first, as in gemm8x32F32AVX512), and gemm1x16AVX2 …
 //     gemm5x16AVX2 (and float32) for the last panel of a block;
+//     gemm1x16HAVX2 … gemm6x16HAVX2, the float64 ones on centers packed
+//     as two halves of 8 columns (boff values apart), the engine's layout
+//     on AVX2 since 2026-11-27;
 //     gemm4x8AVX2, one quarter of an 8×16 tile (Dense's AVX2 tile until
 //     2026-11-26; kept as BenchmarkTiles' reference); gemm6x8AVX2
 //     (gen_avx2.go), Dense's AVX2 tile since: one 6×8 piece of 12

@@ -24,7 +24,9 @@ type subTile struct{ row0, rows, col0, vecs int }
 // avx2Tiles emits the engine's AVX2 tile kernels, float64, float32 into
 // float64 and float32 into float32: gemm6x16AVX2, gemm6x32F32AVX2 and
 // gemm6x32F32to32AVX2 for full panels of six rows, and the same for the last
-// panel of a block, of 1 to 5 rows; and fmaPeakAVX2, their reference.
+// panel of a block, of 1 to 5 rows; gemm{1…6}x16HAVX2, the float64 tiles on
+// centers packed as two halves of 8 (the engine's AVX2 layout, kernel's
+// halfPanels); and fmaPeakAVX2, their reference.
 func avx2Tiles() {
 	fmaPeakAVX2()
 	for h := avx2TileRows; h >= 1; h-- {
@@ -32,6 +34,12 @@ func avx2Tiles() {
 		gemmTilesAVX2(name, tileF64, h, 16, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
 			fmt.Sprintf("%s sets (or, when add, increments) the %d×16 tile at c (row stride ldc elements) to", name, h),
 			fmt.Sprintf("Σ_p a[p][0:%d] ⊗ b[p][0:16] over p < k, for packed a ([k][%d]) and b ([k][16]), as two %d×8 pieces.", h, h, h))
+	}
+	for h := avx2TileRows; h >= 1; h-- {
+		name := fmt.Sprintf("gemm%dx16HAVX2", h)
+		gemmTilesAVX2H(name, tileF64, h, 8, true, []subTile{{0, h, 0, 2}, {0, h, 8, 2}},
+			fmt.Sprintf("%s is gemm%dx16AVX2 on centers packed as two 8-column halves: b ([k][8]) for columns 0–7", name, h),
+			"and b + boff elements for columns 8–15 (the same sums, the same bits).")
 	}
 	for h := avx2TileRows; h >= 1; h-- {
 		name := fmt.Sprintf("gemm%dx32F32to32AVX2", h)
@@ -90,12 +98,22 @@ const (
 // ascending from zero, converted to float64 (tileF32) and added to c (add):
 // the bits of the AVX-512 kernels, whatever the pieces.
 func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, doc ...string) {
+	gemmTilesAVX2H(name, mode, lda, ldb, false, parts, doc...)
+}
+
+// gemmTilesAVX2H is gemmTilesAVX2, with halves: b is two panels of ldb
+// columns, the second boff elements after the first (a last parameter),
+// piece n reading panel n.
+func gemmTilesAVX2H(name string, mode tileMode, lda, ldb int, halves bool, parts []subTile, doc ...string) {
 	sig := map[tileMode]string{
 		tileF64:      "func(k int, a, b, c *float64, ldc int, add bool)",
 		tileF32:      "func(k int, a, b *float32, c *float64, ldc int, add bool)",
 		tileF32to32:  "func(k int, a, b, c *float32, ldc int)",
 		tileF32add32: "func(k int, a, b, c *float32, ldc int, add bool)",
 	}[mode]
+	if halves {
+		sig = sig[:len(sig)-1] + ", boff int)"
+	}
 	es, ces := tileSizes(mode)
 	lanes := 32 / es
 	TEXT(name, NOSPLIT, sig)
@@ -129,6 +147,11 @@ func gemmTilesAVX2(name string, mode tileMode, lda, ldb int, parts []subTile, do
 	}
 	prefetchRows(c, ldc, cp, rows, width)
 	g := tileRegs{k: k, a: a, b: b, c: c, ldc: ldc, add: add, cnt: cnt, ap: ap, bp: bp, cp: cp, nxt: nxt}
+	if halves {
+		g.boff = RBX
+		Load(Param("boff"), g.boff)
+		SHLQ(Imm(map[int]uint64{8: 3, 4: 2}[es]), g.boff)
+	}
 	for n, t := range parts {
 		pieceAVX2(n, t, mode, lda, ldb, g, prefetchA && n == len(parts)-1)
 	}
@@ -151,7 +174,7 @@ func tileSizes(mode tileMode) (es, ces int) {
 // parameters k, a, b, c, ldc (in bytes) and add, the k-loop counter cnt,
 // the running pointers ap and bp into the panels and cp into c, and nxt,
 // the distance to the next call's panel of a (prefetchA only).
-type tileRegs struct{ k, a, b, c, ldc, add, cnt, ap, bp, cp, nxt GPPhysical }
+type tileRegs struct{ k, a, b, c, ldc, add, cnt, ap, bp, cp, nxt, boff GPPhysical }
 
 // pieceAVX2 emits piece n (t) of a gemmTilesAVX2 kernel: its accumulators
 // zeroed, its k loop over the panels a ([k][lda]) and b ([k][ldb]), with
@@ -176,7 +199,14 @@ func pieceAVX2(n int, t subTile, mode tileMode, lda, ldb int, g tileRegs, prefet
 	}
 	MOVQ(k, cnt)
 	LEAQ(Mem{Base: a, Disp: es * t.row0}, ap)
-	LEAQ(Mem{Base: b, Disp: es * t.col0}, bp)
+	switch {
+	case g.boff != nil && n == 0:
+		MOVQ(b, bp)
+	case g.boff != nil:
+		LEAQ(Mem{Base: b, Index: g.boff, Scale: 1}, bp)
+	default:
+		LEAQ(Mem{Base: b, Disp: es * t.col0}, bp)
+	}
 	TESTQ(cnt, cnt)
 	JE(LabelRef(fmt.Sprintf("store%d", n)))
 	Label(fmt.Sprintf("loop%d", n))
