@@ -159,11 +159,11 @@ func (o *Op) ready(ctx context.Context, op string) error {
 func (o *Op) valid() error {
 	switch {
 	case o.k == nil:
-		return fmt.Errorf("kernel: nil kernel")
+		return fmt.Errorf("kernel: %w: nil kernel", check.ErrInput)
 	case (o.x == nil && o.sx == nil && o.x32 == nil) || (o.c == nil && o.sc == nil):
-		return fmt.Errorf("kernel: nil X or C")
+		return fmt.Errorf("kernel: %w: nil X or C", check.ErrInput)
 	case o.dim() != o.cdim():
-		return fmt.Errorf("kernel: X has %d columns, C has %d", o.dim(), o.cdim())
+		return fmt.Errorf("kernel: %w: X has %d columns, C has %d", check.ErrInput, o.dim(), o.cdim())
 	}
 	if o.sc != nil {
 		if err := checkCSR("C", o.sc); err != nil {
@@ -321,7 +321,7 @@ func (o *Op) Block(ctx context.Context, dst *mat.Dense) error {
 	}
 	n, m := o.Dims()
 	if r, c := dst.Dims(); r != n || c != m {
-		return fmt.Errorf("kernel: dst is %d×%d, want %d×%d", r, c, n, m)
+		return fmt.Errorf("kernel: Block: %w: dst is %d×%d, want %d×%d", check.ErrInput, r, c, n, m)
 	}
 	p := o.prepare()
 	b := o.BlockRows()
@@ -631,10 +631,10 @@ func checkRHS(op string, dst, v *mat.Dense, wantDst, wantV int) error {
 	rv, tv := v.Dims()
 	rd, td := dst.Dims()
 	if rv != wantV {
-		return fmt.Errorf("kernel: %s: right-hand side has %d rows, want %d", op, rv, wantV)
+		return fmt.Errorf("kernel: %s: %w: right-hand side has %d rows, want %d", op, check.ErrInput, rv, wantV)
 	}
 	if rd != wantDst || td != tv {
-		return fmt.Errorf("kernel: %s: dst is %d×%d, want %d×%d", op, rd, td, wantDst, tv)
+		return fmt.Errorf("kernel: %s: %w: dst is %d×%d, want %d×%d", op, check.ErrInput, rd, td, wantDst, tv)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/landmark-ml/landmark/internal/check/checktest"
@@ -42,5 +43,56 @@ func TestOpNilContext(t *testing.T) {
 			checktest.Refused(t, name, call, "kernel: "+name+": ")
 			checktest.Refused(t, name, call, "nil context")
 		}
+	}
+}
+
+// TestOtherNilContext: the kernel's other exported routines that take a
+// context (Factored's four products, SubLowerGram, SparsePairBlock) refuse
+// a nil one the same way, naming the routine (each panicked before, at its
+// first cancellation check or in parallel.For), and the shape errors of Op
+// and Factored wrap check.ErrInput as the nil context does (they were bare
+// errors, so errors.Is(err, model.ErrInput) was false).
+func TestOtherNilContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	x := oneHotData(r, 300)
+	c := factoredCenters(r, x, 20)
+	s, _ := DetectSplit(x, 0)
+	f, err := NewFactored(Gaussian{Gamma: 1}, x, c, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, u := randDense(r, 20, 1), randDense(r, 300, 1)
+	sx := NewCSRRows(3, []int{0, 1, 2}, []int32{0, 2}, []float64{1, 2})
+	var nilCtx context.Context
+	calls := map[string]func() error{
+		"Factored.MulTMul": func() error { return f.MulTMul(nilCtx, mat.NewDense(20, 1, nil), v) },
+		"Factored.MulT":    func() error { return f.MulT(nilCtx, mat.NewDense(20, 1, nil), u) },
+		"Factored.Mul":     func() error { return f.Mul(nilCtx, mat.NewDense(300, 1, nil), v) },
+		"Factored.Block":   func() error { return f.Block(nilCtx, mat.NewDense(300, 20, nil)) },
+		"SubLowerGram": func() error {
+			return SubLowerGram(nilCtx, mat.NewDense(3, 3, nil), checktest.Normal(3, 2, 1), Options{})
+		},
+		"SparsePairBlock": func() error {
+			return SparsePairBlock(nilCtx, Gaussian{Gamma: 1}, mat.NewDense(2, 2, nil), sx, sx, Options{})
+		},
+	}
+	for name, call := range calls {
+		checktest.Refused(t, name, call, "kernel: "+name+": ")
+		checktest.Refused(t, name, call, "nil context")
+	}
+	ctx := context.Background()
+	op := NewOp(Gaussian{Gamma: 1}, x, c, Options{})
+	shapes := map[string]func() error{
+		"Op.Mul v rows":        func() error { return op.Mul(ctx, mat.NewDense(300, 1, nil), u) },
+		"Op.MulTMul dst shape": func() error { return op.MulTMul(ctx, mat.NewDense(21, 1, nil), v) },
+		"Op nil kernel":        func() error { return NewOp(nil, x, c, Options{}).Block(ctx, mat.NewDense(300, 20, nil)) },
+		"Op columns": func() error {
+			return NewOp(Gaussian{Gamma: 1}, x, u, Options{}).Block(ctx, mat.NewDense(300, 300, nil))
+		},
+		"Factored.Block shape": func() error { return f.Block(ctx, mat.NewDense(300, 21, nil)) },
+		"SubLowerGram shapes":  func() error { return SubLowerGram(ctx, mat.NewDense(3, 3, nil), mat.NewDense(4, 2, nil), Options{}) },
+	}
+	for name, call := range shapes {
+		checktest.Refused(t, name, call, "kernel: ")
 	}
 }

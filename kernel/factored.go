@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -259,6 +260,9 @@ func store(dst *mat.Dense, acc []float64) {
 // MulTMul sets dst = K(X, C)ᵀ·(K(X, C)·V), with V and dst M×t: one pass of
 // the engine's fused product per group, at dimension |D|, on T[p] ∘ V.
 func (f *Factored) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Factored.MulTMul: %w", err)
+	}
 	if err := checkRHS("MulTMul", dst, v, f.m, f.m); err != nil {
 		return err
 	}
@@ -284,6 +288,9 @@ func (f *Factored) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 
 // MulT sets dst = K(X, C)ᵀ·U, with U n×t and dst M×t.
 func (f *Factored) MulT(ctx context.Context, dst, u *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Factored.MulT: %w", err)
+	}
 	if err := checkRHS("MulT", dst, u, f.m, f.n); err != nil {
 		return err
 	}
@@ -312,6 +319,9 @@ func (f *Factored) MulT(ctx context.Context, dst, u *mat.Dense) error {
 
 // Mul sets dst = K(X, C)·V, with V M×t and dst n×t.
 func (f *Factored) Mul(ctx context.Context, dst, v *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Factored.Mul: %w", err)
+	}
 	if err := checkRHS("Mul", dst, v, f.n, f.m); err != nil {
 		return err
 	}
@@ -343,8 +353,11 @@ const blockChunkBytes = 8 << 20
 // (at most blockChunkBytes of them, each on an Op of its own), multiplied
 // out by T[p] into the rows of dst.
 func (f *Factored) Block(ctx context.Context, dst *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Factored.Block: %w", err)
+	}
 	if r, c := dst.Dims(); r != f.n || c != f.m {
-		return fmt.Errorf("kernel: dst is %d×%d, want %d×%d", r, c, f.n, f.m)
+		return fmt.Errorf("kernel: Factored.Block: %w: dst is %d×%d, want %d×%d", check.ErrInput, r, c, f.n, f.m)
 	}
 	chunk := f.chunkRows()
 	buf := make([]float64, min(chunk, f.maxGroup())*f.m)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -220,6 +221,9 @@ func scatter(dst []float64, idx []int32, val []float64) {
 // the split). It returns ErrParam for mismatched shapes and the context's
 // error if cancelled.
 func SparsePairBlock(ctx context.Context, k Kernel, dst *mat.Dense, x, y Sparse, opt Options) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: SparsePairBlock: %w", err)
+	}
 	if k == nil || dst == nil || x == nil || y == nil {
 		return fmt.Errorf("%w: sparse pair block needs a kernel, dst, X and Y", ErrParam)
 	}

@@ -203,22 +203,22 @@ func TestAPIBadInput(t *testing.T) {
 			return err
 		}, nil},
 		// kernel.
-		{"Op.Block columns", func() error { return kernel.NewOp(k, x, x4, kernel.Options{}).Block(ctx, mat.NewDense(20, 4, nil)) }, nil},
+		{"Op.Block columns", func() error { return kernel.NewOp(k, x, x4, kernel.Options{}).Block(ctx, mat.NewDense(20, 4, nil)) }, model.ErrInput},
 		{"Op.Mul columns", func() error {
 			return kernel.NewOp(k, x, x4, kernel.Options{}).Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(4, 1, nil))
-		}, nil},
-		{"Op.Block nil X", func() error { return kernel.NewOp(k, nil, x, kernel.Options{}).Block(ctx, mat.NewDense(1, 20, nil)) }, nil},
+		}, model.ErrInput},
+		{"Op.Block nil X", func() error { return kernel.NewOp(k, nil, x, kernel.Options{}).Block(ctx, mat.NewDense(1, 20, nil)) }, model.ErrInput},
 		{"Op.Mul nil kernel", func() error {
 			return kernel.NewOp(nil, x, x, kernel.Options{}).Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(20, 1, nil))
-		}, nil},
-		{"Op.Block dst shape", func() error { return op.Block(ctx, mat.NewDense(3, 3, nil)) }, nil},
-		{"Op.Mul v rows", func() error { return op.Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, nil},
-		{"Op.MulT u rows", func() error { return op.MulT(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, nil},
-		{"Op.MulTMul dst shape", func() error { return op.MulTMul(ctx, mat.NewDense(2, 1, nil), mat.NewDense(20, 1, nil)) }, nil},
+		}, model.ErrInput},
+		{"Op.Block dst shape", func() error { return op.Block(ctx, mat.NewDense(3, 3, nil)) }, model.ErrInput},
+		{"Op.Mul v rows", func() error { return op.Mul(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, model.ErrInput},
+		{"Op.MulT u rows", func() error { return op.MulT(ctx, mat.NewDense(20, 1, nil), mat.NewDense(3, 1, nil)) }, model.ErrInput},
+		{"Op.MulTMul dst shape", func() error { return op.MulTMul(ctx, mat.NewDense(2, 1, nil), mat.NewDense(20, 1, nil)) }, model.ErrInput},
 		{"kernel.New unknown", func() error { _, err := kernel.New(kernel.Spec{Type: "gausian"}); return err }, nil},
 		{"SubLowerGram shapes", func() error {
 			return kernel.SubLowerGram(ctx, mat.NewDense(3, 3, nil), mat.NewDense(4, 2, nil), kernel.Options{})
-		}, nil},
+		}, model.ErrInput},
 		// precond and solver.
 		{"BuildFalkon not square", func() error {
 			_, err := precond.BuildFalkon(mat.NewDense(2, 3, nil), 10, 1, precond.Options{})
