@@ -113,7 +113,9 @@ type Falkon struct {
 	// (kernel.Options.Float32): 1.4–1.7× faster passes, Gaussian kernel
 	// values within about 2e-7 (docs/performance.md, "Kernel engine"). K_MM,
 	// the CG vectors and Predict stay in float64; the preconditioner's
-	// factors are float32 unless PrecondPrecision says float64.
+	// factors are float32 unless PrecondPrecision says float64. A finite
+	// value of dense X (or of Validation.X) beyond float32's range is an
+	// error wrapping kernel.ErrFloat32Range.
 	Float32 bool `yaml:"float32"`
 	// Float32Storage holds dense X in float32 (a kernel.Dense32: half the
 	// memory of float64) and implies Float32, whose passes round X to

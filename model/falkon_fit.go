@@ -246,6 +246,16 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	if err := m.checkValidation(d); err != nil {
 		return nil, err
 	}
+	if cfg.passes.Float32 {
+		if err := float32Range("X", x); err != nil {
+			return nil, err
+		}
+		if m.Validation != nil {
+			if err := float32Range("validation X", m.Validation.X); err != nil {
+				return nil, err
+			}
+		}
+	}
 	given, err := m.givenCenters(d, t)
 	if err != nil {
 		return nil, err
@@ -344,6 +354,29 @@ func float32Input(xIn mat.Matrix, y []float64) (*kernel.Dense32, error) {
 		return nil, err
 	}
 	return x32, x32.CheckFinite("X rounded to float32")
+}
+
+// float32Range refuses a dense float64 x (named what) holding a finite
+// value that float32 passes (Falkon.Float32) would round to an infinity,
+// as Float32Storage's copy does (kernel.Dense32Of): the passes' distances
+// to such a row would be NaN, and the fit silently zero. Other matrices
+// pass: a *kernel.Dense32 holds no such value, and sparse passes are not
+// rounded.
+func float32Range(what string, x mat.Matrix) error {
+	xd, ok := x.(*mat.Dense)
+	if !ok {
+		return nil
+	}
+	raw := xd.RawMatrix()
+	for i := range raw.Rows {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if f := float32(v); math.IsInf(float64(f), 0) && !math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %s row %d, column %d: %g rounds to an infinity in float32, which the Float32 passes use (beyond ±%g)",
+					kernel.ErrFloat32Range, what, i, j, v, math.MaxFloat32)
+			}
+		}
+	}
+	return nil
 }
 
 // copiedInput is the bytes of the caller's xIn that stay resident beside

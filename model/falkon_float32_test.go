@@ -254,3 +254,57 @@ func TestFalkonKeep32(t *testing.T) {
 		}
 	}
 }
+
+// TestFalkonFloat32Range: with Float32 passes over float64 X, a finite
+// value that rounds to an infinity in float32 (1e39 > MaxFloat32 ≈
+// 3.4e38) is refused, naming its row and column, in X and in the
+// validation X — before, the fit returned no error, ran no CG iteration
+// and predicted 0 on every row (the passes' distances to the row were
+// NaN). Controls: 1e20 (finite in float32) still fits with Float32, and
+// 1e39 fits with float64 passes, predicting the first training row within
+// 0.1 of its target (a smooth target, λ = 1e-6, 50 centers; the far row
+// only moves its own prediction).
+func TestFalkonFloat32Range(t *testing.T) {
+	const n, d = 200, 3
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, math.Sin(float64(7*i+3*j+1)))
+		}
+		y[i] = x.At(i, 0)
+	}
+	with := func(v float64) *mat.Dense {
+		xb := mat.DenseCopyOf(x)
+		xb.Set(5, 1, v)
+		return xb
+	}
+	fit := func(xb *mat.Dense, f32 bool, val *ValidationSet) (*Falkon, error) {
+		m := &Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-6, M: 50, Seed: 1, Float32: f32, Validation: val}
+		return m, m.Fit(context.Background(), xb, y)
+	}
+	_, err := fit(with(1e39), true, nil)
+	if !errors.Is(err, kernel.ErrFloat32Range) || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "X row 5, column 1") {
+		t.Errorf("X with 1e39, Float32: got %v", err)
+	}
+	_, err = fit(x, true, &ValidationSet{X: with(-1e39), Y: y})
+	if !errors.Is(err, kernel.ErrFloat32Range) || !strings.Contains(err.Error(), "validation X row 5, column 1") {
+		t.Errorf("validation X with -1e39, Float32: got %v", err)
+	}
+	for _, tc := range []struct {
+		v   float64
+		f32 bool
+	}{{1e20, true}, {1e39, false}} {
+		m, err := fit(with(tc.v), tc.f32, nil)
+		if err != nil {
+			t.Fatalf("%g, Float32 %v: %v", tc.v, tc.f32, err)
+		}
+		p, err := m.Predict(x.Slice(0, 1, 0, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p[0]-y[0]) > 0.1 {
+			t.Errorf("%g, Float32 %v: predicted %g for row 0, target %g", tc.v, tc.f32, p[0], y[0])
+		}
+	}
+}
