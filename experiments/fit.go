@@ -184,7 +184,8 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	// 1.6 GB at d = 10⁸).
 	res.Features, res.TargetName = r.features, r.target
 	res.ImpliedFeatures = res.Features == nil
-	res.ZeroBased = s.Dataset.ZeroBased
+	// A manifest of shards written from a 0-based file keeps that base.
+	res.ZeroBased = s.Dataset.ZeroBased || (sp != nil && sp.m.ZeroBased)
 	if res.TargetName == "" {
 		res.TargetName = DefaultTargetName
 	}

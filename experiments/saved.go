@@ -44,6 +44,10 @@ type savedHeader struct {
 	// Gamma is the γ the spec's gamma rule resolved to (FitResult.Gamma;
 	// the model's kernel holds it too).
 	Gamma float64 `json:"gamma,omitempty"`
+	// ZeroBased is FitResult.ZeroBased, kept here too because a fit need
+	// not come from a spec that says it (shards of a 0-based file; Save
+	// with a nil spec). Files saved before it have the spec's zero_based.
+	ZeroBased bool `json:"zero_based,omitempty"`
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
@@ -59,7 +63,7 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 // save is Save without the error prefix.
 func (f *FitResult) save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
-		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma}
+		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma, ZeroBased: f.ZeroBased}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -134,7 +138,7 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.Spec != nil && h.Spec.Dataset.ZeroBased, Gamma: h.Gamma}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma}, nil
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

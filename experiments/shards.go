@@ -442,6 +442,8 @@ func (f *FitResult) EachShard(ctx context.Context, path string, each func(x *mat
 // reads: the task the manifest's labels imply, unnamed features x1…xd, and,
 // when the rows were standardized on read (standardized), the manifest's
 // Mean and Std as the feature scaling that Predict applies to raw rows.
+// The manifest's ZeroBased (shards of a 0-based LIBSVM file) is kept as
+// FitResult.ZeroBased.
 func ShardFit(est model.Estimator, m *shard.Manifest, standardized bool) (*FitResult, error) {
 	if est == nil || m == nil {
 		return nil, fmt.Errorf("experiments: shard fit: %w: nil estimator or manifest", check.ErrInput)
@@ -450,7 +452,7 @@ func ShardFit(est model.Estimator, m *shard.Manifest, standardized bool) (*FitRe
 		return nil, fmt.Errorf("experiments: shard fit: %w", err)
 	}
 	res := &FitResult{Estimator: est, NTrain: m.N, Dim: m.D, Task: manifestTask(m), ImpliedFeatures: true,
-		TargetName: DefaultTargetName, Storage: StorageStreamed, Density: 1}
+		TargetName: DefaultTargetName, Storage: StorageStreamed, Density: 1, ZeroBased: m.ZeroBased}
 	if standardized {
 		if len(m.Mean) != m.D || len(m.Std) != m.D {
 			return nil, fmt.Errorf("experiments: shard fit: %w: standardized, but the manifest has %d means and %d standard deviations for d = %d",

@@ -85,7 +85,7 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 	}
 	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc, Gamma: gamma,
 		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule, ImpliedFeatures: true, TargetName: DefaultTargetName,
-		Storage: StorageStreamed, Density: 1, StorageReason: fmt.Sprintf("%s, over %s; fit plan %s", sizeLine(sp), limitName(opt, sp.limit), decimalBytes(f.Info().Plan.Total))}
+		Storage: StorageStreamed, Density: 1, ZeroBased: c.Dataset.ZeroBased || sp.m.ZeroBased, StorageReason: fmt.Sprintf("%s, over %s; fit plan %s", sizeLine(sp), limitName(opt, sp.limit), decimalBytes(f.Info().Plan.Total))}
 	if d.TestPath == "" {
 		return res, nil
 	}

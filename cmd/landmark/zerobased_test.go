@@ -169,3 +169,45 @@ func TestCLIZeroBased(t *testing.T) {
 		t.Fatalf("data info --zero-based: exit %d, stdout %q, stderr %q", code, so, se)
 	}
 }
+
+// TestCLIZeroBasedShards: a 0-based file whose index 0 never occurs (its
+// first column is zero in every row) reads without error as a 1-based
+// file one column off, so a model fitted from `data shard --zero-based`
+// shards must ask predict for the base, as a model fitted from the file
+// does. Before, the manifest forgot the base: predict took the 0-based
+// file as 1-based without a word. With --zero-based its predictions are
+// the in-memory 0-based fit's, byte for byte (same rows, same seed).
+func TestCLIZeroBasedShards(t *testing.T) {
+	d, err := datasets.Load("heart_scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := d.X.Dims()
+	for i := range n {
+		d.X.Set(i, 0, 0) // no index 0 in the 0-based file
+	}
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero.libsvm")
+	writeZeroBased(t, zero, d, false)
+	sh := filepath.Join(dir, "sh")
+	if code, _, se := runCLI("data", "shard", zero, sh, "--rows", "100", "--zero-based", "--progress", "never"); code != 0 {
+		t.Fatalf("data shard --zero-based: exit %d: %s", code, se)
+	}
+	fit := []string{"--gamma", "0.1", "--estimator", "falkon", "--m", "50", "--lambda", "1e-4", "--progress", "never"}
+	mf, ms := filepath.Join(dir, "file.lmk"), filepath.Join(dir, "shards.lmk")
+	if code, _, se := runCLI(append([]string{"fit", "--data", zero, "--zero-based", "--save", mf}, fit...)...); code != 0 {
+		t.Fatalf("fit the 0-based file: exit %d: %s", code, se)
+	}
+	if code, _, se := runCLI(append([]string{"fit", "--data", filepath.Join(sh, "manifest.json"), "--save", ms}, fit...)...); code != 0 {
+		t.Fatalf("fit the shards: exit %d: %s", code, se)
+	}
+	code, _, se := runCLI("predict", "--model", ms, "--data", zero)
+	if code != 2 || !strings.Contains(se, "0-based indices") {
+		t.Fatalf("shard-fitted model on a 0-based file, base not given: exit %d, stderr %q; want 2 asking for --zero-based", code, se)
+	}
+	_, want, _ := runCLI("predict", "--model", mf, "--data", zero, "--zero-based", "--output", "scores")
+	code, got, se := runCLI("predict", "--model", ms, "--data", zero, "--zero-based", "--output", "scores")
+	if code != 0 || got != want || len(strings.Fields(got)) != n {
+		t.Fatalf("shard-fitted model with --zero-based: exit %d (%s), %d lines, equal to the file fit's: %v", code, se, len(strings.Fields(got)), got == want)
+	}
+}

@@ -82,6 +82,12 @@ type Manifest struct {
 	YStd  float64   `json:"y_std"`
 	// Shards lists the shard files in row order.
 	Shards []Entry `json:"shards"`
+	// ZeroBased records that the rows came from a LIBSVM file with 0-based
+	// feature indices (landmark data shard --zero-based): the shards hold
+	// columns, so it changes nothing here, but a fit of them keeps it so
+	// that landmark predict asks for the base of a LIBSVM file to predict
+	// (a 0-based file without index 0 would read one column off).
+	ZeroBased bool `json:"zero_based,omitempty"`
 }
 
 // Entry is one shard of a Manifest.
@@ -279,6 +285,9 @@ type Options struct {
 	// Progress, when non-nil, is called after each shard is written, with
 	// the number of shards written so far and their total.
 	Progress func(done, total int)
+	// ZeroBased is recorded as the manifest's ZeroBased: the rows were
+	// read from a LIBSVM file with 0-based indices.
+	ZeroBased bool
 }
 
 // WriteDir writes x (n×d) and y as shards of at most rows rows into dir
@@ -330,7 +339,7 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
-	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d)}
+	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
 	if opt.Type == Float32 {
 		m.Format, m.Type = Format2, Float32
 	}
