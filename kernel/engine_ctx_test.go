@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/internal/check/checktest"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,6 +94,44 @@ func TestOtherNilContext(t *testing.T) {
 		"SubLowerGram shapes":  func() error { return SubLowerGram(ctx, mat.NewDense(3, 3, nil), mat.NewDense(4, 2, nil), Options{}) },
 	}
 	for name, call := range shapes {
+		checktest.Refused(t, name, call, "kernel: ")
+	}
+}
+
+// TestDenseNilContext: Dense's and DenseF32's Gemm, SyrkLower and
+// LauumRows (the factorizations' products) refuse a nil context naming
+// the routine, and their shape and beta errors wrap check.ErrInput.
+func TestDenseNilContext(t *testing.T) {
+	a, c := checktest.Normal(4, 4, 1), mat.NewDense(4, 4, nil)
+	a32 := blas32.General{Rows: 4, Cols: 4, Stride: 4, Data: make([]float32, 16)}
+	c32 := blas32.General{Rows: 4, Cols: 4, Stride: 4, Data: make([]float32, 16)}
+	var nilCtx context.Context
+	ctx := context.Background()
+	calls := map[string]func(context.Context) error{
+		"Gemm":        func(ctx context.Context) error { return Dense{}.Gemm(ctx, false, true, 1, a, a, 0, c) },
+		"SyrkLower":   func(ctx context.Context) error { return Dense{}.SyrkLower(ctx, false, 1, a, 0, c) },
+		"LauumRows":   func(ctx context.Context) error { return Dense{}.LauumRows(ctx, c, 0, 4) },
+		"Gemm32":      func(ctx context.Context) error { return DenseF32{}.Gemm(ctx, false, true, 1, a32, a32, 0, c32) },
+		"SyrkLower32": func(ctx context.Context) error { return DenseF32{}.SyrkLower(ctx, false, 1, a32, 0, c32) },
+		"LauumRows32": func(ctx context.Context) error { return DenseF32{}.LauumRows(ctx, c32, 0, 4) },
+	}
+	for name, call := range calls {
+		if err := call(ctx); err != nil {
+			t.Fatalf("%s on valid input: %v", name, err)
+		}
+		checktest.Refused(t, name, func() error { return call(nilCtx) }, "kernel: "+name+": ")
+		checktest.Refused(t, name, func() error { return call(nilCtx) }, "nil context")
+	}
+	bad := map[string]func() error{
+		"Gemm beta":       func() error { return Dense{}.Gemm(ctx, false, true, 1, a, a, 2, c) },
+		"SyrkLower shape": func() error { return Dense{}.SyrkLower(ctx, false, 1, a, 0, mat.NewDense(3, 3, nil)) },
+		"LauumRows rows":  func() error { return Dense{}.LauumRows(ctx, c, 3, 2) },
+		"Gemm32 shape": func() error {
+			return DenseF32{}.Gemm(ctx, false, true, 1, a32, a32, 0, blas32.General{Rows: 3, Cols: 4, Stride: 4, Data: make([]float32, 12)})
+		},
+		"LauumRows32 rows": func() error { return DenseF32{}.LauumRows(ctx, c32, 0, 5) },
+	}
+	for name, call := range bad {
 		checktest.Refused(t, name, call, "kernel: ")
 	}
 }

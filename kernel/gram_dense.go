@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -67,16 +68,19 @@ const (
 // that row of c is stored (the solve of a factorization's panel by the
 // inverse of its diagonal block, in place).
 func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Gemm: %w", err)
+	}
 	if a == nil || b == nil || c == nil {
-		return fmt.Errorf("kernel: Gemm: nil matrix")
+		return fmt.Errorf("kernel: Gemm: %w: nil matrix", check.ErrInput)
 	}
 	m, k := dims(a, transA)
 	kb, n := dims(b, transB)
 	if r, cc := c.Dims(); r != m || cc != n || kb != k {
-		return fmt.Errorf("kernel: Gemm: op(a) %d×%d, op(b) %d×%d, c %d×%d", m, k, kb, n, r, cc)
+		return fmt.Errorf("kernel: Gemm: %w: op(a) %d×%d, op(b) %d×%d, c %d×%d", check.ErrInput, m, k, kb, n, r, cc)
 	}
 	if beta != 0 && beta != 1 {
-		return fmt.Errorf("kernel: Gemm: beta = %g, want 0 or 1", beta)
+		return fmt.Errorf("kernel: Gemm: %w: beta = %g, want 0 or 1", check.ErrInput, beta)
 	}
 	// The micro-kernel computes Â·B̂ᵀ with B̂ = op(b)ᵀ (n×k).
 	return d.run(ctx, m, n, k, operand{a: a, trans: transA}, operand{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
@@ -87,15 +91,18 @@ func (d Dense) Gemm(ctx context.Context, transA, transB bool, alpha float64, a, 
 // or 1. Only the tiles that meet the lower triangle are computed and the
 // strict upper triangle of c is not touched. c must not share memory with a.
 func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.Dense, beta float64, c *mat.Dense) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: SyrkLower: %w", err)
+	}
 	if a == nil || c == nil {
-		return fmt.Errorf("kernel: SyrkLower: nil matrix")
+		return fmt.Errorf("kernel: SyrkLower: %w: nil matrix", check.ErrInput)
 	}
 	m, k := dims(a, trans)
 	if r, cc := c.Dims(); r != m || cc != m {
-		return fmt.Errorf("kernel: SyrkLower: op(a) is %d×%d, c is %d×%d", m, k, r, cc)
+		return fmt.Errorf("kernel: SyrkLower: %w: op(a) is %d×%d, c is %d×%d", check.ErrInput, m, k, r, cc)
 	}
 	if beta != 0 && beta != 1 {
-		return fmt.Errorf("kernel: SyrkLower: beta = %g, want 0 or 1", beta)
+		return fmt.Errorf("kernel: SyrkLower: %w: beta = %g, want 0 or 1", check.ErrInput, beta)
 	}
 	return d.run(ctx, m, m, k, operand{a: a, trans: trans}, operand{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
 }
@@ -113,12 +120,15 @@ func (d Dense) SyrkLower(ctx context.Context, trans bool, alpha float64, a *mat.
 // 2·denseKBlock rows: WᵀW = Σ W_sᵀW_s over its blocks of rows W_s). The
 // strict upper triangle of w is not touched.
 func (d Dense) LauumRows(ctx context.Context, w *mat.Dense, k0, k1 int) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: LauumRows: %w", err)
+	}
 	if w == nil {
-		return fmt.Errorf("kernel: LauumRows: nil matrix")
+		return fmt.Errorf("kernel: LauumRows: %w: nil matrix", check.ErrInput)
 	}
 	r, cc := w.Dims()
 	if r != cc || k0 < 0 || k0 > k1 || k1 > r {
-		return fmt.Errorf("kernel: LauumRows: rows [%d, %d) of a %d×%d matrix", k0, k1, r, cc)
+		return fmt.Errorf("kernel: LauumRows: %w: rows [%d, %d) of a %d×%d matrix", check.ErrInput, k0, k1, r, cc)
 	}
 	raw := w.RawMatrix()
 	for s0 := k0; s0 < k1; s0 += lauumStep {

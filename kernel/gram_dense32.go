@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -38,13 +39,16 @@ const panel32Cols = 32
 // that row of c is stored (the solve of a factorization's panel by the
 // inverse of its diagonal block, in place).
 func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Gemm32: %w", err)
+	}
 	m, k := dims32(a, transA)
 	kb, n := dims32(b, transB)
 	if c.Rows != m || c.Cols != n || kb != k {
-		return fmt.Errorf("kernel: Gemm32: op(a) %d×%d, op(b) %d×%d, c %d×%d", m, k, kb, n, c.Rows, c.Cols)
+		return fmt.Errorf("kernel: Gemm32: %w: op(a) %d×%d, op(b) %d×%d, c %d×%d", check.ErrInput, m, k, kb, n, c.Rows, c.Cols)
 	}
 	if beta != 0 && beta != 1 {
-		return fmt.Errorf("kernel: Gemm32: beta = %g, want 0 or 1", beta)
+		return fmt.Errorf("kernel: Gemm32: %w: beta = %g, want 0 or 1", check.ErrInput, beta)
 	}
 	return d.run(ctx, m, n, k, operand32{a: a, trans: transA}, operand32{a: b, trans: !transB}, alpha, beta == 1, false, false, c, m)
 }
@@ -54,12 +58,15 @@ func (d DenseF32) Gemm(ctx context.Context, transA, transB bool, alpha float32, 
 // or 1. The strict upper triangle of c is not touched. c must not share
 // memory with a.
 func (d DenseF32) SyrkLower(ctx context.Context, trans bool, alpha float32, a blas32.General, beta float32, c blas32.General) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: SyrkLower32: %w", err)
+	}
 	m, k := dims32(a, trans)
 	if c.Rows != m || c.Cols != m {
-		return fmt.Errorf("kernel: SyrkLower32: op(a) is %d×%d, c is %d×%d", m, k, c.Rows, c.Cols)
+		return fmt.Errorf("kernel: SyrkLower32: %w: op(a) is %d×%d, c is %d×%d", check.ErrInput, m, k, c.Rows, c.Cols)
 	}
 	if beta != 0 && beta != 1 {
-		return fmt.Errorf("kernel: SyrkLower32: beta = %g, want 0 or 1", beta)
+		return fmt.Errorf("kernel: SyrkLower32: %w: beta = %g, want 0 or 1", check.ErrInput, beta)
 	}
 	return d.run(ctx, m, m, k, operand32{a: a, trans: trans}, operand32{a: a, trans: trans}, alpha, beta == 1, true, true, c, m)
 }
@@ -71,8 +78,11 @@ func (d DenseF32) SyrkLower(ctx context.Context, trans bool, alpha float32, a bl
 // of SyrkLower on a copy of W after clearing its rows, bit for bit, W packed
 // straight from w. The strict upper triangle of w is not touched.
 func (d DenseF32) LauumRows(ctx context.Context, w blas32.General, k0, k1 int) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: LauumRows32: %w", err)
+	}
 	if w.Rows != w.Cols || k0 < 0 || k0 > k1 || k1 > w.Rows || (k1 > 0 && len(w.Data) < (k1-1)*w.Stride+k1) {
-		return fmt.Errorf("kernel: LauumRows32: rows [%d, %d) of a %d×%d matrix", k0, k1, w.Rows, w.Cols)
+		return fmt.Errorf("kernel: LauumRows32: %w: rows [%d, %d) of a %d×%d matrix", check.ErrInput, k0, k1, w.Rows, w.Cols)
 	}
 	for s0 := k0; s0 < k1; s0 += lauumStep {
 		s1 := min(s0+lauumStep, k1)
