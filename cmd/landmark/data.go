@@ -360,7 +360,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			pg.Line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
-	m, err := shard.WriteDirWith(pos[1], x, d.Y, shard.Options{Rows: *rows, Classification: classification, Type: shardType(*f32), Progress: shardDone, ZeroBased: opt.ZeroBased})
+	m, err := shard.WriteDirContext(ctx, pos[1], x, d.Y, shard.Options{Rows: *rows, Classification: classification, Type: shardType(*f32), Progress: shardDone, ZeroBased: opt.ZeroBased})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -309,6 +310,17 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 // among them. The statistics are those of x as given (float64), whatever
 // the element type.
 func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
+	return WriteDirContext(context.Background(), dir, x, y, opt)
+}
+
+// WriteDirContext is WriteDirWith that stops between shards when ctx is
+// cancelled, with an error wrapping ctx.Err(), and then leaves no output:
+// the shards it wrote are removed, the manifest is not written, and dir is
+// removed when this call created it (files already in it stay).
+func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64, opt Options) (m *Manifest, err error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("shard: %w: nil context", ErrInput)
+	}
 	n, d := x.Dims()
 	rows := opt.Rows
 	if len(y) != n || n < 1 {
@@ -336,10 +348,15 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 			return nil, err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	_, statErr := os.Stat(dir)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
-	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
+	m = &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
 	if opt.Type == Float32 {
 		m.Format, m.Type = Format2, Float32
 	}
@@ -371,6 +388,17 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 	}
 	m.YStd = math.Sqrt(m.YStd / float64(n))
 	for s, r0 := 0, 0; r0 < n; s, r0 = s+1, r0+rows {
+		if cerr := ctx.Err(); cerr != nil {
+			// No partial set: the shards of this call go, and the
+			// folder when it is this call's.
+			for _, e := range m.Shards {
+				os.Remove(filepath.Join(dir, e.File))
+			}
+			if created {
+				os.Remove(dir) // only when empty
+			}
+			return nil, fmt.Errorf("shard: %w", cerr)
+		}
 		r1 := min(n, r0+rows)
 		e := Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: r1 - r0, FirstRow: r0}
 		// Each shard, and the manifest last, is written whole or not at

@@ -1,0 +1,64 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestWriteDirContextCancel: a cancelled context stops WriteDirContext
+// between shards with an error wrapping context.Canceled (landmark data
+// shard's Ctrl-C, exit status 130), and leaves no output: the shards
+// written so far are removed, no manifest is written, and a folder the
+// call created is removed. Before, data shard ignored Ctrl-C while writing
+// and finished the set. An existing folder and its other files stay; a
+// live context writes all 4 shards and the manifest.
+func TestWriteDirContextCancel(t *testing.T) {
+	x := mat.NewDense(7, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
+	y := []float64{1, 2, 1, 2, 1, 2, 1}
+	for _, existing := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "set")
+		keep := filepath.Join(dir, "notes.txt")
+		if existing {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		written := 0
+		_, err := WriteDirContext(ctx, dir, x, y, Options{Rows: 2, Progress: func(done, total int) {
+			written = done
+			if done == 2 {
+				cancel() // after the second of 4 shards
+			}
+		}})
+		cancel()
+		if !errors.Is(err, context.Canceled) || written != 2 {
+			t.Fatalf("existing folder %v: err %v after %d shards; want context.Canceled after 2", existing, err, written)
+		}
+		entries, _ := os.ReadDir(dir)
+		switch {
+		case existing && (len(entries) != 1 || entries[0].Name() != "notes.txt"):
+			t.Fatalf("cancelled in an existing folder: it holds %v, want only notes.txt", entries)
+		case !existing:
+			if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+				t.Fatalf("cancelled: the folder it created is left (%d entries, %v)", len(entries), serr)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "set")
+	m, err := WriteDirContext(context.Background(), dir, x, y, Options{Rows: 2})
+	if err != nil || len(m.Shards) != 4 {
+		t.Fatalf("live context: %v, manifest %+v", err, m)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err != nil {
+		t.Fatal(err)
+	}
+}
