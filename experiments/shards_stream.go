@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -56,7 +58,13 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 		gamma = 1 / float64(sp.m.D)
 		cfg.Kernel.Gamma = gamma
 	case GammaScale:
-		return nil, s.errAt(fmt.Sprintf("gamma scale needs the training rows in memory, and %s (%s) streams them from the shards: give gamma a number (or auto, 1/d)", sp.path, sizeLine(sp)), "estimator", "kernel", "gamma")
+		// From the manifest's statistics: no pass over the rows.
+		v := manifestVariance(sp.m, d.scale() == scaleStandardize)
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, s.errAt(fmt.Sprintf("gamma scale: the variance of X's %d×%d entries (from %s's column statistics) is %g, so 1/(d·Var(X)) is not a width (give gamma a number)", sp.m.N, sp.m.D, sp.path, v), "estimator", "kernel", "gamma")
+		}
+		gamma = 1 / (float64(sp.m.D) * v)
+		cfg.Kernel.Gamma = gamma
 	}
 	est, err := r.entry.New(cfg)
 	if err != nil {
@@ -210,4 +218,38 @@ func (r *runner) scoreTest(res *FitResult, xt *mat.Dense, yt []float64) ([]Summa
 		out = append(out, Summary{Name: m.Name, Mean: v})
 	}
 	return out, nil
+}
+
+// manifestVariance is the variance of all the n·d entries of a manifest's
+// X from its column statistics (population Mean and Std, in float64):
+// the mean of the columns' variances plus the variance of the column
+// means, the exact decomposition of Var(X), with no cancellation. With
+// standardized, the X the fit sees (model.ShardSet.Standardize with those
+// statistics): each column of Std > 0 has mean 0 and variance 1, and a
+// constant column becomes 0, so Var(X) is the fraction of non-constant
+// columns. It equals ResolveGamma's variance of the rows up to rounding
+// (the sums run in another order; float32 shards' statistics are those of
+// the float64 values before rounding).
+func manifestVariance(m *shard.Manifest, standardized bool) float64 {
+	d := float64(m.D)
+	if standardized {
+		k := 0
+		for _, s := range m.Std {
+			if s > 0 {
+				k++
+			}
+		}
+		return float64(k) / d
+	}
+	var mu float64
+	for _, v := range m.Mean {
+		mu += v
+	}
+	mu /= d
+	var within, between float64
+	for j, s := range m.Std {
+		within += s * s
+		between += (m.Mean[j] - mu) * (m.Mean[j] - mu)
+	}
+	return (within + between) / d
 }
