@@ -43,9 +43,22 @@ const exitInterrupted = 130
 var errUsage = cmdline.ErrUsage
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interruptContext is the commands' context: the first Ctrl-C (SIGINT)
+// cancels it, so that long work stops cleanly (exit status 130, no partial
+// output); from then on SIGINT has its default effect again, so that a
+// second Ctrl-C ends the process at once, however long the wind-down.
+func interruptContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // restores SIGINT's default action
+	}()
+	return ctx, stop
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -12,6 +12,9 @@ import (
 const testMainEnv = "LANDMARK_TEST_MAIN"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testSignalEnv) == "1" {
+		signalChild()
+	}
 	if os.Getenv(testMainEnv) == "1" {
 		os.Exit(dispatch(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
