@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,7 +68,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := cmdline.NewFlags("approx", "", stderr)
 	fs.StringVar(&f.data, "data", "", "dataset: a file (LIBSVM/CSV, .gz ok; also looked up in the shared dataset folder) or a bundled name")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), ", "))
-	fs.Float64Var(&f.gamma, "gamma", 0, "kernel γ (gaussian exp(−γ‖x−y‖²))")
+	fs.Var((*widthFlag)(&f.gamma), "gamma", "kernel γ (gaussian exp(−γ‖x−y‖²)), a `number`")
 	fs.Float64Var(&f.sigma, "sigma", 0, "gaussian bandwidth σ instead of γ (γ = 1/(2σ²))")
 	fs.StringVar(&f.method, "method", "uniform", "approximation method (listed below; the names of a YAML approximation run)")
 	fs.IntVar(&f.m, "m", 100, "landmarks (Nyström methods), features (rff) or MEKA's total rank (m/clusters per cluster); bka ignores it")
@@ -238,4 +240,28 @@ func (f *approxFlags) run(ctx context.Context, ad *experiments.ApproxData, k ker
 	}
 	fmt.Fprintf(tw, "memory\t%.1f MiB allocated while building; %.1f MiB held from the OS by the Go runtime (≈ peak)\n", allocMiB, sysMiB)
 	return tw.Flush()
+}
+
+// widthFlag is approx's --gamma: a number only. The rules scale and auto
+// are resolved on a fit's training rows, so they get an error that says
+// where to take them.
+type widthFlag float64
+
+func (w *widthFlag) String() string {
+	if w == nil || *w == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(*w), 'g', -1, 64)
+}
+
+func (w *widthFlag) Set(s string) error {
+	if slices.Contains(experiments.GammaRules, s) {
+		return fmt.Errorf("approx takes a number: gamma %s is resolved on a fit's training rows (landmark fit --gamma %s prints the number)", s, s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("want a number")
+	}
+	*w = widthFlag(v)
+	return nil
 }

@@ -64,3 +64,18 @@ func TestCLIGammaScale(t *testing.T) {
 		t.Fatalf("run with gamma auto: exit %d:\n%s\n%s", code, so, se)
 	}
 }
+
+// TestApproxGammaRule: approx measures an approximation of one kernel, so
+// its --gamma is a number; scikit-learn's rule names get an error that
+// says so and where the rules are taken (it said "parse error").
+func TestApproxGammaRule(t *testing.T) {
+	for _, rule := range []string{"scale", "auto"} {
+		code, _, se := runCLI("approx", "--data", "heart_scale", "--gamma", rule, "--m", "10")
+		if code != 2 || !strings.Contains(se, "approx takes a number") || !strings.Contains(se, "landmark fit --gamma "+rule) {
+			t.Fatalf("approx --gamma %s: exit %d, stderr %q", rule, code, se)
+		}
+	}
+	if code, _, se := runCLI("approx", "--data", "heart_scale", "--gamma", "0.5x", "--m", "10"); code != 2 || !strings.Contains(se, "want a number") {
+		t.Fatalf("approx --gamma 0.5x: exit %d, stderr %q", code, se)
+	}
+}
