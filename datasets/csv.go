@@ -151,7 +151,7 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 func (c *csvRows) record(rec []string, line int) error {
 	for j, s := range rec {
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
-		if why == "" && c.opt.Float32 && c.xcol[j] >= 0 {
+		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
 			why, err = beyondFloat32(v)
 		}
 		if why != "" {

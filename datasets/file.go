@@ -102,6 +102,11 @@ type ReadOptions struct {
 	// but refuses such values the same way, so that the rows can be
 	// rounded to float32 afterwards.
 	Float32 bool
+	// Float32Range refuses a finite value beyond float32's range with a
+	// *ParseError naming the line, as Float32 does, but keeps X float64:
+	// for data rounded to float32 later (landmark data shard --float32),
+	// whose refusal would otherwise name only a row and a column.
+	Float32Range bool
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
 	// beyond it reading fails with an error rather than exhausting memory.
 	MaxBytes int64

@@ -290,7 +290,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 // parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
-	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32, zeroBased: opt.ZeroBased}
+	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32 || opt.Float32Range, zeroBased: opt.ZeroBased}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0

@@ -60,8 +60,9 @@ func TestInterruptExit130(t *testing.T) {
 }
 
 // TestDataShardFloat32Range: data shard --float32 refuses a value float32
-// cannot hold (it wrote +Inf), naming the input file, the row and the
-// column, and writes no shard.
+// cannot hold (it wrote +Inf), naming the input file, its line and column
+// (it named the 0-based row and column index: "row 1, column 1" for line
+// 3's "b"), in a CSV and a LIBSVM file, and writes no shard.
 func TestDataShardFloat32Range(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.csv")
@@ -70,10 +71,21 @@ func TestDataShardFloat32Range(t *testing.T) {
 	}
 	out := filepath.Join(dir, "shards")
 	code, _, se := runCLI("data", "shard", in, out, "--rows", "1", "--float32", "--progress", "never")
-	if code != 1 || !strings.Contains(se, in+": shard: value beyond float32's range: row 1, column 1: 1e+39 rounds to an infinity") {
+	if code != 1 || !strings.Contains(se, in+": line 3: column \"b\": value \"1e39\" is beyond float32's range") {
 		t.Fatalf("exit %d, stderr %q", code, se)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("refused, yet %s exists (%v)", out, err)
+	}
+	lib := filepath.Join(dir, "big.libsvm")
+	if err := os.WriteFile(lib, []byte("0 1:1 2:2\n# a comment\n1 1:3 2:-1e39\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, se = runCLI("data", "shard", lib, out, "--rows", "1", "--float32", "--progress", "never")
+	if code != 1 || !strings.Contains(se, lib+": line 3: feature 2: value \"-1e39\" is beyond float32's range") {
+		t.Fatalf("LIBSVM: exit %d, stderr %q", code, se)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("LIBSVM refused, yet %s exists (%v)", out, err)
 	}
 }
