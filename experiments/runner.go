@@ -75,8 +75,13 @@ type runner struct {
 	// f32 is set when the training X is read into float32
 	// (kernel.Dense32; datasets.ReadOptions.Float32): falkon with
 	// float32_storage on dense data. The test rows stay float64.
-	f32      bool
-	y, yTest []float64
+	f32 bool
+	// f32Passes is set for falkon's float32 passes over float64 X: the
+	// training file is read in float64 with a value beyond float32's range
+	// refused at its line (datasets.ReadOptions.Float32Range), where the
+	// fit would name only a row and column of X.
+	f32Passes bool
+	y, yTest  []float64
 	// storage is the storage used (dense or sparse), density X's fraction
 	// of non-zeros, storageWhy why auto chose it ("" when not auto).
 	storage, storageWhy string
@@ -380,6 +385,7 @@ func newRunnerMode(ctx context.Context, s *Spec, opt Options, mode runMode) (*ru
 	// float64 rows) and sparse storage read float64 rows as before.
 	r.f32 = r.entry.Name == "falkon" && s.Estimator.Options["float32_storage"] == true &&
 		!r.path && s.Dataset.storage() != StorageSparse
+	r.f32Passes = r.entry.Name == "falkon" && s.Estimator.Options["float32"] == true
 	if err := r.load(); err != nil {
 		return nil, err
 	}

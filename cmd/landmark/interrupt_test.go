@@ -89,3 +89,30 @@ func TestDataShardFloat32Range(t *testing.T) {
 		t.Fatalf("LIBSVM refused, yet %s exists (%v)", out, err)
 	}
 }
+
+// TestFitFloat32PassesRange: falkon's float32 passes over float64 X
+// refuse a training file's value beyond float32's range at its line and
+// feature, with dense and sparse storage (the fit named "X row 3,
+// column 1", an index of the rows read, not the file's line 5).
+func TestFitFloat32PassesRange(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.libsvm")
+	src := "1 1:1 2:2\n-1 1:2 2:1\n# note\n1 1:0.5 2:0.5\n-1 1:3 2:1e39\n1 1:1 2:1\n"
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := in + ": line 5: feature 2: value \"1e39\" is beyond float32's range"
+	code, _, se := runCLI("fit", "--data", in, "--dense", "--estimator", "falkon", "--m", "2", "--lambda", "1e-3", "--gamma", "0.1", "--set", "float32=true", "--progress", "never")
+	if code != 1 || !strings.Contains(se, want) {
+		t.Fatalf("dense: exit %d, stderr %q", code, se)
+	}
+	spec := filepath.Join(dir, "s.yaml")
+	y := "name: s\ndataset: {path: big.libsvm, storage: sparse}\ntask: binary\nestimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 0.001, m: 2, float32: true}\nseed: 1\n"
+	if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, se = runCLI("fit", spec, "--progress", "never")
+	if code != 1 || !strings.Contains(se, "big.libsvm: line 5: feature 2: value \"1e39\" is beyond float32's range") {
+		t.Fatalf("sparse: exit %d, stderr %q", code, se)
+	}
+}
