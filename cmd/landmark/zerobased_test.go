@@ -193,6 +193,9 @@ func TestCLIZeroBasedShards(t *testing.T) {
 	if code, _, se := runCLI("data", "shard", zero, sh, "--rows", "100", "--zero-based", "--progress", "never"); code != 0 {
 		t.Fatalf("data shard --zero-based: exit %d: %s", code, se)
 	}
+	if code, so, se := runCLI("data", "info", filepath.Join(sh, "manifest.json")); code != 0 || !strings.Contains(so, "source:    a LIBSVM file with 0-based indices") {
+		t.Fatalf("data info of the 0-based shards: exit %d (%s), stdout %q", code, se, so)
+	}
 	fit := []string{"--gamma", "0.1", "--estimator", "falkon", "--m", "50", "--lambda", "1e-4", "--progress", "never"}
 	mf, ms := filepath.Join(dir, "file.lmk"), filepath.Join(dir, "shards.lmk")
 	if code, _, se := runCLI(append([]string{"fit", "--data", zero, "--zero-based", "--save", mf}, fit...)...); code != 0 {

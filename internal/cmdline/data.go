@@ -87,6 +87,10 @@ func ManifestInfo(w io.Writer, path string, maxColumns int) error {
 	if len(m.Classes) > 0 {
 		fmt.Fprintf(tw, "classes:\t%v\n", m.Classes)
 	}
+	if m.ZeroBased {
+		// The base the fits of these shards hand on to predict.
+		fmt.Fprintf(tw, "source:\ta LIBSVM file with 0-based indices (zero_based: predict asks for --zero-based)\n")
+	}
 	fmt.Fprintf(tw, "shards:\t%d of up to %d rows, X as %s: %s on disk, %s as float64 in memory\n", len(m.Shards), m.Shards[0].Rows, typ,
 		MiB(int64(m.N)*int64(width*m.D+8)), MiB(8*int64(m.N)*int64(m.D)))
 	fmt.Fprintf(tw, "target y:\tmean %.6g  std %.6g\n\n", m.YMean, m.YStd)
