@@ -56,7 +56,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if in.Format == datasets.LIBSVM && fit.ZeroBased && !pa.zeroGiven {
 			// Never guessed: a 0-based file without index 0 reads
 			// without error one column off.
-			return fmt.Errorf("%w: %s was fitted on a LIBSVM file with 0-based indices (zero_based): give --zero-based for a 0-based %s, --zero-based=false for a 1-based one", errUsage, pa.model, pa.data)
+			what := pa.data
+			if what == "-" {
+				what = "standard input"
+			}
+			return fmt.Errorf("%w: %s was fitted on a LIBSVM file with 0-based indices (zero_based): give --zero-based if %s is 0-based, --zero-based=false if it is 1-based", errUsage, pa.model, what)
 		}
 		x, y, notes, err = fit.ReadInput(ctx, in, pa.read, pa.model)
 	}

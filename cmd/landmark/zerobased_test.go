@@ -205,8 +205,21 @@ func TestCLIZeroBasedShards(t *testing.T) {
 		t.Fatalf("fit the shards: exit %d: %s", code, se)
 	}
 	code, _, se := runCLI("predict", "--model", ms, "--data", zero)
-	if code != 2 || !strings.Contains(se, "0-based indices") {
+	if code != 2 || !strings.Contains(se, "0-based indices") || !strings.Contains(se, "give --zero-based if "+zero+" is 0-based") {
 		t.Fatalf("shard-fitted model on a 0-based file, base not given: exit %d, stderr %q; want 2 asking for --zero-based", code, se)
+	}
+	// From standard input the message names it (it said "a 0-based -").
+	f, err := os.Open(zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin := os.Stdin
+	os.Stdin = f
+	code, _, se = runCLI("predict", "--model", ms, "--data", "-")
+	os.Stdin = stdin
+	if code != 2 || !strings.Contains(se, "give --zero-based if standard input is 0-based, --zero-based=false if it is 1-based") {
+		t.Fatalf("from standard input, base not given: exit %d, stderr %q", code, se)
 	}
 	_, want, _ := runCLI("predict", "--model", mf, "--data", zero, "--zero-based", "--output", "scores")
 	code, got, se := runCLI("predict", "--model", ms, "--data", zero, "--zero-based", "--output", "scores")
