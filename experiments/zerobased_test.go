@@ -3,34 +3,14 @@ package experiments
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/libsvmtest"
 )
-
-// writeLIBSVMBase writes d as LIBSVM with indices starting at base (1 as
-// LIBSVM, 0 as scikit-learn's dump_svmlight_file by default).
-func writeLIBSVMBase(t *testing.T, path string, d *datasets.Dataset, base int) {
-	t.Helper()
-	var b strings.Builder
-	n, c := d.X.Dims()
-	for i := range n {
-		b.WriteString(strconv.FormatFloat(d.Y[i], 'g', -1, 64))
-		for j := range c {
-			if v := d.X.At(i, j); v != 0 {
-				b.WriteString(" " + strconv.Itoa(j+base) + ":" + strconv.FormatFloat(v, 'g', -1, 64))
-			}
-		}
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestZeroBasedSpec: dataset zero_based: true reads path and test_path
 // 0-based, dense and sparse, and fits the model the 1-based files fit, to
@@ -44,7 +24,7 @@ func TestZeroBasedSpec(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, base := range []int{0, 1} {
-		writeLIBSVMBase(t, filepath.Join(dir, "train"+strconv.Itoa(base)+".libsvm"), d, base)
+		libsvmtest.Write(t, filepath.Join(dir, "train"+strconv.Itoa(base)+".libsvm"), d.X, d.Y, base)
 	}
 	for _, storage := range []string{"dense", "sparse"} {
 		var preds [2][]float64

@@ -5,40 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/libsvmtest"
 )
-
-// writeZeroBased writes d as LIBSVM with 0-based indices (what
-// scikit-learn's dump_svmlight_file writes by default): the 1-based file's
-// lines with every index one less. Labels are left out when unlabelled.
-func writeZeroBased(t *testing.T, path string, d *datasets.Dataset, unlabelled bool) {
-	t.Helper()
-	var b strings.Builder
-	n, c := d.X.Dims()
-	for i := range n {
-		if !unlabelled {
-			b.WriteString(strconv.FormatFloat(d.Y[i], 'g', -1, 64))
-		}
-		sep := !unlabelled
-		for j := range c {
-			if v := d.X.At(i, j); v != 0 {
-				if sep {
-					b.WriteByte(' ')
-				}
-				sep = true
-				b.WriteString(strconv.Itoa(j) + ":" + strconv.FormatFloat(v, 'g', -1, 64))
-			}
-		}
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // runCLI runs the command line in-process and returns its exit code,
 // stdout and stderr.
@@ -64,8 +36,8 @@ func TestCLIZeroBased(t *testing.T) {
 	if err := datasets.WriteFile(one, d, datasets.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	writeZeroBased(t, zero, d, false)
-	writeZeroBased(t, zeroX, d, true)
+	libsvmtest.Write(t, zero, d.X, d.Y, 0)
+	libsvmtest.Write(t, zeroX, d.X, nil, 0)
 	m1, m0 := filepath.Join(dir, "one.lmk"), filepath.Join(dir, "zero.lmk")
 	fit := []string{"--gamma", "0.1", "--estimator", "falkon", "--m", "50", "--lambda", "1e-4", "--progress", "never"}
 	if code, _, se := runCLI(append([]string{"fit", "--data", one, "--save", m1}, fit...)...); code != 0 {
@@ -188,7 +160,7 @@ func TestCLIZeroBasedShards(t *testing.T) {
 	}
 	dir := t.TempDir()
 	zero := filepath.Join(dir, "zero.libsvm")
-	writeZeroBased(t, zero, d, false)
+	libsvmtest.Write(t, zero, d.X, d.Y, 0)
 	sh := filepath.Join(dir, "sh")
 	if code, _, se := runCLI("data", "shard", zero, sh, "--rows", "100", "--zero-based", "--progress", "never"); code != 0 {
 		t.Fatalf("data shard --zero-based: exit %d: %s", code, se)
