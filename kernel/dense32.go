@@ -76,12 +76,34 @@ func Dense32Of(x mat.Matrix) (*Dense32, error) {
 		for j, f := range row {
 			v := float32(f)
 			if math.IsInf(float64(v), 0) && !math.IsInf(f, 0) {
-				return nil, fmt.Errorf("kernel: %w: row %d, column %d: %g rounds to an infinity in float32 (beyond ±%g)", ErrFloat32Range, i, j, f, math.MaxFloat32)
+				return nil, float32RangeError(i, j, f)
 			}
 			out.data[i*c+j] = v
 		}
 	}
 	return out, nil
+}
+
+// CheckFloat32Range returns the error Dense32Of would give for x: one
+// wrapping ErrFloat32Range that names the first row and column (0-based)
+// whose finite value rounds to an infinity in float32, or nil. It is for
+// callers that keep x in float64 but round it later (float32 passes,
+// float32 shards), so that the refusal comes before the work.
+func CheckFloat32Range(x *mat.Dense) error {
+	n, _ := x.Dims()
+	for i := range n {
+		for j, f := range x.RawRowView(i) {
+			if math.IsInf(float64(float32(f)), 0) && !math.IsInf(f, 0) {
+				return float32RangeError(i, j, f)
+			}
+		}
+	}
+	return nil
+}
+
+// float32RangeError is the refusal of f at row i, column j.
+func float32RangeError(i, j int, f float64) error {
+	return fmt.Errorf("kernel: %w: row %d, column %d: %g rounds to an infinity in float32 (beyond ±%g)", ErrFloat32Range, i, j, f, math.MaxFloat32)
 }
 
 // Dims returns the numbers of rows and columns.

@@ -53,9 +53,17 @@ func TestDense32OfRange(t *testing.T) {
 			if !errors.Is(err, ErrFloat32Range) || !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s %g: err %v, want ErrFloat32Range naming %q", name, c.v, err, c.want)
 			}
+			// CheckFloat32Range, the same check without the copy,
+			// gives the same error.
+			if err2 := CheckFloat32Range(x); err2 == nil || err == nil || err2.Error() != err.Error() {
+				t.Errorf("%s %g: CheckFloat32Range gave %v, Dense32Of %v", name, c.v, err2, err)
+			}
 		}
 	}
 	x := mat.NewDense(1, 6, []float64{math.MaxFloat32 + 0x1p102, -math.MaxFloat32, 1e-45, 1e-46, math.Inf(-1), math.NaN()})
+	if err := CheckFloat32Range(x); err != nil {
+		t.Errorf("CheckFloat32Range refused the edge values: %v", err)
+	}
 	d, err := Dense32Of(x)
 	if err != nil {
 		t.Fatal(err)

@@ -367,14 +367,8 @@ func float32Range(what string, x mat.Matrix) error {
 	if !ok {
 		return nil
 	}
-	raw := xd.RawMatrix()
-	for i := range raw.Rows {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
-			if f := float32(v); math.IsInf(float64(f), 0) && !math.IsInf(v, 0) {
-				return fmt.Errorf("%w: %s row %d, column %d: %g rounds to an infinity in float32, which the Float32 passes use (beyond ±%g)",
-					kernel.ErrFloat32Range, what, i, j, v, math.MaxFloat32)
-			}
-		}
+	if err := kernel.CheckFloat32Range(xd); err != nil {
+		return fmt.Errorf("%s, which the Float32 passes round to float32: %w", what, err)
 	}
 	return nil
 }

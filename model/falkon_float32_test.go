@@ -284,11 +284,11 @@ func TestFalkonFloat32Range(t *testing.T) {
 		return m, m.Fit(context.Background(), xb, y)
 	}
 	_, err := fit(with(1e39), true, nil)
-	if !errors.Is(err, kernel.ErrFloat32Range) || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "X row 5, column 1") {
+	if !errors.Is(err, kernel.ErrFloat32Range) || !errors.Is(err, ErrInput) || !strings.HasPrefix(err.Error(), "model: falkon: X, ") || !strings.Contains(err.Error(), "row 5, column 1") {
 		t.Errorf("X with 1e39, Float32: got %v", err)
 	}
 	_, err = fit(x, true, &ValidationSet{X: with(-1e39), Y: y})
-	if !errors.Is(err, kernel.ErrFloat32Range) || !strings.Contains(err.Error(), "validation X row 5, column 1") {
+	if !errors.Is(err, kernel.ErrFloat32Range) || !strings.Contains(err.Error(), "falkon: validation X, ") || !strings.Contains(err.Error(), "row 5, column 1") {
 		t.Errorf("validation X with -1e39, Float32: got %v", err)
 	}
 	for _, tc := range []struct {

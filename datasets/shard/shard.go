@@ -170,8 +170,8 @@ func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 		return err
 	}
 	if width == 4 {
-		if err := fitsFloat32(x); err != nil {
-			return err
+		if err := kernel.CheckFloat32Range(x); err != nil {
+			return fmt.Errorf("shard: %w", err)
 		}
 	}
 	h := crc32.NewIEEE()
@@ -213,22 +213,6 @@ func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	binary.LittleEndian.PutUint32(buf[:4], h.Sum32())
 	if _, err := w.Write(buf[:4]); err != nil {
 		return fmt.Errorf("shard: %w", err)
-	}
-	return nil
-}
-
-// fitsFloat32 refuses, naming its row and column, a finite value of x
-// whose rounding to float32 is an infinity (wrapping
-// kernel.ErrFloat32Range); values that underflow to a subnormal or zero
-// are rounded as float32 does.
-func fitsFloat32(x *mat.Dense) error {
-	n, _ := x.Dims()
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			if math.IsInf(float64(float32(v)), 0) && !math.IsInf(v, 0) {
-				return fmt.Errorf("shard: %w: row %d, column %d: %g rounds to an infinity in float32 (beyond ±%g)", kernel.ErrFloat32Range, i, j, v, math.MaxFloat32)
-			}
-		}
 	}
 	return nil
 }
@@ -344,8 +328,8 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	}
 	if opt.Type == Float32 {
 		// Before any shard is written.
-		if err := fitsFloat32(x); err != nil {
-			return nil, err
+		if err := kernel.CheckFloat32Range(x); err != nil {
+			return nil, fmt.Errorf("shard: %w", err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
