@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -17,12 +18,23 @@ import (
 // last column is written on no line when it is zero everywhere, so pass the
 // dimension to the reader to keep it.
 func WriteLIBSVMSparse(w io.Writer, m *CSR, y []float64) error {
+	return writeLIBSVMSparse(context.Background(), w, m, y)
+}
+
+// writeLIBSVMSparse is WriteLIBSVMSparse that stops with ctx's error when
+// ctx is cancelled, checked every textCheckRows rows.
+func writeLIBSVMSparse(ctx context.Context, w io.Writer, m *CSR, y []float64) error {
 	if r, _ := m.Dims(); len(y) != r {
 		return fmt.Errorf("datasets: %w: %d labels for %d rows", ErrInput, len(y), r)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	for i, label := range y {
+		if i%textCheckRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		buf = strconv.AppendFloat(buf[:0], label, 'g', -1, 64)
 		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
 			if m.Values[p] == 0 {

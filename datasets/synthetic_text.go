@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -148,6 +149,13 @@ func (z zipf) draw(rng *rand.Rand) int {
 // Memory is proportional to the non-zeros (TextBytes) plus the Zipf table of
 // 8·Dim bytes (10.8 MB at news20's d, the one length-d array).
 func SyntheticText(rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
+	return SyntheticTextContext(context.Background(), rng, opt)
+}
+
+// SyntheticTextContext is SyntheticText that stops when ctx is cancelled,
+// checked every textCheckRows rows: it then returns ctx's error (wrapped)
+// and no rows. The rows drawn are SyntheticText's, bit for bit.
+func SyntheticTextContext(ctx context.Context, rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
 	o, err := opt.resolve()
 	if err != nil {
 		return nil, nil, err
@@ -173,6 +181,11 @@ func SyntheticText(rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
 	tf := make(map[int32]int, o.NNZ+half)
 	var cols []int32
 	for i := range y {
+		if i%textCheckRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("datasets: synthetic text: %w", err)
+			}
+		}
 		c := rng.IntN(o.Classes)
 		switch {
 		case o.Classes == 2:
@@ -217,6 +230,11 @@ func SyntheticText(rng *rand.Rand, opt TextOptions) (*CSR, []float64, error) {
 	}
 	return m, y, nil
 }
+
+// textCheckRows is how often SyntheticTextContext and
+// WriteSyntheticTextContext look at their context: every 1,024 rows, a
+// few milliseconds of work at news20's 80 non-zeros a row.
+const textCheckRows = 1024
 
 func gcd(a, b uint64) uint64 {
 	for b != 0 {

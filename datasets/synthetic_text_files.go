@@ -1,8 +1,10 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 )
 
@@ -17,6 +19,16 @@ type TextPart struct {
 // share the class topics), splits the rows in order and writes each part as
 // a sparse LIBSVM file. It returns each part's number of non-zeros.
 func WriteSyntheticText(rng *rand.Rand, opt TextOptions, parts []TextPart) ([]int, error) {
+	return WriteSyntheticTextContext(context.Background(), rng, opt, parts)
+}
+
+// WriteSyntheticTextContext is WriteSyntheticText that stops when ctx is
+// cancelled, checked every 1,024 rows while drawing and while writing: it
+// then returns ctx's error (wrapped) and leaves no output, every part's
+// file as it was before the call (each part is written to a temporary file
+// that replaces it only once every part is written; a part written to
+// standard output, "-", is written as it goes).
+func WriteSyntheticTextContext(ctx context.Context, rng *rand.Rand, opt TextOptions, parts []TextPart) ([]int, error) {
 	opt.Rows = 0
 	for _, p := range parts {
 		if p.Rows < 1 {
@@ -24,29 +36,54 @@ func WriteSyntheticText(rng *rand.Rand, opt TextOptions, parts []TextPart) ([]in
 		}
 		opt.Rows += p.Rows
 	}
-	x, y, err := SyntheticText(rng, opt)
+	x, y, err := SyntheticTextContext(ctx, rng, opt)
 	if err != nil {
 		return nil, err
 	}
 	nnz := make([]int, len(parts))
+	subs := make([]*CSR, len(parts))
 	lo := 0
 	for k, p := range parts {
 		idx := make([]int, p.Rows)
 		for i := range idx {
 			idx[i] = lo + i
 		}
-		sub, err := x.Rows(idx)
-		if err != nil {
+		if subs[k], err = x.Rows(idx); err != nil {
 			return nil, err
 		}
-		if err := WriteLIBSVMSparseFile(p.Path, sub, y[lo:lo+p.Rows]); err != nil {
-			if errors.Is(err, ErrInput) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("datasets: writing %s: %w", p.Path, err)
-		}
-		nnz[k] = sub.NNZ()
+		nnz[k] = subs[k].NNZ()
 		lo += p.Rows
+	}
+	x = nil
+	// Part k's file is written inside part k−1's write, so that the
+	// renames come last, innermost first, once every part is written:
+	// an error or a cancellation before then leaves every file untouched.
+	var write func(k, lo int) error
+	write = func(k, lo int) error {
+		if k == len(parts) {
+			return nil
+		}
+		p := parts[k]
+		var inner error // the later parts' error, already named
+		err := writeAtomic(p.Path, func(w io.Writer) error {
+			if err := writeLIBSVMSparse(ctx, w, subs[k], y[lo:lo+p.Rows]); err != nil {
+				return err
+			}
+			inner = write(k+1, lo+p.Rows)
+			return inner
+		})
+		switch {
+		case inner != nil:
+			return inner
+		case err == nil || errors.Is(err, ErrInput):
+			return err
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			return fmt.Errorf("datasets: synthetic text: %w", err)
+		}
+		return fmt.Errorf("datasets: writing %s: %w", p.Path, err)
+	}
+	if err := write(0, 0); err != nil {
+		return nil, err
 	}
 	return nnz, nil
 }

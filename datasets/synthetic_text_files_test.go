@@ -1,8 +1,11 @@
 package datasets
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -45,5 +48,74 @@ func TestWriteSyntheticTextSplitsOneDraw(t *testing.T) {
 	}
 	if _, err := WriteSyntheticText(rand.New(rand.NewPCG(4, 5)), opt, []TextPart{{Path: parts[0].Path}}); !errors.Is(err, ErrInput) {
 		t.Errorf("a part of 0 rows: err = %v, want ErrInput", err)
+	}
+}
+
+// cutoffContext is a live context whose Err reports context.Canceled from
+// its k-th call on: a cancellation at each check WriteSyntheticTextContext
+// makes, in turn, without timing.
+type cutoffContext struct {
+	context.Context
+	calls, k int
+}
+
+func (c *cutoffContext) Err() error {
+	c.calls++
+	if c.calls >= c.k {
+		return context.Canceled
+	}
+	return nil
+}
+
+// WriteSyntheticTextContext stops at a cancelled context while drawing or
+// writing and leaves both files as they were (here a training file that
+// already holds "old\n" and a test file that does not exist), and no
+// temporary file in the folder. The context is cut off at each of its
+// checks in turn: 4,000 rows are checked every 1,024 rows, so drawing
+// checks 4 times (rows 0, 1,024, 2,048, 3,072), writing the 3,000
+// training rows 3 times and the 1,000 test rows once: the first 8 cut-offs
+// fail with an error wrapping context.Canceled, the 9th and later write
+// both files, the same bytes as WriteSyntheticText's. Before, the write had
+// no context (and the CLI's data synth text ran on after Ctrl-C).
+func TestWriteSyntheticTextContextCancel(t *testing.T) {
+	dir := t.TempDir()
+	opt := TextOptions{Dim: 300, NNZ: 4}
+	tr, te := filepath.Join(dir, "tr.svm"), filepath.Join(dir, "te.svm")
+	ref := filepath.Join(t.TempDir(), "ref")
+	parts := []TextPart{{Path: tr, Rows: 3000}, {Path: te, Rows: 1000}}
+	if _, err := WriteSyntheticText(rand.New(rand.NewPCG(1, 2)), opt, []TextPart{{Path: ref + "tr", Rows: 3000}, {Path: ref + "te", Rows: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for k := 1; k <= 12; k++ {
+		if err := os.WriteFile(tr, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(te)
+		ctx := &cutoffContext{Context: context.Background(), k: k}
+		_, err := WriteSyntheticTextContext(ctx, rand.New(rand.NewPCG(1, 2)), opt, parts)
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if err != nil {
+			failed++
+			b, _ := os.ReadFile(tr)
+			if !errors.Is(err, context.Canceled) || string(b) != "old\n" || !slices.Equal(names, []string{"tr.svm"}) {
+				t.Fatalf("cut off at check %d: err %v; training file %q, folder %v; want context.Canceled, \"old\\n\", [tr.svm]", k, err, b, names)
+			}
+			continue
+		}
+		for _, p := range []string{"tr", "te"} {
+			got, _ := os.ReadFile(filepath.Join(dir, p+".svm"))
+			want, _ := os.ReadFile(ref + p)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("cut off at check %d: %s.svm differs from WriteSyntheticText's", k, p)
+			}
+		}
+	}
+	if failed != 8 {
+		t.Errorf("%d cut-offs stopped the write, want 8 (4 checks drawing, 3 writing the training rows, 1 the test rows)", failed)
 	}
 }

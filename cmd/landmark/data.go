@@ -56,7 +56,7 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if len(args) > 1 && args[1] == "higgs" {
 			return dataSynthHiggs(ctx, args[2:], stdout, stderr)
 		}
-		return dataSynth(args[1:], stdout, stderr)
+		return dataSynth(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
 	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert, shard or synth)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard", "synth"}))
@@ -373,8 +373,9 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // dataSynth writes a synthetic set: "text" is datasets.SyntheticText, drawn
 // once for the training and test rows together (so both share the class
-// topics) and split in order.
-func dataSynth(args []string, stdout, stderr io.Writer) error {
+// topics) and split in order. It stops on ctx's cancellation (Ctrl-C)
+// while drawing or writing, leaving TRAIN and TEST as they were.
+func dataSynth(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cmdline.NewFlags("data synth text", "TRAIN [TEST] [flags]", stderr)
 	rows := fs.Int("rows", 20000, "training rows")
 	testRows := fs.Int("test-rows", 5000, "test rows, written to TEST (ignored without TEST)")
@@ -408,10 +409,19 @@ func dataSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	parts := []datasets.TextPart{{Path: pos[0], Rows: *rows}}
 	if len(pos) == 2 {
+		if filepath.Clean(pos[0]) == filepath.Clean(pos[1]) {
+			return fmt.Errorf("%w: data synth text: TRAIN and TEST are both %s (one file would replace the other)", errUsage, pos[0])
+		}
 		parts = append(parts, datasets.TextPart{Path: pos[1], Rows: *testRows})
 	}
+	// A directory or a missing folder is refused before the rows are drawn.
+	for _, p := range parts {
+		if err := outfile.Check(p.Path); err != nil {
+			return err
+		}
+	}
 	opt := datasets.TextOptions{Dim: *dim, NNZ: *nnz, Classes: *classes, Exponent: *exponent, TopicShare: *share}
-	nnzs, err := datasets.WriteSyntheticText(rand.New(rand.NewPCG(*seed, 0x7e47)), opt, parts)
+	nnzs, err := datasets.WriteSyntheticTextContext(ctx, rand.New(rand.NewPCG(*seed, 0x7e47)), opt, parts)
 	if err != nil {
 		return err
 	}

@@ -116,3 +116,42 @@ func TestFitFloat32PassesRange(t *testing.T) {
 		t.Fatalf("sparse: exit %d, stderr %q", code, se)
 	}
 }
+
+// TestDataSynthTextInterrupt: data synth text takes the command's context:
+// cancelled (Ctrl-C), it exits with 130 and leaves TRAIN as it was (here a
+// file holding "old\n") and writes no TEST; before, it took no context and
+// wrote both files, exit 0. With a live context it writes both. TRAIN and
+// TEST naming one file are refused as a usage error (one would have
+// replaced the other), and a TEST in a folder that does not exist before
+// anything is drawn, TRAIN untouched.
+func TestDataSynthTextInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	tr, te := filepath.Join(dir, "tr.svm"), filepath.Join(dir, "te.svm")
+	if err := os.WriteFile(tr, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"data", "synth", "text", tr, te, "--rows", "3000", "--test-rows", "500", "--dim", "2000"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var so, se bytes.Buffer
+	code := dispatch(ctx, args, &so, &se)
+	b, _ := os.ReadFile(tr)
+	if _, err := os.Stat(te); code != 130 || !strings.Contains(se.String(), "context canceled") || string(b) != "old\n" || !os.IsNotExist(err) {
+		t.Fatalf("cancelled: exit %d, stderr %q, TRAIN %.40q, TEST %v; want 130, TRAIN untouched, no TEST", code, se.String(), b, err)
+	}
+	for _, bad := range [][]string{{tr, dir + "/./tr.svm"}, {tr, filepath.Join(dir, "no", "te.svm")}} {
+		code, _, errs := runCLI("data", "synth", "text", bad[0], bad[1], "--rows", "10", "--dim", "50")
+		if b, _ := os.ReadFile(tr); code == 0 || string(b) != "old\n" {
+			t.Errorf("TRAIN %s TEST %s: exit %d (%s), TRAIN %.40q; want a refusal, TRAIN untouched", bad[0], bad[1], code, errs, b)
+		}
+		t.Logf("TEST %s: exit %d: %s", bad[1], code, strings.TrimSpace(errs))
+	}
+	if code, _, errs := runCLI(args...); code != 0 {
+		t.Fatalf("live context: exit %d: %s", code, errs)
+	}
+	for _, p := range []string{tr, te} {
+		if b, err := os.ReadFile(p); err != nil || !strings.HasPrefix(string(b), "-1 ") && !strings.HasPrefix(string(b), "1 ") {
+			t.Errorf("%s after the live run: %.20q, %v", p, b, err)
+		}
+	}
+}
