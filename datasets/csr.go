@@ -161,6 +161,7 @@ func ReadLIBSVMSparse(ctx context.Context, r io.Reader, dim int) (*CSR, []float6
 // range is a *ParseError; the values stay float64); the others do not
 // apply to LIBSVM.
 func ReadLIBSVMSparseWith(ctx context.Context, r io.Reader, opt ReadOptions) (*CSR, []float64, error) {
+	opt.sparse = true
 	s, d, err := parseLIBSVM(ctx, r, opt)
 	if err != nil {
 		return nil, nil, err

@@ -152,7 +152,7 @@ func (c *csvRows) record(rec []string, line int) error {
 	for j, s := range rec {
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
 		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
-			why, err = beyondFloat32(v)
+			why, err = beyondFloat32(v, c.opt.float32Reason(true))
 		}
 		if why != "" {
 			col := strconv.Itoa(j)

@@ -107,6 +107,13 @@ type ReadOptions struct {
 	// for data rounded to float32 later (landmark data shard --float32),
 	// whose refusal would otherwise name only a row and a column.
 	Float32Range bool
+	// Float32Reason says, in the refusal of a value beyond float32's range
+	// (Float32 or Float32Range), what rounds X to float32 at the caller
+	// ("--float32 shards store X in float32"). Empty: "X is read into
+	// float32" for a dense read with Float32, where that is what happens,
+	// and "X is rounded to float32 later" otherwise (Float32Range, or a
+	// sparse read, which keeps float64 values).
+	Float32Reason string
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
 	// beyond it reading fails with an error rather than exhausting memory.
 	MaxBytes int64
@@ -125,6 +132,9 @@ type ReadOptions struct {
 	// minDim, when positive, is the least number of columns of a LIBSVM
 	// file read without a fixed Dim (ReadLIBSVMTestFile).
 	minDim int
+	// sparse marks a read into CSR (ReadLIBSVMSparseWith), whose values
+	// stay float64 whatever Float32 says.
+	sparse bool
 }
 
 // ReadProgress is what ReadOptions.ProgressBytes reports.

@@ -55,9 +55,10 @@ type sparseRows struct {
 	// labelled, −1 unlabelled), y then holding zeros.
 	allowUnlabelled bool
 	unlabelled      int
-	// f32 refuses a feature value beyond float32's range
-	// (ReadOptions.Float32).
-	f32 bool
+	// f32, when not "", refuses a feature value beyond float32's range
+	// (ReadOptions.Float32 or Float32Range), naming it as what rounds X
+	// (ReadOptions.float32Reason).
+	f32 string
 	// zeroBased reads index j as column j (ReadOptions.ZeroBased); the
 	// rows store indices 1-based either way (index+1 here).
 	zeroBased bool
@@ -146,12 +147,28 @@ func parseFinite(b []byte) (float64, string, error) {
 var ErrFloat32Range = kernel.ErrFloat32Range
 
 // beyondFloat32 says why x cannot be held in float32 (its rounding is an
-// infinity), "" when it can.
-func beyondFloat32(x float64) (string, error) {
+// infinity), "" when it can; reason is what rounds X (float32Reason).
+func beyondFloat32(x float64, reason string) (string, error) {
 	if math.IsInf(float64(float32(x)), 0) {
-		return "is beyond float32's range (±3.4e38; X is read into float32)", ErrFloat32Range
+		return "is beyond float32's range (±3.4e38; " + reason + ")", ErrFloat32Range
 	}
 	return "", nil
+}
+
+// float32Reason is what the refusal of a value beyond float32's range
+// says rounds X (ReadOptions.Float32Reason), "" when opt asks for no such
+// check; into says whether the read rounds X itself (a dense read with
+// Float32).
+func (opt ReadOptions) float32Reason(into bool) string {
+	switch {
+	case !opt.Float32 && !opt.Float32Range:
+		return ""
+	case opt.Float32Reason != "":
+		return opt.Float32Reason
+	case opt.Float32 && into:
+		return "X is read into float32"
+	}
+	return "X is rounded to float32 later"
 }
 
 // parseLine parses one LIBSVM line into s. It returns false for a blank or
@@ -233,8 +250,8 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		}
 		prev = k
 		x, why, err := parseFinite(v)
-		if why == "" && s.f32 {
-			why, err = beyondFloat32(x)
+		if why == "" && s.f32 != "" {
+			why, err = beyondFloat32(x, s.f32)
 		}
 		if why != "" {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k-off, v, why), Err: err}
@@ -290,7 +307,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 // parseLIBSVM parses LIBSVM text into sparse rows and returns them with the
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
-	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.Float32 || opt.Float32Range, zeroBased: opt.ZeroBased}
+	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.float32Reason(!opt.sparse), zeroBased: opt.ZeroBased}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0

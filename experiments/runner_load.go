@@ -51,11 +51,11 @@ func (r *runner) load() error {
 			// before it is allocated (a sparse file read dense for
 			// standardize).
 			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
-			opt.Float32, opt.Float32Range = r.f32, r.f32Passes
+			opt.Float32, opt.Float32Range, opt.Float32Reason = r.f32, r.f32Passes, r.float32Reason(false)
 			if train, err = in.Read(r.ctx, opt); err != nil {
 				return r.readError(err, "path")
 			}
-			opt.Float32, opt.Float32Range = false, false // the test rows are float64
+			opt.Float32, opt.Float32Range, opt.Float32Reason = false, false, "" // the test rows are float64
 			if d.TestPath != "" {
 				tp, err := resolvePath(r.s.dir, d.TestPath)
 				if err != nil {

@@ -37,7 +37,7 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 	ctx := r.ctx
 	// With f32 a value beyond float32's range is refused with its line,
 	// as the dense float32 read does: the rows may become float32 below.
-	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32, Float32Range: r.f32Passes, ZeroBased: d.ZeroBased})
+	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32, Float32Range: r.f32Passes, Float32Reason: r.float32Reason(true), ZeroBased: d.ZeroBased})
 	if err != nil {
 		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
 	}

@@ -333,7 +333,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// A file's value beyond float32's range is refused at its line (a
 	// bundled set's by shard, with its row and column).
-	opt.Float32Range = *f32
+	opt.Float32Range, opt.Float32Reason = *f32, "--float32 shards store X rounded to float32"
 	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = cmdline.ReadProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)

@@ -62,7 +62,9 @@ func TestInterruptExit130(t *testing.T) {
 // TestDataShardFloat32Range: data shard --float32 refuses a value float32
 // cannot hold (it wrote +Inf), naming the input file, its line and column
 // (it named the 0-based row and column index: "row 1, column 1" for line
-// 3's "b"), in a CSV and a LIBSVM file, and writes no shard.
+// 3's "b"), in a CSV and a LIBSVM file, and writes no shard. The message
+// says that the shards store X rounded to float32 (it said "X is read
+// into float32", which data shard does not do).
 func TestDataShardFloat32Range(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.csv")
@@ -71,7 +73,7 @@ func TestDataShardFloat32Range(t *testing.T) {
 	}
 	out := filepath.Join(dir, "shards")
 	code, _, se := runCLI("data", "shard", in, out, "--rows", "1", "--float32", "--progress", "never")
-	if code != 1 || !strings.Contains(se, in+": line 3: column \"b\": value \"1e39\" is beyond float32's range") {
+	if code != 1 || !strings.Contains(se, in+": line 3: column \"b\": value \"1e39\" is beyond float32's range (±3.4e38; --float32 shards store X rounded to float32)") {
 		t.Fatalf("exit %d, stderr %q", code, se)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -82,7 +84,7 @@ func TestDataShardFloat32Range(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, se = runCLI("data", "shard", lib, out, "--rows", "1", "--float32", "--progress", "never")
-	if code != 1 || !strings.Contains(se, lib+": line 3: feature 2: value \"-1e39\" is beyond float32's range") {
+	if code != 1 || !strings.Contains(se, lib+": line 3: feature 2: value \"-1e39\" is beyond float32's range (±3.4e38; --float32 shards store X rounded to float32)") {
 		t.Fatalf("LIBSVM: exit %d, stderr %q", code, se)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -93,7 +95,12 @@ func TestDataShardFloat32Range(t *testing.T) {
 // TestFitFloat32PassesRange: falkon's float32 passes over float64 X
 // refuse a training file's value beyond float32's range at its line and
 // feature, with dense and sparse storage (the fit named "X row 3,
-// column 1", an index of the rows read, not the file's line 5).
+// column 1", an index of the rows read, not the file's line 5), saying
+// that the passes round dense X (the LIBSVM file is read sparse, its rows
+// rounded only once dense); it said "X is read into float32", which these
+// fits do not do. With float32_storage a CSV file is read into float32 and
+// the message says so; a LIBSVM file is read sparse, then held dense in
+// float32.
 func TestFitFloat32PassesRange(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.libsvm")
@@ -101,7 +108,7 @@ func TestFitFloat32PassesRange(t *testing.T) {
 	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := in + ": line 5: feature 2: value \"1e39\" is beyond float32's range"
+	want := in + ": line 5: feature 2: value \"1e39\" is beyond float32's range (±3.4e38; falkon's float32 passes round dense X to float32)"
 	code, _, se := runCLI("fit", "--data", in, "--dense", "--estimator", "falkon", "--m", "2", "--lambda", "1e-3", "--gamma", "0.1", "--set", "float32=true", "--progress", "never")
 	if code != 1 || !strings.Contains(se, want) {
 		t.Fatalf("dense: exit %d, stderr %q", code, se)
@@ -112,8 +119,20 @@ func TestFitFloat32PassesRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, se = runCLI("fit", spec, "--progress", "never")
-	if code != 1 || !strings.Contains(se, "big.libsvm: line 5: feature 2: value \"1e39\" is beyond float32's range") {
+	if code != 1 || !strings.Contains(se, "big.libsvm: line 5: feature 2: value \"1e39\" is beyond float32's range (±3.4e38; falkon's float32 passes round dense X to float32)") {
 		t.Fatalf("sparse: exit %d, stderr %q", code, se)
+	}
+	code, _, se = runCLI("fit", "--data", in, "--dense", "--estimator", "falkon", "--m", "2", "--lambda", "1e-3", "--gamma", "0.1", "--set", "float32_storage=true", "--progress", "never")
+	if code != 1 || !strings.Contains(se, in+": line 5: feature 2: value \"1e39\" is beyond float32's range (±3.4e38; float32_storage holds dense X in float32)") {
+		t.Fatalf("float32_storage: exit %d, stderr %q", code, se)
+	}
+	csv := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(csv, []byte("a,b,y\n1,2,1\n2,1,-1\n0.5,0.5,1\n3,1e39,-1\n1,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, se = runCLI("fit", "--data", csv, "--estimator", "falkon", "--m", "2", "--lambda", "1e-3", "--gamma", "0.1", "--set", "float32_storage=true", "--progress", "never")
+	if code != 1 || !strings.Contains(se, csv+": line 5: column \"b\": value \"1e39\" is beyond float32's range (±3.4e38; X is read into float32)") {
+		t.Fatalf("float32_storage: exit %d, stderr %q", code, se)
 	}
 }
 

@@ -171,7 +171,7 @@ func WriteAs(w io.Writer, x *mat.Dense, y []float64, t Type) error {
 	}
 	if width == 4 {
 		if err := kernel.CheckFloat32Range(x); err != nil {
-			return fmt.Errorf("shard: %w", err)
+			return fmt.Errorf("shard: X, which a float32 shard stores rounded to float32: %w", err)
 		}
 	}
 	h := crc32.NewIEEE()
@@ -329,7 +329,7 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	if opt.Type == Float32 {
 		// Before any shard is written.
 		if err := kernel.CheckFloat32Range(x); err != nil {
-			return nil, fmt.Errorf("shard: %w", err)
+			return nil, fmt.Errorf("shard: X, which float32 shards store rounded to float32: %w", err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
