@@ -35,7 +35,8 @@ func reserve(m int) (release func()) {
 // what the built preconditioner takes while CG runs, which the build's
 // scratch is garbage by (the larger of the two is returned): Falkon.MulKMM's
 // partial sums and copy of v, and the buffers of the triangular solves of
-// Precondition, MulB and MulBT (solver.SolveScratchBytes, which grows with
+// Precondition, MulB and MulBT (solver.SolveScratchBytes or, for a float32
+// factor, SolveScratchBytes32; the first grows with
 // t from 16 outputs, where a float64 factor's solves are blocked, with
 // their products' buffer kernel.Dense.PackBytes), each held once (they are
 // recycled between calls). The build's is the larger from about 100

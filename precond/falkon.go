@@ -496,9 +496,10 @@ const kmmSums = 2 * kmmGroup * kernel.PanelWidth
 // takes for M = m beside its matrices, with t outputs: MulKMM's partial
 // sums and copy of v (kmmScratchLen with panels, which bounds one column's
 // and any number's: MulKMM takes the columns a panel at a time), the four
-// triangular solves' buffers (solver.SolveScratchBytes at t, and at least
-// at a panel's 16 columns: the float32 factor's slabs and the float64
-// one's few-column solves are counted there, whatever t), and, from 16
+// triangular solves' buffers (the larger of solver.SolveScratchBytes and
+// SolveScratchBytes32 at t, and at least at a panel's 16 columns: the
+// float32 factor's slabs and the float64 one's few-column solves are
+// counted there, whatever t), and, from 16
 // outputs, the float64 factor's blocked solves' products' buffer
 // (kernel.Dense.PackBytes(m, t, min(m, solver.BlockedWidth))): at M =
 // 1,100 and t = 20, 7.1 MB planned, 4.6 MB of it that buffer, and 5.0 MB
@@ -507,7 +508,8 @@ const kmmSums = 2 * kmmGroup * kernel.PanelWidth
 // (MulKMM's in the Falkon, the solves' in package solver, the products'
 // in package kernel), so a fit holds each once.
 func applyScratchBytes(m, t int) int64 {
-	s := 8*int64(kmmScratchLen(m, kernel.PanelWidth)) + solver.SolveScratchBytes(m, max(t, kernel.PanelWidth))
+	tp := max(t, kernel.PanelWidth)
+	s := 8*int64(kmmScratchLen(m, kernel.PanelWidth)) + max(solver.SolveScratchBytes(m, tp), solver.SolveScratchBytes32(m, tp))
 	if t >= kernel.PanelWidth {
 		s += kernel.Dense{}.PackBytes(m, t, min(m, solver.BlockedWidth))
 	}

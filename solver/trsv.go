@@ -355,16 +355,15 @@ func fewPanelT[T float32 | float64](ctx context.Context, a []T, lda, n int, x bl
 const panelCols = 256
 
 // SolveScratchBytes returns the most memory the triangular solves of an
-// n×n factor with t right-hand sides allocate beside the factor, x and
-// their products' buffers, for a caller planning memory before the solves:
+// n×n float64 factor (Chol) with t right-hand sides allocate beside the
+// factor, x and their products' buffers, for a caller planning memory
+// before the solves (SolveScratchBytes32 is a float32 factor's):
 //
 //   - Chol.SolveL and Solve with t < 16 columns (from n = 1,024; smaller
-//     factors go to gonum's trsm, which allocates none) and Chol32.SolveL
-//     with any t: one column needs a block's dots (and a contiguous copy
-//     of x when its stride is not 1); several need x copied into rows of
-//     kernel.PanelWidth values (16n doubles, one slab of 16 columns at a
-//     time) and a block's dots; a float32 factor adds a widened diagonal
-//     block (min(n, 256)² doubles);
+//     factors go to gonum's trsm, which allocates none): one column needs
+//     a block's dots (and a contiguous copy of x when its stride is not
+//     1); several need x copied into rows of kernel.PanelWidth values (16n
+//     doubles, one slab of 16 columns at a time) and a block's dots;
 //   - Chol.SolveL and Solve with t ≥ 16 columns on a factor from
 //     CholeskyBlocked (n > 128): L⁻¹X on kernel.Dense with AVX-512 packs a
 //     block of 512 solved rows and keeps two sets of inverses of its
@@ -379,22 +378,41 @@ const panelCols = 256
 // The buffers are kept between solves (one of each kind, freed by the
 // garbage collector once unused), so a preconditioner's four solves per
 // CG iteration allocate them once: plans count them once. From 16 columns
-// the larger of the two bullets' terms is returned (the float32 factor's
-// slabs and the float64 factor's blocks).
+// the larger of the two bullets' terms is returned. (It counted a float32
+// factor's widened diagonal block too, min(n, 256)² doubles: 512 KB more
+// than a float64 factor's solves take from n = 256.)
 func SolveScratchBytes(n, t int) int64 {
 	if n <= 0 || t <= 0 {
 		return 0
 	}
-	k := fewOneLen(n)
-	if t > 1 {
-		k = fewPanelLen(n)
-	}
-	b := min(n, fewBlock)
-	few := 8 * int64(k+b*b)
+	few := 8 * int64(fewLen(n, t))
 	if t < solveMinRHS || n <= cholInner {
 		return few
 	}
 	return max(few, blockedSolveBytes(n, t))
+}
+
+// SolveScratchBytes32 returns the most memory Chol32.SolveL (the float32
+// preconditioner's solves, float64 right-hand sides) of an n×n float32
+// factor with t right-hand sides allocates beside the factor and x: the few-column
+// solves' buffers of SolveScratchBytes, for any t (the float32 solves take
+// slabs of 16 columns whatever t), and the factor's diagonal block widened
+// to float64 (min(n, 256)² doubles).
+func SolveScratchBytes32(n, t int) int64 {
+	if n <= 0 || t <= 0 {
+		return 0
+	}
+	b := int64(min(n, fewBlock))
+	return 8 * (int64(fewLen(n, t)) + b*b)
+}
+
+// fewLen is the float64 values of one few-column solve's scratch with t
+// columns: fewOneLen for one, fewPanelLen for several.
+func fewLen(n, t int) int {
+	if t > 1 {
+		return fewPanelLen(n)
+	}
+	return fewOneLen(n)
 }
 
 // blockedSolveBytes is the scratch of Chol's blocked solves (t ≥
