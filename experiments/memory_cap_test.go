@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,12 +155,15 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exac
 }
 
 // TestCapCountsHeldData: the cap covers the data the runner holds beside the
-// estimator. Exact KRR on 240 CSR rows (scaled maxabs: the scaled copy is
-// held too) needs P bytes by its own plan (named by a refusal under a
-// 1-byte cap) and the runner holds H bytes of data — two CSR copies of
-// the rows, 12 bytes a non-zero and 8 a row each: as read, and scaled (the
-// fit's rows, scored as themselves, are scaled once; they were scaled twice
-// before): a cap of P + H/2 is refused naming H, a cap of P + H fits.
+// estimator, each copy once. Exact KRR on 240 CSR rows (scaled maxabs: the
+// scaled copy is held too) needs P bytes by its own plan (named by a
+// refusal under a 1-byte cap), which counts the rows it is given (the
+// scaled copy, 12 bytes a non-zero and 8 a row); the runner holds H bytes
+// of data — two CSR copies of the rows: as read, and scaled (the fit's
+// rows, scored as themselves, are scaled once; they were scaled twice
+// before). The cap P + H/2 fits and P + H/2 − 1 is refused naming the
+// H/2 bytes held beside the plan. Before, the scaled copy was taken off
+// the cap twice (in H and in P): P + H/2 was refused, P + H needed.
 func TestCapCountsHeldData(t *testing.T) {
 	dir := writeSparseRegression(t) // 240 × 100, 5 non-zeros a row
 	spec := func(limit string) *Spec {
@@ -180,11 +184,64 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 	}
 	p, _ := strconv.ParseInt(m[1], 10, 64)
 	h := int64(2 * (12*240*5 + 8*241))
-	_, err = Fit(context.Background(), spec(strconv.FormatInt(p+h/2, 10)))
-	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "scaled copies: "+strconv.FormatInt(h, 10)+" bytes") {
+	_, err = Fit(context.Background(), spec(strconv.FormatInt(p+h/2-1, 10)))
+	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "scaled copies: "+strconv.FormatInt(h/2, 10)+" bytes") {
+		t.Errorf("cap P + H/2 − 1: %v", err)
+	}
+	if _, err := Fit(context.Background(), spec(strconv.FormatInt(p+h/2, 10))); err != nil {
 		t.Errorf("cap P + H/2: %v", err)
 	}
-	if _, err := Fit(context.Background(), spec(strconv.FormatInt(p+h, 10))); err != nil {
-		t.Errorf("cap P + H: %v", err)
+}
+
+// TestCapDenseKRRCountsXOnce: the reported case at small scale, a dense X
+// with scale standardize fitted by exact KRR (a 5.25 GB X asked for about
+// 20 GB: X, and a plan of about 15 GiB that counts X again). The runner
+// reads the LIBSVM rows into one n×d array (no spare capacity, unlike a
+// CSV read's appended rows), standardizes it in place and holds that one
+// array, which exact KRR's plan P counts as its data (8·n·d; its other
+// terms are K, the predictor's copy of X, α, the engine's and the
+// factorization's scratch, which TestExactKRRPlanCountsCopies holds to what
+// the fit allocates). So the cap P fits and P − 1 is refused naming P;
+// before, the runner took X off the cap first: P was refused, P + 8·n·d
+// needed. n = 60, d = 400: X is 192,000 bytes.
+func TestCapDenseKRRCountsXOnce(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, d = 60, 400
+	for range n {
+		fmt.Fprintf(&b, "%d", 2*r.IntN(2)-1)
+		for j := range d {
+			fmt.Fprintf(&b, " %d:%.3f", j+1, r.NormFloat64())
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wide.svm"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(limit int64) *Spec {
+		s, err := Decode(strings.NewReader(`name: dense
+dataset: {path: wide.svm, scale: standardize}
+task: binary
+estimator: {type: krr, kernel: {type: gaussian, gamma: 0.001}, lambda: 0.001, memory_limit: `+strconv.FormatInt(limit, 10)+`}
+`), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	x := int64(8 * n * d)
+	// A cap of X + 1 lets the read through and refuses the fit.
+	_, err := Fit(context.Background(), spec(x+1))
+	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("cap X + 1: %v", err)
+	}
+	p, _ := strconv.ParseInt(m[1], 10, 64)
+	if _, err := Fit(context.Background(), spec(p-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "needs "+strconv.FormatInt(p, 10)+" bytes") {
+		t.Errorf("cap P − 1: %v", err)
+	}
+	if _, err := Fit(context.Background(), spec(p)); err != nil {
+		t.Errorf("cap P = %d (X %d): %v", p, x, err)
 	}
 }

@@ -145,11 +145,11 @@ func (r *runner) targetScaling(ytr []float64) ([]float64, datasets.TargetScaler,
 // (0 when none) and the bytes held.
 func (r *runner) capFit(cfg *Config, xtr, xva mat.Matrix) (capBytes float64, held int64) {
 	held = r.heldBytes(xtr, xva)
-	if r.entry.Name == "falkon" {
-		// Falkon's plan counts the rows it is given (FalkonPlan.Data):
-		// they are not taken off its cap twice. (A float32_storage fold's
-		// float64 rows are replaced below by float32 ones, which the
-		// plan counts.)
+	if planCountsRows(r.entry.Name, cfg.Approx) {
+		// The estimator's plan counts the rows it is given (Falkon's
+		// FalkonPlan.Data, KRR's "the data"): they are not taken off its
+		// cap twice. (A float32_storage fold's float64 rows are replaced
+		// below by float32 ones, which the plan counts.)
 		held -= dataBytes(xtr)
 	}
 	capBytes, _ = cfg.Options["memory_limit"].(float64)
@@ -157,6 +157,24 @@ func (r *runner) capFit(cfg *Config, xtr, xva mat.Matrix) (capBytes float64, hel
 		cfg.Options["memory_limit"] = math.Max(1, capBytes-float64(held))
 	}
 	return capBytes, held
+}
+
+// planCountsRows reports whether the plan of the estimator name with the
+// approximation backend approx counts the training rows it is given
+// (8·n·d dense, or the CSR arrays) in every check it makes: falkon
+// (FalkonPlan.Data) and exact KRR, dense and sparse (KRRInfo.MemoryBytes,
+// one check). The Nyström and feature backends also count X in their
+// total, but check their sampler's or feature map's plan on its own,
+// without X, so the runner keeps X off their cap; MEKA's plan and the
+// SVMs' do not count X (the SVMs count their support vectors' copy).
+func planCountsRows(name, approx string) bool {
+	switch name {
+	case "falkon":
+		return true
+	case "krr":
+		return approx == "" || approx == "exact"
+	}
+	return false
 }
 
 // fitRows readies a new fit's training rows: the BLESS path's centers
