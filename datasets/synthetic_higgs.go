@@ -215,6 +215,13 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 				var x *mat.Dense
 				var y []float64
 				x, y, buf = higgsShard(opt, s, rows, buf)
+				if opt.Type == shard.Float32 {
+					// The statistics of the values written (rounding
+					// again in WriteAs changes nothing).
+					for i, v := range buf[:rows*HiggsDim] {
+						buf[i] = float64(float32(v))
+					}
+				}
 				mom[s] = blockMoments(x, y)
 				err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error { return shard.WriteAs(w, x, y, opt.Type) })
 				mu.Lock()

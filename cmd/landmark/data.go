@@ -458,7 +458,7 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
-const float32Usage = "write X as float32 (half the bytes to read on every pass; values rounded to float32, statistics from the float64 values)"
+const float32Usage = "write X as float32 (half the bytes to read on every pass; values rounded to float32, the manifest's statistics those of the rounded values)"
 
 // shardRowBytes is a shard row's bytes on disk: d values of X (4 bytes
 // for float32 shards, 8 for float64) and the float64 target.

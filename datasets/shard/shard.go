@@ -291,8 +291,10 @@ func WriteDirProgress(dir string, x *mat.Dense, y []float64, rows int, classific
 }
 
 // WriteDirWith is WriteDir with every choice in opt, the element type
-// among them. The statistics are those of x as given (float64), whatever
-// the element type.
+// among them. The statistics are those of the values written: x as given
+// for float64 shards, x rounded to float32 for float32 shards (before
+// 2026-11-27 they were x's as given, whatever the element type, so that
+// a streamed fit's gamma scale differed from the in-memory fit's).
 func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
 	return WriteDirContext(context.Background(), dir, x, y, opt)
 }
@@ -351,9 +353,17 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 			return nil, fmt.Errorf("shard: %w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
 		}
 	}
+	// The statistics are those of the values the shards hold: float32
+	// shards' rounded values (exactly, in float64), so that a fit that
+	// standardizes or takes gamma scale from the manifest sees what a fit
+	// on the rows read back does.
+	round := func(v float64) float64 { return v }
+	if opt.Type == Float32 {
+		round = func(v float64) float64 { return float64(float32(v)) }
+	}
 	for i := range n {
 		for j, v := range x.RawRowView(i) {
-			m.Mean[j] += v
+			m.Mean[j] += round(v)
 		}
 		m.YMean += y[i]
 	}
@@ -363,6 +373,7 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	m.YMean /= float64(n)
 	for i := range n {
 		for j, v := range x.RawRowView(i) {
+			v = round(v)
 			m.Std[j] += (v - m.Mean[j]) * (v - m.Mean[j])
 		}
 		m.YStd += (y[i] - m.YMean) * (y[i] - m.YMean)

@@ -33,7 +33,9 @@ func randomRows(rows, d int, seed uint64) (*mat.Dense, []float64) {
 // TestFloat32RoundTrip: a Float32 shard holds 4 bytes a value (its size is
 // FileBytes), reads back X as float32(x) exactly — not x, which no value
 // of normal data survives — and y unrounded; WriteDirWith writes format 2
-// manifests with the type, whose statistics are x's (float64).
+// manifests with the type, whose statistics are those of the values
+// written: a float64 set's of xs (x rounded), bit for bit, not x's (as
+// they were before).
 func TestFloat32RoundTrip(t *testing.T) {
 	const rows, d = 37, 5
 	x, y := randomRows(rows, d, 3)
@@ -74,9 +76,12 @@ func TestFloat32RoundTrip(t *testing.T) {
 	if err != nil || back.Format != Format2 || back.Type != Float32 || len(back.Shards) != 4 {
 		t.Fatalf("manifest %+v, err %v", back, err)
 	}
-	ref, _ := WriteDir(t.TempDir(), x, y, 10, false)
+	ref, _ := WriteDir(t.TempDir(), xs, y, 10, false)
 	if !slices.Equal(m.Mean, ref.Mean) || !slices.Equal(m.Std, ref.Std) || ref.Format != Format || ref.Type != "" {
-		t.Fatalf("float32 statistics %v %v, float64 %v %v (format %q)", m.Mean, m.Std, ref.Mean, ref.Std, ref.Format)
+		t.Fatalf("float32 statistics %v %v, float64 of the rounded rows %v %v (format %q)", m.Mean, m.Std, ref.Mean, ref.Std, ref.Format)
+	}
+	if x64, _ := WriteDir(t.TempDir(), x, y, 10, false); slices.Equal(m.Mean, x64.Mean) {
+		t.Fatalf("float32 statistics are the unrounded x's: %v", m.Mean)
 	}
 	// A float32 manifest under format 1 is refused: a reader of format 1
 	// only would misread its shards.
