@@ -168,8 +168,12 @@ func (a *moments) merge(b moments) {
 // shard's by two passes over it, merged in shard order by the pairwise
 // update of Chan, Golub and LeVeque (numerically stable; the fixed order
 // makes them independent of Workers too). ctx cancels between shards; a
-// cancelled or failed run leaves no manifest (each file is written whole
-// or not at all).
+// cancelled or failed run leaves no output: no manifest, no shard (each
+// file is written whole or not at all, and those written are removed),
+// and dir only when it was there before. A set already in dir is replaced
+// as shard.WriteDirContext replaces one (shard.DropSet): stopped, neither
+// set is left. (Before, a stopped run left the shards it wrote, and the
+// old manifest naming them.)
 func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*shard.Manifest, error) {
 	if opt.Rows < 1 || opt.ShardRows < 1 {
 		return nil, fmt.Errorf("datasets: %w: synthetic higgs: %d rows in shards of %d, want both ≥ 1", ErrInput, opt.Rows, opt.ShardRows)
@@ -186,8 +190,14 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 	}
 	total := (opt.Rows + opt.ShardRows - 1) / opt.ShardRows
 	workers = min(workers, total)
+	_, statErr := os.Stat(dir)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	dropOld, err := shard.DropSet(dir)
+	if err != nil {
+		return nil, err
 	}
 	m := &shard.Manifest{Format: shard.Format, N: opt.Rows, D: HiggsDim, Task: "classification", Classes: []float64{-1, 1}}
 	if opt.Type == shard.Float32 {
@@ -249,11 +259,22 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = fmt.Errorf("datasets: synthetic higgs: %w", ctx.Err())
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("datasets: synthetic higgs: %w", err)
+	if firstErr != nil {
+		// No partial set: the shards written go, with the set this one
+		// was to replace, and the folder when this call made it.
+		for _, e := range m.Shards {
+			if e.File != "" {
+				os.Remove(filepath.Join(dir, e.File))
+			}
+		}
+		dropOld(nil)
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return nil, firstErr
 	}
 	var all moments
 	for _, b := range mom {
@@ -274,5 +295,6 @@ feed:
 	if err := outfile.WriteBytes(filepath.Join(dir, shard.ManifestName), append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("datasets: synthetic higgs: %w", err)
 	}
+	dropOld(m)
 	return m, nil
 }

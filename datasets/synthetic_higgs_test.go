@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets/shard"
@@ -239,5 +240,51 @@ func TestSyntheticHiggsFloat32(t *testing.T) {
 	opt.Type = "float16"
 	if _, err := WriteSyntheticHiggs(context.Background(), t.TempDir(), opt); !errors.Is(err, ErrInput) {
 		t.Errorf("float16: err %v", err)
+	}
+}
+
+// WriteSyntheticHiggs replaces a set already in its folder (shard.DropSet):
+// 100 rows in shards of 10, then of 50, leave the manifest and 2 shards
+// (before, shards 2 to 9 of the first set stayed). Stopped after its
+// first shard (one worker), a run over a set leaves the folder empty:
+// neither set's manifest nor any shard (before, the old manifest stayed,
+// naming shards the run had overwritten, and the run's shards stayed); a
+// stopped run in a folder it made removes the folder.
+func TestSyntheticHiggsReplacesSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	names := func() []string {
+		entries, _ := os.ReadDir(dir)
+		var s []string
+		for _, e := range entries {
+			s = append(s, e.Name())
+		}
+		return s
+	}
+	opt := HiggsOptions{Rows: 100, ShardRows: 10, Seed: 3, Workers: 1}
+	if _, err := WriteSyntheticHiggs(context.Background(), dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	opt.ShardRows = 50
+	if _, err := WriteSyntheticHiggs(context.Background(), dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(), []string{shard.ManifestName, "shard-00000.lmks", "shard-00001.lmks"}; !slices.Equal(got, want) {
+		t.Fatalf("after replacing 10 shards by 2: %v, want %v", got, want)
+	}
+	opt.ShardRows = 10
+	if _, err := WriteSyntheticHiggs(context.Background(), dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Join(t.TempDir(), "fresh")} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stop := opt
+		stop.ShardRows = 20
+		stop.Progress = func(done, _, _, _ int) { cancel() }
+		_, err := WriteSyntheticHiggs(ctx, d, stop)
+		cancel()
+		entries, serr := os.ReadDir(d)
+		if !errors.Is(err, context.Canceled) || (d == dir && len(entries) != 0) || (d != dir && !os.IsNotExist(serr)) {
+			t.Fatalf("%s stopped: err %v, folder %v (%v); want context.Canceled and nothing left", d, err, entries, serr)
+		}
 	}
 }

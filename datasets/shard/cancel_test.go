@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -60,5 +61,67 @@ func TestWriteDirContextCancel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriteDirReplacesSet: a set written where one already is replaces it:
+// 7 rows in shards of 1 (7 shards), then in shards of 3 (3 shards) leave
+// the manifest, the 3 new shards and notes.txt, the new set reading back
+// whole; before, the old set's shards 3 to 6 stayed beside it. Stopped
+// after its first shard over the 7-shard set, a new set leaves neither
+// set: no manifest (before, the old manifest stayed, naming 7 shards of 1
+// row of which the first now held 3 rows) and no shard, notes.txt kept.
+func TestWriteDirReplacesSet(t *testing.T) {
+	x := mat.NewDense(7, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
+	y := []float64{1, 2, 1, 2, 1, 2, 1}
+	dir := filepath.Join(t.TempDir(), "set")
+	names := func() []string {
+		entries, _ := os.ReadDir(dir)
+		var s []string
+		for _, e := range entries {
+			s = append(s, e.Name())
+		}
+		return s
+	}
+	if _, err := WriteDirWith(dir, x, y, Options{Rows: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteDirWith(dir, x, y, Options{Rows: 3}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ManifestName, "notes.txt", "shard-00000.lmks", "shard-00001.lmks", "shard-00002.lmks"}
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("after replacing 7 shards by 3: %v, want %v", got, want)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifest(b)
+	if err != nil || len(m.Shards) != 3 || m.N != 7 {
+		t.Fatalf("manifest %+v, %v", m, err)
+	}
+	for _, e := range m.Shards {
+		f, err := os.Open(filepath.Join(dir, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, _, err := Read(f, e.Rows, 2)
+		f.Close()
+		if err != nil || xs.At(0, 0) != x.At(e.FirstRow, 0) {
+			t.Fatalf("%s: %v", e.File, err)
+		}
+	}
+	if _, err := WriteDirWith(dir, x, y, Options{Rows: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = WriteDirContext(ctx, dir, x, y, Options{Rows: 3, Progress: func(done, _ int) { cancel() }})
+	cancel()
+	if got := names(); !errors.Is(err, context.Canceled) || !slices.Equal(got, []string{"notes.txt"}) {
+		t.Fatalf("stopped over a set: err %v, folder %v; want context.Canceled, [notes.txt]", err, got)
 	}
 }

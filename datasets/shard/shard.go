@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -303,6 +306,15 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 // cancelled, with an error wrapping ctx.Err(), and then leaves no output:
 // the shards it wrote are removed, the manifest is not written, and dir is
 // removed when this call created it (files already in it stay).
+//
+// A set already in dir (a manifest) is replaced, never overlaid: its
+// manifest is removed before the first shard is written (so that it never
+// names the new shards, which overwrite its own of the same names), and
+// its other shards once the new manifest is written. Stopped, the call
+// removes them too: the old set is gone, the new one not written. Before,
+// a smaller set left the old one's extra shards beside its own, and a
+// stopped one left the old manifest naming shards it had overwritten or
+// removed.
 func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64, opt Options) (m *Manifest, err error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("shard: %w: nil context", ErrInput)
@@ -341,6 +353,10 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
+	}
+	dropOld, err := DropSet(dir)
+	if err != nil {
+		return nil, err
 	}
 	m = &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
 	if opt.Type == Float32 {
@@ -389,6 +405,7 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 			for _, e := range m.Shards {
 				os.Remove(filepath.Join(dir, e.File))
 			}
+			dropOld(nil)
 			if created {
 				os.Remove(dir) // only when empty
 			}
@@ -416,5 +433,43 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	if err := outfile.WriteBytes(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
+	dropOld(m)
 	return m, nil
+}
+
+// DropSet readies dir for a new set written over one already there (a
+// manifest): it removes that manifest now, so that it never names the new
+// set's shards (which overwrite its own of the same names), and returns
+// done, which removes the old set's shard files that the written set
+// (its manifest once written) does not name, or all of them when written
+// is nil (the new set was not written). A dir without a manifest has
+// nothing to drop: done does nothing. Only plain file names ending in
+// .lmks are removed, never a path a manifest names elsewhere.
+func DropSet(dir string) (done func(written *Manifest), err error) {
+	p := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func(*Manifest) {}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	var old []string
+	if m, err := ParseManifest(b); err == nil {
+		for _, e := range m.Shards {
+			if filepath.Base(e.File) == e.File && strings.HasSuffix(e.File, ".lmks") {
+				old = append(old, e.File)
+			}
+		}
+	}
+	if err := os.Remove(p); err != nil {
+		return nil, fmt.Errorf("shard: replacing the set in %s: %w", dir, err)
+	}
+	return func(written *Manifest) {
+		for _, f := range old {
+			if written == nil || !slices.ContainsFunc(written.Shards, func(e Entry) bool { return e.File == f }) {
+				os.Remove(filepath.Join(dir, f))
+			}
+		}
+	}, nil
 }
