@@ -39,13 +39,24 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		name = strings.TrimLeft(name, "-")
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if d := experiments.DidYouMean(name, names); d != "" {
+		if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
+			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -%s is --%s here%s", name, name, a.flag, a.say)
+		} else if d := experiments.DidYouMean(name, names); d != "" {
 			msg = fmt.Sprintf("unknown flag --%s%s", name, strings.Replace(d, `"`, `"--`, 1))
 		} else {
 			msg = fmt.Sprintf("unknown flag --%s (run with --help for the flags)", name)
 		}
 	}
 	return fmt.Errorf("%w: %s", ErrUsage, msg)
+}
+
+// libsvmFlags are svm-train's one-letter options that a LIBSVM user may
+// type, with the flag that does the same here (when the command has it)
+// and how to say it: "did you mean --c" for -g sent them astray.
+var libsvmFlags = map[string]struct{ flag, say string }{
+	"g": {"gamma", " (γ of exp(−γ‖x−y‖²))"},
+	"t": {"kernel", " (--kernel gaussian for -t 2, linear for -t 0)"},
+	"b": {"set", " (--set probability=true for -b 1: Platt scaling)"},
 }
 
 // IsTerminal reports whether w is a character device (an interactive terminal).

@@ -1,0 +1,35 @@
+package cmdline
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestParseLIBSVMFlags: svm-train's -g, -t and -b, typed by a LIBSVM user,
+// are named with this command's flag for them (-g is --gamma); before, -g
+// got "did you mean --c" (one letter away). A command without the flag
+// (here no --kernel) falls back to the closest name, and other unknown
+// flags still get it. Every one is a usage error.
+func TestParseLIBSVMFlags(t *testing.T) {
+	fs := func() *flag.FlagSet {
+		f := NewFlags("fit", "[flags]", io.Discard)
+		f.Float64("c", 1, "")
+		f.String("gamma", "", "")
+		f.String("set", "", "")
+		return f
+	}
+	for args, want := range map[string]string{
+		"-g 0.5":   "unknown flag -g: LIBSVM's svm-train -g is --gamma here",
+		"-b 1":     "unknown flag -b: LIBSVM's svm-train -b is --set here (--set probability=true for -b 1",
+		"-t 2":     "unknown flag --t",
+		"--gama 1": `unknown flag --gama (did you mean "--gamma"?)`,
+	} {
+		err := Parse(fs(), strings.Fields(args))
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", args, err, want)
+		}
+	}
+}
