@@ -67,6 +67,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var f approxFlags
 	fs := cmdline.NewFlags("approx", "", stderr)
 	fs.StringVar(&f.data, "data", "", "dataset: a file (LIBSVM/CSV, .gz ok; also looked up in the shared dataset folder) or a bundled name")
+	fs.StringVar(&f.data, "dataset", "", "bundled dataset name (the same as --data NAME; fit's flag)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), ", "))
 	fs.Var((*widthFlag)(&f.gamma), "gamma", "kernel γ (gaussian exp(−γ‖x−y‖²)), a `number`")
 	fs.Float64Var(&f.sigma, "sigma", 0, "gaussian bandwidth σ instead of γ (γ = 1/(2σ²))")

@@ -104,6 +104,12 @@ func TestApproxCommand(t *testing.T) {
 	if again["rel_frob"] != part["rel_frob"] || again["spectral"] != part["spectral"] {
 		t.Errorf("not reproducible: %v vs %v", part, again)
 	}
+	// --dataset NAME, fit's flag for a bundled set, is --data NAME
+	// (it was an unknown flag).
+	named := approxTSV(t, "--dataset", "heart_scale", "--gamma", "0.05", "--spectral-n", "200", "--method", "kmeans", "--m", "20")
+	if named["rel_frob"] != part["rel_frob"] || named["spectral"] != part["spectral"] {
+		t.Errorf("--dataset heart_scale: %v, --data heart_scale: %v", named, part)
+	}
 	r := approxTSV(t, append(base, "--method", "rff", "--m", "50")...)
 	if e := num(t, r["rel_frob"]); !(e > 0 && e < 2) {
 		t.Errorf("rff relative error %g", e)
