@@ -426,7 +426,7 @@ func dataSynth(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	for k, p := range parts {
-		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (give --dim %d when reading: the last columns may be empty)\n", p.Path, p.Rows, *dim, nnzs[k], *dim)
+		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features, %d non-zeros (the last columns may be empty: give --dim %d to data info, convert and shard; fit reads d from the file)\n", p.Path, p.Rows, *dim, nnzs[k], *dim)
 	}
 	return nil
 }

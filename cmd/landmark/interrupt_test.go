@@ -165,8 +165,10 @@ func TestDataSynthTextInterrupt(t *testing.T) {
 		}
 		t.Logf("TEST %s: exit %d: %s", bad[1], code, strings.TrimSpace(errs))
 	}
-	if code, _, errs := runCLI(args...); code != 0 {
-		t.Fatalf("live context: exit %d: %s", code, errs)
+	// The note names the commands that take --dim (it said "when
+	// reading", and fit has no --dim).
+	if code, out, errs := runCLI(args...); code != 0 || !strings.Contains(out, "give --dim 2000 to data info, convert and shard; fit reads d from the file") {
+		t.Fatalf("live context: exit %d: %s%s", code, out, errs)
 	}
 	for _, p := range []string{tr, te} {
 		if b, err := os.ReadFile(p); err != nil || !strings.HasPrefix(string(b), "-1 ") && !strings.HasPrefix(string(b), "1 ") {
