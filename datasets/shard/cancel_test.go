@@ -125,3 +125,21 @@ func TestWriteDirReplacesSet(t *testing.T) {
 		t.Fatalf("stopped over a set: err %v, folder %v; want context.Canceled, [notes.txt]", err, got)
 	}
 }
+
+// TestWriteDirFailureLeavesNothing: a shard that cannot be written (its
+// name is taken by a folder) fails WriteDirWith and leaves no output, as a
+// cancellation does: the shard written before it is removed, no manifest
+// (before, shard-00000.lmks stayed).
+func TestWriteDirFailureLeavesNothing(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{1, 2, 3, 4})
+	y := []float64{1, 2, 1, 2}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "shard-00001.lmks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := WriteDirWith(dir, x, y, Options{Rows: 2})
+	entries, _ := os.ReadDir(dir)
+	if err == nil || len(entries) != 1 || entries[0].Name() != "shard-00001.lmks" {
+		t.Fatalf("err %v, folder %v; want an error and only the blocking folder", err, entries)
+	}
+}

@@ -303,9 +303,11 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 }
 
 // WriteDirContext is WriteDirWith that stops between shards when ctx is
-// cancelled, with an error wrapping ctx.Err(), and then leaves no output:
-// the shards it wrote are removed, the manifest is not written, and dir is
-// removed when this call created it (files already in it stay).
+// cancelled, with an error wrapping ctx.Err(), and then, as after any
+// error writing a shard or the manifest, leaves no output: the shards it
+// wrote are removed, the manifest is not written, and dir is removed when
+// this call created it (files already in it stay). (A failed write left
+// the shards written before it.)
 //
 // A set already in dir (a manifest) is replaced, never overlaid: its
 // manifest is removed before the first shard is written (so that it never
@@ -398,18 +400,21 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 		m.Std[j] = math.Sqrt(m.Std[j] / float64(n))
 	}
 	m.YStd = math.Sqrt(m.YStd / float64(n))
+	// No partial set on any error: the shards of this call go, with the
+	// set this one was to replace, and the folder when it is this call's.
+	undo := func(err error) (*Manifest, error) {
+		for _, e := range m.Shards {
+			os.Remove(filepath.Join(dir, e.File))
+		}
+		dropOld(nil)
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return nil, fmt.Errorf("shard: %w", err)
+	}
 	for s, r0 := 0, 0; r0 < n; s, r0 = s+1, r0+rows {
 		if cerr := ctx.Err(); cerr != nil {
-			// No partial set: the shards of this call go, and the
-			// folder when it is this call's.
-			for _, e := range m.Shards {
-				os.Remove(filepath.Join(dir, e.File))
-			}
-			dropOld(nil)
-			if created {
-				os.Remove(dir) // only when empty
-			}
-			return nil, fmt.Errorf("shard: %w", cerr)
+			return undo(cerr)
 		}
 		r1 := min(n, r0+rows)
 		e := Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: r1 - r0, FirstRow: r0}
@@ -419,7 +424,7 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 			return WriteAs(w, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1], opt.Type)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("shard: %w", err)
+			return undo(err)
 		}
 		m.Shards = append(m.Shards, e)
 		if opt.Progress != nil {
@@ -428,10 +433,10 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("shard: %w", err)
+		return undo(err)
 	}
 	if err := outfile.WriteBytes(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("shard: %w", err)
+		return undo(err)
 	}
 	dropOld(m)
 	return m, nil
