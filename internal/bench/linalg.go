@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
@@ -43,6 +44,7 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	portable := fs.Bool("portable", false, "also time the portable Go tiles (as LANDMARK_SIMD=portable)")
 	noPython := fs.Bool("no-python", false, "skip the scipy (LAPACK/BLAS, OpenBLAS here) side")
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scipy")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (matrix set-up, our kernels, gonum; scipy runs in its own process) to this file")
 	prog := cmdline.AddProgress(fs)
 	if err := cmdline.Parse(fs, args); err != nil {
 		return err
@@ -72,6 +74,13 @@ func runBenchLinalg(ctx context.Context, args []string, stdout, stderr io.Writer
 	w := *workers
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	printEngineHost(stdout)
 	fmt.Fprintf(stdout, "dense kernels: %s micro-kernels, %d workers; A = K_MM + 1e-5·M·I (Gaussian, γ = 1/d, d = %d); best of %d\n",
@@ -197,8 +206,10 @@ type linalgTimes struct {
 // time times potrf, trsm and lauum on the case with products p.
 func (b linalgBench) time(ctx context.Context, c *linalgCase, p kernel.Dense) (*linalgTimes, error) {
 	m := b.m
-	f := mat.NewDense(m, m, nil)
-	x2 := mat.NewDense(m, b.rhs, nil)
+	// The matrices the kernels work in are advised huge pages, as numpy
+	// does for every array of 4 MiB or more (scipy's side): see hugeDense.
+	f := hugeDense(m, m)
+	x2 := hugeDense(m, b.rhs)
 	var chol *solver.Chol
 	potrf, err := bestOfSetup(b.repeats, func() { f.Copy(c.a) }, func() error {
 		var err error
@@ -320,7 +331,7 @@ func (b linalgBench) float32Rows(ctx context.Context, w io.Writer, c *linalgCase
 			a32[i*m+j] = float32(v)
 		}
 	}
-	g := blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)}
+	g := blas32.General{Rows: m, Cols: m, Stride: m, Data: hugemem.Float32s(m * m)}
 	var chol *solver.Chol32
 	potrf, err := bestOfSetup(b.repeats, func() { copy(g.Data, a32) }, func() error {
 		var err error
@@ -340,7 +351,7 @@ func (b linalgBench) float32Rows(ctx context.Context, w io.Writer, c *linalgCase
 			rhs[i*k+j] = float32(v)
 		}
 	}
-	x := blas32.General{Rows: m, Cols: k, Stride: k, Data: make([]float32, m*k)}
+	x := blas32.General{Rows: m, Cols: k, Stride: k, Data: hugemem.Float32s(m * k)}
 	trsm, err := bestOfSetup(b.repeats, func() { copy(x.Data, rhs) }, func() error {
 		return chol.SolveL32(ctx, x, false)
 	})
@@ -386,6 +397,18 @@ func (b linalgBench) float32Rows(ctx context.Context, w io.Writer, c *linalgCase
 	}
 	_, err = fmt.Fprintf(w, "%d\tprecond build f32\t%.3f\t%.1f\t\t\t\t\t\t\t\tjitter %g, %g\t\n", m, build, cube/build/1e9, pf.JitterT, pf.JitterA)
 	return err
+}
+
+// hugeDense returns a zeroed r×c matrix whose memory is advised
+// MADV_HUGEPAGE (internal/hugemem), as numpy advises every array of at
+// least 4 MiB on Linux (numpy.core.multiarray._get_madvise_hugepage() is
+// True on the project's hosts): the scipy side's matrices are in huge pages,
+// and with 4 KiB pages each 8-row tile of a factorization's M×M result
+// touches eight pages. Lauum at M = 8,000 on machine E ran at 55–67 GFLOP
+// per CPU-second on a Go-heap matrix against 67–81 on an advised one
+// (docs/performance.md, "machine E").
+func hugeDense(r, c int) *mat.Dense {
+	return mat.NewDense(r, c, hugemem.Float64s(r*c))
 }
 
 // lowerDiff is ‖tril(got − want)‖_F / ‖tril(want)‖_F.
