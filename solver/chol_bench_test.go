@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -198,4 +200,81 @@ func BenchmarkPotrf32(b *testing.B) {
 
 func blas32General(m int, data []float32) blas32.General {
 	return blas32.General{Rows: m, Cols: m, Stride: m, Data: data}
+}
+
+// BenchmarkFactorPages: potrf, trsm (k = 1,000), lauum, potrf32 and lauum32
+// at each benchSizes M on matrices in Go's heap (4 KiB pages: the Go
+// runtime does not ask for huge pages) and on the same matrices advised
+// MADV_HUGEPAGE (internal/hugemem, as numpy advises its arrays and
+// "landmark bench linalg" its own), alternated each round, two workers.
+// Each metric is the median over the b.N rounds of GFLOP per process
+// CPU-second (the products run on all workers, so CPU time, not wall time,
+// on a shared machine); "…-heap" and "…-huge" name the two allocations.
+// Example: LANDMARK_BENCH_M=10000 go test ./solver -run '^$' -bench
+// FactorPages -benchtime 4x.
+func BenchmarkFactorPages(b *testing.B) {
+	const k = 1000
+	ctx := context.Background()
+	for _, m := range benchSizes {
+		b.Run(fmt.Sprintf("M=%d", m), func(b *testing.B) {
+			a := benchSPD(m)
+			l := mat.DenseCopyOf(a)
+			if _, err := CholeskyBlocked(ctx, l, CholOptions{}, kernel.Dense{}); err != nil {
+				b.Fatal(err)
+			}
+			a32 := make([]float32, m*m)
+			for i, v := range a.RawMatrix().Data {
+				a32[i] = float32(v)
+			}
+			l32 := blas32General(m, slices.Clone(a32))
+			if _, err := CholeskyBlocked32(ctx, l32, CholOptions{}, kernel.DenseF32{}); err != nil {
+				b.Fatal(err)
+			}
+			rhs := mat.NewDense(m, k, nil)
+			r := rand.New(rand.NewPCG(2, uint64(m)))
+			for i := range rhs.RawMatrix().Data {
+				rhs.RawMatrix().Data[i] = r.NormFloat64()
+			}
+			type mats struct {
+				name string
+				f, x *mat.Dense
+				g    blas32.General
+			}
+			sides := []mats{
+				{"heap", mat.NewDense(m, m, nil), mat.NewDense(m, k, nil), blas32General(m, make([]float32, m*m))},
+				{"huge", mat.NewDense(m, m, hugemem.Float64s(m*m)), mat.NewDense(m, k, hugemem.Float64s(m*k)), blas32General(m, hugemem.Float32s(m*m))},
+			}
+			cube := float64(m) * float64(m) * float64(m)
+			rates := map[string][]float64{}
+			rate := func(name string, flops float64, setup func(), run func() error) {
+				setup()
+				c0 := cpuSeconds()
+				if err := run(); err != nil {
+					b.Fatal(err)
+				}
+				rates[name] = append(rates[name], flops/(cpuSeconds()-c0)/1e9)
+			}
+			for range b.N {
+				for _, s := range sides {
+					var ch *Chol
+					rate("potrf-"+s.name, cube/3, func() { s.f.Copy(a) }, func() (err error) {
+						ch, err = CholeskyBlocked(ctx, s.f, CholOptions{}, kernel.Dense{})
+						return err
+					})
+					rate("trsm-"+s.name, float64(m)*float64(m)*k, func() { s.x.Copy(rhs) }, func() error { return ch.SolveL(s.x, false) })
+					rate("lauum-"+s.name, cube/3, func() { s.f.Copy(l) }, func() error { return Lauum(ctx, s.f, kernel.Dense{}) })
+					rate("potrf32-"+s.name, cube/3, func() { copy(s.g.Data, a32) }, func() error {
+						_, err := CholeskyBlocked32(ctx, s.g, CholOptions{}, kernel.DenseF32{})
+						return err
+					})
+					rate("lauum32-"+s.name, cube/3, func() { copy(s.g.Data, l32.Data) }, func() error { return Lauum32(ctx, s.g, kernel.DenseF32{}) })
+				}
+			}
+			b.StopTimer()
+			for name, v := range rates {
+				slices.Sort(v)
+				b.ReportMetric(v[len(v)/2], "GF/cpu-s:"+name)
+			}
+		})
+	}
 }
