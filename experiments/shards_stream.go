@@ -82,7 +82,7 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 	}
 	f.Progress = r.streamProgress(p, f.MaxIter)
 	if opt.Notify != nil {
-		opt.Notify(fmt.Sprintf("%s, over %s: streaming it from the shards on every pass", sizeLine(sp), limitName(opt, sp.limit)))
+		opt.Notify(fmt.Sprintf("%s: streaming it from the shards on every pass", overLine(sp, opt)))
 	}
 	t0 := time.Now()
 	if err := f.FitShardSet(ctx, set); err != nil {
@@ -93,7 +93,7 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 	}
 	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc, Gamma: gamma,
 		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule, ImpliedFeatures: true, TargetName: DefaultTargetName,
-		Storage: StorageStreamed, Density: 1, ZeroBased: c.Dataset.ZeroBased || sp.m.ZeroBased, StorageReason: fmt.Sprintf("%s, over %s; fit plan %s", sizeLine(sp), limitName(opt, sp.limit), decimalBytes(f.Info().Plan.Total))}
+		Storage: StorageStreamed, Density: 1, ZeroBased: c.Dataset.ZeroBased || sp.m.ZeroBased, StorageReason: fmt.Sprintf("%s; fit plan %s", overLine(sp, opt), decimalBytes(f.Info().Plan.Total))}
 	if d.TestPath == "" {
 		return res, nil
 	}
@@ -111,6 +111,19 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 // sizeLine is "X is 11.2 GB (50,000,000 × 28 float64)".
 func sizeLine(sp *shardPlan) string {
 	return fmt.Sprintf("X is %s (%s × %d float64)", decimalBytes(sp.x), groupDigits(sp.m.N), sp.m.D)
+}
+
+// overLine says why the set is streamed: "X is 11.2 GB (50,000,000 × 28
+// float64), over --memory 2G" when X's copies alone are over the cap,
+// else "X is 4.48 MB (…); with the estimator's plan beside it the fit in
+// memory would need 14.3 MB, over --memory 10M" (it said X was over a cap
+// X is under).
+func overLine(sp *shardPlan, opt FitOptions) string {
+	over := limitName(opt, sp.limit)
+	if sp.x*int64(sp.copies) > sp.limit {
+		return fmt.Sprintf("%s, over %s", sizeLine(sp), over)
+	}
+	return fmt.Sprintf("%s; with the estimator's plan beside it the fit in memory would need %s, over %s", sizeLine(sp), decimalBytes(sp.need), over)
 }
 
 // limitName names the memory cap as the caller set it (FitOptions.Limit),

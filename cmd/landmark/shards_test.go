@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,7 +88,9 @@ func TestFitManifestStreamsOverMemory(t *testing.T) {
 	if code := dispatch(context.Background(), append(args, "--memory", "2M"), &so, &se); code != 0 {
 		t.Fatalf("exit %d\n%s", code, se.String())
 	}
-	if !strings.Contains(se.String(), "landmark fit: X is 672 kB (3,000 × 28 float64), over --memory 2M: streaming it from the shards on every pass\n") ||
+	// The plan's engine scratch grows with the workers (GOMAXPROCS): 3.86
+	// MB at 2.
+	if !regexp.MustCompile(`landmark fit: X is 672 kB \(3,000 × 28 float64\); with the estimator's plan beside it the fit in memory would need [0-9.]+ MB, over --memory 2M: streaming it from the shards on every pass\n`).MatchString(se.String()) ||
 		!strings.Contains(se.String(), "    pass 1/") || !strings.Contains(se.String(), "rows/s") || !strings.Contains(se.String(), "MB/s") {
 		t.Errorf("stderr:\n%s", se.String())
 	}
