@@ -189,6 +189,11 @@ func openData(ctx context.Context, name string, opt datasets.ReadOptions) (*data
 		d, err := datasets.Load(name)
 		return d, &info, err
 	}
+	if experiments.IsManifest(name) {
+		// Read as text it failed at its first line ("label \"{\" is not a
+		// number").
+		return nil, nil, fmt.Errorf("%w: %s is a shard manifest, which data convert and data shard do not read (a LIBSVM or CSV file, or a bundled name; fit, predict and approx read manifests, data info describes one)", datasets.ErrInput, name)
+	}
 	d, err := datasets.ReadFileContext(ctx, name, opt)
 	return d, nil, err
 }

@@ -176,3 +176,20 @@ func TestDataSynthTextInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestDataManifestInput: data convert and data shard refuse a shard
+// manifest as input, saying so (exit 1); before, they read it as a LIBSVM
+// file and failed with "line 1: label \"{\" is not a number".
+func TestDataManifestInput(t *testing.T) {
+	dir := t.TempDir()
+	man := filepath.Join(dir, "set", "manifest.json")
+	if code, _, se := runCLI("data", "shard", "heart_scale", filepath.Join(dir, "set"), "--rows", "100", "--progress", "never"); code != 0 {
+		t.Fatal(se)
+	}
+	for _, args := range [][]string{{"data", "convert", man, filepath.Join(dir, "h.csv")}, {"data", "shard", man, filepath.Join(dir, "again"), "--rows", "50"}} {
+		code, _, se := runCLI(args...)
+		if code != 1 || !strings.Contains(se, man+" is a shard manifest, which data convert and data shard do not read") {
+			t.Errorf("%v: exit %d, stderr %q", args[:2], code, se)
+		}
+	}
+}
