@@ -143,3 +143,22 @@ func TestWriteDirFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("err %v, folder %v; want an error and only the blocking folder", err, entries)
 	}
 }
+
+// TestWriteDirKeepsOtherManifest: a folder whose manifest.json is not a
+// shard set's (landmark run writes one in its output folder) is refused
+// with ErrInput and the file stays as it was, no shard written; before,
+// the set's manifest replaced it.
+func TestWriteDirKeepsOtherManifest(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ManifestName)
+	if err := os.WriteFile(p, []byte(`{"name": "a run"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := mat.NewDense(2, 1, []float64{1, 2})
+	_, err := WriteDirWith(dir, x, []float64{1, 2}, Options{Rows: 1})
+	b, _ := os.ReadFile(p)
+	entries, _ := os.ReadDir(dir)
+	if !errors.Is(err, ErrInput) || string(b) != `{"name": "a run"}` || len(entries) != 1 {
+		t.Fatalf("err %v, manifest.json %q, %d files; want ErrInput, the file kept, nothing written", err, b, len(entries))
+	}
+}

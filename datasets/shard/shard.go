@@ -449,7 +449,9 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 // (its manifest once written) does not name, or all of them when written
 // is nil (the new set was not written). A dir without a manifest has
 // nothing to drop: done does nothing. Only plain file names ending in
-// .lmks are removed, never a path a manifest names elsewhere.
+// .lmks are removed, never a path a manifest names elsewhere. A
+// manifest.json that is not a shard manifest (a landmark run folder's) is
+// an error wrapping ErrInput, and stays.
 func DropSet(dir string) (done func(written *Manifest), err error) {
 	p := filepath.Join(dir, ManifestName)
 	b, err := os.ReadFile(p)
@@ -459,12 +461,16 @@ func DropSet(dir string) (done func(written *Manifest), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
+	m, err := ParseManifest(b)
+	if err != nil {
+		// Another program's manifest.json (landmark run writes one in its
+		// output folder): not ours to replace (it was overwritten).
+		return nil, fmt.Errorf("shard: %w: %s holds a %s that is not a shard set's (%w): choose another folder", ErrInput, dir, ManifestName, err)
+	}
 	var old []string
-	if m, err := ParseManifest(b); err == nil {
-		for _, e := range m.Shards {
-			if filepath.Base(e.File) == e.File && strings.HasSuffix(e.File, ".lmks") {
-				old = append(old, e.File)
-			}
+	for _, e := range m.Shards {
+		if filepath.Base(e.File) == e.File && strings.HasSuffix(e.File, ".lmks") {
+			old = append(old, e.File)
 		}
 	}
 	if err := os.Remove(p); err != nil {
