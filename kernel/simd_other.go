@@ -30,6 +30,7 @@ func axpyRoundAVX2(int, float64, *float64, *float64)      { panic("kernel: no AV
 func axpy4AVX2(int, *[4]float64, *float64, int, *float64) { panic("kernel: no AVX2") }
 
 func fmaPeakAVX2(int)                                           { panic("kernel: no AVX2") }
+func fmaPeakAVX512(int)                                         { panic("kernel: no AVX-512") }
 func gemm1x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm2x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }
 func gemm3x16AVX2(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX2") }

@@ -184,6 +184,10 @@ func gemm2x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add boo
 // as two 1×16 pieces and sets or increments the 1×32 float64 tile at c (row stride ldc elements).
 func gemm1x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
 
+// fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's
+// AVX-512 float64 FMA peak, for BenchmarkTiles.
+func fmaPeakAVX512(n int)
+
 // gemm6x8AVX2 sets (or, when add, increments) the 6×8 tile at c (row stride ldc elements) to
 // Σ_p a[p][0:6] ⊗ b[p][0:8] over p < k, for packed a ([k][6]) and b ([k][8]), its block of c prefetched first.
 func gemm6x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, add bool)

@@ -33,7 +33,10 @@ func threadClock() int64 {
 // Two references for the AVX2 float64 tile: avx2-6x16-l1 runs it on the
 // first panels and tile every call (all operands in L1), avx2-fma-peak is
 // fmaPeakAVX2 for the same flops (12 independent FMA chains, no loads: the
-// core's float64 FMA peak). Every b.N step runs each
+// core's float64 FMA peak); avx512-fma-peak is fmaPeakAVX512, the same
+// with 24 zmm chains, for the AVX-512 tiles, and avx512-8x16pf the
+// engine's AVX-512 tile as dots calls it (gemm8x16PfAVX512, its tile of c
+// prefetched first). Every b.N step runs each
 // kernel once, interleaved, and the best rate in thread-CPU time of each is
 // reported (GFLOP/s on one core: the machine is shared). Run with e.g.
 // -benchtime=20x.
@@ -62,6 +65,7 @@ func BenchmarkTiles(b *testing.B) {
 			gemm6x16AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
 		{name: "avx2-fma-peak", acc: accelAVX2, lda: 6, ldb: 16, peak: true},
+		{name: "avx512-fma-peak", acc: accelAVX512, lda: 8, ldb: 16, peak: true},
 		{name: "avx2-6x32f32", acc: accelAVX2, lda: 6, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
 			gemm6x32F32AVX2(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
@@ -73,6 +77,9 @@ func BenchmarkTiles(b *testing.B) {
 		}},
 		{name: "avx512-8x16", acc: accelAVX512, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
 			gemm8x16AVX512(k, &a[0], &bb[0], &c[0], ldc, add)
+		}},
+		{name: "avx512-8x16pf", acc: accelAVX512, lda: 8, ldb: 16, f64: func(k int, a, bb, c []float64, ldc int, add bool) {
+			gemm8x16PfAVX512(k, &a[0], &bb[0], &c[0], ldc, add)
 		}},
 		{name: "avx512-8x32f32", acc: accelAVX512, lda: 8, ldb: 32, f32: func(k int, a, bb []float32, c []float64, ldc int, add bool) {
 			gemm8x32F32AVX512(k, &a[0], &bb[0], &c[0], ldc, add)
@@ -112,7 +119,11 @@ func BenchmarkTiles(b *testing.B) {
 				for i, cd := range run {
 					t0 := threadClock()
 					if cd.peak {
-						fmaPeakAVX2(reps * rows * cols * k * 2 / 96)
+						if cd.acc == accelAVX512 {
+							fmaPeakAVX512(reps * rows * cols * k * 2 / 384)
+						} else {
+							fmaPeakAVX2(reps * rows * cols * k * 2 / 96)
+						}
 					}
 					for range reps {
 						if cd.peak {

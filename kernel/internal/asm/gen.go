@@ -27,7 +27,8 @@
 //     (gen_avx2.go), Dense's AVX2 tile since: one 6×8 piece of 12
 //     accumulators on panels of 6 rows and 8 columns.
 //   - fmaPeakAVX2 (gen_tiles.go): 12 independent ymm FMA chains without
-//     loads, the float64 peak BenchmarkTiles measures the AVX2 tiles against.
+//     loads, the float64 peak BenchmarkTiles measures the AVX2 tiles against;
+//     fmaPeakAVX512, 24 zmm chains, the same for the AVX-512 tiles.
 //   - expRowAVX512 / expRowDotAVX512: the Gaussian map of one row of dot
 //     products, k_j = exp(ng·max(0, xx + cc_j − 2·row_j)), with exp computed
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
@@ -91,6 +92,7 @@ func generate() {
 
 	gemmAVX2()
 	avx2Tiles()
+	fmaPeakAVX512()
 	gemmDenseAVX2()
 	expRowF32AVX2()
 	axpy4Kernel("axpy4F32AVX2", true, false, "axpy4F32AVX2 is the AVX2+FMA version of axpy4F32AVX512 (same FMA order, same bits).")

@@ -80,6 +80,32 @@ func fmaPeakAVX2() {
 	RET()
 }
 
+// fmaPeakAVX512 emits fmaPeakAVX512, the FMA throughput the AVX-512 tiles
+// are measured against (BenchmarkTiles): n steps of 24 independent zmm FMA
+// chains, no loads (FMA latency 4 cycles × 2 FMA pipes needs 8; 24 leaves
+// no dependency stall).
+func fmaPeakAVX512() {
+	TEXT("fmaPeakAVX512", NOSPLIT, "func(n int)")
+	Doc("fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's",
+		"AVX-512 float64 FMA peak, for BenchmarkTiles.")
+	n := RCX
+	Load(Param("n"), n)
+	for i := 0; i < 27; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(n, n)
+	JE(LabelRef("done"))
+	Label("loop")
+	for i := 0; i < 24; i++ {
+		VFMADD231PD(zmm[24+i%2], Z26, zmm[i])
+	}
+	DECQ(n)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
 // tileMode is the precision of an AVX2 tile kernel: its inputs, its sums
 // and its result c.
 type tileMode int
