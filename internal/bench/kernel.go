@@ -45,6 +45,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	seed := fs.Uint64("seed", 1, "random seed for the data")
 	repeats := fs.Int("repeats", 2, "timed repetitions per measurement (the best is reported)")
 	workers := fs.Int("workers", 0, "engine workers (0: GOMAXPROCS)")
+	blockRows := fs.Int("block-rows", 0, "rows of X per block of the engine (kernel.Options.BlockRows; 0: the engine's choice); for tuning: the fused product's bits depend on it through its reduction's segments")
 	gamma := fs.Float64("gamma", 0, "Gaussian γ (0: 1/d)")
 	noPython := fs.Bool("no-python", false, "skip the scikit-learn/numpy side")
 	python := fs.String("python", "/usr/bin/python3", "Python interpreter with numpy and scikit-learn")
@@ -58,8 +59,8 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	if *n < 1 || *m < 1 || *repeats < 1 || *workers < 0 || *gamma < 0 || math.IsInf(*gamma, 0) {
-		return fmt.Errorf("%w: need n, m, repeats ≥ 1, workers ≥ 0 and finite γ ≥ 0", errUsage)
+	if *n < 1 || *m < 1 || *repeats < 1 || *workers < 0 || *blockRows < 0 || *gamma < 0 || math.IsInf(*gamma, 0) {
+		return fmt.Errorf("%w: need n, m, repeats ≥ 1, workers, block-rows ≥ 0 and finite γ ≥ 0", errUsage)
 	}
 	var dims []int
 	for _, f := range strings.Split(*ds, ",") {
@@ -80,6 +81,9 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	printEngineHost(stdout)
 	fmt.Fprintf(stdout, "kernel engine: %s inner kernels (tiles %s), %d workers; n = %d, M = %d, Gaussian γ = %s; best of %d\n",
 		kernel.Accel(), kernel.Tiles(), map[bool]int{true: runtime.GOMAXPROCS(0), false: *workers}[*workers == 0], *n, *m, map[bool]string{true: "1/d", false: fmt.Sprint(*gamma)}[*gamma == 0], *repeats)
+	if *blockRows > 0 {
+		fmt.Fprintf(stdout, "block rows: %d (-block-rows; not the engine's own choice)\n", *blockRows)
+	}
 	if py != "" {
 		printLines(stdout, "", baselineLines(ctx, stderr, "kernel", py, nil, "numpy", "sklearn"))
 	}
@@ -107,7 +111,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	for _, d := range dims {
 		t0 := time.Now()
-		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *gamma, *noGemm, *f32)
+		err := benchKernelDim(ctx, tw, py, *n, *m, d, *seed, *repeats, *workers, *blockRows, *gamma, *noGemm, *f32)
 		done.Finished(fmt.Sprintf("d = %d", d), work(d), t0, err)
 		if err != nil {
 			tw.Flush()
@@ -117,7 +121,7 @@ func runBenchKernel(ctx context.Context, args []string, stdout, stderr io.Writer
 	return tw.Flush()
 }
 
-func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, seed uint64, repeats, workers int, gamma float64, noGemm, f32 bool) error {
+func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, seed uint64, repeats, workers, blockRows int, gamma float64, noGemm, f32 bool) error {
 	if gamma == 0 {
 		gamma = 1 / float64(d)
 	}
@@ -145,7 +149,7 @@ func benchKernelDim(ctx context.Context, w io.Writer, py string, n, m, d int, se
 		dst = mat.NewDense(n, m, nil)
 	}
 	for i, single := range modes {
-		opt := kernel.Options{Workers: workers, Float32: single}
+		opt := kernel.Options{Workers: workers, BlockRows: blockRows, Float32: single}
 		outs[i] = mat.NewDense(m, 1, nil)
 		var err error
 		ours[i].fused, err = bestOf(repeats, func() error { return kernel.NewOp(g, x, c, opt).MulTMul(ctx, outs[i], v) })

@@ -75,7 +75,7 @@ func TestBenchKernelUsage(t *testing.T) {
 	if !strings.Contains(out.String(), "kernel") {
 		t.Fatalf("bench --help does not list kernel:\n%s", out.String())
 	}
-	for _, args := range [][]string{nil, {"nope"}, {"kernel", "--d", "0"}, {"kernel", "--n", "0"}, {"kernel", "extra"}} {
+	for _, args := range [][]string{nil, {"nope"}, {"kernel", "--d", "0"}, {"kernel", "--n", "0"}, {"kernel", "--block-rows", "-8"}, {"kernel", "extra"}} {
 		if err := Run(context.Background(), args, &out, &errOut); err == nil || !strings.Contains(err.Error(), "usage") {
 			t.Errorf("bench %v: err = %v, want a usage error", args, err)
 		}
@@ -87,7 +87,7 @@ func TestBenchKernelUsage(t *testing.T) {
 // dashes, not NaN, and ours are numbers; with -no-gemm our X·Cᵀ columns are
 // dashes too; with -float32 the f32 row follows the same rule.
 func TestBenchKernelNoPython(t *testing.T) {
-	for _, flags := range [][]string{nil, {"--no-gemm"}, {"--float32"}, {"--no-gemm", "--float32"}} {
+	for _, flags := range [][]string{nil, {"--no-gemm"}, {"--float32"}, {"--no-gemm", "--float32"}, {"--block-rows", "24"}} {
 		var out, errOut bytes.Buffer
 		args := append([]string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python", "--progress", "never"}, flags...)
 		if err := Run(context.Background(), args, &out, &errOut); err != nil {
