@@ -111,9 +111,12 @@ func TestBenchKernelNoPython(t *testing.T) {
 				nums, dashes = []int{1, 2}, []int{3, 4, 5, 6, 7, 8, 9, 10, 11}
 			}
 			for _, i := range nums { // our fused time and GFLOP/s, our X·Cᵀ time and GFLOP/s
-				// Times print with 3 decimals (0.000 at this size); rates are > 0.
-				if v, err := strconv.ParseFloat(f[i], 64); err != nil || v < 0 || (i%2 == 0 && v == 0) {
-					t.Errorf("%v: row %q field %d = %q, want a number (> 0 for a rate)", flags, label, i, f[i])
+				// Times print with 3 decimals (0.000 at this size), rates with 1:
+				// 84 kFLOP (fused) print as 0.0 GFLOP/s once a product takes
+				// over 1.7 ms, as it did on a loaded machine, so 0 is allowed
+				// for both (no timing assertion).
+				if v, err := strconv.ParseFloat(f[i], 64); err != nil || v < 0 {
+					t.Errorf("%v: row %q field %d = %q, want a number ≥ 0", flags, label, i, f[i])
 				}
 			}
 			for _, i := range dashes {
