@@ -182,26 +182,32 @@ func TestKernelBenchRow(t *testing.T) {
 	}
 }
 
-// TestBenchKernelCPUProfile: -cpuprofile writes a CPU profile (gzip-compressed
-// protocol buffer: it starts with the gzip magic bytes) of the engine's side;
-// a file that cannot be created is an error naming the flag, before anything
-// is measured.
-func TestBenchKernelCPUProfile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cpu.out")
-	args := []string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python", "--progress", "never"}
-	var out, errOut bytes.Buffer
-	if err := Run(context.Background(), append(args, "--cpuprofile", path), &out, &errOut); err != nil {
-		t.Fatalf("%v\n%s", err, errOut.String())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("profile of %d bytes does not start with the gzip magic", len(b))
-	}
-	bad := filepath.Join(t.TempDir(), "missing", "cpu.out")
-	if err := Run(context.Background(), append(args, "--cpuprofile", bad), &out, &errOut); err == nil || !strings.Contains(err.Error(), "cpuprofile") {
-		t.Errorf("unwritable profile: err = %v, want an error naming cpuprofile", err)
+// TestBenchCPUProfile: bench kernel's and bench linalg's -cpuprofile write a
+// CPU profile (gzip-compressed protocol buffer: it starts with the gzip magic
+// bytes) of this process's side; a file that cannot be created is an error
+// naming the flag, before anything is measured.
+func TestBenchCPUProfile(t *testing.T) {
+	for _, args := range [][]string{
+		{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--no-python", "--progress", "never"},
+		{"linalg", "-m", "300", "-rhs", "20", "-gonum=false", "-no-python", "--progress", "never"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cpu.out")
+			var out, errOut bytes.Buffer
+			if err := Run(context.Background(), append(args, "--cpuprofile", path), &out, &errOut); err != nil {
+				t.Fatalf("%v\n%s", err, errOut.String())
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+				t.Errorf("profile of %d bytes does not start with the gzip magic", len(b))
+			}
+			bad := filepath.Join(t.TempDir(), "missing", "cpu.out")
+			if err := Run(context.Background(), append(args, "--cpuprofile", bad), &out, &errOut); err == nil || !strings.Contains(err.Error(), "cpuprofile") {
+				t.Errorf("unwritable profile: err = %v, want an error naming cpuprofile", err)
+			}
+		})
 	}
 }

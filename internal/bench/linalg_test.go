@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,28 +67,5 @@ func TestBenchLinalg(t *testing.T) {
 	errOut.Reset()
 	if err := Run(context.Background(), []string{"linalg", "-m", "40", "-rhs", "5", "-gonum=false", "-no-python", "--progress", "never"}, &out, &errOut); err != nil || errOut.Len() != 0 {
 		t.Errorf("--progress never: %v, stderr %q", err, errOut.String())
-	}
-}
-
-// TestBenchLinalgCPUProfile: -cpuprofile writes a CPU profile (gzip magic
-// bytes first, as TestBenchKernelCPUProfile checks for bench kernel); a file
-// that cannot be created is an error naming the flag.
-func TestBenchLinalgCPUProfile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cpu.out")
-	args := []string{"linalg", "-m", "300", "-rhs", "20", "-gonum=false", "-no-python", "--progress", "never"}
-	var out, errOut bytes.Buffer
-	if err := Run(context.Background(), append(args, "-cpuprofile", path), &out, &errOut); err != nil {
-		t.Fatalf("%v\n%s", err, errOut.String())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("profile of %d bytes does not start with the gzip magic", len(b))
-	}
-	bad := filepath.Join(t.TempDir(), "missing", "cpu.out")
-	if err := Run(context.Background(), append(args, "-cpuprofile", bad), &out, &errOut); err == nil || !strings.Contains(err.Error(), "cpuprofile") {
-		t.Errorf("unwritable profile: err = %v, want an error naming cpuprofile", err)
 	}
 }
