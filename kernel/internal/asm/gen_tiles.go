@@ -56,48 +56,39 @@ func avx2Tiles() {
 }
 
 // fmaPeakAVX2 emits fmaPeakAVX2, the FMA throughput the AVX2 tiles are
-// measured against (BenchmarkTiles): n steps of 12 independent ymm FMA
-// chains, no loads, as many accumulators as a tile piece.
+// measured against (BenchmarkTiles): 12 independent ymm FMA chains, as many
+// accumulators as a tile piece.
 func fmaPeakAVX2() {
-	TEXT("fmaPeakAVX2", NOSPLIT, "func(n int)")
-	Doc("fmaPeakAVX2 runs n steps of 12 independent ymm FMAs on registers (96 flops a step): the core's",
+	fmaPeak("fmaPeakAVX2", ymm[:], 12, VXORPD,
+		"fmaPeakAVX2 runs n steps of 12 independent ymm FMAs on registers (96 flops a step): the core's",
 		"float64 FMA peak, for BenchmarkTiles.")
-	n := RCX
-	Load(Param("n"), n)
-	for i := 0; i < 15; i++ {
-		VXORPD(ymm[i], ymm[i], ymm[i])
-	}
-	TESTQ(n, n)
-	JE(LabelRef("done"))
-	Label("loop")
-	for i := 0; i < 12; i++ {
-		VFMADD231PD(ymm[12+i%2], Y14, ymm[i])
-	}
-	DECQ(n)
-	JNE(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
 }
 
 // fmaPeakAVX512 emits fmaPeakAVX512, the FMA throughput the AVX-512 tiles
-// are measured against (BenchmarkTiles): n steps of 24 independent zmm FMA
-// chains, no loads (FMA latency 4 cycles × 2 FMA pipes needs 8; 24 leaves
-// no dependency stall).
+// are measured against (BenchmarkTiles): 24 independent zmm FMA chains (FMA
+// latency 4 cycles × 2 FMA pipes needs 8; 24 leaves no dependency stall).
 func fmaPeakAVX512() {
-	TEXT("fmaPeakAVX512", NOSPLIT, "func(n int)")
-	Doc("fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's",
+	fmaPeak("fmaPeakAVX512", zmm[:], 24, VPXORQ,
+		"fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's",
 		"AVX-512 float64 FMA peak, for BenchmarkTiles.")
+}
+
+// fmaPeak emits name(n int): n steps of chains independent FMAs into
+// regs[0:chains] from the two registers after them, no loads; the chains+3
+// registers used are cleared first by zero.
+func fmaPeak(name string, regs []VecPhysical, chains int, zero func(...Op), doc ...string) {
+	TEXT(name, NOSPLIT, "func(n int)")
+	Doc(doc...)
 	n := RCX
 	Load(Param("n"), n)
-	for i := 0; i < 27; i++ {
-		VPXORQ(zmm[i], zmm[i], zmm[i])
+	for i := 0; i < chains+3; i++ {
+		zero(regs[i], regs[i], regs[i])
 	}
 	TESTQ(n, n)
 	JE(LabelRef("done"))
 	Label("loop")
-	for i := 0; i < 24; i++ {
-		VFMADD231PD(zmm[24+i%2], Z26, zmm[i])
+	for i := 0; i < chains; i++ {
+		VFMADD231PD(regs[chains+i%2], regs[chains+2], regs[i])
 	}
 	DECQ(n)
 	JNE(LabelRef("loop"))
