@@ -23,9 +23,9 @@ run() {
 	/usr/bin/time -v "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
 }
 if [ "$PART" = kernel ] || [ "$PART" = all ]; then
-	run kernel $native "$L" bench kernel -d 54,784 -float32 -python "$PY"
+	run kernel $native "$L" bench kernel -d 54,784 -float32 -rounds 3 -python "$PY"
 	# The AVX2 pair: the engine capped at AVX2, OpenBLAS forced to its Haswell (AVX2) kernels.
-	run kernel_avx2 env -u OPENBLAS_L2_SIZE LANDMARK_SIMD=avx2 OPENBLAS_CORETYPE=Haswell "$L" bench kernel -d 54,784 -float32 -python "$PY"
+	run kernel_avx2 env -u OPENBLAS_L2_SIZE LANDMARK_SIMD=avx2 OPENBLAS_CORETYPE=Haswell "$L" bench kernel -d 54,784 -float32 -rounds 3 -python "$PY"
 	run linalg $native "$L" bench linalg -m 10000 -repeats 3 -gonum=false -python "$PY"
 	run laplacian go test ./kernel -run '^$' -bench 'Laplacian(Block)?$/d=54/(avx512|avx2|portable)' -benchtime 3x
 	run bless go test -run '^$' -bench BLESSCostIJCNN1 -benchtime 5x -v ./model/

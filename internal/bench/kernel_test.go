@@ -211,3 +211,77 @@ func TestBenchCPUProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundRatios: each round's ratio num/den in round order, rounds with a
+// side missing (NaN) or a zero time skipped, and the median of an odd count
+// (the middle value) and of an even count (the mean of the middle two).
+func TestRoundRatios(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		num, den []float64
+		want     string
+	}{
+		{[]float64{3, 4, 9}, []float64{2, 1, 3}, "  784 speed-up: 1.50 4.00 3.00; median 3.00, min 1.50, max 4.00"},
+		{[]float64{3, nan, 9, 1}, []float64{2, 1, 3, 0}, "  784 speed-up: 1.50 3.00; median 2.25, min 1.50, max 3.00"},
+		{[]float64{nan, 2}, []float64{1, nan}, ""},
+	} {
+		if got := roundRatios("784", "speed-up", c.num, c.den); got != c.want {
+			t.Errorf("roundRatios(%v, %v) = %q, want %q", c.num, c.den, got, c.want)
+		}
+	}
+	if got := minOf([]float64{nan, 3, 2, nan}); got != 2 {
+		t.Errorf("minOf = %v, want 2", got)
+	}
+	if got := minOf([]float64{nan}); !math.IsNaN(got) {
+		t.Errorf("minOf(NaN) = %v, want NaN", got)
+	}
+}
+
+// TestBenchKernelRounds: with -rounds 3 the baseline script runs once per
+// round on one copy of the arrays (a shell script stands in for Python and
+// reports 5, 2 and 4 s for scikit-learn in its three runs), the table shows
+// each side's best over the rounds (2.000 s), and three per-round ratios
+// follow the table for each row.
+func TestBenchKernelRounds(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "python")
+	// Its first call reports the baseline's kernels (python -c …): "{}".
+	body := "#!/bin/sh\nif [ \"$1\" = -c ]; then echo '{}'; exit 0; fi\necho \"$2\" >> " + dir + "/runs\nk=$(wc -l < " + dir + "/runs)\n" +
+		"case $k in 1) s=5;; 2) s=2;; *) s=4;; esac\n" +
+		"echo \"{\\\"what\\\":\\\"fused\\\",\\\"seconds\\\":$s}\"\necho '{\"what\":\"dgemm\",\"seconds\":7}'\n"
+	if err := os.WriteFile(fake, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"kernel", "--n", "200", "--m", "30", "--d", "5", "--repeats", "1", "--rounds", "3", "--python", fake, "--progress", "never"}
+	if err := Run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	runs, err := os.ReadFile(filepath.Join(dir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Fields(string(runs))
+	if len(paths) != 3 || paths[0] != paths[1] || paths[1] != paths[2] {
+		t.Fatalf("baseline runs with data %q, want three runs on one file", paths)
+	}
+	f := benchKernelRow(t, out.String(), "5")
+	if f[3] != "2.000" || f[9] != "7.000" {
+		t.Errorf("scikit-learn %q and numpy %q seconds, want the best of the rounds, 2.000 and 7.000:\n%s", f[3], f[9], out.String())
+	}
+	if !strings.Contains(out.String(), "best of 1 repeats × 3 rounds") {
+		t.Errorf("header does not say how times were taken:\n%s", out.String())
+	}
+	for _, what := range []string{"speed-up", "ours/numpy"} {
+		var line string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, "  5 "+what+":") {
+				line = l
+			}
+		}
+		head, _, ok := strings.Cut(strings.TrimPrefix(line, "  5 "+what+":"), ";")
+		if !ok || len(strings.Fields(head)) != 3 {
+			t.Errorf("%s by round: %q, want three ratios and their median:\n%s", what, line, out.String())
+		}
+	}
+}
