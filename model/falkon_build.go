@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
@@ -290,14 +291,18 @@ func precondScratch(m, t int) int64 {
 // KMM forms K_MM (M×M) on the centers.
 //
 // Its 8M² bytes are fresh memory, faulted in while the kernel engine
-// writes them (over the workers), in 4 KiB pages: on machine D asking for
-// transparent huge pages (package hugemem) made those faults cost 1.1–1.9
-// CPU-seconds at M = 10,000 instead of 0.39–0.47 (the K_MM step of three
-// alternated covtype fits each, 2026-11-27), and the factorizations that
-// then run in this memory took the same CPU time either way.
+// writes them (over the workers). Which page size makes that cheaper
+// depends on the host, so they come from hugemem.FreshFloat64s, which
+// asks for transparent huge pages only where 4 KiB faults are slow: on
+// machine D huge pages made those faults cost 1.1–1.9 CPU-seconds at
+// M = 10,000 instead of 0.39–0.47 (the K_MM step of three alternated
+// covtype fits each, 2026-11-27); on machine E 4 KiB pages cost about
+// 3.2 CPU-seconds per 800 MB and huge ones 0.7–1.9 (alternated, load 4).
+// The factorizations that then run in this memory took the same CPU time
+// either way on D.
 func (b FalkonBuilder) KMM(ctx context.Context, c FalkonCenters) (*mat.Dense, error) {
 	mc := c.M()
-	kmm := mat.NewDense(mc, mc, nil)
+	kmm := mat.NewDense(mc, mc, hugemem.FreshFloat64s(mc*mc))
 	if err := kernel.NewOp(b.Kernel, c.Points, c.Points, b.Engine).Block(ctx, kmm); err != nil {
 		return nil, err
 	}

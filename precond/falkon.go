@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/internal/scratch"
 	"github.com/landmark-ml/landmark/kernel"
@@ -260,12 +261,12 @@ func shiftDiagonal(kmm *mat.Dense, eps float64) ([]float64, float64, error) {
 func innerMatrix(kmm *mat.Dense, w []float64, lambda float64) (*mat.Dense, error) {
 	m, _ := kmm.Dims()
 	raw := kmm.RawMatrix()
-	cm := mat.NewDense(m, m, nil)
+	cm := mat.NewDense(m, m, hugemem.FreshFloat64s(m*m))
 	cr := cm.RawMatrix()
 	// The copy is the first touch of cm's pages (800 MB at M = 10,000):
 	// split over the workers, so are the page faults (elementwise, so the
-	// values do not depend on the split). They are 4 KiB pages, as K_MM's
-	// (model.FalkonBuilder.KMM says why).
+	// values do not depend on the split). Their size is chosen for the host
+	// as K_MM's are (model.FalkonBuilder.KMM says why).
 	err := parallel.For(context.Background(), (m+copyRows-1)/copyRows, 0, func(_, task int) {
 		for i := task * copyRows; i < min(m, (task+1)*copyRows); i++ {
 			scale := 1 / math.Sqrt(float64(m))

@@ -394,7 +394,7 @@ func (b *falkonBench) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "# bench falkon: %s (standardized: %v), %d train / %d test, d = %d, Gaussian γ = %g, λ = %g (λn = %g), %d CG iterations, %s, ε %s, memory limit %g GB, %s\n\n",
 		b.data, b.std, meta.NTrain, meta.NTest, meta.D, b.gamma, b.lambda, b.lambda*float64(meta.NTrain), b.iters, samplerNote, falkonBenchEps(b.eps), b.memLimit, precNote)
-	report := []string{engineHost()} // the children inherit the environment, so the path
+	report := []string{engineHost(), pagesLine()} // the children inherit the environment, so the path
 	if len(b.sm) > 0 {
 		report = append(report, b.baselineLines(ctx, stderr)...)
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -47,4 +48,20 @@ func printEngineHost(w io.Writer) {
 // engineHost is printEngineHost's line without the newline.
 func engineHost() string {
 	return fmt.Sprintf("host: %s, %d logical CPUs; engine path: %s", cpuModel(), runtime.NumCPU(), kernel.AccelChoice())
+}
+
+// pagesLine reports the host's cost of fresh 4 KiB pages as hugemem
+// measures it and what that makes Landmark do with the M×M matrices of
+// FALKON's preconditioner (each Landmark process probes for itself; this is
+// the benchmark process's probe).
+func pagesLine() string {
+	cost, advised := hugemem.FaultCost()
+	choice := "4 KiB pages"
+	if advised {
+		choice = "transparent huge pages"
+	}
+	if cost == 0 {
+		return "fresh memory: not probed (LANDMARK_HUGEPAGES=" + os.Getenv("LANDMARK_HUGEPAGES") + " or not Linux); K_MM and the preconditioner's M×M matrix in " + choice
+	}
+	return fmt.Sprintf("fresh memory: 4 KiB page faults cost %.2f ms of CPU per MiB (probe of 8 MiB); K_MM and the preconditioner's M×M matrix in %s", 1e3*cost, choice)
 }

@@ -14,13 +14,17 @@
 // way round for memory the guest has not used for a few seconds: 800 MB in
 // 4 KiB pages took 0.32–0.39 CPU-seconds, in 2 MiB pages 1.2–1.9 (0.1 when
 // the memory had just been freed by another process), four alternated runs
-// each. So the M×M matrices of FALKON's preconditioner, touched once when
-// they are filled and then streamed, are plain Go slices (package model's
-// FalkonBuilder.KMM, precond's second matrix), and only the buffers reused
-// by every product of a factorization come from here.
+// each. So the buffers reused by every product of a factorization come from
+// Float64s and Float32s, advised always, while the M×M matrices of FALKON's
+// preconditioner, touched once when they are filled and then streamed
+// (package model's FalkonBuilder.KMM, precond's second matrix), come from
+// FreshFloat64s, advised only where a probe of the host finds 4 KiB faults
+// slow (FaultCost): on machine E (AMD EPYC Zen 5, 2026-11-27) they cost
+// 3.3–3.6 ms of CPU time per MiB, on machine D 0.4–0.5.
 //
 // LANDMARK_HUGEPAGES=0 in the environment turns the advice off (as it does
-// for the kernel engine's packed centers), to measure without it.
+// for the kernel engine's packed centers), to measure without it;
+// LANDMARK_HUGEPAGES=1 advises the fresh matrices too, without the probe.
 package hugemem
 
 import (
