@@ -434,10 +434,10 @@ func printFit(res *experiments.FitResult, spec *experiments.Spec, defaulted []st
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
 	if res.Train != nil {
-		fmt.Fprintf(stdout, "train: %s\n", scoreLine(res.Train))
+		fmt.Fprintf(stdout, "train: %s\n", cmdline.ScoreLine(res.Train, nil))
 	}
 	if res.Test != nil {
-		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, scoreLine(res.Test))
+		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, cmdline.ScoreLine(res.Test, nil))
 	}
 	if save != "" {
 		fmt.Fprintf(stdout, "saved to %s\n", save)
@@ -538,12 +538,4 @@ func estimatorCenters(est model.Estimator) string {
 		return "centers " + form + "; passes factored: " + factoring
 	}
 	return "centers " + form
-}
-
-func scoreLine(s []experiments.Summary) string {
-	parts := make([]string, len(s))
-	for i, m := range s {
-		parts[i] = fmt.Sprintf("%s %.6g", m.Name, m.Mean)
-	}
-	return strings.Join(parts, ", ")
 }

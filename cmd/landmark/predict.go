@@ -227,7 +227,7 @@ func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.D
 		scores = mat.Col(nil, 0, s)
 	}
 	if sc, err := experiments.ScoreWith(fit.Task, y, pred, scores); err == nil {
-		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", n, scoreLine(sc))
+		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", n, cmdline.ScoreLine(sc, y))
 	}
 	return nil
 }

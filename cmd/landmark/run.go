@@ -194,11 +194,7 @@ func printResult(w io.Writer, r *experiments.Result) {
 		fmt.Fprintln(w, line+")")
 	}
 	if r.Test != nil {
-		var parts []string
-		for _, m := range r.Test.Metrics {
-			parts = append(parts, fmt.Sprintf("%s %.6g", m.Name, m.Mean))
-		}
-		fmt.Fprintf(w, "test (%d rows, refit on %d in %.3g s): %s\n", r.Test.NTest, r.Test.NTrain, r.Test.FitSeconds, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "test (%d rows, refit on %d in %.3g s): %s\n", r.Test.NTest, r.Test.NTrain, r.Test.FitSeconds, cmdline.ScoreLine(r.Test.Metrics, nil))
 	}
 	fmt.Fprintf(w, "results in %s (results.csv, results.json, summary.md, manifest.json, plots)\n", r.Out)
 }

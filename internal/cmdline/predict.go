@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -77,11 +76,7 @@ func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, o
 	}
 	sc, err := experiments.ScoreWith(fit.Task, ys, preds, scores)
 	if err == nil {
-		parts := make([]string, len(sc))
-		for i, m := range sc {
-			parts[i] = fmt.Sprintf("%s %.6g", m.Name, m.Mean)
-		}
-		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(ys), strings.Join(parts, ", "))
+		fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", len(ys), ScoreLine(sc, ys))
 	}
 	return nil
 }
