@@ -237,12 +237,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		spec.Dataset.Storage = experiments.StorageDense
 	}
 	if fa.save != "" {
-		// Refused before the fit, not after it: a directory, or the data.
-		// (A missing folder is made when the model is saved.)
-		if _, err := os.Stat(fa.save); err == nil {
-			if err := outfile.Check(fa.save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
-				return fmt.Errorf("--save: %w", err)
-			}
+		// Refused before the fit, not after it: a directory, a path in a
+		// folder that does not exist (as every other output), or the data.
+		if err := outfile.Check(fa.save, spec.Dataset.Path, spec.Dataset.TestPath); err != nil {
+			return fmt.Errorf("--save: %w", err)
 		}
 	}
 	fopt := experiments.FitOptions{Notify: func(m string) { fmt.Fprintf(stderr, "landmark fit: %s\n", m) }}
