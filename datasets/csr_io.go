@@ -18,12 +18,14 @@ import (
 // last column is written on no line when it is zero everywhere, so pass the
 // dimension to the reader to keep it.
 func WriteLIBSVMSparse(w io.Writer, m *CSR, y []float64) error {
-	return writeLIBSVMSparse(context.Background(), w, m, y)
+	return writeLIBSVMSparse(context.Background(), w, m, y, nil)
 }
 
 // writeLIBSVMSparse is WriteLIBSVMSparse that stops with ctx's error when
-// ctx is cancelled, checked every textCheckRows rows.
-func writeLIBSVMSparse(ctx context.Context, w io.Writer, m *CSR, y []float64) error {
+// ctx is cancelled, checked every textCheckRows rows, and calls progress,
+// when non-nil, with the rows written every ProgressRows rows and once all
+// are (flushed).
+func writeLIBSVMSparse(ctx context.Context, w io.Writer, m *CSR, y []float64, progress func(rows int)) error {
 	if r, _ := m.Dims(); len(y) != r {
 		return fmt.Errorf("datasets: %w: %d labels for %d rows", ErrInput, len(y), r)
 	}
@@ -34,6 +36,9 @@ func writeLIBSVMSparse(ctx context.Context, w io.Writer, m *CSR, y []float64) er
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if i > 0 && i%ProgressRows == 0 && progress != nil {
+			progress(i)
 		}
 		buf = strconv.AppendFloat(buf[:0], label, 'g', -1, 64)
 		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
@@ -50,7 +55,13 @@ func writeLIBSVMSparse(ctx context.Context, w io.Writer, m *CSR, y []float64) er
 			return err
 		}
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if progress != nil {
+		progress(len(y))
+	}
+	return nil
 }
 
 // MaxAbsScale returns the per-column scale factors 1/max_i |x_ij| of m (1 for

@@ -37,6 +37,19 @@ type TextOptions struct {
 	// class's topic instead of the shared background (default 0.1; in
 	// (0, 1]). It sets how learnable the labels are.
 	TopicShare float64
+	// Progress, when non-nil, is called every ProgressRows rows drawn
+	// (SyntheticTextContext) or written (WriteSyntheticTextContext, for
+	// each file) and when a draw or a file is done. It does not change the
+	// rows.
+	Progress func(TextProgress)
+}
+
+// TextProgress is a report of a synthetic text draw or write.
+type TextProgress struct {
+	// Path is the file being written; "" while the rows are drawn.
+	Path string
+	// Rows of Total have been drawn, or written to Path.
+	Rows, Total int
 }
 
 func (o TextOptions) resolve() (TextOptions, error) {
@@ -186,6 +199,9 @@ func SyntheticTextContext(ctx context.Context, rng *rand.Rand, opt TextOptions) 
 				return nil, nil, fmt.Errorf("datasets: synthetic text: %w", err)
 			}
 		}
+		if i > 0 && i%ProgressRows == 0 && o.Progress != nil {
+			o.Progress(TextProgress{Rows: i, Total: o.Rows})
+		}
 		c := rng.IntN(o.Classes)
 		switch {
 		case o.Classes == 2:
@@ -227,6 +243,9 @@ func SyntheticTextContext(ctx context.Context, rng *rand.Rand, opt TextOptions) 
 			m.Values[p] *= inv
 		}
 		m.Indptr = append(m.Indptr, len(m.Values))
+	}
+	if o.Progress != nil {
+		o.Progress(TextProgress{Rows: o.Rows, Total: o.Rows})
 	}
 	return m, y, nil
 }

@@ -66,7 +66,11 @@ func WriteSyntheticTextContext(ctx context.Context, rng *rand.Rand, opt TextOpti
 		p := parts[k]
 		var inner error // the later parts' error, already named
 		err := writeAtomic(p.Path, func(w io.Writer) error {
-			if err := writeLIBSVMSparse(ctx, w, subs[k], y[lo:lo+p.Rows]); err != nil {
+			var progress func(int)
+			if opt.Progress != nil {
+				progress = func(rows int) { opt.Progress(TextProgress{Path: p.Path, Rows: rows, Total: p.Rows}) }
+			}
+			if err := writeLIBSVMSparse(ctx, w, subs[k], y[lo:lo+p.Rows], progress); err != nil {
 				return err
 			}
 			inner = write(k+1, lo+p.Rows)

@@ -119,3 +119,50 @@ func TestWriteSyntheticTextContextCancel(t *testing.T) {
 		t.Errorf("%d cut-offs stopped the write, want 8 (4 checks drawing, 3 writing the training rows, 1 the test rows)", failed)
 	}
 }
+
+// TestWriteSyntheticTextProgress: Progress reports every ProgressRows
+// (65,536) rows drawn, then written to each file, and each stage's end, in
+// that order; the files are those written without it, byte for byte.
+func TestWriteSyntheticTextProgress(t *testing.T) {
+	dir := t.TempDir()
+	opt := TextOptions{Dim: 1000, NNZ: 4}
+	var got []TextProgress
+	files := func(sub string, progress func(TextProgress)) [][]byte {
+		os.Mkdir(filepath.Join(dir, sub), 0o755)
+		parts := []TextPart{{Path: filepath.Join(dir, sub, "tr.svm"), Rows: 70000}, {Path: filepath.Join(dir, sub, "te.svm"), Rows: 10}}
+		o := opt
+		o.Progress = progress
+		if _, err := WriteSyntheticText(rand.New(rand.NewPCG(1, 2)), o, parts); err != nil {
+			t.Fatal(err)
+		}
+		var out [][]byte
+		for _, p := range parts {
+			b, err := os.ReadFile(p.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+		return out
+	}
+	with := files("with", func(p TextProgress) {
+		if p.Path != "" {
+			p.Path = filepath.Base(p.Path)
+		}
+		got = append(got, p)
+	})
+	want := []TextProgress{
+		{"", 65536, 70010}, {"", 70010, 70010},
+		{"tr.svm", 65536, 70000}, {"tr.svm", 70000, 70000},
+		{"te.svm", 10, 10},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reports %v, want %v", got, want)
+	}
+	without := files("without", nil)
+	for k := range with {
+		if !bytes.Equal(with[k], without[k]) {
+			t.Errorf("file %d differs with Progress set", k)
+		}
+	}
+}
