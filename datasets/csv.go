@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -95,11 +94,51 @@ type csvRows struct {
 	dx        int   // features per row
 	xcol      []int // xcol[j] is file column j's feature, −1 for the target
 	row       []float64
-	xs, ys    []float64
+	row32     []float32 // row rounded, for xs32
+	xs, ys    chunks[float64]
 	// xs32 holds the features instead of xs when they are read into
 	// float32 (opt.Float32).
-	xs32 []float32
+	xs32 chunks[float32]
 	rows int
+}
+
+// chunkValues is about how many values a chunk of a CSV read holds (512 KiB
+// of float64).
+const chunkValues = 1 << 16
+
+// chunks holds the values of a read whose length is known only at its end,
+// in chunks of whole rows that are never copied as the read grows (an
+// appended slice would be copied at each growth and keep up to 25% spare
+// capacity at the end), until gather copies them once into a slice of
+// exactly the length read.
+type chunks[T float32 | float64] struct {
+	width int   // values a row
+	list  [][]T // every chunk but the last is full
+}
+
+// add appends one row of c.width values.
+func (c *chunks[T]) add(row ...T) {
+	if len(c.list) == 0 || len(c.list[len(c.list)-1])+len(row) > cap(c.list[len(c.list)-1]) {
+		c.list = append(c.list, make([]T, 0, max(1, chunkValues/c.width)*c.width))
+	}
+	last := &c.list[len(c.list)-1]
+	*last = append(*last, row...)
+}
+
+// gather returns the values added, in one slice whose capacity is its
+// length, and lets the chunks go.
+func (c *chunks[T]) gather() []T {
+	n := 0
+	for _, b := range c.list {
+		n += len(b)
+	}
+	out := make([]T, 0, n)
+	for i, b := range c.list {
+		out = append(out, b...)
+		c.list[i] = nil
+	}
+	c.list = nil
+	return out
 }
 
 // first decides from the first record whether it is a header, and which
@@ -144,6 +183,10 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", c.cols, c.comma)}
 	}
 	c.row = make([]float64, c.dx)
+	c.xs.width, c.xs32.width, c.ys.width = c.dx, c.dx, 1
+	if c.opt.Float32 {
+		c.row32 = make([]float32, c.dx)
+	}
 	return header, nil
 }
 
@@ -170,16 +213,17 @@ func (c *csvRows) record(rec []string, line int) error {
 		if k := c.xcol[j]; k >= 0 {
 			c.row[k] = v
 		} else {
-			c.ys = append(c.ys, v)
+			c.ys.add(v)
 		}
 	}
 	if c.opt.Float32 {
-		for _, v := range c.row {
-			c.xs32 = append(c.xs32, float32(v))
+		for j, v := range c.row {
+			c.row32[j] = float32(v)
 		}
+		c.xs32.add(c.row32...)
 		return nil
 	}
-	c.xs = append(c.xs, c.row...)
+	c.xs.add(c.row...)
 	return nil
 }
 
@@ -191,12 +235,12 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	if c.opt.Progress != nil {
 		c.opt.Progress(c.rows)
 	}
-	d := &Dataset{Y: c.ys}
+	d := &Dataset{}
 	if c.opt.Float32 {
 		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {
 			return nil, err
 		}
-		x32, err := kernel.NewDense32(c.rows, c.dx, slices.Clip(c.xs32))
+		x32, err := kernel.NewDense32(c.rows, c.dx, c.xs32.gather())
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +249,10 @@ func (c *csvRows) dataset() (*Dataset, error) {
 		if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes); err != nil {
 			return nil, err
 		}
-		d.X = mat.NewDense(c.rows, c.dx, c.xs)
+		d.X = mat.NewDense(c.rows, c.dx, c.xs.gather())
+	}
+	if c.target >= 0 {
+		d.Y = c.ys.gather()
 	}
 	if c.names != nil {
 		d.Features = make([]string, c.dx)
