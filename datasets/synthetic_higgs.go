@@ -175,21 +175,10 @@ func (a *moments) merge(b moments) {
 // set is left. (Before, a stopped run left the shards it wrote, and the
 // old manifest naming them.)
 func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*shard.Manifest, error) {
-	if opt.Rows < 1 || opt.ShardRows < 1 {
-		return nil, fmt.Errorf("datasets: %w: synthetic higgs: %d rows in shards of %d, want both ≥ 1", ErrInput, opt.Rows, opt.ShardRows)
-	}
-	if opt.Workers < 0 {
-		return nil, fmt.Errorf("datasets: %w: synthetic higgs: %d workers, want ≥ 0", ErrInput, opt.Workers)
-	}
-	if opt.Type != "" && opt.Type != shard.Float64 && opt.Type != shard.Float32 {
-		return nil, fmt.Errorf("datasets: %w: synthetic higgs: element type %q, want %q or %q", ErrInput, opt.Type, shard.Float64, shard.Float32)
-	}
-	workers := opt.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
 	total := (opt.Rows + opt.ShardRows - 1) / opt.ShardRows
-	workers = min(workers, total)
 	_, statErr := os.Stat(dir)
 	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -204,6 +193,63 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 		m.Format, m.Type = shard.Format2, shard.Float32
 	}
 	m.Shards = make([]shard.Entry, total)
+	mom, err := writeHiggsShards(ctx, dir, opt, m.Shards)
+	if err != nil {
+		// No partial set: the shards written go, with the set this one
+		// was to replace, and the folder when this call made it.
+		for _, e := range m.Shards {
+			if e.File != "" {
+				os.Remove(filepath.Join(dir, e.File))
+			}
+		}
+		dropOld(nil)
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return nil, err
+	}
+	setHiggsStats(m, mom)
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	if err := outfile.WriteBytes(filepath.Join(dir, shard.ManifestName), append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("datasets: synthetic higgs: %w", err)
+	}
+	dropOld(m)
+	return m, nil
+}
+
+// check refuses options WriteSyntheticHiggs cannot write.
+func (opt HiggsOptions) check() error {
+	if opt.Rows < 1 || opt.ShardRows < 1 {
+		return fmt.Errorf("datasets: %w: synthetic higgs: %d rows in shards of %d, want both ≥ 1", ErrInput, opt.Rows, opt.ShardRows)
+	}
+	if opt.Workers < 0 {
+		return fmt.Errorf("datasets: %w: synthetic higgs: %d workers, want ≥ 0", ErrInput, opt.Workers)
+	}
+	if opt.Type != "" && opt.Type != shard.Float64 && opt.Type != shard.Float32 {
+		return fmt.Errorf("datasets: %w: synthetic higgs: element type %q, want %q or %q", ErrInput, opt.Type, shard.Float64, shard.Float32)
+	}
+	return nil
+}
+
+// writeHiggsShards draws and writes the len(entries) shards of opt into
+// dir on opt.Workers goroutines (default GOMAXPROCS, at most one a shard),
+// shard s into entries[s] once its file is written, and returns each
+// shard's moments. The first failure, or ctx's cancellation, stops the
+// shards not started and is returned (wrapped); entries then name the
+// files written (or begun), for the caller to remove.
+func writeHiggsShards(ctx context.Context, dir string, opt HiggsOptions, entries []shard.Entry) ([]moments, error) {
+	total := len(entries)
+	workers := opt.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, total)
 	mom := make([]moments, total)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -219,29 +265,17 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 		wg.Go(func() {
 			var buf []float64 // one shard's rows, reused
 			for s := range next {
-				r0 := s * opt.ShardRows
-				rows := min(opt.Rows, r0+opt.ShardRows) - r0
-				e := shard.Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: rows, FirstRow: r0}
-				var x *mat.Dense
-				var y []float64
-				x, y, buf = higgsShard(opt, s, rows, buf)
-				if opt.Type == shard.Float32 {
-					// The statistics of the values written (rounding
-					// again in WriteAs changes nothing).
-					for i, v := range buf[:rows*HiggsDim] {
-						buf[i] = float64(float32(v))
-					}
-				}
-				mom[s] = blockMoments(x, y)
-				err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error { return shard.WriteAs(w, x, y, opt.Type) })
+				var e shard.Entry
+				var err error
+				e, mom[s], buf, err = writeHiggsShard(dir, opt, s, buf)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("datasets: synthetic higgs: %w", err)
 					cancel()
 				}
-				m.Shards[s] = e
+				entries[s] = e
 				done++
-				doneRows += rows
+				doneRows += e.Rows
 				if err == nil && opt.Progress != nil {
 					opt.Progress(done, total, doneRows, opt.Rows)
 				}
@@ -262,20 +296,32 @@ feed:
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = fmt.Errorf("datasets: synthetic higgs: %w", ctx.Err())
 	}
-	if firstErr != nil {
-		// No partial set: the shards written go, with the set this one
-		// was to replace, and the folder when this call made it.
-		for _, e := range m.Shards {
-			if e.File != "" {
-				os.Remove(filepath.Join(dir, e.File))
-			}
+	return mom, firstErr
+}
+
+// writeHiggsShard draws shard s of opt into buf (grown as needed and
+// returned for the next shard) and writes it into dir, whole or not at all
+// (outfile.Write); it returns its entry and the moments of the values
+// written (float32 shards': the rounded values; rounding again in WriteAs
+// changes nothing).
+func writeHiggsShard(dir string, opt HiggsOptions, s int, buf []float64) (shard.Entry, moments, []float64, error) {
+	r0 := s * opt.ShardRows
+	rows := min(opt.Rows, r0+opt.ShardRows) - r0
+	e := shard.Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: rows, FirstRow: r0}
+	x, y, buf := higgsShard(opt, s, rows, buf)
+	if opt.Type == shard.Float32 {
+		for i, v := range buf[:rows*HiggsDim] {
+			buf[i] = float64(float32(v))
 		}
-		dropOld(nil)
-		if created {
-			os.Remove(dir) // only when empty
-		}
-		return nil, firstErr
 	}
+	mom := blockMoments(x, y)
+	err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error { return shard.WriteAs(w, x, y, opt.Type) })
+	return e, mom, buf, err
+}
+
+// setHiggsStats sets m's column and target means and population standard
+// deviations from the shards' moments, merged in shard order.
+func setHiggsStats(m *shard.Manifest, mom []moments) {
 	var all moments
 	for _, b := range mom {
 		all.merge(b)
@@ -285,16 +331,4 @@ feed:
 		m.Std[j] = math.Sqrt(all.m2[j] / all.n)
 	}
 	m.YMean, m.YStd = all.mean[HiggsDim], math.Sqrt(all.m2[HiggsDim]/all.n)
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	if err := outfile.WriteBytes(filepath.Join(dir, shard.ManifestName), append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("datasets: synthetic higgs: %w", err)
-	}
-	dropOld(m)
-	return m, nil
 }

@@ -317,42 +317,87 @@ func WriteDirWith(dir string, x *mat.Dense, y []float64, opt Options) (*Manifest
 // a smaller set left the old one's extra shards beside its own, and a
 // stopped one left the old manifest naming shards it had overwritten or
 // removed.
-func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64, opt Options) (m *Manifest, err error) {
+func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("shard: %w: nil context", ErrInput)
 	}
-	n, d := x.Dims()
-	rows := opt.Rows
-	if len(y) != n || n < 1 {
-		return nil, fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), n)
-	}
-	if rows < 1 {
-		return nil, fmt.Errorf("shard: %w: %d rows per shard, want ≥ 1", ErrInput, rows)
-	}
-	if _, err := widthOf(opt.Type); err != nil {
+	if err := checkDirInput(x, y, opt); err != nil {
 		return nil, err
-	}
-	for i := range n {
-		for _, v := range x.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("shard: %w: row %d has a non-finite value", ErrInput, i)
-			}
-		}
-		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
-			return nil, fmt.Errorf("shard: %w: target %d is not finite", ErrInput, i)
-		}
-	}
-	if opt.Type == Float32 {
-		// Before any shard is written.
-		if err := kernel.CheckFloat32Range(x); err != nil {
-			return nil, fmt.Errorf("shard: X, which float32 shards store rounded to float32: %w", err)
-		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
+	set, err := beginSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newManifest(x, y, opt)
+	if err != nil {
+		return nil, err
+	}
+	columnStats(m, x, y, opt.Type)
+	if err := writeShards(ctx, dir, m, x, y, opt); err != nil {
+		return set.undo(m, err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return set.undo(m, err)
+	}
+	if err := outfile.WriteBytes(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
+		return set.undo(m, err)
+	}
+	set.dropOld(m)
+	return m, nil
+}
+
+// checkDirInput refuses what WriteDirContext cannot write, before anything
+// is written: targets that do not match the rows, rows per shard < 1, an
+// unknown element type, a non-finite value, and for float32 shards a value
+// beyond float32's range.
+func checkDirInput(x *mat.Dense, y []float64, opt Options) error {
+	n, _ := x.Dims()
+	if len(y) != n || n < 1 {
+		return fmt.Errorf("shard: %w: %d targets for %d rows", ErrInput, len(y), n)
+	}
+	if opt.Rows < 1 {
+		return fmt.Errorf("shard: %w: %d rows per shard, want ≥ 1", ErrInput, opt.Rows)
+	}
+	if _, err := widthOf(opt.Type); err != nil {
+		return err
+	}
+	for i := range n {
+		for _, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("shard: %w: row %d has a non-finite value", ErrInput, i)
+			}
+		}
+		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+			return fmt.Errorf("shard: %w: target %d is not finite", ErrInput, i)
+		}
+	}
+	if opt.Type == Float32 {
+		if err := kernel.CheckFloat32Range(x); err != nil {
+			return fmt.Errorf("shard: X, which float32 shards store rounded to float32: %w", err)
+		}
+	}
+	return nil
+}
+
+// setWrite is a set being written into a folder in place of the set
+// already there, if any (DropSet): undone, it leaves no partial set.
+type setWrite struct {
+	dir string
+	// created says the folder was made for this set.
+	created bool
+	// dropOld removes the old set's shards that the new set does not name
+	// (all of them for nil).
+	dropOld func(written *Manifest)
+}
+
+// beginSet makes dir when it is missing and drops the set in it (DropSet).
+func beginSet(dir string) (*setWrite, error) {
 	_, statErr := os.Stat(dir)
-	created := os.IsNotExist(statErr)
+	set := &setWrite{dir: dir, created: os.IsNotExist(statErr)}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
@@ -360,7 +405,30 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	if err != nil {
 		return nil, err
 	}
-	m = &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
+	set.dropOld = dropOld
+	return set, nil
+}
+
+// undo removes the shards of m written so far, the set this one was to
+// replace, and the folder when beginSet made it (only when empty), and
+// returns err as WriteDirContext's error.
+func (s *setWrite) undo(m *Manifest, err error) (*Manifest, error) {
+	for _, e := range m.Shards {
+		os.Remove(filepath.Join(s.dir, e.File))
+	}
+	s.dropOld(nil)
+	if s.created {
+		os.Remove(s.dir) // only when empty
+	}
+	return nil, fmt.Errorf("shard: %w", err)
+}
+
+// newManifest is the manifest of x and y without its shards and
+// statistics: format, size, task and, for classification, the classes
+// (at least two).
+func newManifest(x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
+	n, d := x.Dims()
+	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
 	if opt.Type == Float32 {
 		m.Format, m.Type = Format2, Float32
 	}
@@ -371,12 +439,19 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 			return nil, fmt.Errorf("shard: %w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
 		}
 	}
-	// The statistics are those of the values the shards hold: float32
-	// shards' rounded values (exactly, in float64), so that a fit that
-	// standardizes or takes gamma scale from the manifest sees what a fit
-	// on the rows read back does.
+	return m, nil
+}
+
+// columnStats sets m's column and target means and population standard
+// deviations, by two passes over the rows (the means, then the squared
+// deviations from them). They are those of the values the shards hold:
+// float32 shards' rounded values (exactly, in float64), so that a fit that
+// standardizes or takes gamma scale from the manifest sees what a fit on
+// the rows read back does.
+func columnStats(m *Manifest, x *mat.Dense, y []float64, t Type) {
+	n, _ := x.Dims()
 	round := func(v float64) float64 { return v }
-	if opt.Type == Float32 {
+	if t == Float32 {
 		round = func(v float64) float64 { return float64(float32(v)) }
 	}
 	for i := range n {
@@ -400,46 +475,33 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 		m.Std[j] = math.Sqrt(m.Std[j] / float64(n))
 	}
 	m.YStd = math.Sqrt(m.YStd / float64(n))
-	// No partial set on any error: the shards of this call go, with the
-	// set this one was to replace, and the folder when it is this call's.
-	undo := func(err error) (*Manifest, error) {
-		for _, e := range m.Shards {
-			os.Remove(filepath.Join(dir, e.File))
-		}
-		dropOld(nil)
-		if created {
-			os.Remove(dir) // only when empty
-		}
-		return nil, fmt.Errorf("shard: %w", err)
-	}
+}
+
+// writeShards writes x and y as shards of opt.Rows rows into dir, each
+// whole or not at all (outfile.Write: temporary file and rename), adding
+// each to m.Shards once written and reporting it to opt.Progress; it stops
+// before a shard when ctx is cancelled, with ctx's error.
+func writeShards(ctx context.Context, dir string, m *Manifest, x *mat.Dense, y []float64, opt Options) error {
+	n, d := x.Dims()
+	rows := opt.Rows
 	for s, r0 := 0, 0; r0 < n; s, r0 = s+1, r0+rows {
-		if cerr := ctx.Err(); cerr != nil {
-			return undo(cerr)
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		r1 := min(n, r0+rows)
 		e := Entry{File: fmt.Sprintf("shard-%05d.lmks", s), Rows: r1 - r0, FirstRow: r0}
-		// Each shard, and the manifest last, is written whole or not at
-		// all (outfile.Write: temporary file and rename).
 		err := outfile.Write(filepath.Join(dir, e.File), func(w io.Writer) error {
 			return WriteAs(w, x.Slice(r0, r1, 0, d).(*mat.Dense), y[r0:r1], opt.Type)
 		})
 		if err != nil {
-			return undo(err)
+			return err
 		}
 		m.Shards = append(m.Shards, e)
 		if opt.Progress != nil {
 			opt.Progress(len(m.Shards), (n+rows-1)/rows)
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return undo(err)
-	}
-	if err := outfile.WriteBytes(filepath.Join(dir, ManifestName), append(b, '\n')); err != nil {
-		return undo(err)
-	}
-	dropOld(m)
-	return m, nil
+	return nil
 }
 
 // DropSet readies dir for a new set written over one already there (a
