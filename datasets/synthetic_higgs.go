@@ -193,10 +193,9 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 		m.Format, m.Type = shard.Format2, shard.Float32
 	}
 	m.Shards = make([]shard.Entry, total)
-	mom, err := writeHiggsShards(ctx, dir, opt, m.Shards)
-	if err != nil {
-		// No partial set: the shards written go, with the set this one
-		// was to replace, and the folder when this call made it.
+	// No partial set on any error: the shards written go, with the set
+	// this one was to replace, and the folder when this call made it.
+	undo := func(err error) (*shard.Manifest, error) {
 		for _, e := range m.Shards {
 			if e.File != "" {
 				os.Remove(filepath.Join(dir, e.File))
@@ -208,16 +207,20 @@ func WriteSyntheticHiggs(ctx context.Context, dir string, opt HiggsOptions) (*sh
 		}
 		return nil, err
 	}
+	mom, err := writeHiggsShards(ctx, dir, opt, m.Shards)
+	if err != nil {
+		return undo(err)
+	}
 	setHiggsStats(m, mom)
 	if err := m.Validate(); err != nil {
-		return nil, err
+		return undo(err)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+		return undo(fmt.Errorf("datasets: %w", err))
 	}
 	if err := outfile.WriteBytes(filepath.Join(dir, shard.ManifestName), append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("datasets: synthetic higgs: %w", err)
+		return undo(fmt.Errorf("datasets: synthetic higgs: %w", err))
 	}
 	dropOld(m)
 	return m, nil

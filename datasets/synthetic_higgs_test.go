@@ -288,3 +288,24 @@ func TestSyntheticHiggsReplacesSet(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntheticHiggsManifestFailure: when the manifest cannot be written
+// (its name taken by a folder, made here after the last shard), the run
+// fails and, as the doc says of any failed run, leaves no shard. Before,
+// the shards written stayed beside no manifest.
+func TestSyntheticHiggsManifestFailure(t *testing.T) {
+	dir := t.TempDir()
+	opt := HiggsOptions{Rows: 30, ShardRows: 10, Seed: 3, Workers: 1}
+	opt.Progress = func(done, total, _, _ int) {
+		if done == total {
+			if err := os.Mkdir(filepath.Join(dir, shard.ManifestName), 0o755); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	_, err := WriteSyntheticHiggs(context.Background(), dir, opt)
+	entries, _ := os.ReadDir(dir)
+	if err == nil || len(entries) != 1 || entries[0].Name() != shard.ManifestName {
+		t.Fatalf("err %v, folder %v; want an error and only the blocking folder", err, entries)
+	}
+}

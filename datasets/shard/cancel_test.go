@@ -162,3 +162,40 @@ func TestWriteDirKeepsOtherManifest(t *testing.T) {
 		t.Fatalf("err %v, manifest.json %q, %d files; want ErrInput, the file kept, nothing written", err, b, len(entries))
 	}
 }
+
+// TestWriteDirOneClassKeepsSet: a classification write whose y holds one
+// class is refused (ErrInput) before the folder is touched: a set already
+// there stays whole, and a missing folder is not made. Before, the check
+// came after the old set's manifest was removed and the folder made, so
+// the refusal left the old set without its manifest (and an empty folder).
+func TestWriteDirOneClassKeepsSet(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{1, 2, 3, 4})
+	dir := filepath.Join(t.TempDir(), "set")
+	old, err := WriteDir(dir, x, []float64{1, 2, 1, 2}, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteDir(dir, x, []float64{1, 1, 1, 1}, 2, true); !errors.Is(err, ErrInput) {
+		t.Fatalf("one class: err %v, want ErrInput", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatalf("the old set's manifest is gone: %v", err)
+	}
+	m, err := ParseManifest(b)
+	if err != nil || len(m.Shards) != len(old.Shards) {
+		t.Fatalf("the old manifest reads %v, %v; want its %d shards", m, err, len(old.Shards))
+	}
+	for _, e := range m.Shards {
+		if _, err := os.Stat(filepath.Join(dir, e.File)); err != nil {
+			t.Errorf("old shard: %v", err)
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if _, err := WriteDir(fresh, x, []float64{1, 1, 1, 1}, 2, true); !errors.Is(err, ErrInput) {
+		t.Fatalf("one class, new folder: err %v, want ErrInput", err)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("one class: the folder was made (%v)", err)
+	}
+}

@@ -324,14 +324,14 @@ func WriteDirContext(ctx context.Context, dir string, x *mat.Dense, y []float64,
 	if err := checkDirInput(x, y, opt); err != nil {
 		return nil, err
 	}
+	m, err := newManifest(x, y, opt)
+	if err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("shard: %w", err)
 	}
 	set, err := beginSet(dir)
-	if err != nil {
-		return nil, err
-	}
-	m, err := newManifest(x, y, opt)
 	if err != nil {
 		return nil, err
 	}
