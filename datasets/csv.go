@@ -150,9 +150,6 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	header, why := isHeader(rec, opt.Header)
 	if opt.Header == HeaderAuto {
 		c.hint = why
-		if opt.Notify != nil {
-			opt.Notify(fmt.Sprintf("line %d %s", line, why))
-		}
 	}
 	if header {
 		c.names = make([]string, c.cols)
@@ -172,6 +169,14 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	} else {
 		c.target, c.xcol, err = positionColumns(c.names, c.cols, opt)
 	}
+	if opt.Header == HeaderAuto && opt.Notify != nil {
+		// The header guess, and the target it leaves when none was named.
+		note := fmt.Sprintf("line %d %s", line, why)
+		if err == nil {
+			note += c.targetNote()
+		}
+		opt.Notify(note)
+	}
 	if err != nil {
 		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: "), Err: err}
 	}
@@ -188,6 +193,31 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		c.row32 = make([]float32, c.dx)
 	}
 	return header, nil
+}
+
+// targetNote says, for a read that named no target and no feature names
+// (a training file), which column the target is, the last, so that a file
+// whose label comes first is not fitted on its last feature unawares:
+// "; the target is its last column, "c" (--target NAME for another, as
+// --target label)", the example when another column is named as targets
+// often are (label, target, class, y); "" otherwise.
+func (c *csvRows) targetNote() string {
+	if c.opt.Target != "" || c.opt.featureNames() != nil || c.target < 0 {
+		return ""
+	}
+	if c.names == nil {
+		return fmt.Sprintf("; the target is its last column, %d counting from 0 (--target INDEX for another)", c.target)
+	}
+	like := ""
+	for j, n := range c.names {
+		switch strings.ToLower(n) {
+		case "label", "labels", "target", "class", "y":
+			if j != c.target && like == "" {
+				like = ", as --target " + n
+			}
+		}
+	}
+	return fmt.Sprintf("; the target is its last column, %q (--target NAME for another%s)", c.names[c.target], like)
 }
 
 // record parses one data record into the features and the target.
