@@ -28,7 +28,7 @@ type command struct {
 var commands = []command{
 	{"approx", "measure a kernel approximation's error, rank, time and memory", runApprox},
 	{"bench", "benchmark the kernel engine (and estimators) side by side with scikit-learn", bench.Run},
-	{"data", "list, inspect, convert and shard datasets (data list|info|convert|shard)", runData},
+	{"data", "list, inspect, convert, shard and synthesize datasets (data list|info|convert|shard|synth)", runData},
 	{"demo", "fit and score an estimator on a bundled dataset", runDemo},
 	{"fit", "fit a model on a dataset and save it", runFit},
 	{"predict", "predict with a saved model", runPredict},
