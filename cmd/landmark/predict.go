@@ -115,11 +115,24 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 	var mem memoryFlag
 	fs.Var(&mem, "memory", "cap on X read into memory from a shard manifest (default 75% of physical memory); over it the shards are predicted one at a time")
 	prog := cmdline.AddProgress(fs)
-	if _, err := parseInterleaved(fs, args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return nil, err
 	}
-	if *modelPath == "" || *data == "" {
-		return nil, fmt.Errorf("%w: need --model FILE and --data FILE", errUsage)
+	if len(pos) > 0 {
+		// svm-predict's habit, "TEST MODEL OUTPUT": an OUTPUT ignored
+		// would leave the predictions on stdout and no file.
+		return nil, fmt.Errorf("%w: unexpected argument%s %s: predict takes its files as flags (svm-predict's TEST MODEL OUTPUT are --data TEST --model MODEL --out OUTPUT)", errUsage, map[bool]string{true: "s"}[len(pos) > 1], strings.Join(pos, " "))
+	}
+	var missing []string
+	if *modelPath == "" {
+		missing = append(missing, "--model FILE")
+	}
+	if *data == "" {
+		missing = append(missing, "--data FILE (- for standard input)")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: need %s", errUsage, strings.Join(missing, " and "))
 	}
 	switch *output {
 	case outLabels, outScores, outProba:
