@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -326,6 +327,9 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *rows < 1 {
 		return fmt.Errorf("%w: --rows %d: want ≥ 1 rows per shard", errUsage, *rows)
 	}
+	if err := checkOutDir(pos[1]); err != nil {
+		return err
+	}
 	switch *task {
 	case "auto", "regression", "classification":
 	default:
@@ -484,6 +488,9 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return fmt.Errorf("%w: data synth higgs takes OUTDIR, --rows ≥ 1, --shard-rows ≥ 1 (and --workers ≥ 0)", errUsage)
 	}
+	if err := checkOutDir(pos[0]); err != nil {
+		return err
+	}
 	opt := datasets.HiggsOptions{Rows: *rows, ShardRows: *shardRows, Seed: *seed, Workers: *workers, Type: shardType(*f32),
 		Progress: cmdline.ShardProgress(cmdline.NewProgress(*prog, false, stderr), "data synth higgs", shardRowBytes(*f32, datasets.HiggsDim))}
 	m, err := datasets.WriteSyntheticHiggs(ctx, pos[0], opt)
@@ -491,6 +498,16 @@ func dataSynthHiggs(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[0], shard.ManifestName))
+	return nil
+}
+
+// checkOutDir refuses, before any work, an OUTDIR that exists and is not
+// a folder (a file would fail only once the set was read or drawn, as
+// "mkdir OUTDIR: not a directory"); a missing one is made by the writer.
+func checkOutDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%w: %s exists and is not a folder (OUTDIR is the folder the shards and manifest.json go in)", outfile.ErrRefused, dir)
+	}
 	return nil
 }
 
