@@ -13,3 +13,15 @@ func TestHelpNamesSynth(t *testing.T) {
 		t.Errorf("exit %d, help:\n%s\nwant the line %q", code, so, want)
 	}
 }
+
+// TestVersionFlag: landmark --version (and -version, -v), the habit of GNU
+// tools and Python's argparse, prints the version as landmark version
+// does; it was an unknown command (exit 2, the usage on stderr).
+func TestVersionFlag(t *testing.T) {
+	for _, arg := range []string{"version", "--version", "-version", "-v"} {
+		code, so, se := lm(t, t.TempDir(), arg)
+		if want := "landmark " + version + "\n"; code != 0 || so != want || se != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and %q", arg, code, so, se, want)
+		}
+	}
+}

@@ -72,6 +72,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 0
 	}
+	switch args[0] {
+	case "--version", "-version", "-v":
+		// GNU's and Python's spelling of the version command.
+		args = append([]string{"version"}, args[1:]...)
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			err := c.run(ctx, args[1:], stdout, stderr)
