@@ -178,14 +178,14 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		opt.Notify(note)
 	}
 	if err != nil {
-		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: "), Err: err}
+		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: ") + delimHint(rec, c.comma), Err: err}
 	}
 	c.dx = c.cols
 	if c.target >= 0 {
 		c.dx--
 	}
 	if c.dx < 1 {
-		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", c.cols, c.comma)}
+		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", c.cols, c.comma) + delimHint(rec, c.comma)}
 	}
 	c.row = make([]float64, c.dx)
 	c.xs.width, c.xs32.width, c.ys.width = c.dx, c.dx, 1
@@ -193,6 +193,25 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		c.row32 = make([]float32, c.dx)
 	}
 	return header, nil
+}
+
+// delimHint names, for a first record read as one field, the delimiter
+// its text holds that would split it: "; the line holds ';': give --delim
+// ';'" (or tabs, --delim tab; or '|'); "" otherwise.
+func delimHint(rec []string, comma rune) string {
+	if len(rec) != 1 {
+		return ""
+	}
+	for _, d := range []rune{';', '\t', '|'} {
+		if d == comma || !strings.ContainsRune(rec[0], d) {
+			continue
+		}
+		if d == '\t' {
+			return "; the line holds tabs: give --delim tab"
+		}
+		return fmt.Sprintf("; the line holds '%c': give --delim '%c'", d, d)
+	}
+	return ""
 }
 
 // targetNote says, for a read that named no target and no feature names

@@ -37,3 +37,23 @@ func TestCSVTargetNote(t *testing.T) {
 		t.Errorf("matched to feature names: err %v, notes %q, want %q", err, notes, want)
 	}
 }
+
+// TestCSVDelimHint: a first line read as one field because the file is
+// split by ';', tabs or '|' names the --delim to give; other one-field
+// lines keep the plain message. Before, only "(is the delimiter ','
+// right?)" was said.
+func TestCSVDelimHint(t *testing.T) {
+	const plain = "datasets: line 1: invalid input: 1 field(s): want at least one feature and a target (is the delimiter ',' right?)"
+	for _, c := range []struct{ text, want string }{
+		{"a;b;y\n1;2;3\n", plain + "; the line holds ';': give --delim ';'"},
+		{"1;2;3\n", plain + "; the line holds ';': give --delim ';'"},
+		{"a\tb\ty\n1\t2\t3\n", plain + "; the line holds tabs: give --delim tab"},
+		{"a|b|y\n1|2|3\n", plain + "; the line holds '|': give --delim '|'"},
+		{"y\n1\n", plain},
+	} {
+		_, err := Read(strings.NewReader(c.text), ReadOptions{Format: CSV})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: err\n%v\nwant\n%s", c.text, err, c.want)
+		}
+	}
+}
