@@ -79,6 +79,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
+			if c.name != "bench" && helpAsked(args[1:]) {
+				// Help asked for is the output: on stdout, as argparse
+				// and GNU tools print it, so that "landmark fit --help |
+				// grep gamma" finds it (flag prints it on the writer it
+				// is given; a usage error's stays on stderr).
+				stderr = stdout
+			}
 			err := c.run(ctx, args[1:], stdout, stderr)
 			switch {
 			case err == nil, errors.Is(err, flag.ErrHelp):
@@ -108,6 +115,20 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stderr, "landmark: unknown command %q%s\n\n", args[0], experiments.DidYouMean(args[0], names))
 	usage(stderr)
 	return 2
+}
+
+// helpAsked reports whether args ask for the command's help: -h, -help or
+// --help before any "--".
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {
