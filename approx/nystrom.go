@@ -19,8 +19,9 @@ import (
 // noise, and inverting them would blow the approximation up.
 const DefaultNystromFloor = 1e-10
 
-// DefaultNystromMaxBytes bounds the memory of the n×M matrix C = K(X, L) the
-// QR variant stores (8·n·M bytes): 2 GiB.
+// DefaultNystromMaxBytes bounds the memory of the QR variant's fit
+// (Nystrom.PlanQR: the n×M matrix C = K(X, L), 8·n·M bytes, and what
+// forming and factoring it takes): 2 GiB.
 const DefaultNystromMaxBytes = 2 << 30
 
 // Nystrom configures a Nyström approximation K̃ ≈ K built from landmarks L
@@ -33,7 +34,8 @@ const DefaultNystromMaxBytes = 2 << 30
 //     Alg. 2): thin QR C = QR, eigendecomposition R W⁺ Rᵀ = U Σ Uᵀ,
 //     K̃ = Q U_k Σ_k U_kᵀ Qᵀ. Its error is never larger than the standard
 //     rank-k error from the same landmarks, and equal at k = M. QR stores C
-//     on the training set: 8·n·M bytes, bounded by MaxBytes.
+//     on the training set: 8·n·M bytes, planned with the rest of its fit
+//     (PlanQR) and bounded by MaxBytes.
 //
 // W⁺ is the pseudo-inverse with eigenvalues ≤ Floor·λ_max(W) treated as zero
 // (reported in NystromMap.Dropped), rather than inverted. Landmark weights are
@@ -47,8 +49,10 @@ type Nystrom struct {
 	// Floor is the relative eigenvalue floor in [0, 1); 0 means
 	// DefaultNystromFloor.
 	Floor float64
-	// MaxBytes bounds the memory of C in the QR variant; 0 means
-	// DefaultNystromMaxBytes.
+	// MaxBytes bounds what the QR variant's fit allocates (PlanQR: C, the
+	// kernel engine's scratch, a dense copy of X other than a *mat.Dense,
+	// the landmarks' copy and the M×M matrices; not X itself), checked
+	// before anything is allocated; 0 means DefaultNystromMaxBytes.
 	MaxBytes int64
 	// Kernel engine options for K(X, L).
 	Engine kernel.Options
@@ -133,18 +137,18 @@ func (ny Nystrom) Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, lm *
 	if err := check.Context(ctx); err != nil {
 		return nil, fmt.Errorf("approx: nyström: %w", err)
 	}
-	x := points.Data(xIn)
 	if err := checkNystromInputs(k, lm); err != nil {
 		return nil, err
 	}
-	mLm, d := lm.Points.Dims()
+	mLm, _ := lm.Points.Dims()
 	cfg, rank, err := ny.resolve(mLm)
 	if err != nil {
 		return nil, err
 	}
 	var n int
+	var x mat.Matrix
 	if cfg.QR {
-		if x, n, err = cfg.qrInput(x, d, mLm); err != nil {
+		if x, n, err = cfg.qrInput(xIn, k, lm.Points); err != nil {
 			return nil, err
 		}
 	}
@@ -208,19 +212,91 @@ func (ny Nystrom) resolve(m int) (Nystrom, int, error) {
 }
 
 // qrInput checks the QR variant's training rows x against the landmarks'
-// d columns and plans C = K(X, L), 8·n·m bytes, against MaxBytes before it
-// is allocated; it returns the rows to use and n.
-func (ny Nystrom) qrInput(x mat.Matrix, d, m int) (mat.Matrix, int, error) {
-	xc, err := inputCols(x, d)
+// columns and plans the fit (PlanQR) against MaxBytes before anything is
+// allocated; it returns the rows to use (points.Data: sparse as they are,
+// other X than a *mat.Dense as a dense copy) and n.
+func (ny Nystrom) qrInput(xIn mat.Matrix, k kernel.Kernel, pts mat.Matrix) (mat.Matrix, int, error) {
+	m, d := pts.Dims()
+	if xd, ok := xIn.(*mat.Dense); ok {
+		if err := check.Cols(xd, d); err != nil { // before the plan, which reads its shape
+			return nil, 0, err
+		}
+	}
+	n, _ := xIn.Dims()
+	if need := ny.PlanQR(xIn, k, pts); need > ny.MaxBytes {
+		return nil, 0, fmt.Errorf("approx: nyström QR: %w: the fit needs %d bytes (%s: C = K(X, L) %d (n = %d, M = %d), the kernel engine's scratch forming it and W %d, X's dense copy %d, the landmarks' copy %d, %d M×M matrices %d), over MaxBytes = %d",
+			check.ErrMemory, need, check.FormatBytes(need), 8*int64(n)*int64(m), n, m, ny.engineQR(xIn, k, pts), qrCopyBytes(xIn), landmarkCopyBytes(pts), qrSquares, 8*qrSquares*int64(m)*int64(m), ny.MaxBytes)
+	}
+	xc, err := inputCols(points.Data(xIn), d)
 	if err != nil {
 		return nil, 0, err
 	}
-	n, _ := xc.Dims()
-	if need := 8 * int64(n) * int64(m); need > ny.MaxBytes {
-		return nil, 0, fmt.Errorf("approx: nyström QR: %w: C = K(X, L) needs %d MiB (n = %d, M = %d), over MaxBytes = %d MiB",
-			check.ErrMemory, need>>20, n, m, ny.MaxBytes>>20)
-	}
 	return xc, n, nil
+}
+
+// PlanQR is what Fit allocates in the QR variant for the training rows x
+// and the landmarks pts, the figure MaxBytes bounds (X itself, the
+// caller's, is not counted): C = K(X, L) (8·n·M bytes); the kernel
+// engine's scratch forming W = K(L, L) and C (kernel.Op.ScratchBytes(0):
+// the packed landmarks, the norms of X, each worker's block of K and
+// packed block of X, up to 8 MiB a worker at large d); the dense copy of X
+// when it is neither a *mat.Dense nor sparse (8·n·d); the map's copy of
+// the landmarks; and qrSquares M×M matrices. Every allocation counts, the
+// short-lived ones too, so that it bounds the fit's TotalAlloc
+// (TestNystromQRPlan). Before, MaxBytes was held against C alone: at
+// n = 2,000, M = 16, d = 2,000 the fit allocated 18.2 MB for a C of
+// 0.26 MB, most of it two workers' 520-row packed blocks of X.
+func (ny Nystrom) PlanQR(x mat.Matrix, k kernel.Kernel, pts mat.Matrix) int64 {
+	n, _ := x.Dims()
+	m, _ := pts.Dims()
+	nm, mm := int64(n)*int64(m), int64(m)*int64(m)
+	return 8*nm + ny.engineQR(x, k, pts) + qrCopyBytes(x) + landmarkCopyBytes(pts) + 8*qrSquares*mm
+}
+
+// qrSquares counts the M×M matrices (or smaller: M×r, r×r) the QR fit
+// allocates, all of them, short-lived ones included: W, the eigensolver's
+// copy, vectors and workspace, their reordered copy and T0, then R, B =
+// R·T0, the SVD's factors and workspace, Z and T. Measured 12.8–13.0 M²
+// of allocations beside C, the engine and the landmarks at M = 400, 800
+// and 1,000 (n = 1,000–3,000, d = 5–20): counted as 14.
+const qrSquares = 14
+
+// engineQR is the kernel engine's scratch in the QR fit: for W = K(L, L),
+// then for C = K(X, L), both counted (the first is garbage by the time of
+// the second, but it was allocated).
+func (ny Nystrom) engineQR(x mat.Matrix, k kernel.Kernel, pts mat.Matrix) int64 {
+	m, d := pts.Dims()
+	n, _ := x.Dims()
+	xs := mat.Matrix(shapeOnly(n, d))
+	if s, ok := x.(kernel.Sparse); ok {
+		xs = s
+	}
+	ps := mat.Matrix(shapeOnly(m, d))
+	if s, ok := pts.(kernel.Sparse); ok {
+		ps = s
+	}
+	return kernel.NewOp(k, xs, ps, ny.Engine).ScratchBytes(0) + kernel.NewOp(k, ps, ps, ny.Engine).ScratchBytes(0)
+}
+
+// landmarkCopyBytes is the size of copyLandmarks(p): 8·M·d dense, the CSR
+// arrays (12 bytes a non-zero, 8 a row and one more) sparse.
+func landmarkCopyBytes(p mat.Matrix) int64 {
+	if s, ok := p.(kernel.Sparse); ok {
+		r, _ := s.Dims()
+		_, _, values := s.CSR()
+		return kernel.CSRBytes(r, int64(len(values)))
+	}
+	m, d := p.Dims()
+	return 8 * int64(m) * int64(d)
+}
+
+// qrCopyBytes is the dense copy points.Data makes of x: 8nd when x is
+// neither a *mat.Dense nor sparse, else 0.
+func qrCopyBytes(x mat.Matrix) int64 {
+	if _, ok := x.(kernel.Sparse); ok {
+		return 0
+	}
+	return denseCopyBytes(x)
 }
 
 // whitening forms W = K(L, L) for the landmarks pts and its eigenvalues

@@ -35,15 +35,17 @@ type samplerPlanner interface {
 }
 
 // checkSampler refuses, before sampling, a sampler whose planned peak for m
-// landmarks of the data x exceeds limit (approx.PlanSample: landmarks of
-// sparse x counted as CSR rows). Samplers without a plan pass.
+// landmarks of the data x exceeds limit (approx.PlanSample: the sampler's
+// arrays, the kernel engine's scratch and any copy of X it makes, such as
+// ExactRLS's dense copy of sparse X; landmarks of sparse x counted as CSR
+// rows; X itself, the caller's, not counted). Samplers without a plan pass.
 func checkSampler(s approx.Sampler, x mat.Matrix, m int, limit int64) error {
 	b, ok := approx.PlanSample(s, x, m)
 	if !ok {
 		return nil
 	}
 	n, _ := x.Dims()
-	return checkMemory(fmt.Sprintf("sampler %T (n=%d, m=%d)", s, n, m), b, limit)
+	return checkMemory(fmt.Sprintf("sampler %T (n=%d, m=%d; its arrays, engine scratch and copies of X, not X itself)", s, n, m), b, limit)
 }
 
 // mapPlanner is what feature mappers implement to plan the peak memory of

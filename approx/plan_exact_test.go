@@ -1,0 +1,60 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestExactRLSPlanCountsEngine: ExactRLS's plan (PlanSample, what the
+// estimators check against their MemoryLimit) bounds what Sample allocates
+// (runtime.MemStats.TotalAlloc around the call, every allocation however
+// short-lived) on wide data, n = 300, d = 5,000, m = 20, with the ridge
+// given (so Sample forms K once, ExactLeverage's: no spectrum), and is
+// within 1 MiB above it: the engine's callBytes (64 KiB), the landmarks'
+// and scores' rounding, the Cholesky's and the calibration's small
+// vectors. What Sample allocates: K (8n² = 0.72 MB) and beside it the
+// block engine's scratch on (X, X) (X packed as the centers, 8·304·5,000 =
+// 12.2 MB, and per worker a 208-row block of K and of packed X, 8.8 MB),
+// and for CSR X its dense copy (kernel.DenseOf, 8nd = 12 MB). The plan
+// before counted 8·(3n² + 4n) + md = 2.97 MB dense and the same for CSR
+// (the landmarks as CSR rows), against 31 and 43 MB allocated.
+func TestExactRLSPlanCountsEngine(t *testing.T) {
+	const n, d, m = 300, 5000, 20
+	rng := rand.New(rand.NewPCG(3, 4))
+	dense := mat.NewDense(n, d, nil)
+	raw := dense.RawMatrix().Data
+	for i := range raw {
+		if rng.IntN(100) == 0 { // 1% non-zeros, so that the CSR form is sparse
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	k := kernel.Gaussian{Gamma: 1.0 / d}
+	s := ExactRLS{Ridge: 1e-3 * n}
+	for _, x := range []mat.Matrix{dense, kernel.CSRRowsOf(dense)} {
+		_, sparse := x.(kernel.Sparse)
+		name := fmt.Sprintf("sparse=%v", sparse)
+		plan, ok := PlanSample(s, x, m)
+		if !ok {
+			t.Fatal("ExactRLS has no plan")
+		}
+		runtime.GC()
+		runtime.GC() // empty the engine's pooled works (sync.Pool's victim cache too)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := s.Sample(context.Background(), x, k, m, rand.New(rand.NewPCG(1, 2))); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc - before.TotalAlloc)
+		t.Logf("%s: Sample allocated %d bytes, plan %d", name, got, plan)
+		if got > plan || got < plan-1<<20 {
+			t.Errorf("%s: Sample allocated %d bytes, want within 1 MiB below the plan %d", name, got, plan)
+		}
+	}
+}
