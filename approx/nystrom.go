@@ -225,7 +225,7 @@ func (ny Nystrom) qrInput(xIn mat.Matrix, k kernel.Kernel, pts mat.Matrix) (mat.
 	n, _ := xIn.Dims()
 	if need := ny.PlanQR(xIn, k, pts); need > ny.MaxBytes {
 		return nil, 0, fmt.Errorf("approx: nyström QR: %w: the fit needs %d bytes (%s: C = K(X, L) %d (n = %d, M = %d), the kernel engine's scratch forming it and W %d, X's dense copy %d, the landmarks' copy %d, %d M×M matrices %d), over MaxBytes = %d",
-			check.ErrMemory, need, check.FormatBytes(need), 8*int64(n)*int64(m), n, m, ny.engineQR(xIn, k, pts), qrCopyBytes(xIn), landmarkCopyBytes(pts), qrSquares, 8*qrSquares*int64(m)*int64(m), ny.MaxBytes)
+			check.ErrMemory, need, check.FormatBytes(need), 8*int64(n)*int64(m), n, m, ny.engineQR(xIn, k, pts), dataCopyBytes(xIn), landmarkCopyBytes(pts), qrSquares, 8*qrSquares*int64(m)*int64(m), ny.MaxBytes)
 	}
 	xc, err := inputCols(points.Data(xIn), d)
 	if err != nil {
@@ -250,7 +250,7 @@ func (ny Nystrom) PlanQR(x mat.Matrix, k kernel.Kernel, pts mat.Matrix) int64 {
 	n, _ := x.Dims()
 	m, _ := pts.Dims()
 	nm, mm := int64(n)*int64(m), int64(m)*int64(m)
-	return 8*nm + ny.engineQR(x, k, pts) + qrCopyBytes(x) + landmarkCopyBytes(pts) + 8*qrSquares*mm
+	return 8*nm + ny.engineQR(x, k, pts) + dataCopyBytes(x) + landmarkCopyBytes(pts) + 8*qrSquares*mm
 }
 
 // qrSquares counts the M×M matrices (or smaller: M×r, r×r) the QR fit
@@ -290,9 +290,10 @@ func landmarkCopyBytes(p mat.Matrix) int64 {
 	return 8 * int64(m) * int64(d)
 }
 
-// qrCopyBytes is the dense copy points.Data makes of x: 8nd when x is
+// dataCopyBytes is the dense copy points.Data makes of x (the QR fit, the
+// leverage-score samplers): 8nd when x is
 // neither a *mat.Dense nor sparse, else 0.
-func qrCopyBytes(x mat.Matrix) int64 {
+func dataCopyBytes(x mat.Matrix) int64 {
 	if _, ok := x.(kernel.Sparse); ok {
 		return 0
 	}

@@ -79,12 +79,9 @@ func PlanSample(s Sampler, x mat.Matrix, m int) (bytes int64, ok bool) {
 		return v.planBytes(n, d, denseCopyBytes(x), lm), true
 	case *ExactRLS:
 		return v.planBytes(n, d, denseCopyBytes(x), lm), true
-	case RecursiveRLS:
-		return levelPlan(n, m, lm), true
-	case *RecursiveRLS:
-		return levelPlan(n, m, lm), true
-	case BLESS, *BLESS, BLESSR, *BLESSR:
-		return levelPlan(n, m, lm), true
+	case RecursiveRLS, *RecursiveRLS, BLESS, *BLESS, BLESSR, *BLESSR:
+		_, sparse := x.(kernel.Sparse)
+		return levelPlan(n, m, lm) + dataCopyBytes(x) + chunkPlan(n, d, m, sparse), true
 	}
 	if p, ok := s.(interface{ PlanBytes(n, d, m int) int64 }); ok {
 		return p.PlanBytes(n, d, m), true
@@ -143,11 +140,39 @@ func denseCopyBytes(x mat.Matrix) int64 {
 	return 8 * int64(n) * int64(d)
 }
 
-// PlanBytes counts the top level: the m×m systems of the ridge search and
-// the score estimator (three m×m matrices), the kernel rows of the level
+// PlanBytes counts the top level, for dense X (a *mat.Dense; PlanSample
+// adds the copy other X gets): the m×m systems of the ridge search and the
+// score estimator (three m×m matrices), the kernel rows of the level
 // against the m landmarks and their triangular solves (2nm), the level's
-// permutation and scores (3n) and the landmarks (md).
-func (RecursiveRLS) PlanBytes(n, d, m int) int64 { return levelPlan(n, m, denseLandmarkBytes(d, m)) }
+// permutation and scores (3n) and the landmarks (md), and the score
+// estimator's chunk of X's rows with the engine's scratch for its kernel
+// rows (chunkPlan).
+func (RecursiveRLS) PlanBytes(n, d, m int) int64 {
+	return levelPlan(n, m, denseLandmarkBytes(d, m)) + chunkPlan(n, d, m, false)
+}
+
+// chunkPlan is what the score estimator takes beside levelPlan's arrays
+// while it scores rows chunk by chunk (newEstScratch, planChunk rows at
+// most): the chunk's kernel rows against the m landmarks with their row
+// stride rounded up to 16, the forward solve's panel (at most estPanel
+// columns), both again in float32 for the single-precision estimate, three
+// c-vectors; for dense X the chunk's rows gathered (c×d, a copy of X itself
+// when n ≤ planChunk) and the block engine's scratch forming the kernel
+// rows, or the landmarks' own kernel matrix before, whichever is larger
+// (engineBlockBytes: the packed landmarks, the norms and each worker's
+// blocks, up to 8 MiB of packed X a worker at large d). Sparse X is
+// scored from CSR rows (its engine scratch is not counted here). Before,
+// RecursiveRLS's top level on 1,500 × 2,000 dense rows with m = 50
+// allocated 46 MB against a plan of 2.1 MB (TestLevelPlanCountsChunk).
+func chunkPlan(n, d, m int, sparse bool) int64 {
+	c := int64(min(planChunk, n))
+	mp, tp := int64((m+15)&^15), int64(min(estPanel, m))
+	b := 12*c*(mp+tp) + 24*c
+	if !sparse {
+		b += 8*c*int64(d) + max(engineBlockBytes(int(c), m, d, kernel.Options{}), engineBlockBytes(m, m, d, kernel.Options{}))
+	}
+	return b
+}
 
 // levelPlan is the plan of RecursiveRLS and BLESS with lm bytes of landmarks.
 func levelPlan(n, m int, lm int64) int64 {
@@ -158,8 +183,12 @@ func levelPlan(n, m int, lm int64) int64 {
 // PlanBytes counts the last step (the largest), with M = m: the M×M systems
 // of the score estimator (three), the kernel rows of the candidates (at most
 // n) against the M previous points and their solves (2nM), candidate lists,
-// diagonal and scores (3n), and the landmarks (Md).
-func (BLESS) PlanBytes(n, d, m int) int64 { return levelPlan(n, m, denseLandmarkBytes(d, m)) }
+// diagonal and scores (3n), the landmarks (Md), and the estimator's chunk
+// of X's rows with the engine's scratch (chunkPlan), for dense X (a
+// *mat.Dense; PlanSample adds the copy other X gets).
+func (BLESS) PlanBytes(n, d, m int) int64 {
+	return levelPlan(n, m, denseLandmarkBytes(d, m)) + chunkPlan(n, d, m, false)
+}
 
 // PlanBytes is BLESS's plan.
 func (b BLESSR) PlanBytes(n, d, m int) int64 { return BLESS(b).PlanBytes(n, d, m) }
