@@ -189,6 +189,20 @@ func (e *KernelExpansion) Decision(ctx context.Context, dst, x *mat.Dense) error
 
 // ExactKRR is the exact KRR backend: Cholesky on K + λnI. Its memory is
 // dominated by the n×n kernel matrix, which is factored in place (8n² bytes).
+//
+// Its plan (Info().MemoryBytes, checked against MemoryLimit before anything
+// large is allocated) counts, in bytes: K (8n²); the training data as
+// handed to the backend, X and the targets (8n·(d + t)); the kernel
+// engine's scratch forming K (kernel.Op.ScratchBytes(0) on (X, X): X
+// packed as the engine's centers, as large as X, its norms, each worker's
+// block of K and packed block of X); the blocked Cholesky's and the
+// solve's workspace; and the predictor's own arrays, allocated by the fit:
+// α, the targets' copy solved in place (8n·t), and a copy of X kept as the
+// predictor's centers (8n·d). The predictor keeps a copy, not the caller's
+// X (scikit-learn's KernelRidge keeps the caller's array as X_fit_), so
+// that changing X after Fit cannot change the model; it is planned. Beside
+// the caller's X a fit so allocates X's size twice: the engine's packed
+// copy (garbage once K is formed) and the predictor's.
 type ExactKRR struct{}
 
 var _ KRRApprox = ExactKRR{}
