@@ -83,6 +83,12 @@ func PlanSample(s Sampler, x mat.Matrix, m int) (bytes int64, ok bool) {
 		_, sparse := x.(kernel.Sparse)
 		return levelPlan(n, m, lm) + dataCopyBytes(x) + chunkPlan(n, d, m, sparse), true
 	}
+	switch v := s.(type) {
+	case KMeansCenters:
+		return cluster.KMeans{K: m, Subsample: v.Subsample}.PlanFor(x), true
+	case RandomizedClustered:
+		return cluster.KMeans{K: m, Subsample: v.Subsample, Sketch: v.SketchDim(d)}.PlanFor(x), true
+	}
 	if p, ok := s.(interface{ PlanBytes(n, d, m int) int64 }); ok {
 		return p.PlanBytes(n, d, m), true
 	}

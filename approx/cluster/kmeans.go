@@ -125,7 +125,7 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 		return nil, fmt.Errorf("cluster: k-means: %w: rng is nil", check.ErrInput)
 	}
 	n, d := xIn.Dims()
-	cfg, err := km.resolve(n, d)
+	cfg, err := km.resolve(n, d, !sparse)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +153,10 @@ func (km KMeans) Fit(ctx context.Context, xIn mat.Matrix, rng *rand.Rand) (*Part
 	return p, nil
 }
 
-// resolve validates km for n points of d features and returns a copy with
-// the defaults filled in, or ErrMemory when its plan (PlanBytes) is over
-// MaxBytes.
-func (km KMeans) resolve(n, d int) (KMeans, error) {
+// resolve validates km for n points of d features (dense: held as a
+// *mat.Dense, else CSR rows) and returns a copy with the defaults filled
+// in, or ErrMemory when its plan (PlanFor) is over MaxBytes.
+func (km KMeans) resolve(n, d int, dense bool) (KMeans, error) {
 	cfg := km
 	switch {
 	case cfg.K < 1 || cfg.K > n:
@@ -188,8 +188,8 @@ func (km KMeans) resolve(n, d int) (KMeans, error) {
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultKMeansMaxBytes
 	}
-	if need := cfg.PlanBytes(n, d); need > cfg.MaxBytes {
-		return cfg, fmt.Errorf("cluster: k-means: %w: K = %d dense centroids of d = %d features (and the sketch, sample and distances) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
+	if need := cfg.planFor(n, d, dense); need > cfg.MaxBytes {
+		return cfg, fmt.Errorf("cluster: k-means: %w: K = %d dense centroids of d = %d features (and the sketch, sample, distances and the assignment's blocks of X) need %d bytes (%s), over MaxBytes = %d bytes; use a sampler that keeps sparse rows (uniform, rls, bless) or raise MaxBytes",
 			check.ErrMemory, cfg.K, d, need, check.FormatBytes(need), cfg.MaxBytes)
 	}
 	return cfg, nil
