@@ -47,7 +47,9 @@ func TestLevelPlanCountsChunk(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		got := int64(after.TotalAlloc - before.TotalAlloc)
 		t.Logf("%T: the top level allocated %d bytes, plan %d", s, got, plan)
-		if got < 8*n*d || got > plan {
+		// Under the race detector kernel.Dense's pooled packing buffers
+		// are dropped at random and allocated again: no upper bound there.
+		if got < 8*n*d || got > plan && !raceBuild {
 			t.Errorf("%T: the top level allocated %d bytes, want between the chunk's copy of X (%d) and the plan (%d)", s, got, 8*n*d, plan)
 		}
 	}

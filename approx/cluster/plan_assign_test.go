@@ -43,7 +43,9 @@ func TestAssignPlanned(t *testing.T) {
 	plan := assignBytes(k, d)
 	w := int64(min(parallel.Workers(0), (n+assignRows-1)/assignRows))
 	t.Logf("the pass allocated %d bytes, assignBytes %d, before %d", got, plan, 8*points.PlanChunk*k)
-	if low := w * 8 * assignRows * d; got < low || got > plan+16<<10 {
+	// Under the race detector kernel.Dense's pooled packing buffers are
+	// dropped at random and allocated again: no upper bound there.
+	if low := w * 8 * assignRows * d; got < low || got > plan+16<<10 && !raceBuild {
 		t.Errorf("the pass allocated %d bytes, want between the blocks of X (%d) and assignBytes + 16 KiB (%d)", got, low, plan+16<<10)
 	}
 	km := KMeans{K: k}
