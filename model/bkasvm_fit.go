@@ -150,7 +150,7 @@ func (r *bkaRun) planBeforeClustering() error {
 	}
 	solves, _ := bkaSVMPlan(r.n, r.dm, r.taskSizes(r.tasks), r.taskSizes(r.tasks), r.cfg.workers, b.Refine, r.cfg.cacheBytes, b.CacheBytes > 0, r.left)
 	return checkMemory(fmt.Sprintf("bka-svm before clustering (n=%d, d=%d)", r.n, r.d),
-		max(solves+r.centroids+r.scatter, km.PlanBytes(r.n, r.d)), b.MemoryLimit)
+		max(solves+r.centroids+r.scatter, km.PlanFor(r.x)), b.MemoryLimit)
 }
 
 func (r *bkaRun) taskSizes(tasks []svmTask) []int {

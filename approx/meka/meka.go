@@ -235,7 +235,7 @@ func Fit(ctx context.Context, xIn mat.Matrix, k kernel.Kernel, opt Options, rng 
 		// the form of x) and the bases' plan for the worst cluster sizes
 		// (plannedBytes with one cluster holding every row), so that a cap
 		// the fit cannot meet is refused before k-means allocates.
-		if plan := max(km.PlanBytes(n, d), m.upperBytes(x, o.Clusters)); o.MaxBytes > 0 && plan > o.MaxBytes {
+		if plan := max(km.PlanFor(x), m.upperBytes(x, o.Clusters)); o.MaxBytes > 0 && plan > o.MaxBytes {
 			return nil, fmt.Errorf("approx: meka: %w: planned memory %d bytes before clustering (%d clusters of %d×%d data) exceeds MaxBytes %d",
 				check.ErrMemory, plan, km.K, n, d, o.MaxBytes)
 		}
