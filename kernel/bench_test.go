@@ -7,10 +7,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/landmark-ml/landmark/internal/cputime"
 )
 
 // BenchmarkMulTMul measures the fused K(X,C)ᵀ(K(X,C)v) of issue 2's benchmark
@@ -60,19 +61,11 @@ func BenchmarkMulTMul(b *testing.B) {
 
 // processCPU is the CPU time of all this process's threads in ns: on a
 // shared machine, the CPU-seconds a multi-threaded benchmark consumed.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+func processCPU() int64 { return int64(cputime.Process()) }
 
-// threadCPU is this thread's CPU time in ns (RUSAGE_THREAD = 1 on Linux):
-// on a shared machine it counts only the time the benchmark actually ran.
-func threadCPU() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(1, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+// threadCPU is this thread's CPU time in ns (cputime.Thread): on a shared
+// machine it counts only the time the benchmark actually ran.
+func threadCPU() int64 { return int64(cputime.Thread()) }
 
 // BenchmarkExpRow measures the Gaussian row map with the dot product (the
 // exp half of a fused pass) on one goroutine: 2,048 values per call, in cache.

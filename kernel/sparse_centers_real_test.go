@@ -3,10 +3,10 @@ package kernel_test
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/cputime"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -59,8 +59,4 @@ func BenchmarkSparseCentersManpages(b *testing.B) {
 }
 
 // cpuNanos is the CPU time of all this process's threads in ns.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+func cpuNanos() int64 { return int64(cputime.Process()) }

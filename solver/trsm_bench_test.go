@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/cputime"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -143,10 +143,4 @@ func BenchmarkTrsmBlocked(b *testing.B) {
 // shared with other jobs, GFLOP per CPU-second compares code paths where
 // wall time mostly measures the load (it does include the copies of the
 // right-hand sides, a few percent at k = 1,000).
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
+func cpuSeconds() float64 { return cputime.Process().Seconds() }

@@ -11,6 +11,10 @@ import (
 // falkon runs each fit as "landmark bench falkon -child") then work in tests.
 const testMainEnv = "LANDMARK_TEST_MAIN"
 
+// testSignalEnv, set to 1, makes this test binary run signalChild (the
+// interrupt tests of signal_test.go, Unix only).
+const testSignalEnv = "LANDMARK_TEST_SIGNAL"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(testSignalEnv) == "1" {
 		signalChild()

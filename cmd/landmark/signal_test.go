@@ -13,9 +13,6 @@ import (
 	"time"
 )
 
-// testSignalEnv, set to 1, makes this test binary run signalChild.
-const testSignalEnv = "LANDMARK_TEST_SIGNAL"
-
 // signalChild sets up main's interrupt context, says "ready", waits for the
 // first SIGINT, says "cancelled", then stands for work that is slow to wind
 // down (a minute; the test kills it sooner either way) and exits 0.

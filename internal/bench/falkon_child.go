@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -452,11 +451,8 @@ func peakRSS() int64 {
 			}
 		}
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return int64(ru.Maxrss) * 1024 // int32 on 386
+	rss, _ := selfMaxRSS()
+	return rss
 }
 
 // profileCPU runs f, writing a CPU profile of it to path when path is not

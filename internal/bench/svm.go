@@ -13,11 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/internal/cputime"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -323,11 +323,7 @@ func benchEstimator(ctx context.Context, e model.Estimator, tr, te benchSet) (be
 // (all goroutines), or 0 when it cannot be read. On a shared machine it is a
 // steadier measure of work than wall time.
 func processCPU() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return cputime.Process().Seconds()
 }
 
 func benchAccuracy(p, y []float64) float64 {
@@ -379,8 +375,8 @@ func benchLIBSVM(ctx context.Context, tr, te benchSet, c, gamma float64, cacheMB
 		row.sv, _ = strconv.Atoi(string(m[1]))
 	}
 	row.svKeys, _ = libsvmModelKeys(fmod) // nil when unreadable: the comparison says so
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		row.note = fmt.Sprintf("svm-train peak RSS %.2f GB", float64(ru.Maxrss)/(1<<20))
+	if rss, ok := childMaxRSS(cmd.ProcessState); ok {
+		row.note = fmt.Sprintf("svm-train peak RSS %.2f GB", float64(rss)/(1<<30))
 	}
 	// One "obj = v," line per binary sub-problem (one-vs-one for more classes).
 	for _, m := range regexp.MustCompile(`obj = (\S+),`).FindAllSubmatch(out, -1) {
