@@ -47,7 +47,7 @@ const minBytes = 4 << 20
 func Float64s(n int) []float64 {
 	s := make([]float64, n)
 	if on && 8*n >= minBytes {
-		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
+		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
 	}
 	return s
 }
@@ -57,7 +57,7 @@ func Float64s(n int) []float64 {
 func Float32s(n int) []float32 {
 	s := make([]float32, n)
 	if on && 4*n >= minBytes {
-		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*n))
+		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*n))
 	}
 	return s
 }
