@@ -106,3 +106,43 @@ func TestRowNorms(t *testing.T) {
 		}
 	}
 }
+
+// TestExpRowDotOrder pins the summation order of expRowDotAVX512's dot
+// product: vector g (values 8g … 8g+7) of the mapped row is added by FMA to
+// partial g mod 2, lane by lane, in order of g; then the two partials are
+// added, then the upper four lanes to the lower four, then lanes 2–3 to
+// 0–1, then lane 1 to lane 0. The kernel runs five vectors a step in two
+// steps a loop and two vectors a step after them; the lengths cover loops
+// with 0–4 steps of two left over (n/16 mod 5), the order of the four-vector
+// loop it replaced (2026-11-27), whose bits it keeps.
+func TestExpRowDotOrder(t *testing.T) {
+	if bestAccel < accelAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{16, 32, 48, 64, 80, 96, 160, 176, 208, 2000, 2048} {
+		row, cc, v := make([]float64, n), make([]float64, n), make([]float64, n)
+		for j := range row {
+			row[j], cc[j], v[j] = r.NormFloat64(), 3+r.NormFloat64(), r.NormFloat64()
+		}
+		got := expRowDotAVX512(&row[0], &cc[0], &v[0], n, 2, -0.3)
+		var p [2][8]float64
+		for g := 0; g < n/8; g++ {
+			for l := range 8 {
+				p[g%2][l] = math.FMA(row[8*g+l], v[8*g+l], p[g%2][l])
+			}
+		}
+		var s [8]float64
+		for l := range s {
+			s[l] = p[0][l] + p[1][l]
+		}
+		var a [4]float64
+		for l := range a {
+			a[l] = s[l] + s[l+4]
+		}
+		b0, b1 := a[0]+a[2], a[1]+a[3]
+		if want := b0 + b1; math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("n=%d: expRowDotAVX512 returned %v, the order above gives %v", n, got, want)
+		}
+	}
+}

@@ -34,7 +34,7 @@
 //     from y = x·log2e and q = y rounded to a multiple of 1/16 as 2^⌊q⌋
 //     (VSCALEFPD, which also rounds subnormals once) · 2^((16q mod 16)/16)
 //     (a 16-entry table, VPERMI2PD) · (1 + p(y − q)), p a degree-6
-//     polynomial (Taylor's of degree 7 with f^7 economized); four vectors interleaved per step, each prefetching row
+//     polynomial (Taylor's of degree 7 with f^7 economized); five vectors interleaved per step, each prefetching row
 //     2 KiB ahead. The Dot variant also returns Σ_j k_j·v_j.
 //   - expRowAVX2 / expRowDotAVX2: the same map with a 4-entry table of
 //     2^(j/4) (VPERMD on 32-bit lane pairs) and a degree-9 polynomial, 2^⌊q⌋

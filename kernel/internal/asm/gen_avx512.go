@@ -204,8 +204,9 @@ func expRow16(name string, withDot bool, pf int) {
 	}
 	Load(Param("n"), n)
 	SHRQ(Imm(4), n)
-	// Z18 table 0–7, Z19 table 8–15, Z20/Z21 dot partials,
-	// Z23 1.5·2^48, Z24 xx, Z25 s = ng·log2e, Z26 clamp, Z27 2, Z28 c7, Z31 zero.
+	// Z0–Z19 five vectors' working registers, Z20/Z21 dot partials, Z23
+	// 1.5·2^48, Z24 xx, Z25 s = ng·log2e, Z26 clamp, Z27 2, Z28 c6, Z29
+	// table 0–7, Z30 table 8–15, Z31 zero.
 	Load(Param("xx"), X0)
 	VBROADCASTSD(X0, Z24)
 	Load(Param("ng"), X0)
@@ -215,30 +216,43 @@ func expRow16(name string, withDot bool, pf int) {
 	VBROADCASTSD(cst(2), Z23)
 	VBROADCASTSD(cst(4), Z27)
 	VBROADCASTSD(cst(5), Z28)
-	VMOVUPD(tab.Offset(0), Z18)
-	VMOVUPD(tab.Offset(64), Z19)
+	VMOVUPD(tab.Offset(0), Z29)
+	VMOVUPD(tab.Offset(64), Z30)
 	VPXORQ(Z31, Z31, Z31)
 	VPXORQ(Z20, Z20, Z20)
 	VPXORQ(Z21, Z21, Z21)
-	// Four vectors (32 values) per step, their instructions interleaved so
-	// that four independent dependency chains are in flight (one chain's
-	// latency, not the FMA units, otherwise bounds the loop); then one step
-	// of two vectors for the remaining 16 values when n is not a multiple of 32.
-	step := func(nv int) { expStep(expPD, nv, withDot, row, cc, v, cst, pf) }
+	// Five vectors (40 values) per step, their instructions interleaved so
+	// that five independent dependency chains are in flight (the chains'
+	// latency, not the FMA units, bounds the loop). Four a step, the form
+	// until 2026-11-27, took 6–8% more CPU time a value on a Zen 5 core
+	// (rows of 2,000 and 2,048 values in L1, the two forms alternated in
+	// one process: docs/performance.md, "The fused pass at d = 54 on
+	// Zen 5"). Two steps a loop, so that vector g of the row adds its
+	// product with v to dot partial g mod 2 as in the four-vector loop
+	// (the same bits, TestExpRowDotOrder); then steps of two vectors for
+	// the remaining 0–64 values (n/16 mod 5 steps).
+	step := func(nv, parity int) { expStep(expPD, nv, parity, withDot, row, cc, v, cst, pf) }
 	tail := R9
-	MOVQ(n, tail)
-	SHRQ(Imm(1), n) // steps of 32 values
-	ANDQ(Imm(1), tail)
+	// n/16 = 5·loops + tail, by DIVQ (once a row).
+	MOVQ(n, RAX)
+	XORQ(RDX, RDX)
+	MOVQ(U32(5), tail)
+	DIVQ(tail)
+	MOVQ(RAX, n)
+	MOVQ(RDX, tail)
 	TESTQ(n, n)
 	JE(LabelRef("tail"))
 	Label("loop")
-	step(4)
+	step(5, 0)
+	step(5, 1)
 	DECQ(n)
 	JNE(LabelRef("loop"))
 	Label("tail")
 	TESTQ(tail, tail)
 	JE(LabelRef("done"))
-	step(2)
+	step(2, 0)
+	DECQ(tail)
+	JNE(LabelRef("tail"))
 	Label("done")
 	if withDot {
 		VADDPD(Z21, Z20, Z20)
@@ -396,7 +410,7 @@ var expPD = expISA{
 	add: VADDPD, fnmadd231: VFNMADD231PD, max: VMAXPD, mul: VMULPD, rndscale: VRNDSCALEPD, sub: VSUBPD, movap: VMOVAPD,
 	fmadd213: VFMADD213PD, fmadd213bcst: VFMADD213PD_BCST, scalef: VSCALEFPD, movu: VMOVUPD, fmadd231: VFMADD231PD,
 	round:  Imm(0x40),
-	perm:   func(t Op) { VPERMI2PD(Z19, Z18, t) },
+	perm:   func(t Op) { VPERMI2PD(Z30, Z29, t) },
 	degree: exp16Degree,
 }
 
@@ -416,10 +430,12 @@ var expPS = expISA{
 // at row, cc (and v, withDot), each instruction issued for all nv vectors
 // before the next so that nv independent dependency chains are in flight.
 // Per vector h, zmm[4h] holds t, then y, then f; zmm[4h+1] q; zmm[4h+2] the
-// table entry T; zmm[4h+3] the polynomial, then the result. Constants: Z23
-// the rounding shift, Z24 xx, Z25 s = ng·log2e (·16 for float32), Z26 the
-// clamp, Z27 2, Z28 the leading coefficient, Z31 zero.
-func expStep(isa expISA, nv int, withDot bool, row, cc, v Register, cst func(int) Mem, pf int) {
+// table entry T; zmm[4h+3] the polynomial, then the result (nv ≤ 5).
+// Constants: Z23 the rounding shift, Z24 xx, Z25 s = ng·log2e (·16 for
+// float32), Z26 the clamp, Z27 2, Z28 the leading coefficient, Z31 zero;
+// the table in the registers isa.perm names. withDot adds vector h's
+// product with v to the dot partial Z20 + (h + parity) mod 2.
+func expStep(isa expISA, nv, parity int, withDot bool, row, cc, v Register, cst func(int) Mem, pf int) {
 	each := func(f func(h int)) {
 		for h := 0; h < nv; h++ {
 			f(h)
@@ -450,7 +466,7 @@ func expStep(isa expISA, nv int, withDot bool, row, cc, v Register, cst func(int
 		each(func(h int) { PREFETCHT0(Mem{Base: row, Disp: pf + 64*h}) })
 	}
 	if withDot {
-		each(func(h int) { isa.fmadd231(Mem{Base: v, Disp: 64 * h}, z(h, 3), zmm[20+h%2]) })
+		each(func(h int) { isa.fmadd231(Mem{Base: v, Disp: 64 * h}, z(h, 3), zmm[20+(h+parity)%2]) })
 	}
 	for _, p := range []Register{row, cc} {
 		ADDQ(U32(64*nv), p)

@@ -113,7 +113,7 @@ func expRow32() {
 	VPXORQ(Z31, Z31, Z31)
 	VPXORQ(Z20, Z20, Z20)
 	VPXORQ(Z21, Z21, Z21)
-	step := func(nv int) { expStep(expPS, nv, true, row, cc, v, cst, 0) }
+	step := func(nv int) { expStep(expPS, nv, 0, true, row, cc, v, cst, 0) }
 	tail := R9
 	MOVQ(n, tail)
 	SHRQ(Imm(1), n) // steps of 64 values
