@@ -119,9 +119,14 @@ func TestBlockBytesExact(t *testing.T) {
 			got := int64(after.TotalAlloc - before.TotalAlloc)
 			t.Logf("%s workers=%d: Block allocated %d bytes, plan %d (X %d)", name, workers, got, plan, 8*n*d)
 			// gonum's goroutines are counted at 256 bytes a tile against
-			// 210–217 measured: up to a quarter of that term is slack.
-			if low := plan - callBytes - gemm/4; got > plan || got < low {
-				t.Errorf("%s workers=%d: Block allocated %d bytes, want within [plan − callBytes − gonum/4, plan] = [%d, %d]", name, workers, got, low, plan)
+			// 210–217 measured: up to a quarter of that term is slack. The
+			// plan counts a scratch for each of the w workers that can take
+			// a block, but a worker that finds no block left allocates none
+			// (under load one worker took both blocks of the n = 1,100 float32
+			// case: 2.05 MB allocated against a plan of 3.65 MB), so all but
+			// one worker's scratch is slack too.
+			if low := plan - callBytes - gemm/4 - (w-1)*work; got > plan || got < low {
+				t.Errorf("%s workers=%d: Block allocated %d bytes, want within [plan − callBytes − gonum/4 − (w−1)·work, plan] = [%d, %d]", name, workers, got, low, plan)
 			}
 		}
 	}
