@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,15 +43,11 @@ func TestExactRLSPlanCountsEngine(t *testing.T) {
 		if !ok {
 			t.Fatal("ExactRLS has no plan")
 		}
-		runtime.GC()
-		runtime.GC() // empty the engine's pooled works (sync.Pool's victim cache too)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, err := s.Sample(context.Background(), x, k, m, rand.New(rand.NewPCG(1, 2))); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		got := int64(after.TotalAlloc - before.TotalAlloc)
+		// Fresh: the engine's pooled works emptied first.
+		got := heap.AllocatedFresh(t, func() error {
+			_, err := s.Sample(context.Background(), x, k, m, rand.New(rand.NewPCG(1, 2)))
+			return err
+		})
 		t.Logf("%s: Sample allocated %d bytes, plan %d", name, got, plan)
 		if got > plan || got < plan-1<<20 {
 			t.Errorf("%s: Sample allocated %d bytes, want within 1 MiB below the plan %d", name, got, plan)

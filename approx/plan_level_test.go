@@ -3,10 +3,10 @@ package approx
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx/internal/points"
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,15 +37,11 @@ func TestLevelPlanCountsChunk(t *testing.T) {
 		if want := levelPlan(n, m, 8*m*d) + 12*n*(64+50) + 24*n + 8*n*d + engineBlockBytes(n, m, d, kernel.Options{}); plan != want {
 			t.Errorf("%T: plan %d, want %d", s, plan, want)
 		}
-		runtime.GC()
-		runtime.GC() // empty the engine's pooled works
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, err := (RecursiveRLS{}).levelScores(context.Background(), x, k, pts, levOnes(m), points.Iota(n), 1e-3*n, 1); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		got := int64(after.TotalAlloc - before.TotalAlloc)
+		// Fresh: the engine's pooled works emptied first.
+		got := heap.AllocatedFresh(t, func() error {
+			_, err := (RecursiveRLS{}).levelScores(context.Background(), x, k, pts, levOnes(m), points.Iota(n), 1e-3*n, 1)
+			return err
+		})
 		t.Logf("%T: the top level allocated %d bytes, plan %d", s, got, plan)
 		// Under the race detector kernel.Dense's pooled packing buffers
 		// are dropped at random and allocated again: no upper bound there.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -106,17 +106,9 @@ func TestBlockBytesExact(t *testing.T) {
 				t.Errorf("%s: HeldBytes = %d, want %d", name, h, held)
 			}
 			dst := mat.NewDense(s.n, s.n, nil)
-			// Two collections empty workPool (sync.Pool keeps a victim
-			// cache for one), so that Block allocates its works afresh.
-			runtime.GC()
-			runtime.GC()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			if err := op.Block(context.Background(), dst); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			got := int64(after.TotalAlloc - before.TotalAlloc)
+			// Fresh: workPool emptied first, so that Block allocates its
+			// works afresh.
+			got := heap.AllocatedFresh(t, func() error { return op.Block(context.Background(), dst) })
 			t.Logf("%s workers=%d: Block allocated %d bytes, plan %d (X %d)", name, workers, got, plan, 8*n*d)
 			// gonum's goroutines are counted at 256 bytes a tile against
 			// 210–217 measured: up to a quarter of that term is slack. The

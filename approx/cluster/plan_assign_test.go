@@ -3,10 +3,10 @@ package cluster
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx/internal/points"
+	"github.com/landmark-ml/landmark/internal/heap"
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,14 +32,7 @@ func TestAssignPlanned(t *testing.T) {
 		}
 	}
 	lab, dist := make([]int, n), make([]float64, n)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if err := kmNearest(context.Background(), lab, dist, x, nil, c); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	got := int64(after.TotalAlloc - before.TotalAlloc)
+	got := heap.AllocatedFresh(t, func() error { return kmNearest(context.Background(), lab, dist, x, nil, c) })
 	plan := assignBytes(k, d)
 	w := int64(min(parallel.Workers(0), (n+assignRows-1)/assignRows))
 	t.Logf("the pass allocated %d bytes, assignBytes %d, before %d", got, plan, 8*points.PlanChunk*k)
