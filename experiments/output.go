@@ -150,7 +150,7 @@ func (r *Result) estimatorMarkdown() string {
 		fmt.Fprintf(&b, "## Test score (refit on all %d training rows, %d test rows)\n\n", r.Test.NTrain, r.Test.NTest)
 		b.WriteString("| metric | test |\n|---|---|\n")
 		for _, m := range r.Test.Metrics {
-			fmt.Fprintf(&b, "| %s | %.6g |\n", m.Name, m.Mean)
+			fmt.Fprintf(&b, "| %s | %s |\n", m.Name, fmtScore(m.Name, m.Mean, "%.6g"))
 		}
 		fmt.Fprintf(&b, "\nRefit %.3g s, predict %.3g s, peak Go heap +%s.\n\n", r.Test.FitSeconds, r.Test.PredictSeconds, fmtBytes(r.Test.PeakBytes))
 	} else {
@@ -185,7 +185,11 @@ func (r *Result) estimatorMarkdown() string {
 		if p.Error != "" {
 			mark = "failed: " + strings.ReplaceAll(p.Error, "|", "/")
 		}
-		fmt.Fprintf(&b, " %.6g ± %.2g |", s.Mean, s.Std)
+		if p.Error == "" && r.Metric == "auc" && math.IsNaN(s.Mean) {
+			fmt.Fprintf(&b, " %s |", fmtScore(r.Metric, s.Mean, ""))
+		} else {
+			fmt.Fprintf(&b, " %.6g ± %.2g |", s.Mean, s.Std)
+		}
 		for _, k := range ikeys {
 			if v, ok := p.Info[k]; ok {
 				fmt.Fprintf(&b, " %.4g |", v)
@@ -198,6 +202,19 @@ func (r *Result) estimatorMarkdown() string {
 	return b.String()
 }
 
+// fmtScore formats a metric's value v with format f, except a NaN auc,
+// which Score gives when the labels scored are not two classes (there is
+// no ROC curve: scikit-learn's roc_auc_score raises "Only one class present
+// in y_true"): it reads "undefined (labels not two classes)", where a bare
+// NaN would look like a failure. results.csv keeps NaN, for programs.
+func fmtScore(name string, v float64, f string) string {
+	if name == "auc" && math.IsNaN(v) {
+		return "undefined (labels not two classes)"
+	}
+	return fmt.Sprintf(f, v)
+}
+
+// fmtBytes formats a byte count for the tables.
 func fmtBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
