@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/internal/outfile"
@@ -76,9 +75,11 @@ func (f *FitResult) save(w io.Writer, s *Spec) error {
 }
 
 // SaveFile writes the fit to path atomically (temporary file, fsync, rename),
-// streaming the model to the file.
+// streaming the model to the file. A folder of path that does not exist is
+// refused (an error wrapping model.ErrInput), as
+// model.SaveFile refuses it: it is not created.
 func (f *FitResult) SaveFile(path string, s *Spec) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := outfile.Check(path); err != nil {
 		return fmt.Errorf("experiments: save fit: %w", err)
 	}
 	if err := outfile.Write(path, func(w io.Writer) error { return f.save(w, s) }); err != nil {

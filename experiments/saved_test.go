@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/model"
 )
 
 // TestFitSaveLoad: a saved fit (standardized features and target) predicts
@@ -52,6 +55,14 @@ func TestFitSaveLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fit.lmk")
 	if err := res.SaveFile(path, s); err != nil {
 		t.Fatal(err)
+	}
+	// A missing folder is refused, not created (as model.SaveFile).
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	if err := res.SaveFile(filepath.Join(missing, "fit.lmk"), s); !errors.Is(err, model.ErrInput) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("SaveFile into a missing folder: %v, want a refusal wrapping model.ErrInput naming the folder", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("SaveFile created the missing folder %s (stat: %v)", missing, err)
 	}
 	fromFile, err := LoadFitFile(path)
 	if err != nil {

@@ -29,6 +29,8 @@ import (
 // code, signal handler or flush runs. The same command line is then run
 // again to completion, and a third run of it in a fresh work folder is the
 // undisturbed reference. Asserted:
+//   - first, the same command with --save in a missing folder is refused
+//     before any pass runs (no checkpoint written);
 //   - the kill came before the end (no "fit:" line, iterations left);
 //   - the checkpoints on disk after the kill are whole: the rerun prints
 //     exactly one "from the checkpoint" line per checkpoint file left by the
@@ -78,6 +80,16 @@ func TestKilledDriverResumes(t *testing.T) {
 	}
 	work, out := t.TempDir(), t.TempDir()
 	resumedSave, refSave := filepath.Join(out, "resumed.lmk"), filepath.Join(out, "ref.lmk")
+
+	// --save into a missing folder is refused before any pass runs (it was
+	// created after the fit): no checkpoint is written.
+	missing := exec.CommandContext(ctx, bin, args(work, filepath.Join(out, "no", "fit.lmk"))...)
+	if b, err := missing.CombinedOutput(); err == nil || !strings.Contains(string(b), "--save: ") || !strings.Contains(string(b), "does not exist") {
+		t.Fatalf("--save into a missing folder: %v\n%s\nwant a refusal naming the folder", err, b)
+	}
+	if ck, _ := filepath.Glob(filepath.Join(work, "checkpoint-*.bin")); len(ck) != 0 {
+		t.Fatalf("the refused run wrote %d checkpoints", len(ck))
+	}
 
 	// The run to kill: read its stdout line by line and SIGKILL it as soon
 	// as iteration killAfter is reported.

@@ -74,6 +74,7 @@ import (
 	"github.com/landmark-ml/landmark/distributed/beamfit"
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
+	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/kernel"
 )
 
@@ -181,6 +182,13 @@ func runFalkon(ctx context.Context, args []string) error {
 	}
 	if *data == "" || *m < 1 || !(*sigma > 0) || !(*lambda > 0) {
 		return errors.New("falkon needs --data, --m ≥ 1, --sigma > 0 and --lambda > 0")
+	}
+	if *save != "" {
+		// Refused before the fit, not after it: a missing folder, a
+		// directory, or the manifest itself (as landmark fit --save does).
+		if err := outfile.Check(*save, *data); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
 	}
 	smp, err := samplerOf(*sampler, *blessLambda, *subsample)
 	if err != nil {
