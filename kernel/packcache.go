@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"runtime"
 	"sync"
 	"weak"
 )
@@ -11,20 +12,26 @@ import (
 // would be faulted in and zeroed on every call; a preconditioner's solves,
 // once per CG iteration, call them with the same sizes each time.
 //
-// It holds at most two buffers, both seen from every P: buf, held strongly
-// while a Reserve is open (holds > 0), and spare, held weakly otherwise, so
-// that the garbage collector frees it once the products have stopped (as
-// package scratch's Slot does). A sync.Pool used to hold the spare: a
-// buffer put back there lands in the current P's private slot, which a Get
-// on another P does not look in, so repeated products on a goroutine that
-// moved between Ps allocated their buffer again (measured: 2.5 MB on most
-// of a float64 solver.Chol's repeated 64-column solves at M = 2,000 with
-// two Ps, see TestPackCacheAcrossPs).
+// It holds buf, strongly while a Reserve is open (holds > 0), and up to
+// maxSpares spares, weakly, all seen from every P, so that the garbage
+// collector frees them once the products have stopped (as package
+// scratch's Slot does). A sync.Pool used to hold the spare: a buffer put
+// back there lands in the current P's private slot, which a Get on another
+// P does not look in, so repeated products on a goroutine that moved
+// between Ps allocated their buffer again (measured: 2.5 MB on most of a
+// float64 solver.Chol's repeated 64-column solves at M = 2,000 with two Ps,
+// see TestPackCacheAcrossPs). One spare was too few where products run
+// concurrently on the workers (approx/cluster's assignment pass, one
+// product per worker and block): two workers getting at once found one
+// spare, the second allocated, and the second put replaced the first, so
+// a buffer was allocated again nearly every block (1.2–2.4 MB more than
+// the plan of a 1,500-row pass, TestAssignPlanned; see
+// TestPackCacheConcurrent).
 type packCache[T float32 | float64] struct {
-	mu    sync.Mutex
-	holds int
-	buf   *[]T              // the reserved slot: nil when none or taken
-	spare weak.Pointer[[]T] // the largest buffer put back; cleared by get
+	mu     sync.Mutex
+	holds  int
+	buf    *[]T                // the reserved slot: nil when none or taken
+	spares []weak.Pointer[[]T] // buffers put back, at most maxSpares; get clears what it takes
 	// alloc makes a new buffer of n values; large ones are advised onto
 	// huge pages, which these buffers, reused by every product, gain from
 	// (package hugemem gives both machines' first-touch costs: on machine
@@ -33,10 +40,15 @@ type packCache[T float32 | float64] struct {
 	alloc func(n int) []T
 }
 
+// maxSpares bounds the spares a packCache keeps: one per P that can run a
+// product at once. They are held weakly, so they cost memory only until the
+// next collection after the products stop.
+func maxSpares() int { return max(runtime.GOMAXPROCS(0), 1) }
+
 // get returns a buffer of at least n values (contents undefined) from the
-// reserved slot or the spare, or new; the caller hands it back with put. A
-// spare too small is left where it is (a later, smaller product may use
-// it; a put of a larger buffer replaces it).
+// reserved slot or the smallest spare that is large enough, or new; the
+// caller hands it back with put. Spares too small are left where they are
+// (a later, smaller product may use them).
 func (c *packCache[T]) get(n int) *[]T {
 	c.mu.Lock()
 	if b := c.buf; b != nil && cap(*b) >= n {
@@ -45,11 +57,17 @@ func (c *packCache[T]) get(n int) *[]T {
 		*b = (*b)[:n]
 		return b
 	}
-	if b := c.spare.Value(); b != nil && cap(*b) >= n {
-		c.spare = weak.Pointer[[]T]{}
+	best, at := (*[]T)(nil), -1
+	for i, w := range c.spares {
+		if b := w.Value(); b != nil && cap(*b) >= n && (best == nil || cap(*b) < cap(*best)) {
+			best, at = b, i
+		}
+	}
+	if best != nil {
+		c.spares[at] = weak.Pointer[[]T]{}
 		c.mu.Unlock()
-		*b = (*b)[:n]
-		return b
+		*best = (*best)[:n]
+		return best
 	}
 	c.mu.Unlock()
 	b := c.alloc(n)
@@ -58,8 +76,7 @@ func (c *packCache[T]) get(n int) *[]T {
 
 // put hands back a buffer of get: while a Reserve is open, into the
 // reserved slot when it is at least as large as the one there (which
-// becomes the spare); otherwise it becomes the spare if it is at least as
-// large as the spare (the smaller of the two is left to the collector).
+// becomes a spare); otherwise it becomes a spare (keep).
 func (c *packCache[T]) put(b *[]T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -73,10 +90,27 @@ func (c *packCache[T]) put(b *[]T) {
 	c.keep(b)
 }
 
-// keep makes b the spare unless the spare is larger; c.mu is held.
+// keep makes b a spare: in a free place (an empty or collected one) while
+// there are fewer than maxSpares, else in place of the smallest spare if
+// that is no larger than b (else b is left to the collector); c.mu is held.
 func (c *packCache[T]) keep(b *[]T) {
-	if s := c.spare.Value(); s == nil || cap(*s) <= cap(*b) {
-		c.spare = weak.Make(b)
+	small, at := -1, -1
+	for i, w := range c.spares {
+		s := w.Value()
+		if s == nil {
+			c.spares[i] = weak.Make(b)
+			return
+		}
+		if at < 0 || cap(*s) < small {
+			small, at = cap(*s), i
+		}
+	}
+	if len(c.spares) < maxSpares() {
+		c.spares = append(c.spares, weak.Make(b))
+		return
+	}
+	if at >= 0 && small <= cap(*b) {
+		c.spares[at] = weak.Make(b)
 	}
 }
 
@@ -102,11 +136,11 @@ func (c *packCache[T]) reserve(n int) (release func()) {
 	}
 }
 
-// drain empties the cache's slot and spare (tests that count allocations
+// drain empties the cache's slot and spares (tests that count allocations
 // start from it).
 func (c *packCache[T]) drain() {
 	c.mu.Lock()
 	c.buf = nil
-	c.spare = weak.Pointer[[]T]{}
+	c.spares = nil
 	c.mu.Unlock()
 }

@@ -92,3 +92,37 @@ func TestPackCacheWeak(t *testing.T) {
 		t.Errorf("after two collections a Gemm allocated %d bytes, want its buffer %d again", got, buf)
 	}
 }
+
+// TestPackCacheConcurrent: products that hold their buffers at once (two
+// workers, each in its own product: approx/cluster's assignment pass) get
+// them back from the cache round after round, so 50 rounds of two
+// overlapping get/put pairs allocate two buffers, not one per round after
+// the first. With a single spare the second put replaced the first and each
+// round allocated once more: 51 buffers. GOMAXPROCS is at least 2 (the
+// number of spares kept) and the collector off (they are held weakly).
+func TestPackCacheConcurrent(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	allocs := 0
+	c := packCache[float64]{alloc: func(n int) []float64 { allocs++; return make([]float64, n) }}
+	for range 50 {
+		a, b := c.get(1000), c.get(900) // both held at once
+		c.put(a)
+		c.put(b)
+	}
+	if allocs != 2 {
+		t.Errorf("50 rounds of two overlapping products allocated %d buffers, want 2", allocs)
+	}
+	// A larger request takes a new buffer, which then joins the spares (or,
+	// where only two are kept, replaces the smaller, of 900 values), so the
+	// next two requests of 1,000 and 1,200 values find buffers without
+	// allocating.
+	c.put(c.get(1200))
+	allocs = 0
+	a, b := c.get(1000), c.get(1200)
+	if allocs != 0 || cap(*a) < 1000 || cap(*b) < 1200 {
+		t.Errorf("after a 1,200-value product: %d allocations for 1,000 and 1,200 values (caps %d, %d), want 0", allocs, cap(*a), cap(*b))
+	}
+}
