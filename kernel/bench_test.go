@@ -198,7 +198,7 @@ func BenchmarkFusedBlocks(b *testing.B) {
 				var dots, fused []float64
 				for b.Loop() {
 					for _, f := range []bool{false, true} {
-						t0 := threadClock()
+						t0 := threadCPU()
 						for r0 := 0; r0+rows <= n; r0 += rows {
 							if f {
 								p.fusedGaussian(w, r0, r0+rows, p.ng, vp, acc)
@@ -206,7 +206,7 @@ func BenchmarkFusedBlocks(b *testing.B) {
 								p.dots(w, r0, r0+rows)
 							}
 						}
-						rate := flops / float64(threadClock()-t0)
+						rate := flops / float64(threadCPU()-t0)
 						if f {
 							fused = append(fused, rate)
 						} else {
@@ -267,9 +267,9 @@ func BenchmarkAVX2Halves(b *testing.B) {
 					for range phase {
 						blk := next[wk] % (n / rows)
 						next[wk] = blk + 2
-						t0 := threadClock()
+						t0 := threadCPU()
 						p.dotsAVX2(w, p.x, blk*rows, rows)
-						loc = append(loc, flops/float64(threadClock()-t0))
+						loc = append(loc, flops/float64(threadCPU()-t0))
 					}
 					mu.Lock()
 					rates[i] = append(rates[i], loc...)

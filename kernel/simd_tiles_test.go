@@ -10,14 +10,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/landmark-ml/landmark/internal/cputime"
 )
-
-// threadClock is this thread's CPU time in ns (cputime.Thread:
-// CLOCK_THREAD_CPUTIME_ID on Linux, exact, unlike getrusage's tick-scaled
-// split).
-func threadClock() int64 { return int64(cputime.Thread()) }
 
 // BenchmarkTiles measures the tile kernels alone on one row block of the
 // distance product (240 rows of X by 480 centers, in the loop order of
@@ -114,7 +107,7 @@ func BenchmarkTiles(b *testing.B) {
 			reps := 20000 / k
 			for b.Loop() {
 				for i, cd := range run {
-					t0 := threadClock()
+					t0 := threadCPU()
 					if cd.peak {
 						if cd.acc == accelAVX512 {
 							fmaPeakAVX512(reps * rows * cols * k * 2 / 384)
@@ -140,7 +133,7 @@ func BenchmarkTiles(b *testing.B) {
 							}
 						}
 					}
-					if g := float64(reps) * 2 * rows * cols * float64(k) / float64(threadClock()-t0); g > best[i] {
+					if g := float64(reps) * 2 * rows * cols * float64(k) / float64(threadCPU()-t0); g > best[i] {
 						best[i] = g
 					}
 				}

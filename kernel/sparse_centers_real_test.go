@@ -47,16 +47,13 @@ func BenchmarkSparseCentersManpages(b *testing.B) {
 			if err := op.MulTMul(ctx, dst, v); err != nil {
 				b.Fatal(err)
 			}
-			c0 := cpuNanos()
+			c0 := int64(cputime.Process())
 			for b.Loop() {
 				if err := op.MulTMul(ctx, dst, v); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuNanos()-c0)/1e9/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(int64(cputime.Process())-c0)/1e9/float64(b.N), "cpu-s/op")
 		})
 	}
 }
-
-// cpuNanos is the CPU time of all this process's threads in ns.
-func cpuNanos() int64 { return int64(cputime.Process()) }

@@ -11,8 +11,9 @@ import (
 // filled, and which page size makes that cheaper depends on the host:
 //
 //   - machine E (AMD EPYC Zen 5 VM, 2026-11-27): 4 KiB pages cost
-//     3.3–3.5 ms of CPU time per MiB (8 MiB and 800 MB, three alternated
-//     rounds each), advised 2 MiB pages 0.8–2.4 ms per MiB;
+//     3.3–3.5 ms of CPU time per MiB on 16 MB and 4.0–4.1 on 800 MB (three
+//     alternated rounds each, load 4), advised 2 MiB pages 0.8–2.4 ms per
+//     MiB on 800 MB;
 //   - machine D (AMD EPYC Zen 4 VM with a balloon device): 4 KiB pages
 //     0.40–0.49 ms per MiB, 2 MiB pages 1.5–2.4 ms per MiB (see the
 //     package doc).

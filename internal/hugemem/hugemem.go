@@ -20,7 +20,7 @@
 // (package model's FalkonBuilder.KMM, precond's second matrix), come from
 // FreshFloat64s, advised only where a probe of the host finds 4 KiB faults
 // slow (FaultCost): on machine E (AMD EPYC Zen 5, 2026-11-27) they cost
-// 3.3–3.6 ms of CPU time per MiB, on machine D 0.4–0.5.
+// 3.3–4.6 ms of CPU time per MiB, on machine D 0.4–0.5.
 //
 // LANDMARK_HUGEPAGES=0 in the environment turns the advice off (as it does
 // for the kernel engine's packed centers), to measure without it;
