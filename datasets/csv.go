@@ -92,10 +92,17 @@ type csvRows struct {
 	firstData int
 	cols      int
 	dx        int   // features per row
-	xcol      []int // xcol[j] is file column j's feature, −1 for the target
-	row       []float64
-	row32     []float32 // row rounded, for xs32
-	xs, ys    chunks[float64]
+	xcol      []int // xcol[j] is kept column j's feature, −1 for the target
+	// keep lists the file columns kept when ReadOptions.Drop drops some
+	// (nil: every column), and kept is the record of them.
+	keep []int
+	kept []string
+	// seq says that the first kept column, a feature, has held the row
+	// numbers 0, 1, … so far: a pandas index read as a feature.
+	seq    bool
+	row    []float64
+	row32  []float32 // row rounded, for xs32
+	xs, ys chunks[float64]
 	// xs32 holds the features instead of xs when they are read into
 	// float32 (opt.Float32).
 	xs32 chunks[float32]
@@ -151,11 +158,19 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	if opt.Header == HeaderAuto {
 		c.hint = why
 	}
+	if err := c.dropColumns(rec, header); err != nil {
+		return false, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
+	}
+	rec = c.project(rec)
+	cols := len(rec)
 	if header {
-		c.names = make([]string, c.cols)
-		seen := make(map[string]int, c.cols)
+		c.names = make([]string, cols)
+		seen := make(map[string]int, cols)
 		for j, s := range rec {
 			c.names[j] = strings.TrimSpace(s)
+			if msg := unnamedColumn(c.names[j], c.fileCol(j)); msg != "" {
+				return false, &ParseError{Line: line, Msg: msg, Err: ErrColumns}
+			}
 			// A repeated name could not be matched by name at predict
 			// time (matchColumns): refused here, when the file is read.
 			if i, dup := seen[c.names[j]]; dup {
@@ -167,7 +182,7 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	if f := opt.featureNames(); header && f != nil {
 		c.target, c.xcol, err = matchColumns(c.names, f, opt.Target, opt.AllowUnlabelled)
 	} else {
-		c.target, c.xcol, err = positionColumns(c.names, c.cols, opt)
+		c.target, c.xcol, err = positionColumns(c.names, cols, opt)
 	}
 	if opt.Header == HeaderAuto && opt.Notify != nil {
 		// The header guess, and the target it leaves when none was named.
@@ -180,19 +195,103 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	if err != nil {
 		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: ") + delimHint(rec, c.comma), Err: err}
 	}
-	c.dx = c.cols
+	c.dx = cols
 	if c.target >= 0 {
 		c.dx--
 	}
 	if c.dx < 1 {
-		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", c.cols, c.comma) + delimHint(rec, c.comma)}
+		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, c.comma) + delimHint(rec, c.comma)}
 	}
+	c.seq = c.xcol[0] >= 0
 	c.row = make([]float64, c.dx)
 	c.xs.width, c.xs32.width, c.ys.width = c.dx, c.dx, 1
 	if c.opt.Float32 {
 		c.row32 = make([]float32, c.dx)
 	}
 	return header, nil
+}
+
+// dropColumns resolves ReadOptions.Drop against the first record (the
+// header's names when header is set) into c.keep.
+func (c *csvRows) dropColumns(rec []string, header bool) error {
+	if len(c.opt.Drop) == 0 {
+		return nil
+	}
+	drop := make([]bool, len(rec))
+	for _, spec := range c.opt.Drop {
+		j := -1
+		if header {
+			for k, s := range rec {
+				if strings.TrimSpace(s) == spec {
+					j = k
+					break
+				}
+			}
+		}
+		if j < 0 {
+			k, err := strconv.Atoi(strings.TrimSpace(spec))
+			switch {
+			case err != nil && !header:
+				return fmt.Errorf("drop %q: no header to look the name up in (give a 0-based index)", spec)
+			case err != nil:
+				return fmt.Errorf("drop %q: no column of that name (the header: %s)", spec, quoteSome(len(rec), func(k int) string { return strings.TrimSpace(rec[k]) }, false))
+			case k < 0:
+				k += len(rec)
+			}
+			if k < 0 || k >= len(rec) {
+				return fmt.Errorf("drop %s: out of range for %d columns", spec, len(rec))
+			}
+			j = k
+		}
+		drop[j] = true
+	}
+	for j, d := range drop {
+		if !d {
+			c.keep = append(c.keep, j)
+		}
+	}
+	c.kept = make([]string, len(c.keep))
+	return nil
+}
+
+// project returns the fields of rec that are kept (rec itself when no
+// column is dropped).
+func (c *csvRows) project(rec []string) []string {
+	if c.keep == nil {
+		return rec
+	}
+	for i, j := range c.keep {
+		c.kept[i] = rec[j]
+	}
+	return c.kept
+}
+
+// fileCol returns the file column of kept column j.
+func (c *csvRows) fileCol(j int) int {
+	if c.keep == nil {
+		return j
+	}
+	return c.keep[j]
+}
+
+// unnamedColumn says why a header name is no name, "" when it is one: an
+// empty name (the index column pandas' to_csv writes first has one) or
+// pandas' "Unnamed: N" (such a file read back and written again), which
+// would otherwise be read as a feature without a word. j is the file
+// column.
+func unnamedColumn(name string, j int) string {
+	drop := fmt.Sprintf("drop it with --drop %d (YAML drop: [%d]; ReadOptions.Drop), or name it", j, j)
+	switch {
+	case name == "" && j == 0:
+		return "header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): " + drop
+	case name == "":
+		return fmt.Sprintf("header: column %d has no name: %s", j, drop)
+	case strings.HasPrefix(name, "Unnamed: "):
+		if _, err := strconv.Atoi(strings.TrimPrefix(name, "Unnamed: ")); err == nil {
+			return fmt.Sprintf("header: column %d is named %q, pandas' name for an unnamed column (a to_csv index read back and written again): %s", j, name, drop)
+		}
+	}
+	return ""
 }
 
 // delimHint names, for a first record read as one field, the delimiter
@@ -241,13 +340,14 @@ func (c *csvRows) targetNote() string {
 
 // record parses one data record into the features and the target.
 func (c *csvRows) record(rec []string, line int) error {
+	rec = c.project(rec)
 	for j, s := range rec {
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
 		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
 			why, err = beyondFloat32(v, c.opt.float32Reason(true))
 		}
 		if why != "" {
-			col := strconv.Itoa(j)
+			col := strconv.Itoa(c.fileCol(j))
 			if c.names != nil {
 				col = strconv.Quote(c.names[j])
 			}
@@ -258,6 +358,9 @@ func (c *csvRows) record(rec []string, line int) error {
 				why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
 			}
 			return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
+		}
+		if j == 0 && c.seq && v != float64(c.rows) {
+			c.seq = false
 		}
 		if k := c.xcol[j]; k >= 0 {
 			c.row[k] = v
@@ -283,6 +386,13 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	}
 	if c.opt.Progress != nil {
 		c.opt.Progress(c.rows)
+	}
+	if c.seq && c.rows >= minIndexRows && c.opt.Notify != nil {
+		col := "column " + strconv.Itoa(c.fileCol(0))
+		if c.names != nil {
+			col += " (" + strconv.Quote(c.names[0]) + ")"
+		}
+		c.opt.Notify(fmt.Sprintf("warning: %s holds the row numbers 0, 1, …, %d and is read as a feature: if it is a row index (pandas' to_csv writes one first), drop it with --drop %d (YAML drop: [%d])", col, c.rows-1, c.fileCol(0), c.fileCol(0)))
 	}
 	d := &Dataset{}
 	if c.opt.Float32 {
@@ -467,6 +577,10 @@ func matchColumns(names []string, features featureNames, target string, unlabell
 	}
 	return t, xcol, nil
 }
+
+// minIndexRows is the fewest rows whose first column counting 0, 1, … is
+// said to look like a row index: fewer could be a coincidence.
+const minIndexRows = 3
 
 // unnamedTarget is the name WriteCSV gives a target that has none.
 const unnamedTarget = "y"

@@ -66,6 +66,15 @@ type ReadOptions struct {
 	Target string
 	// Comma is the CSV field delimiter (0: ',' or, for .tsv files, '\t').
 	Comma rune
+	// Drop lists CSV columns to leave out, each a header name (matched
+	// exactly) or a 0-based index into the file's columns, negative from
+	// the end: the index column pandas' to_csv writes first (Drop
+	// []string{"0"}, what pandas' index_col=0 reads), a row id. The
+	// remaining columns are the file as far as Target and Features are
+	// concerned: a Target index counts them, as pandas' iloc counts the
+	// columns after index_col. A name or index that matches no column is
+	// an error naming it; so is Drop for LIBSVM data. Nil drops nothing.
+	Drop []string
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
 	// Features, when set, names the feature columns of a CSV file with a

@@ -208,6 +208,9 @@ func (in *Input) read(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	if opt.ZeroBased && in.Format != LIBSVM {
 		return nil, fmt.Errorf("datasets: %w: zero-based indices describe LIBSVM files, not %s", ErrInput, in.Format)
 	}
+	if len(opt.Drop) > 0 && in.Format == LIBSVM {
+		return nil, fmt.Errorf("datasets: %w: dropping columns (%s) describes CSV files, not libsvm", ErrInput, strings.Join(opt.Drop, ", "))
+	}
 	switch in.Format {
 	case LIBSVM:
 		d, err = readLIBSVM(ctx, in.br, opt)

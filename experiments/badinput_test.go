@@ -33,7 +33,7 @@ seed: 1
 		{"key of another level misspelt", "  lambda: 0.001", "  lambda: 0.001\n  mtric: rmse", 8, []string{"(did you mean cv.metric?)"}},
 		{"unknown top-level key", "seed: 1", "seed: 1\nfolds: 3", 10, []string{"folds belongs in cv, not in the top level", "valid keys of the top level: approximation, cv, dataset"}},
 		{"misspelt top-level key", "seed: 1", "sed: 1", 9, []string{`unknown key "sed" (did you mean "seed"?)`}},
-		{"unknown dataset key", "{name: cadata}", "{name: cadata, stratify: true}", 2, []string{`unknown key "stratify"`, "valid keys of dataset: delim, format, header, name, path"}},
+		{"unknown dataset key", "{name: cadata}", "{name: cadata, stratify: true}", 2, []string{`unknown key "stratify"`, "valid keys of dataset: delim, drop, format, header, name, path"}},
 		{"estimator key in dataset", "{name: cadata}", "{name: cadata, lambda: 1}", 2, []string{"lambda belongs in estimator or grid, not in dataset"}},
 		{"unknown cv key", "{folds: 3, metric: rmse}", "{folds: 3, metric: rmse, shuffle: true}", 8, []string{`unknown key "shuffle"`, "valid keys of cv: folds, metric, stratified"}},
 		{"unknown kernel key", "{type: gaussian, gamma: 1}", "{type: gaussian, gama: 1}", 6, []string{`unknown key "gama" (did you mean "gamma"?)`, "valid keys of estimator.kernel: coef0, degree, gamma, sigma, type"}},

@@ -128,6 +128,11 @@ type DatasetSpec struct {
 	// Delim is the CSV field delimiter, one character or "tab"; default
 	// ',' (tab for .tsv files).
 	Delim string `yaml:"delim,omitempty" json:"delim,omitempty"`
+	// Drop lists CSV columns to leave out of path and test_path, each a
+	// header name or a 0-based index (negative from the end), as
+	// datasets.ReadOptions.Drop: [0] for the index column pandas' to_csv
+	// writes first. An index in target counts the columns kept.
+	Drop []string `yaml:"drop,omitempty" json:"drop,omitempty"`
 	// ZeroBased reads LIBSVM files (path and test_path) whose feature
 	// indices start at 0, as scikit-learn's dump_svmlight_file writes by
 	// default: index j is column j, and a saved fit records it so that
@@ -413,7 +418,7 @@ func joinPath(path []string) string {
 // readOptions are the reading options the dataset block sets (target,
 // header, delimiter; zero_based for LIBSVM files).
 func (d DatasetSpec) readOptions() (datasets.ReadOptions, error) {
-	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target, ZeroBased: d.ZeroBased}
+	opt := datasets.ReadOptions{Format: datasets.Format(d.Format), Target: d.Target, ZeroBased: d.ZeroBased, Drop: d.Drop}
 	switch strings.ToLower(d.Header) {
 	case "", "auto":
 	case "yes", "true":

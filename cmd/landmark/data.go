@@ -66,7 +66,9 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // readFlags holds the flags that say how to read a data file.
 type readFlags struct {
 	format, target, delim, header string
-	dim                           int
+	// drop is --drop: CSV columns to leave out, comma-separated.
+	drop string
+	dim  int
 	// zeroBased is --zero-based: LIBSVM indices start at 0.
 	zeroBased bool
 	// notify, when set, becomes ReadOptions.Notify.
@@ -86,6 +88,7 @@ func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
 	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
+	fs.StringVar(&r.drop, "drop", "", "CSV columns to leave out, comma-separated header names or 0-based indices (negative from the end), e.g. 0 for the index column pandas' to_csv writes first; --target's index counts the columns kept (YAML drop)")
 }
 
 // parseDelim reads a delimiter flag by the YAML delim key's rule.
@@ -114,12 +117,20 @@ func (r *readFlags) options() (datasets.ReadOptions, error) {
 	if r.dim < 0 {
 		return opt, fmt.Errorf("%w: --dim %d: want ≥ 0", errUsage, r.dim)
 	}
-	csv, err := experiments.DatasetSpec{Header: r.header, Delim: r.delim}.ReadOptions()
+	csv, err := experiments.DatasetSpec{Header: r.header, Delim: r.delim, Drop: splitDrop(r.drop)}.ReadOptions()
 	if err != nil {
 		return opt, fmt.Errorf("%w: --%w", errUsage, err)
 	}
-	opt.Header, opt.Comma = csv.Header, csv.Comma
+	opt.Header, opt.Comma, opt.Drop = csv.Header, csv.Comma, csv.Drop
 	return opt, nil
+}
+
+// splitDrop splits --drop's comma-separated columns (nil for "").
+func splitDrop(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // noteTo returns a ReadOptions.Notify that prints the reader's decisions

@@ -170,6 +170,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "target", f.csv.target, f.csv.target != "")
 	put(ds, "delim", f.csv.delim, f.csv.delim != "")
 	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
+	put(ds, "drop", splitDrop(f.csv.drop), f.csv.drop != "")
 	put(ds, "zero_based", true, f.csv.zeroBased)
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "standardize", true, f.standardize)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,8 +122,9 @@ type silent struct{ err error }
 func (q silent) Error() string { return "" }
 func (q silent) Unwrap() error { return q.err }
 
-// applyCSV sets the spec's dataset target, delim, header and zero_based
-// from the command line's --target, --delim, --header and --zero-based
+// applyCSV sets the spec's dataset target, delim, header, drop and
+// zero_based from the command line's --target, --delim, --header, --drop
+// and --zero-based
 // (those given), saying on stderr which values of the spec they override,
 // and checks the result as a spec.
 func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr io.Writer) error {
@@ -138,6 +140,12 @@ func applyCSV(spec *experiments.Spec, f readFlags, given map[string]bool, stderr
 			fmt.Fprintf(stderr, "landmark: --%s %s overrides the spec's dataset %s: %s\n", o.flag, o.val, o.flag, *o.dst)
 		}
 		*o.dst = o.val
+	}
+	if drop := splitDrop(f.drop); given["drop"] && !slices.Equal(drop, d.Drop) {
+		if d.Drop != nil {
+			fmt.Fprintf(stderr, "landmark: --drop %s overrides the spec's dataset drop: %s\n", f.drop, strings.Join(d.Drop, ","))
+		}
+		d.Drop = drop
 	}
 	if given["zero-based"] && f.zeroBased != d.ZeroBased {
 		fmt.Fprintf(stderr, "landmark: --zero-based=%t overrides the spec's dataset zero_based: %t\n", f.zeroBased, d.ZeroBased)
