@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,6 +98,12 @@ type csvRows struct {
 	// (nil: every column), and kept is the record of them.
 	keep []int
 	kept []string
+	// text numbers the text labels (ReadOptions.TextLabels; nil until
+	// one is read); numLine and numFirst are the line and text of the
+	// first numeric label (0 before one).
+	text     *labelSet
+	numLine  int
+	numFirst string
 	// seq says that the first kept column, a feature, has held the row
 	// numbers 0, 1, … so far: a pandas index read as a feature.
 	seq    bool
@@ -342,22 +349,21 @@ func (c *csvRows) targetNote() string {
 func (c *csvRows) record(rec []string, line int) error {
 	rec = c.project(rec)
 	for j, s := range rec {
+		if c.xcol[j] < 0 && c.opt.TextLabels {
+			if err := c.label(s, j, line); err != nil {
+				return err
+			}
+			continue
+		}
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
 		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
 			why, err = beyondFloat32(v, c.opt.float32Reason(true))
 		}
 		if why != "" {
-			col := strconv.Itoa(c.fileCol(j))
-			if c.names != nil {
-				col = strconv.Quote(c.names[j])
+			if c.xcol[j] < 0 && errors.Is(err, strconv.ErrSyntax) && strings.TrimSpace(s) != "" {
+				why += " (text labels are classes, for a classification task only: task binary, multiclass or auto; ReadOptions.TextLabels)"
 			}
-			if strings.TrimSpace(s) == "" {
-				why = "is empty (missing values are not supported)"
-			}
-			if line == c.firstData && c.hint != "" {
-				why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
-			}
-			return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
+			return c.fieldError(j, s, line, why, err)
 		}
 		if j == 0 && c.seq && v != float64(c.rows) {
 			c.seq = false
@@ -377,6 +383,104 @@ func (c *csvRows) record(rec []string, line int) error {
 	}
 	c.xs.add(c.row...)
 	return nil
+}
+
+// fieldError is the *ParseError for field j of line, holding s, that
+// says why (the column by name when the header named it).
+func (c *csvRows) fieldError(j int, s string, line int, why string, err error) error {
+	col := strconv.Itoa(c.fileCol(j))
+	if c.names != nil {
+		col = strconv.Quote(c.names[j])
+	}
+	if strings.TrimSpace(s) == "" {
+		why = "is empty (missing values are not supported)"
+	}
+	if line == c.firstData && c.hint != "" {
+		why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
+	}
+	return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
+}
+
+// label reads the target field s of line, column j, with TextLabels: a
+// number (as without TextLabels) or a text label; a column mixing the two
+// is refused at the first label of the other kind.
+func (c *csvRows) label(s string, j, line int) error {
+	t := strings.TrimSpace(s)
+	if _, err := strconv.ParseFloat(t, 64); t == "" || err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case t != "" && c.opt.Classes != nil:
+			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the training labels are text (%s)", quoteSome(len(c.opt.Classes), func(k int) string { return c.opt.Classes[k] }, true)), ErrInput)
+		case t != "" && c.text != nil:
+			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the labels above are text (line %d: %q): a label column holds numbers or text, not both", c.text.line, c.text.first), ErrInput)
+		}
+		v, why, err := parseFinite([]byte(t))
+		if why != "" {
+			return c.fieldError(j, s, line, why, err)
+		}
+		if c.numLine == 0 {
+			c.numLine, c.numFirst = line, t
+		}
+		c.ys.add(v)
+		return nil
+	}
+	if c.numLine > 0 {
+		return c.fieldError(j, s, line, fmt.Sprintf("is text, the labels above are numbers (line %d: %s): a label column holds numbers or text, not both", c.numLine, c.numFirst), ErrInput)
+	}
+	if c.text == nil {
+		c.text = newLabelSet(c.opt.Classes, line, t)
+	}
+	c.ys.add(float64(c.text.id(t)))
+	return nil
+}
+
+// labelSet numbers the text labels of a read (ReadOptions.TextLabels) in
+// the order first seen, after the known classes (ReadOptions.Classes).
+type labelSet struct {
+	ids   map[string]int
+	names []string // names[id]
+	known int      // ids below it are the known classes, kept in place
+	line  int      // the first text label's line and text
+	first string
+}
+
+func newLabelSet(known []string, line int, first string) *labelSet {
+	l := &labelSet{ids: make(map[string]int, len(known)), known: len(known), line: line, first: strings.Clone(first)}
+	for _, n := range known {
+		l.id(n)
+	}
+	return l
+}
+
+// id returns t's id, giving it the next one when it is new.
+func (l *labelSet) id(t string) int {
+	if id, ok := l.ids[t]; ok {
+		return id
+	}
+	t = strings.Clone(t) // not the whole line's string
+	id := len(l.names)
+	l.ids[t] = id
+	l.names = append(l.names, t)
+	return id
+}
+
+// classes returns the class names, the known ones first and the others
+// sorted, and the class of each id.
+func (l *labelSet) classes() ([]string, []int) {
+	order := make([]int, len(l.names)-l.known)
+	for i := range order {
+		order[i] = l.known + i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.names[a], l.names[b]) })
+	names := slices.Clone(l.names[:l.known])
+	class := make([]int, len(l.names))
+	for k := range l.known {
+		class[k] = k
+	}
+	for i, id := range order {
+		class[id] = l.known + i
+		names = append(names, l.names[id])
+	}
+	return names, class
 }
 
 // dataset is the Dataset of the rows read, its memory planned first.
@@ -412,6 +516,13 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	}
 	if c.target >= 0 {
 		d.Y = c.ys.gather()
+		if c.text != nil {
+			var class []int
+			d.Classes, class = c.text.classes()
+			for i, id := range d.Y {
+				d.Y[i] = float64(class[int(id)])
+			}
+		}
 	}
 	if c.names != nil {
 		d.Features = make([]string, c.dx)

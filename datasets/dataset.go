@@ -116,6 +116,14 @@ type Dataset struct {
 	Features []string
 	// Target names the target column when the source named it; "" otherwise.
 	Target string
+	// Classes names the classes when the labels were text (a CSV read
+	// with ReadOptions.TextLabels): Y holds each row's class index into
+	// it, 0…len(Classes)−1. A training file's names are sorted (by bytes,
+	// as numpy's unique sorts them, so that "B" is class 0 and "M" class
+	// 1, the positive class of a binary fit); a file read with
+	// ReadOptions.Classes has those first, in their order, then the
+	// labels not among them, sorted. Nil for numeric labels.
+	Classes []string
 }
 
 // Len returns the number of samples (X's rows for unlabelled data, whose
@@ -186,7 +194,7 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 		copy(dst.Data[k*dst.Stride:k*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
 		y[k] = d.Y[i]
 	}
-	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target}
+	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target, Classes: d.Classes}
 	if d.Features != nil {
 		out.Features = append([]string(nil), d.Features...)
 	}

@@ -64,6 +64,20 @@ type ReadOptions struct {
 	// else case-insensitively), or a 0-based index, negative counting from
 	// the end. "" means the last column.
 	Target string
+	// TextLabels reads a CSV target column that holds text ("M"/"B",
+	// "setosa") as class labels, as scikit-learn's classifiers take them:
+	// Dataset.Classes names the classes and Y holds class indices (see
+	// Dataset.Classes). A column whose labels are all numbers reads as
+	// before. Labels that mix numbers and text, and an empty label, are
+	// errors naming the line. Without it (the zero value, for a
+	// regression target) a text label is an error naming the line.
+	TextLabels bool
+	// Classes, with TextLabels, are the class names of the training data
+	// (its Dataset.Classes), for a file to be scored by a model fitted on
+	// it: a label that is Classes[k] reads as k, one among none of them as
+	// len(Classes) and up (Dataset.Classes lists them after Classes); a
+	// numeric label is an error naming the line.
+	Classes []string
 	// Comma is the CSV field delimiter (0: ',' or, for .tsv files, '\t').
 	Comma rune
 	// Drop lists CSV columns to leave out, each a header name (matched
@@ -235,7 +249,9 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 // ReadTestFile reads a file meant to be used with a model trained on train:
 // a LIBSVM file gets train's dimension (a test file whose largest index is
 // smaller still has train.Dim() columns; a larger index is an error), and a
-// CSV file must have the same number of feature columns; a header is
+// CSV file must have the same number of feature columns, and text labels
+// when train has them (read as train.Classes, ReadOptions.Classes; the
+// options' TextLabels and Classes are replaced); a header is
 // matched to train's names (ReadOptions.Features), or to x1…xd when train
 // names none (ReadOptions.ImpliedFeatures, as landmark predict does), so
 // its columns may come in any order.
@@ -251,6 +267,8 @@ func ReadTestFile(path string, train *Dataset, opt ReadOptions) (*Dataset, error
 	if opt.Target == "" && train.Target != "" {
 		opt.Target = train.Target
 	}
+	// Text labels read as train's classes, and only when train's were text.
+	opt.TextLabels, opt.Classes = train.Classes != nil, train.Classes
 	d, err := ReadFile(path, opt)
 	if err != nil {
 		return nil, err

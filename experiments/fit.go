@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,12 @@ type FitResult struct {
 	Features        []string
 	ImpliedFeatures bool
 	TargetName      string
+	// ClassNames names the classes when the training labels were text
+	// ("B", "M"; datasets.Dataset.Classes): the estimator's labels are
+	// their indices 0…len−1, and ClassName maps a predicted label back.
+	// Nil for numeric labels. A saved fit keeps it; predict reads a test
+	// file's text labels as these classes.
+	ClassNames []string
 	// Gamma is the kernel γ the spec's gamma rule (EstimatorSpec.GammaRule:
 	// scale or auto) resolved to on the training rows; 0 without a rule.
 	// The estimator's kernel holds it, so a saved fit predicts with it;
@@ -182,7 +189,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	// Unnamed features stay unnamed: x1…xd built would take O(d) memory
 	// and model-file bytes (439 KB of an 855 KB model at d = 50,000,
 	// 1.6 GB at d = 10⁸).
-	res.Features, res.TargetName = r.features, r.target
+	res.Features, res.TargetName, res.ClassNames = r.features, r.target, r.classNames
 	res.ImpliedFeatures = res.Features == nil
 	// A manifest of shards written from a 0-based file keeps that base.
 	res.ZeroBased = s.Dataset.ZeroBased || (sp != nil && sp.m.ZeroBased)
@@ -337,8 +344,19 @@ type classer interface {
 	Classes() []float64
 }
 
+// ClassName returns the name of class label v: ClassNames[v] when the
+// training labels were text, else v in the shortest form that reads back
+// to it ("1", "-1", "0.5").
+func (f *FitResult) ClassName(v float64) string {
+	if k := int(v); f.ClassNames != nil && float64(k) == v && k >= 0 && k < len(f.ClassNames) {
+		return f.ClassNames[k]
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 // Classes returns the class labels of a classifier, ascending (nil for
-// regression or an estimator that does not report them).
+// regression or an estimator that does not report them); with ClassNames
+// they are the names' indices.
 func (f *FitResult) Classes() []float64 {
 	if c, ok := f.Estimator.(classer); ok && f.Task != TaskRegression {
 		return c.Classes()

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -21,6 +20,9 @@ import (
 // say what the reader decided, naming the data and the model file.
 func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datasets.ReadOptions, modelFile string) (x mat.Matrix, y []float64, notes []string, err error) {
 	opt.Dim, opt.AllowUnlabelled, opt.Features, opt.ImpliedFeatures = f.Dim, true, f.Features, f.ImpliedFeatures
+	// Text labels read as the training classes, and only for a model
+	// fitted on text labels.
+	opt.TextLabels, opt.Classes = f.ClassNames != nil, f.ClassNames
 	if opt.Target == "" {
 		opt.Target = f.TargetName
 	}
@@ -69,7 +71,7 @@ func (f *FitResult) ColumnsNote(proba bool, res *mat.Dense) string {
 	cls := f.Classes()
 	names := make([]string, len(cls))
 	for i, v := range cls {
-		names[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		names[i] = f.ClassName(v)
 	}
 	switch {
 	case proba:

@@ -111,6 +111,9 @@ type runner struct {
 	// header), nil and "" when it has none.
 	features []string
 	target   string
+	// classNames names the classes when the training labels were text
+	// (datasets.Dataset.Classes): the labels are their indices.
+	classNames []string
 	// start is when Run began; computed and evalTime count the points
 	// evaluated in this run and their total time (for the ETA).
 	start    time.Time

@@ -52,6 +52,9 @@ func (r *runner) load() error {
 			// standardize).
 			opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
 			opt.Float32, opt.Float32Range, opt.Float32Reason = r.f32, r.f32Passes, r.float32Reason(false)
+			// Text labels are classes, as scikit-learn's classifiers take
+			// them; a regression target must be numbers.
+			opt.TextLabels = r.s.Task != TaskRegression
 			if train, err = in.Read(r.ctx, opt); err != nil {
 				return r.readError(err, "path")
 			}
@@ -91,7 +94,7 @@ func (r *runner) load() error {
 		if test != nil {
 			xt, yt = test.X, test.Y
 		}
-		r.features, r.target = train.Features, train.Target
+		r.features, r.target, r.classNames = train.Features, train.Target, train.Classes
 		if err := r.dense(&x, &xt); err != nil {
 			return err
 		}
@@ -156,12 +159,34 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 // and checks the spec again with it: the estimator must do that task.
 func (r *runner) guessTask(y []float64) error {
 	t := datasets.GuessTask(y)
-	r.s.Task = string(t)
 	r.taskRule = taskRule(t, datasets.ClassCounts(y))
+	if r.classNames != nil {
+		// Text labels are classes however many there are.
+		t = datasets.Multiclass
+		if len(r.classNames) == 2 {
+			t = datasets.Binary
+		}
+		r.taskRule = fmt.Sprintf("%d distinct text labels %s", len(r.classNames), quoteClasses(r.classNames))
+	}
+	r.s.Task = string(t)
 	if err := r.s.Validate(); err != nil {
 		return fmt.Errorf("%w (task %s inferred: %s; name the task to override)", err, t, r.taskRule)
 	}
 	return nil
+}
+
+// quoteClasses lists class names for a message: {"B", "M"}, the first
+// twenty and the count when there are more.
+func quoteClasses(names []string) string {
+	const shown = 20
+	q := make([]string, 0, shown+1)
+	for _, n := range names[:min(len(names), shown)] {
+		q = append(q, strconv.Quote(n))
+	}
+	if len(names) > shown {
+		q = append(q, fmt.Sprintf("… (%d in all)", len(names)))
+	}
+	return "{" + strings.Join(q, ", ") + "}"
 }
 
 // taskRule says why GuessTask chose t for labels with the class counts cc,

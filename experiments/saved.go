@@ -38,6 +38,8 @@ type savedHeader struct {
 	Features        []string `json:"features,omitempty"`
 	ImpliedFeatures bool     `json:"implied_features,omitempty"`
 	TargetName      string   `json:"target_name,omitempty"`
+	// ClassNames is FitResult.ClassNames (absent for numeric labels).
+	ClassNames []string `json:"class_names,omitempty"`
 	// TaskRule says how task auto decided the task.
 	TaskRule string `json:"task_rule,omitempty"`
 	// Gamma is the γ the spec's gamma rule resolved to (FitResult.Gamma;
@@ -62,7 +64,7 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 // save is Save without the error prefix.
 func (f *FitResult) save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
-		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma, ZeroBased: f.ZeroBased}
+		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma, ZeroBased: f.ZeroBased, ClassNames: f.ClassNames}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -135,11 +137,22 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	if h.Features != nil && len(h.Features) != h.Dim {
 		return nil, fmt.Errorf("%w: %d feature names for %d features", ErrSaved, len(h.Features), h.Dim)
 	}
+	for _, c := range classesOf(est, h.Task) {
+		if k := int(c); h.ClassNames != nil && (float64(k) != c || k < 0 || k >= len(h.ClassNames)) {
+			return nil, fmt.Errorf("%w: the model's class %v is not one of the %d class names", ErrSaved, c, len(h.ClassNames))
+		}
+	}
 	// Every file that kept a target name kept the feature names too, or
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ClassNames: h.ClassNames, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma}, nil
+}
+
+// classesOf returns the classes of est fitted for task, as
+// FitResult.Classes.
+func classesOf(est model.Estimator, task string) []float64 {
+	return (&FitResult{Estimator: est, Task: task}).Classes()
 }
 
 // LoadFitFile reads a fit saved with SaveFile.

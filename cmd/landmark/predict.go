@@ -83,7 +83,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintln(stderr, note)
 		}
 	}
-	if err := writePredictions(res, pa.out, stdout); err != nil {
+	var name func(float64) string
+	if pa.output == outLabels && fit.ClassNames != nil {
+		name = fit.ClassName // the training file's text labels
+	}
+	if err := writePredictions(res, pa.out, name, stdout); err != nil {
 		return err
 	}
 	n, _ := res.Dims()
@@ -171,15 +175,20 @@ func predictOutput(ctx context.Context, fit *experiments.FitResult, x mat.Matrix
 }
 
 // writePredictions writes res, one row per line, values comma-separated
-// in the shortest form that reads back exactly, to stdout (out empty or
-// -) or to the file out (outfile.WriteBytes).
-func writePredictions(res *mat.Dense, out string, stdout io.Writer) error {
+// in the shortest form that reads back exactly (or as name gives them,
+// when it is non-nil: the class names of text labels), to stdout (out
+// empty or -) or to the file out (outfile.WriteBytes).
+func writePredictions(res *mat.Dense, out string, name func(float64) string, stdout io.Writer) error {
 	var b bytes.Buffer
 	n, _ := res.Dims()
 	for i := range n {
 		for j, v := range res.RawRowView(i) {
 			if j > 0 {
 				b.WriteByte(',')
+			}
+			if name != nil {
+				b.WriteString(name(v))
+				continue
 			}
 			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 		}

@@ -1,0 +1,97 @@
+package datasets
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCSVTextLabels: with TextLabels a text target column reads as
+// classes, the names sorted by bytes (numpy's unique order: "setosa" <
+// "versicolor" < "virginica") and Y their indices; numeric labels read as
+// before (Classes nil). Before, "setosa" was an error.
+func TestCSVTextLabels(t *testing.T) {
+	const iris = "a,b,species\n1,2,setosa\n3,4,virginica\n5,6, setosa\n7,8,versicolor\n"
+	d, err := Read(strings.NewReader(iris), ReadOptions{Format: CSV, TextLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"setosa", "versicolor", "virginica"}; !slices.Equal(d.Classes, want) {
+		t.Errorf("classes %q, want %q", d.Classes, want)
+	}
+	if want := []float64{0, 2, 0, 1}; !slices.Equal(d.Y, want) {
+		t.Errorf("Y %v, want %v", d.Y, want)
+	}
+	if s, err := d.Subset([]int{1, 3}); err != nil || !slices.Equal(s.Classes, d.Classes) || !slices.Equal(s.Y, []float64{2, 1}) {
+		t.Errorf("subset: classes %q Y %v (err %v)", s.Classes, s.Y, err)
+	}
+	d, err = Read(strings.NewReader("1,2,1\n3,4,-1\n"), ReadOptions{Format: CSV, TextLabels: true})
+	if err != nil || d.Classes != nil || !slices.Equal(d.Y, []float64{1, -1}) {
+		t.Errorf("numeric labels: classes %q Y %v (err %v)", d.Classes, d.Y, err)
+	}
+}
+
+// TestCSVTextLabelsRefused: without TextLabels (a regression target) a
+// text label is an error naming its line and saying what reads it; with
+// it, a column mixing numbers and text and an empty label are errors
+// naming the line and, for a mix, the first label of the other kind.
+func TestCSVTextLabelsRefused(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		opt  ReadOptions
+		want string
+	}{
+		{"a,y\n1,B\n", ReadOptions{Format: CSV}, `datasets: line 2: column "y": value "B" is not a number (text labels are classes, for a classification task only: task binary, multiclass or auto; ReadOptions.TextLabels)`},
+		{"a,y\n1,1\n2,M\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "M" is text, the labels above are numbers (line 2: 1): a label column holds numbers or text, not both`},
+		{"a,y\n1,M\n2,NaN\n3,0\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "NaN" is a number, the labels above are text (line 2: "M"): a label column holds numbers or text, not both`},
+		{"a,y\n1,M\n2,\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "" is empty (missing values are not supported)`},
+		{"a,y\n1,1\n", ReadOptions{Format: CSV, TextLabels: true, Classes: []string{"B", "M"}}, `datasets: line 2: column "y": value "1" is a number, the training labels are text ("B", "M")`},
+	} {
+		_, err := Read(strings.NewReader(c.text), c.opt)
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrInput) {
+			t.Errorf("%q: err\n%v\nwant\n%s", c.text, err, c.want)
+		}
+	}
+}
+
+// TestReadTestFileClasses: a test file is read with its training file's
+// classes, B = 0 and M = 1 whatever the test file's own order, and labels
+// the training file lacks (A, X) come after them, sorted: codes 2 and 3.
+// A training file with numeric labels refuses a test file's text label.
+func TestReadTestFileClasses(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"train.csv":  "a,diagnosis\n1,M\n2,B\n3,M\n",
+		"test.csv":   "a,diagnosis\n1,M\n2,X\n3,B\n4,A\n5,M\n",
+		"num.csv":    "a,diagnosis\n1,1\n2,0\n",
+		"numtxt.csv": "a,diagnosis\n1,M\n",
+	}
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	train, err := ReadFile(filepath.Join(dir, "train.csv"), ReadOptions{TextLabels: true})
+	if err != nil || !slices.Equal(train.Classes, []string{"B", "M"}) || !slices.Equal(train.Y, []float64{1, 0, 1}) {
+		t.Fatalf("train: classes %q Y %v (err %v)", train.Classes, train.Y, err)
+	}
+	test, err := ReadTestFile(filepath.Join(dir, "test.csv"), train, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"B", "M", "A", "X"}; !slices.Equal(test.Classes, want) {
+		t.Errorf("test classes %q, want %q", test.Classes, want)
+	}
+	if want := []float64{1, 3, 0, 2, 1}; !slices.Equal(test.Y, want) {
+		t.Errorf("test Y %v, want %v", test.Y, want)
+	}
+	num, err := ReadFile(filepath.Join(dir, "num.csv"), ReadOptions{TextLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadTestFile(filepath.Join(dir, "numtxt.csv"), num, ReadOptions{TextLabels: true})
+	wantLine(t, err, 2, `value "M" is not a number`)
+}
