@@ -31,6 +31,9 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		if note := f.unseenNote(in.Name, ys, nil); note != "" {
+			notes = append(notes, note)
+		}
 		if rows > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s", in.Name, BeyondLine(rows, cols, f.Dim)))
 			return xs, ys, notes, nil
@@ -54,7 +57,31 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 	if f.Features == nil && !f.ImpliedFeatures && d.Features != nil {
 		notes = append(notes, fmt.Sprintf("predict: %s keeps no feature names (saved before they were kept): the columns of %s are taken by position", modelFile, in.Name))
 	}
+	if note := f.unseenNote(in.Name, d.Y, d.Classes); note != "" {
+		notes = append(notes, note)
+	}
 	return d.X, d.Y, notes, nil
+}
+
+// unseenNote warns, for a classifier, of the labels of y (the file
+// name's, whose text labels are classes) that the model never saw
+// ("predict: warning: …"); "" when there are none or y is nil.
+func (f *FitResult) unseenNote(name string, y []float64, classes []string) string {
+	if y == nil || (f.Task != TaskBinary && f.Task != TaskMulticlass) {
+		return ""
+	}
+	cls := f.Classes()
+	if cls == nil {
+		return ""
+	}
+	if name == "" {
+		name = "standard input"
+	}
+	note := unseenNote(name, y, cls, labelNamer(classes))
+	if note == "" {
+		return ""
+	}
+	return "predict: " + note
 }
 
 // BeyondLine says that rows rows of a test file have non-zeros in cols

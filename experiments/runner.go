@@ -114,6 +114,9 @@ type runner struct {
 	// classNames names the classes when the training labels were text
 	// (datasets.Dataset.Classes): the labels are their indices.
 	classNames []string
+	// testClasses names the test file's classes (its Dataset.Classes:
+	// classNames, then labels the training data lacks).
+	testClasses []string
 	// start is when Run began; computed and evalTime count the points
 	// evaluated in this run and their total time (for the ETA).
 	start    time.Time

@@ -92,7 +92,7 @@ func (r *runner) load() error {
 			x = train.X32
 		}
 		if test != nil {
-			xt, yt = test.X, test.Y
+			xt, yt, r.testClasses = test.X, test.Y, test.Classes
 		}
 		r.features, r.target, r.classNames = train.Features, train.Target, train.Classes
 		if err := r.dense(&x, &xt); err != nil {
@@ -149,6 +149,15 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 	}
 	if err := r.checkLabels(y, "training"); err != nil {
 		return err
+	}
+	if r.notify != nil && yt != nil && (r.s.Task == TaskBinary || r.s.Task == TaskMulticlass) {
+		var seen []float64
+		for _, c := range datasets.ClassCounts(y) {
+			seen = append(seen, c.Label)
+		}
+		if note := unseenNote("the test data", yt, seen, labelNamer(r.testClasses)); note != "" {
+			r.notify(note)
+		}
 	}
 	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
 	atStage("split")
