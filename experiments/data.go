@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
@@ -419,4 +421,60 @@ func scaleFeatures32(kind string, xtr *kernel.Dense32, xvaM mat.Matrix) (mat.Mat
 		return nil, nil, sc, err
 	}
 	return a, b, sc, nil
+}
+
+// oneClassFolds warns, for binary labels y, of the cross-validation test
+// folds (cv: one list of folds per repeat) that hold one class only,
+// where auc is undefined (scikit-learn's roc_auc_score refuses such a
+// fold; its StratifiedKFold warns of a class with fewer rows than folds):
+// which folds, what it does to the CV auc, and the folds or the
+// stratification that would avoid it; "" when every test fold holds both
+// classes. name names a label.
+func oneClassFolds(y []float64, cv [][]datasets.Fold, stratified bool, name func(float64) string) string {
+	var bad []string
+	total := 0
+	for rep, fs := range cv {
+		for j, f := range fs {
+			total++
+			one := true
+			for _, i := range f.Test[1:] {
+				if y[i] != y[f.Test[0]] {
+					one = false
+					break
+				}
+			}
+			if !one {
+				continue
+			}
+			s := strconv.Itoa(j + 1)
+			if len(cv) > 1 {
+				s += " of repeat " + strconv.Itoa(rep+1)
+			}
+			bad = append(bad, s)
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	k := len(cv[0])
+	cc := datasets.ClassCounts(y)
+	least := cc[0]
+	for _, c := range cc[1:] {
+		if c.Count < least.Count {
+			least = c
+		}
+	}
+	var fix string
+	switch {
+	case least.Count < 2:
+		fix = fmt.Sprintf("the least populated class, %s, has %d row: no cross-validation tests on it in every fold", name(least.Label), least.Count)
+	case least.Count < k:
+		fix = fmt.Sprintf("the least populated class, %s, has %d rows for %d folds: cv: {folds: %d} keeps it in every test fold", name(least.Label), least.Count, k, least.Count)
+	case !stratified:
+		fix = "stratified folds (cv: {stratified: true}) keep both classes in every test fold"
+	}
+	if fix != "" {
+		fix = "; " + fix
+	}
+	return fmt.Sprintf("warning: cross-validation: %d of %d test folds (fold%s %s) hold one class only: auc is undefined there, so every point's CV auc is undefined (NaN in results.csv), as scikit-learn's roc_auc_score refuses such a fold%s", len(bad), total, plural(len(bad)), strings.Join(bad, ", "), fix)
 }

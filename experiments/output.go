@@ -144,7 +144,12 @@ func (r *Result) estimatorMarkdown() string {
 		if key == "" {
 			key = "(no grid)"
 		}
-		fmt.Fprintf(&b, "## Best configuration\n\n`%s`: CV %s %.6g ± %.3g (mean ± std over %d fits), fit %.3g s per fold.\n\n", key, r.Metric, s.Mean, s.Std, bp.Fits, bp.FitSeconds)
+		cv := fmt.Sprintf("%.6g ± %.3g (mean ± std over %d fits)", s.Mean, s.Std, bp.Fits)
+		if r.Metric == "auc" && math.IsNaN(s.Mean) {
+			// A test fold of one class has no ROC curve.
+			cv = fmt.Sprintf("undefined (a test fold's labels are not two classes; %d fits)", bp.Fits)
+		}
+		fmt.Fprintf(&b, "## Best configuration\n\n`%s`: CV %s %s, fit %.3g s per fold.\n\n", key, r.Metric, cv, bp.FitSeconds)
 	}
 	if r.Test != nil {
 		fmt.Fprintf(&b, "## Test score (refit on all %d training rows, %d test rows)\n\n", r.Test.NTrain, r.Test.NTest)

@@ -420,6 +420,11 @@ func newRunnerMode(ctx context.Context, s *Spec, opt Options, mode runMode) (*ru
 		}
 		r.cv = append(r.cv, f)
 	}
+	if r.notify != nil && r.s.Task == TaskBinary {
+		if note := oneClassFolds(r.y, r.cv, r.strat, labelNamer(r.classNames)); note != "" {
+			r.notify(note)
+		}
+	}
 	return r, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,7 +193,12 @@ func printResult(w io.Writer, r *experiments.Result) {
 	if r.BeyondRows > 0 {
 		fmt.Fprintln(w, "test data: "+experiments.BeyondLine(r.BeyondRows, r.BeyondCols, r.Dim))
 	}
-	fmt.Fprintf(w, "best %s: CV %s %.6g ± %.3g over %d fits, fit %.3g s\n", key, r.Metric, s.Mean, s.Std, b.Fits, b.FitSeconds)
+	cv := fmt.Sprintf("%.6g ± %.3g", s.Mean, s.Std)
+	if r.Metric == "auc" && math.IsNaN(s.Mean) {
+		// No ROC curve on a test fold of one class (warned above).
+		cv = "undefined (a test fold holds one class)"
+	}
+	fmt.Fprintf(w, "best %s: CV %s %s over %d fits, fit %.3g s\n", key, r.Metric, cv, b.Fits, b.FitSeconds)
 	if rule := r.Spec.Estimator.GammaRule; rule != "" {
 		// Each fit resolved its own γ; the folds' mean, and the refit's.
 		line := fmt.Sprintf("gamma: %s = %s on each fit's training rows (the best point's folds: mean %s", rule, map[string]string{experiments.GammaScale: "1/(d·Var(X))", experiments.GammaAuto: "1/d"}[rule], strconv.FormatFloat(b.Info["gamma"], 'g', -1, 64))
