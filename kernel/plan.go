@@ -335,6 +335,18 @@ func (p *plan) dots(w *work, r0, r1 int) {
 	case w.acc != accelPortable && !p.half:
 		rp := roundUp(rows, panelRows)
 		packRows(w.a, x.Data, x.Stride, x0, rows, d)
+		if d <= kBlock {
+			// One feature block: one call a panel of centers computes its
+			// tiles with every panel of rows, in tileLoop's order and with
+			// its sums (the same bits). At d = 54 a tile is ≈ 150 ns, and
+			// a closure and an assembly call per tile took 3–5% of the
+			// fused pass (docs/performance.md, "The fused pass at d = 54
+			// on Zen 5").
+			for jp := 0; jp < mp; jp += panelCols {
+				gemm8x16PanelsPfAVX512(d, rp/panelRows, &w.a[0], &p.cp[jp*d], &w.blk[jp], mp)
+			}
+			return
+		}
 		tileLoop(rp, mp, d, panelRows, panelCols, p.cp, false, func(ip, jp, h, k0, kl int) {
 			gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
 		})

@@ -15,6 +15,10 @@ func prefetchT1(p *byte, n int)
 // k loop (for results that are not in cache).
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x16PanelsPfAVX512 is np ≥ 1 calls of gemm8x16PfAVX512 (add false): the 8×16 tiles of np packed
+// panels of a, one after the other, by the panel of b, into c, c+8·ldc, …
+func gemm8x16PanelsPfAVX512(k int, np int, a *float64, b *float64, c *float64, ldc int)
+
 // gemm8x16SyrkPfAVX512 is gemm8x16PfAVX512 with a read as [k][16] (8 of each 16 values: one half
 // of a panel of b).
 func gemm8x16SyrkPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)

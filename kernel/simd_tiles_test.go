@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -236,6 +237,41 @@ func TestTilesName(t *testing.T) {
 		restore()
 		if got != want[a] {
 			t.Errorf("%v: Tiles() = %q, want %q", a, got, want[a])
+		}
+	}
+}
+
+// TestTilePanelsExact checks that the AVX-512 distance product with one
+// feature block (d ≤ kBlock: one gemm8x16PanelsPfAVX512 call a panel of
+// centers) gives the bits of the per-tile calls it replaced (tileLoop
+// calling gemm8x16PfAVX512 once a tile, with add false), on rows not a
+// multiple of 8 (the last panel padded with zero rows), M not a multiple
+// of 16 and d = 1, 54, 55, 256 (kBlock, the largest one-block d).
+func TestTilePanelsExact(t *testing.T) {
+	if bestAccel < accelAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	defer setAccel(accelAVX512)()
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, d := range []int{1, 54, 55, kBlock} {
+		for _, s := range []struct{ n, m int }{{61, 1999}, {64, 2000}, {13, 17}, {7, 5}, {8, 16}} {
+			x, c := randDense(r, s.n, d), randDense(r, s.m, d)
+			p := NewOp(Linear{}, x, c, Options{BlockRows: 64}).prepare()
+			w := p.getWork(64, 1)
+			p.dots(w, 0, s.n)
+			got := slices.Clone(w.blk[:s.n*p.mp])
+			rp := roundUp(s.n, panelRows)
+			tileLoop(rp, p.mp, d, panelRows, panelCols, p.cp, false, func(ip, jp, h, k0, kl int) {
+				gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*p.mp+jp], p.mp, k0 > 0)
+			})
+			putWorks([]*work{w})
+			for i := range s.n {
+				for j := range s.m {
+					if g, want := got[i*p.mp+j], w.blk[i*p.mp+j]; g != want || g != fmaDot(x.RawRowView(i), c.RawRowView(j)) {
+						t.Fatalf("d = %d, %d×%d: (%d,%d) = %v, per-tile calls %v", d, s.n, s.m, i, j, g, want)
+					}
+				}
+			}
 		}
 	}
 }

@@ -8,6 +8,9 @@
 //     issuing 2 loads, 8 broadcasts and 16 FMAs per step of k.
 //   - gemm8x16PfAVX512: the same tile prefetching its block of c first, for
 //     products whose result is too large to stay in cache (gen_dense.go).
+//   - gemm8x16PanelsPfAVX512: np gemm8x16PfAVX512 tiles in one call, one
+//     panel of b by np consecutive panels of a (the engine's distance
+//     product when d fits one feature block: one call a panel of centers).
 //   - gemm8x32F32PfAVX512 and gemm8x32F32AVX2 (gen_dense32.go): the float32
 //     tiles of kernel.DenseF32 (float32 results, add flag).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and

@@ -58,7 +58,11 @@ type zmmTile struct {
 	lda int
 	// neg sums −a·b (VFNMADD: the bits of the sum of (−a)·b).
 	neg bool
-	doc []string
+	// panels computes np tiles in one call (an np parameter after k, no
+	// add): np panels of a one after the other ([k][8] each, contiguous),
+	// the same panel of b, c advancing by 8 rows a tile.
+	panels bool
+	doc    []string
 }
 
 func (z zmmTile) emit() {
@@ -79,6 +83,9 @@ func (z zmmTile) emit() {
 		lda = 8
 	}
 	sig := "func(k int, a, b, c *" + elem + ", ldc int)"
+	if z.panels {
+		sig = "func(k, np int, a, b, c *" + elem + ", ldc int)"
+	}
 	if z.add {
 		sig = "func(k int, a, b, c *" + elem + ", ldc int, add bool)"
 	}
@@ -91,6 +98,15 @@ func (z zmmTile) emit() {
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
 	SHLQ(Imm(shift), ldc)
+	np, b0, k0 := R10, R11, R12
+	if z.panels {
+		Load(Param("np"), np)
+		MOVQ(b, b0)
+		MOVQ(k, k0)
+		Label("panel")
+		MOVQ(b0, b)
+		MOVQ(k0, k)
+	}
 	if z.prefetchC {
 		prefetchTile(c, ldc, R8)
 	}
@@ -133,6 +149,10 @@ func (z zmmTile) emit() {
 		load(zmm[2*r], Mem{Base: c})
 		load(zmm[2*r+1], Mem{Base: c, Disp: 64})
 		ADDQ(ldc, c)
+	}
+	if z.panels {
+		DECQ(np)
+		JNE(LabelRef("panel"))
 	}
 	VZEROUPPER()
 	RET()
