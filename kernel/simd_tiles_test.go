@@ -26,8 +26,9 @@ import (
 // fmaPeakAVX2 for the same flops (12 independent FMA chains, no loads: the
 // core's float64 FMA peak); avx512-fma-peak is fmaPeakAVX512, the same
 // with 24 zmm chains, for the AVX-512 tiles, and avx512-8x16pf the
-// engine's AVX-512 tile as dots calls it (gemm8x16PfAVX512, its tile of c
-// prefetched first). Every b.N step runs each
+// engine's AVX-512 tile (gemm8x16PfAVX512, its tile of c prefetched first;
+// dots runs it a panel of centers a call, gemm8x16PanelsPfAVX512, when d
+// fits one feature block). Every b.N step runs each
 // kernel once, interleaved, and the best rate in thread-CPU time of each is
 // reported (GFLOP/s on one core: the machine is shared). Run with e.g.
 // -benchtime=20x.
