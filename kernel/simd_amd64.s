@@ -320,9 +320,9 @@ overwrite:
 	VZEROUPPER
 	RET
 
-// func gemm8x16PanelsPfAVX512(k int, np int, a *float64, b *float64, c *float64, ldc int)
+// func gemm8x16PanelsPfAVX512(k int, np int, a *float64, b *float64, c *float64, ldc int, next *float64, chunk int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·gemm8x16PanelsPfAVX512(SB), NOSPLIT, $0-48
+TEXT ·gemm8x16PanelsPfAVX512(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+16(FP), SI
 	MOVQ b+24(FP), DI
@@ -330,12 +330,21 @@ TEXT ·gemm8x16PanelsPfAVX512(SB), NOSPLIT, $0-48
 	MOVQ ldc+40(FP), R9
 	SHLQ $0x03, R9
 	MOVQ np+8(FP), R10
+	MOVQ next+48(FP), R13
+	MOVQ chunk+56(FP), BX
 	MOVQ DI, R11
 	MOVQ CX, R12
 
 panel:
-	MOVQ       R11, DI
-	MOVQ       R12, CX
+	MOVQ R11, DI
+	MOVQ R12, CX
+	LEAQ (R13)(BX*1), AX
+
+next:
+	PREFETCHT1 (R13)
+	ADDQ       $0x40, R13
+	CMPQ       R13, AX
+	JB         next
 	MOVQ       DX, R8
 	PREFETCHT0 (R8)
 	PREFETCHT0 64(R8)

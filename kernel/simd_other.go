@@ -8,7 +8,9 @@ const (
 	hasAVX2   = false
 )
 
-func gemm8x16PanelsPfAVX512(int, int, *float64, *float64, *float64, int) { panic("kernel: no AVX-512") }
+func gemm8x16PanelsPfAVX512(int, int, *float64, *float64, *float64, int, *float64, int) {
+	panic("kernel: no AVX-512")
+}
 
 func gemm8x16AVX512(int, *float64, *float64, *float64, int, bool) { panic("kernel: no AVX-512") }
 func expRowAVX512(*float64, *float64, int, float64, float64)      { panic("kernel: no AVX-512") }

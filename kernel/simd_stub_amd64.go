@@ -16,8 +16,9 @@ func prefetchT1(p *byte, n int)
 func gemm8x16PfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
 // gemm8x16PanelsPfAVX512 is np ≥ 1 calls of gemm8x16PfAVX512 (add false): the 8×16 tiles of np packed
-// panels of a, one after the other, by the panel of b, into c, c+8·ldc, …
-func gemm8x16PanelsPfAVX512(k int, np int, a *float64, b *float64, c *float64, ldc int)
+// panels of a, one after the other, by the panel of b, into c, c+8·ldc, …; before each tile it prefetches
+// into L2 (PREFETCHT1) chunk bytes (> 0) of next, the next chunk for the next tile.
+func gemm8x16PanelsPfAVX512(k int, np int, a *float64, b *float64, c *float64, ldc int, next *float64, chunk int)
 
 // gemm8x16SyrkPfAVX512 is gemm8x16PfAVX512 with a read as [k][16] (8 of each 16 values: one half
 // of a panel of b).

@@ -10,7 +10,8 @@
 //     products whose result is too large to stay in cache (gen_dense.go).
 //   - gemm8x16PanelsPfAVX512: np gemm8x16PfAVX512 tiles in one call, one
 //     panel of b by np consecutive panels of a (the engine's distance
-//     product when d fits one feature block: one call a panel of centers).
+//     product when d fits one feature block: one call a panel of centers),
+//     prefetching a share of the next panel of b into L2 before each tile.
 //   - gemm8x32F32PfAVX512 and gemm8x32F32AVX2 (gen_dense32.go): the float32
 //     tiles of kernel.DenseF32 (float32 results, add flag).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and

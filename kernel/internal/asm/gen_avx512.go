@@ -60,7 +60,10 @@ type zmmTile struct {
 	neg bool
 	// panels computes np tiles in one call (an np parameter after k, no
 	// add): np panels of a one after the other ([k][8] each, contiguous),
-	// the same panel of b, c advancing by 8 rows a tile.
+	// the same panel of b, c advancing by 8 rows a tile. It also takes
+	// next and chunk (bytes, > 0): before each tile it prefetches
+	// (PREFETCHT1) the lines of chunk bytes of next, then advances next by
+	// chunk, so that np tiles bring the np·chunk bytes at next into L2.
 	panels bool
 	doc    []string
 }
@@ -84,7 +87,7 @@ func (z zmmTile) emit() {
 	}
 	sig := "func(k int, a, b, c *" + elem + ", ldc int)"
 	if z.panels {
-		sig = "func(k, np int, a, b, c *" + elem + ", ldc int)"
+		sig = "func(k, np int, a, b, c *" + elem + ", ldc int, next *" + elem + ", chunk int)"
 	}
 	if z.add {
 		sig = "func(k int, a, b, c *" + elem + ", ldc int, add bool)"
@@ -99,13 +102,22 @@ func (z zmmTile) emit() {
 	Load(Param("ldc"), ldc)
 	SHLQ(Imm(shift), ldc)
 	np, b0, k0 := R10, R11, R12
+	next, chunk, end := R13, RBX, RAX
 	if z.panels {
 		Load(Param("np"), np)
+		Load(Param("next"), next)
+		Load(Param("chunk"), chunk)
 		MOVQ(b, b0)
 		MOVQ(k, k0)
 		Label("panel")
 		MOVQ(b0, b)
 		MOVQ(k0, k)
+		LEAQ(Mem{Base: next, Index: chunk, Scale: 1}, end)
+		Label("next")
+		PREFETCHT1(Mem{Base: next})
+		ADDQ(Imm(64), next)
+		CMPQ(next, end)
+		JB(LabelRef("next"))
 	}
 	if z.prefetchC {
 		prefetchTile(c, ldc, R8)

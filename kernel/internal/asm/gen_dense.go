@@ -17,7 +17,8 @@ func gemmDense() {
 		"k loop (for results that are not in cache).")
 	zmmTile{name: "gemm8x16PanelsPfAVX512", prefetchC: true, panels: true, doc: []string{
 		"gemm8x16PanelsPfAVX512 is np ≥ 1 calls of gemm8x16PfAVX512 (add false): the 8×16 tiles of np packed",
-		"panels of a, one after the other, by the panel of b, into c, c+8·ldc, …"}}.emit()
+		"panels of a, one after the other, by the panel of b, into c, c+8·ldc, …; before each tile it prefetches",
+		"into L2 (PREFETCHT1) chunk bytes (> 0) of next, the next chunk for the next tile."}}.emit()
 	// SyrkLower's tiles with alpha = ±1 read their 8 rows of Â from one half
 	// of a 16-column panel of B̂ (the same operand) instead of a copy of it.
 	zmmTile{name: "gemm8x16SyrkPfAVX512", prefetchC: true, add: true, lda: 16, doc: []string{
