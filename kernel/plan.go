@@ -340,10 +340,11 @@ func (p *plan) dots(w *work, r0, r1 int) {
 			// tiles with every panel of rows, in tileLoop's order and with
 			// its sums (the same bits), and prefetches the next panel of
 			// centers into L2, a share (chunk bytes) before each tile. At
-			// d = 54 a tile is ≈ 150 ns, and a Go closure and an assembly
-			// call a tile cost 1–5% of the fused pass, the prefetch gained
-			// 0–2% more (docs/performance.md, "One assembly call a panel
-			// of centers").
+			// d = 54 a tile is ≈ 150 ns: the two together took 3–5% off
+			// the median CPU time of a fused pass at d = 54 against a Go
+			// closure and an assembly call a tile, on machine E under
+			// load (docs/performance.md, "One assembly call a panel of
+			// centers").
 			np := rp / panelRows
 			chunk := roundUp((d*panelCols*8+np-1)/np, 64)
 			for jp := 0; jp < mp; jp += panelCols {
