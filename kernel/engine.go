@@ -84,7 +84,8 @@ type Op struct {
 
 	once sync.Once
 	plan plan
-	kept kept32 // blocks of K kept in float32 (Keep32; multi.go)
+	kept kept32        // blocks of K kept in float32 (Keep32; multi.go)
+	st   strassenState // MulTMul's Strassen operands (strassen.go)
 }
 
 // NewOp returns the operator K(X, C). X and C must not be modified while the
@@ -390,12 +391,13 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	}
 	if g, ok := o.k.(Gaussian); ok && t == 1 {
 		vp, vp32 := p.padded(rv)
+		st := o.trainStrassen(p)
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			if p.blocks32(w) {
 				p.fusedGaussian32(w, r0, r1, vp32, acc.Data)
 				return
 			}
-			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data)
+			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data, st)
 		})
 	}
 	if p.l1 != nil && t == 1 {

@@ -110,13 +110,19 @@ func (p *plan) expRowDot32(acc accel, row, vp32 []float32, xx float64) float64 {
 }
 
 // fusedGaussian adds K_Bᵀ(K_B v) to acc (length mp) for the block B = X[r0:r1]
-// of the Gaussian kernel, vp being v padded with zeros to length mp.
-func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64) {
+// of the Gaussian kernel, vp being v padded with zeros to length mp. With
+// st set (MulTMul's training pass, trainStrassen) the distance products
+// take one Winograd level (strassenDots) on the SIMD paths.
+func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64, st *strassenPlan) {
 	rows, m, mp := r1-r0, p.m, p.mp
 	if m == 0 {
 		return
 	}
-	p.dots(w, r0, r1)
+	if st != nil && w.acc != accelPortable {
+		p.strassenDots(w, st, r0, r1)
+	} else {
+		p.dots(w, r0, r1)
+	}
 	kv := w.kv[:rows]
 	if w.acc == accelPortable {
 		for i := range kv {

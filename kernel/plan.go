@@ -200,6 +200,7 @@ type work struct {
 
 	blk32, acc32, kv32 []float32 // with blocks32: K block, the block's Kᵀ(K v), K v
 	xd                 []float64 // sparse X: a block of rows expanded to dense (allocated on first use)
+	st                 []float64 // MulTMul's Strassen operands and product (strassen.go; allocated on first use)
 }
 
 // workPool recycles the per-worker scratch (work) between calls of any Op.

@@ -1,0 +1,384 @@
+package kernel
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// One level of Strassen's algorithm (Strassen 1969, "Gaussian elimination
+// is not optimal"), in Winograd's variant (7 multiplications, 15 additions),
+// for the distance product X_B·Cᵀ of the float64 fused training pass
+// (MulTMul with one right-hand side and the Gaussian kernel) at large d.
+// Neither is from the four papers the package implements; see doc.go.
+//
+// With A = X_B (rows split in halves, features in halves) and B = Cᵀ
+// (features in halves, centers in halves), A = [A11 A12; A21 A22],
+// B = [B11 B12; B21 B22]:
+//
+//	S1 = A21 + A22   S2 = S1 − A11   S3 = A11 − A21   S4 = A12 − S2
+//	T1 = B12 − B11   T2 = B22 − T1   T3 = B22 − B12   T4 = T2 − B21
+//	P1 = A11·B11  P2 = A12·B21  P3 = S4·B22  P4 = A22·T4
+//	P5 = S1·T1    P6 = S2·T2    P7 = S3·T3
+//	C11 = P1 + P2              C12 = ((P1 + P6) + P5) + P3
+//	C21 = ((P1 + P6) + P7) − P4  C22 = ((P1 + P6) + P7) + P5
+//
+// (expand: P1 + P6 = A11B11 + S2·T2, and S2·T2 + S1·T1 + S4·B22 =
+// A11B12 + A12B22 − A11B11, and so on; TestWinogradIdentity checks the
+// four quadrants in exact integer arithmetic). The T operands depend on C
+// only: strassenPlan forms and packs them once per Op. Per block the S
+// operands are formed from the packed quadrants of X_B, the seven products
+// run on the tiles the classical product uses (k = d/2 features each, cut
+// into feature blocks by kBlocks as usual), and the quadrants of w.blk are
+// combined in place; the exp map and the accumulation then run unchanged.
+//
+// It does 7/8 of the multiplications of the product (the rows and centers
+// outside the halves, at most 15 rows of the last block and 16 centers,
+// take the classical tiles). Its error bound is normwise, not
+// componentwise: an element's error is bounded by u·d·max|X|·max|C| times
+// a constant (TestStrassenError derives it), not by u·d·|x|·|c|, and a row
+// of the result depends on the rounding of the row h further down (or up)
+// in its block. So it serves only the training passes: predictions (Mul,
+// Block) must give on a subset of rows the bits of the full prediction,
+// and keep the classical product. The AVX-512 and AVX2 tiles give the same
+// bits here as in the classical product (the same partition, the same
+// feature blocks, the same order of additions). LANDMARK_STRASSEN=0 turns
+// it off (strassenEnv).
+
+// strassenEnv names the variable that turns the Strassen product off when
+// set to "0" (the classical product's bits, at its speed).
+const strassenEnv = "LANDMARK_STRASSEN"
+
+// strassenOn is false when LANDMARK_STRASSEN=0; tests change it.
+var strassenOn = os.Getenv(strassenEnv) != "0"
+
+// strassenMinDim is the smallest d the fused pass uses Strassen at.
+const strassenMinDim = 512
+
+// strassenPlan holds the C side of the product: the seven operands B11,
+// B21, B22, T1, T2, T3 and −T4 (the sign folded into C's side so that every
+// product adds), each hc centers × dh features packed as the plan's
+// panels (d×16 or two d×8 halves, plan.half) with d = dh.
+type strassenPlan struct {
+	hc, dh int // centers in a half (a multiple of panelCols) and features in a half
+	half   bool
+	b      [7][]float64
+	// rem holds the centers past 2·hc (mp − 2·hc of them, 0 or panelCols)
+	// on the first and on the second dh features, packed as b.
+	rem [2][]float64
+}
+
+// Indices of strassenPlan.b.
+const (
+	opB11 = iota
+	opB21
+	opB22
+	opT1
+	opT2
+	opT3
+	opT4n // −T4
+)
+
+// strassenApplies reports whether MulTMul's fused Gaussian pass on o uses
+// the Strassen product for workers on the inner kernels acc: float64
+// (not Float32), dense X and C, d ≥ strassenMinDim, at least 2·panelCols
+// centers, the AVX-512 or AVX2 tiles, LANDMARK_STRASSEN not 0.
+func (o *Op) strassenApplies(acc accel) bool {
+	if !strassenOn || o.opt.Float32 || o.sx != nil || o.sc != nil || o.x32 != nil || o.x == nil || o.c == nil {
+		return false
+	}
+	if _, ok := o.k.(Gaussian); !ok {
+		return false
+	}
+	_, m := o.Dims()
+	d := o.dim()
+	if d < strassenMinDim || roundUp(m, panelCols) < 2*panelCols || o.BlockRows() < 2*panelRows {
+		return false
+	}
+	return acc == accelAVX512 || acc == accelAVX2
+}
+
+// strassen returns o's Strassen plan, formed on the first call (from the
+// Op whose packed centers o shares, if any).
+func (o *Op) strassen() *strassenPlan {
+	if o.centers != nil {
+		return o.centers.strassen()
+	}
+	o.st.once.Do(func() {
+		p := o.prepare()
+		o.st.p = newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, p.collapseWork(), o.opt.Workers)
+	})
+	return o.st.p
+}
+
+// strassenState is an Op's Strassen plan, formed once.
+type strassenState struct {
+	once sync.Once
+	p    *strassenPlan
+}
+
+// strassenDims returns the half sizes of the product for M centers (mp
+// padded) and d features: hc centers and dh features.
+func strassenDims(mp, d int) (hc, dh int) {
+	return (mp &^ (2*panelCols - 1)) / 2, (d + 1) / 2
+}
+
+// newStrassenPlan forms and packs the C-side operands from the m rows of c
+// (d columns), mp being m padded to panelCols; centers past m and the
+// feature past d (odd d) are zeros.
+func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, workers int) *strassenPlan {
+	hc, dh := strassenDims(mp, d)
+	s := &strassenPlan{hc: hc, dh: dh, half: half}
+	all := make([]float64, 7*hc*dh)
+	adviseHuge(all, collapse)
+	for i := range s.b {
+		s.b[i] = all[i*hc*dh : (i+1)*hc*dh : (i+1)*hc*dh]
+	}
+	hw := panelCols
+	if half {
+		hw = panelCols / 2
+	}
+	nr := mp - 2*hc
+	s.rem = [2][]float64{make([]float64, nr*dh), make([]float64, nr*dh)}
+	at := func(j, k int) float64 {
+		if j >= m || k >= d {
+			return 0
+		}
+		return c.Data[j*c.Stride+k]
+	}
+	for j := range nr {
+		o := (j%panelCols)/hw*hw*dh + j%hw
+		for k := 0; k < dh; k++ {
+			s.rem[0][o+k*hw], s.rem[1][o+k*hw] = at(2*hc+j, k), at(2*hc+j, dh+k)
+		}
+	}
+	parallel.For(context.Background(), hc/panelCols, workers, func(_, jp int) {
+		for j := jp * panelCols; j < (jp+1)*panelCols; j++ {
+			base := jp*panelCols*dh + (j%panelCols)/hw*hw*dh + j%hw
+			for k := 0; k < dh; k++ {
+				b11, b12 := at(j, k), at(hc+j, k)
+				b21, b22 := at(j, dh+k), at(hc+j, dh+k)
+				t1 := b12 - b11
+				t2 := b22 - t1
+				t3 := b22 - b12
+				t4 := t2 - b21
+				o := base + k*hw
+				s.b[opB11][o], s.b[opB21][o], s.b[opB22][o] = b11, b21, b22
+				s.b[opT1][o], s.b[opT2][o], s.b[opT3][o], s.b[opT4n][o] = t1, t2, t3, -t4
+			}
+		}
+	})
+	return s
+}
+
+// strassenHeldBytes is what newStrassenPlan allocates for mp centers and d
+// features: seven operands of hc·dh values and two of (mp − 2·hc)·dh.
+func strassenHeldBytes(mp, d int) int64 {
+	hc, dh := strassenDims(mp, d)
+	return 8 * int64(7*hc+2*(mp-2*hc)) * int64(dh)
+}
+
+// strassenWorkLen is the length of a worker's Strassen scratch (work.st)
+// for blocks of b rows: eight packed operands of X's side (the quadrants
+// A11, A12, A21, A22 and S1 … S4, h·dh values each, h = b/2 rounded down
+// to panelRows) and one product (h·hc).
+func strassenWorkLen(b, mp, d int) int {
+	hc, dh := strassenDims(mp, d)
+	h := (b &^ (2*panelRows - 1)) / 2
+	return 8*h*dh + h*hc
+}
+
+// strassenDots writes x_i·c_j into w.blk (stride mp) for the rows i of
+// X[r0:r1] and j < mp, as dots does, with one Winograd level on the first
+// rs = (r1−r0) rounded down to 2·panelRows rows and the first 2·hc centers.
+// The centers past 2·hc (at most panelCols) take the packed quadrants of X
+// on the first and second halves of the features (s.rem), the rows past rs
+// (the last block's, under 2·panelRows) the classical tiles.
+func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
+	rows, mp := r1-r0, p.mp
+	hc, dh := s.hc, s.dh
+	rs := rows &^ (2*panelRows - 1)
+	h := rs / 2
+	th := panelRows
+	if w.acc == accelAVX2 {
+		th = avx2TileRows
+	}
+	if n := 8*h*dh + h*hc; cap(w.st) < n {
+		w.st = make([]float64, n)
+	}
+	if h > 0 {
+		sz := h * dh
+		var q [8][]float64 // A11, A12, A21, A22, S1, S2, S3, S4
+		for i := range q {
+			q[i] = w.st[i*sz : (i+1)*sz : (i+1)*sz]
+		}
+		a11, a12, a21, a22, s1, s2, s3, s4 := q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]
+		tm := w.st[8*sz : 8*sz+h*hc]
+		if p.d == 2*dh {
+			packQuads(&q, p.x, r0, h, dh, th, w.acc)
+		} else {
+			packSums(&q, p.x, r0, h, dh, p.d, th)
+		}
+		blk := w.blk
+		q11, q12 := blk, blk[hc:]
+		q21, q22 := blk[h*mp:], blk[h*mp+hc:]
+		mul := func(a, b []float64, cols int, c []float64, ldc int, add bool) {
+			strassenTiles(w.acc, s.half, a, b, h, cols, dh, c, ldc, add, th)
+		}
+		if nr := mp - 2*hc; nr > 0 {
+			mul(a11, s.rem[0], nr, blk[2*hc:], mp, false)
+			mul(a12, s.rem[1], nr, blk[2*hc:], mp, true)
+			mul(a21, s.rem[0], nr, blk[h*mp+2*hc:], mp, false)
+			mul(a22, s.rem[1], nr, blk[h*mp+2*hc:], mp, true)
+		}
+		b := &s.b
+		mul(s1, b[opT1], hc, tm, hc, false)    // P5
+		mul(a11, b[opB11], hc, q11, mp, false) // P1
+		copyRows(q21, q11, h, hc, mp)
+		mul(a12, b[opB21], hc, q11, mp, true) // C11 = P1 + P2
+		mul(s2, b[opT2], hc, q21, mp, true)   // U2 = P1 + P6
+		addRows(q12, q21, tm, h, hc, mp)      // U2 + P5
+		mul(s3, b[opT3], hc, q21, mp, true)   // U3 = U2 + P7
+		addRows(q22, q21, tm, h, hc, mp)      // C22 = U3 + P5
+		mul(s4, b[opB22], hc, q12, mp, true)  // C12 = (U2 + P5) + P3
+		mul(a22, b[opT4n], hc, q21, mp, true) // C21 = U3 − P4
+	}
+	if rs < rows {
+		p.classicTiles(w, p.x, r0+rs, rows-rs, rs)
+	}
+}
+
+// packSums packs the quadrants of the 2h rows of x from r0 (d columns, the
+// features split at dh, features past d read as zeros) as panels of th
+// rows, feature-major (the last panel holding the rows left: packPanels's
+// layout, and packRows's when th divides h), into q[0…3] = A11, A12, A21,
+// A22, and the Winograd sums of X's side into q[4…7] = S1 = A21 + A22,
+// S2 = S1 − A11, S3 = A11 − A21, S4 = A12 − S2, in one pass over x.
+func packSums(q *[8][]float64, x blas64.General, r0, h, dh, d, th int) {
+	var top, bot [panelRows][]float64
+	for ip := 0; ip < h; ip += th {
+		ph := min(th, h-ip)
+		for i := 0; i < ph; i++ {
+			top[i] = x.Data[(r0+ip+i)*x.Stride:][:d]
+			bot[i] = x.Data[(r0+h+ip+i)*x.Stride:][:d]
+		}
+		o := ip * dh
+		for k := 0; k < dh; k++ {
+			for i := 0; i < ph; i++ {
+				a11, a21 := top[i][k], bot[i][k]
+				var a12, a22 float64
+				if dh+k < d {
+					a12, a22 = top[i][dh+k], bot[i][dh+k]
+				}
+				s1 := a21 + a22
+				s2 := s1 - a11
+				q[0][o], q[1][o], q[2][o], q[3][o] = a11, a12, a21, a22
+				q[4][o], q[5][o], q[6][o], q[7][o] = s1, s2, a11-a21, a12-s2
+				o++
+			}
+		}
+	}
+}
+
+// packQuads is packSums for even d: the quadrants packed by packRows (th =
+// panelRows) or packPanels, the sums formed by copies and axpy with ±1 (one
+// rounding each, a + b or a − b: packSums's bits).
+func packQuads(q *[8][]float64, x blas64.General, r0, h, dh, th int, acc accel) {
+	for i, at := range [4][2]int{{r0, 0}, {r0, dh}, {r0 + h, 0}, {r0 + h, dh}} {
+		if th == panelRows {
+			packRows(q[i], x.Data[at[1]:], x.Stride, at[0], h, dh)
+		} else {
+			packPanels(q[i], x.Data[at[1]:], x.Stride, at[0], h, dh, th)
+		}
+	}
+	a11, a12, a21, a22, s1, s2, s3, s4 := q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]
+	axpy := axpyAVX512
+	if acc == accelAVX2 {
+		axpy = axpyAVX2
+	}
+	n := len(a11)
+	v := n &^ 15
+	sum := func(dst, a, b []float64, sign float64) { // dst = a + sign·b
+		copy(dst, a)
+		if v > 0 {
+			axpy(v, sign, &b[0], &dst[0])
+		}
+		for j := v; j < n; j++ {
+			dst[j] = a[j] + sign*b[j]
+		}
+	}
+	sum(s1, a22, a21, 1)
+	sum(s3, a11, a21, -1)
+	sum(s2, s1, a11, -1)
+	sum(s4, a12, s2, -1)
+}
+
+// copyRows copies rows×cols values from src to dst, both of row stride ld.
+func copyRows(dst, src []float64, rows, cols, ld int) {
+	for i := 0; i < rows; i++ {
+		copy(dst[i*ld:i*ld+cols], src[i*ld:i*ld+cols])
+	}
+}
+
+// addRows sets dst = src + t for rows×cols values, dst and src of row
+// stride ld, t of stride cols.
+func addRows(dst, src, t []float64, rows, cols, ld int) {
+	for i := 0; i < rows; i++ {
+		d, a, b := dst[i*ld:i*ld+cols], src[i*ld:i*ld+cols], t[i*cols:(i+1)*cols]
+		for j := range d {
+			d[j] = a[j] + b[j]
+		}
+	}
+}
+
+// strassenTiles sets (or, when add, increments) the h×cols product of the
+// packed a (h rows × k features, panels of th rows) and the packed centers
+// b (cols of them, panels of panelCols, as two halves when half) into c
+// (row stride ldc), on the tiles of acc over the feature blocks kBlocks(k),
+// as dots does for a whole block.
+func strassenTiles(acc accel, half bool, a, b []float64, h, cols, k int, c []float64, ldc int, add bool, th int) {
+	switch {
+	case acc == accelAVX512:
+		tileLoop(h, cols, k, panelRows, panelCols, b, false, func(ip, jp, _, k0, kl int) {
+			gemm8x16PfAVX512(kl, &a[ip*k+k0*panelRows], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
+		})
+	case half:
+		const hw = panelCols / 2
+		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
+			gemmHalvesAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*hw], &c[ip*ldc+jp], ldc, add || k0 > 0, hw*k)
+		})
+	default:
+		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
+			gemmAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
+		})
+	}
+}
+
+// classicTiles writes the classical x_i·c_j into w.blk rows [row0,
+// row0+rows) (stride mp) for the rows x0 … x0+rows−1 of x and every
+// center, from the plan's packed centers: the bits dots gives them.
+func (p *plan) classicTiles(w *work, x blas64.General, x0, rows, row0 int) {
+	d, mp := p.d, p.mp
+	blk := w.blk[row0*mp:]
+	if w.acc == accelAVX2 {
+		packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
+		strassenTiles(w.acc, p.half, w.a, p.cp, rows, mp, d, blk, mp, false, avx2TileRows)
+		return
+	}
+	packRows(w.a, x.Data, x.Stride, x0, rows, d)
+	strassenTiles(w.acc, p.half, w.a, p.cp, roundUp(rows, panelRows), mp, d, blk, mp, false, panelRows)
+}
+
+// trainStrassen returns the Strassen plan MulTMul's fused pass on o uses
+// (p being o's plan), or nil for the classical product: see
+// strassenApplies; on AVX-512 the centers must be packed as d×16 panels
+// (not plan.half), as dots requires.
+func (o *Op) trainStrassen(p *plan) *strassenPlan {
+	if !o.strassenApplies(useAccel) || (useAccel == accelAVX512 && p.half) {
+		return nil
+	}
+	return o.strassen()
+}
