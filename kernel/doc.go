@@ -49,6 +49,19 @@
 // relative. On Linux the packed centers ask for transparent huge pages
 // (madvise; LANDMARK_HUGEPAGES=0 turns the hint off), which spares the
 // data TLB when a block of rows sweeps megabytes of them.
+//
+// MulTMul's float64 Gaussian pass with one right-hand side (FALKON's CG
+// iterations) on dense X and C with d ≥ 512 computes its distance products
+// X_B·Cᵀ with one level of Strassen's algorithm (V. Strassen, "Gaussian
+// elimination is not optimal", Numer. Math. 13, 1969) in Winograd's variant
+// (7 multiplications, 15 additions) on the AVX-512 and AVX2 tiles: 7/8 of
+// the multiplications. It is not from the four papers the package follows;
+// strassen.go derives it and docs/performance.md measures it. Its error
+// bound is normwise (max|X|·max|C|·d, not |x|·|c|·d), and it mixes rows of
+// a block, so predictions (Mul, Block) keep the classical product: a
+// prediction on a subset of rows has the bits of the full one. The AVX-512
+// and AVX2 paths give the same bits with it. LANDMARK_STRASSEN=0 in the
+// environment turns it off (the classical bits, 5–8% slower at d = 784).
 // How the engine is built (packing, tile sizes, the exp kernels and their
 // error bounds, the sparse paths) and what it measures against scikit-learn
 // and OpenBLAS are in docs/performance.md.

@@ -57,9 +57,10 @@ func (o *Op) workBytes(t int) int64 {
 //     block of K (b×mp, b the BlockRows rounded up to the panel height),
 //     the packed block of X (b×d) on the SIMD paths, and for t ≥ 1 the
 //     block products' K·V and packing buffers (workBytes, blockPackBytes);
-//   - for t = 1 where MulTMul takes the Strassen product, per worker its
-//     packed quadrants and sums of X's side and one product
-//     (strassenWorkLen);
+//   - for t = 1 where MulTMul takes the Strassen product, the C-side
+//     operands its first call forms and the Op keeps (strassenHeldBytes),
+//     and per worker the packed quadrants and sums of X's side and one
+//     product (strassenWorkLen);
 //   - for t ≥ 1: the padded right-hand side (8·mp, and 4·mp in float32)
 //     and the partial sums of the reductions (segments·mp·t values);
 //   - on the portable path with d > 16, gonum's Dgemm's goroutine state
@@ -83,7 +84,7 @@ func (o *Op) ScratchBytes(t int) int64 {
 	w := o.scratchWorkers()
 	gemm := o.gonumGemmBytes()
 	if t == 0 {
-		return o.HeldBytes() - o.strassenBytes() + w*o.workBytes(0) + gemm + callBytes
+		return o.HeldBytes() + w*o.workBytes(0) + gemm + callBytes
 	}
 	if s, ok := o.panelScratchBytes(t); ok {
 		return s
@@ -93,11 +94,12 @@ func (o *Op) ScratchBytes(t int) int64 {
 	if sh.f32 {
 		vec += 4 * mp // vp32
 	}
-	var st int64 // MulTMul's Strassen scratch a worker (strassen.go)
+	var st, stHeld int64 // MulTMul's Strassen scratch a worker, and its C-side operands (strassen.go)
 	if t == 1 && o.strassenApplies(useAccel) {
 		st = 8 * int64(strassenWorkLen(b, int(mp), sh.d))
+		stHeld = o.strassenBytes()
 	}
-	return o.HeldBytes() + 8*seg*mp*int64(t) + vec + w*(o.workBytes(t)+blockPackBytes(b, m, t)+st) + gemm + callBytes
+	return o.HeldBytes() + stHeld + 8*seg*mp*int64(t) + vec + w*(o.workBytes(t)+blockPackBytes(b, m, t)+st) + gemm + callBytes
 }
 
 // strassenBytes is what the Op keeps of MulTMul's Strassen operands
@@ -118,9 +120,10 @@ func (o *Op) strassenBytes() int64 {
 // of X and C (8·(n + mp), plus 4·mp for the Gaussian's float32 norms in
 // Float32 mode); mp is M rounded up to the panel width (16, or 32 in
 // Float32 mode). Where MulTMul's fused pass takes the Strassen product
-// (strassen.go: float64 Gaussian, dense X and C, d ≥ 512, SIMD) it adds
-// the C-side operands the first MulTMul forms, about 7/4 of the packed
-// centers (strassenHeldBytes); Block does not form them. On (X, X) the packed C is a copy of X in the engine's
+// (strassen.go: float64 Gaussian, dense X and C, d ≥ 512, SIMD), its first
+// call also forms and keeps the C-side operands, about 7/4 of the packed
+// centers: ScratchBytes(1) counts them, not HeldBytes (Block, Mul and MulT
+// never form them). On (X, X) the packed C is a copy of X in the engine's
 // layout: 8·n·d bytes beside the caller's X. It is 0 for sparse X or C
 // (ScratchBytes counts their plans).
 func (o *Op) HeldBytes() int64 {
@@ -145,7 +148,7 @@ func (o *Op) HeldBytes() int64 {
 		}
 		return held + 4*mp*d
 	}
-	return held + 8*mp*d + o.strassenBytes()
+	return held + 8*mp*d
 }
 
 // gonumGemmBytes is what gonum's Dgemm allocates in the products of dense

@@ -26,27 +26,37 @@ import (
 //	C11 = P1 + P2              C12 = ((P1 + P6) + P5) + P3
 //	C21 = ((P1 + P6) + P7) − P4  C22 = ((P1 + P6) + P7) + P5
 //
-// (expand: P1 + P6 = A11B11 + S2·T2, and S2·T2 + S1·T1 + S4·B22 =
-// A11B12 + A12B22 − A11B11, and so on; TestWinogradIdentity checks the
-// four quadrants in exact integer arithmetic). The T operands depend on C
-// only: strassenPlan forms and packs them once per Op. Per block the S
-// operands are formed from the packed quadrants of X_B, the seven products
-// run on the tiles the classical product uses (k = d/2 features each, cut
-// into feature blocks by kBlocks as usual), and the quadrants of w.blk are
-// combined in place; the exp map and the accumulation then run unchanged.
+// (P1 + P6 = A11·B11 + S2·T2 expands to A21·B12 − A21·B11 + A22·B22 −
+// A22·B12 + A11·B12 + A11·B11 − A11·B22 + ...; rather than expand all four
+// by hand, TestWinogradIdentity checks them in exact integer arithmetic,
+// with the indexing). The T operands depend on C only: strassenPlan forms
+// and packs them once per Op, −T4 rather than T4 (negation is exact, so
+// A22·(−T4) is −(A22·T4) bit for bit, and every product adds). Per block
+// the S operands are formed from the packed quadrants of X_B, the seven
+// products run on the tiles the classical product uses (k = d/2 features
+// each, cut into feature blocks by kBlocks as usual), accumulating into
+// the quadrants of w.blk (one copy, two sums with the buffered P5); the exp
+// map and the accumulation then run unchanged.
 //
 // It does 7/8 of the multiplications of the product (the rows and centers
 // outside the halves, at most 15 rows of the last block and 16 centers,
-// take the classical tiles). Its error bound is normwise, not
-// componentwise: an element's error is bounded by u·d·max|X|·max|C| times
-// a constant (TestStrassenError derives it), not by u·d·|x|·|c|, and a row
-// of the result depends on the rounding of the row h further down (or up)
-// in its block. So it serves only the training passes: predictions (Mul,
-// Block) must give on a subset of rows the bits of the full prediction,
-// and keep the classical product. The AVX-512 and AVX2 tiles give the same
-// bits here as in the classical product (the same partition, the same
-// feature blocks, the same order of additions). LANDMARK_STRASSEN=0 turns
-// it off (strassenEnv).
+// take the classical k). Its error bound is normwise, not componentwise:
+// an element's error is bounded by u·d²·max|X|·max|C| times a constant
+// (strassenBound in the tests derives it), not by u·d·|x|·|c| as the
+// classical product's, and a row of the result depends on the rounding of
+// the row h further down (or up) in its block. So it serves only the
+// training pass: predictions (Mul, Block) must give on a subset of rows
+// the bits of the full prediction, and keep the classical product, as
+// MulT does. The AVX-512 and AVX2 paths give each other's bits here, as
+// they do in the classical product: the same partition, the same feature
+// blocks, the same order of additions. LANDMARK_STRASSEN=0 turns it off
+// (strassenEnv).
+//
+// One level only: at d = 784, M = 2,000 a 256-row block's seven products
+// took 7.8–8.4 ms of one core against 8.8–10.8 for the classical product,
+// and a second level's 49 products 7.3–7.6 ms (tiles alone, machine E,
+// loaded); the second level's sums and combinations cost about what the
+// first's do (≈ 0.8 ms a block), more than the 0.5 ms its products save.
 
 // strassenEnv names the variable that turns the Strassen product off when
 // set to "0" (the classical product's bits, at its speed).
@@ -55,7 +65,11 @@ const strassenEnv = "LANDMARK_STRASSEN"
 // strassenOn is false when LANDMARK_STRASSEN=0; tests change it.
 var strassenOn = os.Getenv(strassenEnv) != "0"
 
-// strassenMinDim is the smallest d the fused pass uses Strassen at.
+// strassenMinDim is the smallest d the fused pass uses Strassen at. One
+// 256-row block at M = 2,000 (BenchmarkStrassenDots, machine E, loaded):
+// AVX-512 0.99–1.02× the classical product's speed at d = 256, 1.03× at
+// 384, 1.00–1.06× at 512, 1.02–1.03× at 784; AVX2 1.04–1.14× throughout.
+// Below 512 it pays too little to be worth the normwise error.
 const strassenMinDim = 512
 
 // strassenPlan holds the C side of the product: the seven operands B11,
@@ -182,12 +196,12 @@ func strassenHeldBytes(mp, d int) int64 {
 }
 
 // strassenWorkLen is the length of a worker's Strassen scratch (work.st)
-// for blocks of b rows: eight packed operands of X's side (the quadrants
+// for blocks of b rows (rounded up to panelRows): eight packed operands of X's side (the quadrants
 // A11, A12, A21, A22 and S1 … S4, h·dh values each, h = b/2 rounded down
 // to panelRows) and one product (h·hc).
 func strassenWorkLen(b, mp, d int) int {
 	hc, dh := strassenDims(mp, d)
-	h := (b &^ (2*panelRows - 1)) / 2
+	h := (roundUp(b, panelRows) &^ (2*panelRows - 1)) / 2
 	return 8*h*dh + h*hc
 }
 
@@ -206,8 +220,9 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 	if w.acc == accelAVX2 {
 		th = avx2TileRows
 	}
-	if n := 8*h*dh + h*hc; cap(w.st) < n {
-		w.st = make([]float64, n)
+	if cap(w.st) < 8*h*dh+h*hc {
+		// Sized for the work's largest block (len(w.blk)/mp rows), once.
+		w.st = make([]float64, strassenWorkLen(len(w.blk)/mp, mp, p.d))
 	}
 	if h > 0 {
 		sz := h * dh

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"github.com/landmark-ml/landmark/internal/heap"
 	"math"
 	"math/big"
@@ -71,76 +72,87 @@ func TestWinogradIdentity(t *testing.T) {
 // M = 2,000, classical (dots) and with one Winograd level (strassenDots),
 // in thread CPU time, alternating.
 func BenchmarkStrassenDots(b *testing.B) {
-	const n, m, d, rows = 4096, 2000, 784, 256
-	r := rand.New(rand.NewPCG(1, 2))
-	x, c := randDense(r, n, d), randDense(r, m, d)
-	for _, a := range accels()[1:] {
-		b.Run(a.String(), func(b *testing.B) {
-			defer setAccel(a)()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			op := NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{Workers: 1})
-			p := op.prepare()
-			s := newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, true, 1)
-			w := p.getWork(rows, 1)
-			defer putWorks([]*work{w})
-			flops := 2 * float64(n) * m * d
-			var tc, ts float64
-			for b.Loop() {
-				t0 := threadCPU()
-				for r0 := 0; r0 < n; r0 += rows {
-					p.dots(w, r0, r0+rows)
+	const n, m, rows = 4096, 2000, 256
+	for _, d := range []int{256, 384, 512, 784} {
+		r := rand.New(rand.NewPCG(1, 2))
+		x, c := randDense(r, n, d), randDense(r, m, d)
+		for _, a := range accels()[1:] {
+			b.Run(fmt.Sprintf("d=%d/%v", d, a), func(b *testing.B) {
+				defer setAccel(a)()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				op := NewOp(Gaussian{Gamma: 1 / float64(d)}, x, c, Options{Workers: 1})
+				p := op.prepare()
+				s := newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, true, 1)
+				w := p.getWork(rows, 1)
+				defer putWorks([]*work{w})
+				flops := 2 * float64(n) * m * float64(d)
+				var tc, ts float64
+				for b.Loop() {
+					t0 := threadCPU()
+					for r0 := 0; r0 < n; r0 += rows {
+						p.dots(w, r0, r0+rows)
+					}
+					t1 := threadCPU()
+					for r0 := 0; r0 < n; r0 += rows {
+						p.strassenDots(w, s, r0, r0+rows)
+					}
+					t2 := threadCPU()
+					tc += float64(t1 - t0)
+					ts += float64(t2 - t1)
 				}
-				t1 := threadCPU()
-				for r0 := 0; r0 < n; r0 += rows {
-					p.strassenDots(w, s, r0, r0+rows)
-				}
-				t2 := threadCPU()
-				tc += float64(t1 - t0)
-				ts += float64(t2 - t1)
-			}
-			b.ReportMetric(flops*float64(b.N)/tc, "classic-GFLOP/s")
-			b.ReportMetric(flops*float64(b.N)/ts, "strassen-GFLOP/s-equiv")
-			b.ReportMetric(tc/ts, "speedup")
-		})
+				b.ReportMetric(flops*float64(b.N)/tc, "classic-GFLOP/s")
+				b.ReportMetric(flops*float64(b.N)/ts, "strassen-GFLOP/s-equiv")
+				b.ReportMetric(tc/ts, "speedup")
+			})
+		}
 	}
 }
 
 // BenchmarkStrassenMulTMul is the A/B of the fused training pass
 // (MulTMul, Gaussian, γ = 1/d, M = 2,000, d = 784) with the classical
 // distance product and with one Winograd level, alternating within each
-// iteration, in process CPU seconds per pass.
+// iteration, in process CPU seconds per pass: at n = 20,000 on one Op (a CG
+// solve's passes), and at n = 100,000 with a new Op each pass, as
+// "landmark bench kernel" times it (packing C, and forming the Winograd
+// operands, included).
 func BenchmarkStrassenMulTMul(b *testing.B) {
-	const n, m, d = 20_000, 2_000, 784
-	r := rand.New(rand.NewPCG(1, 2))
-	x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, 1)
-	dst := mat.NewDense(m, 1, nil)
-	for _, a := range accels()[1:] {
-		b.Run(a.String(), func(b *testing.B) {
-			defer setAccel(a)()
-			op := NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{})
-			var t [2]float64
-			pass := func(on bool) float64 {
-				defer setStrassen(on)()
-				c0 := processCPU()
-				if err := op.MulTMul(context.Background(), dst, v); err != nil {
-					b.Fatal(err)
+	const m, d = 2_000, 784
+	for _, n := range []int{20_000, 100_000} {
+		r := rand.New(rand.NewPCG(1, 2))
+		x, c, v := randDense(r, n, d), randDense(r, m, d), randDense(r, m, 1)
+		dst := mat.NewDense(m, 1, nil)
+		fresh := n == 100_000
+		for _, a := range accels()[1:] {
+			b.Run(fmt.Sprintf("n=%d/%v", n, a), func(b *testing.B) {
+				defer setAccel(a)()
+				op := NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{})
+				var t [2]float64
+				pass := func(on bool) float64 {
+					defer setStrassen(on)()
+					if fresh {
+						op = NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{})
+					}
+					c0 := processCPU()
+					if err := op.MulTMul(context.Background(), dst, v); err != nil {
+						b.Fatal(err)
+					}
+					return float64(processCPU()-c0) / 1e9
 				}
-				return float64(processCPU()-c0) / 1e9
-			}
-			pass(false) // packs C
-			pass(true)  // forms the Strassen operands
-			b.ResetTimer()
-			for b.Loop() {
-				t[0] += pass(false)
-				t[1] += pass(true)
-			}
-			flops := float64(n) * m * (2*float64(d) + 4)
-			b.ReportMetric(t[0]/float64(b.N), "classic-cpu-s")
-			b.ReportMetric(t[1]/float64(b.N), "strassen-cpu-s")
-			b.ReportMetric(flops*float64(b.N)/t[1]/1e9, "strassen-GFLOP/s-equiv-per-cpu-s")
-			b.ReportMetric(t[0]/t[1], "speedup")
-		})
+				pass(false) // packs C
+				pass(true)  // forms the Strassen operands
+				b.ResetTimer()
+				for b.Loop() {
+					t[0] += pass(false)
+					t[1] += pass(true)
+				}
+				flops := float64(n) * m * (2*float64(d) + 4)
+				b.ReportMetric(t[0]/float64(b.N), "classic-cpu-s")
+				b.ReportMetric(t[1]/float64(b.N), "strassen-cpu-s")
+				b.ReportMetric(flops*float64(b.N)/t[1]/1e9, "strassen-GFLOP/s-equiv-per-cpu-s")
+				b.ReportMetric(t[0]/t[1], "speedup")
+			})
+		}
 	}
 }
 
@@ -356,7 +368,7 @@ func TestStrassenFused(t *testing.T) {
 
 // TestStrassenScratchBytes: MulTMul with the Strassen product allocates
 // (fresh works) at most ScratchBytes(1), which counts the C-side operands
-// (strassenHeldBytes, in HeldBytes) and a worker's X-side operands and
+// (strassenHeldBytes; HeldBytes does not: Block never forms them) and a worker's X-side operands and
 // product (strassenWorkLen); and at least the plan less callBytes, the
 // scratch of the workers that may take no block, the products' packing
 // buffers (blockPackBytes: the fused pass packs nothing for gonum-style
@@ -373,9 +385,8 @@ func TestStrassenScratchBytes(t *testing.T) {
 		if !op.strassenApplies(useAccel) {
 			t.Skip("no SIMD tiles: the Strassen product does not apply")
 		}
-		held := op.HeldBytes()
-		if want := 8*int64(80*520+300+80) + strassenHeldBytes(80, 520); held != want {
-			t.Errorf("HeldBytes = %d, want %d", held, want)
+		if held, want := op.HeldBytes(), 8*int64(80*520+300+80); held != want {
+			t.Errorf("HeldBytes = %d, want %d (packed C and norms; the Strassen operands are in ScratchBytes(1))", held, want)
 		}
 		plan := op.ScratchBytes(1)
 		dst := mat.NewDense(70, 1, nil)
