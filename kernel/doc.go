@@ -61,7 +61,7 @@
 // a block, so predictions (Mul, Block) keep the classical product: a
 // prediction on a subset of rows has the bits of the full one. The AVX-512
 // and AVX2 paths give the same bits with it. LANDMARK_STRASSEN=0 in the
-// environment turns it off (the classical bits, 5–8% slower at d = 784).
+// environment turns it off (the classical bits, 4–10% more CPU at d = 784).
 // How the engine is built (packing, tile sizes, the exp kernels and their
 // error bounds, the sparse paths) and what it measures against scikit-learn
 // and OpenBLAS are in docs/performance.md.

@@ -347,6 +347,9 @@ func TestStrassenFused(t *testing.T) {
 		for i, on := range []bool{false, true} {
 			restoreS := setStrassen(on)
 			op := NewOp(Gaussian{Gamma: gamma}, x, c, opt)
+			if got := op.trainStrassen(op.prepare()) != nil; got != on {
+				t.Fatalf("%v: LANDMARK_STRASSEN on = %v, but the pass uses Strassen = %v", a, on, got)
+			}
 			out[i] = mat.NewDense(m, 1, nil)
 			if err := op.MulTMul(context.Background(), out[i], v); err != nil {
 				t.Fatal(err)
