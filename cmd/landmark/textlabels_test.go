@@ -15,8 +15,8 @@ import (
 // sorted order) with each number replaced by its name. fit says the rule
 // ("2 distinct text labels {"B", "M"}"); a test file's text labels are
 // scored as the training classes. Task regression refuses the first text
-// label with the file and line. Before, "M" was an error whatever the
-// task.
+// label with the file and line; predict on shards (shard by shard) prints
+// the names too. Before, "M" was an error whatever the task.
 func TestCLITextLabels(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -77,6 +77,18 @@ func TestCLITextLabels(t *testing.T) {
 			if !strings.Contains(got, n+"\n") {
 				t.Errorf("%v: no row predicted %s: the test does not exercise every name", c.names, n)
 			}
+		}
+		// Shard by shard (a manifest over --memory, internal/cmdline's
+		// PredictShards) the labels are the names too: the numeric file's
+		// rows as shards, predicted by the text model. Before, the class
+		// numbers were printed.
+		sd := filepath.Join(dir, fmt.Sprintf("shards%d", k))
+		if _, _, err := runDataArgs("shard", np, sd, "--rows", "25", "--progress", "never"); err != nil {
+			t.Fatal(err)
+		}
+		code, sh, se := runCLI("predict", "--model", mt, "--data", filepath.Join(sd, "manifest.json"), "--memory", "100", "--output", "labels", "--progress", "never")
+		if code != 0 || !strings.Contains(se, "predicting shard by shard") || sh != want.String() {
+			t.Errorf("%v: predict on shards: exit %d, stderr %q, output\n%s\nwant\n%s", c.names, code, se, sh, want.String())
 		}
 	}
 	code, _, se := runCLI("fit", "--data", filepath.Join(dir, "text.csv"), "--task", "regression", "--gamma", "1", "--lambda", "1e-3")

@@ -15,13 +15,15 @@ import (
 // PredictShards is landmark predict on a shard manifest too large to read
 // at once: it predicts shard by shard (fit.EachShard), writing output
 // ("labels", "scores" or "proba") to out (standard output when "" or "-"),
-// one line per row as predict writes them, with a progress line per shard
+// one line per row as predict writes them (labels by their class names
+// for a model fitted on text labels), with a progress line per shard
 // on pg; then it scores the predictions against the shards' targets, which
 // keeps 8–24 bytes a row (labels, targets and, for binary tasks, decision
 // values) rather than X.
 func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, output string, pg *Progress, stdout, stderr io.Writer) error {
 	var ys, preds, scores []float64
 	note := ""
+	named := output == "labels" && fit.ClassNames != nil
 	write := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		clock, n := NewClock(0), 0
@@ -38,6 +40,10 @@ func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, o
 				for j, v := range res.RawRowView(i) {
 					if j > 0 {
 						bw.WriteByte(',')
+					}
+					if named {
+						bw.WriteString(fit.ClassName(v)) // the training file's text labels
+						continue
 					}
 					bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 				}
