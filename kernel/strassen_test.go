@@ -3,13 +3,13 @@ package kernel
 import (
 	"context"
 	"fmt"
-	"github.com/landmark-ml/landmark/internal/heap"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
+	"github.com/landmark-ml/landmark/internal/heap"
 	"gonum.org/v1/gonum/mat"
 )
 
