@@ -432,7 +432,7 @@ func TestCLICSVOptions(t *testing.T) {
 	t.Run("run yaml unknown dataset key", func(t *testing.T) {
 		writeText(t, dir, "bad.yaml", spec("{path: semi.csv, separator: ';'}"))
 		code, _, se := cli(t, dir, nil, nil, "run", "bad.yaml", "--quiet")
-		wantFail(t, 1, []string{`unknown key "separator"`, "valid keys of dataset: delim, format, header"}, code, se)
+		wantFail(t, 1, []string{`unknown key "separator"`, "valid keys of dataset: delim, drop, format, header"}, code, se)
 	})
 	t.Run("run target flag overrides the spec", func(t *testing.T) {
 		writeText(t, dir, "yfirst.yaml", spec("{path: yfirst.csv, target: x3}"))
