@@ -354,9 +354,7 @@ func (p *plan) dots(w *work, r0, r1 int) {
 			}
 			return
 		}
-		tileLoop(rp, mp, d, panelRows, panelCols, p.cp, false, func(ip, jp, h, k0, kl int) {
-			gemm8x16PfAVX512(kl, &w.a[ip*d+k0*panelRows], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
-		})
+		tiles(accelAVX512, false, w.a, p.cp, rp, mp, d, w.blk, mp, false, panelRows)
 	case d <= smallDim && !p.half:
 		for i := 0; i < rows; i++ {
 			xi := x.Data[(x0+i)*x.Stride : (x0+i)*x.Stride+d]

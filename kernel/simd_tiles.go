@@ -141,16 +141,30 @@ func tileLoop[T float32 | float64](rows, mp, d, th, tw int, cp []T, prefetch boo
 func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 	d, mp := p.d, p.mp
 	packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
-	if p.half {
-		const hw = panelCols / 2
-		tileLoop(rows, mp, d, avx2TileRows, panelCols, p.cp, true, func(ip, jp, h, k0, kl int) {
-			gemmHalvesAVX2[h](kl, &w.a[ip*d+k0*h], &p.cp[jp*d+k0*hw], &w.blk[ip*mp+jp], mp, k0 > 0, hw*d)
+	tiles(accelAVX2, p.half, w.a, p.cp, rows, mp, d, w.blk, mp, false, avx2TileRows)
+}
+
+// tiles sets (or, when add, increments) the h×cols product of the
+// packed a (h rows × k features, panels of th rows) and the packed centers
+// b (cols of them, panels of panelCols, as two halves when half) into c
+// (row stride ldc), on the tiles of acc over the feature blocks kBlocks(k),
+// as dots does for a whole block (and strassenDots for each product).
+func tiles(acc accel, half bool, a, b []float64, h, cols, k int, c []float64, ldc int, add bool, th int) {
+	switch {
+	case acc == accelAVX512:
+		tileLoop(h, cols, k, panelRows, panelCols, b, false, func(ip, jp, _, k0, kl int) {
+			gemm8x16PfAVX512(kl, &a[ip*k+k0*panelRows], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
 		})
-		return
+	case half:
+		const hw = panelCols / 2
+		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
+			gemmHalvesAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*hw], &c[ip*ldc+jp], ldc, add || k0 > 0, hw*k)
+		})
+	default:
+		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
+			gemmAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
+		})
 	}
-	tileLoop(rows, mp, d, avx2TileRows, panelCols, p.cp, true, func(ip, jp, h, k0, kl int) {
-		gemmAVX2[h](kl, &w.a[ip*d+k0*h], &p.cp[jp*d+k0*panelCols], &w.blk[ip*mp+jp], mp, k0 > 0)
-	})
 }
 
 // dots32AVX2 is dots32 on the float32 AVX2 tiles (X rows from p.x).

@@ -241,7 +241,7 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 		q11, q12 := blk, blk[hc:]
 		q21, q22 := blk[h*mp:], blk[h*mp+hc:]
 		mul := func(a, b []float64, cols int, c []float64, ldc int, add bool) {
-			strassenTiles(w.acc, s.half, a, b, h, cols, dh, c, ldc, add, th)
+			tiles(w.acc, s.half, a, b, h, cols, dh, c, ldc, add, th)
 		}
 		if nr := mp - 2*hc; nr > 0 {
 			mul(a11, s.rem[0], nr, blk[2*hc:], mp, false)
@@ -262,7 +262,11 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 		mul(a22, b[opT4n], hc, q21, mp, true) // C21 = U3 − P4
 	}
 	if rs < rows {
-		p.classicTiles(w, p.x, r0+rs, rows-rs, rs)
+		// The last rows, under 2·panelRows: the classical product into
+		// their rows of the block.
+		rest := *w
+		rest.blk = w.blk[rs*mp:]
+		p.dots(&rest, r0+rs, r1)
 	}
 }
 
@@ -347,44 +351,6 @@ func addRows(dst, src, t []float64, rows, cols, ld int) {
 			d[j] = a[j] + b[j]
 		}
 	}
-}
-
-// strassenTiles sets (or, when add, increments) the h×cols product of the
-// packed a (h rows × k features, panels of th rows) and the packed centers
-// b (cols of them, panels of panelCols, as two halves when half) into c
-// (row stride ldc), on the tiles of acc over the feature blocks kBlocks(k),
-// as dots does for a whole block.
-func strassenTiles(acc accel, half bool, a, b []float64, h, cols, k int, c []float64, ldc int, add bool, th int) {
-	switch {
-	case acc == accelAVX512:
-		tileLoop(h, cols, k, panelRows, panelCols, b, false, func(ip, jp, _, k0, kl int) {
-			gemm8x16PfAVX512(kl, &a[ip*k+k0*panelRows], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
-		})
-	case half:
-		const hw = panelCols / 2
-		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
-			gemmHalvesAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*hw], &c[ip*ldc+jp], ldc, add || k0 > 0, hw*k)
-		})
-	default:
-		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {
-			gemmAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
-		})
-	}
-}
-
-// classicTiles writes the classical x_i·c_j into w.blk rows [row0,
-// row0+rows) (stride mp) for the rows x0 … x0+rows−1 of x and every
-// center, from the plan's packed centers: the bits dots gives them.
-func (p *plan) classicTiles(w *work, x blas64.General, x0, rows, row0 int) {
-	d, mp := p.d, p.mp
-	blk := w.blk[row0*mp:]
-	if w.acc == accelAVX2 {
-		packPanels(w.a, x.Data, x.Stride, x0, rows, d, avx2TileRows)
-		strassenTiles(w.acc, p.half, w.a, p.cp, rows, mp, d, blk, mp, false, avx2TileRows)
-		return
-	}
-	packRows(w.a, x.Data, x.Stride, x0, rows, d)
-	strassenTiles(w.acc, p.half, w.a, p.cp, roundUp(rows, panelRows), mp, d, blk, mp, false, panelRows)
 }
 
 // trainStrassen returns the Strassen plan MulTMul's fused pass on o uses
