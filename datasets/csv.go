@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -218,89 +217,6 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	return header, nil
 }
 
-// dropColumns resolves ReadOptions.Drop against the first record (the
-// header's names when header is set) into c.keep.
-func (c *csvRows) dropColumns(rec []string, header bool) error {
-	if len(c.opt.Drop) == 0 {
-		return nil
-	}
-	drop := make([]bool, len(rec))
-	for _, spec := range c.opt.Drop {
-		j := -1
-		if header {
-			for k, s := range rec {
-				if strings.TrimSpace(s) == spec {
-					j = k
-					break
-				}
-			}
-		}
-		if j < 0 {
-			k, err := strconv.Atoi(strings.TrimSpace(spec))
-			switch {
-			case err != nil && !header:
-				return fmt.Errorf("drop %q: no header to look the name up in (give a 0-based index)", spec)
-			case err != nil:
-				return fmt.Errorf("drop %q: no column of that name (the header: %s)", spec, quoteSome(len(rec), func(k int) string { return strings.TrimSpace(rec[k]) }, false))
-			case k < 0:
-				k += len(rec)
-			}
-			if k < 0 || k >= len(rec) {
-				return fmt.Errorf("drop %s: out of range for %d columns", spec, len(rec))
-			}
-			j = k
-		}
-		drop[j] = true
-	}
-	for j, d := range drop {
-		if !d {
-			c.keep = append(c.keep, j)
-		}
-	}
-	c.kept = make([]string, len(c.keep))
-	return nil
-}
-
-// project returns the fields of rec that are kept (rec itself when no
-// column is dropped).
-func (c *csvRows) project(rec []string) []string {
-	if c.keep == nil {
-		return rec
-	}
-	for i, j := range c.keep {
-		c.kept[i] = rec[j]
-	}
-	return c.kept
-}
-
-// fileCol returns the file column of kept column j.
-func (c *csvRows) fileCol(j int) int {
-	if c.keep == nil {
-		return j
-	}
-	return c.keep[j]
-}
-
-// unnamedColumn says why a header name is no name, "" when it is one: an
-// empty name (the index column pandas' to_csv writes first has one) or
-// pandas' "Unnamed: N" (such a file read back and written again), which
-// would otherwise be read as a feature without a word. j is the file
-// column.
-func unnamedColumn(name string, j int) string {
-	drop := fmt.Sprintf("drop it with --drop %d (YAML drop: [%d]; ReadOptions.Drop), or name it", j, j)
-	switch {
-	case name == "" && j == 0:
-		return "header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): " + drop
-	case name == "":
-		return fmt.Sprintf("header: column %d has no name: %s", j, drop)
-	case strings.HasPrefix(name, "Unnamed: "):
-		if _, err := strconv.Atoi(strings.TrimPrefix(name, "Unnamed: ")); err == nil {
-			return fmt.Sprintf("header: column %d is named %q, pandas' name for an unnamed column (a to_csv index read back and written again): %s", j, name, drop)
-		}
-	}
-	return ""
-}
-
 // delimHint names, for a first record read as one field, the delimiter
 // its text holds that would split it: "; the line holds ';': give --delim
 // ';'" (or tabs, --delim tab; or '|'); "" otherwise.
@@ -399,88 +315,6 @@ func (c *csvRows) fieldError(j int, s string, line int, why string, err error) e
 		why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
 	}
 	return &ParseError{Line: line, Msg: fmt.Sprintf("column %s: value %q %s", col, s, why), Err: err}
-}
-
-// label reads the target field s of line, column j, with TextLabels: a
-// number (as without TextLabels) or a text label; a column mixing the two
-// is refused at the first label of the other kind.
-func (c *csvRows) label(s string, j, line int) error {
-	t := strings.TrimSpace(s)
-	if _, err := strconv.ParseFloat(t, 64); t == "" || err == nil || errors.Is(err, strconv.ErrRange) {
-		switch {
-		case t != "" && c.opt.Classes != nil:
-			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the training labels are text (%s)", quoteSome(len(c.opt.Classes), func(k int) string { return c.opt.Classes[k] }, true)), ErrInput)
-		case t != "" && c.text != nil:
-			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the labels above are text (line %d: %q): a label column holds numbers or text, not both", c.text.line, c.text.first), ErrInput)
-		}
-		v, why, err := parseFinite([]byte(t))
-		if why != "" {
-			return c.fieldError(j, s, line, why, err)
-		}
-		if c.numLine == 0 {
-			c.numLine, c.numFirst = line, t
-		}
-		c.ys.add(v)
-		return nil
-	}
-	if c.numLine > 0 {
-		return c.fieldError(j, s, line, fmt.Sprintf("is text, the labels above are numbers (line %d: %s): a label column holds numbers or text, not both", c.numLine, c.numFirst), ErrInput)
-	}
-	if c.text == nil {
-		c.text = newLabelSet(c.opt.Classes, line, t)
-	}
-	c.ys.add(float64(c.text.id(t)))
-	return nil
-}
-
-// labelSet numbers the text labels of a read (ReadOptions.TextLabels) in
-// the order first seen, after the known classes (ReadOptions.Classes).
-type labelSet struct {
-	ids   map[string]int
-	names []string // names[id]
-	known int      // ids below it are the known classes, kept in place
-	line  int      // the first text label's line and text
-	first string
-}
-
-func newLabelSet(known []string, line int, first string) *labelSet {
-	l := &labelSet{ids: make(map[string]int, len(known)), known: len(known), line: line, first: strings.Clone(first)}
-	for _, n := range known {
-		l.id(n)
-	}
-	return l
-}
-
-// id returns t's id, giving it the next one when it is new.
-func (l *labelSet) id(t string) int {
-	if id, ok := l.ids[t]; ok {
-		return id
-	}
-	t = strings.Clone(t) // not the whole line's string
-	id := len(l.names)
-	l.ids[t] = id
-	l.names = append(l.names, t)
-	return id
-}
-
-// classes returns the class names, the known ones first and the others
-// sorted, and the class of each id.
-func (l *labelSet) classes() ([]string, []int) {
-	order := make([]int, len(l.names)-l.known)
-	for i := range order {
-		order[i] = l.known + i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.names[a], l.names[b]) })
-	names := slices.Clone(l.names[:l.known])
-	class := make([]int, len(l.names))
-	for k := range l.known {
-		class[k] = k
-	}
-	for i, id := range order {
-		class[id] = l.known + i
-		names = append(names, l.names[id])
-	}
-	return names, class
 }
 
 // dataset is the Dataset of the rows read, its memory planned first.
