@@ -497,22 +497,46 @@ func (o *Op) reduce(ctx context.Context, dst *mat.Dense, t, kvCols int, f func(w
 	if err != nil {
 		return err
 	}
-	rd := dst.RawMatrix()
-	for i := 0; i < m; i++ {
-		row := rd.Data[i*rd.Stride : i*rd.Stride+t]
-		clear(row)
+	addPartials(dst.RawMatrix(), m, t, partial)
+	return nil
+}
+
+// addPartials sets the m×t dst to the sum of the partials (each m×t with
+// stride t, or longer) in their order: every element is 0 + p₀ + p₁ + …,
+// the order reduce has always used, added partial by partial over
+// contiguous memory. It took 0.75–0.8 ms at M = 2,000 and 128 partials
+// with the partials inner (a chain of 128 dependent additions an element,
+// one element after the other), serial time at the end of each fused pass
+// (≈ 0.5% of one at d = 54, n = 100,000 on two cores).
+func addPartials(dst blas64.General, m, t int, partial [][]float64) {
+	if dst.Stride == t {
+		d := dst.Data[:m*t]
+		clear(d)
 		for _, p := range partial {
-			for j := range row {
-				row[j] += p[i*t+j]
+			p = p[:len(d)]
+			for k, v := range p {
+				d[k] += v
+			}
+		}
+		return
+	}
+	for i := 0; i < m; i++ {
+		clear(dst.Data[i*dst.Stride : i*dst.Stride+t])
+	}
+	for _, p := range partial {
+		for i := 0; i < m; i++ {
+			row := dst.Data[i*dst.Stride : i*dst.Stride+t]
+			for j, v := range p[i*t : i*t+t] {
+				row[j] += v
 			}
 		}
 	}
-	return nil
 }
 
 // segmentSums runs f on every row block, the blocks split into
 // segments(nb, size) contiguous segments, each summed in block order into its own
-// partial of size values (zero at the start), and returns the partials in
+// partial of size values (zero at the start, cleared by the worker that sums
+// it), and returns the partials in
 // segment order, held in sums, which the caller hands back with
 // sumsSlot.Put (also on error). kvCols is the width of the per-worker K·V
 // scratch f needs.
@@ -532,6 +556,7 @@ func (o *Op) segmentSums(ctx context.Context, size, kvCols int, f func(w *work, 
 			ws[worker] = p.getWork(b, kvCols)
 		}
 		acc := (*sums)[s*size : (s+1)*size]
+		clear(acc) // here rather than all at once before the loop: in parallel, and warm for f
 		partial[s] = acc
 		lo, hi := s*nb/nseg, (s+1)*nb/nseg
 		for blk := lo; blk < hi; blk++ {

@@ -233,12 +233,13 @@ func putWorks(ws []*work) {
 	}
 }
 
-// getSums returns n zeros for the partial sums of reduce, in the recycled
-// buffer when sumsSlot holds one large enough; the caller puts it back.
+// getSums returns n values for the partial sums of reduce, in the recycled
+// buffer when sumsSlot holds one large enough; the caller puts it back. They
+// are not cleared: segmentSums clears each segment's partial in the worker
+// that sums it (clearing all 2 MB here, at M = 2,000 and 128 segments, took
+// 0.1–0.26 ms of serial time before every pass).
 func (p *plan) getSums(n int) *[]float64 {
-	b := sumsSlot.Get(n)
-	clear(*b)
-	return b
+	return sumsSlot.Get(n)
 }
 
 // zeros returns n zeros in s's storage when it is large enough, else new.
