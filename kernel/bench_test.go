@@ -189,6 +189,7 @@ func BenchmarkFusedBlocks(b *testing.B) {
 				defer runtime.UnlockOSThread()
 				op := NewOp(Gaussian{Gamma: 1 / float64(d)}, x, c, Options{Workers: 1})
 				p := op.prepare()
+				p.norms(0, p.n) // X's norms, as the products sum them first
 				rows := op.BlockRows()
 				vp, _ := p.padded(v.RawMatrix())
 				w := p.getWork(rows, 1)

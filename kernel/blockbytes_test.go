@@ -64,7 +64,7 @@ func TestBlockBytesExact(t *testing.T) {
 			switch {
 			case s.f32: // the Gaussian in float32 mode
 				mp := (n + 31) / 32 * 32
-				held = 4*mp*d + 8*(n+mp) + 4*mp
+				held = 4*mp*d + 8*(n+mp) + 4*mp + 4*((n+63)/64) // 4 bytes a 64-row chunk: lazyNorms
 				work = 8 * b * mp
 				if simd {
 					work += 4*b*d + 4*(b*mp+mp+b)
@@ -81,7 +81,7 @@ func TestBlockBytesExact(t *testing.T) {
 				mp := (n + 15) / 16 * 16
 				held = 8 * mp * d
 				if gauss {
-					held += 8 * (n + mp)
+					held += 8*(n+mp) + 4*((n+63)/64) // 4 bytes a 64-row chunk: lazyNorms
 				}
 				work = 8 * b * mp
 				if simd {

@@ -66,7 +66,9 @@ const segmentBytes = 4 << 20
 // forms K(X_B, C) for the block in per-worker scratch space and uses it at once.
 //
 // The first product packs C into panels for the inner kernels and computes the
-// squared norms; the Op keeps them (about 8·M·d bytes) for later calls.
+// squared norms of C; those of dense X are summed 64 rows at a time by the
+// first product that reads the rows, just before it packs them. The Op keeps
+// them (about 8·M·d + 8·n bytes) for later calls.
 // Methods may be called from several goroutines at once, each call using its
 // own scratch space. A nil context is refused with an error wrapping
 // check.ErrInput (model.ErrInput).
@@ -294,6 +296,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 			if ws[worker] == nil {
 				ws[worker] = p.getWork(b, 0)
 			}
+			p.norms(r0, r1) // X's norms, on first use (lazyNorms)
 			p.gaussianDots(ws[worker], r0, r1, vp, vp32, rd.Data[r0*rd.Stride:], rd.Stride)
 		})
 	}
@@ -350,6 +353,7 @@ func (o *Op) MulT(ctx context.Context, dst, u *mat.Dense) error {
 		}
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			if gauss && p.blocks32(w) {
+				p.norms(r0, r1) // X's norms, on first use (lazyNorms)
 				p.gaussianMulT32(w, r0, r1, ru, zero32, acc.Data)
 				return
 			}
@@ -393,6 +397,7 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		vp, vp32 := p.padded(rv)
 		st := o.trainStrassen(p)
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
+			p.norms(r0, r1) // X's norms, on first use (lazyNorms)
 			if p.blocks32(w) {
 				p.fusedGaussian32(w, r0, r1, vp32, acc.Data)
 				return

@@ -118,7 +118,8 @@ func (o *Op) strassenBytes() int64 {
 // bytes; 4·mp·d in Float32 mode; for the Laplacian on the SIMD path its own
 // panels, 8·mp·(d + 1)), and for the kernels that use squared norms those
 // of X and C (8·(n + mp), plus 4·mp for the Gaussian's float32 norms in
-// Float32 mode); mp is M rounded up to the panel width (16, or 32 in
+// Float32 mode) with 4 bytes a chunk of 64 rows of X (lazyNorms, the
+// state of X's norms, summed on first use); mp is M rounded up to the panel width (16, or 32 in
 // Float32 mode). Where MulTMul's fused pass takes the Strassen product
 // (strassen.go: float64 Gaussian, dense X and C, d ≥ 512, SIMD), its first
 // call also forms and keeps the C-side operands, about 7/4 of the packed
@@ -140,7 +141,7 @@ func (o *Op) HeldBytes() int64 {
 	}
 	var held int64
 	if sh.dk.needsNorms() {
-		held = 8 * (n + mp)
+		held = 8*(n+mp) + lazyNormsBytes(sh.n) // X's norms summed on first use (plan.norms)
 	}
 	if sh.f32 {
 		if sh.gauss {

@@ -28,6 +28,7 @@ func TestFusedGaussianOrder(t *testing.T) {
 		for _, rows := range []int{1, 3, 4, 5, 6, 7, 8, 13, 64} {
 			op := NewOp(k, x, c, Options{Workers: 1})
 			p := op.prepare()
+			p.norms(0, p.n) // X's norms, as the products sum them first
 			vp, _ := p.padded(v.RawMatrix())
 			w := p.getWork(rows, 1)
 			got := make([]float64, p.mp)

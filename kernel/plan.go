@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"github.com/landmark-ml/landmark/internal/scratch"
@@ -47,7 +49,11 @@ type plan struct {
 	// instead of d×16: the AVX2 tiles' layout, chosen when the plan is
 	// prepared on the AVX2 path (halfPanels).
 	half   bool
-	xn, cn []float64 // squared norms (cn padded with zeros to mp)
+	xn, cn []float64 // squared norms (cn padded with zeros to mp); xn filled as xl says
+	// xl, for dense X (float64 or float32), has X's squared norms summed a
+	// chunk of rows at a time on first use (norms); its state is nil when
+	// xn was filled whole by prepare (sparse X) or is not used.
+	xl lazyNorms
 
 	f32  bool      // Options.Float32
 	cp32 []float32 // with f32: C rounded and packed in mp/32 panels, each d×32
@@ -477,6 +483,7 @@ func (p *plan) kernelBlock(w *work, r0, r1 int) blas64.General {
 		}
 		return kb
 	}
+	p.norms(r0, r1)
 	p.dots(w, r0, r1)
 	if m == 0 {
 		return kb
@@ -592,14 +599,91 @@ func (p *plan) setDotForm(o *Op, dk dotForm, src *plan) bool {
 	case p.sp != nil:
 		p.sp.rowNorms(p.xn)
 	case o.x32 != nil:
-		// Widened to float64 before the products, as rowNorms does for
+		// Widened to float64 before the products, as sumNorms does for
 		// float64 X: a float64 X holding the same values gets the same norms.
-		rowNorms(p.xn, o.x32.data, p.d, p.d, o.opt.Workers)
+		p.xl.init(p.n, nil, o.x32.data, p.d, p.d)
 	default:
 		x := o.x.RawMatrix()
-		rowNorms(p.xn, x.Data, x.Stride, x.Cols, o.opt.Workers)
+		p.xl.init(p.n, x.Data, nil, x.Stride, x.Cols)
 	}
 	return true
+}
+
+// lazyNorms is the state of X's squared norms (plan.xn) while they are
+// summed on first use, normRows rows (a chunk) at a time, by the worker
+// whose block of rows needs them (plan.norms), just before it packs those
+// rows: the block is read from memory once for both and packed from the
+// cache. prepare summed them all in a pass of their own before, which at
+// n = 100,000, d = 784 read X's 627 MB from memory a second time on every
+// new Op's first product (docs/performance.md, "The Op's preparation
+// inside the first pass"). Each row is summed by sumNorms, the order
+// rowNorms uses, so the bits are those of the whole pass whatever the
+// worker count, the blocks or the products asking.
+type lazyNorms struct {
+	// state holds a chunk's progress: normsTodo, normsBusy (one caller
+	// summing it; others wait for it) or normsDone, set after its norms
+	// are written (the atomic store publishes them).
+	state     []atomic.Uint32
+	left      atomic.Int64 // chunks not done: 0 once every norm is there
+	x64       []float64    // X's rows (stride apart, d values each), or
+	x32       []float32    // in float32 storage
+	stride, d int
+}
+
+// normRows is the chunk of rows lazyNorms sums at once: the blocks of the
+// fused passes at d = 54 (64 rows) and d = 784 (256) are whole chunks.
+const normRows = 64
+
+// Values of lazyNorms.state.
+const (
+	normsTodo = iota
+	normsBusy
+	normsDone
+)
+
+// init sets l up for n rows of norms, none summed, of the rows of x64 (or
+// x32 when x64 is nil).
+func (l *lazyNorms) init(n int, x64 []float64, x32 []float32, stride, d int) {
+	c := (n + normRows - 1) / normRows
+	l.state, l.x64, l.x32, l.stride, l.d = make([]atomic.Uint32, c), x64, x32, stride, d
+	l.left.Store(int64(c))
+}
+
+// lazyNormsBytes is what init allocates for n rows beside the norms
+// themselves: a 4-byte state a chunk (HeldBytes counts it).
+func lazyNormsBytes(n int) int64 { return 4 * int64((n+normRows-1)/normRows) }
+
+// norms makes sure xn holds the squared norms of rows [r0, r1) of X:
+// it sums those of the chunks overlapping them that no call has summed,
+// and waits for those another call is summing. Every product reading xn
+// for a block of rows calls it first (kernelBlock, and the fused Gaussian
+// passes' callers in engine.go); concurrent products on one Op share the
+// chunks, each summed once.
+func (p *plan) norms(r0, r1 int) {
+	l := &p.xl
+	if l.state == nil || r0 >= r1 || l.left.Load() == 0 {
+		return
+	}
+	for c := r0 / normRows; c*normRows < r1; c++ {
+		s := &l.state[c]
+		if s.Load() == normsDone {
+			continue
+		}
+		if !s.CompareAndSwap(normsTodo, normsBusy) {
+			for s.Load() != normsDone {
+				runtime.Gosched() // another call is summing the chunk
+			}
+			continue
+		}
+		lo, hi := c*normRows, min((c+1)*normRows, p.n)
+		if l.x64 != nil {
+			sumNorms(p.xn[lo:hi], l.x64[lo*l.stride:], l.stride, l.d)
+		} else {
+			sumNorms(p.xn[lo:hi], l.x32[lo*l.stride:], l.stride, l.d)
+		}
+		s.Store(normsDone)
+		l.left.Add(-1)
+	}
 }
 
 // rowNorms sets dst[i] to the squared norm of row i of the row-major x
@@ -621,17 +705,25 @@ func rowNorms[T float32 | float64](dst []float64, x []T, stride, d, workers int)
 	tasks := (n + per - 1) / per
 	parallel.For(context.Background(), tasks, workers, func(_, t int) {
 		i, end := t*per, min((t+1)*per, n)
-		for ; i+4 <= end; i += 4 {
-			dst[i], dst[i+1], dst[i+2], dst[i+3] = sqNorms4(x[i*stride:], stride, d)
-		}
-		for ; i < end; i++ {
-			var s float64
-			for _, v := range x[i*stride : i*stride+d] {
-				s += float64(v) * float64(v)
-			}
-			dst[i] = s
-		}
+		sumNorms(dst[i:end], x[i*stride:], stride, d)
 	})
+}
+
+// sumNorms sets dst[i] to the squared norm of row i of x (stride, d
+// columns) on the calling goroutine: four rows at a time (sqNorms4), then
+// the rest one at a time, each row in feature order with one accumulator.
+func sumNorms[T float32 | float64](dst []float64, x []T, stride, d int) {
+	i, n := 0, len(dst)
+	for ; i+4 <= n; i += 4 {
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = sqNorms4(x[i*stride:], stride, d)
+	}
+	for ; i < n; i++ {
+		var s float64
+		for _, v := range x[i*stride : i*stride+d] {
+			s += float64(v) * float64(v)
+		}
+		dst[i] = s
+	}
 }
 
 // normChunk is about the number of values of X one task of rowNorms reads
