@@ -189,6 +189,58 @@ func gemm2x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add boo
 // as two 1×16 pieces and sets or increments the 1×32 float64 tile at c (row stride ldc elements).
 func gemm1x32F32AVX2(k int, a *float32, b *float32, c *float64, ldc int, add bool)
 
+// gemm8x16SumPfAVX512 is gemm8x16PfAVX512 with a summing store: c = src + Σ (src of stride ldc, may
+// be c) and, when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm8x16SumPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm6x16HSumAVX2 is gemm6x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm6x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm5x16HSumAVX2 is gemm5x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm5x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm4x16HSumAVX2 is gemm4x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm4x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm3x16HSumAVX2 is gemm3x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm3x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm2x16HSumAVX2 is gemm2x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm2x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm1x16HSumAVX2 is gemm1x16HAVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm1x16HSumAVX2(k int, a *float64, b *float64, c *float64, ldc int, boff int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm6x16SumAVX2 is gemm6x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm6x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm5x16SumAVX2 is gemm5x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm5x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm4x16SumAVX2 is gemm4x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm4x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm3x16SumAVX2 is gemm3x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm3x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm2x16SumAVX2 is gemm2x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm2x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
+// gemm1x16SumAVX2 is gemm1x16AVX2 with a summing store: c = src + Σ (src of stride ldc, may be c) and,
+// when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
+func gemm1x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
+
 // fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's
 // AVX-512 float64 FMA peak, for BenchmarkTiles.
 func fmaPeakAVX512(n int)

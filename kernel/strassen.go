@@ -249,17 +249,19 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 			mul(a21, s.rem[0], nr, blk[h*mp+2*hc:], mp, false)
 			mul(a22, s.rem[1], nr, blk[h*mp+2*hc:], mp, true)
 		}
+		// sum sets q21 = src + a·b and, with u, u = q21 + P5, in the
+		// tiles' stores (tilesSum).
+		sum := func(a, b, src, u []float64) {
+			tilesSum(w.acc, s.half, a, b, h, hc, dh, q21, src, mp, tm, hc, u, th)
+		}
 		b := &s.b
 		mul(s1, b[opT1], hc, tm, hc, false)    // P5
 		mul(a11, b[opB11], hc, q11, mp, false) // P1
-		copyRows(q21, q11, h, hc, mp)
-		mul(a12, b[opB21], hc, q11, mp, true) // C11 = P1 + P2
-		mul(s2, b[opT2], hc, q21, mp, true)   // U2 = P1 + P6
-		addRows(q12, q21, tm, h, hc, mp)      // U2 + P5
-		mul(s3, b[opT3], hc, q21, mp, true)   // U3 = U2 + P7
-		addRows(q22, q21, tm, h, hc, mp)      // C22 = U3 + P5
-		mul(s4, b[opB22], hc, q12, mp, true)  // C12 = (U2 + P5) + P3
-		mul(a22, b[opT4n], hc, q21, mp, true) // C21 = U3 − P4
+		sum(s2, b[opT2], q11, q12)             // U2 = P1 + P6, and U2 + P5
+		mul(a12, b[opB21], hc, q11, mp, true)  // C11 = P1 + P2
+		sum(s3, b[opT3], q21, q22)             // U3 = U2 + P7, and C22 = U3 + P5
+		mul(s4, b[opB22], hc, q12, mp, true)   // C12 = (U2 + P5) + P3
+		mul(a22, b[opT4n], hc, q21, mp, true)  // C21 = U3 − P4
 	}
 	if rs < rows {
 		// The last rows, under 2·panelRows: the classical product into
@@ -333,24 +335,6 @@ func packQuads(q *[8][]float64, x blas64.General, r0, h, dh, th int, acc accel) 
 	sum(s3, a11, a21, -1)
 	sum(s2, s1, a11, -1)
 	sum(s4, a12, s2, -1)
-}
-
-// copyRows copies rows×cols values from src to dst, both of row stride ld.
-func copyRows(dst, src []float64, rows, cols, ld int) {
-	for i := 0; i < rows; i++ {
-		copy(dst[i*ld:i*ld+cols], src[i*ld:i*ld+cols])
-	}
-}
-
-// addRows sets dst = src + t for rows×cols values, dst and src of row
-// stride ld, t of stride cols.
-func addRows(dst, src, t []float64, rows, cols, ld int) {
-	for i := 0; i < rows; i++ {
-		d, a, b := dst[i*ld:i*ld+cols], src[i*ld:i*ld+cols], t[i*cols:(i+1)*cols]
-		for j := range d {
-			d[j] = a[j] + b[j]
-		}
-	}
 }
 
 // trainStrassen returns the Strassen plan MulTMul's fused pass on o uses

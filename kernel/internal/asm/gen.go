@@ -96,6 +96,7 @@ func generate() {
 
 	gemmAVX2()
 	avx2Tiles()
+	strassenTiles()
 	fmaPeakAVX512()
 	gemmDenseAVX2()
 	expRowF32AVX2()

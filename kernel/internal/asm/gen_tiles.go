@@ -190,8 +190,13 @@ func tileSizes(mode tileMode) (es, ces int) {
 // tileRegs are the general registers of gemmTilesAVX2's kernels: its
 // parameters k, a, b, c, ldc (in bytes) and add, the k-loop counter cnt,
 // the running pointers ap and bp into the panels and cp into c, and nxt,
-// the distance to the next call's panel of a (prefetchA only).
-type tileRegs struct{ k, a, b, c, ldc, add, cnt, ap, bp, cp, nxt, boff GPPhysical }
+// the distance to the next call's panel of a (prefetchA only). store, when
+// not nil, emits a piece's store phase instead of the set-or-add one
+// (gen_strassen.go's summing store); cnt, ap and bp are free by then.
+type tileRegs struct {
+	k, a, b, c, ldc, add, cnt, ap, bp, cp, nxt, boff GPPhysical
+	store                                            func(n int, t subTile, acc func(r, v int) VecPhysical)
+}
 
 // pieceAVX2 emits piece n (t) of a gemmTilesAVX2 kernel: its accumulators
 // zeroed, its k loop over the panels a ([k][lda]) and b ([k][ldb]), with
@@ -270,6 +275,10 @@ func pieceAVX2(n int, t subTile, mode tileMode, lda, ldb int, g tileRegs, prefet
 	DECQ(cnt)
 	JNE(LabelRef(fmt.Sprintf("loop%d", n)))
 	Label(fmt.Sprintf("store%d", n))
+	if g.store != nil {
+		g.store(n, t, acc)
+		return
+	}
 	// cp = c + row0·ldc + col0 elements of c
 	if t.row0 == 0 {
 		LEAQ(Mem{Base: c, Disp: ces * t.col0}, cp)
