@@ -241,6 +241,16 @@ func gemm2x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *fl
 // when t is not nil, u = c + t (u of stride ldc, t of stride ldt elements).
 func gemm1x16SumAVX2(k int, a *float64, b *float64, c *float64, ldc int, src *float64, t *float64, ldt int, u *float64)
 
+// packSumsAVX512 packs 8 rows of x (stride elements; the bottom rows hs elements after the top
+// ones; features split at dh, a multiple of 8) as one panel of each of strassenDots' eight operands
+// A11, A12, A21, A22, S1 … S4 (operand o at dst + o·sz elements, feature-major).
+func packSumsAVX512(dst *float64, sz int, x *float64, stride int, hs int, dh int)
+
+// packSumsAVX2 packs 6 rows of x (stride elements; the bottom rows hs elements after the top
+// ones; features split at dh, a multiple of 4) as one panel of each of strassenDots' eight operands
+// A11, A12, A21, A22, S1 … S4 (operand o at dst + o·sz elements, feature-major).
+func packSumsAVX2(dst *float64, sz int, x *float64, stride int, hs int, dh int)
+
 // fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's
 // AVX-512 float64 FMA peak, for BenchmarkTiles.
 func fmaPeakAVX512(n int)

@@ -32,11 +32,14 @@ import (
 // with the indexing). The T operands depend on C only: strassenPlan forms
 // and packs them once per Op, −T4 rather than T4 (negation is exact, so
 // A22·(−T4) is −(A22·T4) bit for bit, and every product adds). Per block
-// the S operands are formed from the packed quadrants of X_B, the seven
+// the quadrants of X_B and the S operands are packed in one pass over X_B
+// (packSumsSIMD; packQuads or packSums for other shapes), the seven
 // products run on the tiles the classical product uses (k = d/2 features
 // each, cut into feature blocks by kBlocks as usual), accumulating into
-// the quadrants of w.blk (one copy, two sums with the buffered P5); the exp
-// map and the accumulation then run unchanged.
+// the quadrants of w.blk; the two that finish U2 and U3 (P6, P7) start
+// from P1's quadrant and add the buffered P5 in their stores (tilesSum),
+// so that no pass over the block copies or sums quadrants. The exp map
+// and the accumulation then run unchanged.
 //
 // It does 7/8 of the multiplications of the product (the rows and centers
 // outside the halves, at most 15 rows of the last block and 16 centers,
@@ -232,10 +235,13 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 		}
 		a11, a12, a21, a22, s1, s2, s3, s4 := q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]
 		tm := w.st[8*sz : 8*sz+h*hc]
-		if p.d == 2*dh {
+		switch {
+		case packSumsOn && p.d == 2*dh && dh%packSumsStep(w.acc) == 0:
+			packSumsSIMD(w.st[:8*sz], sz, p.x, r0, h, dh, th, w.acc)
+		case p.d == 2*dh:
 			packQuads(&q, p.x, r0, h, dh, th, w.acc)
-		} else {
-			packSums(&q, p.x, r0, h, dh, p.d, th)
+		default:
+			packSums(&q, p.x, r0, h, dh, p.d, th, 0)
 		}
 		blk := w.blk
 		q11, q12 := blk, blk[hc:]
@@ -277,10 +283,11 @@ func (p *plan) strassenDots(w *work, s *strassenPlan, r0, r1 int) {
 // rows, feature-major (the last panel holding the rows left: packPanels's
 // layout, and packRows's when th divides h), into q[0…3] = A11, A12, A21,
 // A22, and the Winograd sums of X's side into q[4…7] = S1 = A21 + A22,
-// S2 = S1 − A11, S3 = A11 − A21, S4 = A12 − S2, in one pass over x.
-func packSums(q *[8][]float64, x blas64.General, r0, h, dh, d, th int) {
+// S2 = S1 − A11, S3 = A11 − A21, S4 = A12 − S2, in one pass over x; the
+// panels from row ip0 on (a multiple of th) only.
+func packSums(q *[8][]float64, x blas64.General, r0, h, dh, d, th, ip0 int) {
 	var top, bot [panelRows][]float64
-	for ip := 0; ip < h; ip += th {
+	for ip := ip0; ip < h; ip += th {
 		ph := min(th, h-ip)
 		for i := 0; i < ph; i++ {
 			top[i] = x.Data[(r0+ip+i)*x.Stride:][:d]

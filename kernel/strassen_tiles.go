@@ -1,5 +1,7 @@
 package kernel
 
+import "gonum.org/v1/gonum/blas/blas64"
+
 // gemmSumAVX2 and gemmHalvesSumAVX2 hold the AVX2 tiles with a summing
 // store by height, as gemmAVX2 and gemmHalvesAVX2: c = src + Σ and, when t
 // is not nil, u = c + t (kernel/internal/asm, gen_strassen.go).
@@ -55,5 +57,42 @@ func tilesSum(acc accel, half bool, a, b []float64, h, cols, k int, c, src []flo
 			s, tp, up := ends(ci, ip*ldt+jp, k0, kl)
 			gemmSumAVX2[ph](kl, &a[ip*k+k0*ph], &b[jp*k+k0*panelCols], &c[ci], ldc, s, tp, ldt, up)
 		})
+	}
+}
+
+// packSumsOn selects packSumsSIMD over packQuads (tests and benchmarks
+// change it).
+var packSumsOn = true
+
+// packSumsStep is the number of features packSumsSIMD's kernel takes a
+// step on the inner kernels acc: dh must be a multiple of it.
+func packSumsStep(acc accel) int {
+	if acc == accelAVX2 {
+		return 4
+	}
+	return 8
+}
+
+// packSumsSIMD is packQuads in one pass over x: the eight operands (A11,
+// A12, A21, A22, S1 … S4, operand o at st[o·sz:], sz = h·dh) packed as
+// panels of th rows by packSumsAVX512 (th = panelRows) or packSumsAVX2 (th =
+// avx2TileRows; a last panel of fewer rows by packSums), each sum formed
+// once in a register from the quadrants' values, with packQuads' bits. d
+// = 2·dh, dh a multiple of packSumsStep(acc).
+func packSumsSIMD(st []float64, sz int, x blas64.General, r0, h, dh, th int, acc accel) {
+	kern := packSumsAVX512
+	if acc == accelAVX2 {
+		kern = packSumsAVX2
+	}
+	ip := 0
+	for ; ip+th <= h; ip += th {
+		kern(&st[ip*dh], sz, &x.Data[(r0+ip)*x.Stride], x.Stride, h*x.Stride, dh)
+	}
+	if ip < h {
+		var q [8][]float64
+		for i := range q {
+			q[i] = st[i*sz : (i+1)*sz : (i+1)*sz]
+		}
+		packSums(&q, x, r0, h, dh, 2*dh, th, ip)
 	}
 }

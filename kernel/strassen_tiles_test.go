@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // copyRows copies rows×cols values from src to dst, both of row stride ld
@@ -137,7 +139,7 @@ func (p *plan) strassenDotsSeq(w *work, s *strassenPlan, r0, r1 int) {
 		if p.d == 2*dh {
 			packQuads(&q, p.x, r0, h, dh, th, w.acc)
 		} else {
-			packSums(&q, p.x, r0, h, dh, p.d, th)
+			packSums(&q, p.x, r0, h, dh, p.d, th, 0)
 		}
 		blk := w.blk
 		q11, q12 := blk, blk[hc:]
@@ -173,15 +175,16 @@ func (p *plan) strassenDotsSeq(w *work, s *strassenPlan, r0, r1 int) {
 // TestStrassenDotsSeq: strassenDots gives the bits of the sequence it ran
 // before the summing tiles (strassenDotsSeq), on standard-normal data
 // (sums round), on each SIMD path, for d = 41 (odd: packSums; one feature
-// block of 21), 520 (packQuads; two of 130), 1041 (odd, three of 174,
-// 174 and 173), M = 50 and 70 (mp = 64 and 80, hc = 32: no center and 16
+// block of 21), 520 (two of 130; dh = 260, packSumsSIMD on AVX2, packQuads
+// on AVX-512), 528 (two of 132; dh = 264, packSumsSIMD on both), 1041
+// (odd, three of 174, 174 and 173), M = 50 and 70 (mp = 64 and 80, hc = 32: no center and 16
 // centers past the halves) and blocks of 16, 37 and 64 rows (37: 5 rows
 // past the halves).
 func TestStrassenDotsSeq(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 7))
 	for _, a := range accels()[1:] {
 		restore := setAccel(a)
-		for _, d := range []int{41, 520, 1041} {
+		for _, d := range []int{41, 520, 528, 1041} {
 			for _, m := range []int{50, 70} {
 				x, c := randDense(r, 80, d), randDense(r, m, d)
 				op := NewOp(Gaussian{Gamma: 1}, x, c, Options{Workers: 1})
@@ -212,48 +215,136 @@ func TestStrassenDotsSeq(t *testing.T) {
 // quadrants) on 256-row blocks at d = 784, M = 2,000, on one thread, in
 // thread CPU time, the two run on each block in turn (each first on every
 // other block): seq-ms and sum-ms a block, and their ratio (> 1: the
-// summing tiles are faster).
+// summing tiles are faster). strassenDots packs X's operands by
+// packQuads (as strassenDotsSeq) or by packSumsSIMD.
 func BenchmarkStrassenEpilogue(b *testing.B) {
 	const n, m, d, rows = 4096, 2000, 784, 256
 	r := rand.New(rand.NewPCG(1, 2))
 	x, c := randDense(r, n, d), randDense(r, m, d)
 	for _, a := range accels()[1:] {
-		b.Run(a.String(), func(b *testing.B) {
-			defer setAccel(a)()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			op := NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{Workers: 1})
-			p := op.prepare()
-			s := newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, true, 1)
-			w := p.getWork(rows, 1)
-			defer putWorks([]*work{w})
-			var tq, ts float64
-			seq := func(r0 int) float64 {
-				t0 := threadCPU()
-				p.strassenDotsSeq(w, s, r0, r0+rows)
-				return float64(threadCPU() - t0)
+		for _, pack := range []string{"packQuads", "packSumsSIMD"} {
+			b.Run(a.String()+"/"+pack, func(b *testing.B) {
+				defer setAccel(a)()
+				defer func(on bool) { packSumsOn = on }(packSumsOn)
+				packSumsOn = pack == "packSumsSIMD"
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				op := NewOp(Gaussian{Gamma: 1.0 / d}, x, c, Options{Workers: 1})
+				p := op.prepare()
+				s := newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, true, 1)
+				w := p.getWork(rows, 1)
+				defer putWorks([]*work{w})
+				var tq, ts float64
+				seq := func(r0 int) float64 {
+					t0 := threadCPU()
+					p.strassenDotsSeq(w, s, r0, r0+rows)
+					return float64(threadCPU() - t0)
+				}
+				sum := func(r0 int) float64 {
+					t0 := threadCPU()
+					p.strassenDots(w, s, r0, r0+rows)
+					return float64(threadCPU() - t0)
+				}
+				first := 0
+				for b.Loop() {
+					for r0 := 0; r0 < n; r0 += rows {
+						// Block by block, each order in turn.
+						if first ^= 1; first == 1 {
+							tq += seq(r0)
+							ts += sum(r0)
+						} else {
+							ts += sum(r0)
+							tq += seq(r0)
+						}
+					}
+				}
+				blocks := float64(b.N * n / rows)
+				b.ReportMetric(tq/blocks/1e6, "seq-ms")
+				b.ReportMetric(ts/blocks/1e6, "sum-ms")
+				b.ReportMetric(tq/ts, "speedup")
+			})
+		}
+	}
+}
+
+// TestPackSumsSIMD: packSumsSIMD packs the eight operands with
+// packQuads' bits (standard-normal X: the sums round), for halves of h =
+// 8, 16 and 40 rows (on AVX2 a last panel of 2, 4 and 4 rows by packSums)
+// and dh = 8, 264 (multiples of 8) and, on AVX2 only, 260 (of 4), on a
+// row stride past d.
+func TestPackSumsSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 8))
+	for _, a := range accels()[1:] {
+		th := panelRows
+		if a == accelAVX2 {
+			th = avx2TileRows
+		}
+		for _, dh := range []int{8, 260, 264} {
+			if dh%packSumsStep(a) != 0 {
+				continue
 			}
-			sum := func(r0 int) float64 {
-				t0 := threadCPU()
-				p.strassenDots(w, s, r0, r0+rows)
-				return float64(threadCPU() - t0)
-			}
-			first := 0
-			for b.Loop() {
-				for r0 := 0; r0 < n; r0 += rows {
-					// Block by block, each order in turn.
-					if first ^= 1; first == 1 {
-						tq += seq(r0)
-						ts += sum(r0)
-					} else {
-						ts += sum(r0)
-						tq += seq(r0)
+			for _, h := range []int{8, 16, 40} {
+				x := randDense(r, 2*h+9, 2*dh+3).Slice(0, 2*h+9, 0, 2*dh).(*mat.Dense).RawMatrix()
+				sz := h * dh
+				var q [8][]float64
+				want := make([]float64, 8*sz)
+				for i := range q {
+					q[i] = want[i*sz : (i+1)*sz : (i+1)*sz]
+				}
+				packQuads(&q, x, 5, h, dh, th, a)
+				got := make([]float64, 8*sz)
+				packSumsSIMD(got, sz, x, 5, h, dh, th, a)
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%v dh=%d h=%d: operand %d value %d = %v, want %v", a, dh, h, i/sz, i%sz, got[i], want[i])
 					}
 				}
 			}
-			blocks := float64(b.N * n / rows)
-			b.ReportMetric(tq/blocks/1e6, "seq-ms")
-			b.ReportMetric(ts/blocks/1e6, "sum-ms")
+		}
+	}
+}
+
+// BenchmarkPackSums compares packQuads and packSumsSIMD alone on the
+// 256-row blocks of a 32,768 × 784 X (205 MB: read from memory, as in a
+// pass over n = 100,000 rows), one thread, thread CPU time, each on every
+// other block (their order alternating): quads-ms and sums-ms a block and
+// their ratio.
+func BenchmarkPackSums(b *testing.B) {
+	const n, d, rows = 32768, 784, 256
+	r := rand.New(rand.NewPCG(1, 3))
+	x := randDense(r, n, d).RawMatrix()
+	h, dh := rows/2, d/2
+	sz := h * dh
+	st := make([]float64, 8*sz)
+	var q [8][]float64
+	for i := range q {
+		q[i] = st[i*sz : (i+1)*sz : (i+1)*sz]
+	}
+	for _, a := range accels()[1:] {
+		b.Run(a.String(), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			th := panelRows
+			if a == accelAVX2 {
+				th = avx2TileRows
+			}
+			var tq, ts float64
+			i := 0
+			for b.Loop() {
+				for r0 := 0; r0 < n; r0 += rows {
+					t0 := threadCPU()
+					if i++; i%4 < 2 == (i%2 == 0) {
+						packQuads(&q, x, r0, h, dh, th, a)
+						tq += float64(threadCPU() - t0)
+					} else {
+						packSumsSIMD(st, sz, x, r0, h, dh, th, a)
+						ts += float64(threadCPU() - t0)
+					}
+				}
+			}
+			blocks := float64(b.N*n/rows) / 2
+			b.ReportMetric(tq/blocks/1e6, "quads-ms")
+			b.ReportMetric(ts/blocks/1e6, "sums-ms")
 			b.ReportMetric(tq/ts, "speedup")
 		})
 	}

@@ -30,6 +30,13 @@
 //     2026-11-26; kept as BenchmarkTiles' reference); gemm6x8AVX2
 //     (gen_avx2.go), Dense's AVX2 tile since: one 6×8 piece of 12
 //     accumulators on panels of 6 rows and 8 columns.
+//   - gemm8x16SumPfAVX512, gemm{1…6}x16SumAVX2 and gemm{1…6}x16HSumAVX2
+//     (gen_strassen.go): the engine's tiles with a summing store for
+//     kernel's strassenDots, c = src + Σ and, when t is not nil, u = c + t
+//     (the Winograd sums U2 + P5 and U3 + P5 formed in registers);
+//     packSumsAVX512 and packSumsAVX2, one panel of strassenDots' eight
+//     X-side operands (the quadrants and the sums S1 … S4) packed in one
+//     pass, each 8×8 (4×6) block transposed in registers.
 //   - fmaPeakAVX2 (gen_tiles.go): 12 independent ymm FMA chains without
 //     loads, the float64 peak BenchmarkTiles measures the AVX2 tiles against;
 //     fmaPeakAVX512, 24 zmm chains, the same for the AVX-512 tiles.
@@ -97,6 +104,7 @@ func generate() {
 	gemmAVX2()
 	avx2Tiles()
 	strassenTiles()
+	packSumsKernels()
 	fmaPeakAVX512()
 	gemmDenseAVX2()
 	expRowF32AVX2()

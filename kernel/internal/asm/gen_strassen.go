@@ -214,3 +214,165 @@ func gemmSumAVX2(name string, h int, halves bool, doc ...string) {
 	VZEROUPPER()
 	RET()
 }
+
+// packSumsKernels emits packSumsAVX512 and packSumsAVX2, the one-pass
+// packing of strassenDots' X-side operands for one panel of rows (8 on
+// AVX-512, 6 on AVX2).
+func packSumsKernels() {
+	packSums("packSumsAVX512", 8, 8)
+	packSums("packSumsAVX2", avx2TileRows, 4)
+}
+
+// packSums emits name(dst *float64, sz int, x *float64, stride, hs, dh int):
+// for rows rows of the row-major x (stride elements) from x on (the top
+// rows) and hs elements further (the bottom rows), their features split at
+// dh, one panel of each of the eight operands A11, A12, A21, A22, S1 =
+// A21 + A22, S2 = S1 − A11, S3 = A11 − A21, S4 = A12 − S2 (operand o at
+// dst + o·sz, feature-major: feature k of row i at k·rows + i), in steps of
+// vecLen features (dh a multiple of vecLen). Each row of an operand is
+// formed in a register from the quadrants' loads (the sums with one
+// rounding each, as packQuads' axpy with ±1), then the rows × vecLen block
+// is transposed in registers and stored: X read once from memory instead
+// of packed, then copied and read again by the sums.
+func packSums(name string, rows, vecLen int) {
+	TEXT(name, NOSPLIT, "func(dst *float64, sz int, x *float64, stride, hs, dh int)")
+	Doc(name+fmt.Sprintf(" packs %d rows of x (stride elements; the bottom rows hs elements after the top", rows),
+		fmt.Sprintf("ones; features split at dh, a multiple of %d) as one panel of each of strassenDots' eight operands", vecLen),
+		"A11, A12, A21, A22, S1 … S4 (operand o at dst + o·sz elements, feature-major).")
+	dst, sz, top, s, hs, dh := RDX, R13, RSI, R9, R11, R10
+	p, hsdh, q, cnt := R8, R12, RDI, RCX
+	Load(Param("dst"), dst)
+	Load(Param("sz"), sz)
+	Load(Param("x"), top)
+	Load(Param("stride"), s)
+	Load(Param("hs"), hs)
+	Load(Param("dh"), cnt)
+	for _, r := range []GPPhysical{sz, s, hs} {
+		SHLQ(Imm(3), r)
+	}
+	MOVQ(cnt, dh)
+	SHLQ(Imm(3), dh)
+	LEAQ(Mem{Base: hs, Index: dh, Scale: 1}, hsdh)
+	SHRQ(Imm(map[int]uint64{8: 3, 4: 2}[vecLen]), cnt) // steps of vecLen features
+	vbytes := 8 * vecLen
+	regs := zmm
+	if vecLen == 4 {
+		regs = ymm
+	}
+	load, add, sub := VMOVUPD, VADDPD, VSUBPD
+	a11 := func(p GPPhysical) Mem { return Mem{Base: p} }
+	a12 := func(p GPPhysical) Mem { return Mem{Base: p, Index: dh, Scale: 1} }
+	a21 := func(p GPPhysical) Mem { return Mem{Base: p, Index: hs, Scale: 1} }
+	a22 := func(p GPPhysical) Mem { return Mem{Base: p, Index: hsdh, Scale: 1} }
+	// Each operand's row i into x (a register), from the row's pointer p.
+	ops := []func(p GPPhysical, x VecPhysical){
+		func(p GPPhysical, x VecPhysical) { load(a11(p), x) },
+		func(p GPPhysical, x VecPhysical) { load(a12(p), x) },
+		func(p GPPhysical, x VecPhysical) { load(a21(p), x) },
+		func(p GPPhysical, x VecPhysical) { load(a22(p), x) },
+		func(p GPPhysical, x VecPhysical) { load(a21(p), x); add(a22(p), x, x) },                    // S1 = A21 + A22
+		func(p GPPhysical, x VecPhysical) { load(a21(p), x); add(a22(p), x, x); sub(a11(p), x, x) }, // S2 = S1 − A11
+		func(p GPPhysical, x VecPhysical) { load(a11(p), x); sub(a21(p), x, x) },                    // S3 = A11 − A21
+		func(p GPPhysical, x VecPhysical) { // S4 = A12 − S2
+			t := regs[len(regs)-1]
+			load(a21(p), t)
+			add(a22(p), t, t)
+			sub(a11(p), t, t)
+			load(a12(p), x)
+			sub(t, x, x)
+		},
+	}
+	TESTQ(cnt, cnt)
+	JE(LabelRef("done"))
+	Label("loop")
+	MOVQ(dst, q)
+	for o, op := range ops {
+		MOVQ(top, p)
+		for i := 0; i < rows; i++ {
+			op(p, regs[i])
+			if o == 0 {
+				// The rows stream from memory: each quadrant's line
+				// 512 bytes ahead (8 steps on AVX-512, 16 on AVX2; no
+				// prefetch and 1,024 bytes were slower in
+				// BenchmarkPackSums, machine E, loaded).
+				for _, m := range []Mem{a11(p), a12(p), a21(p), a22(p)} {
+					m.Disp = 512
+					PREFETCHT0(m)
+				}
+			}
+			if i+1 < rows {
+				ADDQ(s, p)
+			}
+		}
+		if vecLen == 8 {
+			transpose8x8(regs[:8], regs[8:16], q)
+		} else {
+			transpose6x4(regs[:6], regs[6:15], q)
+		}
+		if o+1 < len(ops) {
+			ADDQ(sz, q)
+		}
+	}
+	ADDQ(U32(vbytes), top)
+	ADDQ(U32(vbytes*rows), dst)
+	DECQ(cnt)
+	JNE(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// transpose8x8 stores the transpose of the 8×8 block in r (row i in r[i],
+// overwritten) at q: 8 vectors, column j at q + 64j. t are 8 scratch
+// registers.
+func transpose8x8(r, t []VecPhysical, q GPPhysical) {
+	for i := 0; i < 8; i += 2 {
+		VUNPCKLPD(r[i+1], r[i], t[i])   // r_i[0] r_i+1[0] r_i[2] r_i+1[2] …
+		VUNPCKHPD(r[i+1], r[i], t[i+1]) // r_i[1] r_i+1[1] r_i[3] r_i+1[3] …
+	}
+	// s0 = (t0.l0, t0.l2, t2.l0, t2.l2): columns 0 and 4 of rows 0–3;
+	// s1 = (t0.l1, t0.l3, t2.l1, t2.l3): columns 2 and 6; s2, s3 the same
+	// from t1, t3 (columns 1 and 5, 3 and 7); s4 … s7 rows 4–7.
+	for h := 0; h < 2; h++ {
+		a, b := t[4*h], t[4*h+2]
+		c, d := t[4*h+1], t[4*h+3]
+		VSHUFF64X2(Imm(0x88), b, a, r[4*h])
+		VSHUFF64X2(Imm(0xdd), b, a, r[4*h+1])
+		VSHUFF64X2(Imm(0x88), d, c, r[4*h+2])
+		VSHUFF64X2(Imm(0xdd), d, c, r[4*h+3])
+	}
+	// Column j: s(j) lanes of rows 0–3 and of rows 4–7.
+	for k, j := range []int{0, 4, 2, 6, 1, 5, 3, 7} {
+		src := k / 2 // s0 → columns 0, 4; s1 → 2, 6; s2 → 1, 5; s3 → 3, 7
+		imm := uint64(0x88)
+		if k%2 == 1 {
+			imm = 0xdd
+		}
+		VSHUFF64X2(Imm(imm), r[4+src], r[src], t[j])
+	}
+	for j := 0; j < 8; j++ {
+		VMOVUPD(t[j], Mem{Base: q, Disp: 64 * j})
+	}
+}
+
+// transpose6x4 stores the transpose of the 6×4 block in r (row i in r[i])
+// at q: column j (6 values) at q + 48j. t are 9 scratch registers.
+func transpose6x4(r, t []VecPhysical, q GPPhysical) {
+	VUNPCKLPD(r[1], r[0], t[0]) // r0[0] r1[0] r0[2] r1[2]
+	VUNPCKHPD(r[1], r[0], t[1]) // r0[1] r1[1] r0[3] r1[3]
+	VUNPCKLPD(r[3], r[2], t[2])
+	VUNPCKHPD(r[3], r[2], t[3])
+	VUNPCKLPD(r[5], r[4], t[4])             // r4[0] r5[0] r4[2] r5[2]
+	VUNPCKHPD(r[5], r[4], t[5])             // r4[1] r5[1] r4[3] r5[3]
+	VPERM2F128(Imm(0x20), t[2], t[0], r[0]) // column 0, rows 0–3
+	VPERM2F128(Imm(0x20), t[3], t[1], r[1]) // column 1
+	VPERM2F128(Imm(0x31), t[2], t[0], r[2]) // column 2
+	VPERM2F128(Imm(0x31), t[3], t[1], r[3]) // column 3
+	for j := 0; j < 4; j++ {
+		VMOVUPD(r[j], Mem{Base: q, Disp: 48 * j})
+	}
+	VMOVUPD(t[4].AsX(), Mem{Base: q, Disp: 32})
+	VMOVUPD(t[5].AsX(), Mem{Base: q, Disp: 48 + 32})
+	VEXTRACTF128(Imm(1), t[4], Mem{Base: q, Disp: 2*48 + 32})
+	VEXTRACTF128(Imm(1), t[5], Mem{Base: q, Disp: 3*48 + 32})
+}
