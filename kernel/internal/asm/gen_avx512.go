@@ -122,25 +122,7 @@ func (z zmmTile) emit() {
 	if z.prefetchC {
 		prefetchTile(c, ldc, R8)
 	}
-	for i := 0; i < 16; i++ {
-		VPXORQ(zmm[i], zmm[i], zmm[i])
-	}
-	TESTQ(k, k)
-	JE(LabelRef("store"))
-	Label("loop")
-	load(Mem{Base: b}, Z16)
-	load(Mem{Base: b, Disp: 64}, Z17)
-	for r := 0; r < 8; r++ {
-		t := zmm[18+r%4]
-		bcast(Mem{Base: a, Disp: size * r}, t)
-		fma(Z16, t, zmm[2*r])
-		fma(Z17, t, zmm[2*r+1])
-	}
-	ADDQ(Imm(uint64(lda*size)), a)
-	ADDQ(Imm(128), b)
-	DECQ(k)
-	JNE(LabelRef("loop"))
-	Label("store")
+	zmmLoop(k, a, b, lda, size, load, bcast, fma)
 	if z.add {
 		add := RAX
 		Load(Param("add"), add)
@@ -168,6 +150,33 @@ func (z zmmTile) emit() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// zmmLoop emits the k loop of the 8×16 tile: the 16 accumulators
+// zmm[0…15] zeroed, then for each of k steps two vectors of b (Z16, Z17,
+// 128 bytes) and 8 broadcasts of a (size bytes each, lda elements a step)
+// multiplied into them by fma, ending at the label "store" (k = 0 jumps
+// there at once). zmmTile and the summing tile of gen_strassen.go share it.
+func zmmLoop(k, a, b GPPhysical, lda, size int, load, bcast, fma func(...Op)) {
+	for i := 0; i < 16; i++ {
+		VPXORQ(zmm[i], zmm[i], zmm[i])
+	}
+	TESTQ(k, k)
+	JE(LabelRef("store"))
+	Label("loop")
+	load(Mem{Base: b}, Z16)
+	load(Mem{Base: b, Disp: 64}, Z17)
+	for r := 0; r < 8; r++ {
+		t := zmm[18+r%4]
+		bcast(Mem{Base: a, Disp: size * r}, t)
+		fma(Z16, t, zmm[2*r])
+		fma(Z17, t, zmm[2*r+1])
+	}
+	ADDQ(Imm(uint64(lda*size)), a)
+	ADDQ(Imm(128), b)
+	DECQ(k)
+	JNE(LabelRef("loop"))
+	Label("store")
 }
 
 // exp16Consts returns, in order: log2e, the clamp, 1.5·2^48, (unused), 2,

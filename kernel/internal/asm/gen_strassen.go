@@ -134,25 +134,7 @@ func gemm8x16SumAVX512() {
 	SHLQ(Imm(3), r.ldc)
 	loadSum(r, 0)
 	prefetchSum("z", r, R8, 8, 128)
-	for i := 0; i < 16; i++ {
-		VPXORQ(zmm[i], zmm[i], zmm[i])
-	}
-	TESTQ(k, k)
-	JE(LabelRef("store"))
-	Label("loop")
-	VMOVUPD(Mem{Base: b}, Z16)
-	VMOVUPD(Mem{Base: b, Disp: 64}, Z17)
-	for row := 0; row < 8; row++ {
-		x := zmm[18+row%4]
-		VBROADCASTSD(Mem{Base: a, Disp: 8 * row}, x)
-		VFMADD231PD(Z16, x, zmm[2*row])
-		VFMADD231PD(Z17, x, zmm[2*row+1])
-	}
-	ADDQ(Imm(64), a)
-	ADDQ(Imm(128), b)
-	DECQ(k)
-	JNE(LabelRef("loop"))
-	Label("store")
+	zmmLoop(k, a, b, 8, 8, VMOVUPD, VBROADCASTSD, VFMADD231PD)
 	storeSum("z", r, 8, 2, 64, func(row, v int) VecPhysical { return zmm[2*row+v] })
 	VZEROUPPER()
 	RET()
