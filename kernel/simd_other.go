@@ -74,3 +74,48 @@ func expRowDotF32AVX2(*float32, *float32, *float32, int, float32, float32) float
 }
 func axpy4F32AVX2(int, *[4]float32, *float32, int, *float32) { panic("kernel: no AVX2") }
 func flush32AVX2(int, *float32, *float64)                    { panic("kernel: no AVX2") }
+
+// The summing tiles and the one-pass packer of strassenDots (strassen_tiles.go).
+
+func gemm8x16SumPfAVX512(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX-512")
+}
+func packSumsAVX512(*float64, int, *float64, int, int, int) { panic("kernel: no AVX-512") }
+func packSumsAVX2(*float64, int, *float64, int, int, int)   { panic("kernel: no AVX2") }
+
+func gemm1x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm2x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm3x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm4x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm5x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm6x16SumAVX2(int, *float64, *float64, *float64, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm1x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm2x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm3x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm4x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm5x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
+func gemm6x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
+	panic("kernel: no AVX2")
+}
