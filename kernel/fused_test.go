@@ -83,14 +83,7 @@ func TestRowNorms(t *testing.T) {
 	for _, d := range []int{1, 3, 4, 7, 54, 785} {
 		for _, n := range []int{1, 6, 300, 301} {
 			stride := d + 2
-			x := make([]float64, n*stride)
-			x32 := make([]float32, n*d)
-			for i := range n {
-				for k := range d {
-					v := float32(r.NormFloat64())
-					x[i*stride+k], x32[i*d+k] = float64(v), v
-				}
-			}
+			x, x32 := normRowsData(r, n, d, stride)
 			one, three, f32 := make([]float64, n), make([]float64, n), make([]float64, n)
 			rowNorms(one, x, stride, d, 1)
 			rowNorms(three, x, stride, d, 3)

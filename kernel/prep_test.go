@@ -20,14 +20,7 @@ func TestLazyNorms(t *testing.T) {
 	for _, d := range []int{1, 5, 54, 785} {
 		for _, n := range []int{1, 63, 64, 65, 300} {
 			stride := d + 3
-			x := make([]float64, n*stride)
-			x32 := make([]float32, n*d)
-			for i := range n {
-				for k := range d {
-					v := float32(r.NormFloat64())
-					x[i*stride+k], x32[i*d+k] = float64(v), v
-				}
-			}
+			x, x32 := normRowsData(r, n, d, stride)
 			for _, f32 := range []bool{false, true} {
 				p := &plan{n: n, d: d, xn: make([]float64, n)}
 				if f32 {
@@ -237,4 +230,19 @@ func TestStrassenPlanOperands(t *testing.T) {
 			}
 		}
 	}
+}
+
+// normRowsData returns n random rows of d values, float32-representable, as
+// float64 rows of the given stride (the padding zero) and as packed float32
+// rows: the inputs of the norms tests (TestLazyNorms, TestRowNorms).
+func normRowsData(r *rand.Rand, n, d, stride int) ([]float64, []float32) {
+	x := make([]float64, n*stride)
+	x32 := make([]float32, n*d)
+	for i := range n {
+		for k := range d {
+			v := float32(r.NormFloat64())
+			x[i*stride+k], x32[i*d+k] = float64(v), v
+		}
+	}
+	return x, x32
 }
