@@ -246,3 +246,50 @@ func normRowsData(r *rand.Rand, n, d, stride int) ([]float64, []float32) {
 	}
 	return x, x32
 }
+
+// TestSqNorms8 checks sumNorms on every path (sqNorms8's AVX-512 and AVX2
+// kernels, then the scalar rows) against the scalar definition, bit for
+// bit: each row summed in feature order, s = s + round(v·v). The values
+// are full float64 normals, so their squares round, and a kernel that
+// fused the multiply and add (or summed in another order) would differ:
+// the test checks that the fused order does differ on these rows. The
+// widths cover d under one vector (1–7), tails of every length after the
+// kernels' multiples of 8 and 4, and the engine's 54 and 784; the row
+// counts, groups of eight with 0–7 rows left for sqNorms4 and the loop.
+func TestSqNorms8(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	fusedDiffers := false
+	for _, d := range []int{1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 54, 63, 784, 785} {
+		for _, n := range []int{1, 7, 8, 9, 17, 63} {
+			stride := d + 3
+			x := make([]float64, n*stride)
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+			want := make([]float64, n)
+			for i := range n {
+				var s, f float64
+				for _, v := range x[i*stride : i*stride+d] {
+					s += float64(v * v)
+					f = math.FMA(v, v, f)
+				}
+				want[i] = s
+				fusedDiffers = fusedDiffers || f != s
+			}
+			for _, a := range accels() {
+				got := make([]float64, n)
+				restore := setAccel(a)
+				sumNorms(got, x, stride, d)
+				restore()
+				for i := range n {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%v d=%d n=%d row %d: %v, want %v", a, d, n, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	if !fusedDiffers {
+		t.Fatal("no row's fused-multiply-add sum differs from the rounded one: the data cannot tell them apart")
+	}
+}

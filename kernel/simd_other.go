@@ -119,3 +119,6 @@ func gemm5x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *fl
 func gemm6x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *float64, int, *float64) {
 	panic("kernel: no AVX2")
 }
+
+func sqNorms8AVX512(*float64, int, int, *[8]float64) { panic("kernel: no AVX-512") }
+func sqNorms8AVX2(*float64, int, int, *[8]float64)   { panic("kernel: no AVX2") }

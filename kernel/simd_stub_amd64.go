@@ -251,6 +251,16 @@ func packSumsAVX512(dst *float64, sz int, x *float64, stride int, hs int, dh int
 // A11, A12, A21, A22, S1 … S4 (operand o at dst + o·sz elements, feature-major).
 func packSumsAVX2(dst *float64, sz int, x *float64, stride int, hs int, dh int)
 
+// sqNorms8AVX512 sets dst[i] to the squared norm of row i < 8 of x (rows stride elements apart, d features),
+// each summed in feature order with every product and sum rounded (the bits of the scalar loop
+// s += float64(v*v)).
+func sqNorms8AVX512(x *float64, stride int, d int, dst *[8]float64)
+
+// sqNorms8AVX2 sets dst[i] to the squared norm of row i < 8 of x (rows stride elements apart, d features),
+// each summed in feature order with every product and sum rounded (the bits of the scalar loop
+// s += float64(v*v)).
+func sqNorms8AVX2(x *float64, stride int, d int, dst *[8]float64)
+
 // fmaPeakAVX512 runs n steps of 24 independent zmm FMAs on registers (384 flops a step): the core's
 // AVX-512 float64 FMA peak, for BenchmarkTiles.
 func fmaPeakAVX512(n int)

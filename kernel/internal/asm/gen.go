@@ -37,6 +37,11 @@
 //     packSumsAVX512 and packSumsAVX2, one panel of strassenDots' eight
 //     X-side operands (the quadrants and the sums S1 … S4) packed in one
 //     pass, each 8×8 (4×6) block transposed in registers.
+//   - sqNorms8AVX512 and sqNorms8AVX2 (gen_norms.go): the squared norms of
+//     eight rows of X, each in feature order with every product and sum
+//     rounded (the scalar loop's bits), the block transposed in registers so
+//     that one vector holds a feature of all eight rows, each row prefetched
+//     ahead; the last d mod 8 (mod 4) features by masked loads.
 //   - fmaPeakAVX2 (gen_tiles.go): 12 independent ymm FMA chains without
 //     loads, the float64 peak BenchmarkTiles measures the AVX2 tiles against;
 //     fmaPeakAVX512, 24 zmm chains, the same for the AVX-512 tiles.
@@ -105,6 +110,7 @@ func generate() {
 	avx2Tiles()
 	strassenTiles()
 	packSumsKernels()
+	sqNormsKernels()
 	fmaPeakAVX512()
 	gemmDenseAVX2()
 	expRowF32AVX2()

@@ -308,6 +308,15 @@ func packSums(name string, rows, vecLen int) {
 // overwritten) at q: 8 vectors, column j at q + 64j. t are 8 scratch
 // registers.
 func transpose8x8(r, t []VecPhysical, q GPPhysical) {
+	transpose8x8Regs(r, t)
+	for j := 0; j < 8; j++ {
+		VMOVUPD(t[j], Mem{Base: q, Disp: 64 * j})
+	}
+}
+
+// transpose8x8Regs leaves the transpose of the 8×8 block in r (row i in
+// r[i], overwritten) in t: column j in t[j].
+func transpose8x8Regs(r, t []VecPhysical) {
 	for i := 0; i < 8; i += 2 {
 		VUNPCKLPD(r[i+1], r[i], t[i])   // r_i[0] r_i+1[0] r_i[2] r_i+1[2] …
 		VUNPCKHPD(r[i+1], r[i], t[i+1]) // r_i[1] r_i+1[1] r_i[3] r_i+1[3] …
@@ -331,9 +340,6 @@ func transpose8x8(r, t []VecPhysical, q GPPhysical) {
 			imm = 0xdd
 		}
 		VSHUFF64X2(Imm(imm), r[4+src], r[src], t[j])
-	}
-	for j := 0; j < 8; j++ {
-		VMOVUPD(t[j], Mem{Base: q, Disp: 64 * j})
 	}
 }
 
