@@ -395,7 +395,8 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	}
 	if g, ok := o.k.(Gaussian); ok && t == 1 {
 		vp, vp32 := p.padded(rv)
-		st := o.trainStrassen(p)
+		st, release := o.trainStrassen(p)
+		defer release()
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			p.norms(r0, r1) // X's norms, on first use (lazyNorms)
 			if p.blocks32(w) {

@@ -58,7 +58,8 @@ func (o *Op) workBytes(t int) int64 {
 //     the packed block of X (b×d) on the SIMD paths, and for t ≥ 1 the
 //     block products' K·V and packing buffers (workBytes, blockPackBytes);
 //   - for t = 1 where MulTMul takes the Strassen product, the C-side
-//     operands its first call forms and the Op keeps (strassenHeldBytes),
+//     operands each call forms, or takes back, in a buffer recycled between
+//     calls and Ops (strassenHeldBytes; new when no buffer is recycled),
 //     and per worker the packed quadrants and sums of X's side and one
 //     product (strassenWorkLen);
 //   - for t ≥ 1: the padded right-hand side (8·mp, and 4·mp in float32)
@@ -102,11 +103,10 @@ func (o *Op) ScratchBytes(t int) int64 {
 	return o.HeldBytes() + stHeld + 8*seg*mp*int64(t) + vec + w*(o.workBytes(t)+blockPackBytes(b, m, t)+st) + gemm + callBytes
 }
 
-// strassenBytes is what the Op keeps of MulTMul's Strassen operands
-// (strassenHeldBytes) once a MulTMul formed them, 0 when it does not use
-// them (strassenApplies).
+// strassenBytes is the size of MulTMul's Strassen operands
+// (strassenHeldBytes), 0 when it does not use them (strassenApplies).
 func (o *Op) strassenBytes() int64 {
-	if o.centers != nil || !o.strassenApplies(useAccel) {
+	if !o.strassenApplies(useAccel) {
 		return 0
 	}
 	sh := o.shape()
@@ -121,10 +121,11 @@ func (o *Op) strassenBytes() int64 {
 // Float32 mode) with 4 bytes a chunk of 64 rows of X (lazyNorms, the
 // state of X's norms, summed on first use); mp is M rounded up to the panel width (16, or 32 in
 // Float32 mode). Where MulTMul's fused pass takes the Strassen product
-// (strassen.go: float64 Gaussian, dense X and C, d ≥ 512, SIMD), its first
-// call also forms and keeps the C-side operands, about 7/4 of the packed
-// centers: ScratchBytes(1) counts them, not HeldBytes (Block, Mul and MulT
-// never form them). On (X, X) the packed C is a copy of X in the engine's
+// (strassen.go: float64 Gaussian, dense X and C, d ≥ 512, SIMD), each call
+// also forms the C-side operands, about 7/4 of the packed centers, in a
+// buffer recycled between calls and Ops and not kept by the Op:
+// ScratchBytes(1) counts them, not HeldBytes (Block, Mul and MulT never
+// form them). On (X, X) the packed C is a copy of X in the engine's
 // layout: 8·n·d bytes beside the caller's X. It is 0 for sparse X or C
 // (ScratchBytes counts their plans).
 func (o *Op) HeldBytes() int64 {

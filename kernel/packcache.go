@@ -74,6 +74,21 @@ func (c *packCache[T]) get(n int) *[]T {
 	return &b
 }
 
+// take removes b from the spares and reports whether it was there (a
+// caller that knows which buffer it last put back, and what it holds,
+// takes that one back; false when it was taken or collected since).
+func (c *packCache[T]) take(b *[]T) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range c.spares {
+		if w.Value() == b {
+			c.spares[i] = weak.Pointer[[]T]{}
+			return true
+		}
+	}
+	return false
+}
+
 // put hands back a buffer of get: while a Reserve is open, into the
 // reserved slot when it is at least as large as the one there (which
 // becomes a spare); otherwise it becomes a spare (keep).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"weak"
 
 	"github.com/landmark-ml/landmark/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -29,8 +30,9 @@ import (
 // (P1 + P6 = A11·B11 + S2·T2 expands to A21·B12 − A21·B11 + A22·B22 −
 // A22·B12 + A11·B12 + A11·B11 − A11·B22 + ...; rather than expand all four
 // by hand, TestWinogradIdentity checks them in exact integer arithmetic,
-// with the indexing). The T operands depend on C only: strassenPlan forms
-// and packs them once per Op, −T4 rather than T4 (negation is exact, so
+// with the indexing). The T operands depend on C only: each MulTMul forms
+// and packs them (trainStrassen, in a buffer recycled between calls and
+// Ops, reused as it is by the Op's next call), −T4 rather than T4 (negation is exact, so
 // A22·(−T4) is −(A22·T4) bit for bit, and every product adds). Per block
 // the quadrants of X_B and the S operands are packed in one pass over X_B
 // (packSumsSIMD; packQuads or packSums for other shapes), the seven
@@ -118,23 +120,63 @@ func (o *Op) strassenApplies(acc accel) bool {
 	return acc == accelAVX512 || acc == accelAVX2
 }
 
-// strassen returns o's Strassen plan, formed on the first call (from the
-// Op whose packed centers o shares, if any).
-func (o *Op) strassen() *strassenPlan {
-	if o.centers != nil {
-		return o.centers.strassen()
-	}
-	o.st.once.Do(func() {
-		p := o.prepare()
-		o.st.p = newStrassenPlan(p.c, p.m, p.d, p.mp, p.half, p.collapseWork(), o.opt.Workers)
-	})
-	return o.st.p
+// strassenState remembers the buffer of C-side operands an Op's last
+// MulTMul formed (trainStrassen), held weakly: while strassenPacks still
+// keeps it as a spare, the Op's next call (or that of an Op sharing its
+// packed centers) takes it back without forming the operands again.
+type strassenState struct {
+	mu   sync.Mutex
+	last weak.Pointer[[]float64]
 }
 
-// strassenState is an Op's Strassen plan, formed once.
-type strassenState struct {
-	once sync.Once
-	p    *strassenPlan
+// strassenPacks recycles the buffers of C-side operands between MulTMul
+// calls of any Op, as packCache does the dense products' packing buffers.
+// An Op used to form its operands once and keep them (22 MB at M = 2,000,
+// d = 784) for its lifetime; each new Op then took them in fresh memory,
+// whose first touch cost 0.05–0.07 CPU-s on machine E against 0.008–0.011
+// s to form them in recycled memory (docs/performance.md, "X's norms in
+// SIMD; the Strassen operands recycled"): about 1.5% of a fused pass at d
+// = 784, paid by every new Op (a cross-validation's fits, `landmark bench
+// kernel`'s repeats). An Op whose buffer is still a spare takes it back
+// unchanged (strassenState), so an iterative solver's passes on one Op
+// form the operands once.
+var strassenPacks = packCache[float64]{alloc: func(n int) []float64 {
+	b := make([]float64, n)
+	adviseHuge(b, false)
+	return b
+}}
+
+// trainStrassen returns the Strassen plan MulTMul's fused pass on o uses
+// (p being o's plan), or nil for the classical product (see
+// strassenApplies; on AVX-512 the centers must be packed as d×16 panels,
+// not plan.half, as dots requires), and the function handing its buffer
+// back to strassenPacks once the pass is done. The operands are those
+// o's last call formed when their buffer is still a spare, else formed
+// anew in a recycled or new buffer.
+func (o *Op) trainStrassen(p *plan) (*strassenPlan, func()) {
+	if !o.strassenApplies(useAccel) || (useAccel == accelAVX512 && p.half) {
+		return nil, func() {}
+	}
+	st := &o.st
+	if o.centers != nil {
+		st = &o.centers.st // the same centers, packed the same (prepare): the same operands
+	}
+	st.mu.Lock()
+	last := st.last.Value()
+	st.mu.Unlock()
+	if last != nil && strassenPacks.take(last) {
+		return strassenView(*last, p.mp, p.d, p.half), func() { strassenPacks.put(last) }
+	}
+	// A header of its own for the buffer: the Op that formed what it held
+	// before finds its header no longer among the spares (take), so it
+	// cannot take back another Op's operands for its own.
+	b := new([]float64)
+	*b = *strassenPacks.get(strassenLen(p.mp, p.d))
+	s := formStrassen(*b, p.c, p.m, p.d, p.mp, p.half, o.opt.Workers)
+	st.mu.Lock()
+	st.last = weak.Make(b)
+	st.mu.Unlock()
+	return s, func() { strassenPacks.put(b) }
 }
 
 // strassenDims returns the half sizes of the product for M centers (mp
@@ -143,23 +185,47 @@ func strassenDims(mp, d int) (hc, dh int) {
 	return (mp &^ (2*panelCols - 1)) / 2, (d + 1) / 2
 }
 
-// newStrassenPlan forms and packs the C-side operands from the m rows of c
-// (d columns), mp being m padded to panelCols; centers past m and the
-// feature past d (odd d) are zeros.
-func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, workers int) *strassenPlan {
+// strassenLen is the length of the C-side operands' buffer for mp centers
+// and d features: the seven operands of hc·dh values and the two of the
+// centers past 2·hc, (mp − 2·hc)·dh each.
+func strassenLen(mp, d int) int {
+	hc, dh := strassenDims(mp, d)
+	return (7*hc + 2*(mp-2*hc)) * dh
+}
+
+// strassenView returns the plan whose operands are in buf (formStrassen's
+// layout) for mp centers and d features.
+func strassenView(buf []float64, mp, d int, half bool) *strassenPlan {
 	hc, dh := strassenDims(mp, d)
 	s := &strassenPlan{hc: hc, dh: dh, half: half}
-	all := make([]float64, 7*hc*dh)
-	adviseHuge(all, collapse)
 	for i := range s.b {
-		s.b[i] = all[i*hc*dh : (i+1)*hc*dh : (i+1)*hc*dh]
+		s.b[i] = buf[i*hc*dh : (i+1)*hc*dh : (i+1)*hc*dh]
 	}
+	nr, at := (mp-2*hc)*dh, 7*hc*dh
+	s.rem = [2][]float64{buf[at : at+nr : at+nr], buf[at+nr : at+2*nr : at+2*nr]}
+	return s
+}
+
+// newStrassenPlan forms the C-side operands (formStrassen) in a new buffer,
+// advised onto huge pages (and merged into them at once with collapse).
+func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, workers int) *strassenPlan {
+	buf := make([]float64, strassenLen(mp, d))
+	adviseHuge(buf, collapse)
+	return formStrassen(buf, c, m, d, mp, half, workers)
+}
+
+// formStrassen forms and packs the C-side operands from the m rows of c
+// (d columns) into buf (strassenLen(mp, d) values, any contents), mp being
+// m padded to panelCols; centers past m and the feature past d (odd d) are
+// zeros. It returns the plan viewing them.
+func formStrassen(buf []float64, c blas64.General, m, d, mp int, half bool, workers int) *strassenPlan {
+	s := strassenView(buf, mp, d, half)
+	hc, dh := s.hc, s.dh
 	hw := panelCols
 	if half {
 		hw = panelCols / 2
 	}
 	nr := mp - 2*hc
-	s.rem = [2][]float64{make([]float64, nr*dh), make([]float64, nr*dh)}
 	at := func(j, k int) float64 {
 		if j >= m || k >= d {
 			return 0
@@ -191,11 +257,10 @@ func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, worker
 	return s
 }
 
-// strassenHeldBytes is what newStrassenPlan allocates for mp centers and d
-// features: seven operands of hc·dh values and two of (mp − 2·hc)·dh.
+// strassenHeldBytes is the size of the C-side operands' buffer for mp
+// centers and d features (strassenLen values).
 func strassenHeldBytes(mp, d int) int64 {
-	hc, dh := strassenDims(mp, d)
-	return 8 * int64(7*hc+2*(mp-2*hc)) * int64(dh)
+	return 8 * int64(strassenLen(mp, d))
 }
 
 // strassenWorkLen is the length of a worker's Strassen scratch (work.st)
@@ -342,15 +407,4 @@ func packQuads(q *[8][]float64, x blas64.General, r0, h, dh, th int, acc accel) 
 	sum(s3, a11, a21, -1)
 	sum(s2, s1, a11, -1)
 	sum(s4, a12, s2, -1)
-}
-
-// trainStrassen returns the Strassen plan MulTMul's fused pass on o uses
-// (p being o's plan), or nil for the classical product: see
-// strassenApplies; on AVX-512 the centers must be packed as d×16 panels
-// (not plan.half), as dots requires.
-func (o *Op) trainStrassen(p *plan) *strassenPlan {
-	if !o.strassenApplies(useAccel) || (useAccel == accelAVX512 && p.half) {
-		return nil
-	}
-	return o.strassen()
 }

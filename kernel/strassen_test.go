@@ -305,7 +305,7 @@ func TestStrassenPathsAgree(t *testing.T) {
 			restore := setAccel(a)
 			opt.Workers = workers
 			op := NewOp(Gaussian{Gamma: 1 / float64(d)}, x, c, opt)
-			if op.trainStrassen(op.prepare()) == nil {
+			if !trainsStrassen(op) {
 				t.Fatalf("%v: the Strassen product does not apply", a)
 			}
 			dst := mat.NewDense(70, 1, nil)
@@ -347,7 +347,7 @@ func TestStrassenFused(t *testing.T) {
 		for i, on := range []bool{false, true} {
 			restoreS := setStrassen(on)
 			op := NewOp(Gaussian{Gamma: gamma}, x, c, opt)
-			if got := op.trainStrassen(op.prepare()) != nil; got != on {
+			if got := trainsStrassen(op); got != on {
 				t.Fatalf("%v: LANDMARK_STRASSEN on = %v, but the pass uses Strassen = %v", a, on, got)
 			}
 			out[i] = mat.NewDense(m, 1, nil)
@@ -394,6 +394,7 @@ func TestStrassenScratchBytes(t *testing.T) {
 			t.Errorf("HeldBytes = %d, want %d (packed C and norms; the Strassen operands are in ScratchBytes(1))", held, want)
 		}
 		plan := op.ScratchBytes(1)
+		strassenPacks.drain() // no recycled operands: the call allocates them
 		dst := mat.NewDense(70, 1, nil)
 		got := heap.AllocatedFresh(t, func() error { return op.MulTMul(context.Background(), dst, v) })
 		work := op.workBytes(1) + blockPackBytes(64, 70, 1) + 8*int64(strassenWorkLen(64, 80, 520))
@@ -403,4 +404,76 @@ func TestStrassenScratchBytes(t *testing.T) {
 			t.Errorf("workers=%d: MulTMul allocated %d bytes, want within [%d, %d]", workers, got, low, plan)
 		}
 	}
+}
+
+// trainsStrassen reports whether MulTMul on op takes the Strassen product
+// (trainStrassen gives a plan), handing the plan's buffer back.
+func trainsStrassen(op *Op) bool {
+	s, release := op.trainStrassen(op.prepare())
+	release()
+	return s != nil
+}
+
+// TestStrassenRecycled: MulTMul's C-side operands live in buffers that
+// strassenPacks recycles between calls and Ops. Whatever buffer a call
+// gets, its result has the bits of a call on a fresh Op with an empty
+// cache: here Ops A and B (other centers, the same shape, so that B gets
+// A's buffer) alternate A, A, B, A, B, each checked against its
+// reference; a call that used the other Op's operands would differ. Each
+// forming gives the buffer a new header (trainStrassen), so the headers
+// tell what happened: A's second call takes its own operands back (the
+// same header), and every later call forms its own in the one buffer
+// there is (a new header, the same array). The test holds the buffers, so
+// that no collection takes them between calls.
+func TestStrassenRecycled(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 7))
+	x, ca, v, opt := strassenProblem(r)
+	cb := randDense(r, 70, 520)
+	g := Gaussian{Gamma: 1.0 / 520}
+	ctx := context.Background()
+	ref := func(c *mat.Dense) *mat.Dense {
+		strassenPacks.drain()
+		op := NewOp(g, x, c, opt)
+		if !trainsStrassen(op) {
+			t.Skip("no SIMD tiles: the Strassen product does not apply")
+		}
+		strassenPacks.drain()
+		out := mat.NewDense(70, 1, nil)
+		if err := op.MulTMul(ctx, out, v); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := map[string]*mat.Dense{"A": ref(ca), "B": ref(cb)}
+	strassenPacks.drain()
+	ops := map[string]*Op{"A": NewOp(g, x, ca, opt), "B": NewOp(g, x, cb, opt)}
+	var held []*[]float64
+	var array *float64 // the one buffer's array
+	for i, name := range []string{"A", "A", "B", "A", "B"} {
+		before := ops[name].st.last.Value()
+		out := mat.NewDense(70, 1, nil)
+		if err := ops[name].MulTMul(ctx, out, v); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 70 {
+			if a, b := out.At(j, 0), want[name].At(j, 0); math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("call %d (%s): row %d = %v, want %v (the Op's own operands on a fresh cache)", i, name, j, a, b)
+			}
+		}
+		after := ops[name].st.last.Value()
+		if after == nil {
+			t.Fatalf("call %d (%s): the Op remembers no buffer", i, name)
+		}
+		held = append(held, after)
+		if i == 0 {
+			array = &(*after)[0]
+		}
+		if reused := after == before; reused != (i == 1) {
+			t.Errorf("call %d (%s): took its last operands back = %v, want %v", i, name, reused, i == 1)
+		}
+		if &(*after)[0] != array {
+			t.Errorf("call %d (%s): operands in a new buffer, though the first was recycled", i, name)
+		}
+	}
+	runtime.KeepAlive(held)
 }
