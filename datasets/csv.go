@@ -145,7 +145,7 @@ func (c *chunks[T]) gather() []T {
 	for _, b := range c.list {
 		n += len(b)
 	}
-	out := make([]T, 0, n)
+	out := hugeSlice[T](n)[:0]
 	for i, b := range c.list {
 		out = append(out, b...)
 		c.list[i] = nil

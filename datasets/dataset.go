@@ -183,7 +183,7 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 	if len(idx) == 0 {
 		return nil, fmt.Errorf("datasets: %w: empty subset", ErrInput)
 	}
-	x := mat.NewDense(len(idx), c, nil)
+	x := newDense(len(idx), c)
 	y := make([]float64, len(idx))
 	src := d.X.RawMatrix()
 	dst := x.RawMatrix()

@@ -13,7 +13,6 @@ import (
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
-	"gonum.org/v1/gonum/mat"
 )
 
 // ReadLIBSVMFile reads a LIBSVM/svmlight file ("label idx:val ...", 1-based
@@ -292,7 +291,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 	if err := planDense(len(s.y), d, 8, opt.MaxBytes); err != nil {
 		return nil, err
 	}
-	x := mat.NewDense(len(s.y), d, nil)
+	x := newDense(len(s.y), d)
 	raw := x.RawMatrix()
 	for i := range s.y {
 		row := raw.Data[i*raw.Stride:]

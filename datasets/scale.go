@@ -149,7 +149,7 @@ func (s *Standardizer) Inverse(x *mat.Dense) (*mat.Dense, error) {
 // mapColumns returns a new matrix with f(j, x[i,j]) in each entry.
 func mapColumns(x *mat.Dense, f func(j int, v float64) float64) *mat.Dense {
 	n, c := x.Dims()
-	return mapColumnsTo(mat.NewDense(n, c, nil), x, f)
+	return mapColumnsTo(newDense(n, c), x, f)
 }
 
 // mapColumnsTo sets out[i,j] = f(j, x[i,j]) and returns out, which has x's

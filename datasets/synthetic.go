@@ -121,7 +121,7 @@ func (c Clusters) Generate(rng *rand.Rand) (*Dataset, error) {
 		}
 		centres.SetRow(j, best)
 	}
-	x := mat.NewDense(c.N, c.Dim, nil)
+	x := newDense(c.N, c.Dim)
 	y := make([]float64, c.N)
 	i := 0
 	for j, s := range c.sizes() {
@@ -195,7 +195,7 @@ func (s Smooth) Generate(rng *rand.Rand) (*Dataset, error) {
 	if rng == nil {
 		return nil, fmt.Errorf("datasets: %w: nil random source", ErrInput)
 	}
-	x := mat.NewDense(s.N, s.Dim, nil)
+	x := newDense(s.N, s.Dim)
 	y := make([]float64, s.N)
 	for i := range y {
 		row := x.RawRowView(i)

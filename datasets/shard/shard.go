@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -242,7 +243,7 @@ func Read(r io.Reader, wantRows, wantD int) (*mat.Dense, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	x := make([]float64, s.rows*s.d)
+	x := hugemem.Float64s(s.rows * s.d) // read on every pass: 2 MiB pages (datasets.newDense)
 	y := make([]float64, s.rows)
 	for at := 0; at < s.rows; {
 		yb := y[at:]

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -279,7 +280,13 @@ func falkonBenchReadAs[T float32 | float64](path string, n int) ([]T, error) {
 		return nil, err
 	}
 	defer f.Close()
-	v := make([]T, n)
+	var v []T // in 2 MiB pages, as numpy and torch hold the baseline's arrays
+	switch p := any(&v).(type) {
+	case *[]float64:
+		*p = hugemem.Float64s(n)
+	case *[]float32:
+		*p = hugemem.Float32s(n)
+	}
 	buf := make([]byte, 1<<20)
 	for i := 0; i < n; {
 		k := min(n-i, len(buf)/8)
