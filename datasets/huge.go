@@ -10,7 +10,7 @@ import (
 // every large array. X is read on every pass of a fit; in 4 KiB pages its
 // reading cost the kernel engine 100–260 ms of CPU a pass at n = 100,000,
 // d = 784 against 37–47 ms in 2 MiB pages (machine E; docs/performance.md,
-// "X in huge pages").
+// "New Ops' costs: X's norms, the Strassen operands, X's pages").
 func newDense(rows, cols int) *mat.Dense {
 	return mat.NewDense(rows, cols, hugemem.Float64s(rows*cols))
 }

@@ -15,10 +15,10 @@ import (
 // pages when it is large (700 × 800 values, 4.5 MB, over hugemem's 4 MiB
 // floor): the kernel lists "hg" in the VmFlags of the mapping holding its
 // middle. (A pass over X in 4 KiB pages cost the engine 2–5 times the
-// reading time of 2 MiB ones: docs/performance.md, "X in huge pages".) The
-// flag can also come from memory Go advised for an earlier slice, so the
-// test can pass without the advice; the hugemem tests count the advice
-// calls themselves.
+// reading time of 2 MiB ones: docs/performance.md, "New Ops' costs: X's
+// norms, the Strassen operands, X's pages".) The flag can also come from
+// memory Go advised for an earlier slice, so the test can pass without the
+// advice; the hugemem tests count the advice calls themselves.
 func TestXOnHugePages(t *testing.T) {
 	const n, d = 700, 800
 	var csv, svm strings.Builder

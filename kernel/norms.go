@@ -135,7 +135,8 @@ func sumNorms[T float32 | float64](dst []float64, x []T, stride, d int) {
 // sqNorms8AVX2), and returns how many rows it did: a multiple of 8, none
 // on the portable path. On a new Op's first product the rows stream from
 // memory, and the kernels' eight prefetched streams take about half the
-// time of the scalar loop's four (docs/performance.md, "X's norms in SIMD").
+// time of the scalar loop's four (docs/performance.md, "New Ops' costs:
+// X's norms, the Strassen operands, X's pages").
 func sqNorms8(dst, x []float64, stride, d int, acc accel) int {
 	kern := sqNorms8AVX512
 	switch {

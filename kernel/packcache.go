@@ -50,10 +50,20 @@ func maxSpares() int { return max(runtime.GOMAXPROCS(0), 1) }
 // caller hands it back with put. Spares too small are left where they are
 // (a later, smaller product may use them).
 func (c *packCache[T]) get(n int) *[]T {
+	if b := c.reuse(n); b != nil {
+		return b
+	}
+	b := c.alloc(n)
+	return &b
+}
+
+// reuse is get without the new buffer: nil when neither the reserved slot
+// nor a spare holds n values.
+func (c *packCache[T]) reuse(n int) *[]T {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if b := c.buf; b != nil && cap(*b) >= n {
 		c.buf = nil
-		c.mu.Unlock()
 		*b = (*b)[:n]
 		return b
 	}
@@ -63,15 +73,12 @@ func (c *packCache[T]) get(n int) *[]T {
 			best, at = b, i
 		}
 	}
-	if best != nil {
-		c.spares[at] = weak.Pointer[[]T]{}
-		c.mu.Unlock()
-		*best = (*best)[:n]
-		return best
+	if best == nil {
+		return nil
 	}
-	c.mu.Unlock()
-	b := c.alloc(n)
-	return &b
+	c.spares[at] = weak.Pointer[[]T]{}
+	*best = (*best)[:n]
+	return best
 }
 
 // take removes b from the spares and reports whether it was there (a

@@ -134,17 +134,14 @@ type strassenState struct {
 // An Op used to form its operands once and keep them (22 MB at M = 2,000,
 // d = 784) for its lifetime; each new Op then took them in fresh memory,
 // whose first touch cost 0.05–0.07 CPU-s on machine E against 0.008–0.011
-// s to form them in recycled memory (docs/performance.md, "X's norms in
-// SIMD; the Strassen operands recycled"): about 1.5% of a fused pass at d
+// s to form them in recycled memory (docs/performance.md, "New Ops'
+// costs: X's norms, the Strassen operands, X's pages"): about 1.5% of a fused pass at d
 // = 784, paid by every new Op (a cross-validation's fits, `landmark bench
 // kernel`'s repeats). An Op whose buffer is still a spare takes it back
 // unchanged (strassenState), so an iterative solver's passes on one Op
-// form the operands once.
-var strassenPacks = packCache[float64]{alloc: func(n int) []float64 {
-	b := make([]float64, n)
-	adviseHuge(b, false)
-	return b
-}}
+// form the operands once. trainStrassen makes the new buffers itself
+// (reuse, never get: no alloc function).
+var strassenPacks packCache[float64]
 
 // trainStrassen returns the Strassen plan MulTMul's fused pass on o uses
 // (p being o's plan), or nil for the classical product (see
@@ -171,7 +168,15 @@ func (o *Op) trainStrassen(p *plan) (*strassenPlan, func()) {
 	// before finds its header no longer among the spares (take), so it
 	// cannot take back another Op's operands for its own.
 	b := new([]float64)
-	*b = *strassenPacks.get(strassenLen(p.mp, p.d))
+	if r := strassenPacks.reuse(strassenLen(p.mp, p.d)); r != nil {
+		*b = *r
+	} else {
+		// New: on huge pages, as the packed centers (merged at once for
+		// long passes, when Go hands back memory already faulted in as
+		// 4 KiB pages: in those, the products lost a quarter of their speed).
+		*b = make([]float64, strassenLen(p.mp, p.d))
+		adviseHuge(*b, p.collapseWork())
+	}
 	s := formStrassen(*b, p.c, p.m, p.d, p.mp, p.half, o.opt.Workers)
 	st.mu.Lock()
 	st.last = weak.Make(b)
