@@ -122,3 +122,7 @@ func gemm6x16HSumAVX2(int, *float64, *float64, *float64, int, int, *float64, *fl
 
 func sqNorms8AVX512(*float64, int, int, *[8]float64) { panic("kernel: no AVX-512") }
 func sqNorms8AVX2(*float64, int, int, *[8]float64)   { panic("kernel: no AVX2") }
+
+func gemm8x16PanelsKbPfAVX512(int, int, int, *float64, *float64, *float64, int, bool, *float64, int) {
+	panic("kernel: no AVX-512")
+}

@@ -28,6 +28,12 @@ func gemm8x16SyrkPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, ad
 // of (−a)·b).
 func gemm8x16SyrkNegPfAVX512(k int, a *float64, b *float64, c *float64, ldc int, add bool)
 
+// gemm8x16PanelsKbPfAVX512 is np ≥ 1 tiles of gemm8x16PfAVX512 over the feature blocks of kc ≥ 1 of k ≥ 1 features each: the
+// 8×16 tiles of np packed panels of a, one after the other, by the panel of b, into c, c+8·ldc, …, each
+// block's sum stored over the tile (the first block, add false) or added to it; before each tile it
+// prefetches into L2 (PREFETCHT1) chunk bytes (> 0) of next, the next chunk for the next tile.
+func gemm8x16PanelsKbPfAVX512(k int, kc int, np int, a *float64, b *float64, c *float64, ldc int, add bool, next *float64, chunk int)
+
 // gemm8x32F32PfAVX512 sets (or, with add, increments) the 8×32 float32 tile at c (row stride ldc
 // elements) to Σ_p a[p][0:8] ⊗ b[p][0:32] over p < k, summed in float32 from 0 in p order (packed
 // a [k][8], b [k][32]); the tile at c is prefetched before the k loop.

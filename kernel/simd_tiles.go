@@ -152,9 +152,20 @@ func (p *plan) dotsAVX2(w *work, x blas64.General, x0, rows int) {
 func tiles(acc accel, half bool, a, b []float64, h, cols, k int, c []float64, ldc int, add bool, th int) {
 	switch {
 	case acc == accelAVX512:
-		tileLoop(h, cols, k, panelRows, panelCols, b, false, func(ip, jp, _, k0, kl int) {
-			gemm8x16PfAVX512(kl, &a[ip*k+k0*panelRows], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
-		})
+		// One call a panel of centers: its tiles with every panel of rows,
+		// each over the feature blocks, in tileLoop's order with its sums
+		// (tilesAVX512Seq, TestTilesPanelsKb), prefetching the next panel
+		// of centers into L2 a share before each tile.
+		if k == 0 || h <= 0 {
+			return
+		}
+		np := (h + panelRows - 1) / panelRows
+		panel := k * panelCols
+		chunk := roundUp((8*panel+np-1)/np, 64)
+		for jp := 0; jp < cols; jp += panelCols {
+			next := &b[(jp+panelCols)%cols*k] // after the last panel, the first
+			gemm8x16PanelsKbPfAVX512(k, kBlocks(k), np, &a[0], &b[jp*k], &c[jp], ldc, add, next, chunk)
+		}
 	case half:
 		const hw = panelCols / 2
 		tileLoop(h, cols, k, th, panelCols, b, true, func(ip, jp, ph, k0, kl int) {

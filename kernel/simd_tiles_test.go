@@ -276,3 +276,54 @@ func TestTilePanelsExact(t *testing.T) {
 		}
 	}
 }
+
+// tilesAVX512Seq is tiles on AVX-512 as it was made before
+// gemm8x16PanelsKbPfAVX512: tileLoop calling gemm8x16PfAVX512 once per tile
+// and feature block. TestTilesPanelsKb holds the panel kernel to its bits.
+func tilesAVX512Seq(a, b []float64, h, cols, k int, c []float64, ldc int, add bool) {
+	tileLoop(h, cols, k, panelRows, panelCols, b, false, func(ip, jp, _, k0, kl int) {
+		gemm8x16PfAVX512(kl, &a[ip*k+k0*panelRows], &b[jp*k+k0*panelCols], &c[ip*ldc+jp], ldc, add || k0 > 0)
+	})
+}
+
+// TestTilesPanelsKb: tiles on AVX-512 (one gemm8x16PanelsKbPfAVX512 call a
+// panel of centers) gives the bits of the per-tile, per-feature-block calls
+// it replaced, setting or adding to c, with one feature block (k ≤ 256),
+// two (257, 392: the Strassen products at d = 784, 513) and four (784 whole),
+// one and several panels of rows and of centers, c wider than the product
+// (its other columns and rows untouched).
+func TestTilesPanelsKb(t *testing.T) {
+	if bestAccel < accelAVX512 {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(23, 25))
+	fill := func(n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = r.NormFloat64()
+		}
+		return s
+	}
+	for _, k := range []int{1, 7, 196, 256, 257, 392, 513, 784} {
+		for _, h := range []int{8, 24, 128} {
+			for _, cols := range []int{16, 48} {
+				for _, add := range []bool{false, true} {
+					a, b := fill(h*k), fill(cols*k)
+					ldc := cols + 16
+					c0 := fill((h + 8) * ldc)
+					got, want := slices.Clone(c0), slices.Clone(c0)
+					tiles(accelAVX512, false, a, b, h, cols, k, got, ldc, add, panelRows)
+					tilesAVX512Seq(a, b, h, cols, k, want, ldc, add)
+					for i, g := range got {
+						if math.Float64bits(g) != math.Float64bits(want[i]) {
+							t.Fatalf("k=%d h=%d cols=%d add=%v: c[%d] (row %d, column %d) = %v, per-tile calls %v", k, h, cols, add, i, i/ldc, i%ldc, g, want[i])
+						}
+					}
+					if slices.Equal(got[:h*ldc], c0[:h*ldc]) {
+						t.Fatalf("k=%d h=%d cols=%d add=%v: c unchanged", k, h, cols, add)
+					}
+				}
+			}
+		}
+	}
+}

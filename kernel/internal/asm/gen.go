@@ -12,6 +12,11 @@
 //     panel of b by np consecutive panels of a (the engine's distance
 //     product when d fits one feature block: one call a panel of centers),
 //     prefetching a share of the next panel of b into L2 before each tile.
+//   - gemm8x16PanelsKbPfAVX512 (gen_dense.go): the same for any k, each tile
+//     over the feature blocks of kc features (the first setting the tile or
+//     adding to it, the others adding), the bits of gemm8x16PfAVX512 called
+//     once per tile and block: the AVX-512 tiles of the distance product at
+//     d > 256 and of the Strassen products, one call a panel of centers.
 //   - gemm8x32F32PfAVX512 and gemm8x32F32AVX2 (gen_dense32.go): the float32
 //     tiles of kernel.DenseF32 (float32 results, add flag).
 //   - gemm8x32F32AVX512 (float32 sums into a float64 tile) and

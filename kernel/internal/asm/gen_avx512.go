@@ -158,12 +158,23 @@ func (z zmmTile) emit() {
 // multiplied into them by fma, ending at the label "store" (k = 0 jumps
 // there at once). zmmTile and the summing tile of gen_strassen.go share it.
 func zmmLoop(k, a, b GPPhysical, lda, size int, load, bcast, fma func(...Op)) {
+	zmmLoopAt(k, a, b, lda, size, load, bcast, fma, "loop", "store")
+}
+
+// zmmLoopLabels is the float64 zmmLoop (lda 8) with labels of its own, for
+// kernels that run it more than once.
+func zmmLoopLabels(k, a, b GPPhysical, loop, store string) {
+	zmmLoopAt(k, a, b, 8, 8, VMOVUPD, VBROADCASTSD, VFMADD231PD, loop, store)
+}
+
+// zmmLoopAt is zmmLoop with the loop's and the end's labels named.
+func zmmLoopAt(k, a, b GPPhysical, lda, size int, load, bcast, fma func(...Op), loop, store string) {
 	for i := 0; i < 16; i++ {
 		VPXORQ(zmm[i], zmm[i], zmm[i])
 	}
 	TESTQ(k, k)
-	JE(LabelRef("store"))
-	Label("loop")
+	JE(LabelRef(store))
+	Label(loop)
 	load(Mem{Base: b}, Z16)
 	load(Mem{Base: b, Disp: 64}, Z17)
 	for r := 0; r < 8; r++ {
@@ -175,8 +186,8 @@ func zmmLoop(k, a, b GPPhysical, lda, size int, load, bcast, fma func(...Op)) {
 	ADDQ(Imm(uint64(lda*size)), a)
 	ADDQ(Imm(128), b)
 	DECQ(k)
-	JNE(LabelRef("loop"))
-	Label("store")
+	JNE(LabelRef(loop))
+	Label(store)
 }
 
 // exp16Consts returns, in order: log2e, the clamp, 1.5·2^48, (unused), 2,

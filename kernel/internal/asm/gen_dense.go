@@ -27,6 +27,7 @@ func gemmDense() {
 	zmmTile{name: "gemm8x16SyrkNegPfAVX512", prefetchC: true, add: true, lda: 16, neg: true, doc: []string{
 		"gemm8x16SyrkNegPfAVX512 is gemm8x16SyrkPfAVX512 summing −a·b (VFNMADD: the bits of the sums",
 		"of (−a)·b)."}}.emit()
+	gemm8x16PanelsKbPf()
 }
 
 // prefetchTile prefetches the 8 rows of 16 float64 of the tile at c (row
@@ -42,4 +43,91 @@ func prefetchTile(c, ldc, tmp GPPhysical) {
 			ADDQ(ldc, tmp)
 		}
 	}
+}
+
+// gemm8x16PanelsKbPf emits gemm8x16PanelsKbPfAVX512(k, kc, np int, a, b, c
+// *float64, ldc int, add bool, next *float64, chunk int): np 8×16 tiles,
+// the packed panels of a one after the other ([k][8] each) by the panel of
+// b ([k][16]), into c, c+8·ldc, …, each over the feature blocks [k0, k0+kl)
+// of kc features (the last one shorter) in order: the first block sets the
+// tile (or adds to it with add), the others add, each block's sum an FMA
+// chain from zero stored (or added) before the next block starts. Those are
+// the bits of gemm8x16PfAVX512 called once per tile and block (tileLoop's
+// order), which the Strassen products (kernel's tiles, k = d/2 ≈ 392: two
+// blocks) made through a Go closure: at ≈ 0.6 µs a call, the closure and
+// the call were 1–2% of a pass. Before each tile it prefetches into L2 the
+// lines of chunk bytes (> 0) of next, then advances next by chunk; before
+// each tile's first block it prefetches the tile of c (prefetchTile).
+func gemm8x16PanelsKbPf() {
+	name := "gemm8x16PanelsKbPfAVX512"
+	TEXT(name, NOSPLIT, "func(k, kc, np int, a, b, c *float64, ldc int, add bool, next *float64, chunk int)")
+	Doc(name+" is np ≥ 1 tiles of gemm8x16PfAVX512 over the feature blocks of kc ≥ 1 of k ≥ 1 features each: the",
+		"8×16 tiles of np packed panels of a, one after the other, by the panel of b, into c, c+8·ldc, …, each",
+		"block's sum stored over the tile (the first block, add false) or added to it; before each tile it",
+		"prefetches into L2 (PREFETCHT1) chunk bytes (> 0) of next, the next chunk for the next tile.")
+	k, a, b, c, ldc := RCX, RSI, RDI, RDX, R9
+	np, b0, left := R10, R11, R12
+	next, chunk, end, ct, kc := R13, RBX, RAX, R14, R8
+	Load(Param("np"), np)
+	Load(Param("a"), a)
+	Load(Param("b"), b0)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(Imm(3), ldc)
+	Load(Param("next"), next)
+	Load(Param("chunk"), chunk)
+	Load(Param("kc"), kc)
+	Label("panel")
+	MOVQ(b0, b)
+	Load(Param("k"), left)
+	LEAQ(Mem{Base: next, Index: chunk, Scale: 1}, end)
+	Label("next")
+	PREFETCHT1(Mem{Base: next})
+	ADDQ(Imm(64), next)
+	CMPQ(next, end)
+	JB(LabelRef("next"))
+	prefetchTile(c, ldc, ct)
+	// The first block: overwrite unless add.
+	Load(Param("add"), end)
+	TESTB(end.As8(), end.As8())
+	JNE(LabelRef("addblock"))
+	MOVQ(kc, k)
+	CMPQ(left, k)
+	CMOVQLT(left, k)
+	SUBQ(k, left)
+	zmmLoopLabels(k, a, b, "loop0", "store0")
+	MOVQ(c, ct)
+	for r := 0; r < 8; r++ {
+		VMOVUPD(zmm[2*r], Mem{Base: ct})
+		VMOVUPD(zmm[2*r+1], Mem{Base: ct, Disp: 64})
+		if r < 7 {
+			ADDQ(ldc, ct)
+		}
+	}
+	Label("addblock")
+	TESTQ(left, left)
+	JE(LabelRef("tiledone"))
+	MOVQ(kc, k)
+	CMPQ(left, k)
+	CMOVQLT(left, k)
+	SUBQ(k, left)
+	zmmLoopLabels(k, a, b, "loop1", "store1")
+	MOVQ(c, ct)
+	for r := 0; r < 8; r++ {
+		VADDPD(Mem{Base: ct}, zmm[2*r], zmm[2*r])
+		VADDPD(Mem{Base: ct, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
+		VMOVUPD(zmm[2*r], Mem{Base: ct})
+		VMOVUPD(zmm[2*r+1], Mem{Base: ct, Disp: 64})
+		if r < 7 {
+			ADDQ(ldc, ct)
+		}
+	}
+	JMP(LabelRef("addblock"))
+	Label("tiledone")
+	// The next tile: 8 rows down (a has advanced k steps, to the next panel).
+	LEAQ(Mem{Base: c, Index: ldc, Scale: 8}, c)
+	DECQ(np)
+	JNE(LabelRef("panel"))
+	VZEROUPPER()
+	RET()
 }
