@@ -664,3 +664,37 @@ func TestDenseTrailingZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestWideBlockRows: a Gaussian Op on dense float64 X and C with d ≥
+// strassenMinDim takes blocks of about 8 MiB of K, a multiple of 16 rows
+// (512 at M = 2,000: 8 MiB/8/2,000 = 524 rounded down), whatever the inner
+// kernels; other kernels, narrower X and Float32 keep autoBlockRows (256 at
+// M = 2,000, d = 784; 64 at d = 54); an explicit BlockRows wins.
+func TestWideBlockRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	c784, c54 := randDense(r, 2000, 784), randDense(r, 2000, 54)
+	x784, x54 := mat.NewDense(4000, 784, nil), mat.NewDense(4000, 54, nil)
+	g := Gaussian{Gamma: 1}
+	for _, tc := range []struct {
+		name string
+		op   *Op
+		want int
+	}{
+		{"gaussian d=784", NewOp(g, x784, c784, Options{}), 512},
+		{"gaussian d=784, float32", NewOp(g, x784, c784, Options{Float32: true}), 256},
+		{"linear d=784", NewOp(Linear{}, x784, c784, Options{}), 256},
+		{"gaussian d=54", NewOp(g, x54, c54, Options{}), 64},
+		{"gaussian d=784, BlockRows 128", NewOp(g, x784, c784, Options{BlockRows: 128}), 128},
+		// xBlockBytes leaves 8 MiB/8/10⁶ = 1 row: one panel (of the 24 rows).
+		{"gaussian d=10⁶", NewOp(g, mat.NewDense(24, 1_000_000, nil), mat.NewDense(20, 1_000_000, nil), Options{}), panelRows},
+	} {
+		for _, a := range accels() {
+			restore := setAccel(a)
+			got := tc.op.BlockRows()
+			restore()
+			if got != tc.want {
+				t.Errorf("%s, %v: BlockRows %d, want %d", tc.name, a, got, tc.want)
+			}
+		}
+	}
+}
