@@ -112,12 +112,7 @@ func (z zmmTile) emit() {
 		Label("panel")
 		MOVQ(b0, b)
 		MOVQ(k0, k)
-		LEAQ(Mem{Base: next, Index: chunk, Scale: 1}, end)
-		Label("next")
-		PREFETCHT1(Mem{Base: next})
-		ADDQ(Imm(64), next)
-		CMPQ(next, end)
-		JB(LabelRef("next"))
+		prefetchChunk(next, chunk, end)
 	}
 	if z.prefetchC {
 		prefetchTile(c, ldc, R8)

@@ -80,23 +80,23 @@ func gemm8x16PanelsKbPf() {
 	Label("panel")
 	MOVQ(b0, b)
 	Load(Param("k"), left)
-	LEAQ(Mem{Base: next, Index: chunk, Scale: 1}, end)
-	Label("next")
-	PREFETCHT1(Mem{Base: next})
-	ADDQ(Imm(64), next)
-	CMPQ(next, end)
-	JB(LabelRef("next"))
+	prefetchChunk(next, chunk, end)
 	prefetchTile(c, ldc, ct)
 	// The first block: overwrite unless add.
 	Load(Param("add"), end)
 	TESTB(end.As8(), end.As8())
 	JNE(LabelRef("addblock"))
-	MOVQ(kc, k)
-	CMPQ(left, k)
-	CMOVQLT(left, k)
-	SUBQ(k, left)
-	zmmLoopLabels(k, a, b, "loop0", "store0")
-	MOVQ(c, ct)
+	// block emits the k loop of the next feature block (k = min(kc, left)
+	// features, taken from left), leaving ct at the tile.
+	block := func(loop, store string) {
+		MOVQ(kc, k)
+		CMPQ(left, k)
+		CMOVQLT(left, k)
+		SUBQ(k, left)
+		zmmLoopLabels(k, a, b, loop, store)
+		MOVQ(c, ct)
+	}
+	block("loop0", "store0")
 	for r := 0; r < 8; r++ {
 		VMOVUPD(zmm[2*r], Mem{Base: ct})
 		VMOVUPD(zmm[2*r+1], Mem{Base: ct, Disp: 64})
@@ -107,12 +107,7 @@ func gemm8x16PanelsKbPf() {
 	Label("addblock")
 	TESTQ(left, left)
 	JE(LabelRef("tiledone"))
-	MOVQ(kc, k)
-	CMPQ(left, k)
-	CMOVQLT(left, k)
-	SUBQ(k, left)
-	zmmLoopLabels(k, a, b, "loop1", "store1")
-	MOVQ(c, ct)
+	block("loop1", "store1")
 	for r := 0; r < 8; r++ {
 		VADDPD(Mem{Base: ct}, zmm[2*r], zmm[2*r])
 		VADDPD(Mem{Base: ct, Disp: 64}, zmm[2*r+1], zmm[2*r+1])
@@ -130,4 +125,16 @@ func gemm8x16PanelsKbPf() {
 	JNE(LabelRef("panel"))
 	VZEROUPPER()
 	RET()
+}
+
+// prefetchChunk emits the prefetch into L2 (PREFETCHT1) of the lines of the
+// chunk bytes at next, advancing next past them (end is scratch): the
+// panel kernels' share of the next panel of centers before each tile.
+func prefetchChunk(next, chunk, end GPPhysical) {
+	LEAQ(Mem{Base: next, Index: chunk, Scale: 1}, end)
+	Label("next")
+	PREFETCHT1(Mem{Base: next})
+	ADDQ(Imm(64), next)
+	CMPQ(next, end)
+	JB(LabelRef("next"))
 }
