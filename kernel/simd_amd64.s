@@ -12617,7 +12617,7 @@ DATA normsLanes<>+24(SB)/8, $0x0000000000000003
 GLOBL normsLanes<>(SB), RODATA|NOPTR, $32
 
 // func sqNorms8AVX512(x *float64, stride int, d int, dst *[8]float64)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·sqNorms8AVX512(SB), NOSPLIT, $0-32
 	MOVQ   x+0(FP), SI
 	MOVQ   stride+8(FP), R9
@@ -12698,8 +12698,10 @@ loop:
 tail:
 	TESTQ      DX, DX
 	JE         done
-	MOVQ       $-1, AX
-	BZHIQ      DX, AX, AX
+	MOVQ       DX, CX
+	MOVL       $0x00000001, AX
+	SHLL       CL, AX
+	DECL       AX
 	KMOVW      AX, K1
 	VMOVUPD.Z  (SI), K1, Z0
 	VMULPD     Z0, Z0, Z0

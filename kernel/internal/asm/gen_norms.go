@@ -115,9 +115,12 @@ func sqNorms8(name string, avx512 bool) {
 	TESTQ(tail, tail)
 	JE(LabelRef("done"))
 	if avx512 {
-		// K1 = the low tail bits.
-		MOVQ(I64(-1), RAX)
-		BZHIQ(tail, RAX, RAX)
+		// K1 = the low tail bits, 2^tail − 1 (the shift count in CL: cnt
+		// is done with).
+		MOVQ(tail, cnt)
+		MOVL(U32(1), EAX)
+		SHLL(CL, EAX)
+		DECL(EAX)
 		KMOVW(EAX, K1)
 	} else {
 		// Lanes j < tail: tail > j as 64-bit integers.
