@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,7 +146,7 @@ func (c *chunks[T]) gather() []T {
 	for _, b := range c.list {
 		n += len(b)
 	}
-	out := hugeSlice[T](n)[:0]
+	out := hugemem.Slice[T](n)[:0] // X: in 2 MiB pages, as newDense
 	for i, b := range c.list {
 		out = append(out, b...)
 		c.list[i] = nil

@@ -14,12 +14,3 @@ import (
 func newDense(rows, cols int) *mat.Dense {
 	return mat.NewDense(rows, cols, hugemem.Float64s(rows*cols))
 }
-
-// hugeSlice is hugemem.Float64s or Float32s for n values of T.
-func hugeSlice[T float32 | float64](n int) []T {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return any(hugemem.Float32s(n)).([]T)
-	}
-	return any(hugemem.Float64s(n)).([]T)
-}

@@ -32,16 +32,16 @@ import (
 // by hand, TestWinogradIdentity checks them in exact integer arithmetic,
 // with the indexing). The T operands depend on C only: each MulTMul forms
 // and packs them (trainStrassen, in a buffer recycled between calls and
-// Ops, reused as it is by the Op's next call), −T4 rather than T4 (negation is exact, so
-// A22·(−T4) is −(A22·T4) bit for bit, and every product adds). Per block
-// the quadrants of X_B and the S operands are packed in one pass over X_B
-// (packSumsSIMD; packQuads or packSums for other shapes), the seven
-// products run on the tiles the classical product uses (k = d/2 features
-// each, cut into feature blocks by kBlocks as usual), accumulating into
-// the quadrants of w.blk; the two that finish U2 and U3 (P6, P7) start
-// from P1's quadrant and add the buffered P5 in their stores (tilesSum),
-// so that no pass over the block copies or sums quadrants. The exp map
-// and the accumulation then run unchanged.
+// Ops, reused as it is by the Op's next call), −T4 rather than T4
+// (negation is exact, so A22·(−T4) is −(A22·T4) bit for bit, and every
+// product adds). Per block the quadrants of X_B and the S operands are
+// packed in one pass over X_B (packSumsSIMD; packQuads or packSums for
+// other shapes), the seven products run on the tiles the classical product
+// uses (k = d/2 features each, cut into feature blocks by kBlocks as
+// usual), accumulating into the quadrants of w.blk; the two that finish U2
+// and U3 (P6, P7) start from P1's quadrant and add the buffered P5 in their
+// stores (tilesSum), so that no pass over the block copies or sums
+// quadrants. The exp map and the accumulation then run unchanged.
 //
 // It does 7/8 of the multiplications of the product (the rows and centers
 // outside the halves, at most 15 rows of the last block and 16 centers,
@@ -102,19 +102,16 @@ const (
 )
 
 // strassenApplies reports whether MulTMul's fused Gaussian pass on o uses
-// the Strassen product for workers on the inner kernels acc: float64
-// (not Float32), dense X and C, d ≥ strassenMinDim, at least 2·panelCols
-// centers, the AVX-512 or AVX2 tiles, LANDMARK_STRASSEN not 0.
+// the Strassen product for workers on the inner kernels acc: a
+// wideGaussian Op (float64, not Float32, dense X and C, d ≥
+// strassenMinDim), at least 2·panelCols centers, the AVX-512 or AVX2
+// tiles, LANDMARK_STRASSEN not 0.
 func (o *Op) strassenApplies(acc accel) bool {
-	if !strassenOn || o.opt.Float32 || o.sx != nil || o.sc != nil || o.x32 != nil || o.x == nil || o.c == nil {
-		return false
-	}
-	if _, ok := o.k.(Gaussian); !ok {
+	if !strassenOn || !o.wideGaussian() {
 		return false
 	}
 	_, m := o.Dims()
-	d := o.dim()
-	if d < strassenMinDim || roundUp(m, panelCols) < 2*panelCols || o.BlockRows() < 2*panelRows {
+	if roundUp(m, panelCols) < 2*panelCols || o.BlockRows() < 2*panelRows {
 		return false
 	}
 	return acc == accelAVX512 || acc == accelAVX2
@@ -135,9 +132,9 @@ type strassenState struct {
 // d = 784) for its lifetime; each new Op then took them in fresh memory,
 // whose first touch cost 0.05–0.07 CPU-s on machine E against 0.008–0.011
 // s to form them in recycled memory (docs/performance.md, "New Ops'
-// costs: X's norms, the Strassen operands, X's pages"): about 1.5% of a fused pass at d
-// = 784, paid by every new Op (a cross-validation's fits, `landmark bench
-// kernel`'s repeats). An Op whose buffer is still a spare takes it back
+// costs: X's norms, the Strassen operands, X's pages"): about 1.5% of a
+// fused pass at d = 784, paid by every new Op (a cross-validation's fits,
+// `landmark bench kernel`'s repeats). An Op whose buffer is still a spare takes it back
 // unchanged (strassenState), so an iterative solver's passes on one Op
 // form the operands once. trainStrassen makes the new buffers itself
 // (reuse, never get: no alloc function).
@@ -171,11 +168,7 @@ func (o *Op) trainStrassen(p *plan) (*strassenPlan, func()) {
 	if r := strassenPacks.reuse(strassenLen(p.mp, p.d)); r != nil {
 		*b = *r
 	} else {
-		// New: on huge pages, as the packed centers (merged at once for
-		// long passes, when Go hands back memory already faulted in as
-		// 4 KiB pages: in those, the products lost a quarter of their speed).
-		*b = make([]float64, strassenLen(p.mp, p.d))
-		adviseHuge(*b, p.collapseWork())
+		*b = newStrassenBuf(p.mp, p.d, p.collapseWork())
 	}
 	s := formStrassen(*b, p.c, p.m, p.d, p.mp, p.half, o.opt.Workers)
 	st.mu.Lock()
@@ -211,12 +204,21 @@ func strassenView(buf []float64, mp, d int, half bool) *strassenPlan {
 	return s
 }
 
-// newStrassenPlan forms the C-side operands (formStrassen) in a new buffer,
-// advised onto huge pages (and merged into them at once with collapse).
-func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, workers int) *strassenPlan {
+// newStrassenBuf returns a new buffer for the C-side operands (strassenLen
+// values) advised onto huge pages, as the packed centers, and merged into
+// them at once with collapse (for long passes: when Go hands back memory
+// already faulted in as 4 KiB pages, the products lost a quarter of their
+// speed in them).
+func newStrassenBuf(mp, d int, collapse bool) []float64 {
 	buf := make([]float64, strassenLen(mp, d))
 	adviseHuge(buf, collapse)
-	return formStrassen(buf, c, m, d, mp, half, workers)
+	return buf
+}
+
+// newStrassenPlan forms the C-side operands (formStrassen) in a new buffer
+// (newStrassenBuf).
+func newStrassenPlan(c blas64.General, m, d, mp int, half, collapse bool, workers int) *strassenPlan {
+	return formStrassen(newStrassenBuf(mp, d, collapse), c, m, d, mp, half, workers)
 }
 
 // formStrassen forms and packs the C-side operands from the m rows of c

@@ -280,13 +280,7 @@ func falkonBenchReadAs[T float32 | float64](path string, n int) ([]T, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var v []T // in 2 MiB pages, as numpy and torch hold the baseline's arrays
-	switch p := any(&v).(type) {
-	case *[]float64:
-		*p = hugemem.Float64s(n)
-	case *[]float32:
-		*p = hugemem.Float32s(n)
-	}
+	v := hugemem.Slice[T](n) // in 2 MiB pages, as numpy and torch hold the baseline's arrays
 	buf := make([]byte, 1<<20)
 	for i := 0; i < n; {
 		k := min(n-i, len(buf)/8)

@@ -44,20 +44,19 @@ const minBytes = 4 << 20
 // slice is at least minBytes long, the 2 MiB-aligned part of it is advised
 // MADV_HUGEPAGE before anything touches it (errors are ignored: the advice
 // is only a hint and the memory is usable either way).
-func Float64s(n int) []float64 {
-	s := make([]float64, n)
-	if on && 8*n >= minBytes {
-		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
-	}
-	return s
-}
+func Float64s(n int) []float64 { return Slice[float64](n) }
 
 // Float32s is Float64s for n float32 values (the packing buffers of the
 // float32 factorizations).
-func Float32s(n int) []float32 {
-	s := make([]float32, n)
-	if on && 4*n >= minBytes {
-		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*n))
+func Float32s(n int) []float32 { return Slice[float32](n) }
+
+// Slice is Float64s or Float32s for n values of T, for generic callers
+// (the data readers' and the benchmarks' X in either precision).
+func Slice[T float32 | float64](n int) []T {
+	s := make([]T, n)
+	var z T
+	if size := int(unsafe.Sizeof(z)) * n; on && size >= minBytes {
+		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size))
 	}
 	return s
 }
