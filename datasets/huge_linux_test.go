@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestXOnHugePages: the dense X of a CSV file, of a LIBSVM file and of a
-// Subset (the training part of a split) is advised onto transparent huge
-// pages when it is large (700 × 800 values, 4.5 MB, over hugemem's 4 MiB
-// floor): the kernel lists "hg" in the VmFlags of the mapping holding its
+// TestXOnHugePages: the dense X of a CSV file, of a LIBSVM file, of a
+// Subset (the training part of a split) and of NewDense is advised onto
+// transparent huge pages when it is large (700 × 800 values, 4.5 MB, over
+// hugemem's 4 MiB floor): the kernel lists "hg" in the VmFlags of the mapping holding its
 // middle. (A pass over X in 4 KiB pages cost the engine 2–5 times the
 // reading time of 2 MiB ones: docs/performance.md, "New Ops' costs: X's
 // norms, the Strassen operands, X's pages".) The flag can also come from
@@ -48,7 +48,11 @@ func TestXOnHugePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, x := range map[string]*mat.Dense{"CSV": fromCSV.X, "LIBSVM": fromSVM.X, "Subset": sub.X} {
+	own, err := NewDense(n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range map[string]*mat.Dense{"CSV": fromCSV.X, "LIBSVM": fromSVM.X, "Subset": sub.X, "NewDense": own} {
 		if r, c := x.Dims(); r != n || c != d {
 			t.Fatalf("%s: X is %d×%d, want %d×%d", name, r, c, n, d)
 		}
