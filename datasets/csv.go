@@ -98,6 +98,8 @@ type csvRows struct {
 	// (nil: every column), and kept is the record of them.
 	keep []int
 	kept []string
+	// dropped is what Drop left out (Dataset.Dropped).
+	dropped *FittedDrop
 	// text numbers the text labels (ReadOptions.TextLabels; nil until
 	// one is read); numLine and numFirst are the line and text of the
 	// first numeric label (0 before one).
@@ -333,7 +335,7 @@ func (c *csvRows) dataset() (*Dataset, error) {
 		}
 		c.opt.Notify(fmt.Sprintf("warning: %s holds the row numbers 0, 1, …, %d and is read as a feature: if it is a row index (pandas' to_csv writes one first), drop it with --drop %d (YAML drop: [%d])", col, c.rows-1, c.fileCol(0), c.fileCol(0)))
 	}
-	d := &Dataset{}
+	d := &Dataset{Dropped: c.dropped}
 	if c.opt.Float32 {
 		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {
 			return nil, err

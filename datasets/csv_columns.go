@@ -17,6 +17,9 @@ import (
 // header's names when header is set) into c.keep.
 func (c *csvRows) dropColumns(rec []string, header bool) error {
 	if len(c.opt.Drop) == 0 {
+		if c.opt.DropFitted != nil {
+			return c.dropFitted(rec, header)
+		}
 		return nil
 	}
 	drop := make([]bool, len(rec))
@@ -47,12 +50,58 @@ func (c *csvRows) dropColumns(rec []string, header bool) error {
 		}
 		drop[j] = true
 	}
+	c.keepAll(rec, header, drop)
+	return nil
+}
+
+// keepAll sets c.keep (and c.kept) to the columns of rec drop does not
+// mark, and c.dropped to the ones it does (their header names when header
+// is set).
+func (c *csvRows) keepAll(rec []string, header bool, drop []bool) {
+	f := &FittedDrop{Width: len(rec)}
 	for j, d := range drop {
-		if !d {
+		switch {
+		case !d:
 			c.keep = append(c.keep, j)
+		case header:
+			f.Names = append(f.Names, strings.TrimSpace(rec[j]))
+			fallthrough
+		default:
+			f.Columns = append(f.Columns, j)
 		}
 	}
 	c.kept = make([]string, len(c.keep))
+	if f.Columns != nil {
+		c.dropped = f
+	}
+}
+
+// dropFitted drops from rec what ReadOptions.DropFitted says a training
+// read dropped: by name when both files have a header, else by position in
+// a file of the training file's width (an error otherwise).
+func (c *csvRows) dropFitted(rec []string, header bool) error {
+	f := c.opt.DropFitted
+	drop := make([]bool, len(rec))
+	switch {
+	case header && f.Names != nil:
+		for j, s := range rec {
+			drop[j] = slices.Contains(f.Names, strings.TrimSpace(s))
+		}
+	case len(rec) == f.Width:
+		for _, j := range f.Columns {
+			if j < 0 || j >= len(rec) {
+				return fmt.Errorf("the model's dropped column %d is out of range for %d columns", j, len(rec))
+			}
+			drop[j] = true
+		}
+	default:
+		cols := make([]string, len(f.Columns))
+		for i, j := range f.Columns {
+			cols[i] = strconv.Itoa(j)
+		}
+		return fmt.Errorf("%d columns, where the model's training file had %d and dropped column(s) %s of them: give the columns to drop from this file (--drop, YAML drop; ReadOptions.Drop), --drop= for none (without its target a file's columns after the target move by one)", len(rec), f.Width, strings.Join(cols, ","))
+	}
+	c.keepAll(rec, header, drop)
 	return nil
 }
 

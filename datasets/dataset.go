@@ -124,6 +124,23 @@ type Dataset struct {
 	// ReadOptions.Classes has those first, in their order, then the
 	// labels not among them, sorted. Nil for numeric labels.
 	Classes []string
+	// Dropped says which columns of a CSV file ReadOptions.Drop left out
+	// (ReadOptions.DropFitted reads a file to predict the same way); nil
+	// when none were.
+	Dropped *FittedDrop
+}
+
+// FittedDrop records the columns a CSV read dropped (ReadOptions.Drop), so
+// that a file to be predicted by a model fitted on that read can drop the
+// same ones (ReadOptions.DropFitted). A saved model keeps it.
+type FittedDrop struct {
+	// Columns are the dropped columns, 0-based and ascending, of a file of
+	// Width columns.
+	Columns []int `json:"columns"`
+	Width   int   `json:"width"`
+	// Names are their header names (in Columns' order) when the file had
+	// a header; nil otherwise.
+	Names []string `json:"names,omitempty"`
 }
 
 // Len returns the number of samples (X's rows for unlabelled data, whose
@@ -194,7 +211,7 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 		copy(dst.Data[k*dst.Stride:k*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
 		y[k] = d.Y[i]
 	}
-	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target, Classes: d.Classes}
+	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target, Classes: d.Classes, Dropped: d.Dropped}
 	if d.Features != nil {
 		out.Features = append([]string(nil), d.Features...)
 	}

@@ -89,6 +89,14 @@ type ReadOptions struct {
 	// columns after index_col. A name or index that matches no column is
 	// an error naming it; so is Drop for LIBSVM data. Nil drops nothing.
 	Drop []string
+	// DropFitted, when Drop is nil, drops what a training read dropped
+	// (its Dataset.Dropped), for a file to be predicted by a model fitted
+	// on it: with a header on both, the columns of the dropped names (a
+	// name the header lacks drops nothing); otherwise the dropped
+	// positions, in a file of as many columns as the training file only.
+	// A file of another width is an ErrInput error asking for Drop: with
+	// the target absent, the positions after it would move by one.
+	DropFitted *FittedDrop
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
 	// Features, when set, names the feature columns of a CSV file with a

@@ -156,7 +156,14 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 		}
 	}
 	pa := &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}
-	fs.Visit(func(f *flag.Flag) { pa.zeroGiven = pa.zeroGiven || f.Name == "zero-based" })
+	fs.Visit(func(f *flag.Flag) {
+		pa.zeroGiven = pa.zeroGiven || f.Name == "zero-based"
+		if f.Name == "drop" && pa.read.Drop == nil {
+			// --drop= given empty: drop nothing, not the model's drop
+			// (ReadInput takes that for a nil Drop).
+			pa.read.Drop = []string{}
+		}
+	})
 	return pa, nil
 }
 
