@@ -98,8 +98,11 @@ type csvRows struct {
 	// (nil: every column), and kept is the record of them.
 	keep []int
 	kept []string
-	// dropped is what Drop left out (Dataset.Dropped).
-	dropped *FittedDrop
+	// dropped and droppedNames are the file columns Drop (or
+	// Layout) left out and their header names (Dataset.Layout).
+	dropped      []int
+	droppedNames []string
+	layout       *Layout
 	// text numbers the text labels (ReadOptions.TextLabels; nil until
 	// one is read); numLine and numFirst are the line and text of the
 	// first numeric label (0 before one).
@@ -170,6 +173,7 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	if err := c.dropColumns(rec, header); err != nil {
 		return false, &ParseError{Line: line, Msg: err.Error(), Err: ErrInput}
 	}
+	opt = c.opt // the target Layout may have set
 	rec = c.project(rec)
 	cols := len(rec)
 	if header {
@@ -205,8 +209,10 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		return false, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "datasets: ") + delimHint(rec, c.comma), Err: err}
 	}
 	c.dx = cols
+	c.layout = &Layout{Width: c.cols, Target: -1, Header: header, Dropped: c.dropped, Names: c.droppedNames}
 	if c.target >= 0 {
 		c.dx--
+		c.layout.Target = c.fileCol(c.target)
 	}
 	if c.dx < 1 {
 		return false, &ParseError{Line: line, Msg: fmt.Sprintf("%d field(s): want at least one feature and a target (is the delimiter %q right?)", cols, c.comma) + delimHint(rec, c.comma)}
@@ -335,7 +341,7 @@ func (c *csvRows) dataset() (*Dataset, error) {
 		}
 		c.opt.Notify(fmt.Sprintf("warning: %s holds the row numbers 0, 1, …, %d and is read as a feature: if it is a row index (pandas' to_csv writes one first), drop it with --drop %d (YAML drop: [%d])", col, c.rows-1, c.fileCol(0), c.fileCol(0)))
 	}
-	d := &Dataset{Dropped: c.dropped}
+	d := &Dataset{Layout: c.layout}
 	if c.opt.Float32 {
 		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {
 			return nil, err

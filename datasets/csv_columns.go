@@ -16,10 +16,10 @@ import (
 // dropColumns resolves ReadOptions.Drop against the first record (the
 // header's names when header is set) into c.keep.
 func (c *csvRows) dropColumns(rec []string, header bool) error {
+	if c.opt.Drop == nil && c.opt.Layout != nil {
+		return c.applyLayout(rec, header)
+	}
 	if len(c.opt.Drop) == 0 {
-		if c.opt.DropFitted != nil {
-			return c.dropFitted(rec, header)
-		}
 		return nil
 	}
 	drop := make([]bool, len(rec))
@@ -55,53 +55,80 @@ func (c *csvRows) dropColumns(rec []string, header bool) error {
 }
 
 // keepAll sets c.keep (and c.kept) to the columns of rec drop does not
-// mark, and c.dropped to the ones it does (their header names when header
-// is set).
+// mark, and c.dropped (with their header names in c.droppedNames when
+// header is set) to the ones it does.
 func (c *csvRows) keepAll(rec []string, header bool, drop []bool) {
-	f := &FittedDrop{Width: len(rec)}
 	for j, d := range drop {
 		switch {
 		case !d:
 			c.keep = append(c.keep, j)
 		case header:
-			f.Names = append(f.Names, strings.TrimSpace(rec[j]))
+			c.droppedNames = append(c.droppedNames, strings.TrimSpace(rec[j]))
 			fallthrough
 		default:
-			f.Columns = append(f.Columns, j)
+			c.dropped = append(c.dropped, j)
 		}
 	}
 	c.kept = make([]string, len(c.keep))
-	if f.Columns != nil {
-		c.dropped = f
-	}
 }
 
-// dropFitted drops from rec what ReadOptions.DropFitted says a training
-// read dropped: by name when both files have a header, else by position in
-// a file of the training file's width (an error otherwise).
-func (c *csvRows) dropFitted(rec []string, header bool) error {
-	f := c.opt.DropFitted
+// applyLayout takes the columns of rec as ReadOptions.Layout says a
+// training read took its file's: with a header on both, the dropped
+// columns by name (the target goes by name too); otherwise by position,
+// in a file of the training width or one narrower (the target absent, the
+// columns after it one to the left), and without a header the target at
+// its training position (kept-column index into c.opt.Target) unless
+// Target gives an index. Another width is an error naming both.
+func (c *csvRows) applyLayout(rec []string, header bool) error {
+	l := c.opt.Layout
 	drop := make([]bool, len(rec))
-	switch {
-	case header && f.Names != nil:
+	if header && l.Header {
 		for j, s := range rec {
-			drop[j] = slices.Contains(f.Names, strings.TrimSpace(s))
+			drop[j] = slices.Contains(l.Names, strings.TrimSpace(s))
 		}
-	case len(rec) == f.Width:
-		for _, j := range f.Columns {
-			if j < 0 || j >= len(rec) {
-				return fmt.Errorf("the model's dropped column %d is out of range for %d columns", j, len(rec))
-			}
-			drop[j] = true
-		}
+		c.keepAll(rec, header, drop)
+		return nil
+	}
+	lastTarget := l.Target < 0 || l.Target == l.Width-1
+	if len(l.Dropped) == 0 && (header || lastTarget) {
+		return nil // nothing dropped, and the target by name or last
+	}
+	shift := false // the target absent
+	switch {
+	case len(rec) == l.Width:
+	case len(rec) == l.Width-1 && l.Target >= 0:
+		shift = true
 	default:
-		cols := make([]string, len(f.Columns))
-		for i, j := range f.Columns {
-			cols[i] = strconv.Itoa(j)
+		var what []string
+		if l.Target >= 0 {
+			what = append(what, fmt.Sprintf("the target in column %d", l.Target))
 		}
-		return fmt.Errorf("%d columns, where the model's training file had %d and dropped column(s) %s of them: give the columns to drop from this file (--drop, YAML drop; ReadOptions.Drop), --drop= for none (without its target a file's columns after the target move by one)", len(rec), f.Width, strings.Join(cols, ","))
+		if len(l.Dropped) > 0 {
+			cols := make([]string, len(l.Dropped))
+			for i, j := range l.Dropped {
+				cols[i] = strconv.Itoa(j)
+			}
+			what = append(what, "column(s) "+strings.Join(cols, ",")+" dropped")
+		}
+		return fmt.Errorf("%d columns, where the model's training file had %d (%s): give this file's --target and --drop (YAML target, drop; ReadOptions.Target, Drop; --drop= for none)", len(rec), l.Width, strings.Join(what, ", "))
+	}
+	before := 0 // dropped columns before the target
+	for _, j := range l.Dropped {
+		if shift && j > l.Target {
+			j--
+		}
+		if j < 0 || j >= len(rec) {
+			return fmt.Errorf("the model's dropped column %d is out of range for %d columns", j, len(rec))
+		}
+		drop[j] = true
+		if j < l.Target {
+			before++
+		}
 	}
 	c.keepAll(rec, header, drop)
+	if _, err := strconv.Atoi(strings.TrimSpace(c.opt.Target)); err != nil && !header && !shift && l.Target >= 0 {
+		c.opt.Target = strconv.Itoa(l.Target - before)
+	}
 	return nil
 }
 

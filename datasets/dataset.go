@@ -124,23 +124,26 @@ type Dataset struct {
 	// ReadOptions.Classes has those first, in their order, then the
 	// labels not among them, sorted. Nil for numeric labels.
 	Classes []string
-	// Dropped says which columns of a CSV file ReadOptions.Drop left out
-	// (ReadOptions.DropFitted reads a file to predict the same way); nil
-	// when none were.
-	Dropped *FittedDrop
+	// Layout says how a CSV read took the file's columns (its width, the
+	// target's column, the columns Drop left out); ReadOptions.Layout
+	// reads a file to predict the same way. Nil for other sources.
+	Layout *Layout
 }
 
-// FittedDrop records the columns a CSV read dropped (ReadOptions.Drop), so
-// that a file to be predicted by a model fitted on that read can drop the
-// same ones (ReadOptions.DropFitted). A saved model keeps it.
-type FittedDrop struct {
-	// Columns are the dropped columns, 0-based and ascending, of a file of
-	// Width columns.
-	Columns []int `json:"columns"`
-	Width   int   `json:"width"`
-	// Names are their header names (in Columns' order) when the file had
-	// a header; nil otherwise.
-	Names []string `json:"names,omitempty"`
+// Layout records how a CSV read took the columns of its file, so that a
+// file to be predicted by a model fitted on that read is taken the same
+// way (ReadOptions.Layout). A saved model keeps it.
+type Layout struct {
+	// Width is the file's number of columns.
+	Width int `json:"width"`
+	// Target is the file column of the target, −1 when the read had none.
+	Target int `json:"target"`
+	// Header says the file had a header line.
+	Header bool `json:"header,omitempty"`
+	// Dropped are the columns ReadOptions.Drop left out, ascending (nil for
+	// none), and Names their header names when Header is set.
+	Dropped []int    `json:"dropped,omitempty"`
+	Names   []string `json:"names,omitempty"`
 }
 
 // Len returns the number of samples (X's rows for unlabelled data, whose
@@ -211,7 +214,7 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 		copy(dst.Data[k*dst.Stride:k*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
 		y[k] = d.Y[i]
 	}
-	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target, Classes: d.Classes, Dropped: d.Dropped}
+	out := &Dataset{Name: d.Name, X: x, Y: y, Target: d.Target, Classes: d.Classes, Layout: d.Layout}
 	if d.Features != nil {
 		out.Features = append([]string(nil), d.Features...)
 	}

@@ -89,14 +89,16 @@ type ReadOptions struct {
 	// columns after index_col. A name or index that matches no column is
 	// an error naming it; so is Drop for LIBSVM data. Nil drops nothing.
 	Drop []string
-	// DropFitted, when Drop is nil, drops what a training read dropped
-	// (its Dataset.Dropped), for a file to be predicted by a model fitted
-	// on it: with a header on both, the columns of the dropped names (a
-	// name the header lacks drops nothing); otherwise the dropped
-	// positions, in a file of as many columns as the training file only.
-	// A file of another width is an ErrInput error asking for Drop: with
-	// the target absent, the positions after it would move by one.
-	DropFitted *FittedDrop
+	// Layout, for a CSV file to be predicted by a model fitted on a CSV
+	// read (that read's Dataset.Layout), takes its columns as that read
+	// did where Drop is nil: the dropped columns by name when both files
+	// have a header, else by position; and in a file without a header the
+	// target at the training file's position, unless Target gives an
+	// index. By position it needs a file of the training file's width or
+	// of one column fewer (the target absent: the columns after it move
+	// back by one); another width is an ErrInput error naming both. A
+	// layout of nothing dropped and the target last changes nothing.
+	Layout *Layout
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode
 	// Features, when set, names the feature columns of a CSV file with a

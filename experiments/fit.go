@@ -72,12 +72,12 @@ type FitResult struct {
 	// 0-based file without index 0 is not read one column off. A saved
 	// fit keeps it with its spec.
 	ZeroBased bool
-	// Dropped says which columns of the training CSV file its read left
-	// out (dataset drop; datasets.Dataset.Dropped), nil when none were.
-	// ReadInput drops the same ones from a file to predict unless the
-	// caller gives its own drop (datasets.ReadOptions.DropFitted). A saved
-	// fit keeps it; files saved before it have none.
-	Dropped *datasets.FittedDrop
+	// Layout says how the training CSV file's read took its columns (its
+	// width, the target's column, the columns the dataset's drop left
+	// out; datasets.Dataset.Layout), nil for other data. ReadInput reads
+	// a CSV file to predict the same way (datasets.ReadOptions.Layout). A
+	// saved fit keeps it; files saved before it have none.
+	Layout *datasets.Layout
 	// Storage is how the estimator got X (dense or sparse), Density X's
 	// fraction of non-zeros, StorageReason why storage auto chose it.
 	Storage       string
@@ -195,7 +195,7 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	// Unnamed features stay unnamed: x1…xd built would take O(d) memory
 	// and model-file bytes (439 KB of an 855 KB model at d = 50,000,
 	// 1.6 GB at d = 10⁸).
-	res.Features, res.TargetName, res.ClassNames, res.Dropped = r.features, r.target, r.classNames, r.dropped
+	res.Features, res.TargetName, res.ClassNames, res.Layout = r.features, r.target, r.classNames, r.layout
 	res.ImpliedFeatures = res.Features == nil
 	// A manifest of shards written from a 0-based file keeps that base.
 	res.ZeroBased = s.Dataset.ZeroBased || (sp != nil && sp.m.ZeroBased)

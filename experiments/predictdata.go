@@ -17,16 +17,14 @@ import (
 // is read sparse, and kept so below SparseDensity; columns beyond the
 // training dimension are allowed there (predicted as zero-padded training
 // data). opt supplies the CSV options (target, delimiter, header, drop);
-// a nil opt.Drop drops what the training read dropped (f.Dropped, by name
-// when both files have a header, else by position in a file of the
-// training file's width: another width is an error asking for a drop),
-// and a non-nil empty one drops nothing. notes say what the reader
-// decided, naming the data and the model file.
+// with a nil opt.Drop a CSV file is taken as the training file was
+// (f.Layout: its dropped columns, and without a header the target's
+// position unless opt.Target is an index), and a non-nil empty one drops
+// nothing. notes say what the reader decided, naming the data and the
+// model file.
 func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datasets.ReadOptions, modelFile string) (x mat.Matrix, y []float64, notes []string, err error) {
 	opt.Dim, opt.AllowUnlabelled, opt.Features, opt.ImpliedFeatures = f.Dim, true, f.Features, f.ImpliedFeatures
-	if opt.Drop == nil {
-		opt.DropFitted = f.Dropped
-	}
+	opt.Layout = f.Layout // the reader ignores it when opt.Drop is set
 	// Text labels read as the training classes, and only for a model
 	// fitted on text labels.
 	opt.TextLabels, opt.Classes = f.ClassNames != nil, f.ClassNames

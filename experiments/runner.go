@@ -114,9 +114,9 @@ type runner struct {
 	// classNames names the classes when the training labels were text
 	// (datasets.Dataset.Classes): the labels are their indices.
 	classNames []string
-	// dropped is what the training file's CSV read dropped
-	// (datasets.Dataset.Dropped; FitResult.Dropped).
-	dropped *datasets.FittedDrop
+	// layout is how the training file's CSV read took its columns
+	// (datasets.Dataset.Layout; FitResult.Layout).
+	layout *datasets.Layout
 	// testClasses names the test file's classes (its Dataset.Classes:
 	// classNames, then labels the training data lacks).
 	testClasses []string

@@ -94,7 +94,7 @@ func (r *runner) load() error {
 		if test != nil {
 			xt, yt, r.testClasses = test.X, test.Y, test.Classes
 		}
-		r.features, r.target, r.classNames, r.dropped = train.Features, train.Target, train.Classes, train.Dropped
+		r.features, r.target, r.classNames, r.layout = train.Features, train.Target, train.Classes, train.Layout
 		if err := r.dense(&x, &xt); err != nil {
 			return err
 		}

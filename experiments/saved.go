@@ -49,8 +49,8 @@ type savedHeader struct {
 	// not come from a spec that says it (shards of a 0-based file; Save
 	// with a nil spec). Files saved before it have the spec's zero_based.
 	ZeroBased bool `json:"zero_based,omitempty"`
-	// Dropped is FitResult.Dropped.
-	Dropped *datasets.FittedDrop `json:"dropped,omitempty"`
+	// Layout is FitResult.Layout.
+	Layout *datasets.Layout `json:"layout,omitempty"`
 }
 
 // Save writes the fit — its preprocessing (feature scaling, target scaling)
@@ -66,7 +66,7 @@ func (f *FitResult) Save(w io.Writer, s *Spec) error {
 // save is Save without the error prefix.
 func (f *FitResult) save(w io.Writer, s *Spec) error {
 	h := savedHeader{Spec: s, Setting: f.Point.Key(), Task: f.Task, Dim: f.Dim, Scaling: f.Scaling, Target: f.Target,
-		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma, ZeroBased: f.ZeroBased, ClassNames: f.ClassNames, Dropped: f.Dropped}
+		Features: f.Features, ImpliedFeatures: f.ImpliedFeatures && f.Features == nil, TargetName: f.TargetName, TaskRule: f.TaskRule, Gamma: f.Gamma, ZeroBased: f.ZeroBased, ClassNames: f.ClassNames, Layout: f.Layout}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -144,29 +144,35 @@ func loadFit(r io.Reader) (*FitResult, error) {
 			return nil, fmt.Errorf("%w: the model's class %v is not one of the %d class names", ErrSaved, c, len(h.ClassNames))
 		}
 	}
-	if err := checkDropped(h.Dropped); err != nil {
+	if err := checkLayout(h.Layout); err != nil {
 		return nil, err
 	}
 	// Every file that kept a target name kept the feature names too, or
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
-		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ClassNames: h.ClassNames, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma, Dropped: h.Dropped}, nil
+		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ClassNames: h.ClassNames, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma, Layout: h.Layout}, nil
 }
 
-// checkDropped refuses a saved record of dropped columns that no read
-// could have made: columns outside [0, width) or not ascending, none at
-// all or every one, or names not one a column each.
-func checkDropped(f *datasets.FittedDrop) error {
-	if f == nil {
+// checkLayout refuses a saved layout no CSV read makes: no columns, the
+// target or a dropped column outside them, dropped columns not ascending
+// or holding the target, none left for a feature, or names other than one
+// for each dropped column of a file with a header.
+func checkLayout(l *datasets.Layout) error {
+	if l == nil {
 		return nil
 	}
-	bad := len(f.Columns) == 0 || len(f.Columns) >= f.Width || (f.Names != nil && len(f.Names) != len(f.Columns))
-	for i, j := range f.Columns {
-		bad = bad || j < 0 || j >= f.Width || (i > 0 && j <= f.Columns[i-1])
+	kept := l.Width - len(l.Dropped)
+	if l.Target >= 0 {
+		kept--
+	}
+	bad := l.Width < 1 || l.Target < -1 || l.Target >= l.Width || kept < 1 ||
+		(l.Names != nil && (!l.Header || len(l.Names) != len(l.Dropped)))
+	for i, j := range l.Dropped {
+		bad = bad || j < 0 || j >= l.Width || j == l.Target || (i > 0 && j <= l.Dropped[i-1])
 	}
 	if bad {
-		return fmt.Errorf("%w: dropped columns %v of %d (names %q) are not a drop a read makes", ErrSaved, f.Columns, f.Width, f.Names)
+		return fmt.Errorf("%w: a CSV layout of %d columns, target %d, dropped %v (names %q) no read makes", ErrSaved, l.Width, l.Target, l.Dropped, l.Names)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (r *readFlags) registerCSV(fs *flag.FlagSet) {
 	fs.StringVar(&r.target, "target", "", "CSV target column: header name or 0-based index, negative from the end (default: last)")
 	fs.StringVar(&r.delim, "delim", "", `CSV delimiter, one character; "tab" for a tab (default: ",", or tab for .tsv)`)
 	fs.StringVar(&r.header, "header", "auto", "CSV header line: auto (a header when no field of line 1 is a number; the decision is printed), yes or no")
-	fs.StringVar(&r.drop, "drop", "", "CSV columns to leave out, comma-separated header names or 0-based indices (negative from the end), e.g. 0 for the index column pandas' to_csv writes first; --target's index counts the columns kept (YAML drop); predict drops what the model's fit dropped unless given (--drop= for none)")
+	fs.StringVar(&r.drop, "drop", "", "CSV columns to leave out, comma-separated header names or 0-based indices (negative from the end), e.g. 0 for the index column pandas' to_csv writes first; --target's index counts the columns kept (YAML drop); predict takes a CSV's columns as the model's fit did (dropped columns, and without a header the target's position) unless given (--drop= for none)")
 }
 
 // parseDelim reads a delimiter flag by the YAML delim key's rule.

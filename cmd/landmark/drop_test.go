@@ -62,49 +62,69 @@ func TestCLIDropPandasIndex(t *testing.T) {
 	}
 }
 
-// TestCLIDropSaved: a model fitted on a CSV without a header, its column 0
-// dropped, predicts a file of the same columns without --drop as with
-// --drop 0 (the model keeps the drop), and refuses the same rows without
-// their target (3 columns), naming both widths and --drop: taken by
-// position those read the row number and a as the two features and b as
-// the target, and predicted without a word (the numbers of a model fitted
-// on a and b, from the row number and a). With --drop 0 that file gives
-// the predictions of the file with targets.
-func TestCLIDropSaved(t *testing.T) {
+// TestCLILayoutSaved: a model keeps how fit took the columns of a CSV
+// without a header, and predict without --drop or --target takes a file's
+// columns the same way. Column 0 dropped: the same columns predict as with
+// --drop 0, and the rows without their target too (by position those read
+// the row number and a as the features and b as the target, and were
+// predicted without a word). The label first (--target 0, as the
+// headerless MNIST CSVs have it): the same columns predict as with
+// --target 0 (by position the last feature was read as the target and the
+// label as a feature), and so do the rows without their label. A file of
+// another width is refused naming both widths, the exit status 1 and
+// nothing written.
+func TestCLILayoutSaved(t *testing.T) {
 	dir := t.TempDir()
-	var train, withY, noY strings.Builder
+	var train, withY, noY, first, firstTest, ab strings.Builder
 	for i := range 40 {
 		a, b := float64(i%7)/7, float64(i%5)/5
 		fmt.Fprintf(&train, "%d,%g,%g,%g\n", i, a, b, a-2*b)
+		fmt.Fprintf(&first, "%g,%g,%g\n", a-2*b, a, b)
 		if i < 12 {
 			fmt.Fprintf(&withY, "%d,%g,%g,%g\n", 500+i, a, b, a-2*b)
 			fmt.Fprintf(&noY, "%d,%g,%g\n", 500+i, a, b)
+			fmt.Fprintf(&firstTest, "%g,%g,%g\n", a-2*b, a, b)
+			fmt.Fprintf(&ab, "%g,%g\n", a, b)
 		}
 	}
-	tr, wy, ny, m := filepath.Join(dir, "tr.csv"), filepath.Join(dir, "withy.csv"), filepath.Join(dir, "noy.csv"), filepath.Join(dir, "m.lmk")
-	for p, s := range map[string]string{tr: train.String(), wy: withY.String(), ny: noY.String()} {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+	path := func(name string) string { return filepath.Join(dir, name) }
+	for name, s := range map[string]string{"tr.csv": train.String(), "withy.csv": withY.String(), "noy.csv": noY.String(),
+		"first.csv": first.String(), "firsttest.csv": firstTest.String(), "ab.csv": ab.String()} {
+		if err := os.WriteFile(path(name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if code, _, se := runCLI("fit", "--data", tr, "--header", "no", "--drop", "0", "--gamma", "1", "--lambda", "1e-3", "--progress", "never", "--save", m); code != 0 {
-		t.Fatalf("fit: exit %d: %s", code, se)
+	fit := func(data, model string, args ...string) {
+		t.Helper()
+		if code, _, se := runCLI(append([]string{"fit", "--data", path(data), "--header", "no", "--gamma", "1", "--lambda", "1e-3", "--progress", "never", "--save", path(model)}, args...)...); code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", args, code, se)
+		}
 	}
-	pred := func(data string, args ...string) (int, string, string) {
-		return runCLI(append([]string{"predict", "--model", m, "--data", data, "--header", "no", "--progress", "never"}, args...)...)
+	pred := func(model, data string, args ...string) (int, string, string) {
+		return runCLI(append([]string{"predict", "--model", path(model), "--data", path(data), "--header", "no", "--progress", "never"}, args...)...)
 	}
-	code, want, se := pred(wy, "--drop", "0")
+	check := func(model, data string, want string, args ...string) {
+		t.Helper()
+		if code, got, se := pred(model, data, args...); code != 0 || got != want {
+			t.Errorf("predict %s %v: exit %d (%s), predictions\n%s\nwant\n%s", data, args, code, se, got, want)
+		}
+	}
+	fit("tr.csv", "drop.lmk", "--drop", "0")
+	code, want, se := pred("drop.lmk", "withy.csv", "--drop", "0")
 	if code != 0 || strings.Count(want, "\n") != 12 {
 		t.Fatalf("predict --drop 0: exit %d, %d lines: %s", code, strings.Count(want, "\n"), se)
 	}
-	if code, got, se := pred(wy); code != 0 || got != want {
-		t.Errorf("predict without --drop: exit %d (%s), predictions\n%s\nwant\n%s", code, se, got, want)
+	check("drop.lmk", "withy.csv", want)
+	check("drop.lmk", "noy.csv", want)
+	check("drop.lmk", "noy.csv", want, "--drop", "0")
+	fit("first.csv", "first.lmk", "--target", "0")
+	code, wantFirst, se := pred("first.lmk", "firsttest.csv", "--target", "0")
+	if code != 0 || strings.Count(wantFirst, "\n") != 12 || wantFirst != want {
+		t.Fatalf("label first, predict --target 0: exit %d (%s): predictions\n%s\nwant those of the same rows with column 0 dropped\n%s", code, se, wantFirst, want)
 	}
-	const refusal = "noy.csv: line 1: 3 columns, where the model's training file had 4 and dropped column(s) 0 of them: give the columns to drop from this file (--drop"
-	if code, got, se := pred(ny); code != 1 || got != "" || !strings.Contains(se, refusal) {
-		t.Errorf("predict, no target, without --drop: exit %d, stdout %q, stderr %q; want 1, nothing, %q", code, got, se, refusal)
-	}
-	if code, got, se := pred(ny, "--drop", "0"); code != 0 || got != want {
-		t.Errorf("predict, no target, --drop 0: exit %d (%s), predictions\n%s\nwant\n%s", code, se, got, want)
+	check("first.lmk", "firsttest.csv", want)
+	check("first.lmk", "ab.csv", want)
+	if code, got, se := pred("first.lmk", "withy.csv"); code != 1 || got != "" || !strings.Contains(se, "withy.csv: line 1: 4 columns, where the model's training file had 3 (the target in column 0): give this file's --target and --drop") {
+		t.Errorf("label first, 4 columns: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
 	}
 }

@@ -14,16 +14,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestFitKeepsDrop: a fit on a CSV read with drop keeps what was dropped
-// (FitResult.Dropped: column 0 of 4, no header), a saved fit loads it back,
-// and ReadInput reads a file to predict through it: a file of the training
-// width (with its target) loses column 0 as the training file did; one
-// without the target (3 columns, which by position alone reads the row
-// index and a as the features and b as the target: the misread this
-// replaces) is an ErrInput error asking for the drop; an explicit empty
-// Drop drops nothing. A saved record no read makes (a column past the
-// width, columns not ascending, names not one a column) is ErrSaved.
-func TestFitKeepsDrop(t *testing.T) {
+// TestFitKeepsLayout: a fit on a CSV read with drop keeps how it took the
+// columns (FitResult.Layout: 4 columns, the target last, column 0 dropped,
+// no header), a saved fit loads it back, and ReadInput reads a file to
+// predict through it: with its target, column 0 is dropped as in the
+// training file; without it (3 columns, which by position alone read the
+// row number and a as the features and b as the target: the misread this
+// replaces) too, and the rows come unlabelled; an explicit empty Drop
+// drops nothing; 2 columns are an ErrInput error naming both widths. A
+// saved layout no read makes (a dropped column past the width, or the
+// target's, columns not ascending, names without a header, no feature
+// left) is ErrSaved.
+func TestFitKeepsLayout(t *testing.T) {
 	dir := t.TempDir()
 	var train, withY, noY strings.Builder
 	for i := range 30 {
@@ -34,7 +36,7 @@ func TestFitKeepsDrop(t *testing.T) {
 			fmt.Fprintf(&noY, "%d,%g,%g\n", 100+i, a, b)
 		}
 	}
-	for name, s := range map[string]string{"tr.csv": train.String(), "withy.csv": withY.String(), "noy.csv": noY.String()} {
+	for name, s := range map[string]string{"tr.csv": train.String(), "withy.csv": withY.String(), "noy.csv": noY.String(), "two.csv": "1,2\n3,4\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -44,9 +46,9 @@ func TestFitKeepsDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &datasets.FittedDrop{Columns: []int{0}, Width: 4}
-	if !reflect.DeepEqual(res.Dropped, want) || res.Dim != 2 {
-		t.Fatalf("Dropped = %+v, Dim %d; want %+v, 2", res.Dropped, res.Dim, want)
+	want := &datasets.Layout{Width: 4, Target: 3, Dropped: []int{0}}
+	if !reflect.DeepEqual(res.Layout, want) || res.Dim != 2 {
+		t.Fatalf("Layout = %+v, Dim %d; want %+v, 2", res.Layout, res.Dim, want)
 	}
 	p := filepath.Join(dir, "m.lmk")
 	if err := res.SaveFile(p, s); err != nil {
@@ -56,8 +58,8 @@ func TestFitKeepsDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(fit.Dropped, want) {
-		t.Fatalf("loaded Dropped = %+v, want %+v", fit.Dropped, want)
+	if !reflect.DeepEqual(fit.Layout, want) {
+		t.Fatalf("loaded Layout = %+v, want %+v", fit.Layout, want)
 	}
 	read := func(name string, drop []string) (mat.Matrix, []float64, error) {
 		in, err := datasets.OpenInput(context.Background(), filepath.Join(dir, name), datasets.CSV)
@@ -75,8 +77,15 @@ func TestFitKeepsDrop(t *testing.T) {
 	if got := mat.Col(nil, 0, x); got[3] != 3.0/7 || len(y) != 10 || y[3] != 3.0/7+2*3.0/5 {
 		t.Errorf("withy.csv: column a %v, y %v: column 0 not dropped", got, y)
 	}
-	if _, _, err := read("noy.csv", nil); !errors.Is(err, datasets.ErrInput) || !strings.Contains(err.Error(), "3 columns, where the model's training file had 4") {
-		t.Errorf("noy.csv without a drop: %v, want ErrInput on the widths", err)
+	x, y, err = read("noy.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mat.Col(nil, 0, x); got[3] != 3.0/7 || y != nil {
+		t.Errorf("noy.csv: column a %v, y %v: column 0 not dropped, or b read as the target", got, y)
+	}
+	if _, _, err := read("two.csv", nil); !errors.Is(err, datasets.ErrInput) || !strings.Contains(err.Error(), "2 columns, where the model's training file had 4") {
+		t.Errorf("two.csv: %v, want ErrInput on the widths", err)
 	}
 	x, y, err = read("noy.csv", []string{})
 	if err != nil {
@@ -89,11 +98,15 @@ func TestFitKeepsDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const saved = `"dropped":{"columns":[0],"width":4}`
+	const saved = `"layout":{"width":4,"target":3,"dropped":[0]}`
 	if !strings.Contains(string(raw), saved) {
 		t.Fatalf("saved header lacks %s", saved)
 	}
-	for _, bad := range []string{`"dropped":{"columns":[4],"width":4}`, `"dropped":{"columns":[2,1],"width":4}`, `"dropped":{"columns":[0],"width":4,"names":["a","b"]}`, `"dropped":{"columns":[],"width":4}`} {
+	for _, bad := range []string{
+		`"layout":{"width":4,"target":3,"dropped":[4]}`, `"layout":{"width":4,"target":3,"dropped":[3]}`,
+		`"layout":{"width":4,"target":3,"dropped":[2,1]}`, `"layout":{"width":4,"target":3,"dropped":[0],"names":["i"]}`,
+		`"layout":{"width":3,"target":2,"dropped":[0,1]}`, `"layout":{"width":4,"target":4}`, `"layout":{"width":0,"target":-1}`,
+	} {
 		if _, err := LoadFit(strings.NewReader(strings.Replace(string(raw), saved, bad, 1))); !errors.Is(err, ErrSaved) {
 			t.Errorf("%s: %v, want ErrSaved", bad, err)
 		}
