@@ -75,10 +75,11 @@ func (c *csvRows) keepAll(rec []string, header bool, drop []bool) {
 // applyLayout takes the columns of rec as ReadOptions.Layout says a
 // training read took its file's: with a header on both, the dropped
 // columns by name (the target goes by name too); otherwise by position,
-// in a file of the training width or one narrower (the target absent, the
-// columns after it one to the left), and without a header the target at
-// its training position (kept-column index into c.opt.Target) unless
-// Target gives an index. Another width is an error naming both.
+// in a file of the training width, and without a header the target at its
+// training position (kept-column index into c.opt.Target) unless Target
+// gives an index. A file one column narrower is the rows without their
+// target when nothing was dropped; with dropped columns it could as well
+// lack one of those, so it is an error, as is any other width.
 func (c *csvRows) applyLayout(rec []string, header bool) error {
 	l := c.opt.Layout
 	drop := make([]bool, len(rec))
@@ -96,7 +97,7 @@ func (c *csvRows) applyLayout(rec []string, header bool) error {
 	shift := false // the target absent
 	switch {
 	case len(rec) == l.Width:
-	case len(rec) == l.Width-1 && l.Target >= 0:
+	case len(rec) == l.Width-1 && l.Target >= 0 && len(l.Dropped) == 0:
 		shift = true
 	default:
 		var what []string
@@ -110,13 +111,14 @@ func (c *csvRows) applyLayout(rec []string, header bool) error {
 			}
 			what = append(what, "column(s) "+strings.Join(cols, ",")+" dropped")
 		}
-		return fmt.Errorf("%d columns, where the model's training file had %d (%s): give this file's --target and --drop (YAML target, drop; ReadOptions.Target, Drop; --drop= for none)", len(rec), l.Width, strings.Join(what, ", "))
+		why := ""
+		if len(rec) < l.Width && len(l.Dropped) > 0 {
+			why = " (narrower, it may lack its target or a dropped column)"
+		}
+		return fmt.Errorf("%d columns, where the model's training file had %d (%s): give this file's --drop and --target%s (YAML drop, target; ReadOptions.Drop, Target; --drop= for none)", len(rec), l.Width, strings.Join(what, ", "), why)
 	}
 	before := 0 // dropped columns before the target
 	for _, j := range l.Dropped {
-		if shift && j > l.Target {
-			j--
-		}
 		if j < 0 || j >= len(rec) {
 			return fmt.Errorf("the model's dropped column %d is out of range for %d columns", j, len(rec))
 		}

@@ -15,12 +15,14 @@ import (
 // and ReadOptions.Layout reads a file to predict the same way: dropped
 // columns by name when both files have a header (in any column order; a
 // name the file lacks drops nothing), else by position in a file of the
-// training width or one narrower (the target absent: the columns after it
-// move left), and without a header the target at its training position
-// (a label-first file, which by position alone read the label as a
-// feature and the last feature as the target). Another width is an
-// ErrInput error naming both; Drop given, or Target given as an index,
-// wins; a layout of nothing dropped and the target last changes nothing.
+// training width, and without a header the target at its training
+// position (a label-first file, which by position alone read the label as
+// a feature and the last feature as the target). One column narrower is
+// the rows without their target when nothing was dropped (the columns
+// after it move left), and an ErrInput error naming both widths when
+// columns were (it could lack a dropped column instead), as is any other
+// width; Drop given, or Target given as an index, wins; a layout of
+// nothing dropped and the target last changes nothing.
 func TestCSVLayout(t *testing.T) {
 	const train = "idx,a,junk,b,y\n0,1,9,2,5\n1,3,9,4,6\n2,5,9,6,7\n"
 	d, err := ReadCSV(strings.NewReader(train), ReadOptions{Drop: []string{"idx", "-3"}})
@@ -70,7 +72,8 @@ func TestCSVLayout(t *testing.T) {
 		{"header, no target", "idx,a,junk,b\n0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, true, ""},
 		{"header, dropped columns absent", "a,b\n1,2\n3,4\n5,6\n", nil, "", named, false, true, ""},
 		{"no header, training width", "0,1,9,2,5\n1,3,9,4,6\n2,5,9,6,7\n", nil, "", named, true, false, ""},
-		{"no header, no target", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, false, ""},
+		{"no header, no target", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, false, "line 1: 4 columns, where the model's training file had 5 (the target in column 4, column(s) 0,2 dropped): give this file's --drop and --target (narrower, it may lack its target or a dropped column)"},
+		{"no header, no target, Drop given", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", []string{"0", "2"}, "", named, false, false, ""},
 		{"no header, another width", "1,9,2\n3,9,4\n5,9,6\n", nil, "", named, false, false, "line 1: 3 columns, where the model's training file had 5 (the target in column 4, column(s) 0,2 dropped)"},
 		{"header on predict only", train, nil, "", positional, true, true, ""},
 		{"Drop given wins", "a,b,y,id\n1,2,5,0\n3,4,6,1\n5,6,7,2\n", []string{"3"}, "", named, true, true, ""},

@@ -94,10 +94,12 @@ type ReadOptions struct {
 	// did where Drop is nil: the dropped columns by name when both files
 	// have a header, else by position; and in a file without a header the
 	// target at the training file's position, unless Target gives an
-	// index. By position it needs a file of the training file's width or
-	// of one column fewer (the target absent: the columns after it move
-	// back by one); another width is an ErrInput error naming both. A
-	// layout of nothing dropped and the target last changes nothing.
+	// index. By position it needs a file of the training file's width, or
+	// one column narrower when nothing was dropped (the target absent: the
+	// columns after it move left; with dropped columns the missing one
+	// could be one of those); another width is an ErrInput error naming
+	// both. A layout of nothing dropped and the target last changes
+	// nothing.
 	Layout *Layout
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode

@@ -20,8 +20,9 @@ import (
 // predict through it: with its target, column 0 is dropped as in the
 // training file; without it (3 columns, which by position alone read the
 // row number and a as the features and b as the target: the misread this
-// replaces) too, and the rows come unlabelled; an explicit empty Drop
-// drops nothing; 2 columns are an ErrInput error naming both widths. A
+// replaces) it is an ErrInput error naming both widths (it could as well
+// lack column 0), and with Drop [0] the rows come unlabelled; an explicit
+// empty Drop drops nothing; 2 columns are an ErrInput error too. A
 // saved layout no read makes (a dropped column past the width, or the
 // target's, columns not ascending, names without a header, no feature
 // left) is ErrSaved.
@@ -77,7 +78,10 @@ func TestFitKeepsLayout(t *testing.T) {
 	if got := mat.Col(nil, 0, x); got[3] != 3.0/7 || len(y) != 10 || y[3] != 3.0/7+2*3.0/5 {
 		t.Errorf("withy.csv: column a %v, y %v: column 0 not dropped", got, y)
 	}
-	x, y, err = read("noy.csv", nil)
+	if _, _, err := read("noy.csv", nil); !errors.Is(err, datasets.ErrInput) || !strings.Contains(err.Error(), "3 columns, where the model's training file had 4") {
+		t.Errorf("noy.csv: %v, want ErrInput on the widths", err)
+	}
+	x, y, err = read("noy.csv", []string{"0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,9 +65,11 @@ func TestCLIDropPandasIndex(t *testing.T) {
 // TestCLILayoutSaved: a model keeps how fit took the columns of a CSV
 // without a header, and predict without --drop or --target takes a file's
 // columns the same way. Column 0 dropped: the same columns predict as with
-// --drop 0, and the rows without their target too (by position those read
-// the row number and a as the features and b as the target, and were
-// predicted without a word). The label first (--target 0, as the
+// --drop 0; the rows without their target (by position those read the row
+// number and a as the features and b as the target, and were predicted
+// without a word) are refused naming both widths, since a file one column
+// narrower could as well lack column 0, and predict with --drop 0. The
+// label first (--target 0, as the
 // headerless MNIST CSVs have it): the same columns predict as with
 // --target 0 (by position the last feature was read as the target and the
 // label as a feature), and so do the rows without their label. A file of
@@ -115,7 +117,9 @@ func TestCLILayoutSaved(t *testing.T) {
 		t.Fatalf("predict --drop 0: exit %d, %d lines: %s", code, strings.Count(want, "\n"), se)
 	}
 	check("drop.lmk", "withy.csv", want)
-	check("drop.lmk", "noy.csv", want)
+	if code, got, se := pred("drop.lmk", "noy.csv"); code != 1 || got != "" || !strings.Contains(se, "noy.csv: line 1: 3 columns, where the model's training file had 4 (the target in column 3, column(s) 0 dropped): give this file's --drop and --target (narrower, it may lack its target or a dropped column)") {
+		t.Errorf("dropped column, no target: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
+	}
 	check("drop.lmk", "noy.csv", want, "--drop", "0")
 	fit("first.csv", "first.lmk", "--target", "0")
 	code, wantFirst, se := pred("first.lmk", "firsttest.csv", "--target", "0")
@@ -124,7 +128,7 @@ func TestCLILayoutSaved(t *testing.T) {
 	}
 	check("first.lmk", "firsttest.csv", want)
 	check("first.lmk", "ab.csv", want)
-	if code, got, se := pred("first.lmk", "withy.csv"); code != 1 || got != "" || !strings.Contains(se, "withy.csv: line 1: 4 columns, where the model's training file had 3 (the target in column 0): give this file's --target and --drop") {
+	if code, got, se := pred("first.lmk", "withy.csv"); code != 1 || got != "" || !strings.Contains(se, "withy.csv: line 1: 4 columns, where the model's training file had 3 (the target in column 0): give this file's --drop and --target (YAML") {
 		t.Errorf("label first, 4 columns: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
 	}
 }
