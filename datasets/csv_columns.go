@@ -105,11 +105,7 @@ func (c *csvRows) applyLayout(rec []string, header bool) error {
 			what = append(what, fmt.Sprintf("the target in column %d", l.Target))
 		}
 		if len(l.Dropped) > 0 {
-			cols := make([]string, len(l.Dropped))
-			for i, j := range l.Dropped {
-				cols[i] = strconv.Itoa(j)
-			}
-			what = append(what, "column(s) "+strings.Join(cols, ",")+" dropped")
+			what = append(what, "column(s) "+quoteSome(len(l.Dropped), func(i int) string { return strconv.Itoa(l.Dropped[i]) }, false)+" dropped")
 		}
 		why := ""
 		if len(rec) < l.Width && len(l.Dropped) > 0 {
