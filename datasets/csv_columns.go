@@ -79,7 +79,9 @@ func (c *csvRows) keepAll(rec []string, header bool, drop []bool) {
 // training position (kept-column index into c.opt.Target) unless Target
 // gives an index. A file one column narrower is the rows without their
 // target when nothing was dropped; with dropped columns it could as well
-// lack one of those, so it is an error, as is any other width.
+// lack one of those, so it is an error. A file of as many columns as the
+// read kept features is those features, in order, without a target. Any
+// other width is an error.
 func (c *csvRows) applyLayout(rec []string, header bool) error {
 	l := c.opt.Layout
 	drop := make([]bool, len(rec))
@@ -95,10 +97,17 @@ func (c *csvRows) applyLayout(rec []string, header bool) error {
 		return nil // nothing dropped, and the target by name or last
 	}
 	shift := false // the target absent
+	features := l.Width - len(l.Dropped)
+	if l.Target >= 0 {
+		features--
+	}
 	switch {
 	case len(rec) == l.Width:
 	case len(rec) == l.Width-1 && l.Target >= 0 && len(l.Dropped) == 0:
 		shift = true
+	case len(rec) == features:
+		// The features alone, in their order: nothing dropped, no target.
+		return nil
 	default:
 		var what []string
 		if l.Target >= 0 {
@@ -111,7 +120,7 @@ func (c *csvRows) applyLayout(rec []string, header bool) error {
 		if len(rec) < l.Width && len(l.Dropped) > 0 {
 			why = " (narrower, it may lack its target or a dropped column)"
 		}
-		return fmt.Errorf("%d columns, where the model's training file had %d (%s): give this file's --drop and --target%s (YAML drop, target; ReadOptions.Drop, Target; --drop= for none)", len(rec), l.Width, strings.Join(what, ", "), why)
+		return fmt.Errorf("%d columns, where the model's training file had %d (%s) and %d features: give this file's --drop and --target%s (YAML drop, target; ReadOptions.Drop, Target; --drop= for none)", len(rec), l.Width, strings.Join(what, ", "), features, why)
 	}
 	before := 0 // dropped columns before the target
 	for _, j := range l.Dropped {

@@ -20,9 +20,10 @@ import (
 // a feature and the last feature as the target). One column narrower is
 // the rows without their target when nothing was dropped (the columns
 // after it move left), and an ErrInput error naming both widths when
-// columns were (it could lack a dropped column instead), as is any other
-// width; Drop given, or Target given as an index, wins; a layout of
-// nothing dropped and the target last changes nothing.
+// columns were (it could lack a dropped column instead); a file of the
+// features' width is the features alone; any other width is an error;
+// Drop given, or Target given as an index, wins; a layout of nothing
+// dropped and the target last changes nothing.
 func TestCSVLayout(t *testing.T) {
 	const train = "idx,a,junk,b,y\n0,1,9,2,5\n1,3,9,4,6\n2,5,9,6,7\n"
 	d, err := ReadCSV(strings.NewReader(train), ReadOptions{Drop: []string{"idx", "-3"}})
@@ -72,14 +73,15 @@ func TestCSVLayout(t *testing.T) {
 		{"header, no target", "idx,a,junk,b\n0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, true, ""},
 		{"header, dropped columns absent", "a,b\n1,2\n3,4\n5,6\n", nil, "", named, false, true, ""},
 		{"no header, training width", "0,1,9,2,5\n1,3,9,4,6\n2,5,9,6,7\n", nil, "", named, true, false, ""},
-		{"no header, no target", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, false, "line 1: 4 columns, where the model's training file had 5 (the target in column 4, column(s) 0, 2 dropped): give this file's --drop and --target (narrower, it may lack its target or a dropped column)"},
+		{"no header, no target", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", nil, "", named, false, false, "line 1: 4 columns, where the model's training file had 5 (the target in column 4, column(s) 0, 2 dropped) and 2 features: give this file's --drop and --target (narrower, it may lack its target or a dropped column)"},
 		{"no header, no target, Drop given", "0,1,9,2\n1,3,9,4\n2,5,9,6\n", []string{"0", "2"}, "", named, false, false, ""},
-		{"no header, another width", "1,9,2\n3,9,4\n5,9,6\n", nil, "", named, false, false, "line 1: 3 columns, where the model's training file had 5 (the target in column 4, column(s) 0, 2 dropped)"},
+		{"no header, another width", "1,9,2\n3,9,4\n5,9,6\n", nil, "", named, false, false, "line 1: 3 columns, where the model's training file had 5 (the target in column 4, column(s) 0, 2 dropped) and 2 features"},
+		{"no header, the features alone", "1,2\n3,4\n5,6\n", nil, "", named, false, false, ""},
 		{"header on predict only", train, nil, "", positional, true, true, ""},
 		{"Drop given wins", "a,b,y,id\n1,2,5,0\n3,4,6,1\n5,6,7,2\n", []string{"3"}, "", named, true, true, ""},
 		{"label first", "5,1,2\n6,3,4\n7,5,6\n", nil, "", labelFirst, true, false, ""},
 		{"label first, no label", "1,2\n3,4\n5,6\n", nil, "", labelFirst, false, false, ""},
-		{"label first, another width", "5,1,2,0\n6,3,4,0\n7,5,6,0\n", nil, "", labelFirst, false, false, "line 1: 4 columns, where the model's training file had 3 (the target in column 0)"},
+		{"label first, another width", "5,1,2,0\n6,3,4,0\n7,5,6,0\n", nil, "", labelFirst, false, false, "line 1: 4 columns, where the model's training file had 3 (the target in column 0) and 2 features"},
 		{"Target index given wins", "1,2,5\n3,4,6\n5,6,7\n", nil, "2", labelFirst, true, false, ""},
 		{"target last: any width as before", "1,2\n3,4\n5,6\n", nil, "", last, false, false, ""},
 	} {

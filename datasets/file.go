@@ -97,9 +97,9 @@ type ReadOptions struct {
 	// index. By position it needs a file of the training file's width, or
 	// one column narrower when nothing was dropped (the target absent: the
 	// columns after it move left; with dropped columns the missing one
-	// could be one of those); another width is an ErrInput error naming
-	// both. A layout of nothing dropped and the target last changes
-	// nothing.
+	// could be one of those), or of the features' width (the features
+	// alone, in order); another width is an ErrInput error naming them. A
+	// layout of nothing dropped and the target last changes nothing.
 	Layout *Layout
 	// Header says whether a CSV file has a header line (default: detect).
 	Header HeaderMode

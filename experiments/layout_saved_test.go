@@ -22,22 +22,24 @@ import (
 // row number and a as the features and b as the target: the misread this
 // replaces) it is an ErrInput error naming both widths (it could as well
 // lack column 0), and with Drop [0] the rows come unlabelled; an explicit
-// empty Drop drops nothing; 2 columns are an ErrInput error too. A
+// empty Drop drops nothing; 2 columns are the features alone (a and b,
+// unlabelled), and 1 column is an ErrInput error naming the widths. A
 // saved layout no read makes (a dropped column past the width, or the
 // target's, columns not ascending, names without a header, no feature
 // left) is ErrSaved.
 func TestFitKeepsLayout(t *testing.T) {
 	dir := t.TempDir()
-	var train, withY, noY strings.Builder
+	var train, withY, noY, ab strings.Builder
 	for i := range 30 {
 		a, b := float64(i%7)/7, float64(i%5)/5
 		fmt.Fprintf(&train, "%d,%g,%g,%g\n", i, a, b, a+2*b)
 		if i < 10 {
 			fmt.Fprintf(&withY, "%d,%g,%g,%g\n", 100+i, a, b, a+2*b)
 			fmt.Fprintf(&noY, "%d,%g,%g\n", 100+i, a, b)
+			fmt.Fprintf(&ab, "%g,%g\n", a, b)
 		}
 	}
-	for name, s := range map[string]string{"tr.csv": train.String(), "withy.csv": withY.String(), "noy.csv": noY.String(), "two.csv": "1,2\n3,4\n"} {
+	for name, s := range map[string]string{"tr.csv": train.String(), "withy.csv": withY.String(), "noy.csv": noY.String(), "ab.csv": ab.String(), "one.csv": "1\n3\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -88,8 +90,15 @@ func TestFitKeepsLayout(t *testing.T) {
 	if got := mat.Col(nil, 0, x); got[3] != 3.0/7 || y != nil {
 		t.Errorf("noy.csv: column a %v, y %v: column 0 not dropped, or b read as the target", got, y)
 	}
-	if _, _, err := read("two.csv", nil); !errors.Is(err, datasets.ErrInput) || !strings.Contains(err.Error(), "2 columns, where the model's training file had 4") {
-		t.Errorf("two.csv: %v, want ErrInput on the widths", err)
+	x, y, err = read("ab.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mat.Col(nil, 0, x), mat.Col(nil, 1, x); a[3] != 3.0/7 || b[3] != 3.0/5 || y != nil {
+		t.Errorf("ab.csv: columns a %v, b %v, y %v; want the features alone, unlabelled", a, b, y)
+	}
+	if _, _, err := read("one.csv", nil); !errors.Is(err, datasets.ErrInput) || !strings.Contains(err.Error(), "1 columns, where the model's training file had 4 (the target in column 3, column(s) 0 dropped) and 2 features") {
+		t.Errorf("one.csv: %v, want ErrInput on the widths", err)
 	}
 	x, y, err = read("noy.csv", []string{})
 	if err != nil {
