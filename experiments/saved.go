@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/datasets/shard"
 	"github.com/landmark-ml/landmark/internal/outfile"
 	"github.com/landmark-ml/landmark/model"
 )
@@ -159,6 +161,14 @@ func loadFit(r io.Reader) (*FitResult, error) {
 // or holding the target, none left for a feature, or names other than one
 // for each dropped column of a file with a header.
 func checkLayout(l *datasets.Layout) error {
+	if err := layoutProblem(l); err != nil {
+		return fmt.Errorf("%w: %w", ErrSaved, err)
+	}
+	return nil
+}
+
+// layoutProblem is checkLayout's test, its error without a sentinel.
+func layoutProblem(l *datasets.Layout) error {
 	if l == nil {
 		return nil
 	}
@@ -172,9 +182,28 @@ func checkLayout(l *datasets.Layout) error {
 		bad = bad || j < 0 || j >= l.Width || j == l.Target || (i > 0 && j <= l.Dropped[i-1])
 	}
 	if bad {
-		return fmt.Errorf("%w: a CSV layout of %d columns, target %d, dropped %v (names %q) no read makes", ErrSaved, l.Width, l.Target, l.Dropped, l.Names)
+		return fmt.Errorf("a CSV layout of %d columns, target %d, dropped %v (names %q) no read makes", l.Width, l.Target, l.Dropped, l.Names)
 	}
 	return nil
+}
+
+// decodeLayout decodes the JSON of a layout a shard manifest keeps
+// (shard.Manifest.Layout) and checks it as checkLayout does; nil for none.
+// Its errors wrap shard.ErrFormat.
+func decodeLayout(raw json.RawMessage) (*datasets.Layout, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var l datasets.Layout
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("%w: manifest layout: %w", shard.ErrFormat, err)
+	}
+	if err := layoutProblem(&l); err != nil {
+		return nil, fmt.Errorf("%w: manifest layout: %w", shard.ErrFormat, err)
+	}
+	return &l, nil
 }
 
 // classesOf returns the classes of est fitted for task, as

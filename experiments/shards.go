@@ -147,45 +147,87 @@ func (r *runner) loadShards(p string) (x, xt mat.Matrix, y, yt []float64, err er
 		}
 		x, y = xd, yd
 	}
-	d := r.s.Dataset
-	if d.TestPath == "" {
+	names, err := namesOf(p, m)
+	if err != nil {
+		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+	}
+	r.features, r.target, r.classNames, r.layout = names.features, names.target, names.classNames, names.layout
+	if r.s.Dataset.TestPath == "" {
 		return x, nil, y, nil, nil
 	}
+	xtd, yt, err := r.shardTest(m, names, max(r.readLimit(), 0))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return x, xtd, y, yt, nil
+}
+
+// shardTest reads the test set (test_path) of a fit on the shards of m,
+// whose names are names, into memory under limit (> 0): test shards,
+// whose feature names (when both sets name them) must be the training
+// shards' and whose text labels are mapped onto the training classes by
+// name, or a file read as landmark predict reads one for a fit of the
+// shards' source (namesOf.testOptions). It sets r.testClasses.
+func (r *runner) shardTest(m *shard.Manifest, names shardNames, limit int64) (*mat.Dense, []float64, error) {
+	d := r.s.Dataset
 	tp, err := resolvePath(r.s.dir, d.TestPath)
 	if err != nil {
-		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 	}
+	var xt *mat.Dense
+	var yt []float64
 	if IsManifest(tp) {
 		tm, err := ReadManifest(tp)
-		if err == nil && tm.D != m.D {
-			err = fmt.Errorf("%s: %w: test shards have %d columns, the training shards %d", tp, datasets.ErrInput, tm.D, m.D)
+		if err == nil {
+			err = sameColumns(tp, tm, m.D, names.features)
 		}
 		if err != nil {
-			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+			return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
-		xtd, yt, err := readShards(r.ctx, tp, tm, max(r.readLimit(), 0))
-		if err != nil {
-			return nil, nil, nil, nil, r.readError(err, "test_path")
+		if xt, yt, err = readShards(r.ctx, tp, tm, limit); err != nil {
+			return nil, nil, r.readError(err, "test_path")
 		}
-		return x, xtd, y, yt, nil
+		if r.testClasses, err = relabel(yt, names.classNames, tm.ClassNames, tp); err != nil {
+			return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
+		}
+		return xt, yt, nil
 	}
 	opt, err := d.readOptions()
 	if err != nil {
-		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
+		return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
 	}
-	opt.Notify, opt.MaxBytes = r.notify, max(r.readLimit(), 0)
-	train := &datasets.Dataset{Y: y}
-	switch x := x.(type) {
-	case *mat.Dense:
-		train.X = x
-	case *kernel.Dense32:
-		train.X32 = x
-	}
-	test, err := datasets.ReadTestFile(tp, train, opt)
+	opt = names.testOptions(opt, m.D)
+	opt.Notify, opt.MaxBytes = r.notify, limit
+	test, err := datasets.ReadFileContext(r.ctx, tp, opt)
 	if err != nil {
-		return nil, nil, nil, nil, r.readError(err, "test_path")
+		return nil, nil, r.readError(err, "test_path")
 	}
-	return x, test.X, y, test.Y, nil
+	if xt = kernel.DenseOf(test.X); xt == nil {
+		return nil, nil, r.s.errAt("test data has no rows", "dataset", "test_path")
+	}
+	if _, dt := xt.Dims(); dt != m.D {
+		return nil, nil, r.s.errAt(fmt.Sprintf("%s has %d features, the training shards %d", tp, dt, m.D), "dataset", "test_path")
+	}
+	r.testClasses = test.Classes
+	return xt, test.Y, nil
+}
+
+// sameColumns checks that the shards of tm (at path) have d columns and,
+// when both name them, the features named features, in that order: shards
+// hold their columns by position.
+func sameColumns(path string, tm *shard.Manifest, d int, features []string) error {
+	if tm.D != d {
+		return fmt.Errorf("%s: %w: %d features, the training data has %d", path, datasets.ErrInput, tm.D, d)
+	}
+	if features == nil || tm.Features == nil {
+		return nil
+	}
+	for j, name := range features {
+		if tm.Features[j] != name {
+			return fmt.Errorf("%s: %w: feature %d is %q, the training data's is %q (shards hold their columns by position)", path, datasets.ErrInput, j, tm.Features[j], name)
+		}
+	}
+	return nil
 }
 
 // groupDigits writes n with thousands separators: 50,000,000.
@@ -398,8 +440,9 @@ func (p *shardPlan) overLimit(estimator, what string) error {
 // ReadShards reads the rows to predict from a shard manifest, into memory:
 // X must fit limit (0: DefaultMemoryLimit; an error wrapping
 // model.ErrMemory otherwise, before anything is allocated; EachShard then
-// reads it shard by shard) and have the model's number of columns. Labels
-// are the shards' targets.
+// reads it shard by shard) and have the model's number of columns (and
+// its feature names, when both name them). Labels are the shards'
+// targets, text labels' mapped onto the model's classes by name.
 func (f *FitResult) ReadShards(ctx context.Context, path string, limit int64) (*mat.Dense, []float64, error) {
 	m, err := f.shardManifest(path)
 	if err != nil {
@@ -408,17 +451,25 @@ func (f *FitResult) ReadShards(ctx context.Context, path string, limit int64) (*
 	if limit <= 0 {
 		limit = DefaultMemoryLimit()
 	}
-	return readShards(ctx, path, m, limit)
+	x, y, err := readShards(ctx, path, m, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := relabel(y, f.ClassNames, m.ClassNames, path); err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
 }
 
-// shardManifest reads a manifest of rows to predict, checking their width.
+// shardManifest reads a manifest of rows to predict, checking their width
+// and, when both name them, their features against the model's.
 func (f *FitResult) shardManifest(path string) (*shard.Manifest, error) {
 	m, err := ReadManifest(path)
 	if err != nil {
 		return nil, err
 	}
-	if m.D != f.Dim {
-		return nil, fmt.Errorf("%w: %s has %d features, the model was fitted on %d", datasets.ErrInput, path, m.D, f.Dim)
+	if err := sameColumns(path, m, f.Dim, f.Features); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -426,22 +477,36 @@ func (f *FitResult) shardManifest(path string) (*shard.Manifest, error) {
 // EachShard reads the rows of a shard manifest one shard at a time, in
 // order, and calls each with a shard's rows and targets: memory is one
 // shard (8·rows·(d + 1) bytes), whatever n. The manifest must have the
-// model's number of columns; a damaged shard is an error naming it.
+// model's number of columns (and its feature names, when both name them);
+// shards of text labels have their targets mapped onto the model's
+// classes by name (a class the model lacks gets an index past its
+// classes). A damaged shard is an error naming it.
 func (f *FitResult) EachShard(ctx context.Context, path string, each func(x *mat.Dense, y []float64) error) error {
 	m, err := f.shardManifest(path)
 	if err != nil {
 		return err
 	}
-	return eachShard(ctx, path, m, func(_ shard.Entry, x *mat.Dense, y []float64) error { return each(x, y) })
+	// Refused before the first shard: names on one side only.
+	if _, err := relabel(nil, f.ClassNames, m.ClassNames, path); err != nil {
+		return err
+	}
+	return eachShard(ctx, path, m, func(_ shard.Entry, x *mat.Dense, y []float64) error {
+		if _, err := relabel(y, f.ClassNames, m.ClassNames, path); err != nil {
+			return err
+		}
+		return each(x, y)
+	})
 }
 
 // ShardFit wraps an estimator fitted on the shards of m elsewhere (the Beam
 // fit of module github.com/landmark-ml/landmark/distributed, or
 // model.Falkon.FitShardSet called from Go) as the FitResult a streamed
 // `landmark fit` returns, so that SaveFile writes a file `landmark predict`
-// reads: the task the manifest's labels imply, unnamed features x1…xd, and,
-// when the rows were standardized on read (standardized), the manifest's
-// Mean and Std as the feature scaling that Predict applies to raw rows.
+// reads: the task the manifest's labels imply, the names it keeps from its
+// source file (features, target, text labels' classes and a CSV's layout;
+// unnamed features are x1…xd), and, when the rows were standardized on
+// read (standardized), the manifest's Mean and Std as the feature scaling
+// that Predict applies to raw rows.
 // The manifest's ZeroBased (shards of a 0-based LIBSVM file) is kept as
 // FitResult.ZeroBased.
 func ShardFit(est model.Estimator, m *shard.Manifest, standardized bool) (*FitResult, error) {
@@ -451,8 +516,12 @@ func ShardFit(est model.Estimator, m *shard.Manifest, standardized bool) (*FitRe
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("experiments: shard fit: %w", err)
 	}
-	res := &FitResult{Estimator: est, NTrain: m.N, Dim: m.D, Task: manifestTask(m), ImpliedFeatures: true,
-		TargetName: DefaultTargetName, Storage: StorageStreamed, Density: 1, ZeroBased: m.ZeroBased}
+	names, err := namesOf("experiments: shard fit", m)
+	if err != nil {
+		return nil, err
+	}
+	res := &FitResult{Estimator: est, NTrain: m.N, Dim: m.D, Task: manifestTask(m), Storage: StorageStreamed, Density: 1, ZeroBased: m.ZeroBased}
+	names.keep(res)
 	if standardized {
 		if len(m.Mean) != m.D || len(m.Std) != m.D {
 			return nil, fmt.Errorf("experiments: shard fit: %w: standardized, but the manifest has %d means and %d standard deviations for d = %d",

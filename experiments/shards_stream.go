@@ -12,7 +12,6 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/datasets/shard"
-	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -30,11 +29,18 @@ const StorageStreamed = "streamed"
 // training rows are not scored (that would be one more pass).
 func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*FitResult, error) {
 	c := *s
+	names, err := namesOf(sp.path, sp.m)
+	if err != nil {
+		return nil, s.errAt(err.Error(), "dataset", "path")
+	}
 	rule := ""
 	if c.Task == TaskAuto {
 		c.Task = manifestTask(sp.m)
 		rule = "the manifest's task " + sp.m.Task
-		if len(sp.m.Classes) > 0 {
+		switch {
+		case names.classNames != nil:
+			rule += " with text labels " + quoteClasses(names.classNames)
+		case len(sp.m.Classes) > 0:
 			rule += " with classes " + classList(sp.m.Classes)
 		}
 	}
@@ -92,12 +98,13 @@ func fitStreamed(ctx context.Context, s *Spec, sp *shardPlan, opt FitOptions) (*
 		return nil, r.memoryHint(err)
 	}
 	res := &FitResult{Estimator: f, Point: p, NTrain: sp.m.N, Dim: sp.m.D, FitSeconds: time.Since(t0).Seconds(), Scaling: sc, Gamma: gamma,
-		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule, ImpliedFeatures: true, TargetName: DefaultTargetName,
+		ScalingUsed: scaleUsed(d.scale(), false), Task: c.Task, TaskRule: rule,
 		Storage: StorageStreamed, Density: 1, ZeroBased: c.Dataset.ZeroBased || sp.m.ZeroBased, StorageReason: fmt.Sprintf("%s; fit plan %s", overLine(sp, opt), decimalBytes(f.Info().Plan.Total))}
+	names.keep(res)
 	if d.TestPath == "" {
 		return res, nil
 	}
-	xt, yt, err := r.streamTest(sp)
+	xt, yt, err := r.shardTest(sp.m, names, max(sp.limit, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -163,49 +170,6 @@ func (r *runner) streamProgress(p Point, maxIter int) model.ProgressFunc {
 		}
 		return nil
 	}
-}
-
-// streamTest reads a streamed fit's test set into memory: a manifest's
-// shards or a data file, under the memory cap, with the training shards'
-// number of columns.
-func (r *runner) streamTest(sp *shardPlan) (*mat.Dense, []float64, error) {
-	d := r.s.Dataset
-	tp, err := resolvePath(r.s.dir, d.TestPath)
-	if err != nil {
-		return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
-	}
-	var xt *mat.Dense
-	var yt []float64
-	if IsManifest(tp) {
-		tm, err := ReadManifest(tp)
-		if err != nil {
-			return nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
-		}
-		if xt, yt, err = readShards(r.ctx, tp, tm, max(sp.limit, 0)); err != nil {
-			return nil, nil, r.readError(err, "test_path")
-		}
-	} else {
-		opt, err := d.readOptions()
-		if err != nil {
-			return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
-		}
-		opt.Notify, opt.MaxBytes, opt.Dim = r.notify, max(sp.limit, 0), sp.m.D
-		if d.Format != "" {
-			opt.Format = datasets.Format(d.Format)
-		}
-		test, err := datasets.ReadFileContext(r.ctx, tp, opt)
-		if err != nil {
-			return nil, nil, r.readError(err, "test_path")
-		}
-		if xt = kernel.DenseOf(test.X); xt == nil {
-			return nil, nil, r.s.errAt("test data has no rows", "dataset", "test_path")
-		}
-		yt = test.Y
-	}
-	if _, dt := xt.Dims(); dt != sp.m.D {
-		return nil, nil, r.s.errAt(fmt.Sprintf("%s has %d features, the training shards %d", tp, dt, sp.m.D), "dataset", "test_path")
-	}
-	return xt, yt, nil
 }
 
 // scoreTest scores a fitted result on test rows with the task's metrics.

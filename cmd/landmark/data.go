@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -354,14 +355,17 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// A file's value beyond float32's range is refused at its line (a
 	// bundled set's by shard, with its row and column).
 	opt.Float32Range, opt.Float32Reason = *f32, "--float32 shards store X rounded to float32"
+	// Text labels are classes, as fit reads them: the shards hold class
+	// indices and the manifest their names.
+	opt.TextLabels = *task != "regression"
 	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = cmdline.ReadProgress(pg, "data shard", t0)
 	d, info, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
 	}
-	classification := *task == "classification"
-	if *task == "auto" {
+	classification := *task == "classification" || d.Classes != nil
+	if *task == "auto" && d.Classes == nil {
 		t := datasets.GuessTask(d.Y)
 		if info != nil {
 			t = info.Task
@@ -383,7 +387,16 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			pg.Line("data shard: shard %d/%d written (rows %d/%d; elapsed %s, ETA %s)", done, total, r1, n, cmdline.Duration(elapsed), cmdline.Duration(eta))
 		}
 	}
-	m, err := shard.WriteDirContext(ctx, pos[1], x, d.Y, shard.Options{Rows: *rows, Classification: classification, Type: shardType(*f32), Progress: shardDone, ZeroBased: opt.ZeroBased})
+	so := shard.Options{Rows: *rows, Classification: classification, Type: shardType(*f32), Progress: shardDone, ZeroBased: opt.ZeroBased,
+		Features: d.Features, Target: d.Target, ClassNames: d.Classes}
+	if d.Layout != nil {
+		// Kept so that predict takes a headerless CSV's columns as this
+		// read did (its dropped columns, the target's position).
+		if so.Layout, err = json.Marshal(d.Layout); err != nil {
+			return err
+		}
+	}
+	m, err := shard.WriteDirContext(ctx, pos[1], x, d.Y, so)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,7 +69,8 @@ func TestCLIDropPandasIndex(t *testing.T) {
 // --drop 0; the rows without their target (by position those read the row
 // number and a as the features and b as the target, and were predicted
 // without a word) are refused naming both widths, since a file one column
-// narrower could as well lack column 0, and predict with --drop 0. The
+// narrower could as well lack column 0, and predict with --drop 0; the
+// features alone (a, b) predict as they are. The
 // label first (--target 0, as the
 // headerless MNIST CSVs have it): the same columns predict as with
 // --target 0 (by position the last feature was read as the target and the
@@ -117,10 +119,11 @@ func TestCLILayoutSaved(t *testing.T) {
 		t.Fatalf("predict --drop 0: exit %d, %d lines: %s", code, strings.Count(want, "\n"), se)
 	}
 	check("drop.lmk", "withy.csv", want)
-	if code, got, se := pred("drop.lmk", "noy.csv"); code != 1 || got != "" || !strings.Contains(se, "noy.csv: line 1: 3 columns, where the model's training file had 4 (the target in column 3, column(s) 0 dropped): give this file's --drop and --target (narrower, it may lack its target or a dropped column)") {
+	if code, got, se := pred("drop.lmk", "noy.csv"); code != 1 || got != "" || !strings.Contains(se, "noy.csv: line 1: 3 columns, where the model's training file had 4 (the target in column 3, column(s) 0 dropped) and 2 features: give this file's --drop and --target (narrower, it may lack its target or a dropped column)") {
 		t.Errorf("dropped column, no target: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
 	}
 	check("drop.lmk", "noy.csv", want, "--drop", "0")
+	check("drop.lmk", "ab.csv", want)
 	fit("first.csv", "first.lmk", "--target", "0")
 	code, wantFirst, se := pred("first.lmk", "firsttest.csv", "--target", "0")
 	if code != 0 || strings.Count(wantFirst, "\n") != 12 || wantFirst != want {
@@ -128,7 +131,73 @@ func TestCLILayoutSaved(t *testing.T) {
 	}
 	check("first.lmk", "firsttest.csv", want)
 	check("first.lmk", "ab.csv", want)
-	if code, got, se := pred("first.lmk", "withy.csv"); code != 1 || got != "" || !strings.Contains(se, "withy.csv: line 1: 4 columns, where the model's training file had 3 (the target in column 0): give this file's --drop and --target (YAML") {
+	if code, got, se := pred("first.lmk", "withy.csv"); code != 1 || got != "" || !strings.Contains(se, "withy.csv: line 1: 4 columns, where the model's training file had 3 (the target in column 0) and 2 features: give this file's --drop and --target (YAML") {
 		t.Errorf("label first, 4 columns: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
+	}
+}
+
+// TestCLIShardKeepsColumns: data shard keeps how it read a CSV's columns
+// (the features' and target's names, the dropped columns, the target's
+// position), so that a model fitted on the shards predicts files as the
+// model fitted on the CSV does, byte for byte: with a header (id dropped
+// by name, the label second), and without one (column 0 dropped, the
+// label first: by position the label was read as a feature and the last
+// feature as the target, without a word). Before, the first was refused
+// ("missing feature column(s) x1…"), the second predicted wrongly; now a
+// headerless file without its label but with the index (one column
+// narrower after a drop) is refused naming the widths, as for the CSV
+// model. data info prints the names and the layout the manifest keeps.
+func TestCLIShardKeepsColumns(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	var named, plain, noLabel strings.Builder
+	named.WriteString("id,y,a,b\n")
+	for i := range 40 {
+		a, b := float64(i%7)/7, float64(i%5)/5
+		fmt.Fprintf(&named, "%d,%g,%g,%g\n", 700+i, a-2*b, a, b)
+		fmt.Fprintf(&plain, "%d,%g,%g,%g\n", 700+i, a-2*b, a, b)
+		fmt.Fprintf(&noLabel, "%d,%g,%g\n", 700+i, a, b)
+	}
+	for name, s := range map[string]string{"named.csv": named.String(), "plain.csv": plain.String(), "nolabel.csv": noLabel.String()} {
+		if err := os.WriteFile(path(name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fitArgs := []string{"--gamma", "1", "--lambda", "1e-3", "--progress", "never"}
+	for _, c := range []struct {
+		file                    string
+		read                    []string
+		source, target, feature string // data info's lines, spaces collapsed
+	}{
+		{"named.csv", []string{"--drop", "id", "--target", "y"}, `source: a CSV of 4 columns with a header: target column 1, dropped 0 "id" (columns from 0)`, `target "y": mean`, "\n2 b "},
+		{"plain.csv", []string{"--header", "no", "--drop", "0", "--target", "0"}, "source: a CSV of 4 columns without a header: target column 1, dropped 0 (columns from 0)", "target y: mean", "\n2 x2 "},
+	} {
+		sd := path("shards-" + c.file)
+		if _, se, err := runDataArgs(append([]string{"shard", path(c.file), sd, "--rows", "15", "--progress", "never"}, c.read...)...); err != nil {
+			t.Fatalf("%s: data shard: %v (%s)", c.file, err, se)
+		}
+		info, _, err := runDataArgs("info", filepath.Join(sd, "manifest.json"))
+		flat := regexp.MustCompile(` +`).ReplaceAllString(info, " ") // tabwriter's padding
+		if err != nil || !strings.Contains(flat, c.source) || !strings.Contains(flat, c.target) || !strings.Contains(flat, c.feature) {
+			t.Errorf("%s: data info: %v\n%s\nwant %q, %q, %q", c.file, err, info, c.source, c.target, c.feature)
+		}
+		fileModel, shardModel := path(c.file+".lmk"), path(c.file+".shards.lmk")
+		if code, _, se := runCLI(append(append([]string{"fit", "--data", path(c.file), "--save", fileModel}, c.read...), fitArgs...)...); code != 0 {
+			t.Fatalf("%s: fit the file: exit %d: %s", c.file, code, se)
+		}
+		if code, _, se := runCLI(append([]string{"fit", "--data", filepath.Join(sd, "manifest.json"), "--save", shardModel}, fitArgs...)...); code != 0 {
+			t.Fatalf("%s: fit the shards: exit %d: %s", c.file, code, se)
+		}
+		code, want, se := runCLI("predict", "--model", fileModel, "--data", path(c.file), "--progress", "never")
+		if code != 0 || strings.Count(want, "\n") != 40 {
+			t.Fatalf("%s: predict with the file's model: exit %d, %d lines: %s", c.file, code, strings.Count(want, "\n"), se)
+		}
+		if code, got, se := runCLI("predict", "--model", shardModel, "--data", path(c.file), "--progress", "never"); code != 0 || got != want {
+			t.Errorf("%s: predict with the shards' model: exit %d (%s), predictions\n%s\nwant the file model's\n%s", c.file, code, se, got, want)
+		}
+	}
+	code, got, se := runCLI("predict", "--model", path("plain.csv.shards.lmk"), "--data", path("nolabel.csv"), "--progress", "never")
+	if code != 1 || got != "" || !strings.Contains(se, "nolabel.csv: line 1: 3 columns, where the model's training file had 4 (the target in column 1, column(s) 0 dropped) and 2 features") {
+		t.Errorf("shards' model, the rows without their label: exit %d, stdout %q, stderr %q; want 1, nothing, the widths", code, got, se)
 	}
 }

@@ -15,8 +15,10 @@ import (
 // sorted order) with each number replaced by its name. fit says the rule
 // ("2 distinct text labels {"B", "M"}"); a test file's text labels are
 // scored as the training classes. Task regression refuses the first text
-// label with the file and line; predict on shards (shard by shard) prints
-// the names too. Before, "M" was an error whatever the task.
+// label with the file and line; the file's shards (data shard keeps the
+// names) predict shard by shard with the names and the file's scores, and
+// shards of numeric labels are refused. Before, "M" was an error whatever
+// the task.
 func TestCLITextLabels(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -79,16 +81,31 @@ func TestCLITextLabels(t *testing.T) {
 			}
 		}
 		// Shard by shard (a manifest over --memory, internal/cmdline's
-		// PredictShards) the labels are the names too: the numeric file's
-		// rows as shards, predicted by the text model. Before, the class
-		// numbers were printed.
+		// PredictShards) the labels are the names too: the text file's
+		// rows as shards (their targets class indices, the manifest
+		// naming them), predicted by the text model and scored against
+		// their labels as the file's are. Before, the class numbers were
+		// printed, and data shard refused the text labels.
 		sd := filepath.Join(dir, fmt.Sprintf("shards%d", k))
-		if _, _, err := runDataArgs("shard", np, sd, "--rows", "25", "--progress", "never"); err != nil {
+		if _, _, err := runDataArgs("shard", tp, sd, "--rows", "25", "--progress", "never"); err != nil {
 			t.Fatal(err)
 		}
+		_, _, fileScores := runCLI("predict", "--model", mt, "--data", tp, "--out", filepath.Join(dir, "p.txt"), "--progress", "never")
 		code, sh, se := runCLI("predict", "--model", mt, "--data", filepath.Join(sd, "manifest.json"), "--memory", "100", "--output", "labels", "--progress", "never")
 		if code != 0 || !strings.Contains(se, "predicting shard by shard") || sh != want.String() {
 			t.Errorf("%v: predict on shards: exit %d, stderr %q, output\n%s\nwant\n%s", c.names, code, se, sh, want.String())
+		}
+		if score := fileScores[strings.Index(fileScores, "against the file's targets"):]; !strings.Contains(se, score) {
+			t.Errorf("%v: predict on shards scored %q, the file %q", c.names, se, score)
+		}
+		// The numeric file's shards: their labels are numbers, the
+		// model's text, refused as the numeric file is.
+		nd := filepath.Join(dir, fmt.Sprintf("numshards%d", k))
+		if _, _, err := runDataArgs("shard", np, nd, "--rows", "25", "--progress", "never"); err != nil {
+			t.Fatal(err)
+		}
+		if code, sh, se := runCLI("predict", "--model", mt, "--data", filepath.Join(nd, "manifest.json"), "--progress", "never"); code != 1 || sh != "" || !strings.Contains(se, "has numeric labels, the model's were text") {
+			t.Errorf("%v: predict numeric shards: exit %d, output %q, stderr %q; want 1, nothing, the labels' kinds", c.names, code, sh, se)
 		}
 	}
 	code, _, se := runCLI("fit", "--data", filepath.Join(dir, "text.csv"), "--task", "regression", "--gamma", "1", "--lambda", "1e-3")

@@ -8,7 +8,9 @@
 // Write encodes one shard's rows and targets, Read decodes and checks one
 // (its size, shape and checksum), and Manifest describes the whole set (n,
 // d, task, classes, per-column mean and standard deviation, one Entry per
-// shard). docs/cluster.md shows the commands end to end.
+// shard, and what the source file named: features, target, text labels'
+// classes, a CSV's column layout). docs/cluster.md shows the commands end
+// to end.
 //
 // A float64 shard file (manifest format "landmark-shards/1") is
 //

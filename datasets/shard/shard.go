@@ -93,6 +93,24 @@ type Manifest struct {
 	// that landmark predict asks for the base of a LIBSVM file to predict
 	// (a 0-based file without index 0 would read one column off).
 	ZeroBased bool `json:"zero_based,omitempty"`
+	// Features names X's columns when the source named them (a CSV
+	// header), Target the target column; nil and "" otherwise. A fit of
+	// the shards keeps them, so that landmark predict matches a CSV's
+	// header to the features by name as it does for a fit of the file.
+	Features []string `json:"features,omitempty"`
+	Target   string   `json:"target,omitempty"`
+	// ClassNames are the classes' names when the labels were text (a CSV
+	// read with datasets.ReadOptions.TextLabels): the targets hold each
+	// row's class index, so Classes is 0…k−1 and ClassNames[i] names
+	// class i. Nil for numeric labels.
+	ClassNames []string `json:"class_names,omitempty"`
+	// Layout is the JSON of the datasets.Layout of the CSV read the rows
+	// came from (which columns it dropped, where the target was), nil for
+	// other sources. This package keeps it as given (package datasets
+	// imports this one, so the type cannot be named here); a fit of the
+	// shards decodes it, so that landmark predict takes a headerless CSV's
+	// columns as the read did.
+	Layout json.RawMessage `json:"layout,omitempty"`
 }
 
 // Entry is one shard of a Manifest.
@@ -127,6 +145,9 @@ func (m *Manifest) Validate() error {
 	if len(m.Mean) != m.D || len(m.Std) != m.D {
 		return fmt.Errorf("shard: %w: manifest statistics have %d/%d columns, want %d", ErrFormat, len(m.Mean), len(m.Std), m.D)
 	}
+	if err := m.validateColumns(); err != nil {
+		return fmt.Errorf("shard: %w: manifest: %w", ErrFormat, err)
+	}
 	next := 0
 	for i, e := range m.Shards {
 		if e.Rows < 1 || e.FirstRow != next || e.File == "" {
@@ -136,6 +157,33 @@ func (m *Manifest) Validate() error {
 	}
 	if next != m.N {
 		return fmt.Errorf("shard: %w: shards hold %d rows, manifest says %d", ErrFormat, next, m.N)
+	}
+	return nil
+}
+
+// validateColumns checks the source's names: one feature name a column,
+// and class names only for classes 0…k−1 of a classification, one name a
+// class, none repeated. Its error carries no sentinel: Validate wraps it
+// in ErrFormat, a write in ErrInput.
+func (m *Manifest) validateColumns() error {
+	if m.Features != nil && len(m.Features) != m.D {
+		return fmt.Errorf("%d feature names for d = %d", len(m.Features), m.D)
+	}
+	if m.ClassNames == nil {
+		return nil
+	}
+	if m.Task != "classification" || len(m.ClassNames) != len(m.Classes) {
+		return fmt.Errorf("%d class names for %d classes (task %s)", len(m.ClassNames), len(m.Classes), m.Task)
+	}
+	seen := make(map[string]bool, len(m.ClassNames))
+	for i, c := range m.Classes {
+		if c != float64(i) {
+			return fmt.Errorf("named classes must be the class indices 0…%d, but class %d is %g", len(m.Classes)-1, i, c)
+		}
+		if seen[m.ClassNames[i]] {
+			return fmt.Errorf("class name %q is repeated", m.ClassNames[i])
+		}
+		seen[m.ClassNames[i]] = true
 	}
 	return nil
 }
@@ -277,6 +325,14 @@ type Options struct {
 	// ZeroBased is recorded as the manifest's ZeroBased: the rows were
 	// read from a LIBSVM file with 0-based indices.
 	ZeroBased bool
+	// Features, Target, ClassNames and Layout are recorded as the
+	// manifest's fields of those names (see Manifest): the source's column
+	// names, its class names when the labels were text (y then holds class
+	// indices 0…k−1), and the JSON of its datasets.Layout.
+	Features   []string
+	Target     string
+	ClassNames []string
+	Layout     json.RawMessage
 }
 
 // WriteDir writes x (n×d) and y as shards of at most rows rows into dir
@@ -429,7 +485,8 @@ func (s *setWrite) undo(m *Manifest, err error) (*Manifest, error) {
 // (at least two).
 func newManifest(x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
 	n, d := x.Dims()
-	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased}
+	m := &Manifest{Format: Format, N: n, D: d, Task: "regression", Mean: make([]float64, d), Std: make([]float64, d), ZeroBased: opt.ZeroBased,
+		Features: slices.Clone(opt.Features), Target: opt.Target, ClassNames: slices.Clone(opt.ClassNames), Layout: slices.Clone(opt.Layout)}
 	if opt.Type == Float32 {
 		m.Format, m.Type = Format2, Float32
 	}
@@ -439,6 +496,16 @@ func newManifest(x *mat.Dense, y []float64, opt Options) (*Manifest, error) {
 		if len(m.Classes) < 2 {
 			return nil, fmt.Errorf("shard: %w: classification needs two classes, y has %d", ErrInput, len(m.Classes))
 		}
+	}
+	if opt.ClassNames != nil && !opt.Classification {
+		return nil, fmt.Errorf("shard: %w: class names for a regression", ErrInput)
+	}
+	if opt.Layout != nil && !json.Valid(opt.Layout) {
+		return nil, fmt.Errorf("shard: %w: layout is not JSON", ErrInput)
+	}
+	// The names are checked as ParseManifest will check them.
+	if err := m.validateColumns(); err != nil {
+		return nil, fmt.Errorf("shard: %w: %w", ErrInput, err)
 	}
 	return m, nil
 }

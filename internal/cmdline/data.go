@@ -1,8 +1,11 @@
 package cmdline
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -84,7 +87,15 @@ func ManifestInfo(w io.Writer, path string, maxColumns int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "manifest:\t%s (%s)\n", path, m.Format)
 	fmt.Fprintf(tw, "rows:\t%d\nfeatures:\t%d\ntask:\t%s\n", m.N, m.D, m.Task)
-	if len(m.Classes) > 0 {
+	switch {
+	case m.ClassNames != nil:
+		// Text labels: the targets are class indices.
+		named := make([]string, len(m.ClassNames))
+		for i, c := range m.ClassNames {
+			named[i] = fmt.Sprintf("%d %q", i, c)
+		}
+		fmt.Fprintf(tw, "classes:\t%s (text labels; the targets are their indices)\n", strings.Join(named, ", "))
+	case len(m.Classes) > 0:
 		fmt.Fprintf(tw, "classes:\t%v\n", m.Classes)
 	}
 	if m.ZeroBased {
@@ -93,14 +104,55 @@ func ManifestInfo(w io.Writer, path string, maxColumns int) error {
 	}
 	fmt.Fprintf(tw, "shards:\t%d of up to %d rows, X as %s: %s on disk, %s as float64 in memory\n", len(m.Shards), m.Shards[0].Rows, typ,
 		MiB(int64(m.N)*int64(width*m.D+8)), MiB(8*int64(m.N)*int64(m.D)))
-	fmt.Fprintf(tw, "target y:\tmean %.6g  std %.6g\n\n", m.YMean, m.YStd)
+	if len(m.Layout) > 0 {
+		// How the source CSV's columns were read, kept for predict.
+		var l datasets.Layout
+		if err := json.Unmarshal(m.Layout, &l); err != nil {
+			return fmt.Errorf("%s: %w: manifest layout: %w", path, shard.ErrFormat, err)
+		}
+		fmt.Fprintf(tw, "source:\t%s\n", describeLayout(l))
+	}
+	target := "y"
+	if m.Target != "" {
+		target = strconv.Quote(m.Target)
+	}
+	fmt.Fprintf(tw, "target %s:\tmean %.6g  std %.6g\n\n", target, m.YMean, m.YStd)
 	fmt.Fprintln(tw, "#\tfeature\tmean\tstd")
 	for j := range m.D {
 		if maxColumns > 0 && j == maxColumns {
 			fmt.Fprintf(tw, "…\t(%d more; --all lists every feature)\n", m.D-j)
 			break
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.6g\t%.6g\n", j+1, datasets.FeatureName(j), m.Mean[j], m.Std[j])
+		name := datasets.FeatureName(j)
+		if m.Features != nil {
+			name = m.Features[j]
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.6g\t%.6g\n", j+1, name, m.Mean[j], m.Std[j])
 	}
 	return tw.Flush()
+}
+
+// describeLayout says how a CSV read took its file's columns: "a CSV of 4
+// columns with a header: target column 1, dropped 0 ("id")" (columns
+// counted from 0).
+func describeLayout(l datasets.Layout) string {
+	head := "without"
+	if l.Header {
+		head = "with"
+	}
+	parts := []string{"no target"}
+	if l.Target >= 0 {
+		parts[0] = fmt.Sprintf("target column %d", l.Target)
+	}
+	if len(l.Dropped) > 0 {
+		cols := make([]string, len(l.Dropped))
+		for i, j := range l.Dropped {
+			cols[i] = strconv.Itoa(j)
+			if i < len(l.Names) {
+				cols[i] += " " + strconv.Quote(l.Names[i])
+			}
+		}
+		parts = append(parts, "dropped "+strings.Join(cols, ", "))
+	}
+	return fmt.Sprintf("a CSV of %d columns %s a header: %s (columns from 0)", l.Width, head, strings.Join(parts, ", "))
 }
