@@ -187,6 +187,18 @@ func TestOptionNeedsBackend(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 11: estimator.m: m does not apply to krr with approx exact") {
 		t.Errorf("m with exact KRR: %v", err)
 	}
+	// Without an approx (the exact fit by default) the message names the
+	// backends that take the option, uniform first: m is taken by every
+	// sampler, with and without -qr, and rff; clusters only by meka.
+	noApprox := strings.Replace(spec, "  approx: {type: exact}\n", "", 1)
+	_, err = Decode(strings.NewReader(noApprox), ".")
+	if err == nil || !strings.Contains(err.Error(), "m does not apply to krr without an approx (the exact fit); give an approx that takes it: uniform, bless, bless-qr, bless-r, bless-r-qr, clustered and ") {
+		t.Errorf("m with KRR's default approx: %v", err)
+	}
+	_, err = Decode(strings.NewReader(strings.Replace(noApprox, "  m: 100", "  clusters: 3", 1)), ".")
+	if err == nil || !strings.Contains(err.Error(), "clusters does not apply to krr without an approx (the exact fit); give an approx that takes it: meka") {
+		t.Errorf("clusters with KRR's default approx: %v", err)
+	}
 	spec = strings.Replace(spec, "type: exact", "type: rls", 1)
 	if _, err := Decode(strings.NewReader(spec), "."); err != nil {
 		t.Errorf("m with Nyström KRR rejected: %v", err)

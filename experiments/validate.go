@@ -198,11 +198,26 @@ func (s *Spec) validateEstimator() error {
 			if inGrid {
 				where = []string{"grid", o.Name}
 			}
-			a := e.Approx.Type
-			if a == "" {
-				a = "the default"
+			if e.Approx.Type == "" {
+				// The default is the exact fit: name the backends that
+				// take the option.
+				var takes []string
+				for _, a := range ent.Approx {
+					if o.With(a) {
+						takes = append(takes, a)
+					}
+				}
+				// The simplest first: uniform Nyström.
+				if i := slices.Index(takes, "uniform"); i > 0 {
+					takes = slices.Insert(slices.Delete(takes, i, i+1), 0, "uniform")
+				}
+				list := strings.Join(takes[:min(len(takes), 6)], ", ")
+				if len(takes) > 6 {
+					list += fmt.Sprintf(" and %d more (landmark run --list)", len(takes)-6)
+				}
+				return s.errAt(fmt.Sprintf("%s does not apply to %s without an approx (the exact fit); give an approx that takes it: %s", o.Name, e.Type, list), where...)
 			}
-			return s.errAt(fmt.Sprintf("%s does not apply to %s with approx %s", o.Name, e.Type, a), where...)
+			return s.errAt(fmt.Sprintf("%s does not apply to %s with approx %s", o.Name, e.Type, e.Approx.Type), where...)
 		}
 		if !o.Required || hasKey(e.Options, o.Name) || hasKey(s.Grid, o.Name) {
 			continue
