@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -310,6 +311,44 @@ func (c *csvRows) record(rec []string, line int) error {
 	return nil
 }
 
+// missingMarks are the texts that stand for a missing value in the files
+// users bring, lower-cased: R's NA, pandas' NaN and None (to_csv with
+// na_rep), null, the UCI repository's ?, and spreadsheets' #N/A.
+var missingMarks = []string{"na", "n/a", "#n/a", "nan", "none", "null", "?"}
+
+// missingWhy says who writes the missing-value mark s (one of
+// missingMarks).
+func missingWhy(s string) string {
+	if strings.TrimSpace(s) == "?" {
+		return "the UCI repository's files mark a missing value so"
+	}
+	return "pandas' read_csv reads it as a missing value (NaN), and R writes NA for one"
+}
+
+// noteMissingClasses warns (ReadOptions.Notify) of each text class of d
+// whose name marks a missing value (missingMarks): R, pandas and the UCI
+// files write a missing label so, and it is read as a class of its own. A
+// class may be called that, so it is a warning, not an error.
+func (c *csvRows) noteMissingClasses(d *Dataset) {
+	if c.opt.Notify == nil {
+		return
+	}
+	for k, name := range d.Classes {
+		if !slices.Contains(missingMarks, strings.ToLower(name)) {
+			continue
+		}
+		rows := 0
+		for _, v := range d.Y {
+			if v == float64(k) {
+				rows++
+			}
+		}
+		if rows > 0 {
+			c.opt.Notify(fmt.Sprintf("warning: the label %q of %d row(s) is read as a class, but %s: if those labels are missing, drop the rows", name, rows, missingWhy(name)))
+		}
+	}
+}
+
 // fieldError is the *ParseError for field j of line, holding s, that
 // says why (the column by name when the header named it).
 func (c *csvRows) fieldError(j int, s string, line int, why string, err error) error {
@@ -317,8 +356,11 @@ func (c *csvRows) fieldError(j int, s string, line int, why string, err error) e
 	if c.names != nil {
 		col = strconv.Quote(c.names[j])
 	}
-	if strings.TrimSpace(s) == "" {
+	switch t := strings.ToLower(strings.TrimSpace(s)); {
+	case t == "":
 		why = "is empty (missing values are not supported)"
+	case slices.Contains(missingMarks, t):
+		why += " (" + missingWhy(s) + "; missing values are not supported: drop or impute those rows first)"
 	}
 	if line == c.firstData && c.hint != "" {
 		why += " (" + c.hint + "; read with HeaderPresent (YAML header: yes) if it is a header)"
@@ -365,6 +407,7 @@ func (c *csvRows) dataset() (*Dataset, error) {
 			for i, id := range d.Y {
 				d.Y[i] = float64(class[int(id)])
 			}
+			c.noteMissingClasses(d)
 		}
 	}
 	if c.names != nil {

@@ -189,7 +189,11 @@ func (c *csvRows) label(s string, j, line int) error {
 		case t != "" && c.opt.Classes != nil:
 			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the training labels are text (%s)", quoteSome(len(c.opt.Classes), func(k int) string { return c.opt.Classes[k] }, true)), ErrInput)
 		case t != "" && c.text != nil:
-			return c.fieldError(j, s, line, fmt.Sprintf("is a number, the labels above are text (line %d: %q): a label column holds numbers or text, not both", c.text.line, c.text.first), ErrInput)
+			why := fmt.Sprintf("is a number, the labels above are text (line %d: %q): a label column holds numbers or text, not both", c.text.line, c.text.first)
+			if slices.Contains(missingMarks, strings.ToLower(c.text.first)) {
+				why += fmt.Sprintf("; as for %q, %s (missing values are not supported: drop or impute those rows first)", c.text.first, missingWhy(c.text.first))
+			}
+			return c.fieldError(j, s, line, why, ErrInput)
 		}
 		v, why, err := parseFinite([]byte(t))
 		if why != "" {

@@ -229,7 +229,7 @@ func TestHeaderGuess(t *testing.T) {
 	}{
 		{"a,b,y\n1,2,3\n", "", "read as the header", 1},
 		{"1,2,3\n4,5,6\n", "", "every field is a number", 2},
-		{"NA,2,3\n4,5,6\n", `line 1: column 0: value "NA" is not a number (read as data`, `not numbers: "NA"`, 0},
+		{"NA,2,3\n4,5,6\n", `line 1: column 0: value "NA" is not a number (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first) (read as data`, `not numbers: "NA"`, 0},
 		{"1,?,3\n4,5,6\n", `line 1: column 1: value "?" is not a number`, "2 of 3 fields are numbers", 0},
 		{"1e400,2,3\n4,5,6\n", `line 1: column 0: value "1e400" is out of range`, "every field is a number", 0},
 	} {

@@ -37,7 +37,8 @@ func TestCSVTextLabels(t *testing.T) {
 // TestCSVTextLabelsRefused: without TextLabels (a regression target) a
 // text label is an error naming its line and saying what reads it; with
 // it, a column mixing numbers and text and an empty label are errors
-// naming the line and, for a mix, the first label of the other kind.
+// naming the line and, for a mix, the first label of the other kind; a
+// missing-value mark (in a feature or the label) says whose it is.
 func TestCSVTextLabelsRefused(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -46,14 +47,40 @@ func TestCSVTextLabelsRefused(t *testing.T) {
 	}{
 		{"a,y\n1,B\n", ReadOptions{Format: CSV}, `datasets: line 2: column "y": value "B" is not a number (text labels are classes, for a classification task only: task binary, multiclass or auto; ReadOptions.TextLabels)`},
 		{"a,y\n1,1\n2,M\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "M" is text, the labels above are numbers (line 2: 1): a label column holds numbers or text, not both`},
-		{"a,y\n1,M\n2,NaN\n3,0\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "NaN" is a number, the labels above are text (line 2: "M"): a label column holds numbers or text, not both`},
+		{"a,y\n1,M\n2,NaN\n3,0\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "NaN" is a number, the labels above are text (line 2: "M"): a label column holds numbers or text, not both (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first)`},
 		{"a,y\n1,M\n2,\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "" is empty (missing values are not supported)`},
 		{"a,y\n1,1\n", ReadOptions{Format: CSV, TextLabels: true, Classes: []string{"B", "M"}}, `datasets: line 2: column "y": value "1" is a number, the training labels are text ("B", "M")`},
+		// Missing-value marks say so (pandas' read_csv defaults, UCI's ?).
+		{"a,y\n1,NA\n2,0\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "0" is a number, the labels above are text (line 2: "NA"): a label column holds numbers or text, not both; as for "NA", pandas' read_csv reads it as a missing value (NaN), and R writes NA for one (missing values are not supported: drop or impute those rows first)`},
+		{"a,y\n1,1\n2,?\n", ReadOptions{Format: CSV, TextLabels: true}, `datasets: line 3: column "y": value "?" is text, the labels above are numbers (line 2: 1): a label column holds numbers or text, not both (the UCI repository's files mark a missing value so; missing values are not supported: drop or impute those rows first)`},
+		{"a,y\n null ,1\n", ReadOptions{Format: CSV}, `datasets: line 2: column "a": value "null " is not a number (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first)`},
+		{"a,y\n1,1\nnan,2\n", ReadOptions{Format: CSV}, `datasets: line 3: column "a": value "nan" is not finite (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first)`},
+		{"a,y\n1,1\nnone1,2\n", ReadOptions{Format: CSV}, `datasets: line 3: column "a": value "none1" is not a number`},
 	} {
 		_, err := Read(strings.NewReader(c.text), c.opt)
 		if err == nil || err.Error() != c.want || !errors.Is(err, ErrInput) {
 			t.Errorf("%q: err\n%v\nwant\n%s", c.text, err, c.want)
 		}
+	}
+}
+
+// TestCSVMissingClassWarned: a text label that marks a missing value in
+// pandas ("NA", "None") or the UCI files ("?") is read as a class, since
+// a class may be called so, with a warning naming it and its rows; other
+// labels are read without one.
+func TestCSVMissingClassWarned(t *testing.T) {
+	var notes []string
+	d, err := Read(strings.NewReader("a,y\n1,B\n2,NA\n3,?\n4,NA\n5,Nominal\n"), ReadOptions{Format: CSV, Header: HeaderPresent, TextLabels: true,
+		Notify: func(s string) { notes = append(notes, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`warning: the label "?" of 1 row(s) is read as a class, but the UCI repository's files mark a missing value so: if those labels are missing, drop the rows`,
+		`warning: the label "NA" of 2 row(s) is read as a class, but pandas' read_csv reads it as a missing value (NaN), and R writes NA for one: if those labels are missing, drop the rows`,
+	}
+	if !slices.Equal(d.Classes, []string{"?", "B", "NA", "Nominal"}) || !slices.Equal(notes, want) {
+		t.Errorf("classes %q, notes\n%s\nwant\n%s", d.Classes, strings.Join(notes, "\n"), strings.Join(want, "\n"))
 	}
 }
 
