@@ -195,6 +195,10 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		var err error
 		label, why, err = parseFinite(f)
 		if why != "" {
+			if bytes.IndexByte(f, ',') >= 0 {
+				// scikit-learn's dump_svmlight_file(multilabel=True).
+				why += " (labels separated by commas are a multi-label file: fit one label a row, e.g. one model per label)"
+			}
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("label %q %s", f, why), Err: err}
 		}
 	}

@@ -128,7 +128,7 @@ func TestReadLIBSVMMalformed(t *testing.T) {
 		{"Inf value", "1 2:-Inf", `feature 2: value "-Inf" is not finite`},
 		{"overflowing value", "1 1:1e400", `feature 1: value "1e400" is out of range`},
 		{"text label", "yes 1:1", `label "yes" is not a number`},
-		{"multi-label", "1,2 1:1", `label "1,2" is not a number`},
+		{"multi-label", "1,2 1:1", `label "1,2" is not a number (labels separated by commas are a multi-label file: fit one label a row, e.g. one model per label)`},
 		{"NaN label", "nan 1:1", `label "nan" is not finite`},
 	}
 	for _, c := range cases {
