@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +113,10 @@ type csvRows struct {
 	numFirst string
 	// seq says that the first kept column, a feature, has held the row
 	// numbers 0, 1, … so far: a pandas index read as a feature.
-	seq    bool
+	seq bool
+	// bools marks the kept columns, features, where True/False (pandas'
+	// bool columns) were read as 1/0.
+	bools  map[int]bool
 	row    []float64
 	row32  []float32 // row rounded, for xs32
 	xs, ys chunks[float64]
@@ -282,6 +286,22 @@ func (c *csvRows) record(rec []string, line int) error {
 			continue
 		}
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
+		if why != "" && c.xcol[j] >= 0 {
+			// pandas writes a bool column (get_dummies' since pandas 2.0)
+			// as True/False; scikit-learn takes it as 1/0.
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "true":
+				v, why, err = 1, "", nil
+			case "false":
+				v, why, err = 0, "", nil
+			}
+			if why == "" {
+				if c.bools == nil {
+					c.bools = make(map[int]bool)
+				}
+				c.bools[j] = true
+			}
+		}
 		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
 			why, err = beyondFloat32(v, c.opt.float32Reason(true))
 		}
@@ -382,6 +402,15 @@ func (c *csvRows) dataset() (*Dataset, error) {
 			col += " (" + strconv.Quote(c.names[0]) + ")"
 		}
 		c.opt.Notify(fmt.Sprintf("warning: %s holds the row numbers 0, 1, …, %d and is read as a feature: if it is a row index (pandas' to_csv writes one first), drop it with --drop %d (YAML drop: [%d])", col, c.rows-1, c.fileCol(0), c.fileCol(0)))
+	}
+	if len(c.bools) > 0 && c.opt.Notify != nil {
+		cols := slices.Sorted(maps.Keys(c.bools))
+		c.opt.Notify(fmt.Sprintf("column(s) %s: True and False read as 1 and 0 (bool columns, as pandas writes them)", quoteSome(len(cols), func(i int) string {
+			if c.names != nil {
+				return strconv.Quote(c.names[cols[i]])
+			}
+			return strconv.Itoa(c.fileCol(cols[i]))
+		}, false)))
 	}
 	d := &Dataset{Layout: c.layout}
 	if c.opt.Float32 {
