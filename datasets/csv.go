@@ -187,6 +187,9 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 		for j, s := range rec {
 			c.names[j] = strings.TrimSpace(s)
 			if msg := unnamedColumn(c.names[j], c.fileCol(j)); msg != "" {
+				if c.names[j] == "" && c.fileCol(j) == c.cols-1 && c.cols > 1 {
+					msg += trailingDelim
+				}
 				return false, &ParseError{Line: line, Msg: msg, Err: ErrColumns}
 			}
 			// A repeated name could not be matched by name at predict
@@ -331,6 +334,10 @@ func (c *csvRows) record(rec []string, line int) error {
 	return nil
 }
 
+// trailingDelim is said of an empty last column: some exporters end every
+// line with the delimiter.
+const trailingDelim = "; lines ending with the delimiter, as some spreadsheet exporters write them, make an empty last column: drop that column or remove the trailing delimiters"
+
 // missingMarks are the texts that stand for a missing value in the files
 // users bring, lower-cased: R's NA, pandas' NaN and None (to_csv with
 // na_rep), null, the UCI repository's ?, and spreadsheets' #N/A.
@@ -377,6 +384,9 @@ func (c *csvRows) fieldError(j int, s string, line int, why string, err error) e
 		col = strconv.Quote(c.names[j])
 	}
 	switch t := strings.ToLower(strings.TrimSpace(s)); {
+	case t == "" && c.fileCol(j) == c.cols-1 && c.cols > 1 && line == c.firstData:
+		// The first row's last field empty: likely on every line.
+		why = "is empty (missing values are not supported" + trailingDelim + ")"
 	case t == "":
 		why = "is empty (missing values are not supported)"
 	case slices.Contains(missingMarks, t):

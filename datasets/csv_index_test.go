@@ -22,6 +22,8 @@ func TestCSVPandasIndexRefused(t *testing.T) {
 		{pandasCSV, "datasets: line 1: header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): drop it with --drop 0 (YAML drop: [0]; ReadOptions.Drop), or name it"},
 		{"Unnamed: 0,a,b,y\n0,1.5,4,0\n", `datasets: line 1: header: column 0 is named "Unnamed: 0", pandas' name for an unnamed column (a to_csv index read back and written again): drop it with --drop 0 (YAML drop: [0]; ReadOptions.Drop), or name it`},
 		{"a,,y\n1,2,3\n", "datasets: line 1: header: column 1 has no name: drop it with --drop 1 (YAML drop: [1]; ReadOptions.Drop), or name it"},
+		// A trailing delimiter on every line: the empty last column says so.
+		{"a,y,\n1,2,\n", "datasets: line 1: header: column 2 has no name: drop it with --drop 2 (YAML drop: [2]; ReadOptions.Drop), or name it; lines ending with the delimiter, as some spreadsheet exporters write them, make an empty last column: drop that column or remove the trailing delimiters"},
 	} {
 		_, err := Read(strings.NewReader(c.text), ReadOptions{Format: CSV})
 		if err == nil || err.Error() != c.want || !errors.Is(err, ErrColumns) {

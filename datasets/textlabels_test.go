@@ -56,6 +56,7 @@ func TestCSVTextLabelsRefused(t *testing.T) {
 		{"a,y\n null ,1\n", ReadOptions{Format: CSV}, `datasets: line 2: column "a": value "null " is not a number (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first)`},
 		{"a,y\n1,1\nnan,2\n", ReadOptions{Format: CSV}, `datasets: line 3: column "a": value "nan" is not finite (pandas' read_csv reads it as a missing value (NaN), and R writes NA for one; missing values are not supported: drop or impute those rows first)`},
 		{"a,y\n1,1\nnone1,2\n", ReadOptions{Format: CSV}, `datasets: line 3: column "a": value "none1" is not a number`},
+		{"1,2,\n3,4,\n", ReadOptions{Format: CSV, Header: HeaderAbsent}, `datasets: line 1: column 2: value "" is empty (missing values are not supported; lines ending with the delimiter, as some spreadsheet exporters write them, make an empty last column: drop that column or remove the trailing delimiters)`},
 	} {
 		_, err := Read(strings.NewReader(c.text), c.opt)
 		if err == nil || err.Error() != c.want || !errors.Is(err, ErrInput) {
