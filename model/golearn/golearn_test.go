@@ -747,3 +747,73 @@ func TestPredictProba(t *testing.T) {
 		t.Errorf("PredictProba without Probability: err = %v, want ErrInput", err)
 	}
 }
+
+// TestInstancesTextLabels: a dataset of text labels (a CSV read with
+// datasets.ReadOptions.TextLabels: Y holds class indices, Classes the
+// names) converts into a class attribute whose values are the names, so a
+// Classifier fitted on it predicts names: heart_scale with −1/+1 written
+// as "absent"/"present" is predicted exactly as the numeric file with the
+// names in place of −1 and 1 (the SVM sees the same rows and the same
+// class order). Before, the values were "0" and "1". Text labels for a
+// regression are an error.
+func TestInstancesTextLabels(t *testing.T) {
+	d := heart(t)
+	text := &datasets.Dataset{X: d.X, Y: make([]float64, len(d.Y)), Classes: []string{"absent", "present"}}
+	for i, v := range d.Y {
+		if v > 0 {
+			text.Y[i] = 1
+		}
+	}
+	fitPredict := func(d *datasets.Dataset) ([]string, []string) {
+		inst, err := Instances(d, model.Classification)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cls := &Classifier{Estimator: &model.SVM{Kernel: kernel.Gaussian{Gamma: 1.0 / 13}, C: 1}}
+		if err := cls.Fit(inst); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := cls.Predict(inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return classStrings(t, inst), classStrings(t, pred)
+	}
+	numTruth, numPred := fitPredict(d)
+	textTruth, textPred := fitPredict(text)
+	name := map[string]string{"-1": "absent", "1": "present"}
+	seen := map[string]bool{}
+	for i := range numPred {
+		if textTruth[i] != name[numTruth[i]] || textPred[i] != name[numPred[i]] {
+			t.Fatalf("row %d: text labels %q predicted %q; numeric %q predicted %q", i, textTruth[i], textPred[i], numTruth[i], numPred[i])
+		}
+		seen[textPred[i]] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("predicted only %v: the test does not exercise both names", seen)
+	}
+	if _, err := Instances(text, model.Regression); !errors.Is(err, model.ErrInput) {
+		t.Errorf("text labels for a regression: %v, want ErrInput", err)
+	}
+	bad := *text
+	bad.Y = append([]float64{2}, text.Y[1:]...)
+	if _, err := Instances(&bad, model.Classification); !errors.Is(err, model.ErrInput) {
+		t.Errorf("label 2 of 2 class names: %v, want ErrInput", err)
+	}
+}
+
+// classStrings returns the class attribute's value of every row of g.
+func classStrings(t *testing.T, g base.FixedDataGrid) []string {
+	t.Helper()
+	cls := g.AllClassAttributes()[0]
+	spec, err := g.GetAttribute(cls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, n := g.Size()
+	out := make([]string, n)
+	for i := range out {
+		out[i] = cls.GetStringFromSysVal(g.Get(spec, i))
+	}
+	return out
+}

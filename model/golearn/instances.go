@@ -14,7 +14,9 @@ import (
 // FloatAttribute per feature (named by d.Features, or x1…xd), and a class
 // attribute named by d.Target (or "y") that is categorical for
 // classification — its values are the distinct labels, ascending, written in
-// Go's shortest float format ("-1", "1", "7") — and float for regression.
+// Go's shortest float format ("-1", "1", "7"), or the class names of text
+// labels (d.Classes, in their order: a CSV read with
+// datasets.ReadOptions.TextLabels) — and float for regression.
 func Instances(d *datasets.Dataset, task model.Task) (*base.DenseInstances, error) {
 	if d == nil {
 		return nil, fmt.Errorf("golearn: %w: nil dataset", model.ErrInput)
@@ -46,7 +48,25 @@ func Instances(d *datasets.Dataset, task model.Task) (*base.DenseInstances, erro
 	}
 	var class base.Attribute
 	var labels []float64
-	if classify {
+	switch {
+	case classify && d.Classes != nil:
+		// Text labels: Y holds class indices into d.Classes, the values.
+		c := base.NewCategoricalAttribute()
+		c.SetName(target)
+		for _, name := range d.Classes {
+			c.GetSysValFromString(name)
+		}
+		labels = make([]float64, len(d.Classes))
+		for k := range labels {
+			labels[k] = float64(k)
+		}
+		for i, v := range d.Y {
+			if k := int(v); float64(k) != v || k < 0 || k >= len(d.Classes) {
+				return nil, fmt.Errorf("golearn: %w: row %d has label %g, not the index of one of the %d class names", model.ErrInput, i, v, len(d.Classes))
+			}
+		}
+		class = c
+	case classify:
 		c := base.NewCategoricalAttribute()
 		c.SetName(target)
 		labels = slices.Clone(d.Y)
@@ -56,7 +76,9 @@ func Instances(d *datasets.Dataset, task model.Task) (*base.DenseInstances, erro
 			c.GetSysValFromString(formatLabel(l))
 		}
 		class = c
-	} else {
+	case d.Classes != nil:
+		return nil, fmt.Errorf("golearn: %w: the labels are text (classes %q), a regression needs numbers", model.ErrInput, d.Classes)
+	default:
 		class = base.NewFloatAttribute(target)
 	}
 	cs := inst.AddAttribute(class)
