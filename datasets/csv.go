@@ -694,12 +694,26 @@ func targetColumn(spec string, names []string, cols int) (int, error) {
 	return k, nil
 }
 
+// checkClasses checks that with text labels every target is the index of
+// one of d.Classes.
+func (d *Dataset) checkClasses() error {
+	for i, y := range d.Y {
+		if k := int(y); d.Classes != nil && (float64(k) != y || k < 0 || k >= len(d.Classes)) {
+			return fmt.Errorf("datasets: %w: row %d has target %g, not the index of one of the %d classes", ErrInput, i, y, len(d.Classes))
+		}
+	}
+	return nil
+}
+
 // WriteCSV writes d as delimited text (comma 0 means ','): a header line (the
 // Features and Target names, or x1…xd and y when unnamed), then one record per
 // row with the target last. Numbers use the shortest form that reads back to
-// the same float64.
+// the same float64; text labels (d.Classes) are written as their names.
 func WriteCSV(w io.Writer, d *Dataset, comma rune) error {
 	if err := d.Validate(); err != nil {
+		return err
+	}
+	if err := d.checkClasses(); err != nil {
 		return err
 	}
 	cw := csv.NewWriter(w)
@@ -727,7 +741,11 @@ func WriteCSV(w io.Writer, d *Dataset, comma rune) error {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
 			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
-		rec[c] = strconv.FormatFloat(y, 'g', -1, 64)
+		if d.Classes != nil {
+			rec[c] = d.Classes[int(y)]
+		} else {
+			rec[c] = strconv.FormatFloat(y, 'g', -1, 64)
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

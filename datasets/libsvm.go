@@ -378,10 +378,15 @@ func planDense(n, d, size int, budget int64) error {
 // WriteLIBSVM writes d in LIBSVM format: one line "label idx:val ..." per row,
 // 1-based indices, zeros omitted, numbers in the shortest form that reads
 // back to the same float64 (so ReadLIBSVM(WriteLIBSVM(d)) reproduces d
-// exactly, up to the sign of zero).
+// exactly, up to the sign of zero). LIBSVM labels are numbers: text labels
+// (d.Classes) are an ErrInput error; give d's Y, the class indices,
+// without its Classes to write those.
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	if d.Classes != nil {
+		return fmt.Errorf("datasets: %w: the labels are text (%s) and a LIBSVM label is a number: write the class indices (Y, with Classes nil) or a CSV", ErrInput, quoteSome(len(d.Classes), func(k int) string { return d.Classes[k] }, true))
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	raw := d.X.RawMatrix()

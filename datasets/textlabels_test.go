@@ -123,3 +123,42 @@ func TestReadTestFileClasses(t *testing.T) {
 	_, err = ReadTestFile(filepath.Join(dir, "numtxt.csv"), num, ReadOptions{TextLabels: true})
 	wantLine(t, err, 2, `value "M" is not a number`)
 }
+
+// TestWriteTextLabels: WriteCSV writes text labels as their names, so a
+// text-labelled read written and read back has the same classes and
+// labels (before, the class indices were written: "B"/"M" came back as
+// 0/1); WriteLIBSVM, whose labels are numbers, refuses them, and writes the
+// indices when Classes is cleared; a target that is no class index is an
+// error.
+func TestWriteTextLabels(t *testing.T) {
+	const file = "a,diagnosis\n1,M\n2,B\n3,M\n"
+	d, err := Read(strings.NewReader(file), ReadOptions{Format: CSV, TextLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteCSV(&b, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != file {
+		t.Errorf("WriteCSV wrote\n%s\nwant\n%s", b.String(), file)
+	}
+	back, err := Read(strings.NewReader(b.String()), ReadOptions{Format: CSV, TextLabels: true})
+	if err != nil || !slices.Equal(back.Classes, d.Classes) || !slices.Equal(back.Y, d.Y) {
+		t.Errorf("read back: classes %q Y %v (err %v), want %q %v", back.Classes, back.Y, err, d.Classes, d.Y)
+	}
+	b.Reset()
+	if err := WriteLIBSVM(&b, d); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), `the labels are text ("B", "M") and a LIBSVM label is a number`) || b.Len() != 0 {
+		t.Errorf("WriteLIBSVM of text labels: %v, wrote %q", err, b.String())
+	}
+	plain := *d
+	plain.Classes = nil
+	if err := WriteLIBSVM(&b, &plain); err != nil || b.String() != "1 1:1\n0 1:2\n1 1:3\n" {
+		t.Errorf("WriteLIBSVM of the indices: %q (%v)", b.String(), err)
+	}
+	bad := *d
+	bad.Y = []float64{1, 0, 2}
+	if err := WriteCSV(&b, &bad, 0); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "row 2 has target 2, not the index of one of the 2 classes") {
+		t.Errorf("WriteCSV of target 2 with 2 classes: %v", err)
+	}
+}

@@ -288,9 +288,22 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
 	opt.ProgressBytes = cmdline.ReadProgress(pg, "data convert", t0)
+	opt.TextLabels = true // a CSV's text labels stay names, or become indices in LIBSVM (said below)
 	d, _, err := openData(ctx, pos[0], opt)
 	if err != nil {
 		return err
+	}
+	if f, _ := datasets.FormatOf(pos[1]); d.Classes != nil && (wopt.Format == datasets.LIBSVM || (wopt.Format == "" && f == datasets.LIBSVM)) {
+		// A LIBSVM label is a number: the classes' indices, as
+		// scikit-learn's LabelEncoder numbers them (the names sorted).
+		pairs := make([]string, len(d.Classes))
+		for k, c := range d.Classes {
+			pairs[k] = fmt.Sprintf("%q → %d", c, k)
+		}
+		fmt.Fprintf(stderr, "landmark data convert: LIBSVM labels are numbers: the text labels are written as their class indices: %s\n", strings.Join(pairs, ", "))
+		plain := *d
+		plain.Classes = nil
+		d = &plain
 	}
 	if pg != nil {
 		pg.Line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], cmdline.Duration(time.Since(t0)))

@@ -124,6 +124,33 @@ func TestDataConvert(t *testing.T) {
 	}
 }
 
+// TestDataConvertTextLabels: a CSV of text labels converts to CSV with
+// its names, and to LIBSVM (whose labels are numbers) with the class
+// indices, the names sorted (B 0, M 1), stderr saying which name became
+// which number. Before, convert refused the first text label.
+func TestDataConvertTextLabels(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bc.csv")
+	if err := os.WriteFile(in, []byte("a,diagnosis\n1,M\n2,B\n3,M\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bc2.csv")
+	if _, _, err := runDataArgs("convert", in, out, "--progress", "never"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "a,diagnosis\n1,M\n2,B\n3,M\n" {
+		t.Errorf("CSV to CSV:\n%s", b)
+	}
+	svm := filepath.Join(dir, "bc.svm")
+	_, se, err := runDataArgs("convert", in, svm, "--progress", "never")
+	if err != nil || !strings.Contains(se, `the text labels are written as their class indices: "B" → 0, "M" → 1`) {
+		t.Errorf("CSV to LIBSVM: %v, stderr %q", err, se)
+	}
+	if b, _ := os.ReadFile(svm); string(b) != "1 1:1\n0 1:2\n1 1:3\n" {
+		t.Errorf("CSV to LIBSVM:\n%s", b)
+	}
+}
+
 // TestDataShard writes heart_scale (270 rows) in shards of 100 and reads
 // them back: 3 shards of 100, 100, 70 rows holding the rows in order, a
 // binary task with labels ±1, and column statistics equal to the ones
