@@ -30,6 +30,9 @@ type Summary struct {
 	Task Task
 	// Classes holds the label counts when Task is not Regression.
 	Classes []ClassCount
+	// ClassNames names the classes of text labels (Dataset.Classes): the
+	// labels of Classes are then indices into it. Nil for numeric labels.
+	ClassNames []string
 	// Target holds the statistics of Y (Name is the target's name or "y").
 	Target ColumnSummary
 	// Columns describes every feature, or, when Wide, only those with a
@@ -79,6 +82,13 @@ func Summarize(d *Dataset) (Summary, error) {
 		}
 	}
 	s.summarizeTarget(d.Y, d.Target)
+	if d.Classes != nil {
+		// Text labels are classes however many there are.
+		s.ClassNames, s.Classes, s.Task = d.Classes, ClassCounts(d.Y), Multiclass
+		if len(d.Classes) == 2 {
+			s.Task = Binary
+		}
+	}
 	return s, nil
 }
 

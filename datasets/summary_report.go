@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -11,7 +12,7 @@ import (
 // SummarizeInput summarizes a bundled set (its Info is returned too) or a
 // data file. A LIBSVM file is read as CSR and summarized from its non-zeros
 // (SummarizeCSR: memory ∝ non-zeros, whatever the largest index); other
-// data are read dense with opt. The file is opened once, so that a pipe or
+// data are read dense with opt, text labels as classes (TextLabels). The file is opened once, so that a pipe or
 // standard input loses no row.
 func SummarizeInput(ctx context.Context, name string, opt ReadOptions) (Summary, *Info, error) {
 	if info, ok := Lookup(name); ok {
@@ -38,6 +39,8 @@ func SummarizeInput(ctx context.Context, name string, opt ReadOptions) (Summary,
 		}
 		s, err = SummarizeCSR(x, y)
 	} else {
+		// Text labels are read as classes, and said so.
+		opt.TextLabels = true
 		d, err := in.Read(ctx, opt)
 		if err != nil {
 			return Summary{}, nil, err
@@ -73,11 +76,19 @@ func (s Summary) WriteText(w io.Writer, name string, info *Info, maxColumns int)
 	fmt.Fprintf(tw, "task (guess):\t%s\n", s.Task)
 	fmt.Fprintf(tw, "sparsity:\t%.2f%% zeros (%d non-zeros, density %.3g)\n", 100*s.Sparsity(), s.Rows*s.Dim-s.Zeros, float64(s.Rows*s.Dim-s.Zeros)/(float64(s.Rows)*float64(s.Dim)))
 	t := s.Target
-	fmt.Fprintf(tw, "target %s:\tmin %.6g  max %.6g  mean %.6g  std %.6g\n", t.Name, t.Min, t.Max, t.Mean, t.Std)
+	if s.ClassNames != nil {
+		fmt.Fprintf(tw, "target %s:\ttext labels, %d classes\n", t.Name, len(s.ClassNames))
+	} else {
+		fmt.Fprintf(tw, "target %s:\tmin %.6g  max %.6g  mean %.6g  std %.6g\n", t.Name, t.Min, t.Max, t.Mean, t.Std)
+	}
 	if s.Classes != nil {
 		parts := make([]string, len(s.Classes))
 		for i, c := range s.Classes {
-			parts[i] = fmt.Sprintf("%g: %d (%.1f%%)", c.Label, c.Count, 100*float64(c.Count)/float64(s.Rows))
+			label := strconv.FormatFloat(c.Label, 'g', -1, 64)
+			if k := int(c.Label); s.ClassNames != nil && k >= 0 && k < len(s.ClassNames) {
+				label = strconv.Quote(s.ClassNames[k])
+			}
+			parts[i] = fmt.Sprintf("%s: %d (%.1f%%)", label, c.Count, 100*float64(c.Count)/float64(s.Rows))
 		}
 		fmt.Fprintf(tw, "labels:\t%s\n", strings.Join(parts, ", "))
 	}

@@ -1,11 +1,15 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -145,5 +149,35 @@ func TestSummarizeCSRWide(t *testing.T) {
 	}
 	if _, err := SummarizeCSR(c, []float64{1}); !errors.Is(err, ErrInput) {
 		t.Errorf("1 label for 4 rows: %v", err)
+	}
+}
+
+// TestSummarizeTextLabels: a file of text labels is summarized with its
+// classes named and counted (2 M, 1 B of 3 rows: 66.7% and 33.3%), the
+// task binary, and no numeric statistics of the class indices; before,
+// data info refused the first text label.
+func TestSummarizeTextLabels(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bc.csv")
+	if err := os.WriteFile(p, []byte("a,diagnosis\n1,M\n2,B\n3,M\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := SummarizeInput(context.Background(), p, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Task != Binary || !slices.Equal(s.ClassNames, []string{"B", "M"}) {
+		t.Errorf("task %s, class names %q", s.Task, s.ClassNames)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b, p, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"target diagnosis:  text labels, 2 classes\n", `labels:            "B": 1 (33.3%), "M": 2 (66.7%)`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary\n%s\nlacks %q", b.String(), want)
+		}
+	}
+	if strings.Contains(b.String(), "mean 0.666667") {
+		t.Errorf("summary gives the class indices' statistics:\n%s", b.String())
 	}
 }
