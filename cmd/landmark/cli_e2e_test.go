@@ -979,3 +979,70 @@ func TestCLIWideUnnamed(t *testing.T) {
 		t.Errorf("CSV with x017 for x17: exit %d, stdout %q, stderr %s", code, so, se)
 	}
 }
+
+// TestCLIFitCV: fit --cv K (svm-train -v K) prints the setting's
+// cross-validated scores, one line, mean ± sd over the K folds, and fits
+// on every training row as without --cv (the same training line); --json
+// gives the fold scores, whose mean is the line's mean; --cv 1 is a usage
+// error, and more folds than rows an error naming --cv.
+func TestCLIFitCV(t *testing.T) {
+	args := []string{"fit", "--dataset", "heart_scale", "--estimator", "svm", "--c", "1", "--gamma", "auto", "--progress", "never"}
+	code, plain, se := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, se)
+	}
+	code, withCV, se := runCLI(append(args, "--cv", "5")...)
+	if code != 0 {
+		t.Fatalf("fit --cv 5: exit %d: %s", code, se)
+	}
+	trainLine := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "train: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if trainLine(plain) == "" || trainLine(plain) != trainLine(withCV) {
+		t.Errorf("train lines differ with --cv:\n%s\n%s", trainLine(plain), trainLine(withCV))
+	}
+	if !strings.Contains(withCV, "cv (5 folds of 270 rows; mean ± sd over 5 fits): accuracy ") {
+		t.Errorf("fit --cv 5 output:\n%s", withCV)
+	}
+	code, js, se := runCLI(append(args, "--cv", "5", "--json")...)
+	if code != 0 {
+		t.Fatalf("fit --cv 5 --json: exit %d: %s", code, se)
+	}
+	var out struct {
+		CV struct {
+			Folds      int
+			Fits       int
+			Metric     string
+			FoldScores []float64 `json:"fold_scores"`
+			Metrics    []struct {
+				Name      string
+				Mean, Std float64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, v := range out.CV.FoldScores {
+		sum += v
+	}
+	if out.CV.Folds != 5 || out.CV.Fits != 5 || len(out.CV.FoldScores) != 5 || out.CV.Metric != "accuracy" || len(out.CV.Metrics) == 0 ||
+		out.CV.Metrics[0].Name != "accuracy" || math.Abs(sum/5-out.CV.Metrics[0].Mean) > 1e-12 {
+		t.Errorf("--json cv: %+v", out.CV)
+	}
+	if m := fmt.Sprintf("accuracy %.6g ± ", out.CV.Metrics[0].Mean); !strings.Contains(withCV, m) {
+		t.Errorf("text and JSON differ: %q not in\n%s", m, withCV)
+	}
+	if code, _, se := runCLI(append(args, "--cv", "1")...); code != 2 || !strings.Contains(se, "--cv 1: want at least 2 folds") {
+		t.Errorf("--cv 1: exit %d, %q", code, se)
+	}
+	if code, _, se := runCLI(append(args, "--cv", "300")...); code != 1 || !strings.Contains(se, "--cv: folds = 300 exceeds the 270 training rows") {
+		t.Errorf("--cv 300: exit %d, %q", code, se)
+	}
+}

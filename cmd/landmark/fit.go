@@ -252,6 +252,20 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fopt.Progress = p.Event
 		defer p.Done()
 	}
+	var cv *experiments.CVResult
+	if fa.cv > 0 {
+		// LIBSVM's svm-train -v K: the setting's cross-validated scores,
+		// then the fit on every training row as without --cv.
+		c := *spec
+		c.CV.Folds = fa.cv
+		cv, err = experiments.CrossValidate(ctx, &c, experiments.Options{Notify: fopt.Notify, Progress: fopt.Progress})
+		if err != nil {
+			if fa.fromFlags && flagSpecError(err, fa.sf.given) {
+				return err // it names the flag
+			}
+			return fmt.Errorf("--cv %d: %w", fa.cv, err)
+		}
+	}
 	res, err := experiments.FitWith(ctx, spec, fopt)
 	if err != nil {
 		if fa.fromFlags {
@@ -265,10 +279,24 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if fa.json {
-		return printFitJSON(res, fa.sf.defaulted, stdout)
+		return printFitJSON(res, cv, fa.sf.defaulted, stdout)
 	}
-	printFit(res, spec, fa.sf.defaulted, fa.save, stdout)
+	printFit(res, cv, spec, fa.sf.defaulted, fa.save, stdout)
 	return nil
+}
+
+// cvLine is landmark fit --cv's line: the folds and the mean ± sample
+// standard deviation of every metric over them.
+func cvLine(cv *experiments.CVResult) string {
+	parts := make([]string, len(cv.Point.Metrics))
+	for i, m := range cv.Point.Metrics {
+		parts[i] = fmt.Sprintf("%s %.6g ± %.3g", m.Name, m.Mean, m.Std)
+	}
+	reps := ""
+	if cv.Repeats > 1 {
+		reps = fmt.Sprintf(" × %d repeats", cv.Repeats)
+	}
+	return fmt.Sprintf("cv (%d folds%s of %d rows; mean ± sd over %d fits): %s", cv.Folds, reps, cv.NTrain, cv.Point.Fits, strings.Join(parts, ", "))
 }
 
 // fitArgs are landmark fit's flags, parsed, and the spec they give.
@@ -278,6 +306,7 @@ type fitArgs struct {
 	mem         memoryFlag   // --memory, applied to spec
 	save        string       // --save
 	dense, json bool         // --dense, --json
+	cv          int          // --cv: folds to cross-validate the setting with first (0: none)
 	prog        cmdline.Mode // --progress
 	fromFlags   bool         // the spec was built from the flags, not read from a SPEC.yaml
 }
@@ -305,6 +334,7 @@ var specFlagNames = map[string]string{
 	"estimator.c":            "c",
 	"estimator.m":            "m",
 	"task":                   "task",
+	"cv.folds":               "cv",
 }
 
 // flagSpecError rewrites, in place, a spec error of a spec built from the
@@ -336,6 +366,7 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	save := fs.String("save", "", "save the fitted model to this file")
 	dense := fs.Bool("dense", false, denseUsage)
 	asJSON := fs.Bool("json", false, "print the scores as JSON")
+	cv := fs.Int("cv", 0, "cross-validate the setting on K folds first (stratified for classification; YAML cv), as svm-train -v K, and print the mean ± sd of every metric; the fit on every training row follows")
 	prog := cmdline.AddProgress(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -365,7 +396,10 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	if err := applyMemory(fa.spec, fa.mem); err != nil {
 		return nil, err
 	}
-	fa.save, fa.dense, fa.json, fa.prog = *save, *dense, *asJSON, *prog
+	if *cv == 1 || *cv < 0 {
+		return nil, fmt.Errorf("%w: --cv %d: want at least 2 folds (0 for none)", errUsage, *cv)
+	}
+	fa.save, fa.dense, fa.json, fa.prog, fa.cv = *save, *dense, *asJSON, *prog, *cv
 	return fa, nil
 }
 
@@ -389,7 +423,7 @@ func specArg(cmd, path string) error {
 
 // printFitJSON prints landmark fit --json's result: the setting, task,
 // data, storage and scaling, the fit time and the scores.
-func printFitJSON(res *experiments.FitResult, defaulted []string, stdout io.Writer) error {
+func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulted []string, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	out := map[string]any{
@@ -401,13 +435,16 @@ func printFitJSON(res *experiments.FitResult, defaulted []string, stdout io.Writ
 	if res.Gamma != 0 {
 		out["gamma"] = res.Gamma // the γ a gamma rule (scale, auto) resolved to
 	}
+	if cv != nil {
+		out["cv"] = map[string]any{"folds": cv.Folds, "repeats": cv.Repeats, "n": cv.NTrain, "fits": cv.Point.Fits, "metrics": cv.Point.Metrics, "fold_scores": cv.Point.FoldScores, "metric": cv.Metric}
+	}
 	return enc.Encode(out)
 }
 
 // printFit prints landmark fit's result as lines of text: the inferred
-// task and defaults, the fit, storage and scaling, the scores, and where
-// the model was saved.
-func printFit(res *experiments.FitResult, spec *experiments.Spec, defaulted []string, save string, stdout io.Writer) {
+// task and defaults, the fit, storage and scaling, the scores (training,
+// cross-validated with --cv, test), and where the model was saved.
+func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experiments.Spec, defaulted []string, save string, stdout io.Writer) {
 	setting := res.Point.Key()
 	if setting == "" {
 		setting = "(no grid)"
@@ -434,6 +471,9 @@ func printFit(res *experiments.FitResult, spec *experiments.Spec, defaulted []st
 	}
 	if res.Train != nil {
 		fmt.Fprintf(stdout, "train: %s\n", cmdline.ScoreLine(res.Train, nil))
+	}
+	if cv != nil {
+		fmt.Fprintln(stdout, cvLine(cv))
 	}
 	if res.Test != nil {
 		fmt.Fprintf(stdout, "test (%d rows): %s\n", res.NTest, cmdline.ScoreLine(res.Test, nil))
