@@ -369,8 +369,11 @@ func planDense(n, d, size int, budget int64) error {
 	}
 	need := float64(n) * float64(d) * float64(size)
 	if need > float64(budget) {
-		return fmt.Errorf("datasets: %w: a dense %d×%d matrix needs %.3g GB, over the %.3g GB budget (ReadOptions.MaxBytes)",
-			check.ErrMemory, n, d, need/1e9, float64(budget)/1e9)
+		what := fmt.Sprintf("a dense %d×%d matrix", n, d)
+		if need >= math.MaxInt64 {
+			return fmt.Errorf("datasets: %w: %s needs %.3g bytes, the limit is %d bytes (%s) (ReadOptions.MaxBytes)", check.ErrMemory, what, need, budget, check.FormatBytes(budget))
+		}
+		return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)", check.Memory(what, int64(need), budget))
 	}
 	return nil
 }

@@ -178,12 +178,12 @@ func TestReadLIBSVMEmptyAndLimits(t *testing.T) {
 	// (2 rows × 999,999,999 columns × 8 bytes = 16 GB > the default 8 GiB;
 	// 1 × 200,000 × 8 = 1.6 MB > a 1 MiB budget.)
 	_, err = ReadLIBSVM(strings.NewReader("1 999999999:1\n2 1:1\n"), 0)
-	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "budget") {
-		t.Errorf("huge dimension: err = %v, want a memory-budget error", err)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "a dense 2×999999999 matrix needs 15999999984 bytes (14.9 GiB), the limit is 8589934592 bytes (8.0 GiB) (ReadOptions.MaxBytes)") {
+		t.Errorf("huge dimension: err = %v, want a memory-limit error", err)
 	}
 	_, err = Read(strings.NewReader("1 200000:1\n"), ReadOptions{MaxBytes: 1 << 20})
-	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "budget") {
-		t.Errorf("over MaxBytes: err = %v, want a memory-budget error", err)
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "a dense 1×200000 matrix needs 1600000 bytes (1.5 MiB), the limit is 1048576 bytes (1.0 MiB)") {
+		t.Errorf("over MaxBytes: err = %v, want a memory-limit error", err)
 	}
 }
 

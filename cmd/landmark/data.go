@@ -74,12 +74,18 @@ type readFlags struct {
 	zeroBased bool
 	// notify, when set, becomes ReadOptions.Notify.
 	notify func(string)
+	// mem is --memory, the cap on the dense X read (register's commands
+	// only: capped); default experiments.DefaultMemoryLimit.
+	mem    memoryFlag
+	capped bool
 }
 
 func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
 	r.registerCSV(fs)
 	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
+	fs.Var(&r.mem, "memory", "cap on the dense X read into memory (default 75% of physical memory), e.g. 16G, 512MiB or bytes; a file over it is refused before allocating")
+	r.capped = true
 }
 
 // registerCSV registers the CSV flags and --zero-based (fit, predict and
@@ -103,6 +109,12 @@ func parseDelim(flag, s string) (rune, error) {
 
 func (r *readFlags) options() (datasets.ReadOptions, error) {
 	opt := datasets.ReadOptions{Target: r.target, Dim: r.dim, ZeroBased: r.zeroBased}
+	if r.capped {
+		opt.MaxBytes = r.mem.bytes
+		if opt.MaxBytes == 0 {
+			opt.MaxBytes = experiments.DefaultMemoryLimit()
+		}
+	}
 	if r.notify != nil {
 		opt.Notify = r.notify
 	}

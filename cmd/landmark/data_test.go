@@ -108,6 +108,16 @@ func TestDataConvert(t *testing.T) {
 			t.Fatalf("label %d changed: %v → %v", i, orig.Y[i], got.Y[i])
 		}
 	}
+	// --memory caps the dense X read (270 × 13 float64 = 28,080 bytes), as
+	// the memory errors' hint says; data shard and data info take it too.
+	for _, args := range [][]string{
+		{"convert", csvPath, filepath.Join(dir, "capped.csv"), "--memory", "1000"},
+		{"shard", csvPath, filepath.Join(dir, "capped"), "--rows", "100", "--memory", "1000"},
+	} {
+		if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), "a dense 270×13 matrix needs 28080 bytes (27.4 KiB), the limit is 1000 bytes") {
+			t.Errorf("data %s --memory 1000: %v", args[0], err)
+		}
+	}
 	// A semicolon CSV with --to and delimiters.
 	semi := filepath.Join(dir, "out.dat")
 	if _, _, err := runDataArgs("convert", "--to", "csv", "--out-delim", ";", "heart_scale", semi); err != nil {
