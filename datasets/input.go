@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/landmark-ml/landmark/datasets/shard"
 )
 
 // Stdin is the path that names standard input ("-", as Unix tools use it).
@@ -50,6 +52,12 @@ type Input struct {
 	used    bool
 }
 
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // OpenInput opens the data at path for reading ("-" is standard input) with
 // the given format (Auto: from the name, else from the content). Opening a
 // FIFO that has no writer yet blocks until one comes, or until ctx is
@@ -78,6 +86,11 @@ func OpenInput(ctx context.Context, path string, format Format) (*Input, error) 
 		}
 		if st.IsDir() {
 			f.Close()
+			if m := filepath.Join(path, shard.ManifestName); fileExists(m) {
+				// The folder landmark data shard wrote: the commands that
+				// read shards take its manifest.
+				return nil, fmt.Errorf("datasets: %w: %s is a directory, not a data file; it holds shards: give their manifest, %s (fit, predict, approx and data info read it)", ErrInput, path, m)
+			}
 			return nil, fmt.Errorf("datasets: %w: %s is a directory, not a data file", ErrInput, path)
 		}
 		if st.Mode().IsRegular() {

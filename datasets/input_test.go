@@ -267,3 +267,27 @@ func TestDetectFormatRefusesStreams(t *testing.T) {
 		t.Fatalf("named .csv: %q %v", f, err)
 	}
 }
+
+// TestOpenInputDirectory: a directory is no data file (ErrInput); one
+// holding a shard manifest (landmark data shard's OUTDIR) names the
+// manifest to give instead.
+func TestOpenInputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	plain, shards := filepath.Join(dir, "plain"), filepath.Join(dir, "shards")
+	for _, d := range []string{plain, shards} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(shards, "manifest.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenInput(context.Background(), plain, Auto)
+	if !errors.Is(err, ErrInput) || !strings.HasSuffix(err.Error(), plain+" is a directory, not a data file") {
+		t.Errorf("plain directory: %v", err)
+	}
+	_, err = OpenInput(context.Background(), shards, Auto)
+	if want := "it holds shards: give their manifest, " + filepath.Join(shards, "manifest.json"); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+		t.Errorf("directory of shards: %v, want %q", err, want)
+	}
+}
