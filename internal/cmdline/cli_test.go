@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestParseLIBSVMFlags: svm-train's -g, -t and -b, typed by a LIBSVM user,
-// are named with this command's flag for them (-g is --gamma); before, -g
-// got "did you mean --c" (one letter away). A command without the flag
+// TestParseLIBSVMFlags: svm-train's -g, -t, -b and -v, typed by a LIBSVM
+// user, and FALKON's and scikit-learn's names (penalty, n_components), are
+// named with this command's flag for them (-g is --gamma); before, -g got
+// "did you mean --c" (one letter away). A command without the flag
 // (here no --kernel) falls back to the closest name, and other unknown
 // flags still get it. Every one is a usage error.
 func TestParseLIBSVMFlags(t *testing.T) {
@@ -19,13 +20,20 @@ func TestParseLIBSVMFlags(t *testing.T) {
 		f.Float64("c", 1, "")
 		f.String("gamma", "", "")
 		f.String("set", "", "")
+		f.Float64("lambda", 0, "")
+		f.Int("cv", 0, "")
 		return f
 	}
 	for args, want := range map[string]string{
-		"-g 0.5":   "unknown flag -g: LIBSVM's svm-train -g is --gamma here",
-		"-b 1":     "unknown flag -b: LIBSVM's svm-train -b is --set here (--set probability=true for -b 1",
-		"-t 2":     "unknown flag --t",
-		"--gama 1": `unknown flag --gama (did you mean "--gamma"?)`,
+		"-v 5":           "unknown flag -v: LIBSVM's svm-train -v is --cv here (--cv 5 for -v 5",
+		"--penalty 1e-6": "unknown flag --penalty: FALKON's penalty (λ) is --lambda here",
+		"--folds 3":      "unknown flag --folds: the number of cross-validation folds is --cv here",
+		// No --m here: the closest name.
+		"--n_components 9": "unknown flag --n_components (run with --help for the flags)",
+		"-g 0.5":           "unknown flag -g: LIBSVM's svm-train -g is --gamma here",
+		"-b 1":             "unknown flag -b: LIBSVM's svm-train -b is --set here (--set probability=true for -b 1",
+		"-t 2":             "unknown flag --t",
+		"--gama 1":         `unknown flag --gama (did you mean "--gamma"?)`,
 	} {
 		err := Parse(fs(), strings.Fields(args))
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) {
