@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,9 @@ import (
 // up to 4 letters, else at most a third of the letters), the nearest first;
 // else "". Error messages append it to an unknown name.
 func DidYouMean(name string, known []string) string {
+	if a, ok := otherNames[strings.ToLower(name)]; ok && slices.Contains(known, a.key) {
+		return fmt.Sprintf(" (did you mean %q? %s)", a.key, a.whose)
+	}
 	best, bestD := "", -1
 	n := strings.ToLower(name)
 	for _, k := range known {
@@ -24,6 +28,17 @@ func DidYouMean(name string, known []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// otherNames are FALKON's and scikit-learn's names (lower-cased) for
+// settings that have another name here, with whose name it is; an edit
+// distance would not find them.
+var otherNames = map[string]struct{ key, whose string }{
+	"penalty":      {"lambda", "FALKON's penalty is λ"},
+	"n_components": {"m", "scikit-learn Nystroem's n_components are the landmarks"},
+	"n-components": {"m", "scikit-learn Nystroem's n_components are the landmarks"},
+	"folds":        {"cv", "the cross-validation folds"},
+	"cv-folds":     {"cv", "the cross-validation folds"},
 }
 
 // editDistance is the optimal-string-alignment distance between a and b

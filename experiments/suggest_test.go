@@ -17,6 +17,18 @@ func TestDidYouMean(t *testing.T) {
 			t.Errorf("DidYouMean(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	// Other tools' names, which no edit distance finds, when the name
+	// they stand for is known; not otherwise.
+	keys := []string{"lambda", "m", "kernel"}
+	for _, c := range []struct{ in, want string }{
+		{"penalty", ` (did you mean "lambda"? FALKON's penalty is λ)`},
+		{"N_Components", ` (did you mean "m"? scikit-learn Nystroem's n_components are the landmarks)`},
+		{"folds", ""}, // no cv among keys
+	} {
+		if got := DidYouMean(c.in, keys); got != c.want {
+			t.Errorf("DidYouMean(%q, %q) = %q, want %q", c.in, keys, got, c.want)
+		}
+	}
 	if d := editDistance("kitten", "sitting"); d != 3 {
 		t.Errorf("editDistance(kitten, sitting) = %d, want 3 (the textbook example)", d)
 	}

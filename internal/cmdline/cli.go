@@ -41,8 +41,6 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
 			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -%s is --%s here%s", name, name, a.flag, a.say)
-		} else if a, ok := otherNames[name]; ok && fs.Lookup(a.flag) != nil {
-			msg = fmt.Sprintf("unknown flag --%s: %s is --%s here", name, a.say, a.flag)
 		} else if d := experiments.DidYouMean(name, names); d != "" {
 			msg = fmt.Sprintf("unknown flag --%s%s", name, strings.Replace(d, `"`, `"--`, 1))
 		} else {
@@ -60,16 +58,6 @@ var libsvmFlags = map[string]struct{ flag, say string }{
 	"t": {"kernel", " (--kernel gaussian for -t 2, linear for -t 0)"},
 	"b": {"set", " (--set probability=true for -b 1: Platt scaling)"},
 	"v": {"cv", " (--cv 5 for -v 5: the setting's 5-fold cross-validated scores)"},
-}
-
-// otherNames are FALKON's and scikit-learn's names for settings that have
-// another flag here, with whose name it is.
-var otherNames = map[string]struct{ flag, say string }{
-	"penalty":      {"lambda", "FALKON's penalty (λ)"},
-	"n_components": {"m", "scikit-learn Nystroem's n_components (the landmarks)"},
-	"n-components": {"m", "scikit-learn Nystroem's n_components (the landmarks)"},
-	"cv-folds":     {"cv", "the number of cross-validation folds"},
-	"folds":        {"cv", "the number of cross-validation folds"},
 }
 
 // IsTerminal reports whether w is a character device (an interactive terminal).

@@ -26,9 +26,9 @@ func TestParseLIBSVMFlags(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"-v 5":           "unknown flag -v: LIBSVM's svm-train -v is --cv here (--cv 5 for -v 5",
-		"--penalty 1e-6": "unknown flag --penalty: FALKON's penalty (λ) is --lambda here",
-		"--folds 3":      "unknown flag --folds: the number of cross-validation folds is --cv here",
-		// No --m here: the closest name.
+		"--penalty 1e-6": `unknown flag --penalty (did you mean "--lambda"? FALKON's penalty is λ)`,
+		"--folds 3":      `unknown flag --folds (did you mean "--cv"? the cross-validation folds)`,
+		// No --m here: no suggestion.
 		"--n_components 9": "unknown flag --n_components (run with --help for the flags)",
 		"-g 0.5":           "unknown flag -g: LIBSVM's svm-train -g is --gamma here",
 		"-b 1":             "unknown flag -b: LIBSVM's svm-train -b is --set here (--set probability=true for -b 1",
