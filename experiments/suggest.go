@@ -9,8 +9,10 @@ import (
 
 // DidYouMean returns ` (did you mean "x"?)` when one of known is within a
 // small edit distance of name (case-insensitive; at most 1 edit for names
-// up to 4 letters, else at most a third of the letters), the nearest first;
-// else "". Error messages append it to an unknown name.
+// up to 4 letters, else at most a third of the letters), the nearest first,
+// or when name is another tool's name for one of known (FALKON's penalty
+// for lambda: otherNames), saying whose; else "". Error messages append it
+// to an unknown name.
 func DidYouMean(name string, known []string) string {
 	if a, ok := otherNames[strings.ToLower(name)]; ok && slices.Contains(known, a.key) {
 		return fmt.Sprintf(" (did you mean %q? %s)", a.key, a.whose)
