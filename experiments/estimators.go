@@ -40,7 +40,7 @@ var estimators = []EstimatorEntry{
 		Summary: "BKA-SVM: k-means partition, per-cluster no-bias SVM duals, α concatenated (model.BKASVM; Si, Hsieh & Dhillon)",
 		Tasks:   classTasks,
 		Options: []Option{
-			optC, optCacheBytes,
+			optC, optCacheBytes, optClassWeight,
 			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "number of k-means clusters c (default 64)"},
 			{Name: "kmeans_subsample", Kind: KindInt, HasMin: true, Doc: "rows k-means runs on (0: approx default)"},
 			optMaxIter, optMemLimit, optMulticlass, optNoShrinking,
@@ -103,6 +103,7 @@ var estimators = []EstimatorEntry{
 		Options: []Option{
 			optC, optCacheBytes,
 			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
+			optClassWeight,
 			optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
 			optNoShrinking,
@@ -207,9 +208,14 @@ func newSVM(c Config) (model.Estimator, error) {
 	if err != nil {
 		return nil, err
 	}
+	w, err := classWeights(c)
+	if err != nil {
+		return nil, err
+	}
 	return &model.SVM{
 		Kernel:       k,
 		C:            c.Float("c", 0),
+		ClassWeights: w,
 		Multiclass:   c.String("multiclass", ""),
 		NoBias:       c.Bool("no_bias", false),
 		Tol:          c.Float("tol", 0),
@@ -228,9 +234,14 @@ func newBKASVM(c Config) (model.Estimator, error) {
 	if err != nil {
 		return nil, err
 	}
+	w, err := classWeights(c)
+	if err != nil {
+		return nil, err
+	}
 	return &model.BKASVM{
 		Kernel:          k,
 		C:               c.Float("c", 0),
+		ClassWeights:    w,
 		Multiclass:      c.String("multiclass", ""),
 		Clusters:        c.Int("clusters", 0),
 		Sketch:          c.Int("sketch", 0),

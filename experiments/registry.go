@@ -54,6 +54,9 @@ type Option struct {
 	Bytes bool
 	// Values lists the allowed strings of a string option (nil: any).
 	Values []string
+	// Parse, when set, checks a string option's value further (its
+	// error says why).
+	Parse func(string) error
 	// Doc is a one-line description with units.
 	Doc string
 }
@@ -74,6 +77,11 @@ func (o Option) check(v any) error {
 		}
 		if o.Values != nil && !slices.Contains(o.Values, s) {
 			return fmt.Errorf("%s: %q is not one of %v", o.Name, s, o.Values)
+		}
+		if o.Parse != nil {
+			if err := o.Parse(s); err != nil {
+				return fmt.Errorf("%s: %w", o.Name, err)
+			}
 		}
 		return nil
 	}
@@ -125,6 +133,12 @@ type Config struct {
 	Options map[string]any
 	// N is the number of training rows of this fit.
 	N int
+	// Labels are this fit's training labels (classification; nil for the
+	// constructors called before the rows are known), and ClassNames the
+	// names of text labels (Labels are then their indices): class_weight
+	// balanced is computed from them, and names a class by its label.
+	Labels     []float64
+	ClassNames []string
 	// Seed seeds the estimator's own randomness.
 	Seed uint64
 	// Centers and CenterWeights, when set, are landmarks chosen by the

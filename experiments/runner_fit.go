@@ -218,6 +218,9 @@ func (r *runner) iterationEvents(cfg *Config, p Point, fo fitOpts) {
 // newFit builds the estimator of cfg, warm-started from the fitted model
 // from when non-nil, and fits it on (xtr, yfit).
 func (r *runner) newFit(ctx context.Context, cfg Config, from model.Estimator, xtr mat.Matrix, yfit []float64) (model.Estimator, error) {
+	if cfg.Task == model.Classification {
+		cfg.Labels, cfg.ClassNames = yfit, r.classNames
+	}
 	est, err := r.entry.New(cfg)
 	if err == nil && from != nil {
 		err = r.entry.Warm(est, from)

@@ -46,3 +46,29 @@ func TestNewLabelsRule(t *testing.T) {
 		}
 	}
 }
+
+// TestBalancedClassWeights: scikit-learn's class_weight='balanced' is
+// n/(k·n_c): heart_scale's 150 rows of −1 and 120 of +1 give 270/300 = 0.9
+// and 270/240 = 1.125 (compute_class_weight gives the same), so each class
+// weighs n/k = 135 in all; three classes of 1, 2 and 3 rows give 6/3, 6/6
+// and 6/9. Continuous targets are refused as NewLabels refuses them.
+func TestBalancedClassWeights(t *testing.T) {
+	y := make([]float64, 270)
+	for i := range y {
+		y[i] = -1
+		if i < 120 {
+			y[i] = 1
+		}
+	}
+	w, err := BalancedClassWeights(y)
+	if err != nil || len(w) != 2 || w[-1] != 0.9 || w[1] != 1.125 {
+		t.Errorf("heart_scale's counts: %v (%v), want -1: 0.9, 1: 1.125", w, err)
+	}
+	w, err = BalancedClassWeights([]float64{7, 3, 3, 5, 5, 5})
+	if err != nil || w[7] != 2 || w[3] != 1 || w[5] != 6.0/9 {
+		t.Errorf("counts 1, 2, 3: %v (%v)", w, err)
+	}
+	if _, err := BalancedClassWeights([]float64{0.5, 1.25, 3.1, 4.7}); !errors.Is(err, ErrInput) {
+		t.Errorf("continuous targets: %v, want ErrInput", err)
+	}
+}

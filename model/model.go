@@ -69,6 +69,26 @@ func labelsOf(y []float64) (Labels, error) {
 	return Labels{Classes: c}, nil
 }
 
+// BalancedClassWeights returns scikit-learn's class_weight='balanced'
+// weights of the class labels y: n/(k·n_c) for the n_c rows of each of the
+// k classes, so that every class weighs n/k in all; the SVMs' ClassWeights.
+// y must hold class labels (NewLabels's rules).
+func BalancedClassWeights(y []float64) (map[float64]float64, error) {
+	l, err := NewLabels(y)
+	if err != nil {
+		return nil, err
+	}
+	count := make(map[float64]int, len(l.Classes))
+	for _, v := range y {
+		count[v]++
+	}
+	w := make(map[float64]float64, len(l.Classes))
+	for _, c := range l.Classes {
+		w[c] = float64(len(y)) / (float64(len(l.Classes)) * float64(count[c]))
+	}
+	return w, nil
+}
+
 // Outputs is the number of target columns: 1 for binary, the number of classes otherwise.
 func (l Labels) Outputs() int {
 	if len(l.Classes) == 2 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
@@ -39,7 +40,9 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		name = strings.TrimLeft(name, "-")
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
+		if label, ok := strings.CutPrefix(name, "w"); ok && isNumber(label) && fs.Lookup("set") != nil {
+			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -w%s W is --set class_weight=%s:W here (several: --set class_weight=1:5,-1:1; --set class_weight=balanced for scikit-learn's rule)", name, label, label)
+		} else if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
 			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -%s is --%s here%s", name, name, a.flag, a.say)
 		} else if d := experiments.DidYouMean(name, names); d != "" {
 			msg = fmt.Sprintf("unknown flag --%s%s", name, strings.Replace(d, `"`, `"--`, 1))
@@ -48,6 +51,12 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		}
 	}
 	return fmt.Errorf("%w: %s", ErrUsage, msg)
+}
+
+// isNumber reports whether s is a number (a LIBSVM label).
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // libsvmFlags are svm-train's one-letter options that a LIBSVM user may
