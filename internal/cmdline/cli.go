@@ -67,6 +67,10 @@ var libsvmFlags = map[string]struct{ flag, say string }{
 	"t": {"kernel", " (--kernel gaussian for -t 2, linear for -t 0)"},
 	"b": {"set", " (--set probability=true for -b 1: Platt scaling)"},
 	"v": {"cv", " (--cv 5 for -v 5: the setting's 5-fold cross-validated scores)"},
+	"s": {"estimator", " (-s 0, C-SVC, is --estimator svm; for regression, -s 3 and 4, Landmark fits kernel ridge: --estimator krr or falkon)"},
+	"e": {"set", " (--set tol=0.001 for -e 0.001)"},
+	"h": {"set", " (--set no_shrinking=true for -h 0)"},
+	"q": {"progress", " (--progress never for -q)"},
 }
 
 // IsTerminal reports whether w is a character device (an interactive terminal).

@@ -27,6 +27,7 @@ func TestParseLIBSVMFlags(t *testing.T) {
 	for args, want := range map[string]string{
 		"-v 5":           "unknown flag -v: LIBSVM's svm-train -v is --cv here (--cv 5 for -v 5",
 		"-w1 5":          "unknown flag -w1: LIBSVM's svm-train -w1 W is --set class_weight=1:W here",
+		"-e 0.01":        "unknown flag -e: LIBSVM's svm-train -e is --set here (--set tol=0.001 for -e 0.001)",
 		"-w-1 2":         "unknown flag -w-1: LIBSVM's svm-train -w-1 W is --set class_weight=-1:W here",
 		"--penalty 1e-6": `unknown flag --penalty (did you mean "--lambda"? FALKON's penalty is λ)`,
 		"--folds 3":      `unknown flag --folds (did you mean "--cv"? the cross-validation folds)`,
