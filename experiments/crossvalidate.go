@@ -36,15 +36,8 @@ var ErrCVFit = errors.New("a cross-validation fit failed")
 // written and the test set, when there is one, is left alone. A fold
 // whose fit fails is an error wrapping ErrCVFit with its message.
 func CrossValidate(ctx context.Context, s *Spec, opt Options) (*CVResult, error) {
-	if s != nil && s.Approximation != nil {
-		return nil, s.errAt("cross-validation needs an estimator, not an approximation block", "approximation")
-	}
-	if s != nil {
-		for _, a := range s.Grid.Axes() {
-			if len(s.Grid[a]) != 1 {
-				return nil, s.errAt(fmt.Sprintf("cross-validation of one setting, but the grid has %d values of %s (use run for grids)", len(s.Grid[a]), a), "grid", a)
-			}
-		}
+	if err := oneSetting(s, "cross-validation"); err != nil {
+		return nil, err
 	}
 	r, err := newRunnerContext(ctx, s, opt)
 	if err != nil {

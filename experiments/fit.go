@@ -149,15 +149,8 @@ type FitOptions struct {
 // and the training rows are not scored), and other estimators are refused
 // with an error wrapping model.ErrMemory that says how many rows would fit.
 func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
-	if s != nil && s.Approximation != nil {
-		return nil, s.errAt("fit needs an estimator, not an approximation block", "approximation")
-	}
-	if s != nil {
-		for _, a := range s.Grid.Axes() {
-			if len(s.Grid[a]) != 1 {
-				return nil, s.errAt(fmt.Sprintf("fit takes one setting but the grid has %d values of %s (use run for grids)", len(s.Grid[a]), a), "grid", a)
-			}
-		}
+	if err := oneSetting(s, "fit"); err != nil {
+		return nil, err
 	}
 	sp, err := planShards(s)
 	if err != nil {
@@ -207,6 +200,24 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 		res.Test = scores[1]
 	}
 	return res, nil
+}
+
+// oneSetting refuses, for what (fit, cross-validation), a spec that is no
+// single estimator setting: an approximation block, or a grid axis of
+// more than one value. A nil spec is left to the runner.
+func oneSetting(s *Spec, what string) error {
+	if s == nil {
+		return nil
+	}
+	if s.Approximation != nil {
+		return s.errAt(what+" needs an estimator, not an approximation block", "approximation")
+	}
+	for _, a := range s.Grid.Axes() {
+		if len(s.Grid[a]) != 1 {
+			return s.errAt(fmt.Sprintf("%s takes one setting but the grid has %d values of %s (use run for grids)", what, len(s.Grid[a]), a), "grid", a)
+		}
+	}
+	return nil
 }
 
 // DefaultTargetName is the target column's name for data that names none
