@@ -42,6 +42,8 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		if label, ok := strings.CutPrefix(name, "w"); ok && isNumber(label) && fs.Lookup("set") != nil {
 			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -w%s W is --set class_weight=%s:W here (several: --set class_weight=1:5,-1:1; --set class_weight=balanced for scikit-learn's rule)", name, label, label)
+		} else if name == "b" && fs.Lookup("output") != nil {
+			msg = "unknown flag -b: LIBSVM's svm-predict -b 1 is --output proba here (for a model fitted with --set probability=true)"
 		} else if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
 			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -%s is --%s here%s", name, name, a.flag, a.say)
 		} else if d := experiments.DidYouMean(name, names); d != "" {

@@ -24,6 +24,12 @@ func TestParseLIBSVMFlags(t *testing.T) {
 		f.Int("cv", 0, "")
 		return f
 	}
+	// svm-predict's -b on a command with --output (predict).
+	withOutput := NewFlags("predict", "[flags]", io.Discard)
+	withOutput.String("output", "", "")
+	if err := Parse(withOutput, []string{"-b", "1"}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "svm-predict -b 1 is --output proba here") {
+		t.Errorf("predict -b 1: %v", err)
+	}
 	for args, want := range map[string]string{
 		"-v 5":           "unknown flag -v: LIBSVM's svm-train -v is --cv here (--cv 5 for -v 5",
 		"-w1 5":          "unknown flag -w1: LIBSVM's svm-train -w1 W is --set class_weight=1:W here",
