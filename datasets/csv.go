@@ -49,6 +49,10 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 				msg := pe.Err.Error()
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
 					msg = fmt.Sprintf("%d fields, the first record has %d", len(rec), c.cols)
+					if c.names != nil && c.rows == 0 && len(rec) == c.cols+1 {
+						// The header one name short of every row.
+						msg += "; a header one name short of the rows is what R's write.table writes with row names: write the file with row.names = FALSE, or name the first column"
+					}
 				}
 				return nil, &ParseError{Line: pe.StartLine, Msg: msg, Err: pe.Err}
 			}

@@ -168,7 +168,7 @@ func unnamedColumn(name string, j int) string {
 	drop := fmt.Sprintf("drop it with --drop %d (YAML drop: [%d]; ReadOptions.Drop), or name it", j, j)
 	switch {
 	case name == "" && j == 0:
-		return "header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): " + drop
+		return "header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out) and the row names of R's write.csv (row.names = FALSE leaves them out): " + drop
 	case name == "":
 		return fmt.Sprintf("header: column %d has no name: %s", j, drop)
 	case strings.HasPrefix(name, "Unnamed: "):

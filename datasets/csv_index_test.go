@@ -19,7 +19,7 @@ const pandasCSV = ",a,b,y\n0,1.5,4,0\n1,2.5,5,1\n2,3.5,6,0\n"
 // as a feature without a word (X had 3 columns, the first 0, 1, 2).
 func TestCSVPandasIndexRefused(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{pandasCSV, "datasets: line 1: header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): drop it with --drop 0 (YAML drop: [0]; ReadOptions.Drop), or name it"},
+		{pandasCSV, "datasets: line 1: header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out) and the row names of R's write.csv (row.names = FALSE leaves them out): drop it with --drop 0 (YAML drop: [0]; ReadOptions.Drop), or name it"},
 		{"Unnamed: 0,a,b,y\n0,1.5,4,0\n", `datasets: line 1: header: column 0 is named "Unnamed: 0", pandas' name for an unnamed column (a to_csv index read back and written again): drop it with --drop 0 (YAML drop: [0]; ReadOptions.Drop), or name it`},
 		{"a,,y\n1,2,3\n", "datasets: line 1: header: column 1 has no name: drop it with --drop 1 (YAML drop: [1]; ReadOptions.Drop), or name it"},
 		// A trailing delimiter on every line: the empty last column says so.
@@ -29,6 +29,21 @@ func TestCSVPandasIndexRefused(t *testing.T) {
 		if err == nil || err.Error() != c.want || !errors.Is(err, ErrColumns) {
 			t.Errorf("%q: err\n%v\nwant\n%s", c.text, err, c.want)
 		}
+	}
+}
+
+// TestCSVRowNamesShortHeader: R's write.table with row names writes a
+// header one name short of the rows; the field-count error says so (on
+// the first data row only: a row too long further down is another fault).
+func TestCSVRowNamesShortHeader(t *testing.T) {
+	const hint = "a header one name short of the rows is what R's write.table writes with row names: write the file with row.names = FALSE, or name the first column"
+	_, err := Read(strings.NewReader("a,b,y\n1,1.5,2,3\n"), ReadOptions{Format: CSV})
+	if !errors.Is(err, ErrInput) || err.Error() != "datasets: line 2: 4 fields, the first record has 3; "+hint {
+		t.Errorf("short header: %v", err)
+	}
+	_, err = Read(strings.NewReader("a,b,y\n1,2,3\n1,2,3,4\n"), ReadOptions{Format: CSV})
+	if !errors.Is(err, ErrInput) || err.Error() != "datasets: line 3: 4 fields, the first record has 3" {
+		t.Errorf("a long row further down: %v", err)
 	}
 }
 

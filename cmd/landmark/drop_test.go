@@ -34,7 +34,7 @@ func TestCLIDropPandasIndex(t *testing.T) {
 		}
 	}
 	fit := []string{"--gamma", "1", "--lambda", "1e-3", "--progress", "never"}
-	const refusal = "idx.csv: line 1: header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out): drop it with --drop 0"
+	const refusal = "idx.csv: line 1: header: column 0 has no name, as the index column pandas' to_csv writes (index=False leaves it out) and the row names of R's write.csv (row.names = FALSE leaves them out): drop it with --drop 0"
 	if code, _, se := runCLI(append([]string{"fit", "--data", idx}, fit...)...); code != 1 || !strings.Contains(se, refusal) {
 		t.Fatalf("fit without --drop: exit %d, stderr %q; want 1 and %q", code, se, refusal)
 	}
