@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,5 +290,55 @@ func TestOpenInputDirectory(t *testing.T) {
 	_, err = OpenInput(context.Background(), shards, Auto)
 	if want := "it holds shards: give their manifest, " + filepath.Join(shards, "manifest.json"); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 		t.Errorf("directory of shards: %v, want %q", err, want)
+	}
+}
+
+// TestBinaryFileRefused: the binary formats users bring instead of text
+// (a spreadsheet, numpy, Parquet, Arrow, HDF5, MATLAB, a pickle, other
+// compressions) are refused by name with how to write LIBSVM or CSV from
+// them, gzip-compressed too, whatever --format says; before, their first
+// bytes were read as a LIBSVM label ("label "PK\x03\x04…" is not a
+// number"). Text that merely starts with a magic's letters (a CSV header
+// "PAR1,PAR2,y") is read as text.
+func TestBinaryFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, data, want string }{
+		{"a.xlsx", "PK\x03\x04\x14\x00", "an Excel workbook, not text"},
+		{"a.npz", "PK\x03\x04\x14\x00", "a numpy .npz archive"},
+		{"a.zip", "PK\x03\x04\x14\x00", "a zip archive"},
+		{"x.npy", "\x93NUMPY\x01\x00v\x00", "a numpy .npy array"},
+		{"t.parquet", "PAR1\x15\x04\x15", "a Parquet file"},
+		{"t.feather", "ARROW1\x00\x00\xff", "an Arrow or Feather file"},
+		{"d.h5", "\x89HDF\r\n\x1a\n\x00", "an HDF5 file (or a MATLAB v7.3 .mat)"},
+		{"d.mat", "MATLAB 5.0 MAT-file, Platform: GLNXA64", "a MATLAB .mat file"},
+		{"m.pkl", "\x80\x04\x95\x10\x00", "a Python pickle (joblib)"},
+		{"d.csv.xz", "\xfd7zXZ\x00\x00", "xz-compressed"},
+		{"d.csv.zst", "\x28\xb5\x2f\xfd\x04", "zstd-compressed"},
+		{"d.7z", "7z\xbc\xaf\x27\x1c\x00", "a 7-Zip archive"},
+	} {
+		for _, gz := range []bool{false, true} {
+			data := []byte(c.data)
+			if gz {
+				var b bytes.Buffer
+				w := gzip.NewWriter(&b)
+				w.Write(data)
+				w.Close()
+				data = b.Bytes()
+			}
+			p := filepath.Join(dir, c.name)
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []Format{Auto, CSV} {
+				_, err := ReadFile(p, ReadOptions{Format: f})
+				if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "the data is "+c.want) || !strings.Contains(err.Error(), "Landmark reads LIBSVM and CSV") {
+					t.Errorf("%s (gzip %v, format %q): %v, want ErrFormat naming %q", c.name, gz, f, err, c.want)
+				}
+			}
+		}
+	}
+	d, err := Read(strings.NewReader("PAR1,PAR2,y\n1,2,3\n"), ReadOptions{Format: CSV})
+	if err != nil || !slices.Equal(d.Features, []string{"PAR1", "PAR2"}) {
+		t.Errorf("a CSV header naming PAR1: %v (features %v)", err, d.Features)
 	}
 }

@@ -122,3 +122,13 @@ func TestManifestNames(t *testing.T) {
 		t.Errorf("a manifest without names: %+v, %v", m, err)
 	}
 }
+
+// TestParseManifestOtherJSON: a JSON file that is no manifest (pandas'
+// to_json, given where the data goes: a .json path is read as a manifest)
+// says so instead of naming an empty format.
+func TestParseManifestOtherJSON(t *testing.T) {
+	_, err := ParseManifest([]byte(`{"a":{"0":1.5},"y":{"0":2}}`))
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), `no "format" key: not a shard manifest`) {
+		t.Errorf("pandas JSON: %v", err)
+	}
+}

@@ -124,6 +124,10 @@ type Entry struct {
 
 // Validate checks the manifest's internal consistency.
 func (m *Manifest) Validate() error {
+	if m.Format == "" {
+		// Another JSON file given where a manifest or a data file goes.
+		return fmt.Errorf("shard: %w: no \"format\" key: not a shard manifest (landmark data shard writes one; data files are read as LIBSVM or CSV, and a .json path as a manifest)", ErrFormat)
+	}
 	if m.Format != Format && m.Format != Format2 {
 		return fmt.Errorf("shard: %w: manifest format %q, want %q or %q", ErrFormat, m.Format, Format, Format2)
 	}
