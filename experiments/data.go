@@ -14,11 +14,21 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// resolvePath finds a data file: absolute paths as is, relative paths against
+// resolvePath finds a data file: "~/" is the home folder (as pandas and the
+// shell read it), absolute paths as is, relative paths against
 // dir (the spec's folder), then the working directory, then the shared
 // dataset folder (datasets.SharedPath, then a shared/datasets folder beside
 // dir or one of its parents).
 func resolvePath(dir, p string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		// The shell expands ~ on the command line, not in YAML; pandas'
+		// read_csv expands it too.
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("data file %q: %w", p, err)
+		}
+		p = filepath.Join(home, rest)
+	}
 	if filepath.IsAbs(p) || p == datasets.Stdin {
 		return p, nil
 	}
