@@ -41,6 +41,13 @@ var otherNames = map[string]struct{ key, whose string }{
 	"n-components": {"m", "scikit-learn Nystroem's n_components are the landmarks"},
 	"folds":        {"cv", "the cross-validation folds"},
 	"cv-folds":     {"cv", "the cross-validation folds"},
+	"rbf":          {"gaussian", "scikit-learn's and LIBSVM's rbf kernel is exp(−γ‖x−y‖²)"},
+	"poly":         {"polynomial", "scikit-learn's poly kernel"},
+	"kernelridge":  {"krr", "scikit-learn's KernelRidge"},
+	"kernel_ridge": {"krr", "scikit-learn's KernelRidge"},
+	"svc":          {"svm", "scikit-learn's SVC (LIBSVM's C-SVC)"},
+	"nystroem":     {"uniform", "scikit-learn's Nystroem samples its landmarks uniformly"},
+	"nystrom":      {"uniform", "Nyström on uniformly sampled landmarks"},
 }
 
 // editDistance is the optimal-string-alignment distance between a and b

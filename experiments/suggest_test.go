@@ -29,6 +29,9 @@ func TestDidYouMean(t *testing.T) {
 			t.Errorf("DidYouMean(%q, %q) = %q, want %q", c.in, keys, got, c.want)
 		}
 	}
+	if got := DidYouMean("RBF", []string{"gaussian", "laplacian"}); got != ` (did you mean "gaussian"? scikit-learn's and LIBSVM's rbf kernel is exp(−γ‖x−y‖²))` {
+		t.Errorf("DidYouMean(RBF) = %q", got)
+	}
 	if d := editDistance("kitten", "sitting"); d != 3 {
 		t.Errorf("editDistance(kitten, sitting) = %d, want 3 (the textbook example)", d)
 	}
