@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,22 @@ type Input struct {
 	used    bool
 }
 
+// URLHint says, for a path that is a URL (http, https, ftp, s3, gs,
+// hdfs), that the readers take local files and standard input, and how to
+// get the file; "" for other paths.
+func URLHint(path string) string {
+	scheme, _, ok := strings.Cut(path, "://")
+	switch scheme = strings.ToLower(scheme); {
+	case !ok:
+		return ""
+	case scheme == "http" || scheme == "https" || scheme == "ftp":
+		return fmt.Sprintf("%s is a URL: Landmark reads local files and standard input; download it first (curl -LO %s), or stream it (curl -L %s | landmark … --data -)", path, path, path)
+	case scheme == "s3" || scheme == "gs" || scheme == "hdfs":
+		return fmt.Sprintf("%s is a URL: Landmark reads local files and standard input; copy it here first (landmark-beam reads gs:// shard manifests, docs/cluster.md)", path)
+	}
+	return ""
+}
+
 // fileExists reports whether path names a regular file.
 func fileExists(path string) bool {
 	st, err := os.Stat(path)
@@ -76,6 +93,9 @@ func OpenInput(ctx context.Context, path string, format Format) (*Input, error) 
 	} else {
 		f, err := openContext(ctx, path)
 		if err != nil {
+			if hint := URLHint(path); hint != "" && errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("datasets: %w: %s", ErrInput, hint)
+			}
 			return nil, err
 		}
 		in.file, r = f, f

@@ -342,3 +342,22 @@ func TestBinaryFileRefused(t *testing.T) {
 		t.Errorf("a CSV header naming PAR1: %v (features %v)", err, d.Features)
 	}
 }
+
+// TestOpenInputURL: a URL given as data (pandas' read_csv fetches them)
+// is no local file: the error says so and how to get it, instead of "no
+// such file or directory"; other missing files keep the system's error.
+func TestOpenInputURL(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"https://example.com/heart.csv", "download it first (curl -LO https://example.com/heart.csv)"},
+		{"S3://bucket/x.csv", "copy it here first"},
+	} {
+		_, err := OpenInput(context.Background(), c.path, Auto)
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.path+" is a URL: Landmark reads local files and standard input; "+c.want) {
+			t.Errorf("%s: %v", c.path, err)
+		}
+	}
+	_, err := OpenInput(context.Background(), filepath.Join(t.TempDir(), "absent.csv"), Auto)
+	if !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrInput) {
+		t.Errorf("a missing file: %v, want the not-exist error", err)
+	}
+}

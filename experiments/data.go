@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -53,6 +54,9 @@ func resolvePath(dir, p string) (string, error) {
 				break
 			}
 		}
+	}
+	if hint := datasets.URLHint(p); hint != "" {
+		return "", errors.New(hint)
 	}
 	return "", fmt.Errorf("data file %q not found (looked in %s, the working directory and the shared dataset folder)", p, dir)
 }
