@@ -106,7 +106,6 @@ func (r *runner) load() error {
 // fraction, subsamples and keeps the result.
 func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 	d := r.s.Dataset
-	var err error
 	atStage("loaded")
 	if r.inferTask {
 		if err := r.guessTask(y); err != nil {
@@ -117,13 +116,7 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 		return err
 	}
 	if d.TestFraction > 0 {
-		rng := rand.New(rand.NewPCG(r.s.Seed, streamSplit))
-		var tr, te []int
-		if r.s.Task == TaskRegression {
-			tr, te, err = datasets.Split(len(y), d.TestFraction, rng)
-		} else {
-			tr, te, err = datasets.StratifiedSplit(y, d.TestFraction, rng)
-		}
+		tr, te, err := SplitRows(y, r.s.Task != TaskRegression, d.TestFraction, r.s.Seed)
 		if err != nil {
 			return r.s.errAt(err.Error(), "dataset", "test_fraction")
 		}
@@ -162,6 +155,20 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
 	atStage("split")
 	return nil
+}
+
+// SplitRows returns the training and test rows of a test_fraction split
+// of the labels y with the spec's seed, exactly as Fit and Run split them
+// (stratified for classification; datasets.StratifiedSplit, else
+// datasets.Split), so that files written from them (landmark data split)
+// give a fit of the training file the rows a fit of the whole file with
+// that test_fraction trains on, in the same order.
+func SplitRows(y []float64, classification bool, fraction float64, seed uint64) (train, test []int, err error) {
+	rng := rand.New(rand.NewPCG(seed, streamSplit))
+	if classification {
+		return datasets.StratifiedSplit(y, fraction, rng)
+	}
+	return datasets.Split(len(y), fraction, rng)
 }
 
 // guessTask sets the task from the training labels (datasets.GuessTask)

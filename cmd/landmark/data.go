@@ -26,6 +26,9 @@ const dataUsage = `Usage:
   landmark data info FILE|NAME [flags]    rows, features, task, labels or target range, sparsity, per-feature ranges
                                           (of a shard manifest DIR/manifest.json: what the manifest records)
   landmark data convert IN OUT [flags]    convert between LIBSVM and CSV (format from the names; .gz written compressed)
+  landmark data split IN TRAIN TEST --test-fraction F
+                                          write a training and a test file, the split fit --test-fraction makes
+                                          (stratified for classification; --seed), as train_test_split
   landmark data shard IN OUTDIR --rows N  write binary shards of N rows and manifest.json, for landmark-beam (see README)
   landmark data synth text TRAIN [TEST]   write a synthetic news20-shaped sparse LIBSVM set (Zipf columns; see --help)
   landmark data synth higgs OUTDIR --rows N --shard-rows R
@@ -40,7 +43,7 @@ NAME is a bundled dataset (see "landmark data list"). Run "landmark data info --
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, dataUsage)
-		return fmt.Errorf("%w: missing data subcommand (list, info, convert, shard or synth)", errUsage)
+		return fmt.Errorf("%w: missing data subcommand (list, info, convert, split, shard or synth)", errUsage)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -54,6 +57,8 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataConvert(ctx, args[1:], stdout, stderr)
 	case "shard":
 		return dataShard(ctx, args[1:], stdout, stderr)
+	case "split":
+		return dataSplit(ctx, args[1:], stdout, stderr)
 	case "synth":
 		if len(args) > 1 && args[1] == "higgs" {
 			return dataSynthHiggs(ctx, args[2:], stdout, stderr)
@@ -61,7 +66,7 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return dataSynth(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, dataUsage)
-	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert, shard or synth)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "shard", "synth"}))
+	return fmt.Errorf("%w: unknown data subcommand %q%s (want list, info, convert, split, shard or synth)", errUsage, args[0], experiments.DidYouMean(args[0], []string{"list", "info", "convert", "split", "shard", "synth"}))
 }
 
 // readFlags holds the flags that say how to read a data file.
@@ -305,18 +310,7 @@ func dataConvert(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if f, _ := datasets.FormatOf(pos[1]); d.Classes != nil && (wopt.Format == datasets.LIBSVM || (wopt.Format == "" && f == datasets.LIBSVM)) {
-		// A LIBSVM label is a number: the classes' indices, as
-		// scikit-learn's LabelEncoder numbers them (the names sorted).
-		pairs := make([]string, len(d.Classes))
-		for k, c := range d.Classes {
-			pairs[k] = fmt.Sprintf("%q → %d", c, k)
-		}
-		fmt.Fprintf(stderr, "landmark data convert: LIBSVM labels are numbers: the text labels are written as their class indices: %s\n", strings.Join(pairs, ", "))
-		plain := *d
-		plain.Classes = nil
-		d = &plain
-	}
+	d = classIndices(d, pos[1], wopt, "data convert", stderr)
 	if pg != nil {
 		pg.Line("data convert: writing %d rows to %s… (elapsed %s)", d.Len(), pos[1], cmdline.Duration(time.Since(t0)))
 	}
@@ -426,6 +420,123 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	fmt.Fprintf(stdout, "wrote %d rows × %d features (%s) in %d shards: %s\n", m.N, m.D, m.Task, len(m.Shards), filepath.Join(pos[1], shard.ManifestName))
+	return nil
+}
+
+// classIndices returns d ready to be written to out: for a LIBSVM file
+// (wopt.Format, else out's name), whose labels are numbers, text labels as
+// their class indices, as scikit-learn's LabelEncoder numbers them (the
+// names sorted), said on stderr; d itself otherwise.
+func classIndices(d *datasets.Dataset, out string, wopt datasets.WriteOptions, cmd string, stderr io.Writer) *datasets.Dataset {
+	f, _ := datasets.FormatOf(out)
+	if d.Classes == nil || !(wopt.Format == datasets.LIBSVM || (wopt.Format == "" && f == datasets.LIBSVM)) {
+		return d
+	}
+	pairs := make([]string, len(d.Classes))
+	for k, c := range d.Classes {
+		pairs[k] = fmt.Sprintf("%q → %d", c, k)
+	}
+	fmt.Fprintf(stderr, "landmark %s: LIBSVM labels are numbers: the text labels are written as their class indices: %s\n", cmd, strings.Join(pairs, ", "))
+	plain := *d
+	plain.Classes = nil
+	return &plain
+}
+
+// dataSplit writes a training and a test file split from one, as fit's
+// --test-fraction splits (experiments.SplitRows: stratified for
+// classification, from --seed), rows in that split's order: a fit of
+// TRAIN then trains on the rows, in the order, that fit --test-fraction
+// of IN trains on. scikit-learn's train_test_split, LIBSVM's subset.py.
+func dataSplit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdline.NewFlags("data split", "IN TRAIN TEST --test-fraction F [flags]", stderr)
+	var rf readFlags
+	rf.register(fs)
+	frac := fs.Float64("test-fraction", 0, "share of the rows written to TEST, in (0, 1) (required)")
+	seed := fs.Uint64("seed", 1, "random seed (fit's --seed: the same seed and fraction give fit --test-fraction's split)")
+	task := fs.String("task", "auto", "regression (a random split), classification (stratified: each class in proportion), or auto (a bundled set's task, else guessed from the labels)")
+	outDelim := fs.String("out-delim", "", `CSV output delimiter (default: ",", or tab for .tsv)`)
+	prog := cmdline.AddProgress(fs)
+	pos, err := parseDataArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 3 {
+		fs.Usage()
+		return fmt.Errorf("%w: data split takes IN, TRAIN and TEST, got %d arguments", errUsage, len(pos))
+	}
+	if !(*frac > 0 && *frac < 1) {
+		return fmt.Errorf("%w: --test-fraction %g: want a share of the rows in (0, 1)", errUsage, *frac)
+	}
+	switch *task {
+	case "auto", "regression", "classification":
+	default:
+		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
+	}
+	for _, out := range pos[1:] {
+		if _, ok := datasets.FormatOf(out); !ok {
+			return fmt.Errorf("%w: cannot tell the output format from %q: name it .libsvm, .csv, .tsv (.gz to compress)", errUsage, out)
+		}
+	}
+	if pos[1] == pos[2] {
+		return fmt.Errorf("%w: TRAIN and TEST are both %s", errUsage, pos[1])
+	}
+	wopt := datasets.WriteOptions{}
+	if wopt.Comma, err = parseDelim("out-delim", *outDelim); err != nil {
+		return err
+	}
+	// Refuse an output that is the input (or a directory) before reading.
+	for _, out := range pos[1:] {
+		if err := outfile.Check(out, pos[0]); err != nil {
+			return err
+		}
+	}
+	rf.notify = noteTo(stderr)
+	opt, err := rf.options()
+	if err != nil {
+		return err
+	}
+	pg, t0 := cmdline.NewProgress(*prog, false, stderr), time.Now()
+	opt.ProgressBytes = cmdline.ReadProgress(pg, "data split", t0)
+	opt.TextLabels = *task != "regression"
+	d, info, err := openData(ctx, pos[0], opt)
+	if err != nil {
+		return err
+	}
+	if d.X == nil {
+		return fmt.Errorf("%s: %w: no dense rows to split", pos[0], datasets.ErrInput)
+	}
+	classification := *task == "classification" || d.Classes != nil
+	if *task == "auto" && d.Classes == nil {
+		t := datasets.GuessTask(d.Y)
+		if info != nil {
+			t = info.Task
+		}
+		classification = t != datasets.Regression
+	}
+	tr, te, err := experiments.SplitRows(d.Y, classification, *frac, *seed)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	how := "random"
+	if classification {
+		how = "stratified"
+	}
+	for k, part := range [][]int{tr, te} {
+		sub, err := d.Subset(part)
+		if err != nil {
+			return err
+		}
+		out := pos[1+k]
+		sub = classIndices(sub, out, wopt, "data split", stderr)
+		if err := datasets.WriteFileContext(ctx, out, sub, wopt); err != nil {
+			if errors.Is(err, datasets.ErrInput) {
+				return err
+			}
+			return fmt.Errorf("writing %s: %w", out, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d rows × %d features\n", out, sub.Len(), sub.Dim())
+	}
+	fmt.Fprintf(stdout, "split: %s, seed %d, --test-fraction %g (fit --test-fraction %g --seed %d of %s trains on %s's rows, in its order)\n", how, *seed, *frac, *frac, *seed, pos[0], pos[1])
 	return nil
 }
 

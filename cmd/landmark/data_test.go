@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -389,5 +391,60 @@ func TestDataInfoManifest(t *testing.T) {
 	os.WriteFile(p, []byte(`{"format": "landmark-shards/9"}`), 0o644)
 	if _, _, err := runDataArgs("info", p); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("bad manifest: err %v", err)
+	}
+}
+
+// TestDataSplit: data split writes the split fit --test-fraction makes
+// (experiments.SplitRows, the seed's stream), so a fit of TRAIN scored on
+// TEST prints exactly the scores of a fit of IN with --test-fraction and
+// --seed: stratified for heart_scale (216 + 54 rows, the class shares
+// kept to a row), random for the red-wine regression (1279 + 320).
+// Outputs that are the input, or each other, and a fraction outside (0, 1)
+// are usage errors.
+func TestDataSplit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, ext, task string
+		train, test     int
+		args            []string
+	}{
+		{"heart_scale", ".libsvm", "classification", 216, 54, []string{"--gamma", "0.1"}},
+		{"winequality-red", ".csv", "regression", 1279, 320, []string{"--gamma", "0.1", "--lambda", "1e-3", "--task", "regression"}},
+	} {
+		tr, te := filepath.Join(dir, c.name+"-train"+c.ext), filepath.Join(dir, c.name+"-test"+c.ext)
+		out, _, err := runDataArgs("split", c.name, tr, te, "--test-fraction", "0.2", "--seed", "5", "--task", c.task, "--progress", "never")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, fmt.Sprintf("%d rows", c.train)) || !strings.Contains(out, fmt.Sprintf("%d rows", c.test)) {
+			t.Errorf("%s: %s", c.name, out)
+		}
+		scores := func(args ...string) (any, any) {
+			t.Helper()
+			code, so, se := runCLI(append(append([]string{"fit", "--json", "--progress", "never", "--seed", "5"}, args...), c.args...)...)
+			if code != 0 {
+				t.Fatalf("%s: fit %v: exit %d: %s", c.name, args, code, se)
+			}
+			var r struct{ Train, Test any }
+			if err := json.Unmarshal([]byte(so), &r); err != nil {
+				t.Fatal(err)
+			}
+			return r.Train, r.Test
+		}
+		trainFiles, testFiles := scores("--data", tr, "--test-data", te)
+		trainWhole, testWhole := scores("--dataset", c.name, "--test-fraction", "0.2")
+		if testFiles == nil || !reflect.DeepEqual(trainFiles, trainWhole) || !reflect.DeepEqual(testFiles, testWhole) {
+			t.Errorf("%s: the files' fit scored %v / %v, the whole set's %v / %v", c.name, trainFiles, testFiles, trainWhole, testWhole)
+		}
+	}
+	in := filepath.Join(dir, "heart_scale-train.libsvm")
+	for _, args := range [][]string{
+		{"split", in, in, filepath.Join(dir, "b.libsvm"), "--test-fraction", "0.2"},
+		{"split", "heart_scale", filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "a.libsvm"), "--test-fraction", "0.2"},
+		{"split", "heart_scale", filepath.Join(dir, "c.libsvm"), filepath.Join(dir, "d.libsvm"), "--test-fraction", "1"},
+	} {
+		if _, _, err := runDataArgs(args...); err == nil {
+			t.Errorf("%q: no error", args)
+		}
 	}
 }
