@@ -48,6 +48,9 @@ var otherNames = map[string]struct{ key, whose string }{
 	"svc":          {"svm", "scikit-learn's SVC (LIBSVM's C-SVC)"},
 	"nystroem":     {"uniform", "scikit-learn's Nystroem samples its landmarks uniformly"},
 	"nystrom":      {"uniform", "Nyström on uniformly sampled landmarks"},
+	"random_state": {"seed", "scikit-learn's random_state"},
+	"random-state": {"seed", "scikit-learn's random_state"},
+	"n_jobs":       {"workers", "scikit-learn's n_jobs"},
 }
 
 // editDistance is the optimal-string-alignment distance between a and b
