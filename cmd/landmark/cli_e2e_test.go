@@ -1046,3 +1046,21 @@ func TestCLIFitCV(t *testing.T) {
 		t.Errorf("--cv 300: exit %d, %q", code, se)
 	}
 }
+
+// TestCLIClassWeight: --set class_weight reaches the SVM and fit prints
+// the weights it used: balanced on heart_scale's 150 × −1 and 120 × +1
+// rows is 270/300 = 0.9 and 270/240 = 1.125 (hand-computed, n/(k·n_c));
+// svm-train's -w1 is named.
+func TestCLIClassWeight(t *testing.T) {
+	args := []string{"fit", "--dataset", "heart_scale", "--estimator", "svm", "--gamma", "auto", "--progress", "never"}
+	code, so, se := runCLI(append(args, "--set", "class_weight=balanced")...)
+	if code != 0 || !strings.Contains(so, "class weights (C per class): -1 × 0.9, 1 × 1.125\n") {
+		t.Errorf("balanced: exit %d, stdout\n%s\nstderr %s", code, so, se)
+	}
+	if code, so, _ := runCLI(args...); code != 0 || strings.Contains(so, "class weights") {
+		t.Errorf("no weights: exit %d, stdout\n%s", code, so)
+	}
+	if code, _, se := runCLI(append(args, "-w1", "5")...); code != 2 || !strings.Contains(se, "--set class_weight=1:W") {
+		t.Errorf("-w1 5: exit %d, %q", code, se)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -466,6 +467,9 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	case experiments.GammaAuto:
 		fmt.Fprintf(stdout, "gamma: auto = 1/d = %s (d = %d; saved with the model)\n", strconv.FormatFloat(res.Gamma, 'g', -1, 64), res.Dim)
 	}
+	if w := weightsLine(res); w != "" {
+		fmt.Fprintln(stdout, w)
+	}
 	if res.BeyondRows > 0 {
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
 	}
@@ -562,6 +566,28 @@ func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
 // for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
 // "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
 // for estimators without centers.
+// weightsLine says which class weights an SVM fit used (class_weight:
+// balanced's computed ones among them), the classes by name; "" without
+// weights.
+func weightsLine(res *experiments.FitResult) string {
+	var w map[float64]float64
+	switch e := res.Estimator.(type) {
+	case *model.SVM:
+		w = e.ClassWeights
+	case *model.BKASVM:
+		w = e.ClassWeights
+	}
+	if len(w) == 0 {
+		return ""
+	}
+	labels := slices.Sorted(maps.Keys(w))
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = fmt.Sprintf("%s × %.6g", res.ClassName(l), w[l])
+	}
+	return "class weights (C per class): " + strings.Join(parts, ", ")
+}
+
 func estimatorCenters(est model.Estimator) string {
 	var form, factoring string
 	switch e := est.(type) {
