@@ -1057,6 +1057,13 @@ func TestCLIClassWeight(t *testing.T) {
 	if code != 0 || !strings.Contains(so, "class weights (C per class): -1 × 0.9, 1 × 1.125\n") {
 		t.Errorf("balanced: exit %d, stdout\n%s\nstderr %s", code, so, se)
 	}
+	code, so, se = runCLI(append(args, "--set", "class_weight=balanced", "--json")...)
+	var out struct {
+		ClassWeights map[string]float64 `json:"class_weights"`
+	}
+	if err := json.Unmarshal([]byte(so), &out); code != 0 || err != nil || out.ClassWeights["-1"] != 0.9 || out.ClassWeights["1"] != 1.125 {
+		t.Errorf("balanced --json: exit %d, %v, %v (%s)", code, err, out.ClassWeights, se)
+	}
 	if code, so, _ := runCLI(args...); code != 0 || strings.Contains(so, "class weights") {
 		t.Errorf("no weights: exit %d, stdout\n%s", code, so)
 	}

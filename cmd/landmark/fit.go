@@ -436,6 +436,13 @@ func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulte
 	if res.Gamma != 0 {
 		out["gamma"] = res.Gamma // the γ a gamma rule (scale, auto) resolved to
 	}
+	if w := classWeightsOf(res); len(w) > 0 {
+		named := make(map[string]float64, len(w))
+		for l, v := range w {
+			named[res.ClassName(l)] = v
+		}
+		out["class_weights"] = named
+	}
 	if cv != nil {
 		out["cv"] = map[string]any{"folds": cv.Folds, "repeats": cv.Repeats, "n": cv.NTrain, "fits": cv.Point.Fits, "metrics": cv.Point.Metrics, "fold_scores": cv.Point.FoldScores, "metric": cv.Metric}
 	}
@@ -566,17 +573,22 @@ func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
 // for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
 // "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
 // for estimators without centers.
-// weightsLine says which class weights an SVM fit used (class_weight:
-// balanced's computed ones among them), the classes by name; "" without
-// weights.
-func weightsLine(res *experiments.FitResult) string {
-	var w map[float64]float64
+// classWeightsOf returns the class weights an SVM fit used (class_weight:
+// balanced's computed ones among them), nil for other fits.
+func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
 	switch e := res.Estimator.(type) {
 	case *model.SVM:
-		w = e.ClassWeights
+		return e.ClassWeights
 	case *model.BKASVM:
-		w = e.ClassWeights
+		return e.ClassWeights
 	}
+	return nil
+}
+
+// weightsLine says which class weights the fit used, the classes by name;
+// "" without weights.
+func weightsLine(res *experiments.FitResult) string {
+	w := classWeightsOf(res)
 	if len(w) == 0 {
 		return ""
 	}
