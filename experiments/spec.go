@@ -78,6 +78,8 @@ type Spec struct {
 	// cartesian product. Parameters: lambda (λ, the project's λn convention),
 	// alpha (scikit-learn's, = λn, converted with the n of each fit), gamma or
 	// sigma (kernel), and any numeric estimator option (m, c, clusters, rank…).
+	// An axis is a list or a range: {log2: [begin, end, step]},
+	// {logspace: [start, stop, num]}, {linspace: [start, stop, num]}.
 	Grid Grid `yaml:"grid,omitempty" json:"grid,omitempty"`
 	// CV configures cross-validation.
 	CV CVSpec `yaml:"cv,omitempty" json:"cv"`
