@@ -180,7 +180,9 @@ func TestFitFlagErrorNotGivenFlag(t *testing.T) {
 // TestDataFileAsSpec: a data file given where a SPEC.yaml goes (svm-train's
 // habit, "landmark fit heart.libsvm") is a usage error (exit 2) telling to
 // use --data; before, it was decoded as YAML and reported as "line 1: … is
-// a string, want a mapping" (exit 1). A spec named .txt still runs.
+// a string, want a mapping" (exit 1); so is svm-train's TRAIN MODEL pair,
+// with or without --data (it said "open heart.model: no such file"). A
+// spec named .txt still runs.
 func TestDataFileAsSpec(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "heart.libsvm")
@@ -193,6 +195,9 @@ func TestDataFileAsSpec(t *testing.T) {
 	}{
 		{[]string{"fit", data, "--gamma", "1"}, "is a data file, not a SPEC.yaml: give it as --data " + data},
 		{[]string{"run", data}, "is a data file, not a SPEC.yaml: landmark run takes a spec whose dataset.path names it"},
+		// svm-train TRAIN MODEL: the model file after the data.
+		{[]string{"fit", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "fit takes its files as flags: svm-train's TRAIN MODEL are --data " + data + " --save " + filepath.Join(dir, "heart.model")},
+		{[]string{"fit", "--data", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "the data is given, so it is no SPEC.yaml; fit writes the model with --save " + filepath.Join(dir, "heart.model")},
 	} {
 		var so, se bytes.Buffer
 		code := dispatch(context.Background(), c.args, &so, &se)
@@ -209,4 +214,5 @@ func TestDataFileAsSpec(t *testing.T) {
 	if code := dispatch(context.Background(), []string{"fit", spec, "--progress", "never"}, &so, &se); code != 0 {
 		t.Errorf("fit spec.txt: exit %d: %s", code, se.String())
 	}
+
 }

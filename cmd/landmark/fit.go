@@ -382,6 +382,10 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 		}
 		fa.fromFlags = true
 	case 1:
+		if given := fs.Lookup("data").Value.String() != "" || fs.Lookup("dataset").Value.String() != ""; given && !isSpecName(pos[0]) && !isFile(pos[0]) {
+			// svm-train TRAIN MODEL's habit: the model file after the data.
+			return nil, fmt.Errorf("%w: unexpected argument %s: the data is given, so it is no SPEC.yaml; fit writes the model with --save %s (svm-train's model_file)", errUsage, pos[0], pos[0])
+		}
 		if fa.spec, err = experiments.DecodeFile(pos[0]); err != nil {
 			if e := specArg("fit", pos[0]); e != nil {
 				return nil, e
@@ -392,6 +396,9 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 			return nil, fmt.Errorf("%s: %w", pos[0], err)
 		}
 	default:
+		if _, ok := datasets.FormatOf(pos[0]); ok && len(pos) == 2 {
+			return nil, fmt.Errorf("%w: fit takes its files as flags: svm-train's TRAIN MODEL are --data %s --save %s", errUsage, pos[0], pos[1])
+		}
 		return nil, fmt.Errorf("%w: want at most one SPEC.yaml, got %d arguments", errUsage, len(pos))
 	}
 	if err := applyMemory(fa.spec, fa.mem); err != nil {
@@ -404,13 +411,27 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	return fa, nil
 }
 
+// isFile reports whether path names an existing regular file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// isSpecName reports whether path is named as a spec (.yaml or .yml).
+func isSpecName(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
 // specArg returns, for a positional argument that is no spec, the usage
 // error to give instead of the spec decoder's when its name is that of a
 // data file (LIBSVM's svm-train habit, "landmark fit heart.libsvm", was
 // reported as "line 1: … is a string, want a mapping"); nil otherwise.
 func specArg(cmd, path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
+	if isSpecName(path) {
 		return nil
 	}
 	if _, ok := datasets.FormatOf(path); !ok {
