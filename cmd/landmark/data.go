@@ -344,7 +344,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var rf readFlags
 	rf.register(fs)
 	rows := fs.Int("rows", 0, "rows per shard (required, ≥ 1)")
-	task := fs.String("task", "auto", "regression, classification, or auto (a bundled set's task, else guessed from the labels)")
+	task := fs.String("task", "auto", taskUsage)
 	f32 := fs.Bool("float32", false, float32Usage)
 	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
@@ -361,10 +361,8 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkOutDir(pos[1]); err != nil {
 		return err
 	}
-	switch *task {
-	case "auto", "regression", "classification":
-	default:
-		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
+	if err := checkTaskFlag(*task); err != nil {
+		return err
 	}
 	rf.notify = noteTo(stderr)
 	opt, err := rf.options()
@@ -383,14 +381,7 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	classification := *task == "classification" || d.Classes != nil
-	if *task == "auto" && d.Classes == nil {
-		t := datasets.GuessTask(d.Y)
-		if info != nil {
-			t = info.Task
-		}
-		classification = t != datasets.Regression
-	}
+	classification := isClassification(*task, d, info)
 	x := d.X
 	if x == nil {
 		return fmt.Errorf("%s: %w: no dense rows to shard", pos[0], datasets.ErrInput)
@@ -423,6 +414,33 @@ func dataShard(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
+// taskUsage is the --task flag's help of data shard and data split.
+const taskUsage = "regression, classification, or auto (a bundled set's task, else guessed from the labels; text labels are classes)"
+
+// checkTaskFlag refuses a --task other than regression, classification
+// and auto (data shard, data split).
+func checkTaskFlag(task string) error {
+	switch task {
+	case "auto", "regression", "classification":
+		return nil
+	}
+	return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, task)
+}
+
+// isClassification resolves --task for the data d read (info: its bundled
+// description, or nil): classification when named so, or for text labels;
+// with auto, the bundled set's task, else datasets.GuessTask's.
+func isClassification(task string, d *datasets.Dataset, info *datasets.Info) bool {
+	if task != "auto" || d.Classes != nil {
+		return task == "classification" || d.Classes != nil
+	}
+	t := datasets.GuessTask(d.Y)
+	if info != nil {
+		t = info.Task
+	}
+	return t != datasets.Regression
+}
+
 // classIndices returns d ready to be written to out: for a LIBSVM file
 // (wopt.Format, else out's name), whose labels are numbers, text labels as
 // their class indices, as scikit-learn's LabelEncoder numbers them (the
@@ -453,7 +471,7 @@ func dataSplit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rf.register(fs)
 	frac := fs.Float64("test-fraction", 0, "share of the rows written to TEST, in (0, 1) (required)")
 	seed := fs.Uint64("seed", 1, "random seed (fit's --seed: the same seed and fraction give fit --test-fraction's split)")
-	task := fs.String("task", "auto", "regression (a random split), classification (stratified: each class in proportion), or auto (a bundled set's task, else guessed from the labels)")
+	task := fs.String("task", "auto", taskUsage+"; classification splits stratified (each class in proportion), regression at random")
 	outDelim := fs.String("out-delim", "", `CSV output delimiter (default: ",", or tab for .tsv)`)
 	prog := cmdline.AddProgress(fs)
 	pos, err := parseDataArgs(fs, args)
@@ -467,10 +485,8 @@ func dataSplit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !(*frac > 0 && *frac < 1) {
 		return fmt.Errorf("%w: --test-fraction %g: want a share of the rows in (0, 1)", errUsage, *frac)
 	}
-	switch *task {
-	case "auto", "regression", "classification":
-	default:
-		return fmt.Errorf("%w: --task %q: want regression, classification or auto", errUsage, *task)
+	if err := checkTaskFlag(*task); err != nil {
+		return err
 	}
 	for _, out := range pos[1:] {
 		if _, ok := datasets.FormatOf(out); !ok {
@@ -505,14 +521,7 @@ func dataSplit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if d.X == nil {
 		return fmt.Errorf("%s: %w: no dense rows to split", pos[0], datasets.ErrInput)
 	}
-	classification := *task == "classification" || d.Classes != nil
-	if *task == "auto" && d.Classes == nil {
-		t := datasets.GuessTask(d.Y)
-		if info != nil {
-			t = info.Task
-		}
-		classification = t != datasets.Regression
-	}
+	classification := isClassification(*task, d, info)
 	tr, te, err := experiments.SplitRows(d.Y, classification, *frac, *seed)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
