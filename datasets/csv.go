@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -294,19 +293,8 @@ func (c *csvRows) record(rec []string, line int) error {
 		}
 		v, why, err := parseFinite([]byte(strings.TrimSpace(s)))
 		if why != "" && c.xcol[j] >= 0 {
-			// pandas writes a bool column (get_dummies' since pandas 2.0)
-			// as True/False; scikit-learn takes it as 1/0.
-			switch strings.ToLower(strings.TrimSpace(s)) {
-			case "true":
-				v, why, err = 1, "", nil
-			case "false":
-				v, why, err = 0, "", nil
-			}
-			if why == "" {
-				if c.bools == nil {
-					c.bools = make(map[int]bool)
-				}
-				c.bools[j] = true
+			if b, ok := c.boolValue(s, j); ok {
+				v, why, err = b, "", nil
 			}
 		}
 		if why == "" && (c.opt.Float32 || c.opt.Float32Range) && c.xcol[j] >= 0 {
@@ -336,48 +324,6 @@ func (c *csvRows) record(rec []string, line int) error {
 	}
 	c.xs.add(c.row...)
 	return nil
-}
-
-// trailingDelim is said of an empty last column: some exporters end every
-// line with the delimiter.
-const trailingDelim = "; lines ending with the delimiter, as some spreadsheet exporters write them, make an empty last column: drop that column or remove the trailing delimiters"
-
-// missingMarks are the texts that stand for a missing value in the files
-// users bring, lower-cased: R's NA, pandas' NaN and None (to_csv with
-// na_rep), null, the UCI repository's ?, and spreadsheets' #N/A.
-var missingMarks = []string{"na", "n/a", "#n/a", "nan", "none", "null", "?"}
-
-// missingWhy says who writes the missing-value mark s (one of
-// missingMarks).
-func missingWhy(s string) string {
-	if strings.TrimSpace(s) == "?" {
-		return "the UCI repository's files mark a missing value so"
-	}
-	return "pandas' read_csv reads it as a missing value (NaN), and R writes NA for one"
-}
-
-// noteMissingClasses warns (ReadOptions.Notify) of each text class of d
-// whose name marks a missing value (missingMarks): R, pandas and the UCI
-// files write a missing label so, and it is read as a class of its own. A
-// class may be called that, so it is a warning, not an error.
-func (c *csvRows) noteMissingClasses(d *Dataset) {
-	if c.opt.Notify == nil {
-		return
-	}
-	for k, name := range d.Classes {
-		if !slices.Contains(missingMarks, strings.ToLower(name)) {
-			continue
-		}
-		rows := 0
-		for _, v := range d.Y {
-			if v == float64(k) {
-				rows++
-			}
-		}
-		if rows > 0 {
-			c.opt.Notify(fmt.Sprintf("warning: the label %q of %d row(s) is read as a class, but %s: if those labels are missing, drop the rows", name, rows, missingWhy(name)))
-		}
-	}
 }
 
 // fieldError is the *ParseError for field j of line, holding s, that
@@ -417,15 +363,7 @@ func (c *csvRows) dataset() (*Dataset, error) {
 		}
 		c.opt.Notify(fmt.Sprintf("warning: %s holds the row numbers 0, 1, …, %d and is read as a feature: if it is a row index (pandas' to_csv writes one first), drop it with --drop %d (YAML drop: [%d])", col, c.rows-1, c.fileCol(0), c.fileCol(0)))
 	}
-	if len(c.bools) > 0 && c.opt.Notify != nil {
-		cols := slices.Sorted(maps.Keys(c.bools))
-		c.opt.Notify(fmt.Sprintf("column(s) %s: True and False read as 1 and 0 (bool columns, as pandas writes them)", quoteSome(len(cols), func(i int) string {
-			if c.names != nil {
-				return strconv.Quote(c.names[cols[i]])
-			}
-			return strconv.Itoa(c.fileCol(cols[i]))
-		}, false)))
-	}
+	c.noteBoolColumns()
 	d := &Dataset{Layout: c.layout}
 	if c.opt.Float32 {
 		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {

@@ -188,13 +188,9 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	// Unnamed features stay unnamed: x1…xd built would take O(d) memory
 	// and model-file bytes (439 KB of an 855 KB model at d = 50,000,
 	// 1.6 GB at d = 10⁸).
-	res.Features, res.TargetName, res.ClassNames, res.Layout = r.features, r.target, r.classNames, r.layout
-	res.ImpliedFeatures = res.Features == nil
+	sourceNames{features: r.features, target: r.target, classNames: r.classNames, layout: r.layout}.keep(res)
 	// A manifest of shards written from a 0-based file keeps that base.
 	res.ZeroBased = s.Dataset.ZeroBased || (sp != nil && sp.m.ZeroBased)
-	if res.TargetName == "" {
-		res.TargetName = DefaultTargetName
-	}
 	res.Train = scores[0]
 	if len(scores) > 1 {
 		res.Test = scores[1]

@@ -23,14 +23,8 @@ import (
 // nothing. notes say what the reader decided, naming the data and the
 // model file.
 func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datasets.ReadOptions, modelFile string) (x mat.Matrix, y []float64, notes []string, err error) {
-	opt.Dim, opt.AllowUnlabelled, opt.Features, opt.ImpliedFeatures = f.Dim, true, f.Features, f.ImpliedFeatures
-	opt.Layout = f.Layout // the reader ignores it when opt.Drop is set
-	// Text labels read as the training classes, and only for a model
-	// fitted on text labels.
-	opt.TextLabels, opt.Classes = f.ClassNames != nil, f.ClassNames
-	if opt.Target == "" {
-		opt.Target = f.TargetName
-	}
+	opt = f.trainedOptions(opt)
+	opt.AllowUnlabelled = true
 	if in.Format == datasets.LIBSVM && f.Scaling.KeepsSparse() {
 		xs, ys, rows, cols, err := in.ReadTestOptions(ctx, datasets.ReadOptions{Dim: f.Dim, AllowUnlabelled: true, ZeroBased: opt.ZeroBased})
 		if err != nil {
@@ -66,6 +60,22 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 		notes = append(notes, note)
 	}
 	return d.X, d.Y, notes, nil
+}
+
+// trainedOptions returns opt set to read a file as f's training data was
+// read (ReadInput; the test file of a fit of shards): f's width, its
+// feature names (x1…xd when implied), its target's name unless opt names
+// one, text labels as f's classes (and only for a model fitted on text
+// labels), and f's CSV layout (which the reader ignores when opt.Drop is
+// set).
+func (f *FitResult) trainedOptions(opt datasets.ReadOptions) datasets.ReadOptions {
+	opt.Dim, opt.Features, opt.ImpliedFeatures = f.Dim, f.Features, f.ImpliedFeatures
+	opt.Layout = f.Layout
+	opt.TextLabels, opt.Classes = f.ClassNames != nil, f.ClassNames
+	if opt.Target == "" {
+		opt.Target = f.TargetName
+	}
+	return opt
 }
 
 // unseenNote warns, for a classifier, of the labels of y (the file

@@ -8,10 +8,12 @@ import (
 	"github.com/landmark-ml/landmark/datasets/shard"
 )
 
-// shardNames are the names a shard manifest keeps from its source file
-// (shard.Manifest.Features, Target, ClassNames and Layout, decoded): what
-// a fit of the shards keeps, as a fit of that file would.
-type shardNames struct {
+// sourceNames are the names a fit keeps from its data source: a CSV
+// read's (datasets.Dataset's Features, Target, Classes and Layout), or
+// those a shard manifest keeps from its source file
+// (shard.Manifest.Features, Target, ClassNames and Layout, decoded), so
+// that a fit of the shards keeps what a fit of that file would.
+type sourceNames struct {
 	features   []string
 	target     string
 	classNames []string
@@ -20,10 +22,10 @@ type shardNames struct {
 
 // namesOf decodes the names of the manifest m, read from path. A layout
 // that does not give m's width is an error wrapping shard.ErrFormat.
-func namesOf(path string, m *shard.Manifest) (shardNames, error) {
+func namesOf(path string, m *shard.Manifest) (sourceNames, error) {
 	l, err := decodeLayout(m.Layout)
 	if err != nil {
-		return shardNames{}, fmt.Errorf("%s: %w", path, err)
+		return sourceNames{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if l != nil {
 		kept := l.Width - len(l.Dropped)
@@ -31,36 +33,21 @@ func namesOf(path string, m *shard.Manifest) (shardNames, error) {
 			kept--
 		}
 		if kept != m.D {
-			return shardNames{}, fmt.Errorf("%s: %w: manifest layout keeps %d of its %d columns as features, the shards have %d", path, shard.ErrFormat, kept, l.Width, m.D)
+			return sourceNames{}, fmt.Errorf("%s: %w: manifest layout keeps %d of its %d columns as features, the shards have %d", path, shard.ErrFormat, kept, l.Width, m.D)
 		}
 	}
-	return shardNames{features: m.Features, target: m.Target, classNames: m.ClassNames, layout: l}, nil
+	return sourceNames{features: m.Features, target: m.Target, classNames: m.ClassNames, layout: l}, nil
 }
 
 // keep sets the fit result's names from n: the features (implied x1…xd
 // when unnamed), the target's name (DefaultTargetName when unnamed), the
 // class names and the layout.
-func (n shardNames) keep(res *FitResult) {
+func (n sourceNames) keep(res *FitResult) {
 	res.Features, res.ImpliedFeatures, res.ClassNames, res.Layout = n.features, n.features == nil, n.classNames, n.layout
 	res.TargetName = n.target
 	if res.TargetName == "" {
 		res.TargetName = DefaultTargetName
 	}
-}
-
-// testOptions are opt for a test file of a fit on the shards of m: read
-// with the shards' width, their features' names (x1…xd when unnamed), the
-// target's name unless opt names one, text labels as the shards' classes,
-// and a headerless file's columns as the source's layout took them
-// (unless opt drops columns), as landmark predict reads a file.
-func (n shardNames) testOptions(opt datasets.ReadOptions, d int) datasets.ReadOptions {
-	opt.Dim, opt.Features, opt.ImpliedFeatures = d, n.features, n.features == nil
-	if opt.Target == "" {
-		opt.Target = n.target
-	}
-	opt.TextLabels, opt.Classes = n.classNames != nil, n.classNames
-	opt.Layout = n.layout
-	return opt
 }
 
 // relabel maps the targets of shards whose classes are named (names, from

@@ -167,8 +167,8 @@ func (r *runner) loadShards(p string) (x, xt mat.Matrix, y, yt []float64, err er
 // whose feature names (when both sets name them) must be the training
 // shards' and whose text labels are mapped onto the training classes by
 // name, or a file read as landmark predict reads one for a fit of the
-// shards' source (namesOf.testOptions). It sets r.testClasses.
-func (r *runner) shardTest(m *shard.Manifest, names shardNames, limit int64) (*mat.Dense, []float64, error) {
+// shards (FitResult.trainedOptions). It sets r.testClasses.
+func (r *runner) shardTest(m *shard.Manifest, names sourceNames, limit int64) (*mat.Dense, []float64, error) {
 	d := r.s.Dataset
 	tp, err := resolvePath(r.s.dir, d.TestPath)
 	if err != nil {
@@ -196,7 +196,10 @@ func (r *runner) shardTest(m *shard.Manifest, names shardNames, limit int64) (*m
 	if err != nil {
 		return nil, nil, r.s.errAt(err.Error(), "dataset", "delim")
 	}
-	opt = names.testOptions(opt, m.D)
+	// Read as predict reads a file for the fit of these shards.
+	trained := &FitResult{Dim: m.D}
+	names.keep(trained)
+	opt = trained.trainedOptions(opt)
 	opt.Notify, opt.MaxBytes = r.notify, limit
 	test, err := datasets.ReadFileContext(r.ctx, tp, opt)
 	if err != nil {

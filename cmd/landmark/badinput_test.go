@@ -197,7 +197,7 @@ func TestDataFileAsSpec(t *testing.T) {
 		{[]string{"run", data}, "is a data file, not a SPEC.yaml: landmark run takes a spec whose dataset.path names it"},
 		// svm-train TRAIN MODEL: the model file after the data.
 		{[]string{"fit", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "fit takes its files as flags: svm-train's TRAIN MODEL are --data " + data + " --save " + filepath.Join(dir, "heart.model")},
-		{[]string{"fit", "--data", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "the data is given, so it is no SPEC.yaml; fit writes the model with --save " + filepath.Join(dir, "heart.model")},
+		{[]string{"fit", "--data", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "with --data or --dataset, fit takes no SPEC.yaml; it writes the model with --save " + filepath.Join(dir, "heart.model")},
 	} {
 		var so, se bytes.Buffer
 		code := dispatch(context.Background(), c.args, &so, &se)

@@ -382,9 +382,11 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 		}
 		fa.fromFlags = true
 	case 1:
-		if given := fs.Lookup("data").Value.String() != "" || fs.Lookup("dataset").Value.String() != ""; given && !isSpecName(pos[0]) && !isFile(pos[0]) {
-			// svm-train TRAIN MODEL's habit: the model file after the data.
-			return nil, fmt.Errorf("%w: unexpected argument %s: the data is given, so it is no SPEC.yaml; fit writes the model with --save %s (svm-train's model_file)", errUsage, pos[0], pos[0])
+		if given := fs.Lookup("data").Value.String() != "" || fs.Lookup("dataset").Value.String() != ""; given && !isSpecName(pos[0]) {
+			// --data never goes with a spec (overrideSpec says so for a
+			// .yaml); this is svm-train TRAIN MODEL's habit, the model
+			// file after the data.
+			return nil, fmt.Errorf("%w: unexpected argument %s: with --data or --dataset, fit takes no SPEC.yaml; it writes the model with --save %s (svm-train's model_file)", errUsage, pos[0], pos[0])
 		}
 		if fa.spec, err = experiments.DecodeFile(pos[0]); err != nil {
 			if e := specArg("fit", pos[0]); e != nil {
@@ -409,12 +411,6 @@ func parseFit(args []string, stdout, stderr io.Writer) (*fitArgs, error) {
 	}
 	fa.save, fa.dense, fa.json, fa.prog, fa.cv = *save, *dense, *asJSON, *prog, *cv
 	return fa, nil
-}
-
-// isFile reports whether path names an existing regular file.
-func isFile(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // isSpecName reports whether path is named as a spec (.yaml or .yml).

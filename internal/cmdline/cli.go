@@ -42,10 +42,8 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		if label, ok := strings.CutPrefix(name, "w"); ok && isNumber(label) && fs.Lookup("set") != nil {
 			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -w%s W is --set class_weight=%s:W here (several: --set class_weight=1:5,-1:1; --set class_weight=balanced for scikit-learn's rule)", name, label, label)
-		} else if name == "b" && fs.Lookup("output") != nil {
-			msg = "unknown flag -b: LIBSVM's svm-predict -b 1 is --output proba here (for a model fitted with --set probability=true)"
-		} else if a, ok := libsvmFlags[name]; ok && fs.Lookup(a.flag) != nil {
-			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's svm-train -%s is --%s here%s", name, name, a.flag, a.say)
+		} else if a, ok := libsvmFlag(fs, name); ok {
+			msg = fmt.Sprintf("unknown flag -%s: LIBSVM's %s -%s is --%s here%s", name, a.tool, name, a.flag, a.say)
 		} else if d := experiments.DidYouMean(name, names); d != "" {
 			msg = fmt.Sprintf("unknown flag --%s%s", name, strings.Replace(d, `"`, `"--`, 1))
 		} else {
@@ -61,18 +59,34 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// libsvmFlags are svm-train's one-letter options that a LIBSVM user may
-// type, with the flag that does the same here (when the command has it)
-// and how to say it: "did you mean --c" for -g sent them astray.
-var libsvmFlags = map[string]struct{ flag, say string }{
-	"g": {"gamma", " (γ of exp(−γ‖x−y‖²))"},
-	"t": {"kernel", " (--kernel gaussian for -t 2, linear for -t 0)"},
-	"b": {"set", " (--set probability=true for -b 1: Platt scaling)"},
-	"v": {"cv", " (--cv 5 for -v 5: the setting's 5-fold cross-validated scores)"},
-	"s": {"estimator", " (-s 0, C-SVC, is --estimator svm; for regression, -s 3 and 4, Landmark fits kernel ridge: --estimator krr or falkon)"},
-	"e": {"set", " (--set tol=0.001 for -e 0.001)"},
-	"h": {"set", " (--set no_shrinking=true for -h 0)"},
-	"q": {"progress", " (--progress never for -q)"},
+// libsvmAlias is what a LIBSVM tool's one-letter option is here: the
+// flag, when the command has it, and how to say it.
+type libsvmAlias struct{ tool, flag, say string }
+
+// libsvmFlags are svm-train's and svm-predict's one-letter options that a
+// LIBSVM user may type, each with the flags that do the same here, the
+// first the command has wins (-b is --set on fit, --output on predict):
+// "did you mean --c" for -g sent them astray.
+var libsvmFlags = map[string][]libsvmAlias{
+	"g": {{"svm-train", "gamma", " (γ of exp(−γ‖x−y‖²))"}},
+	"t": {{"svm-train", "kernel", " (--kernel gaussian for -t 2, linear for -t 0)"}},
+	"b": {{"svm-train", "set", " (--set probability=true for -b 1: Platt scaling)"},
+		{"svm-predict", "output", " (--output proba for -b 1, for a model fitted with --set probability=true)"}},
+	"v": {{"svm-train", "cv", " (--cv 5 for -v 5: the setting's 5-fold cross-validated scores)"}},
+	"s": {{"svm-train", "estimator", " (-s 0, C-SVC, is --estimator svm; for regression, -s 3 and 4, Landmark fits kernel ridge: --estimator krr or falkon)"}},
+	"e": {{"svm-train", "set", " (--set tol=0.001 for -e 0.001)"}},
+	"h": {{"svm-train", "set", " (--set no_shrinking=true for -h 0)"}},
+	"q": {{"svm-train", "progress", " (--progress never for -q)"}},
+}
+
+// libsvmFlag returns the first of name's aliases whose flag fs has.
+func libsvmFlag(fs *flag.FlagSet, name string) (libsvmAlias, bool) {
+	for _, a := range libsvmFlags[name] {
+		if fs.Lookup(a.flag) != nil {
+			return a, true
+		}
+	}
+	return libsvmAlias{}, false
 }
 
 // IsTerminal reports whether w is a character device (an interactive terminal).

@@ -27,7 +27,7 @@ func TestParseLIBSVMFlags(t *testing.T) {
 	// svm-predict's -b on a command with --output (predict).
 	withOutput := NewFlags("predict", "[flags]", io.Discard)
 	withOutput.String("output", "", "")
-	if err := Parse(withOutput, []string{"-b", "1"}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "svm-predict -b 1 is --output proba here") {
+	if err := Parse(withOutput, []string{"-b", "1"}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "LIBSVM's svm-predict -b is --output here (--output proba for -b 1") {
 		t.Errorf("predict -b 1: %v", err)
 	}
 	for args, want := range map[string]string{
