@@ -43,10 +43,12 @@ type Multiplier interface {
 
 // SVMProblem is the box-constrained dual
 //
-//	min ½αᵀQα − eᵀα,  0 ≤ α_i ≤ C_i,  Q = yyᵀ∘K,
+//	min ½αᵀQα + pᵀα,  0 ≤ α_i ≤ C_i,  Q = yyᵀ∘K,
 //
 // with, for SolveSMO only, the equality constraint yᵀα = 0 that comes from the
-// bias term.
+// bias term. The linear term p is −e for classification (C-SVC); ε-SVR
+// doubles the variables and sets p = (ε − z, ε + z) for targets z (LIBSVM's
+// formulation, Chang & Lin 2011, Sect. 2.4).
 type SVMProblem struct {
 	// K holds the kernel matrix.
 	K Columns
@@ -54,6 +56,9 @@ type SVMProblem struct {
 	Y []float64
 	// C holds the upper bound of each α_i (C times the class weight); all > 0.
 	C []float64
+	// P holds the linear term p (finite); nil means p_i = −1 for every i,
+	// the classification dual min ½αᵀQα − eᵀα.
+	P []float64
 }
 
 // SVMOptions tunes the dual solvers. The zero value means: tolerance 1e-3,
@@ -130,9 +135,9 @@ type SVMResult struct {
 	// Bias is b in f(x) = Σ α_i y_i K(x_i, x) + b (LIBSVM's −ρ); 0 for the
 	// problem without bias.
 	Bias float64
-	// Objective is ½αᵀQα − eᵀα at Alpha.
+	// Objective is ½αᵀQα + pᵀα at Alpha (p = −e unless SVMProblem.P is set).
 	Objective float64
-	// Gradient is Qα − e at Alpha (n elements).
+	// Gradient is Qα + p at Alpha (n elements).
 	Gradient []float64
 	// Iterations is the number of updates.
 	Iterations int
@@ -160,8 +165,9 @@ type svm[T float32 | float64] struct {
 	opt     SVMOptions
 	n       int
 	y, c    []float64
+	p       []float64 // linear term; −1 everywhere unless SVMProblem.P
 	alpha   []float64
-	g       []float64 // gradient Qα − e; exact on the active set
+	g       []float64 // gradient Qα + p; exact on the active set
 	qd      []float64 // K_ii
 	full    Columns
 	prov    Columns // current provider: full or a subset
@@ -196,6 +202,20 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 			return nil, fmt.Errorf("%w: C[%d] = %g, want finite and > 0", ErrSVMProblem, i, p.C[i])
 		}
 	}
+	lin := p.P
+	if lin == nil {
+		lin = make([]float64, n)
+		for i := range lin {
+			lin[i] = -1
+		}
+	} else if len(lin) != n {
+		return nil, fmt.Errorf("%w: %d kernel rows, %d linear terms", ErrSVMProblem, n, len(lin))
+	}
+	for i, v := range lin {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: p[%d] = %g, want finite", ErrSVMProblem, i, v)
+		}
+	}
 	if opt.Tol == 0 {
 		opt.Tol = defaultTol
 	}
@@ -214,13 +234,13 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = defaultMem
 	}
-	s := &svm[T]{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, full: p.K}
+	s := &svm[T]{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, p: lin, full: p.K}
 	s.alpha = make([]float64, n)
 	s.g = make([]float64, n)
 	s.qd = make([]float64, n)
 	for i := range n {
 		s.qd[i] = p.K.Diag(i)
-		s.g[i] = -1
+		s.g[i] = lin[i]
 	}
 	if opt.Init != nil {
 		if len(opt.Init) != n {
@@ -353,7 +373,7 @@ func (s *svm[T]) maybeRebase() {
 	s.setBase(append([]int(nil), s.active...))
 }
 
-// gradient recomputes g_t = y_t Σ_j α_j y_j K_tj − 1 for t in rows.
+// gradient recomputes g_t = y_t Σ_j α_j y_j K_tj + p_t for t in rows.
 func (s *svm[T]) gradient(rows []int) error {
 	if len(rows) == 0 {
 		return nil
@@ -367,7 +387,7 @@ func (s *svm[T]) gradient(rows []int) error {
 		}
 	}
 	for _, t := range rows {
-		s.g[t] = -1
+		s.g[t] = s.p[t]
 	}
 	if len(sv) == 0 {
 		return nil
@@ -444,8 +464,9 @@ func (s *svm[T]) filter(drop func(t int) bool) {
 
 func (s *svm[T]) result(iter int, viol float64, st SVMStatus) *SVMResult {
 	r := &SVMResult{Alpha: s.alpha, Gradient: s.g, Iterations: iter, Violation: viol, Status: st}
+	// g = Qα + p, so ½αᵀQα + pᵀα = ½Σ α_i (g_i + p_i).
 	for i, a := range s.alpha {
-		r.Objective += a * (s.g[i] - 1)
+		r.Objective += a * (s.g[i] + s.p[i])
 		if a > 0 {
 			r.SV++
 			if a >= s.c[i] {

@@ -8,10 +8,10 @@ import (
 	"github.com/landmark-ml/landmark/internal/check"
 )
 
-// SolveDCD solves the SVM dual without bias, min ½αᵀQα − eᵀα over the box
-// only, by dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan,
+// SolveDCD solves the SVM dual without bias, min ½αᵀQα + pᵀα (p = −e unless
+// SVMProblem.P is set) over the box only, by dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan,
 // ICML 2008, Alg. 1 and Sect. 3.2 shrinking), the subproblem solver of
-// BKA-SVM and DC-SVM. With a kernel the gradient Qα − e is kept for all active
+// BKA-SVM and DC-SVM. With a kernel the gradient Qα + p is kept for all active
 // variables, so the coordinate is chosen greedily, as the one with the largest
 // projected gradient |PG_i| (each update costs one kernel column whichever
 // coordinate is chosen). The one-variable step is the exact minimizer
