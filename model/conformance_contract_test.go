@@ -216,7 +216,10 @@ func conformanceProba(t *testing.T, newEstimator func() Estimator, est Estimator
 	ctx := context.Background()
 	cl, ok := est.(Classifier)
 	if !ok {
-		t.Fatalf("%T is not a Classifier", est)
+		if c.classification {
+			t.Fatalf("%T is not a Classifier", est)
+		}
+		return // a regression-only estimator (SVR) gives no scores or probabilities
 	}
 	if _, err := newEstimator().(Classifier).PredictProba(c.xTest); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("PredictProba before Fit: err = %v, want ErrNotFitted", err)
@@ -359,7 +362,15 @@ func conformanceMulti(t *testing.T, newEstimator func() Estimator, est MultiOutp
 
 func conformanceConcurrent(t *testing.T, est Estimator, c conformanceCase) {
 	t.Helper()
-	cl := est.(Classifier)
+	// A regression-only estimator (SVR) has no DecisionFunction or Classes:
+	// its Predict serves as both.
+	cl, ok := est.(Classifier)
+	if !ok {
+		if c.classification {
+			t.Fatalf("%T is not a Classifier", est)
+		}
+		cl = regressorScores{est}
+	}
 	p, err := est.Predict(c.xTest)
 	if err != nil {
 		t.Fatal(err)
@@ -425,4 +436,23 @@ func TestNilContextBackends(t *testing.T) {
 			t.Errorf("%s FitMulti with a nil context: err = %v, want ErrInput naming it", name, err)
 		}
 	}
+}
+
+// regressorScores gives a regression-only Estimator the Classifier methods
+// conformanceConcurrent calls: DecisionFunction is Predict as one column,
+// Classes nil.
+type regressorScores struct{ Estimator }
+
+func (r regressorScores) Classes() []float64 { return nil }
+
+func (r regressorScores) DecisionFunction(x mat.Matrix) (*mat.Dense, error) {
+	p, err := r.Predict(x)
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewDense(len(p), 1, p), nil
+}
+
+func (r regressorScores) PredictProba(mat.Matrix) (*mat.Dense, error) {
+	return nil, ErrInput
 }

@@ -66,7 +66,7 @@ type MultiOutput interface {
 }
 
 // Informer is an estimator that describes its last successful fit; I is the
-// estimator's info type (FalkonInfo, KRRInfo, SVMInfo, BKAInfo). Info returns
+// estimator's info type (FalkonInfo, KRRInfo, SVMInfo, BKAInfo, SVRInfo). Info returns
 // the zero I before the first successful Fit.
 type Informer[I any] interface {
 	Info() I
@@ -84,6 +84,8 @@ var (
 	_ Informer[BKAInfo]    = (*BKASVM)(nil)
 	_ Informer[KRRInfo]    = (*KRR)(nil)
 	_ Informer[FalkonInfo] = (*Falkon)(nil)
+	_ Estimator            = (*SVR)(nil)
+	_ Informer[SVRInfo]    = (*SVR)(nil)
 )
 
 // Resources bounds what a fit may use. Every estimator embeds it, so its

@@ -1,5 +1,5 @@
 // Package model holds Landmark's estimators: kernel ridge regression (KRR),
-// FALKON, kernel SVM and BKA-SVM. This is the package a Go program fits and
+// FALKON, kernel SVM, BKA-SVM and ε-support vector regression (SVR). This is the package a Go program fits and
 // predicts with.
 //
 // Each estimator is a config struct whose zero value means the defaults
@@ -7,9 +7,9 @@
 // penalty and, for the approximate methods, the number of landmarks and how
 // they are chosen, then call Fit(ctx, X, y) and Predict(X); X is any gonum
 // mat.Matrix — a *mat.Dense, or a datasets.CSR that stays sparse throughout.
-// Every estimator implements Classifier (Estimator plus Classes,
-// DecisionFunction and, with Probability set, PredictProba); KRR and Falkon
-// are MultiOutput too. Each refuses bad input with errors that wrap ErrInput
+// Every estimator but SVR (a regressor only) implements Classifier (Estimator
+// plus Classes, DecisionFunction and, with Probability set, PredictProba); KRR
+// and Falkon are MultiOutput too. Each refuses bad input with errors that wrap ErrInput
 // (a classifier refuses continuous-looking labels, a nil context is an
 // error), stops when its context is cancelled or its ProgressFunc returns an
 // error, plans its peak memory before allocating (Resources.MemoryLimit,
@@ -24,7 +24,9 @@
 // on M landmarks (Falkon by preconditioned conjugate gradient, streaming the
 // kernel matrix; the best choice for large n); SVM is LIBSVM's exact C-SVC;
 // BKASVM solves one SVM per k-means cluster, far faster at a small cost in
-// accuracy. The landmark samplers (uniform, leverage scores, BLESS, k-means,
+// accuracy; SVR is LIBSVM's ε-SVR (Chang & Lin 2011, Sect. 2.4: the
+// ε-insensitive loss, sparse in its support vectors, solved by the same SMO
+// as SVM on 2n variables). The landmark samplers (uniform, leverage scores, BLESS, k-means,
 // …) are in package approx; the YAML names of all of these are in package
 // experiments.
 //
@@ -71,8 +73,8 @@
 // (K + λnI and the blocked Cholesky's workspace), Nyström, feature and MEKA
 // backends (MEKA gets what its solve leaves), Falkon (FalkonPlan), SVM (the
 // largest sub-problem's state and kernel-column cache, which shrinks to what
-// the cap leaves when CacheBytes is 0) and BKASVM (the clusters solved at
-// once). Samplers plan through their PlanBytes methods and
+// the cap leaves when CacheBytes is 0), SVR (the same for its 2n variables)
+// and BKASVM (the clusters solved at once). Samplers plan through their PlanBytes methods and
 // are checked before sampling. A fit over the cap fails with ErrMemory
 // (which wraps ErrInput and is approx.ErrMemory too), naming the bytes it
 // needs and the cap. Plans are estimates of the largest arrays; measured
@@ -81,7 +83,7 @@
 //
 // Saved models. Save, SaveFile and Marshal write a fitted KRR (every backend
 // of this package: exact, NystromKRR, FeatureRidge on Nyström, QR-Nyström,
-// random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM or BKASVM; Load,
+// random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM or SVR; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
 // the same bytes). The format, version 7 (files of versions 2 to 6 still
@@ -92,7 +94,9 @@
 //	0       8     magic "LANDMARK"
 //	8       2     format version, uint16 little-endian (7)
 //	10      1     length L of the type tag (1…64)
-//	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM
+//	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM,
+//	              model.SVR (since 2026-11-28, in version 7: a build before
+//	              it refuses the file as "not an estimator")
 //	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the
 //	              tags approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
 //	11+L    8     payload length P, uint64 little-endian
@@ -108,7 +112,7 @@
 // stored by their kernel.Spec (type, γ, σ, degree, c₀) and rebuilt with
 // kernel.New; a kernel defined outside package kernel cannot be saved.
 // Feature maps and partitions are nested as complete files of their own.
-// Support vectors (SVM, BKA-SVM) and exact KRR's training rows are stored in
+// Support vectors (SVM, BKA-SVM, SVR) and exact KRR's training rows are stored in
 // the fit's format: sparse rows of a sparse fit as a sparse field, loaded
 // back as sparse rows, so a loaded model predicts on the same path; BKA-SVM's
 // local decision functions give their support vectors as positions among the

@@ -69,6 +69,8 @@ func seedCases() []persistCase {
 		{"svm-sparse", func() Estimator { return &SVM{Kernel: g, C: 5} }, sp},
 		{"krr-sparse", func() Estimator { return &KRR{Kernel: g, Lambda: 1e-2, Task: Classification} }, sp},
 		{"bkasvm-sparse", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, sp},
+		{"svr", func() Estimator { return &SVR{Kernel: g, C: 5, Epsilon: 0.05} }, reg},
+		{"svr-sparse", func() Estimator { return &SVR{Kernel: g, C: 5, AbsoluteLoss: true} }, sp},
 	}
 }
 
@@ -78,7 +80,7 @@ func seedCases() []persistCase {
 //
 //	go test ./model -run TestFuzzSeeds -update-seeds
 func TestFuzzSeeds(t *testing.T) {
-	tags := []string{tagKRR, tagFalkon, tagSVM, tagBKASVM}
+	tags := fuzzTags
 	for _, c := range seedCases() {
 		load := filepath.Join("testdata", "fuzz", "FuzzLoad", "seed-"+c.name)
 		dec := filepath.Join("testdata", "fuzz", "FuzzDecode", "seed-"+c.name)

@@ -1,0 +1,267 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/parallel"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/solver"
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultSVREpsilon is the default half-width ε of SVR's insensitive tube,
+// LIBSVM's -p and scikit-learn's SVR default.
+const DefaultSVREpsilon = 0.1
+
+// SVR is ε-support vector regression, LIBSVM's ε-SVR (svm-train -s 3) and
+// scikit-learn's SVR: it fits f(x) = Σ_i β_i K(x_i, x) + b minimizing
+//
+//	½‖f‖²_H + C Σ_i max(0, |y_i − f(x_i)| − ε),
+//
+// through the dual over (α, α*) ∈ [0, C]^{2n} (Chang & Lin, LIBSVM: a
+// library for support vector machines, 2011, Sect. 2.4):
+//
+//	min ½(α − α*)ᵀK(α − α*) + ε Σ(α_i + α*_i) − Σ y_i(α_i − α*_i),
+//	Σ(α_i − α*_i) = 0,
+//
+// solved by solver.SolveSMO on 2n variables with labels (+1…, −1…) and linear
+// term p = (ε − y, ε + y); β = α − α* and b = −ρ as LIBSVM. Residuals inside
+// the tube cost nothing, so only the points on or outside it are support
+// vectors. C is LIBSVM's -c, Epsilon its -p; with the Gaussian kernel
+// exp(−γ‖x−y‖²), γ is its -g. ε and the fit's residuals are in the units of
+// y: scale y (or ε) when y is large.
+//
+// The n×n kernel matrix is never formed: columns are computed on demand and
+// kept in a cache of CacheBytes (each cached column holds both copies of its
+// n values, 2n entries). x may be sparse (kernel.Sparse), as for SVM.
+//
+// The zero value of every field means its default; defaults are resolved into
+// a local copy at Fit and never written back. A failed Fit keeps the previous
+// model.
+//
+// Concurrency: after Fit returns, Predict, Info and SupportVectors may be
+// called from several goroutines at once. Fit must not run at the same time
+// as any other method, and the fields must not be changed while other
+// methods run.
+type SVR struct {
+	// Kernel is the kernel; nil means Gaussian with γ = 1/d, LIBSVM's default.
+	Kernel kernel.Kernel `yaml:"kernel"`
+	// C is the penalty C > 0; 0 means 1.
+	C float64 `yaml:"c"`
+	// Epsilon is the half-width ε > 0 of the insensitive tube, in the units
+	// of y; 0 means DefaultSVREpsilon (0.1). For ε = 0 set AbsoluteLoss.
+	Epsilon float64 `yaml:"epsilon"`
+	// AbsoluteLoss fits with ε = 0, the loss |y − f(x)| (LIBSVM's -p 0);
+	// Epsilon must then be 0.
+	AbsoluteLoss bool `yaml:"absolute_loss"`
+	// Tol is the stopping tolerance on the maximal KKT violation; 0 means 1e-3.
+	Tol float64 `yaml:"tol"`
+	// MaxIter caps the solver updates; 0 means max(10⁷, 200n).
+	MaxIter int `yaml:"max_iter"`
+	// CacheBytes is the kernel-column cache budget; 0 means 200 MB, or less
+	// when MemoryLimit leaves less.
+	CacheBytes int64 `yaml:"cache_bytes"`
+	// CacheFloat32 keeps the cached kernel columns in float32, as SVM's.
+	CacheFloat32 bool `yaml:"cache_float32"`
+	// NoShrinking turns the solver's shrinking heuristic off.
+	NoShrinking bool `yaml:"no_shrinking"`
+	// Resources bounds the fit: Workers the goroutines computing kernel
+	// columns and predictions; MemoryLimit the planned peak of a fit (the
+	// data, the solver's state of 2n variables, its cache and the support
+	// vectors kept; ErrMemory before the solver allocates).
+	Resources `yaml:",inline"`
+	// Progress, when non-nil, receives StageSolver reports from the dual
+	// solver (about every 1,000 updates); an error from it stops the fit
+	// (ErrStopped).
+	Progress ProgressFunc `yaml:"-"`
+
+	fit *svrFit
+}
+
+var (
+	_ Estimator         = (*SVR)(nil)
+	_ Informer[SVRInfo] = (*SVR)(nil)
+)
+
+// SVRInfo describes an SVR fit.
+type SVRInfo struct {
+	// N is the number of training samples.
+	N int
+	// Epsilon and C are the values the fit used.
+	Epsilon, C float64
+	// Objective is the dual objective at the solution (LIBSVM's obj).
+	Objective float64
+	// Bias is b (LIBSVM's −ρ).
+	Bias float64
+	// SV counts the support vectors (β_i ≠ 0), BoundedSV those with
+	// |β_i| = C (LIBSVM's nSV and nBSV).
+	SV, BoundedSV int
+	// Iterations is the number of solver updates; Status says why it stopped.
+	Iterations int
+	Status     solver.SVMStatus
+	// Violation is the final maximal KKT violation.
+	Violation float64
+}
+
+// svrFit is the fitted state of an SVR.
+type svrFit struct {
+	d    int
+	dec  *svmDecision
+	info SVRInfo
+}
+
+// Fit trains the SVR on x (n×d, dense or kernel.Sparse) and targets y. A
+// failed Fit keeps the previous model.
+func (s *SVR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+	defer named(&err, "svr")
+	if err := checkContext(ctx, "svr"); err != nil {
+		return err
+	}
+	ctx, pr := startProgress(ctx, s.Progress)
+	f, err := s.train(ctx, pr, xIn, y)
+	if err = pr.finish(err, "svr"); err != nil {
+		return err
+	}
+	s.fit = f
+	return nil
+}
+
+// epsilon resolves Epsilon and AbsoluteLoss.
+func (s *SVR) epsilon() (float64, error) {
+	switch {
+	case s.AbsoluteLoss && s.Epsilon != 0:
+		return 0, fmt.Errorf("%w: AbsoluteLoss with Epsilon = %g: AbsoluteLoss means ε = 0", ErrInput, s.Epsilon)
+	case s.AbsoluteLoss:
+		return 0, nil
+	case s.Epsilon == 0:
+		return DefaultSVREpsilon, nil
+	}
+	if err := check.Positive("Epsilon", s.Epsilon); err != nil {
+		return 0, fmt.Errorf("%w (ε = 0 is AbsoluteLoss)", err)
+	}
+	return s.Epsilon, nil
+}
+
+// train is Fit without the context check and the final assignment.
+func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*svrFit, error) {
+	x, err := exactInput(xIn, y, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Resources.validate("svr"); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	eps, err := s.epsilon()
+	if err != nil {
+		return nil, err
+	}
+	// MaxIter 0 is the solver's default for its 2n variables, max(10⁷, 200n).
+	cfg, err := resolveSVM(s.Kernel, s.C, nil, "", s.Tol, s.MaxIter, s.CacheBytes, d)
+	if err != nil {
+		return nil, err
+	}
+	cfg.noShrink = s.NoShrinking
+	cfg.workers = parallel.Workers(s.Workers)
+	cfg.float32 = s.CacheFloat32
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	// The solver runs on 2n variables: its state and cache columns are
+	// those of a problem of size 2n (an upper bound: the rows are not
+	// copied twice).
+	if err := checkSVMMemory("svr", n, dataBytesPerRow(x), []int{2 * n}, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, [][]int{all})+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sign := make([]float64, 2*n)
+	p := make([]float64, 2*n)
+	bounds := make([]float64, 2*n)
+	for i, v := range y {
+		sign[i], sign[n+i] = 1, -1
+		p[i], p[n+i] = eps-v, eps+v
+		bounds[i], bounds[n+i] = cfg.c, cfg.c
+	}
+	opt := cfg.options(nil)
+	opt.Progress = solverProgress(pr, 0)
+	cols := newSVRColumns(newKernelColumns(cfg.k, x, cfg.workers))
+	r, err := solver.SolveSMO(ctx, solver.SVMProblem{K: cols, Y: sign, C: bounds, P: p}, opt)
+	if err != nil {
+		return nil, err
+	}
+	// β = α − α*, kept as |β| with the sign as label, the form of an SVM
+	// sub-problem's solution (svmPart).
+	part := svmPart{rows: all, y: make([]float64, n), alpha: make([]float64, n), bias: r.Bias}
+	f := &svrFit{d: d, info: SVRInfo{N: n, Epsilon: eps, C: cfg.c, Objective: r.Objective, Bias: r.Bias,
+		Iterations: r.Iterations, Status: r.Status, Violation: r.Violation}}
+	for i := range n {
+		b := r.Alpha[i] - r.Alpha[n+i]
+		part.y[i] = 1
+		if b < 0 {
+			part.y[i] = -1
+		}
+		part.alpha[i] = math.Abs(b)
+		if b != 0 {
+			f.info.SV++
+			if math.Abs(b) >= cfg.c {
+				f.info.BoundedSV++
+			}
+		}
+	}
+	f.dec = newSVMDecision(cfg.k, x, []svmPart{part}, cfg.workers)
+	return f, nil
+}
+
+// Info describes the last successful fit; the zero SVRInfo before one.
+func (s *SVR) Info() SVRInfo {
+	if s.fit == nil {
+		return SVRInfo{}
+	}
+	return s.fit.info
+}
+
+// SupportVectors returns the training rows with β_i ≠ 0, in training order,
+// and their coefficients β_i (scikit-learn's support_vectors_ and
+// dual_coef_): sparse rows after a sparse fit, dense rows otherwise. The
+// matrix is shared with the model and must not be modified. Both are nil
+// when there is no support vector; ErrNotFitted before Fit.
+func (s *SVR) SupportVectors() (_ mat.Matrix, coef []float64, err error) {
+	defer named(&err, "svr")
+	if s.fit == nil {
+		return nil, nil, ErrNotFitted
+	}
+	if s.fit.dec.empty {
+		return nil, nil, nil
+	}
+	m, _ := s.fit.dec.w.Dims()
+	coef = make([]float64, m)
+	for i := range coef {
+		coef[i] = s.fit.dec.w.At(i, 0)
+	}
+	return s.fit.dec.sv, coef, nil
+}
+
+// Predict returns f(x) for each row of x. Sparse x is used as it is; a
+// non-zero at a column at or beyond the training dimension is a coordinate in
+// which every training row is zero, as in LIBSVM.
+func (s *SVR) Predict(xIn mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "svr")
+	if s.fit == nil {
+		return nil, ErrNotFitted
+	}
+	x, scale, err := predictInput(xIn, s.fit.d, s.fit.dec.k)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.fit.dec.evalScaled(context.Background(), x, scale)
+	if err != nil {
+		return nil, err
+	}
+	return mat.Col(nil, 0, out), nil
+}
