@@ -112,6 +112,18 @@ var estimators = []EstimatorEntry{
 		},
 		New: newSVM,
 	},
+	{
+		Name:    "svr",
+		Summary: "exact ε-support vector regression, ε-SVR by SMO (model.SVR; LIBSVM's -s 3, scikit-learn's SVR)",
+		Tasks:   []string{TaskRegression},
+		Options: []Option{
+			optC, optCacheBytes,
+			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
+			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "half-width ε ≥ 0 of the insensitive tube, in the target's units (LIBSVM -p; default 0.1; 0: the absolute loss |y − f(x)|)"},
+			optMaxIter, optMemLimit, optNoShrinking, optTol, optWorkers,
+		},
+		New: newSVR,
+	},
 }
 
 var classTasks = []string{TaskBinary, TaskMulticlass}
@@ -226,6 +238,26 @@ func newSVM(c Config) (model.Estimator, error) {
 		NoShrinking:  c.Bool("no_shrinking", false),
 		Probability:  c.Bool("probability", false),
 		Seed:         c.Seed,
+	}, nil
+}
+
+func newSVR(c Config) (model.Estimator, error) {
+	k, err := kernel.New(c.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	eps := c.Float("epsilon", model.DefaultSVREpsilon)
+	return &model.SVR{
+		Kernel:       k,
+		C:            c.Float("c", 0),
+		Epsilon:      eps,
+		AbsoluteLoss: eps == 0,
+		Tol:          c.Float("tol", 0),
+		MaxIter:      c.Int("max_iter", 0),
+		CacheBytes:   int64(c.Float("cache_bytes", 0)),
+		CacheFloat32: c.Bool("cache_float32", false),
+		NoShrinking:  c.Bool("no_shrinking", false),
+		Resources:    resources(c),
 	}, nil
 }
 

@@ -20,6 +20,8 @@ func fitInfo(est model.Estimator) map[string]float64 {
 		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	case *model.BKASVM:
 		return map[string]float64{"support_vectors": float64(e.Info().SV)}
+	case *model.SVR:
+		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	}
 	return nil
 }

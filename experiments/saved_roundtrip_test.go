@@ -200,11 +200,11 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 					t.Errorf("refitted loaded model: probabilities differ (%v)", err)
 				}
 			}
-			want, err := r.est.(roundTripDecider).DecisionFunction(r.xt)
+			want, err := roundTripScores(r.est, r.xt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			have, err := got.(roundTripDecider).DecisionFunction(r.xt)
+			have, err := roundTripScores(got, r.xt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,6 +218,19 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 			}
 		})
 	}
+}
+
+// roundTripScores is est's DecisionFunction, or for a regressor without
+// one (svr) its predictions as one column.
+func roundTripScores(est model.Estimator, x mat.Matrix) (*mat.Dense, error) {
+	if d, ok := est.(roundTripDecider); ok {
+		return d.DecisionFunction(x)
+	}
+	p, err := est.Predict(x)
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewDense(len(p), 1, p), nil
 }
 
 func roundTripDiff(a, b *mat.Dense) float64 {

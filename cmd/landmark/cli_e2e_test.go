@@ -728,7 +728,14 @@ func TestCLIPredict(t *testing.T) {
 		{name: "proba uncalibrated svm refused", args: []string{"predict", "--model", "svm.lmk", "--data", "hs.libsvm", "--output", "proba"}, code: 1,
 			stderr: []string{"the svm was fitted without probability: true"}},
 		{name: "proba regression refused", args: []string{"predict", "--model", "cpu.lmk", "--data", "cpu.libsvm", "--output", "proba"}, code: 1,
-			stderr: []string{"a regression model predicts values, not classes"}},
+			stderr: []string{"a regression model predicts values, not classes: --output labels (the default) or scores writes them"},
+			check: func(t *testing.T, _ *e2eFixture, _, se string) {
+				// Until 2026-11-28 the hint said to fit with probability,
+				// which a regression refuses.
+				if strings.Contains(se, "probability=true") {
+					t.Errorf("a regression model's refusal suggests --set probability=true:\n%s", se)
+				}
+			}},
 		{name: "output misspelt", args: []string{"predict", "--model", "krr.lmk", "--data", "hs.libsvm", "--output", "score"}, code: 2,
 			stderr: []string{`--output "score": want labels, scores or proba`, `did you mean "scores"`}},
 		{name: "multiclass scores", args: []string{"predict", "--model", "pd.lmk", "--data", "pd.csv", "--output", "scores"},

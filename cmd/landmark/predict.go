@@ -34,7 +34,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if pa.output == outProba {
-		// Refuse before reading the data: the model decides.
+		// Refuse before reading the data: the model decides. A regression
+		// model has no probabilities to fit for (ErrNoProba's hint says how).
+		if fit.Task == experiments.TaskRegression || fit.Task == "" {
+			return errors.New("--output proba: a regression model predicts values, not classes: --output labels (the default) or scores writes them")
+		}
 		if err := fit.HasProba(); err != nil {
 			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
 		}

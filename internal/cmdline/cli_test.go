@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestParseLIBSVMFlags: svm-train's -g, -t, -b and -v, typed by a LIBSVM
+// TestParseLIBSVMFlags: svm-train's -g, -t, -b, -v, -e, -p and -m, typed by a LIBSVM
 // user, and FALKON's and scikit-learn's names (penalty, n_components), are
 // named with this command's flag for them (-g is --gamma); before, -g got
 // "did you mean --c" (one letter away). A command without the flag
@@ -42,6 +42,8 @@ func TestParseLIBSVMFlags(t *testing.T) {
 		"-g 0.5":           "unknown flag -g: LIBSVM's svm-train -g is --gamma here",
 		"-b 1":             "unknown flag -b: LIBSVM's svm-train -b is --set here (--set probability=true for -b 1",
 		"-t 2":             "unknown flag --t",
+		"-p 0.5":           "unknown flag -p: LIBSVM's svm-train -p is --set here (--set epsilon=0.1 for -p 0.1, with --estimator svr)",
+		"-m 500":           "unknown flag -m: LIBSVM's svm-train -m is --set here (--set cache_bytes=100M for -m 100)",
 		"--gama 1":         `unknown flag --gama (did you mean "--gamma"?)`,
 	} {
 		err := Parse(fs(), strings.Fields(args))

@@ -65,8 +65,8 @@ type Classifier struct {
 // value is ready for Load; set Estimator before Fit.
 type Regressor struct {
 	// Estimator is the Landmark regressor to train: *model.KRR or
-	// *model.Falkon with the regression task (their default), or any
-	// model.Estimator predicting real values.
+	// *model.Falkon with the regression task (their default), *model.SVR, or
+	// any model.Estimator predicting real values.
 	Estimator model.Estimator
 
 	fit *schema
@@ -262,6 +262,8 @@ func checkTask(est model.Estimator, classify bool) error {
 		task = e.Task
 	case *model.SVM, *model.BKASVM:
 		task = model.Classification
+	case *model.SVR:
+		task = model.Regression
 	default:
 		return nil
 	}

@@ -496,54 +496,61 @@ func TestRegressor(t *testing.T) {
 	all := inst.AllAttributes()
 	train := base.NewInstancesViewFromVisible(inst, rows(0, 400), all)
 	test := base.NewInstancesViewFromVisible(inst, rows(400, 500), all)
-	mk := func() *model.KRR { return &model.KRR{Kernel: kernel.Gaussian{Gamma: 0.05}, Lambda: 1e-3} }
-	r := &Regressor{Estimator: mk()}
-	if err := r.Fit(train); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := r.Predict(test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xtr, ytr := gridXY(t, train)
-	xte, yte := gridXY(t, test)
-	direct := mk()
-	if err := direct.Fit(context.Background(), xtr, ytr); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := direct.Predict(xte)
-	spec, _ := pred.GetAttribute(pred.AllClassAttributes()[0])
-	var sse, sst, mean float64
-	for _, v := range ytr {
-		mean += v / float64(len(ytr))
-	}
-	for i, w := range want {
-		got := base.UnpackBytesToFloat(pred.Get(spec, i))
-		if math.Float64bits(got) != math.Float64bits(w) {
-			t.Fatalf("row %d: adapter %v, direct %v", i, got, w)
+	mk := func() model.Estimator { return &model.KRR{Kernel: kernel.Gaussian{Gamma: 0.05}, Lambda: 1e-3} }
+	var path string
+	for _, mkr := range []func() model.Estimator{
+		mk,
+		func() model.Estimator { return &model.SVR{Kernel: kernel.Gaussian{Gamma: 0.05}, C: 1, Epsilon: 0.2} },
+	} {
+		mk := mkr
+		r := &Regressor{Estimator: mk()}
+		if err := r.Fit(train); err != nil {
+			t.Fatal(err)
 		}
-		sse += (got - yte[i]) * (got - yte[i])
-		sst += (mean - yte[i]) * (mean - yte[i])
-	}
-	// Kernel ridge must beat predicting the training mean on held-out wines.
-	if sse >= sst {
-		t.Errorf("regressor SSE %.1f not below the mean predictor's %.1f", sse, sst)
-	}
-	path := filepath.Join(t.TempDir(), "reg.cls")
-	if err := r.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	var back Regressor
-	if err := back.Load(path); err != nil {
-		t.Fatal(err)
-	}
-	p2, err := back.Predict(test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range want {
-		if math.Float64bits(base.UnpackBytesToFloat(p2.Get(spec, i))) != math.Float64bits(want[i]) {
-			t.Fatalf("reloaded regressor differs at row %d", i)
+		pred, err := r.Predict(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xtr, ytr := gridXY(t, train)
+		xte, yte := gridXY(t, test)
+		direct := mk()
+		if err := direct.Fit(context.Background(), xtr, ytr); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := direct.Predict(xte)
+		spec, _ := pred.GetAttribute(pred.AllClassAttributes()[0])
+		var sse, sst, mean float64
+		for _, v := range ytr {
+			mean += v / float64(len(ytr))
+		}
+		for i, w := range want {
+			got := base.UnpackBytesToFloat(pred.Get(spec, i))
+			if math.Float64bits(got) != math.Float64bits(w) {
+				t.Fatalf("row %d: adapter %v, direct %v", i, got, w)
+			}
+			sse += (got - yte[i]) * (got - yte[i])
+			sst += (mean - yte[i]) * (mean - yte[i])
+		}
+		// Kernel ridge must beat predicting the training mean on held-out wines.
+		if sse >= sst {
+			t.Errorf("regressor SSE %.1f not below the mean predictor's %.1f", sse, sst)
+		}
+		path = filepath.Join(t.TempDir(), "reg.cls")
+		if err := r.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		var back Regressor
+		if err := back.Load(path); err != nil {
+			t.Fatal(err)
+		}
+		p2, err := back.Predict(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float64bits(base.UnpackBytesToFloat(p2.Get(spec, i))) != math.Float64bits(want[i]) {
+				t.Fatalf("reloaded regressor differs at row %d", i)
+			}
 		}
 	}
 	var c Classifier
@@ -556,6 +563,9 @@ func TestRegressor(t *testing.T) {
 	}
 	if err := (&Classifier{Estimator: mk()}).Fit(train); !errors.Is(err, model.ErrInput) {
 		t.Errorf("regression KRR classifier: err = %v", err)
+	}
+	if err := (&Classifier{Estimator: &model.SVR{}}).Fit(train); !errors.Is(err, model.ErrInput) {
+		t.Errorf("SVR classifier: err = %v", err)
 	}
 	if err := (&Classifier{}).Fit(train); !errors.Is(err, model.ErrInput) {
 		t.Errorf("no estimator: err = %v", err)

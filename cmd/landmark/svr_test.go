@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
+	"github.com/landmark-ml/landmark/model"
+)
+
+// TestCLISVR: landmark fit --estimator svr, LIBSVM's svm-train -s 3 -c 10 -g
+// 1e-12 -p 2 typed the Landmark way (γ = 1e-12: cpusmall's raw features
+// reach 10⁶, so squared distances reach 10¹²), saves a model whose predictions
+// (landmark predict) are model.SVR's with the same settings fitted in
+// process, exactly: the CLI adds nothing and loses nothing. --set epsilon=0
+// fits the absolute loss, and predict --output proba on the model is
+// refused without suggesting probability: true.
+func TestCLISVR(t *testing.T) {
+	d, err := datasets.Load("cpusmall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := seq(700)
+	train, _ := d.Subset(rows[:500])
+	test, _ := d.Subset(rows[500:])
+	dir := t.TempDir()
+	tr, te := filepath.Join(dir, "train.libsvm"), filepath.Join(dir, "test.libsvm")
+	for f, ds := range map[string]*datasets.Dataset{tr: train, te: test} {
+		if err := datasets.WriteFile(f, ds, datasets.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read back as the CLI reads them (the written values round-trip).
+	trainBack, err := datasets.ReadFile(tr, datasets.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testBack, err := datasets.ReadFile(te, datasets.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		eps  string
+		svr  model.SVR
+	}{
+		{"eps 2", "2", model.SVR{C: 10, Epsilon: 2, Kernel: kernel.Gaussian{Gamma: 1e-12}}},
+		{"absolute loss", "0", model.SVR{C: 10, AbsoluteLoss: true, Kernel: kernel.Gaussian{Gamma: 1e-12}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := filepath.Join(dir, "svr-"+tc.eps+".lmk")
+			code, so, se := runCLI("fit", "--data", tr, "--task", "regression", "--estimator", "svr", "--c", "10", "--gamma", "1e-12",
+				"--set", "epsilon="+tc.eps, "--save", m, "--dense", "--progress", "never")
+			if code != 0 {
+				t.Fatalf("fit: exit %d: %s", code, se)
+			}
+			if !strings.Contains(so, "svr (no grid) on 500 rows × 12 features") {
+				t.Errorf("fit report lacks the estimator line:\n%s", so)
+			}
+			code, so, se = runCLI("predict", "--model", m, "--data", te, "--progress", "never")
+			if code != 0 {
+				t.Fatalf("predict: exit %d: %s", code, se)
+			}
+			s := tc.svr
+			if err := s.Fit(context.Background(), trainBack.X, trainBack.Y); err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.Predict(testBack.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Fields(so)
+			if len(got) != len(want) {
+				t.Fatalf("%d predictions, want %d", len(got), len(want))
+			}
+			for i, g := range got {
+				v, err := strconv.ParseFloat(g, 64)
+				if err != nil || v != want[i] {
+					t.Fatalf("row %d: CLI %s, model.SVR %.17g", i, g, want[i])
+				}
+			}
+			if in := s.Info(); tc.eps == "0" && in.Epsilon != 0 || tc.eps == "2" && in.Epsilon != 2 {
+				t.Errorf("ε used %g, want %s", in.Epsilon, tc.eps)
+			}
+			code, _, se = runCLI("predict", "--model", m, "--data", te, "--output", "proba", "--progress", "never")
+			if code != 1 || !strings.Contains(se, "a regression model predicts values, not classes") || strings.Contains(se, "probability=true") {
+				t.Errorf("predict --output proba: exit %d, %q", code, se)
+			}
+		})
+	}
+}
