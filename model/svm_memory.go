@@ -12,11 +12,11 @@ import (
 // svmStateBytes is the memory one SVM dual solve over n rows in d
 // dimensions holds besides its kernel-column cache: a copy of its rows (8nd,
 // an upper bound: a task over all rows shares X), the kernel diagonal and
-// squared norms (16n), labels and bounds (16n), α, the gradient and K_ii
-// (24n), the active set (8n) and the index maps of the solver and the cache
-// (two int32 per row, 8n): 8nd + 72n bytes.
+// squared norms (16n), labels and bounds (16n), α, the gradient, K_ii and
+// the linear term (32n), the active set (8n) and the index maps of the
+// solver and the cache (three int32 per row, 12n): 8nd + 84n bytes.
 func svmStateBytes(n, d int) int64 {
-	return 8*int64(n)*int64(d) + 72*int64(n)
+	return 8*int64(n)*int64(d) + 84*int64(n)
 }
 
 // svmCacheBytes is the most a kernel-column cache of the given budget can

@@ -35,8 +35,9 @@ const DefaultSVREpsilon = 0.1
 // y: scale y (or ε) when y is large.
 //
 // The n×n kernel matrix is never formed: columns are computed on demand and
-// kept in a cache of CacheBytes (each cached column holds both copies of its
-// n values, 2n entries). x may be sparse (kernel.Sparse), as for SVM.
+// kept in a cache of CacheBytes, one column of n values per point, shared by
+// its α_i and α*_i (solver.SVMProblem.Rows, as LIBSVM's SVR_Q). x may be
+// sparse (kernel.Sparse), as for SVM.
 //
 // The zero value of every field means its default; defaults are resolved into
 // a local copy at Fit and never written back. A failed Fit keeps the previous
@@ -171,10 +172,12 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 	for i := range all {
 		all[i] = i
 	}
-	// The solver runs on 2n variables: its state and cache columns are
-	// those of a problem of size 2n (an upper bound: the rows are not
-	// copied twice).
-	if err := checkSVMMemory("svr", n, dataBytesPerRow(x), []int{2 * n}, &cfg, s.CacheBytes > 0, s.MemoryLimit, sparseIndexPlan(cfg.k, x, [][]int{all})+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
+	// The plan of one problem over the n points (their data, one cache of
+	// columns of n values) plus the solver's state of the n more variables
+	// (svmStateBytes's 84 bytes each, without data) and the variables' rows
+	// (8 bytes each).
+	extra := 84*int64(n) + 16*int64(n)
+	if err := checkSVMMemory("svr", n, dataBytesPerRow(x), []int{n}, &cfg, s.CacheBytes > 0, s.MemoryLimit, extra+sparseIndexPlan(cfg.k, x, [][]int{all})+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -183,15 +186,17 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 	sign := make([]float64, 2*n)
 	p := make([]float64, 2*n)
 	bounds := make([]float64, 2*n)
+	rows := make([]int, 2*n) // α_i and α*_i are both point i
 	for i, v := range y {
 		sign[i], sign[n+i] = 1, -1
 		p[i], p[n+i] = eps-v, eps+v
 		bounds[i], bounds[n+i] = cfg.c, cfg.c
+		rows[i], rows[n+i] = i, i
 	}
 	opt := cfg.options(nil)
 	opt.Progress = solverProgress(pr, 0)
-	cols := newSVRColumns(newKernelColumns(cfg.k, x, cfg.workers))
-	r, err := solver.SolveSMO(ctx, solver.SVMProblem{K: cols, Y: sign, C: bounds, P: p}, opt)
+	cols := newKernelColumns(cfg.k, x, cfg.workers)
+	r, err := solver.SolveSMO(ctx, solver.SVMProblem{K: cols, Rows: rows, Y: sign, C: bounds, P: p}, opt)
 	if err != nil {
 		return nil, err
 	}

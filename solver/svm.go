@@ -48,11 +48,17 @@ type Multiplier interface {
 // with, for SolveSMO only, the equality constraint yᵀα = 0 that comes from the
 // bias term. The linear term p is −e for classification (C-SVC); ε-SVR
 // doubles the variables and sets p = (ε − z, ε + z) for targets z (LIBSVM's
-// formulation, Chang & Lin 2011, Sect. 2.4).
+// formulation, Chang & Lin 2011, Sect. 2.4). Several variables may stand
+// for one point (Rows): K is then the kernel matrix of the points and
+// Q_ij = y_i y_j K(rows_i, rows_j), each point's column computed and cached
+// once, as LIBSVM's SVR_Q does.
 type SVMProblem struct {
-	// K holds the kernel matrix.
+	// K holds the kernel matrix of the points.
 	K Columns
-	// Y holds the labels, each +1 or −1.
+	// Rows maps each variable to its point, a row of K; nil means variable
+	// i is point i (len(Y) = K.Len()). ε-SVR's α_i and α*_i share point i.
+	Rows []int
+	// Y holds the labels, each +1 or −1, one per variable.
 	Y []float64
 	// C holds the upper bound of each α_i (C times the class weight); all > 0.
 	C []float64
@@ -170,10 +176,12 @@ type svm[T float32 | float64] struct {
 	g       []float64 // gradient Qα + p; exact on the active set
 	qd      []float64 // K_ii
 	full    Columns
-	prov    Columns // current provider: full or a subset
-	base    []int   // base position → index; nil means identity
-	oldBase []int   // the base the current cache was built for
-	pos     []int32 // index → base position, −1 when not in the base
+	rows    []int   // variable → row of full; nil means identity
+	m       int     // rows of full
+	prov    Columns // current provider: full or a subset of its rows
+	base    []int   // base position → row of full, ascending; nil means all
+	rowPos  []int32 // row of full → base position, −1 when not in the base
+	pos     []int32 // variable → base position of its row, −1 when not in the base
 	cache   *Cache[T]
 	scratch []float64 // a float64 column for the float32 cache's fill
 	active  []int     // active indices, ascending
@@ -187,12 +195,21 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 	if p.K == nil {
 		return nil, fmt.Errorf("%w: nil kernel columns", ErrSVMProblem)
 	}
-	n := p.K.Len()
-	if n == 0 {
+	m := p.K.Len()
+	n := m
+	if p.Rows != nil {
+		n = len(p.Rows)
+		for i, r := range p.Rows {
+			if r < 0 || r >= m {
+				return nil, fmt.Errorf("%w: variable %d maps to row %d of %d kernel rows", ErrSVMProblem, i, r, m)
+			}
+		}
+	}
+	if n == 0 || m == 0 {
 		return nil, fmt.Errorf("%w: empty problem", ErrSVMProblem)
 	}
 	if len(p.Y) != n || len(p.C) != n {
-		return nil, fmt.Errorf("%w: %d kernel rows, %d labels, %d bounds", ErrSVMProblem, n, len(p.Y), len(p.C))
+		return nil, fmt.Errorf("%w: %d variables, %d labels, %d bounds", ErrSVMProblem, n, len(p.Y), len(p.C))
 	}
 	for i := range n {
 		if p.Y[i] != 1 && p.Y[i] != -1 {
@@ -209,7 +226,7 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 			lin[i] = -1
 		}
 	} else if len(lin) != n {
-		return nil, fmt.Errorf("%w: %d kernel rows, %d linear terms", ErrSVMProblem, n, len(lin))
+		return nil, fmt.Errorf("%w: %d variables, %d linear terms", ErrSVMProblem, n, len(lin))
 	}
 	for i, v := range lin {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -234,12 +251,12 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = defaultMem
 	}
-	s := &svm[T]{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, p: lin, full: p.K}
+	s := &svm[T]{ctx: ctx, opt: opt, n: n, y: p.Y, c: p.C, p: lin, full: p.K, rows: p.Rows, m: m}
 	s.alpha = make([]float64, n)
 	s.g = make([]float64, n)
 	s.qd = make([]float64, n)
 	for i := range n {
-		s.qd[i] = p.K.Diag(i)
+		s.qd[i] = p.K.Diag(s.row(i))
 		s.g[i] = lin[i]
 	}
 	if opt.Init != nil {
@@ -279,8 +296,18 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
-// setBase makes the cache serve columns restricted to base (nil: all rows).
-// base must be ascending and, when not nil, a subset of the current base.
+// row returns the row of K that variable i stands for.
+func (s *svm[T]) row(i int) int {
+	if s.rows == nil {
+		return i
+	}
+	return s.rows[i]
+}
+
+// setBase makes the cache serve columns restricted to the rows base of K
+// (nil: all rows). base must be ascending and, when not nil, a subset of the
+// current base. The cache is keyed by base position: variables that share a
+// row share its column.
 func (s *svm[T]) setBase(base []int) {
 	prevBase, prevCache := s.base, s.cache
 	if prevCache != nil {
@@ -290,46 +317,59 @@ func (s *svm[T]) setBase(base []int) {
 	}
 	if s.pos == nil {
 		s.pos = make([]int32, s.n)
+		s.rowPos = make([]int32, s.m)
 	}
 	s.base = base
-	m := s.n
+	m := s.m
 	if base == nil {
 		s.prov = s.full
-		for i := range s.pos {
-			s.pos[i] = int32(i)
+		for r := range s.rowPos {
+			s.rowPos[r] = int32(r)
 		}
 	} else {
 		m = len(base)
 		s.prov = s.full.(Subsetter).Subset(base)
-		for i := range s.pos {
-			s.pos[i] = -1
+		for r := range s.rowPos {
+			s.rowPos[r] = -1
 		}
-		for p, i := range base {
-			s.pos[i] = int32(p)
+		for p, r := range base {
+			s.rowPos[r] = int32(p)
 		}
 	}
+	for i := range s.pos {
+		s.pos[i] = s.rowPos[s.row(i)]
+	}
 	prov := s.prov
-	switch dst := any(&s.cache).(type) {
-	case **Cache[float64]:
-		*dst = NewCache(m, m, s.opt.CacheBytes, func(k int, col []float64) { prov.Column(k, col) })
-	case **Cache[float32]:
+	var fill func(k int, col []T)
+	switch f := any(&fill).(type) {
+	case *func(int, []float64):
+		*f = func(k int, col []float64) { prov.Column(k, col) }
+	case *func(int, []float32):
 		// The column is computed in float64 and rounded once.
 		if cap(s.scratch) < m {
 			s.scratch = make([]float64, m)
 		}
 		scratch := s.scratch[:m]
-		*dst = NewCache(m, m, s.opt.CacheBytes, func(k int, col []float32) {
+		*f = func(k int, col []float32) {
 			prov.Column(k, scratch)
 			for r, v := range scratch {
 				col[r] = float32(v)
 			}
-		})
+		}
 	}
-	if prevCache == nil || base == nil {
+	if prevCache == nil {
+		s.cache = NewCache(m, m, s.opt.CacheBytes, fill)
 		return
 	}
-	// Moving to a smaller base: keep the cached columns of the indices that
-	// stay, restricted to the new rows (a copy instead of kernel evaluations).
+	if base == nil {
+		// Back to all rows (unshrinking): no column can be restricted
+		// from the shorter ones, but the memory is reused.
+		s.cache = prevCache.Restrict(m, m, fill, func(int) int { return -1 }, nil)
+		return
+	}
+	// Moving to a smaller base: keep the cached columns of the rows that
+	// stay, restricted to the new rows (a copy instead of kernel
+	// evaluations, in the same memory).
 	global := func(q int) int { return q }
 	if prevBase != nil {
 		global = func(q int) int { return prevBase[q] }
@@ -342,35 +382,47 @@ func (s *svm[T]) setBase(base []int) {
 		}
 		from[p] = int32(q)
 	}
-	prevCache.Each(func(key int, col []T) {
-		np := s.pos[global(key)]
-		if np < 0 {
-			return
-		}
-		dst := s.cache.Put(int(np))
-		for p, q := range from {
-			dst[p] = col[q]
-		}
-	})
+	s.cache = prevCache.Restrict(m, m, fill, func(key int) int { return int(s.rowPos[global(key)]) }, from)
 }
 
-// column returns K(·, x_i) indexed by base position; i must be in the base.
+// column returns K(·, x_{row(i)}) indexed by base position; variable i's row
+// must be in the base.
 func (s *svm[T]) column(i int) []T { return s.cache.Get(int(s.pos[i])) }
 
-// maybeRebase restricts the provider to the active set when that set is less
-// than half of the current base and the kernel supports subsets.
+// maybeRebase restricts the provider to the rows of the active variables
+// when they are less than half of the current base and the kernel supports
+// subsets.
 func (s *svm[T]) maybeRebase() {
 	if _, ok := s.full.(Subsetter); !ok {
 		return
 	}
-	cur := s.n
+	cur := s.m
 	if s.base != nil {
 		cur = len(s.base)
 	}
-	if len(s.active) >= cur/2 || len(s.active) < 2 {
+	rows := s.activeRows()
+	if len(rows) >= cur/2 || len(rows) < 2 {
 		return
 	}
-	s.setBase(append([]int(nil), s.active...))
+	s.setBase(rows)
+}
+
+// activeRows returns the distinct rows of K of the active variables, ascending.
+func (s *svm[T]) activeRows() []int {
+	if s.rows == nil {
+		return append([]int(nil), s.active...)
+	}
+	in := make([]bool, s.m)
+	for _, t := range s.active {
+		in[s.rows[t]] = true
+	}
+	var rows []int
+	for r, ok := range in {
+		if ok {
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }
 
 // gradient recomputes g_t = y_t Σ_j α_j y_j K_tj + p_t for t in rows.
@@ -391,6 +443,9 @@ func (s *svm[T]) gradient(rows []int) error {
 	}
 	if len(sv) == 0 {
 		return nil
+	}
+	if s.rows != nil {
+		return s.gradientRows(rows, sv, v)
 	}
 	if m, ok := s.full.(Multiplier); ok {
 		dst := make([]float64, len(rows))
@@ -413,6 +468,59 @@ func (s *svm[T]) gradient(rows []int) error {
 		for _, t := range rows {
 			s.g[t] += s.y[t] * v[k] * col[t]
 		}
+	}
+	return nil
+}
+
+// gradientRows is gradient's product when variables share rows of K: the
+// coefficients of the support variables are summed per row (ε-SVR's
+// α_i − α*_i), each distinct row of rows is computed once, and g_t gets
+// y_t times its row's value.
+func (s *svm[T]) gradientRows(rows, sv []int, v []float64) error {
+	coef := make([]float64, s.m)
+	isCol := make([]bool, s.m)
+	for k, j := range sv { // ascending variables: a fixed order of the sums
+		r := s.rows[j]
+		coef[r] += v[k]
+		isCol[r] = true
+	}
+	var cols []int
+	var cv []float64
+	for r, ok := range isCol {
+		if ok {
+			cols = append(cols, r)
+			cv = append(cv, coef[r])
+		}
+	}
+	at := make([]int32, s.m) // row → position in uniq, +1 (0: absent)
+	var uniq []int
+	for _, t := range rows {
+		if r := s.rows[t]; at[r] == 0 {
+			uniq = append(uniq, r)
+			at[r] = int32(len(uniq))
+		}
+	}
+	dst := make([]float64, len(uniq))
+	if m, ok := s.full.(Multiplier); ok {
+		if err := m.MulVec(s.ctx, uniq, cols, cv, dst); err != nil {
+			return err
+		}
+	} else {
+		col := make([]float64, s.m)
+		for k, j := range cols {
+			if k%64 == 0 {
+				if err := s.ctx.Err(); err != nil {
+					return err
+				}
+			}
+			s.full.Column(j, col)
+			for q, r := range uniq {
+				dst[q] += cv[k] * col[r]
+			}
+		}
+	}
+	for _, t := range rows {
+		s.g[t] += s.y[t] * dst[at[s.rows[t]]-1]
 	}
 	return nil
 }

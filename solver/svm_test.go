@@ -420,6 +420,8 @@ func TestSVMProblemErrors(t *testing.T) {
 		{"init wrong length", SVMProblem{K: &denseK{k: k}, Y: y, C: c}, SVMOptions{Init: []float64{0}}},
 		{"short p", SVMProblem{K: &denseK{k: k}, Y: y, C: c, P: []float64{-1}}, SVMOptions{}},
 		{"p=Inf", SVMProblem{K: &denseK{k: k}, Y: y, C: c, P: []float64{-1, -1, math.Inf(-1), -1, -1, -1}}, SVMOptions{}},
+		{"row out of range", SVMProblem{K: &denseK{k: k}, Y: y, C: c, Rows: []int{0, 1, 2, 3, 4, 6}}, SVMOptions{}},
+		{"rows and y differ", SVMProblem{K: &denseK{k: k}, Y: y, C: c, Rows: []int{0, 1, 2}}, SVMOptions{}},
 	}
 	for _, b := range bad {
 		for _, solve := range []func(context.Context, SVMProblem, SVMOptions) (*SVMResult, error){SolveSMO, SolveDCD} {
@@ -631,10 +633,20 @@ func svrProblem(eps float64) (k [][]float64, y, p []float64) {
 }
 
 // A linear term p other than −e (the ε-SVR dual) is solved to the brute-force
-// optimum by both solvers, and p = −e given explicitly is the default.
+// optimum by both solvers, with the 2n×2n matrix given whole or as the n×n
+// kernel of the points with Rows mapping α_i and α*_i to point i (a shared,
+// once-cached column; shrinking's subsets and gradient rebuilds on distinct
+// points), and p = −e given explicitly is the default.
 func TestLinearTermMatchesBruteForceQP(t *testing.T) {
 	k, y, p := svrProblem(0.1)
 	c := constC(len(y), 1)
+	half := len(y) / 2
+	kn := make([][]float64, half)
+	rows := make([]int, len(y))
+	for i := range kn {
+		kn[i] = k[i][:half]
+		rows[i], rows[half+i] = i, i
+	}
 	for _, tc := range []struct {
 		name  string
 		bias  bool
@@ -642,8 +654,18 @@ func TestLinearTermMatchesBruteForceQP(t *testing.T) {
 	}{{"smo", true, SolveSMO}, {"dcd", false, SolveDCD}} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := objective(k, y, p, bruteQP(k, y, c, p, tc.bias))
-			for _, cols := range []Columns{&denseK{k: k}, &subK{denseK{k: k}}} {
-				r, err := tc.solve(context.Background(), SVMProblem{K: cols, Y: y, C: c, P: p}, SVMOptions{Tol: 1e-8})
+			for _, prob := range []SVMProblem{
+				{K: &denseK{k: k}}, {K: &subK{denseK{k: k}}},
+				{K: &denseK{k: kn}, Rows: rows}, {K: &subK{denseK{k: kn}}, Rows: rows},
+			} {
+				prob.Y, prob.C, prob.P = y, c, p
+				// CacheBytes 1: two columns, so that rows are evicted and
+				// recomputed while shrinking moves the base.
+				opt := SVMOptions{Tol: 1e-8}
+				if prob.Rows != nil {
+					opt.CacheBytes = 1
+				}
+				r, err := tc.solve(context.Background(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -683,5 +705,69 @@ func TestLinearTermMatchesBruteForceQP(t *testing.T) {
 	}
 	if fmt.Sprint(a.Alpha, a.Bias, a.Objective) != fmt.Sprint(b.Alpha, b.Bias, b.Objective) {
 		t.Errorf("P = −e differs from nil P: objective %.17g vs %.17g", b.Objective, a.Objective)
+	}
+}
+
+// Restrict keeps the columns whose key stays, restricted to the rows from,
+// in their LRU order, in the same block of memory, which at the shorter
+// length holds more columns; going back to full length reuses the block
+// too. The SVM solvers' shrinking uses it (setBase).
+func TestCacheRestrict(t *testing.T) {
+	fills := 0
+	val := func(k, r int) float64 { return float64(100*k + r) }
+	c := NewCache(6, 6, 3*6*8, func(k int, dst []float64) {
+		fills++
+		for r := range dst {
+			dst[r] = val(k, r)
+		}
+	})
+	for _, k := range []int{0, 2, 5, 2} { // 3 slots: LRU order 0, 5, 2 (2 most recent)
+		c.Get(k)
+	}
+	block := &c.arena[0]
+	// Keep rows 1, 2, 5 of the old columns; keys map 0 → −1, 2 → 1, 5 → 2.
+	from := []int32{1, 2, 5}
+	newKey := map[int]int{0: -1, 1: 0, 2: 1, 3: -1, 4: -1, 5: 2}
+	rfills := 0
+	r := c.Restrict(3, 3, func(k int, dst []float64) {
+		rfills++
+		for i := range dst {
+			dst[i] = -1
+		}
+	}, func(k int) int { return newKey[k] }, from)
+	if &r.arena[0] != block {
+		t.Error("Restrict allocated a new block")
+	}
+	if r.Capacity() != 3 { // min(keys 3, budget 144 / 24 bytes = 6)
+		t.Errorf("capacity %d, want 3 (all keys)", r.Capacity())
+	}
+	var order []int
+	r.Each(func(k int, col []float64) {
+		order = append(order, k)
+		old := map[int]int{1: 2, 2: 5}[k]
+		for p, q := range from {
+			if col[p] != val(old, int(q)) {
+				t.Errorf("key %d row %d = %g, want %g", k, p, col[p], val(old, int(q)))
+			}
+		}
+	})
+	if fmt.Sprint(order) != "[2 1]" { // old 5 then old 2: the LRU order kept
+		t.Errorf("LRU order %v, want [2 1]", order)
+	}
+	r.Get(1)
+	r.Get(2)
+	if rfills != 0 {
+		t.Errorf("kept keys recomputed: %d fills", rfills)
+	}
+	if r.Get(0); rfills != 1 {
+		t.Errorf("a dropped key was not recomputed: %d fills", rfills)
+	}
+	// Back to full length: nothing kept, the same block, its 3 columns.
+	full := r.Restrict(6, 6, func(k int, dst []float64) {}, func(int) int { return -1 }, nil)
+	if &full.arena[0] != block || full.Capacity() != 3 {
+		t.Errorf("full length: same block %v, capacity %d; want true and 3", &full.arena[0] == block, full.Capacity())
+	}
+	if h, m := full.Stats(); h != 0 || m != 0 {
+		t.Errorf("a restricted cache starts with stats %d/%d", h, m)
 	}
 }

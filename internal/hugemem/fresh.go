@@ -63,13 +63,19 @@ func FaultCost() (secondsPerMiB float64, advised bool) {
 // does, only when FaultCost says that 4 KiB pages cost more than huge
 // ones on this host; otherwise a plain Go slice. Slices under minBytes are
 // never advised, and sizes below that do not run the probe.
-func FreshFloat64s(n int) []float64 {
-	s := make([]float64, n)
-	if 8*n < minBytes {
+func FreshFloat64s(n int) []float64 { return FreshSlice[float64](n) }
+
+// FreshSlice is FreshFloat64s for float64 or float32 values (an SVM
+// solver's kernel-column cache, filled column by column and then read).
+func FreshSlice[T float32 | float64](n int) []T {
+	s := make([]T, n)
+	var z T
+	size := int(unsafe.Sizeof(z)) * n
+	if size < minBytes {
 		return s
 	}
 	if _, ok := FaultCost(); ok {
-		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
+		adviseHook(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size))
 	}
 	return s
 }
