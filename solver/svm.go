@@ -400,6 +400,9 @@ func (s *svm[T]) maybeRebase() {
 	if s.base != nil {
 		cur = len(s.base)
 	}
+	if s.rows == nil && (len(s.active) >= cur/2 || len(s.active) < 2) {
+		return // the common case decided without a copy
+	}
 	rows := s.activeRows()
 	if len(rows) >= cur/2 || len(rows) < 2 {
 		return

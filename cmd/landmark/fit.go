@@ -453,6 +453,9 @@ func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulte
 	if res.Gamma != 0 {
 		out["gamma"] = res.Gamma // the γ a gamma rule (scale, auto) resolved to
 	}
+	if sv, ok := supportVectors(res); ok {
+		out["support_vectors"] = sv
+	}
 	if w := classWeightsOf(res); len(w) > 0 {
 		named := make(map[string]float64, len(w))
 		for l, v := range w {
@@ -493,6 +496,9 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	}
 	if w := weightsLine(res); w != "" {
 		fmt.Fprintln(stdout, w)
+	}
+	if l := supportLine(res); l != "" {
+		fmt.Fprintln(stdout, l)
 	}
 	if res.BeyondRows > 0 {
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))
@@ -600,6 +606,36 @@ func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
 		return e.ClassWeights
 	}
 	return nil
+}
+
+// supportVectors returns the number of distinct training rows an SVM, BKA-SVM
+// or SVR fit keeps as support vectors (svm-train's nSV); false for other fits.
+func supportVectors(res *experiments.FitResult) (int, bool) {
+	switch e := res.Estimator.(type) {
+	case *model.SVM:
+		return e.Info().SV, true
+	case *model.BKASVM:
+		return e.Info().SV, true
+	case *model.SVR:
+		return e.Info().SV, true
+	}
+	return 0, false
+}
+
+// supportLine says how many training rows the fit keeps as support vectors
+// (svm-train's nSV; for svr also nBSV and the dual objective, its obj); ""
+// for fits without support vectors.
+func supportLine(res *experiments.FitResult) string {
+	sv, ok := supportVectors(res)
+	if !ok {
+		return ""
+	}
+	l := fmt.Sprintf("support vectors: %d of %d training rows", sv, res.NTrain)
+	if e, ok := res.Estimator.(*model.SVR); ok {
+		in := e.Info()
+		l += fmt.Sprintf(" (%d at the bound C; ε = %g, dual objective %.6f)", in.BoundedSV, in.Epsilon, in.Objective)
+	}
+	return l
 }
 
 // weightsLine says which class weights the fit used, the classes by name;

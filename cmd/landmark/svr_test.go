@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ func TestCLISVR(t *testing.T) {
 			if !strings.Contains(so, "svr (no grid) on 500 rows × 12 features") {
 				t.Errorf("fit report lacks the estimator line:\n%s", so)
 			}
+			fitOut := so
 			code, so, se = runCLI("predict", "--model", m, "--data", te, "--progress", "never")
 			if code != 0 {
 				t.Fatalf("predict: exit %d: %s", code, se)
@@ -83,8 +85,14 @@ func TestCLISVR(t *testing.T) {
 					t.Fatalf("row %d: CLI %s, model.SVR %.17g", i, g, want[i])
 				}
 			}
-			if in := s.Info(); tc.eps == "0" && in.Epsilon != 0 || tc.eps == "2" && in.Epsilon != 2 {
+			in := s.Info()
+			if tc.eps == "0" && in.Epsilon != 0 || tc.eps == "2" && in.Epsilon != 2 {
 				t.Errorf("ε used %g, want %s", in.Epsilon, tc.eps)
+			}
+			// svm-train's nSV, nBSV and obj, from the fit the CLI made.
+			line := fmt.Sprintf("support vectors: %d of 500 training rows (%d at the bound C; ε = %s, dual objective %.6f)", in.SV, in.BoundedSV, tc.eps, in.Objective)
+			if !strings.Contains(fitOut, line) {
+				t.Errorf("fit report lacks %q:\n%s", line, fitOut)
 			}
 			code, _, se = runCLI("predict", "--model", m, "--data", te, "--output", "proba", "--progress", "never")
 			if code != 1 || !strings.Contains(se, "a regression model predicts values, not classes") || strings.Contains(se, "probability=true") {
