@@ -45,6 +45,14 @@ var (
 const (
 	// parallelColumn is the column length from which a column is split across workers.
 	parallelColumn = 8192
+	// parallelWork is, for dense X, the multiply-adds of a column (n·d)
+	// from which it is split: below it the goroutines' start and wake-up
+	// cost more than they save. Measured on machine E (2026-11-28, bench
+	// svr and bench svm, two workers): cadata's 16,512 × 8 (ε-SVR) took
+	// 9.4–9.8 s split against 8.2 s serial, ijcnn1's 20,000 × 22 1.3–1.9 s
+	// against 1.3–1.7 s, and all 49,990 × 22 rows 4.5–4.6 s split against
+	// 5.5–5.6 s serial.
+	parallelWork = 1 << 19
 	// columnChunk is the number of rows computed by one matrix-vector product.
 	columnChunk = 2048
 )
@@ -72,11 +80,12 @@ func (c *kernelColumns) Diag(i int) float64 { return c.diag[i] }
 
 // Column writes K(x_r, x_i) for every row r into dst. Long columns are cut
 // into chunks of columnChunk rows whatever the number of workers, so that the
-// values do not depend on it.
+// values do not depend on it; the chunks go to the workers when the column is
+// long and, for dense X, costly enough (parallelColumn, parallelWork).
 func (c *kernelColumns) Column(i int, dst []float64) {
 	n := len(c.diag)
 	w := c.workers
-	if n < parallelColumn || w == 1 {
+	if n < parallelColumn || w == 1 || c.x != nil && n*c.x.RawMatrix().Cols < parallelWork {
 		for r0 := 0; r0 < n; r0 += columnChunk {
 			c.rows(i, r0, min(r0+columnChunk, n), dst)
 		}

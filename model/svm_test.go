@@ -70,10 +70,13 @@ func denseDualObjective(k kernel.Kernel, x *mat.Dense, y, alpha []float64) float
 // TestSVMColumnsMatchKernel checks the column fast paths against the kernel's Eval.
 func TestSVMColumnsMatchKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	n := parallelColumn + 37 // exercises the split across workers
-	x := mat.NewDense(n, 5, nil)
+	// n·d ≥ parallelWork with n ≥ parallelColumn: exercises the split
+	// across workers.
+	const d = 64
+	n := max(parallelColumn, parallelWork/d) + 37
+	x := mat.NewDense(n, d, nil)
 	for i := range n {
-		for j := range 5 {
+		for j := range d {
 			x.Set(i, j, rng.NormFloat64())
 		}
 	}

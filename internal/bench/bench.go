@@ -26,6 +26,7 @@ var benchTargets = []benchTarget{
 	{"kernel", "fused Gaussian K(X,C)ᵀ(K(X,C)v) and X·Cᵀ vs scikit-learn/numpy", runBenchKernel},
 	{"falkon", "Falkon vs scikit-learn Nystroem+Ridge on cadata, ijcnn1 or covtype (time, error, peak RSS)", runBenchFalkon},
 	{"svm", "BKA-SVM and exact SVM vs LIBSVM svm-train on ijcnn1, covtype, mnist, synthetic text/news20 sets or a LIBSVM file pair", runBenchSVM},
+	{"svr", "exact ε-SVR (model.SVR, float64 and float32 caches) vs LIBSVM svm-train -s 3 on cpusmall, cadata or a LIBSVM file pair", runBenchSVR},
 	{"sparse", "Falkon vs FALKON (sparse tensors) and scikit-learn Nystroem+RidgeClassifier on a LIBSVM train/test pair (time, accuracy, peak RSS)", runBenchSparse},
 	{"linalg", "potrf, lauum, trsm and the FALKON preconditioner build vs gonum LAPACK (M = 2,000 … 10,000)", runBenchLinalg},
 }
