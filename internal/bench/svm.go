@@ -341,26 +341,43 @@ var (
 	benchReAcc = regexp.MustCompile(`Accuracy = ([0-9.]+)%`)
 )
 
+// libsvmFiles are the files of an svm-train / svm-predict run in a
+// temporary directory: the training and test sets, the model and the
+// predictions.
+type libsvmFiles struct{ dir, train, test, model, out string }
+
+// newLIBSVMFiles writes tr and te as LIBSVM files into a new temporary
+// directory (prefix names it); the caller removes f.dir.
+func newLIBSVMFiles(prefix string, tr, te benchSet) (f libsvmFiles, err error) {
+	if f.dir, err = os.MkdirTemp("", prefix); err != nil {
+		return f, err
+	}
+	f.train, f.test = filepath.Join(f.dir, "train"), filepath.Join(f.dir, "test")
+	f.model, f.out = filepath.Join(f.dir, "model"), filepath.Join(f.dir, "out")
+	for _, w := range []struct {
+		p string
+		d benchSet
+	}{{f.train, tr}, {f.test, te}} {
+		if err := writeBenchFile(w.p, w.d); err != nil {
+			os.RemoveAll(f.dir)
+			return f, err
+		}
+	}
+	return f, nil
+}
+
 // benchLIBSVM writes the data to a temporary directory and times svm-train
 // (-c C -g γ -e 0.001 -m cache) and svm-predict on it.
 func benchLIBSVM(ctx context.Context, tr, te benchSet, c, gamma float64, cacheMB int) (benchRow, error) {
 	if _, err := exec.LookPath("svm-train"); err != nil {
 		return benchRow{note: "svm-train not installed"}, nil
 	}
-	dir, err := os.MkdirTemp("", "landmark-bench-svm")
+	f, err := newLIBSVMFiles("landmark-bench-svm", tr, te)
 	if err != nil {
 		return benchRow{}, err
 	}
-	defer os.RemoveAll(dir)
-	ftr, fte, fmod, fout := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
-	for _, w := range []struct {
-		p string
-		d benchSet
-	}{{ftr, tr}, {fte, te}} {
-		if err := writeBenchFile(w.p, w.d); err != nil {
-			return benchRow{}, err
-		}
-	}
+	defer os.RemoveAll(f.dir)
+	ftr, fte, fmod, fout := f.train, f.test, f.model, f.out
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, "svm-train", "-c", fmt.Sprint(c), "-g", fmt.Sprint(gamma), "-e", "0.001", "-m", fmt.Sprint(cacheMB), ftr, fmod)
 	out, err := cmd.CombinedOutput()

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -233,20 +232,12 @@ func (b *svrBench) libsvm(ctx context.Context, tr, te benchSet) (svrRow, error) 
 		r.note = "svm-train not installed"
 		return r, nil
 	}
-	dir, err := os.MkdirTemp("", "landmark-bench-svr")
+	f, err := newLIBSVMFiles("landmark-bench-svr", tr, te)
 	if err != nil {
 		return r, err
 	}
-	defer os.RemoveAll(dir)
-	ftr, fte, fmod, fout := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
-	for _, w := range []struct {
-		p string
-		d benchSet
-	}{{ftr, tr}, {fte, te}} {
-		if err := writeBenchFile(w.p, w.d); err != nil {
-			return r, err
-		}
-	}
+	defer os.RemoveAll(f.dir)
+	ftr, fte, fmod, fout := f.train, f.test, f.model, f.out
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, "svm-train", "-s", "3", "-c", fmt.Sprint(b.c), "-g", fmt.Sprint(b.gamma), "-p", fmt.Sprint(b.eps),
 		"-e", "0.001", "-m", fmt.Sprint(b.cacheMB), ftr, fmod)
