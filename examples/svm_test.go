@@ -41,6 +41,44 @@ func TestSVMLinearMaximumMargin(t *testing.T) {
 	}
 }
 
+// A linear ε-SVR on four points of the line y = 2x + 1 with ε = 0.5 and a
+// large C: the flattest f(x) = wx + b within ε of every point has its
+// residuals at ±ε at x = ±2, so w = 2 − ε/2 = 1.75 and b = 1; x = ±1 lie
+// inside the tube (residuals ∓0.25) and are no support vectors.
+func TestSVRLinearFlattestFit(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{-2, -1, 1, 2})
+	y := []float64{-3, -1, 3, 5}
+	s := &model.SVR{Kernel: kernel.Linear{}, C: 1e3, Epsilon: 0.5, Tol: 1e-9}
+	if err := s.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Predict(mat.NewDense(3, 1, []float64{-3, 0.5, 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{-4.25, 1.875, 8} {
+		if math.Abs(p[i]-want) > 1e-6 {
+			t.Errorf("f = %.9f, want %g", p[i], want)
+		}
+	}
+	info := s.Info()
+	if info.SV != 2 || info.BoundedSV != 0 || math.Abs(info.Bias-1) > 1e-6 {
+		t.Errorf("Info: %d support vectors (%d at C), bias %g; want 2, 0 and 1", info.SV, info.BoundedSV, info.Bias)
+	}
+	sv, coef, err := s.SupportVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// w = Σ β_i x_i = 1.75 over the support vectors x = −2 and 2.
+	var w float64
+	for i, b := range coef {
+		w += b * sv.At(i, 0)
+	}
+	if math.Abs(w-1.75) > 1e-6 {
+		t.Errorf("w = Σ β_i x_i = %.9f, want 1.75", w)
+	}
+}
+
 // pendigits returns the first 2,000 rows of the bundled pendigits training
 // part and the whole official test part (3,498 rows), scaled to [−1, 1] with
 // the training statistics as svm-scale does.
