@@ -151,6 +151,10 @@ type ReadOptions struct {
 	Float32Reason string
 	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
 	// beyond it reading fails with an error rather than exhausting memory.
+	// When set it also bounds the rows a LIBSVM read collects before X
+	// takes its form (12 bytes a non-zero, 16 a row), checked every 4,096
+	// lines and at the end, so that a sparse file over the cap is refused
+	// while it is read.
 	MaxBytes int64
 	// Progress, when set, is called with the number of data rows read so
 	// far every ProgressRows rows and once at the end.

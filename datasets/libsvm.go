@@ -324,6 +324,9 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
+			if err := s.checkBytes(line, opt.MaxBytes); err != nil {
+				return nil, 0, err
+			}
 		}
 		got, err := s.parseLine(b, line, opt.Dim)
 		if err != nil {
@@ -342,6 +345,9 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	if len(s.y) == 0 {
 		return nil, 0, &ParseError{Msg: "no data rows"}
 	}
+	if err := s.checkBytes(line, opt.MaxBytes); err != nil {
+		return nil, 0, err
+	}
 	if opt.Progress != nil {
 		opt.Progress(len(s.y))
 	}
@@ -353,6 +359,22 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 		return nil, 0, &ParseError{Msg: "no features on any row (give the dimension explicitly)"}
 	}
 	return s, d, nil
+}
+
+// bytes is the memory of the rows collected so far: 12 bytes a non-zero
+// (its index and value) and 16 a row (label and start).
+func (s *sparseRows) bytes() int64 { return 12*int64(s.n) + 16*int64(len(s.y)) }
+
+// checkBytes refuses, when budget is set (ReadOptions.MaxBytes > 0), rows
+// collected past it, naming the line reached: a LIBSVM file is read into
+// sparse rows first, whatever form X then takes, so a file larger than
+// the cap is stopped while it is read rather than after.
+func (s *sparseRows) checkBytes(line int, budget int64) error {
+	if budget <= 0 || s.bytes() <= budget {
+		return nil
+	}
+	what := fmt.Sprintf("what was read by line %d (%d rows, %d non-zeros)", line, len(s.y), s.n)
+	return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)", check.Memory(what, s.bytes(), budget))
 }
 
 // maxLine is the longest line the readers accept (256 MiB).

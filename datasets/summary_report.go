@@ -33,7 +33,7 @@ func SummarizeInput(ctx context.Context, name string, opt ReadOptions) (Summary,
 	defer in.Close()
 	var s Summary
 	if in.Format == LIBSVM {
-		x, y, err := in.ReadSparseWith(ctx, ReadOptions{Dim: opt.Dim, ZeroBased: opt.ZeroBased})
+		x, y, err := in.ReadSparseWith(ctx, ReadOptions{Dim: opt.Dim, ZeroBased: opt.ZeroBased, MaxBytes: opt.MaxBytes})
 		if err != nil {
 			return Summary{}, nil, err
 		}

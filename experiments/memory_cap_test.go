@@ -231,11 +231,19 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.001}, lambda: 0.001, me
 		return s
 	}
 	x := int64(8 * n * d)
-	// A cap of X + 1 lets the read through and refuses the fit.
-	_, err := Fit(context.Background(), spec(x+1))
+	// The read collects the file's rows before X takes its form (12 bytes
+	// a non-zero, 16 a row: 288,960 bytes here, more than X), and the cap
+	// bounds that too (ReadOptions.MaxBytes, since 2026-11-28): one byte
+	// less is refused by the read, one byte more lets the read through and
+	// refuses the fit.
+	read := int64(12*n*d + 16*n)
+	if _, err := Fit(context.Background(), spec(read-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "what was read by line 60 (60 rows, 24000 non-zeros) needs 288960 bytes") {
+		t.Errorf("cap of the read − 1: %v", err)
+	}
+	_, err := Fit(context.Background(), spec(read+1))
 	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
-	if m == nil {
-		t.Fatalf("cap X + 1: %v", err)
+	if m == nil || !strings.Contains(err.Error(), "exact KRR") {
+		t.Fatalf("cap of the read + 1: %v", err)
 	}
 	p, _ := strconv.ParseInt(m[1], 10, 64)
 	if _, err := Fit(context.Background(), spec(p-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "needs "+strconv.FormatInt(p, 10)+" bytes") {

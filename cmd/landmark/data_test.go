@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,6 +120,27 @@ func TestDataConvert(t *testing.T) {
 		if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), "a dense 270×13 matrix needs 28080 bytes (27.4 KiB), the limit is 1000 bytes") {
 			t.Errorf("data %s --memory 1000: %v", args[0], err)
 		}
+	}
+	// A LIBSVM file's rows count against --memory as they are read (12 bytes
+	// a non-zero, 16 a row), for data info too, which reads them sparse:
+	// before 2026-11-28 data info of a LIBSVM file ignored --memory.
+	hs, hy, err := datasets.ReadLIBSVMSparseFile(context.Background(), back, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nnz := hs.NNZ()
+	need := 12*nnz + 16*len(hy)
+	want := fmt.Sprintf("what was read by line 270 (270 rows, %d non-zeros) needs %d bytes", nnz, need)
+	for _, args := range [][]string{
+		{"info", back, "--memory", strconv.Itoa(need - 1)},
+		{"convert", back, filepath.Join(dir, "capped.csv"), "--memory", strconv.Itoa(need - 1)},
+	} {
+		if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("data %s --memory %d: %v, want %q", args[0], need-1, err, want)
+		}
+	}
+	if _, _, err := runDataArgs("info", back, "--memory", strconv.Itoa(need)); err != nil {
+		t.Errorf("data info --memory %d (what the read needs): %v", need, err)
 	}
 	// A semicolon CSV with --to and delimiters.
 	semi := filepath.Join(dir, "out.dat")
