@@ -192,20 +192,20 @@ func binaryFile(head []byte, path string) error {
 	case has("PK\x03\x04") && ext == ".xlsx":
 		kind, how = "an Excel workbook", "save it as CSV (pandas: pd.read_excel(f).to_csv(\"f.csv\", index=False))"
 	case has("PK\x03\x04") && ext == ".npz":
-		kind, how = "a numpy .npz archive", "write X and y as LIBSVM (scikit-learn: dump_svmlight_file(X, y, \"f.libsvm\", zero_based=False)) or CSV"
+		kind, how = "a numpy .npz archive", toLIBSVM+" or CSV"
 	case has("PK\x03\x04"):
 		kind, how = "a zip archive", "unzip it (gzip and bzip2 files are read as they are)"
 	case has("\x93NUMPY"):
-		kind, how = "a numpy .npy array", "write X and y as LIBSVM (scikit-learn: dump_svmlight_file(X, y, \"f.libsvm\", zero_based=False)) or CSV (numpy.savetxt with delimiter=\",\")"
+		kind, how = "a numpy .npy array", toLIBSVM+" or CSV (numpy.savetxt with delimiter=\",\")"
 	case has("PAR1") && len(head) > 4 && head[4] < ' ' && head[4] != '\t' && head[4] != '\n' && head[4] != '\r':
 		// A binary byte after the magic: not a CSV header naming PAR1.
 		kind, how = "a Parquet file", "write it as CSV (pandas: pd.read_parquet(f).to_csv(\"f.csv\", index=False))"
 	case has("ARROW1\x00"):
 		kind, how = "an Arrow or Feather file", "write it as CSV (pandas: pd.read_feather(f).to_csv(\"f.csv\", index=False))"
 	case has("\x89HDF\r\n\x1a\n"):
-		kind, how = "an HDF5 file (or a MATLAB v7.3 .mat)", "write X and y as CSV (MATLAB: writematrix([X y], \"f.csv\"); Python: h5py, then numpy.savetxt)"
+		kind, how = "an HDF5 file (or a MATLAB v7.3 .mat)", toCSVMatlab+"h5py, then numpy.savetxt)"
 	case has("MATLAB 5.0 MAT-file"):
-		kind, how = "a MATLAB .mat file", "write X and y as CSV (MATLAB: writematrix([X y], \"f.csv\"); Python: scipy.io.loadmat, then numpy.savetxt)"
+		kind, how = "a MATLAB .mat file", toCSVMatlab+"scipy.io.loadmat, then numpy.savetxt)"
 	case len(head) >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5:
 		kind, how = "a Python pickle (joblib)", "load it in Python and write LIBSVM (scikit-learn's dump_svmlight_file) or CSV"
 	case has("\xfd7zXZ\x00"):
@@ -219,6 +219,12 @@ func binaryFile(head []byte, path string) error {
 	}
 	return fmt.Errorf("datasets: %w: the data is %s, not text: Landmark reads LIBSVM and CSV (plain, gzip or bzip2); %s", ErrFormat, kind, how)
 }
+
+// How binaryFile tells numpy and MATLAB users to write their arrays.
+const (
+	toLIBSVM    = `write X and y as LIBSVM (scikit-learn: dump_svmlight_file(X, y, "f.libsvm", zero_based=False))`
+	toCSVMatlab = `write X and y as CSV (MATLAB: writematrix([X y], "f.csv"); Python: `
+)
 
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 var bom = []byte("\ufeff")

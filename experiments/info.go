@@ -6,10 +6,12 @@ import (
 	"github.com/landmark-ml/landmark/model"
 )
 
-// fitInfo extracts the numbers worth tabulating from a fitted estimator:
-// the centers M and CG iterations of FALKON, the rank of KRR's system, the
-// support vectors of the SVMs. Unknown estimators give nil.
-func fitInfo(est model.Estimator) map[string]float64 {
+// FitInfo extracts the numbers worth tabulating from a fitted estimator,
+// the info columns of a run's results: the centers M and CG iterations of
+// FALKON ("centers", "iterations"), the rank of KRR's system ("rank"), the
+// support vectors of the SVMs and SVR ("support_vectors", svm-train's nSV).
+// Unknown estimators give nil.
+func FitInfo(est model.Estimator) map[string]float64 {
 	switch e := est.(type) {
 	case *model.Falkon:
 		in := e.Info()

@@ -578,7 +578,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 		}
 		return FoldResult{Error: err.Error()}, nil, nil
 	}
-	fr := FoldResult{FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Info: fitInfo(fs.est)}
+	fr := FoldResult{FitSeconds: fs.fit, PredictSeconds: fs.predict, PeakBytes: fs.peak, Info: FitInfo(fs.est)}
 	if fs.gamma != 0 {
 		// The γ the spec's gamma rule gave on this fold's training rows.
 		if fr.Info == nil {

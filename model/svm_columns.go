@@ -49,7 +49,7 @@ const (
 	// from which it is split: below it the goroutines' start and wake-up
 	// cost more than they save. Measured on machine E (2026-11-28, bench
 	// svr and bench svm, two workers): cadata's 16,512 × 8 (ε-SVR) took
-	// 9.4–9.8 s split against 8.2 s serial, ijcnn1's 20,000 × 22 1.3–1.9 s
+	// 9.4–9.8 s split against 7.0–8.2 s serial, ijcnn1's 20,000 × 22 1.3–1.9 s
 	// against 1.3–1.7 s, and all 49,990 × 22 rows 4.5–4.6 s split against
 	// 5.5–5.6 s serial.
 	parallelWork = 1 << 19

@@ -428,64 +428,25 @@ func (s *svm[T]) activeRows() []int {
 	return rows
 }
 
-// gradient recomputes g_t = y_t Σ_j α_j y_j K_tj + p_t for t in rows.
+// gradient recomputes g_t = y_t Σ_j α_j y_j K_tj + p_t for t in rows. The
+// coefficients α_j y_j of the support variables are summed per row of K
+// (one term each without Rows; ε-SVR's α_i − α*_i with it), each distinct
+// row of rows is computed once, and g_t gets y_t times its row's value.
 func (s *svm[T]) gradient(rows []int) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	var sv []int
-	var v []float64
-	for j, a := range s.alpha {
-		if a > 0 {
-			sv = append(sv, j)
-			v = append(v, a*s.y[j])
-		}
-	}
 	for _, t := range rows {
 		s.g[t] = s.p[t]
 	}
-	if len(sv) == 0 {
-		return nil
-	}
-	if s.rows != nil {
-		return s.gradientRows(rows, sv, v)
-	}
-	if m, ok := s.full.(Multiplier); ok {
-		dst := make([]float64, len(rows))
-		if err := m.MulVec(s.ctx, rows, sv, v, dst); err != nil {
-			return err
-		}
-		for r, t := range rows {
-			s.g[t] += s.y[t] * dst[r]
-		}
-		return nil
-	}
-	col := make([]float64, s.n)
-	for k, j := range sv {
-		if k%64 == 0 {
-			if err := s.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		s.full.Column(j, col)
-		for _, t := range rows {
-			s.g[t] += s.y[t] * v[k] * col[t]
-		}
-	}
-	return nil
-}
-
-// gradientRows is gradient's product when variables share rows of K: the
-// coefficients of the support variables are summed per row (ε-SVR's
-// α_i − α*_i), each distinct row of rows is computed once, and g_t gets
-// y_t times its row's value.
-func (s *svm[T]) gradientRows(rows, sv []int, v []float64) error {
 	coef := make([]float64, s.m)
 	isCol := make([]bool, s.m)
-	for k, j := range sv { // ascending variables: a fixed order of the sums
-		r := s.rows[j]
-		coef[r] += v[k]
-		isCol[r] = true
+	for j, a := range s.alpha { // ascending variables: a fixed order of the sums
+		if a > 0 {
+			r := s.row(j)
+			coef[r] += a * s.y[j]
+			isCol[r] = true
+		}
 	}
 	var cols []int
 	var cv []float64
@@ -495,10 +456,13 @@ func (s *svm[T]) gradientRows(rows, sv []int, v []float64) error {
 			cv = append(cv, coef[r])
 		}
 	}
+	if len(cols) == 0 {
+		return nil
+	}
 	at := make([]int32, s.m) // row → position in uniq, +1 (0: absent)
 	var uniq []int
 	for _, t := range rows {
-		if r := s.rows[t]; at[r] == 0 {
+		if r := s.row(t); at[r] == 0 {
 			uniq = append(uniq, r)
 			at[r] = int32(len(uniq))
 		}
@@ -523,7 +487,7 @@ func (s *svm[T]) gradientRows(rows, sv []int, v []float64) error {
 		}
 	}
 	for _, t := range rows {
-		s.g[t] += s.y[t] * dst[at[s.rows[t]]-1]
+		s.g[t] += s.y[t] * dst[at[s.row(t)]-1]
 	}
 	return nil
 }

@@ -609,17 +609,11 @@ func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
 }
 
 // supportVectors returns the number of distinct training rows an SVM, BKA-SVM
-// or SVR fit keeps as support vectors (svm-train's nSV); false for other fits.
+// or SVR fit keeps as support vectors (svm-train's nSV; experiments.FitInfo);
+// false for other fits.
 func supportVectors(res *experiments.FitResult) (int, bool) {
-	switch e := res.Estimator.(type) {
-	case *model.SVM:
-		return e.Info().SV, true
-	case *model.BKASVM:
-		return e.Info().SV, true
-	case *model.SVR:
-		return e.Info().SV, true
-	}
-	return 0, false
+	sv, ok := experiments.FitInfo(res.Estimator)["support_vectors"]
+	return int(sv), ok
 }
 
 // supportLine says how many training rows the fit keeps as support vectors
