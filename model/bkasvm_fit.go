@@ -194,7 +194,7 @@ func (r *bkaRun) solve(ctx context.Context, part *cluster.Partition, tasks []svm
 	jobs := bkaJobs(tasks, part, r.k)
 	bounds := make([][]float64, len(tasks))
 	for ti, t := range tasks {
-		bounds[ti] = cfg.bounds(r.labels, r.cls, t)
+		bounds[ti] = cfg.bounds(r.labels, r.cls, t, nil)
 	}
 	jobSizes := make([]int, len(jobs))
 	for j, jb := range jobs {

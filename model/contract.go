@@ -54,6 +54,22 @@ type Classifier interface {
 	PredictProba(x mat.Matrix) (*mat.Dense, error)
 }
 
+// WeightedEstimator is an estimator that takes sample weights, as
+// scikit-learn's fit(X, y, sample_weight) does: w holds one finite weight
+// ≥ 0 per row of x, not all 0 (ErrInput otherwise), and nil means every
+// weight is 1, so FitWeighted(ctx, x, y, nil) is Fit(ctx, x, y). On every
+// estimator an integer weight k gives the model of the data with that row
+// repeated k times (with the same centers, for Falkon and Nyström, whose
+// sampling does not look at weights). The SVMs bound row i's dual variables
+// by C·w_i (scikit-learn's SVC and SVR, LIBSVM's instance-weight variant);
+// KRR and Falkon weigh row i's squared loss by w_i and average over Σ w_i,
+// so their weights are relative: multiplied by a constant, they give the
+// same model. Rows of weight 0 do not enter the fit.
+type WeightedEstimator interface {
+	Estimator
+	FitWeighted(ctx context.Context, x mat.Matrix, y, w []float64) error
+}
+
 // MultiOutput is an estimator that fits several regression targets at once
 // (n×t, one column per output) and predicts all of them. Predict returns the
 // first output only.
@@ -85,6 +101,9 @@ var (
 	_ Informer[KRRInfo]    = (*KRR)(nil)
 	_ Informer[FalkonInfo] = (*Falkon)(nil)
 	_ Estimator            = (*SVR)(nil)
+	_ WeightedEstimator    = (*SVM)(nil)
+	_ WeightedEstimator    = (*SVR)(nil)
+	_ WeightedEstimator    = (*KRR)(nil)
 	_ Informer[SVRInfo]    = (*SVR)(nil)
 )
 

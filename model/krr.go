@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -119,8 +120,16 @@ type KRRProblem struct {
 	// modify them and must copy what they keep.
 	X, Y *mat.Dense
 	// Lambda is λ > 0; backends solve with penalty λn (see the package
-	// documentation).
+	// documentation), λS with Weights.
 	Lambda float64
+	// Weights, when non-nil, are the sample weights (n of them, finite,
+	// ≥ 0, not all 0; validated): the backend then minimizes
+	// (1/S)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i, the unweighted
+	// problem's average loss with row i counted w_i times, so that its
+	// penalty is λS where it was λn. KRR hands weights only to the backends
+	// of this package that honour them (exact, Nyström, feature ridge) and
+	// refuses them for any other.
+	Weights []float64
 	// Rng is the only source of randomness a backend may use.
 	Rng *rand.Rand
 	// Resources and Cholesky are the estimator's settings.
@@ -223,7 +232,7 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(d+t)) + op.ScratchBytes(0) +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) +
 		exactSolveBytes(n, t)
-	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.penalty(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
 		return nil, info, err
 	}
@@ -234,11 +243,15 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	if err := p.report(1, 2); err != nil {
 		return nil, info, err
 	}
+	sw := p.rootWeights()
 	raw := k.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := raw.Data[i*raw.Stride:]
 		for j := 0; j < i; j++ { // symmetrize: the engine's rounding may differ across the diagonal
 			row[j] = raw.Data[j*raw.Stride+i]
+		}
+		if sw != nil {
+			scaleTo(row[:i+1], sw[i], sw[:i+1])
 		}
 		row[i] += info.Penalty
 	}
@@ -252,14 +265,61 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	if err := ctx.Err(); err != nil {
 		return nil, info, err
 	}
-	alpha := mat.DenseCopyOf(p.Y)
-	if err := chol.Solve(alpha); err != nil {
+	alpha, err := weightedSolve(chol, p.Y, sw)
+	if err != nil {
 		return nil, info, err
 	}
 	if err := p.report(2, 2); err != nil {
 		return nil, info, err
 	}
 	return &KernelExpansion{Kernel: p.Kernel, Centers: mat.DenseCopyOf(p.X), Coef: alpha, Workers: p.Workers}, info, nil
+}
+
+// penalty is the ridge penalty of the problem on n rows: λn, or λ·Σw with
+// Weights.
+func (p KRRProblem) penalty(n int) float64 {
+	if p.Weights == nil {
+		return p.Lambda * float64(n)
+	}
+	var s float64
+	for _, w := range p.Weights {
+		s += w
+	}
+	return p.Lambda * s
+}
+
+// rootWeights returns √w_i for the problem's Weights (nil without).
+func (p KRRProblem) rootWeights() []float64 {
+	if p.Weights == nil {
+		return nil
+	}
+	s := make([]float64, len(p.Weights))
+	for i, w := range p.Weights {
+		s[i] = math.Sqrt(w)
+	}
+	return s
+}
+
+// scaleTo sets row[j] = a·s[j]·row[j]: one row of S_KS_ (S_ = diag(√w)).
+func scaleTo(row []float64, a float64, s []float64) {
+	for j := range row {
+		row[j] *= a * s[j]
+	}
+}
+
+// weightedSolve returns exact KRR's α for targets y from the factor of
+// K + λnI, or with sw = √w of S_KS_ + λS·I (S_ = diag(sw)): then
+// α = S_(S_KS_ + λS·I)⁻¹S_y, which sets the gradient of
+// (1/S)Σ w_i(Kα − y)_i² + λαᵀKα to zero (K W K α − K W y + λS·Kα = 0 with
+// W = S_²), and is 0 at the rows of weight 0.
+func weightedSolve(chol *solver.Chol, y *mat.Dense, sw []float64) (*mat.Dense, error) {
+	alpha := mat.DenseCopyOf(y)
+	scaleRows(alpha, sw)
+	if err := chol.Solve(alpha); err != nil {
+		return nil, err
+	}
+	scaleRows(alpha, sw)
+	return alpha, nil
 }
 
 // exactSolveBytes is what Chol.Solve of an n×n factor from
@@ -298,13 +358,24 @@ const krrSeedStream = 0x6b7272 // "krr"
 // matrix is formed from the sparse rows and the predictor keeps them), MEKA,
 // Nyström KRR and feature ridge (the sampler, the K_nM products and the
 // feature maps read sparse rows); other backends take a dense copy.
-func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	return m.FitWeighted(ctx, xIn, y, nil)
+}
+
+// FitWeighted is Fit with sample weights w (nil: all 1): it minimizes
+// (1/S)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i (KRRProblem.Weights),
+// so an integer weight k gives the model of k copies of the row, and
+// weights multiplied by a constant give the same model. The exact, Nyström
+// and feature-ridge backends take weights (Nyström's centers are sampled
+// as without them); MEKA and other backends, and Probability, refuse them
+// with ErrInput. See WeightedEstimator.
+func (m *KRR) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "krr")
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.train(ctx, pr, xIn, y)
+	f, err := m.train(ctx, pr, xIn, y, w)
 	if err = pr.finish(err, "krr"); err != nil {
 		return err
 	}
@@ -313,7 +384,7 @@ func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 }
 
 // train is Fit without the context check and the final assignment.
-func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*krrFit, error) {
+func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w []float64) (*krrFit, error) {
 	var x mat.Matrix
 	var task Task
 	var labels Labels
@@ -332,7 +403,12 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 	if err != nil {
 		return nil, err
 	}
-	f, err := m.fitTargets(ctx, pr, x, t, task, labels)
+	if w != nil {
+		if err := m.weighted(w, len(y)); err != nil {
+			return nil, err
+		}
+	}
+	f, err := m.fitTargets(ctx, pr, x, t, task, labels, w)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +434,7 @@ func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err e
 		return err
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{})
+	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{}, nil)
 	if err = pr.finish(err, "krr"); err != nil {
 		return err
 	}
@@ -376,6 +452,24 @@ func (m *KRR) sparseBackend() bool {
 	return false
 }
 
+// weighted checks sample weights for n rows and that the configuration
+// takes them: a backend of this package that honours KRRProblem.Weights,
+// and no Probability (its held-out fits would be unweighted).
+func (m *KRR) weighted(w []float64, n int) error {
+	if err := check.Weights(w, n); err != nil {
+		return err
+	}
+	switch m.Approx.(type) {
+	case nil, ExactKRR, *ExactKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
+	default:
+		return fmt.Errorf("%w: the %T backend does not take sample weights (the exact, Nyström and feature-ridge backends do)", ErrInput, m.Approx)
+	}
+	if m.Probability {
+		return fmt.Errorf("%w: Probability with sample weights: the calibration's held-out fits do not take them", ErrInput)
+	}
+	return nil
+}
+
 // reportingBackend reports whether the backend reports its own steps
 // (StageSolve); KRR reports once after the others.
 func reportingBackend(b KRRApprox) bool {
@@ -386,7 +480,7 @@ func reportingBackend(b KRRApprox) bool {
 	return false
 }
 
-func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels) (*krrFit, error) {
+func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, targets *mat.Dense, task Task, labels Labels, w []float64) (*krrFit, error) {
 	n, d := xm.Dims()
 	if err := check.Positive("Lambda", m.Lambda); err != nil {
 		return nil, err
@@ -412,7 +506,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	var info KRRInfo
 	var err error
 	p := KRRProblem{Kernel: k, Y: targets, Lambda: m.Lambda, Rng: rand.New(rand.NewPCG(m.Seed, krrSeedStream)),
-		Resources: m.Resources, Cholesky: m.Cholesky}
+		Resources: m.Resources, Cholesky: m.Cholesky, Weights: w}
 	if pr.f != nil {
 		p.Progress = pr.report
 	}
@@ -431,7 +525,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 		case *FeatureRidge:
 			pred, info, err = b.fit(ctx, p, xs)
 		default:
-			pred, info, err = fitExactSparse(ctx, k, xs, targets, m.Lambda, m.Workers, m.MemoryLimit, m.Cholesky, p.Progress)
+			pred, info, err = fitExactSparse(ctx, k, xs, targets, p)
 		}
 	} else {
 		p.X = xm.(*mat.Dense)
@@ -451,7 +545,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	}
 	info.N, info.D, info.Outputs, info.Lambda = n, d, t, m.Lambda
 	if info.Penalty == 0 {
-		info.Penalty = m.Lambda * float64(n)
+		info.Penalty = p.penalty(n)
 	}
 	if info.Kernel == "" {
 		info.Kernel = k.String()

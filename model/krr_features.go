@@ -53,7 +53,7 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	n, d := x.Dims()
 	xBytes := inputBytes(x)
 	_, t := p.Y.Dims()
-	info := KRRInfo{Backend: "features", Penalty: p.Lambda * float64(n)}
+	info := KRRInfo{Backend: "features", Penalty: p.penalty(n)}
 	feats := b.Features
 	if feats == nil {
 		feats = NystromFeatures{}
@@ -92,18 +92,24 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	c := mat.NewDense(r, t, nil)
 	buf := make([]float64, chunk*r)
 	gram := kernel.Dense{Workers: p.Workers}
+	sw := p.rootWeights()
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(n, r0+chunk)
 		fb := mat.NewDense(r1-r0, r, buf[:(r1-r0)*r])
 		if err := phi.Transform(ctx, fb, rowRange(x, r0, r1)); err != nil {
 			return nil, info, fmt.Errorf("model: krr: feature ridge: %w", err)
 		}
+		yb := p.Y.Slice(r0, r1, 0, t).(*mat.Dense)
+		if sw != nil { // ΦᵀWΦ and ΦᵀWY from the rows scaled by √w
+			scaleRows(fb, sw[r0:r1])
+			yb = mat.DenseCopyOf(yb)
+			scaleRows(yb, sw[r0:r1])
+		}
 		// G += Φ_bᵀΦ_b (lower triangle) and C += Φ_bᵀY_b on the engine's
 		// packed micro-kernels.
 		if err := gram.SyrkLower(ctx, true, 1, fb, 1, g); err != nil {
 			return nil, info, err
 		}
-		yb := p.Y.Slice(r0, r1, 0, t).(*mat.Dense)
 		if err := gram.Gemm(ctx, true, false, 1, fb, yb, 1, c); err != nil {
 			return nil, info, err
 		}

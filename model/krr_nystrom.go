@@ -46,7 +46,7 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 // sparse x stays sparse through the sampler and the K_nM products.
 func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
 	n, _ := x.Dims()
-	info := KRRInfo{Backend: "nystrom", Penalty: p.Lambda * float64(n)}
+	info := KRRInfo{Backend: "nystrom", Penalty: p.penalty(n)}
 	mc, err := b.centerCount(x)
 	if err != nil {
 		return nil, info, err
@@ -69,7 +69,12 @@ func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPre
 	}
 	_, t := p.Y.Dims()
 	rhs := mat.NewDense(mc, t, nil)
-	if err := kernel.NewOp(p.Kernel, x, centers, engine).MulT(ctx, rhs, p.Y); err != nil {
+	y := p.Y
+	if p.Weights != nil { // K_nMᵀWY
+		y = mat.DenseCopyOf(y)
+		scaleRows(y, p.Weights)
+	}
+	if err := kernel.NewOp(p.Kernel, x, centers, engine).MulT(ctx, rhs, y); err != nil {
 		return nil, info, err
 	}
 	chol, err := solver.CholeskyInPlace(a, p.Cholesky)
@@ -167,7 +172,11 @@ func nystromSystem(ctx context.Context, p KRRProblem, x, centers mat.Matrix, eng
 	gram := kernel.Dense{Workers: p.Workers}
 	var gramErr error
 	chunks := (n + chunk - 1) / chunk
-	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, r0, _ int) {
+	sw := p.rootWeights()
+	if err := krrKernelChunks(ctx, p.Kernel, x, centers, engine, chunk, func(kb *mat.Dense, r0, r1 int) {
+		if sw != nil { // K_nMᵀWK_nM = (W^½K_nM)ᵀ(W^½K_nM)
+			scaleRows(kb, sw[r0:r1])
+		}
 		if gramErr == nil {
 			gramErr = gram.SyrkLower(ctx, true, 1, kb, 1, a)
 		}

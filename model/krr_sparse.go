@@ -17,8 +17,8 @@ import (
 // training rows sparse.
 
 // fitExactSparse is ExactKRR.FitKRR for sparse X.
-func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, lambda float64, workers int, limit int64, chol solver.CholOptions, progress ProgressFunc) (KRRPredictor, KRRInfo, error) {
-	report := KRRProblem{Progress: progress}.report
+func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *mat.Dense, p KRRProblem) (KRRPredictor, KRRInfo, error) {
+	workers, limit, chol, report := p.Workers, p.MemoryLimit, p.Cholesky, p.report
 	n, d := x.Dims()
 	_, t := y.Dims()
 	_, _, values := x.CSR()
@@ -48,7 +48,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	}
 	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(t)+int64(t)+int64(w)*int64(n)+int64(n+1)) + 2*12*int64(len(values)) + gram +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) + exactSolveBytes(n, t)
-	info := KRRInfo{Backend: "exact", Rank: n, Penalty: lambda * float64(n), MemoryBytes: need}
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.penalty(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err
 	}
@@ -59,11 +59,15 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	if err := report(1, 2); err != nil {
 		return nil, info, err
 	}
+	sw := p.rootWeights()
 	raw := km.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := raw.Data[i*raw.Stride:]
 		for j := 0; j < i; j++ { // the Laplacian's sums are not symmetric in rounding
 			row[j] = raw.Data[j*raw.Stride+i]
+		}
+		if sw != nil {
+			scaleTo(row[:i+1], sw[i], sw[:i+1])
 		}
 		row[i] += info.Penalty
 	}
@@ -75,8 +79,8 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	if err := ctx.Err(); err != nil {
 		return nil, info, err
 	}
-	alpha := mat.DenseCopyOf(y)
-	if err := c.Solve(alpha); err != nil {
+	alpha, err := weightedSolve(c, y, sw)
+	if err != nil {
 		return nil, info, err
 	}
 	if err := report(2, 2); err != nil {

@@ -120,7 +120,8 @@ type SVMTaskInfo struct {
 	// Positive and Negative are the labels coded +1 and −1; Negative is NaN
 	// for a one-vs-rest task (all other classes).
 	Positive, Negative float64
-	// N is the number of training samples of the sub-problem.
+	// N is the number of training samples of the sub-problem (those of
+	// positive sample weight).
 	N int
 	// Objective is the dual objective ½αᵀQα − eᵀα.
 	Objective float64
@@ -276,7 +277,7 @@ func classIndex(labels Labels, y []float64) []int {
 }
 
 // bounds returns the per-sample upper bounds C·w_{label} of a task.
-func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask) []float64 {
+func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask, sample []float64) []float64 {
 	b := make([]float64, len(t.rows))
 	for r, i := range t.rows {
 		w, ok := cfg.weights[labels.Classes[cls[i]]]
@@ -284,8 +285,43 @@ func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask) []float64 {
 			w = 1
 		}
 		b[r] = cfg.c * w
+		if sample != nil {
+			b[r] *= sample[i]
+		}
 	}
 	return b
+}
+
+// weightedTasks drops the rows of sample weight 0 from every task (nil w
+// keeps them all) and refuses a task left without a row of either class.
+func weightedTasks(tasks []svmTask, labels Labels, w []float64) ([]svmTask, error) {
+	if w == nil {
+		return tasks, nil
+	}
+	for ti, t := range tasks {
+		kept := svmTask{pos: t.pos, neg: t.neg}
+		pos, neg := false, false
+		for r, i := range t.rows {
+			if w[i] > 0 {
+				kept.rows = append(kept.rows, i)
+				kept.y = append(kept.y, t.y[r])
+				pos = pos || t.y[r] > 0
+				neg = neg || t.y[r] < 0
+			}
+		}
+		if !pos || !neg {
+			what := fmt.Sprintf("class %g", labels.Classes[t.pos])
+			if pos {
+				what = fmt.Sprintf("class %g", labels.Classes[t.neg])
+				if t.neg < 0 {
+					what = fmt.Sprintf("the classes other than %g", labels.Classes[t.pos])
+				}
+			}
+			return nil, fmt.Errorf("%w: every row of %s has sample weight 0", ErrInput, what)
+		}
+		tasks[ti] = kept
+	}
+	return tasks, nil
 }
 
 func (cfg svmConfig) checkWeights(labels Labels) error {
@@ -323,13 +359,23 @@ func taskInfo(labels Labels, t svmTask, r *solver.SVMResult) SVMTaskInfo {
 // sparse, kernel columns come from the merge of sparse rows, and the support
 // vectors are kept as sparse rows. The model saved from a sparse fit has the
 // same form as one from a dense fit (Save writes dense support vectors).
-func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	return s.FitWeighted(ctx, xIn, y, nil)
+}
+
+// FitWeighted is Fit with sample weights w (nil: all 1): row i's bound is
+// C·w_i times its class weight, as in scikit-learn's SVC.fit(sample_weight)
+// and LIBSVM's instance-weight variant, so an integer weight k gives the
+// model of k copies of the row. Rows of weight 0 are left out of every dual
+// (scikit-learn drops them too); each sub-problem needs a row of positive
+// weight in both of its classes. See WeightedEstimator.
+func (s *SVM) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "svm")
 	if err := checkContext(ctx, "svm"); err != nil {
 		return err
 	}
 	ctx, pr := startProgress(ctx, s.Progress)
-	f, err := s.train(ctx, pr, xIn, y)
+	f, err := s.train(ctx, pr, xIn, y, w)
 	if err = pr.finish(err, "svm"); err != nil {
 		return err
 	}
@@ -338,9 +384,12 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) 
 }
 
 // train is Fit without the context check and the final assignment.
-func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*svmFit, error) {
+func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w []float64) (*svmFit, error) {
 	x, err := exactInput(xIn, y, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := check.Weights(w, len(y)); err != nil {
 		return nil, err
 	}
 	if err := s.Resources.validate("svm"); err != nil {
@@ -365,7 +414,10 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 		return nil, err
 	}
 	cls := classIndex(labels, y)
-	tasks := svmTasks(labels, cls, cfg.ovo)
+	tasks, err := weightedTasks(svmTasks(labels, cls, cfg.ovo), labels, w)
+	if err != nil {
+		return nil, err
+	}
 	n := len(y)
 	sizes := make([]int, len(tasks))
 	taskRowSets := make([][]int, len(tasks))
@@ -382,7 +434,7 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 		cols := newKernelColumns(cfg.k, taskRows(x, t.rows), cfg.workers)
 		opt := cfg.options(nil)
 		opt.Progress = solverProgress(pr, ti)
-		bounds := cfg.bounds(labels, cls, t)
+		bounds := cfg.bounds(labels, cls, t, w)
 		prob := solver.SVMProblem{K: cols, Y: t.y, C: bounds}
 		var r *solver.SVMResult
 		if s.NoBias {

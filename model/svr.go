@@ -89,7 +89,8 @@ var (
 
 // SVRInfo describes an SVR fit.
 type SVRInfo struct {
-	// N is the number of training samples.
+	// N is the number of training samples in the dual (those of positive
+	// sample weight).
 	N int
 	// Epsilon and C are the values the fit used.
 	Epsilon, C float64
@@ -116,13 +117,22 @@ type svrFit struct {
 
 // Fit trains the SVR on x (n×d, dense or kernel.Sparse) and targets y. A
 // failed Fit keeps the previous model.
-func (s *SVR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+func (s *SVR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	return s.FitWeighted(ctx, xIn, y, nil)
+}
+
+// FitWeighted is Fit with sample weights w (nil: all 1): both of row i's
+// dual variables are bounded by C·w_i, as in scikit-learn's
+// SVR.fit(sample_weight), so an integer weight k gives the model of k
+// copies of the row. Rows of weight 0 are left out of the dual. See
+// WeightedEstimator.
+func (s *SVR) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "svr")
 	if err := checkContext(ctx, "svr"); err != nil {
 		return err
 	}
 	ctx, pr := startProgress(ctx, s.Progress)
-	f, err := s.train(ctx, pr, xIn, y)
+	f, err := s.train(ctx, pr, xIn, y, w)
 	if err = pr.finish(err, "svr"); err != nil {
 		return err
 	}
@@ -147,15 +157,26 @@ func (s *SVR) epsilon() (float64, error) {
 }
 
 // train is Fit without the context check and the final assignment.
-func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []float64) (*svrFit, error) {
+func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w []float64) (*svrFit, error) {
 	x, err := exactInput(xIn, y, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := check.Weights(w, len(y)); err != nil {
 		return nil, err
 	}
 	if err := s.Resources.validate("svr"); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
+	_, d := x.Dims()
+	// all lists the rows in the dual: those of positive weight.
+	var all []int
+	for i := range y {
+		if w == nil || w[i] > 0 {
+			all = append(all, i)
+		}
+	}
+	n := len(all)
 	eps, err := s.epsilon()
 	if err != nil {
 		return nil, err
@@ -168,16 +189,12 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 	cfg.noShrink = s.NoShrinking
 	cfg.workers = parallel.Workers(s.Workers)
 	cfg.float32 = s.CacheFloat32
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
 	// The plan of one problem over the n points (their data, one cache of
 	// columns of n values) plus the solver's state of the n more variables
 	// (svmStateBytes's 84 bytes each, without data) and the variables' rows
 	// (8 bytes each).
 	extra := 84*int64(n) + 16*int64(n)
-	if err := checkSVMMemory("svr", n, dataBytesPerRow(x), []int{n}, &cfg, s.CacheBytes > 0, s.MemoryLimit, extra+sparseIndexPlan(cfg.k, x, [][]int{all})+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
+	if err := checkSVMMemory("svr", len(y), dataBytesPerRow(x), []int{n}, &cfg, s.CacheBytes > 0, s.MemoryLimit, extra+sparseIndexPlan(cfg.k, x, [][]int{all})+scatterPlan(cfg.k, x, cfg.workers)+svmEngineBytes(cfg.k, x, cfg.workers)); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -187,15 +204,19 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 	p := make([]float64, 2*n)
 	bounds := make([]float64, 2*n)
 	rows := make([]int, 2*n) // α_i and α*_i are both point i
-	for i, v := range y {
+	for i, row := range all {
+		v, c := y[row], cfg.c
+		if w != nil {
+			c *= w[row]
+		}
 		sign[i], sign[n+i] = 1, -1
 		p[i], p[n+i] = eps-v, eps+v
-		bounds[i], bounds[n+i] = cfg.c, cfg.c
+		bounds[i], bounds[n+i] = c, c
 		rows[i], rows[n+i] = i, i
 	}
 	opt := cfg.options(nil)
 	opt.Progress = solverProgress(pr, 0)
-	cols := newKernelColumns(cfg.k, x, cfg.workers)
+	cols := newKernelColumns(cfg.k, taskRows(x, all), cfg.workers)
 	r, err := solver.SolveSMO(ctx, solver.SVMProblem{K: cols, Rows: rows, Y: sign, C: bounds, P: p}, opt)
 	if err != nil {
 		return nil, err
@@ -214,7 +235,7 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y []fl
 		part.alpha[i] = math.Abs(b)
 		if b != 0 {
 			f.info.SV++
-			if math.Abs(b) >= cfg.c {
+			if math.Abs(b) >= bounds[i] {
 				f.info.BoundedSV++
 			}
 		}

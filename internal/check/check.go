@@ -83,3 +83,25 @@ func Context(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Weights checks sample weights: n of them (one per row), each finite and
+// ≥ 0, and at least one > 0. nil passes (no weights).
+func Weights(w []float64, n int) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != n {
+		return fmt.Errorf("%w: %d sample weights for %d rows", ErrInput, len(w), n)
+	}
+	pos := false
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: sample weight %d is %g, want finite and ≥ 0", ErrInput, i, v)
+		}
+		pos = pos || v > 0
+	}
+	if !pos {
+		return fmt.Errorf("%w: every sample weight is 0", ErrInput)
+	}
+	return nil
+}
