@@ -104,6 +104,7 @@ var (
 	_ WeightedEstimator    = (*SVM)(nil)
 	_ WeightedEstimator    = (*SVR)(nil)
 	_ WeightedEstimator    = (*KRR)(nil)
+	_ WeightedEstimator    = (*Falkon)(nil)
 	_ Informer[SVRInfo]    = (*SVR)(nil)
 )
 

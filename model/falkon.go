@@ -326,7 +326,24 @@ const falkonSeedStream = 0x66616c6b // "falk"
 // kernel.PreferDenseCenters; Info().CenterForm says which), so K_MM and
 // every product run sparse × sparse; the fitted model is the same as on the
 // dense copy of x (same centers, predictions equal to rounding).
-func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err error) {
+func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
+	return m.FitWeighted(ctx, xIn, y, nil)
+}
+
+// FitWeighted is Fit with sample weights w (nil: all 1): it minimizes
+// (1/S)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² over the span of the centers, with
+// S = Σ w_i, by solving (K_nMᵀWK_nM + λS·K_MM)α = K_nMᵀWy; the weights
+// are rescaled to sum to n first (they are relative: a constant factor
+// gives the same model), so the penalty stays λn and the preconditioner is
+// FALKON's. An integer weight k gives the model of k copies of the row
+// with the same centers; the centers are sampled as without weights.
+//
+// A weighted iteration runs K_nM·v and K_nMᵀ(W·K_nM v) as two passes over
+// the data (each block of K_nM formed twice, unless CacheKnm keeps it)
+// where an unweighted one fuses them, and holds the n×t product between
+// them (in the memory plan). Probability refuses weights (its held-out
+// fits do not take them). See WeightedEstimator.
+func (m *Falkon) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "falkon")
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
@@ -352,8 +369,14 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) (err erro
 	if err != nil {
 		return err
 	}
+	if err := check.Weights(w, len(y)); err != nil {
+		return err
+	}
+	if w != nil && m.Probability {
+		return fmt.Errorf("%w: Probability with sample weights: the calibration's held-out fits do not take them", ErrInput)
+	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), t, task, labels)
+	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), t, task, labels, relativeWeights(w))
 	if err == nil && m.Probability {
 		if f.calib, err = m.calibrate(ctx, x, y, f); err != nil {
 			err = fmt.Errorf("model: falkon probability: %w", err)
@@ -388,7 +411,7 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (er
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
-	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), mat.DenseCopyOf(y), Regression, Labels{})
+	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), mat.DenseCopyOf(y), Regression, Labels{}, nil)
 	if err = pr.finish(err, "falkon"); err != nil {
 		return err
 	}

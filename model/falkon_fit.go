@@ -31,6 +31,27 @@ type falkonConfig struct {
 	// inputCopy is the caller's float64 X when Fit holds a float32 copy of
 	// it (Float32Storage): resident beside it, so the plan counts it.
 	inputCopy int64
+	// weighted: a FitWeighted fit, whose passes hold the weights and the
+	// n×t product K_nM·v (falkonPasses.mulTMul).
+	weighted bool
+}
+
+// relativeWeights returns w scaled to sum to n = len(w) (nil for nil): the
+// weighted FALKON system with S = n keeps the penalty λn and the
+// preconditioner's n.
+func relativeWeights(w []float64) []float64 {
+	if w == nil {
+		return nil
+	}
+	var s float64
+	for _, v := range w {
+		s += v
+	}
+	r := make([]float64, len(w))
+	for i, v := range w {
+		r[i] = v * (float64(len(w)) / s)
+	}
+	return r
 }
 
 func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
@@ -148,6 +169,9 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 	}
 	op := kernel.NewOp(cfg.k, x, stub, cfg.passes)
 	p.Data = inputBytes(x) + cfg.inputCopy + bytesF64(n64*t64)
+	if cfg.weighted {
+		p.Data += bytesF64(n64 + n64*t64) // the weights and K_nM·v (falkonPasses.mulTMul)
+	}
 	p.Engine, p.BlockRows = op.ScratchBytes(t), op.BlockRows()
 	if m.Validation != nil && m.Validation.X != nil {
 		p.Validation = bytesF64(int64(m.Validation.X.RawMatrix().Rows)*t64) + op.ScratchBytes(t)
@@ -231,7 +255,7 @@ func (m *Falkon) checkValidation(d int) error {
 // steps of FalkonBuilder with the passes on the kernel engine, and returns
 // the fitted state (m is not written to); pr receives the iterations.
 // inputCopy is the bytes of the caller's X when x is a float32 copy of it.
-func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, inputCopy int64, targets *mat.Dense, task Task, labels Labels) (*falkonFit, error) {
+func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, inputCopy int64, targets *mat.Dense, task Task, labels Labels, w []float64) (*falkonFit, error) {
 	start := time.Now()
 	n, d := x.Dims()
 	_, t := targets.Dims()
@@ -240,6 +264,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	cfg.inputCopy = inputCopy
+	cfg.weighted = w != nil
 	if _, is32 := x.(*kernel.Dense32); is32 && m.PrecondPrecision == precond.PrecisionAuto {
 		cfg.b.Precision = precond.PrecisionFloat32 // float32 data, as with Float32Storage
 	}
@@ -273,7 +298,7 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	info.SampleTime = time.Since(start)
 
 	t0 := time.Now()
-	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes)}
+	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes), w: w}
 	if split != nil {
 		if passes.fact, err = kernel.NewFactored(cfg.k, x, c.Points, split, cfg.passes); err != nil {
 			return nil, fmt.Errorf("model: falkon: %w", err)
@@ -390,10 +415,17 @@ type falkonPasses struct {
 	op         *kernel.Op       // the K_nM passes (Float32 when asked)
 	fact       *kernel.Factored // the K_nM passes factored (Falkon.Factor), or nil
 	knm, knmV  *mat.Dense       // cached K_nM and its product, when cached
+	// w holds the sample weights (relativeWeights) of a weighted fit, nil
+	// otherwise; kv is then K_nM·v between the two passes.
+	w  []float64
+	kv *mat.Dense
 }
 
-// mulTMul sets dst = K_nMᵀ(K_nM v).
+// mulTMul sets dst = K_nMᵀ(K_nM v), or K_nMᵀW(K_nM v) with weights.
 func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
+	if p.w != nil {
+		return p.mulTWMul(ctx, dst, v)
+	}
 	if p.fact != nil {
 		return p.fact.MulTMul(ctx, dst, v)
 	}
@@ -407,6 +439,36 @@ func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	p.knmV.Mul(p.knm, v)
 	dst.Mul(p.knm.T(), p.knmV)
 	return nil
+}
+
+// mulTWMul sets dst = K_nMᵀW(K_nM v) in two passes, K_nM v held in p.kv
+// (from the cache when there is one).
+func (p *falkonPasses) mulTWMul(ctx context.Context, dst, v *mat.Dense) error {
+	n, _ := p.x.Dims()
+	if _, t := v.Dims(); p.kv == nil || p.kv.RawMatrix().Cols != t {
+		p.kv = mat.NewDense(n, t, nil)
+	}
+	switch {
+	case p.knm != nil:
+		p.kv.Mul(p.knm, v)
+	case p.fact != nil:
+		if err := p.fact.Mul(ctx, p.kv, v); err != nil {
+			return err
+		}
+	default:
+		if err := p.op.Mul(ctx, p.kv, v); err != nil {
+			return err
+		}
+	}
+	scaleRows(p.kv, p.w)
+	switch {
+	case p.knm != nil:
+		dst.Mul(p.knm.T(), p.kv)
+		return nil
+	case p.fact != nil:
+		return p.fact.MulT(ctx, dst, p.kv)
+	}
+	return p.op.MulT(ctx, dst, p.kv)
 }
 
 // rhs caches K_nM when cache is set (in float32, keepBytes of it, with
@@ -426,6 +488,10 @@ func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool, 
 	}
 	_, t := targets.Dims()
 	b := mat.NewDense(mc, t, nil)
+	if p.w != nil { // K_nMᵀWY
+		targets = mat.DenseCopyOf(targets)
+		scaleRows(targets, p.w)
+	}
 	if p.knm != nil {
 		b.Mul(p.knm.T(), targets)
 		return b, nil
@@ -436,7 +502,7 @@ func (p *falkonPasses) rhs(ctx context.Context, targets *mat.Dense, cache bool, 
 	return b, p.op.MulT(ctx, b, targets)
 }
 
-// colSquares computes Σᵢ k(xᵢ, c_j)² in chunks of rows, for the Jacobi
+// colSquares computes Σᵢ w_i k(xᵢ, c_j)² (w_i = 1 without weights) in chunks of rows, for the Jacobi
 // preconditioner's diag(H): one extra pass over the data.
 func (p *falkonPasses) colSquares(ctx context.Context) ([]float64, error) {
 	n, _ := p.x.Dims()
@@ -451,8 +517,12 @@ func (p *falkonPasses) colSquares(ctx context.Context) ([]float64, error) {
 			return nil, err
 		}
 		for i := 0; i < r1-r0; i++ {
+			wi := 1.0
+			if p.w != nil {
+				wi = p.w[r0+i]
+			}
 			for j, v := range kb.RawRowView(i) {
-				diag[j] += v * v
+				diag[j] += wi * v * v
 			}
 		}
 	}

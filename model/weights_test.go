@@ -15,13 +15,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// weightData returns 30 training rows in 2-d with a smooth target, three
+// weightData returns 30 training rows in 3-d (two continuous columns and a
+// 0/1 flag, which Falkon's FactorOn can factor out) with a smooth target, three
 // class labels (0, 1, 2), integer weights 0…3 (each value on several rows,
 // 0 on rows of every class), and 12 test rows.
 func weightData() (x *mat.Dense, y, cls, w []float64, test *mat.Dense) {
 	rng := rand.New(rand.NewPCG(11, 3))
 	n := 30
-	x = mat.NewDense(n, 2, nil)
+	x = mat.NewDense(n, 3, nil)
 	y = make([]float64, n)
 	cls = make([]float64, n)
 	w = make([]float64, n)
@@ -29,6 +30,7 @@ func weightData() (x *mat.Dense, y, cls, w []float64, test *mat.Dense) {
 		a, b := 2*rng.Float64()-1, 2*rng.Float64()-1
 		x.Set(i, 0, a)
 		x.Set(i, 1, b)
+		x.Set(i, 2, float64(i%2))
 		y[i] = math.Sin(3*a) + b*b + 0.1*rng.NormFloat64()
 		cls[i] = float64(i % 3)
 		if a+0.3*rng.NormFloat64() > 0.3 {
@@ -36,10 +38,11 @@ func weightData() (x *mat.Dense, y, cls, w []float64, test *mat.Dense) {
 		}
 		w[i] = float64((i / 3) % 4)
 	}
-	test = mat.NewDense(12, 2, nil)
+	test = mat.NewDense(12, 3, nil)
 	for i := range 12 {
 		test.Set(i, 0, 2*rng.Float64()-1)
 		test.Set(i, 1, 2*rng.Float64()-1)
+		test.Set(i, 2, float64(i%2))
 	}
 	return
 }
@@ -97,7 +100,14 @@ func TestWeightsRepeatRows(t *testing.T) {
 	x, y, cls, w, test := weightData()
 	xr, yr, cr := repeated(x, y, cls, w)
 	k := kernel.Gaussian{Gamma: 2}
-	centers := mat.DenseCopyOf(x.Slice(0, 8, 0, 2))
+	centers := mat.DenseCopyOf(x.Slice(0, 8, 0, 3))
+	falkon := func(f model.Falkon) func() model.WeightedEstimator {
+		return func() model.WeightedEstimator {
+			g := f
+			g.Kernel, g.Lambda, g.Centers, g.Tol, g.MaxIter = k, 1e-3, centers, 1e-14, 50
+			return &g
+		}
+	}
 	cases := []struct {
 		name  string
 		est   func() model.WeightedEstimator
@@ -120,6 +130,17 @@ func TestWeightsRepeatRows(t *testing.T) {
 		{"krr rff", func() model.WeightedEstimator {
 			return &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 20}}}}
 		}, false, 1e-9},
+		// Falkon with the 8 centers given; CG run to 1e-14 (8 unknowns).
+		// The weighted iteration is two passes (Mul, then MulT of W·K v),
+		// the repeated one the fused MulTMul: equal to rounding.
+		{"falkon", falkon(model.Falkon{}), false, 1e-7},
+		{"falkon classification", falkon(model.Falkon{Task: model.Classification}), true, 1e-7},
+		{"falkon cached K_nM", falkon(model.Falkon{CacheKnm: true}), false, 1e-7},
+		{"falkon jacobi", falkon(model.Falkon{Preconditioner: model.PrecondJacobi}), false, 1e-7},
+		{"falkon factored", falkon(model.Falkon{Factor: model.FactorOn}), false, 1e-7},
+		// float32 passes: K and its products rounded to float32 (2^-24 ≈
+		// 6e-8 relative) in different orders on the two sides.
+		{"falkon float32", falkon(model.Falkon{Float32: true}), false, 1e-4},
 	}
 	for _, c := range cases {
 		for _, sparse := range []bool{false, true} {
@@ -148,6 +169,19 @@ func TestWeightsRepeatRows(t *testing.T) {
 			}
 			if err := b.Fit(ctx, xb, labelsR); err != nil {
 				t.Fatalf("%s sparse=%v: repeated: %v", c.name, sparse, err)
+			}
+			if f, ok := a.(*model.Falkon); ok {
+				// The pass the case names must be the one that ran.
+				info := f.Info()
+				if f.CacheKnm && !info.CachedKnm || !f.CacheKnm && info.CachedKnm {
+					t.Errorf("%s sparse=%v: CachedKnm = %v", c.name, sparse, info.CachedKnm)
+				}
+				if factored := info.Plan.Factoring != ""; factored != (f.Factor == model.FactorOn && !sparse) {
+					t.Errorf("%s sparse=%v: factoring %q", c.name, sparse, info.Plan.Factoring)
+				}
+				if info.Preconditioner != f.Preconditioner && f.Preconditioner != "" {
+					t.Errorf("%s sparse=%v: preconditioner %q", c.name, sparse, info.Preconditioner)
+				}
 			}
 			da, db := decisions(t, a, test), decisions(t, b, test)
 			if d := maxAbsDiff(da, db); d > c.tol {
@@ -274,6 +308,8 @@ func TestWeightsRefused(t *testing.T) {
 		{"all zero", &model.SVM{Kernel: k, C: 1}, cls, make([]float64, n), "every sample weight is 0"},
 		{"class without weight", &model.SVM{Kernel: k, C: 1}, cls, zeroClass, "every row of class 1 has sample weight 0"},
 		{"meka", &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.MEKAKRR{}}, y, ones(), "does not take sample weights"},
+		{"falkon probability", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5, Task: model.Classification, Probability: true}, cls, ones(), "Probability with sample weights"},
+		{"falkon nan", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5}, y, with(1, math.NaN()), "sample weight 1 is NaN"},
 		{"probability", &model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, Probability: true}, cls, ones(), "Probability with sample weights"},
 	}
 	for _, c := range cases {
