@@ -492,3 +492,28 @@ func oneClassFolds(y []float64, cv [][]datasets.Fold, stratified bool, name func
 	}
 	return fmt.Sprintf("warning: cross-validation: %d of %d test folds (fold%s %s) hold one class only: auc is undefined there, so every point's CV auc is undefined (NaN in results.csv), as scikit-learn's roc_auc_score refuses such a fold%s", len(bad), total, plural(len(bad)), strings.Join(bad, ", "), fix)
 }
+
+// pick returns w's elements at idx (nil for nil w): the sample weights of
+// the rows rows(x, y, idx) picks.
+func pick(w []float64, idx []int) []float64 {
+	if w == nil {
+		return nil
+	}
+	out := make([]float64, len(idx))
+	for i, r := range idx {
+		out[i] = w[r]
+	}
+	return out
+}
+
+// weightSum is Σw, or n for nil w: the rows alpha = λ·n counts.
+func weightSum(w []float64, n int) float64 {
+	if w == nil {
+		return float64(n)
+	}
+	var s float64
+	for _, v := range w {
+		s += v
+	}
+	return s
+}

@@ -294,6 +294,29 @@ func isApprox(names ...string) func(string) bool {
 	return func(a string) bool { return slices.Contains(names, a) }
 }
 
+// weightedEstimators are the estimators that take sample weights
+// (model.WeightedEstimator), sorted.
+var weightedEstimators = []string{"falkon", "krr", "svm", "svr"}
+
+// checkWeighted refuses sample_weights for an estimator, backend or option
+// that does not take them, naming the line of sample_weights.
+func (s *Spec) checkWeighted() error {
+	if s.Dataset.SampleWeights == "" {
+		return nil
+	}
+	e := s.Estimator
+	at := []string{"dataset", "sample_weights"}
+	switch {
+	case !slices.Contains(weightedEstimators, e.Type):
+		return s.errAt(fmt.Sprintf("estimator %s does not take sample weights (%s do)", e.Type, strings.Join(weightedEstimators, ", ")), at...)
+	case e.Type == "krr" && e.Approx.Type == "meka":
+		return s.errAt("krr with approx meka does not take sample weights (exact, the samplers, their -qr forms and rff do)", at...)
+	case e.Options["probability"] == true:
+		return s.errAt(fmt.Sprintf("probability: true with sample weights: %s's calibration fits do not take them", e.Type), at...)
+	}
+	return nil
+}
+
 // krrApprox lists KRR's backends: exact, every sampler (Nyström SoR), every
 // sampler with -qr (ridge on QR rank-k Nyström features), meka and rff.
 func krrApprox() []string {

@@ -25,6 +25,11 @@ type FitResult struct {
 	Test []Summary
 	// NTrain, NTest and Dim describe the data.
 	NTrain, NTest, Dim int
+	// WeightSum is Σw over the training rows' sample weights
+	// (sample_weights) and ZeroWeights counts the rows of weight 0; both
+	// are 0 without weights. Train and Test are unweighted scores.
+	WeightSum   float64
+	ZeroWeights int
 	// FitSeconds is the fit's wall time.
 	FitSeconds float64
 	// Scaling is the feature scaling fitted on the training set; new data
@@ -171,6 +176,14 @@ func FitWith(ctx context.Context, s *Spec, opt FitOptions) (*FitResult, error) {
 	res := &FitResult{Point: p, NTrain: len(r.y), NTest: len(r.yTest), Storage: r.storage, Density: r.density, StorageReason: r.storageWhy,
 		ScalingUsed: r.scalingUsed(), BeyondRows: r.beyondRows, BeyondCols: r.beyondCols}
 	_, res.Dim = r.x.Dims()
+	if r.w != nil {
+		res.WeightSum = weightSum(r.w, len(r.w))
+		for _, v := range r.w {
+			if v == 0 {
+				res.ZeroWeights++
+			}
+		}
+	}
 	t0 := time.Now()
 	fs, scores, err := r.fitOwned(ctx, p, fitSeed(s.Seed, 1<<20, 0))
 	if err != nil {

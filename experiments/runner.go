@@ -82,6 +82,9 @@ type runner struct {
 	// fit would name only a row and column of X.
 	f32Passes bool
 	y, yTest  []float64
+	// w holds the training rows' sample weights (nil without
+	// sample_weights), row for row with y.
+	w []float64
 	// storage is the storage used (dense or sparse), density X's fraction
 	// of non-zeros, storageWhy why auto chose it ("" when not auto).
 	storage, storageWhy string
@@ -464,8 +467,14 @@ func (r *runner) initApprox() error {
 	return nil
 }
 
-// config builds the estimator configuration of point p for a fit on n rows.
+// config builds the estimator configuration of point p for a fit on n rows
+// without sample weights.
 func (r *runner) config(p Point, n int, seed uint64) Config {
+	return r.configW(p, n, float64(n), seed)
+}
+
+// configW is config with alpha = λ·rowsAlpha (n without weights, Σw with).
+func (r *runner) configW(p Point, n int, rowsAlpha float64, seed uint64) Config {
 	c := Config{
 		Task:          model.Regression,
 		Kernel:        r.s.Estimator.Kernel,
@@ -481,7 +490,7 @@ func (r *runner) config(p Point, n int, seed uint64) Config {
 	set := func(name string, v any) {
 		if name == "alpha" {
 			f, _ := toFloat(v)
-			c.Options["lambda"] = f / float64(n) // scikit-learn's alpha = λn
+			c.Options["lambda"] = f / rowsAlpha // scikit-learn's alpha = λn (λ·Σw with weights)
 			return
 		}
 		if name == "memory_limit" || name == "cache_bytes" {
@@ -571,7 +580,7 @@ func (r *runner) evalFold(ctx context.Context, idx, total int, p Point, rep, f i
 	xtr, ytr := rows(r.x, r.y, fold.Train)
 	xva, yva := rows(r.x, r.y, fold.Test)
 	xva = widened(xva) // float32 rows read (f32): the validation rows are scored in float64
-	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total, owned: true})
+	fs, err := r.fitScoreWith(ctx, p, xtr, ytr, xva, yva, fitOpts{seed: fitSeed(r.s.Seed, rep, f), from: from, pathKey: fmt.Sprintf("cv%d/%d", rep, f), point: idx, points: total, owned: true, w: pick(r.w, fold.Train)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return FoldResult{}, nil, ctx.Err()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/landmark-ml/landmark/datasets"
@@ -59,6 +60,8 @@ type fitOpts struct {
 	// owned says that xtr and xva are this fit's own copies (a fold's
 	// rows): a dense feature scaling is applied to them in place.
 	owned bool
+	// w holds the sample weights of xtr's rows (nil: none).
+	w []float64
 }
 
 // fitScoreWith is fitScore reusing est, when non-nil, as the already fitted
@@ -74,7 +77,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	if err != nil {
 		return fitScores{}, err
 	}
-	cfg := r.config(p, len(ytr), fo.seed)
+	cfg := r.configW(p, len(ytr), weightSum(fo.w, len(ytr)), fo.seed)
 	// A gamma rule is resolved on the training rows as scaled, before a
 	// float32 copy (fitRows) rounds them.
 	gamma, err := r.resolveGamma(&cfg, xtr)
@@ -91,7 +94,7 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 	w := startMemWatch()
 	t0 := time.Now()
 	if est == nil {
-		est, err = r.newFit(ctx, cfg, fo.from, xtr, yfit)
+		est, err = r.newFit(ctx, cfg, fo.from, xtr, yfit, fo.w)
 	}
 	t1 := time.Now()
 	if err != nil {
@@ -216,8 +219,9 @@ func (r *runner) iterationEvents(cfg *Config, p Point, fo fitOpts) {
 }
 
 // newFit builds the estimator of cfg, warm-started from the fitted model
-// from when non-nil, and fits it on (xtr, yfit).
-func (r *runner) newFit(ctx context.Context, cfg Config, from model.Estimator, xtr mat.Matrix, yfit []float64) (model.Estimator, error) {
+// from when non-nil, and fits it on (xtr, yfit), with the sample weights w
+// when non-nil.
+func (r *runner) newFit(ctx context.Context, cfg Config, from model.Estimator, xtr mat.Matrix, yfit, w []float64) (model.Estimator, error) {
 	if cfg.Task == model.Classification {
 		cfg.Labels, cfg.ClassNames = yfit, r.classNames
 	}
@@ -227,7 +231,13 @@ func (r *runner) newFit(ctx context.Context, cfg Config, from model.Estimator, x
 	}
 	if err == nil {
 		atStage("fit")
-		err = est.Fit(ctx, xtr, yfit)
+		if w == nil {
+			err = est.Fit(ctx, xtr, yfit)
+		} else if we, ok := est.(model.WeightedEstimator); ok {
+			err = we.FitWeighted(ctx, xtr, yfit, w)
+		} else {
+			err = fmt.Errorf("%w: estimator %s does not take sample weights (%s do)", ErrSpec, r.entry.Name, strings.Join(weightedEstimators, ", "))
+		}
 	}
 	return est, err
 }
@@ -391,7 +401,7 @@ func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores,
 	// than the heap grown past it.
 	runtime.GC()
 	xf := r.x
-	if cfg := r.config(p, len(r.y), seed); dense && !r.path && cfg.Bool("float32_storage", false) { // a BLESS path draws its centers from the float64 rows
+	if cfg := r.configW(p, len(r.y), weightSum(r.w, len(r.y)), seed); dense && !r.path && cfg.Bool("float32_storage", false) { // a BLESS path draws its centers from the float64 rows
 		// The float32 copy is made beside the float64 rows: both within
 		// the cap, before anything is allocated.
 		n, c := xd.Dims()
@@ -415,7 +425,7 @@ func (r *runner) fitOwned(ctx context.Context, p Point, seed uint64) (fitScores,
 	var last fitScores
 	var out [][]Summary
 	for i := range xs {
-		fs, err := r.fitScoreWith(ctx, p, r.x, r.y, xs[i], ys[i], fitOpts{seed: seed, est: est, pathKey: "all", scaled: sc})
+		fs, err := r.fitScoreWith(ctx, p, r.x, r.y, xs[i], ys[i], fitOpts{seed: seed, est: est, pathKey: "all", scaled: sc, w: r.w})
 		if err != nil {
 			return fitScores{}, nil, err
 		}

@@ -39,7 +39,7 @@ func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, e
 				continue
 			}
 			xf, xt := r.refitRows()
-			fs, err := r.fitScoreWith(ctx, q, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+			fs, err := r.fitScoreWith(ctx, q, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all", w: r.w})
 			if err != nil {
 				return nil, err
 			}
@@ -47,7 +47,7 @@ func (r *runner) test(ctx context.Context, p Point, pts []Point) (*TestResult, e
 		}
 	}
 	xf, xt := r.refitRows()
-	fs, err := r.fitScoreWith(ctx, p, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all"})
+	fs, err := r.fitScoreWith(ctx, p, xf, r.y, xt, r.yTest, fitOpts{seed: seed, from: from, pathKey: "all", w: r.w})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,10 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 	if err := r.checkLabels(y, "training"); err != nil {
 		return err
 	}
+	w, err := r.sampleWeights(len(y))
+	if err != nil {
+		return err
+	}
 	if d.TestFraction > 0 {
 		tr, te, err := SplitRows(y, r.s.Task != TaskRegression, d.TestFraction, r.s.Seed)
 		if err != nil {
@@ -125,6 +130,7 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 		// float32 holds them exactly.
 		xt, yt = rows(x, y, te)
 		xt = widened(xt)
+		w = pick(w, tr)
 		if d.TestFraction <= 0.5 {
 			// The training rows (most of them) are moved up in the
 			// matrix read rather than copied out of it: no second copy
@@ -135,7 +141,9 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 		}
 	}
 	if d.Subsample > 0 && d.Subsample < len(y) {
-		x, y = rows(x, y, subsample(len(y), d.Subsample, rand.New(rand.NewPCG(r.s.Seed, streamSubsample))))
+		idx := subsample(len(y), d.Subsample, rand.New(rand.NewPCG(r.s.Seed, streamSubsample)))
+		x, y = rows(x, y, idx)
+		w = pick(w, idx)
 	}
 	if xt != nil && d.TestSubsample > 0 && d.TestSubsample < len(yt) {
 		xt, yt = rows(xt, yt, subsample(len(yt), d.TestSubsample, rand.New(rand.NewPCG(r.s.Seed, streamTestSubsample))))
@@ -152,9 +160,37 @@ func (r *runner) split(x, xt mat.Matrix, y, yt []float64) error {
 			r.notify(note)
 		}
 	}
-	r.x, r.y, r.xTest, r.yTest = x, y, xt, yt
+	if w != nil && !slices.ContainsFunc(w, func(v float64) bool { return v > 0 }) {
+		return r.s.errAt("every training row left after test_fraction and subsample has sample weight 0", "dataset", "sample_weights")
+	}
+	r.x, r.y, r.xTest, r.yTest, r.w = x, y, xt, yt, w
 	atStage("split")
 	return nil
+}
+
+// sampleWeights reads the spec's sample_weights file (nil without one) for
+// the n training rows read.
+func (r *runner) sampleWeights(n int) ([]float64, error) {
+	d := r.s.Dataset
+	if d.SampleWeights == "" {
+		return nil, nil
+	}
+	p, err := resolvePath(r.s.dir, d.SampleWeights)
+	if err != nil {
+		return nil, r.s.errAt(err.Error(), "dataset", "sample_weights")
+	}
+	w, err := datasets.ReadWeights(r.ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if len(w) != n {
+		what := "the training data has"
+		if d.Name != "" {
+			what = fmt.Sprintf("the training part of %s has", d.Name)
+		}
+		return nil, r.s.errAt(fmt.Sprintf("%s has %d weights, %s %d rows (one weight per line, one line per row, in order)", d.SampleWeights, len(w), what, n), "dataset", "sample_weights")
+	}
+	return w, nil
 }
 
 // SplitRows returns the training and test rows of a test_fraction split

@@ -158,6 +158,16 @@ type DatasetSpec struct {
 	// StandardizeTarget standardizes a regression target with training
 	// statistics for fitting; predictions and scores are in original units.
 	StandardizeTarget bool `yaml:"standardize_target,omitempty" json:"standardize_target,omitempty"`
+	// SampleWeights is a file of sample weights, one number ≥ 0 per line
+	// and one line per row of the training data (path, or the bundled
+	// set's training part) in its order, before test_fraction and
+	// subsample pick rows (datasets.ReadWeights; LIBSVM's instance-weight
+	// svm-train -W file). Each fit gets its training rows' weights
+	// (model.WeightedEstimator: svm, svr, krr and falkon); validation and
+	// test scores are unweighted, as scikit-learn's cross_val_score's.
+	// With weights, alpha is λ·Σw (scikit-learn's KernelRidge alpha with
+	// sample_weight), not λn. Resolved like path.
+	SampleWeights string `yaml:"sample_weights,omitempty" json:"sample_weights,omitempty"`
 	// Subsample keeps a random subset of this many training rows (0: all).
 	Subsample int `yaml:"subsample,omitempty" json:"subsample,omitempty"`
 	// TestSubsample keeps a random subset of this many test rows (0: all).

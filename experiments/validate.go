@@ -131,6 +131,9 @@ func (s *Spec) validateDataset() error {
 	if d.TestFraction > 0 && d.TestPath != "" {
 		return s.errAt("set test_path or test_fraction, not both", "dataset", "test_fraction")
 	}
+	if d.SampleWeights != "" && IsManifest(d.Path) {
+		return s.errAt("sample_weights goes with a data file or a bundled set, not a shard manifest", "dataset", "sample_weights")
+	}
 	if d.Subsample < 0 {
 		return s.errAt(fmt.Sprintf("subsample = %d, want ≥ 0", d.Subsample), "dataset", "subsample")
 	}
@@ -233,6 +236,9 @@ func (s *Spec) validateEstimator() error {
 	}
 	if hasKey(e.Options, "lambda") && hasKey(e.Options, "alpha") {
 		return s.errAt("set lambda (λ, penalty λn) or alpha (= λn), not both", "estimator", "alpha")
+	}
+	if err := s.checkWeighted(); err != nil {
+		return err
 	}
 	if ent.Check != nil {
 		return ent.Check(s)

@@ -49,6 +49,8 @@ func scalar(v string) any {
 type specFlags struct {
 	data, dataset, testData, format, task, estimator, kernel, approx string
 	scale                                                            string
+	// sampleWeights is --sample-weights (YAML sample_weights).
+	sampleWeights string
 	// gammaRule is --gamma scale or auto (gamma is then 0).
 	gammaRule                                    string
 	testFraction, gamma, sigma, lambda, alpha, c float64
@@ -127,6 +129,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name, else the content)")
 	f.csv.registerCSV(fs)
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
+	fs.StringVar(&f.sampleWeights, "sample-weights", "", "file of sample weights, one number ≥ 0 per line and one line per training row, in order (YAML sample_weights; LIBSVM's svm-train -W file, scikit-learn's fit(sample_weight=…)); svm, svr, krr and falkon")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
@@ -174,6 +177,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "drop", splitDrop(f.csv.drop), f.csv.drop != "")
 	put(ds, "zero_based", true, f.csv.zeroBased)
 	put(ds, "subsample", f.subsample, f.subsample != 0)
+	put(ds, "sample_weights", f.sampleWeights, f.sampleWeights != "")
 	put(ds, "standardize", true, f.standardize)
 	put(ds, "scale", f.scale, f.scale != "")
 	k := map[string]any{"type": f.kernel}
@@ -456,6 +460,9 @@ func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulte
 	if sv, ok := supportVectors(res); ok {
 		out["support_vectors"] = sv
 	}
+	if res.WeightSum > 0 {
+		out["sample_weights"] = map[string]any{"sum": res.WeightSum, "zero": res.ZeroWeights}
+	}
 	if w := classWeightsOf(res); len(w) > 0 {
 		named := make(map[string]float64, len(w))
 		for l, v := range w {
@@ -496,6 +503,10 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	}
 	if w := weightsLine(res); w != "" {
 		fmt.Fprintln(stdout, w)
+	}
+	if res.WeightSum > 0 {
+		fmt.Fprintf(stdout, "sample weights: %s, Σw = %s over %d rows (%d of weight 0); scores below are unweighted\n",
+			spec.Dataset.SampleWeights, strconv.FormatFloat(res.WeightSum, 'g', 6, 64), res.NTrain, res.ZeroWeights)
 	}
 	if l := supportLine(res); l != "" {
 		fmt.Fprintln(stdout, l)

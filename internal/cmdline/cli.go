@@ -79,6 +79,7 @@ var libsvmFlags = map[string][]libsvmAlias{
 	"e": {{"svm-train", "set", " (--set tol=0.001 for -e 0.001)"}},
 	"h": {{"svm-train", "set", " (--set no_shrinking=true for -h 0)"}},
 	"q": {{"svm-train", "progress", " (--progress never for -q)"}},
+	"W": {{"svm-train", "sample-weights", " (--sample-weights FILE for -W FILE of LIBSVM's instance-weight variant: one weight per line)"}},
 }
 
 // libsvmFlag returns the first of name's aliases whose flag fs has.
