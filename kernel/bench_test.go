@@ -202,7 +202,7 @@ func BenchmarkFusedBlocks(b *testing.B) {
 						t0 := threadCPU()
 						for r0 := 0; r0+rows <= n; r0 += rows {
 							if f {
-								p.fusedGaussian(w, r0, r0+rows, p.ng, vp, acc, nil)
+								p.fusedGaussian(w, r0, r0+rows, p.ng, vp, acc, nil, nil)
 							} else {
 								p.dots(w, r0, r0+rows)
 							}

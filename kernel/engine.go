@@ -343,7 +343,7 @@ func (o *Op) Mul(ctx context.Context, dst, v *mat.Dense) error {
 				ws[worker] = p.getWork(b, 1)
 			}
 			kv := ws[worker].kv
-			p.l1Fused(ws[worker], r0, r1, vp, kv, nil)
+			p.l1Fused(ws[worker], r0, r1, vp, kv, nil, nil)
 			for i := range r1 - r0 {
 				rd.Data[(r0+i)*rd.Stride] = kv[i]
 			}
@@ -416,15 +416,38 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	if err := o.ready(ctx, "MulTMul"); err != nil {
 		return err
 	}
+	return o.mulTMul(ctx, "MulTMul", dst, v, nil)
+}
+
+// MulTMulWeighted sets dst = K(X, C)ᵀ·diag(w)·(K(X, C)·V), with V and dst
+// M×t and w one finite weight per row of X: MulTMul with each row of
+// K(X, C)·V multiplied by its weight between the two products, in the same
+// single pass over the blocks — the normal equations of weighted least
+// squares (FALKON with sample weights). w = all ones gives MulTMul's
+// result to the bit.
+func (o *Op) MulTMulWeighted(ctx context.Context, dst, v *mat.Dense, w []float64) error {
+	if err := o.ready(ctx, "MulTMulWeighted"); err != nil {
+		return err
+	}
+	n, _ := o.Dims()
+	if err := check.Vector("w", w, n); err != nil {
+		return fmt.Errorf("kernel: MulTMulWeighted: %w", err)
+	}
+	return o.mulTMul(ctx, "MulTMulWeighted", dst, v, w)
+}
+
+// mulTMul is MulTMul, or MulTMulWeighted with the row weights wt (nil:
+// none), named op in errors.
+func (o *Op) mulTMul(ctx context.Context, op string, dst, v *mat.Dense, wt []float64) error {
 	_, m := o.Dims()
-	if err := checkRHS("MulTMul", dst, v, m, m); err != nil {
+	if err := checkRHS(op, dst, v, m, m); err != nil {
 		return err
 	}
 	rv := v.RawMatrix()
 	t := rv.Cols
 	p := o.prepare()
 	if o.panelsFor(p, t) {
-		return o.mulTMulPanels(ctx, dst, rv)
+		return o.mulTMulPanels(ctx, dst, rv, wt)
 	}
 	if g, ok := o.k.(Gaussian); ok && t == 1 {
 		vp, vp32 := p.padded(rv)
@@ -433,17 +456,17 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
 			p.norms(r0, r1) // X's norms, on first use (lazyNorms)
 			if p.blocks32(w) {
-				p.fusedGaussian32(w, r0, r1, vp32, acc.Data)
+				p.fusedGaussian32(w, r0, r1, vp32, acc.Data, wt)
 				return
 			}
-			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data, st)
+			p.fusedGaussian(w, r0, r1, -g.Gamma, vp, acc.Data, st, wt)
 		})
 	}
 	if p.l1 != nil && t == 1 {
 		// The Laplacian: the same fused pass, K_B·v from the row map (l1.go).
 		vp, _ := p.padded(rv)
 		return o.reduce(ctx, dst, 1, 1, func(w *work, r0, r1 int, acc blas64.General) {
-			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data)
+			p.l1Fused(w, r0, r1, vp, w.kv, acc.Data, wt)
 		})
 	}
 	var fe firstErr
@@ -451,9 +474,21 @@ func (o *Op) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		kb := p.kernelBlock(w, r0, r1)
 		kv := blas64.General{Rows: r1 - r0, Cols: t, Stride: t, Data: w.kv}
 		fe.set(gemmBlock(ctx, false, kb, rv, false, kv))
+		if wt != nil {
+			for i := range r1 - r0 {
+				scaleBy(kv.Data[i*t:(i+1)*t], wt[r0+i])
+			}
+		}
 		fe.set(gemmBlock(ctx, true, kb, kv, true, acc))
 	})
 	return fe.or(err)
+}
+
+// scaleBy multiplies x by a.
+func scaleBy(x []float64, a float64) {
+	for i := range x {
+		x[i] *= a
+	}
 }
 
 // gemmBlock sets c = op(a)·b, or adds it to c when add, for one block of K

@@ -263,8 +263,31 @@ func (f *Factored) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	if err := check.Context(ctx); err != nil {
 		return fmt.Errorf("kernel: Factored.MulTMul: %w", err)
 	}
-	if err := checkRHS("MulTMul", dst, v, f.m, f.m); err != nil {
+	return f.mulTMul(ctx, "MulTMul", dst, v, nil)
+}
+
+// MulTMulWeighted sets dst = K(X, C)ᵀ·diag(w)·(K(X, C)·V), w one finite
+// weight per row of X (Op.MulTMulWeighted): each group's fused pass with
+// its rows' weights.
+func (f *Factored) MulTMulWeighted(ctx context.Context, dst, v *mat.Dense, w []float64) error {
+	if err := check.Context(ctx); err != nil {
+		return fmt.Errorf("kernel: Factored.MulTMulWeighted: %w", err)
+	}
+	if err := check.Vector("w", w, f.n); err != nil {
+		return fmt.Errorf("kernel: Factored.MulTMulWeighted: %w", err)
+	}
+	return f.mulTMul(ctx, "MulTMulWeighted", dst, v, w)
+}
+
+// mulTMul is MulTMul, or MulTMulWeighted with the row weights w (nil:
+// none), named name in errors.
+func (f *Factored) mulTMul(ctx context.Context, name string, dst, v *mat.Dense, w []float64) error {
+	if err := checkRHS(name, dst, v, f.m, f.m); err != nil {
 		return err
+	}
+	var wg []float64 // a group's weights, in its rows' order
+	if w != nil {
+		wg = make([]float64, f.maxGroup())
 	}
 	rv := v.RawMatrix()
 	t := rv.Cols
@@ -277,7 +300,17 @@ func (f *Factored) MulTMul(ctx context.Context, dst, v *mat.Dense) error {
 		}
 		tp := f.t[p*f.m : (p+1)*f.m]
 		scaleRows(vs.RawMatrix().Data, tp, rv)
-		if err := op.MulTMul(ctx, r, vs); err != nil {
+		var err error
+		if w == nil {
+			err = op.MulTMul(ctx, r, vs)
+		} else {
+			r0, r1 := f.start[p], f.start[p+1]
+			for q := r0; q < r1; q++ {
+				wg[q-r0] = w[f.perm[q]]
+			}
+			err = op.MulTMulWeighted(ctx, r, vs, wg[:r1-r0])
+		}
+		if err != nil {
 			return err
 		}
 		addScaled(acc, tp, r.RawMatrix().Data, t)

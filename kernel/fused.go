@@ -29,12 +29,18 @@ func (p *plan) dots32to32(w *work, r0, r1 int) {
 // fusedGaussian32 is fusedGaussian on the blocks32 path: K_B and K_B v in
 // float32 (vp32 is v rounded to float32, padded with zeros to mp), the
 // block's K_Bᵀ(K_B v) summed in float32 and then added to acc in float64.
-func (p *plan) fusedGaussian32(w *work, r0, r1 int, vp32 []float32, acc []float64) {
+// With row weights wt (nil: none), K_B v's row i is multiplied by wt[r0+i]
+// before it is rounded to float32.
+func (p *plan) fusedGaussian32(w *work, r0, r1 int, vp32 []float32, acc, wt []float64) {
 	rows, mp := r1-r0, p.mp
 	p.dots32to32(w, r0, r1)
 	kv := w.kv32[:rows]
 	for i := range kv {
-		kv[i] = float32(p.expRowDot32(w.acc, w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i]))
+		s := p.expRowDot32(w.acc, w.blk32[i*mp:(i+1)*mp], vp32, p.xn[r0+i])
+		if wt != nil {
+			s *= wt[r0+i]
+		}
+		kv[i] = float32(s)
 	}
 	p.accumulate32(w, kv, acc)
 }
@@ -112,8 +118,9 @@ func (p *plan) expRowDot32(acc accel, row, vp32 []float32, xx float64) float64 {
 // fusedGaussian adds K_Bᵀ(K_B v) to acc (length mp) for the block B = X[r0:r1]
 // of the Gaussian kernel, vp being v padded with zeros to length mp. With
 // st set (MulTMul's training pass, trainStrassen) the distance products
-// take one Winograd level (strassenDots) on the SIMD paths.
-func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64, st *strassenPlan) {
+// take one Winograd level (strassenDots) on the SIMD paths. With row
+// weights wt (nil: none) it adds K_Bᵀ diag(wt[r0:r1]) (K_B v).
+func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64, st *strassenPlan, wt []float64) {
 	rows, m, mp := r1-r0, p.m, p.mp
 	if m == 0 {
 		return
@@ -128,6 +135,9 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64,
 		for i := range kv {
 			row := w.blk[i*mp : i*mp+m]
 			kv[i] = gaussRowDot(row, p.cn[:m], vp[:m], p.xn[r0+i], ng)
+			if wt != nil {
+				kv[i] *= wt[r0+i]
+			}
 			axpy(kv[i], row, acc[:m])
 		}
 		return
@@ -145,11 +155,17 @@ func (p *plan) fusedGaussian(w *work, r0, r1 int, ng float64, vp, acc []float64,
 	for ; i+4 <= rows; i += 4 {
 		for r := i; r < i+4; r++ {
 			kv[r] = expRowDot(&w.blk[r*mp], &p.cn[0], &vp[0], mp, xn[r], ng)
+			if wt != nil {
+				kv[r] *= wt[r0+r]
+			}
 		}
 		axpy4(mp, (*[4]float64)(kv[i:i+4]), &w.blk[i*mp], mp, &acc[0])
 	}
 	for ; i < rows; i++ {
 		kv[i] = expRowDot(&w.blk[i*mp], &p.cn[0], &vp[0], mp, xn[i], ng)
+		if wt != nil {
+			kv[i] *= wt[r0+i]
+		}
 		axpy1(mp, kv[i], &w.blk[i*mp], &acc[0])
 	}
 }

@@ -32,7 +32,7 @@ func TestFusedGaussianOrder(t *testing.T) {
 			vp, _ := p.padded(v.RawMatrix())
 			w := p.getWork(rows, 1)
 			got := make([]float64, p.mp)
-			p.fusedGaussian(w, r0, r0+rows, p.ng, vp, got, nil)
+			p.fusedGaussian(w, r0, r0+rows, p.ng, vp, got, nil, nil)
 
 			// The two passes, on a fresh block.
 			w2 := p.getWork(rows, 1)

@@ -250,8 +250,9 @@ func l1DenseBlock(ng float64, dst, a, b *mat.Dense) {
 // to acc (length mp), four rows at a time as the Gaussian's fused pass does
 // (accumulateRows). On the SIMD paths K·v comes from the row map's fused dot
 // product; the portable path forms the block with Laplacian.Block and sums
-// K·v in column order.
-func (p *plan) l1Fused(w *work, r0, r1 int, vp, kv, acc []float64) {
+// K·v in column order. With row weights wt (nil: none) the rows of kv are
+// multiplied by wt[r0:r1] before they are added to acc.
+func (p *plan) l1Fused(w *work, r0, r1 int, vp, kv, acc, wt []float64) {
 	rows, m, mp := r1-r0, p.m, p.mp
 	kv = kv[:rows]
 	if m == 0 {
@@ -267,6 +268,11 @@ func (p *plan) l1Fused(w *work, r0, r1 int, vp, kv, acc []float64) {
 		}
 	}
 	if acc != nil {
+		if wt != nil {
+			for i := range kv {
+				kv[i] *= wt[r0+i]
+			}
+		}
 		p.accumulateRows(w, w.blk, kv, acc)
 	}
 }

@@ -161,6 +161,17 @@ func (p *plan) colsTimesPanelAVX2(blk []float64, rows int, u, acc []float64) {
 	}
 }
 
+// weighPanel multiplies row i < rows of the panel product kv ([rows][16])
+// by wt[r0+i]; nothing for nil wt.
+func weighPanel(kv, wt []float64, r0, rows int) {
+	if wt == nil {
+		return
+	}
+	for i := range rows {
+		scaleBy(kv[i*multiPanel:(i+1)*multiPanel], wt[r0+i])
+	}
+}
+
 // gatherPanels sets dst (M×t) to the sum, in segment order, of the partials
 // held as panels [mp][16].
 func (p *plan) gatherPanels(dst *mat.Dense, partial [][]float64) {
@@ -283,10 +294,11 @@ func widen32(dst []float64, src []float32) {
 	}
 }
 
-// mulTMulPanels is MulTMul on the panel tiles.
-func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+// mulTMulPanels is MulTMul on the panel tiles, with the row weights wt
+// (nil: none) applied to K_B·V's rows between the two products.
+func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General, wt []float64) error {
 	if o.keptSmall(v.Cols) {
-		return o.mulTMulKept(ctx, dst, v)
+		return o.mulTMulKept(ctx, dst, v, wt)
 	}
 	p := o.prepare()
 	vp := p.packPanels(v)
@@ -297,6 +309,7 @@ func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General
 		kv := w.kv[:roundUp(rows, panelRows)*multiPanel]
 		for q := 0; q < width; q += p.mp * multiPanel {
 			p.rowsTimesPanel(kb.Data, rows, vp[q:], kv)
+			weighPanel(kv, wt, r0, rows)
 			p.colsTimesPanel(kb.Data, rows, kv, acc[q:])
 		}
 	})

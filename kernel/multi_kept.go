@@ -57,9 +57,10 @@ func (o *Op) keptScratchBytes(t int) int64 {
 // keptRows does, for the rows < rows of a (stride mp, a multiple of 16) and
 // the columns c < t: when vc is not nil, kv[c·rows+i] = Σ_j
 // float64(a[i·mp+j])·vc[c·mp+j] (V column-major, padded to mp); when y is
-// not nil, y[c·mp+j] += Σ_i kv[c·rows+i]·float64(a[i·mp+j]). Four rows at a
-// time, all columns while they are in cache, in a fixed order.
-func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y []float64) {
+// not nil, y[c·mp+j] += Σ_i kv[c·rows+i]·wt[i]·float64(a[i·mp+j]) (wt nil:
+// weights 1; kv keeps the unweighted values). Four rows at a time, all
+// columns while they are in cache, in a fixed order.
+func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y, wt []float64) {
 	if acc == accelPortable {
 		for i := range rows {
 			row := a[i*mp : (i+1)*mp]
@@ -73,6 +74,9 @@ func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y []float64) {
 				}
 				if y != nil {
 					s, yc := kv[c*rows+i], y[c*mp:(c+1)*mp]
+					if wt != nil {
+						s *= wt[i]
+					}
 					for j, x := range row {
 						yc[j] += s * float64(x)
 					}
@@ -106,6 +110,11 @@ func keptRows(acc accel, a []float32, rows, mp, t int, vc, kv, y []float64) {
 			if y != nil {
 				var s [4]float64 // one row: the other coefficients zero, fma(0, x, y) = y
 				copy(s[:n], kv[c*rows+i:])
+				if wt != nil {
+					for r := range n {
+						s[r] *= wt[i+r]
+					}
+				}
 				keptAxpy4(acc, mp, &s, &a[i*mp], lda, &y[c*mp])
 			}
 		}
@@ -181,7 +190,7 @@ func (k *keptCall) dots(o *Op, w *work, r0, r1 int) (kv, kb, kvp []float64) {
 	p, rows := k.p, r1-r0
 	kv = w.kv[:rows*k.t]
 	if r1 <= o.kept.rows {
-		keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, k.t, k.vc, kv, nil)
+		keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, k.t, k.vc, kv, nil, nil)
 		return kv, nil, nil
 	}
 	kb = p.kernelBlock(w, r0, r1).Data
@@ -223,18 +232,24 @@ func (p *plan) columns(v blas64.General) []float64 {
 }
 
 // mulTMulKept is MulTMul with t ≤ keptMaxT(useAccel) right-hand sides on an
-// Op with kept blocks.
-func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General) error {
+// Op with kept blocks, with the row weights wt (nil: none) applied to K·V's
+// rows between the two products.
+func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General, wt []float64) error {
 	k := o.keptCall(&v, v.Cols)
 	p, t := k.p, k.t
 	partial, sums, err := o.segmentSums(ctx, k.size(), k.kvCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
 		rows := r1 - r0
 		if r1 <= o.kept.rows {
 			kv := w.kv[:rows*t]
-			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, k.vc, kv, acc[:t*p.mp])
+			var wb []float64
+			if wt != nil {
+				wb = wt[r0:r1]
+			}
+			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, k.vc, kv, acc[:t*p.mp], wb)
 			return
 		}
 		_, kb, kvp := k.dots(o, w, r0, r1)
+		weighPanel(kvp, wt, r0, rows)
 		p.colsTimesPanel(kb, rows, kvp, acc[t*p.mp:])
 	})
 	defer sumsSlot.Put(sums)
@@ -259,7 +274,7 @@ func (o *Op) mulTKept(ctx context.Context, dst *mat.Dense, u blas64.General) err
 					kv[c*rows+i] = x
 				}
 			}
-			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, nil, kv, acc[:t*p.mp])
+			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, nil, kv, acc[:t*p.mp], nil)
 			return
 		}
 		kb := p.kernelBlock(w, r0, r1).Data

@@ -112,8 +112,8 @@ func TestKeptKernels(t *testing.T) {
 				}
 				gkv, wkv := make([]float64, tc*rows), make([]float64, tc*rows)
 				gy, wy := append([]float64(nil), y0...), append([]float64(nil), y0...)
-				keptRows(acc, a, rows, mp, tc, vc, gkv, gy)
-				keptRows(accelPortable, a, rows, mp, tc, vc, wkv, wy)
+				keptRows(acc, a, rows, mp, tc, vc, gkv, gy, nil)
+				keptRows(accelPortable, a, rows, mp, tc, vc, wkv, wy, nil)
 				for c := range tc {
 					for i := range rows {
 						var mag float64
@@ -146,8 +146,8 @@ func TestKeptKernels(t *testing.T) {
 				}
 				// The axpys alone, from the same coefficients.
 				gy2, wy2 := append([]float64(nil), y0...), append([]float64(nil), y0...)
-				keptRows(acc, a, rows, mp, tc, nil, wkv, gy2)
-				keptRows(accelPortable, a, rows, mp, tc, nil, wkv, wy2)
+				keptRows(acc, a, rows, mp, tc, nil, wkv, gy2, nil)
+				keptRows(accelPortable, a, rows, mp, tc, nil, wkv, wy2, nil)
 				for j := range gy2 {
 					c := j / mp
 					mag := math.Abs(y0[j])
@@ -227,7 +227,7 @@ func TestKeptRowsNoAlloc(t *testing.T) {
 		if acc == accelPortable {
 			continue
 		}
-		if n := testing.AllocsPerRun(20, func() { keptRows(acc, a, rows, mp, tc, vc, kv, y) }); n != 0 {
+		if n := testing.AllocsPerRun(20, func() { keptRows(acc, a, rows, mp, tc, vc, kv, y, nil) }); n != 0 {
 			t.Errorf("%v: %v allocations a call, want 0", acc, n)
 		}
 	}

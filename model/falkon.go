@@ -338,10 +338,9 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // FALKON's. An integer weight k gives the model of k copies of the row
 // with the same centers; the centers are sampled as without weights.
 //
-// A weighted iteration runs K_nM·v and K_nMᵀ(W·K_nM v) as two passes over
-// the data (each block of K_nM formed twice, unless CacheKnm keeps it)
-// where an unweighted one fuses them, and holds the n×t product between
-// them (in the memory plan). Probability refuses weights (its held-out
+// A weighted iteration is the unweighted one's single fused pass with each
+// row of K_nM·v scaled by its weight in between (kernel.Op.MulTMulWeighted);
+// the plan adds the n weights. Probability refuses weights (its held-out
 // fits do not take them). See WeightedEstimator.
 func (m *Falkon) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "falkon")

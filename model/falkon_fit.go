@@ -31,8 +31,7 @@ type falkonConfig struct {
 	// inputCopy is the caller's float64 X when Fit holds a float32 copy of
 	// it (Float32Storage): resident beside it, so the plan counts it.
 	inputCopy int64
-	// weighted: a FitWeighted fit, whose passes hold the weights and the
-	// n×t product K_nM·v (falkonPasses.mulTMul).
+	// weighted: a FitWeighted fit, whose passes hold the weights.
 	weighted bool
 }
 
@@ -170,7 +169,7 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 	op := kernel.NewOp(cfg.k, x, stub, cfg.passes)
 	p.Data = inputBytes(x) + cfg.inputCopy + bytesF64(n64*t64)
 	if cfg.weighted {
-		p.Data += bytesF64(n64 + n64*t64) // the weights and K_nM·v (falkonPasses.mulTMul)
+		p.Data += bytesF64(n64) // the weights (falkonPasses.w)
 	}
 	p.Engine, p.BlockRows = op.ScratchBytes(t), op.BlockRows()
 	if m.Validation != nil && m.Validation.X != nil {
@@ -416,9 +415,8 @@ type falkonPasses struct {
 	fact       *kernel.Factored // the K_nM passes factored (Falkon.Factor), or nil
 	knm, knmV  *mat.Dense       // cached K_nM and its product, when cached
 	// w holds the sample weights (relativeWeights) of a weighted fit, nil
-	// otherwise; kv is then K_nM·v between the two passes.
-	w  []float64
-	kv *mat.Dense
+	// otherwise.
+	w []float64
 }
 
 // mulTMul sets dst = K_nMᵀ(K_nM v), or K_nMᵀW(K_nM v) with weights.
@@ -441,34 +439,23 @@ func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
 	return nil
 }
 
-// mulTWMul sets dst = K_nMᵀW(K_nM v) in two passes, K_nM v held in p.kv
-// (from the cache when there is one).
+// mulTWMul sets dst = K_nMᵀW(K_nM v): the engine's fused pass with the
+// weights (kernel.Op.MulTMulWeighted), or the cached K_nM's two products.
 func (p *falkonPasses) mulTWMul(ctx context.Context, dst, v *mat.Dense) error {
-	n, _ := p.x.Dims()
-	if _, t := v.Dims(); p.kv == nil || p.kv.RawMatrix().Cols != t {
-		p.kv = mat.NewDense(n, t, nil)
-	}
 	switch {
-	case p.knm != nil:
-		p.kv.Mul(p.knm, v)
 	case p.fact != nil:
-		if err := p.fact.Mul(ctx, p.kv, v); err != nil {
-			return err
-		}
-	default:
-		if err := p.op.Mul(ctx, p.kv, v); err != nil {
-			return err
-		}
+		return p.fact.MulTMulWeighted(ctx, dst, v, p.w)
+	case p.knm == nil:
+		return p.op.MulTMulWeighted(ctx, dst, v, p.w)
 	}
-	scaleRows(p.kv, p.w)
-	switch {
-	case p.knm != nil:
-		dst.Mul(p.knm.T(), p.kv)
-		return nil
-	case p.fact != nil:
-		return p.fact.MulT(ctx, dst, p.kv)
+	n, _ := p.knm.Dims()
+	if _, t := v.Dims(); p.knmV == nil || p.knmV.RawMatrix().Cols != t {
+		p.knmV = mat.NewDense(n, t, nil)
 	}
-	return p.op.MulT(ctx, dst, p.kv)
+	p.knmV.Mul(p.knm, v)
+	scaleRows(p.knmV, p.w)
+	dst.Mul(p.knm.T(), p.knmV)
+	return nil
 }
 
 // rhs caches K_nM when cache is set (in float32, keepBytes of it, with

@@ -131,8 +131,8 @@ func TestWeightsRepeatRows(t *testing.T) {
 			return &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.FeatureRidge{Features: model.RFFFeatures{RFF: approx.RFF{Features: 20}}}}
 		}, false, 1e-9},
 		// Falkon with the 8 centers given; CG run to 1e-14 (8 unknowns).
-		// The weighted iteration is two passes (Mul, then MulT of W·K v),
-		// the repeated one the fused MulTMul: equal to rounding.
+		// The two fits sum different rows in different orders: equal to
+		// rounding.
 		{"falkon", falkon(model.Falkon{}), false, 1e-7},
 		{"falkon classification", falkon(model.Falkon{Task: model.Classification}), true, 1e-7},
 		{"falkon cached K_nM", falkon(model.Falkon{CacheKnm: true}), false, 1e-7},
