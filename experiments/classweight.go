@@ -17,6 +17,11 @@ const classWeightBalanced = "balanced"
 var optClassWeight = Option{Name: "class_weight", Kind: KindString, Parse: checkClassWeight,
 	Doc: "multiply C per class: balanced (n/(k·n_c) on each fit's labels, scikit-learn's class_weight='balanced') or LABEL:W,… (LIBSVM's -wLABEL W; a text label by its name); other classes 1"}
 
+// optClassWeightRidge is krr's and falkon's class_weight: the same values,
+// weighing the squared loss.
+var optClassWeightRidge = Option{Name: "class_weight", Kind: KindString, Parse: checkClassWeight,
+	Doc: "classification: weigh each row's squared loss by its class's weight (scikit-learn's RidgeClassifier class_weight): balanced (n/(k·n_c) on each fit's labels) or LABEL:W,… (a text label by its name); other classes 1; times the sample weights"}
+
 // checkClassWeight checks class_weight's syntax (the labels are checked
 // against the data at fit time).
 func checkClassWeight(s string) error {

@@ -60,6 +60,7 @@ var estimators = []EstimatorEntry{
 		Options: []Option{
 			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
 			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
+			optClassWeightRidge,
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
 			{Name: "factor", Kind: KindString, Values: []string{"auto", "off", "on"}, Doc: "K_nM passes factored over the two-valued (one-hot) columns of dense X, k = k(x_D, c_D)·k(x_S, c_S) for the gaussian and laplacian kernels, rows grouped by their pattern: auto (default: when the cost model predicts passes at least 25% faster), off, or on (whenever the data allow); same fit up to rounding"},
 			{Name: "float32", Kind: KindBool, Doc: "float32 distance products in the K_nM passes (float64 sums; K_MM and CG stay float64; the preconditioner's factors are float32 unless precond_precision says float64)"},
@@ -87,6 +88,7 @@ var estimators = []EstimatorEntry{
 		Tasks:   allTasks,
 		Approx:  krrApprox(),
 		Options: []Option{
+			optClassWeightRidge,
 			{Name: "clusters", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "MEKA clusters c (default min(10, ⌈√n/25⌉))", With: isApprox("meka")},
 			optJitter, optLambda,
 			{Name: "m", Kind: KindInt, HasMin: true, Min: 1, AtMostN: true, Doc: "landmarks M (Nyström) or features D (rff); 0: ⌈5√n⌉", With: func(a string) bool { return a != "" && a != "exact" && a != "meka" }},
@@ -147,7 +149,12 @@ func newFalkon(c Config) (model.Estimator, error) {
 	if err := factor.UnmarshalText([]byte(c.String("factor", "auto"))); err != nil {
 		return nil, fmt.Errorf("%w: falkon: %w", ErrSpec, err)
 	}
+	w, err := classWeights(c)
+	if err != nil {
+		return nil, err
+	}
 	f := &model.Falkon{
+		ClassWeights:     w,
 		Kernel:           k,
 		Lambda:           c.Float("lambda", 0),
 		M:                c.Int("m", 0),
@@ -298,13 +305,22 @@ func isApprox(names ...string) func(string) bool {
 // (model.WeightedEstimator), sorted.
 var weightedEstimators = []string{"falkon", "krr", "svm", "svr"}
 
-// checkWeighted refuses sample_weights for an estimator, backend or option
-// that does not take them, naming the line of sample_weights.
+// checkWeighted refuses krr's and falkon's class_weight for regression or
+// with meka, and sample_weights for an estimator, backend or option that
+// does not take them, naming the line of class_weight or sample_weights.
 func (s *Spec) checkWeighted() error {
+	e := s.Estimator
+	if _, ok := e.Options["class_weight"]; ok && (e.Type == "krr" || e.Type == "falkon") {
+		switch {
+		case s.Task == TaskRegression:
+			return s.errAt("class_weight weighs classes: it needs task binary or multiclass", "estimator", "class_weight")
+		case e.Approx.Type == "meka":
+			return s.errAt("krr with approx meka does not take class weights (exact, the samplers, their -qr forms and rff do)", "estimator", "class_weight")
+		}
+	}
 	if s.Dataset.SampleWeights == "" {
 		return nil
 	}
-	e := s.Estimator
 	at := []string{"dataset", "sample_weights"}
 	switch {
 	case !slices.Contains(weightedEstimators, e.Type):
@@ -357,14 +373,19 @@ func newKRR(c Config) (model.Estimator, error) {
 		}
 		backend = model.NystromKRR{M: m, Sampler: smp}
 	}
+	w, err := classWeights(c)
+	if err != nil {
+		return nil, err
+	}
 	return &model.KRR{
-		Approx:      backend,
-		Kernel:      k,
-		Lambda:      c.Float("lambda", 0),
-		Task:        c.Task,
-		Seed:        c.Seed,
-		Resources:   resources(c),
-		Probability: c.Bool("probability", false),
-		Cholesky:    solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
+		ClassWeights: w,
+		Approx:       backend,
+		Kernel:       k,
+		Lambda:       c.Float("lambda", 0),
+		Task:         c.Task,
+		Seed:         c.Seed,
+		Resources:    resources(c),
+		Probability:  c.Bool("probability", false),
+		Cholesky:     solver.CholOptions{Jitter: c.Float("jitter", 0), MaxJitter: c.Float("max_jitter", 0)},
 	}, nil
 }

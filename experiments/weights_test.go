@@ -181,3 +181,49 @@ func TestSampleWeightsRefused(t *testing.T) {
 		t.Errorf("the good file: %v", err)
 	}
 }
+
+// TestRidgeClassWeightSpec: krr's and falkon's class_weight reaches the
+// model (balanced: scikit-learn's n/(k·n_c) on the fit's labels), is
+// refused for regression and with meka at its line.
+func TestRidgeClassWeightSpec(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range 50 {
+		l := 0
+		if i%5 == 0 {
+			l = 1
+		}
+		fmt.Fprintf(&b, "%g,%g,%d\n", float64(i)/50, float64(i%7)/7, l)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, est := range []string{"krr", "falkon"} {
+		s := decodeIn(t, fmt.Sprintf("name: c\ntask: binary\ndataset: {path: c.csv}\nestimator: {type: %s, kernel: {type: gaussian, gamma: 1}, lambda: 0.001, class_weight: balanced}\n", est), dir)
+		res, err := Fit(context.Background(), s)
+		if err != nil {
+			t.Fatalf("%s: %v", est, err)
+		}
+		var cw map[float64]float64
+		switch e := res.Estimator.(type) {
+		case *model.KRR:
+			cw = e.ClassWeights
+		case *model.Falkon:
+			cw = e.ClassWeights
+		}
+		// 40 rows of class 0 and 10 of class 1: 50/(2·40) and 50/(2·10).
+		if cw[0] != 0.625 || cw[1] != 2.5 || len(cw) != 2 {
+			t.Errorf("%s: class weights %v, want map[0:0.625 1:2.5]", est, cw)
+		}
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"task: regression\ndataset: {path: c.csv}\nestimator: {type: krr, kernel: {type: gaussian, gamma: 1}, lambda: 0.001, class_weight: balanced}\n", "class_weight weighs classes: it needs task binary or multiclass"},
+		{"task: binary\ndataset: {path: c.csv}\nestimator: {type: krr, kernel: {type: gaussian, gamma: 1}, lambda: 0.001, approx: {type: meka}, class_weight: balanced}\n", "krr with approx meka does not take class weights"},
+	} {
+		_, err := Decode(strings.NewReader("name: c\n"+c.spec), dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err = %v, want %q", err, c.want)
+		}
+	}
+}

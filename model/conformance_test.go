@@ -82,6 +82,77 @@ func conformancePoints(rng *rand.Rand, n, d int, noise float64, f func([]float64
 	return x, y
 }
 
+// conformanceWeighted checks FitWeighted on est, fitted on c with Fit to
+// the predictions p1: nil weights and weights all 1 give p1 to the bit
+// (C·1, √1, λ·Σ1 = λn and the engine's weighted pass with weights 1 are
+// exact); the configuration and the caller's weights are unchanged; bad
+// weights are ErrInput and keep the fitted model; other weights change
+// the model (weights 1 and 0.01 on alternate rows: C_i = C/100 bounds the
+// SVMs' dual variables below their values on these sets, and KRR's and
+// Falkon's weights are not all equal).
+func conformanceWeighted(t *testing.T, newEstimator func() Estimator, est WeightedEstimator, c conformanceCase, p1 []float64) {
+	t.Helper()
+	ctx := context.Background()
+	n := len(c.y)
+	ones, alt := make([]float64, n), make([]float64, n)
+	for i := range ones {
+		ones[i], alt[i] = 1, 1-0.99*float64(i%2)
+	}
+	if err := est.FitWeighted(ctx, c.x, c.y, ones); errors.Is(err, ErrInput) && (strings.Contains(err.Error(), "does not take sample") || strings.Contains(err.Error(), "Probability with sample weights")) {
+		// A configuration that refuses weights (MEKA, Probability) says
+		// so, and keeps the model.
+		if p, err := est.Predict(c.xTest); err != nil || !slices.Equal(p, p1) {
+			t.Errorf("a FitWeighted refused for its configuration changed the model (err %v)", err)
+		}
+		return
+	}
+	for _, w := range [][]float64{nil, ones} {
+		if err := est.FitWeighted(ctx, c.x, c.y, w); err != nil {
+			t.Fatalf("FitWeighted (%d weights): %v", len(w), err)
+		}
+		if p, err := est.Predict(c.xTest); err != nil || !slices.Equal(p, p1) {
+			t.Errorf("FitWeighted with %d weights of 1 predicts differently from Fit (err %v)", len(w), err)
+		}
+	}
+	conformanceConfigUnchanged(t, newEstimator(), est)
+	for _, bad := range [][]float64{ones[:n-1], append([]float64{-1}, ones[1:]...), append([]float64{math.NaN()}, ones[1:]...), make([]float64, n)} {
+		if err := est.FitWeighted(ctx, c.x, c.y, bad); !errors.Is(err, ErrInput) {
+			t.Errorf("FitWeighted with bad weights %v…: err = %v, want ErrInput", bad[:min(2, len(bad))], err)
+		}
+	}
+	if p, err := est.Predict(c.xTest); err != nil || !slices.Equal(p, p1) {
+		t.Errorf("a refused FitWeighted changed the model (err %v)", err)
+	}
+	keep := slices.Clone(alt)
+	if err := est.FitWeighted(ctx, c.x, c.y, alt); err != nil {
+		t.Fatalf("FitWeighted: %v", err)
+	}
+	if !slices.Equal(alt, keep) {
+		t.Error("FitWeighted modified the caller's weights")
+	}
+	if dec, ok := est.(Classifier); ok && dec.Classes() != nil {
+		d1, err := dec.DecisionFunction(c.xTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := est.Fit(ctx, c.x, c.y); err != nil {
+			t.Fatal(err)
+		}
+		d0, _ := dec.DecisionFunction(c.xTest)
+		if mat.Equal(d0, d1) {
+			t.Error("weights 1 and 0.01 give the unweighted decision values")
+		}
+	} else {
+		p, _ := est.Predict(c.xTest)
+		if slices.Equal(p, p1) {
+			t.Error("weights 1 and 0.01 give the unweighted predictions")
+		}
+	}
+	if err := est.Fit(ctx, c.x, c.y); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // checkConformance runs the contract every Estimator must meet on each case:
 //   - Predict before Fit fails with ErrNotFitted;
 //   - Fit leaves the configuration alone: after Fit, the estimator's exported
@@ -161,6 +232,9 @@ func conformanceOne(t *testing.T, newEstimator func() Estimator, c conformanceCa
 
 	conformanceContract(t, newEstimator, est, c, p1)
 	conformanceSaved(t, est, c, p1)
+	if we, ok := est.(WeightedEstimator); ok {
+		conformanceWeighted(t, newEstimator, we, c, p1)
+	}
 
 	// Subsets of rows.
 	scale := 0.0

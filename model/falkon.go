@@ -104,6 +104,13 @@ type Falkon struct {
 	Tol float64 `yaml:"tol"`
 	// Task is regression (default) or classification.
 	Task Task `yaml:"task"`
+	// ClassWeights, with Task Classification, multiplies each row's weight
+	// in the loss by its class's weight (label → weight > 0; classes not
+	// listed weigh 1): scikit-learn's RidgeClassifier class_weight, with
+	// BalancedClassWeights for class_weight='balanced'. They multiply the
+	// sample weights of FitWeighted. Refused for regression. Saved since
+	// format version 8.
+	ClassWeights map[float64]float64 `yaml:"class_weights"`
 	// Seed seeds the center sampling.
 	Seed uint64 `yaml:"seed"`
 	// BlockRows tunes the kernel engine (0 means automatic).
@@ -374,6 +381,9 @@ func (m *Falkon) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64
 	if w != nil && m.Probability {
 		return fmt.Errorf("%w: Probability with sample weights: the calibration's held-out fits do not take them", ErrInput)
 	}
+	if w, err = classRowWeights(m.ClassWeights, task, labels, y, w); err != nil {
+		return err
+	}
 	ctx, pr := startProgress(ctx, m.Progress)
 	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), t, task, labels, relativeWeights(w))
 	if err == nil && m.Probability {
@@ -408,6 +418,9 @@ func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (er
 	}
 	if m.Validation != nil {
 		return fmt.Errorf("%w: validation data needs a single output; use Fit", ErrInput)
+	}
+	if m.ClassWeights != nil {
+		return fmt.Errorf("%w: ClassWeights with FitMulti, a multi-output regression: class weights need task classification", ErrInput)
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
 	f, err := m.fitTargets(ctx, pr, x, copiedInput(xIn, x), mat.DenseCopyOf(y), Regression, Labels{}, nil)

@@ -45,6 +45,13 @@ type KRR struct {
 	Lambda float64 `yaml:"lambda"`
 	// Task is regression (default) or classification.
 	Task Task `yaml:"task"`
+	// ClassWeights, with Task Classification, multiplies each row's weight
+	// in the loss by its class's weight (label → weight > 0; classes not
+	// listed weigh 1): scikit-learn's RidgeClassifier class_weight, with
+	// BalancedClassWeights for class_weight='balanced'. They multiply the
+	// sample weights of FitWeighted. Refused for regression. Saved since
+	// format version 8.
+	ClassWeights map[float64]float64 `yaml:"class_weights"`
 	// Approx is the solver backend; nil means exact KRR (ExactKRR).
 	Approx KRRApprox `yaml:"approx"`
 	// Seed seeds the random choices of approximate backends (landmark
@@ -408,6 +415,14 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 			return nil, err
 		}
 	}
+	if w, err = classRowWeights(m.ClassWeights, task, labels, y, w); err != nil {
+		return nil, err
+	}
+	if w != nil {
+		if err := m.weightedBackend(); err != nil {
+			return nil, err
+		}
+	}
 	f, err := m.fitTargets(ctx, pr, x, t, task, labels, w)
 	if err != nil {
 		return nil, err
@@ -432,6 +447,9 @@ func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err e
 	x, err := multiInput(xIn, y, m.Task, m.sparseBackend(), false)
 	if err != nil {
 		return err
+	}
+	if m.ClassWeights != nil {
+		return fmt.Errorf("%w: ClassWeights with FitMulti, a multi-output regression: class weights need task classification", ErrInput)
 	}
 	ctx, pr := startProgress(ctx, m.Progress)
 	f, err := m.fitTargets(ctx, pr, x, mat.DenseCopyOf(y), Regression, Labels{}, nil)
@@ -459,15 +477,23 @@ func (m *KRR) weighted(w []float64, n int) error {
 	if err := check.Weights(w, n); err != nil {
 		return err
 	}
-	switch m.Approx.(type) {
-	case nil, ExactKRR, *ExactKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
-	default:
-		return fmt.Errorf("%w: the %T backend does not take sample weights (the exact, Nyström and feature-ridge backends do)", ErrInput, m.Approx)
+	if err := m.weightedBackend(); err != nil {
+		return err
 	}
 	if m.Probability {
 		return fmt.Errorf("%w: Probability with sample weights: the calibration's held-out fits do not take them", ErrInput)
 	}
 	return nil
+}
+
+// weightedBackend refuses a backend that does not honour
+// KRRProblem.Weights (sample or class weights).
+func (m *KRR) weightedBackend() error {
+	switch m.Approx.(type) {
+	case nil, ExactKRR, *ExactKRR, NystromKRR, *NystromKRR, FeatureRidge, *FeatureRidge:
+		return nil
+	}
+	return fmt.Errorf("%w: the %T backend does not take sample or class weights (the exact, Nyström and feature-ridge backends do)", ErrInput, m.Approx)
 }
 
 // reportingBackend reports whether the backend reports its own steps

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/landmark-ml/landmark/internal/check"
@@ -87,6 +88,40 @@ func BalancedClassWeights(y []float64) (map[float64]float64, error) {
 		w[c] = float64(len(y)) / (float64(len(l.Classes)) * float64(count[c]))
 	}
 	return w, nil
+}
+
+// classRowWeights returns the row weights of class weights cw on the labels
+// y (classes l, task task): w_i·cw[y_i], with w nil meaning 1 and classes
+// not in cw weighing 1; w unchanged when cw is nil. It refuses class
+// weights for regression, for a label not in y, and weights that are not
+// finite and > 0 (ErrInput).
+func classRowWeights(cw map[float64]float64, task Task, l Labels, y, w []float64) ([]float64, error) {
+	if cw == nil {
+		return w, nil
+	}
+	if task != Classification {
+		return nil, fmt.Errorf("%w: ClassWeights with task %s: class weights need task classification", ErrInput, task)
+	}
+	keys := slices.Sorted(maps.Keys(cw)) // deterministic error messages
+	for _, c := range keys {
+		if err := check.Positive(fmt.Sprintf("class weight of %g", c), cw[c]); err != nil {
+			return nil, err
+		}
+		if _, ok := slices.BinarySearch(l.Classes, c); !ok {
+			return nil, fmt.Errorf("%w: class weight for label %g, which is not in y", ErrInput, c)
+		}
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = 1
+		if c, ok := cw[v]; ok {
+			out[i] = c
+		}
+		if w != nil {
+			out[i] *= w[i]
+		}
+	}
+	return out, nil
 }
 
 // Outputs is the number of target columns: 1 for binary, the number of classes otherwise.

@@ -291,6 +291,27 @@ func decWeights(d *binfmt.Dec) map[float64]float64 {
 	return w
 }
 
+// decClassWeights reads KRR's or Falkon's class weights (decWeights) and
+// checks them against the saved task and classes: none for regression,
+// each finite and > 0 on one of the classes.
+func decClassWeights(d *binfmt.Dec, task Task, l Labels) map[float64]float64 {
+	w := decWeights(d)
+	if w == nil || d.Err() != nil {
+		return w
+	}
+	if task != Classification {
+		d.Fail("class weights on a regression model")
+		return nil
+	}
+	for c, v := range w {
+		if _, ok := slices.BinarySearch(l.Classes, c); !ok || !(v > 0) || math.IsInf(v, 0) {
+			d.Fail("class weight %g for label %g (classes %v)", v, c, l.Classes)
+			return nil
+		}
+	}
+	return w
+}
+
 // decDims reads a non-negative int.
 func decNonNeg(d *binfmt.Dec, what string) int {
 	v := d.Int()

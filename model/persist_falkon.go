@@ -89,6 +89,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	e.Int(int(m.Factor))                 // format version 7, with the plan's factoring
 	e.Int64(i.Plan.Factored)
 	e.String(i.Plan.Factoring)
+	encWeights(e, m.ClassWeights) // format version 8
 	return nil
 }
 
@@ -222,6 +223,9 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 		}
 		f.info.Plan.Factored = d.Int64()
 		f.info.Plan.Factoring = d.String()
+	}
+	if d.Version() >= 8 {
+		m.ClassWeights = decClassWeights(d, f.task, f.labels)
 	}
 	if d.Err() != nil {
 		return nil

@@ -22,11 +22,11 @@ func TestPersistCoversFields(t *testing.T) {
 		v     any
 		known []string
 	}{
-		{KRR{}, []string{"Kernel", "Lambda", "Task", "Approx", "Seed", "Resources", "Cholesky",
+		{KRR{}, []string{"Kernel", "Lambda", "Task", "ClassWeights", "Approx", "Seed", "Resources", "Cholesky",
 			"Probability", "Progress" /* a callback: not saved */, "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info", "calib"}},
 		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler", "Centers", "CenterWeights", "CenterLambda",
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "Seed", "Resources", "BlockRows", "Float32", "Float32Storage", "PrecondPrecision", "Factor", "CacheKnm", "Patience",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "ClassWeights", "Seed", "Resources", "BlockRows", "Float32", "Float32Storage", "PrecondPrecision", "Factor", "CacheKnm", "Patience",
 			"Probability", "Cholesky", "Validation", "WarmStart", "Progress" /* a callback: not saved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info", "calib"}},
 		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Tol", "MaxIter", "CacheBytes", "CacheFloat32", "Resources",

@@ -141,6 +141,15 @@ func fixtureCases() []fixtureCase {
 		{"falkon-factor-off", 7, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 17, Factor: FactorOff}
 		}, reg},
+		// SVR, saved since version 7, has a fixture from version 8.
+		{"svr", 8, func() Estimator { return &SVR{Kernel: g, C: 5, Epsilon: 0.05} }, reg},
+		// Version 8: KRR's and Falkon's class weights.
+		{"krr-class-weights", 8, func() Estimator {
+			return &KRR{Kernel: g, Lambda: 1e-3, Task: Classification, ClassWeights: map[float64]float64{0: 0.5, 1: 2}}
+		}, cls},
+		{"falkon-class-weights", 8, func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 18, Task: Classification, ClassWeights: map[float64]float64{1: 3}}
+		}, cls},
 	}
 }
 
@@ -189,12 +198,12 @@ func TestFormatFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := est.(decider).DecisionFunction(c.data.xTest)
+				got, err := fixtureValues(est, c.data.xTest)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want := readDecision(t, strings.TrimSuffix(path, ".lmk")+".decision")
-				closeTo(t, "decision values", got.RawMatrix().Data, want, 1e-12)
+				closeTo(t, "decision values", got, want, 1e-12)
 				checkFixtureRefit(t, v, c, est, want)
 			})
 		}
@@ -238,11 +247,24 @@ func checkFixtureRefit(t *testing.T, v int, c fixtureCase, est Estimator, want [
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := est.(decider).DecisionFunction(c.data.xTest)
+	got, err := fixtureValues(est, c.data.xTest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeTo(t, "refitted decision values", got.RawMatrix().Data, want, refitTolerance(c.name))
+	closeTo(t, "refitted decision values", got, want, refitTolerance(c.name))
+}
+
+// fixtureValues returns est's decision values on x, or its predictions for
+// an estimator without decision values (SVR).
+func fixtureValues(est Estimator, x mat.Matrix) ([]float64, error) {
+	if dec, ok := est.(decider); ok {
+		dv, err := dec.DecisionFunction(x)
+		if err != nil {
+			return nil, err
+		}
+		return dv.RawMatrix().Data, nil
+	}
+	return est.Predict(x)
 }
 
 // refitTolerance is how closely a refit fixture must give the recorded
@@ -307,12 +329,12 @@ func writeFixtures(t *testing.T) {
 		if err := SaveFile(path, est); err != nil {
 			t.Fatal(err)
 		}
-		dv, err := est.(decider).DecisionFunction(c.data.xTest)
+		dv, err := fixtureValues(est, c.data.xTest)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		for _, v := range dv.RawMatrix().Data {
+		for _, v := range dv {
 			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + "\n")
 		}
 		if err := os.WriteFile(strings.TrimSuffix(path, ".lmk")+".decision", []byte(b.String()), 0o644); err != nil {

@@ -67,6 +67,7 @@ func (m *KRR) encode(e *binfmt.Enc) error {
 		return err
 	}
 	encCalib(e, m.Probability, f.calib)
+	encWeights(e, m.ClassWeights) // format version 8
 	return nil
 }
 
@@ -105,6 +106,9 @@ func loadKRR(d *binfmt.Dec) *KRR {
 	if d.Version() >= 4 {
 		m.Approx = decBackend(d, f.d, f.pred)
 		m.Probability, f.calib = decCalib(d, f.task)
+	}
+	if d.Version() >= 8 {
+		m.ClassWeights = decClassWeights(d, f.task, f.labels)
 	}
 	if d.Err() != nil {
 		return nil

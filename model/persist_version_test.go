@@ -129,14 +129,18 @@ func TestLoadVersion2Files(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Then version 5's Float32Storage (false),
-				// PrecondPrecision (empty) and version 7's Factor
-				// (auto), Plan.Factored (0) and Plan.Factoring (empty):
+				// PrecondPrecision (empty), version 7's Factor
+				// (auto), Plan.Factored (0) and Plan.Factoring (empty)
+				// and version 8's ClassWeights (no keys, no values):
 				// one zero byte each.
-				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0, 0, 0, 0))
+				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0, 0, 0, 0, 0, 0))
 			case strings.HasPrefix(name, "krr"):
-				extra := 2
+				// The version-4 fields (2 bytes; 4 with Nyström's backend)
+				// and version 8's ClassWeights (no keys, no values: 2 zero
+				// bytes).
+				extra := 4
 				if name == "krr-nystrom" {
-					extra = 4
+					extra = 6
 				}
 				// The configuration up to the backend: kernel, λ, task,
 				// seed, workers, memory limit and Cholesky options.

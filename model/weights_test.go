@@ -307,7 +307,7 @@ func TestWeightsRefused(t *testing.T) {
 		{"inf", &model.KRR{Kernel: k, Lambda: 1e-3}, y, with(0, math.Inf(1)), "sample weight 0 is +Inf"},
 		{"all zero", &model.SVM{Kernel: k, C: 1}, cls, make([]float64, n), "every sample weight is 0"},
 		{"class without weight", &model.SVM{Kernel: k, C: 1}, cls, zeroClass, "every row of class 1 has sample weight 0"},
-		{"meka", &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.MEKAKRR{}}, y, ones(), "does not take sample weights"},
+		{"meka", &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.MEKAKRR{}}, y, ones(), "does not take sample or class weights"},
 		{"falkon probability", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5, Task: model.Classification, Probability: true}, cls, ones(), "Probability with sample weights"},
 		{"falkon nan", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5}, y, with(1, math.NaN()), "sample weight 1 is NaN"},
 		{"probability", &model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, Probability: true}, cls, ones(), "Probability with sample weights"},
@@ -316,6 +316,114 @@ func TestWeightsRefused(t *testing.T) {
 		err := c.est.FitWeighted(ctx, x, c.y, c.w)
 		if !errors.Is(err, model.ErrInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want ErrInput containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestRidgeClassWeights: KRR's and Falkon's ClassWeights are row weights by
+// class: a fit with ClassWeights{2: 3, 0: 0.5} and sample weights w gives
+// the model of FitWeighted with w_i·cw[y_i] (the same arithmetic, so the
+// same bits); balanced weights (n/(k·n_c)) on a 311:89 problem whose
+// classes overlap raise the minority class's recall on the training rows
+// over the unweighted fit (the ridge fit to ±1 targets sides with the
+// majority where they overlap: 0.54 against 0.80 when written); and bad
+// class weights are ErrInput.
+func TestRidgeClassWeights(t *testing.T) {
+	ctx := context.Background()
+	x, _, cls, w, test := weightData()
+	k := kernel.Gaussian{Gamma: 2}
+	cw := map[float64]float64{2: 3, 0: 0.5}
+	expanded := make([]float64, len(w))
+	for i, c := range cls {
+		expanded[i] = w[i]
+		if v, ok := cw[c]; ok {
+			expanded[i] *= v
+		}
+	}
+	centers := mat.DenseCopyOf(x.Slice(0, 10, 0, 3))
+	for _, mk := range []func() model.WeightedEstimator{
+		func() model.WeightedEstimator { return &model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification} },
+		func() model.WeightedEstimator {
+			return &model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, Approx: model.NystromKRR{Centers: centers}}
+		},
+		func() model.WeightedEstimator {
+			return &model.Falkon{Kernel: k, Lambda: 1e-3, Task: model.Classification, Centers: centers}
+		},
+	} {
+		a, b := mk(), mk()
+		switch e := a.(type) {
+		case *model.KRR:
+			e.ClassWeights = cw
+		case *model.Falkon:
+			e.ClassWeights = cw
+		}
+		if err := a.FitWeighted(ctx, x, cls, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.FitWeighted(ctx, x, cls, expanded); err != nil {
+			t.Fatal(err)
+		}
+		if da, db := decisions(t, a, test), decisions(t, b, test); maxAbsDiff(da, db) != 0 {
+			t.Errorf("%T: class weights differ from the expanded sample weights by %.3g", a, maxAbsDiff(da, db))
+		}
+	}
+
+	// Class 1 is the rows with x₀ + 0.5·noise > 1.65: 89 of 400.
+	rng := rand.New(rand.NewPCG(17, 1))
+	n := 400
+	xi := mat.NewDense(n, 2, nil)
+	yi := make([]float64, n)
+	for i := range n {
+		a, b := 2*rng.Float64(), rng.Float64()
+		xi.Set(i, 0, a)
+		xi.Set(i, 1, b)
+		if a+0.5*rng.NormFloat64() > 1.65 {
+			yi[i] = 1
+		}
+	}
+	recall := func(cw map[float64]float64) float64 {
+		f := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 1}, Lambda: 1e-4, M: 40, Seed: 2, Task: model.Classification, ClassWeights: cw}
+		if err := f.Fit(ctx, xi, yi); err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.Predict(xi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit, pos := 0, 0
+		for i, v := range yi {
+			if v == 1 {
+				pos++
+				if p[i] == 1 {
+					hit++
+				}
+			}
+		}
+		return float64(hit) / float64(pos)
+	}
+	bal, err := model.BalancedClassWeights(yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, r1 := recall(nil), recall(bal)
+	t.Logf("minority recall %.3f unweighted, %.3f balanced (class weights %v)", r0, r1, bal)
+	if !(r1 > r0) {
+		t.Errorf("minority recall %.3f unweighted, %.3f with balanced class weights %v: want it higher", r0, r1, bal)
+	}
+
+	for _, c := range []struct {
+		est  model.Estimator
+		y    []float64
+		want string
+	}{
+		{&model.KRR{Kernel: k, Lambda: 1e-3, ClassWeights: cw}, cls, "class weights need task classification"},
+		{&model.Falkon{Kernel: k, Lambda: 1e-3, M: 5, Task: model.Classification, ClassWeights: map[float64]float64{7: 1}}, cls, "class weight for label 7, which is not in y"},
+		{&model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, ClassWeights: map[float64]float64{1: -2}}, cls, "class weight of 1"},
+		{&model.KRR{Kernel: k, Lambda: 1e-3, Task: model.Classification, ClassWeights: cw, Approx: model.MEKAKRR{}}, cls, "does not take sample or class weights"},
+	} {
+		err := c.est.Fit(ctx, x, c.y)
+		if !errors.Is(err, model.ErrInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%T: err = %v, want ErrInput containing %q", c.est, err, c.want)
 		}
 	}
 }

@@ -615,6 +615,10 @@ func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
 		return e.ClassWeights
 	case *model.BKASVM:
 		return e.ClassWeights
+	case *model.KRR:
+		return e.ClassWeights
+	case *model.Falkon:
+		return e.ClassWeights
 	}
 	return nil
 }
@@ -655,7 +659,12 @@ func weightsLine(res *experiments.FitResult) string {
 	for i, l := range labels {
 		parts[i] = fmt.Sprintf("%s × %.6g", res.ClassName(l), w[l])
 	}
-	return "class weights (C per class): " + strings.Join(parts, ", ")
+	what := "C per class"
+	switch res.Estimator.(type) {
+	case *model.KRR, *model.Falkon:
+		what = "squared loss per class"
+	}
+	return "class weights (" + what + "): " + strings.Join(parts, ", ")
 }
 
 func estimatorCenters(est model.Estimator) string {

@@ -109,6 +109,12 @@ func TestCLISampleWeights(t *testing.T) {
 	if code != 0 || !strings.Contains(so, `"sample_weights": {`) || !strings.Contains(so, fmt.Sprintf(`"zero": %d`, zero)) {
 		t.Errorf("fit --json: exit %d, %s\n%s", code, se, so)
 	}
+	// krr's class weights, reported as weights of the squared loss.
+	code, so, se = runCLI("fit", "--data", tr, "--task", "binary", "--estimator", "krr", "--lambda", "1e-3", "--gamma", "1e-10",
+		"--set", "class_weight=1:3", "--sample-weights", wf, "--dense", "--progress", "never")
+	if code != 0 || !strings.Contains(so, "class weights (squared loss per class): 1 × 3") {
+		t.Errorf("krr class_weight: exit %d, %s\n%s", code, se, so)
+	}
 	code, _, se = runCLI("fit", "--data", tr, "-W", wf)
 	if code == 0 || !strings.Contains(se, "LIBSVM's svm-train -W is --sample-weights here") {
 		t.Errorf("-W: exit %d, %q", code, se)

@@ -40,10 +40,11 @@ const Magic = "LANDMARK"
 // estimators' samplers, backends and their options (package model reads
 // Dec.Version to know which fields a payload holds); version 5 added
 // Falkon's Float32Storage; version 6 added Falkon's PrecondPrecision;
-// version 7 added Falkon's Factor (and its plan's Factored and Factoring).
-// Files of versions 2 to 7 are read (MinVersion);
+// version 7 added Falkon's Factor (and its plan's Factored and Factoring)
+// and SVR; version 8 added KRR's and Falkon's ClassWeights.
+// Files of versions 2 to 8 are read (MinVersion);
 // files of version 1 are refused with ErrVersion rather than misread.
-const Version = 7
+const Version = 8
 
 // MinVersion is the oldest format version this build reads.
 const MinVersion = 2
