@@ -55,6 +55,19 @@
 // the BLESS-weighted one (eq. 15 there) — see packages precond and solver.
 // Classification in all of them regresses ±1 one-vs-rest codes (Labels).
 //
+// Sample and class weights. SVM, SVR, KRR and Falkon are
+// WeightedEstimators: FitWeighted takes one weight w_i ≥ 0 a row. The SVMs
+// bound row i's dual variables by C·w_i, which is C-SVC's and ε-SVR's dual
+// (Chang & Lin 2011, Sect. 2.1 and 2.4) with C_i in place of C, as
+// scikit-learn's sample_weight. KRR and Falkon minimize
+// (1/S)Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i, whose Nyström normal
+// equations are (K_nMᵀWK_nM + λS·K_MM)α = K_nMᵀWy: eq. 8 of FALKON (NIPS
+// 2017) with W = diag(w) between K_nM's products, and with W = I the
+// unweighted system. Falkon rescales the weights to sum to n, so that its
+// preconditioner (Alg. 1, built for K_nMᵀK_nM ≈ (n/M)K_MM²) is used as it
+// stands. KRR's and Falkon's ClassWeights multiply the weights of a class's
+// rows.
+//
 // Data larger than memory. Falkon.FitShards fits on a shard set (package
 // datasets/shard, `landmark data shard`) without holding X: every pass
 // streams the shards in blocks of rows (ShardBlockRows), one block decoded
@@ -86,13 +99,14 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM or SVR; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 7 (files of versions 2 to 6 still
+// the same bytes). The format, version 8 (files of versions 2 to 7 still
 // load; version 5 added Falkon's Float32Storage, version 6 its
-// PrecondPrecision, version 7 its Factor), is
+// PrecondPrecision, version 7 its Factor and SVR, version 8 KRR's and
+// Falkon's ClassWeights), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (7)
+//	8       2     format version, uint16 little-endian (8)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM,
 //	              model.SVR (since 2026-11-28, in version 7: a build before
