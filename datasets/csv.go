@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/internal/hugemem"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -60,6 +61,9 @@ func readCSV(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, error
 		line, _ := cr.FieldPos(0)
 		if line%4096 == 0 {
 			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := c.checkBytes(line); err != nil {
 				return nil, err
 			}
 		}
@@ -129,9 +133,35 @@ type csvRows struct {
 	rows int
 }
 
+// bytes is the memory of the values read so far (the features' chunks and
+// the targets'), which gather copies into X and y.
+func (c *csvRows) bytes() int64 {
+	return c.xs.bytes(8) + c.xs32.bytes(4) + c.ys.bytes(8)
+}
+
+// checkBytes refuses, when ReadOptions.MaxBytes is set, values read past
+// it, naming the line reached (0: the end of the file), so that a CSV file
+// over the cap is stopped while it is read rather than after.
+func (c *csvRows) checkBytes(line int) error {
+	budget := c.opt.MaxBytes
+	if budget <= 0 || c.bytes() <= budget {
+		return nil
+	}
+	what := fmt.Sprintf("the values read by line %d (%d rows)", line, c.rows)
+	if line == 0 {
+		what = fmt.Sprintf("the values read (%d rows)", c.rows)
+	}
+	return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)", check.Memory(what, c.bytes(), budget))
+}
+
 // chunkValues is about how many values a chunk of a CSV read holds (512 KiB
-// of float64).
-const chunkValues = 1 << 16
+// of float64) once the read has grown; the first chunk holds about
+// firstChunkValues, each next one twice its predecessor's rows up to
+// chunkValues, so that a small file's chunks are about its size.
+const (
+	chunkValues      = 1 << 16
+	firstChunkValues = 1 << 10
+)
 
 // chunks holds the values of a read whose length is known only at its end,
 // in chunks of whole rows that are never copied as the read grows (an
@@ -146,10 +176,23 @@ type chunks[T float32 | float64] struct {
 // add appends one row of c.width values.
 func (c *chunks[T]) add(row ...T) {
 	if len(c.list) == 0 || len(c.list[len(c.list)-1])+len(row) > cap(c.list[len(c.list)-1]) {
-		c.list = append(c.list, make([]T, 0, max(1, chunkValues/c.width)*c.width))
+		rows := max(1, firstChunkValues/c.width)
+		if n := len(c.list); n > 0 {
+			rows = min(max(1, chunkValues/c.width), 2*cap(c.list[n-1])/c.width)
+		}
+		c.list = append(c.list, make([]T, 0, rows*c.width))
 	}
 	last := &c.list[len(c.list)-1]
 	*last = append(*last, row...)
+}
+
+// bytes is the memory of the chunks: their capacity, size bytes a value.
+func (c *chunks[T]) bytes(size int) int64 {
+	var n int64
+	for _, b := range c.list {
+		n += int64(cap(b))
+	}
+	return n * int64(size)
 }
 
 // gather returns the values added, in one slice whose capacity is its
@@ -365,8 +408,11 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	}
 	c.noteBoolColumns()
 	d := &Dataset{Layout: c.layout}
+	if err := c.checkBytes(0); err != nil {
+		return nil, err
+	}
 	if c.opt.Float32 {
-		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes); err != nil {
+		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes, c.bytes()); err != nil {
 			return nil, err
 		}
 		x32, err := kernel.NewDense32(c.rows, c.dx, c.xs32.gather())
@@ -375,7 +421,7 @@ func (c *csvRows) dataset() (*Dataset, error) {
 		}
 		d.X32 = x32
 	} else {
-		if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes); err != nil {
+		if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes, c.bytes()); err != nil {
 			return nil, err
 		}
 		d.X = mat.NewDense(c.rows, c.dx, c.xs.gather())

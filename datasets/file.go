@@ -149,12 +149,14 @@ type ReadOptions struct {
 	// and "X is rounded to float32 later" otherwise (Float32Range, or a
 	// sparse read, which keeps float64 values).
 	Float32Reason string
-	// MaxBytes bounds the dense matrix a reader may allocate (0: 8 GiB);
-	// beyond it reading fails with an error rather than exhausting memory.
-	// When set it also bounds the rows a LIBSVM read collects before X
-	// takes its form (12 bytes a non-zero, 16 a row), checked every 4,096
-	// lines and at the end, so that a sparse file over the cap is refused
-	// while it is read.
+	// MaxBytes, when set, bounds a read's peak memory: the values it
+	// collects before X takes its form (a LIBSVM read's sparse rows, 12
+	// bytes a non-zero and 16 a row; a CSV read's chunks of values),
+	// checked every 4,096 lines and at the end so that a file over the cap
+	// is refused while it is read, and then those values together with the
+	// dense X they are copied into. 0 bounds the dense matrix alone by 8
+	// GiB. Beyond the bound reading fails with ErrMemory rather than
+	// exhausting memory.
 	MaxBytes int64
 	// Progress, when set, is called with the number of data rows read so
 	// far every ProgressRows rows and once at the end.

@@ -275,7 +275,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 		return nil, err
 	}
 	if opt.Float32 {
-		if err := planDense(len(s.y), d, 4, opt.MaxBytes); err != nil {
+		if err := planDense(len(s.y), d, 4, opt.MaxBytes, s.bytes()); err != nil {
 			return nil, err
 		}
 		data := make([]float32, len(s.y)*d)
@@ -292,7 +292,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 		}
 		return &Dataset{X32: x32, Y: s.labels()}, nil
 	}
-	if err := planDense(len(s.y), d, 8, opt.MaxBytes); err != nil {
+	if err := planDense(len(s.y), d, 8, opt.MaxBytes, s.bytes()); err != nil {
 		return nil, err
 	}
 	x := newDense(len(s.y), d)
@@ -384,14 +384,20 @@ const maxLine = 256 << 20
 const defaultMaxBytes = 8 << 30
 
 // planDense checks that an n×d matrix of size-byte values (8: float64, 4:
-// float32) fits the memory budget.
-func planDense(n, d, size int, budget int64) error {
+// float32) fits the memory budget. With a budget set (ReadOptions.MaxBytes
+// > 0) the read's peak must: the matrix and the held bytes of the rows
+// parsed, which are live while they are copied into it. Without one the
+// matrix alone must fit defaultMaxBytes.
+func planDense(n, d, size int, budget, held int64) error {
 	if budget <= 0 {
-		budget = defaultMaxBytes
+		budget, held = defaultMaxBytes, 0
 	}
-	need := float64(n) * float64(d) * float64(size)
+	need := float64(n)*float64(d)*float64(size) + float64(held)
 	if need > float64(budget) {
 		what := fmt.Sprintf("a dense %d×%d matrix", n, d)
+		if held > 0 {
+			what += fmt.Sprintf(" beside the rows parsed (%s), which are copied into it", check.FormatBytes(held))
+		}
 		if need >= math.MaxInt64 {
 			return fmt.Errorf("datasets: %w: %s needs %.3g bytes, the limit is %d bytes (%s) (ReadOptions.MaxBytes)", check.ErrMemory, what, need, budget, check.FormatBytes(budget))
 		}

@@ -232,15 +232,20 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.001}, lambda: 0.001, me
 	}
 	x := int64(8 * n * d)
 	// The read collects the file's rows before X takes its form (12 bytes
-	// a non-zero, 16 a row: 288,960 bytes here, more than X), and the cap
-	// bounds that too (ReadOptions.MaxBytes, since 2026-11-28): one byte
-	// less is refused by the read, one byte more lets the read through and
-	// refuses the fit.
-	read := int64(12*n*d + 16*n)
-	if _, err := Fit(context.Background(), spec(read-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "what was read by line 60 (60 rows, 24000 non-zeros) needs 288960 bytes") {
-		t.Errorf("cap of the read − 1: %v", err)
+	// a non-zero, 16 a row: 288,960 bytes here, more than X) and holds them
+	// while it fills X: its peak, 480,960 bytes, is bounded by the cap too
+	// (ReadOptions.MaxBytes, since 2026-11-28). One byte less is refused at
+	// the matrix, the rows one byte short at the read; the peak lets the
+	// read through and refuses the fit.
+	rows := int64(12*n*d + 16*n)
+	read := rows + x
+	if _, err := Fit(context.Background(), spec(rows-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "what was read by line 60 (60 rows, 24000 non-zeros) needs 288960 bytes") {
+		t.Errorf("cap of the rows read − 1: %v", err)
 	}
-	_, err := Fit(context.Background(), spec(read+1))
+	if _, err := Fit(context.Background(), spec(read-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "a dense 60×400 matrix beside the rows parsed (282.2 KiB), which are copied into it needs 480960 bytes") {
+		t.Errorf("cap of the read's peak − 1: %v", err)
+	}
+	_, err := Fit(context.Background(), spec(read))
 	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
 	if m == nil || !strings.Contains(err.Error(), "exact KRR") {
 		t.Fatalf("cap of the read + 1: %v", err)

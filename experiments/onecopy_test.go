@@ -250,12 +250,15 @@ func TestRowsInPlaceAndHeldBytes(t *testing.T) {
 }
 
 // FitWith's float32_storage reads X into float32 within the cap that the
-// float64 read exceeds: 100,000 × 10 values are 8 MB in float64, over a
-// 7.5 MB cap (the reader refuses them with model.ErrMemory), and 4 MB in
-// float32, beside which falkon plans about 2.5 MB at M = 20 (its engine's
-// scratch and block buffers). (Before, the float64 rows were read and the
-// float32 copy made beside them: 12 MB at once.) Cross-validation (run) still reads float64
-// rows and makes each fold's float32 copy, so the same cap refuses it.
+// float64 read exceeds: 100,000 × 10 values are 8 MB in float64, read
+// through 8.4 MB of chunks and 1.0 MB of targets' chunks, a peak of 17.4
+// MB over a 10 MB cap (the reader refuses them with model.ErrMemory), and
+// 4 MB in float32, a read's peak of 9.2 MB (4.2 MB of chunks, the
+// targets', X), beside which falkon then plans about 2.5 MB at M = 20 (its
+// engine's scratch and block buffers). (Before, the float64 rows were read
+// and the float32 copy made beside them.) Cross-validation (run) still
+// reads float64 rows and makes each fold's float32 copy, so the same cap
+// refuses it.
 func TestFitFloat32ReadWithinCap(t *testing.T) {
 	dir := t.TempDir()
 	path := writeRegressionCSV(t, dir, "x.csv", 100000, 10, 8)
@@ -263,7 +266,7 @@ func TestFitFloat32ReadWithinCap(t *testing.T) {
 		s, err := Decode(strings.NewReader(fmt.Sprintf(`name: cap
 dataset: {path: %s}
 task: regression
-estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m: 20, max_iter: 3, float32_storage: %v, memory_limit: 7500000}
+estimator: {type: falkon, kernel: {type: gaussian, gamma: 0.1}, lambda: 1e-4, m: 20, max_iter: 3, float32_storage: %v, memory_limit: 10000000}
 %s`, path, f32, cv)), dir)
 		if err != nil {
 			t.Fatal(err)

@@ -111,15 +111,26 @@ func TestDataConvert(t *testing.T) {
 			t.Fatalf("label %d changed: %v → %v", i, orig.Y[i], got.Y[i])
 		}
 	}
-	// --memory caps the dense X read (270 × 13 float64 = 28,080 bytes), as
-	// the memory errors' hint says; data shard and data info take it too.
-	for _, args := range [][]string{
-		{"convert", csvPath, filepath.Join(dir, "capped.csv"), "--memory", "1000"},
-		{"shard", csvPath, filepath.Join(dir, "capped"), "--rows", "100", "--memory", "1000"},
+	// --memory caps the read's peak, as the memory errors' hint says;
+	// data shard and data info take it too. The CSV read's chunks (of 78,
+	// 156 and 312 rows of 13 features: 56,784 bytes, and the targets' of
+	// 1,024 rows: 8,192) go over 1,000 bytes; with 93,056 bytes they fit
+	// but not X (270 × 13 float64 = 28,080 bytes) beside them.
+	for _, c := range []struct{ memory, want string }{
+		{"1000", "the values read (270 rows) needs 64976 bytes (63.5 KiB), the limit is 1000 bytes"},
+		{"93055", "a dense 270×13 matrix beside the rows parsed (63.5 KiB), which are copied into it needs 93056 bytes (90.9 KiB), the limit is 93055 bytes"},
 	} {
-		if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), "a dense 270×13 matrix needs 28080 bytes (27.4 KiB), the limit is 1000 bytes") {
-			t.Errorf("data %s --memory 1000: %v", args[0], err)
+		for _, args := range [][]string{
+			{"convert", csvPath, filepath.Join(dir, "capped.csv"), "--memory", c.memory},
+			{"shard", csvPath, filepath.Join(dir, "capped"), "--rows", "100", "--memory", c.memory},
+		} {
+			if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("data %s --memory %s: %v", args[0], c.memory, err)
+			}
 		}
+	}
+	if _, _, err := runDataArgs("convert", csvPath, filepath.Join(dir, "capped.csv"), "--memory", "93056"); err != nil {
+		t.Errorf("data convert --memory 93056, the read's peak: %v", err)
 	}
 	// A LIBSVM file's rows count against --memory as they are read (12 bytes
 	// a non-zero, 16 a row), for data info too, which reads them sparse:
