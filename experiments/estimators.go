@@ -122,7 +122,9 @@ var estimators = []EstimatorEntry{
 			optC, optCacheBytes,
 			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "half-width ε ≥ 0 of the insensitive tube, in the target's units (LIBSVM -p; default 0.1; 0: the absolute loss |y − f(x)|)"},
-			optMaxIter, optMemLimit, optNoShrinking, optTol, optWorkers,
+			optMaxIter, optMemLimit, optNoShrinking,
+			{Name: "probability", Kind: KindBool, Doc: "fit LIBSVM's probability model of a regression (svm-train -s 3 -b 1): target = prediction + z, z Laplace with scale σ from 5-fold cross-validated residuals (fit prints σ; model.SVR.PredictInterval); about 6 fits' time"},
+			optTol, optWorkers,
 		},
 		New: newSVR,
 	},
@@ -264,6 +266,8 @@ func newSVR(c Config) (model.Estimator, error) {
 		CacheBytes:   int64(c.Float("cache_bytes", 0)),
 		CacheFloat32: c.Bool("cache_float32", false),
 		NoShrinking:  c.Bool("no_shrinking", false),
+		Probability:  c.Bool("probability", false),
+		Seed:         c.Seed,
 		Resources:    resources(c),
 	}, nil
 }

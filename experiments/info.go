@@ -23,7 +23,11 @@ func FitInfo(est model.Estimator) map[string]float64 {
 	case *model.BKASVM:
 		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	case *model.SVR:
-		return map[string]float64{"support_vectors": float64(e.Info().SV)}
+		in := map[string]float64{"support_vectors": float64(e.Info().SV)}
+		if e.Probability {
+			in["laplace_sigma"] = e.Info().Sigma
+		}
+		return in
 	}
 	return nil
 }

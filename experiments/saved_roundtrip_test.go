@@ -121,6 +121,18 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 		if e.Name == "krr" {
 			b = "bless"
 		}
+		if e.Name == "svr" {
+			// svr's probability is the Laplace model of a regression's
+			// residuals: its σ must survive the round trip and the refit.
+			cfg := roundTripConfig(e, "", model.Regression)
+			cfg.Options["probability"] = true
+			est, err := e.New(cfg)
+			if err != nil {
+				t.Fatalf("svr probability: %v", err)
+			}
+			rows = append(rows, row{"svr/ laplace", est, reg, regT, yReg, e, ""})
+			continue
+		}
 		cfg := roundTripConfig(e, b, model.Classification)
 		cfg.Options["probability"] = true
 		est, err := e.New(cfg)
@@ -192,8 +204,21 @@ func TestSavedFitRefitsEveryBackend(t *testing.T) {
 					t.Errorf("loaded model: probabilities differ (%v)", err)
 				}
 			}
+			sigma := func(e model.Estimator) float64 {
+				if s, ok := e.(*model.SVR); ok {
+					return s.Info().Sigma
+				}
+				return 0
+			}
+			s0 := sigma(r.est)
+			if strings.HasSuffix(r.name, " laplace") && (s0 <= 0 || sigma(got) != s0) {
+				t.Errorf("loaded svr: σ %g, saved %g", sigma(got), s0)
+			}
 			if err := got.Fit(context.Background(), r.x, r.y); err != nil {
 				t.Fatal(err)
+			}
+			if s := sigma(got); s != s0 {
+				t.Errorf("refitted loaded model: σ %g, saved %g", s, s0)
 			}
 			if p0 != nil {
 				if pr, err := got.(proba).PredictProba(r.xt); err != nil || !mat.Equal(pr, p0) {

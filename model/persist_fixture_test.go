@@ -141,8 +141,9 @@ func fixtureCases() []fixtureCase {
 		{"falkon-factor-off", 7, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 17, Factor: FactorOff}
 		}, reg},
-		// SVR, saved since version 7, has a fixture from version 8.
-		{"svr", 8, func() Estimator { return &SVR{Kernel: g, C: 5, Epsilon: 0.05} }, reg},
+		// SVR, saved since version 7, has a fixture from version 8, with
+		// version 8's Probability (its Laplace scale).
+		{"svr", 8, func() Estimator { return &SVR{Kernel: g, C: 5, Epsilon: 0.05, Probability: true, Seed: 19} }, reg},
 		// Version 8: KRR's and Falkon's class weights.
 		{"krr-class-weights", 8, func() Estimator {
 			return &KRR{Kernel: g, Lambda: 1e-3, Task: Classification, ClassWeights: map[float64]float64{0: 0.5, 1: 2}}

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math"
+
 	"github.com/landmark-ml/landmark/internal/binfmt"
 	"github.com/landmark-ml/landmark/internal/kernelbin"
 	"github.com/landmark-ml/landmark/solver"
@@ -42,6 +44,9 @@ func (s *SVR) encode(e *binfmt.Enc) error {
 	e.Int(in.Iterations)
 	e.Int(int(in.Status))
 	e.Float(in.Violation)
+	e.Bool(s.Probability) // format version 8
+	e.Uint(s.Seed)
+	e.Float(in.Sigma)
 	return nil
 }
 
@@ -61,6 +66,13 @@ func loadSVR(d *binfmt.Dec) *SVR {
 	f.dec = decDecision(d, f.d, 1)
 	f.info = SVRInfo{N: d.Int(), Epsilon: d.Float(), C: d.Float(), Objective: d.Float(), Bias: d.Float(),
 		SV: d.Int(), BoundedSV: d.Int(), Iterations: d.Int(), Status: solver.SVMStatus(d.Int()), Violation: d.Float()}
+	if d.Version() >= 8 {
+		s.Probability, s.Seed, f.info.Sigma = d.Bool(), d.Uint(), d.Float()
+		f.laplace = s.Probability
+		if !(f.info.Sigma >= 0) || math.IsInf(f.info.Sigma, 0) || !s.Probability && f.info.Sigma != 0 {
+			d.Fail("probability %v with Laplace scale %g", s.Probability, f.info.Sigma)
+		}
+	}
 	if d.Err() != nil {
 		return nil
 	}

@@ -24,6 +24,7 @@ func TestSVRConformance(t *testing.T) {
 		func() Estimator { return &SVR{C: 10, Epsilon: 0.05} },
 		func() Estimator { return &SVR{AbsoluteLoss: true, Kernel: kernel.Laplacian{Gamma: 0.5}, CacheBytes: 1} },
 		func() Estimator { return &SVR{C: 3, CacheFloat32: true, NoShrinking: true} },
+		func() Estimator { return &SVR{C: 10, Probability: true, Seed: 5} },
 	} {
 		checkConformance(t, mk, conformanceRegression(1))
 	}

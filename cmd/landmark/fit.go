@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -510,6 +511,15 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	}
 	if l := supportLine(res); l != "" {
 		fmt.Fprintln(stdout, l)
+	}
+	if e, ok := res.Estimator.(*model.SVR); ok && e.Probability {
+		sigma, unit := e.Info().Sigma, ""
+		if res.Target != nil {
+			sigma *= res.Target.Std
+			unit = " (in the target's units; standardize_target)"
+		}
+		fmt.Fprintf(stdout, "probability model: target = prediction + z, z Laplace e^(−|z|/σ)/(2σ), σ = %.6g%s from 5-fold cross-validated residuals (svm-train -s 3 -b 1); a 90%% interval is ± %.6g\n",
+			sigma, unit, sigma*math.Log(10))
 	}
 	if res.BeyondRows > 0 {
 		fmt.Fprintln(stdout, "test data: "+experiments.BeyondLine(res.BeyondRows, res.BeyondCols, res.Dim))

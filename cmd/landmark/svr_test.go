@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,5 +101,24 @@ func TestCLISVR(t *testing.T) {
 				t.Errorf("predict --output proba: exit %d, %q", code, se)
 			}
 		})
+	}
+}
+
+// TestCLISVRProbability: fit --estimator svr --set probability=true prints
+// svm-train -b 1's Laplace model, σ and the 90% half-width σ·ln 10.
+func TestCLISVRProbability(t *testing.T) {
+	code, so, se := runCLI("fit", "--dataset", "cpusmall", "--subsample", "400", "--task", "regression", "--estimator", "svr",
+		"--c", "10", "--gamma", "1e-12", "--set", "epsilon=1", "--set", "probability=true", "--dense", "--progress", "never")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, se)
+	}
+	m := regexp.MustCompile(`probability model: target = prediction \+ z, z Laplace e\^\(−\|z\|/σ\)/\(2σ\), σ = (\S+) from 5-fold cross-validated residuals \(svm-train -s 3 -b 1\); a 90% interval is ± (\S+)`).FindStringSubmatch(so)
+	if m == nil {
+		t.Fatalf("fit report lacks the probability model:\n%s", so)
+	}
+	sigma, _ := strconv.ParseFloat(m[1], 64)
+	half, _ := strconv.ParseFloat(m[2], 64)
+	if !(sigma > 0) || math.Abs(half-sigma*math.Log(10)) > 1e-5*half {
+		t.Errorf("σ = %s, half-width %s: want σ > 0 and σ·ln 10", m[1], m[2])
 	}
 }
