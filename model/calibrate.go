@@ -81,10 +81,7 @@ func heldOutScores(ctx context.Context, x mat.Matrix, y []float64, labels Labels
 		if len(tst) == 0 || len(trn) == 0 {
 			continue
 		}
-		yt := make([]float64, len(trn))
-		for q, i := range trn {
-			yt[q] = y[i]
-		}
+		yt := pickValues(y, trn)
 		if err := checkClassesOf(yt, labels); err != nil {
 			continue
 		}

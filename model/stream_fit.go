@@ -40,7 +40,8 @@ import (
 // CenterLambda and WarmStart give them as in Fit. The task is the
 // manifest's (Task, when set, must agree). Options that need X in memory —
 // Probability (cross-validated refits) and CacheKnm — are refused with
-// ErrInput, as are samplers other than uniform and BLESS.
+// ErrInput, as are ClassWeights (the streamed passes do not weigh rows) and
+// samplers other than uniform and BLESS.
 //
 // Progress receives a StagePass report after every pass (rows and bytes
 // read, rows/s and MB/s) besides the StageIteration reports. A failed
@@ -83,6 +84,8 @@ func (m *Falkon) FitShardSet(ctx context.Context, set *ShardSet) (err error) {
 		return fmt.Errorf("%w: Probability needs cross-validated refits on data in memory; fit on shards without it", ErrInput)
 	case m.CacheKnm:
 		return fmt.Errorf("%w: CacheKnm keeps K_nM in memory, which a fit on shards does not; leave it off", ErrInput)
+	case m.ClassWeights != nil:
+		return fmt.Errorf("%w: ClassWeights: the passes over shards do not weigh rows; fit with the data in memory (Fit) to weigh classes", ErrInput)
 	}
 	task, labels, err := m.shardTask(set.Manifest)
 	if err != nil {

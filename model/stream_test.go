@@ -286,12 +286,13 @@ func TestFitShardsErrors(t *testing.T) {
 	}
 
 	for name, f := range map[string]*Falkon{
-		"probability": {Lambda: 1e-4, M: 10, Probability: true, Task: Classification},
-		"cache knm":   {Lambda: 1e-4, M: 10, CacheKnm: true},
-		"task":        {Lambda: 1e-4, M: 10, Task: Classification},
-		"sampler":     {Lambda: 1e-4, M: 10, Sampler: approx.KMeansCenters{}},
-		"m > n":       {Lambda: 1e-4, M: 801},
-		"lambda":      {M: 10},
+		"probability":   {Lambda: 1e-4, M: 10, Probability: true, Task: Classification},
+		"cache knm":     {Lambda: 1e-4, M: 10, CacheKnm: true},
+		"class weights": {Lambda: 1e-4, M: 10, ClassWeights: map[float64]float64{1: 2}},
+		"task":          {Lambda: 1e-4, M: 10, Task: Classification},
+		"sampler":       {Lambda: 1e-4, M: 10, Sampler: approx.KMeansCenters{}},
+		"m > n":         {Lambda: 1e-4, M: 801},
+		"lambda":        {M: 10},
 	} {
 		if err := f.FitShards(ctx, manifest); !errors.Is(err, ErrInput) || !strings.HasPrefix(err.Error(), "model: falkon: ") {
 			t.Errorf("%s: err = %v, want ErrInput", name, err)

@@ -310,12 +310,14 @@ func weightedTasks(tasks []svmTask, labels Labels, w []float64) ([]svmTask, erro
 			}
 		}
 		if !pos || !neg {
-			what := fmt.Sprintf("class %g", labels.Classes[t.pos])
-			if pos {
+			var what string
+			switch {
+			case !pos:
+				what = fmt.Sprintf("class %g", labels.Classes[t.pos])
+			case t.neg < 0: // one-vs-rest: the rest
+				what = fmt.Sprintf("the classes other than %g", labels.Classes[t.pos])
+			default:
 				what = fmt.Sprintf("class %g", labels.Classes[t.neg])
-				if t.neg < 0 {
-					what = fmt.Sprintf("the classes other than %g", labels.Classes[t.pos])
-				}
 			}
 			return nil, fmt.Errorf("%w: every row of %s has sample weight 0", ErrInput, what)
 		}

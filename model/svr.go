@@ -306,18 +306,7 @@ func (s *SVR) laplaceScale(ctx context.Context, xIn mat.Matrix, y, w []float64) 
 		}
 		sub := *s
 		sub.fit, sub.Probability, sub.Progress = nil, false, nil
-		var wt []float64
-		if w != nil {
-			wt = make([]float64, len(trn))
-			for q, i := range trn {
-				wt[q] = w[i]
-			}
-		}
-		yt := make([]float64, len(trn))
-		for q, i := range trn {
-			yt[q] = y[i]
-		}
-		if err := sub.FitWeighted(ctx, pickRows(x, trn), yt, wt); err != nil {
+		if err := sub.FitWeighted(ctx, pickRows(x, trn), pickValues(y, trn), pickValues(w, trn)); err != nil {
 			return 0, fmt.Errorf("fold %d: %w", fold+1, err)
 		}
 		p, err := sub.Predict(pickRows(x, tst))
@@ -343,6 +332,18 @@ func (s *SVR) laplaceScale(ctx context.Context, xIn mat.Matrix, y, w []float64) 
 		}
 	}
 	return sum / float64(kept), nil
+}
+
+// pickValues returns v's elements at idx, nil for nil v.
+func pickValues(v []float64, idx []int) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(idx))
+	for q, i := range idx {
+		out[q] = v[i]
+	}
+	return out
 }
 
 // svrSeedStream is the second PCG word of SVR's random source.

@@ -294,6 +294,12 @@ func TestWeightsRefused(t *testing.T) {
 			zeroClass[i] = 0
 		}
 	}
+	onlyClass0 := ones()
+	for i, c := range cls {
+		if c != 0 {
+			onlyClass0[i] = 0
+		}
+	}
 	k := kernel.Gaussian{Gamma: 1}
 	cases := []struct {
 		name string
@@ -307,6 +313,7 @@ func TestWeightsRefused(t *testing.T) {
 		{"inf", &model.KRR{Kernel: k, Lambda: 1e-3}, y, with(0, math.Inf(1)), "sample weight 0 is +Inf"},
 		{"all zero", &model.SVM{Kernel: k, C: 1}, cls, make([]float64, n), "every sample weight is 0"},
 		{"class without weight", &model.SVM{Kernel: k, C: 1}, cls, zeroClass, "every row of class 1 has sample weight 0"},
+		{"one-vs-rest without the rest", &model.SVM{Kernel: k, C: 1, Multiclass: model.OneVsRest}, cls, onlyClass0, "every row of the classes other than 0 has sample weight 0"},
 		{"meka", &model.KRR{Kernel: k, Lambda: 1e-3, Approx: model.MEKAKRR{}}, y, ones(), "does not take sample or class weights"},
 		{"falkon probability", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5, Task: model.Classification, Probability: true}, cls, ones(), "Probability with sample weights"},
 		{"falkon nan", &model.Falkon{Kernel: k, Lambda: 1e-3, M: 5}, y, with(1, math.NaN()), "sample weight 1 is NaN"},
