@@ -164,7 +164,8 @@ type DatasetSpec struct {
 	// subsample pick rows (datasets.ReadWeights; LIBSVM's instance-weight
 	// svm-train -W file). Each fit gets its training rows' weights
 	// (model.WeightedEstimator: svm, svr, krr and falkon); validation and
-	// test scores are unweighted, as scikit-learn's cross_val_score's.
+	// test scores are unweighted, as scikit-learn's cross_val_score's, and
+	// so are the feature and target scalings fitted on the training rows.
 	// With weights, alpha is λ·Σw (scikit-learn's KernelRidge alpha with
 	// sample_weight), not λn. Resolved like path.
 	SampleWeights string `yaml:"sample_weights,omitempty" json:"sample_weights,omitempty"`
