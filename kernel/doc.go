@@ -13,7 +13,9 @@
 // operator with NewOp(k, X, C, Options{}) and call Block (the whole n×M
 // matrix into a destination), Mul (K·V), MulT (Kᵀ·U) or MulTMul (the fused
 // Kᵀ(K·V) that FALKON's conjugate gradient runs at every iteration; Rudi,
-// Carratino, Rosasco, FALKON, NIPS 2017, Alg. 1). The operator walks X in row
+// Carratino, Rosasco, FALKON, NIPS 2017, Alg. 1), or MulTMulWeighted
+// (Kᵀ·diag(w)·K·V in the same pass, the weighted least squares of a fit
+// with sample weights). The operator walks X in row
 // blocks and uses each block at once, so its memory is a few blocks, not
 // n·M. Every call takes a context and stops when it is cancelled. Results do
 // not depend on the number of workers: reductions are summed in a fixed order.
