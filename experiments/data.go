@@ -12,6 +12,7 @@ import (
 
 	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -511,9 +512,5 @@ func weightSum(w []float64, n int) float64 {
 	if w == nil {
 		return float64(n)
 	}
-	var s float64
-	for _, v := range w {
-		s += v
-	}
-	return s
+	return floats.Sum(w)
 }

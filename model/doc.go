@@ -60,12 +60,13 @@
 // bound row i's dual variables by C·w_i, which is C-SVC's and ε-SVR's dual
 // (Chang & Lin 2011, Sect. 2.1 and 2.4) with C_i in place of C, as
 // scikit-learn's sample_weight. KRR and Falkon minimize
-// (1/S)Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i, whose Nyström normal
-// equations are (K_nMᵀWK_nM + λS·K_MM)α = K_nMᵀWy: eq. 8 of FALKON (NIPS
-// 2017) with W = diag(w) between K_nM's products, and with W = I the
-// unweighted system. Falkon rescales the weights to sum to n, so that its
-// preconditioner (Alg. 1, built for K_nMᵀK_nM ≈ (n/M)K_MM²) is used as it
-// stands. KRR's and Falkon's ClassWeights multiply the weights of a class's
+// (1/S)Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i. Both first rescale
+// the weights to sum to n, which leaves the objective as it is and the
+// penalty λn: the Nyström normal equations are then
+// (K_nMᵀWK_nM + λn·K_MM)α = K_nMᵀWy, eq. 8 of FALKON (NIPS 2017) with
+// W = diag(w) between K_nM's products (W = I: the unweighted system), and
+// FALKON's preconditioner (Alg. 1, built for K_nMᵀK_nM ≈ (n/M)K_MM²) is
+// used as it stands. KRR's and Falkon's ClassWeights multiply the weights of a class's
 // rows.
 //
 // Data larger than memory. Falkon.FitShards fits on a shard set (package

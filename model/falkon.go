@@ -339,8 +339,8 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 
 // FitWeighted is Fit with sample weights w (nil: all 1): it minimizes
 // (1/S)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² over the span of the centers, with
-// S = Σ w_i, by solving (K_nMᵀWK_nM + λS·K_MM)α = K_nMᵀWy; the weights
-// are rescaled to sum to n first (they are relative: a constant factor
+// S = Σ w_i, by solving (K_nMᵀWK_nM + λn·K_MM)α = K_nMᵀWy with the
+// weights rescaled to sum to n (S = n) (they are relative: a constant factor
 // gives the same model), so the penalty stays λn and the preconditioner is
 // FALKON's. An integer weight k gives the model of k copies of the row
 // with the same centers; the centers are sampled as without weights.

@@ -35,24 +35,6 @@ type falkonConfig struct {
 	weighted bool
 }
 
-// relativeWeights returns w scaled to sum to n = len(w) (nil for nil): the
-// weighted FALKON system with S = n keeps the penalty λn and the
-// preconditioner's n.
-func relativeWeights(w []float64) []float64 {
-	if w == nil {
-		return nil
-	}
-	var s float64
-	for _, v := range w {
-		s += v
-	}
-	r := make([]float64, len(w))
-	for i, v := range w {
-		r[i] = v * (float64(len(w)) / s)
-	}
-	return r
-}
-
 func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	var c falkonConfig
 	if m.CenterLambda < 0 || math.IsNaN(m.CenterLambda) || math.IsInf(m.CenterLambda, 0) {

@@ -127,15 +127,15 @@ type KRRProblem struct {
 	// modify them and must copy what they keep.
 	X, Y *mat.Dense
 	// Lambda is λ > 0; backends solve with penalty λn (see the package
-	// documentation), λS with Weights.
+	// documentation).
 	Lambda float64
 	// Weights, when non-nil, are the sample weights (n of them, finite,
-	// ≥ 0, not all 0; validated): the backend then minimizes
-	// (1/S)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i, the unweighted
-	// problem's average loss with row i counted w_i times, so that its
-	// penalty is λS where it was λn. KRR hands weights only to the backends
-	// of this package that honour them (exact, Nyström, feature ridge) and
-	// refuses them for any other.
+	// ≥ 0, scaled to sum to n as relativeWeights does): the backend then
+	// minimizes (1/n)·Σ w_i‖f(x_i) − y_i‖² + λ‖f‖², the unweighted
+	// problem's average loss with row i counted w_i times, with the same
+	// penalty λn. KRR hands weights only to the backends of this package
+	// that honour them (exact, Nyström, feature ridge) and refuses them for
+	// any other.
 	Weights []float64
 	// Rng is the only source of randomness a backend may use.
 	Rng *rand.Rand
@@ -239,7 +239,7 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(d+t)) + op.ScratchBytes(0) +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) +
 		exactSolveBytes(n, t)
-	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.penalty(n), MemoryBytes: need}
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR (n=%d)", n), need, p.MemoryLimit); err != nil {
 		return nil, info, err
 	}
@@ -282,19 +282,6 @@ func (ExactKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRRInfo
 	return &KernelExpansion{Kernel: p.Kernel, Centers: mat.DenseCopyOf(p.X), Coef: alpha, Workers: p.Workers}, info, nil
 }
 
-// penalty is the ridge penalty of the problem on n rows: λn, or λ·Σw with
-// Weights.
-func (p KRRProblem) penalty(n int) float64 {
-	if p.Weights == nil {
-		return p.Lambda * float64(n)
-	}
-	var s float64
-	for _, w := range p.Weights {
-		s += w
-	}
-	return p.Lambda * s
-}
-
 // rootWeights returns √w_i for the problem's Weights (nil without).
 func (p KRRProblem) rootWeights() []float64 {
 	if p.Weights == nil {
@@ -315,10 +302,10 @@ func scaleTo(row []float64, a float64, s []float64) {
 }
 
 // weightedSolve returns exact KRR's α for targets y from the factor of
-// K + λnI, or with sw = √w of S_KS_ + λS·I (S_ = diag(sw)): then
-// α = S_(S_KS_ + λS·I)⁻¹S_y, which sets the gradient of
-// (1/S)Σ w_i(Kα − y)_i² + λαᵀKα to zero (K W K α − K W y + λS·Kα = 0 with
-// W = S_²), and is 0 at the rows of weight 0.
+// K + λnI, or with sw = √w (weights summing to n) of S_KS_ + λn·I
+// (S_ = diag(sw)): then α = S_(S_KS_ + λn·I)⁻¹S_y, which sets the gradient
+// of (1/n)Σ w_i(Kα − y)_i² + λαᵀKα to zero (K W K α − K W y + λn·Kα = 0
+// with W = S_²), and is 0 at the rows of weight 0.
 func weightedSolve(chol *solver.Chol, y *mat.Dense, sw []float64) (*mat.Dense, error) {
 	alpha := mat.DenseCopyOf(y)
 	scaleRows(alpha, sw)
@@ -423,7 +410,7 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 			return nil, err
 		}
 	}
-	f, err := m.fitTargets(ctx, pr, x, t, task, labels, w)
+	f, err := m.fitTargets(ctx, pr, x, t, task, labels, relativeWeights(w))
 	if err != nil {
 		return nil, err
 	}
@@ -571,7 +558,7 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	}
 	info.N, info.D, info.Outputs, info.Lambda = n, d, t, m.Lambda
 	if info.Penalty == 0 {
-		info.Penalty = p.penalty(n)
+		info.Penalty = m.Lambda * float64(n)
 	}
 	if info.Kernel == "" {
 		info.Kernel = k.String()

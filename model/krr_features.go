@@ -53,7 +53,7 @@ func (b FeatureRidge) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRP
 	n, d := x.Dims()
 	xBytes := inputBytes(x)
 	_, t := p.Y.Dims()
-	info := KRRInfo{Backend: "features", Penalty: p.penalty(n)}
+	info := KRRInfo{Backend: "features", Penalty: p.Lambda * float64(n)}
 	feats := b.Features
 	if feats == nil {
 		feats = NystromFeatures{}

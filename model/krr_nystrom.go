@@ -46,7 +46,7 @@ func (b NystromKRR) FitKRR(ctx context.Context, p KRRProblem) (KRRPredictor, KRR
 // sparse x stays sparse through the sampler and the K_nM products.
 func (b NystromKRR) fit(ctx context.Context, p KRRProblem, x mat.Matrix) (KRRPredictor, KRRInfo, error) {
 	n, _ := x.Dims()
-	info := KRRInfo{Backend: "nystrom", Penalty: p.penalty(n)}
+	info := KRRInfo{Backend: "nystrom", Penalty: p.Lambda * float64(n)}
 	mc, err := b.centerCount(x)
 	if err != nil {
 		return nil, info, err

@@ -48,7 +48,7 @@ func fitExactSparse(ctx context.Context, k kernel.Kernel, x kernel.Sparse, y *ma
 	}
 	need := bytesF64(int64(n)*int64(n)+2*int64(n)*int64(t)+int64(t)+int64(w)*int64(n)+int64(n+1)) + 2*12*int64(len(values)) + gram +
 		solver.BlockedScratchBytes(n) + kernel.Dense{}.SyrkPackBytes(n, min(n, solver.BlockedWidth)) + exactSolveBytes(n, t)
-	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.penalty(n), MemoryBytes: need}
+	info := KRRInfo{Backend: "exact", Rank: n, Penalty: p.Lambda * float64(n), MemoryBytes: need}
 	if err := checkMemory(fmt.Sprintf("exact KRR on sparse X (n=%d)", n), need, limit); err != nil {
 		return nil, info, err
 	}

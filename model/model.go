@@ -9,6 +9,7 @@ import (
 
 	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/kernel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -88,6 +89,23 @@ func BalancedClassWeights(y []float64) (map[float64]float64, error) {
 		w[c] = float64(len(y)) / (float64(len(l.Classes)) * float64(count[c]))
 	}
 	return w, nil
+}
+
+// relativeWeights returns w scaled to sum to n = len(w) (nil for nil).
+// KRR's and Falkon's weighted loss (1/Σw)·Σ w_i‖f(x_i) − y_i‖² is the same
+// with these weights and the divisor n, so that their penalty stays λn and
+// Falkon's preconditioner, built for n rows, is used as it stands. Weights
+// all 1 are returned unchanged (1·n/n = 1).
+func relativeWeights(w []float64) []float64 {
+	if w == nil {
+		return nil
+	}
+	scale := float64(len(w)) / floats.Sum(w)
+	r := make([]float64, len(w))
+	for i, v := range w {
+		r[i] = v * scale
+	}
+	return r
 }
 
 // classRowWeights returns the row weights of class weights cw on the labels
