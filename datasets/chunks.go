@@ -1,0 +1,60 @@
+package datasets
+
+import "github.com/landmark-ml/landmark/internal/hugemem"
+
+// chunkValues is about how many values a chunk of a CSV read holds (512 KiB
+// of float64) once the read has grown; the first chunk holds about
+// firstChunkValues, each next one twice its predecessor's rows up to
+// chunkValues, so that a small file's chunks are about its size.
+const (
+	chunkValues      = 1 << 16
+	firstChunkValues = 1 << 10
+)
+
+// chunks holds the values of a read whose length is known only at its end,
+// in chunks of whole rows that are never copied as the read grows (an
+// appended slice would be copied at each growth and keep up to 25% spare
+// capacity at the end), until gather copies them once into a slice of
+// exactly the length read.
+type chunks[T float32 | float64] struct {
+	width int   // values a row
+	list  [][]T // every chunk but the last is full
+}
+
+// add appends one row of c.width values.
+func (c *chunks[T]) add(row ...T) {
+	if len(c.list) == 0 || len(c.list[len(c.list)-1])+len(row) > cap(c.list[len(c.list)-1]) {
+		rows := max(1, firstChunkValues/c.width)
+		if n := len(c.list); n > 0 {
+			rows = min(max(1, chunkValues/c.width), 2*cap(c.list[n-1])/c.width)
+		}
+		c.list = append(c.list, make([]T, 0, rows*c.width))
+	}
+	last := &c.list[len(c.list)-1]
+	*last = append(*last, row...)
+}
+
+// bytes is the memory of the chunks: their capacity, size bytes a value.
+func (c *chunks[T]) bytes(size int) int64 {
+	var n int64
+	for _, b := range c.list {
+		n += int64(cap(b))
+	}
+	return n * int64(size)
+}
+
+// gather returns the values added, in one slice whose capacity is its
+// length, and lets the chunks go.
+func (c *chunks[T]) gather() []T {
+	n := 0
+	for _, b := range c.list {
+		n += len(b)
+	}
+	out := hugemem.Slice[T](n)[:0] // X: in 2 MiB pages, as newDense
+	for i, b := range c.list {
+		out = append(out, b...)
+		c.list[i] = nil
+	}
+	c.list = nil
+	return out
+}
