@@ -25,6 +25,10 @@ type conformanceCase struct {
 	// classification says y holds class labels: predictions must be labels
 	// seen in training, and a single-class y must be rejected.
 	classification bool
+	// unsupervised says the estimator does not use y's values (the
+	// one-class SVM): only y's length is checked, so NaN in y, a single
+	// class and a continuous y are not refused.
+	unsupervised bool
 }
 
 // conformanceRegression is a smooth 3-d regression problem: 60 training and
@@ -62,6 +66,23 @@ func conformanceMulticlass(seed uint64) conformanceCase {
 	x, y := conformancePoints(rng, 90, 2, 0, f)
 	xt, _ := conformancePoints(rng, 30, 2, 0, f)
 	return conformanceCase{name: "multiclass", x: x, y: y, xTest: xt, classification: true}
+}
+
+// conformanceOutliers is a one-class problem: 60 training and 25 test points
+// uniform in [−1, 1]², labelled +1 inside the disc of radius 0.8 and −1
+// outside it (LIBSVM's convention for a one-class file: +1 normal), labels
+// the estimator does not use but predicts from.
+func conformanceOutliers(seed uint64) conformanceCase {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	f := func(r []float64) float64 {
+		if math.Hypot(r[0], r[1]) < 0.8 {
+			return 1
+		}
+		return -1
+	}
+	x, y := conformancePoints(rng, 60, 2, 0, f)
+	xt, _ := conformancePoints(rng, 25, 2, 0, f)
+	return conformanceCase{name: "outliers", x: x, y: y, xTest: xt, classification: true, unsupervised: true}
 }
 
 // conformancePoints draws n points uniformly in [−1, 1]^d and labels them with
@@ -166,8 +187,9 @@ func conformanceWeighted(t *testing.T, newEstimator func() Estimator, est Weight
 //   - predictions have one finite value per row, and class labels seen in
 //     training for classification;
 //   - bad input is rejected with ErrInput: nil, empty, NaN and Inf in X, NaN
-//     in y, length mismatch, a single class for classification, and at
-//     predict time the wrong number of columns or NaN;
+//     in y, length mismatch, a single class for classification (y's values
+//     only where the estimator uses them), and at predict time the wrong
+//     number of columns or NaN;
 //   - Fit with a cancelled context fails with context.Canceled;
 //   - the estimator contract (conformanceContract): Info's shape, a failed
 //     Fit keeping the previous model, progress callbacks that stop a fit,
@@ -287,11 +309,17 @@ func conformanceOne(t *testing.T, newEstimator func() Estimator, c conformanceCa
 		{"empty X", &mat.Dense{}, nil},
 		{"NaN in X", withX(n/3, d-1, math.NaN()), c.y},
 		{"+Inf in X", withX(0, 0, math.Inf(1)), c.y},
-		{"NaN in y", c.x, nanY},
 		{"short y", c.x, c.y[:n-1]},
 		{"long y", c.x, append(slices.Clone(c.y), c.y[0])},
 	}
-	if c.classification {
+	if !c.unsupervised {
+		badFits = append(badFits, struct {
+			name string
+			x    *mat.Dense
+			y    []float64
+		}{"NaN in y", c.x, nanY})
+	}
+	if c.classification && !c.unsupervised {
 		one := slices.Repeat([]float64{c.y[0]}, n)
 		badFits = append(badFits, struct {
 			name string
@@ -348,7 +376,7 @@ func conformanceRefusals(t *testing.T, est Estimator, c conformanceCase) {
 	if err := est.Fit(nilCtx, c.x, c.y); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "nil context") {
 		t.Errorf("Fit with a nil context: err = %v, want ErrInput naming the nil context", err)
 	}
-	if !c.classification {
+	if !c.classification || c.unsupervised {
 		return
 	}
 	n := len(c.y)

@@ -12,7 +12,7 @@ import (
 )
 
 // The estimator contract. Every estimator of this package (Falkon, KRR, SVM,
-// BKASVM) is an Estimator and a Classifier, with an Info method, a Progress
+// BKASVM, OneClassSVM) is an Estimator and a Classifier, with an Info method, a Progress
 // field of type ProgressFunc and a Resources field; Falkon and KRR are also
 // MultiOutput. The methods behave the same way on all of them:
 //

@@ -1,5 +1,6 @@
 // Package model holds Landmark's estimators: kernel ridge regression (KRR),
-// FALKON, kernel SVM, BKA-SVM and ε-support vector regression (SVR). This is the package a Go program fits and
+// FALKON, kernel SVM, BKA-SVM, ε-support vector regression (SVR) and the
+// one-class SVM (OneClassSVM). This is the package a Go program fits and
 // predicts with.
 //
 // Each estimator is a config struct whose zero value means the defaults
@@ -26,7 +27,12 @@
 // BKASVM solves one SVM per k-means cluster, far faster at a small cost in
 // accuracy; SVR is LIBSVM's ε-SVR (Chang & Lin 2011, Sect. 2.4: the
 // ε-insensitive loss, sparse in its support vectors, solved by the same SMO
-// as SVM on 2n variables). The landmark samplers (uniform, leverage scores, BLESS, k-means,
+// as SVM on 2n variables). OneClassSVM is LIBSVM's one-class SVM (-s 2;
+// Schölkopf et al., "Estimating the support of a high-dimensional
+// distribution", Neural Computation 13 (2001), eq. (4)–(5); Chang & Lin
+// 2011, Sect. 2.3): it fits without labels and predicts +1 inside the
+// estimated support of the data and −1 outside, for outlier and novelty
+// detection; ν bounds the fraction of training outliers. The landmark samplers (uniform, leverage scores, BLESS, k-means,
 // …) are in package approx; the YAML names of all of these are in package
 // experiments.
 //
@@ -55,11 +61,12 @@
 // the BLESS-weighted one (eq. 15 there) — see packages precond and solver.
 // Classification in all of them regresses ±1 one-vs-rest codes (Labels).
 //
-// Sample and class weights. SVM, SVR, KRR and Falkon are
+// Sample and class weights. SVM, SVR, OneClassSVM, KRR and Falkon are
 // WeightedEstimators: FitWeighted takes one weight w_i ≥ 0 a row. The SVMs
 // bound row i's dual variables by C·w_i, which is C-SVC's and ε-SVR's dual
 // (Chang & Lin 2011, Sect. 2.1 and 2.4) with C_i in place of C, as
-// scikit-learn's sample_weight. KRR and Falkon minimize
+// scikit-learn's sample_weight; OneClassSVM bounds α_i by w_i and sets
+// Σ α_i = ν·Σ w_i, as scikit-learn's OneClassSVM. KRR and Falkon minimize
 // (1/S)Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i. Both first rescale
 // the weights to sum to n, which leaves the objective as it is and the
 // penalty λn: the Nyström normal equations are then
@@ -87,8 +94,8 @@
 // (K + λnI and the blocked Cholesky's workspace), Nyström, feature and MEKA
 // backends (MEKA gets what its solve leaves), Falkon (FalkonPlan), SVM (the
 // largest sub-problem's state and kernel-column cache, which shrinks to what
-// the cap leaves when CacheBytes is 0), SVR (the same for its 2n variables)
-// and BKASVM (the clusters solved at once). Samplers plan through their PlanBytes methods and
+// the cap leaves when CacheBytes is 0), SVR (the same for its 2n variables),
+// OneClassSVM (the same for its one problem) and BKASVM (the clusters solved at once). Samplers plan through their PlanBytes methods and
 // are checked before sampling. A fit over the cap fails with ErrMemory
 // (which wraps ErrInput and is approx.ErrMemory too), naming the bytes it
 // needs and the cap. Plans are estimates of the largest arrays; measured
@@ -97,7 +104,7 @@
 //
 // Saved models. Save, SaveFile and Marshal write a fitted KRR (every backend
 // of this package: exact, NystromKRR, FeatureRidge on Nyström, QR-Nyström,
-// random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM or SVR; Load,
+// random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM, SVR or OneClassSVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
 // the same bytes). The format, version 8 (files of versions 2 to 7 still
@@ -111,7 +118,8 @@
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM,
 //	              model.SVR (since 2026-11-28, in version 7: a build before
-//	              it refuses the file as "not an estimator")
+//	              it refuses the file as "not an estimator"), model.OneClassSVM
+//	              (since 2026-11-28, in version 8, the same way)
 //	              (approx.SaveMap, meka.SaveMap and cluster.SavePartition write the
 //	              tags approx.NystromMap, approx.RFFMap, approx.MEKA, approx.Partition)
 //	11+L    8     payload length P, uint64 little-endian

@@ -35,10 +35,13 @@ const (
 	tagSVM    = "model.SVM"
 	tagBKASVM = "model.BKASVM"
 	tagSVR    = "model.SVR"
+	// tagOneClass is saved since format version 8 (a type of its own: no
+	// other payload changed).
+	tagOneClass = "model.OneClassSVM"
 )
 
 // Save writes a fitted estimator (*KRR with any of this package's backends,
-// *Falkon, *SVM, *BKASVM or *SVR) to w in Landmark's versioned, checksummed binary
+// *Falkon, *SVM, *BKASVM, *SVR or *OneClassSVM) to w in Landmark's versioned, checksummed binary
 // format (see the package documentation, "Saved models"). It returns
 // ErrNotFitted for an estimator that has not been fitted. Load reads the file
 // back into an estimator that predicts bit-identically.
@@ -61,8 +64,10 @@ func save(w io.Writer, est Estimator, path string) error {
 		tag, enc = tagBKASVM, m.encode
 	case *SVR:
 		tag, enc = tagSVR, m.encode
+	case *OneClassSVM:
+		tag, enc = tagOneClass, m.encode
 	default:
-		return fmt.Errorf("model: save%s: %w: estimator %T cannot be saved (KRR, Falkon, SVM, BKASVM or SVR)", at(path), ErrInput, est)
+		return fmt.Errorf("model: save%s: %w: estimator %T cannot be saved (KRR, Falkon, SVM, BKASVM, SVR or OneClassSVM)", at(path), ErrInput, est)
 	}
 	// The payload is streamed: encoded once to count its bytes, once to
 	// write them (see binfmt.WriteFunc), never held whole in memory.
@@ -85,7 +90,7 @@ func at(path string) string {
 func typeName(tag string) string { return strings.TrimPrefix(tag, "model.") }
 
 // Load reads an estimator written by Save. The dynamic type of the result
-// is the saved one (*KRR, *Falkon, *SVM, *BKASVM or *SVR), fitted and with its
+// is the saved one (*KRR, *Falkon, *SVM, *BKASVM, *SVR or *OneClassSVM), fitted and with its
 // configuration restored except for fields that cannot be saved (functions,
 // samplers, approximation backends and validation data; see "Saved models" in
 // the package documentation). Errors about the file wrap ErrFormat; nothing
@@ -137,6 +142,8 @@ func load(r io.Reader, size int64, path string) (Estimator, error) {
 		est = loadBKASVM(d)
 	case tagSVR:
 		est = loadSVR(d)
+	case tagOneClass:
+		est = loadOneClass(d)
 	default:
 		d.Fail("type %q is not an estimator", tag)
 	}

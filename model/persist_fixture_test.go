@@ -151,6 +151,8 @@ func fixtureCases() []fixtureCase {
 		{"falkon-class-weights", 8, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 18, Task: Classification, ClassWeights: map[float64]float64{1: 3}}
 		}, cls},
+		// The one-class SVM, saved since version 8 (a type of its own).
+		{"one-class-svm", 8, func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.3} }, cls},
 	}
 }
 

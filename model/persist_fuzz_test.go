@@ -65,7 +65,7 @@ func FuzzDecode(f *testing.F) {
 
 // fuzzTags are FuzzDecode's type tags, chosen by its first argument (new
 // tags go at the end, so that the seeds' choices keep their meaning).
-var fuzzTags = []string{tagKRR, tagFalkon, tagSVM, tagBKASVM, tagSVR}
+var fuzzTags = []string{tagKRR, tagFalkon, tagSVM, tagBKASVM, tagSVR, tagOneClass}
 
 // bytesBuffer is a minimal io.Writer.
 type bytesBuffer struct{ b []byte }

@@ -71,6 +71,8 @@ func seedCases() []persistCase {
 		{"bkasvm-sparse", func() Estimator { return &BKASVM{Kernel: g, C: 5, Clusters: 2, Prediction: LocalPrediction} }, sp},
 		{"svr", func() Estimator { return &SVR{Kernel: g, C: 5, Epsilon: 0.05} }, reg},
 		{"svr-sparse", func() Estimator { return &SVR{Kernel: g, C: 5, AbsoluteLoss: true} }, sp},
+		{"one-class-svm", func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.2} }, bin},
+		{"one-class-svm-sparse", func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.4} }, sp},
 	}
 }
 

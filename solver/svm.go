@@ -45,8 +45,8 @@ type Multiplier interface {
 //
 //	min ½αᵀQα + pᵀα,  0 ≤ α_i ≤ C_i,  Q = yyᵀ∘K,
 //
-// with, for SolveSMO only, the equality constraint yᵀα = 0 that comes from the
-// bias term. The linear term p is −e for classification (C-SVC); ε-SVR
+// with, for SolveSMO only, the equality constraint yᵀα = Δ that comes from the
+// bias term (Δ = Sum, 0 for the SVMs). The linear term p is −e for classification (C-SVC); ε-SVR
 // doubles the variables and sets p = (ε − z, ε + z) for targets z (LIBSVM's
 // formulation, Chang & Lin 2011, Sect. 2.4). Several variables may stand
 // for one point (Rows): K is then the kernel matrix of the points and
@@ -65,6 +65,12 @@ type SVMProblem struct {
 	// P holds the linear term p (finite); nil means p_i = −1 for every i,
 	// the classification dual min ½αᵀQα − eᵀα.
 	P []float64
+	// Sum is Δ of SolveSMO's equality constraint yᵀα = Δ: 0 for C-SVC and
+	// ε-SVR, ν·n for the one-class SVM (Schölkopf et al. 2001; LIBSVM's -s
+	// 2, y = e, p = 0, C = 1). A non-zero Sum needs SVMOptions.Init with
+	// yᵀInit = Sum, since α = 0 is then infeasible. SolveDCD has no equality
+	// constraint and refuses a non-zero Sum.
+	Sum float64
 }
 
 // SVMOptions tunes the dual solvers. The zero value means: tolerance 1e-3,
@@ -84,7 +90,7 @@ type SVMOptions struct {
 	// NoShrinking turns the shrinking heuristic off.
 	NoShrinking bool
 	// Init, when non-nil, is the starting α (n elements within the box; for
-	// SolveSMO also with yᵀα = 0). Nil starts from α = 0.
+	// SolveSMO also with yᵀα = SVMProblem.Sum). Nil starts from α = 0.
 	Init []float64
 	// Progress, when non-nil, is called about every 1,000 updates.
 	Progress func(SVMProgress)
@@ -219,6 +225,9 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 			return nil, fmt.Errorf("%w: C[%d] = %g, want finite and > 0", ErrSVMProblem, i, p.C[i])
 		}
 	}
+	if math.IsNaN(p.Sum) || math.IsInf(p.Sum, 0) || !bias && p.Sum != 0 {
+		return nil, fmt.Errorf("%w: equality constraint yᵀα = %g (only SolveSMO has one, and it must be finite)", ErrSVMProblem, p.Sum)
+	}
 	lin := p.P
 	if lin == nil {
 		lin = make([]float64, n)
@@ -270,10 +279,12 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 			}
 			sum += a * p.Y[i]
 		}
-		if bias && math.Abs(sum) > 1e-9*float64(n)*max(1, maxOf(p.C)) {
-			return nil, fmt.Errorf("%w: initial α has yᵀα = %g, want 0", ErrSVMProblem, sum)
+		if bias && math.Abs(sum-p.Sum) > 1e-9*float64(n)*max(1, maxOf(p.C)) {
+			return nil, fmt.Errorf("%w: initial α has yᵀα = %g, want %g", ErrSVMProblem, sum, p.Sum)
 		}
 		copy(s.alpha, opt.Init)
+	} else if bias && p.Sum != 0 {
+		return nil, fmt.Errorf("%w: yᵀα = %g needs a starting α (SVMOptions.Init)", ErrSVMProblem, p.Sum)
 	}
 	s.active = make([]int, n)
 	for i := range s.active {

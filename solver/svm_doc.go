@@ -17,7 +17,12 @@ package solver
 //     two-variable update and the shrinking and stopping rules of Chang & Lin,
 //     "LIBSVM", ACM TIST 2 (2011), Sect. 4.1–4.4 (stop when
 //     max_{I_up} −y_tG_t + max_{I_low} y_tG_t < ε, ε = 1e-3 by default).
-//     The bias is −ρ of LIBSVM's Sect. 4.1.5.
+//     The bias is −ρ of LIBSVM's Sect. 4.1.5. With SVMProblem.Sum = Δ the
+//     constraint is yᵀα = Δ from a feasible start: the one-class SVM of
+//     Schölkopf et al., "Estimating the support of a high-dimensional
+//     distribution", Neural Computation 13 (2001), eq. (4)–(5), scaled by νn
+//     as LIBSVM's -s 2 (Chang & Lin 2011, Sect. 2.3: y = e, p = 0, C = 1,
+//     Δ = νn).
 //   - SolveDCD solves the problem without bias, used by BKA-SVM (Si, Hsieh &
 //     Dhillon, "Memory Efficient Kernel Approximation", JMLR 18 (2017),
 //     Sect. 4.2) and DC-SVM, by dual coordinate descent with the exact

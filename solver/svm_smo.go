@@ -11,7 +11,9 @@ import (
 // SolveSMO solves the SVM dual with bias (LIBSVM's C-SVC) by sequential
 // minimal optimization with the second-order working-set selection of Fan,
 // Chen & Lin (JMLR 2005, WSS 2) and LIBSVM's shrinking. Columns are computed
-// on demand and kept in an LRU cache of opt.CacheBytes.
+// on demand and kept in an LRU cache of opt.CacheBytes. The equality
+// constraint is yᵀα = p.Sum (0 for the SVMs; νn for the one-class SVM,
+// started from opt.Init).
 func SolveSMO(ctx context.Context, p SVMProblem, opt SVMOptions) (*SVMResult, error) {
 	if err := check.Context(ctx); err != nil {
 		return nil, fmt.Errorf("solver: smo: %w", err)

@@ -101,10 +101,10 @@ func objective(k [][]float64, y, p, a []float64) float64 {
 	return f
 }
 
-// projectBox projects v onto {0 ≤ α ≤ C}, and with eq also onto yᵀα = 0 by
-// bisection on the multiplier μ of α(μ) = clip(v − μy, 0, C), whose yᵀα(μ)
-// is non-increasing in μ.
-func project(v, y, c []float64, eq bool) []float64 {
+// project projects v onto {0 ≤ α ≤ C}, and with eq also onto yᵀα = delta
+// by bisection on the multiplier μ of α(μ) = clip(v − μy, 0, C), whose
+// yᵀα(μ) is non-increasing in μ.
+func project(v, y, c []float64, eq bool, delta float64) []float64 {
 	clip := func(mu float64) ([]float64, float64) {
 		a := make([]float64, len(v))
 		var s float64
@@ -121,7 +121,7 @@ func project(v, y, c []float64, eq bool) []float64 {
 	lo, hi := -1e3, 1e3
 	for range 64 {
 		mid := (lo + hi) / 2
-		if _, s := clip(mid); s > 0 {
+		if _, s := clip(mid); s > delta {
 			lo = mid
 		} else {
 			hi = mid
@@ -135,6 +135,11 @@ func project(v, y, c []float64, eq bool) []float64 {
 // projected gradient (FISTA) with step 1/L, L = n·max|K| ≥ ‖Q‖₂, run far past
 // convergence.
 func bruteQP(k [][]float64, y, c, p []float64, eq bool) []float64 {
+	return bruteQPSum(k, y, c, p, eq, 0)
+}
+
+// bruteQPSum is bruteQP with the equality constraint yᵀα = delta.
+func bruteQPSum(k [][]float64, y, c, p []float64, eq bool, delta float64) []float64 {
 	n := len(y)
 	L := float64(n)
 	a := make([]float64, n)
@@ -152,7 +157,7 @@ func bruteQP(k [][]float64, y, c, p []float64, eq bool) []float64 {
 		for i := range n {
 			v[i] = z[i] - g[i]/L
 		}
-		next := project(v, y, c, eq)
+		next := project(v, y, c, eq, delta)
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		for i := range n {
 			z[i] = next[i] + (t-1)/tn*(next[i]-a[i])
@@ -282,6 +287,12 @@ func TestSolversMatchBruteForceQP(t *testing.T) {
 // p is the linear term (nil: −e).
 func checkKKT(t *testing.T, k [][]float64, y, c, p []float64, r *SVMResult, bias bool, tol float64) {
 	t.Helper()
+	checkKKTSum(t, k, y, c, p, r, bias, tol, 0)
+}
+
+// checkKKTSum is checkKKT with the equality constraint yᵀα = delta.
+func checkKKTSum(t *testing.T, k [][]float64, y, c, p []float64, r *SVMResult, bias bool, tol, delta float64) {
+	t.Helper()
 	n := len(y)
 	var sum float64
 	upMax, lowMax := math.Inf(-1), math.Inf(-1) // for the SVM with bias
@@ -315,8 +326,8 @@ func checkKKT(t *testing.T, k [][]float64, y, c, p []float64, r *SVMResult, bias
 		pgHi, pgLo = max(pgHi, pg, 0), min(pgLo, pg, 0)
 	}
 	if bias {
-		if math.Abs(sum) > 1e-9 {
-			t.Errorf("yᵀα = %g, want 0", sum)
+		if math.Abs(sum-delta) > 1e-9*max(1, delta) {
+			t.Errorf("yᵀα = %g, want %g", sum, delta)
 		}
 		if upMax+lowMax > tol {
 			t.Errorf("KKT violation %g > %g", upMax+lowMax, tol)

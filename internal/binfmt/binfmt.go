@@ -41,7 +41,8 @@ const Magic = "LANDMARK"
 // Dec.Version to know which fields a payload holds); version 5 added
 // Falkon's Float32Storage; version 6 added Falkon's PrecondPrecision;
 // version 7 added Falkon's Factor (and its plan's Factored and Factoring)
-// and SVR; version 8 added KRR's and Falkon's ClassWeights.
+// and SVR; version 8 added KRR's and Falkon's ClassWeights (and, later,
+// the one-class SVM: a type of its own, which changed no other payload).
 // Files of versions 2 to 8 are read (MinVersion);
 // files of version 1 are refused with ErrVersion rather than misread.
 const Version = 8
