@@ -37,7 +37,7 @@ seed: 1
 		{"estimator key in dataset", "{name: cadata}", "{name: cadata, lambda: 1}", 2, []string{"lambda belongs in estimator or grid, not in dataset"}},
 		{"unknown cv key", "{folds: 3, metric: rmse}", "{folds: 3, metric: rmse, shuffle: true}", 8, []string{`unknown key "shuffle"`, "valid keys of cv: folds, metric, stratified"}},
 		{"unknown kernel key", "{type: gaussian, gamma: 1}", "{type: gaussian, gama: 1}", 6, []string{`unknown key "gama" (did you mean "gamma"?)`, "valid keys of estimator.kernel: coef0, degree, gamma, sigma, type"}},
-		{"misspelt estimator", "type: krr", "type: kr", 5, []string{`unknown estimator "kr" (did you mean "krr"?)`, "known: bka-svm, falkon, krr, svm"}},
+		{"misspelt estimator", "type: krr", "type: kr", 5, []string{`unknown estimator "kr" (did you mean "krr"?)`, "known: bka-svm, falkon, krr, one-class-svm, svm, svr"}},
 		{"misspelt kernel", "type: gaussian", "type: gausian", 6, []string{`unknown kernel "gausian" (did you mean "gaussian"?)`}},
 		{"misspelt metric", "metric: rmse", "metric: rmes", 8, []string{`unknown metric "rmes" (did you mean "rmse"?)`}},
 		{"metric of another task", "metric: rmse", "metric: accuracy", 8, []string{"metric accuracy does not apply to regression"}},

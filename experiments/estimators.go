@@ -99,6 +99,19 @@ var estimators = []EstimatorEntry{
 		New: newKRR,
 	},
 	{
+		Name:    "one-class-svm",
+		Summary: "one-class SVM for outlier and novelty detection, trained without labels (model.OneClassSVM; LIBSVM's -s 2, scikit-learn's OneClassSVM; Schölkopf et al. 2001)",
+		Tasks:   []string{TaskBinary},
+		Options: []Option{
+			optCacheBytes,
+			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
+			optMaxIter, optMemLimit, optNoShrinking,
+			{Name: "nu", Kind: KindFloat, MinOpen: true, HasMax: true, Max: 1, Doc: "ν ∈ (0, 1]: at most a fraction ν of the training rows fall outside and at least ν are support vectors (LIBSVM -n; default 0.5)"},
+			optTol, optWorkers,
+		},
+		New: newOneClass,
+	},
+	{
 		Name:    "svm",
 		Summary: "exact kernel SVM, C-SVC by SMO (model.SVM; LIBSVM's formulation)",
 		Tasks:   classTasks,
@@ -272,6 +285,23 @@ func newSVR(c Config) (model.Estimator, error) {
 	}, nil
 }
 
+func newOneClass(c Config) (model.Estimator, error) {
+	k, err := kernel.New(c.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	return &model.OneClassSVM{
+		Kernel:       k,
+		Nu:           c.Float("nu", 0),
+		Tol:          c.Float("tol", 0),
+		MaxIter:      c.Int("max_iter", 0),
+		CacheBytes:   int64(c.Float("cache_bytes", 0)),
+		CacheFloat32: c.Bool("cache_float32", false),
+		NoShrinking:  c.Bool("no_shrinking", false),
+		Resources:    resources(c),
+	}, nil
+}
+
 func newBKASVM(c Config) (model.Estimator, error) {
 	k, err := kernel.New(c.Kernel)
 	if err != nil {
@@ -307,7 +337,7 @@ func isApprox(names ...string) func(string) bool {
 
 // weightedEstimators are the estimators that take sample weights
 // (model.WeightedEstimator), sorted.
-var weightedEstimators = []string{"falkon", "krr", "svm", "svr"}
+var weightedEstimators = []string{"falkon", "krr", "one-class-svm", "svm", "svr"}
 
 // checkWeighted refuses krr's and falkon's class_weight for regression or
 // with meka, and sample_weights for an estimator, backend or option that

@@ -336,6 +336,10 @@ func (f *FitResult) HasProba() error {
 		return fmt.Errorf("%w: a regression model predicts values, not classes", ErrNoProba)
 	}
 	const how = "fit with the option probability: true: Platt sigmoids for svm and bka-svm, a softmax temperature for krr and falkon"
+	if _, ok := f.Estimator.(*model.OneClassSVM); ok {
+		// LIBSVM refuses -b 1 with -s 2: it has no probability model.
+		return fmt.Errorf("%w: a one-class SVM gives no class probabilities, only decision values (--output scores)", ErrNoProba)
+	}
 	if _, ok := f.Estimator.(probabilities); !ok {
 		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
 	}

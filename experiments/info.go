@@ -9,7 +9,8 @@ import (
 // FitInfo extracts the numbers worth tabulating from a fitted estimator,
 // the info columns of a run's results: the centers M and CG iterations of
 // FALKON ("centers", "iterations"), the rank of KRR's system ("rank"), the
-// support vectors of the SVMs and SVR ("support_vectors", svm-train's nSV).
+// support vectors of the SVMs and SVR ("support_vectors", svm-train's nSV),
+// and the training rows a one-class SVM puts outside ("training_outliers").
 // Unknown estimators give nil.
 func FitInfo(est model.Estimator) map[string]float64 {
 	switch e := est.(type) {
@@ -22,6 +23,9 @@ func FitInfo(est model.Estimator) map[string]float64 {
 		return map[string]float64{"support_vectors": float64(e.Info().SV)}
 	case *model.BKASVM:
 		return map[string]float64{"support_vectors": float64(e.Info().SV)}
+	case *model.OneClassSVM:
+		in := e.Info()
+		return map[string]float64{"support_vectors": float64(in.SV), "training_outliers": float64(in.Outliers)}
 	case *model.SVR:
 		in := map[string]float64{"support_vectors": float64(e.Info().SV)}
 		if e.Probability {

@@ -39,6 +39,11 @@ type Option struct {
 	MinOpen bool
 	// HasMin makes Min inclusive (value ≥ Min).
 	HasMin bool
+	// Max is the largest allowed value of a numeric option (inclusive;
+	// checked when HasMax is set).
+	Max float64
+	// HasMax makes Max a bound (value ≤ Max).
+	HasMax bool
 	// Required makes the option mandatory (in the estimator block or the
 	// grid; alpha stands in for lambda).
 	Required bool
@@ -113,6 +118,8 @@ func (o Option) check(v any) error {
 		return fmt.Errorf("%s = %v, want > %v", o.Name, f, o.Min)
 	case o.HasMin && f < o.Min:
 		return fmt.Errorf("%s = %v, want ≥ %v", o.Name, f, o.Min)
+	case o.HasMax && f > o.Max:
+		return fmt.Errorf("%s = %v, want ≤ %v", o.Name, f, o.Max)
 	}
 	return nil
 }

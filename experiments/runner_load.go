@@ -210,6 +210,12 @@ func SplitRows(y []float64, classification bool, fraction float64, seed uint64) 
 // guessTask sets the task from the training labels (datasets.GuessTask)
 // and checks the spec again with it: the estimator must do that task.
 func (r *runner) guessTask(y []float64) error {
+	if r.s.Estimator.Type == oneClassName {
+		// Its predictions are the labels ±1: a two-class task, whatever
+		// the training labels hold (all +1 for novelty detection).
+		r.s.Task, r.taskRule = TaskBinary, oneClassName+" predicts the labels +1 and −1"
+		return r.s.Validate()
+	}
 	t := datasets.GuessTask(y)
 	r.taskRule = taskRule(t, datasets.ClassCounts(y))
 	if r.classNames != nil {
@@ -268,6 +274,9 @@ func taskRule(t datasets.Task, cc []datasets.ClassCount) string {
 
 // checkLabels checks that the labels fit the task.
 func (r *runner) checkLabels(y []float64, which string) error {
+	if r.s.Estimator.Type == oneClassName {
+		return r.checkOneClassLabels(y, which)
+	}
 	c := len(classes(y))
 	switch r.s.Task {
 	case TaskBinary:
@@ -277,6 +286,26 @@ func (r *runner) checkLabels(y []float64, which string) error {
 	case TaskMulticlass:
 		if c < 2 {
 			return r.s.errAt(fmt.Sprintf("task multiclass but the %s data has %d distinct labels", which, c), "task")
+		}
+	}
+	return nil
+}
+
+// oneClassName is the one-class SVM's estimator type.
+const oneClassName = "one-class-svm"
+
+// checkOneClassLabels checks the labels a one-class SVM is scored against:
+// it fits without them and predicts +1 (inside the estimated support) or
+// −1 (outside), so they must be +1 for the normal rows and −1 for the
+// outliers, as in LIBSVM's -s 2 files. A set of normal rows alone (all +1,
+// novelty detection) is allowed.
+func (r *runner) checkOneClassLabels(y []float64, which string) error {
+	if r.classNames != nil {
+		return r.s.errAt(fmt.Sprintf("%s scores its predictions +1 (normal) and −1 (outlier) against labels +1 and −1, but the %s labels are text %s: write them as +1 and −1", oneClassName, which, quoteClasses(r.classNames)), "estimator", "type")
+	}
+	for i, v := range y {
+		if v != 1 && v != -1 {
+			return r.s.errAt(fmt.Sprintf("%s scores its predictions +1 (normal) and −1 (outlier) against labels +1 and −1, but %s row %d has label %g (the labels are not used to fit)", oneClassName, which, i+1, v), "estimator", "type")
 		}
 	}
 	return nil

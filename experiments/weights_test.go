@@ -174,7 +174,7 @@ func TestSampleWeightsRefused(t *testing.T) {
 	// An estimator without weights, at the line of sample_weights.
 	_, err := Decode(strings.NewReader("name: w\ntask: binary\ndataset:\n  path: train.csv\n  sample_weights: w.txt\nestimator: {type: bka-svm, kernel: {type: gaussian, gamma: 1}, c: 1}\n"), dir)
 	var se *SpecError
-	if !errors.As(err, &se) || se.Line != 5 || !strings.Contains(err.Error(), "estimator bka-svm does not take sample weights (falkon, krr, svm, svr do)") {
+	if !errors.As(err, &se) || se.Line != 5 || !strings.Contains(err.Error(), "estimator bka-svm does not take sample weights (falkon, krr, one-class-svm, svm, svr do)") {
 		t.Errorf("bka-svm: err = %v, want a SpecError at line 5", err)
 	}
 	if _, err := datasets.ReadWeights(context.Background(), filepath.Join(dir, "w.txt")); err != nil {

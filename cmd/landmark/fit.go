@@ -130,7 +130,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "data format: libsvm or csv (default from the file name, else the content)")
 	f.csv.registerCSV(fs)
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
-	fs.StringVar(&f.sampleWeights, "sample-weights", "", "file of sample weights, one number ≥ 0 per line and one line per training row, in order (YAML sample_weights; LIBSVM's svm-train -W file, scikit-learn's fit(sample_weight=…)); svm, svr, krr and falkon")
+	fs.StringVar(&f.sampleWeights, "sample-weights", "", "file of sample weights, one number ≥ 0 per line and one line per training row, in order (YAML sample_weights; LIBSVM's svm-train -W file, scikit-learn's fit(sample_weight=…)); svm, svr, one-class-svm, krr and falkon")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
@@ -642,17 +642,23 @@ func supportVectors(res *experiments.FitResult) (int, bool) {
 }
 
 // supportLine says how many training rows the fit keeps as support vectors
-// (svm-train's nSV; for svr also nBSV and the dual objective, its obj); ""
-// for fits without support vectors.
+// (svm-train's nSV; for svr also nBSV and the dual objective, its obj; for
+// one-class-svm also ν, ρ and the training rows outside); "" for fits
+// without support vectors.
 func supportLine(res *experiments.FitResult) string {
 	sv, ok := supportVectors(res)
 	if !ok {
 		return ""
 	}
 	l := fmt.Sprintf("support vectors: %d of %d training rows", sv, res.NTrain)
-	if e, ok := res.Estimator.(*model.SVR); ok {
+	switch e := res.Estimator.(type) {
+	case *model.SVR:
 		in := e.Info()
 		l += fmt.Sprintf(" (%d at the bound C; ε = %g, dual objective %.6f)", in.BoundedSV, in.Epsilon, in.Objective)
+	case *model.OneClassSVM:
+		in := e.Info()
+		l += fmt.Sprintf(" (%d at the bound; ν = %g, ρ = %.6g, dual objective %.6f); %d training rows outside (f(x) ≤ 0)",
+			in.BoundedSV, in.Nu, in.Rho, in.Objective, in.Outliers)
 	}
 	return l
 }

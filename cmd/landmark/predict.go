@@ -40,6 +40,9 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return errors.New("--output proba: a regression model predicts values, not classes: --output labels (the default) or scores writes them")
 		}
 		if err := fit.HasProba(); err != nil {
+			if strings.Contains(err.Error(), "--output scores") {
+				return fmt.Errorf("--output proba: %w", err)
+			}
 			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
 		}
 	}
