@@ -360,6 +360,56 @@ func (f *FitResult) HasProba() error {
 	return nil
 }
 
+// ErrNoInterval is wrapped by Interval when the fitted model gives no
+// prediction intervals.
+var ErrNoInterval = errors.New("experiments: the model gives no prediction intervals")
+
+// Interval returns, for each row of xIn (scaled as in Predict), the central
+// interval that holds the target with probability coverage (0 < coverage <
+// 1) under the Laplace model of the residuals of an svr fitted with
+// probability: true (svm-train -s 3 -b 1; model.SVR.PredictInterval), in
+// the target's units (mapped back through standardize_target): n×2, the
+// lower and upper ends. Other models are an error wrapping ErrNoInterval.
+func (f *FitResult) Interval(xIn mat.Matrix, coverage float64) (*mat.Dense, error) {
+	if err := f.HasInterval(); err != nil {
+		return nil, err
+	}
+	if xIn == nil {
+		return nil, fmt.Errorf("%w: X is nil", datasets.ErrInput)
+	}
+	xs, err := f.Scaling.Apply(xIn)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi, err := f.Estimator.(*model.SVR).PredictInterval(xs, coverage)
+	if err != nil {
+		return nil, err
+	}
+	if f.Target != nil {
+		// An increasing affine map (Std > 0): the ends stay in order.
+		lo, hi = f.Target.Inverse(lo), f.Target.Inverse(hi)
+	}
+	out := mat.NewDense(len(lo), 2, nil)
+	for i := range lo {
+		out.Set(i, 0, lo[i])
+		out.Set(i, 1, hi[i])
+	}
+	return out, nil
+}
+
+// HasInterval returns nil when Interval can give intervals, else an error
+// wrapping ErrNoInterval that says why not.
+func (f *FitResult) HasInterval() error {
+	e, ok := f.Estimator.(*model.SVR)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: the %s has no model of its residuals (svr with probability: true has)", ErrNoInterval, estimatorName(f.Estimator))
+	case !e.Probability:
+		return fmt.Errorf("%w: the svr was fitted without probability: true (svm-train -s 3 -b 1's Laplace model of the residuals)", ErrNoInterval)
+	}
+	return nil
+}
+
 // estimatorName names a model's type for messages ("*model.KRR" → "krr").
 func estimatorName(e model.Estimator) string {
 	n := fmt.Sprintf("%T", e)

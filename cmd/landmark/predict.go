@@ -46,13 +46,18 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("--output proba: %w; --output scores gives the raw outputs", err)
 		}
 	}
+	if pa.output == outInterval {
+		if err := fit.HasInterval(); err != nil {
+			return fmt.Errorf("--output interval: %w", err)
+		}
+	}
 	var x mat.Matrix
 	var y []float64
 	var notes []string
 	if experiments.IsManifest(pa.data) {
 		if x, y, err = fit.ReadShards(ctx, pa.data, pa.mem.bytes); errors.Is(err, model.ErrMemory) {
 			fmt.Fprintf(stderr, "landmark predict: %s: predicting shard by shard\n", strings.TrimPrefix(err.Error(), model.ErrMemory.Error()+": "))
-			return cmdline.PredictShards(ctx, fit, pa.data, pa.out, pa.output, pg, stdout, stderr)
+			return cmdline.PredictShards(ctx, fit, pa.data, pa.out, pa.output, pa.coverage, pg, stdout, stderr)
 		}
 	} else if in, oerr := datasets.OpenInput(ctx, pa.data, pa.read.Format); oerr != nil {
 		return oerr
@@ -81,11 +86,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, d := x.Dims()
 		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
 	}
-	res, err := predictOutput(ctx, fit, x, pa.output, pg)
+	res, err := predictOutput(ctx, fit, x, pa.output, pa.coverage, pg)
 	if err != nil {
 		return err
 	}
-	if pa.output != outLabels {
+	if pa.output != outLabels && pa.output != outInterval {
 		if note := fit.ColumnsNote(pa.output == outProba, res); note != "" {
 			fmt.Fprintln(stderr, note)
 		}
@@ -105,6 +110,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 type predictArgs struct {
 	model, data string               // --model, --data
 	out, output string               // --out, --output
+	coverage    float64              // --coverage (--output interval)
 	read        datasets.ReadOptions // --format and the CSV flags
 	mem         memoryFlag           // --memory
 	prog        cmdline.Mode         // --progress
@@ -115,12 +121,13 @@ type predictArgs struct {
 // work: --model and --data given, --output known, the read options valid,
 // and --out (when given) neither a directory nor the data or the model.
 func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
-	fs := cmdline.NewFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba]", stderr)
+	fs := cmdline.NewFlags("predict", "--model FILE --data FILE|- [--out FILE|-] [--output labels|scores|proba|interval]", stderr)
 	modelPath := fs.String("model", "", "model saved by landmark fit --save")
 	data := fs.String("data", "", "data to predict (LIBSVM, CSV or a shard manifest DIR/manifest.json, read into memory; raw features as given to fit; - or a pipe for standard input); the target column or LIBSVM label may be absent, and a CSV header is matched to the training columns by name")
 	format := fs.String("format", "", "data format: libsvm or csv (default from the file name, else the content)")
 	out := fs.String("out", "", "write the predictions here, one row per line (default, or -: stdout); a regular file is replaced atomically, a link written through, a FIFO or device in place")
-	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions) or proba (class probabilities, columns in class order; SVMs fitted with --set probability=true only)")
+	output := fs.String("output", outLabels, "what to write: labels (class labels or regression predictions), scores (decision values; regression predictions), proba (class probabilities, columns in class order; classifiers fitted with --set probability=true only) or interval (the lower and upper ends of a prediction interval of --coverage; svr fitted with --set probability=true only, svm-train -s 3 -b 1's Laplace model)")
+	coverage := fs.Float64("coverage", defaultCoverage, "--output interval: the probability 0 < p < 1 that the interval holds the target")
 	var rf readFlags
 	rf.registerCSV(fs)
 	var mem memoryFlag
@@ -146,9 +153,17 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 		return nil, fmt.Errorf("%w: need %s", errUsage, strings.Join(missing, " and "))
 	}
 	switch *output {
-	case outLabels, outScores, outProba:
+	case outLabels, outScores, outProba, outInterval:
 	default:
-		return nil, fmt.Errorf("%w: --output %q: want labels, scores or proba%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba}))
+		return nil, fmt.Errorf("%w: --output %q: want labels, scores, proba or interval%s", errUsage, *output, experiments.DidYouMean(*output, []string{outLabels, outScores, outProba, outInterval}))
+	}
+	coverageGiven := false
+	fs.Visit(func(f *flag.Flag) { coverageGiven = coverageGiven || f.Name == "coverage" })
+	switch {
+	case coverageGiven && *output != outInterval:
+		return nil, fmt.Errorf("%w: --coverage is the probability of --output interval's intervals; give --output interval with it", errUsage)
+	case !(*coverage > 0 && *coverage < 1):
+		return nil, fmt.Errorf("%w: --coverage %g: want a probability strictly between 0 and 1 (0.9 for 90%% intervals)", errUsage, *coverage)
 	}
 	rf.format, rf.notify = *format, noteTo(stderr)
 	ropt, err := rf.options()
@@ -162,7 +177,7 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 			return nil, err
 		}
 	}
-	pa := &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, read: ropt, mem: mem, prog: *prog}
+	pa := &predictArgs{model: *modelPath, data: *data, out: *out, output: *output, coverage: *coverage, read: ropt, mem: mem, prog: *prog}
 	fs.Visit(func(f *flag.Flag) {
 		pa.zeroGiven = pa.zeroGiven || f.Name == "zero-based"
 		if f.Name == "drop" && pa.read.Drop == nil {
@@ -177,8 +192,10 @@ func parsePredict(args []string, stderr io.Writer) (*predictArgs, error) {
 // predictOutput computes what --output asks of fit on x (labels, scores
 // or probabilities) in batches, reporting them to pg; a cancelled ctx
 // stops it between batches.
-func predictOutput(ctx context.Context, fit *experiments.FitResult, x mat.Matrix, output string, pg *cmdline.Progress) (*mat.Dense, error) {
+func predictOutput(ctx context.Context, fit *experiments.FitResult, x mat.Matrix, output string, coverage float64, pg *cmdline.Progress) (*mat.Dense, error) {
 	switch output {
+	case outInterval:
+		return predictBatches(ctx, x, func(x mat.Matrix) (*mat.Dense, error) { return fit.Interval(x, coverage) }, pg)
 	case outScores:
 		return predictBatches(ctx, x, fit.Scores, pg)
 	case outProba:
@@ -220,7 +237,12 @@ const (
 	outLabels = "labels"
 	outScores = "scores"
 	outProba  = "proba"
+	// outInterval writes prediction intervals (lower, upper) of --coverage.
+	outInterval = "interval"
 )
+
+// defaultCoverage is --coverage's default: 90% intervals.
+const defaultCoverage = 0.9
 
 // labelsOf is fit.Predict as one column.
 func labelsOf(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {

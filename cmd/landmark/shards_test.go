@@ -137,3 +137,31 @@ func TestPredictManifestShardByShard(t *testing.T) {
 		}
 	}
 }
+
+// predict --output interval on a manifest over --memory writes, shard by
+// shard, the bytes of the whole read.
+func TestPredictManifestIntervalShardByShard(t *testing.T) {
+	dir := t.TempDir()
+	train := synthHiggs(t, filepath.Join(dir, "train"), 400, "1")
+	test := synthHiggs(t, filepath.Join(dir, "test"), 350, "2")
+	model := filepath.Join(dir, "svr.lmk")
+	var so, se bytes.Buffer
+	if code := dispatch(context.Background(), []string{"fit", "--data", train, "--task", "regression", "--estimator", "svr", "--gamma", "0.05",
+		"--set", "probability=true", "--progress", "never", "--save", model}, &so, &se); code != 0 {
+		t.Fatalf("fit: %s", se.String())
+	}
+	var whole, streamed [2]bytes.Buffer
+	args := []string{"predict", "--model", model, "--data", test, "--output", "interval", "--coverage", "0.5", "--progress", "never"}
+	if code := dispatch(context.Background(), args, &whole[0], &whole[1]); code != 0 {
+		t.Fatalf("whole: %s", whole[1].String())
+	}
+	if code := dispatch(context.Background(), append(args, "--memory", "50k"), &streamed[0], &streamed[1]); code != 0 {
+		t.Fatalf("--memory 50k: %s", streamed[1].String())
+	}
+	if whole[0].String() != streamed[0].String() || strings.Count(streamed[0].String(), "\n") != 350 || !strings.Contains(streamed[1].String(), "predicting shard by shard") {
+		t.Errorf("shard-by-shard intervals differ from the whole read:\n%.200s\n%.200s\n%s", whole[0].String(), streamed[0].String(), streamed[1].String())
+	}
+	if !strings.Contains(strings.SplitN(whole[0].String(), "\n", 2)[0], ",") {
+		t.Errorf("first line %q, want lo,hi", strings.SplitN(whole[0].String(), "\n", 2)[0])
+	}
+}

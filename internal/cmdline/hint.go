@@ -22,6 +22,8 @@ func Hint(err error) string {
 		return "rerun with --fresh to start over"
 	case errors.Is(err, model.ErrMemory):
 		return "on the command line --memory sets the cap"
+	case errors.Is(err, experiments.ErrNoInterval):
+		return "fit with --estimator svr --set probability=true"
 	case errors.Is(err, experiments.ErrNoProba) && !strings.Contains(err.Error(), "one-class SVM"):
 		// Not for a one-class SVM: it has no probability model to fit.
 		return "fit with --set probability=true"

@@ -14,13 +14,14 @@ import (
 
 // PredictShards is landmark predict on a shard manifest too large to read
 // at once: it predicts shard by shard (fit.EachShard), writing output
-// ("labels", "scores" or "proba") to out (standard output when "" or "-"),
+// ("labels", "scores", "proba" or "interval", the last with coverage) to
+// out (standard output when "" or "-"),
 // one line per row as predict writes them (labels by their class names
 // for a model fitted on text labels), with a progress line per shard
 // on pg; then it scores the predictions against the shards' targets, which
 // keeps 8–24 bytes a row (labels, targets and, for binary tasks, decision
 // values) rather than X.
-func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, output string, pg *Progress, stdout, stderr io.Writer) error {
+func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, output string, coverage float64, pg *Progress, stdout, stderr io.Writer) error {
 	var ys, preds, scores []float64
 	note := ""
 	named := output == "labels" && fit.ClassNames != nil
@@ -28,11 +29,11 @@ func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, o
 		bw := bufio.NewWriterSize(w, 1<<16)
 		clock, n := NewClock(0), 0
 		err := fit.EachShard(ctx, path, func(x *mat.Dense, y []float64) error {
-			res, pred, dec, err := predictRows(fit, output, x)
+			res, pred, dec, err := predictRows(fit, output, coverage, x)
 			if err != nil {
 				return err
 			}
-			if note == "" && output != "labels" {
+			if note == "" && output != "labels" && output != "interval" {
 				note = fit.ColumnsNote(output == "proba", res)
 			}
 			rows, _ := res.Dims()
@@ -89,7 +90,7 @@ func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, o
 
 // predictRows returns the output rows of x and, for scoring, the predicted
 // labels (or values) and, for binary tasks, the decision values.
-func predictRows(fit *experiments.FitResult, output string, x *mat.Dense) (res *mat.Dense, pred, dec []float64, err error) {
+func predictRows(fit *experiments.FitResult, output string, coverage float64, x *mat.Dense) (res *mat.Dense, pred, dec []float64, err error) {
 	if pred, err = fit.Predict(x); err != nil {
 		return nil, nil, nil, err
 	}
@@ -106,8 +107,13 @@ func predictRows(fit *experiments.FitResult, output string, x *mat.Dense) (res *
 			res = s
 		}
 	}
-	if output == "proba" {
+	switch output {
+	case "proba":
 		if res, err = fit.Proba(x); err != nil {
+			return nil, nil, nil, err
+		}
+	case "interval":
+		if res, err = fit.Interval(x, coverage); err != nil {
 			return nil, nil, nil, err
 		}
 	}
