@@ -737,7 +737,7 @@ func TestCLIPredict(t *testing.T) {
 				}
 			}},
 		{name: "output misspelt", args: []string{"predict", "--model", "krr.lmk", "--data", "hs.libsvm", "--output", "score"}, code: 2,
-			stderr: []string{`--output "score": want labels, scores or proba`, `did you mean "scores"`}},
+			stderr: []string{`--output "score": want labels, scores, proba or interval`, `did you mean "scores"`}},
 		{name: "multiclass scores", args: []string{"predict", "--model", "pd.lmk", "--data", "pd.csv", "--output", "scores"},
 			stderr: []string{"one decision value per class (one-vs-rest), columns 0, 1, 2, 3, 4, 5, 6, 7, 8, 9"},
 			check: func(t *testing.T, f *e2eFixture, so, se string) {
