@@ -122,10 +122,12 @@ var estimators = []EstimatorEntry{
 			optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
 			optNoShrinking,
+			{Name: "nu", Kind: KindFloat, MinOpen: true, HasMax: true, Max: 1, Doc: "ν-SVC in place of C-SVC (LIBSVM -s 1 -n, scikit-learn's NuSVC): ν ∈ (0, 1] bounds the fraction of margin errors from above and of support vectors from below; no c, class_weight or no_bias with it"},
 			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
 			optTol, optWorkers,
 		},
-		New: newSVM,
+		New:   newSVM,
+		Check: checkNuSpec,
 	},
 	{
 		Name:    "svr",
@@ -136,10 +138,12 @@ var estimators = []EstimatorEntry{
 			{Name: "cache_float32", Kind: KindBool, Doc: "keep cached kernel columns in float32 as LIBSVM (twice the columns per byte; α and gradients stay float64)"},
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "half-width ε ≥ 0 of the insensitive tube, in the target's units (LIBSVM -p; default 0.1; 0: the absolute loss |y − f(x)|)"},
 			optMaxIter, optMemLimit, optNoShrinking,
+			{Name: "nu", Kind: KindFloat, MinOpen: true, HasMax: true, Max: 1, Doc: "ν-SVR in place of ε-SVR (LIBSVM -s 4 -n, scikit-learn's NuSVR): the fit finds ε, and ν ∈ (0, 1] bounds the fraction of rows outside the tube from above and of support vectors from below; no epsilon with it"},
 			{Name: "probability", Kind: KindBool, Doc: "fit LIBSVM's probability model of a regression (svm-train -s 3 -b 1): target = prediction + z, z Laplace with scale σ from 5-fold cross-validated residuals (fit prints σ; model.SVR.PredictInterval); about 6 fits' time"},
 			optTol, optWorkers,
 		},
-		New: newSVR,
+		New:   newSVR,
+		Check: checkNuSpec,
 	},
 }
 
@@ -237,6 +241,28 @@ func warmFalkon(next, prev model.Estimator) error {
 	return nil
 }
 
+// checkNuSpec refuses, at their lines, the options ν-SVC (svm) and ν-SVR
+// (svr) replace: c, class_weight and no_bias for svm, epsilon for svr.
+func checkNuSpec(s *Spec) error {
+	if !hasKey(s.Estimator.Options, "nu") && !hasKey(s.Grid, "nu") {
+		return nil
+	}
+	what := map[string][]string{"svm": {"c", "class_weight", "no_bias"}, "svr": {"epsilon"}}[s.Estimator.Type]
+	for _, k := range what {
+		where := []string{"estimator", k}
+		if hasKey(s.Grid, k) {
+			where = []string{"grid", k}
+		} else if !hasKey(s.Estimator.Options, k) {
+			continue
+		}
+		if s.Estimator.Type == "svr" {
+			return s.errAt("with nu the fit is ν-SVR, which finds ε: epsilon does not apply", where...)
+		}
+		return s.errAt(fmt.Sprintf("with nu the fit is ν-SVC, which has no %s", k), where...)
+	}
+	return nil
+}
+
 func newSVM(c Config) (model.Estimator, error) {
 	k, err := kernel.New(c.Kernel)
 	if err != nil {
@@ -252,6 +278,7 @@ func newSVM(c Config) (model.Estimator, error) {
 		ClassWeights: w,
 		Multiclass:   c.String("multiclass", ""),
 		NoBias:       c.Bool("no_bias", false),
+		Nu:           c.Float("nu", 0),
 		Tol:          c.Float("tol", 0),
 		MaxIter:      c.Int("max_iter", 0),
 		CacheBytes:   int64(c.Float("cache_bytes", 0)),
@@ -268,12 +295,16 @@ func newSVR(c Config) (model.Estimator, error) {
 	if err != nil {
 		return nil, err
 	}
-	eps := c.Float("epsilon", model.DefaultSVREpsilon)
+	eps, nu := c.Float("epsilon", model.DefaultSVREpsilon), c.Float("nu", 0)
+	if nu > 0 {
+		eps = -1 // ν-SVR finds ε: Epsilon and AbsoluteLoss stay unset
+	}
 	return &model.SVR{
 		Kernel:       k,
 		C:            c.Float("c", 0),
-		Epsilon:      eps,
+		Epsilon:      max(eps, 0),
 		AbsoluteLoss: eps == 0,
+		Nu:           nu,
 		Tol:          c.Float("tol", 0),
 		MaxIter:      c.Int("max_iter", 0),
 		CacheBytes:   int64(c.Float("cache_bytes", 0)),

@@ -120,3 +120,44 @@ func TestOneClassSpec(t *testing.T) {
 		t.Errorf("labels 0/1: err = %v", err)
 	}
 }
+
+// TestNuSpec: nu in an svm or svr spec fits ν-SVC or ν-SVR (the runner's
+// model is model.SVM{Nu} / model.SVR{Nu} on the same rows, bit for bit),
+// and the options ν replaces are refused at their lines.
+func TestNuSpec(t *testing.T) {
+	dir := t.TempDir()
+	x, y := oneClassCSV(t, dir, "train.csv", 150, 40, 3)
+	s := decodeIn(t, "name: nu\ntask: binary\ndataset: {path: train.csv}\nestimator: {type: svm, kernel: {type: gaussian, gamma: 0.5}, nu: 0.3}\n", dir)
+	res, err := Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &model.SVM{Kernel: kernel.Gaussian{Gamma: 0.5}, Nu: 0.3}
+	if err := want.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	probe := mat.NewDense(2, 2, []float64{0, 0, 3, 3})
+	got, _ := res.Estimator.(*model.SVM).DecisionFunction(probe)
+	exp, _ := want.DecisionFunction(probe)
+	if !mat.Equal(got, exp) {
+		t.Errorf("runner's ν-SVC %v, model's %v", mat.Formatted(got.T()), mat.Formatted(exp.T()))
+	}
+	r, err := Fit(context.Background(), decodeIn(t, "name: nu\ntask: regression\ndataset: {path: train.csv}\nestimator: {type: svr, kernel: {type: gaussian, gamma: 0.5}, nu: 0.4}\n", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Estimator.(*model.SVR); e.Nu != 0.4 || e.Epsilon != 0 || e.AbsoluteLoss || !(e.Info().Epsilon > 0) {
+		t.Errorf("svr with nu: Nu %g, Epsilon %g, AbsoluteLoss %v, ε found %g", e.Nu, e.Epsilon, e.AbsoluteLoss, e.Info().Epsilon)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"task: binary\nestimator: {type: svm, kernel: {type: gaussian, gamma: 1}, nu: 0.3, c: 2}", "with nu the fit is ν-SVC, which has no c"},
+		{"task: binary\nestimator: {type: svm, kernel: {type: gaussian, gamma: 1}, c: 2}\ngrid: {nu: [0.2, 0.3]}", "with nu the fit is ν-SVC, which has no c"},
+		{"task: regression\nestimator: {type: svr, kernel: {type: gaussian, gamma: 1}, nu: 0.3, epsilon: 0.2}", "epsilon does not apply"},
+		{"task: binary\nestimator: {type: svm, kernel: {type: gaussian, gamma: 1}, nu: 1.2}", "nu = 1.2, want ≤ 1"},
+	} {
+		_, err := Decode(strings.NewReader("name: nu\ndataset: {path: train.csv}\n"+c.spec+"\n"), dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.spec, err, c.want)
+		}
+	}
+}

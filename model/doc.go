@@ -27,7 +27,10 @@
 // BKASVM solves one SVM per k-means cluster, far faster at a small cost in
 // accuracy; SVR is LIBSVM's ε-SVR (Chang & Lin 2011, Sect. 2.4: the
 // ε-insensitive loss, sparse in its support vectors, solved by the same SMO
-// as SVM on 2n variables). OneClassSVM is LIBSVM's one-class SVM (-s 2;
+// as SVM on 2n variables). With Nu set, SVM is ν-SVC and SVR ν-SVR (Sect.
+// 2.2 and 2.5 there; LIBSVM's -s 1 and -s 4), solved by solver.SolveNu: ν
+// bounds the fraction of margin errors (rows outside the tube) from above
+// and of support vectors from below, in place of C (ν-SVC) or ε (ν-SVR). OneClassSVM is LIBSVM's one-class SVM (-s 2;
 // Schölkopf et al., "Estimating the support of a high-dimensional
 // distribution", Neural Computation 13 (2001), eq. (4)–(5); Chang & Lin
 // 2011, Sect. 2.3): it fits without labels and predicts +1 inside the
@@ -107,14 +110,14 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM, SVR or OneClassSVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 8 (files of versions 2 to 7 still
+// the same bytes). The format, version 9 (files of versions 2 to 8 still
 // load; version 5 added Falkon's Float32Storage, version 6 its
 // PrecondPrecision, version 7 its Factor and SVR, version 8 KRR's and
-// Falkon's ClassWeights), is
+// Falkon's ClassWeights, version 9 the ν of SVM and SVR), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (8)
+//	8       2     format version, uint16 little-endian (9)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM,
 //	              model.SVR (since 2026-11-28, in version 7: a build before

@@ -30,7 +30,7 @@ const DefaultOneClassNu = 0.5
 // f(x) = Σ α_i K(x_i, x) − ρ; Predict gives +1 (inlier) where f(x) > 0 and −1
 // (outlier) elsewhere, as LIBSVM. ν ∈ (0, 1] bounds the fraction of training
 // rows that are outliers from above and the fraction that are support
-// vectors from below (their Proposition 4).
+// vectors from below (their ν-property).
 //
 // Fit ignores y: a one-class fit has no labels, so y may be nil (when given,
 // it must have one value per row, so that a mismatched file is caught). The
@@ -100,7 +100,7 @@ type OneClassInfo struct {
 	// bound (LIBSVM's nSV and nBSV).
 	SV, BoundedSV int
 	// Outliers counts the training rows with f(x_i) ≤ 0, those Predict
-	// labels −1; at most about νn (Schölkopf et al. 2001, Prop. 4).
+	// labels −1; at most about νn (Schölkopf et al. 2001, the ν-property).
 	Outliers int
 	// Iterations is the number of solver updates; Status says why it stopped.
 	Iterations int

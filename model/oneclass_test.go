@@ -45,7 +45,7 @@ func oneClassData(n, k int, seed uint64) (*mat.Dense, []float64) {
 // 0 < α_i < 1 lie on the boundary, f(x_i) = 0 (to the solver's tolerance
 // 1e-8, with the kernel recomputed from the support vectors); Σ α_i = νn;
 // at least νn rows are support vectors and at most νn are outliers
-// (Prop. 4); Info's outlier count equals Predict's −1s on the training
+// (the ν-property); Info's outlier count equals Predict's −1s on the training
 // rows; and the far points are the outliers found.
 func TestOneClassSVMSolution(t *testing.T) {
 	x, y := oneClassData(300, 15, 1)

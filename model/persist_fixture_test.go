@@ -151,8 +151,12 @@ func fixtureCases() []fixtureCase {
 		{"falkon-class-weights", 8, func() Estimator {
 			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 18, Task: Classification, ClassWeights: map[float64]float64{1: 3}}
 		}, cls},
-		// The one-class SVM, saved since version 8 (a type of its own).
-		{"one-class-svm", 8, func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.3} }, cls},
+		// The one-class SVM, saved since version 8 (a type of its own), has
+		// a fixture from version 9; solved to 1e-10 (see refitTolerance).
+		{"one-class-svm", 9, func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.3, Tol: 1e-10} }, cls},
+		// Version 9: ν-SVC and ν-SVR, solved to 1e-10.
+		{"svm-nu", 9, func() Estimator { return &SVM{Kernel: g, Nu: 0.4, Tol: 1e-10} }, cls},
+		{"svr-nu", 9, func() Estimator { return &SVR{Kernel: g, C: 5, Nu: 0.3, Tol: 1e-10} }, reg},
 	}
 }
 
@@ -295,6 +299,13 @@ func refitTolerance(name string) float64 {
 		return 2e-5
 	case "falkon-uniform", "falkon-bless", "falkon-given-centers", "falkon-factor-off":
 		return 1e-7
+	case "one-class-svm", "svm-nu", "svr-nu":
+		// Their SMO starts with many variables at a bound, where a
+		// rounding difference changes the working pairs: at the default
+		// tolerance 1e-3 the one-class fixture written on the AVX2 path
+		// refit on the portable path 3.1e-4 away (CI, 2026-11-28). Solved
+		// to 1e-10, the paths end within about 1e-8 of the unique optimum.
+		return 1e-6
 	}
 	return 1e-9
 }

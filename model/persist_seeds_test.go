@@ -73,6 +73,8 @@ func seedCases() []persistCase {
 		{"svr-sparse", func() Estimator { return &SVR{Kernel: g, C: 5, AbsoluteLoss: true} }, sp},
 		{"one-class-svm", func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.2} }, bin},
 		{"one-class-svm-sparse", func() Estimator { return &OneClassSVM{Kernel: g, Nu: 0.4} }, sp},
+		{"svm-nu", func() Estimator { return &SVM{Kernel: g, Nu: 0.5} }, bin},
+		{"svr-nu", func() Estimator { return &SVR{Kernel: g, C: 5, Nu: 0.5} }, reg},
 	}
 }
 

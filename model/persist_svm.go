@@ -10,7 +10,8 @@ import (
 )
 
 // encode writes a fitted SVM: its configuration (without Progress, a
-// callback; MemoryLimit and CacheFloat32 since format version 4, at the end)
+// callback; MemoryLimit and CacheFloat32 since format version 4, Nu since
+// version 9, at the end)
 // and the support vectors, coefficients and biases of every sub-problem.
 func (s *SVM) encode(e *binfmt.Enc) error {
 	if s.fit == nil {
@@ -51,6 +52,10 @@ func (s *SVM) encode(e *binfmt.Enc) error {
 	}
 	e.Int64(s.MemoryLimit)
 	e.Bool(s.CacheFloat32)
+	e.Float(s.Nu) // format version 9, with each sub-problem's r
+	for _, t := range f.info.Tasks {
+		e.Float(t.R)
+	}
 	return nil
 }
 
@@ -88,6 +93,14 @@ func loadSVM(d *binfmt.Dec) *SVM {
 	if d.Version() >= 4 {
 		s.MemoryLimit = d.Int64()
 		s.CacheFloat32 = d.Bool()
+	}
+	if d.Version() >= 9 {
+		if s.Nu = d.Float(); d.Err() == nil && !(s.Nu >= 0 && s.Nu <= 1) {
+			d.Fail("ν = %g", s.Nu)
+		}
+		for i := range f.info.Tasks {
+			f.info.Tasks[i].R = d.Float()
+		}
 	}
 	if d.Err() != nil {
 		return nil

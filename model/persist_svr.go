@@ -47,6 +47,7 @@ func (s *SVR) encode(e *binfmt.Enc) error {
 	e.Bool(s.Probability) // format version 8
 	e.Uint(s.Seed)
 	e.Float(in.Sigma)
+	e.Float(s.Nu) // format version 9
 	return nil
 }
 
@@ -71,6 +72,11 @@ func loadSVR(d *binfmt.Dec) *SVR {
 		f.laplace = s.Probability
 		if !(f.info.Sigma >= 0) || math.IsInf(f.info.Sigma, 0) || !s.Probability && f.info.Sigma != 0 {
 			d.Fail("probability %v with Laplace scale %g", s.Probability, f.info.Sigma)
+		}
+	}
+	if d.Version() >= 9 {
+		if s.Nu = d.Float(); d.Err() == nil && !(s.Nu >= 0 && s.Nu <= 1) {
+			d.Fail("ν = %g", s.Nu)
 		}
 	}
 	if d.Err() != nil {

@@ -122,7 +122,10 @@ func TestLoadVersion2Files(t *testing.T) {
 			case strings.HasPrefix(name, "bkasvm"):
 				same = len(re) == len(raw)+4
 			case strings.HasPrefix(name, "svm"):
-				same = bytes.Equal(p4[:len(p2)], p2) && bytes.Equal(p4[len(p2):], []byte{0, 0})
+				// The version-4 fields (2 zero bytes), then version 9's
+				// Nu and each task's r (0: 8 zero bytes each).
+				extra := make([]byte, 2+8+8*len(est.(*SVM).Info().Tasks))
+				same = bytes.Equal(p4[:len(p2)], p2) && bytes.Equal(p4[len(p2):], extra)
 			case name == "falkon":
 				var e binfmt.Enc
 				if err := est.(*Falkon).encodeV4(&e); err != nil {

@@ -74,6 +74,17 @@ type SVM struct {
 	Multiclass string `yaml:"multiclass"`
 	// NoBias solves the SVM without bias term.
 	NoBias bool `yaml:"no_bias"`
+	// Nu, when > 0, makes the fit ν-SVC (LIBSVM's -s 1 -n, scikit-learn's
+	// NuSVC; Chang & Lin 2011, Sect. 2.2) in place of C-SVC: in each
+	// binary sub-problem ν ∈ (0, 1] bounds the fraction of margin errors
+	// from above and the fraction of support vectors from below. The dual
+	// min ½αᵀQα over 0 ≤ α_i ≤ 1, yᵀα = 0, eᵀα = νn is solved by
+	// solver.SolveNu and scaled by 1/r as LIBSVM does (a C-SVC solution
+	// with C = 1/r). C must be 0; ClassWeights, NoBias and sample weights
+	// do not apply (ErrInput), and ν must be feasible in every
+	// sub-problem, ν ≤ 2·min(n₁, n₂)/(n₁ + n₂). 0 means C-SVC. Saved since
+	// format version 9.
+	Nu float64 `yaml:"nu"`
 	// Tol is the stopping tolerance on the maximal KKT violation; 0 means 1e-3.
 	Tol float64 `yaml:"tol"`
 	// MaxIter caps the solver updates per sub-problem; 0 means max(10⁷, 100n).
@@ -134,6 +145,10 @@ type SVMTaskInfo struct {
 	Status     solver.SVMStatus
 	// Violation is the final maximal KKT violation.
 	Violation float64
+	// R is, for ν-SVC (SVM.Nu), the r of the sub-problem's solution: its α
+	// and bias are C-SVC's with C = 1/R (LIBSVM prints that C); 0 for
+	// C-SVC.
+	R float64
 }
 
 // SVMInfo describes an SVM fit.
@@ -167,6 +182,8 @@ type svmConfig struct {
 	noShrink   bool
 	workers    int
 	float32    bool // float32 column cache (SVM.CacheFloat32)
+	// nu, when > 0, makes every binary sub-problem ν-SVC (SVM.Nu).
+	nu float64
 }
 
 func resolveSVM(k kernel.Kernel, c float64, w map[float64]float64, mc string, tol float64, maxIter int, cache int64, d int) (svmConfig, error) {
@@ -279,6 +296,12 @@ func classIndex(labels Labels, y []float64) []int {
 // bounds returns the per-sample upper bounds C·w_{label} of a task.
 func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask, sample []float64) []float64 {
 	b := make([]float64, len(t.rows))
+	if cfg.nu > 0 {
+		for r := range b {
+			b[r] = 1 // ν-SVC's bounds (LIBSVM's solve_nu_svc)
+		}
+		return b
+	}
 	for r, i := range t.rows {
 		w, ok := cfg.weights[labels.Classes[cls[i]]]
 		if !ok {
@@ -290,6 +313,86 @@ func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask, sample []float6
 		}
 	}
 	return b
+}
+
+// checkNuConfig refuses what ν-SVC does not take: ν outside (0, 1], a C
+// (ν replaces it), class weights, NoBias and sample weights.
+func (s *SVM) checkNuConfig(w []float64) error {
+	switch {
+	case !(s.Nu > 0 && s.Nu <= 1):
+		return fmt.Errorf("%w: Nu = %g, want 0 < ν ≤ 1 (0: C-SVC)", ErrInput, s.Nu)
+	case s.C != 0:
+		return fmt.Errorf("%w: C = %g with Nu = %g: ν-SVC has no C (leave C at 0)", ErrInput, s.C, s.Nu)
+	case len(s.ClassWeights) > 0:
+		return fmt.Errorf("%w: ν-SVC (Nu) does not take class weights", ErrInput)
+	case s.NoBias:
+		return fmt.Errorf("%w: ν-SVC (Nu) has a bias: NoBias does not apply", ErrInput)
+	case w != nil:
+		return fmt.Errorf("%w: ν-SVC (Nu) does not take sample weights", ErrInput)
+	}
+	return nil
+}
+
+// solve solves one binary sub-problem: C-SVC by SMO, without bias by dual
+// coordinate descent, or, with cfg.nu > 0, ν-SVC by solver.SolveNu from
+// LIBSVM's start (on each label, in order, α_i = 1 until the label's sum is
+// νn/2), its α, bias and objective then scaled by 1/r, 1/r and 1/r² as
+// LIBSVM's solve_nu_svc does, so that the result is a C-SVC solution with
+// C = 1/r.
+func (cfg svmConfig) solve(ctx context.Context, noBias bool, prob solver.SVMProblem, opt solver.SVMOptions) (*solver.SVMResult, error) {
+	switch {
+	case cfg.nu > 0:
+		n := len(prob.Y)
+		left := map[float64]float64{1: cfg.nu * float64(n) / 2, -1: cfg.nu * float64(n) / 2}
+		init := make([]float64, n)
+		for i, y := range prob.Y {
+			init[i] = min(prob.C[i], left[y])
+			left[y] -= init[i]
+		}
+		opt.Init = init
+		prob.P = make([]float64, n)
+		r, err := solver.SolveNu(ctx, prob, opt)
+		if err != nil {
+			return nil, err
+		}
+		if !(r.R > 0) {
+			return nil, fmt.Errorf("%w: ν-SVC found r = %g ≤ 0 (the classes cannot be separated at ν = %g)", ErrInput, r.R, cfg.nu)
+		}
+		for i := range r.Alpha {
+			r.Alpha[i] /= r.R
+		}
+		r.Bias /= r.R
+		r.Objective /= r.R * r.R
+		return r, nil
+	case noBias:
+		return solver.SolveDCD(ctx, prob, opt)
+	}
+	return solver.SolveSMO(ctx, prob, opt)
+}
+
+// checkNu refuses a ν that no ν-SVC sub-problem can take: with n₁ and n₂
+// rows in its two classes, ν·(n₁ + n₂)/2 ≤ min(n₁, n₂) (LIBSVM's "specified
+// nu is infeasible").
+func checkNu(nu float64, labels Labels, tasks []svmTask) error {
+	for _, t := range tasks {
+		var n1, n2 int
+		for _, y := range t.y {
+			if y > 0 {
+				n1++
+			} else {
+				n2++
+			}
+		}
+		if nu*float64(n1+n2)/2 > float64(min(n1, n2)) {
+			other := "the other classes"
+			if t.neg >= 0 {
+				other = fmt.Sprintf("class %g", labels.Classes[t.neg])
+			}
+			return fmt.Errorf("%w: ν = %g is infeasible for class %g (%d rows) against %s (%d rows): ν-SVC needs ν ≤ 2·min(n₁, n₂)/(n₁ + n₂) = %.6g",
+				ErrInput, nu, labels.Classes[t.pos], n1, other, n2, 2*float64(min(n1, n2))/float64(n1+n2))
+		}
+	}
+	return nil
 }
 
 // weightedTasks drops the rows of sample weight 0 from every task (nil w
@@ -420,6 +523,15 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 	if err != nil {
 		return nil, err
 	}
+	if s.Nu != 0 {
+		if err := s.checkNuConfig(w); err != nil {
+			return nil, err
+		}
+		if err := checkNu(s.Nu, labels, tasks); err != nil {
+			return nil, err
+		}
+		cfg.nu = s.Nu
+	}
 	n := len(y)
 	sizes := make([]int, len(tasks))
 	taskRowSets := make([][]int, len(tasks))
@@ -438,12 +550,7 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 		opt.Progress = solverProgress(pr, ti)
 		bounds := cfg.bounds(labels, cls, t, w)
 		prob := solver.SVMProblem{K: cols, Y: t.y, C: bounds}
-		var r *solver.SVMResult
-		if s.NoBias {
-			r, err = solver.SolveDCD(ctx, prob, opt)
-		} else {
-			r, err = solver.SolveSMO(ctx, prob, opt)
-		}
+		r, err := cfg.solve(ctx, s.NoBias, prob, opt)
 		if err != nil {
 			return nil, fmt.Errorf("model: svm task %d: %w", ti, err)
 		}
@@ -455,7 +562,9 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 			}
 			f.platt = append(f.platt, fitSigmoid(dec, t.y))
 		}
-		f.info.Tasks = append(f.info.Tasks, taskInfo(labels, t, r))
+		ti2 := taskInfo(labels, t, r)
+		ti2.R = r.R
+		f.info.Tasks = append(f.info.Tasks, ti2)
 		if err := pr.report(Progress{Stage: StageTask, Task: ti, Done: ti + 1, Total: len(tasks), Residual: r.Violation, ValError: noValue}); err != nil {
 			return nil, err
 		}

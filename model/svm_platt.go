@@ -153,13 +153,7 @@ func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x mat.Matrix, t
 			continue
 		}
 		prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), cfg.workers), Y: yy, C: cc}
-		var r *solver.SVMResult
-		var err error
-		if noBias {
-			r, err = solver.SolveDCD(ctx, prob, cfg.options(nil))
-		} else {
-			r, err = solver.SolveSMO(ctx, prob, cfg.options(nil))
-		}
+		r, err := cfg.solve(ctx, noBias, prob, cfg.options(nil))
 		if err != nil {
 			return nil, err
 		}

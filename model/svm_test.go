@@ -28,6 +28,8 @@ func TestSVMConformance(t *testing.T) {
 		func() Estimator { return &SVM{C: 10, NoBias: true, Multiclass: OneVsRest} },
 		func() Estimator { return &SVM{C: 10, Kernel: kernel.Laplacian{Gamma: 0.5}, CacheBytes: 1} },
 		func() Estimator { return &SVM{C: 10, Probability: true, Seed: 3} },
+		func() Estimator { return &SVM{Nu: 0.3} },
+		func() Estimator { return &SVM{Nu: 0.2, Probability: true, Seed: 4} },
 	} {
 		checkConformance(t, mk, conformanceBinary(1), conformanceMulticlass(2))
 	}

@@ -59,6 +59,17 @@ type SVR struct {
 	// AbsoluteLoss fits with ε = 0, the loss |y − f(x)| (LIBSVM's -p 0);
 	// Epsilon must then be 0.
 	AbsoluteLoss bool `yaml:"absolute_loss"`
+	// Nu, when > 0, makes the fit ν-SVR (LIBSVM's -s 4 -n, scikit-learn's
+	// NuSVR; Chang & Lin 2011, Sect. 2.5): the tube's half-width ε is
+	// found by the fit (Info().Epsilon, LIBSVM's "epsilon = −r") and ν ∈
+	// (0, 1] bounds the fraction of rows outside the tube from above and
+	// the fraction of support vectors from below. The dual over (α, α*)
+	// ∈ [0, C]^{2n} adds Σ(α_i + α*_i) = C·ν·n to ε-SVR's and drops its
+	// ε term; solver.SolveNu solves it. Epsilon and AbsoluteLoss must be
+	// unset. With sample weights the bounds are C·w_i and the sum
+	// C·ν·Σw, as scikit-learn's. 0 means ε-SVR. Saved since format
+	// version 9.
+	Nu float64 `yaml:"nu"`
 	// Tol is the stopping tolerance on the maximal KKT violation; 0 means 1e-3.
 	Tol float64 `yaml:"tol"`
 	// MaxIter caps the solver updates; 0 means max(10⁷, 200n).
@@ -104,7 +115,8 @@ type SVRInfo struct {
 	// N is the number of training samples in the dual (those of positive
 	// sample weight).
 	N int
-	// Epsilon and C are the values the fit used.
+	// Epsilon and C are the values the fit used; for ν-SVR (Nu) Epsilon is
+	// the half-width the fit found (LIBSVM's "epsilon = −r").
 	Epsilon, C float64
 	// Objective is the dual objective at the solution (LIBSVM's obj).
 	Objective float64
@@ -163,8 +175,17 @@ func (s *SVR) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (
 	return nil
 }
 
-// epsilon resolves Epsilon and AbsoluteLoss.
+// epsilon resolves Epsilon and AbsoluteLoss (0 for ν-SVR, which finds ε).
 func (s *SVR) epsilon() (float64, error) {
+	if s.Nu != 0 {
+		switch {
+		case !(s.Nu > 0 && s.Nu <= 1):
+			return 0, fmt.Errorf("%w: Nu = %g, want 0 < ν ≤ 1 (0: ε-SVR)", ErrInput, s.Nu)
+		case s.Epsilon != 0 || s.AbsoluteLoss:
+			return 0, fmt.Errorf("%w: Epsilon = %g, AbsoluteLoss = %v with Nu = %g: ν-SVR finds ε (leave both unset)", ErrInput, s.Epsilon, s.AbsoluteLoss, s.Nu)
+		}
+		return 0, nil
+	}
 	switch {
 	case s.AbsoluteLoss && s.Epsilon != 0:
 		return 0, fmt.Errorf("%w: AbsoluteLoss with Epsilon = %g: AbsoluteLoss means ε = 0", ErrInput, s.Epsilon)
@@ -240,8 +261,29 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 	opt := cfg.options(nil)
 	opt.Progress = solverProgress(pr, 0)
 	cols := newKernelColumns(cfg.k, taskRows(x, all), cfg.workers)
-	r, err := solver.SolveSMO(ctx, solver.SVMProblem{K: cols, Rows: rows, Y: sign, C: bounds, P: p}, opt)
-	if err != nil {
+	prob := solver.SVMProblem{K: cols, Rows: rows, Y: sign, C: bounds, P: p}
+	var r *solver.SVMResult
+	if s.Nu > 0 {
+		// LIBSVM's solve_nu_svr: p = (−y, y) (ε-SVR's with ε = 0, as
+		// epsilon resolved it), and from the first row on α_i = α*_i =
+		// min(C_i, what is left of C·ν·Σw/2).
+		var total float64
+		for i := range n {
+			total += bounds[i]
+		}
+		left := s.Nu * total / 2
+		init := make([]float64, 2*n)
+		for i := range n {
+			init[i] = min(bounds[i], left)
+			init[n+i] = init[i]
+			left -= init[i]
+		}
+		opt.Init = init
+		if r, err = solver.SolveNu(ctx, prob, opt); err != nil {
+			return nil, err
+		}
+		eps = -r.R
+	} else if r, err = solver.SolveSMO(ctx, prob, opt); err != nil {
 		return nil, err
 	}
 	// β = α − α*, kept as |β| with the sign as label, the form of an SVM

@@ -25,6 +25,7 @@ func TestSVRConformance(t *testing.T) {
 		func() Estimator { return &SVR{AbsoluteLoss: true, Kernel: kernel.Laplacian{Gamma: 0.5}, CacheBytes: 1} },
 		func() Estimator { return &SVR{C: 3, CacheFloat32: true, NoShrinking: true} },
 		func() Estimator { return &SVR{C: 10, Probability: true, Seed: 5} },
+		func() Estimator { return &SVR{C: 10, Nu: 0.4} },
 	} {
 		checkConformance(t, mk, conformanceRegression(1))
 	}

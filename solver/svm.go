@@ -161,6 +161,10 @@ type SVMResult struct {
 	Status SVMStatus
 	// CacheHits and CacheMisses count kernel-column requests.
 	CacheHits, CacheMisses int64
+	// R is SolveNu's r, the mean of the two classes' offsets (LIBSVM's
+	// si->r): ν-SVC divides α and ρ by it, and −R is ν-SVR's ε. 0 from the
+	// other solvers.
+	R float64
 }
 
 const (

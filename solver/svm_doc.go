@@ -23,6 +23,10 @@ package solver
 //     distribution", Neural Computation 13 (2001), eq. (4)–(5), scaled by νn
 //     as LIBSVM's -s 2 (Chang & Lin 2011, Sect. 2.3: y = e, p = 0, C = 1,
 //     Δ = νn).
+//   - SolveNu adds a second equality, eᵀα = Δ', for the ν-SVMs (Chang &
+//     Lin 2011, Sect. 2.2 and 2.5; LIBSVM's Solver_NU): the working pair
+//     shares its label, chosen within each label by WSS 2, and the stopping
+//     rule, the shrinking and ρ take the labels apart.
 //   - SolveDCD solves the problem without bias, used by BKA-SVM (Si, Hsieh &
 //     Dhillon, "Memory Efficient Kernel Approximation", JMLR 18 (2017),
 //     Sect. 4.2) and DC-SVM, by dual coordinate descent with the exact

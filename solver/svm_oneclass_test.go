@@ -52,7 +52,7 @@ func TestSMOOneClassMatchesBruteForceQP(t *testing.T) {
 			// α_i has (Kα)_i − ρ = 0: those points lie on the boundary.
 			checkKKTSum(t, k, y, c, p, r, true, 1e-8, delta)
 			// At least νn variables are non-zero and at most νn at the
-			// bound (Schölkopf et al. 2001, Prop. 4, for the scaled dual).
+			// bound (Schölkopf et al. 2001, the ν-property, for the scaled dual).
 			if float64(r.SV) < delta-1e-9 || float64(r.BoundedSV) > delta+1e-9 {
 				t.Errorf("ν = %g: %d SVs, %d bounded, νn = %g", nu, r.SV, r.BoundedSV, delta)
 			}

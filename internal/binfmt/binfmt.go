@@ -42,10 +42,11 @@ const Magic = "LANDMARK"
 // Falkon's Float32Storage; version 6 added Falkon's PrecondPrecision;
 // version 7 added Falkon's Factor (and its plan's Factored and Factoring)
 // and SVR; version 8 added KRR's and Falkon's ClassWeights (and, later,
-// the one-class SVM: a type of its own, which changed no other payload).
-// Files of versions 2 to 8 are read (MinVersion);
+// the one-class SVM: a type of its own, which changed no other payload);
+// version 9 added the ν of SVM (ν-SVC) and SVR (ν-SVR).
+// Files of versions 2 to 9 are read (MinVersion);
 // files of version 1 are refused with ErrVersion rather than misread.
-const Version = 8
+const Version = 9
 
 // MinVersion is the oldest format version this build reads.
 const MinVersion = 2
