@@ -303,6 +303,70 @@ func newSVM[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOptio
 	return s, nil
 }
 
+// rules are the parts of one dual solver that loop drives: LIBSVM's
+// Solver::Solve loop is the same for SMO, dual coordinate descent and the
+// ν solver; they differ in how they pick, step, shrink and finish.
+type rules struct {
+	// pick returns the working set (j < 0 for one variable) and the
+	// violation over the active set; i < 0 when nothing improves.
+	pick func() (i, j int, gap float64)
+	// gap is the violation over the active set, for the progress reports
+	// and the result at the iteration cap.
+	gap func() float64
+	// step updates the working set and the gradient.
+	step func(i, j int)
+	// shrink drops variables that cannot move (LIBSVM's do_shrinking).
+	shrink func() error
+	// finish builds the result (the bias from the final gradient).
+	finish func(iter int, gap float64, st SVMStatus) *SVMResult
+}
+
+// loop runs a dual solver to the tolerance or the iteration cap: every
+// min(n, 1,000) updates it checks the context, shrinks and reports
+// progress; when the active set looks optimal it unshrinks and checks the
+// whole problem before stopping.
+func (s *svm[T]) loop(ctx context.Context, r rules) (*SVMResult, error) {
+	tol := s.opt.Tol
+	iter := 0
+	counter := min(s.n, shrinkEvery) + 1
+	for {
+		counter--
+		if counter == 0 {
+			counter = min(s.n, shrinkEvery)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if !s.opt.NoShrinking {
+				if err := r.shrink(); err != nil {
+					return nil, err
+				}
+			}
+			s.progress(iter, r.gap())
+		}
+		i, j, gap := r.pick()
+		if i < 0 || gap < tol {
+			if s.shrunk {
+				if err := s.unshrink(); err != nil {
+					return nil, err
+				}
+				i, j, gap = r.pick()
+				counter = 1
+			}
+			if i < 0 || gap < tol {
+				return r.finish(iter, gap, SVMConverged), nil
+			}
+		}
+		if iter >= s.opt.MaxIter {
+			if err := s.unshrink(); err != nil {
+				return nil, err
+			}
+			return r.finish(iter, r.gap(), SVMMaxIter), nil
+		}
+		iter++
+		r.step(i, j)
+	}
+}
+
 func maxOf(v []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range v {

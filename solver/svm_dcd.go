@@ -32,49 +32,17 @@ func solveDCD[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOpt
 	if err != nil {
 		return nil, err
 	}
-	tol := s.opt.Tol
-	iter := 0
-	counter := min(s.n, shrinkEvery) + 1
-	for {
-		counter--
-		if counter == 0 {
-			counter = min(s.n, shrinkEvery)
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if !s.opt.NoShrinking {
-				if err := s.shrinkDCD(); err != nil {
-					return nil, err
-				}
-			}
-			s.progress(iter, s.gapDCD())
-		}
-		i, gap := s.selectDCD()
-		if i < 0 || gap < tol {
-			if s.shrunk {
-				if err := s.unshrink(); err != nil {
-					return nil, err
-				}
-				i, gap = s.selectDCD()
-				counter = 1
-			}
-			if i < 0 || gap < tol {
-				return s.result(iter, gap, SVMConverged), nil
-			}
-		}
-		if iter >= s.opt.MaxIter {
-			if err := s.unshrink(); err != nil {
-				return nil, err
-			}
-			return s.result(iter, s.gapDCD(), SVMMaxIter), nil
-		}
-		iter++
-		if s.opt.SingleCoordinate {
-			s.stepDCD(i)
-		} else {
-			s.stepDCD2(i)
-		}
+	step := func(i, _ int) { s.stepDCD2(i) }
+	if s.opt.SingleCoordinate {
+		step = func(i, _ int) { s.stepDCD(i) }
 	}
+	return s.loop(ctx, rules{
+		pick: func() (int, int, float64) {
+			i, gap := s.selectDCD()
+			return i, -1, gap
+		},
+		gap: s.gapDCD, step: step, shrink: s.shrinkDCD, finish: s.result,
+	})
 }
 
 // pg returns the projected gradient of variable t.

@@ -39,47 +39,19 @@ func solveNu[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOpti
 	if err != nil {
 		return nil, err
 	}
-	tol := s.opt.Tol
-	iter := 0
-	counter := min(s.n, shrinkEvery) + 1
-	for {
-		counter--
-		if counter == 0 {
-			counter = min(s.n, shrinkEvery)
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if !s.opt.NoShrinking {
-				if err := s.shrinkNu(); err != nil {
-					return nil, err
-				}
-			}
+	return s.loop(ctx, rules{
+		pick: func() (int, int, float64) {
+			i, j, gap := s.selectNu(true)
+			return i, j, finite(gap)
+		},
+		gap: func() float64 {
 			_, _, gap := s.selectNu(false)
-			s.progress(iter, finite(gap))
-		}
-		i, j, gap := s.selectNu(true)
-		if i < 0 || gap < tol {
-			if s.shrunk {
-				if err := s.unshrink(); err != nil {
-					return nil, err
-				}
-				i, j, gap = s.selectNu(true)
-				counter = 1
-			}
-			if i < 0 || gap < tol {
-				return s.finishNu(iter, finite(gap), SVMConverged), nil
-			}
-		}
-		if iter >= s.opt.MaxIter {
-			if err := s.unshrink(); err != nil {
-				return nil, err
-			}
-			_, _, gap := s.selectNu(false)
-			return s.finishNu(iter, finite(gap), SVMMaxIter), nil
-		}
-		iter++
-		s.stepSMO(i, j) // i and j share their label: both sums are kept
-	}
+			return finite(gap)
+		},
+		step:   s.stepSMO, // i and j share their label: both sums are kept
+		shrink: s.shrinkNu,
+		finish: s.finishNu,
+	})
 }
 
 // finite is v, or 0 for ±Inf (no violating pair on a label).

@@ -29,45 +29,7 @@ func solveSMO[T float32 | float64](ctx context.Context, p SVMProblem, opt SVMOpt
 	if err != nil {
 		return nil, err
 	}
-	tol := s.opt.Tol
-	iter := 0
-	counter := min(s.n, shrinkEvery) + 1
-	for {
-		counter--
-		if counter == 0 {
-			counter = min(s.n, shrinkEvery)
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if !s.opt.NoShrinking {
-				if err := s.shrinkSMO(); err != nil {
-					return nil, err
-				}
-			}
-			s.progress(iter, s.gapSMO())
-		}
-		i, j, gap := s.selectSMO()
-		if i < 0 || gap < tol {
-			if s.shrunk {
-				if err := s.unshrink(); err != nil {
-					return nil, err
-				}
-				i, j, gap = s.selectSMO()
-				counter = 1
-			}
-			if i < 0 || gap < tol {
-				return s.finishSMO(iter, gap, SVMConverged), nil
-			}
-		}
-		if iter >= s.opt.MaxIter {
-			if err := s.unshrink(); err != nil {
-				return nil, err
-			}
-			return s.finishSMO(iter, s.gapSMO(), SVMMaxIter), nil
-		}
-		iter++
-		s.stepSMO(i, j)
-	}
+	return s.loop(ctx, rules{pick: s.selectSMO, gap: s.gapSMO, step: s.stepSMO, shrink: s.shrinkSMO, finish: s.finishSMO})
 }
 
 // selectSMO returns the working pair by WSS 2 and the maximal violation
