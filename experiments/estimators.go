@@ -122,7 +122,7 @@ var estimators = []EstimatorEntry{
 			optMaxIter, optMemLimit, optMulticlass,
 			{Name: "no_bias", Kind: KindBool, Doc: "drop the bias b (dual coordinate descent)"},
 			optNoShrinking,
-			{Name: "nu", Kind: KindFloat, MinOpen: true, HasMax: true, Max: 1, Doc: "ν-SVC in place of C-SVC (LIBSVM -s 1 -n, scikit-learn's NuSVC): ν ∈ (0, 1] bounds the fraction of margin errors from above and of support vectors from below; no c, class_weight or no_bias with it"},
+			{Name: "nu", Kind: KindFloat, MinOpen: true, HasMax: true, Max: 1, Doc: "ν-SVC in place of C-SVC (LIBSVM -s 1 -n, scikit-learn's NuSVC): ν ∈ (0, 1] bounds the fraction of margin errors from above and of support vectors from below; no c or no_bias with it; class_weight and sample weights scale each row's share, as sample_weight does in scikit-learn's NuSVC"},
 			{Name: "probability", Kind: KindBool, Doc: "fit Platt sigmoids on 5-fold cross-validated decision values (LIBSVM -b 1), so that predict --output proba gives class probabilities; about 6 fits' time"},
 			optTol, optWorkers,
 		},
@@ -242,12 +242,12 @@ func warmFalkon(next, prev model.Estimator) error {
 }
 
 // checkNuSpec refuses, at their lines, the options ν-SVC (svm) and ν-SVR
-// (svr) replace: c, class_weight and no_bias for svm, epsilon for svr.
+// (svr) replace: c and no_bias for svm, epsilon for svr.
 func checkNuSpec(s *Spec) error {
 	if !hasKey(s.Estimator.Options, "nu") && !hasKey(s.Grid, "nu") {
 		return nil
 	}
-	what := map[string][]string{"svm": {"c", "class_weight", "no_bias"}, "svr": {"epsilon"}}[s.Estimator.Type]
+	what := map[string][]string{"svm": {"c", "no_bias"}, "svr": {"epsilon"}}[s.Estimator.Type]
 	for _, k := range what {
 		where := []string{"estimator", k}
 		if hasKey(s.Grid, k) {

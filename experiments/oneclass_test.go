@@ -122,8 +122,9 @@ func TestOneClassSpec(t *testing.T) {
 }
 
 // TestNuSpec: nu in an svm or svr spec fits ν-SVC or ν-SVR (the runner's
-// model is model.SVM{Nu} / model.SVR{Nu} on the same rows, bit for bit),
-// and the options ν replaces are refused at their lines.
+// model is model.SVM{Nu} / model.SVR{Nu} on the same rows, bit for bit, and
+// with class_weight model.SVM{Nu, ClassWeights}), and the options ν
+// replaces are refused at their lines.
 func TestNuSpec(t *testing.T) {
 	dir := t.TempDir()
 	x, y := oneClassCSV(t, dir, "train.csv", 150, 40, 3)
@@ -141,6 +142,19 @@ func TestNuSpec(t *testing.T) {
 	exp, _ := want.DecisionFunction(probe)
 	if !mat.Equal(got, exp) {
 		t.Errorf("runner's ν-SVC %v, model's %v", mat.Formatted(got.T()), mat.Formatted(exp.T()))
+	}
+	// class_weight reaches ν-SVC as the weight of each of the class's rows.
+	res, err = Fit(context.Background(), decodeIn(t, "name: nu\ntask: binary\ndataset: {path: train.csv}\nestimator: {type: svm, kernel: {type: gaussian, gamma: 0.5}, nu: 0.3, class_weight: '-1:2'}\n", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = &model.SVM{Kernel: kernel.Gaussian{Gamma: 0.5}, Nu: 0.3, ClassWeights: map[float64]float64{-1: 2}}
+	if err := want.Fit(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = res.Estimator.(*model.SVM).DecisionFunction(probe)
+	if exp, _ := want.DecisionFunction(probe); !mat.Equal(got, exp) {
+		t.Errorf("runner's weighted ν-SVC %v, model's %v", mat.Formatted(got.T()), mat.Formatted(exp.T()))
 	}
 	r, err := Fit(context.Background(), decodeIn(t, "name: nu\ntask: regression\ndataset: {path: train.csv}\nestimator: {type: svr, kernel: {type: gaussian, gamma: 0.5}, nu: 0.4}\n", dir))
 	if err != nil {

@@ -69,7 +69,9 @@
 // bound row i's dual variables by C·w_i, which is C-SVC's and ε-SVR's dual
 // (Chang & Lin 2011, Sect. 2.1 and 2.4) with C_i in place of C, as
 // scikit-learn's sample_weight; OneClassSVM bounds α_i by w_i and sets
-// Σ α_i = ν·Σ w_i, as scikit-learn's OneClassSVM. KRR and Falkon minimize
+// Σ α_i = ν·Σ w_i, as scikit-learn's OneClassSVM, and ν-SVC (SVM.Nu)
+// bounds α_i by w_i with each label's sum ν·Σ w_i/2, as scikit-learn's
+// NuSVC (class weights multiply w_i in all the SVMs). KRR and Falkon minimize
 // (1/S)Σ w_i‖f(x_i) − y_i‖² + λ‖f‖² with S = Σ w_i. Both first rescale
 // the weights to sum to n, which leaves the objective as it is and the
 // penalty λn: the Nyström normal equations are then

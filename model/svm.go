@@ -80,10 +80,16 @@ type SVM struct {
 	// from above and the fraction of support vectors from below. The dual
 	// min ½αᵀQα over 0 ≤ α_i ≤ 1, yᵀα = 0, eᵀα = νn is solved by
 	// solver.SolveNu and scaled by 1/r as LIBSVM does (a C-SVC solution
-	// with C = 1/r). C must be 0; ClassWeights, NoBias and sample weights
-	// do not apply (ErrInput), and ν must be feasible in every
-	// sub-problem, ν ≤ 2·min(n₁, n₂)/(n₁ + n₂). 0 means C-SVC. Saved since
-	// format version 9.
+	// with C = 1/r). C must be 0 and NoBias false (ErrInput). Sample
+	// weights and ClassWeights multiply a row's bound, 1 without them, and
+	// the α sums become ν·Σw/2 per label, as scikit-learn's NuSVC takes
+	// sample_weight (its NuSVC ignores class_weight; here a class weight
+	// acts as that weight on each of the class's rows). ν must be feasible
+	// in every sub-problem: ν ≤ 2·min(n₁, n₂)/(n₁ + n₂), with n₁ and n₂ the
+	// classes' row counts or total weights. With Probability the Platt
+	// folds are stratified by class, so that they stay feasible too (an
+	// error names a fold that is not). 0 means C-SVC. Saved since format
+	// version 9.
 	Nu float64 `yaml:"nu"`
 	// Tol is the stopping tolerance on the maximal KKT violation; 0 means 1e-3.
 	Tol float64 `yaml:"tol"`
@@ -319,9 +325,10 @@ func (s *SVM) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 }
 
 // FitWeighted is Fit with sample weights w (nil: all 1): row i's bound is
-// C·w_i times its class weight, as in scikit-learn's SVC.fit(sample_weight)
-// and LIBSVM's instance-weight variant, so an integer weight k gives the
-// model of k copies of the row. Rows of weight 0 are left out of every dual
+// C·w_i times its class weight (w_i times its class weight for ν-SVC), as
+// in scikit-learn's SVC.fit and NuSVC.fit(sample_weight) and LIBSVM's
+// instance-weight variant, so an integer weight k gives the model of k
+// copies of the row. Rows of weight 0 are left out of every dual
 // (scikit-learn drops them too); each sub-problem needs a row of positive
 // weight in both of its classes. See WeightedEstimator.
 func (s *SVM) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
@@ -374,13 +381,13 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 		return nil, err
 	}
 	if s.Nu != 0 {
-		if err := s.checkNuConfig(w); err != nil {
-			return nil, err
-		}
-		if err := checkNu(s.Nu, labels, tasks); err != nil {
+		if err := s.checkNuConfig(); err != nil {
 			return nil, err
 		}
 		cfg.nu = s.Nu
+		if err := checkNu(cfg, labels, cls, tasks, w); err != nil {
+			return nil, err
+		}
 	}
 	n := len(y)
 	sizes := make([]int, len(tasks))

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -114,16 +115,42 @@ func fitSigmoid(f, y []float64) sigmoid {
 
 // cvDecision returns cross-validated decision values of one binary task:
 // the rows are shuffled with rng and split into plattFolds folds; each fold is
-// predicted by an SVM trained on the others.
+// predicted by an SVM trained on the others. For ν-SVC the folds are
+// stratified (in the shuffled order, the positive rows are dealt to the
+// folds in turn, then the negative ones), so that each fold's training rows
+// keep the task's class shares and a ν feasible for the task stays feasible
+// for them (up to a row of rounding); a fold for which it is not is refused
+// with an error that names it. C-SVC keeps plain folds, as LIBSVM's.
 func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x mat.Matrix, t svmTask, bounds []float64, rng *rand.Rand) ([]float64, error) {
 	n := len(t.rows)
 	perm := rng.Perm(n)
 	dec := make([]float64, n)
 	k := min(plattFolds, n)
+	foldOf := make([]int, n) // by rank in perm
+	for r := range foldOf {
+		foldOf[r] = r % k
+	}
+	if cfg.nu > 0 {
+		var npos int
+		for _, y := range t.y {
+			if y > 0 {
+				npos++
+			}
+		}
+		seen := [2]int{0, npos} // positives from 0, negatives after them
+		for r, p := range perm {
+			c := 0
+			if t.y[p] < 0 {
+				c = 1
+			}
+			foldOf[r] = seen[c] % k
+			seen[c]++
+		}
+	}
 	for fold := range k {
 		var trn, tst []int // positions in the task
 		for r, p := range perm {
-			if r%k == fold {
+			if foldOf[r] == fold {
 				tst = append(tst, p)
 			} else {
 				trn = append(trn, p)
@@ -155,6 +182,10 @@ func cvDecision(ctx context.Context, cfg svmConfig, noBias bool, x mat.Matrix, t
 		prob := solver.SVMProblem{K: newKernelColumns(cfg.k, pickRows(x, rows), cfg.workers), Y: yy, C: cc}
 		r, err := cfg.solve(ctx, noBias, prob, cfg.options(nil))
 		if err != nil {
+			var inf *infeasibleNu
+			if errors.As(err, &inf) {
+				return nil, fmt.Errorf("cross-validation fold %d of %d for Probability, on %d rows (weight %.6g and %.6g by label): %w; lower ν or fit without Probability", fold+1, k, len(trn), inf.pos, inf.neg, err)
+			}
 			return nil, err
 		}
 		d := newSVMDecision(cfg.k, x, []svmPart{{rows: rows, y: yy, alpha: r.Alpha, bias: r.Bias}}, cfg.workers)

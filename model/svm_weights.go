@@ -8,21 +8,23 @@ import (
 // The SVMs' per-row bounds: C times the class weight and the sample
 // weight, and the rows of weight 0 left out of every sub-problem.
 
-// bounds returns the per-sample upper bounds C·w_{label} of a task.
+// bounds returns the per-sample upper bounds of a task: C times the class
+// weight times the sample weight; for ν-SVC, which has no C, the class
+// weight times the sample weight (1 without weights, as in LIBSVM's
+// solve_nu_svc; scikit-learn's NuSVC takes the sample weight alone and
+// ignores class_weight, its issue 30332).
 func (cfg svmConfig) bounds(labels Labels, cls []int, t svmTask, sample []float64) []float64 {
 	b := make([]float64, len(t.rows))
+	c := cfg.c
 	if cfg.nu > 0 {
-		for r := range b {
-			b[r] = 1 // ν-SVC's bounds (LIBSVM's solve_nu_svc)
-		}
-		return b
+		c = 1
 	}
 	for r, i := range t.rows {
 		w, ok := cfg.weights[labels.Classes[cls[i]]]
 		if !ok {
 			w = 1
 		}
-		b[r] = cfg.c * w
+		b[r] = c * w
 		if sample != nil {
 			b[r] *= sample[i]
 		}

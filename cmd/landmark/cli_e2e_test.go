@@ -1057,7 +1057,7 @@ func TestCLIFitCV(t *testing.T) {
 // TestCLIClassWeight: --set class_weight reaches the SVM and fit prints
 // the weights it used: balanced on heart_scale's 150 × −1 and 120 × +1
 // rows is 270/300 = 0.9 and 270/240 = 1.125 (hand-computed, n/(k·n_c));
-// svm-train's -w1 is named.
+// svm-train's -w1 is named; ν-SVC takes them too.
 func TestCLIClassWeight(t *testing.T) {
 	args := []string{"fit", "--dataset", "heart_scale", "--estimator", "svm", "--gamma", "auto", "--progress", "never"}
 	code, so, se := runCLI(append(args, "--set", "class_weight=balanced")...)
@@ -1076,5 +1076,13 @@ func TestCLIClassWeight(t *testing.T) {
 	}
 	if code, _, se := runCLI(append(args, "-w1", "5")...); code != 2 || !strings.Contains(se, "--set class_weight=1:W") {
 		t.Errorf("-w1 5: exit %d, %q", code, se)
+	}
+	// ν-SVC takes class weights as row weights; feasibility counts them:
+	// 120 rows × 0.1 = 12 against 150, so ν ≤ 2·12/162 = 0.148148.
+	if code, so, se := runCLI(append(args, "--set", "nu=0.3", "--set", "class_weight=balanced")...); code != 0 || !strings.Contains(so, "class weights (ν-SVC row bound and share per class): -1 × 0.9, 1 × 1.125\n") {
+		t.Errorf("ν-SVC balanced: exit %d, stdout\n%s\nstderr %s", code, so, se)
+	}
+	if code, _, se := runCLI(append(args, "--set", "nu=0.5", "--set", "class_weight=1:0.1")...); code != 1 || !strings.Contains(se, "ν = 0.5 is infeasible for class 1 (weight 12) against class -1 (weight 150): ν-SVC needs ν ≤ 2·min(n₁, n₂)/(n₁ + n₂) = 0.148148") {
+		t.Errorf("ν-SVC infeasible by weight: exit %d, %q", code, se)
 	}
 }

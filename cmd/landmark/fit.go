@@ -612,11 +612,6 @@ func storageLine(storage string, density float64, why, centers string) string {
 // centerForm is model.CenterForm: "dense" or "sparse (CSR, N non-zeros)".
 func centerForm(c mat.Matrix) string { return model.CenterForm(c) }
 
-// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
-// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), and
-// for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
-// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
-// for estimators without centers.
 // classWeightsOf returns the class weights an SVM fit used (class_weight:
 // balanced's computed ones among them), nil for other fits.
 func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
@@ -646,13 +641,22 @@ func weightsLine(res *experiments.FitResult) string {
 		parts[i] = fmt.Sprintf("%s × %.6g", res.ClassName(l), w[l])
 	}
 	what := "C per class"
-	switch res.Estimator.(type) {
+	switch e := res.Estimator.(type) {
 	case *model.KRR, *model.Falkon:
 		what = "squared loss per class"
+	case *model.SVM:
+		if e.Nu > 0 {
+			what = "ν-SVC row bound and share per class"
+		}
 	}
 	return "class weights (" + what + "): " + strings.Join(parts, ", ")
 }
 
+// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), and
+// for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
+// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
+// for estimators without centers.
 func estimatorCenters(est model.Estimator) string {
 	var form, factoring string
 	switch e := est.(type) {
