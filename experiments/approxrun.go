@@ -103,8 +103,10 @@ func (s *Spec) validateApproximation() error {
 		switch k {
 		case "gamma", "sigma":
 			o = Option{Name: k, Kind: KindFloat, MinOpen: true}
-		case "coef0", "rank":
+		case "rank":
 			o = Option{Name: k, Kind: KindFloat, HasMin: true}
+		case "coef0": // c₀ ≥ 0 but for the sigmoid kernel, as in an estimator's grid
+			o = Option{Name: k, Kind: KindFloat, HasMin: a.Kernel.Type != "sigmoid"}
 		}
 		if len(s.Grid[k]) == 0 {
 			return s.errAt("empty list of values", "grid", k)

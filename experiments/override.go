@@ -2,20 +2,23 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
 // Override is one value given beside a spec (on the command line) that
-// replaces the spec's own: a kernel parameter (gamma, sigma; gamma may be
-// the rule GammaScale or GammaAuto, a string), an estimator
-// option (lambda, alpha, c, m, or any option with Option set), the seed
-// (Value uint64) or the task (Value string).
+// replaces the spec's own: a kernel parameter (gamma, sigma, degree,
+// coef0; gamma may be the rule GammaScale or GammaAuto, a string; degree
+// and coef0 go to the kernel even with Option set), an estimator option
+// (lambda, alpha, c, m, or any option with Option set), the seed (Value
+// uint64) or the task (Value string).
 type Override struct {
 	Name  string
 	Value any
 	// Option makes Name a plain estimator option (landmark fit --set KEY=VALUE):
-	// it replaces the option and a grid axis of that name, nothing else.
+	// it replaces the option and a grid axis of that name, nothing else
+	// (but degree and coef0, which only a kernel has).
 	Option bool
 }
 
@@ -71,6 +74,10 @@ func (s *Spec) override(o Override) string {
 		s.Estimator.GammaRule = rule // checked by Validate
 	case o.Name == "sigma" && isFloat && !o.Option:
 		k.Sigma = f
+	case o.Name == "degree" && isFloat && f == math.Trunc(f):
+		k.Degree = int(f) // also from --set: the kernel's, not an option
+	case o.Name == "coef0" && isFloat:
+		k.Coef0 = f
 	default:
 		s.Estimator.Options[o.Name] = o.Value
 	}
@@ -106,7 +113,11 @@ func (s *Spec) paramValue(name string) string {
 		return strconv.FormatFloat(k.Gamma, 'g', -1, 64)
 	case name == "sigma" && k.Sigma != 0:
 		return strconv.FormatFloat(k.Sigma, 'g', -1, 64)
-	case name != "gamma" && name != "sigma":
+	case name == "degree" && k.Degree != 0:
+		return strconv.Itoa(k.Degree)
+	case name == "coef0" && k.Coef0 != 0:
+		return strconv.FormatFloat(k.Coef0, 'g', -1, 64)
+	case name != "gamma" && name != "sigma" && name != "degree" && name != "coef0":
 		if v, ok := s.Estimator.Options[name]; ok {
 			return fmt.Sprint(v)
 		}
@@ -126,6 +137,10 @@ func (s *Spec) dropParam(name string) string {
 		s.Estimator.GammaRule = ""
 	case "sigma":
 		s.Estimator.Kernel.Sigma = 0
+	case "degree":
+		s.Estimator.Kernel.Degree = 0
+	case "coef0":
+		s.Estimator.Kernel.Coef0 = 0
 	}
 	return old
 }

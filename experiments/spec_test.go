@@ -118,6 +118,9 @@ func TestBadSpecs(t *testing.T) {
 		{"yaml syntax", "cv: {folds: 3, metric: rmse}", "cv: {folds: 3, metric: rmse", 14, "line"}, // yaml.v3 names the line before an unterminated flow mapping,
 		{"negative repeats", "repeats: 2", "repeats: -1", 16, "repeats = -1"},
 		{"negative subsample", "  standardize: true", "  subsample: -5", 4, "subsample = -5"},
+		{"degree of gaussian", "type: gaussian}", "type: gaussian, degree: 2}", 9, "the gaussian kernel has no degree (degree: polynomial)"},
+		{"coef0 grid of gaussian", "  gamma: [0.1, 1]", "  gamma: [0.1, 1]\n  coef0: [0, 1]", 15, "the gaussian kernel has no coef0 (coef0: polynomial and sigmoid)"},
+		{"negative polynomial coef0 in grid", "type: gaussian}", "type: polynomial}", 15, "coef0 = -1, want ≥ 0"},
 	}
 	if len(cases) < 15 {
 		t.Fatal("the issue asks for at least 15 bad specs")
@@ -126,6 +129,10 @@ func TestBadSpecs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			text := strings.Replace(goodSpec, c.old, c.new, 1)
+			if c.name == "negative polynomial coef0 in grid" {
+				// Every value is checked, not only the first (a fit with c₀ = −1 would fail late).
+				text = strings.Replace(text, "  gamma: [0.1, 1]", "  gamma: [0.1, 1]\n  coef0: [1, -1]", 1)
+			}
 			if text == goodSpec {
 				t.Fatalf("test case does not change the spec")
 			}
@@ -202,5 +209,18 @@ func TestOptionNeedsBackend(t *testing.T) {
 	spec = strings.Replace(spec, "type: exact", "type: rls", 1)
 	if _, err := Decode(strings.NewReader(spec), "."); err != nil {
 		t.Errorf("m with Nyström KRR rejected: %v", err)
+	}
+}
+
+// TestSigmoidSpec: the sigmoid kernel takes a negative c₀, in the kernel
+// block and on a grid axis (Lin & Lin 2003's usual setting), and no degree.
+func TestSigmoidSpec(t *testing.T) {
+	for _, text := range []string{
+		strings.Replace(goodSpec, "type: gaussian}", "type: sigmoid, coef0: -1}", 1),
+		strings.Replace(strings.Replace(goodSpec, "type: gaussian}", "type: sigmoid}", 1), "  gamma: [0.1, 1]", "  gamma: [0.1, 1]\n  coef0: [-1, 0.5]", 1),
+	} {
+		if _, err := Decode(strings.NewReader(text), "."); err != nil {
+			t.Errorf("%v\n%s", err, text)
+		}
 	}
 }

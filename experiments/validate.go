@@ -293,6 +293,19 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 		}
 		return s.errAt("set gamma or sigma, not both (γ = 1/(2σ²))", path...)
 	}
+	for _, p := range []struct {
+		name string
+		set  bool
+		ok   []string
+	}{{"degree", ks.Degree != 0 || hasKey(s.Grid, "degree"), []string{"polynomial"}}, {"coef0", ks.Coef0 != 0 || hasKey(s.Grid, "coef0"), []string{"polynomial", "sigmoid"}}} {
+		if p.set && !slices.Contains(p.ok, ks.Type) {
+			path := []string{block, "kernel", p.name}
+			if hasKey(s.Grid, p.name) {
+				path = []string{"grid", p.name}
+			}
+			return s.errAt(fmt.Sprintf("the %s kernel has no %s (%s: %s)", ks.Type, p.name, p.name, strings.Join(p.ok, " and ")), path...)
+		}
+	}
 	if _, err := kernel.New(ks); err != nil {
 		if ks.Gamma == 0 && ks.Sigma == 0 {
 			if _, err2 := kernel.New(kernel.Spec{Type: ks.Type, Gamma: 1, Degree: ks.Degree, Coef0: ks.Coef0}); err2 == nil {
@@ -327,7 +340,10 @@ func (s *Spec) validateGrid() error {
 				o = Option{Name: k, Kind: KindInt, Min: 1}
 			}
 			if k == "coef0" {
-				o = Option{Name: k, Kind: KindFloat, Min: 0}
+				// Every value, not only the first that validateKernel
+				// builds a kernel with: polynomial needs c₀ ≥ 0, sigmoid
+				// takes any c₀ (c₀ < 0 is its usual setting).
+				o = Option{Name: k, Kind: KindFloat, Min: 0, HasMin: s.Estimator.Kernel.Type != "sigmoid"}
 			}
 		} else {
 			var ok bool

@@ -13,7 +13,7 @@ import (
 // with an index error only the other way round.
 func TestEvalPanicsOnLengthMismatch(t *testing.T) {
 	short, long := []float64{1}, []float64{1, 5}
-	for _, k := range []Kernel{Gaussian{Gamma: 1}, Laplacian{Gamma: 1}, Polynomial{Gamma: 1, Degree: 2, Coef0: 1}, Linear{}} {
+	for _, k := range []Kernel{Gaussian{Gamma: 1}, Laplacian{Gamma: 1}, Polynomial{Gamma: 1, Degree: 2, Coef0: 1}, Sigmoid{Gamma: 1, Coef0: -1}, Linear{}} {
 		for _, order := range [][2][]float64{{short, long}, {long, short}} {
 			msg := func() (msg string) {
 				defer func() {

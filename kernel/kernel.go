@@ -216,6 +216,64 @@ func (p Polynomial) fromDots(row []float64, _ float64, _ []float64) {
 	}
 }
 
+// Sigmoid is k(x, y) = tanh(γ x·y + c₀), LIBSVM's -t 3 and scikit-learn's
+// sigmoid_kernel (the "multilayer perceptron" kernel). It is not positive
+// definite in general: for every γ > 0 some c₀ and points make its kernel
+// matrix indefinite (Lin & Lin 2003, "A study on sigmoid kernels for SVM and
+// the training of non-PSD kernels by SMO-type methods", Sect. 3; they
+// suggest γ small and c₀ < 0). The SVMs' dual solvers take it as LIBSVM
+// does (a pair with K_ii + K_jj − 2K_ij ≤ 0 gets the curvature τ = 10⁻¹²,
+// Chang & Lin 2011, Sect. 4.1.1); a factorization that needs a positive
+// definite matrix (exact KRR, FALKON's preconditioner, the Nyström
+// approximations) meets it as any indefinite kernel, with jitter or an
+// error that says so.
+type Sigmoid struct {
+	// Gamma scales the inner product; it must be positive.
+	Gamma float64
+	// Coef0 is c₀, any finite number (LIBSVM's -r, default 0).
+	Coef0 float64
+}
+
+// Eval returns tanh(γ x·y + c₀).
+func (s Sigmoid) Eval(x, y []float64) float64 { return math.Tanh(s.Gamma*dot(x, y) + s.Coef0) }
+
+// Block writes K(A, B) into dst.
+func (s Sigmoid) Block(dst, a, b *mat.Dense) { dotBlock(s, dst, a, b) }
+
+// Diag writes tanh(γ‖a_i‖² + c₀) into dst.
+func (s Sigmoid) Diag(dst []float64, a *mat.Dense) {
+	norms(dst, a)
+	for i, v := range dst {
+		dst[i] = math.Tanh(s.Gamma*v + s.Coef0)
+	}
+}
+
+// ShiftInvariant returns false.
+func (Sigmoid) ShiftInvariant() bool { return false }
+
+// Validate checks γ > 0 and c₀ finite.
+func (s Sigmoid) Validate() error {
+	if err := positive("sigmoid", "gamma", s.Gamma); err != nil {
+		return err
+	}
+	if math.IsNaN(s.Coef0) || math.IsInf(s.Coef0, 0) {
+		return fmt.Errorf("%w: sigmoid coef0 %g, want finite", ErrParam, s.Coef0)
+	}
+	return nil
+}
+
+// String describes the kernel and its parameters, as
+// "sigmoid(gamma=0.1, coef0=-1)".
+func (s Sigmoid) String() string { return fmt.Sprintf("sigmoid(gamma=%g, coef0=%g)", s.Gamma, s.Coef0) }
+
+func (Sigmoid) needsNorms() bool { return false }
+
+func (s Sigmoid) fromDots(row []float64, _ float64, _ []float64) {
+	for j, v := range row {
+		row[j] = math.Tanh(s.Gamma*v + s.Coef0)
+	}
+}
+
 // Linear is the inner product k(x, y) = x·y.
 type Linear struct{}
 
@@ -244,6 +302,7 @@ func (Linear) fromDots([]float64, float64, []float64) {}
 var (
 	_ dotForm = Gaussian{}
 	_ dotForm = Polynomial{}
+	_ dotForm = Sigmoid{}
 	_ dotForm = Linear{}
 	_ Kernel  = Laplacian{}
 )

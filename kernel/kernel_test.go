@@ -25,6 +25,7 @@ func allKernels() []Kernel {
 		GaussianSigma(1.7),
 		Laplacian{Gamma: 0.2},
 		Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1},
+		Sigmoid{Gamma: 0.1, Coef0: -0.5},
 		Linear{},
 	}
 }
@@ -81,7 +82,8 @@ func TestGaussianSigma(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	bad := []Kernel{Gaussian{}, Gaussian{Gamma: math.NaN()}, Gaussian{Gamma: math.Inf(1)}, Laplacian{Gamma: -1},
-		Polynomial{Degree: 0, Gamma: 1}, Polynomial{Degree: 2, Gamma: 0}, Polynomial{Degree: 2, Gamma: 1, Coef0: -1}}
+		Polynomial{Degree: 0, Gamma: 1}, Polynomial{Degree: 2, Gamma: 0}, Polynomial{Degree: 2, Gamma: 1, Coef0: -1},
+		Sigmoid{}, Sigmoid{Gamma: 1, Coef0: math.NaN()}, Sigmoid{Gamma: 1, Coef0: math.Inf(-1)}}
 	for _, k := range bad {
 		if err := k.Validate(); err == nil {
 			t.Errorf("%v: Validate returned nil", k)

@@ -38,7 +38,8 @@ import (
 //
 // The kernel values then come from the same code as the dense path
 // (‖x‖² + ‖c‖² − 2x·c with both norms from the full rows, the vectorized
-// exp for the Gaussian; fromDots for the polynomial and linear kernels).
+// exp for the Gaussian; fromDots for the polynomial, sigmoid and linear
+// kernels).
 // The Laplacian kernel uses
 //
 //	‖x − c‖₁ = Σ|x_k| + Σ|c_k| + Σ_{k∈nz(x)∩nz(c)} (|x_k − c_k| − |x_k| − |c_k|),
@@ -47,11 +48,11 @@ import (
 // does not apply to sparse centers (products run in float64).
 
 // SparseCenterForm reports whether NewOp keeps sparse centers sparse for k:
-// true for the Gaussian, Laplacian, polynomial and linear kernels; any
-// other kernel gets a dense copy of C.
+// true for the Gaussian, Laplacian, polynomial, sigmoid and linear kernels;
+// any other kernel gets a dense copy of C.
 func SparseCenterForm(k Kernel) bool {
 	switch k.(type) {
-	case Gaussian, Laplacian, Polynomial, Linear:
+	case Gaussian, Laplacian, Polynomial, Sigmoid, Linear:
 		return true
 	}
 	return false

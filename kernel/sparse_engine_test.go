@@ -16,7 +16,7 @@ import (
 // with ~10 non-zeros (squared distances ~20, so γ = 0.05 gives e^−1).
 var sparseEngineKernels = []Kernel{
 	Gaussian{Gamma: 0.05}, Laplacian{Gamma: 0.05},
-	Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Linear{},
+	Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Sigmoid{Gamma: 0.1, Coef0: -0.5}, Linear{},
 }
 
 // closeTo fails when got and want differ by more than tol relative to

@@ -1,6 +1,9 @@
 package kernel
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // SparseIndex computes kernel columns k(x_r, y) between the rows of a sparse
 // X and one sparse point y at a time through a column-major copy of X's
@@ -33,10 +36,11 @@ type SparseIndex struct {
 }
 
 // NewSparseIndex builds the index of x for kernel k; ok is false (and the
-// index nil) for kernels other than Gaussian, Linear and Polynomial.
+// index nil) for kernels other than Gaussian, Linear, Polynomial and
+// Sigmoid.
 func NewSparseIndex(k Kernel, x Sparse) (ix *SparseIndex, ok bool) {
 	switch k.(type) {
-	case Gaussian, Linear, Polynomial:
+	case Gaussian, Linear, Polynomial, Sigmoid:
 	default:
 		return nil, false
 	}
@@ -155,6 +159,10 @@ func (ix *SparseIndex) finish(dst []float64, r0 int, yv []float64) {
 	case Polynomial:
 		for r, dot := range dst {
 			dst[r] = ipow(kk.Gamma*dot+kk.Coef0, kk.Degree)
+		}
+	case Sigmoid:
+		for r, dot := range dst {
+			dst[r] = math.Tanh(kk.Gamma*dot + kk.Coef0)
 		}
 	}
 }

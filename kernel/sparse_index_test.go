@@ -20,7 +20,7 @@ func TestSparseIndexMatchesColumns(t *testing.T) {
 	for _, k := range sparseKernels() {
 		ix, ok := NewSparseIndex(k, x)
 		switch k.(type) {
-		case Gaussian, Linear, Polynomial:
+		case Gaussian, Linear, Polynomial, Sigmoid:
 			if !ok {
 				t.Fatalf("%v: not indexed", k)
 			}

@@ -173,6 +173,10 @@ func sparsePairFunc(k Kernel) func(xi []int32, xv []float64, yi []int32, yv []fl
 		return func(xi []int32, xv []float64, yi []int32, yv []float64) float64 {
 			return ipow(kk.Gamma*SparseDot(xi, xv, yi, yv)+kk.Coef0, kk.Degree)
 		}
+	case Sigmoid:
+		return func(xi []int32, xv []float64, yi []int32, yv []float64) float64 {
+			return math.Tanh(kk.Gamma*SparseDot(xi, xv, yi, yv) + kk.Coef0)
+		}
 	case Linear:
 		return SparseDot
 	}
@@ -361,6 +365,10 @@ func (c *SparseColumns) Column(dst []float64, r0 int, yi []int32, yv []float64, 
 	case Polynomial:
 		for r := range dst {
 			dst[r] = ipow(kk.Gamma*dotRow(r0+r)+kk.Coef0, kk.Degree)
+		}
+	case Sigmoid:
+		for r := range dst {
+			dst[r] = math.Tanh(kk.Gamma*dotRow(r0+r) + kk.Coef0)
 		}
 	case Linear:
 		for r := range dst {

@@ -15,7 +15,7 @@ import (
 func sparseKernels() []Kernel {
 	return []Kernel{
 		Gaussian{Gamma: 0.05}, Laplacian{Gamma: 0.05},
-		Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Linear{},
+		Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Sigmoid{Gamma: 0.1, Coef0: -0.5}, Linear{},
 		evalOnly{Gaussian{Gamma: 0.05}},
 	}
 }

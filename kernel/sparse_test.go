@@ -39,7 +39,7 @@ func TestSparseBlockMatchesDense(t *testing.T) {
 	xd := DenseOf(x)
 	for _, k := range []Kernel{
 		Gaussian{Gamma: 0.05}, Laplacian{Gamma: 0.05},
-		Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Linear{},
+		Polynomial{Degree: 3, Gamma: 0.1, Coef0: 1}, Sigmoid{Gamma: 0.1, Coef0: -0.5}, Linear{},
 	} {
 		want := mat.NewDense(23, 9, nil)
 		k.Block(want, xd, c)

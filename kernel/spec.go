@@ -8,16 +8,18 @@ import (
 // Spec describes a kernel by name and parameters, the form used by YAML
 // experiment files, command-line flags and saved models.
 type Spec struct {
-	// Type is one of Names(): gaussian, laplacian, linear, polynomial.
+	// Type is one of Names(): gaussian, laplacian, linear, polynomial,
+	// sigmoid.
 	Type string `yaml:"type" json:"type"`
-	// Gamma is γ for gaussian, laplacian and polynomial.
+	// Gamma is γ for gaussian, laplacian, polynomial and sigmoid.
 	Gamma float64 `yaml:"gamma,omitempty" json:"gamma,omitempty"`
 	// Sigma is the Gaussian bandwidth σ, an alternative to Gamma (γ = 1/(2σ²)).
 	// Setting both is an error.
 	Sigma float64 `yaml:"sigma,omitempty" json:"sigma,omitempty"`
 	// Degree is the polynomial degree (default 3, as scikit-learn and LIBSVM).
 	Degree int `yaml:"degree,omitempty" json:"degree,omitempty"`
-	// Coef0 is the polynomial offset c₀ ≥ 0 (default 0).
+	// Coef0 is the offset c₀ of polynomial (≥ 0) and sigmoid (any finite
+	// number); default 0.
 	Coef0 float64 `yaml:"coef0,omitempty" json:"coef0,omitempty"`
 }
 
@@ -44,6 +46,7 @@ var constructors = map[string]func(Spec) (Kernel, error){
 		}
 		return Polynomial{Degree: deg, Gamma: s.Gamma, Coef0: s.Coef0}, nil
 	},
+	"sigmoid": func(s Spec) (Kernel, error) { return Sigmoid{Gamma: s.Gamma, Coef0: s.Coef0}, nil },
 }
 
 // Names returns the kernel names New accepts, sorted.
@@ -64,6 +67,12 @@ func New(s Spec) (Kernel, error) {
 	}
 	if s.Type != "gaussian" && s.Sigma != 0 {
 		return nil, fmt.Errorf("%w: sigma applies to the gaussian kernel only, not %s", ErrParam, s.Type)
+	}
+	if s.Type != "polynomial" && s.Degree != 0 {
+		return nil, fmt.Errorf("%w: degree applies to the polynomial kernel only, not %s", ErrParam, s.Type)
+	}
+	if s.Type != "polynomial" && s.Type != "sigmoid" && s.Coef0 != 0 {
+		return nil, fmt.Errorf("%w: coef0 applies to the polynomial and sigmoid kernels only, not %s", ErrParam, s.Type)
 	}
 	k, err := c(s)
 	if err != nil {
@@ -87,6 +96,8 @@ func SpecOf(k Kernel) (s Spec, ok bool) {
 		return Spec{Type: "linear"}, true
 	case Polynomial:
 		return Spec{Type: "polynomial", Gamma: k.Gamma, Degree: k.Degree, Coef0: k.Coef0}, true
+	case Sigmoid:
+		return Spec{Type: "sigmoid", Gamma: k.Gamma, Coef0: k.Coef0}, true
 	}
 	return Spec{}, false
 }

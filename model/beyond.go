@@ -57,9 +57,9 @@ func beyondInput(x kernel.Sparse, d int, k kernel.Kernel) (in kernel.Sparse, sca
 		g = kk.Gamma
 	case kernel.Laplacian:
 		g, l1 = kk.Gamma, true
-	case kernel.Polynomial, kernel.Linear:
+	case kernel.Polynomial, kernel.Sigmoid, kernel.Linear:
 	default:
-		return nil, nil, fmt.Errorf("%w: X has %d non-zeros at columns at or beyond the training dimension %d, and kernel %v has no known value there (the Gaussian, Laplacian, polynomial and linear kernels do)", ErrInput, far, d, k)
+		return nil, nil, fmt.Errorf("%w: X has %d non-zeros at columns at or beyond the training dimension %d, and kernel %v has no known value there (the Gaussian, Laplacian, polynomial, sigmoid and linear kernels do)", ErrInput, far, d, k)
 	}
 	nnz := indptr[n] - indptr[0] - far
 	ip, ix, iv := make([]int, n+1), make([]int32, 0, nnz), make([]float64, 0, nnz)

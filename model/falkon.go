@@ -351,6 +351,7 @@ func (m *Falkon) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // fits do not take them). See WeightedEstimator.
 func (m *Falkon) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "falkon")
+	defer indefinite(&err, m.Kernel)
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}
@@ -404,6 +405,7 @@ func (m *Falkon) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64
 // keeps the previous model.
 func (m *Falkon) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
 	defer named(&err, "falkon")
+	defer indefinite(&err, m.Kernel)
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}

@@ -365,6 +365,7 @@ func (m *KRR) Fit(ctx context.Context, xIn mat.Matrix, y []float64) error {
 // with ErrInput. See WeightedEstimator.
 func (m *KRR) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (err error) {
 	defer named(&err, "krr")
+	defer indefinite(&err, m.Kernel)
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}
@@ -428,6 +429,7 @@ func (m *KRR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 // FitMulti keeps the previous model.
 func (m *KRR) FitMulti(ctx context.Context, xIn mat.Matrix, y *mat.Dense) (err error) {
 	defer named(&err, "krr")
+	defer indefinite(&err, m.Kernel)
 	if err := checkContext(ctx, "krr"); err != nil {
 		return err
 	}

@@ -190,6 +190,7 @@ func TestSVMSparseMatchesDense(t *testing.T) {
 			return &SVM{C: 1, Kernel: kernel.Polynomial{Degree: 2, Gamma: 0.2, Coef0: 1}, Tol: 1e-11, NoBias: true, CacheBytes: 4096}
 		}},
 		{"linear", func() *SVM { return &SVM{C: 0.5, Kernel: kernel.Linear{}, Tol: 1e-11} }},
+		{"sigmoid", func() *SVM { return &SVM{C: 2, Kernel: kernel.Sigmoid{Gamma: 0.1, Coef0: -0.5}, Tol: 1e-11} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { svmSparseDense(t, tc.mk, x, y, xt, 1e-10) })
 	}

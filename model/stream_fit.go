@@ -73,6 +73,7 @@ func (m *Falkon) FitShards(ctx context.Context, manifestPath string) (err error)
 // halve the bytes read, not the plan.
 func (m *Falkon) FitShardSet(ctx context.Context, set *ShardSet) (err error) {
 	defer named(&err, "falkon")
+	defer indefinite(&err, m.Kernel)
 	if err := checkContext(ctx, "falkon"); err != nil {
 		return err
 	}

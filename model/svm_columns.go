@@ -143,6 +143,11 @@ func (c *kernelColumns) rows(i, r0, r1 int, dst []float64) {
 		for r, dot := range out {
 			out[r] = math.Pow(k.Gamma*dot+k.Coef0, float64(k.Degree))
 		}
+	case kernel.Sigmoid:
+		gemv()
+		for r, dot := range out {
+			out[r] = math.Tanh(k.Gamma*dot + k.Coef0)
+		}
 	default:
 		for r := range out {
 			out[r] = c.k.Eval(raw.Data[(r0+r)*raw.Stride:(r0+r)*raw.Stride+raw.Cols], xi)

@@ -168,7 +168,7 @@ func scatterPlan(k kernel.Kernel, x mat.Matrix, workers int) int64 {
 		return 0
 	}
 	switch k.(type) {
-	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial, kernel.Sigmoid:
 		return 0
 	}
 	_, d := x.Dims()
@@ -178,7 +178,7 @@ func scatterPlan(k kernel.Kernel, x mat.Matrix, workers int) int64 {
 // indexedKernel reports whether kernel.NewSparseIndex serves k.
 func indexedKernel(k kernel.Kernel) bool {
 	switch k.(type) {
-	case kernel.Gaussian, kernel.Linear, kernel.Polynomial:
+	case kernel.Gaussian, kernel.Linear, kernel.Polynomial, kernel.Sigmoid:
 		return true
 	}
 	return false
@@ -186,7 +186,7 @@ func indexedKernel(k kernel.Kernel) bool {
 
 // newSparseColumns returns the kernel columns of sparse data x: through
 // kernel.SparseIndex (X's non-zeros by column, no length-d array) for the
-// Gaussian, linear and polynomial kernels, by kernel.SparseColumns'
+// Gaussian, linear, polynomial and sigmoid kernels, by kernel.SparseColumns'
 // scatter/gather (a d-element scratch vector per worker) for the others.
 // Both give bit-identical columns.
 func newSparseColumns(k kernel.Kernel, x kernel.Sparse, workers int) *kernelColumns {

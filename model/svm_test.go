@@ -82,7 +82,7 @@ func TestSVMColumnsMatchKernel(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64())
 		}
 	}
-	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 0.3}, kernel.Linear{}, kernel.Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}, kernel.Laplacian{Gamma: 0.2}} {
+	for _, k := range []kernel.Kernel{kernel.Gaussian{Gamma: 0.3}, kernel.Linear{}, kernel.Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}, kernel.Sigmoid{Gamma: 0.02, Coef0: -0.5}, kernel.Laplacian{Gamma: 0.2}} {
 		cols := newKernelColumns(k, x, 2)
 		sub := cols.Subset([]int{5, 17, n - 1}).(*kernelColumns)
 		dst := make([]float64, n)

@@ -20,6 +20,7 @@ import (
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 	"gopkg.in/yaml.v3"
@@ -56,9 +57,13 @@ type specFlags struct {
 	gammaRule                                    string
 	testFraction, gamma, sigma, lambda, alpha, c float64
 	m, subsample                                 int
-	standardize                                  bool
-	seed                                         uint64
-	set                                          setFlags
+	// degree and coef0 are the polynomial and sigmoid kernels' parameters
+	// (YAML kernel degree and coef0; LIBSVM's -d and -r).
+	degree      int
+	coef0       float64
+	standardize bool
+	seed        uint64
+	set         setFlags
 	// csv holds --target, --delim, --header and --zero-based (YAML target,
 	// delim, header, zero_based).
 	csv readFlags
@@ -135,9 +140,11 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
-	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type")
+	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type: "+strings.Join(kernel.Names(), ", "))
 	fs.Var(gammaFlag{&f.gamma, &f.gammaRule}, "gamma", "kernel γ (Gaussian exp(−γ‖x−y‖²)), or scale: 1/(d·Var(X)) on the training rows as the fit sees them (after --scale), or auto: 1/d (scikit-learn SVC's); the number used is printed and saved")
 	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth σ (γ = 1/(2σ²)), instead of --gamma")
+	fs.IntVar(&f.degree, "degree", 0, "degree p of the polynomial kernel (γx·y + c₀)^p (LIBSVM's -d; default 3)")
+	fs.Float64Var(&f.coef0, "coef0", 0, "c₀ of the polynomial (≥ 0) and sigmoid tanh(γx·y + c₀) kernels (LIBSVM's -r; default 0)")
 	fs.StringVar(&f.approx, "approx", "", "approximation backend (landmark run --list)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "regularization λ (penalty λn, the project's convention)")
 	fs.Float64Var(&f.alpha, "alpha", 0, "scikit-learn's alpha = λn, instead of --lambda")
@@ -185,6 +192,8 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(k, "gamma", f.gamma, f.gamma != 0)
 	put(k, "gamma", f.gammaRule, f.gammaRule != "")
 	put(k, "sigma", f.sigma, f.sigma != 0)
+	put(k, "degree", f.degree, f.degree != 0)
+	put(k, "coef0", f.coef0, f.coef0 != 0)
 	est := map[string]any{"type": f.estimator, "kernel": k}
 	put(est, "approx", map[string]any{"type": f.approx}, f.approx != "")
 	put(est, "lambda", f.lambda, f.lambda != 0)
@@ -195,6 +204,10 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 		key, val, ok := strings.Cut(kv, "=")
 		if !ok {
 			return nil, fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
+		}
+		if key == "degree" || key == "coef0" {
+			k[key] = scalar(val) // the kernel's, as --degree and --coef0
+			continue
 		}
 		est[key] = scalar(val)
 	}
@@ -319,28 +332,30 @@ type fitArgs struct {
 
 // specFlagNames maps the spec keys that flags set to those flags' names.
 var specFlagNames = map[string]string{
-	"dataset.path":           "data",
-	"dataset.test_path":      "test-data",
-	"dataset.name":           "dataset",
-	"dataset.delim":          "delim",
-	"dataset.target":         "target",
-	"dataset.header":         "header",
-	"dataset.zero_based":     "zero-based",
-	"dataset.format":         "format",
-	"dataset.test_fraction":  "test-fraction",
-	"dataset.subsample":      "subsample",
-	"dataset.scale":          "scale",
-	"estimator.type":         "estimator",
-	"estimator.approx.type":  "approx",
-	"estimator.kernel.type":  "kernel",
-	"estimator.kernel.gamma": "gamma",
-	"estimator.kernel.sigma": "sigma",
-	"estimator.lambda":       "lambda",
-	"estimator.alpha":        "alpha",
-	"estimator.c":            "c",
-	"estimator.m":            "m",
-	"task":                   "task",
-	"cv.folds":               "cv",
+	"dataset.path":            "data",
+	"dataset.test_path":       "test-data",
+	"dataset.name":            "dataset",
+	"dataset.delim":           "delim",
+	"dataset.target":          "target",
+	"dataset.header":          "header",
+	"dataset.zero_based":      "zero-based",
+	"dataset.format":          "format",
+	"dataset.test_fraction":   "test-fraction",
+	"dataset.subsample":       "subsample",
+	"dataset.scale":           "scale",
+	"estimator.type":          "estimator",
+	"estimator.approx.type":   "approx",
+	"estimator.kernel.type":   "kernel",
+	"estimator.kernel.gamma":  "gamma",
+	"estimator.kernel.sigma":  "sigma",
+	"estimator.kernel.degree": "degree",
+	"estimator.kernel.coef0":  "coef0",
+	"estimator.lambda":        "lambda",
+	"estimator.alpha":         "alpha",
+	"estimator.c":             "c",
+	"estimator.m":             "m",
+	"task":                    "task",
+	"cv.folds":                "cv",
 }
 
 // flagSpecError rewrites, in place, a spec error of a spec built from the
@@ -553,15 +568,15 @@ func overrideSpec(s *experiments.Spec, sf *specFlags, fs *flag.FlagSet, w io.Wri
 		}
 	}
 	if len(refused) > 0 {
-		return fmt.Errorf("%w: %s cannot be combined with a SPEC.yaml (set them in the spec; the flags that override a spec are --task, --gamma, --sigma, --lambda, --alpha, --c, --m, --seed and --set)", errUsage, strings.Join(refused, ", "))
+		return fmt.Errorf("%w: %s cannot be combined with a SPEC.yaml (set them in the spec; the flags that override a spec are --task, --gamma, --sigma, --degree, --coef0, --lambda, --alpha, --c, --m, --seed and --set)", errUsage, strings.Join(refused, ", "))
 	}
 	var ovs []experiments.Override
 	var gamma any = sf.gamma
 	if sf.gammaRule != "" {
 		gamma = sf.gammaRule
 	}
-	vals := map[string]any{"gamma": gamma, "sigma": sf.sigma, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": sf.m}
-	for _, name := range []string{"gamma", "sigma", "lambda", "alpha", "c", "m"} {
+	vals := map[string]any{"gamma": gamma, "sigma": sf.sigma, "degree": float64(sf.degree), "coef0": sf.coef0, "lambda": sf.lambda, "alpha": sf.alpha, "c": sf.c, "m": sf.m}
+	for _, name := range []string{"gamma", "sigma", "degree", "coef0", "lambda", "alpha", "c", "m"} {
 		if given[name] {
 			ovs = append(ovs, experiments.Override{Name: name, Value: vals[name]})
 		}

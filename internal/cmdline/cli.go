@@ -69,7 +69,9 @@ type libsvmAlias struct{ tool, flag, say string }
 // "did you mean --c" for -g sent them astray.
 var libsvmFlags = map[string][]libsvmAlias{
 	"g": {{"svm-train", "gamma", " (γ of exp(−γ‖x−y‖²))"}},
-	"t": {{"svm-train", "kernel", " (--kernel gaussian for -t 2, linear for -t 0)"}},
+	"t": {{"svm-train", "kernel", " (--kernel linear for -t 0, polynomial for -t 1, gaussian for -t 2, sigmoid for -t 3)"}},
+	"d": {{"svm-train", "degree", " (the polynomial kernel's degree, --degree 3 for -d 3)"}},
+	"r": {{"svm-train", "coef0", " (c₀ of the polynomial and sigmoid kernels, --coef0 1 for -r 1)"}},
 	"b": {{"svm-train", "set", " (--set probability=true for -b 1: Platt scaling)"},
 		{"svm-predict", "output", " (--output proba for -b 1, for a model fitted with --set probability=true)"}},
 	"v": {{"svm-train", "cv", " (--cv 5 for -v 5: the setting's 5-fold cross-validated scores)"}},
