@@ -120,6 +120,7 @@ func TestBadSpecs(t *testing.T) {
 		{"negative subsample", "  standardize: true", "  subsample: -5", 4, "subsample = -5"},
 		{"degree of gaussian", "type: gaussian}", "type: gaussian, degree: 2}", 9, "the gaussian kernel has no degree (degree: polynomial)"},
 		{"coef0 grid of gaussian", "  gamma: [0.1, 1]", "  gamma: [0.1, 1]\n  coef0: [0, 1]", 15, "the gaussian kernel has no coef0 (coef0: polynomial and sigmoid)"},
+		{"gamma of linear", "type: gaussian}", "type: linear}", 14, "the linear kernel has no gamma (gamma: gaussian, laplacian, polynomial and sigmoid)"},
 		{"negative polynomial coef0 in grid", "type: gaussian}", "type: polynomial}", 15, "coef0 = -1, want ≥ 0"},
 	}
 	if len(cases) < 15 {

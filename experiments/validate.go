@@ -297,13 +297,21 @@ func (s *Spec) validateKernel(ks kernel.Spec, block string) error {
 		name string
 		set  bool
 		ok   []string
-	}{{"degree", ks.Degree != 0 || hasKey(s.Grid, "degree"), []string{"polynomial"}}, {"coef0", ks.Coef0 != 0 || hasKey(s.Grid, "coef0"), []string{"polynomial", "sigmoid"}}} {
+	}{
+		{"gamma", ks.Gamma != 0 || hasKey(s.Grid, "gamma"), []string{"gaussian", "laplacian", "polynomial", "sigmoid"}},
+		{"degree", ks.Degree != 0 || hasKey(s.Grid, "degree"), []string{"polynomial"}},
+		{"coef0", ks.Coef0 != 0 || hasKey(s.Grid, "coef0"), []string{"polynomial", "sigmoid"}},
+	} {
 		if p.set && !slices.Contains(p.ok, ks.Type) {
 			path := []string{block, "kernel", p.name}
 			if hasKey(s.Grid, p.name) {
 				path = []string{"grid", p.name}
 			}
-			return s.errAt(fmt.Sprintf("the %s kernel has no %s (%s: %s)", ks.Type, p.name, p.name, strings.Join(p.ok, " and ")), path...)
+			have := p.ok[len(p.ok)-1]
+			if len(p.ok) > 1 {
+				have = strings.Join(p.ok[:len(p.ok)-1], ", ") + " and " + have
+			}
+			return s.errAt(fmt.Sprintf("the %s kernel has no %s (%s: %s)", ks.Type, p.name, p.name, have), path...)
 		}
 	}
 	if _, err := kernel.New(ks); err != nil {

@@ -68,6 +68,9 @@ func New(s Spec) (Kernel, error) {
 	if s.Type != "gaussian" && s.Sigma != 0 {
 		return nil, fmt.Errorf("%w: sigma applies to the gaussian kernel only, not %s", ErrParam, s.Type)
 	}
+	if s.Type == "linear" && s.Gamma != 0 {
+		return nil, fmt.Errorf("%w: gamma does not apply to the linear kernel", ErrParam)
+	}
 	if s.Type != "polynomial" && s.Degree != 0 {
 		return nil, fmt.Errorf("%w: degree applies to the polynomial kernel only, not %s", ErrParam, s.Type)
 	}

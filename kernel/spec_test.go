@@ -32,7 +32,7 @@ func TestSpecErrors(t *testing.T) {
 	bad := []Spec{{Type: "rbf"}, {Type: "gaussian"}, {Type: "gaussian", Gamma: 1, Sigma: 1},
 		{Type: "linear", Sigma: 1}, {Type: "gaussian", Sigma: -1}, {Type: "polynomial", Gamma: 1, Degree: -2},
 		// A parameter of another kernel is refused, not ignored.
-		{Type: "sigmoid", Gamma: 1, Degree: 2}, {Type: "gaussian", Gamma: 1, Coef0: 1}, {Type: "linear", Degree: 3},
+		{Type: "sigmoid", Gamma: 1, Degree: 2}, {Type: "gaussian", Gamma: 1, Coef0: 1}, {Type: "linear", Degree: 3}, {Type: "linear", Gamma: 1},
 		{Type: "sigmoid"}, {Type: "sigmoid", Gamma: 1, Coef0: math.Inf(1)}}
 	for _, s := range bad {
 		if _, err := New(s); !errors.Is(err, ErrParam) {

@@ -14,7 +14,8 @@ import (
 // TestCLIKernelParams: --degree and --coef0 (and --set degree=…, --set
 // coef0=…) set the kernel's parameters, as LIBSVM's -d and -r, which are
 // named when typed; the saved model holds the kernel they describe; a
-// parameter the kernel does not have is refused at its flag; and beside a
+// parameter the kernel does not have (--gamma too) is refused at its flag;
+// and beside a
 // SPEC.yaml they override the spec's kernel.
 func TestCLIKernelParams(t *testing.T) {
 	dir := t.TempDir()
@@ -50,7 +51,8 @@ func TestCLIKernelParams(t *testing.T) {
 		want string
 	}{
 		{[]string{"--degree", "2"}, 1, "--degree: the gaussian kernel has no degree (degree: polynomial)"},
-		{[]string{"--kernel", "linear", "--coef0", "1"}, 1, "--coef0: the linear kernel has no coef0 (coef0: polynomial and sigmoid)"},
+		{[]string{"--kernel", "laplacian", "--coef0", "1"}, 1, "--coef0: the laplacian kernel has no coef0 (coef0: polynomial and sigmoid)"},
+		{[]string{"--kernel", "linear"}, 1, "--gamma: the linear kernel has no gamma (gamma: gaussian, laplacian, polynomial and sigmoid)"},
 		{[]string{"--kernel", "polynomial", "--coef0", "-1"}, 1, "polynomial coef0 -1, want finite and ≥ 0"},
 		{[]string{"-d", "3"}, 2, "LIBSVM's svm-train -d is --degree here"},
 		{[]string{"-r", "1"}, 2, "LIBSVM's svm-train -r is --coef0 here"},
