@@ -95,6 +95,9 @@ func (s *Spec) validateApproximation() error {
 	if err := s.validateKernel(a.Kernel, "approximation"); err != nil {
 		return err
 	}
+	if a.Kernel.Type == "precomputed" {
+		return s.errAt("an approximation run does not take a precomputed kernel: its methods pick or make centers of their own", "approximation", "kernel", "type")
+	}
 	for _, k := range sortedKeys(s.Grid) {
 		if !slices.Contains(approxGridAxes, k) {
 			return s.errAt(fmt.Sprintf("unknown grid parameter %q for an approximation run%s (known: %s)", k, DidYouMean(k, approxGridAxes), strings.Join(approxGridAxes, ", ")), "grid", k)

@@ -161,6 +161,9 @@ func (s *Spec) validateEstimator() error {
 	if err := s.validateKernel(e.Kernel, "estimator"); err != nil {
 		return err
 	}
+	if err := s.validatePrecomputed(); err != nil {
+		return err
+	}
 	if e.Approx.Type != "" {
 		if len(ent.Approx) == 0 {
 			return s.errAt(fmt.Sprintf("estimator %s takes no approximation backend", e.Type), "estimator", "approx", "type")
@@ -425,4 +428,27 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// validatePrecomputed refuses what a precomputed kernel (kernel.Precomputed,
+// LIBSVM's -t 4: rows [serial | K(x, x_1…x_n)]) cannot take: an estimator
+// that needs the kernel at points of its own (falkon, bka-svm, krr with an
+// approximation backend), and a feature scaling, which would change the
+// serial numbers and the kernel values.
+func (s *Spec) validatePrecomputed() error {
+	e := s.Estimator
+	if e.Kernel.Type != "precomputed" {
+		return nil
+	}
+	switch {
+	case e.Type != "svm" && e.Type != "svr" && e.Type != "one-class-svm" && e.Type != "krr":
+		return s.errAt(fmt.Sprintf("estimator %s does not take a precomputed kernel (it needs the kernel at centers or clusters of its own; svm, svr, one-class-svm and krr with the exact fit take it)", e.Type), "estimator", "kernel", "type")
+	case e.Type == "krr" && e.Approx.Type != "" && e.Approx.Type != "exact":
+		return s.errAt(fmt.Sprintf("approx %s does not take a precomputed kernel (krr takes it with the exact fit)", e.Approx.Type), "estimator", "approx", "type")
+	case s.Dataset.Standardize:
+		return s.errAt("a precomputed kernel's rows are not features: standardize would change the serial numbers and the kernel values", "dataset", "standardize")
+	case s.Dataset.Scale != "":
+		return s.errAt(fmt.Sprintf("a precomputed kernel's rows are not features: scale %s would change the serial numbers and the kernel values", s.Dataset.Scale), "dataset", "scale")
+	}
+	return nil
 }

@@ -5,7 +5,8 @@
 // Pick a kernel as a value — Gaussian{Gamma: γ} for exp(−γ‖x−y‖²) (or
 // GaussianSigma(σ), γ = 1/(2σ²)), Laplacian exp(−γ‖x−y‖₁), Polynomial
 // (γ x·y + c₀)^p, Sigmoid tanh(γ x·y + c₀) (LIBSVM's -t 3; not positive
-// definite in general), Linear x·y — or build one from its YAML description with
+// definite in general), Linear x·y, or Precomputed, the caller's own kernel
+// values given as rows [serial | K(x, x_1…x_n)] (LIBSVM's -t 4) — or build one from its YAML description with
 // New(Spec{Type: "gaussian", Sigma: 2}); Names lists the types. Every
 // estimator of package model takes a Kernel; a nil kernel means Gaussian with
 // γ = 1/d.

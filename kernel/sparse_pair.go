@@ -184,9 +184,9 @@ func sparsePairFunc(k Kernel) func(xi []int32, xv []float64, yi []int32, yv []fl
 }
 
 // SparsePairColumn writes k(x_r, y_j) for the rows r in [r0, r0+len(dst)) of
-// x into dst: a piece of the kernel column of the point y_j. The four
-// built-in kernels use the merge; any other kernel its Eval on dense copies
-// of the two rows. It panics on out-of-range rows or mismatched dimensions,
+// x into dst: a piece of the kernel column of the point y_j. The built-in
+// kernels use the merge (Precomputed a search of x_r's indices for y_j's
+// serial); any other kernel its Eval on dense copies of the two rows. It panics on out-of-range rows or mismatched dimensions,
 // as Block does.
 func SparsePairColumn(k Kernel, dst []float64, x Sparse, r0 int, y Sparse, j int) {
 	_, d := x.Dims()
@@ -196,6 +196,14 @@ func SparsePairColumn(k Kernel, dst []float64, x Sparse, r0 int, y Sparse, j int
 	xp, xi, xv := x.CSR()
 	yp, yi, yv := y.CSR()
 	yi, yv = yi[yp[j]:yp[j+1]], yv[yp[j]:yp[j+1]]
+	if _, ok := k.(Precomputed); ok {
+		s := sparseSerial(yi, yv, d)
+		for r := range dst {
+			a, b := xp[r0+r], xp[r0+r+1]
+			dst[r] = sparsePrecomputed(xi[a:b], xv[a:b], s)
+		}
+		return
+	}
 	if f := sparsePairFunc(k); f != nil {
 		for r := range dst {
 			a, b := xp[r0+r], xp[r0+r+1]
@@ -338,6 +346,14 @@ func (c *SparseColumns) Column(dst []float64, r0 int, yi []int32, yv []float64, 
 		return s
 	}
 	switch kk := c.k.(type) {
+	case Precomputed:
+		_, d := c.x.Dims()
+		s := sparseSerial(yi, yv, d)
+		for r := range dst {
+			a, b := xp[r0+r], xp[r0+r+1]
+			dst[r] = sparsePrecomputed(xi[a:b], xv[a:b], s)
+		}
+		return
 	case Gaussian:
 		var yn float64
 		for _, v := range yv {

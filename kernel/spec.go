@@ -9,7 +9,7 @@ import (
 // experiment files, command-line flags and saved models.
 type Spec struct {
 	// Type is one of Names(): gaussian, laplacian, linear, polynomial,
-	// sigmoid.
+	// precomputed, sigmoid.
 	Type string `yaml:"type" json:"type"`
 	// Gamma is γ for gaussian, laplacian, polynomial and sigmoid.
 	Gamma float64 `yaml:"gamma,omitempty" json:"gamma,omitempty"`
@@ -46,7 +46,8 @@ var constructors = map[string]func(Spec) (Kernel, error){
 		}
 		return Polynomial{Degree: deg, Gamma: s.Gamma, Coef0: s.Coef0}, nil
 	},
-	"sigmoid": func(s Spec) (Kernel, error) { return Sigmoid{Gamma: s.Gamma, Coef0: s.Coef0}, nil },
+	"sigmoid":     func(s Spec) (Kernel, error) { return Sigmoid{Gamma: s.Gamma, Coef0: s.Coef0}, nil },
+	"precomputed": func(Spec) (Kernel, error) { return Precomputed{}, nil },
 }
 
 // Names returns the kernel names New accepts, sorted.
@@ -68,8 +69,8 @@ func New(s Spec) (Kernel, error) {
 	if s.Type != "gaussian" && s.Sigma != 0 {
 		return nil, fmt.Errorf("%w: sigma applies to the gaussian kernel only, not %s", ErrParam, s.Type)
 	}
-	if s.Type == "linear" && s.Gamma != 0 {
-		return nil, fmt.Errorf("%w: gamma does not apply to the linear kernel", ErrParam)
+	if (s.Type == "linear" || s.Type == "precomputed") && s.Gamma != 0 {
+		return nil, fmt.Errorf("%w: gamma does not apply to the %s kernel", ErrParam, s.Type)
 	}
 	if s.Type != "polynomial" && s.Degree != 0 {
 		return nil, fmt.Errorf("%w: degree applies to the polynomial kernel only, not %s", ErrParam, s.Type)
@@ -101,6 +102,8 @@ func SpecOf(k Kernel) (s Spec, ok bool) {
 		return Spec{Type: "polynomial", Gamma: k.Gamma, Degree: k.Degree, Coef0: k.Coef0}, true
 	case Sigmoid:
 		return Spec{Type: "sigmoid", Gamma: k.Gamma, Coef0: k.Coef0}, true
+	case Precomputed:
+		return Spec{Type: "precomputed"}, true
 	}
 	return Spec{}, false
 }

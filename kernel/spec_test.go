@@ -9,7 +9,7 @@ import (
 )
 
 func TestSpecRoundTrip(t *testing.T) {
-	for _, k := range allKernels() {
+	for _, k := range append(allKernels(), Precomputed{}) {
 		s, ok := SpecOf(k)
 		if !ok {
 			t.Fatalf("%v: no spec", k)
@@ -33,7 +33,8 @@ func TestSpecErrors(t *testing.T) {
 		{Type: "linear", Sigma: 1}, {Type: "gaussian", Sigma: -1}, {Type: "polynomial", Gamma: 1, Degree: -2},
 		// A parameter of another kernel is refused, not ignored.
 		{Type: "sigmoid", Gamma: 1, Degree: 2}, {Type: "gaussian", Gamma: 1, Coef0: 1}, {Type: "linear", Degree: 3}, {Type: "linear", Gamma: 1},
-		{Type: "sigmoid"}, {Type: "sigmoid", Gamma: 1, Coef0: math.Inf(1)}}
+		{Type: "sigmoid"}, {Type: "sigmoid", Gamma: 1, Coef0: math.Inf(1)},
+		{Type: "precomputed", Gamma: 1}, {Type: "precomputed", Coef0: 1}}
 	for _, s := range bad {
 		if _, err := New(s); !errors.Is(err, ErrParam) {
 			t.Errorf("%+v: err = %v, want ErrParam", s, err)

@@ -100,6 +100,9 @@ func (b *BKASVM) setup(xIn mat.Matrix, y []float64) (*bkaRun, error) {
 	if err := b.Resources.validate("bka-svm"); err != nil {
 		return nil, err
 	}
+	if err := refusePrecomputed(b.Kernel, "bka-svm"); err != nil {
+		return nil, err
+	}
 	r := &bkaRun{b: b, x: x, dm: dataBytesPerRow(x)}
 	r.n, r.d = x.Dims()
 	if r.cfg, err = resolveSVM(b.Kernel, b.C, b.ClassWeights, b.Multiclass, b.Tol, b.MaxIter, b.CacheBytes, r.d); err != nil {

@@ -40,6 +40,9 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	if m.CenterLambda < 0 || math.IsNaN(m.CenterLambda) || math.IsInf(m.CenterLambda, 0) {
 		return c, fmt.Errorf("model: falkon: %w: CenterLambda = %g, want finite and ≥ 0", ErrInput, m.CenterLambda)
 	}
+	if err := refusePrecomputed(m.Kernel, "falkon"); err != nil {
+		return c, fmt.Errorf("model: falkon: %w", err)
+	}
 	c.k = m.Kernel
 	if c.k == nil {
 		c.k = kernel.Gaussian{Gamma: 1 / float64(d)}

@@ -517,6 +517,16 @@ func (m *KRR) fitTargets(ctx context.Context, pr *progressRun, xm mat.Matrix, ta
 	if backend == nil {
 		backend = ExactKRR{}
 	}
+	if _, ok := k.(kernel.Precomputed); ok {
+		switch backend.(type) {
+		case ExactKRR, *ExactKRR:
+			if err := kernel.CheckPrecomputed(xm); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, refusePrecomputed(k, fmt.Sprintf("krr with backend %T", backend))
+		}
+	}
 	var pred KRRPredictor
 	var info KRRInfo
 	var err error

@@ -168,6 +168,9 @@ func (s *OneClassSVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPrecomputed(s.Kernel, x); err != nil {
+		return nil, err
+	}
 	if err := check.Weights(w, rowsIn); err != nil {
 		return nil, err
 	}

@@ -351,6 +351,9 @@ func (s *SVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPrecomputed(s.Kernel, x); err != nil {
+		return nil, err
+	}
 	if err := check.Weights(w, len(y)); err != nil {
 		return nil, err
 	}

@@ -264,6 +264,14 @@ func (c *kernelColumns) sparseMulVec(ctx context.Context, rows, cols []int, v, d
 // Every entry of K is computed on its own and every output row by one
 // product, so the result does not depend on the number of workers.
 func (dec *svmDecision) evalSparse(ctx context.Context, x mat.Matrix, out *mat.Dense) error {
+	if xd, ok := x.(*mat.Dense); ok {
+		if _, pre := dec.k.(kernel.Precomputed); pre {
+			// kernel.SparseBlock below computes K(S, X), which a
+			// precomputed kernel, read from X's rows, is not: take X's
+			// rows as CSR, through K(X, S).
+			x = kernel.CSRRowsOf(xd)
+		}
+	}
 	n, d := x.Dims()
 	m, _ := dec.sv.Dims()
 	const chunk = 256

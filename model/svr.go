@@ -206,6 +206,9 @@ func (s *SVR) train(ctx context.Context, pr *progressRun, xIn mat.Matrix, y, w [
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPrecomputed(s.Kernel, x); err != nil {
+		return nil, err
+	}
 	if err := check.Weights(w, len(y)); err != nil {
 		return nil, err
 	}

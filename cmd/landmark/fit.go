@@ -184,6 +184,13 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "header", f.csv.header, f.csv.header != "" && f.csv.header != "auto")
 	put(ds, "drop", splitDrop(f.csv.drop), f.csv.drop != "")
 	put(ds, "zero_based", true, f.csv.zeroBased)
+	if f.kernel == "precomputed" && !f.given["zero-based"] && f.data != "" {
+		if fm, ok := datasets.FormatOf(f.data); (ok && fm == datasets.LIBSVM && f.format == "") || f.format == string(datasets.LIBSVM) {
+			// LIBSVM's -t 4 rows start with 0:serial: 0-based by definition.
+			ds["zero_based"] = true
+			f.defaulted = append(f.defaulted, "zero_based (LIBSVM's precomputed-kernel rows start with 0:i)")
+		}
+	}
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "sample_weights", f.sampleWeights, f.sampleWeights != "")
 	put(ds, "standardize", true, f.standardize)

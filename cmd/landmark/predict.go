@@ -15,6 +15,7 @@ import (
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
 	"github.com/landmark-ml/landmark/internal/outfile"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -65,6 +66,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// Opened once (a pipe or standard input cannot be read twice): the
 		// format comes from --format, the name or the content.
 		defer in.Close()
+		if in.Format == datasets.LIBSVM && fit.ZeroBased && !pa.zeroGiven && precomputedFit(fit) {
+			// LIBSVM's -t 4 rows are 0-based by definition (0:? first).
+			pa.read.ZeroBased, pa.zeroGiven = true, true
+		}
 		if in.Format == datasets.LIBSVM && fit.ZeroBased && !pa.zeroGiven {
 			// Never guessed: a 0-based file without index 0 reads
 			// without error one column off.
@@ -349,4 +354,22 @@ func predictBatches(ctx context.Context, x mat.Matrix, fn func(mat.Matrix) (*mat
 		}
 	}
 	return out, nil
+}
+
+// precomputedFit reports whether fit's estimator has a precomputed kernel
+// (kernel.Precomputed), whose LIBSVM rows start with index 0.
+func precomputedFit(fit *experiments.FitResult) bool {
+	var k kernel.Kernel
+	switch e := fit.Estimator.(type) {
+	case *model.SVM:
+		k = e.Kernel
+	case *model.SVR:
+		k = e.Kernel
+	case *model.OneClassSVM:
+		k = e.Kernel
+	case *model.KRR:
+		k = e.Kernel
+	}
+	_, ok := k.(kernel.Precomputed)
+	return ok
 }

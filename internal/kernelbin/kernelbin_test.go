@@ -13,7 +13,7 @@ import (
 // nil; a kernel without a Spec is refused before anything is written.
 func TestKernelRoundTrip(t *testing.T) {
 	ks := []kernel.Kernel{kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}, kernel.Gaussian{Gamma: 1.5},
-		kernel.Laplacian{Gamma: 0.7}, kernel.Linear{}, kernel.Sigmoid{Gamma: 0.01, Coef0: -1}, nil}
+		kernel.Laplacian{Gamma: 0.7}, kernel.Linear{}, kernel.Sigmoid{Gamma: 0.01, Coef0: -1}, kernel.Precomputed{}, nil}
 	var e binfmt.Enc
 	for _, k := range ks {
 		if err := WriteKernel(&e, k); err != nil {
