@@ -17,8 +17,29 @@ const (
 // capacity at the end), until gather copies them once into a slice of
 // exactly the length read.
 type chunks[T float32 | float64] struct {
-	width int   // values a row
-	list  [][]T // every chunk but the last is full
+	width    int   // values a row
+	list     [][]T // every chunk but the last is full
+	reserved bool  // list[0] was made by reserve
+}
+
+// reserve makes the first chunk hold rows rows, for a read that knows an
+// upper bound of its length (ReadOptions.rowsHint): its values are then
+// read in place, and gather returns that chunk without a copy when it is
+// at most a sixteenth longer than the values read (else copies, as
+// always). Call it before the first add.
+func (c *chunks[T]) reserve(rows int) {
+	c.list = [][]T{hugemem.Slice[T](rows * c.width)[:0]}
+	c.reserved = true
+}
+
+// inPlace reports whether gather will return the reserved chunk as it is:
+// the only chunk, at most a sixteenth (or two rows) longer than its values.
+func (c *chunks[T]) inPlace() bool {
+	if !c.reserved || len(c.list) != 1 {
+		return false
+	}
+	n := len(c.list[0])
+	return cap(c.list[0])-n <= max(n/16, 2*c.width)
 }
 
 // add appends one row of c.width values.
@@ -44,11 +65,19 @@ func (c *chunks[T]) bytes(size int) int64 {
 }
 
 // gather returns the values added, in one slice whose capacity is its
-// length, and lets the chunks go.
+// length (a reserved chunk: at most a sixteenth or two rows more), and lets
+// the chunks go.
 func (c *chunks[T]) gather() []T {
 	n := 0
 	for _, b := range c.list {
 		n += len(b)
+	}
+	if c.inPlace() {
+		// The reserved chunk, with little spare room (a header line, a
+		// final newline): kept as it is, no second copy.
+		out := c.list[0]
+		c.list = nil
+		return out
 	}
 	out := hugemem.Slice[T](n)[:0] // X: in 2 MiB pages, as newDense
 	for i, b := range c.list {

@@ -219,7 +219,47 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	if c.opt.Float32 {
 		c.row32 = make([]float32, c.dx)
 	}
+	c.reserve(line, header)
 	return header, nil
+}
+
+// reserve holds X and y in place for the rest of the read when the file's
+// lines bound its rows (ReadOptions.rowsHint): the rows left are at most
+// the lines from the first data line on, and X is allocated once, at that
+// size, instead of gathered from chunks into a second copy at the end —
+// the read's peak is then about X, not twice X. It reserves nothing when
+// that size would pass the read's memory bound (the chunks then stop the
+// read at the bound, with its error).
+func (c *csvRows) reserve(line int, header bool) {
+	rows := c.opt.rowsHint - line + 1 // lines from this one to the end
+	if header {
+		rows--
+	}
+	if c.opt.MaxRows > 0 {
+		rows = min(rows, c.opt.MaxRows)
+	}
+	if c.opt.rowsHint <= 0 || rows < 1 {
+		return
+	}
+	size := int64(8)
+	if c.opt.Float32 {
+		size = 4
+	}
+	budget := c.opt.MaxBytes
+	if budget <= 0 {
+		budget = defaultMaxBytes
+	}
+	if float64(rows)*(float64(c.dx)*float64(size)+8) > float64(budget) {
+		return
+	}
+	if c.opt.Float32 {
+		c.xs32.reserve(rows)
+	} else {
+		c.xs.reserve(rows)
+	}
+	if c.target >= 0 {
+		c.ys.reserve(rows)
+	}
 }
 
 // delimHint names, for a first record read as one field, the delimiter
@@ -353,18 +393,24 @@ func (c *csvRows) dataset() (*Dataset, error) {
 	if err := c.checkBytes(0); err != nil {
 		return nil, err
 	}
-	if c.opt.Float32 {
+	// The values held (c.bytes) are copied into X unless they are X
+	// already (a reserved chunk kept in place).
+	if c.opt.Float32 && !c.xs32.inPlace() {
 		if err := planDense(c.rows, c.dx, 4, c.opt.MaxBytes, c.bytes()); err != nil {
 			return nil, err
 		}
+	}
+	if c.opt.Float32 {
 		x32, err := kernel.NewDense32(c.rows, c.dx, c.xs32.gather())
 		if err != nil {
 			return nil, err
 		}
 		d.X32 = x32
 	} else {
-		if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes, c.bytes()); err != nil {
-			return nil, err
+		if !c.xs.inPlace() {
+			if err := planDense(c.rows, c.dx, 8, c.opt.MaxBytes, c.bytes()); err != nil {
+				return nil, err
+			}
 		}
 		d.X = mat.NewDense(c.rows, c.dx, c.xs.gather())
 	}

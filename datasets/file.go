@@ -154,7 +154,10 @@ type ReadOptions struct {
 	// bytes a non-zero and 16 a row; a CSV read's chunks of values),
 	// checked every 4,096 lines and at the end so that a file over the cap
 	// is refused while it is read, and then those values together with the
-	// dense X they are copied into. 0 bounds the dense matrix alone by 8
+	// dense X they are copied into. An uncompressed CSV file is read into
+	// X in place instead (allocated once, at the size its line count
+	// bounds: the read's peak is X, not twice X), when that X is within
+	// the bound. 0 bounds the dense matrix alone by 8
 	// GiB. Beyond the bound reading fails with ErrMemory rather than
 	// exhausting memory.
 	MaxBytes int64
@@ -176,6 +179,10 @@ type ReadOptions struct {
 	// sparse marks a read into CSR (ReadLIBSVMSparseWith), whose values
 	// stay float64 whatever Float32 says.
 	sparse bool
+	// rowsHint, when positive, bounds the number of data rows from above
+	// (the lines of an uncompressed file, counted before the read: see
+	// Input.Read), so that a CSV read can hold X in place as it reads.
+	rowsHint int
 }
 
 // ReadProgress is what ReadOptions.ProgressBytes reports.

@@ -301,6 +301,9 @@ func (in *Input) read(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	case LIBSVM:
 		d, err = readLIBSVM(ctx, in.br, opt)
 	default:
+		if opt.rowsHint, err = in.lines(ctx); err != nil {
+			return nil, err
+		}
 		d, err = readCSV(ctx, in.br, opt)
 	}
 	return d, in.cause(ctx, err)
@@ -529,4 +532,33 @@ func decompressFail(r io.Reader) (*bufio.Reader, func(), *failReader, error) {
 		return bufio.NewReaderSize(f, 256<<10), func() {}, f, nil
 	}
 	return br, func() {}, &failReader{kind: "plain"}, nil
+}
+
+// lines returns the number of lines of an uncompressed regular file, an
+// upper bound of its data rows (ReadOptions.rowsHint), counted by a first
+// pass of positioned reads (the read that follows is not moved); 0 for
+// anything else: a stream, standard input or a compressed file, which
+// cannot be read twice or would be decompressed twice. The pass reads at
+// several GB/s from the page cache, well under a CSV parse's time.
+func (in *Input) lines(ctx context.Context) (int, error) {
+	if in.file == nil || in.Stream || in.Size <= 0 || in.fail == nil || in.fail.kind != "plain" {
+		return 0, nil
+	}
+	buf := make([]byte, 1<<20)
+	n := 1
+	for off := int64(0); off < in.Size; {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := in.file.ReadAt(buf, off)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		off += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, nil // the read itself will meet and report it
+		}
+	}
+	return n, nil
 }
