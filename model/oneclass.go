@@ -282,6 +282,24 @@ func (s *OneClassSVM) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error)
 	return s.fit.dec.evalScaled(context.Background(), x, scale)
 }
 
+// ScoreSamples returns Σ α_i K(x_i, x) for each row of x: the decision
+// value before ρ is subtracted, DecisionFunction + ρ (scikit-learn's
+// OneClassSVM.score_samples, whose offset_ is ρ). It ranks rows by how far
+// inside the support they lie, larger inside; with the Gaussian kernel it
+// is, up to a factor, a kernel density estimate over the support vectors.
+func (s *OneClassSVM) ScoreSamples(x mat.Matrix) (_ []float64, err error) {
+	defer named(&err, "one-class svm")
+	dec, err := s.DecisionFunction(x)
+	if err != nil {
+		return nil, err
+	}
+	out := mat.Col(nil, 0, dec)
+	for i := range out {
+		out[i] += s.fit.info.Rho
+	}
+	return out, nil
+}
+
 // Predict returns +1 for the rows of x with f(x) > 0 (inliers) and −1 for
 // the others (outliers), as LIBSVM's svm-predict.
 func (s *OneClassSVM) Predict(x mat.Matrix) (_ []float64, err error) {

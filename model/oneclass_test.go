@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -311,4 +313,52 @@ func TestOneClassSVMRefusals(t *testing.T) {
 func TestOneClassSVMConformance(t *testing.T) {
 	mk := func() Estimator { return &OneClassSVM{Kernel: kernel.Gaussian{Gamma: 1}, Nu: 0.3} }
 	checkConformance(t, mk, conformanceOutliers(1))
+}
+
+// TestOneClassScoreSamples: ScoreSamples is Σ α_i K(x_i, x) over the
+// support vectors and their coefficients (SupportVectors), summed here
+// with kernel.Eval, to 1e-12; it is DecisionFunction + ρ; and a loaded
+// model gives the same scores bit for bit.
+func TestOneClassScoreSamples(t *testing.T) {
+	x, _ := nuBlobs(150, 0.5, 33)
+	q, _ := nuBlobs(20, 0.5, 34)
+	g := kernel.Gaussian{Gamma: 0.7}
+	s := &OneClassSVM{Kernel: g, Nu: 0.2}
+	if err := s.Fit(context.Background(), x, nil); err != nil {
+		t.Fatal(err)
+	}
+	scores, err := s.ScoreSamples(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, _ := s.DecisionFunction(q)
+	sv, coef, _ := s.SupportVectors()
+	svd := sv.(*mat.Dense)
+	for i, got := range scores {
+		var want float64
+		for j, a := range coef {
+			want += a * g.Eval(svd.RawRowView(j), q.RawRowView(i))
+		}
+		if math.Abs(got-want) > 1e-12 || math.Abs(got-s.Info().Rho-dec.At(i, 0)) > 1e-12 {
+			t.Fatalf("row %d: score %.15g, Σα_i K(x_i, x) %.15g; score − ρ %.15g, decision %.15g", i, got, want, got-s.Info().Rho, dec.At(i, 0))
+		}
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.(*OneClassSVM).ScoreSamples(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again, scores) {
+		t.Error("a loaded model's scores differ")
+	}
+	if _, err := (&OneClassSVM{}).ScoreSamples(q); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("before Fit: err = %v, want ErrNotFitted", err)
+	}
 }
