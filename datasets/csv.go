@@ -235,9 +235,6 @@ func (c *csvRows) reserve(line int, header bool) {
 	if header {
 		rows--
 	}
-	if c.opt.MaxRows > 0 {
-		rows = min(rows, c.opt.MaxRows)
-	}
 	if c.opt.rowsHint <= 0 || rows < 1 {
 		return
 	}

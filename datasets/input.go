@@ -301,8 +301,10 @@ func (in *Input) read(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	case LIBSVM:
 		d, err = readLIBSVM(ctx, in.br, opt)
 	default:
-		if opt.rowsHint, err = in.lines(ctx); err != nil {
-			return nil, err
+		if opt.MaxRows <= 0 { // a read of the first rows only would count every line
+			if opt.rowsHint, err = in.lines(ctx); err != nil {
+				return nil, err
+			}
 		}
 		d, err = readCSV(ctx, in.br, opt)
 	}
