@@ -223,42 +223,6 @@ func (c *csvRows) first(rec []string, line int) (header bool, err error) {
 	return header, nil
 }
 
-// reserve holds X and y in place for the rest of the read when the file's
-// lines bound its rows (ReadOptions.rowsHint): the rows left are at most
-// the lines from the first data line on, and X is allocated once, at that
-// size, instead of gathered from chunks into a second copy at the end —
-// the read's peak is then about X, not twice X. It reserves nothing when
-// that size would pass the read's memory bound (the chunks then stop the
-// read at the bound, with its error).
-func (c *csvRows) reserve(line int, header bool) {
-	rows := c.opt.rowsHint - line + 1 // lines from this one to the end
-	if header {
-		rows--
-	}
-	if c.opt.rowsHint <= 0 || rows < 1 {
-		return
-	}
-	size := int64(8)
-	if c.opt.Float32 {
-		size = 4
-	}
-	budget := c.opt.MaxBytes
-	if budget <= 0 {
-		budget = defaultMaxBytes
-	}
-	if float64(rows)*(float64(c.dx)*float64(size)+8) > float64(budget) {
-		return
-	}
-	if c.opt.Float32 {
-		c.xs32.reserve(rows)
-	} else {
-		c.xs.reserve(rows)
-	}
-	if c.target >= 0 {
-		c.ys.reserve(rows)
-	}
-}
-
 // delimHint names, for a first record read as one field, the delimiter
 // its text holds that would split it: "; the line holds ';': give --delim
 // ';'" (or tabs, --delim tab; or '|'); "" otherwise.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,18 +79,29 @@ func TestCLIPrecomputed(t *testing.T) {
 			t.Fatalf("predict %s: exit %d\n%s\n%s", m.model, code, so, se)
 		}
 	}
-	a, _ := os.ReadFile(p("pre.out"))
-	b, _ := os.ReadFile(p("pts.out"))
-	fa, fb := strings.Fields(string(a)), strings.Fields(string(b))
-	if len(fa) != 25 || len(fb) != 25 {
-		t.Fatalf("%d and %d scores, want 25", len(fa), len(fb))
+	// numbers reads the 25 numbers, one a line, that a run wrote to name.
+	numbers := func(name string) []float64 {
+		t.Helper()
+		b, err := os.ReadFile(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(b))
+		if len(f) != 25 {
+			t.Fatalf("%s: %d values, want 25", name, len(f))
+		}
+		v := make([]float64, len(f))
+		for i, s := range f {
+			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatalf("%s line %d: %v", name, i+1, err)
+			}
+		}
+		return v
 	}
-	for i := range fa {
-		var va, vb float64
-		fmt.Sscan(fa[i], &va)
-		fmt.Sscan(fb[i], &vb)
-		if math.Abs(va-vb) > 1e-6 {
-			t.Errorf("row %d: precomputed score %s, gaussian %s", i, fa[i], fb[i])
+	pre, pts := numbers("pre.out"), numbers("pts.out")
+	for i := range pre {
+		if math.Abs(pre[i]-pts[i]) > 1e-6 {
+			t.Errorf("row %d: precomputed score %v, gaussian %v", i, pre[i], pts[i])
 		}
 	}
 	// LIBSVM reads the same files (when installed): svm-predict's labels
@@ -105,18 +118,7 @@ func TestCLIPrecomputed(t *testing.T) {
 	if code, so, se := runCLI("predict", "--model", p("pre.lmk"), "--data", p("pre.t"), "--out", p("labels.out"), "--progress", "never"); code != 0 {
 		t.Fatalf("predict labels: exit %d\n%s\n%s", code, so, se)
 	}
-	l, _ := os.ReadFile(p("libsvm.out"))
-	o, _ := os.ReadFile(p("labels.out"))
-	fl, fo := strings.Fields(string(l)), strings.Fields(string(o))
-	if len(fl) != 25 || len(fo) != 25 {
-		t.Fatalf("%d and %d labels, want 25", len(fl), len(fo))
-	}
-	for i := range fl {
-		var a, b float64
-		fmt.Sscan(fl[i], &a)
-		fmt.Sscan(fo[i], &b)
-		if a != b {
-			t.Errorf("row %d: svm-predict %s, predict %s", i, fl[i], fo[i])
-		}
+	if l, o := numbers("libsvm.out"), numbers("labels.out"); !slices.Equal(l, o) {
+		t.Errorf("svm-predict's labels %v, predict's %v", l, o)
 	}
 }
