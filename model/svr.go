@@ -88,7 +88,9 @@ type SVR struct {
 	// |r_i| ≤ 5·√2·mean|r| (the outliers beyond five of the Laplace's
 	// standard deviations left out). It takes about six fits' time;
 	// Info().Sigma holds σ and PredictInterval uses it. The folds are drawn
-	// from Seed. Saved since format version 8.
+	// from Seed. With a MemoryLimit, each fold's fit is planned within what
+	// X and the fitted model leave of it (ErrMemory otherwise). Saved since
+	// format version 8.
 	Probability bool `yaml:"probability"`
 	// Seed seeds Probability's folds.
 	Seed uint64 `yaml:"seed"`
@@ -163,7 +165,7 @@ func (s *SVR) FitWeighted(ctx context.Context, xIn mat.Matrix, y, w []float64) (
 	ctx, pr := startProgress(ctx, s.Progress)
 	f, err := s.train(ctx, pr, xIn, y, w)
 	if err == nil && s.Probability {
-		if f.info.Sigma, err = s.laplaceScale(ctx, xIn, y, w); err != nil {
+		if f.info.Sigma, err = s.laplaceScale(ctx, xIn, y, w, heldBytes(xIn, f.dec.sv)); err != nil {
 			err = fmt.Errorf("model: svr probability: %w", err)
 		}
 		f.laplace = true
@@ -320,11 +322,19 @@ const svrFolds = 5
 // dealt at random into svrFolds folds, each fold predicted by an SVR of
 // the same configuration fitted on the others (with their weights), and
 // the mean absolute residual over the rows within 5·√2 times the first
-// mean of it.
-func (s *SVR) laplaceScale(ctx context.Context, xIn mat.Matrix, y, w []float64) (float64, error) {
+// mean of it. held is what stays in memory while the folds are fitted (X
+// and the fitted model's support vectors): with a MemoryLimit, each fold's
+// fit is planned within what is left of it.
+func (s *SVR) laplaceScale(ctx context.Context, xIn mat.Matrix, y, w []float64, held int64) (float64, error) {
 	x, err := exactInput(xIn, y, 0) // dense or sparse, as train took it
 	if err != nil {
 		return 0, err
+	}
+	foldLimit := s.MemoryLimit
+	if foldLimit > 0 {
+		if foldLimit -= held; foldLimit <= 0 {
+			return 0, fmt.Errorf("%w: Probability's cross-validation folds: the data and the fitted model hold %s of MemoryLimit %s", ErrMemory, formatBytes(held), formatBytes(s.MemoryLimit))
+		}
 	}
 	var rows []int
 	for i := range y {
@@ -351,6 +361,7 @@ func (s *SVR) laplaceScale(ctx context.Context, xIn mat.Matrix, y, w []float64) 
 		}
 		sub := *s
 		sub.fit, sub.Probability, sub.Progress = nil, false, nil
+		sub.MemoryLimit = foldLimit
 		if err := sub.FitWeighted(ctx, pickRows(x, trn), pickValues(y, trn), pickValues(w, trn)); err != nil {
 			return 0, fmt.Errorf("fold %d: %w", fold+1, err)
 		}
@@ -467,4 +478,18 @@ func (s *SVR) Predict(xIn mat.Matrix) (_ []float64, err error) {
 		return nil, err
 	}
 	return mat.Col(nil, 0, out), nil
+}
+
+// heldBytes is the memory of data x and support vectors sv, as
+// dataBytesPerRow counts it (8 bytes a value, dense or sparse).
+func heldBytes(x, sv mat.Matrix) int64 {
+	var b int64
+	for _, m := range []mat.Matrix{x, sv} {
+		if m == nil {
+			continue
+		}
+		n, _ := m.Dims()
+		b += 8 * int64(n) * int64(dataBytesPerRow(m))
+	}
+	return b
 }

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -113,5 +115,62 @@ func TestSVRLaplaceScale(t *testing.T) {
 	one := &SVR{Probability: true}
 	if err := one.FitWeighted(context.Background(), x, y, append([]float64{1}, make([]float64, len(y)-1)...)); !errors.Is(err, ErrInput) {
 		t.Errorf("Probability on one row of positive weight: err = %v, want ErrInput", err)
+	}
+}
+
+// TestSVRProbabilityMemory: Probability's folds are planned within what X
+// and the fitted model leave of MemoryLimit. On sparse rows (400 × 4,000,
+// 30% non-zero) at the smallest limit the fit itself plans within (found by
+// bisection, to 64 KB), a fold's fit on its own (320 rows) plans within it
+// too — so each fold passed when it was planned against the whole limit —
+// but X, the model's support vectors and a fold's fit do not fit
+// together: the fit fails with ErrMemory from the folds. With twice that
+// limit it succeeds.
+func TestSVRProbabilityMemory(t *testing.T) {
+	const n, d = 400, 4000
+	rng := rand.New(rand.NewPCG(51, 52))
+	dense := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			if rng.Float64() < 0.3 {
+				dense.Set(i, j, rng.NormFloat64())
+			}
+		}
+		y[i] = dense.At(i, 0) + 0.1*rng.NormFloat64()
+	}
+	x, err := datasets.CSRFromDense(dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	mk := func(limit int64, prob bool) *SVR {
+		return &SVR{Kernel: kernel.Gaussian{Gamma: 1.0 / d}, C: 10, Probability: prob, Resources: Resources{MemoryLimit: limit}}
+	}
+	fits := func(limit int64, rows int) bool {
+		sub := kernel.SubsetRows(x, seq(rows))
+		return mk(limit, false).Fit(ctx, sub, y[:rows]) == nil
+	}
+	lo, hi := int64(1), int64(1<<27) // 134 MB: the fit plans about 40
+	if !fits(hi, n) {
+		t.Fatalf("the fit does not plan within %d bytes", hi)
+	}
+	for hi-lo > 64<<10 {
+		if mid := (lo + hi) / 2; fits(mid, n) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if !fits(hi, 320) {
+		t.Fatalf("a fold's fit (320 rows) does not plan within %d bytes, the whole fit's least limit", hi)
+	}
+	err = mk(hi, true).Fit(ctx, x, y)
+	t.Logf("least limit of the fit %d bytes; with Probability: %v", hi, err)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "probability") {
+		t.Fatalf("Probability at the fit's least limit: err = %v, want ErrMemory from the folds", err)
+	}
+	if err := mk(2*hi, true).Fit(ctx, x, y); err != nil {
+		t.Fatalf("Probability at twice the limit: %v", err)
 	}
 }
