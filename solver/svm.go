@@ -600,6 +600,39 @@ func (s *svm[T]) unshrink() error {
 	return nil
 }
 
+// unshrinkOnce rebuilds the full gradient and activates every index the
+// first time the violation gap is within 10·Tol (LIBSVM's do_shrinking), so
+// that the solve ends on all of them.
+func (s *svm[T]) unshrinkOnce(gap float64) error {
+	if s.unshr || !(gap <= s.opt.Tol*10) {
+		return nil
+	}
+	s.unshr = true
+	return s.unshrink()
+}
+
+// dropBounded removes the bounded variables that cannot enter a violating
+// pair: at the upper bound those with −G_t above upPos (y_t > 0) or upNeg
+// (y_t < 0), at the lower bound those with G_t above lowPos or lowNeg
+// (LIBSVM's be_shrunk; Solver_NU's with each label's own maxima).
+func (s *svm[T]) dropBounded(upPos, upNeg, lowPos, lowNeg float64) {
+	s.filter(func(t int) bool {
+		switch {
+		case s.atUpper(t):
+			if s.y[t] > 0 {
+				return -s.g[t] > upPos
+			}
+			return -s.g[t] > upNeg
+		case s.atLower(t):
+			if s.y[t] > 0 {
+				return s.g[t] > lowPos
+			}
+			return s.g[t] > lowNeg
+		}
+		return false
+	})
+}
+
 // filter keeps the active indices for which drop is false.
 func (s *svm[T]) filter(drop func(t int) bool) {
 	k := 0

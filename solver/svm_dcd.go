@@ -109,11 +109,8 @@ func (s *svm[T]) shrinkDCD() error {
 		lo = min(lo, v)
 	}
 	hi, lo = max(hi, 0), min(lo, 0)
-	if !s.unshr && hi-lo <= s.opt.Tol*10 {
-		s.unshr = true
-		if err := s.unshrink(); err != nil {
-			return err
-		}
+	if err := s.unshrinkOnce(hi - lo); err != nil {
+		return err
 	}
 	s.filter(func(t int) bool {
 		switch {

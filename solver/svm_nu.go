@@ -157,27 +157,10 @@ func (s *svm[T]) shrinkNu() error {
 			}
 		}
 	}
-	if !s.unshr && max(g1+g2, g3+g4) <= s.opt.Tol*10 {
-		s.unshr = true
-		if err := s.unshrink(); err != nil {
-			return err
-		}
+	if err := s.unshrinkOnce(max(g1+g2, g3+g4)); err != nil {
+		return err
 	}
-	s.filter(func(t int) bool {
-		switch {
-		case s.atUpper(t):
-			if s.y[t] > 0 {
-				return -s.g[t] > g1
-			}
-			return -s.g[t] > g4
-		case s.atLower(t):
-			if s.y[t] > 0 {
-				return s.g[t] > g2
-			}
-			return s.g[t] > g3
-		}
-		return false
-	})
+	s.dropBounded(g1, g4, g2, g3)
 	return nil
 }
 

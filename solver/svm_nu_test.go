@@ -13,11 +13,6 @@ import (
 // box-and-sum set a label, so the projection is project's on each.
 func bruteNu(k [][]float64, y, c, p []float64, sums map[float64]float64) []float64 {
 	n := len(y)
-	L := float64(n)
-	a := make([]float64, n)
-	z := make([]float64, n)
-	g := make([]float64, n)
-	t := 1.0
 	proj := func(v []float64) []float64 {
 		out := make([]float64, n)
 		for label, sum := range sums {
@@ -37,30 +32,7 @@ func bruteNu(k [][]float64, y, c, p []float64, sums map[float64]float64) []float
 		}
 		return out
 	}
-	for range 200000 {
-		for i := range n {
-			g[i] = linear(p, i)
-			for j := range n {
-				g[i] += y[i] * y[j] * k[i][j] * z[j]
-			}
-		}
-		v := make([]float64, n)
-		for i := range n {
-			v[i] = z[i] - g[i]/L
-		}
-		next := proj(v)
-		tn := (1 + math.Sqrt(1+4*t*t)) / 2
-		var step float64
-		for i := range n {
-			z[i] = next[i] + (t-1)/tn*(next[i]-a[i])
-			step = max(step, math.Abs(next[i]-a[i]))
-		}
-		a, t = next, tn
-		if step < 1e-13 {
-			break
-		}
-	}
-	return a
+	return fista(k, y, p, proj)
 }
 
 // nuStart is LIBSVM's solve_nu_svc start: on each label, in order, α_i up

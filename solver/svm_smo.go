@@ -191,27 +191,10 @@ func (s *svm[T]) shrinkSMO() error {
 			}
 		}
 	}
-	if !s.unshr && gmax1+gmax2 <= s.opt.Tol*10 {
-		s.unshr = true
-		if err := s.unshrink(); err != nil {
-			return err
-		}
+	if err := s.unshrinkOnce(gmax1 + gmax2); err != nil {
+		return err
 	}
-	s.filter(func(t int) bool {
-		switch {
-		case s.atUpper(t):
-			if s.y[t] > 0 {
-				return -s.g[t] > gmax1
-			}
-			return -s.g[t] > gmax2
-		case s.atLower(t):
-			if s.y[t] > 0 {
-				return s.g[t] > gmax2
-			}
-			return s.g[t] > gmax1
-		}
-		return false
-	})
+	s.dropBounded(gmax1, gmax2, gmax2, gmax1)
 	return nil
 }
 
