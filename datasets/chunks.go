@@ -91,8 +91,8 @@ func (c *chunks[T]) gather() []T {
 // reserve holds X and y in place for the rest of the read when the file's
 // lines bound its rows (ReadOptions.rowsHint): the rows left are at most
 // the lines from the first data line on, and X is allocated once, at that
-// size, instead of gathered from chunks into a second copy at the end —
-// the read's peak is then about X, not twice X. It reserves nothing when
+// size, instead of gathered from chunks into a second copy at the end, so
+// that the values are held once, not twice. It reserves nothing when
 // that size would pass the read's memory bound (the chunks then stop the
 // read at the bound, with its error).
 func (c *csvRows) reserve(line int, header bool) {

@@ -156,8 +156,8 @@ type ReadOptions struct {
 	// is refused while it is read, and then those values together with the
 	// dense X they are copied into. An uncompressed CSV file is read into
 	// X in place instead (allocated once, at the size its line count
-	// bounds: the read's peak is X, not twice X), when that X is within
-	// the bound. 0 bounds the dense matrix alone by 8
+	// bounds, so that its values are held once, not in chunks and in X),
+	// when that X is within the bound. 0 bounds the dense matrix alone by 8
 	// GiB. Beyond the bound reading fails with ErrMemory rather than
 	// exhausting memory.
 	MaxBytes int64

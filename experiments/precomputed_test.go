@@ -72,8 +72,9 @@ func writePrecomputed(t *testing.T, dir string, n, m int) {
 // (zero_based: true, for their 0:i column) gives the cross-validation fold
 // scores and the test scores of the same spec on the points with the
 // Gaussian kernel: the folds pick rows, whose serial numbers still index
-// the full kernel rows. The scores agree to 1e-9 (kernel values written
-// with 17 digits; decision values differ in the last bits). Scaling and the
+// the full kernel rows. A test_fraction and a subsample pick rows the same
+// way, and their test scores agree too. The scores agree to 1e-9 (kernel
+// values written with 17 digits; decision values differ in the last bits). Scaling and the
 // estimators that need the kernel at points of their own are refused at
 // their lines, and so is an approximation run.
 func TestPrecomputedSpec(t *testing.T) {
@@ -115,6 +116,28 @@ seed: 3
 	for i, w := range want.Test {
 		if g := got.Test[i]; g.Name != w.Name || math.Abs(g.Mean-w.Mean) > 1e-9 {
 			t.Errorf("test %s: precomputed %.12g, gaussian %s %.12g", g.Name, g.Mean, w.Name, w.Mean)
+		}
+	}
+	// A test fraction and a subsample of the training file pick rows too:
+	// the test scores agree as well.
+	for _, held := range []string{"test_fraction: 0.25", "test_fraction: 0.25, subsample: 70"} {
+		sp := strings.Replace(spec, ", test_path: TEST", ", "+held, 1)
+		fit := func(data, k, zb string) *FitResult {
+			t.Helper()
+			res, err := Fit(context.Background(), decodeIn(t, strings.NewReplacer("DATA", data, "KERNEL", k, "ZB", zb).Replace(sp), dir))
+			if err != nil {
+				t.Fatalf("%s %s: %v", held, k, err)
+			}
+			return res
+		}
+		a, b := fit("points.libsvm", "gaussian, gamma: 0.5", "format: libsvm"), fit("pre.libsvm", "precomputed", "zero_based: true")
+		if len(a.Test) == 0 || len(a.Test) != len(b.Test) || a.NTest != b.NTest {
+			t.Fatalf("%s: test scores %v / %v", held, a.Test, b.Test)
+		}
+		for i, w := range a.Test {
+			if g := b.Test[i]; math.Abs(g.Mean-w.Mean) > 1e-9 {
+				t.Errorf("%s: test %s precomputed %.12g, gaussian %.12g", held, g.Name, g.Mean, w.Mean)
+			}
 		}
 	}
 	for _, c := range []struct{ old, new, want string }{

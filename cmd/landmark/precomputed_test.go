@@ -19,7 +19,8 @@ import (
 // TestCLIPrecomputed: fit --kernel precomputed on LIBSVM -t 4 files (rows
 // "y 0:i 1:K(x_i, x_1) …") reads them 0-based without --zero-based (said
 // on stdout), and predict reads the query file ("0:0 …") the same way; the
-// scores predict writes are those of the same points fitted with the
+// same rows as CSV (serial first, label last) give the same test scores;
+// the scores predict writes are those of the same points fitted with the
 // Gaussian kernel the files hold, to 1e-6; and svm-train -t 4 with
 // svm-predict (when installed) give the same labels.
 func TestCLIPrecomputed(t *testing.T) {
@@ -67,6 +68,37 @@ func TestCLIPrecomputed(t *testing.T) {
 	write("pre.t", q, yq, true, false)
 	write("pts.libsvm", x, y, false, true)
 	write("pts.t", q, yq, false, false)
+	// The same kernel rows as CSV: the serial number first, the label last.
+	for _, f := range []struct{ from, to string }{{"pre.libsvm", "pre.csv"}, {"pre.t", "pre_t.csv"}} {
+		b, err := os.ReadFile(p(f.from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			fields := strings.Fields(line)
+			for _, kv := range fields[1:] {
+				_, v, _ := strings.Cut(kv, ":")
+				out.WriteString(v + ",")
+			}
+			out.WriteString(fields[0] + "\n")
+		}
+		if err := os.WriteFile(p(f.to), []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testLine := func(args ...string) string {
+		t.Helper()
+		code, so, se := runCLI(append([]string{"fit", "--estimator", "svm", "--kernel", "precomputed", "--c", "2", "--progress", "never"}, args...)...)
+		i := strings.Index(so, "test (25 rows):")
+		if code != 0 || i < 0 {
+			t.Fatalf("fit %v: exit %d\n%s\n%s", args, code, so, se)
+		}
+		return strings.SplitN(so[i:], "\n", 2)[0]
+	}
+	if a, b := testLine("--data", p("pre.libsvm"), "--test-data", p("pre.t")), testLine("--data", p("pre.csv"), "--test-data", p("pre_t.csv")); a != b {
+		t.Errorf("LIBSVM files: %s; CSV files: %s", a, b)
+	}
 	code, so, se := runCLI("fit", "--data", p("pre.libsvm"), "--estimator", "svm", "--kernel", "precomputed", "--c", "2", "--save", p("pre.lmk"), "--progress", "never")
 	if code != 0 || !strings.Contains(so, "zero_based (LIBSVM's precomputed-kernel rows start with 0:i)") {
 		t.Fatalf("fit: exit %d\n%s\n%s", code, so, se)
