@@ -91,7 +91,7 @@ func TestOneClassSpec(t *testing.T) {
 	}
 
 	g := decodeIn(t, "name: oc\ntask: binary\ndataset: {path: train.csv}\nestimator: {type: one-class-svm, kernel: {type: gaussian, gamma: 0.5}}\ngrid: {nu: [0.05, 0.6]}\ncv: {folds: 3, metric: accuracy}\n", dir)
-	r, err := Run(context.Background(), g, Options{})
+	r, err := Run(context.Background(), g, Options{Out: t.TempDir(), NoPlots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
