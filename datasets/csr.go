@@ -166,6 +166,9 @@ func ReadLIBSVMSparseWith(ctx context.Context, r io.Reader, opt ReadOptions) (*C
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.at != nil {
+		return s.placedCSR(d), s.labels(), nil
+	}
 	return s.csr(d), s.labels(), nil
 }
 

@@ -45,11 +45,15 @@ func ReadLIBSVMTestFile(ctx context.Context, path string, d int) (x *CSR, y []fl
 // reads 0-based indices.
 func readLIBSVMTest(ctx context.Context, r io.Reader, opt ReadOptions) (x *CSR, y []float64, rows, cols int, err error) {
 	d := opt.Dim
-	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: opt.AllowUnlabelled, ZeroBased: opt.ZeroBased})
+	s, c, err := parseLIBSVM(ctx, r, ReadOptions{minDim: d, AllowUnlabelled: opt.AllowUnlabelled, ZeroBased: opt.ZeroBased, sparse: true, shape: opt.shape})
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	x, rows, cols = s.csr(c).ForModel(d)
+	m := s.csr
+	if s.at != nil {
+		m = s.placedCSR
+	}
+	x, rows, cols = m(c).ForModel(d)
 	return x, s.labels(), rows, cols, nil
 }
 

@@ -157,9 +157,12 @@ type ReadOptions struct {
 	// dense X they are copied into. An uncompressed CSV file is read into
 	// X in place instead (allocated once, at the size its line count
 	// bounds, so that its values are held once, not in chunks and in X),
-	// when that X is within the bound. 0 bounds the dense matrix alone by 8
-	// GiB. Beyond the bound reading fails with ErrMemory rather than
-	// exhausting memory.
+	// when that X is within the bound; an uncompressed LIBSVM file is
+	// counted first (Input.Shape) and its values parsed straight into X,
+	// or into CSR arrays of exactly its non-zeros, which are planned
+	// against the bound before a value is read. 0 bounds the dense matrix
+	// alone by 8 GiB. Beyond the bound reading fails with ErrMemory rather
+	// than exhausting memory.
 	MaxBytes int64
 	// Progress, when set, is called with the number of data rows read so
 	// far every ProgressRows rows and once at the end.
@@ -183,6 +186,10 @@ type ReadOptions struct {
 	// (the lines of an uncompressed file, counted before the read: see
 	// Input.Read), so that a CSV read can hold X in place as it reads.
 	rowsHint int
+	// shape, when set, is what a first pass counted of an uncompressed
+	// LIBSVM file (Input.Shape), so that the read places its values in X,
+	// or in CSR arrays, as it parses them (sparseRows.place).
+	shape *Shape
 }
 
 // ReadProgress is what ReadOptions.ProgressBytes reports.

@@ -51,6 +51,7 @@ type Input struct {
 	closeFn func()
 	stop    func()
 	used    bool
+	shape   *countedShape // what Shape counted
 }
 
 // URLHint says, for a path that is a URL (http, https, ftp, s3, gs,
@@ -299,6 +300,9 @@ func (in *Input) read(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	}
 	switch in.Format {
 	case LIBSVM:
+		if opt, err = in.withShape(ctx, opt); err != nil {
+			return nil, err
+		}
 		d, err = readLIBSVM(ctx, in.br, opt)
 	default:
 		if opt.MaxRows <= 0 { // a read of the first rows only would count every line
@@ -343,6 +347,10 @@ func (in *Input) ReadSparseWith(ctx context.Context, opt ReadOptions) (*CSR, []f
 	if in.Format != LIBSVM {
 		return nil, nil, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
 	}
+	opt, err := in.withShape(ctx, opt)
+	if err != nil {
+		return nil, nil, withFile(err, in.Name)
+	}
 	x, y, err := ReadLIBSVMSparseWith(ctx, in.br, opt)
 	if err = in.cause(ctx, err); err != nil {
 		return nil, nil, withFile(err, in.Name)
@@ -373,6 +381,9 @@ func (in *Input) ReadTestOptions(ctx context.Context, opt ReadOptions) (x *CSR, 
 	}
 	if in.Format != LIBSVM {
 		return nil, nil, 0, 0, fmt.Errorf("datasets: %w: %s: a sparse read needs LIBSVM data, not %s", ErrInput, in.Name, in.Format)
+	}
+	if opt, err = in.withShape(ctx, opt); err != nil {
+		return nil, nil, 0, 0, withFile(err, in.Name)
 	}
 	x, y, rows, cols, err = readLIBSVMTest(ctx, in.br, opt)
 	if err = in.cause(ctx, err); err != nil {
@@ -534,6 +545,17 @@ func decompressFail(r io.Reader) (*bufio.Reader, func(), *failReader, error) {
 		return bufio.NewReaderSize(f, 256<<10), func() {}, f, nil
 	}
 	return br, func() {}, &failReader{kind: "plain"}, nil
+}
+
+// withShape returns opt with the shape of the LIBSVM file in counted
+// (Shape), for a read that places its values in their final form; opt
+// unchanged for an input Shape does not count.
+func (in *Input) withShape(ctx context.Context, opt ReadOptions) (ReadOptions, error) {
+	sh, ok, err := in.Shape(ctx, opt)
+	if ok {
+		opt.shape = &sh
+	}
+	return opt, err
 }
 
 // lines returns the number of lines of an uncompressed regular file, an

@@ -61,6 +61,9 @@ type sparseRows struct {
 	// zeroBased reads index j as column j (ReadOptions.ZeroBased); the
 	// rows store indices 1-based either way (index+1 here).
 	zeroBased bool
+	// at, when set, holds the rows a first pass counted in their final
+	// form (place), and the chunks stay empty.
+	at *placed
 }
 
 // labels returns the labels read, nil for unlabelled rows.
@@ -259,7 +262,11 @@ func (s *sparseRows) parseLine(b []byte, line, dim int) (bool, error) {
 		if why != "" {
 			return false, &ParseError{Line: line, Msg: fmt.Sprintf("feature %d: value %q %s", k-off, v, why), Err: err}
 		}
-		s.push(k, x)
+		if s.at == nil {
+			s.push(k, x)
+		} else {
+			s.put(k, x)
+		}
 	}
 	s.maxd = max(s.maxd, prev)
 	s.y = append(s.y, label)
@@ -273,6 +280,9 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 	s, d, err := parseLIBSVM(ctx, r, opt)
 	if err != nil {
 		return nil, err
+	}
+	if s.at != nil {
+		return s.placedDataset()
 	}
 	if opt.Float32 {
 		if err := planDense(len(s.y), d, 4, opt.MaxBytes, s.bytes()); err != nil {
@@ -311,6 +321,9 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 // number of features.
 func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows, int, error) {
 	s := &sparseRows{start: []int{0}, allowUnlabelled: opt.AllowUnlabelled, f32: opt.float32Reason(!opt.sparse), zeroBased: opt.ZeroBased}
+	if err := s.place(opt); err != nil {
+		return nil, 0, err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
@@ -348,6 +361,11 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	if err := s.checkBytes(line, opt.MaxBytes); err != nil {
 		return nil, 0, err
 	}
+	if s.at != nil {
+		if err := s.done(); err != nil {
+			return nil, 0, err
+		}
+	}
 	if opt.Progress != nil {
 		opt.Progress(len(s.y))
 	}
@@ -370,7 +388,7 @@ func (s *sparseRows) bytes() int64 { return 12*int64(s.n) + 16*int64(len(s.y)) }
 // sparse rows first, whatever form X then takes, so a file larger than
 // the cap is stopped while it is read rather than after.
 func (s *sparseRows) checkBytes(line int, budget int64) error {
-	if budget <= 0 || s.bytes() <= budget {
+	if budget <= 0 || s.at != nil || s.bytes() <= budget {
 		return nil
 	}
 	what := fmt.Sprintf("what was read by line %d (%d rows, %d non-zeros)", line, len(s.y), s.n)

@@ -211,8 +211,13 @@ func (r *runner) readLimit() int64 {
 }
 
 // readError is the spec error for a failed read of the dataset key; a
-// refusal for memory keeps model.ErrMemory and says how to raise the cap.
+// refusal for memory keeps model.ErrMemory and says how to raise the cap,
+// and a read stopped by the runner's context keeps its error.
 func (r *runner) readError(err error, key string) error {
+	if ctxErr := r.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// Cancelled: the error is kept for errors.Is (exit code 130).
+		return &SpecError{Line: r.s.line("dataset", key), Path: joinPath([]string{"dataset", key}), Msg: err.Error(), Err: err}
+	}
 	if errors.Is(err, model.ErrMemory) {
 		if r.s.Dataset.shifts() {
 			err = fmt.Errorf("%w; scale %s needs dense X, scale std or maxabs keeps a sparse file sparse", err, r.s.Dataset.scale())

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -157,8 +159,9 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.5}, approx: {type: exac
 // TestCapCountsHeldData: the cap covers the data the runner holds beside the
 // estimator, each copy once. Exact KRR on 240 CSR rows (scaled maxabs: the
 // scaled copy is held too) needs P bytes by its own plan (named by a
-// refusal under a 1-byte cap), which counts the rows it is given (the
-// scaled copy, 12 bytes a non-zero and 8 a row); the runner holds H bytes
+// refusal under a cap that lets the read through but not the fit), which
+// counts the rows it is given (the scaled copy, 12 bytes a non-zero and 8
+// a row); the runner holds H bytes
 // of data — two CSR copies of the rows: as read, and scaled (the fit's
 // rows, scored as themselves, are scaled once; they were scaled twice
 // before). The cap P + H/2 fits and P + H/2 − 1 is refused naming the
@@ -177,10 +180,17 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.1}, approx: {type: exac
 		}
 		return s
 	}
-	_, err := Fit(context.Background(), spec("1"))
-	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
+	// The rows read count against the cap first: 12 bytes a non-zero and
+	// 16 a row, refused before a value is read.
+	read := 12*240*5 + 16*240
+	_, err := Fit(context.Background(), spec(strconv.Itoa(read-1)))
+	if !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), fmt.Sprintf("the 240 rows of 1200 non-zeros counted, as CSR needs %d bytes", read)) {
+		t.Fatalf("cap of the rows read − 1: %v", err)
+	}
+	_, err = Fit(context.Background(), spec(strconv.Itoa(read)))
+	m := regexp.MustCompile(`exact KRR on sparse X \(n=240\) needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
 	if m == nil {
-		t.Fatalf("1-byte cap: %v", err)
+		t.Fatalf("cap of the rows read: %v", err)
 	}
 	p, _ := strconv.ParseInt(m[1], 10, 64)
 	h := int64(2 * (12*240*5 + 8*241))
@@ -231,24 +241,46 @@ estimator: {type: krr, kernel: {type: gaussian, gamma: 0.001}, lambda: 0.001, me
 		return s
 	}
 	x := int64(8 * n * d)
-	// The read collects the file's rows before X takes its form (12 bytes
-	// a non-zero, 16 a row: 288,960 bytes here, more than X) and holds them
-	// while it fills X: its peak, 480,960 bytes, is bounded by the cap too
-	// (ReadOptions.MaxBytes, since 2026-11-28). One byte less is refused at
-	// the matrix, the rows one byte short at the read; the peak lets the
-	// read through and refuses the fit.
+	// The file's first pass counts its rows, and X is refused before a
+	// value is read when it passes the cap; within it, the values are
+	// parsed straight into X, held once, and the fit is refused.
+	if _, err := Fit(context.Background(), spec(x-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "a dense 60×400 matrix needs 192000 bytes") {
+		t.Errorf("cap of X − 1: %v", err)
+	}
+	// A compressed file is read once: it collects the rows before X
+	// takes its form (12 bytes a non-zero, 16 a row: 288,960 bytes here,
+	// more than X) and holds them while it fills X. That peak, 480,960
+	// bytes, is bounded by the cap too (ReadOptions.MaxBytes, since
+	// 2026-11-28). One byte less is refused at the matrix, the rows one
+	// byte short at the read; the peak lets the read through and refuses
+	// the fit.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(b.String()))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(dir, "wide.svm.gz"), gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gzSpec := func(limit int64) *Spec {
+		s := spec(limit)
+		s.Dataset.Path = "wide.svm.gz"
+		return s
+	}
 	rows := int64(12*n*d + 16*n)
 	read := rows + x
-	if _, err := Fit(context.Background(), spec(rows-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "what was read by line 60 (60 rows, 24000 non-zeros) needs 288960 bytes") {
-		t.Errorf("cap of the rows read − 1: %v", err)
+	if _, err := Fit(context.Background(), gzSpec(rows-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "what was read by line 60 (60 rows, 24000 non-zeros) needs 288960 bytes") {
+		t.Errorf("compressed: cap of the rows read − 1: %v", err)
 	}
-	if _, err := Fit(context.Background(), spec(read-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "a dense 60×400 matrix beside the rows parsed (282.2 KiB), which are copied into it needs 480960 bytes") {
-		t.Errorf("cap of the read's peak − 1: %v", err)
+	if _, err := Fit(context.Background(), gzSpec(read-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "a dense 60×400 matrix beside the rows parsed (282.2 KiB), which are copied into it needs 480960 bytes") {
+		t.Errorf("compressed: cap of the read's peak − 1: %v", err)
 	}
-	_, err := Fit(context.Background(), spec(read))
+	_, err := Fit(context.Background(), gzSpec(read))
 	m := regexp.MustCompile(`needs (\d+) bytes`).FindStringSubmatch(fmt.Sprint(err))
 	if m == nil || !strings.Contains(err.Error(), "exact KRR") {
-		t.Fatalf("cap of the read + 1: %v", err)
+		t.Fatalf("compressed: cap of the read: %v", err)
+	}
+	if _, err := Fit(context.Background(), spec(x)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "exact KRR (n=60) needs "+m[1]+" bytes") {
+		t.Errorf("cap of X: %v, want the fit's refusal naming %s bytes", err, m[1])
 	}
 	p, _ := strconv.ParseInt(m[1], 10, 64)
 	if _, err := Fit(context.Background(), spec(p-1)); !errors.Is(err, model.ErrMemory) || !strings.Contains(err.Error(), "needs "+strconv.FormatInt(p, 10)+" bytes") {

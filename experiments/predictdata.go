@@ -26,6 +26,23 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 	opt = f.trainedOptions(opt)
 	opt.AllowUnlabelled = true
 	if in.Format == datasets.LIBSVM && f.Scaling.KeepsSparse() {
+		// An uncompressed file whose counted shape (datasets.Input.Shape)
+		// is to be dense and within the model's columns is read into
+		// dense X directly, never held as CSR too.
+		sh, ok, err := in.Shape(ctx, datasets.ReadOptions{ZeroBased: opt.ZeroBased})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if ok && sh.Rows > 0 && sh.Cols <= f.Dim && float64(sh.Entries)/(float64(sh.Rows)*float64(f.Dim)) >= SparseDensity {
+			d, err := in.Read(ctx, datasets.ReadOptions{Dim: f.Dim, AllowUnlabelled: true, ZeroBased: opt.ZeroBased})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if note := f.unseenNote(in.Name, d.Y, nil); note != "" {
+				notes = append(notes, note)
+			}
+			return d.X, d.Y, notes, nil
+		}
 		xs, ys, rows, cols, err := in.ReadTestOptions(ctx, datasets.ReadOptions{Dim: f.Dim, AllowUnlabelled: true, ZeroBased: opt.ZeroBased})
 		if err != nil {
 			return nil, nil, nil, err

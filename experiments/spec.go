@@ -38,6 +38,9 @@ type SpecError struct {
 	// example lambda and alpha, or gamma and sigma), nil when the error is
 	// not about a missing setting; a caller can name its own way to set them.
 	Missing []string
+	// Err, when set, is the error behind Msg that callers test with
+	// errors.Is (context.Canceled for a read the context stopped).
+	Err error
 }
 
 // Error formats the error as "experiments: spec: line N: path: msg".
@@ -52,8 +55,14 @@ func (e *SpecError) Error() string {
 	return fmt.Sprintf("%s: %s%s", ErrSpec, where, e.Msg)
 }
 
-// Unwrap makes errors.Is(err, ErrSpec) hold.
-func (e *SpecError) Unwrap() error { return ErrSpec }
+// Unwrap makes errors.Is(err, ErrSpec) hold, and errors.Is(err, target)
+// for what Err wraps.
+func (e *SpecError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSpec, e.Err}
+	}
+	return []error{ErrSpec}
+}
 
 // Spec is one experiment: data, task, estimator, the grid of settings to
 // cross-validate, and where to write the results. The zero value of every

@@ -23,11 +23,15 @@ func (d DatasetSpec) storage() string {
 // straight into CSR matrices when the storage allows it: sparse, or auto
 // without a scaling that moves zeros (standardize, minmax; maxabs and std
 // keep them). With auto the density decides: at or above SparseDensity the
-// data is converted to dense; storage dense converts it always. Read this
-// way, a LIBSVM test file may use columns the training rows never do (kept
-// sparse for the estimators, as predict reads them). It returns a nil x,
-// leaving in unread for the dense reader, when the data is not LIBSVM or a
-// scaling that moves zeros needs it dense from the start.
+// data is converted to dense; storage dense converts it always. An
+// uncompressed file's density is counted before its values are read
+// (datasets.Input.Shape), and a file that is to be dense is then read
+// into dense X directly, never held as CSR too. Read this way, a LIBSVM
+// test file may use columns the training rows never do (kept sparse for
+// the estimators, as predict reads them). Both reads are bounded by the
+// fit's memory cap. It returns a nil x, leaving in unread for the dense
+// reader, when the data is not LIBSVM or a scaling that moves zeros needs
+// it dense from the start.
 func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt mat.Matrix, yt []float64, err error) {
 	d := r.s.Dataset
 	st := d.storage()
@@ -37,9 +41,27 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 	ctx := r.ctx
 	// With f32 a value beyond float32's range is refused with its line,
 	// as the dense float32 read does: the rows may become float32 below.
-	xs, y, err := in.ReadSparseWith(ctx, datasets.ReadOptions{Float32: r.f32, Float32Range: r.f32Passes, Float32Reason: r.float32Reason(true), ZeroBased: d.ZeroBased})
+	opt := datasets.ReadOptions{Float32: r.f32, Float32Range: r.f32Passes, Float32Reason: r.float32Reason(true), ZeroBased: d.ZeroBased, MaxBytes: max(r.readLimit(), 0)}
+	sh, counted, err := in.Shape(ctx, opt)
 	if err != nil {
-		return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+		return nil, nil, nil, nil, r.readError(err, "path")
+	}
+	toDense := func(density float64) bool {
+		return st == StorageDense || (st == StorageAuto && density >= SparseDensity)
+	}
+	var xs *datasets.CSR
+	if counted && toDense(sh.Density()) {
+		// Read into dense X (float32 with f32) as the file is parsed.
+		train, err := in.Read(ctx, opt)
+		if err != nil {
+			return nil, nil, nil, nil, r.readError(err, "path")
+		}
+		x, y = train.X, train.Y
+		if train.X32 != nil {
+			x = train.X32
+		}
+	} else if xs, y, err = in.ReadSparseWith(ctx, opt); err != nil {
+		return nil, nil, nil, nil, r.readError(err, "path")
 	}
 	var xts *datasets.CSR
 	if d.TestPath != "" {
@@ -47,7 +69,12 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 		if err != nil {
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
-		_, cols := xs.Dims()
+		var cols int
+		if xs != nil {
+			_, cols = xs.Dims()
+		} else {
+			_, cols = x.Dims()
+		}
 		if f, ok := datasets.FormatOf(tp); ok && f == datasets.CSV && d.Format == "" {
 			// A CSV test file (its name says so) beside the LIBSVM
 			// training file: read dense, its header matched to the
@@ -59,37 +86,50 @@ func (r *runner) loadSparse(in *datasets.Input) (x mat.Matrix, y []float64, xt m
 			return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "test_path")
 		}
 	}
-	r.density = xs.Density()
-	if st == StorageDense || (st == StorageAuto && r.density >= SparseDensity) {
+	if xs != nil {
+		r.density = xs.Density()
+	} else {
+		r.density = sh.Density()
+	}
+	if toDense(r.density) {
 		r.storage = StorageDense
 		if st == StorageAuto {
 			r.storageWhy = fmt.Sprintf("auto: density %.3g ≥ %g", r.density, SparseDensity)
 		}
-		n, c := xs.Dims()
+		// The dense copies still to make: of the training rows when
+		// they were read as CSR, and of the test rows.
+		n, c, what := 0, 0, d.Path
+		if xs != nil {
+			n, c = xs.Dims()
+		} else {
+			what = d.TestPath // X was read dense (and within the cap)
+		}
 		if xts != nil {
-			nt, _ := xts.Dims()
-			n += nt
+			nt, ct := xts.Dims()
+			n, c = n+nt, ct
 		}
 		need := 8 * int64(n) * int64(c)
-		if r.f32 {
+		if r.f32 && xs != nil {
 			// The training rows in float32, the test rows in float64.
 			ntr, _ := xs.Dims()
 			need -= 4 * int64(ntr) * int64(c)
 		}
-		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", d.Path, n, c), need, r.readLimit()); err != nil {
+		if err := check.Memory(fmt.Sprintf("the dense copy of %s (%d×%d)", what, n, c), need, r.readLimit()); n > 0 && err != nil {
 			return nil, nil, nil, nil, r.memoryHint(err)
 		}
-		// The parser's rows, garbage now, are collected before the dense
-		// copy is allocated, so that it reuses their memory rather than
-		// the heap growing past both.
-		runtime.GC()
-		if r.f32 {
-			// Row by row into float32: no float64 copy of X.
-			if x, err = kernel.Dense32Of(xs); err != nil {
-				return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+		if xs != nil {
+			// The parser's rows, garbage now, are collected before the
+			// dense copy is allocated, so that it reuses their memory
+			// rather than the heap growing past both.
+			runtime.GC()
+			if r.f32 {
+				// Row by row into float32: no float64 copy of X.
+				if x, err = kernel.Dense32Of(xs); err != nil {
+					return nil, nil, nil, nil, r.s.errAt(err.Error(), "dataset", "path")
+				}
+			} else {
+				x = xs.ToDense()
 			}
-		} else {
-			x = xs.ToDense()
 		}
 		if xts != nil {
 			xt = xts.ToDense()

@@ -132,26 +132,35 @@ func TestDataConvert(t *testing.T) {
 	if _, _, err := runDataArgs("convert", csvPath, filepath.Join(dir, "capped.csv"), "--memory", "93056"); err != nil {
 		t.Errorf("data convert --memory 93056, the read's peak: %v", err)
 	}
-	// A LIBSVM file's rows count against --memory as they are read (12 bytes
-	// a non-zero, 16 a row), for data info too, which reads them sparse:
-	// before 2026-11-28 data info of a LIBSVM file ignored --memory.
+	// A LIBSVM file counts against --memory before its values are read:
+	// its first pass counts the rows and non-zeros, and data info, which
+	// reads it sparse, needs the CSR arrays (12 bytes a non-zero, 16 a row),
+	// data convert, which reads it dense, X alone (8·n·d), the values
+	// parsed straight into it. Before 2026-11-28 data info ignored --memory;
+	// until the first pass (the same day), the rows were counted as they
+	// were read, and a dense read needed them and X at once (the 44,856
+	// bytes that data convert needed here are now 28,080).
 	hs, hy, err := datasets.ReadLIBSVMSparseFile(context.Background(), back, 13)
 	if err != nil {
 		t.Fatal(err)
 	}
 	nnz := hs.NNZ()
-	need := 12*nnz + 16*len(hy)
-	want := fmt.Sprintf("what was read by line 270 (270 rows, %d non-zeros) needs %d bytes", nnz, need)
-	for _, args := range [][]string{
-		{"info", back, "--memory", strconv.Itoa(need - 1)},
-		{"convert", back, filepath.Join(dir, "capped.csv"), "--memory", strconv.Itoa(need - 1)},
+	sparse := 12*nnz + 16*len(hy)
+	dense := 8 * len(hy) * 13
+	for _, c := range []struct {
+		args []string
+		need int
+		want string
+	}{
+		{[]string{"info", back}, sparse, fmt.Sprintf("the 270 rows of %d non-zeros counted, as CSR needs %d bytes", nnz, sparse)},
+		{[]string{"convert", back, filepath.Join(dir, "capped.csv")}, dense, fmt.Sprintf("a dense 270×13 matrix needs %d bytes", dense)},
 	} {
-		if _, _, err := runDataArgs(args...); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("data %s --memory %d: %v, want %q", args[0], need-1, err, want)
+		if _, _, err := runDataArgs(append(c.args, "--memory", strconv.Itoa(c.need-1))...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("data %s --memory %d: %v, want %q", c.args[0], c.need-1, err, c.want)
 		}
-	}
-	if _, _, err := runDataArgs("info", back, "--memory", strconv.Itoa(need)); err != nil {
-		t.Errorf("data info --memory %d (what the read needs): %v", need, err)
+		if _, _, err := runDataArgs(append(c.args, "--memory", strconv.Itoa(c.need))...); err != nil {
+			t.Errorf("data %s --memory %d (what the read needs): %v", c.args[0], c.need, err)
+		}
 	}
 	// A semicolon CSV with --to and delimiters.
 	semi := filepath.Join(dir, "out.dat")

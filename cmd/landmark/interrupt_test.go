@@ -99,8 +99,7 @@ func TestDataShardFloat32Range(t *testing.T) {
 // that the passes round dense X (the LIBSVM file is read sparse, its rows
 // rounded only once dense); it said "X is read into float32", which these
 // fits do not do. With float32_storage a CSV file is read into float32 and
-// the message says so; a LIBSVM file is read sparse, then held dense in
-// float32.
+// the message says so, naming float32_storage for a LIBSVM file.
 func TestFitFloat32PassesRange(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.libsvm")
