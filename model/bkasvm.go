@@ -118,6 +118,9 @@ var _ Estimator = (*BKASVM)(nil)
 
 // BKAInfo describes a BKASVM fit.
 type BKAInfo struct {
+	// Kernel is the kernel used, after defaults; "" when no cluster has a decision function (LIBSVM's kernel_type,
+	// gamma, degree and coef0), as kernel.Kernel's String writes it.
+	Kernel string
 	// ClusterSizes holds the number of training points of each cluster.
 	ClusterSizes []int
 	// Tasks holds one entry per binary sub-problem. Objective, SV, BoundedSV
@@ -168,6 +171,9 @@ func (b *BKASVM) Info() BKAInfo {
 	info := b.fit.info
 	info.Tasks = slices.Clone(info.Tasks)
 	info.ClusterSizes = slices.Clone(info.ClusterSizes)
+	if k := b.fit.kernel(); k != nil {
+		info.Kernel = k.String()
+	}
 	return info
 }
 

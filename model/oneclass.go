@@ -86,6 +86,9 @@ var (
 
 // OneClassInfo describes a OneClassSVM fit.
 type OneClassInfo struct {
+	// Kernel is the kernel used, after defaults (LIBSVM's kernel_type,
+	// gamma, degree and coef0), as kernel.Kernel's String writes it.
+	Kernel string
 	// N is the number of training rows in the dual (those of positive
 	// sample weight).
 	N int
@@ -255,7 +258,9 @@ func (s *OneClassSVM) Info() OneClassInfo {
 	if s.fit == nil {
 		return OneClassInfo{}
 	}
-	return s.fit.info
+	info := s.fit.info
+	info.Kernel = s.fit.dec.k.String()
+	return info
 }
 
 // Classes returns −1 and +1, the labels Predict gives (nil before Fit).

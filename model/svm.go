@@ -159,6 +159,9 @@ type SVMTaskInfo struct {
 
 // SVMInfo describes an SVM fit.
 type SVMInfo struct {
+	// Kernel is the kernel used, after defaults (LIBSVM's kernel_type,
+	// gamma, degree and coef0), as kernel.Kernel's String writes it.
+	Kernel string
 	// Tasks holds one entry per binary sub-problem, in decision-column order.
 	Tasks []SVMTaskInfo
 	// SV is the number of distinct training points that are support vectors
@@ -457,6 +460,7 @@ func (s *SVM) Info() SVMInfo {
 	}
 	info := s.fit.info
 	info.Tasks = slices.Clone(info.Tasks)
+	info.Kernel = s.fit.dec.k.String()
 	return info
 }
 

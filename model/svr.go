@@ -114,6 +114,9 @@ var (
 
 // SVRInfo describes an SVR fit.
 type SVRInfo struct {
+	// Kernel is the kernel used, after defaults (LIBSVM's kernel_type,
+	// gamma, degree and coef0), as kernel.Kernel's String writes it.
+	Kernel string
 	// N is the number of training samples in the dual (those of positive
 	// sample weight).
 	N int
@@ -437,7 +440,9 @@ func (s *SVR) Info() SVRInfo {
 	if s.fit == nil {
 		return SVRInfo{}
 	}
-	return s.fit.info
+	info := s.fit.info
+	info.Kernel = s.fit.dec.k.String()
+	return info
 }
 
 // SupportVectors returns the training rows with β_i ≠ 0, in training order,

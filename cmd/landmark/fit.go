@@ -480,6 +480,9 @@ func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulte
 	if res.Gamma != 0 {
 		out["gamma"] = res.Gamma // the γ a gamma rule (scale, auto) resolved to
 	}
+	if k := kernelOf(res.Estimator); k != "" {
+		out["kernel"] = k
+	}
 	if sv, ok := supportVectors(res); ok {
 		out["support_vectors"] = sv
 	}
@@ -515,6 +518,9 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	}
 	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
+	if k := kernelOf(res.Estimator); k != "" {
+		fmt.Fprintf(stdout, "kernel: %s\n", k)
+	}
 	if res.ScalingUsed != "" {
 		fmt.Fprintf(stdout, "scaling: %s\n", res.ScalingUsed)
 	}

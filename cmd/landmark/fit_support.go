@@ -36,3 +36,24 @@ func supportLine(res *experiments.FitResult) string {
 	}
 	return l
 }
+
+// kernelOf is the kernel the fitted estimator used, after its defaults
+// (kernel.Kernel's String: "sigmoid(gamma=0.1, coef0=-1)"), "" when the
+// estimator does not say.
+func kernelOf(est model.Estimator) string {
+	switch e := est.(type) {
+	case *model.KRR:
+		return e.Info().Kernel
+	case *model.Falkon:
+		return e.Info().Kernel
+	case *model.SVM:
+		return e.Info().Kernel
+	case *model.SVR:
+		return e.Info().Kernel
+	case *model.OneClassSVM:
+		return e.Info().Kernel
+	case *model.BKASVM:
+		return e.Info().Kernel
+	}
+	return ""
+}

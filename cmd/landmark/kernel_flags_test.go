@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,8 @@ import (
 
 // TestCLIKernelParams: --degree and --coef0 (and --set degree=…, --set
 // coef0=…) set the kernel's parameters, as LIBSVM's -d and -r, which are
-// named when typed; the saved model holds the kernel they describe; a
+// named when typed; fit prints the kernel they describe ("kernel: …",
+// the key kernel with --json) and the saved model holds it; a
 // parameter the kernel does not have (--gamma too) is refused at its flag;
 // and beside a
 // SPEC.yaml they override the spec's kernel.
@@ -38,8 +40,12 @@ func TestCLIKernelParams(t *testing.T) {
 		{[]string{"--kernel", "sigmoid", "--set", "coef0=-0.5"}, kernel.Sigmoid{Gamma: 0.1, Coef0: -0.5}},
 	} {
 		m := filepath.Join(dir, "m.lmk")
-		if code, so, se := runCLI(append(append(append([]string{}, base...), c.args...), "--save", m)...); code != 0 {
+		code, so, se := runCLI(append(append(append([]string{}, base...), c.args...), "--save", m)...)
+		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s\n%s", c.args, code, so, se)
+		}
+		if line := "kernel: " + c.want.String() + "\n"; !strings.Contains(so, line) {
+			t.Errorf("%v: fit printed\n%s\nwant the line %q", c.args, so, line)
 		}
 		if got := kernelOf(m); got != c.want {
 			t.Errorf("%v: saved kernel %v, want %v", c.args, got, c.want)
@@ -62,6 +68,10 @@ func TestCLIKernelParams(t *testing.T) {
 		if code != c.code || !strings.Contains(se, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q, want %q", c.args, code, c.code, se, c.want)
 		}
+	}
+	var out struct{ Kernel string }
+	if code, so, se := runCLI(append(append([]string{}, base...), "--kernel", "sigmoid", "--json")...); code != 0 || json.Unmarshal([]byte(so), &out) != nil || out.Kernel != "sigmoid(gamma=0.1, coef0=0)" {
+		t.Errorf("--json: exit %d, kernel %q\n%s\n%s", code, out.Kernel, so, se)
 	}
 	spec := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(spec, []byte("name: s\ndataset: {name: heart_scale}\ntask: binary\nestimator: {type: svm, kernel: {type: polynomial, gamma: 0.1, degree: 3}}\n"), 0o644); err != nil {
