@@ -190,6 +190,13 @@ func binaryFile(head []byte, path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	var kind, how string
 	switch {
+	case has("landmark-fit v1\n") || has("LANDMARK\t"):
+		// experiments.FitResult.Save's and model.Save's files.
+		name := path
+		if name == "" || name == Stdin {
+			name = "FILE"
+		}
+		return fmt.Errorf("datasets: %w: this is a model saved by Landmark, not data: landmark model info %s describes it, and landmark predict --model %s predicts with it", ErrFormat, name, name)
 	case has("PK\x03\x04") && ext == ".xlsx":
 		kind, how = "an Excel workbook", "save it as CSV (pandas: pd.read_excel(f).to_csv(\"f.csv\", index=False))"
 	case has("PK\x03\x04") && ext == ".npz":

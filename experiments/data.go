@@ -173,6 +173,20 @@ type Scaling struct {
 	Columns *datasets.ColumnScaler `json:"columns,omitempty"`
 }
 
+// Name is the scaling's YAML name: standardize, minmax, maxabs or std;
+// "none" for none.
+func (s Scaling) Name() string {
+	switch {
+	case s.Standardize != nil:
+		return scaleStandardize
+	case s.MinMax != nil:
+		return scaleMinMax
+	case s.Columns != nil:
+		return s.Columns.Kind
+	}
+	return "none"
+}
+
 // KeepsSparse reports whether the scaling maps zeros to zeros (none, or a
 // column scaling), so that sparse X can stay sparse through Apply.
 func (s Scaling) KeepsSparse() bool { return s.Standardize == nil && s.MinMax == nil }

@@ -17,6 +17,9 @@ import (
 type FitResult struct {
 	// Estimator is the fitted model (it expects features scaled as Scale says).
 	Estimator model.Estimator
+	// SavedSpec is the spec a loaded fit was saved with (LoadFit; nil when
+	// it was saved without one). Fit leaves it nil: its caller has the spec.
+	SavedSpec *Spec
 	// Point is the setting fitted (the spec's single grid value per axis).
 	Point Point
 	// Train are the scores on the training set itself.

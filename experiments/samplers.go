@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -44,6 +45,21 @@ func samplerNames() []string {
 		n[i] = s.name
 	}
 	return n
+}
+
+// SamplerName returns the name a spec gives sampler s (uniform, bless, …:
+// the table entry of s's type; rls-accelerated for an accelerated
+// approx.RecursiveRLS), and "" for a sampler no name builds.
+func SamplerName(s approx.Sampler) string {
+	if r, ok := s.(approx.RecursiveRLS); ok && r.Accelerated {
+		return "rls-accelerated"
+	}
+	for _, e := range samplers {
+		if e.name != "rls-accelerated" && fmt.Sprintf("%T", e.make(ApproxParams{})) == fmt.Sprintf("%T", s) {
+			return e.name
+		}
+	}
+	return ""
 }
 
 // samplerByName returns the named sampler with its default settings.

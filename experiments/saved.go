@@ -152,7 +152,7 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	// Every file that kept a target name kept the feature names too, or
 	// left them implied (see savedHeader).
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
-	return &FitResult{Estimator: est, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
+	return &FitResult{Estimator: est, SavedSpec: h.Spec, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
 		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ClassNames: h.ClassNames, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma, Layout: h.Layout}, nil
 }
 

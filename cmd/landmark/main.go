@@ -31,6 +31,7 @@ var commands = []command{
 	{"data", "list, inspect, convert, shard and synthesize datasets (data list|info|convert|shard|synth)", runData},
 	{"demo", "fit and score an estimator on a bundled dataset", runDemo},
 	{"fit", "fit a model on a dataset and save it", runFit},
+	{"model", "describe a saved model: estimator, kernel, classes, features, outputs (model info)", runModel},
 	{"predict", "predict with a saved model", runPredict},
 	{"run", "run a YAML experiment (grid × cross-validation)", runRun},
 	{"version", "print the version", runVersion},
