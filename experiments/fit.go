@@ -344,7 +344,7 @@ func (f *FitResult) HasProba() error {
 		return fmt.Errorf("%w: a one-class SVM gives no class probabilities, only decision values (--output scores)", ErrNoProba)
 	}
 	if _, ok := f.Estimator.(probabilities); !ok {
-		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, estimatorName(f.Estimator), how)
+		return fmt.Errorf("%w: %s outputs are not calibrated probabilities (%s)", ErrNoProba, EstimatorType(f.Estimator), how)
 	}
 	var on bool
 	switch e := f.Estimator.(type) {
@@ -358,7 +358,7 @@ func (f *FitResult) HasProba() error {
 		on = e.Probability
 	}
 	if !on {
-		return fmt.Errorf("%w: the %s was fitted without probability: true (%s)", ErrNoProba, estimatorName(f.Estimator), how)
+		return fmt.Errorf("%w: the %s was fitted without probability: true (%s)", ErrNoProba, EstimatorType(f.Estimator), how)
 	}
 	return nil
 }
@@ -406,15 +406,31 @@ func (f *FitResult) HasInterval() error {
 	e, ok := f.Estimator.(*model.SVR)
 	switch {
 	case !ok:
-		return fmt.Errorf("%w: the %s has no model of its residuals (svr with probability: true has)", ErrNoInterval, estimatorName(f.Estimator))
+		return fmt.Errorf("%w: the %s has no model of its residuals (svr with probability: true has)", ErrNoInterval, EstimatorType(f.Estimator))
 	case !e.Probability:
 		return fmt.Errorf("%w: the svr was fitted without probability: true (svm-train -s 3 -b 1's Laplace model of the residuals)", ErrNoInterval)
 	}
 	return nil
 }
 
-// estimatorName names a model's type for messages ("*model.KRR" → "krr").
-func estimatorName(e model.Estimator) string {
+// EstimatorType is the YAML type of a fitted estimator (krr, falkon, svm,
+// bka-svm, svr, one-class-svm), the name specs and messages use; the Go
+// type's name in lower case for an estimator specs do not build.
+func EstimatorType(e model.Estimator) string {
+	switch e.(type) {
+	case *model.KRR:
+		return "krr"
+	case *model.Falkon:
+		return "falkon"
+	case *model.SVM:
+		return "svm"
+	case *model.BKASVM:
+		return "bka-svm"
+	case *model.SVR:
+		return "svr"
+	case *model.OneClassSVM:
+		return "one-class-svm"
+	}
 	n := fmt.Sprintf("%T", e)
 	if i := strings.LastIndexByte(n, '.'); i >= 0 {
 		n = n[i+1:]

@@ -506,9 +506,9 @@ func printFitJSON(res *experiments.FitResult, cv *experiments.CVResult, defaulte
 // task and defaults, the fit, storage and scaling, the scores (training,
 // cross-validated with --cv, test), and where the model was saved.
 func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experiments.Spec, defaulted []string, save string, stdout io.Writer) {
-	setting := res.Point.Key()
-	if setting == "" {
-		setting = "(no grid)"
+	setting := " " + res.Point.Key() // a grid's single values; none for a plain fit
+	if setting == " " {
+		setting = ""
 	}
 	if res.TaskRule != "" {
 		fmt.Fprintf(stdout, "task: %s (inferred from the labels: %s; --task to override)\n", res.Task, res.TaskRule)
@@ -516,7 +516,7 @@ func printFit(res *experiments.FitResult, cv *experiments.CVResult, spec *experi
 	for _, d := range defaulted {
 		fmt.Fprintf(stdout, "default: %s\n", d)
 	}
-	fmt.Fprintf(stdout, "%s %s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
+	fmt.Fprintf(stdout, "%s%s on %d rows × %d features in %.3g s\n", spec.Estimator.Type, setting, res.NTrain, res.Dim, res.FitSeconds)
 	fmt.Fprintln(stdout, storageLine(res.Storage, res.Density, res.StorageReason, estimatorCenters(res.Estimator)))
 	if k := kernelOf(res.Estimator); k != "" {
 		fmt.Fprintf(stdout, "kernel: %s\n", k)

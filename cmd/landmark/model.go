@@ -213,29 +213,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// estimatorType is the YAML type of a fitted estimator.
+// estimatorType is the YAML type of a fitted estimator, with the SVMs'
+// formulation (C-SVC or ν-SVC, ε-SVR or ν-SVR).
 func estimatorType(est model.Estimator) string {
+	t := experiments.EstimatorType(est)
 	switch e := est.(type) {
-	case *model.KRR:
-		return "krr"
-	case *model.Falkon:
-		return "falkon"
 	case *model.SVM:
 		if e.Nu > 0 {
-			return "svm (ν-SVC)"
+			return t + " (ν-SVC)"
 		}
-		return "svm (C-SVC)"
-	case *model.BKASVM:
-		return "bka-svm"
+		return t + " (C-SVC)"
 	case *model.SVR:
 		if e.Nu > 0 {
-			return "svr (ν-SVR)"
+			return t + " (ν-SVR)"
 		}
-		return "svr (ε-SVR)"
-	case *model.OneClassSVM:
-		return "one-class-svm"
+		return t + " (ε-SVR)"
 	}
-	return fmt.Sprintf("%T", est)
+	return t
 }
 
 // estimatorParams are a fitted estimator's parameters by YAML name, with

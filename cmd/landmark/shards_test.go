@@ -35,7 +35,7 @@ func TestFitPredictManifest(t *testing.T) {
 	if code := dispatch(context.Background(), append(args, "--save", model), &so, &se); code != 0 {
 		t.Fatalf("fit: exit %d\n%s%s", code, so.String(), se.String())
 	}
-	if !strings.Contains(so.String(), "falkon (no grid) on 400 rows × 28 features") || !strings.Contains(so.String(), "auto: shards are dense") ||
+	if !strings.Contains(so.String(), "falkon on 400 rows × 28 features") || !strings.Contains(so.String(), "auto: shards are dense") ||
 		!strings.Contains(so.String(), "test (200 rows): accuracy") {
 		t.Errorf("fit output:\n%s", so.String())
 	}

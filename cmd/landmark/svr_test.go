@@ -63,7 +63,7 @@ func TestCLISVR(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("fit: exit %d: %s", code, se)
 			}
-			if !strings.Contains(so, "svr (no grid) on 500 rows × 12 features") {
+			if !strings.Contains(so, "svr on 500 rows × 12 features") {
 				t.Errorf("fit report lacks the estimator line:\n%s", so)
 			}
 			fitOut := so
