@@ -1,8 +1,6 @@
 package datasets
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -84,11 +82,7 @@ func TestLIBSVMShapeCounts(t *testing.T) {
 		t.Errorf("an index beyond MaxIndex: read error %v", err)
 	}
 	in.Close()
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(libsvmCases[0]))
-	zw.Close()
-	for name, text := range map[string]string{"x.libsvm.gz": gz.String(), "x.csv": "a,b\n1,2\n"} {
+	for name, text := range map[string]string{"x.libsvm.gz": string(gz(t, []byte(libsvmCases[0]))), "x.csv": "a,b\n1,2\n"} {
 		in, err := OpenInput(ctx, writeTemp(t, name, text), Auto)
 		if err != nil {
 			t.Fatal(err)

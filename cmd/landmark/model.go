@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -169,7 +170,7 @@ func (d *modelDescription) writeText(w io.Writer) {
 	line("scaling", scaling)
 	if len(d.Fitted) > 0 {
 		var parts []string
-		for _, k := range sortedKeys(d.Fitted) {
+		for _, k := range slices.Sorted(maps.Keys(d.Fitted)) {
 			parts = append(parts, fmt.Sprintf("%s %s", strings.ReplaceAll(k, "_", " "), strconv.FormatFloat(d.Fitted[k], 'g', 6, 64)))
 		}
 		line("fitted", strings.Join(parts, ", "))
@@ -197,20 +198,10 @@ func paramText(params map[string]any) string {
 		return ""
 	}
 	var parts []string
-	for _, k := range sortedKeys(params) {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		parts = append(parts, fmt.Sprintf("%s = %v", k, params[k]))
 	}
 	return ": " + strings.Join(parts, ", ")
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // estimatorType is the YAML type of a fitted estimator, with the SVMs'
