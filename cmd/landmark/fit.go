@@ -378,6 +378,10 @@ func flagSpecError(err error, given map[string]bool) bool {
 	se.Line = 0
 	if f, ok := specFlagNames[se.Path]; ok && given[f] {
 		se.Path = "--" + f
+		if f == "m" && strings.Contains(se.Msg, `unknown key "m"`) {
+			// The SVMs have no centers: svm-train -m 100 parsed as --m.
+			se.Msg += "; LIBSVM's svm-train -m (the kernel cache in MB) is --set cache_bytes=100M here for -m 100"
+		}
 		return true
 	}
 	return false

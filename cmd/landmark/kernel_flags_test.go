@@ -62,6 +62,10 @@ func TestCLIKernelParams(t *testing.T) {
 		{[]string{"--kernel", "polynomial", "--coef0", "-1"}, 1, "polynomial coef0 -1, want finite and ≥ 0"},
 		{[]string{"-d", "3"}, 2, "LIBSVM's svm-train -d is --degree here"},
 		{[]string{"-r", "1"}, 2, "LIBSVM's svm-train -r is --coef0 here"},
+		// -m is --m (centers) here: svm has none, and the error says what -m was.
+		{[]string{"-m", "500"}, 1, `--m: unknown key "m" for estimator svm`},
+		{[]string{"-m", "500"}, 1, "LIBSVM's svm-train -m (the kernel cache in MB) is --set cache_bytes=100M here for -m 100"},
+		{[]string{"-h", "0"}, 2, "LIBSVM's svm-train -h is --set here (--set no_shrinking=true for -h 0"},
 		{[]string{"-t", "3"}, 2, "sigmoid for -t 3"},
 	} {
 		code, _, se := runCLI(append(append([]string{}, base...), c.args...)...)

@@ -119,13 +119,19 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // helpAsked reports whether args ask for the command's help: -h, -help or
-// --help before any "--".
+// --help before any "--"; not -h 0 or -h 1, svm-train's shrinking switch,
+// which the flag parser names as such (cmdline.Parse).
 func helpAsked(args []string) bool {
-	for _, a := range args {
+	for i, a := range args {
 		switch a {
 		case "--":
 			return false
-		case "-h", "-help", "--help":
+		case "-h":
+			if i+1 < len(args) && (args[i+1] == "0" || args[i+1] == "1") {
+				continue
+			}
+			return true
+		case "-help", "--help":
 			return true
 		}
 	}

@@ -29,8 +29,21 @@ func NewFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 }
 
 // Parse parses args, wrapping failures in ErrUsage; an unknown flag is
-// named with the closest known one. flag.ErrHelp is returned as is.
+// named with the closest known one, or with what it is here when it is one
+// of LIBSVM's (svm-train -h 0, which would ask for the help, too).
+// flag.ErrHelp is returned as is.
 func Parse(fs *flag.FlagSet, args []string) error {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		// svm-train's -h 0 (no shrinking) would print the help here.
+		if (a == "-h" || a == "--h") && i+1 < len(args) && (args[i+1] == "0" || args[i+1] == "1") {
+			if al, ok := libsvmFlag(fs, "h"); ok {
+				return fmt.Errorf("%w: -h %s: LIBSVM's %s -h is --%s here%s; -h alone prints the help", ErrUsage, args[i+1], al.tool, al.flag, al.say)
+			}
+		}
+	}
 	err := fs.Parse(args)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
@@ -80,7 +93,7 @@ var libsvmFlags = map[string][]libsvmAlias{
 	"m": {{"svm-train", "set", " (--set cache_bytes=100M for -m 100)"}},
 	"n": {{"svm-train", "set", " (--set nu=0.1 for -n 0.1: one-class-svm's ν, or ν-SVC with svm, ν-SVR with svr)"}},
 	"e": {{"svm-train", "set", " (--set tol=0.001 for -e 0.001)"}},
-	"h": {{"svm-train", "set", " (--set no_shrinking=true for -h 0)"}},
+	"h": {{"svm-train", "set", " (--set no_shrinking=true for -h 0; shrinking is on by default, as -h 1)"}},
 	"q": {{"svm-train", "progress", " (--progress never for -q)"}},
 	"W": {{"svm-train", "sample-weights", " (--sample-weights FILE for -W FILE of LIBSVM's instance-weight variant: one weight per line)"}},
 }

@@ -30,6 +30,9 @@ func TestParseLIBSVMFlags(t *testing.T) {
 	if err := Parse(withOutput, []string{"-b", "1"}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "LIBSVM's svm-predict -b is --output here (--output proba for -b 1") {
 		t.Errorf("predict -b 1: %v", err)
 	}
+	if err := Parse(fs(), []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h alone: %v, want flag.ErrHelp", err)
+	}
 	for args, want := range map[string]string{
 		"-v 5":           "unknown flag -v: LIBSVM's svm-train -v is --cv here (--cv 5 for -v 5",
 		"-w1 5":          "unknown flag -w1: LIBSVM's svm-train -w1 W is --set class_weight=1:W here",
@@ -45,6 +48,9 @@ func TestParseLIBSVMFlags(t *testing.T) {
 		"-p 0.5":           "unknown flag -p: LIBSVM's svm-train -p is --set here (--set epsilon=0.1 for -p 0.1, with --estimator svr)",
 		"-m 500":           "unknown flag -m: LIBSVM's svm-train -m is --set here (--set cache_bytes=100M for -m 100)",
 		"--gama 1":         `unknown flag --gama (did you mean "--gamma"?)`,
+		// -h 0 would have printed the help.
+		"-h 0":      "-h 0: LIBSVM's svm-train -h is --set here (--set no_shrinking=true for -h 0",
+		"-c 2 -h 1": "-h 1: LIBSVM's svm-train -h is --set here",
 	} {
 		err := Parse(fs(), strings.Fields(args))
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) {
