@@ -286,7 +286,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 	}
 	if opt.Float32 {
 		if err := planDense(len(s.y), d, 4, opt.MaxBytes, s.bytes()); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w%s", err, collectedHint)
 		}
 		data := make([]float32, len(s.y)*d)
 		for i := range s.y {
@@ -303,7 +303,7 @@ func readLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*Dataset, er
 		return &Dataset{X32: x32, Y: s.labels()}, nil
 	}
 	if err := planDense(len(s.y), d, 8, opt.MaxBytes, s.bytes()); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w%s", err, collectedHint)
 	}
 	x := newDense(len(s.y), d)
 	raw := x.RawMatrix()
@@ -392,8 +392,13 @@ func (s *sparseRows) checkBytes(line int, budget int64) error {
 		return nil
 	}
 	what := fmt.Sprintf("what was read by line %d (%d rows, %d non-zeros)", line, len(s.y), s.n)
-	return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)", check.Memory(what, s.bytes(), budget))
+	return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)%s", check.Memory(what, s.bytes(), budget), collectedHint)
 }
+
+// collectedHint ends a refusal for memory of a LIBSVM read that collected
+// its rows (a compressed file, a stream: not counted first): the same file
+// uncompressed needs less.
+const collectedHint = "; a compressed file or a stream is collected as sparse rows (12 bytes a value) before X takes its form, while the same file uncompressed is counted first and read in place, its values straight into X or CSR"
 
 // maxLine is the longest line the readers accept (256 MiB).
 const maxLine = 256 << 20
