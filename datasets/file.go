@@ -157,12 +157,12 @@ type ReadOptions struct {
 	// dense X they are copied into. An uncompressed CSV file is read into
 	// X in place instead (allocated once, at the size its line count
 	// bounds, so that its values are held once, not in chunks and in X),
-	// when that X is within the bound; an uncompressed LIBSVM file is
-	// counted first (Input.Shape) and its values parsed straight into X,
-	// or into CSR arrays of exactly its non-zeros, which are planned
-	// against the bound before a value is read. 0 bounds the dense matrix
-	// alone by 8 GiB. Beyond the bound reading fails with ErrMemory rather
-	// than exhausting memory.
+	// when that X is within the bound; a LIBSVM file, uncompressed or
+	// gzip, is counted first (Input.Shape) and its values parsed straight
+	// into X, or into CSR arrays of exactly its non-zeros, which are
+	// planned against the bound before a value is read. 0 bounds the dense
+	// matrix alone by 8 GiB. Beyond the bound reading fails with ErrMemory
+	// rather than exhausting memory.
 	MaxBytes int64
 	// Progress, when set, is called with the number of data rows read so
 	// far every ProgressRows rows and once at the end.

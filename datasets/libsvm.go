@@ -396,9 +396,9 @@ func (s *sparseRows) checkBytes(line int, budget int64) error {
 }
 
 // collectedHint ends a refusal for memory of a LIBSVM read that collected
-// its rows (a compressed file, a stream: not counted first): the same file
-// uncompressed needs less.
-const collectedHint = "; a compressed file or a stream is collected as sparse rows (12 bytes a value) before X takes its form, while the same file uncompressed is counted first and read in place, its values straight into X or CSR"
+// its rows (a bzip2 file, a stream: not counted first): the same file
+// uncompressed or gzipped needs less.
+const collectedHint = "; a bzip2 file or a stream is collected as sparse rows (12 bytes a value) before X takes its form, while the same file uncompressed or gzipped is counted first and read in place, its values straight into X or CSR"
 
 // maxLine is the longest line the readers accept (256 MiB).
 const maxLine = 256 << 20

@@ -38,8 +38,9 @@ func writeTemp(t testing.TB, name, text string) string {
 
 // TestLIBSVMShapeCounts: Input.Shape's first pass counts the rows, columns
 // and entries a sparse read of the same bytes from a stream (no first
-// pass) stores, 1- and 0-based, with and without MaxRows; a stream, a
-// gzip file and a CSV are not counted.
+// pass) stores, 1- and 0-based, with and without MaxRows; a gzip file is
+// counted as the text it holds; a stream, a bzip2 file, a gzip file cut
+// short and a CSV are not counted.
 func TestLIBSVMShapeCounts(t *testing.T) {
 	ctx := context.Background()
 	for k, text := range libsvmCases {
@@ -82,20 +83,44 @@ func TestLIBSVMShapeCounts(t *testing.T) {
 		t.Errorf("an index beyond MaxIndex: read error %v", err)
 	}
 	in.Close()
-	for name, text := range map[string]string{"x.libsvm.gz": string(gz(t, []byte(libsvmCases[0]))), "x.csv": "a,b\n1,2\n"} {
-		in, err := OpenInput(ctx, writeTemp(t, name, text), Auto)
+	// A gzip file is counted as the text it holds.
+	in, err = OpenInput(ctx, writeTemp(t, "x.libsvm.gz", string(gz(t, []byte(libsvmCases[1])))), Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh, ok, err := in.Shape(ctx, ReadOptions{}); !ok || err != nil || sh != (Shape{Rows: 2, Cols: 4, Entries: 3}) {
+		t.Errorf("gzip: Shape = %+v, %v, %v; want 2 rows, 4 columns, 3 entries", sh, ok, err)
+	}
+	in.Close()
+	// A gzip file cut short is not counted: the read reports it.
+	cut := gz(t, []byte(strings.Repeat(libsvmCases[0], 5000)))
+	in, err = OpenInput(ctx, writeTemp(t, "cut.libsvm.gz", string(cut[:len(cut)/2])), Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := in.Shape(ctx, ReadOptions{}); ok || err != nil {
+		t.Errorf("a gzip file cut short: counted, %v", err)
+	}
+	if _, err := in.Read(ctx, ReadOptions{}); !errors.Is(err, ErrTruncated) {
+		t.Errorf("a gzip file cut short: read error %v, want ErrTruncated", err)
+	}
+	in.Close()
+	// A bzip2 file and a CSV are not.
+	for _, path := range []string{"testdata/small.libsvm.bz2", writeTemp(t, "x.csv", "a,b\n1,2\n")} {
+		in, err := OpenInput(ctx, path, Auto)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, _ := in.Shape(ctx, ReadOptions{}); ok {
-			t.Errorf("%s was counted", name)
+			t.Errorf("%s was counted", path)
 		}
 		in.Close()
 	}
 }
 
-// TestLIBSVMFileInPlace: a plain LIBSVM file read into dense X, float32 X
-// or CSR (its values parsed straight into the arrays a first pass sized)
+// TestLIBSVMFileInPlace: a plain or gzip LIBSVM file read into dense X,
+// float32 X or CSR (its values parsed straight into the arrays a first
+// pass sized)
 // equals the same bytes read from a stream (chunks copied at the end),
 // bit for bit, for each option that changes the read: 0-based indices, a
 // fixed Dim wider than the file, MaxRows, unlabelled rows.
@@ -103,6 +128,9 @@ func TestLIBSVMFileInPlace(t *testing.T) {
 	ctx := context.Background()
 	for k, text := range libsvmCases {
 		path := writeTemp(t, "x.libsvm", text)
+		if k%2 == 1 {
+			path = writeTemp(t, "x.libsvm.gz", string(gz(t, []byte(text)))) // counted through gzip
+		}
 		for _, opt := range []ReadOptions{{}, {ZeroBased: true}, {Dim: 12}, {MaxRows: 2}, {AllowUnlabelled: true}, {Float32: true}} {
 			opt.Format = LIBSVM
 			want, werr := Read(strings.NewReader(text), opt)
@@ -185,7 +213,8 @@ func sameDataset(t *testing.T, what string, got, want *Dataset) {
 // TestLIBSVMFileInPlaceAllocates: reading a fully dense LIBSVM file of
 // 20,000 rows × 50 features (|X| = 8 MB) from a plain file allocates at
 // least 1.2·|X| less than reading the same bytes from a stream, dense and
-// as CSR. The stream read's chunks take 12 bytes an entry (1.5·|X|)
+// as CSR, and so does a dense read of the file gzipped (its two
+// decompressions allocate their windows, well under |X|). The stream read's chunks take 12 bytes an entry (1.5·|X|)
 // beside the 8 of X; the file's read puts the values in X alone. As CSR
 // the stream's chunks are copied into arrays of exactly 12 bytes an entry
 // (1.5·|X| each), the file's read fills those arrays alone. TotalAlloc
@@ -223,10 +252,17 @@ func TestLIBSVMFileInPlaceAllocates(t *testing.T) {
 		return err
 	})
 	sameDataset(t, "dense", file, stream)
+	gzPath := writeTemp(t, "x.libsvm.gz", string(gz(t, []byte(text))))
+	var gzd *Dataset
+	gzDense := alloc(func() (err error) { gzd, err = ReadFile(gzPath, ReadOptions{}); return err })
+	sameDataset(t, "dense gzip", gzd, stream)
 	fileCSR := alloc(func() error { _, _, err := ReadLIBSVMSparseFile(ctx, path, 0); return err })
 	streamCSR := alloc(func() error { _, _, err := ReadLIBSVMSparse(ctx, strings.NewReader(text), 0); return err })
-	t.Logf("allocated (|X| %.1f MB): dense file %.1f MB, stream %.1f MB; CSR file %.1f MB, stream %.1f MB",
-		x/1e6, float64(fileDense)/1e6, float64(streamDense)/1e6, float64(fileCSR)/1e6, float64(streamCSR)/1e6)
+	t.Logf("allocated (|X| %.1f MB): dense file %.1f MB, gzip file %.1f MB, stream %.1f MB; CSR file %.1f MB, stream %.1f MB",
+		x/1e6, float64(fileDense)/1e6, float64(gzDense)/1e6, float64(streamDense)/1e6, float64(fileCSR)/1e6, float64(streamCSR)/1e6)
+	if float64(streamDense)-float64(gzDense) < 1.2*x {
+		t.Errorf("dense: the gzip file read allocated %d bytes, the stream read %d: want at least 1.2·|X| = %.0f fewer", gzDense, streamDense, 1.2*x)
+	}
 	if float64(streamDense)-float64(fileDense) < 1.2*x {
 		t.Errorf("dense: the file read allocated %d bytes, the stream read %d: want at least 1.2·|X| = %.0f fewer", fileDense, streamDense, 1.2*x)
 	}

@@ -26,7 +26,7 @@ func (f *FitResult) ReadInput(ctx context.Context, in *datasets.Input, opt datas
 	opt = f.trainedOptions(opt)
 	opt.AllowUnlabelled = true
 	if in.Format == datasets.LIBSVM && f.Scaling.KeepsSparse() {
-		// An uncompressed file whose counted shape (datasets.Input.Shape)
+		// A plain or gzip file whose counted shape (datasets.Input.Shape)
 		// is to be dense and within the model's columns is read into
 		// dense X directly, never held as CSR too.
 		sh, ok, err := in.Shape(ctx, datasets.ReadOptions{ZeroBased: opt.ZeroBased})

@@ -24,7 +24,7 @@ func (d DatasetSpec) storage() string {
 // without a scaling that moves zeros (standardize, minmax; maxabs and std
 // keep them). With auto the density decides: at or above SparseDensity the
 // data is converted to dense; storage dense converts it always. An
-// uncompressed file's density is counted before its values are read
+// uncompressed or gzip file's density is counted before its values are read
 // (datasets.Input.Shape), and a file that is to be dense is then read
 // into dense X directly, never held as CSR too. Read this way, a LIBSVM
 // test file may use columns the training rows never do (kept sparse for
