@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/kernel"
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestInfoKernel: every SVM-family estimator's Info names the kernel it
@@ -16,19 +15,13 @@ import (
 // γ = 0.25), one given is named as given, and a saved and loaded model
 // names the same kernel.
 func TestInfoKernel(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n, d = 40, 4
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, r.NormFloat64())
+	// 40 points in [−1, 1]⁴ labelled by the sign of their first coordinate.
+	x, y := conformancePoints(rand.New(rand.NewPCG(1, 2)), 40, 4, 0, func(r []float64) float64 {
+		if r[0] < 0 {
+			return -1
 		}
-		y[i] = 1
-		if x.At(i, 0) < 0 {
-			y[i] = -1
-		}
-	}
+		return 1
+	})
 	sig := kernel.Sigmoid{Gamma: 0.1, Coef0: -1}
 	for _, c := range []struct {
 		name string
