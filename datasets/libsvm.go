@@ -379,9 +379,13 @@ func parseLIBSVM(ctx context.Context, r io.Reader, opt ReadOptions) (*sparseRows
 	return s, d, nil
 }
 
-// bytes is the memory of the rows collected so far: 12 bytes a non-zero
-// (its index and value) and 16 a row (label and start).
-func (s *sparseRows) bytes() int64 { return 12*int64(s.n) + 16*int64(len(s.y)) }
+// bytes is the memory of the rows collected so far (rowBytes).
+func (s *sparseRows) bytes() int64 { return rowBytes(s.n, len(s.y)) }
+
+// rowBytes is the memory of rows of LIBSVM data with entries non-zeros,
+// held in chunks or as CSR: 12 bytes a non-zero (its index and value) and
+// 16 a row (label and start).
+func rowBytes(entries, rows int) int64 { return 12*int64(entries) + 16*int64(rows) }
 
 // checkBytes refuses, when budget is set (ReadOptions.MaxBytes > 0), rows
 // collected past it, naming the line reached: a LIBSVM file is read into

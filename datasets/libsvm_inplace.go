@@ -177,8 +177,8 @@ func (c *shapeCounter) line(b []byte) {
 }
 
 // fields counts the entries of a line field by field, as parseLine splits
-// it: a field index:value whose index is all digits (svmlight's qid:N is
-// not one).
+// it: each field with a colon but svmlight's qid:N (one whose index is not
+// a number is counted too: parseLine refuses it).
 func (c *shapeCounter) fields(b []byte) {
 	for pos := 0; ; {
 		var f []byte
@@ -186,7 +186,7 @@ func (c *shapeCounter) fields(b []byte) {
 		if len(f) == 0 {
 			return
 		}
-		if k := bytes.IndexByte(f, ':'); k >= 0 {
+		if k := bytes.IndexByte(f, ':'); k >= 0 && string(f[:k]) != "qid" {
 			c.sh.Entries++
 			c.index(f[:k])
 		}
@@ -194,13 +194,8 @@ func (c *shapeCounter) fields(b []byte) {
 }
 
 // index raises Cols to the column of key, a field's index; a key that is
-// not all digits adds no column (parseLine refuses it, or it is qid, which
-// fields does not count as an entry).
+// not all digits adds no column (parseLine refuses it).
 func (c *shapeCounter) index(key []byte) {
-	if string(key) == "qid" {
-		c.sh.Entries--
-		return
-	}
 	k, ok, big := parseIndex(key, true)
 	switch {
 	case big:
@@ -246,7 +241,7 @@ func (s *sparseRows) place(opt ReadOptions) error {
 	p := &placed{rows: sh.Rows, cols: sh.Cols, d: d, entries: sh.Entries}
 	switch {
 	case opt.sparse:
-		need := 12*int64(sh.Entries) + 16*int64(sh.Rows) // as sparseRows.bytes counts them
+		need := rowBytes(sh.Entries, sh.Rows)
 		if opt.MaxBytes > 0 && need > opt.MaxBytes {
 			what := fmt.Sprintf("the %d rows of %d non-zeros counted, as CSR", sh.Rows, sh.Entries)
 			return fmt.Errorf("datasets: %w (ReadOptions.MaxBytes)", check.Memory(what, need, opt.MaxBytes))

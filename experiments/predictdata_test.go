@@ -17,10 +17,11 @@ import (
 
 // TestReadInputLIBSVMForms: predict's read of LIBSVM rows for a model whose
 // scaling keeps zeros gives the same X whatever the file's form. A plain
-// file at or above SparseDensity is read into dense X directly (its shape
-// counted first); the same bytes gzipped are read as CSR and converted, as
-// before; a plain file below SparseDensity stays CSR; a plain file with a
-// column beyond the model's stays CSR with the columns counted. The test
+// or gzip file at or above SparseDensity is read into dense X directly
+// (its shape counted first); the same bytes from a stream (a FIFO) are
+// read as CSR and converted; a plain file below SparseDensity stays CSR;
+// a plain file with a column beyond the model's stays CSR with the columns
+// counted. The test
 // rows: 30 × 6, every entry stored (density 1), then every row of a
 // 1-entry-a-row file (density 1/6 ≥ 0.1 for a model of 6 columns, 1/60
 // below it for one of 60).
@@ -80,10 +81,21 @@ func TestReadInputLIBSVMForms(t *testing.T) {
 	if !mat.Equal(plain, gzd) || fmt.Sprint(yp) != fmt.Sprint(yg) {
 		t.Errorf("plain and gzip reads differ")
 	}
+	// The same rows from a stream, read once as CSR and converted.
+	stream := func(text string) string {
+		if !fifoWith(t, dir, "stream.libsvm", []byte(text)) {
+			t.Skip("no FIFOs here")
+		}
+		return filepath.Join(dir, "stream.libsvm")
+	}
+	if sx, sy := read(res, stream(dense.String())); !mat.Equal(plain, sx) || fmt.Sprint(yp) != fmt.Sprint(sy) {
+		t.Errorf("plain and stream reads differ")
+	}
 	thinPlain, _ := read(res, write("thin.libsvm", thin.String(), false))
 	thinGz, _ := read(res, write("thin.libsvm.gz", thin.String(), true))
-	if _, ok := thinPlain.(*mat.Dense); !ok || !mat.Equal(thinPlain, thinGz) {
-		t.Errorf("density 1/6 for 6 columns: plain X %T, equal to the gzip read's: %v", thinPlain, mat.Equal(thinPlain, thinGz))
+	thinStream, _ := read(res, stream(thin.String()))
+	if _, ok := thinPlain.(*mat.Dense); !ok || !mat.Equal(thinPlain, thinGz) || !mat.Equal(thinPlain, thinStream) {
+		t.Errorf("density 1/6 for 6 columns: plain X %T, equal to the gzip read's: %v, to the stream's: %v", thinPlain, mat.Equal(thinPlain, thinGz), mat.Equal(thinPlain, thinStream))
 	}
 	wide := *res
 	wide.Dim = 60

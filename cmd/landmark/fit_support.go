@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/model"
@@ -56,4 +59,66 @@ func kernelOf(est model.Estimator) string {
 		return e.Info().Kernel
 	}
 	return ""
+}
+
+// classWeightsOf returns the class weights an SVM fit used (class_weight:
+// balanced's computed ones among them), nil for other fits.
+func classWeightsOf(res *experiments.FitResult) map[float64]float64 {
+	switch e := res.Estimator.(type) {
+	case *model.SVM:
+		return e.ClassWeights
+	case *model.BKASVM:
+		return e.ClassWeights
+	case *model.KRR:
+		return e.ClassWeights
+	case *model.Falkon:
+		return e.ClassWeights
+	}
+	return nil
+}
+
+// weightsLine says which class weights the fit used, the classes by name;
+// "" without weights.
+func weightsLine(res *experiments.FitResult) string {
+	w := classWeightsOf(res)
+	if len(w) == 0 {
+		return ""
+	}
+	labels := slices.Sorted(maps.Keys(w))
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = fmt.Sprintf("%s × %.6g", res.ClassName(l), w[l])
+	}
+	what := "C per class"
+	switch e := res.Estimator.(type) {
+	case *model.KRR, *model.Falkon:
+		what = "squared loss per class"
+	case *model.SVM:
+		if e.Nu > 0 {
+			what = "ν-SVC row bound and share per class"
+		}
+	}
+	return "class weights (" + what + "): " + strings.Join(parts, ", ")
+}
+
+// estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
+// its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), and
+// for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
+// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
+// for estimators without centers.
+func estimatorCenters(est model.Estimator) string {
+	var form, factoring string
+	switch e := est.(type) {
+	case interface{ Info() model.FalkonInfo }:
+		form, factoring = e.Info().CenterForm, e.Info().Plan.Factoring
+	case interface{ Info() model.KRRInfo }:
+		form = e.Info().CenterForm
+	}
+	if form == "" {
+		return ""
+	}
+	if factoring != "" {
+		return "centers " + form + "; passes factored: " + factoring
+	}
+	return "centers " + form
 }

@@ -356,20 +356,8 @@ func predictBatches(ctx context.Context, x mat.Matrix, fn func(mat.Matrix) (*mat
 	return out, nil
 }
 
-// precomputedFit reports whether fit's estimator has a precomputed kernel
+// precomputedFit reports whether fit's estimator used a precomputed kernel
 // (kernel.Precomputed), whose LIBSVM rows start with index 0.
 func precomputedFit(fit *experiments.FitResult) bool {
-	var k kernel.Kernel
-	switch e := fit.Estimator.(type) {
-	case *model.SVM:
-		k = e.Kernel
-	case *model.SVR:
-		k = e.Kernel
-	case *model.OneClassSVM:
-		k = e.Kernel
-	case *model.KRR:
-		k = e.Kernel
-	}
-	_, ok := k.(kernel.Precomputed)
-	return ok
+	return kernelOf(fit.Estimator) == kernel.Precomputed{}.String()
 }
