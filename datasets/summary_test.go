@@ -181,3 +181,64 @@ func TestSummarizeTextLabels(t *testing.T) {
 		t.Errorf("summary gives the class indices' statistics:\n%s", b.String())
 	}
 }
+
+// TestStoredColumnsPaths checks that storedColumns' two paths, the
+// accumulation over all columns at once (entries ≥ 5·d) and the sort by
+// column, give bit-identical statistics: both meet each column's entries in
+// row order. The same rows are summarized with 10 and with 10⁶ columns
+// (the second takes the sort); one column is constant, one holds only a
+// stored zero, one a -0.
+func TestStoredColumnsPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 3))
+	const n, d = 30, 10
+	indptr := []int{0}
+	var indices []int32
+	var values []float64
+	for i := range n {
+		for j := range d {
+			switch {
+			case j == 0:
+				values = append(values, 4)
+			case j == 1 && i == 3:
+				values = append(values, 0)
+			case j == 2 && i == 5:
+				values = append(values, math.Copysign(0, -1))
+			case j > 2 && rng.Float64() < 0.6:
+				values = append(values, rng.NormFloat64()*1e3+1e4)
+			default:
+				continue
+			}
+			indices = append(indices, int32(j))
+		}
+		indptr = append(indptr, len(indices))
+	}
+	if len(indices) < 5*d {
+		t.Fatalf("%d entries: fewer than 5·d, the accumulating path is not taken", len(indices))
+	}
+	narrow, err := NewCSR(n, d, indptr, indices, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := NewCSR(n, 1_000_000, indptr, indices, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := storedColumns(narrow, n, d), storedColumns(wide, n, 1_000_000)
+	if len(a) != d || len(b) != d {
+		t.Fatalf("%d and %d columns, want %d", len(a), len(b), d)
+	}
+	for j := range a {
+		if a[j] != b[j] || math.Signbit(a[j].Min) != math.Signbit(b[j].Min) {
+			t.Errorf("column %d: accumulated %+v, sorted %+v", j, a[j], b[j])
+		}
+	}
+	if c := a[0]; c.Min != 4 || c.Max != 4 || c.Mean != 4 || c.Std != 0 || c.Zeros != 0 {
+		t.Errorf("constant column: %+v", c)
+	}
+	if c := a[1]; c.Min != 0 || c.Max != 0 || c.Zeros != n {
+		t.Errorf("stored-zero column: %+v", c)
+	}
+	if c := a[2]; !math.Signbit(c.Min) || c.Max != 0 || c.Zeros != n {
+		t.Errorf("-0 column: %+v", c)
+	}
+}
