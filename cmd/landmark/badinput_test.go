@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -182,19 +183,43 @@ func TestFitFlagErrorNotGivenFlag(t *testing.T) {
 // use --data; before, it was decoded as YAML and reported as "line 1: … is
 // a string, want a mapping" (exit 1); so is svm-train's TRAIN MODEL pair,
 // with or without --data (it said "open heart.model: no such file"). A
-// spec named .txt still runs.
+// spec named .txt still runs. The content decides before the spec decoder
+// reads the file (dataArg): a LIBSVM file named as the LIBSVM site names
+// them (a9a), a gzip CSV without a data name and a saved model are refused
+// as such; a spec without an extension, or opening with "---", runs.
 func TestDataFileAsSpec(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "heart.libsvm")
-	if err := os.WriteFile(data, []byte("1 1:0.5 2:1\n-1 1:0.1\n1 2:0.3\n-1 1:2\n"), 0o644); err != nil {
+	rows := []byte("# comment\n\n1 1:0.5 2:1\n-1 1:0.1\n1 2:0.3\n-1 1:2\n")
+	if err := os.WriteFile(data, rows, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	a9a := filepath.Join(dir, "a9a")
+	if err := os.WriteFile(a9a, rows, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a,b,y\n1,2,0\n3,4,1\n"))
+	zw.Close()
+	wine := filepath.Join(dir, "wine.data")
+	if err := os.WriteFile(wine, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "heart.fit")
+	var so0, se0 bytes.Buffer
+	if code := dispatch(context.Background(), []string{"fit", "--data", data, "--gamma", "1", "--save", saved, "--progress", "never"}, &so0, &se0); code != 0 {
+		t.Fatalf("fit --save: exit %d: %s", code, se0.String())
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"fit", data, "--gamma", "1"}, "is a data file, not a SPEC.yaml: give it as --data " + data},
-		{[]string{"run", data}, "is a data file, not a SPEC.yaml: landmark run takes a spec whose dataset.path names it"},
+		{[]string{"fit", data, "--gamma", "1"}, "is a LIBSVM data file, not a SPEC.yaml: give it as --data " + data},
+		{[]string{"run", data}, "is a LIBSVM data file, not a SPEC.yaml: landmark run takes a spec whose dataset.path names it"},
+		{[]string{"fit", a9a}, a9a + " is a LIBSVM data file, not a SPEC.yaml: give it as --data " + a9a},
+		{[]string{"run", wine}, wine + " is a CSV data file, not a SPEC.yaml"},
+		{[]string{"fit", saved}, saved + " is not a SPEC.yaml: datasets: " + saved + ": invalid input: malformed data: this is a model saved by Landmark, not data: landmark model info"},
 		// svm-train TRAIN MODEL: the model file after the data.
 		{[]string{"fit", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "fit takes its files as flags: svm-train's TRAIN MODEL are --data " + data + " --save " + filepath.Join(dir, "heart.model")},
 		{[]string{"fit", "--data", data, filepath.Join(dir, "heart.model"), "--gamma", "1"}, "with --data or --dataset, fit takes no SPEC.yaml; it writes the model with --save " + filepath.Join(dir, "heart.model")},
@@ -205,14 +230,16 @@ func TestDataFileAsSpec(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, se.String(), c.want)
 		}
 	}
-	spec := filepath.Join(dir, "spec.txt")
 	yml := "name: t\ndataset: {name: heart_scale}\ntask: binary\nestimator: {type: krr, lambda: 0.01, kernel: {type: gaussian, gamma: 0.1}}\n"
-	if err := os.WriteFile(spec, []byte(yml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var so, se bytes.Buffer
-	if code := dispatch(context.Background(), []string{"fit", spec, "--progress", "never"}, &so, &se); code != 0 {
-		t.Errorf("fit spec.txt: exit %d: %s", code, se.String())
+	for name, text := range map[string]string{"spec.txt": yml, "spec": "# a spec\n---\n" + yml} {
+		spec := filepath.Join(dir, name)
+		if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var so, se bytes.Buffer
+		if code := dispatch(context.Background(), []string{"fit", spec, "--progress", "never"}, &so, &se); code != 0 {
+			t.Errorf("fit %s: exit %d: %s", name, code, se.String())
+		}
 	}
 
 }

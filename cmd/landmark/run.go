@@ -62,6 +62,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want one SPEC.yaml, got %d arguments", errUsage, len(pos))
 	}
+	if err := dataArg("run", pos[0]); err != nil {
+		return err
+	}
 	spec, err := experiments.DecodeFile(pos[0])
 	if err != nil {
 		if e := specArg("run", pos[0]); e != nil {
