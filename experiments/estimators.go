@@ -59,7 +59,7 @@ var estimators = []EstimatorEntry{
 		Approx:  samplerNames(),
 		Options: []Option{
 			{Name: "block_rows", Kind: KindInt, HasMin: true, Doc: "rows per kernel block (0: automatic)"},
-			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory if the plan fits memory_limit"},
+			{Name: "cache_knm", Kind: KindBool, Doc: "keep K_nM in memory (as much as memory_limit leaves room for) instead of recomputing it every iteration; without it K_nM is kept anyway when d ≥ 64, in at most half the room memory_limit leaves"},
 			optClassWeightRidge,
 			{Name: "epsilon", Kind: KindFloat, HasMin: true, Doc: "relative jitter ε of the preconditioner (0: precond default)"},
 			{Name: "factor", Kind: KindString, Values: []string{"auto", "off", "on"}, Doc: "K_nM passes factored over the two-valued (one-hot) columns of dense X, k = k(x_D, c_D)·k(x_S, c_S) for the gaussian and laplacian kernels, rows grouped by their pattern: auto (default: when the cost model predicts passes at least 25% faster), off, or on (whenever the data allow); same fit up to rounding"},

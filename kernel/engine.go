@@ -86,7 +86,7 @@ type Op struct {
 
 	once sync.Once
 	plan plan
-	kept kept32        // blocks of K kept in float32 (Keep32; multi.go)
+	kept keptBlocks    // blocks of K kept (Keep32, Keep64; multi.go)
 	st   strassenState // MulTMul's Strassen operands (strassen.go)
 }
 

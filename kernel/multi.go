@@ -33,7 +33,7 @@ const multiPanel = 16
 
 // panelsFor reports whether the Op's products with t right-hand sides run
 // on the panel tiles: those of plan.panels, and any t ≥ 1 once blocks of K
-// are kept (Keep32), which only the panel path reads.
+// are kept (Keep32, Keep64), which only the panel path reads.
 func (o *Op) panelsFor(p *plan, t int) bool {
 	return p.panels(t) || o.kept.rows > 0 && t >= 1
 }
@@ -187,12 +187,16 @@ func (p *plan) gatherPanels(dst *mat.Dense, partial [][]float64) {
 	}
 }
 
-// kept32 is the blocks of K an Op keeps in float32 (Keep32): the first
-// rows rows of X (a whole number of blocks), block after block, each
-// (r1−r0)×mp row-major with the padding columns.
-type kept32 struct {
-	rows int
-	data []float32
+// keptBlocks is the blocks of K an Op keeps, in float32 (Keep32, data) or
+// float64 (Keep64, data64): the first rows rows of X (a whole number of
+// blocks, or all of X), block after block, each (r1−r0)×mp row-major with
+// the padding columns. data64 holds panelRows rows of zeros more, which
+// the row tiles read past a last block of fewer rows (rowsTimesPanel reads
+// its rows rounded up to the tile height).
+type keptBlocks struct {
+	rows   int
+	data   []float32
+	data64 []float64
 }
 
 // keepable reports whether the Op can keep blocks of K: the panel tiles'
@@ -203,22 +207,41 @@ func (p *plan) keepable() bool { return p.panels(2) }
 // maxBytes (a whole number of blocks, 4·mp bytes a row, mp = M rounded up
 // to the panel width), 0 when the Op cannot keep blocks (it needs
 // AVX-512 or AVX2, dense centers and dense or dense-expanded X).
-func (o *Op) KeepRows(maxBytes int64) int {
+func (o *Op) KeepRows(maxBytes int64) int { return o.keepRows(maxBytes, 4) }
+
+// KeepRows64 is KeepRows for Keep64 (8·mp bytes a row, and 8·mp·panelRows
+// for its padding).
+func (o *Op) KeepRows64(maxBytes int64) int {
+	return o.keepRows(maxBytes-o.keepBytes(panelRows, 8), 8)
+}
+
+// keepRows is KeepRows with size bytes a value (maxBytes net of any
+// padding).
+func (o *Op) keepRows(maxBytes int64, size int) int {
 	sh := o.shape()
 	if !sh.keepable() || maxBytes <= 0 {
 		return 0
 	}
 	n, _ := o.Dims()
-	if maxBytes >= o.KeepBytes(n) {
+	if maxBytes >= o.keepBytes(n, size) {
 		return n
 	}
 	b := o.BlockRows()
-	blocks := maxBytes / (4 * int64(sh.mp) * int64(b))
+	blocks := maxBytes / (int64(size) * int64(sh.mp) * int64(b))
 	return int(min(int64(n), blocks*int64(b)))
 }
 
 // KeepBytes is the memory Keep32 takes to keep the first rows rows.
-func (o *Op) KeepBytes(rows int) int64 { return 4 * int64(rows) * int64(o.shape().mp) }
+func (o *Op) KeepBytes(rows int) int64 { return o.keepBytes(rows, 4) }
+
+// KeepBytes64 is the memory Keep64 takes to keep the first rows rows (with
+// its rows of padding).
+func (o *Op) KeepBytes64(rows int) int64 { return o.keepBytes(rows+panelRows, 8) }
+
+// keepBytes is size·mp bytes for each of rows rows.
+func (o *Op) keepBytes(rows, size int) int64 {
+	return int64(size) * int64(rows) * int64(o.shape().mp)
+}
 
 // Keep32 forms the blocks of K(X, C) for the first KeepRows(maxBytes) rows
 // once and keeps them in float32; every later product (Mul, MulT, MulTMul,
@@ -233,16 +256,44 @@ func (o *Op) KeepBytes(rows int) int64 { return 4 * int64(rows) * int64(o.shape(
 // it once, before the products (not concurrently with them). With blocks
 // kept, products with t right-hand sides take at most ScratchBytes(max(t, 2)).
 func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
-	if err := o.ready(ctx, "Keep32"); err != nil {
+	rows, data, err := keepBlocks[float32](ctx, o, "Keep32", o.KeepRows(maxBytes), 0)
+	if err != nil || rows == 0 {
 		return 0, err
 	}
-	rows := o.KeepRows(maxBytes)
+	o.kept = keptBlocks{rows: rows, data: data}
+	return rows, nil
+}
+
+// Keep64 is Keep32 in float64: the first KeepRows64(maxBytes) rows of K
+// are kept as formed, and every later product runs on the panel tiles
+// over them (one right-hand side too, padded to a panel), so that products
+// with two or more right-hand sides are those of the recomputing Op, bit
+// for bit, and one right-hand side differs from its fused pass by
+// round-off. Forming a block costs about 2d flops an element, reading a
+// kept one 8 bytes: at mnist's d = 784 a fit's passes were several times
+// faster kept (docs/performance.md, "Falkon's K_nM kept in float64").
+func (o *Op) Keep64(ctx context.Context, maxBytes int64) (int, error) {
+	rows, data, err := keepBlocks[float64](ctx, o, "Keep64", o.KeepRows64(maxBytes), panelRows)
+	if err != nil || rows == 0 {
+		return 0, err
+	}
+	o.kept = keptBlocks{rows: rows, data64: data}
+	return rows, nil
+}
+
+// keepBlocks forms the blocks of K for the first rows rows (none for 0),
+// each stored at its rows' place in a slice of rows+pad rows of mp values
+// (the pad rows zero), for Keep32 or Keep64 (named op in errors).
+func keepBlocks[T float32 | float64](ctx context.Context, o *Op, op string, rows, pad int) (int, []T, error) {
+	if err := o.ready(ctx, op); err != nil {
+		return 0, nil, err
+	}
 	if rows == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	p := o.prepare()
 	b := o.BlockRows()
-	data := make([]float32, rows*p.mp)
+	data := make([]T, (rows+pad)*p.mp)
 	nb := (rows + b - 1) / b
 	ws := make([]*work, parallel.Workers(o.opt.Workers))
 	defer putWorks(ws)
@@ -253,24 +304,48 @@ func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
 		}
 		kb := p.kernelBlock(ws[worker], r0, r1)
 		for i, v := range kb.Data[:(r1-r0)*p.mp] {
-			data[r0*p.mp+i] = float32(v)
+			data[r0*p.mp+i] = T(v)
 		}
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	o.kept = kept32{rows: rows, data: data}
-	return rows, nil
+	return rows, data, nil
 }
 
-// block returns K(X[r0:r1], C) in w.blk (stride mp): widened from the kept
-// float32 values when the block is kept, formed otherwise.
+// block returns K(X[r0:r1], C) (stride mp): the kept float64 values
+// themselves, or widened into w.blk from the kept float32 ones, when the
+// block is kept; formed in w.blk otherwise.
 func (o *Op) block(p *plan, w *work, r0, r1 int) blas64.General {
-	if r1 > o.kept.rows {
+	switch {
+	case r1 > o.kept.rows:
 		return p.kernelBlock(w, r0, r1)
+	case o.kept.data64 != nil:
+		return blas64.General{Rows: r1 - r0, Cols: p.m, Stride: p.mp, Data: o.kept.data64[r0*p.mp:]}
 	}
 	widen32(w.blk, o.kept.data[r0*p.mp:r1*p.mp])
 	return blas64.General{Rows: r1 - r0, Cols: p.m, Stride: p.mp, Data: w.blk}
+}
+
+// keptSubBytes is the size of the sub-blocks the panel products run a block
+// kept in float64 in (keptStep), so that it stays in L2 (or close by) while
+// the row tiles and then the column tiles read it: a kept block is as large
+// as the engine forms, about 8 MiB at d = 784. mnist's FALKON fit (60,000
+// × 780, M = 1,225, 10 outputs, K_nM kept; machine F, AVX2 EPYC, one run
+// each) took 10.5 s in whole blocks, 7.5–8.3 s in sub-blocks of 256 KiB to
+// 1 MiB (no trend within the noise), 8.1 s at 64 KiB, 8.3 s at 2 MiB. A
+// variable so that tests can make sub-blocks of one tile.
+var keptSubBytes = 512 << 10
+
+// keptStep returns the rows of the sub-blocks in which the panel products
+// run the block ending at row r1: a whole block (r1 − r0 ≤ BlockRows)
+// unless it is kept in float64, then keptSubBytes of it (a multiple of the
+// tile height).
+func (o *Op) keptStep(p *plan, r1 int) int {
+	if o.kept.data64 == nil || r1 > o.kept.rows {
+		return o.BlockRows()
+	}
+	return max(panelRows, keptSubBytes/(8*p.mp)/panelRows*panelRows)
 }
 
 // widen32 sets dst[i] = float64(src[i]) (exact) for i < len(src), sixteen
@@ -305,12 +380,16 @@ func (o *Op) mulTMulPanels(ctx context.Context, dst *mat.Dense, v blas64.General
 	width := len(vp)
 	partial, sums, err := o.segmentSums(ctx, width, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
 		kb := o.block(p, w, r0, r1)
-		rows := r1 - r0
-		kv := w.kv[:roundUp(rows, panelRows)*multiPanel]
-		for q := 0; q < width; q += p.mp * multiPanel {
-			p.rowsTimesPanel(kb.Data, rows, vp[q:], kv)
-			weighPanel(kv, wt, r0, rows)
-			p.colsTimesPanel(kb.Data, rows, kv, acc[q:])
+		step := o.keptStep(p, r1)
+		for s0 := 0; s0 < r1-r0; s0 += step {
+			rows := min(step, r1-r0-s0)
+			sub := kb.Data[s0*p.mp:]
+			kv := w.kv[:roundUp(rows, panelRows)*multiPanel]
+			for q := 0; q < width; q += p.mp * multiPanel {
+				p.rowsTimesPanel(sub, rows, vp[q:], kv)
+				weighPanel(kv, wt, r0+s0, rows)
+				p.colsTimesPanel(sub, rows, kv, acc[q:])
+			}
 		}
 	})
 	defer sumsSlot.Put(sums)
@@ -331,15 +410,18 @@ func (o *Op) mulTPanels(ctx context.Context, dst *mat.Dense, u blas64.General) e
 	np := (u.Cols + multiPanel - 1) / multiPanel
 	partial, sums, err := o.segmentSums(ctx, np*p.mp*multiPanel, panelKVCols(o.BlockRows()), func(w *work, r0, r1 int, acc []float64) {
 		kb := o.block(p, w, r0, r1)
-		rows := r1 - r0
-		up := w.kv[:rows*multiPanel]
-		for q := range np {
-			c0, c1 := q*multiPanel, min((q+1)*multiPanel, u.Cols)
-			clear(up)
-			for i := range rows {
-				copy(up[i*multiPanel:], u.Data[(r0+i)*u.Stride+c0:(r0+i)*u.Stride+c1])
+		step := o.keptStep(p, r1)
+		for s0 := 0; s0 < r1-r0; s0 += step {
+			rows, i0 := min(step, r1-r0-s0), r0+s0
+			up := w.kv[:rows*multiPanel]
+			for q := range np {
+				c0, c1 := q*multiPanel, min((q+1)*multiPanel, u.Cols)
+				clear(up)
+				for i := range rows {
+					copy(up[i*multiPanel:], u.Data[(i0+i)*u.Stride+c0:(i0+i)*u.Stride+c1])
+				}
+				p.colsTimesPanel(kb.Data[s0*p.mp:], rows, up, acc[q*p.mp*multiPanel:])
 			}
-			p.colsTimesPanel(kb.Data, rows, up, acc[q*p.mp*multiPanel:])
 		}
 	})
 	defer sumsSlot.Put(sums)

@@ -34,8 +34,11 @@ func keptMaxT(acc accel) int {
 	return 8
 }
 
-// keptSmall reports whether a product with t right-hand sides runs here.
-func (o *Op) keptSmall(t int) bool { return t >= 1 && t <= keptMaxT(useAccel) && o.kept.rows > 0 }
+// keptSmall reports whether a product with t right-hand sides runs here
+// (blocks kept in float32: Keep64's run on the panel tiles).
+func (o *Op) keptSmall(t int) bool {
+	return t >= 1 && t <= keptMaxT(useAccel) && o.kept.rows > 0 && o.kept.data != nil
+}
 
 // keptScratchBytes is what a product with t right-hand sides here allocates
 // at most (ScratchBytes counts it whenever it could run here, blocks kept or

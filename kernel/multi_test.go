@@ -219,6 +219,94 @@ func TestKeep32(t *testing.T) {
 	}
 }
 
+// Keep64: an Op keeping the first blocks of K in float64 gives, with two or
+// more right-hand sides, the recomputing Op's products bit for bit (the same
+// blocks through the same panel tiles) while a block is one sub-block
+// (keptSubBytes); with one right-hand side (where the recomputing Op runs
+// its fused pass), and with sub-blocks of 8 rows (whose column sums are
+// added block by block), the products of the full K (naive) to 1e-13
+// relative to those of |K| and |V| (round-off of sums of 37 or 203 terms).
+// All of K is kept, or three blocks of 24 rows of it (the rest formed); n =
+// 203 leaves a last block of 11 rows, whose tiles read the padding rows
+// Keep64 stores. Bit for bit whatever the workers; a budget below one
+// block keeps nothing.
+func TestKeep64(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 64))
+	const n, m, d = 203, 37, 30
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	k := Gaussian{Gamma: 0.5 / d}
+	full := naive(k, x, c)
+	probe := NewOp(k, x, c, Options{BlockRows: 24})
+	if probe.KeepRows64(1<<30) == 0 {
+		t.Skip("keeping blocks needs the panel tiles (AVX-512 or AVX2)")
+	}
+	if got := probe.KeepRows64(probe.KeepBytes64(24) - 1); got != 0 {
+		t.Errorf("KeepRows64 below one block = %d", got)
+	}
+	if got := probe.KeepRows64(probe.KeepBytes64(n)); got != n {
+		t.Errorf("KeepRows64(KeepBytes64(n)) = %d, want %d", got, n)
+	}
+	mp := probe.shape().mp
+	defer func(b int) { keptSubBytes = b }(keptSubBytes)
+	for _, sub := range []int{keptSubBytes, 8 * panelRows * mp} {
+		keptSubBytes = sub
+		for _, budget := range []int64{probe.KeepBytes64(72), 1 << 30} {
+			for _, tc := range []int{1, 10} {
+				keep64Case(t, k, x, c, full, r, budget, tc, sub < 8*24*mp)
+			}
+		}
+	}
+}
+
+// keep64Case is one case of TestKeep64; split says whether the kept blocks
+// run in sub-blocks.
+func keep64Case(t *testing.T, k Kernel, x, c, full *mat.Dense, r *rand.Rand, budget int64, tc int, split bool) {
+	t.Helper()
+	n, m := full.Dims()
+	ctx := context.Background()
+	products := func(op *Op, v, u *mat.Dense) [3]*mat.Dense {
+		out := [3]*mat.Dense{mat.NewDense(n, tc, nil), mat.NewDense(m, tc, nil), mat.NewDense(m, tc, nil)}
+		for _, err := range []error{op.Mul(ctx, out[0], v), op.MulT(ctx, out[1], u), op.MulTMul(ctx, out[2], v)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	v, u := randDense(r, m, tc), randDense(r, n, tc)
+	kv, ktu, ktkv, kvAbs, ktuAbs, ktkvAbs := multiRef(full, v, u)
+	recomputed := products(NewOp(k, x, c, Options{BlockRows: 24}), v, u)
+	var first *mat.Dense
+	for _, workers := range []int{1, 3} {
+		op := NewOp(k, x, c, Options{BlockRows: 24, Workers: workers})
+		rows, err := op.Keep64(ctx, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(n, op.KeepRows64(budget)); rows != want || rows == 0 {
+			t.Fatalf("kept %d rows, KeepRows64 says %d", rows, want)
+		}
+		got := products(op, v, u)
+		what := fmt.Sprintf("budget %d t=%d workers=%d split %v (%d rows kept)", budget, tc, workers, split, rows)
+		if tc > 1 && !split {
+			for i, name := range []string{"K·V", "Kᵀ·U", "Kᵀ(K·V)"} {
+				if !mat.Equal(got[i], recomputed[i]) {
+					t.Errorf("%s %s: not the recomputing Op's", what, name)
+				}
+			}
+		} else {
+			checkClose(t, what+" K·V", got[0], kv, kvAbs, 1e-13)
+			checkClose(t, what+" Kᵀ·U", got[1], ktu, ktuAbs, 1e-13)
+			checkClose(t, what+" Kᵀ(K·V)", got[2], ktkv, ktkvAbs, 1e-13)
+		}
+		if first == nil {
+			first = got[2]
+		} else if !mat.Equal(first, got[2]) {
+			t.Errorf("%s: the workers changed Kᵀ(K·V)", what)
+		}
+	}
+}
+
 // The panel tiles (AVX-512 8×16; AVX2 6×8 with 4×8 and 2×8 at the edges)
 // give bit for bit the sums of a Go loop doing, for each element, the same
 // chain of fused multiply-adds in the same order (p ascending from zero;

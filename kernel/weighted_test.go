@@ -39,8 +39,9 @@ func weightedRef(k *mat.Dense, w []float64, v *mat.Dense) (want, bound *mat.Dens
 
 // TestMulTMulWeighted checks MulTMulWeighted on every pass MulTMul takes —
 // the fused Gaussian pass (with the Strassen distances at d = 520), its
-// float32 blocks, kept float32 rows (all of them, and a part with the rest
-// formed), the Laplacian's fused pass, the generic product (polynomial),
+// float32 blocks, kept float32 and float64 rows (all of them, and a part
+// with the rest formed; float64 ones in sub-blocks of 8 rows), the
+// Laplacian's fused pass, the generic product (polynomial),
 // the panel tiles (t = 3), sparse X and the factored passes — on each SIMD
 // path, against Kᵀ·diag(w)·K·V from the K that Block forms (weights in
 // [0, 2), every seventh 0). The bounds are relative to |K|ᵀw|K||V|:
@@ -94,12 +95,28 @@ func TestMulTMulWeighted(t *testing.T) {
 			return op, err
 		}
 	}
+	kept64 := func(budget func(*Op) int64) func() (weightedProducts, error) {
+		return func() (weightedProducts, error) {
+			op := NewOp(g, x, c, Options{BlockRows: 24})
+			rows, err := op.Keep64(ctx, budget(op))
+			if err == nil && rows == 0 {
+				return nil, nil
+			}
+			return op, err
+		}
+	}
+	// Kept float64 blocks run in sub-blocks of one tile (8 rows), so that
+	// the weights' row offsets within a block are exercised.
+	defer func(b int) { keptSubBytes = b }(keptSubBytes)
+	keptSubBytes = 1
 	configs := []config{
 		{"gaussian", opOf(g, x, c, Options{BlockRows: 24}), 1e-11},
 		{"gaussian d=520 (strassen)", opOf(Gaussian{Gamma: 1.0 / 520}, xw, cw, Options{BlockRows: 32}), 1e-11},
 		{"gaussian float32", opOf(g, x, c, Options{BlockRows: 24, Float32: true}), 3e-5},
 		{"gaussian kept", kept(func(o *Op) int64 { return 1 << 30 }), 3e-5},
 		{"gaussian kept 72 rows", kept(func(o *Op) int64 { return o.KeepBytes(72) }), 3e-5},
+		{"gaussian kept64", kept64(func(o *Op) int64 { return 1 << 30 }), 1e-11},
+		{"gaussian kept64 72 rows", kept64(func(o *Op) int64 { return o.KeepBytes64(72) }), 1e-11},
 		{"laplacian", opOf(Laplacian{Gamma: 0.1}, x, c, Options{BlockRows: 24}), 1e-11},
 		{"polynomial", opOf(Polynomial{Degree: 2, Gamma: 0.1}, x, c, Options{BlockRows: 24}), 1e-11},
 		{"gaussian sparse", opOf(g, sx, sc, Options{BlockRows: 24}), 1e-11},

@@ -139,18 +139,26 @@ type Falkon struct {
 	// (results do not depend on it), MemoryLimit the planned peak memory
 	// (see FalkonPlan).
 	Resources `yaml:",inline"`
-	// CacheKnm asks to keep K_nM (8nM bytes) in memory instead of
-	// recomputing its blocks at every iteration. It is used only if the plan
-	// with the cache fits MemoryLimit; Info.CachedKnm says whether it was.
-	// With Float32 or Float32Storage on AVX-512 or AVX2 (dense centers), K_nM is
-	// kept in float32 instead (kernel.Op.Keep32, 4 bytes a value): as many
-	// blocks of rows as MemoryLimit leaves room for (all without a limit),
-	// the others formed at every pass; Plan.Cache is what is kept.
-	// FALKON found caching slower on CPUs, and so did this project for the
-	// float64 cache (docs/performance.md, "Falkon"); the float32 one can
-	// pay: on ijcnn1 (d = 22, M = 5,000, 10 iterations, 1.00 GB kept) a
-	// Float32 fit took 4.3–4.7 CPU-s with it against 5.0 without, on a
-	// loaded machine (docs/performance.md, "Multi-output tiles on AVX2").
+	// CacheKnm asks to keep K_nM in memory instead of recomputing its
+	// blocks at every iteration. Without it a fit with a MemoryLimit keeps
+	// K_nM's blocks on its own when d ≥ 64 and the passes are not factored,
+	// in at most half the room the limit leaves (see autoKeepMinDim for the
+	// measurements); no limit, no such keeping. On AVX-512 or AVX2 with
+	// dense centers the
+	// engine keeps its blocks (kernel.Op.Keep64, 8 bytes a value, or
+	// Keep32, 4, with Float32 or Float32Storage): as many blocks of rows
+	// as MemoryLimit leaves room for (all without a limit), the others
+	// formed at every pass. Elsewhere K_nM is cached whole (8nM bytes, and
+	// 8nt for its product) if the plan with it fits MemoryLimit. Plan.Cache
+	// is what is kept; Info.CachedKnm says whether anything was.
+	// Forming a block costs about 2d flops a value, reading a kept one 8
+	// bytes, so the cache pays at high d: mnist (60,000 × 780, M = 1,225,
+	// 10 outputs) fitted in 7.5–8.3 s kept against 47.7 s recomputed
+	// (docs/performance.md, "Falkon's K_nM kept in float64"). At low d
+	// FALKON found caching slower on CPUs; on ijcnn1 (d = 22, M = 5,000,
+	// 10 iterations, 1.00 GB kept) a Float32 fit took 4.3–4.7 CPU-s kept
+	// against 5.0 without, on a loaded machine (docs/performance.md,
+	// "Multi-output tiles on AVX2").
 	CacheKnm bool `yaml:"cache_knm"`
 	// Factor chooses whether the K_nM passes of the fit (K_nMᵀy and every
 	// CG pass) are factored over the two-valued columns of X
@@ -248,7 +256,11 @@ type FalkonPlan struct {
 	Solver int64 `json:"solver"`
 	// Validation is the validation predictions and engine scratch.
 	Validation int64 `json:"validation"`
-	// Cache is K_nM when cached (8nM), 0 otherwise.
+	// Cache is what is kept of K_nM (CacheKnm, or kept unasked at d ≥ 64
+	// within MemoryLimit): its blocks kept by the engine (8 or 4 bytes a
+	// value of the rows kept, M rounded up to the panel width), or K_nM
+	// and its product whole (8nM + 8nt) where the engine cannot keep
+	// blocks; 0 when nothing is.
 	Cache int64 `json:"cache"`
 	// Factored is what factored passes hold (Falkon.Factor): the dense
 	// columns of X with rows grouped by pattern, the permutation, the

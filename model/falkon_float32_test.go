@@ -209,8 +209,10 @@ func TestFalkonKeep32(t *testing.T) {
 		// portable path falls back to the float64 cache of K_nM whole
 		// (8 bytes a value: n·M, plus n·t for the products), all or
 		// nothing, so the limit that leaves room for 400 rows keeps none.
-		// Those fits form the same values and sum them in the same order
-		// as the recomputing one: predictions agree exactly.
+		// Those fits form the same values; the cached products sum them in
+		// the engine GEMM's order, not the passes': predictions agree to
+		// round-off carried through 10 iterations (1.7e-13 relative on
+		// machine F; bound 1e-11).
 		if got, want := full.Info().Plan.Cache, int64(8*(600*100+600)); !full.Info().CachedKnm || got != want {
 			t.Errorf("portable: kept %d bytes (cached %v), want the float64 cache: %d", got, full.Info().CachedKnm, want)
 		}
@@ -222,8 +224,8 @@ func TestFalkonKeep32(t *testing.T) {
 			t.Errorf("portable, with the limit: kept %d bytes (cached %v), want none", part.Info().Plan.Cache, part.Info().CachedKnm)
 		}
 		for _, f := range []*Falkon{&full, &part} {
-			if got := mustPredict(t, f, x); !slices.Equal(got, want) {
-				t.Errorf("portable: kept %d bytes: predictions differ from the recomputing fit's", f.Info().Plan.Cache)
+			if d := maxRelDiff(mustPredict(t, f, x), want); d > 1e-11 {
+				t.Errorf("portable: kept %d bytes: predictions differ from the recomputing fit's by %g", f.Info().Plan.Cache, d)
 			}
 		}
 		return

@@ -269,12 +269,20 @@ func TestFalkonMemory(t *testing.T) {
 	if err := cached.Fit(context.Background(), x, y); err != nil {
 		t.Fatal(err)
 	}
-	if !cached.Info().CachedKnm || cached.Info().Plan.Cache != 8*(400*50+400) {
-		t.Errorf("cache: %v, plan %+v", cached.Info().CachedKnm, cached.Info().Plan)
+	// The engine keeps K_nM's blocks (Keep64: 8 bytes for each of 400 rows
+	// and 8 rows of padding, by M = 50 rounded up to 64 on the SIMD paths);
+	// on the portable path K_nM (400 × 50) and its product are formed whole.
+	wantCache := int64(8 * (400*50 + 400))
+	if kernel.Accel() != "portable" {
+		wantCache = 8 * (400 + 8) * 64
+	}
+	if !cached.Info().CachedKnm || cached.Info().Plan.Cache != wantCache {
+		t.Errorf("cache: %v, plan %+v, want %d bytes cached", cached.Info().CachedKnm, cached.Info().Plan, wantCache)
 	}
 	p1, _ := f.Predict(x)
 	p2, _ := cached.Predict(x)
-	// Same iterates up to summation order (engine blocks vs one GEMM).
+	// Same iterates up to summation order (kept blocks or GEMM vs the
+	// engine's fused pass).
 	if d := maxRelDiff(p2, p1); d > 1e-8 {
 		t.Errorf("cached K_nM changed predictions by %g", d)
 	}
@@ -516,5 +524,61 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 	// of K_MM would mean the refusal came too late.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 8*mc*mc/10 {
 		t.Errorf("refused fit allocated %d bytes, want ≪ K_MM's %d", got, 8*mc*mc)
+	}
+}
+
+// With a MemoryLimit and d ≥ autoKeepMinDim the fit keeps K_nM's blocks
+// unasked (on the SIMD paths: Keep64), in at most half the room the limit
+// leaves: all 300 rows under a roomy limit, some under a tight one, none
+// without a limit, none at d = autoKeepMinDim − 1, and always within the
+// limit. The kept fit's predictions are the recomputing fit's up to
+// summation order (1.1e-14 relative on machine F; bound 1e-11).
+func TestFalkonAutoKeep(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range []int{autoKeepMinDim - 1, autoKeepMinDim} {
+		x, y := krrTestData(5, 300, d)
+		base := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5 / float64(d)}, Lambda: 1e-4, M: 40, MaxIter: 200, Tol: 1e-12, Seed: 2, BlockRows: 64}
+		plain := base
+		if err := plain.Fit(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+		if plain.Info().CachedKnm {
+			t.Fatalf("d = %d: kept K_nM without a MemoryLimit", d)
+		}
+		want := mustPredict(t, &plain, x)
+		roomy := base
+		roomy.MemoryLimit = 1 << 30
+		if err := roomy.Fit(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+		info := roomy.Info()
+		keeps := d >= autoKeepMinDim && kernel.Accel() != "portable"
+		// 8 bytes × (300 rows + 8 of padding) × 48 (M = 40 rounded up to
+		// the panel width, 16).
+		if wantBytes := int64(8 * 308 * 48); keeps && (!info.CachedKnm || info.Plan.Cache != wantBytes) || !keeps && (info.CachedKnm || info.Plan.Cache != 0) {
+			t.Errorf("d = %d, 1 GiB limit: cached %v, %d bytes; want kept %v", d, info.CachedKnm, info.Plan.Cache, keeps)
+		}
+		if diff := maxRelDiff(mustPredict(t, &roomy, x), want); diff > 1e-11 {
+			t.Errorf("d = %d: kept fit's predictions differ by %g", d, diff)
+		}
+		if !keeps {
+			continue
+		}
+		// A limit leaving room for about 100 of the 300 rows (twice their
+		// bytes: auto takes half the room) above both plans without them
+		// (the kept passes' scratch differs from the fused pass's): whole
+		// blocks of 64 rows are kept, one or two of the five.
+		tight := base
+		tight.MemoryLimit = max(plain.Info().Plan.Total, info.Plan.Total-info.Plan.Cache) + 2*8*100*48
+		if err := tight.Fit(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+		ti := tight.Info()
+		if !ti.CachedKnm || ti.Plan.Cache <= 0 || ti.Plan.Cache >= info.Plan.Cache || ti.Plan.Total > tight.MemoryLimit {
+			t.Errorf("tight limit %d: cached %v, %d bytes, plan total %d", tight.MemoryLimit, ti.CachedKnm, ti.Plan.Cache, ti.Plan.Total)
+		}
+		if diff := maxRelDiff(mustPredict(t, &tight, x), want); diff > 1e-11 {
+			t.Errorf("tight limit: predictions differ by %g", diff)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/check"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -104,21 +105,29 @@ func weightsLine(res *experiments.FitResult) string {
 // estimatorCenters says how a fitted Falkon or Nyström-KRR estimator held
 // its centers ("centers dense", "centers sparse (CSR, N non-zeros)"), and
 // for Falkon whether its K_nM passes were factored (model.Falkon.Factor:
-// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns"), ""
-// for estimators without centers.
+// "; passes factored: 10 dense + 44 two-valued columns, 75 patterns") or
+// read from K_nM kept in memory (model.Falkon.CacheKnm: "; K_nM kept in
+// memory (588.2 MB)"), "" for estimators without centers.
 func estimatorCenters(est model.Estimator) string {
 	var form, factoring string
+	var kept int64
 	switch e := est.(type) {
 	case interface{ Info() model.FalkonInfo }:
-		form, factoring = e.Info().CenterForm, e.Info().Plan.Factoring
+		info := e.Info()
+		form, factoring = info.CenterForm, info.Plan.Factoring
+		if info.CachedKnm {
+			kept = info.Plan.Cache
+		}
 	case interface{ Info() model.KRRInfo }:
 		form = e.Info().CenterForm
 	}
-	if form == "" {
+	switch {
+	case form == "":
 		return ""
-	}
-	if factoring != "" {
+	case factoring != "":
 		return "centers " + form + "; passes factored: " + factoring
+	case kept > 0:
+		return "centers " + form + "; K_nM kept in memory (" + check.FormatBytes(kept) + ")"
 	}
 	return "centers " + form
 }
