@@ -112,14 +112,15 @@
 // random-Fourier or MEKA maps, MEKAKRR), Falkon, SVM, BKASVM, SVR or OneClassSVM; Load,
 // LoadFile and Unmarshal read it back into an estimator whose predictions and
 // decision values are bit-identical to the saved one's (and which re-saves to
-// the same bytes). The format, version 9 (files of versions 2 to 8 still
+// the same bytes). The format, version 10 (files of versions 2 to 9 still
 // load; version 5 added Falkon's Float32Storage, version 6 its
 // PrecondPrecision, version 7 its Factor and SVR, version 8 KRR's and
-// Falkon's ClassWeights, version 9 the ν of SVM and SVR), is
+// Falkon's ClassWeights, version 9 the ν of SVM and SVR, version 10
+// Falkon's NeverCacheKnm), is
 //
 //	offset  size  field
 //	0       8     magic "LANDMARK"
-//	8       2     format version, uint16 little-endian (9)
+//	8       2     format version, uint16 little-endian (10)
 //	10      1     length L of the type tag (1…64)
 //	11      L     type tag: model.KRR, model.Falkon, model.SVM, model.BKASVM,
 //	              model.SVR (since 2026-11-28, in version 7: a build before

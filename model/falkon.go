@@ -140,10 +140,12 @@ type Falkon struct {
 	// (see FalkonPlan).
 	Resources `yaml:",inline"`
 	// CacheKnm asks to keep K_nM in memory instead of recomputing its
-	// blocks at every iteration. Without it a fit with a MemoryLimit keeps
-	// K_nM's blocks on its own when d ≥ 64 and the passes are not factored,
-	// in at most half the room the limit leaves (see autoKeepMinDim for the
-	// measurements); no limit, no such keeping. On AVX-512 or AVX2 with
+	// blocks at every iteration. Without it (and without NeverCacheKnm) a
+	// fit with a MemoryLimit keeps K_nM's blocks on its own when d ≥ 64 and
+	// the passes are not factored, in at most half the room the limit
+	// leaves (see autoKeepMinDim for the measurements), as FALKON stores
+	// K_nM at d > 1,200 when the memory allows; no limit, no such keeping.
+	// On AVX-512 or AVX2 with
 	// dense centers the
 	// engine keeps its blocks (kernel.Op.Keep64, 8 bytes a value, or
 	// Keep32, 4, with Float32 or Float32Storage): as many blocks of rows
@@ -160,6 +162,11 @@ type Falkon struct {
 	// against 5.0 without, on a loaded machine (docs/performance.md,
 	// "Multi-output tiles on AVX2").
 	CacheKnm bool `yaml:"cache_knm"`
+	// NeverCacheKnm forms K_nM's blocks at every pass, never keeping them,
+	// as FALKON's never_store_kernel: the fit's memory then stays that of
+	// the recomputing passes whatever d and MemoryLimit. It cannot be set
+	// with CacheKnm.
+	NeverCacheKnm bool `yaml:"never_cache_knm"`
 	// Factor chooses whether the K_nM passes of the fit (K_nMᵀy and every
 	// CG pass) are factored over the two-valued columns of X
 	// (kernel.Factored): with the Gaussian or Laplacian kernel, k(x, c) =

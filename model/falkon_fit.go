@@ -43,6 +43,9 @@ func (m *Falkon) resolve(n, d int) (falkonConfig, error) {
 	if err := refusePrecomputed(m.Kernel, "falkon"); err != nil {
 		return c, fmt.Errorf("model: falkon: %w", err)
 	}
+	if m.CacheKnm && m.NeverCacheKnm {
+		return c, fmt.Errorf("model: falkon: %w: CacheKnm and NeverCacheKnm both set", ErrInput)
+	}
 	c.k = m.Kernel
 	if c.k == nil {
 		c.k = kernel.Gaussian{Gamma: 1 / float64(d)}
@@ -173,7 +176,7 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 	}
 	s := m.factorSplit(cfg, x)
 	if s == nil {
-		if _, d := x.Dims(); m.MemoryLimit > 0 && d >= autoKeepMinDim {
+		if _, d := x.Dims(); m.MemoryLimit > 0 && d >= autoKeepMinDim && !m.NeverCacheKnm {
 			if q, ok := keepPlan(p, op, cfg, t, m.MemoryLimit, true); ok {
 				return q, true, nil
 			}

@@ -530,8 +530,8 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 // With a MemoryLimit and d ≥ autoKeepMinDim the fit keeps K_nM's blocks
 // unasked (on the SIMD paths: Keep64), in at most half the room the limit
 // leaves: all 300 rows under a roomy limit, some under a tight one, none
-// without a limit, none at d = autoKeepMinDim − 1, and always within the
-// limit. The kept fit's predictions are the recomputing fit's up to
+// without a limit, none at d = autoKeepMinDim − 1 or with NeverCacheKnm
+// (which CacheKnm cannot go with), and always within the limit. The kept fit's predictions are the recomputing fit's up to
 // summation order (1.1e-14 relative on machine F; bound 1e-11).
 func TestFalkonAutoKeep(t *testing.T) {
 	ctx := context.Background()
@@ -560,6 +560,16 @@ func TestFalkonAutoKeep(t *testing.T) {
 		}
 		if diff := maxRelDiff(mustPredict(t, &roomy, x), want); diff > 1e-11 {
 			t.Errorf("d = %d: kept fit's predictions differ by %g", d, diff)
+		}
+		never := roomy
+		never.NeverCacheKnm = true
+		if err := never.Fit(ctx, x, y); err != nil || never.Info().CachedKnm || never.Info().Plan.Cache != 0 {
+			t.Errorf("d = %d, NeverCacheKnm: err %v, cached %v, %d bytes", d, err, never.Info().CachedKnm, never.Info().Plan.Cache)
+		}
+		both := never
+		both.CacheKnm = true
+		if err := both.Fit(ctx, x, y); !errors.Is(err, ErrInput) {
+			t.Errorf("CacheKnm and NeverCacheKnm: err = %v, want ErrInput", err)
 		}
 		if !keeps {
 			continue

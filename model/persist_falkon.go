@@ -14,8 +14,9 @@ import (
 // its configuration: Sampler with its options, CenterLambda, CenterWeights,
 // Centers, WarmStart and Validation (centers equal to the fitted ones are
 // written once), Float32Storage (since version 5), PrecondPrecision
-// (since version 6) and Factor with the plan's Factored and Factoring
-// (since version 7). Progress, a callback, is not saved.
+// (since version 6), Factor with the plan's Factored and Factoring
+// (since version 7), ClassWeights (since version 8) and NeverCacheKnm
+// (since version 10). Progress, a callback, is not saved.
 func (m *Falkon) encode(e *binfmt.Enc) error {
 	if m.fit == nil {
 		return errSaveUnfitted
@@ -90,6 +91,7 @@ func (m *Falkon) encode(e *binfmt.Enc) error {
 	e.Int64(i.Plan.Factored)
 	e.String(i.Plan.Factoring)
 	encWeights(e, m.ClassWeights) // format version 8
+	e.Bool(m.NeverCacheKnm)       // format version 10
 	return nil
 }
 
@@ -226,6 +228,9 @@ func loadFalkon(d *binfmt.Dec) *Falkon {
 	}
 	if d.Version() >= 8 {
 		m.ClassWeights = decClassWeights(d, f.task, f.labels)
+	}
+	if d.Version() >= 10 {
+		m.NeverCacheKnm = d.Bool()
 	}
 	if d.Err() != nil {
 		return nil

@@ -26,7 +26,7 @@ func TestPersistCoversFields(t *testing.T) {
 			"Probability", "Progress" /* a callback: not saved */, "fit"}},
 		{krrFit{}, []string{"task", "labels", "d", "pred", "info", "calib"}},
 		{Falkon{}, []string{"Kernel", "Lambda", "M", "Sampler", "Centers", "CenterWeights", "CenterLambda",
-			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "ClassWeights", "Seed", "Resources", "BlockRows", "Float32", "Float32Storage", "PrecondPrecision", "Factor", "CacheKnm", "Patience",
+			"Preconditioner", "Epsilon", "MaxIter", "Tol", "Task", "ClassWeights", "Seed", "Resources", "BlockRows", "Float32", "Float32Storage", "PrecondPrecision", "Factor", "CacheKnm", "NeverCacheKnm", "Patience",
 			"Probability", "Cholesky", "Validation", "WarmStart", "Progress" /* a callback: not saved */, "fit"}},
 		{falkonFit{}, []string{"task", "labels", "d", "pred", "info", "calib"}},
 		{SVM{}, []string{"Kernel", "C", "ClassWeights", "Multiclass", "NoBias", "Nu", "Tol", "MaxIter", "CacheBytes", "CacheFloat32", "Resources",

@@ -157,6 +157,10 @@ func fixtureCases() []fixtureCase {
 		// Version 9: ν-SVC and ν-SVR, solved to 1e-10.
 		{"svm-nu", 9, func() Estimator { return &SVM{Kernel: g, Nu: 0.4, Tol: 1e-10} }, cls},
 		{"svr-nu", 9, func() Estimator { return &SVR{Kernel: g, C: 5, Nu: 0.3, Tol: 1e-10} }, reg},
+		// Version 10: Falkon's NeverCacheKnm.
+		{"falkon-never-cache", 10, func() Estimator {
+			return &Falkon{Kernel: g, Lambda: 1e-4, M: 15, Seed: 20, NeverCacheKnm: true}
+		}, reg},
 	}
 }
 

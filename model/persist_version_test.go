@@ -133,10 +133,10 @@ func TestLoadVersion2Files(t *testing.T) {
 				}
 				// Then version 5's Float32Storage (false),
 				// PrecondPrecision (empty), version 7's Factor
-				// (auto), Plan.Factored (0) and Plan.Factoring (empty)
-				// and version 8's ClassWeights (no keys, no values):
-				// one zero byte each.
-				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0, 0, 0, 0, 0, 0))
+				// (auto), Plan.Factored (0) and Plan.Factoring (empty),
+				// version 8's ClassWeights (no keys, no values) and
+				// version 10's NeverCacheKnm (false): one zero byte each.
+				same = len(e.Bytes()) == 15 && bytes.Equal(p4, append(append(bytes.Clone(p2), e.Bytes()...), 0, 0, 0, 0, 0, 0, 0, 0))
 			case strings.HasPrefix(name, "krr"):
 				// The version-4 fields (2 bytes; 4 with Nyström's backend)
 				// and version 8's ClassWeights (no keys, no values: 2 zero

@@ -139,7 +139,7 @@ func (b *falkonBench) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.ntest, "test", 0, "use only the first N test rows (0: all)")
 	fs.Uint64Var(&b.seed, "seed", 1, "seed of the split and of the center sampling")
 	fs.Float64Var(&b.memLimit, "memory", 2, "Falkon memory limit in GB (FALKON's anchor ran with 2 GB)")
-	fs.BoolVar(&b.cache, "cache", false, "let Falkon cache K_nM when it fits the memory limit")
+	fs.BoolVar(&b.cache, "cache", false, "ask Falkon to keep K_nM (model.Falkon.CacheKnm: as much as -memory leaves room for); without it Falkon keeps K_nM unasked at d ≥ 64 (mnist) in half the room -memory leaves")
 	fs.StringVar(&b.factor, "factor", "auto", "Falkon's K_nM passes factored over the two-valued (one-hot) columns (model.Falkon.Factor): auto (when the cost model predicts a gain), off or on (whenever the data allow)")
 	fs.BoolVar(&b.f32, "float32", false, "Falkon's K_nM passes in float32 (model.Falkon.Float32)")
 	fs.BoolVar(&b.f32Storage, "float32-storage", false, "Falkon's training X read and held in float32 (kernel.Dense32, model.Falkon.Float32Storage; implies -float32)")

@@ -43,10 +43,11 @@ const Magic = "LANDMARK"
 // version 7 added Falkon's Factor (and its plan's Factored and Factoring)
 // and SVR; version 8 added KRR's and Falkon's ClassWeights (and, later,
 // the one-class SVM: a type of its own, which changed no other payload);
-// version 9 added the ν of SVM (ν-SVC) and SVR (ν-SVR).
-// Files of versions 2 to 9 are read (MinVersion);
+// version 9 added the ν of SVM (ν-SVC) and SVR (ν-SVR); version 10 added
+// Falkon's NeverCacheKnm.
+// Files of versions 2 to 10 are read (MinVersion);
 // files of version 1 are refused with ErrVersion rather than misread.
-const Version = 9
+const Version = 10
 
 // MinVersion is the oldest format version this build reads.
 const MinVersion = 2
