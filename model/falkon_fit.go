@@ -142,10 +142,12 @@ func (m *Falkon) centerShape(cfg falkonConfig, x mat.Matrix, given mat.Matrix) c
 // plan is the memory plan of a fit with resolved cfg, centers of shape cs
 // and t outputs: the builder's (centers, counted twice when given since
 // they are copied, K_MM and the preconditioner, CG) plus the data, the
-// engine's scratch of the K_nM passes, the validation passes, and K_nM with
-// its n×t product when CacheKnm asks for it and the total stays within
-// MemoryLimit; without a cache, the split the passes are factored over
-// (factorSplit; nil: not factored) with what factoring holds.
+// engine's scratch of the K_nM passes and the validation passes; then what
+// is kept of K_nM (keepPlan, or K_nM whole with its n×t product where the
+// engine cannot keep blocks) when CacheKnm asks for it, else the split the
+// passes are factored over (factorSplit; nil: not factored) with what
+// factoring holds, else, unasked, K_nM's blocks kept at d ≥ autoKeepMinDim
+// within MemoryLimit. It reports whether anything of K_nM is kept.
 func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool, *kernel.Split) {
 	n, _ := x.Dims()
 	n64, m64, t64 := int64(n), int64(cs.m), int64(t)
