@@ -20,6 +20,9 @@ type FitResult struct {
 	// SavedSpec is the spec a loaded fit was saved with (LoadFit; nil when
 	// it was saved without one). Fit leaves it nil: its caller has the spec.
 	SavedSpec *Spec
+	// Bare says that LoadFit read a file model.Save wrote: the estimator
+	// alone, with no scaling, feature names or spec recorded.
+	Bare bool
 	// Point is the setting fitted (the spec's single grid value per axis).
 	Point Point
 	// Train are the scores on the training set itself.

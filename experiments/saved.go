@@ -96,7 +96,10 @@ func (f *FitResult) SaveFile(path string, s *Spec) error {
 
 // LoadFit reads a fit written by Save. Its Predict takes raw features. When
 // r is a file (an io.Seeker model.Load can size, see model.Load) the model is
-// decoded as it is read, not held whole in memory.
+// decoded as it is read, not held whole in memory. It reads a file written
+// by model.Save too, as a fit without preprocessing (FitResult.Bare): its
+// features are taken by position, and its task is the one its classes
+// imply.
 func LoadFit(r io.Reader) (*FitResult, error) {
 	res, err := loadFit(r)
 	if err != nil {
@@ -114,9 +117,18 @@ func loadFit(r io.Reader) (*FitResult, error) {
 		}
 	}
 	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(modelMagic)); string(head) == modelMagic {
+		var mr io.Reader = br
+		if start >= 0 {
+			if _, err := r.(io.Seeker).Seek(start, io.SeekStart); err == nil {
+				mr = r
+			}
+		}
+		return loadModel(mr)
+	}
 	magic := make([]byte, len(savedMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != savedMagic {
-		return nil, fmt.Errorf("%w: bad magic", ErrSaved)
+		return nil, fmt.Errorf("%w: it starts neither with %q (FitResult.Save, landmark fit --save) nor with %q (model.Save)", ErrSaved, savedMagic[:len(savedMagic)-1], modelMagic)
 	}
 	line, err := br.ReadBytes('\n')
 	if err != nil {
@@ -154,6 +166,39 @@ func loadFit(r io.Reader) (*FitResult, error) {
 	implied := h.Features == nil && (h.ImpliedFeatures || h.TargetName != "")
 	return &FitResult{Estimator: est, SavedSpec: h.Spec, Dim: h.Dim, Scaling: h.Scaling, Target: h.Target, Task: h.Task, TaskRule: h.TaskRule,
 		Features: h.Features, ImpliedFeatures: implied, TargetName: h.TargetName, ClassNames: h.ClassNames, ZeroBased: h.ZeroBased || (h.Spec != nil && h.Spec.Dataset.ZeroBased), Gamma: h.Gamma, Layout: h.Layout}, nil
+}
+
+// modelMagic starts a file model.Save wrote (model/doc.go): an estimator
+// alone, without the preprocessing a saved fit records.
+const modelMagic = "LANDMARK"
+
+// fittedDim is implemented by the estimators that report the number of
+// features they were fitted on (model.KRR.Dim and the others').
+type fittedDim interface{ Dim() int }
+
+// loadModel reads a file model.Save wrote as a fit: the estimator with no
+// preprocessing (no scaling, no target scaling; the Go caller applied its
+// own), its features taken by position under no names, and the task its
+// classes imply (two: binary, more: multiclass, none: regression).
+func loadModel(r io.Reader) (*FitResult, error) {
+	est, err := model.Load(r)
+	if err != nil {
+		return nil, err
+	}
+	fd, ok := est.(fittedDim)
+	if !ok || fd.Dim() < 1 {
+		return nil, fmt.Errorf("%w: a %T saved by model.Save without its number of features", ErrSaved, est)
+	}
+	task := TaskRegression
+	if c, ok := est.(classer); ok {
+		switch k := len(c.Classes()); {
+		case k == 2:
+			task = TaskBinary
+		case k > 2:
+			task = TaskMulticlass
+		}
+	}
+	return &FitResult{Estimator: est, Dim: fd.Dim(), Task: task, Bare: true}, nil
 }
 
 // checkLayout refuses a saved layout no CSV read makes: no columns, the

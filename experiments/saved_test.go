@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/datasets"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestFitSaveLoad: a saved fit (standardized features and target) predicts
@@ -103,4 +106,79 @@ func find(s []Summary, name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// TestLoadModelFile: a file model.Save wrote (a Go fit, no preprocessing)
+// loads as a bare fit: Dim the training columns, the task its classes
+// imply (KRR regression, Falkon binary, SVM multiclass on three labels),
+// and predictions bit for bit the estimator's own on raw rows, from a
+// file (read as it is decoded) and from a stream. A file that is neither
+// kind names both magics.
+func TestLoadModelFile(t *testing.T) {
+	ctx := context.Background()
+	x := mat.NewDense(30, 3, nil)
+	reg, bin, multi := make([]float64, 30), make([]float64, 30), make([]float64, 30)
+	for i := range 30 {
+		for j := range 3 {
+			x.Set(i, j, math.Sin(float64(3*i+j)))
+		}
+		reg[i] = x.At(i, 0) + 0.5*x.At(i, 1)
+		bin[i] = float64(2*(i%2) - 1)
+		multi[i] = float64(i % 3)
+	}
+	g := kernel.Gaussian{Gamma: 0.5}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		est  model.Estimator
+		y    []float64
+		task string
+	}{
+		{"krr", &model.KRR{Kernel: g, Lambda: 1e-3}, reg, TaskRegression},
+		{"falkon", &model.Falkon{Kernel: g, Lambda: 1e-3, M: 10, Task: model.Classification}, bin, TaskBinary},
+		{"svm", &model.SVM{Kernel: g, C: 1}, multi, TaskMulticlass},
+	} {
+		if err := c.est.Fit(ctx, x, c.y); err != nil {
+			t.Fatal(err)
+		}
+		want, err := c.est.Predict(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, c.name+".lmk")
+		if err := model.SaveFile(path, c.est); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromFile, err := LoadFitFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		fromStream, err := LoadFit(bytes.NewBuffer(raw)) // not a Seeker
+		if err != nil {
+			t.Fatalf("%s stream: %v", c.name, err)
+		}
+		for _, res := range []*FitResult{fromFile, fromStream} {
+			if !res.Bare || res.Dim != 3 || res.Task != c.task || res.SavedSpec != nil || res.Features != nil {
+				t.Errorf("%s: bare %v, dim %d, task %q; want bare, 3, %q", c.name, res.Bare, res.Dim, res.Task, c.task)
+			}
+			got, err := res.Predict(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: loaded predictions differ from the estimator's", c.name)
+			}
+		}
+	}
+	bad := filepath.Join(dir, "bad.lmk")
+	if err := os.WriteFile(bad, []byte("neither kind of file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFitFile(bad); !errors.Is(err, ErrSaved) || !strings.Contains(err.Error(), `nor with "LANDMARK" (model.Save)`) {
+		t.Errorf("bad file: %v", err)
+	}
 }

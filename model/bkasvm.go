@@ -163,6 +163,16 @@ func (f *bkaFit) kernel() kernel.Kernel {
 	return nil
 }
 
+// Dim returns the number of features of the rows the BKASVM was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (b *BKASVM) Dim() int {
+	if b.fit == nil {
+		return 0
+	}
+	return b.fit.d
+}
+
 // Info describes the last successful fit; the zero BKAInfo before one.
 func (b *BKASVM) Info() BKAInfo {
 	if b.fit == nil {

@@ -531,6 +531,16 @@ func (m *Falkon) Predict(xIn mat.Matrix) (_ []float64, err error) {
 	return outputs(m.fit.task, m.fit.labels, f), nil
 }
 
+// Dim returns the number of features of the rows the Falkon was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (m *Falkon) Dim() int {
+	if m.fit == nil {
+		return 0
+	}
+	return m.fit.d
+}
+
 // Info describes the last successful fit (zero before one).
 func (m *Falkon) Info() FalkonInfo {
 	if m.fit == nil {

@@ -629,6 +629,16 @@ func (m *KRR) Predict(x mat.Matrix) (_ []float64, err error) {
 	return outputs(m.fit.task, m.fit.labels, f), nil
 }
 
+// Dim returns the number of features of the rows the KRR was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (m *KRR) Dim() int {
+	if m.fit == nil {
+		return 0
+	}
+	return m.fit.d
+}
+
 // Info describes the last successful fit; the zero KRRInfo before one.
 func (m *KRR) Info() KRRInfo {
 	if m.fit == nil {

@@ -253,6 +253,16 @@ func (s *OneClassSVM) train(ctx context.Context, pr *progressRun, xIn mat.Matrix
 	return f, nil
 }
 
+// Dim returns the number of features of the rows the one-class SVM was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (s *OneClassSVM) Dim() int {
+	if s.fit == nil {
+		return 0
+	}
+	return s.fit.d
+}
+
 // Info describes the last successful fit; the zero OneClassInfo before one.
 func (s *OneClassSVM) Info() OneClassInfo {
 	if s.fit == nil {

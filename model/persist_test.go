@@ -155,6 +155,15 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if buf.Len() != 0 {
 				t.Errorf("Load left %d bytes unread", buf.Len())
 			}
+			// Dim: the training columns, fitted and reloaded (0 unfitted).
+			_, d := c.data.xTest.Dims()
+			type dimmer interface{ Dim() int }
+			if a, b := est.(dimmer).Dim(), got.(dimmer).Dim(); a != d || b != d {
+				t.Errorf("Dim() = %d fitted, %d reloaded; want %d", a, b, d)
+			}
+			if z := c.est().(dimmer).Dim(); z != 0 {
+				t.Errorf("Dim() = %d before Fit, want 0", z)
+			}
 			inputs := []mat.Matrix{c.data.xTest}
 			if c.sparse() {
 				inputs = append(inputs, csrOf(t, c.data.xTest))

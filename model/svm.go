@@ -453,6 +453,16 @@ func solverProgress(pr *progressRun, task int) func(solver.SVMProgress) {
 	}
 }
 
+// Dim returns the number of features of the rows the SVM was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (s *SVM) Dim() int {
+	if s.fit == nil {
+		return 0
+	}
+	return s.fit.d
+}
+
 // Info describes the last successful fit; the zero SVMInfo before one.
 func (s *SVM) Info() SVMInfo {
 	if s.fit == nil {

@@ -435,6 +435,16 @@ func (s *SVR) PredictInterval(x mat.Matrix, coverage float64) (lo, hi []float64,
 	return lo, hi, nil
 }
 
+// Dim returns the number of features of the rows the SVR was fitted on
+// (scikit-learn's n_features_in_): the columns Predict takes. It is 0
+// before Fit (or Load).
+func (s *SVR) Dim() int {
+	if s.fit == nil {
+		return 0
+	}
+	return s.fit.d
+}
+
 // Info describes the last successful fit; the zero SVRInfo before one.
 func (s *SVR) Info() SVRInfo {
 	if s.fit == nil {

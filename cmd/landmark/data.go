@@ -89,7 +89,7 @@ func (r *readFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "", "input format: libsvm or csv (default: from the file name, else the content)")
 	r.registerCSV(fs)
 	fs.IntVar(&r.dim, "dim", 0, "LIBSVM number of features (default: the largest index; give the training d for test files)")
-	fs.Var(&r.mem, "memory", "cap on the X read into memory (default 75% of physical memory), e.g. 16G, 512MiB or bytes: a dense X over it is refused before allocating, a LIBSVM file's rows (12 bytes a non-zero) while they are read")
+	fs.Var(&r.mem, "memory", "cap on the X read into memory (default 75% of physical memory), e.g. 16G, 512MiB or bytes: a dense X over it is refused before allocating, and so is a LIBSVM file's sparse X (12 bytes a non-zero, counted first; a pipe or bzip2 file while it is read)")
 	r.capped = true
 }
 

@@ -79,6 +79,9 @@ func modelInfo(args []string, stdout, stderr io.Writer) error {
 type modelDescription struct {
 	File  string `json:"file"`
 	Bytes int64  `json:"bytes"`
+	// Bare says that the file holds an estimator alone, as model.Save
+	// writes it (experiments.FitResult.Bare).
+	Bare bool `json:"bare,omitempty"`
 	// Estimator is the YAML type (svm, falkon, …); Params its fitted
 	// parameters by YAML name, defaults resolved.
 	Estimator string         `json:"estimator"`
@@ -112,7 +115,7 @@ func describeModel(fit *experiments.FitResult) *modelDescription {
 	}
 	d := &modelDescription{Estimator: estimatorType(fit.Estimator), Params: params, Kernel: kernelOf(fit.Estimator),
 		Task: fit.Task, TaskRule: fit.TaskRule, Features: fit.Dim, Target: fit.TargetName, ZeroBased: fit.ZeroBased,
-		Scaling: fit.Scaling.Name(), TargetScaled: fit.Target != nil, Fitted: experiments.FitInfo(fit.Estimator)}
+		Scaling: fit.Scaling.Name(), TargetScaled: fit.Target != nil, Fitted: experiments.FitInfo(fit.Estimator), Bare: fit.Bare}
 	if !fit.ImpliedFeatures {
 		d.FeatureNames = fit.Features
 	}
@@ -138,6 +141,9 @@ func describeModel(fit *experiments.FitResult) *modelDescription {
 func (d *modelDescription) writeText(w io.Writer) {
 	line := func(k, v string) { fmt.Fprintf(w, "%-11s %s\n", k+":", v) }
 	line("model", fmt.Sprintf("%s (%s)", d.File, check.FormatBytes(d.Bytes)))
+	if d.Bare {
+		line("saved", "by model.Save (Go): the estimator alone; no scaling or feature names recorded, features taken by position, the task from its classes")
+	}
 	line("estimator", d.Estimator+paramText(d.Params))
 	if d.Kernel != "" {
 		line("kernel", d.Kernel)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/landmark-ml/landmark/datasets"
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 )
 
@@ -111,6 +114,56 @@ func TestModelInfo(t *testing.T) {
 	} {
 		if code, _, se := runCLI(c.args...); code != c.code || !strings.Contains(se, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q, want %q", c.args, code, c.code, se, c.want)
+		}
+	}
+}
+
+// TestBareModelFile: a model saved from Go with model.SaveFile (no fit
+// header) is described by model info as such and predicted by predict with
+// the estimator's own labels; it was refused ("not a saved landmark fit:
+// bad magic").
+func TestBareModelFile(t *testing.T) {
+	dir := t.TempDir()
+	ds, err := datasets.Load("heart_scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.1}, Lambda: 1e-4, M: 30, Task: model.Classification}
+	if err := est.Fit(context.Background(), ds.X, ds.Y); err != nil {
+		t.Fatal(err)
+	}
+	want, err := est.Predict(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "falkon.lmk")
+	if err := model.SaveFile(path, est); err != nil {
+		t.Fatal(err)
+	}
+	code, so, se := runCLI("model", "info", path)
+	if code != 0 {
+		t.Fatalf("model info: exit %d\n%s", code, se)
+	}
+	for _, w := range []string{"saved:      by model.Save (Go)", "task:       binary\n", "features:   13 (LIBSVM indices 1…13)\n", "scaling:    none\n"} {
+		if !strings.Contains(so, w) {
+			t.Errorf("model info lacks %q:\n%s", w, so)
+		}
+	}
+	data := filepath.Join(dir, "heart.libsvm")
+	if err := datasets.WriteFile(data, ds, datasets.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, so, se = runCLI("predict", "--model", path, "--data", data, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("predict: exit %d\n%s", code, se)
+	}
+	lines := strings.Fields(so)
+	if len(lines) != len(want) {
+		t.Fatalf("predict printed %d labels for %d rows:\n%s", len(lines), len(want), so)
+	}
+	for i, l := range lines {
+		if v, err := strconv.ParseFloat(l, 64); err != nil || v != want[i] {
+			t.Fatalf("row %d: predict printed %q, the estimator %v", i, l, want[i])
 		}
 	}
 }
