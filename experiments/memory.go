@@ -222,7 +222,10 @@ func (r *runner) readError(err error, key string) error {
 		if r.s.Dataset.shifts() {
 			err = fmt.Errorf("%w; scale %s needs dense X, scale std or maxabs keeps a sparse file sparse", err, r.s.Dataset.scale())
 		}
-		return r.memoryHint(fmt.Errorf("%w: dataset %s: %w", ErrSpec, key, err))
+		err = r.memoryHint(err)
+		// A spec error at the dataset key, as any other failed read, so
+		// that the command line names its flag (--data) there.
+		return &SpecError{Line: r.s.line("dataset", key), Path: joinPath([]string{"dataset", key}), Msg: err.Error(), Err: err}
 	}
 	return r.s.errAt(err.Error(), "dataset", key)
 }

@@ -60,7 +60,9 @@ func TestBadInputCLI(t *testing.T) {
 		{"csv target", []string{"data", "info", csv1, "--target", "q"}, 1, []string{"one.csv: line 1", `no column named "q" (columns: a, b, y)`}},
 		{"missing file", []string{"data", "info", filepath.Join(dir, "absent.libsvm")}, 1, []string{"absent.libsvm", "no such file"}},
 		// Damaged model files.
-		{"model garbage", []string{"predict", "--model", write("garbage.model", "LANDMARKgarbage"), "--data", csv8}, 1, []string{"garbage.model", "not a saved landmark fit"}},
+		// model.Save's magic, then garbage: model.Load's refusal.
+		{"model garbage", []string{"predict", "--model", write("garbage.model", "LANDMARKgarbage"), "--data", csv8}, 1, []string{"garbage.model", "invalid saved file"}},
+		{"model neither", []string{"predict", "--model", write("neither.model", "garbage"), "--data", csv8}, 1, []string{"neither.model", "not a saved landmark fit"}},
 		{"model truncated", []string{"predict", "--model", write("trunc.model", string(model[:40])), "--data", csv8}, 1, []string{"trunc.model", "truncated"}},
 		{"model flipped byte", []string{"predict", "--model", write("flip.model", string(flipped)), "--data", csv8}, 1, []string{"flip.model", "checksum mismatch"}},
 		{"model empty", []string{"predict", "--model", write("empty.model", ""), "--data", csv8}, 1, []string{"empty.model", "not a saved landmark fit"}},
@@ -77,6 +79,9 @@ func TestBadInputCLI(t *testing.T) {
 		// Nothing is held beside falkon's rows (its plan counts them): the
 		// estimator's limit is the cap itself.
 		{"fit memory too small", fitFlags("--memory", "10"), 1, []string{"memory limit exceeded", "the limit is 10 bytes", "--memory sets the cap"}},
+		// Refused while reading --data: the flag is named (it said
+		// "spec: dataset path:").
+		{"fit data over memory", []string{"fit", "--data", csv8, "--estimator", "krr", "--lambda", "1", "--gamma", "1", "--memory", "10"}, 1, []string{"spec: --data: ", "memory limit exceeded", "--memory sets the cap"}},
 		{"fit lambda ≤ 0", fitFlags("--lambda", "-1"), 1, []string{"--lambda: lambda = -1, want > 0"}},
 		{"fit M > n", fitFlags("--m", "5000"), 1, []string{"m = 5000 exceeds the 300 training rows"}},
 		{"fit estimator", append(fitFlags(), "--estimator", "falcon"), 1, []string{`unknown estimator "falcon" (did you mean "falkon"?)`}},
