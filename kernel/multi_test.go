@@ -164,6 +164,28 @@ func TestMultiOutputScratchBytes(t *testing.T) {
 	}
 }
 
+// keepFixture is the data of TestKeep32 and TestKeep64 (seeded by seed):
+// 203 rows and 37 centers in 30 dimensions, the Gaussian kernel, the full
+// K, and an Op with blocks of 24 rows. It skips the test where blocks
+// cannot be kept, and checks that a budget one byte below a block keeps
+// none (rows and bytes: the Op's KeepRows and KeepBytes or their float64
+// forms).
+func keepFixture(t *testing.T, seed uint64, rows func(*Op, int64) int, bytes func(*Op, int) int64) (*rand.Rand, *mat.Dense, *mat.Dense, Kernel, *mat.Dense, *Op) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, seed))
+	const n, m, d = 203, 37, 30
+	x, c := randDense(r, n, d), randDense(r, m, d)
+	k := Gaussian{Gamma: 0.5 / d}
+	probe := NewOp(k, x, c, Options{BlockRows: 24})
+	if rows(probe, 1<<30) == 0 {
+		t.Skip("keeping blocks needs the panel tiles (AVX-512 or AVX2)")
+	}
+	if got := rows(probe, bytes(probe, 24)-1); got != 0 {
+		t.Errorf("kept %d rows below one block", got)
+	}
+	return r, x, c, k, naive(k, x, c), probe
+}
+
 // Keep32: an Op keeping the first blocks of K in float32 gives the
 // products of the full K (naive) to the float32 rounding of the kept
 // values, 2^−24 ≈ 6e-8 relative to the products of |K| and |V| (bound
@@ -171,18 +193,8 @@ func TestMultiOutputScratchBytes(t *testing.T) {
 // (the rest formed as usual), bit for bit whatever the workers; a budget
 // below one block keeps nothing.
 func TestKeep32(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 32))
-	const n, m, d = 203, 37, 30
-	x, c := randDense(r, n, d), randDense(r, m, d)
-	k := Gaussian{Gamma: 0.5 / d}
-	full := naive(k, x, c)
-	probe := NewOp(k, x, c, Options{BlockRows: 24})
-	if probe.KeepRows(1<<30) == 0 {
-		t.Skip("keeping blocks needs the panel tiles (AVX-512 or AVX2)")
-	}
-	if got := probe.KeepRows(probe.KeepBytes(24) - 1); got != 0 {
-		t.Errorf("KeepRows below one block = %d", got)
-	}
+	r, x, c, k, full, probe := keepFixture(t, 32, (*Op).KeepRows, (*Op).KeepBytes)
+	n, m := full.Dims()
 	for _, budget := range []int64{probe.KeepBytes(72), 1 << 30} {
 		for _, tc := range []int{1, 10} {
 			v, u := randDense(r, m, tc), randDense(r, n, tc)
@@ -231,18 +243,8 @@ func TestKeep32(t *testing.T) {
 // Keep64 stores. Bit for bit whatever the workers; a budget below one
 // block keeps nothing.
 func TestKeep64(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 64))
-	const n, m, d = 203, 37, 30
-	x, c := randDense(r, n, d), randDense(r, m, d)
-	k := Gaussian{Gamma: 0.5 / d}
-	full := naive(k, x, c)
-	probe := NewOp(k, x, c, Options{BlockRows: 24})
-	if probe.KeepRows64(1<<30) == 0 {
-		t.Skip("keeping blocks needs the panel tiles (AVX-512 or AVX2)")
-	}
-	if got := probe.KeepRows64(probe.KeepBytes64(24) - 1); got != 0 {
-		t.Errorf("KeepRows64 below one block = %d", got)
-	}
+	r, x, c, k, full, probe := keepFixture(t, 64, (*Op).KeepRows64, (*Op).KeepBytes64)
+	n, _ := full.Dims()
 	if got := probe.KeepRows64(probe.KeepBytes64(n)); got != n {
 		t.Errorf("KeepRows64(KeepBytes64(n)) = %d, want %d", got, n)
 	}
