@@ -203,12 +203,8 @@ func TestDataFileAsSpec(t *testing.T) {
 	if err := os.WriteFile(a9a, rows, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("a,b,y\n1,2,0\n3,4,1\n"))
-	zw.Close()
 	wine := filepath.Join(dir, "wine.data")
-	if err := os.WriteFile(wine, gz.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(wine, gzipBytes([]byte("a,b,y\n1,2,0\n3,4,1\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	saved := filepath.Join(dir, "heart.fit")
@@ -247,4 +243,13 @@ func TestDataFileAsSpec(t *testing.T) {
 		}
 	}
 
+}
+
+// gzipBytes returns b gzip-compressed.
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	w.Write(b)
+	w.Close()
+	return out.Bytes()
 }

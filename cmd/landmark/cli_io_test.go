@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -72,14 +71,6 @@ func ioData(n int, rng *rand.Rand) *datasets.Dataset {
 		y[i] = r6(math.Sin(3*x.At(i, 0)) + x.At(i, 1) - x.At(i, 2))
 	}
 	return &datasets.Dataset{X: x, Y: y, Features: []string{"x1", "x2", "x3"}, Target: "y"}
-}
-
-func gzipBytes(b []byte) []byte {
-	var out bytes.Buffer
-	w := gzip.NewWriter(&out)
-	w.Write(b)
-	w.Close()
-	return out.Bytes()
 }
 
 // cli runs the binary in dir with stdin (nil: none) and extra files (fd 3
