@@ -210,24 +210,23 @@ func (r *runner) readLimit() int64 {
 	return r.memoryLimit()
 }
 
-// readError is the spec error for a failed read of the dataset key; a
-// refusal for memory keeps model.ErrMemory and says how to raise the cap,
-// and a read stopped by the runner's context keeps its error.
+// readError is the spec error at the dataset key for a failed read (the
+// command line names its flag there, --data); a refusal for memory keeps
+// model.ErrMemory and says how to raise the cap, and a read stopped by the
+// runner's context keeps its error (exit code 130).
 func (r *runner) readError(err error, key string) error {
-	if ctxErr := r.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		// Cancelled: the error is kept for errors.Is (exit code 130).
-		return &SpecError{Line: r.s.line("dataset", key), Path: joinPath([]string{"dataset", key}), Msg: err.Error(), Err: err}
-	}
-	if errors.Is(err, model.ErrMemory) {
+	ctxErr := r.ctx.Err()
+	switch {
+	case ctxErr != nil && errors.Is(err, ctxErr):
+	case errors.Is(err, model.ErrMemory):
 		if r.s.Dataset.shifts() {
 			err = fmt.Errorf("%w; scale %s needs dense X, scale std or maxabs keeps a sparse file sparse", err, r.s.Dataset.scale())
 		}
 		err = r.memoryHint(err)
-		// A spec error at the dataset key, as any other failed read, so
-		// that the command line names its flag (--data) there.
-		return &SpecError{Line: r.s.line("dataset", key), Path: joinPath([]string{"dataset", key}), Msg: err.Error(), Err: err}
+	default:
+		return r.s.errAt(err.Error(), "dataset", key)
 	}
-	return r.s.errAt(err.Error(), "dataset", key)
+	return &SpecError{Line: r.s.line("dataset", key), Path: joinPath([]string{"dataset", key}), Msg: err.Error(), Err: err}
 }
 
 // heldBytes is the memory of the data matrices the runner holds during a
