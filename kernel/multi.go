@@ -334,8 +334,8 @@ func (o *Op) block(p *plan, w *work, r0, r1 int) blas64.General {
 // kept in float64 in (keptStep), so that it stays in L2 (or close by) while
 // the row tiles and then the column tiles read it: a kept block is as large
 // as the engine forms, about 8 MiB at d = 784. mnist's FALKON fit (60,000
-// × 780, M = 1,225, 10 outputs, K_nM kept; machine F, AVX2 EPYC, one run
-// each) took 10.5 s in whole blocks, 7.5–8.3 s in sub-blocks of 256 KiB to
+// × 780, M = 1,225, 10 outputs, K_nM kept; machine F, AVX2 EPYC, one or
+// two runs each) took 10.5 s in whole blocks, 7.5–8.3 s in sub-blocks of 256 KiB to
 // 1 MiB (no trend within the noise), 8.1 s at 64 KiB, 8.3 s at 2 MiB. A
 // variable so that tests can make sub-blocks of one tile.
 var keptSubBytes = 512 << 10

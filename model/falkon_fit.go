@@ -461,8 +461,9 @@ func (p *falkonPasses) mulTMul(ctx context.Context, dst, v *mat.Dense) error {
 // cachedMulTMul sets dst = K_nMᵀW(K_nM v) on the cached K_nM (w nil: no
 // weights) with the engine's GEMM (kernel.Dense: blocked, parallel, its
 // sums in a fixed order whatever the workers). gonum's mat.Mul, used
-// before, took 1.0–1.3 s for the two products of mnist's K_nM (60,000 ×
-// 1,225) with 10 columns, kernel.Dense 0.4 s (machine F, AVX2 EPYC).
+// before, took 1.0–1.3 s for the two products of a random 60,000 × 1,225
+// matrix (mnist's K_nM shape) with 10 columns, kernel.Dense 0.4 s (two
+// runs each, a throwaway test; machine F, AVX2 EPYC).
 func (p *falkonPasses) cachedMulTMul(ctx context.Context, dst, v *mat.Dense, w []float64) error {
 	n, _ := p.knm.Dims()
 	if _, t := v.Dims(); p.knmV == nil || p.knmV.RawMatrix().Cols != t {
