@@ -196,12 +196,12 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 // autoKeepMinDim is the least d at which a fit with a MemoryLimit keeps
 // K_nM's blocks without being asked (CacheKnm), in what the limit leaves
 // spare. Forming a block costs about 2d flops a value, reading a kept one
-// 8 bytes (4 in float32). Fits of 30,000 random rows, M = 1,000, 20
-// iterations, alternated (machine F, AVX2 EPYC, best of 2), recomputed
-// against kept: d = 16 1.01× (one output) and 1.19× (ten), d = 32 1.10×
-// and 1.37×, d = 64 1.46× and 1.75×, d = 128 1.85× and 2.71×, d = 256
-// 3.31× and 3.52×; mnist (d = 780, ten outputs) 47.7 s against 7.5–8.3 s.
-// Below 64 the gain is too small for the memory.
+// 8 bytes (4 in float32). BenchmarkFalkonKeep (30,000 random rows, M =
+// 1,000, 20 iterations; machine F, AVX2 EPYC, -benchtime 2x), recomputed
+// time over kept: d = 16 0.94× (one output) and 1.29× (ten), d = 32 0.97×
+// and 1.31×, d = 64 1.25× and 1.80×, d = 128 2.05× and 2.30×, d = 256
+// 3.09× and 3.48×; mnist (d = 780, ten outputs) 46.6 s against 7.5 s.
+// Below 64 one output gains nothing and ten too little for the memory.
 const autoKeepMinDim = 64
 
 // keepPlan returns plan p with the engine keeping K_nM's blocks (Op.Keep64,
