@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -54,13 +54,18 @@ func approxUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
 // approxFlags are the flags of "landmark approx".
 type approxFlags struct {
 	data, kernel, method, scale, format string
-	gamma, sigma, compression           float64
-	m, rank, kmeansIter, clusters       int
-	sampleRows, subset, n               int
-	seed                                uint64
-	dense, qr, zeroBased                bool
-	memory                              memoryFlag
-	progress                            *cmdline.Mode
+	// gammaRule is --gamma scale or auto (resolved on the rows read),
+	// also taken when the kernel has a width and none is given.
+	gammaRule string
+	// gammaDefault: no width was given, so gammaRule is scale.
+	gammaDefault                  bool
+	gamma, sigma, compression     float64
+	m, rank, kmeansIter, clusters int
+	sampleRows, subset, n         int
+	seed                          uint64
+	dense, qr, zeroBased          bool
+	memory                        memoryFlag
+	progress                      *cmdline.Mode
 }
 
 func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -69,7 +74,7 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&f.data, "data", "", "dataset: a file (LIBSVM/CSV, .gz ok; also looked up in the shared dataset folder) or a bundled name")
 	fs.StringVar(&f.data, "dataset", "", "bundled dataset name (the same as --data NAME; fit's flag)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), ", "))
-	fs.Var((*widthFlag)(&f.gamma), "gamma", "kernel γ (gaussian exp(−γ‖x−y‖²)), a `number`")
+	fs.Var(gammaFlag{&f.gamma, &f.gammaRule}, "gamma", "kernel γ (gaussian exp(−γ‖x−y‖²)), or scale: 1/(d·Var(X)) on the rows as measured (after --scale and --n), or auto: 1/d (scikit-learn SVC's); the number used is printed (default without --gamma or --sigma: scale)")
 	fs.Float64Var(&f.sigma, "sigma", 0, "gaussian bandwidth σ instead of γ (γ = 1/(2σ²))")
 	fs.StringVar(&f.method, "method", "uniform", "approximation method (listed below; the names of a YAML approximation run)")
 	fs.IntVar(&f.m, "m", 100, "landmarks (Nyström methods), features (rff) or MEKA's total rank (m/clusters per cluster); bka ignores it")
@@ -95,13 +100,30 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := f.check(fs.Args()); err != nil {
 		return err
 	}
-	k, err := kernel.New(kernel.Spec{Type: f.kernel, Gamma: f.gamma, Sigma: f.sigma})
-	if err != nil {
+	sigmaGiven := false
+	fs.Visit(func(fl *flag.Flag) { sigmaGiven = sigmaGiven || fl.Name == "sigma" })
+	if sigmaGiven && !(f.sigma > 0) {
+		return fmt.Errorf("%w: --sigma %g: want a number > 0", errUsage, f.sigma)
+	}
+	if f.gamma == 0 && f.sigma == 0 && f.gammaRule == "" && needsWidth(f.kernel) {
+		f.gammaRule, f.gammaDefault = experiments.GammaScale, true
+	}
+	if _, err := kernel.New(f.kernelSpec(1)); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	ad, err := experiments.LoadApproximationData(ctx, f.spec())
 	if err != nil {
 		return approxError(err)
+	}
+	gamma := f.gamma
+	if f.gammaRule != "" {
+		if gamma, _, _, err = experiments.ResolveGamma(f.gammaRule, ad.X); err != nil {
+			return fmt.Errorf("%w: --%w", errUsage, err)
+		}
+	}
+	k, err := kernel.New(f.kernelSpec(gamma))
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return f.run(ctx, ad, k, stdout, stderr)
 }
@@ -157,7 +179,7 @@ func (f *approxFlags) spec() *experiments.Spec {
 		ds.Storage = experiments.StorageDense
 	}
 	s := &experiments.Spec{Name: "approx", Dataset: ds, Seed: f.seed, Approximation: &experiments.ApproximationSpec{
-		Kernel: kernel.Spec{Type: f.kernel, Gamma: f.gamma, Sigma: f.sigma}, Methods: []string{f.method}}}
+		Kernel: f.kernelSpec(1), Methods: []string{f.method}}}
 	if f.method != "bka" {
 		s.Grid = experiments.Grid{"m": {float64(f.m)}}
 	}
@@ -165,6 +187,34 @@ func (f *approxFlags) spec() *experiments.Spec {
 		s.Approximation.Clusters = f.clusters
 	}
 	return s
+}
+
+// kernelSpec is the kernel the flags name. A rule (--gamma scale or auto)
+// has no number until the rows are read: ruled stands in for it then (the
+// data spec checks the kernel but reads the rows without it).
+func (f *approxFlags) kernelSpec(ruled float64) kernel.Spec {
+	g := f.gamma
+	if f.gammaRule != "" {
+		g = ruled
+	}
+	return kernel.Spec{Type: f.kernel, Gamma: g, Sigma: f.sigma}
+}
+
+// gammaLine says how a rule gave the kernel's γ ("" for a number given).
+func (f *approxFlags) gammaLine(k kernel.Kernel) string {
+	ks, ok := kernel.SpecOf(k)
+	if !ok || f.gammaRule == "" {
+		return ""
+	}
+	g := strconv.FormatFloat(ks.Gamma, 'g', -1, 64)
+	line := "auto = 1/d = " + g
+	if f.gammaRule == experiments.GammaScale {
+		line = "scale = 1/(d·Var(X)) = " + g + " on the rows measured"
+	}
+	if f.gammaDefault {
+		line += " (the default, scikit-learn SVC's; --gamma or --sigma to choose)"
+	}
+	return line
 }
 
 // approxError makes bad input (a spec check, a bad setting) a usage error;
@@ -232,6 +282,9 @@ func (f *approxFlags) run(ctx context.Context, ad *experiments.ApproxData, k ker
 	fmt.Fprintf(tw, "data\t%s (n=%d, d=%d, scale=%s)\n", name, n, d, f.scale)
 	fmt.Fprintf(tw, "storage\t%s\n", strings.TrimPrefix(storageLine(ad.Storage, ad.Density, ad.StorageWhy, built.Centers), "data: "))
 	fmt.Fprintf(tw, "kernel\t%v\n", k)
+	if g := f.gammaLine(k); g != "" {
+		fmt.Fprintf(tw, "gamma\t%s\n", g)
+	}
 	fmt.Fprintf(tw, "method\t%s (%s)\n", f.method, built.Note)
 	fmt.Fprintf(tw, "rank\t%d\n", built.Rank)
 	fmt.Fprintf(tw, "time\t%.3fs (building the approximation)\n", elapsed.Seconds())
@@ -241,28 +294,4 @@ func (f *approxFlags) run(ctx context.Context, ad *experiments.ApproxData, k ker
 	}
 	fmt.Fprintf(tw, "memory\t%.1f MiB allocated while building; %.1f MiB held from the OS by the Go runtime (≈ peak)\n", allocMiB, sysMiB)
 	return tw.Flush()
-}
-
-// widthFlag is approx's --gamma: a number only. The rules scale and auto
-// are resolved on a fit's training rows, so they get an error that says
-// where to take them.
-type widthFlag float64
-
-func (w *widthFlag) String() string {
-	if w == nil || *w == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(float64(*w), 'g', -1, 64)
-}
-
-func (w *widthFlag) Set(s string) error {
-	if slices.Contains(experiments.GammaRules, s) {
-		return fmt.Errorf("approx takes a number: gamma %s is resolved on a fit's training rows (landmark fit --gamma %s prints the number)", s, s)
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("want a number")
-	}
-	*w = widthFlag(v)
-	return nil
 }

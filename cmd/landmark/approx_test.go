@@ -133,7 +133,8 @@ func TestApproxCommandErrors(t *testing.T) {
 		{"--method", "uniform"}, // no data
 		{"--data", "heart_scale", "--gamma", "1", "--method", "nope"},
 		{"--data", "heart_scale", "--gamma", "1", "--m", "0"},
-		{"--data", "heart_scale", "--gamma", "0"},
+		{"--data", "heart_scale", "--gamma", "0"}, // not "no width", which would take scale
+		{"--data", "heart_scale", "--sigma", "0"},
 		{"--data", "heart_scale", "--gamma", "1", "--m", "1000"}, // M > n
 		{"--data", "heart_scale", "--gamma", "1", "--scale", "zz"},
 		{"--data", "heart_scale", "--gamma", "1", "extra"},

@@ -530,9 +530,31 @@ func TestCLIFit(t *testing.T) {
 			stderr: []string{"estimator svm does not do regression", "task regression inferred", "name the task to override"}},
 		{name: "binary task on ten classes", args: []string{"fit", "--data", "pd.csv", "--task", "binary", "--gamma", "1e-4", "--lambda", "1e-3"}, code: 1,
 			stderr: []string{"task binary but the training data has 10 distinct labels"}},
-		// A missing kernel parameter names the flag.
-		{name: "missing gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3"}, code: 1,
-			stderr: []string{"the gaussian kernel needs gamma", "--gamma or --sigma"}},
+		// No width on the command line: scikit-learn SVC's gamma scale,
+		// said, and the same model as --gamma scale.
+		{name: "default gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--save", "defg.lmk"},
+			stdout: []string{"default: gamma scale (1/(d·Var(X)) on the training rows; scikit-learn SVC's default; --gamma or --sigma to choose)", "gamma: scale = 1/(d·Var(X)) = "},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if code, _, e := e2eRun(t, f.dir, "fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--gamma", "scale", "--save", "scale.lmk", "--progress", "never"); code != 0 {
+					t.Fatal(e)
+				}
+				want := reference(t, filepath.Join(f.dir, "scale.lmk"), outScores, f.hs.X)
+				if got := reference(t, filepath.Join(f.dir, "defg.lmk"), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
+					t.Error("the default fit differs from --gamma scale")
+				}
+			}},
+		{name: "no default gamma with sigma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--sigma", "2"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if strings.Contains(so, "default: gamma") || !strings.Contains(so, "kernel: gaussian(gamma=0.125)") {
+					t.Errorf("--sigma 2 is not γ = 1/(2σ²) = 0.125, or a default was added:\n%s", so)
+				}
+			}},
+		{name: "gamma through --set", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--set", "gamma=0.25"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if strings.Contains(so, "default: gamma") || !strings.Contains(so, "kernel: gaussian(gamma=0.25)") {
+					t.Errorf("--set gamma=0.25 did not reach the kernel:\n%s", so)
+				}
+			}},
 		// No λ on the command line: scikit-learn's alpha 1, said.
 		{name: "default alpha", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "def.lmk"},
 			stdout: []string{"default: alpha 1 (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)"},
@@ -564,8 +586,15 @@ func TestCLIFit(t *testing.T) {
 				}
 				fitReport(270, "accuracy")(t, f, so, se)
 			}},
-		{name: "missing laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"}, code: 1,
-			stderr: []string{"the laplacian kernel needs gamma: set it in the kernel block", "(on the command line: --gamma; --gamma scale takes 1/(d·Var(X)), scikit-learn SVC's default)"}},
+		{name: "default laplacian gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "laplacian", "--lambda", "1e-3"},
+			stdout: []string{"default: gamma scale", "kernel: laplacian(gamma="}, check: fitReport(270, "accuracy")},
+		// Linear has no width: no default is said.
+		{name: "linear has no gamma", args: []string{"fit", "--data", "hs.libsvm", "--kernel", "linear", "--lambda", "1e-3"},
+			check: func(t *testing.T, f *e2eFixture, so, se string) {
+				if strings.Contains(so, "gamma") {
+					t.Errorf("a linear fit mentions gamma:\n%s", so)
+				}
+			}},
 		// No cross-validation limits where no cross-validation runs.
 		{name: "4 rows", args: []string{"fit", "--data", "tiny.libsvm", "--gamma", "0.1", "--lambda", "1e-3"},
 			check: fitReport(4, "accuracy")},

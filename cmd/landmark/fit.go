@@ -99,8 +99,9 @@ func (g gammaFlag) Set(s string) error {
 		return nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("want a number, %s or %s", experiments.GammaScale, experiments.GammaAuto)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		// 0 would read as no width given, and take the default.
+		return fmt.Errorf("want a number > 0, %s or %s", experiments.GammaScale, experiments.GammaAuto)
 	}
 	*g.v, *g.rule = v, ""
 	return nil
@@ -109,6 +110,15 @@ func (g gammaFlag) Set(s string) error {
 // defaultAlpha is the regularization of a command-line fit that names no
 // λ: scikit-learn KernelRidge's default alpha (= λn), so λ = 1/n.
 const defaultAlpha = 1.0
+
+// needsWidth reports whether the kernel type takes a width γ and has no
+// default for it (gaussian, laplacian, polynomial, sigmoid): a kernel that
+// kernel.New refuses without γ and builds with one.
+func needsWidth(typ string) bool {
+	_, errNone := kernel.New(kernel.Spec{Type: typ})
+	_, errOne := kernel.New(kernel.Spec{Type: typ, Gamma: 1})
+	return errNone != nil && errOne == nil
+}
 
 // needsLambda reports whether the estimator requires λ (krr, falkon).
 func needsLambda(name string) bool {
@@ -139,7 +149,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type: "+strings.Join(kernel.Names(), ", "))
-	fs.Var(gammaFlag{&f.gamma, &f.gammaRule}, "gamma", "kernel γ (Gaussian exp(−γ‖x−y‖²)), or scale: 1/(d·Var(X)) on the training rows as the fit sees them (after --scale), or auto: 1/d (scikit-learn SVC's); the number used is printed and saved")
+	fs.Var(gammaFlag{&f.gamma, &f.gammaRule}, "gamma", "kernel γ (Gaussian exp(−γ‖x−y‖²)), or scale: 1/(d·Var(X)) on the training rows as the fit sees them (after --scale), or auto: 1/d (scikit-learn SVC's); the number used is printed and saved (default without --gamma or --sigma: scale, printed)")
 	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth σ (γ = 1/(2σ²)), instead of --gamma")
 	fs.IntVar(&f.degree, "degree", 0, "degree p of the polynomial kernel (γx·y + c₀)^p (LIBSVM's -d; default 3)")
 	fs.Float64Var(&f.coef0, "coef0", 0, "c₀ of the polynomial (≥ 0) and sigmoid tanh(γx·y + c₀) kernels (LIBSVM's -r; default 0)")
@@ -168,6 +178,10 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	}
 	if _, err := f.csv.options(); err != nil {
 		return nil, err
+	}
+	if f.given["sigma"] && !(f.sigma > 0) {
+		// 0 would read as no width given, and take the default.
+		return nil, fmt.Errorf("%w: --sigma %g: want a number > 0", errUsage, f.sigma)
 	}
 	put := func(m map[string]any, k string, v any, set bool) {
 		if set {
@@ -210,11 +224,19 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: --set %q: want KEY=VALUE", errUsage, kv)
 		}
-		if key == "degree" || key == "coef0" {
-			k[key] = scalar(val) // the kernel's, as --degree and --coef0
+		if key == "degree" || key == "coef0" || key == "gamma" || key == "sigma" {
+			k[key] = scalar(val) // the kernel's, as --degree, --coef0, --gamma and --sigma
 			continue
 		}
 		est[key] = scalar(val)
+	}
+	_, hasG := k["gamma"]
+	_, hasS := k["sigma"]
+	if !hasG && !hasS && needsWidth(f.kernel) {
+		// As scikit-learn's SVC: gamma scale, resolved on the training
+		// rows; the number is printed beside the rule and saved.
+		k["gamma"] = experiments.GammaScale
+		f.defaulted = append(f.defaulted, "gamma scale (1/(d·Var(X)) on the training rows; scikit-learn SVC's default; --gamma or --sigma to choose)")
 	}
 	_, hasL := est["lambda"]
 	_, hasA := est["alpha"]
