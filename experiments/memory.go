@@ -1,11 +1,9 @@
 package experiments
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	rtmetrics "runtime/metrics"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/landmark-ml/landmark/internal/physmem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/model"
 	"gonum.org/v1/gonum/mat"
@@ -27,35 +26,14 @@ import (
 // exceeds the machine would start and be killed gigabytes later; at 75%
 // it is refused before allocating, and the refusal says how to raise the
 // cap. memory_limit: 0 lifts the cap.
-const DefaultMemoryShare = 0.75
+const DefaultMemoryShare = physmem.DefaultShare
 
-// fallbackMemory is the physical memory assumed where it cannot be read
-// (no /proc/meminfo: not Linux): 8 GiB, so the default cap is 6 GiB.
-const fallbackMemory = 8 << 30
-
-// PhysicalMemory returns the machine's physical memory in bytes: MemTotal
-// of /proc/meminfo on Linux, and, where that cannot be read, 8 GiB with
-// ok false.
-func PhysicalMemory() (bytes int64, ok bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return fallbackMemory, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, found := strings.CutPrefix(sc.Text(), "MemTotal:")
-		if !found {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		if err != nil || kb <= 0 {
-			break
-		}
-		return kb << 10, true
-	}
-	return fallbackMemory, false
-}
+// PhysicalMemory returns the memory this process may use, in bytes: the
+// machine's physical memory (MemTotal of /proc/meminfo on Linux), or the
+// memory limit of the control group (container) the process runs in when
+// that is lower (cgroup v2 memory.max, v1 memory.limit_in_bytes). Where it
+// cannot be read (not Linux) it returns 8 GiB with ok false.
+func PhysicalMemory() (bytes int64, ok bool) { return physmem.Total() }
 
 // DefaultMemoryLimit is the cap on a fit's planned peak memory when none is
 // given: DefaultMemoryShare of PhysicalMemory.
