@@ -141,10 +141,14 @@ type Falkon struct {
 	Resources `yaml:",inline"`
 	// CacheKnm asks to keep K_nM in memory instead of recomputing its
 	// blocks at every iteration. Without it (and without NeverCacheKnm) a
-	// fit with a MemoryLimit keeps K_nM's blocks on its own when d ≥ 64 and
-	// the passes are not factored, in at most half the room the limit
-	// leaves (see autoKeepMinDim for the measurements), as FALKON stores
-	// K_nM at d > 1,200 when the memory allows; no limit, no such keeping.
+	// fit keeps K_nM's blocks on its own when d ≥ 64 and the passes are not
+	// factored, in at most half the room MemoryLimit leaves, or without a
+	// limit half the room 75% of the process's memory leaves (the machine's,
+	// or its container's limit when lower; see autoKeepMinDim for the
+	// measurements), as FALKON stores K_nM at d > 1,200 when its free
+	// memory allows. Such a fit's coefficients may then differ in the last
+	// bits (summation order) between machines with different memory; set
+	// MemoryLimit or NeverCacheKnm to make them the same everywhere.
 	// On AVX-512 or AVX2 with
 	// dense centers the
 	// engine keeps its blocks (kernel.Op.Keep64, 8 bytes a value, or

@@ -9,6 +9,7 @@ import (
 
 	"github.com/landmark-ml/landmark/approx"
 	"github.com/landmark-ml/landmark/internal/check"
+	"github.com/landmark-ml/landmark/internal/physmem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/precond"
 	"github.com/landmark-ml/landmark/solver"
@@ -147,7 +148,7 @@ func (m *Falkon) centerShape(cfg falkonConfig, x mat.Matrix, given mat.Matrix) c
 // engine cannot keep blocks) when CacheKnm asks for it, else the split the
 // passes are factored over (factorSplit; nil: not factored) with what
 // factoring holds, else, unasked, K_nM's blocks kept at d ≥ autoKeepMinDim
-// within MemoryLimit. It reports whether anything of K_nM is kept.
+// within keepRoom. It reports whether anything of K_nM is kept.
 func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, given bool) (FalkonPlan, bool, *kernel.Split) {
 	n, _ := x.Dims()
 	n64, m64, t64 := int64(n), int64(cs.m), int64(t)
@@ -178,8 +179,8 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 	}
 	s := m.factorSplit(cfg, x)
 	if s == nil {
-		if _, d := x.Dims(); m.MemoryLimit > 0 && d >= autoKeepMinDim && !m.NeverCacheKnm {
-			if q, ok := keepPlan(p, op, cfg, t, m.MemoryLimit, true); ok {
+		if _, d := x.Dims(); d >= autoKeepMinDim && !m.NeverCacheKnm {
+			if q, ok := keepPlan(p, op, cfg, t, m.keepRoom(), true); ok {
 				return q, true, nil
 			}
 		}
@@ -193,10 +194,25 @@ func (m *Falkon) plan(cfg falkonConfig, x mat.Matrix, cs centerShape, t int, giv
 	return f, false, s
 }
 
-// autoKeepMinDim is the least d at which a fit with a MemoryLimit keeps
-// K_nM's blocks without being asked (CacheKnm), in what the limit leaves
-// spare. Forming a block costs about 2d flops a value, reading a kept one
-// 8 bytes (4 in float32). BenchmarkFalkonKeep (30,000 random rows, M =
+// physicalMemory is the memory this process may use (physmem.Total); a
+// variable so that tests can stand in a small machine.
+var physicalMemory = physmem.Total
+
+// keepRoom is the limit the room to keep K_nM unasked is taken from:
+// MemoryLimit, or without one physmem.DefaultShare of the memory this
+// process may use (the command line's default cap), as FALKON keeps K_nM
+// when the free memory allows without being given a cap.
+func (m *Falkon) keepRoom() int64 {
+	if m.MemoryLimit > 0 {
+		return m.MemoryLimit
+	}
+	b, _ := physicalMemory()
+	return int64(physmem.DefaultShare * float64(b))
+}
+
+// autoKeepMinDim is the least d at which a fit keeps K_nM's blocks without
+// being asked (CacheKnm), in what keepRoom leaves spare. Forming a block
+// costs about 2d flops a value, reading a kept one 8 bytes (4 in float32). BenchmarkFalkonKeep (30,000 random rows, M =
 // 1,000, 20 iterations; machine F, AVX2 EPYC, -benchtime 2x), recomputed
 // time over kept: d = 16 0.94× (one output) and 1.29× (ten), d = 32 0.97×
 // and 1.31×, d = 64 1.25× and 1.80×, d = 128 2.05× and 2.30×, d = 256

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/landmark-ml/landmark/approx"
+	"github.com/landmark-ml/landmark/internal/physmem"
 	"github.com/landmark-ml/landmark/kernel"
 	"github.com/landmark-ml/landmark/solver"
 	"gonum.org/v1/gonum/mat"
@@ -529,8 +530,9 @@ func TestFalkonMemoryRefusedBeforeAllocating(t *testing.T) {
 
 // With a MemoryLimit and d ≥ autoKeepMinDim the fit keeps K_nM's blocks
 // unasked (on the SIMD paths: Keep64), in at most half the room the limit
-// leaves: all 300 rows under a roomy limit, some under a tight one, none
-// without a limit, none at d = autoKeepMinDim − 1 or with NeverCacheKnm
+// leaves: all 300 rows under a roomy limit, some under a tight one; without
+// a limit, all of them, or none where 75% of the machine's memory is only
+// the plan without them; none at d = autoKeepMinDim − 1 or with NeverCacheKnm
 // (which CacheKnm cannot go with), and always within the limit. The kept fit's predictions are the recomputing fit's up to
 // summation order (1.1e-14 relative on machine F; bound 1e-11).
 func TestFalkonAutoKeep(t *testing.T) {
@@ -539,11 +541,9 @@ func TestFalkonAutoKeep(t *testing.T) {
 		x, y := krrTestData(5, 300, d)
 		base := Falkon{Kernel: kernel.Gaussian{Gamma: 0.5 / float64(d)}, Lambda: 1e-4, M: 40, MaxIter: 200, Tol: 1e-12, Seed: 2, BlockRows: 64}
 		plain := base
+		plain.NeverCacheKnm = true
 		if err := plain.Fit(ctx, x, y); err != nil {
 			t.Fatal(err)
-		}
-		if plain.Info().CachedKnm {
-			t.Fatalf("d = %d: kept K_nM without a MemoryLimit", d)
 		}
 		want := mustPredict(t, &plain, x)
 		roomy := base
@@ -570,6 +570,26 @@ func TestFalkonAutoKeep(t *testing.T) {
 		both.CacheKnm = true
 		if err := both.Fit(ctx, x, y); !errors.Is(err, ErrInput) {
 			t.Errorf("CacheKnm and NeverCacheKnm: err = %v, want ErrInput", err)
+		}
+		// Without a MemoryLimit the room is 75% of the process's memory:
+		// on this machine all of K_nM; on a machine standing in whose 75%
+		// is just the plan without the cache, none.
+		unlimited := base
+		if err := unlimited.Fit(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+		if ui := unlimited.Info(); ui.CachedKnm != keeps || ui.Plan.Cache != info.Plan.Cache {
+			t.Errorf("d = %d, no limit: cached %v, %d bytes; want %v, %d", d, ui.CachedKnm, ui.Plan.Cache, keeps, info.Plan.Cache)
+		}
+		if diff := maxRelDiff(mustPredict(t, &unlimited, x), want); diff > 1e-11 {
+			t.Errorf("d = %d, no limit: predictions differ by %g", d, diff)
+		}
+		small := max(plain.Info().Plan.Total, info.Plan.Total-info.Plan.Cache)
+		physicalMemory = func() (int64, bool) { return int64(float64(small) / physmem.DefaultShare), true }
+		err := unlimited.Fit(ctx, x, y)
+		physicalMemory = physmem.Total
+		if err != nil || unlimited.Info().CachedKnm || unlimited.Info().Plan.Cache != 0 {
+			t.Errorf("d = %d, no limit on a machine of %d bytes: err %v, cached %v, %d bytes", d, small, err, unlimited.Info().CachedKnm, unlimited.Info().Plan.Cache)
 		}
 		if !keeps {
 			continue
