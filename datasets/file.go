@@ -220,7 +220,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // FormatOf returns the format a file name implies, ignoring a trailing .gz or
-// .bz2, and whether the name decided it.
+// .bz2, and whether the name decided it. It is the format a file is written
+// in; reading (DetectFormat, OpenInput) lets the content decide a .txt
+// file's.
 func FormatOf(path string) (Format, bool) {
 	base := strings.ToLower(filepath.Base(path))
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".gz"), ".bz2")
@@ -233,16 +235,28 @@ func FormatOf(path string) (Format, bool) {
 	return Auto, false
 }
 
+// readFormatOf is the format a file name decides for reading: FormatOf's,
+// but .txt, a name LIBSVM files and CSV or tab-separated exports both take
+// (pandas' to_csv("x.txt")), leaves it to the content.
+func readFormatOf(path string) (Format, bool) {
+	base := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz"), ".bz2")
+	if filepath.Ext(base) == ".txt" {
+		return Auto, false
+	}
+	return FormatOf(path)
+}
+
 // DetectFormat returns the format of the file at path: the one its name
-// implies (see FormatOf) or, when the name does not decide (the LIBSVM site's
-// own names, such as a9a or news20.binary.bz2), the one its first data line
-// shows after any gzip or bzip2 compression is undone. An unreadable file or
+// implies (see FormatOf; a .txt name decides nothing) or, when the name
+// does not decide (the LIBSVM site's own names, such as a9a or
+// news20.binary.bz2), the one its first data line shows after any gzip or
+// bzip2 compression is undone. An unreadable file or
 // content that fits neither format is an error naming path. A stream (a
 // pipe, FIFO or standard input) whose name does not decide is refused: the
 // bytes looked at would be lost to the next reader; open it once with
 // OpenInput, which reads them again.
 func DetectFormat(path string) (Format, error) {
-	if f, ok := FormatOf(path); ok {
+	if f, ok := readFormatOf(path); ok {
 		return f, nil
 	}
 	if path == Stdin {

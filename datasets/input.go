@@ -126,7 +126,7 @@ func OpenInput(ctx context.Context, path string, format Format) (*Input, error) 
 		r = pr
 	}
 	if format == Auto && path != Stdin {
-		format, _ = FormatOf(path)
+		format, _ = readFormatOf(path)
 	}
 	if err := in.init(r, format); err != nil {
 		in.Close()

@@ -277,13 +277,23 @@ func TestDetectFormat(t *testing.T) {
 		{write("a9a", []byte("-1 1:1 5:1\n")), LIBSVM},
 		{write("news20.binary.gz", gz.Bytes()), LIBSVM},
 		{write("table", []byte("x,y\n1,2\n")), CSV},
+		// .txt decides nothing: LIBSVM files and CSV exports both use it.
+		{write("export.txt", []byte("x,y\n1,2\n")), CSV},
+		{write("tabs.txt", []byte("x\ty\n1\t2\n")), CSV},
+		{write("scaled.txt", []byte("+1 1:0.5\n")), LIBSVM},
 	} {
 		got, err := DetectFormat(tc.path)
 		if err != nil || got != tc.want {
 			t.Errorf("DetectFormat(%s) = %q, %v; want %q", filepath.Base(tc.path), got, err, tc.want)
 		}
 	}
-	for _, p := range []string{write("odd", []byte("1 2 3\n")), filepath.Join(dir, "missing")} {
+	// A .txt file is read as its content says: x = 1, y = 2 from the CSV.
+	d, err := ReadFile(filepath.Join(dir, "export.txt"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "export.txt", d, mat.NewDense(1, 1, []float64{1}), []float64{2})
+	for _, p := range []string{write("odd", []byte("1 2 3\n")), write("odd.txt", []byte("1 2 3\n")), filepath.Join(dir, "missing")} {
 		if _, err := DetectFormat(p); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("DetectFormat(%s): err = %v, want an error naming the file", filepath.Base(p), err)
 		}
@@ -292,7 +302,8 @@ func TestDetectFormat(t *testing.T) {
 
 func TestFormatDetection(t *testing.T) {
 	for name, want := range map[string]Format{
-		"a.libsvm": LIBSVM, "a.SVM.gz": LIBSVM, "ijcnn1.t": LIBSVM, "a.txt.bz2": LIBSVM,
+		"a.libsvm": LIBSVM, "a.SVM.gz": LIBSVM, "ijcnn1.t": LIBSVM, "a.txt.bz2": LIBSVM, // written as LIBSVM; read by content
+
 		"b.csv": CSV, "b.tsv.gz": CSV, "noext": Auto,
 	} {
 		if got, _ := FormatOf(name); got != want {
