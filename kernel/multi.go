@@ -265,13 +265,13 @@ func (o *Op) Keep32(ctx context.Context, maxBytes int64) (int, error) {
 }
 
 // Keep64 is Keep32 in float64: the first KeepRows64(maxBytes) rows of K
-// are kept as formed, and every later product runs on the panel tiles
-// over them (one right-hand side too, padded to a panel). With two or more
-// right-hand sides K·V is the recomputing Op's bit for bit, and so are
-// Kᵀ·U and Kᵀ(K·V) while a block is no larger than one sub-block
-// (keptSubBytes); a larger block's column sums are added sub-block by
-// sub-block, which changes their rounding, and one right-hand side (whose
-// recomputing pass is fused) differs by round-off too. The sums are in a
+// are kept as formed. Later products with up to kept64MaxT (6) right-hand
+// sides read the kept rows four at a time, as Keep32's do (keptRows64);
+// with more they run on the panel tiles over them, and then K·V is the
+// recomputing Op's bit for bit, and so are Kᵀ·U and Kᵀ(K·V) while a block
+// is no larger than one sub-block (keptSubBytes); a larger block's column
+// sums are added sub-block by sub-block, which changes their rounding, and
+// few right-hand sides differ from the recomputing Op by round-off too. The sums are in a
 // fixed order whatever the workers. Forming a block costs about 2d flops an element, reading a
 // kept one 8 bytes: at mnist's d = 784 a fit's passes were several times
 // faster kept (docs/performance.md, "Falkon's K_nM kept in float64").

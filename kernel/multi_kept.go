@@ -19,7 +19,8 @@ import (
 // not kept are formed and run on the panel tiles as before. Each block's sums
 // are in a fixed order (lanes, then rows in fours), and the blocks are
 // summed in segments (segmentSums), so the results do not depend on the
-// number of workers.
+// number of workers. Blocks kept in float64 (Keep64) take the same path
+// for t ≤ kept64MaxT, their rows read as they are (keptRows64).
 
 // keptMaxT is the most right-hand sides the kept products take here rather
 // than on the panel tiles, for the SIMD path acc. On the EPYC Zen 4
@@ -34,10 +35,59 @@ func keptMaxT(acc accel) int {
 	return 8
 }
 
-// keptSmall reports whether a product with t right-hand sides runs here
-// (blocks kept in float32: Keep64's run on the panel tiles).
+// kept64MaxT is the most right-hand sides the kept products take here on
+// blocks kept in float64 (Keep64) rather than on the panel tiles, which pad
+// V to 16 columns; a variable so that BenchmarkMulTMulKept64 can compare
+// the two.
+var kept64MaxT = 6
+
+// keptSmall reports whether a product with t right-hand sides runs here:
+// t ≤ keptMaxT on blocks kept in float32, t ≤ kept64MaxT on blocks kept
+// in float64.
 func (o *Op) keptSmall(t int) bool {
-	return t >= 1 && t <= keptMaxT(useAccel) && o.kept.rows > 0 && o.kept.data != nil
+	switch {
+	case t < 1 || o.kept.rows == 0:
+		return false
+	case o.kept.data != nil:
+		return t <= keptMaxT(useAccel)
+	}
+	return o.kept.data64 != nil && t <= min(kept64MaxT, keptMaxT(useAccel))
+}
+
+// keptRowsAt runs keptRows (or keptRows64) on the kept rows [r0, r1).
+func (o *Op) keptRowsAt(acc accel, mp, r0, r1, t int, vc, kv, y, wt []float64) {
+	if o.kept.data64 != nil {
+		keptRows64(o.kept.data64[r0*mp:r1*mp], r1-r0, mp, t, vc, kv, y, wt)
+		return
+	}
+	keptRows(acc, o.kept.data[r0*mp:r1*mp], r1-r0, mp, t, vc, kv, y, wt)
+}
+
+// keptRows64 is keptRows on rows kept in float64: four rows at a time, for
+// each column their dots with V (RowDots's kernels) and then, while they
+// are in cache, their sum into y (RowAxpys's), in a fixed order. A last
+// group of fewer than four rows takes RowAxpys's Go loop.
+func keptRows64(a []float64, rows, mp, t int, vc, kv, y, wt []float64) {
+	for i := 0; i < rows; i += 4 {
+		n := min(4, rows-i)
+		blk := a[i*mp : (i+n)*mp]
+		for c := range t {
+			out := kv[c*rows+i : c*rows+i+n]
+			if vc != nil {
+				RowDots(out, blk, mp, vc[c*mp:(c+1)*mp])
+			}
+			if y != nil {
+				var s [4]float64
+				copy(s[:n], out)
+				if wt != nil {
+					for r := range n {
+						s[r] *= wt[i+r]
+					}
+				}
+				RowAxpys(y[c*mp:(c+1)*mp], s[:n], blk, mp)
+			}
+		}
+	}
 }
 
 // keptScratchBytes is what a product with t right-hand sides here allocates
@@ -193,7 +243,7 @@ func (k *keptCall) dots(o *Op, w *work, r0, r1 int) (kv, kb, kvp []float64) {
 	p, rows := k.p, r1-r0
 	kv = w.kv[:rows*k.t]
 	if r1 <= o.kept.rows {
-		keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, k.t, k.vc, kv, nil, nil)
+		o.keptRowsAt(w.acc, p.mp, r0, r1, k.t, k.vc, kv, nil, nil)
 		return kv, nil, nil
 	}
 	kb = p.kernelBlock(w, r0, r1).Data
@@ -248,7 +298,7 @@ func (o *Op) mulTMulKept(ctx context.Context, dst *mat.Dense, v blas64.General, 
 			if wt != nil {
 				wb = wt[r0:r1]
 			}
-			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, k.vc, kv, acc[:t*p.mp], wb)
+			o.keptRowsAt(w.acc, p.mp, r0, r1, t, k.vc, kv, acc[:t*p.mp], wb)
 			return
 		}
 		_, kb, kvp := k.dots(o, w, r0, r1)
@@ -277,7 +327,7 @@ func (o *Op) mulTKept(ctx context.Context, dst *mat.Dense, u blas64.General) err
 					kv[c*rows+i] = x
 				}
 			}
-			keptRows(w.acc, o.kept.data[r0*p.mp:r1*p.mp], rows, p.mp, t, nil, kv, acc[:t*p.mp], nil)
+			o.keptRowsAt(w.acc, p.mp, r0, r1, t, nil, kv, acc[:t*p.mp], nil)
 			return
 		}
 		kb := p.kernelBlock(w, r0, r1).Data

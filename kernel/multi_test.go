@@ -231,17 +231,18 @@ func TestKeep32(t *testing.T) {
 	}
 }
 
-// Keep64: an Op keeping the first blocks of K in float64 gives, with two or
-// more right-hand sides, the recomputing Op's products bit for bit (the same
-// blocks through the same panel tiles) while a block is one sub-block
-// (keptSubBytes); with one right-hand side (where the recomputing Op runs
-// its fused pass), and with sub-blocks of 8 rows (whose column sums are
-// added block by block), the products of the full K (naive) to 1e-13
-// relative to those of |K| and |V| (round-off of sums of 37 or 203 terms).
-// All of K is kept, or three blocks of 24 rows of it (the rest formed); n =
-// 203 leaves a last block of 11 rows, whose tiles read the padding rows
-// Keep64 stores. Bit for bit whatever the workers; a budget below one
-// block keeps nothing.
+// Keep64: an Op keeping the first blocks of K in float64 gives, with more
+// right-hand sides than kept64MaxT (6; here ten), the recomputing Op's products bit
+// for bit (the same blocks through the same panel tiles) while a block is
+// one sub-block (keptSubBytes); with one or three (on the kept rows:
+// keptRows64, the recomputing Op's fused pass or panel tiles), and with
+// sub-blocks of 8 rows (whose column sums are added block by block), the
+// products of the full K (naive) to 1e-13 relative to those of |K| and |V|
+// (round-off of sums of 37 or 203 terms). All of K is kept, or three
+// blocks of 24 rows of it (the rest formed); n = 203 leaves a last block of
+// 11 rows, whose tiles read the padding rows Keep64 stores and whose last
+// three rows keptRows64 takes apart from the groups of four. Bit for bit
+// whatever the workers; a budget below one block keeps nothing.
 func TestKeep64(t *testing.T) {
 	r, x, c, k, full, probe := keepFixture(t, 64, (*Op).KeepRows64, (*Op).KeepBytes64)
 	n, _ := full.Dims()
@@ -253,7 +254,7 @@ func TestKeep64(t *testing.T) {
 	for _, sub := range []int{keptSubBytes, 8 * panelRows * mp} {
 		keptSubBytes = sub
 		for _, budget := range []int64{probe.KeepBytes64(72), 1 << 30} {
-			for _, tc := range []int{1, 10} {
+			for _, tc := range []int{1, 3, 10} {
 				keep64Case(t, k, x, c, full, r, budget, tc, sub < 8*24*mp)
 			}
 		}
@@ -290,7 +291,7 @@ func keep64Case(t *testing.T, k Kernel, x, c, full *mat.Dense, r *rand.Rand, bud
 		}
 		got := products(op, v, u)
 		what := fmt.Sprintf("budget %d t=%d workers=%d split %v (%d rows kept)", budget, tc, workers, split, rows)
-		if tc > 1 && !split {
+		if tc > kept64MaxT && !split {
 			for i, name := range []string{"K·V", "Kᵀ·U", "Kᵀ(K·V)"} {
 				if !mat.Equal(got[i], recomputed[i]) {
 					t.Errorf("%s %s: not the recomputing Op's", what, name)
