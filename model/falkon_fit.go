@@ -212,12 +212,16 @@ func (m *Falkon) keepRoom() int64 {
 
 // autoKeepMinDim is the least d at which a fit keeps K_nM's blocks without
 // being asked (CacheKnm), in what keepRoom leaves spare. Forming a block
-// costs about 2d flops a value, reading a kept one 8 bytes (4 in float32). BenchmarkFalkonKeep (30,000 random rows, M =
-// 1,000, 20 iterations; machine F, AVX2 EPYC, -benchtime 2x), recomputed
-// time over kept: d = 16 0.94× (one output) and 1.29× (ten), d = 32 0.97×
-// and 1.31×, d = 64 1.25× and 1.80×, d = 128 2.05× and 2.30×, d = 256
-// 3.09× and 3.48×; mnist (d = 780, ten outputs) 46.6 s against 7.5 s.
-// Below 64 one output gains nothing and ten too little for the memory.
+// costs about 2d flops a value, reading a kept one 8 bytes (4 in float32).
+// BenchmarkFalkonKeep (30,000 random rows, M = 1,000, 20 iterations;
+// machine F, AVX2 EPYC, -benchtime 2x), recomputed time over kept, one
+// output and ten: d = 16 1.59× and 1.15×, d = 32 1.54× and 1.41×, d = 64
+// 2.20× and 1.75×, d = 128 3.06× and 2.18×, d = 256 4.53× and 3.38×;
+// mnist (d = 780, ten outputs) 46.6 s against 7.5 s (docs/performance.md,
+// "Falkon's K_nM kept in float64" and "Kept float64 rows for few
+// outputs"). Below 64 keeping still pays, but 8 bytes a value of K_nM buy
+// less than at high d (FALKON keeps nothing below d = 1,200): CacheKnm asks
+// for it there.
 const autoKeepMinDim = 64
 
 // keepPlan returns plan p with the engine keeping K_nM's blocks (Op.Keep64,
