@@ -105,10 +105,15 @@ func (r *runner) fitScoreWith(ctx context.Context, p Point, xtr mat.Matrix, ytr 
 		}
 		return fitScores{}, r.memoryHint(err)
 	}
-	pred, err := inRowBlocks(xva, est.Predict)
+	var pred, dec []float64
+	pd, both := est.(predictDecider)
+	if both && r.s.Task == TaskBinary {
+		pred, dec, err = predictDecision(pd, xva)
+	} else {
+		pred, err = inRowBlocks(xva, est.Predict)
+	}
 	t2 := time.Now()
-	var dec []float64
-	if err == nil && r.s.Task == TaskBinary {
+	if err == nil && r.s.Task == TaskBinary && !both {
 		dec, err = decisionValues(est, xva)
 	}
 	peak := w.Stop()
@@ -308,6 +313,28 @@ func decisionValues(est model.Estimator, x mat.Matrix) ([]float64, error) {
 		}
 		return mat.Col(nil, 0, m), nil
 	})
+}
+
+// predictDecider is implemented by estimators that give their labels and
+// decision values from one prediction (model.Falkon, model.KRR): a binary
+// task's scores need both.
+type predictDecider interface {
+	PredictDecision(x mat.Matrix) ([]float64, *mat.Dense, error)
+}
+
+// predictDecision returns the labels and the first column of the decision
+// values of pd for the rows of x from one prediction (in row blocks as
+// inRowBlocks, for float32 rows).
+func predictDecision(pd predictDecider, x mat.Matrix) (pred, dec []float64, err error) {
+	pred, err = inRowBlocks(x, func(x mat.Matrix) ([]float64, error) {
+		p, f, err := pd.PredictDecision(x)
+		if err != nil {
+			return nil, err
+		}
+		dec = append(dec, mat.Col(nil, 0, f)...)
+		return p, nil
+	})
+	return pred, dec, err
 }
 
 // predictBlockBytes bounds the float64 rows inRowBlocks has predicted at

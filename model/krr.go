@@ -629,6 +629,20 @@ func (m *KRR) Predict(x mat.Matrix) (_ []float64, err error) {
 	return outputs(m.fit.task, m.fit.labels, f), nil
 }
 
+// PredictDecision returns Predict's values and DecisionFunction's for the
+// rows of x from one pass over the kernel between x and the centers, where
+// calling both would form it twice: scoring a binary classifier (labels for
+// its accuracy, decision values for its AUC) at the cost of one prediction.
+// The two are the ones Predict and DecisionFunction return, bit for bit.
+func (m *KRR) PredictDecision(x mat.Matrix) (_ []float64, _ *mat.Dense, err error) {
+	defer named(&err, "krr")
+	f, err := m.DecisionFunction(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return outputs(m.fit.task, m.fit.labels, f), f, nil
+}
+
 // Dim returns the number of features of the rows the KRR was fitted on
 // (scikit-learn's n_features_in_): the columns Predict takes. It is 0
 // before Fit (or Load).
