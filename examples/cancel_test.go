@@ -73,7 +73,7 @@ func TestFitCancelledMidway(t *testing.T) {
 				if ctx.Err() != nil {
 					after++
 				}
-				if p.Done == 3 {
+				if p.Stage == model.StageIteration && p.Done == 3 {
 					cancel()
 				}
 				return nil

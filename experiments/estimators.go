@@ -204,9 +204,14 @@ func newFalkon(c Config) (model.Estimator, error) {
 		}
 		f.Sampler = s
 	}
-	if c.Progress != nil {
+	if c.Progress != nil || c.Setup != nil {
 		f.Progress = func(p model.Progress) error {
-			c.Progress(p.Done, p.Residual)
+			switch {
+			case p.Stage == model.StageIteration && c.Progress != nil:
+				c.Progress(p.Done, p.Residual)
+			case p.Stage == model.StageSetup && c.Setup != nil:
+				c.Setup(p.Step, p.Done, p.Total)
+			}
 			return nil
 		}
 	}

@@ -28,10 +28,14 @@ const (
 	// Passes; Rows, RowsPerSec, MBPerSec, PassTime and IOWait say what it
 	// read and how fast).
 	EventPass
+	// EventSetup: FALKON finished a step of its setup before CG (Step, the
+	// StepsDone-th of Steps: model.StepCenters, StepPreconditioner,
+	// StepRHS).
+	EventSetup
 )
 
 // String names the kind as a log line would: "fold", "iteration",
-// "point", "refit", "fold-done"; an unknown value prints as
+// "point", "refit", "fold-done", "pass", "setup"; an unknown value prints as
 // "EventKind(N)".
 func (k EventKind) String() string {
 	switch k {
@@ -47,6 +51,8 @@ func (k EventKind) String() string {
 		return "fold-done"
 	case EventPass:
 		return "pass"
+	case EventSetup:
+		return "setup"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -97,17 +103,21 @@ type Event struct {
 	Rows                 int64
 	RowsPerSec, MBPerSec float64
 	PassTime, IOWait     time.Duration
+	// Step is the setup step an EventSetup reports finished, the
+	// StepsDone-th of Steps.
+	Step             string
+	StepsDone, Steps int
 }
 
 // emit sends e, stamped with the elapsed time and (except for EventIteration
-// and EventFoldDone, whose ETA the caller sets) the grid's ETA, to the
-// callback.
+// and EventFoldDone, whose ETA the caller sets, and EventSetup) the grid's
+// ETA, to the callback.
 func (r *runner) emit(e Event) {
 	if r.progress == nil {
 		return
 	}
 	e.Elapsed = time.Since(r.start)
-	if e.Kind != EventIteration && e.Kind != EventFoldDone && r.computed > 0 && e.Points > 0 {
+	if e.Kind != EventIteration && e.Kind != EventFoldDone && e.Kind != EventSetup && r.computed > 0 && e.Points > 0 {
 		per := r.evalTime / time.Duration(r.computed)
 		left := e.Points - e.Point
 		if e.Kind == EventPoint || e.Kind == EventRefit {

@@ -157,6 +157,10 @@ type Config struct {
 	CenterLambda float64
 	// Progress, when non-nil, receives solver progress (CG iterations).
 	Progress func(iter int, residual float64)
+	// Setup, when non-nil, hears each step of FALKON's setup finish (step
+	// the done-th of total: model.StepCenters, StepPreconditioner,
+	// StepRHS).
+	Setup func(step string, done, total int)
 }
 
 // Float returns a numeric option, or def when it is absent.

@@ -221,6 +221,9 @@ func (r *runner) iterationEvents(cfg *Config, p Point, fo fitOpts) {
 	cfg.Progress = func(it int, res float64) {
 		r.emit(Event{Kind: EventIteration, Point: fo.point, Points: fo.points, Key: p.Key(), Iteration: it, MaxIter: maxIter, Residual: res, ETA: clock.Left(it, maxIter)})
 	}
+	cfg.Setup = func(step string, done, total int) {
+		r.emit(Event{Kind: EventSetup, Point: fo.point, Points: fo.points, Key: p.Key(), Step: step, StepsDone: done, Steps: total})
+	}
 }
 
 // newFit builds the estimator of cfg, warm-started from the fitted model

@@ -164,6 +164,10 @@ const (
 	// StageSolve: a step of KRR's backend is done (for example a chunk of
 	// rows of K_nM, or the factorization); Done of Total.
 	StageSolve = "solve"
+	// StageSetup: Falkon finished a step of its setup before CG; Step
+	// names it (StepCenters, StepPreconditioner, StepRHS), Done counts the
+	// steps so far of Total.
+	StageSetup = "setup"
 	// StagePass: a pass of Falkon.FitShards over the shards is done; Done
 	// counts the passes, Total is their number when CG runs to MaxIter,
 	// and Rows, Bytes, PassTime, IOWait, RowsPerSec and MBPerSec say what
@@ -171,10 +175,24 @@ const (
 	StagePass = "pass"
 )
 
+// The steps of Falkon's setup a StageSetup report names.
+const (
+	// StepCenters: the centers are drawn (or taken as given).
+	StepCenters = "centers"
+	// StepPreconditioner: K_MM and the preconditioner's two factors are
+	// built.
+	StepPreconditioner = "preconditioner"
+	// StepRHS: K_nMᵀY is formed (and K_nM kept, when the fit keeps it).
+	StepRHS = "rhs"
+)
+
 // Progress is one report of a fit to its ProgressFunc.
 type Progress struct {
 	// Stage is one of the Stage constants.
 	Stage string `json:"stage"`
+	// Step names the setup step a StageSetup report finished ("" for
+	// other stages).
+	Step string `json:"step,omitempty"`
 	// Task is the binary sub-problem (SVM, BKASVM), 0 otherwise.
 	Task int `json:"task"`
 	// Done counts the units of the stage done so far; Total is their number

@@ -23,17 +23,22 @@ func sine(n int) (*mat.Dense, []float64) {
 	return x, y
 }
 
-// Progress sees every FALKON iteration and can stop the fit: returning an
-// error makes Fit fail with an error wrapping model.ErrStopped and the
-// callback's own error; the estimator keeps the model it had (none here).
+// Progress sees each step of FALKON's setup and every CG iteration, and
+// can stop the fit: returning an error makes Fit fail with an error
+// wrapping model.ErrStopped and the callback's own error; the estimator
+// keeps the model it had (none here).
 func ExampleFalkon_progress() {
 	x, y := sine(500)
 	enough := errors.New("enough")
 	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
 		Progress: func(p model.Progress) error {
+			if p.Stage == model.StageSetup {
+				fmt.Printf("setup %d of %d: %s\n", p.Done, p.Total, p.Step)
+				return nil
+			}
 			fmt.Printf("%s %d of %d, relative residual %.0e\n", p.Stage, p.Done, p.Total, p.Residual)
 			if p.Done == 3 {
-				return enough // stop after the third
+				return enough // stop after the third iteration
 			}
 			return nil
 		}}
@@ -42,6 +47,9 @@ func ExampleFalkon_progress() {
 	_, err = m.Predict(x)
 	fmt.Println("not fitted:", errors.Is(err, model.ErrNotFitted))
 	// Output:
+	// setup 1 of 3: centers
+	// setup 2 of 3: preconditioner
+	// setup 3 of 3: rhs
 	// iteration 1 of 100, relative residual 4e-01
 	// iteration 2 of 100, relative residual 1e-01
 	// iteration 3 of 100, relative residual 4e-02
@@ -58,7 +66,7 @@ func ExampleFalkon_cancel() {
 	defer cancel()
 	m := &model.Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-9, M: 50, MaxIter: 100, Seed: 1,
 		Progress: func(p model.Progress) error {
-			if p.Done == 2 {
+			if p.Stage == model.StageIteration && p.Done == 2 {
 				cancel() // as a signal handler or a deadline would
 			}
 			return nil

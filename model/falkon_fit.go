@@ -340,6 +340,9 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	info.SampleTime = time.Since(start)
+	if err := setupDone(ctx, pr, StepCenters, 1); err != nil {
+		return nil, err
+	}
 
 	t0 := time.Now()
 	passes := &falkonPasses{cfg: cfg, x: x, centers: c.Points, op: kernel.NewOp(cfg.k, x, c.Points, cfg.passes), w: w}
@@ -353,6 +356,9 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 		return nil, err
 	}
 	sys.Describe(&info)
+	if err := setupDone(ctx, pr, StepPreconditioner, 2); err != nil {
+		return nil, err
+	}
 	t1 := time.Now()
 	rhs, err := passes.rhs(ctx, targets, cache, plan.Cache)
 	if err != nil {
@@ -360,8 +366,21 @@ func (m *Falkon) fitTargets(ctx context.Context, pr *progressRun, x mat.Matrix, 
 	}
 	info.RHSTime = time.Since(t1)
 	info.PrecondTime = time.Since(t0)
+	if err := setupDone(ctx, pr, StepRHS, 3); err != nil {
+		return nil, err
+	}
 
 	return m.solved(ctx, pr, cfg, c, sys, rhs, given.alpha0, fitState{start: start, task: task, labels: labels, t: t, d: d, info: info})
+}
+
+// setupDone reports the setup step done, the done-th of three, to pr; a
+// callback's error stops the fit (the fit's context, cancelled by pr,
+// carries it).
+func setupDone(ctx context.Context, pr *progressRun, step string, done int) error {
+	if pr.report(Progress{Stage: StageSetup, Step: step, Done: done, Total: 3, Residual: noValue, ValError: noValue}) != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // fitState is what a FALKON fit knows when its system is built: when it

@@ -117,8 +117,9 @@ func TestFalkonWorkersDeterministic(t *testing.T) {
 }
 
 // Validation error is recorded at every iteration and the last entry equals
-// the error of the returned model; the progress callback sees the same
-// iterations and can stop the fit.
+// the error of the returned model; the progress callback sees the three
+// setup steps in order, then the same iterations, and can stop the fit at
+// an iteration or during the setup.
 func TestFalkonValidationAndProgress(t *testing.T) {
 	c := conformanceMulticlass(4)
 	var seen []Progress
@@ -129,9 +130,18 @@ func TestFalkonValidationAndProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := f.Info()
-	if info.Iterations != 8 || len(info.History) != 8 || len(seen) != 8 || info.Status != solver.MaxIter {
-		t.Fatalf("iterations %d, history %d, callbacks %d, status %s; want 8, 8, 8, max-iter", info.Iterations, len(info.History), len(seen), info.Status)
+	if info.Iterations != 8 || len(info.History) != 8 || len(seen) != 3+8 || info.Status != solver.MaxIter {
+		t.Fatalf("iterations %d, history %d, callbacks %d, status %s; want 8, 8, 11, max-iter", info.Iterations, len(info.History), len(seen), info.Status)
 	}
+	for i, step := range []string{StepCenters, StepPreconditioner, StepRHS} {
+		if p := seen[i]; p.Stage != StageSetup || p.Step != step || p.Done != i+1 || p.Total != 3 || !math.IsNaN(p.Residual) {
+			t.Errorf("setup report %d = %+v, want step %s", i, p, step)
+		}
+		if i > 0 && seen[i].Elapsed < seen[i-1].Elapsed {
+			t.Errorf("setup report %d elapsed %v before the one before it (%v)", i, seen[i].Elapsed, seen[i-1].Elapsed)
+		}
+	}
+	seen = seen[3:]
 	pred, _ := f.Predict(c.xTest)
 	wrong := 0
 	for i, v := range conformanceMulticlassLabels(c.xTest) {
@@ -155,22 +165,28 @@ func TestFalkonValidationAndProgress(t *testing.T) {
 	// Stop after 3: the fit fails with ErrStopped and the callback's error,
 	// and the estimator keeps its model.
 	stop := errors.New("enough")
-	calls := 0
-	f.Progress = func(p Progress) error {
-		calls++
-		if p.Done == 3 {
-			return stop
+	for _, at := range []struct {
+		stage string
+		done  int
+		calls int
+	}{{StageIteration, 3, 3 + 3}, {StageSetup, 2, 2}} {
+		calls := 0
+		f.Progress = func(p Progress) error {
+			calls++
+			if p.Stage == at.stage && p.Done == at.done {
+				return stop
+			}
+			return nil
 		}
-		return nil
-	}
-	if err := f.Fit(context.Background(), c.x, c.y); !errors.Is(err, ErrStopped) || !errors.Is(err, stop) {
-		t.Fatalf("stopped fit: err = %v, want ErrStopped and the callback's error", err)
-	}
-	if calls != 3 {
-		t.Errorf("%d iterations reported, want 3", calls)
-	}
-	if p2, err := f.Predict(c.xTest); err != nil || !slices.Equal(p2, pred) || f.Info().Iterations != 8 {
-		t.Errorf("a stopped fit changed the model (err %v, %d iterations)", err, f.Info().Iterations)
+		if err := f.Fit(context.Background(), c.x, c.y); !errors.Is(err, ErrStopped) || !errors.Is(err, stop) {
+			t.Fatalf("fit stopped at %s %d: err = %v, want ErrStopped and the callback's error", at.stage, at.done, err)
+		}
+		if calls != at.calls {
+			t.Errorf("stopped at %s %d: %d reports, want %d", at.stage, at.done, calls, at.calls)
+		}
+		if p2, err := f.Predict(c.xTest); err != nil || !slices.Equal(p2, pred) || f.Info().Iterations != 8 {
+			t.Errorf("a stopped fit changed the model (err %v, %d iterations)", err, f.Info().Iterations)
+		}
 	}
 }
 
@@ -183,6 +199,9 @@ func TestFalkonCancel(t *testing.T) {
 	calls := 0
 	f := &Falkon{Kernel: kernel.Gaussian{Gamma: 0.5}, Lambda: 1e-6, M: 50, MaxIter: 50, Tol: 1e-14,
 		Progress: func(p Progress) error {
+			if p.Stage != StageIteration {
+				return nil
+			}
 			calls++
 			if p.Done == 2 {
 				cancel()

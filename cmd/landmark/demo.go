@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/landmark-ml/landmark/experiments"
 	"github.com/landmark-ml/landmark/internal/cmdline"
@@ -37,10 +36,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	pg := cmdline.NewProgress(*prog, *quiet, stderr)
 	if pg != nil {
-		t0 := time.Now()
 		var clock eta.Iter
 		o.Progress = func(p model.Progress) error {
-			pg.Iteration("CG ", p.Done, o.MaxIter, p.Residual, time.Since(t0), clock.Left(p.Done, o.MaxIter))
+			pg.Model("CG ", p, o.MaxIter, &clock)
 			return nil
 		}
 	}

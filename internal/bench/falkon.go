@@ -288,7 +288,7 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 		prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, b.samplers[0])
 		var clock eta.Iter
 		cfg.Progress = func(p model.Progress) error {
-			pg.Iteration(prefix, p.Done, b.iters, p.Residual, p.Elapsed, clock.Left(p.Done, b.iters))
+			pg.Model(prefix, p, b.iters, &clock)
 			return nil
 		}
 		defer pg.Done()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/landmark-ml/landmark/experiments"
+	"github.com/landmark-ml/landmark/internal/eta"
+	"github.com/landmark-ml/landmark/model"
 )
 
 // ProgressUsage documents the --progress flag every long command takes.
@@ -98,6 +100,36 @@ func (p *Progress) Iteration(prefix string, it, maxIter int, residual float64, e
 	}
 }
 
+// setupWords say what each step of FALKON's setup did.
+var setupWords = map[string]string{
+	model.StepCenters:        "centers drawn",
+	model.StepPreconditioner: "preconditioner built",
+	model.StepRHS:            "K_nMᵀY formed",
+}
+
+// Setup reports that step, the done-th of total of FALKON's setup,
+// finished, elapsed into the fit (or run): one line, live or not, since
+// each may take seconds at a large M.
+func (p *Progress) Setup(prefix, step string, done, total int, elapsed time.Duration) {
+	what, ok := setupWords[step]
+	if !ok {
+		what = step
+	}
+	p.Line("    %ssetup %d/%d: %s (elapsed %s)", prefix, done, total, what, Duration(elapsed))
+}
+
+// Model reports a Falkon fit's model.Progress: CG iterations of maxIter
+// (Iteration, with the solve's ETA from clock) and setup steps (Setup,
+// with prefix less a trailing "CG "); other stages are not printed.
+func (p *Progress) Model(prefix string, pr model.Progress, maxIter int, clock *eta.Iter) {
+	switch pr.Stage {
+	case model.StageIteration:
+		p.Iteration(prefix, pr.Done, maxIter, pr.Residual, pr.Elapsed, clock.Left(pr.Done, maxIter))
+	case model.StageSetup:
+		p.Setup(strings.TrimSuffix(prefix, "CG "), pr.Step, pr.Done, pr.Total, pr.Elapsed)
+	}
+}
+
 // Done ends a live line.
 func (p *Progress) Done() {
 	p.mu.Lock()
@@ -135,6 +167,8 @@ func (p *Progress) Event(e experiments.Event) {
 		p.Line("%s done (elapsed %s, point ETA %s, ETA %s)", b.String(), Duration(e.Elapsed), Duration(e.PointETA), Duration(e.ETA))
 	case experiments.EventIteration:
 		p.Iteration("", e.Iteration, e.MaxIter, e.Residual, e.Elapsed, e.ETA)
+	case experiments.EventSetup:
+		p.Setup("", e.Step, e.StepsDone, e.Steps, e.Elapsed)
 	case experiments.EventPoint:
 		eta := "ETA " + Duration(e.ETA)
 		if e.Point+1 == e.Points {
