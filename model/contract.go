@@ -120,7 +120,9 @@ type Resources struct {
 	// MemoryLimit, when positive, bounds the planned peak memory of a fit in
 	// bytes (what the plan counts is in each estimator's documentation). A
 	// fit that cannot stay within it fails with ErrMemory before allocating
-	// anything large. 0 means no limit. The plan includes each worker's
+	// anything large. 0 means no limit (Falkon then still spends memory
+	// unasked only within 75% of the machine's: see Falkon.CacheKnm). The
+	// plan includes each worker's
 	// scratch, so the same cap can pass with few workers and fail with
 	// many: set Workers too when a cap must give the same verdict on every
 	// machine (the fitted model never depends on Workers). The plan counts

@@ -268,7 +268,7 @@ type FalkonPlan struct {
 	// Validation is the validation predictions and engine scratch.
 	Validation int64 `json:"validation"`
 	// Cache is what is kept of K_nM (CacheKnm, or kept unasked at d ≥ 64
-	// within MemoryLimit): its blocks kept by the engine (8 or 4 bytes a
+	// within MemoryLimit, or without one within 75% of memory): its blocks kept by the engine (8 or 4 bytes a
 	// value of the rows kept, M rounded up to the panel width), or K_nM
 	// and its product whole (8nM + 8nt) where the engine cannot keep
 	// blocks; 0 when nothing is.
