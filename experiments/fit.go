@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -307,6 +308,46 @@ func (f *FitResult) Scores(xIn mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	return d.DecisionFunction(xs)
+}
+
+// PredictScores returns Predict's values and Scores' for the rows of x. For
+// a classifier that gives both from one prediction (falkon, krr:
+// model.Falkon.PredictDecision) it forms the kernel between x and the
+// centers once, where calling Predict and Scores forms it twice; a binary
+// task's scores need both (labels for accuracy, decision values for AUC).
+func (f *FitResult) PredictScores(xIn mat.Matrix) ([]float64, *mat.Dense, error) {
+	pd, both := f.Estimator.(predictDecider)
+	if f.Task == TaskRegression || f.Task == "" {
+		// Scores are the predictions: one prediction, two copies.
+		p, err := f.Predict(xIn)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, mat.NewDense(len(p), 1, slices.Clone(p)), nil
+	}
+	if !both {
+		p, err := f.Predict(xIn)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := f.Scores(xIn)
+		return p, s, err
+	}
+	if xIn == nil {
+		return nil, nil, fmt.Errorf("%w: X is nil", datasets.ErrInput)
+	}
+	xs, err := f.Scaling.Apply(xIn)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, s, err := pd.PredictDecision(xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.Target != nil {
+		p = f.Target.Inverse(p)
+	}
+	return p, s, nil
 }
 
 // Proba returns class probabilities (n × classes, columns in the order of

@@ -174,17 +174,16 @@ func (r *runner) streamProgress(p Point, maxIter int) model.ProgressFunc {
 
 // scoreTest scores a fitted result on test rows with the task's metrics.
 func (r *runner) scoreTest(res *FitResult, xt *mat.Dense, yt []float64) ([]Summary, error) {
-	pred, err := res.Predict(xt)
-	if err != nil {
-		return nil, err
-	}
-	var dec []float64
+	var pred, dec []float64
+	var err error
 	if res.Task == TaskBinary {
-		m, err := res.Scores(xt)
-		if err != nil {
+		var m *mat.Dense
+		if pred, m, err = res.PredictScores(xt); err != nil {
 			return nil, err
 		}
 		dec = mat.Col(nil, 0, m)
+	} else if pred, err = res.Predict(xt); err != nil {
+		return nil, err
 	}
 	var out []Summary
 	for _, m := range taskMetrics(res.Task) {

@@ -91,8 +91,20 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, d := x.Dims()
 		pg.Line("predict: read %d rows × %d features (elapsed %s)", n, d, cmdline.Duration(time.Since(t0)))
 	}
-	res, err := predictOutput(ctx, fit, x, pa.output, pa.coverage, pg)
-	if err != nil {
+	var res, both *mat.Dense
+	if y != nil && fit.Task == experiments.TaskBinary && (pa.output == outLabels || pa.output == outScores) {
+		// A binary file with labels is scored on labels and decision
+		// values: one prediction gives both.
+		if both, err = predictBatches(ctx, x, labelsAndScores(fit), pg); err != nil {
+			return err
+		}
+		col := 0
+		if pa.output == outScores {
+			col = 1
+		}
+		rows, _ := both.Dims()
+		res = mat.NewDense(rows, 1, mat.Col(nil, col, both))
+	} else if res, err = predictOutput(ctx, fit, x, pa.output, pa.coverage, pg); err != nil {
 		return err
 	}
 	if pa.output != outLabels && pa.output != outInterval {
@@ -108,7 +120,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	n, _ := res.Dims()
-	return scoreFile(fit, x, y, res, pa.output, n, stderr)
+	return scoreFile(fit, x, y, res, both, pa.output, n, stderr)
 }
 
 // predictArgs are landmark predict's flags, parsed and checked.
@@ -249,6 +261,21 @@ const (
 // defaultCoverage is --coverage's default: 90% intervals.
 const defaultCoverage = 0.9
 
+// labelsAndScores is fit.PredictScores as two columns: the label, then the
+// (first) decision value.
+func labelsAndScores(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {
+	return func(x mat.Matrix) (*mat.Dense, error) {
+		p, s, err := fit.PredictScores(x)
+		if err != nil {
+			return nil, err
+		}
+		out := mat.NewDense(len(p), 2, nil)
+		out.SetCol(0, p)
+		out.SetCol(1, mat.Col(nil, 0, s))
+		return out, nil
+	}
+}
+
 // labelsOf is fit.Predict as one column.
 func labelsOf(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {
 	return func(x mat.Matrix) (*mat.Dense, error) {
@@ -261,13 +288,21 @@ func labelsOf(fit *experiments.FitResult) func(mat.Matrix) (*mat.Dense, error) {
 }
 
 // scoreFile prints the metrics against the file's labels, when it has
-// them; binary auc ranks by decision values, as fit --test-data does.
-func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res *mat.Dense, output string, n int, stderr io.Writer) error {
+// them; binary auc ranks by decision values, as fit --test-data does. both,
+// when not nil, holds the labels and decision values already predicted
+// (labelsAndScores).
+func scoreFile(fit *experiments.FitResult, x mat.Matrix, y []float64, res, both *mat.Dense, output string, n int, stderr io.Writer) error {
 	if fit.Task == "" {
 		return nil
 	}
 	if y == nil {
 		fmt.Fprintf(stderr, "%d rows; the file has no labels, so no scores\n", n)
+		return nil
+	}
+	if both != nil {
+		if sc, err := experiments.ScoreWith(fit.Task, y, mat.Col(nil, 0, both), mat.Col(nil, 1, both)); err == nil {
+			fmt.Fprintf(stderr, "%d rows; against the file's targets: %s\n", n, cmdline.ScoreLine(sc, y))
+		}
 		return nil
 	}
 	pred := mat.Col(nil, 0, res)

@@ -91,21 +91,24 @@ func PredictShards(ctx context.Context, fit *experiments.FitResult, path, out, o
 // predictRows returns the output rows of x and, for scoring, the predicted
 // labels (or values) and, for binary tasks, the decision values.
 func predictRows(fit *experiments.FitResult, output string, coverage float64, x *mat.Dense) (res *mat.Dense, pred, dec []float64, err error) {
-	if pred, err = fit.Predict(x); err != nil {
-		return nil, nil, nil, err
-	}
-	res = mat.NewDense(len(pred), 1, pred)
 	if fit.Task == experiments.TaskBinary || output == "scores" {
-		s, err := fit.Scores(x)
-		if err != nil {
+		// Both from one prediction where the estimator gives them.
+		var s *mat.Dense
+		if pred, s, err = fit.PredictScores(x); err != nil {
 			return nil, nil, nil, err
 		}
+		res = mat.NewDense(len(pred), 1, pred)
 		if fit.Task == experiments.TaskBinary {
 			dec = mat.Col(nil, 0, s)
 		}
 		if output == "scores" {
 			res = s
 		}
+	} else {
+		if pred, err = fit.Predict(x); err != nil {
+			return nil, nil, nil, err
+		}
+		res = mat.NewDense(len(pred), 1, pred)
 	}
 	switch output {
 	case "proba":
