@@ -118,7 +118,8 @@ func runApprox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	gamma := f.gamma
 	if f.gammaRule != "" {
 		if gamma, _, _, err = experiments.ResolveGamma(f.gammaRule, ad.X); err != nil {
-			return fmt.Errorf("%w: --%w", errUsage, err)
+			// "--gamma scale: the variance of X's … entries is 0, …"
+			return fmt.Errorf("%w: --%s", errUsage, strings.TrimPrefix(err.Error(), experiments.ErrSpec.Error()+": "))
 		}
 	}
 	k, err := kernel.New(f.kernelSpec(gamma))

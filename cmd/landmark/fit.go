@@ -145,7 +145,7 @@ func (f *specFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.subsample, "subsample", 0, "use a random subset of this many training rows")
 	fs.StringVar(&f.sampleWeights, "sample-weights", "", "file of sample weights, one number ≥ 0 per line and one line per training row, in order (YAML sample_weights; LIBSVM's svm-train -W file, scikit-learn's fit(sample_weight=…)); svm, svr, one-class-svm, krr and falkon")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize features with training statistics (YAML scale: standardize; dense X)")
-	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse)")
+	fs.StringVar(&f.scale, "scale", "", "feature scaling fitted on the training rows: standardize, minmax, or maxabs / std (divide by max |x| / by the standard deviation, no centering: sparse X stays sparse); none (the default) as approx's")
 	fs.StringVar(&f.task, "task", "auto", "regression, binary or multiclass; auto infers it from the training labels (binary: 2 distinct values; multiclass: 3–20 distinct integers; else regression) and prints the rule used")
 	fs.StringVar(&f.estimator, "estimator", "krr", "estimator type (landmark run --list)")
 	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel type: "+strings.Join(kernel.Names(), ", "))
@@ -206,7 +206,7 @@ func (f *specFlags) spec(name string) (*experiments.Spec, error) {
 	put(ds, "subsample", f.subsample, f.subsample != 0)
 	put(ds, "sample_weights", f.sampleWeights, f.sampleWeights != "")
 	put(ds, "standardize", true, f.standardize)
-	put(ds, "scale", f.scale, f.scale != "")
+	put(ds, "scale", f.scale, f.scale != "" && f.scale != "none") // approx's default name for none
 	k := map[string]any{"type": f.kernel}
 	put(k, "gamma", f.gamma, f.gamma != 0)
 	put(k, "gamma", f.gammaRule, f.gammaRule != "")

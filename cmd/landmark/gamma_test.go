@@ -125,4 +125,12 @@ func TestApproxGammaRule(t *testing.T) {
 	if code, _, se := runCLI("approx", "--data", "heart_scale", "--gamma", "0.5x", "--m", "10"); code != 2 || !strings.Contains(se, "want a number > 0, scale or auto") {
 		t.Fatalf("approx --gamma 0.5x: exit %d, stderr %q", code, se)
 	}
+	// Constant X has no scale: a usage error naming the rule.
+	flat := filepath.Join(t.TempDir(), "flat.csv")
+	if err := os.WriteFile(flat, []byte("a,b,y\n1,1,1\n1,1,2\n1,1,1\n1,1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, se := runCLI("approx", "--data", flat, "--m", "2"); code != 2 || !strings.Contains(se, "usage: --gamma scale: the variance of X's 4×2 entries is 0") {
+		t.Fatalf("approx on constant X: exit %d, stderr %q", code, se)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,19 @@ func TestFitRunSparseScaling(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := runFit(ctx, append(append([]string(nil), base...), "--scale", "maxab"), &out, &errb); err == nil || !strings.Contains(err.Error(), `unknown scale "maxab" (did you mean "maxabs"?)`) {
 		t.Fatalf("--scale maxab: %v", err)
+	}
+	// --scale none, approx's default name, is no scaling: the same report
+	// as without the flag.
+	var plain, none bytes.Buffer
+	if err := runFit(ctx, append(append([]string(nil), base...), "--json"), &plain, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFit(ctx, append(append([]string(nil), base...), "--json", "--scale", "none"), &none, &errb); err != nil {
+		t.Fatalf("--scale none: %v", err)
+	}
+	strip := regexp.MustCompile(`"(fit|predict)_seconds": [^,]*,|"peak[a-z_]*": [^,]*,`)
+	if a, b := strip.ReplaceAllString(plain.String(), ""), strip.ReplaceAllString(none.String(), ""); a != b || !strings.Contains(b, `"scaling": "",`) {
+		t.Errorf("--scale none differs from no --scale:\n%s\n%s", a, b)
 	}
 	spec := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(spec, []byte("name: s\ndataset: {path: d.svm, standardize: true, storage: sparse}\ntask: regression\nestimator: {type: krr, kernel: {type: gaussian, gamma: 0.05}, approx: {type: exact}}\ngrid: {lambda: [1.0e-4]}\ncv: {folds: 2}\n"), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,14 +116,15 @@ func (f Files) cgroupLimit() (int64, bool) {
 		}
 		switch {
 		case parts[0] == "0" && parts[1] == "": // v2
-			for dir := filepath.Clean("/" + parts[2]); ; dir = filepath.Dir(dir) {
-				take(filepath.Join(f.Root, dir, "memory.max"))
+			// The group's path is slash-separated whatever the OS.
+			for dir := path.Clean("/" + parts[2]); ; dir = path.Dir(dir) {
+				take(filepath.Join(f.Root, filepath.FromSlash(dir), "memory.max"))
 				if dir == "/" {
 					break
 				}
 			}
 		case hasController(parts[1], "memory"): // v1
-			take(filepath.Join(f.Root, "memory", parts[2], "memory.limit_in_bytes"))
+			take(filepath.Join(f.Root, "memory", filepath.FromSlash(path.Clean("/"+parts[2])), "memory.limit_in_bytes"))
 			take(filepath.Join(f.Root, "memory", "memory.limit_in_bytes"))
 		}
 	}
