@@ -136,14 +136,8 @@ func BenchmarkMultiTiles(b *testing.B) {
 // nothing (the fused Gaussian pass). CPU ms per product.
 // Run: go test -run '^$' -bench MulTMulKept -benchtime 10x ./kernel
 func BenchmarkMulTMulKept(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	const n, d, m = 10000, 54, 2000
-	x, c := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil)
-	for _, a := range []*mat.Dense{x, c} {
-		for i := range a.RawMatrix().Data {
-			a.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-	}
+	const n, m = 10000, 2000
+	rng, x, c := keptBenchData(4, n, m)
 	op := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{})
 	if rows, err := op.Keep32(context.Background(), 1<<30); err != nil || rows < n {
 		b.Skipf("kept %d of %d rows (%v): Keep32 needs the panel tiles", rows, n, err)
@@ -185,14 +179,8 @@ func BenchmarkMulTMulKept(b *testing.B) {
 // pad V to 16 columns (panels), and for t = 1 against forming every block
 // (formed): the measurement behind kept64MaxT.
 func BenchmarkMulTMulKept64(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 5))
-	const n, d, m = 20000, 54, 2000
-	x, c := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil)
-	for _, a := range []*mat.Dense{x, c} {
-		for i := range a.RawMatrix().Data {
-			a.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-	}
+	const n, m = 20000, 2000
+	rng, x, c := keptBenchData(5, n, m)
 	op := NewOp(Gaussian{Gamma: 0.01}, x, c, Options{})
 	if rows, err := op.Keep64(context.Background(), 1<<30); err != nil || rows < n {
 		b.Skipf("kept %d of %d rows (%v): Keep64 needs the panel tiles", rows, n, err)
@@ -228,4 +216,19 @@ func BenchmarkMulTMulKept64(b *testing.B) {
 			})
 		}
 	}
+}
+
+// keptBenchData is the data of the kept-block benchmarks: n rows and m
+// centers of d = 54 standard normal features, drawn from the PCG stream
+// (3, seed), which it returns for the right-hand sides.
+func keptBenchData(seed uint64, n, m int) (*rand.Rand, *mat.Dense, *mat.Dense) {
+	const d = 54
+	rng := rand.New(rand.NewPCG(3, seed))
+	x, c := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil)
+	for _, a := range []*mat.Dense{x, c} {
+		for i := range a.RawMatrix().Data {
+			a.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	return rng, x, c
 }
