@@ -526,13 +526,9 @@ func (m *Falkon) DecisionFunction(xIn mat.Matrix) (_ *mat.Dense, err error) {
 }
 
 // Predict returns predicted targets (first output) or class labels.
-func (m *Falkon) Predict(xIn mat.Matrix) (_ []float64, err error) {
-	defer named(&err, "falkon")
-	f, err := m.DecisionFunction(xIn)
-	if err != nil {
-		return nil, err
-	}
-	return outputs(m.fit.task, m.fit.labels, f), nil
+func (m *Falkon) Predict(xIn mat.Matrix) ([]float64, error) {
+	p, _, err := m.PredictDecision(xIn)
+	return p, err
 }
 
 // PredictDecision returns Predict's values and DecisionFunction's for the

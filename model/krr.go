@@ -620,13 +620,9 @@ func decideBeyond(pred KRRPredictor, sd sparseDecider, d int, k kernel.Kernel, x
 
 // Predict returns predicted targets (regression, first output) or class labels
 // (classification) for the rows of x.
-func (m *KRR) Predict(x mat.Matrix) (_ []float64, err error) {
-	defer named(&err, "krr")
-	f, err := m.DecisionFunction(x)
-	if err != nil {
-		return nil, err
-	}
-	return outputs(m.fit.task, m.fit.labels, f), nil
+func (m *KRR) Predict(x mat.Matrix) ([]float64, error) {
+	p, _, err := m.PredictDecision(x)
+	return p, err
 }
 
 // PredictDecision returns Predict's values and DecisionFunction's for the

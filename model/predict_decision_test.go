@@ -13,7 +13,9 @@ import (
 // TestPredictDecision: PredictDecision gives, bit for bit, what Predict and
 // DecisionFunction give, for Falkon and KRR on a regression, a binary and
 // a three-class task (labels from krrTestData's targets: their sign, and
-// their thirds), and ErrNotFitted before a fit.
+// their thirds), labels that follow from its decision values (checked here
+// by their rule, not by Predict, which is built on it), and ErrNotFitted
+// before a fit.
 func TestPredictDecision(t *testing.T) {
 	ctx := context.Background()
 	x, y := krrTestData(11, 150, 4)
@@ -64,6 +66,25 @@ func TestPredictDecision(t *testing.T) {
 			}
 			if !slices.Equal(gp, p) || !mat.Equal(gf, f) {
 				t.Errorf("%T %s (%d outputs): PredictDecision differs from Predict and DecisionFunction", est, c.task, f.RawMatrix().Cols)
+			}
+			// The labels follow from the decision values: the value itself
+			// (regression), its sign (binary, classes sorted: -1 then 1),
+			// the class of the largest (three classes 0, 1, 2).
+			for i, v := range gp {
+				row := f.RawRowView(i)
+				want := row[0]
+				switch {
+				case c.task == Classification && c.outputs == 1:
+					want = -1
+					if row[0] > 0 {
+						want = 1
+					}
+				case c.task == Classification:
+					want = float64(slices.Index(row, slices.Max(row)))
+				}
+				if v != want {
+					t.Fatalf("%T %s: row %d labelled %v, its decision values %v say %v", est, c.task, i, v, row, want)
+				}
 			}
 		}
 	}

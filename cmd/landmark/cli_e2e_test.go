@@ -455,6 +455,21 @@ func samePredictions(model, output string) func(t *testing.T, f *e2eFixture, so,
 	}
 }
 
+// sameModel checks that the model a case saved as saved gives, byte for
+// byte, the scores on heart_scale's 270 rows of the fit args (saved as
+// explicit): a default and the setting it names are one model.
+func sameModel(saved, explicit string, args ...string) func(t *testing.T, f *e2eFixture, so, se string) {
+	return func(t *testing.T, f *e2eFixture, so, se string) {
+		if code, _, e := e2eRun(t, f.dir, append(args[:len(args):len(args)], "--save", explicit, "--progress", "never")...); code != 0 {
+			t.Fatal(e)
+		}
+		want := reference(t, filepath.Join(f.dir, explicit), outScores, f.hs.X)
+		if got := reference(t, filepath.Join(f.dir, saved), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
+			t.Errorf("%s differs from the fit %v", saved, args)
+		}
+	}
+}
+
 // fitReport checks a fit's report: the rows line and the score line.
 func fitReport(rows int, scores ...string) func(t *testing.T, f *e2eFixture, so, se string) {
 	return func(t *testing.T, f *e2eFixture, so, se string) {
@@ -534,15 +549,7 @@ func TestCLIFit(t *testing.T) {
 		// said, and the same model as --gamma scale.
 		{name: "default gamma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--save", "defg.lmk"},
 			stdout: []string{"default: gamma scale (1/(d·Var(X)) on the training rows; scikit-learn SVC's default; --gamma or --sigma to choose)", "gamma: scale = 1/(d·Var(X)) = "},
-			check: func(t *testing.T, f *e2eFixture, so, se string) {
-				if code, _, e := e2eRun(t, f.dir, "fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--gamma", "scale", "--save", "scale.lmk", "--progress", "never"); code != 0 {
-					t.Fatal(e)
-				}
-				want := reference(t, filepath.Join(f.dir, "scale.lmk"), outScores, f.hs.X)
-				if got := reference(t, filepath.Join(f.dir, "defg.lmk"), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
-					t.Error("the default fit differs from --gamma scale")
-				}
-			}},
+			check:  sameModel("defg.lmk", "scale.lmk", "fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--gamma", "scale")},
 		{name: "no default gamma with sigma", args: []string{"fit", "--data", "hs.libsvm", "--lambda", "1e-3", "--sigma", "2"},
 			check: func(t *testing.T, f *e2eFixture, so, se string) {
 				if strings.Contains(so, "default: gamma") || !strings.Contains(so, "kernel: gaussian(gamma=0.125)") {
@@ -558,15 +565,7 @@ func TestCLIFit(t *testing.T) {
 		// No λ on the command line: scikit-learn's alpha 1, said.
 		{name: "default alpha", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "def.lmk"},
 			stdout: []string{"default: alpha 1 (λ = alpha/n; scikit-learn KernelRidge's default; --lambda or --alpha to choose)"},
-			check: func(t *testing.T, f *e2eFixture, so, se string) {
-				if code, _, e := e2eRun(t, f.dir, "fit", "--data", "hs.libsvm", "--gamma", "0.1", "--alpha", "1", "--save", "alpha1.lmk", "--progress", "never"); code != 0 {
-					t.Fatal(e)
-				}
-				want := reference(t, filepath.Join(f.dir, "alpha1.lmk"), outScores, f.hs.X)
-				if got := reference(t, filepath.Join(f.dir, "def.lmk"), outScores, f.hs.X); got != want || len(lines(t, got)) != 270 {
-					t.Error("the default fit differs from --alpha 1")
-				}
-			}},
+			check:  sameModel("def.lmk", "alpha1.lmk", "fit", "--data", "hs.libsvm", "--gamma", "0.1", "--alpha", "1")},
 		// The README's quick start: file names, model and gamma only.
 		{name: "newcomer workflow", args: []string{"fit", "--data", "hs.libsvm", "--gamma", "0.1", "--save", "nw.lmk"},
 			stdout: []string{"task: binary", "default: alpha 1", "saved to nw.lmk"},

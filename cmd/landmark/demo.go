@@ -38,7 +38,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if pg != nil {
 		var clock eta.Iter
 		o.Progress = func(p model.Progress) error {
-			pg.Model("CG ", p, o.MaxIter, &clock)
+			pg.Model("", p, o.MaxIter, &clock)
 			return nil
 		}
 	}

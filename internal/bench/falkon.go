@@ -285,7 +285,7 @@ func (b *falkonBench) runChild(ctx context.Context, stdout, stderr io.Writer) er
 		cfg.Sampler = approx.BLESS{Lambda: b.blessLambda}
 	}
 	if pg := cmdline.NewProgress(*b.prog, false, stderr); pg != nil {
-		prefix := fmt.Sprintf("M = %d %s: CG ", cfg.M, b.samplers[0])
+		prefix := fmt.Sprintf("M = %d %s: ", cfg.M, b.samplers[0])
 		var clock eta.Iter
 		cfg.Progress = func(p model.Progress) error {
 			pg.Model(prefix, p, b.iters, &clock)

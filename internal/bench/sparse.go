@@ -106,7 +106,7 @@ func runBenchSparse(ctx context.Context, args []string, stdout, stderr io.Writer
 		if pg != nil {
 			var clock eta.Iter
 			cfg.Progress = func(p model.Progress) error {
-				pg.Model("landmark Falkon: CG ", p, *iters, &clock)
+				pg.Model("landmark Falkon: ", p, *iters, &clock)
 				return nil
 			}
 			defer pg.Done()

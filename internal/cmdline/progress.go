@@ -118,15 +118,15 @@ func (p *Progress) Setup(prefix, step string, done, total int, elapsed time.Dura
 	p.Line("    %ssetup %d/%d: %s (elapsed %s)", prefix, done, total, what, Duration(elapsed))
 }
 
-// Model reports a Falkon fit's model.Progress: CG iterations of maxIter
-// (Iteration, with the solve's ETA from clock) and setup steps (Setup,
-// with prefix less a trailing "CG "); other stages are not printed.
+// Model reports a Falkon fit's model.Progress after prefix: CG iterations
+// of maxIter ("CG iteration …", with the solve's ETA from clock) and setup
+// steps ("setup …"); other stages are not printed.
 func (p *Progress) Model(prefix string, pr model.Progress, maxIter int, clock *eta.Iter) {
 	switch pr.Stage {
 	case model.StageIteration:
-		p.Iteration(prefix, pr.Done, maxIter, pr.Residual, pr.Elapsed, clock.Left(pr.Done, maxIter))
+		p.Iteration(prefix+"CG ", pr.Done, maxIter, pr.Residual, pr.Elapsed, clock.Left(pr.Done, maxIter))
 	case model.StageSetup:
-		p.Setup(strings.TrimSuffix(prefix, "CG "), pr.Step, pr.Done, pr.Total, pr.Elapsed)
+		p.Setup(prefix, pr.Step, pr.Done, pr.Total, pr.Elapsed)
 	}
 }
 
